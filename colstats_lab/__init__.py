@@ -1,0 +1,18 @@
+"""colstats_lab: column statistics, skew and pruning on Spark tables, recorded in a Hive-schema metastore."""
+from .lab import Lab
+from .metastore import (
+    AlreadyExistsException,
+    InvalidInputException,
+    InvalidObjectException,
+    Metastore,
+    MetaException,
+    NoSuchObjectException,
+)
+from .result import Result
+from .sql import ParseError
+
+__all__ = [
+    "Lab", "Metastore", "Result", "ParseError", "NoSuchObjectException", "InvalidInputException",
+    "InvalidObjectException", "MetaException", "AlreadyExistsException",
+]
+__version__ = "0.1.0"

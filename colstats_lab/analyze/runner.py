@@ -1,0 +1,189 @@
+"""Running Hive's ANALYZE: plan what to scan, one Spark aggregation, one metastore transaction.
+
+Statistics are computed over a snapshot (the files the table's ValidWriteIdList admits when the
+command starts). When a partition is written again before the results are stored, its new
+statistics are stored but not marked accurate: they describe data that is no longer current.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
+
+from ..coltypes import parse_type
+from ..metastore import (
+    COLUMN_STATS_ACCURATE,
+    ColumnStatistics,
+    ColumnStatisticsDesc,
+    InvalidInputException,
+    Metastore,
+    NoSuchObjectException,
+    StatsAccuracy,
+    Table,
+)
+from ..sql.partition_spec import matching_partitions
+from ..sql.statements import Analyze
+from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, merge_column_stats
+from ..tables.layout import DataFile
+from ..tables.snapshot import PartitionFiles, read_snapshot, snapshot_files
+
+
+@dataclass
+class AnalyzeOutcome:
+    table: str
+    mode: str
+    partitions: list[str | None]
+    columns: list[str]
+    num_rows: int | None
+    skipped_columns: list[str] = field(default_factory=list)
+    stale_partitions: list[str | None] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def message(self) -> str:
+        where = (f"{len(self.partitions)} partition{'s' if len(self.partitions) != 1 else ''}"
+                 if self.partitions != [None] else "the table")
+        what = {"noscan": "files and sizes", "basic": "basic statistics"}.get(
+            self.mode, f"statistics of {len(self.columns)} column{'s' if len(self.columns) != 1 else ''}"
+                       f" ({', '.join(self.columns)})")
+        rows = f", {self.num_rows:,} rows" if self.num_rows is not None else ""
+        text = f"Analyzed {self.table}: {what} for {where}{rows} in {self.seconds:.1f} s."
+        if self.skipped_columns:
+            text += f" Skipped (no statistics for their type): {', '.join(self.skipped_columns)}."
+        if self.stale_partitions:
+            names = ", ".join(p or self.table for p in self.stale_partitions)
+            text += f" Written again while analyzing, so not marked accurate: {names}."
+        return text
+
+
+def column_plans(table: Table, stmt: Analyze) -> tuple[list[ColumnPlan], list[str]]:
+    """The columns to analyze and the ones skipped; raises naming an unknown or unsupported column."""
+    keys = set(table.partition_key_names)
+    if stmt.columns is None:
+        plans = [ColumnPlan(c.name, c.type) for c in table.cols if parse_type(c.type).stats_kind is not None]
+        skipped = [c.name for c in table.cols if parse_type(c.type).stats_kind is None]
+        return plans, skipped
+    plans, seen = [], set()
+    by_name = {c.name: c for c in table.cols}
+    for name, _pos in stmt.columns:
+        if name in keys:
+            raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: "
+                                        "partition keys have no column statistics")
+        if name not in by_name:
+            raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+        col_type = parse_type(by_name[name].type)
+        if col_type.stats_kind is None:
+            raise InvalidInputException(f"column {name} is {col_type.name}: no statistics are kept for that type")
+        if name not in seen:
+            plans.append(ColumnPlan(name, by_name[name].type))
+            seen.add(name)
+    return plans, []
+
+
+def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, current_db: str) -> AnalyzeOutcome:
+    started = time.perf_counter()
+    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    if stmt.partition and not table.is_partitioned:
+        raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
+    plans, skipped = column_plans(table, stmt) if stmt.mode == "columns" else ([], [])
+    partitions = matching_partitions(metastore, table, stmt.partition) if table.is_partitioned else None
+    valid = metastore.get_valid_write_ids(table.dbName, table.tableName)
+    files = snapshot_files(metastore, table, valid, partitions)
+    groups: dict[tuple, GroupStats] = {}
+    if stmt.mode != "noscan":
+        frame = read_snapshot(spark, table, files)
+        groups = aggregate_stats(frame, table.partition_key_names, plans)
+    outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
+                             None, skipped)
+    _persist(metastore, table, stmt.mode, plans, files, groups, outcome)
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def _group_of(part: PartitionFiles, plans: list[ColumnPlan], groups: dict) -> GroupStats:
+    values = tuple(part.partition.values) if part.partition else ()
+    return groups.get(values) or empty_stats(plans, values)
+
+
+def _raw_data_size(files: list[DataFile]) -> int:
+    total = 0
+    for f in files:
+        meta = pq.read_metadata(f.path)
+        total += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    return total
+
+
+def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],
+             groups: dict, outcome: AnalyzeOutcome) -> None:
+    """Stores everything the command computed in one metastore transaction."""
+    now = int(time.time())
+    raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if mode != "noscan" else {}
+    with metastore.transaction():
+        current = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)} \
+            if table.is_partitioned else {}
+        fresh_table = metastore.get_table(table.dbName, table.tableName)
+        partition_stats = []
+        total_rows = 0
+        for part in files:
+            if part.partition is not None and part.part_name not in current:
+                continue  # dropped while we were scanning
+            if part.partition is not None:
+                now_part = current[part.part_name]
+                changed = now_part.writeId != part.partition.writeId
+                params = now_part.parameters
+            else:
+                changed = fresh_table.writeId != table.writeId
+                params = fresh_table.parameters
+            group = _group_of(part, plans, groups)
+            previous = StatsAccuracy.parse(params.get(COLUMN_STATS_ACCURATE))
+            updates: dict[str, str | None] = {"numFiles": str(len(part.files)), "totalSize": str(part.total_size)}
+            if mode != "noscan":
+                total_rows += group.num_rows
+                updates["numRows"] = str(group.num_rows)
+                updates["rawDataSize"] = str(raw_sizes[part.part_name])
+                if changed:
+                    accuracy = StatsAccuracy()
+                    outcome.stale_partitions.append(part.part_name)
+                else:
+                    columns = previous.columns if previous.basic else set()
+                    accuracy = StatsAccuracy(True, columns | {p.name for p in plans})
+                updates[COLUMN_STATS_ACCURATE] = accuracy.to_param()
+            if part.partition is not None:
+                metastore.alter_partition_params(table.dbName, table.tableName, part.part_name, updates)
+            else:
+                metastore.alter_table_params(table.dbName, table.tableName, updates)
+            if plans:
+                desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName,
+                                            part.part_name, now)
+                stats = ColumnStatistics(desc, group.columns)
+                if part.partition is None:
+                    metastore.update_table_column_statistics(stats)
+                else:
+                    partition_stats.append(stats)
+        if partition_stats:
+            metastore.set_aggr_stats_for(partition_stats)
+        if table.is_partitioned:
+            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+            if plans:
+                _merge_table_level(metastore, table, plans, now)
+        if mode != "noscan":
+            outcome.num_rows = total_rows
+
+
+def _merge_table_level(metastore: Metastore, table: Table, plans: list[ColumnPlan], now: int) -> None:
+    """Table-level statistics of the analyzed columns, merged from every partition's stored stats."""
+    names = [p.name for p in plans]
+    rows = {p.partName: int(p.parameters.get("numRows", 0) or 0)
+            for p in metastore.get_partitions(table.dbName, table.tableName)}
+    stored = metastore.get_partitions_statistics(table.dbName, table.tableName, None, names)
+    merged = []
+    for name in names:
+        parts = [(stats.obj(name), rows.get(part_name, 0)) for part_name, stats in stored.items()
+                 if any(o.colName == name for o in stats.statsObj)]
+        if parts:
+            merged.append(merge_column_stats(parts))
+    if merged:
+        metastore.update_table_column_statistics(
+            ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))

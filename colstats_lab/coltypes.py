@@ -1,0 +1,125 @@
+"""Hive column types: parsing the type text, and which statistics family a type belongs to.
+
+Shared by the statement parser, the metastore and the Spark aggregation plans so that
+every layer agrees on what `decimal(10,2)` or `varchar(20)` means.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class StatsKind(Enum):
+    """Which `ColumnStatisticsData` member a column type's statistics go into."""
+
+    LONG = "longStats"
+    DOUBLE = "doubleStats"
+    DECIMAL = "decimalStats"
+    DATE = "dateStats"
+    TIMESTAMP = "timestampStats"
+    STRING = "stringStats"
+    BINARY = "binaryStats"
+    BOOLEAN = "booleanStats"
+
+
+_PRIMITIVE_KINDS = {
+    "tinyint": StatsKind.LONG,
+    "smallint": StatsKind.LONG,
+    "int": StatsKind.LONG,
+    "bigint": StatsKind.LONG,
+    "float": StatsKind.DOUBLE,
+    "double": StatsKind.DOUBLE,
+    "decimal": StatsKind.DECIMAL,
+    "date": StatsKind.DATE,
+    "timestamp": StatsKind.TIMESTAMP,
+    "string": StatsKind.STRING,
+    "varchar": StatsKind.STRING,
+    "char": StatsKind.STRING,
+    "binary": StatsKind.BINARY,
+    "boolean": StatsKind.BOOLEAN,
+}
+
+_ALIASES = {"integer": "int", "long": "bigint", "short": "smallint", "byte": "tinyint", "real": "float", "bool": "boolean"}
+
+_SPARK_DDL = {
+    "tinyint": "TINYINT", "smallint": "SMALLINT", "int": "INT", "bigint": "BIGINT",
+    "float": "FLOAT", "double": "DOUBLE", "date": "DATE", "timestamp": "TIMESTAMP",
+    "string": "STRING", "binary": "BINARY", "boolean": "BOOLEAN",
+}
+
+_PARAMETRIC = re.compile(r"^(decimal|varchar|char)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)$")
+
+
+class UnsupportedTypeError(ValueError):
+    """A type name that is not a Hive type this lab knows."""
+
+
+@dataclass(frozen=True)
+class ColumnType:
+    """A normalized Hive type, e.g. `decimal(10,2)`, `int`, `array<int>`."""
+
+    name: str  # Hive's lower-case spelling, as stored in COLUMNS_V2.TYPE_NAME
+
+    @property
+    def base(self) -> str:
+        return re.split(r"[(<]", self.name, maxsplit=1)[0]
+
+    @property
+    def stats_kind(self) -> StatsKind | None:
+        """The statistics family, or None for complex types (array, map, struct)."""
+        return _PRIMITIVE_KINDS.get(self.base)
+
+    @property
+    def precision_scale(self) -> tuple[int, int]:
+        match = _PARAMETRIC.match(self.name)
+        if self.base != "decimal":
+            raise ValueError(f"{self.name} is not a decimal type")
+        if match is None:
+            return (10, 0)
+        return int(match.group(2)), int(match.group(3) or 0)
+
+    def spark_ddl(self) -> str:
+        """The type in Spark's DDL. Spark reads varchar/char as string, so they are stored as string."""
+        if self.base in _SPARK_DDL:
+            return _SPARK_DDL[self.base]
+        if self.base == "decimal":
+            precision, scale = self.precision_scale
+            return f"DECIMAL({precision},{scale})"
+        if self.base in ("varchar", "char"):
+            return "STRING"
+        return self.name.upper()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def parse_type(text: str) -> ColumnType:
+    """Normalizes a type text as Hive spells it; raises UnsupportedTypeError naming the text."""
+    compact = re.sub(r"\s+", " ", text.strip().lower())
+    compact = _ALIASES.get(compact, compact)
+    if compact in _PRIMITIVE_KINDS:
+        if compact == "decimal":
+            return ColumnType("decimal(10,0)")
+        if compact in ("varchar", "char"):
+            raise UnsupportedTypeError(f"type {text!r} needs a length, e.g. {compact}(20)")
+        return ColumnType(compact)
+    match = _PARAMETRIC.match(compact)
+    if match:
+        base, first, second = match.groups()
+        if base == "decimal":
+            precision, scale = int(first), int(second or 0)
+            if not (1 <= precision <= 38 and 0 <= scale <= precision):
+                raise UnsupportedTypeError(f"type {text!r}: decimal precision must be 1..38 and scale 0..precision")
+            return ColumnType(f"decimal({precision},{scale})")
+        if second is not None:
+            raise UnsupportedTypeError(f"type {text!r}: {base} takes one length")
+        return ColumnType(f"{base}({int(first)})")
+    if re.match(r"^(array|map|struct)\s*<.*>$", compact):
+        return ColumnType(re.sub(r"\s*([<>,:])\s*", r"\1", compact))
+    raise UnsupportedTypeError(f"unknown column type {text!r}")
+
+
+def from_spark_type(spark_type) -> ColumnType:
+    """The Hive type for a pyspark DataType (for tables registered from existing files)."""
+    return parse_type(spark_type.simpleString())

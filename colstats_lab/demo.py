@@ -1,0 +1,37 @@
+"""The demo table: a week of sales with a zipf-skewed key, built with Spark in the lab's warehouse."""
+from __future__ import annotations
+
+from pyspark.sql import functions as F
+
+from .lab import Lab
+
+DEMO_TABLE = "sales"
+DEMO_DAYS = 7
+DEMO_ROWS_PER_DAY = 20_000
+
+
+def build_demo(lab: Lab, rows_per_day: int = DEMO_ROWS_PER_DAY, days: int = DEMO_DAYS) -> bool:
+    """Creates and fills the demo table unless it exists; returns True when it was built."""
+    if lab.metastore.table_exists(lab.current_db, DEMO_TABLE):
+        return False
+    lab.sql(f"CREATE TABLE {DEMO_TABLE} (id BIGINT, x INT, amount DOUBLE, price DECIMAL(10,2), note STRING, "
+            "flag BOOLEAN, day DATE, ts TIMESTAMP) PARTITIONED BY (ds STRING)")
+    rows = lab.spark.range(rows_per_day * days)
+    # x: a zipf-like key, a few values hold most rows; which ones shifts by day.
+    uniform = F.rand(seed=7)
+    day = (F.col("id") % days).cast("int")
+    skewed = (F.floor(F.pow(F.lit(1000.0), uniform)) - 1).cast("int")
+    data = rows.select(
+        F.col("id"),
+        F.when(F.rand(seed=11) < 0.02, F.lit(None)).otherwise((skewed + day * 3) % 1000).cast("int").alias("x"),
+        F.round(F.rand(seed=3) * 500 - 50, 2).alias("amount"),
+        (F.rand(seed=5) * 100).cast("decimal(10,2)").alias("price"),
+        F.when(F.rand(seed=13) < 0.1, F.lit(None))
+         .otherwise(F.concat(F.lit("note-"), (F.col("id") % 97).cast("string"))).alias("note"),
+        (F.col("id") % 3 == 0).alias("flag"),
+        F.date_add(F.lit("2026-11-01").cast("date"), day).alias("day"),
+        F.timestamp_seconds(F.lit(1_795_000_000) + F.col("id")).alias("ts"),
+        F.format_string("2026-11-%02d", day + 15).alias("ds"),
+    )
+    lab.write(DEMO_TABLE, data)
+    return True

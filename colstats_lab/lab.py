@@ -1,0 +1,174 @@
+"""Lab: the one object a user holds. It wires the Spark engine, the metastore and the statements."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+
+from . import engine
+from .coltypes import from_spark_type
+from .metastore import (
+    DEFAULT_DB,
+    AlreadyExistsException,
+    FieldSchema,
+    InvalidInputException,
+    Metastore,
+    Partition,
+    Table,
+    ValidWriteIdList,
+)
+from .metastore.names import parse_part_name
+from .result import Result
+from .sql import parse
+from .sql.executor import execute
+from .tables import list_data_files, read_snapshot, snapshot_files, write_table
+from .tables.writer import WriteResult
+
+DEFAULT_HOME = ".colstats"
+
+
+class Lab:
+    """A workbench over one metastore (`home/metastore.db`) and warehouse (`home/warehouse`).
+
+    Spark starts on first use: `spark` (a session of your own), `master` (a master URL) or
+    `remote` (a Spark Connect URL, `sc://host:port`); otherwise `COLSTATS_SPARK_REMOTE`,
+    `COLSTATS_SPARK_MASTER`, or an embedded `local[*]` session.
+    """
+
+    _current: "Lab | None" = None
+
+    def __init__(self, home: str | None = None, spark: SparkSession | None = None, master: str | None = None,
+                 remote: str | None = None, spark_conf: dict[str, str] | None = None):
+        self.home = os.path.abspath(home or DEFAULT_HOME)
+        os.makedirs(self.home, exist_ok=True)
+        self.metastore = Metastore(os.path.join(self.home, "metastore.db"), os.path.join(self.home, "warehouse"))
+        self._spark = spark
+        self._master, self._remote, self._spark_conf = master, remote, spark_conf
+        self.current_db = DEFAULT_DB
+        self._options: dict[str, Any] = {}
+        Lab._current = self
+
+    @classmethod
+    def current(cls) -> "Lab":
+        """The last Lab created, or a default one on ./.colstats."""
+        return cls._current or cls()
+
+    @property
+    def spark(self) -> SparkSession:
+        if self._spark is None:
+            self._spark = engine.build_session(self.home, self._master, self._remote, self._spark_conf)
+        return self._spark
+
+    @property
+    def metastore_url(self) -> str:
+        """A SQLAlchemy URL of the metastore, for `%sql {lab.metastore_url}`."""
+        return self.metastore.url
+
+    # ---- statements ---------------------------------------------------------------------
+
+    def sql(self, text: str) -> Result:
+        """Runs one or more `;`-separated statements; returns the last one's Result.
+
+        Raises ParseError (with a caret under the bad token) before anything runs, and the
+        metastore's exceptions (NoSuchObjectException, InvalidInputException, ...) naming what
+        is wrong; each statement commits in one metastore transaction or not at all.
+        """
+        result = None
+        for stmt in parse(text):
+            result = execute(self, stmt)
+        return result
+
+    def get(self, key: str) -> Any:
+        return self._options.get(key)
+
+    def set(self, key: str, value: Any) -> None:
+        self._options[key] = value
+
+    # ---- data ---------------------------------------------------------------------------
+
+    def _table(self, name: str) -> Table:
+        db, _, table = name.rpartition(".")
+        return self.metastore.get_table(db or self.current_db, table)
+
+    def write(self, name: str, data, partition: dict | None = None, mode: str = "append") -> WriteResult:
+        """Writes a Spark or pandas DataFrame into a managed table as one new write ID.
+
+        `partition` gives every partition key a value (static); without it the data carries the
+        key columns (dynamic partitions). `mode` is "append" or "overwrite" (of the partitions written).
+        """
+        return write_table(self.spark, self.metastore, self._table(name), data, partition, mode)
+
+    def table(self, name: str, snapshot: ValidWriteIdList | None = None) -> DataFrame:
+        """The table's data as a Spark DataFrame: what its current (or the given) snapshot admits."""
+        table = self._table(name)
+        valid = snapshot or self.metastore.get_valid_write_ids(table.dbName, table.tableName)
+        return read_snapshot(self.spark, table, snapshot_files(self.metastore, table, valid))
+
+    def snapshot(self, name: str) -> ValidWriteIdList:
+        table = self._table(name)
+        return self.metastore.get_valid_write_ids(table.dbName, table.tableName)
+
+    def register_external(self, name: str, path: str, format: str = "parquet",
+                          partition_types: dict[str, str] | None = None) -> Table:
+        """Registers existing Parquet files (with `k=v` partition directories) as an external table.
+
+        Partition key types are int when every value is an integer, else string, unless
+        `partition_types` says otherwise. Basic stats count files and bytes; rows stay unknown
+        (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
+        """
+        if format.lower() != "parquet":
+            raise InvalidInputException(f"only parquet files can be registered, not {format}")
+        path = os.path.abspath(path)
+        files = list_data_files(path)
+        if not files:
+            raise InvalidInputException(f"no data files under {path}")
+        db, _, table_name = name.rpartition(".")
+        db = (db or self.current_db).lower()
+        if self.metastore.table_exists(db, table_name):
+            raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
+        part_dirs = sorted({os.path.relpath(os.path.dirname(f.path), path) for f in files} - {"."})
+        keys = [k for k, _ in parse_part_name(part_dirs[0])] if part_dirs else []
+        for rel in part_dirs:
+            if [k for k, _ in parse_part_name(rel)] != keys:
+                raise InvalidInputException(f"directory {rel} does not follow the partition layout {'/'.join(keys)}")
+        values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
+        key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
+                     for i, k in enumerate(keys)}
+        data_schema = self.spark.read.parquet(files[0].path).schema
+        cols = [FieldSchema(f.name.lower(), from_spark_type(f.dataType).name) for f in data_schema.fields
+                if f.name.lower() not in key_types]
+        table = Table(db, table_name.lower(), cols, [FieldSchema(k, t) for k, t in key_types.items()],
+                      location=path, tableType="EXTERNAL_TABLE",
+                      parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0"})
+        with self.metastore.transaction():
+            self.metastore.create_table(table)
+            if not keys:
+                self.metastore.alter_table_params(db, table.tableName, {
+                    "numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))})
+                return self.metastore.get_table(db, table.tableName)
+            partitions = []
+            for rel, vals in zip(part_dirs, values):
+                inside = list_data_files(os.path.join(path, rel))
+                partitions.append(Partition(db, table.tableName, vals, location=os.path.join(path, rel), parameters={
+                    "numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
+                    "numRows": "0", "rawDataSize": "0"}))
+            self.metastore.add_partitions(partitions)
+            self.metastore.refresh_partitioned_table_params(db, table.tableName)
+            self.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
+        return self.metastore.get_table(db, table.tableName)
+
+    def close(self) -> None:
+        self.metastore.close()
+        if Lab._current is self:
+            Lab._current = None
+
+
+def _infer_key_type(values: list[str | None]) -> str:
+    present = [v for v in values if v is not None]
+    try:
+        if present and all(str(int(v)) == v.lstrip("+") for v in present):
+            return "int"
+    except ValueError:
+        pass
+    return "string"

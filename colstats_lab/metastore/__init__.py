@@ -1,0 +1,32 @@
+"""The SQLite metastore: Hive's schema, Thrift-shaped model, the column-statistics API, write IDs."""
+from .accurate import PARAM as COLUMN_STATS_ACCURATE, StatsAccuracy
+from .exceptions import (
+    AlreadyExistsException,
+    InvalidInputException,
+    InvalidObjectException,
+    MetaException,
+    MetastoreError,
+    NoSuchObjectException,
+)
+from .model import (
+    BinaryColumnStatsData,
+    BooleanColumnStatsData,
+    ColumnStatistics,
+    ColumnStatisticsData,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
+    Date,
+    DateColumnStatsData,
+    DecimalColumnStatsData,
+    DoubleColumnStatsData,
+    FieldSchema,
+    LongColumnStatsData,
+    Partition,
+    StringColumnStatsData,
+    Table,
+    Timestamp,
+    TimestampColumnStatsData,
+)
+from .names import DEFAULT_PARTITION_NAME, escape_path_name, make_part_name, parse_part_name
+from .store import DEFAULT_DB, Metastore
+from .txn import ValidWriteIdList

@@ -1,0 +1,268 @@
+"""The metastore's objects, shaped and named as Hive's Thrift structs (field names included)."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, fields
+from decimal import Decimal
+
+from ..coltypes import StatsKind, parse_type
+from .names import make_part_name
+
+_EPOCH = dt.date(1970, 1, 1)
+_EPOCH_TS = dt.datetime(1970, 1, 1)
+
+
+@dataclass(frozen=True, order=True)
+class Date:
+    """Hive's Date: days since 1970-01-01."""
+
+    daysSinceEpoch: int
+
+    def to_date(self) -> dt.date:
+        return _EPOCH + dt.timedelta(days=self.daysSinceEpoch)
+
+    @classmethod
+    def from_date(cls, value: dt.date) -> "Date":
+        return cls((value - _EPOCH).days)
+
+    def __str__(self) -> str:
+        return self.to_date().isoformat()
+
+
+@dataclass(frozen=True, order=True)
+class Timestamp:
+    """A UTC instant in microseconds since the epoch (Hive keeps whole seconds; we keep Spark's precision)."""
+
+    microsSinceEpoch: int
+
+    def to_datetime(self) -> dt.datetime:
+        return _EPOCH_TS + dt.timedelta(microseconds=self.microsSinceEpoch)
+
+    @classmethod
+    def from_datetime(cls, value: dt.datetime) -> "Timestamp":
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        delta = value - _EPOCH_TS
+        return cls((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
+
+    def __str__(self) -> str:
+        text = self.to_datetime().isoformat(sep=" ")
+        return text
+
+
+@dataclass
+class BooleanColumnStatsData:
+    numTrues: int
+    numFalses: int
+    numNulls: int
+    bitVectors: bytes | None = None
+
+
+@dataclass
+class LongColumnStatsData:
+    lowValue: int | None
+    highValue: int | None
+    numNulls: int
+    numDVs: int
+    bitVectors: bytes | None = None
+
+
+@dataclass
+class DoubleColumnStatsData:
+    """lowValue/highValue follow Spark's ordering, where NaN is larger than every number."""
+
+    lowValue: float | None
+    highValue: float | None
+    numNulls: int
+    numDVs: int
+    bitVectors: bytes | None = None
+
+
+@dataclass
+class DecimalColumnStatsData:
+    lowValue: Decimal | None
+    highValue: Decimal | None
+    numNulls: int
+    numDVs: int
+    bitVectors: bytes | None = None
+
+
+@dataclass
+class DateColumnStatsData:
+    lowValue: Date | None
+    highValue: Date | None
+    numNulls: int
+    numDVs: int
+    bitVectors: bytes | None = None
+
+
+@dataclass
+class TimestampColumnStatsData:
+    lowValue: Timestamp | None
+    highValue: Timestamp | None
+    numNulls: int
+    numDVs: int
+    bitVectors: bytes | None = None
+
+
+@dataclass
+class StringColumnStatsData:
+    """avgColLen is over all rows, a null counting as length 0 (Hive's definition); lengths in characters."""
+
+    maxColLen: int
+    avgColLen: float
+    numNulls: int
+    numDVs: int
+    bitVectors: bytes | None = None
+
+
+@dataclass
+class BinaryColumnStatsData:
+    """Lengths in bytes, avgColLen over all rows as for strings."""
+
+    maxColLen: int
+    avgColLen: float
+    numNulls: int
+    bitVectors: bytes | None = None
+
+
+STATS_DATA_CLASSES = {
+    StatsKind.BOOLEAN: BooleanColumnStatsData,
+    StatsKind.LONG: LongColumnStatsData,
+    StatsKind.DOUBLE: DoubleColumnStatsData,
+    StatsKind.DECIMAL: DecimalColumnStatsData,
+    StatsKind.DATE: DateColumnStatsData,
+    StatsKind.TIMESTAMP: TimestampColumnStatsData,
+    StatsKind.STRING: StringColumnStatsData,
+    StatsKind.BINARY: BinaryColumnStatsData,
+}
+
+
+@dataclass
+class ColumnStatisticsData:
+    """Thrift union: exactly one member is set."""
+
+    booleanStats: BooleanColumnStatsData | None = None
+    longStats: LongColumnStatsData | None = None
+    doubleStats: DoubleColumnStatsData | None = None
+    stringStats: StringColumnStatsData | None = None
+    binaryStats: BinaryColumnStatsData | None = None
+    decimalStats: DecimalColumnStatsData | None = None
+    dateStats: DateColumnStatsData | None = None
+    timestampStats: TimestampColumnStatsData | None = None
+
+    def __post_init__(self):
+        set_members = [f.name for f in fields(self) if getattr(self, f.name) is not None]
+        if len(set_members) != 1:
+            raise ValueError(f"ColumnStatisticsData is a union: exactly one member must be set, got {set_members}")
+
+    @classmethod
+    def of(cls, stats) -> "ColumnStatisticsData":
+        for kind, data_class in STATS_DATA_CLASSES.items():
+            if isinstance(stats, data_class):
+                return cls(**{kind.value: stats})
+        raise TypeError(f"not a column stats struct: {type(stats).__name__}")
+
+    @property
+    def kind(self) -> StatsKind:
+        return next(k for k in StatsKind if getattr(self, k.value) is not None)
+
+    @property
+    def value(self):
+        """The one member that is set."""
+        return getattr(self, self.kind.value)
+
+
+@dataclass
+class ColumnStatisticsObj:
+    colName: str
+    colType: str
+    statsData: ColumnStatisticsData
+
+    def __post_init__(self):
+        expected = parse_type(self.colType).stats_kind
+        if expected is not None and self.statsData.kind is not expected:
+            raise ValueError(f"column {self.colName} of type {self.colType} cannot carry {self.statsData.kind.value}")
+
+
+@dataclass
+class ColumnStatisticsDesc:
+    isTblLevel: bool
+    dbName: str
+    tableName: str
+    partName: str | None = None
+    lastAnalyzed: int | None = None  # seconds since the epoch
+    catName: str = "hive"
+
+
+@dataclass
+class ColumnStatistics:
+    statsDesc: ColumnStatisticsDesc
+    statsObj: list[ColumnStatisticsObj]
+    # Set on reads: whether the stats are accurate for the reader (Hive's isStatsCompliant).
+    isStatsCompliant: bool | None = None
+    engine: str = "hive"
+
+    def obj(self, col_name: str) -> ColumnStatisticsObj:
+        for obj in self.statsObj:
+            if obj.colName == col_name.lower():
+                return obj
+        raise KeyError(col_name)
+
+
+@dataclass
+class FieldSchema:
+    name: str
+    type: str
+    comment: str | None = None
+
+
+@dataclass
+class Table:
+    dbName: str
+    tableName: str
+    cols: list[FieldSchema]
+    partitionKeys: list[FieldSchema] = field(default_factory=list)
+    location: str = ""
+    tableType: str = "MANAGED_TABLE"  # or EXTERNAL_TABLE
+    inputFormat: str = "parquet"
+    parameters: dict[str, str] = field(default_factory=dict)
+    createTime: int = 0
+    writeId: int = 0
+    comment: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.dbName}.{self.tableName}"
+
+    @property
+    def is_partitioned(self) -> bool:
+        return bool(self.partitionKeys)
+
+    @property
+    def partition_key_names(self) -> list[str]:
+        return [k.name for k in self.partitionKeys]
+
+    def column(self, name: str) -> FieldSchema | None:
+        lowered = name.lower()
+        return next((c for c in self.cols + self.partitionKeys if c.name == lowered), None)
+
+
+@dataclass
+class Partition:
+    dbName: str
+    tableName: str
+    values: list[str | None]
+    location: str = ""
+    parameters: dict[str, str] = field(default_factory=dict)
+    createTime: int = 0
+    writeId: int = 0
+    keys: list[str] = field(default_factory=list)
+
+    @property
+    def partName(self) -> str:
+        return make_part_name(self.keys, self.values)
+
+    @property
+    def spec(self) -> dict[str, str | None]:
+        return dict(zip(self.keys, self.values))

@@ -1,0 +1,113 @@
+"""Converting a ColumnStatisticsObj to a TAB_COL_STATS / PART_COL_STATS row and back.
+
+LOW_VALUE / HIGH_VALUE hold the exact value as text (what a person reads in `%sql`, and what
+decoding reads back: NaN survives, which a SQLite REAL does not); the typed columns
+(LONG_*, DOUBLE_*, BIG_DECIMAL_*) hold the same value for SQL comparisons, as Hive's do.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from ..coltypes import StatsKind, parse_type
+from .exceptions import InvalidInputException
+from .model import (
+    STATS_DATA_CLASSES,
+    ColumnStatisticsData,
+    ColumnStatisticsObj,
+    Date,
+    Timestamp,
+)
+
+ROW_COLUMNS = (
+    "COLUMN_NAME", "COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE",
+    "DOUBLE_LOW_VALUE", "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE",
+    "NUM_NULLS", "NUM_DISTINCTS", "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
+)
+
+_RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
+
+
+def value_to_text(kind: StatsKind, value) -> str | None:
+    if value is None:
+        return None
+    if kind is StatsKind.DOUBLE:
+        return repr(float(value))
+    return str(value)
+
+
+def text_to_value(kind: StatsKind, text: str | None):
+    if text is None:
+        return None
+    if kind is StatsKind.LONG:
+        return int(text)
+    if kind is StatsKind.DOUBLE:
+        return float(text)
+    if kind is StatsKind.DECIMAL:
+        return Decimal(text)
+    if kind is StatsKind.DATE:
+        return Date.from_date(dt.date.fromisoformat(text))
+    if kind is StatsKind.TIMESTAMP:
+        return Timestamp.from_datetime(dt.datetime.fromisoformat(text))
+    raise ValueError(kind)
+
+
+def _typed(kind: StatsKind, value):
+    """(long, double, decimal text) column values for one low/high value."""
+    if value is None:
+        return None, None, None
+    if kind is StatsKind.LONG:
+        return int(value), None, None
+    if kind is StatsKind.DATE:
+        return value.daysSinceEpoch, None, None
+    if kind is StatsKind.TIMESTAMP:
+        return value.microsSinceEpoch, None, None
+    if kind is StatsKind.DOUBLE:
+        return None, (None if value != value else float(value)), None
+    return None, None, str(value)
+
+
+def obj_to_row(obj: ColumnStatisticsObj) -> dict:
+    """The row's values for one column's statistics; raises InvalidInputException on a malformed object."""
+    col_type = parse_type(obj.colType)
+    kind = obj.statsData.kind
+    if col_type.stats_kind is not kind:
+        raise InvalidInputException(f"column {obj.colName} of type {obj.colType} cannot carry {kind.value}")
+    data = obj.statsData.value
+    row = dict.fromkeys(ROW_COLUMNS)
+    row.update(COLUMN_NAME=obj.colName.lower(), COLUMN_TYPE=col_type.name, NUM_NULLS=data.numNulls,
+               BIT_VECTOR=data.bitVectors)
+    if data.numNulls is None or data.numNulls < 0:
+        raise InvalidInputException(f"column {obj.colName}: numNulls must be a count, got {data.numNulls!r}")
+    if kind in _RANGED:
+        row["LOW_VALUE"] = value_to_text(kind, data.lowValue)
+        row["HIGH_VALUE"] = value_to_text(kind, data.highValue)
+        row["LONG_LOW_VALUE"], row["DOUBLE_LOW_VALUE"], row["BIG_DECIMAL_LOW_VALUE"] = _typed(kind, data.lowValue)
+        row["LONG_HIGH_VALUE"], row["DOUBLE_HIGH_VALUE"], row["BIG_DECIMAL_HIGH_VALUE"] = _typed(kind, data.highValue)
+        row["NUM_DISTINCTS"] = data.numDVs
+    elif kind is StatsKind.STRING:
+        row.update(AVG_COL_LEN=data.avgColLen, MAX_COL_LEN=data.maxColLen, NUM_DISTINCTS=data.numDVs)
+    elif kind is StatsKind.BINARY:
+        row.update(AVG_COL_LEN=data.avgColLen, MAX_COL_LEN=data.maxColLen)
+    elif kind is StatsKind.BOOLEAN:
+        row.update(NUM_TRUES=data.numTrues, NUM_FALSES=data.numFalses)
+    return row
+
+
+def row_to_obj(row) -> ColumnStatisticsObj:
+    col_type = parse_type(row["COLUMN_TYPE"])
+    kind = col_type.stats_kind
+    data_class = STATS_DATA_CLASSES[kind]
+    common = dict(numNulls=row["NUM_NULLS"], bitVectors=row["BIT_VECTOR"])
+    if kind in _RANGED:
+        data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
+                          highValue=text_to_value(kind, row["HIGH_VALUE"]),
+                          numDVs=row["NUM_DISTINCTS"], **common)
+    elif kind is StatsKind.STRING:
+        data = data_class(maxColLen=row["MAX_COL_LEN"], avgColLen=row["AVG_COL_LEN"],
+                          numDVs=row["NUM_DISTINCTS"], **common)
+    elif kind is StatsKind.BINARY:
+        data = data_class(maxColLen=row["MAX_COL_LEN"], avgColLen=row["AVG_COL_LEN"], **common)
+    else:
+        data = data_class(numTrues=row["NUM_TRUES"], numFalses=row["NUM_FALSES"], **common)
+    return ColumnStatisticsObj(row["COLUMN_NAME"], col_type.name, ColumnStatisticsData.of(data))

@@ -1,0 +1,702 @@
+"""The metastore: Hive's catalog and column-statistics API over one SQLite file.
+
+Every public method runs in one SQLite transaction, or joins the one opened by
+`transaction()`, so a command that makes many calls commits all of them or none.
+Writers take `BEGIN IMMEDIATE`; several processes may share the file (WAL mode).
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterable, Iterator
+
+from ..coltypes import parse_type
+from .accurate import PARAM as ACCURATE_PARAM
+from .accurate import StatsAccuracy
+from .exceptions import (
+    AlreadyExistsException,
+    InvalidInputException,
+    InvalidObjectException,
+    MetaException,
+    NoSuchObjectException,
+)
+from .model import (
+    ColumnStatistics,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
+    FieldSchema,
+    Partition,
+    Table,
+)
+from .names import parse_part_name
+from .schema import migrate
+from .stats_rows import ROW_COLUMNS, obj_to_row, row_to_obj
+from .txn import ValidWriteIdList
+
+DEFAULT_DB = "default"
+BUSY_TIMEOUT_MS = 60_000
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+class Metastore:
+    """A Hive-schema metastore in the SQLite file at `path` (created and migrated on open)."""
+
+    def __init__(self, path: str, warehouse: str | None = None):
+        self.path = os.path.abspath(path)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.warehouse = os.path.abspath(warehouse or os.path.join(os.path.dirname(self.path), "warehouse"))
+        self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                                     check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._writing = False
+        migrate(self._conn)
+        with self.transaction():
+            if not self._db_id(DEFAULT_DB, required=False):
+                self._insert_db(DEFAULT_DB, self.warehouse, "Default Hive database")
+
+    @property
+    def url(self) -> str:
+        """A SQLAlchemy URL for the file (for jupysql's `%sql`)."""
+        return f"sqlite:///{self.path}"
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # ---- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                if not self._writing:
+                    raise MetaException("cannot write inside a read-only metastore snapshot")
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth, self._writing = 1, True
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+            finally:
+                self._depth, self._writing = 0, False
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A consistent read of several statements; joins an open transaction."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN")
+            self._depth = 1
+            try:
+                yield self._conn
+            finally:
+                self._conn.execute("COMMIT")
+                self._depth = 0
+
+    # ---- databases ----------------------------------------------------------------------
+
+    def _insert_db(self, name: str, location: str, description: str | None) -> None:
+        self._conn.execute(
+            'INSERT INTO DBS (NAME, "DESC", DB_LOCATION_URI, OWNER_NAME, CREATE_TIME) VALUES (?, ?, ?, ?, ?)',
+            (name, description, location, os.environ.get("USER", "colstats"), _now()),
+        )
+
+    def create_database(self, name: str, description: str | None = None, if_not_exists: bool = False) -> None:
+        name = _check_name(name, "database")
+        with self.transaction():
+            if self._db_id(name, required=False):
+                if if_not_exists:
+                    return
+                raise AlreadyExistsException(f"database {name} already exists")
+            self._insert_db(name, os.path.join(self.warehouse, f"{name}.db"), description)
+
+    def get_all_databases(self) -> list[str]:
+        with self.snapshot() as conn:
+            return [r["NAME"] for r in conn.execute("SELECT NAME FROM DBS ORDER BY NAME")]
+
+    def get_database_location(self, name: str) -> str:
+        with self.snapshot() as conn:
+            self._db_id(name)
+            return conn.execute("SELECT DB_LOCATION_URI FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()[0]
+
+    def drop_database(self, name: str, if_exists: bool = False, cascade: bool = False) -> list[Table]:
+        """Drops a database; with cascade its tables too (returned, so their files can be removed)."""
+        name = name.lower()
+        if name == DEFAULT_DB:
+            raise MetaException("cannot drop the default database")
+        with self.transaction() as conn:
+            db_id = self._db_id(name, required=not if_exists)
+            if not db_id:
+                return []
+            tables = [self.get_table(name, t) for t in self.get_tables(name)]
+            if tables and not cascade:
+                raise InvalidObjectException(f"database {name} is not empty: it holds {len(tables)} tables")
+            for table in tables:
+                self.drop_table(name, table.tableName)
+            conn.execute("DELETE FROM DBS WHERE DB_ID = ?", (db_id,))
+            return tables
+
+    def _db_id(self, name: str, required: bool = True) -> int | None:
+        row = self._conn.execute("SELECT DB_ID FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()
+        if row is None and required:
+            raise NoSuchObjectException(f"database {name} does not exist")
+        return row[0] if row else None
+
+    # ---- tables -------------------------------------------------------------------------
+
+    def create_table(self, table: Table, if_not_exists: bool = False) -> bool:
+        """Stores a new table; returns False when it existed and if_not_exists was given."""
+        _check_name(table.tableName, "table")
+        names = [c.name.lower() for c in table.cols + table.partitionKeys]
+        if not table.cols:
+            raise InvalidObjectException(f"table {table.qualified_name} has no columns")
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise InvalidObjectException(f"table {table.qualified_name}: column {duplicates[0]} is declared twice")
+        for column in table.cols + table.partitionKeys:
+            _check_name(column.name, "column")
+            parse_type(column.type)
+        with self.transaction() as conn:
+            db_id = self._db_id(table.dbName)
+            if conn.execute("SELECT 1 FROM TBLS WHERE DB_ID = ? AND TBL_NAME = ?",
+                            (db_id, table.tableName.lower())).fetchone():
+                if if_not_exists:
+                    return False
+                raise AlreadyExistsException(f"table {table.qualified_name} already exists")
+            cd_id = conn.execute("INSERT INTO CDS DEFAULT VALUES").lastrowid
+            conn.executemany(
+                "INSERT INTO COLUMNS_V2 (CD_ID, COMMENT, COLUMN_NAME, TYPE_NAME, INTEGER_IDX) VALUES (?, ?, ?, ?, ?)",
+                [(cd_id, c.comment, c.name.lower(), parse_type(c.type).name, i) for i, c in enumerate(table.cols)],
+            )
+            sd_id = self._insert_sd(cd_id, table.location, table.inputFormat)
+            tbl_id = conn.execute(
+                "INSERT INTO TBLS (CREATE_TIME, DB_ID, OWNER, SD_ID, TBL_NAME, TBL_TYPE, WRITE_ID) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (table.createTime or _now(), db_id, os.environ.get("USER", "colstats"), sd_id,
+                 table.tableName.lower(), table.tableType, table.writeId),
+            ).lastrowid
+            conn.executemany(
+                "INSERT INTO PARTITION_KEYS (TBL_ID, PKEY_COMMENT, PKEY_NAME, PKEY_TYPE, INTEGER_IDX) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(tbl_id, k.comment, k.name.lower(), parse_type(k.type).name, i)
+                 for i, k in enumerate(table.partitionKeys)],
+            )
+            params = dict(table.parameters)
+            if table.comment:
+                params["comment"] = table.comment
+            self._set_params("TABLE_PARAMS", "TBL_ID", tbl_id, params)
+            return True
+
+    def _insert_sd(self, cd_id: int, location: str, input_format: str) -> int:
+        return self._conn.execute(
+            "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION) VALUES (?, ?, ?, ?)",
+            (cd_id, input_format, input_format, location),
+        ).lastrowid
+
+    def get_table(self, db_name: str, table_name: str) -> Table:
+        """The table; raises NoSuchObjectException naming `db.table`."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            cols = [FieldSchema(r["COLUMN_NAME"], r["TYPE_NAME"], r["COMMENT"]) for r in conn.execute(
+                "SELECT COLUMN_NAME, TYPE_NAME, COMMENT FROM COLUMNS_V2 WHERE CD_ID = ? ORDER BY INTEGER_IDX",
+                (row["CD_ID"],))]
+            keys = [FieldSchema(r["PKEY_NAME"], r["PKEY_TYPE"], r["PKEY_COMMENT"]) for r in conn.execute(
+                "SELECT PKEY_NAME, PKEY_TYPE, PKEY_COMMENT FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX",
+                (row["TBL_ID"],))]
+            params = self._params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"])
+            return Table(
+                dbName=db_name.lower(), tableName=row["TBL_NAME"], cols=cols, partitionKeys=keys,
+                location=row["LOCATION"], tableType=row["TBL_TYPE"], inputFormat=row["INPUT_FORMAT"],
+                parameters=params, createTime=row["CREATE_TIME"], writeId=row["WRITE_ID"],
+                comment=params.get("comment"),
+            )
+
+    def get_tables(self, db_name: str) -> list[str]:
+        with self.snapshot() as conn:
+            db_id = self._db_id(db_name)
+            return [r[0] for r in conn.execute("SELECT TBL_NAME FROM TBLS WHERE DB_ID = ? ORDER BY TBL_NAME", (db_id,))]
+
+    def table_exists(self, db_name: str, table_name: str) -> bool:
+        with self.snapshot():
+            try:
+                self._table_row(db_name, table_name)
+                return True
+            except NoSuchObjectException:
+                return False
+
+    def drop_table(self, db_name: str, table_name: str, if_exists: bool = False) -> Table | None:
+        """Drops a table with its partitions and statistics in one transaction; returns what it was."""
+        with self.transaction() as conn:
+            try:
+                table = self.get_table(db_name, table_name)
+            except NoSuchObjectException:
+                if if_exists:
+                    return None
+                raise
+            row = self._table_row(db_name, table_name)
+            sd_ids = [r[0] for r in conn.execute("SELECT SD_ID FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],))]
+            conn.execute("DELETE FROM TBLS WHERE TBL_ID = ?", (row["TBL_ID"],))
+            sd_ids.append(row["SD_ID"])
+            conn.executemany("DELETE FROM SDS WHERE SD_ID = ?", [(i,) for i in sd_ids])
+            conn.execute("DELETE FROM CDS WHERE CD_ID = ?", (row["CD_ID"],))
+            conn.execute("DELETE FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                         (table.dbName, table.tableName))
+            return table
+
+    def alter_table_params(self, db_name: str, table_name: str, updates: dict[str, str | None]) -> None:
+        """Sets table parameters; a value of None removes the key."""
+        with self.transaction():
+            row = self._table_row(db_name, table_name)
+            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], updates)
+
+    def set_table_write_id(self, db_name: str, table_name: str, write_id: int) -> None:
+        with self.transaction() as conn:
+            row = self._table_row(db_name, table_name)
+            conn.execute("UPDATE TBLS SET WRITE_ID = ? WHERE TBL_ID = ?", (write_id, row["TBL_ID"]))
+
+    def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row:
+        row = self._conn.execute(
+            "SELECT T.*, S.LOCATION, S.INPUT_FORMAT, S.CD_ID FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID "
+            "LEFT JOIN SDS S ON S.SD_ID = T.SD_ID WHERE D.NAME = ? AND T.TBL_NAME = ?",
+            (db_name.lower(), table_name.lower()),
+        ).fetchone()
+        if row is None:
+            raise NoSuchObjectException(f"table {db_name.lower()}.{table_name.lower()} does not exist")
+        return row
+
+    # ---- partitions ---------------------------------------------------------------------
+
+    def add_partitions(self, partitions: Iterable[Partition], if_not_exists: bool = False) -> list[Partition]:
+        """Adds partitions of one table; returns those that were new."""
+        added = []
+        with self.transaction() as conn:
+            for part in partitions:
+                row = self._table_row(part.dbName, part.tableName)
+                keys = self._partition_keys(row["TBL_ID"])
+                if len(part.values) != len(keys):
+                    raise InvalidObjectException(
+                        f"table {part.dbName}.{part.tableName} has partition keys {keys}, got values {part.values}")
+                part.keys = keys
+                name = part.partName
+                if conn.execute("SELECT 1 FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
+                                (row["TBL_ID"], name)).fetchone():
+                    if if_not_exists:
+                        continue
+                    raise AlreadyExistsException(f"partition {name} of {part.dbName}.{part.tableName} already exists")
+                sd_id = self._insert_sd(row["CD_ID"], part.location, row["INPUT_FORMAT"])
+                part_id = conn.execute(
+                    "INSERT INTO PARTITIONS (CREATE_TIME, PART_NAME, SD_ID, TBL_ID, WRITE_ID) VALUES (?, ?, ?, ?, ?)",
+                    (part.createTime or _now(), name, sd_id, row["TBL_ID"], part.writeId),
+                ).lastrowid
+                conn.executemany(
+                    "INSERT INTO PARTITION_KEY_VALS (PART_ID, PART_KEY_VAL, INTEGER_IDX) VALUES (?, ?, ?)",
+                    [(part_id, v, i) for i, v in enumerate(part.values)],
+                )
+                self._set_params("PARTITION_PARAMS", "PART_ID", part_id, part.parameters)
+                added.append(part)
+        return added
+
+    def get_partition(self, db_name: str, table_name: str, part_name: str) -> Partition:
+        parts = self.get_partitions(db_name, table_name, [part_name])
+        if not parts:
+            raise NoSuchObjectException(
+                f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
+        return parts[0]
+
+    def get_partitions(self, db_name: str, table_name: str, part_names: list[str] | None = None) -> list[Partition]:
+        """Partitions in name order, all of them or those named (unknown names are left out)."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            keys = self._partition_keys(row["TBL_ID"])
+            sql = ("SELECT P.PART_ID, P.PART_NAME, P.CREATE_TIME, P.WRITE_ID, S.LOCATION FROM PARTITIONS P "
+                   "LEFT JOIN SDS S ON S.SD_ID = P.SD_ID WHERE P.TBL_ID = ?")
+            args: list = [row["TBL_ID"]]
+            if part_names is not None:
+                sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
+                args.append(_json_list(part_names))
+            part_rows = conn.execute(sql + " ORDER BY P.PART_NAME", args).fetchall()
+            params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in part_rows])
+            return [
+                Partition(dbName=db_name.lower(), tableName=row["TBL_NAME"],
+                          values=[v for _, v in parse_part_name(r["PART_NAME"])], location=r["LOCATION"],
+                          parameters=params.get(r["PART_ID"], {}), createTime=r["CREATE_TIME"],
+                          writeId=r["WRITE_ID"], keys=keys)
+                for r in part_rows
+            ]
+
+    def get_partition_names(self, db_name: str, table_name: str) -> list[str]:
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            return [r[0] for r in conn.execute(
+                "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? ORDER BY PART_NAME", (row["TBL_ID"],))]
+
+    def drop_partition(self, db_name: str, table_name: str, part_name: str, if_exists: bool = False) -> Partition | None:
+        """Drops one partition and its statistics in one transaction; returns what it was."""
+        with self.transaction() as conn:
+            row = self._table_row(db_name, table_name)
+            part_row = conn.execute("SELECT PART_ID, SD_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
+                                    (row["TBL_ID"], part_name)).fetchone()
+            if part_row is None:
+                if if_exists:
+                    return None
+                raise NoSuchObjectException(
+                    f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
+            part = self.get_partition(db_name, table_name, part_name)
+            conn.execute("DELETE FROM PARTITIONS WHERE PART_ID = ?", (part_row["PART_ID"],))
+            conn.execute("DELETE FROM SDS WHERE SD_ID = ?", (part_row["SD_ID"],))
+            return part
+
+    def alter_partition_params(self, db_name: str, table_name: str, part_name: str,
+                               updates: dict[str, str | None], write_id: int | None = None) -> None:
+        """Sets partition parameters (None removes a key) and, if given, the partition's write ID."""
+        with self.transaction() as conn:
+            part_id = self._part_id(db_name, table_name, part_name)
+            self._update_params("PARTITION_PARAMS", "PART_ID", part_id, updates)
+            if write_id is not None:
+                conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?", (write_id, part_id))
+
+    def _partition_keys(self, tbl_id: int) -> list[str]:
+        return [r[0] for r in self._conn.execute(
+            "SELECT PKEY_NAME FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX", (tbl_id,))]
+
+    def _part_id(self, db_name: str, table_name: str, part_name: str) -> int:
+        row = self._table_row(db_name, table_name)
+        part = self._conn.execute("SELECT PART_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
+                                  (row["TBL_ID"], part_name)).fetchone()
+        if part is None:
+            raise NoSuchObjectException(
+                f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
+        return part[0]
+
+    # ---- parameters ---------------------------------------------------------------------
+
+    def _params(self, table: str, id_column: str, owner_id: int) -> dict[str, str]:
+        return self._params_many(table, id_column, [owner_id]).get(owner_id, {})
+
+    def _params_many(self, table: str, id_column: str, owner_ids: list[int]) -> dict[int, dict[str, str]]:
+        out: dict[int, dict[str, str]] = {}
+        for r in self._conn.execute(
+            f"SELECT {id_column}, PARAM_KEY, PARAM_VALUE FROM {table} "
+            f"WHERE {id_column} IN (SELECT value FROM json_each(?))", (_json_list(owner_ids),)
+        ):
+            out.setdefault(r[0], {})[r[1]] = r[2]
+        return out
+
+    def _set_params(self, table: str, id_column: str, owner_id: int, params: dict[str, str]) -> None:
+        self._conn.executemany(
+            f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?)",
+            [(owner_id, k, str(v)) for k, v in params.items()],
+        )
+
+    def _update_params(self, table: str, id_column: str, owner_id: int, updates: dict[str, str | None]) -> None:
+        for key, value in updates.items():
+            if value is None:
+                self._conn.execute(f"DELETE FROM {table} WHERE {id_column} = ? AND PARAM_KEY = ?", (owner_id, key))
+            else:
+                self._conn.execute(
+                    f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
+                    f"ON CONFLICT ({id_column}, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
+                    (owner_id, key, str(value)),
+                )
+
+    # ---- column statistics --------------------------------------------------------------
+
+    def update_table_column_statistics(self, stats: ColumnStatistics) -> bool:
+        """Stores table-level statistics, replacing those of the same columns.
+
+        Raises NoSuchObjectException for an unknown table or column, InvalidInputException for
+        a partition-level desc or a malformed object, InvalidObjectException for stats whose type
+        does not match the column's.
+        """
+        desc = stats.statsDesc
+        if not desc.isTblLevel:
+            raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
+        with self.transaction() as conn:
+            row = self._table_row(desc.dbName, desc.tableName)
+            self._check_stats_columns(desc, stats.statsObj, partition_level=False)
+            for obj in stats.statsObj:
+                values = obj_to_row(obj)
+                self._upsert_stats(conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, values, stats.engine)
+        return True
+
+    def update_partition_column_statistics(self, stats: ColumnStatistics) -> bool:
+        """Stores one partition's statistics, replacing those of the same columns (raises as the table form)."""
+        return self.set_aggr_stats_for([stats])
+
+    def set_aggr_stats_for(self, stats_list: list[ColumnStatistics]) -> bool:
+        """Stores many partitions' statistics in one transaction (Hive's SetPartitionsStatsRequest)."""
+        with self.transaction() as conn:
+            for stats in stats_list:
+                desc = stats.statsDesc
+                if desc.isTblLevel or not desc.partName:
+                    raise InvalidInputException("partition statistics need isTblLevel false and a partName")
+                part_id = self._part_id(desc.dbName, desc.tableName, desc.partName)
+                self._check_stats_columns(desc, stats.statsObj, partition_level=True)
+                for obj in stats.statsObj:
+                    self._upsert_stats(conn, "PART_COL_STATS", {"PART_ID": part_id, "PART_NAME": desc.partName},
+                                       desc, obj_to_row(obj), stats.engine)
+        return True
+
+    def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
+                             partition_level: bool) -> None:
+        table = self.get_table(desc.dbName, desc.tableName)
+        types = {c.name: parse_type(c.type).name for c in table.cols}
+        for obj in objs:
+            name = obj.colName.lower()
+            if name not in types:
+                raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+            if parse_type(obj.colType).name != types[name]:
+                raise InvalidObjectException(
+                    f"column {name} of {table.qualified_name} is {types[name]}, statistics are for {obj.colType}")
+
+    def _upsert_stats(self, conn, table: str, owner: dict, desc: ColumnStatisticsDesc, values: dict,
+                      engine: str) -> None:
+        columns = {**owner, "CAT_NAME": desc.catName, "DB_NAME": desc.dbName.lower(),
+                   "TABLE_NAME": desc.tableName.lower(), **values,
+                   "LAST_ANALYZED": desc.lastAnalyzed or _now(), "ENGINE": engine}
+        owner_key = next(iter(owner))
+        conn.execute(f"DELETE FROM {table} WHERE {owner_key} = ? AND COLUMN_NAME = ? AND ENGINE = ?",
+                     (owner[owner_key], values["COLUMN_NAME"], engine))
+        names = ", ".join(columns)
+        conn.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})",
+                     list(columns.values()))
+
+    def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str) -> ColumnStatistics:
+        """One column's table-level statistics; NoSuchObjectException if the table, column or stats are missing."""
+        objs = self.get_table_statistics(db_name, table_name, [col_name])
+        if not objs:
+            raise NoSuchObjectException(
+                f"no statistics for column {col_name.lower()} of {db_name.lower()}.{table_name.lower()}")
+        return objs
+
+    def get_table_statistics(self, db_name: str, table_name: str, col_names: list[str],
+                             engine: str = "hive") -> ColumnStatistics | None:
+        """Table-level statistics of several columns in one call (Hive's get_table_statistics_req)."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, col_names)
+            row = self._table_row(db_name, table_name)
+            rows = conn.execute(
+                f"SELECT {', '.join(ROW_COLUMNS)}, LAST_ANALYZED FROM TAB_COL_STATS WHERE TBL_ID = ? AND ENGINE = ? "
+                "AND COLUMN_NAME IN (SELECT value FROM json_each(?)) ORDER BY COLUMN_NAME",
+                (row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])),
+            ).fetchall()
+            if not rows:
+                return None
+            return ColumnStatistics(
+                ColumnStatisticsDesc(True, table.dbName, table.tableName,
+                                     lastAnalyzed=max(r["LAST_ANALYZED"] for r in rows)),
+                [row_to_obj(r) for r in rows], engine=engine)
+
+    def get_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
+                                        col_name: str) -> ColumnStatistics:
+        """One column's statistics in one partition; NoSuchObjectException if anything is missing."""
+        found = self.get_partitions_statistics(db_name, table_name, [part_name], [col_name])
+        if part_name not in found:
+            self._require_partition(db_name, table_name, part_name)
+            raise NoSuchObjectException(
+                f"no statistics for column {col_name.lower()} in partition {part_name} of "
+                f"{db_name.lower()}.{table_name.lower()}")
+        return found[part_name]
+
+    def _require_partition(self, db_name: str, table_name: str, part_name: str) -> None:
+        with self.snapshot():
+            self._part_id(db_name, table_name, part_name)
+
+    def get_partitions_statistics(self, db_name: str, table_name: str, part_names: list[str] | None,
+                                  col_names: list[str], engine: str = "hive") -> dict[str, ColumnStatistics]:
+        """Statistics of many columns in many partitions (all when part_names is None), in one query."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, col_names)
+            row = self._table_row(db_name, table_name)
+            sql = (f"SELECT S.PART_NAME, S.LAST_ANALYZED, {', '.join('S.' + c for c in ROW_COLUMNS)} "
+                   "FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
+                   "WHERE P.TBL_ID = ? AND S.ENGINE = ? AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
+            args = [row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])]
+            if part_names is not None:
+                sql += " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
+                args.append(_json_list(part_names))
+            out: dict[str, ColumnStatistics] = {}
+            for r in conn.execute(sql + " ORDER BY S.PART_NAME, S.COLUMN_NAME", args):
+                stats = out.get(r["PART_NAME"])
+                if stats is None:
+                    stats = out[r["PART_NAME"]] = ColumnStatistics(
+                        ColumnStatisticsDesc(False, table.dbName, table.tableName, r["PART_NAME"], 0), [],
+                        engine=engine)
+                stats.statsObj.append(row_to_obj(r))
+                stats.statsDesc.lastAnalyzed = max(stats.statsDesc.lastAnalyzed, r["LAST_ANALYZED"])
+            return out
+
+    def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
+        known = {c.name for c in table.cols}
+        for name in col_names:
+            if name.lower() not in known:
+                raise NoSuchObjectException(f"column {name.lower()} does not exist in table {table.qualified_name}")
+
+    def delete_table_column_statistics(self, db_name: str, table_name: str, col_name: str | None = None) -> bool:
+        """Deletes table-level statistics of one column (all columns when col_name is None)."""
+        with self.transaction() as conn:
+            table = self.get_table(db_name, table_name)
+            row = self._table_row(db_name, table_name)
+            if col_name is not None:
+                self._check_columns_exist(table, [col_name])
+            conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
+                         (row["TBL_ID"], col_name and col_name.lower(), col_name and col_name.lower()))
+        return True
+
+    def delete_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
+                                           col_name: str | None = None) -> bool:
+        """Deletes one partition's statistics of one column (all columns when col_name is None)."""
+        with self.transaction() as conn:
+            table = self.get_table(db_name, table_name)
+            part_id = self._part_id(db_name, table_name, part_name)
+            if col_name is not None:
+                self._check_columns_exist(table, [col_name])
+            conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
+                         (part_id, col_name and col_name.lower(), col_name and col_name.lower()))
+        return True
+
+    # ---- stats accuracy -----------------------------------------------------------------
+
+    def table_accuracy(self, db_name: str, table_name: str) -> StatsAccuracy:
+        return StatsAccuracy.parse(self.get_table(db_name, table_name).parameters.get(ACCURATE_PARAM))
+
+    def refresh_partitioned_table_params(self, db_name: str, table_name: str) -> None:
+        """Recomputes a partitioned table's basic stats from its partitions, as Hive keeps them.
+
+        numRows, rawDataSize sum the partitions that know theirs; numFiles and totalSize sum all;
+        BASIC_STATS is accurate on the table only when it is on every partition (column flags
+        live on partitions).
+        """
+        with self.transaction() as conn:
+            row = self._table_row(db_name, table_name)
+            sums = conn.execute(
+                "SELECT SUM(CASE WHEN PP.PARAM_KEY = 'numRows' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS numRows, "
+                "SUM(CASE WHEN PP.PARAM_KEY = 'rawDataSize' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS rawDataSize, "
+                "SUM(CASE WHEN PP.PARAM_KEY = 'numFiles' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS numFiles, "
+                "SUM(CASE WHEN PP.PARAM_KEY = 'totalSize' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS totalSize "
+                "FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID WHERE P.TBL_ID = ?",
+                (row["TBL_ID"],)).fetchone()
+            num_parts = conn.execute("SELECT COUNT(*) FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],)).fetchone()[0]
+            accurate_parts = 0
+            for (text,) in conn.execute(
+                "SELECT PP.PARAM_VALUE FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
+                "WHERE P.TBL_ID = ? AND PP.PARAM_KEY = ?", (row["TBL_ID"], ACCURATE_PARAM)):
+                accurate_parts += StatsAccuracy.parse(text).basic
+            flag = StatsAccuracy(basic=accurate_parts == num_parts).to_param()
+            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], {
+                "numPartitions": str(num_parts),
+                "numRows": str(sums["numRows"] or 0),
+                "rawDataSize": str(sums["rawDataSize"] or 0),
+                "numFiles": str(sums["numFiles"] or 0),
+                "totalSize": str(sums["totalSize"] or 0),
+                ACCURATE_PARAM: flag,
+            })
+
+    # ---- transactions and write IDs -----------------------------------------------------
+
+    def open_txn(self, user: str | None = None) -> int:
+        """Opens a transaction; returns its ID."""
+        with self.transaction() as conn:
+            now = _now()
+            return conn.execute(
+                "INSERT INTO TXNS (TXN_STATE, TXN_STARTED, TXN_LAST_HEARTBEAT, TXN_USER, TXN_HOST, TXN_PID) "
+                "VALUES ('o', ?, ?, ?, ?, ?)",
+                (now, now, user or os.environ.get("USER", "colstats"), socket.gethostname(), os.getpid()),
+            ).lastrowid
+
+    def allocate_table_write_id(self, txn_id: int, db_name: str, table_name: str) -> int:
+        """The table's next write ID for an open transaction (the same one if it already has one)."""
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            table = self.get_table(db_name, table_name)
+            existing = conn.execute(
+                "SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ? AND T2W_DATABASE = ? AND T2W_TABLE = ?",
+                (txn_id, table.dbName, table.tableName)).fetchone()
+            if existing:
+                return existing[0]
+            row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                               (table.dbName, table.tableName)).fetchone()
+            write_id = row[0] if row else 1
+            conn.execute(
+                "INSERT INTO NEXT_WRITE_ID (NWI_DATABASE, NWI_TABLE, NWI_NEXT) VALUES (?, ?, ?) "
+                "ON CONFLICT (NWI_DATABASE, NWI_TABLE) DO UPDATE SET NWI_NEXT = excluded.NWI_NEXT",
+                (table.dbName, table.tableName, write_id + 1))
+            conn.execute("INSERT INTO TXN_TO_WRITE_ID (T2W_TXNID, T2W_DATABASE, T2W_TABLE, T2W_WRITEID) "
+                         "VALUES (?, ?, ?, ?)", (txn_id, table.dbName, table.tableName, write_id))
+            return write_id
+
+    def commit_txn(self, txn_id: int) -> None:
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.execute("UPDATE TXNS SET TXN_STATE = 'c' WHERE TXN_ID = ?", (txn_id,))
+
+    def abort_txn(self, txn_id: int) -> None:
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.execute("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ?", (txn_id,))
+
+    def _require_open(self, txn_id: int) -> None:
+        row = self._conn.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
+        if row is None:
+            raise NoSuchObjectException(f"transaction {txn_id} does not exist")
+        if row[0] != "o":
+            state = {"c": "committed", "a": "aborted"}[row[0]]
+            raise MetaException(f"transaction {txn_id} is already {state}")
+
+    def get_valid_write_ids(self, db_name: str, table_name: str) -> ValidWriteIdList:
+        """The table's ValidWriteIdList now: every allocated write ID, with the open and aborted ones listed."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                               (table.dbName, table.tableName)).fetchone()
+            high_watermark = (row[0] - 1) if row else 0
+            open_ids, aborted = set(), set()
+            for r in conn.execute(
+                "SELECT W.T2W_WRITEID, T.TXN_STATE FROM TXN_TO_WRITE_ID W JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
+                "WHERE W.T2W_DATABASE = ? AND W.T2W_TABLE = ? AND T.TXN_STATE != 'c'",
+                (table.dbName, table.tableName),
+            ):
+                (open_ids if r[1] == "o" else aborted).add(r[0])
+            return ValidWriteIdList(table.qualified_name, high_watermark, frozenset(open_ids), frozenset(aborted))
+
+
+def _check_name(name: str, what: str) -> str:
+    if not name or not isinstance(name, str) or len(name) > 128:
+        raise InvalidObjectException(f"invalid {what} name {name!r}")
+    return name.lower()
+
+
+def _json_list(items) -> str:
+    return json.dumps(list(items))

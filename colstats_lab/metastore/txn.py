@@ -1,0 +1,47 @@
+"""Hive's ValidWriteIdList: which write IDs of one table a reader may see."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+NO_OPEN_WRITE = 9223372036854775807  # Long.MAX_VALUE, Hive's minOpenWriteId when nothing is open
+
+
+@dataclass(frozen=True)
+class ValidWriteIdList:
+    """`db.table:highWatermark:minOpenWriteId:open ids:aborted ids`, as Hive prints it."""
+
+    table_name: str
+    high_watermark: int
+    open_write_ids: frozenset[int] = field(default_factory=frozenset)
+    aborted_write_ids: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def min_open_write_id(self) -> int:
+        return min(self.open_write_ids, default=NO_OPEN_WRITE)
+
+    def is_write_id_valid(self, write_id: int) -> bool:
+        """Committed and at or below the high watermark; write ID 0 (not transactional) always is."""
+        if write_id == 0:
+            return True
+        return (
+            write_id <= self.high_watermark
+            and write_id not in self.open_write_ids
+            and write_id not in self.aborted_write_ids
+        )
+
+    def __str__(self) -> str:
+        open_ids = ",".join(str(i) for i in sorted(self.open_write_ids))
+        aborted = ",".join(str(i) for i in sorted(self.aborted_write_ids))
+        return f"{self.table_name}:{self.high_watermark}:{self.min_open_write_id}:{open_ids}:{aborted}"
+
+    @classmethod
+    def parse(cls, text: str) -> "ValidWriteIdList":
+        parts = text.rsplit(":", 4)
+        if len(parts) != 5:
+            raise ValueError(f"not a ValidWriteIdList: {text!r}")
+        name, hwm, _min_open, open_ids, aborted = parts
+
+        def ids(chunk: str) -> frozenset[int]:
+            return frozenset(int(i) for i in chunk.split(",") if i)
+
+        return cls(name, int(hwm), ids(open_ids), ids(aborted))

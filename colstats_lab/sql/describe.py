@@ -1,0 +1,107 @@
+"""DESCRIBE [FORMATTED] t [PARTITION (..)] [col]: Hive's rows, from the metastore alone."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pandas as pd
+
+from ..coltypes import StatsKind, parse_type
+from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
+from ..metastore.model import ColumnStatistics, Partition
+from .partition_spec import exact_partition
+from .statements import Describe
+
+COLUMN_ROWS = ("col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
+               "max_col_len", "num_trues", "num_falses", "bit_vector", "comment", COLUMN_STATS_ACCURATE)
+
+
+def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFrame:
+    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    partition = exact_partition(metastore, table, stmt.partition) if stmt.partition else None
+    if stmt.column:
+        return _describe_column(metastore, table, partition, stmt.column[0])
+    rows = [(c.name, c.type, c.comment or "") for c in table.cols]
+    if table.partitionKeys:
+        rows += [("", "", ""), ("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
+        rows += [(k.name, k.type, k.comment or "") for k in table.partitionKeys]
+    if stmt.formatted:
+        rows += [("", "", "")]
+        if partition is not None:
+            rows += [("# Detailed Partition Information", "", ""), ("Partition Value:", str(partition.values), ""),
+                     ("Database:", table.dbName, ""), ("Table:", table.tableName, ""),
+                     ("Location:", partition.location, ""), ("Write Id:", str(partition.writeId), ""),
+                     ("Partition Parameters:", "", "")]
+            rows += [("", k, v) for k, v in sorted(partition.parameters.items())]
+        else:
+            rows += [("# Detailed Table Information", "", ""), ("Database:", table.dbName, ""),
+                     ("Table Type:", table.tableType, ""), ("Location:", table.location, ""),
+                     ("CreateTime:", _time(table.createTime), ""), ("Write Id:", str(table.writeId), ""),
+                     ("Table Parameters:", "", "")]
+            rows += [("", k, v) for k, v in sorted(table.parameters.items())]
+    return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
+
+
+def _time(seconds: int) -> str:
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _describe_column(metastore: Metastore, table: Table, partition: Partition | None, name: str) -> pd.DataFrame:
+    column = table.column(name)
+    if column is None:
+        raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+    values = dict.fromkeys(COLUMN_ROWS, "")
+    values.update(col_name=column.name, data_type=column.type, comment=column.comment or "")
+    is_key = column.name in table.partition_key_names
+    stats = None
+    if not is_key and parse_type(column.type).stats_kind is not None:
+        if partition is None:
+            stats = metastore.get_table_statistics(table.dbName, table.tableName, [column.name])
+        else:
+            stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition.partName],
+                                                        [column.name]).get(partition.partName)
+    if stats is not None:
+        values.update(_stats_rows(stats, column.name))
+    values[COLUMN_STATS_ACCURATE] = _accuracy_text(_accuracy(metastore, table, partition), column.name)
+    return pd.DataFrame(list(values.items()), columns=["info_name", "info_value"])
+
+
+def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -> StatsAccuracy:
+    """The flags that hold for what is described; a partitioned table's column flags hold when every
+    partition has them (Hive keeps them on the partitions)."""
+    if partition is not None:
+        return StatsAccuracy.parse(partition.parameters.get(COLUMN_STATS_ACCURATE))
+    accuracy = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
+    if table.is_partitioned and accuracy.basic:
+        per_part = [StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE))
+                    for p in metastore.get_partitions(table.dbName, table.tableName)]
+        accuracy.columns = set.intersection(*(p.columns for p in per_part)) if per_part else set()
+    return accuracy
+
+
+def _accuracy_text(accuracy: StatsAccuracy, column: str) -> str:
+    parts = {"BASIC_STATS": "true" if accuracy.basic else "false"}
+    if accuracy.basic:
+        parts["COLUMN_STATS"] = {column: "true" if column in accuracy.columns else "false"}
+    return json.dumps(parts, separators=(",", ":"))
+
+
+def _stats_rows(stats: ColumnStatistics, name: str) -> dict[str, str]:
+    obj = stats.obj(name)
+    data = obj.statsData.value
+    kind = obj.statsData.kind
+    out = {"num_nulls": str(data.numNulls)}
+    if hasattr(data, "lowValue"):
+        out["min"] = "" if data.lowValue is None else str(data.lowValue)
+        out["max"] = "" if data.highValue is None else str(data.highValue)
+    if hasattr(data, "numDVs"):
+        out["distinct_count"] = str(data.numDVs)
+    if kind in (StatsKind.STRING, StatsKind.BINARY):
+        out["avg_col_len"] = repr(float(data.avgColLen))
+        out["max_col_len"] = str(data.maxColLen)
+    if kind is StatsKind.BOOLEAN:
+        out["num_trues"] = str(data.numTrues)
+        out["num_falses"] = str(data.numFalses)
+    if data.bitVectors:
+        out["bit_vector"] = "HL"
+    return out

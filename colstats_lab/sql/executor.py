@@ -1,0 +1,214 @@
+"""Running parsed statements against a lab: catalog DDL, ANALYZE, DESCRIBE, SHOW, SET, queries."""
+from __future__ import annotations
+
+import os
+import shutil
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError as SqlglotParseError
+
+from ..analyze import run_analyze
+from ..metastore import InvalidInputException, Partition, Table
+from ..result import Result
+from . import statements as st
+from .describe import describe
+from .lexer import ParseError
+from .partition_spec import matching_partitions, spec_values
+
+if TYPE_CHECKING:
+    from ..lab import Lab
+
+QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full result stays in Spark
+
+
+def execute(lab: "Lab", stmt: st.Statement) -> Result:
+    handler = _HANDLERS.get(type(stmt))
+    if handler is None:
+        raise InvalidInputException(f"{type(stmt).__name__} is parsed but not runnable yet")
+    return handler(lab, stmt)
+
+
+def _db(lab: "Lab", name: str | None) -> str:
+    return (name or lab.current_db).lower()
+
+
+def _create_database(lab: "Lab", stmt: st.CreateDatabase) -> Result:
+    lab.metastore.create_database(stmt.name, stmt.comment, stmt.if_not_exists)
+    return Result(stmt, message=f"Database {stmt.name} is ready.")
+
+
+def _drop_database(lab: "Lab", stmt: st.DropDatabase) -> Result:
+    dropped = lab.metastore.drop_database(stmt.name, stmt.if_exists, stmt.cascade)
+    for table in dropped:
+        _remove_files(table)
+    return Result(stmt, message=f"Dropped database {stmt.name}" + (f" and {len(dropped)} tables." if dropped else "."))
+
+
+def _use(lab: "Lab", stmt: st.UseDatabase) -> Result:
+    lab.metastore.get_database_location(stmt.name)
+    lab.current_db = stmt.name
+    return Result(stmt, message=f"Using database {stmt.name}.")
+
+
+def _create_table(lab: "Lab", stmt: st.CreateTable) -> Result:
+    db = _db(lab, stmt.table.db)
+    location = os.path.join(lab.metastore.get_database_location(db), stmt.table.name)
+    table = Table(db, stmt.table.name, stmt.columns, stmt.partition_keys, location=location, comment=stmt.comment,
+                  parameters={"transactional": "true", "transactional_properties": "insert_only",
+                              "numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0",
+                              "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+    if stmt.partition_keys:
+        table.parameters["numPartitions"] = "0"
+    created = lab.metastore.create_table(table, stmt.if_not_exists)
+    if created:
+        os.makedirs(location, exist_ok=True)
+    return Result(stmt, message=f"Table {db}.{stmt.table.name} " + ("created." if created else "already exists."))
+
+
+def _drop_table(lab: "Lab", stmt: st.DropTable) -> Result:
+    table = lab.metastore.drop_table(_db(lab, stmt.table.db), stmt.table.name, stmt.if_exists)
+    if table is None:
+        return Result(stmt, message=f"Table {stmt.table} does not exist; nothing dropped.")
+    _remove_files(table)
+    return Result(stmt, message=f"Dropped table {table.qualified_name} and its statistics.")
+
+
+def _remove_files(table: Table) -> None:
+    if table.tableType == "MANAGED_TABLE" and table.location:
+        shutil.rmtree(table.location, ignore_errors=True)
+
+
+def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    new = []
+    for spec in stmt.specs:
+        values = spec_values(table, spec)
+        missing = [k for k in table.partition_key_names if k not in values]
+        if missing:
+            raise InvalidInputException(f"ADD PARTITION needs a value for {', '.join(missing)}")
+        part = Partition(table.dbName, table.tableName, [values[k] for k in table.partition_key_names],
+                         keys=table.partition_key_names,
+                         parameters={"numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0",
+                                     "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+        part.location = os.path.join(table.location, part.partName)
+        new.append(part)
+    with lab.metastore.transaction():
+        added = lab.metastore.add_partitions(new, stmt.if_not_exists)
+        lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+    for part in added:
+        os.makedirs(part.location, exist_ok=True)
+    return Result(stmt, message=f"Added {len(added)} partition{'s' if len(added) != 1 else ''} to {table.qualified_name}.")
+
+
+def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    dropped = []
+    with lab.metastore.transaction():
+        for spec in stmt.specs:
+            if stmt.if_exists:
+                try:
+                    parts = matching_partitions(lab.metastore, table, spec)
+                except Exception:  # noqa: BLE001 - IF EXISTS: a spec that matches nothing drops nothing
+                    parts = []
+            else:
+                parts = matching_partitions(lab.metastore, table, spec)
+            for part in parts:
+                dropped.append(lab.metastore.drop_partition(table.dbName, table.tableName, part.partName))
+        lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+    if table.tableType == "MANAGED_TABLE":
+        for part in dropped:
+            shutil.rmtree(part.location, ignore_errors=True)
+    names = ", ".join(p.partName for p in dropped) or "none"
+    return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
+
+
+def _analyze(lab: "Lab", stmt: st.Analyze) -> Result:
+    outcome = run_analyze(lab.spark, lab.metastore, stmt, lab.current_db)
+    return Result(stmt, message=outcome.message, details=outcome)
+
+
+def _describe(lab: "Lab", stmt: st.Describe) -> Result:
+    return Result(stmt, df=describe(lab.metastore, stmt, lab.current_db))
+
+
+def _show_databases(lab: "Lab", stmt: st.ShowDatabases) -> Result:
+    return Result(stmt, df=pd.DataFrame({"database_name": lab.metastore.get_all_databases()}))
+
+
+def _show_tables(lab: "Lab", stmt: st.ShowTables) -> Result:
+    db = _db(lab, stmt.db)
+    return Result(stmt, df=pd.DataFrame({"database": db, "tab_name": lab.metastore.get_tables(db)}))
+
+
+def _show_partitions(lab: "Lab", stmt: st.ShowPartitions) -> Result:
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    if not table.is_partitioned:
+        raise InvalidInputException(f"table {table.qualified_name} is not partitioned")
+    if stmt.partition:
+        names = [p.partName for p in matching_partitions(lab.metastore, table, stmt.partition)]
+    else:
+        names = lab.metastore.get_partition_names(table.dbName, table.tableName)
+    return Result(stmt, df=pd.DataFrame({"partition": names}))
+
+
+def _set(lab: "Lab", stmt: st.SetOption) -> Result:
+    if stmt.value is None:
+        return Result(stmt, df=pd.DataFrame({"key": [stmt.key], "value": [str(lab.get(stmt.key))]}))
+    lab.set(stmt.key, stmt.value)
+    return Result(stmt, message=f"{stmt.key} = {lab.get(stmt.key)}")
+
+
+def _query(lab: "Lab", stmt: st.Query) -> Result:
+    frame = lab.spark.sql(_bind_tables(lab, stmt.text))
+    # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .extra["spark_df"].
+    head = frame.limit(QUERY_ROW_LIMIT + 1).toPandas()
+    message = None
+    if len(head) > QUERY_ROW_LIMIT:
+        head = head.iloc[:QUERY_ROW_LIMIT]
+        message = f"Showing the first {QUERY_ROW_LIMIT:,} rows; result.extra['spark_df'] has them all."
+    return Result(stmt, df=head, message=message, extra={"spark_df": frame})
+
+
+def _bind_tables(lab: "Lab", text: str) -> str:
+    """The query with each lab table replaced by a temporary view of its current snapshot."""
+    try:
+        tree = sqlglot.parse_one(text, read="spark")
+    except SqlglotParseError as exc:
+        error = exc.errors[0] if exc.errors else {}
+        line, col = error.get("line", 1), error.get("col", 1)
+        offset = sum(len(x) + 1 for x in text.split("\n")[:line - 1]) + max(col - 1, 0)
+        raise ParseError(error.get("description", str(exc)), text, offset) from None
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    for node in list(tree.find_all(exp.Table)):
+        name, db = node.name.lower(), (node.db or lab.current_db).lower()
+        if not node.db and name in ctes:
+            continue
+        if not lab.metastore.table_exists(db, name):
+            continue
+        view = f"colstats__{db}__{name}"
+        lab.table(f"{db}.{name}").createOrReplaceTempView(view)
+        node.set("this", exp.to_identifier(view))
+        node.set("db", None)
+        node.set("catalog", None)
+    return tree.sql(dialect="spark")
+
+
+_HANDLERS = {
+    st.CreateDatabase: _create_database,
+    st.DropDatabase: _drop_database,
+    st.UseDatabase: _use,
+    st.CreateTable: _create_table,
+    st.DropTable: _drop_table,
+    st.AddPartitions: _add_partitions,
+    st.DropPartitions: _drop_partitions,
+    st.Analyze: _analyze,
+    st.Describe: _describe,
+    st.ShowDatabases: _show_databases,
+    st.ShowTables: _show_tables,
+    st.ShowPartitions: _show_partitions,
+    st.SetOption: _set,
+    st.Query: _query,
+}

@@ -1,0 +1,120 @@
+"""Tokens of the lab's statements, each with its offset in the text so errors can point at it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class TokenKind(Enum):
+    WORD = "word"  # keyword or identifier
+    QUOTED = "quoted identifier"  # `name`
+    STRING = "string"
+    NUMBER = "number"
+    SYMBOL = "symbol"
+    END = "end of input"
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: TokenKind
+    text: str  # the value: unquoted for strings and quoted identifiers
+    start: int
+    end: int
+
+    def is_word(self, *words: str) -> bool:
+        return self.kind is TokenKind.WORD and self.text.upper() in words
+
+    def is_symbol(self, *symbols: str) -> bool:
+        return self.kind is TokenKind.SYMBOL and self.text in symbols
+
+    def describe(self) -> str:
+        if self.kind is TokenKind.END:
+            return "end of input"
+        return repr(self.text) if self.kind is not TokenKind.STRING else f"string '{self.text}'"
+
+
+class ParseError(ValueError):
+    """A statement that does not parse: the message, and the text with a caret under the bad token."""
+
+    def __init__(self, message: str, sql: str, position: int):
+        self.message = message
+        self.sql = sql
+        self.position = max(0, min(position, len(sql)))
+        line_start = sql.rfind("\n", 0, self.position) + 1
+        line_end = sql.find("\n", self.position)
+        line_end = len(sql) if line_end == -1 else line_end
+        self.line = sql.count("\n", 0, self.position) + 1
+        self.column = self.position - line_start + 1
+        self.excerpt = sql[line_start:line_end]
+        super().__init__(self.pretty())
+
+    def pretty(self) -> str:
+        caret = " " * (self.column - 1) + "^"
+        return f"{self.message} (line {self.line}, column {self.column})\n  {self.excerpt}\n  {caret}"
+
+
+_TWO_CHAR = ("<=", ">=", "<>", "!=", "==", "||", "::")
+
+
+def tokenize(sql: str) -> list[Token]:
+    tokens: list[Token] = []
+    i, n = 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch.isspace():
+            i += 1
+        elif sql.startswith("--", i):
+            end = sql.find("\n", i)
+            i = n if end == -1 else end
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            if end == -1:
+                raise ParseError("unterminated comment", sql, i)
+            i = end + 2
+        elif ch.isalpha() or ch == "_":
+            j = i
+            while j < n and (sql[j].isalnum() or sql[j] == "_"):
+                j += 1
+            tokens.append(Token(TokenKind.WORD, sql[i:j], i, j))
+            i = j
+        elif ch.isdigit() or (ch == "." and i + 1 < n and sql[i + 1].isdigit()):
+            j = i
+            while j < n and (sql[j].isalnum() or sql[j] == "."):
+                j += 1
+            tokens.append(Token(TokenKind.NUMBER, sql[i:j], i, j))
+            i = j
+        elif ch in "'\"":
+            value, j = _read_quoted(sql, i, ch)
+            tokens.append(Token(TokenKind.STRING, value, i, j))
+            i = j
+        elif ch == "`":
+            end = sql.find("`", i + 1)
+            if end == -1:
+                raise ParseError("unterminated quoted identifier", sql, i)
+            tokens.append(Token(TokenKind.QUOTED, sql[i + 1:end], i, end + 1))
+            i = end + 1
+        else:
+            width = 2 if sql[i:i + 2] in _TWO_CHAR else 1
+            tokens.append(Token(TokenKind.SYMBOL, sql[i:i + width], i, i + width))
+            i += width
+    tokens.append(Token(TokenKind.END, "", n, n))
+    return tokens
+
+
+def _read_quoted(sql: str, start: int, quote: str) -> tuple[str, int]:
+    out, i = [], start + 1
+    while i < len(sql):
+        ch = sql[i]
+        if ch == "\\" and i + 1 < len(sql):
+            out.append(sql[i + 1])
+            i += 2
+        elif ch == quote:
+            if sql[i + 1:i + 2] == quote:  # '' inside a string is one quote
+                out.append(quote)
+                i += 2
+            else:
+                return "".join(out), i + 1
+        else:
+            out.append(ch)
+            i += 1
+    raise ParseError("unterminated string", sql, start)

@@ -1,0 +1,366 @@
+"""A recursive-descent parser for the lab's statements; errors point at the bad token."""
+from __future__ import annotations
+
+from ..coltypes import UnsupportedTypeError, parse_type
+from ..metastore.model import FieldSchema
+from . import statements as st
+from .lexer import ParseError, Token, TokenKind, tokenize
+
+_QUERY_STARTS = ("SELECT", "WITH", "VALUES")
+
+
+def parse(sql: str) -> list[st.Statement]:
+    """Every `;`-separated statement of the text, in order; raises ParseError."""
+    tokens = tokenize(sql)
+    out: list[st.Statement] = []
+    start = 0
+    for i, token in enumerate(tokens):
+        if token.is_symbol(";") or token.kind is TokenKind.END:
+            if i > start:
+                out.append(_Parser(sql, tokens[start:i] + [Token(TokenKind.END, "", token.start, token.start)]).statement())
+            start = i + 1
+    if not out:
+        raise ParseError("no statement to run", sql, 0)
+    return out
+
+
+def parse_one(sql: str) -> st.Statement:
+    statements = parse(sql)
+    if len(statements) != 1:
+        raise ParseError(f"expected one statement, found {len(statements)}", sql, 0)
+    return statements[0]
+
+
+class _Parser:
+    def __init__(self, sql: str, tokens: list[Token]):
+        self.sql = sql
+        self.tokens = tokens
+        self.i = 0
+
+    # ---- helpers ------------------------------------------------------------------------
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.i]
+
+    def error(self, message: str, token: Token | None = None) -> ParseError:
+        token = token or self.tok
+        return ParseError(message, self.sql, token.start)
+
+    def advance(self) -> Token:
+        token = self.tok
+        if token.kind is not TokenKind.END:
+            self.i += 1
+        return token
+
+    def accept_word(self, *words: str) -> Token | None:
+        if self.tok.is_word(*words):
+            return self.advance()
+        return None
+
+    def expect_word(self, *words: str) -> Token:
+        if not self.tok.is_word(*words):
+            raise self.error(f"expected {' or '.join(words)}, found {self.tok.describe()}")
+        return self.advance()
+
+    def accept_symbol(self, symbol: str) -> Token | None:
+        if self.tok.is_symbol(symbol):
+            return self.advance()
+        return None
+
+    def expect_symbol(self, symbol: str) -> Token:
+        if not self.tok.is_symbol(symbol):
+            raise self.error(f"expected '{symbol}', found {self.tok.describe()}")
+        return self.advance()
+
+    def identifier(self, what: str = "a name") -> Token:
+        if self.tok.kind not in (TokenKind.WORD, TokenKind.QUOTED):
+            raise self.error(f"expected {what}, found {self.tok.describe()}")
+        return self.advance()
+
+    def name(self, what: str = "a name") -> str:
+        return self.identifier(what).text.lower()
+
+    def table_name(self) -> st.TableName:
+        first = self.name("a table name")
+        if self.accept_symbol("."):
+            return st.TableName(first, self.name("a table name"))
+        return st.TableName(None, first)
+
+    def if_not_exists(self) -> bool:
+        if self.accept_word("IF"):
+            self.expect_word("NOT")
+            self.expect_word("EXISTS")
+            return True
+        return False
+
+    def if_exists(self) -> bool:
+        if self.accept_word("IF"):
+            self.expect_word("EXISTS")
+            return True
+        return False
+
+    def end(self, stmt: st.Statement) -> st.Statement:
+        if self.tok.kind is not TokenKind.END:
+            raise self.error(f"unexpected {self.tok.describe()}")
+        stmt.sql = self.sql[self.tokens[0].start:self.tokens[-1].start].strip()
+        return stmt
+
+    # ---- statements ---------------------------------------------------------------------
+
+    def statement(self) -> st.Statement:
+        tok = self.tok
+        if tok.is_word(*_QUERY_STARTS) or tok.is_symbol("("):
+            return self.end_query()
+        if self.accept_word("ANALYZE"):
+            return self.end(self.analyze())
+        if self.accept_word("CREATE"):
+            return self.end(self.create())
+        if self.accept_word("DROP"):
+            return self.end(self.drop())
+        if self.accept_word("ALTER"):
+            return self.end(self.alter())
+        if self.accept_word("DESCRIBE", "DESC"):
+            return self.end(self.describe())
+        if self.accept_word("SHOW"):
+            return self.end(self.show())
+        if self.accept_word("USE"):
+            return self.end(st.UseDatabase(name=self.name("a database name")))
+        if self.accept_word("SET"):
+            return self.end(self.set_option())
+        raise self.error(f"unknown statement {tok.describe()}: expected ANALYZE, CREATE, DROP, ALTER, "
+                         "DESCRIBE, SHOW, USE, SET or a SELECT query")
+
+    def end_query(self) -> st.Statement:
+        text = self.sql[self.tokens[0].start:self.tokens[-1].start].strip()
+        return st.Query(sql=text, text=text)
+
+    def analyze(self) -> st.Analyze:
+        self.expect_word("TABLE")
+        stmt = st.Analyze(table=self.table_name())
+        if self.accept_word("PARTITION"):
+            stmt.partition = self.partition_spec(allow_unvalued=True)
+        self.expect_word("COMPUTE")
+        self.expect_word("STATISTICS")
+        if self.accept_word("NOSCAN"):
+            stmt.mode = "noscan"
+        elif self.accept_word("FOR"):
+            stmt.mode = "columns"
+            if self.accept_word("ALL"):
+                self.expect_word("COLUMNS")
+            else:
+                self.expect_word("COLUMNS")
+                if self.tok.kind is not TokenKind.END:
+                    stmt.columns = self.column_list()
+        return stmt
+
+    def column_list(self) -> list[tuple[str, int]]:
+        columns = []
+        while True:
+            token = self.identifier("a column name")
+            columns.append((token.text.lower(), token.start))
+            if not self.accept_symbol(","):
+                return columns
+
+    def partition_spec(self, allow_unvalued: bool) -> list[st.PartitionSpecItem]:
+        self.expect_symbol("(")
+        items = []
+        while True:
+            key = self.identifier("a partition key")
+            if self.accept_symbol("="):
+                value, is_null = self.literal()
+                items.append(st.PartitionSpecItem(key.text.lower(), value, key.start, is_null))
+            elif allow_unvalued:
+                items.append(st.PartitionSpecItem(key.text.lower(), None, key.start))
+            else:
+                raise self.error(f"expected '=' and a value for partition key {key.text}")
+            if not self.accept_symbol(","):
+                break
+        self.expect_symbol(")")
+        seen = set()
+        for item in items:
+            if item.key in seen:
+                raise ParseError(f"partition key {item.key} is given twice", self.sql, item.position)
+            seen.add(item.key)
+        return items
+
+    def literal(self) -> tuple[str | None, bool]:
+        """A partition value: string, number (with sign), true/false, or NULL."""
+        tok = self.tok
+        if tok.kind is TokenKind.STRING:
+            self.advance()
+            return tok.text, False
+        sign = ""
+        if tok.is_symbol("-", "+"):
+            sign = "-" if self.advance().text == "-" else ""
+            tok = self.tok
+            if tok.kind is not TokenKind.NUMBER:
+                raise self.error(f"expected a number after the sign, found {tok.describe()}")
+        if tok.kind is TokenKind.NUMBER:
+            self.advance()
+            return sign + tok.text, False
+        if tok.is_word("TRUE", "FALSE"):
+            self.advance()
+            return tok.text.lower(), False
+        if tok.is_word("NULL"):
+            self.advance()
+            return None, True
+        if tok.is_word("DATE", "TIMESTAMP") and self.tokens[self.i + 1].kind is TokenKind.STRING:
+            self.advance()
+            return self.advance().text, False
+        raise self.error(f"expected a value (a quoted string or a number), found {tok.describe()}")
+
+    def create(self) -> st.Statement:
+        if self.accept_word("DATABASE", "SCHEMA"):
+            stmt = st.CreateDatabase(if_not_exists=self.if_not_exists())
+            stmt.name = self.name("a database name")
+            if self.accept_word("COMMENT"):
+                stmt.comment = self.string()
+            return stmt
+        self.expect_word("TABLE")
+        stmt = st.CreateTable(if_not_exists=self.if_not_exists())
+        stmt.table = self.table_name()
+        stmt.columns = self.column_defs()
+        while self.tok.kind is not TokenKind.END:
+            if self.accept_word("COMMENT"):
+                stmt.comment = self.string()
+            elif self.accept_word("PARTITIONED"):
+                self.expect_word("BY")
+                stmt.partition_keys = self.column_defs()
+            elif self.accept_word("STORED"):
+                self.expect_word("AS")
+                fmt = self.identifier("a file format")
+                if fmt.text.lower() != "parquet":
+                    raise self.error(f"only STORED AS PARQUET is supported, not {fmt.text}", fmt)
+            else:
+                raise self.error(f"unexpected {self.tok.describe()}: expected COMMENT, PARTITIONED BY or STORED AS")
+        return stmt
+
+    def string(self) -> str:
+        if self.tok.kind is not TokenKind.STRING:
+            raise self.error(f"expected a quoted string, found {self.tok.describe()}")
+        return self.advance().text
+
+    def column_defs(self) -> list[FieldSchema]:
+        self.expect_symbol("(")
+        columns = []
+        while True:
+            name = self.identifier("a column name")
+            type_start = self.tok
+            type_text = self.type_text()
+            try:
+                col_type = parse_type(type_text)
+            except UnsupportedTypeError as exc:
+                raise self.error(str(exc), type_start) from None
+            comment = self.string() if self.accept_word("COMMENT") else None
+            columns.append(FieldSchema(name.text.lower(), col_type.name, comment))
+            if not self.accept_symbol(","):
+                break
+        self.expect_symbol(")")
+        return columns
+
+    def type_text(self) -> str:
+        """The raw text of a type, including `(p,s)` and nested `<...>`."""
+        start = self.identifier("a column type")
+        depth = 0
+        end = start.end
+        if self.tok.is_symbol("("):
+            while not self.tok.is_symbol(")"):
+                if self.tok.kind is TokenKind.END:
+                    raise self.error("unclosed '(' in the column type")
+                self.advance()
+            end = self.advance().end
+        elif self.tok.is_symbol("<"):
+            while True:
+                tok = self.advance()
+                if tok.kind is TokenKind.END:
+                    raise self.error("unclosed '<' in the column type", tok)
+                depth += tok.text.count("<") if tok.kind is TokenKind.SYMBOL else 0
+                depth -= tok.text.count(">") if tok.kind is TokenKind.SYMBOL else 0
+                end = tok.end
+                if depth == 0:
+                    break
+        return self.sql[start.start:end]
+
+    def drop(self) -> st.Statement:
+        if self.accept_word("DATABASE", "SCHEMA"):
+            stmt = st.DropDatabase(if_exists=self.if_exists())
+            stmt.name = self.name("a database name")
+            if self.accept_word("CASCADE"):
+                stmt.cascade = True
+            else:
+                self.accept_word("RESTRICT")
+            return stmt
+        self.expect_word("TABLE")
+        stmt = st.DropTable(if_exists=self.if_exists())
+        stmt.table = self.table_name()
+        self.accept_word("PURGE")
+        return stmt
+
+    def alter(self) -> st.Statement:
+        self.expect_word("TABLE")
+        table = self.table_name()
+        if self.accept_word("ADD"):
+            stmt = st.AddPartitions(table=table, if_not_exists=self.if_not_exists())
+            stmt.specs.append(self.partition_clause())
+            while self.tok.is_word("PARTITION"):
+                stmt.specs.append(self.partition_clause())
+            return stmt
+        if self.accept_word("DROP"):
+            stmt = st.DropPartitions(table=table, if_exists=self.if_exists())
+            stmt.specs.append(self.partition_clause())
+            while self.accept_symbol(","):
+                stmt.specs.append(self.partition_clause())
+            self.accept_word("PURGE")
+            return stmt
+        raise self.error(f"expected ADD PARTITION or DROP PARTITION, found {self.tok.describe()}")
+
+    def partition_clause(self) -> list[st.PartitionSpecItem]:
+        self.expect_word("PARTITION")
+        return self.partition_spec(allow_unvalued=False)
+
+    def describe(self) -> st.Describe:
+        stmt = st.Describe()
+        if self.accept_word("FORMATTED", "EXTENDED"):
+            stmt.formatted = True
+        self.accept_word("TABLE")
+        stmt.table = self.table_name()
+        if self.accept_word("PARTITION"):
+            stmt.partition = self.partition_spec(allow_unvalued=False)
+        if self.tok.kind is not TokenKind.END:
+            token = self.identifier("a column name")
+            stmt.column = (token.text.lower(), token.start)
+        return stmt
+
+    def show(self) -> st.Statement:
+        if self.accept_word("DATABASES", "SCHEMAS"):
+            return st.ShowDatabases()
+        if self.accept_word("TABLES"):
+            stmt = st.ShowTables()
+            if self.accept_word("IN", "FROM"):
+                stmt.db = self.name("a database name")
+            return stmt
+        if self.accept_word("PARTITIONS"):
+            stmt = st.ShowPartitions(table=self.table_name())
+            if self.accept_word("PARTITION"):
+                stmt.partition = self.partition_spec(allow_unvalued=False)
+            return stmt
+        raise self.error(f"expected DATABASES, TABLES or PARTITIONS, found {self.tok.describe()}")
+
+    def set_option(self) -> st.SetOption:
+        start = self.tok
+        while self.tok.kind is not TokenKind.END and not self.tok.is_symbol("="):
+            self.advance()
+        key_text = self.sql[start.start:self.tok.start].strip()
+        if not key_text:
+            raise self.error("expected an option name after SET", start)
+        if not self.accept_symbol("="):
+            return st.SetOption(key=key_text)
+        value_tok = self.tok
+        if value_tok.kind is TokenKind.END:
+            raise self.error(f"expected a value for option {key_text}")
+        value_text = self.sql[value_tok.start:self.tokens[-1].start].strip()
+        if value_tok.kind is TokenKind.STRING and self.tokens[self.i + 1].kind is TokenKind.END:
+            value_text = value_tok.text
+        self.i = len(self.tokens) - 1
+        return st.SetOption(key=key_text, value=value_text)

@@ -1,0 +1,46 @@
+"""Resolving a statement's PARTITION (...) clause to the table's partitions."""
+from __future__ import annotations
+
+from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Partition, Table
+from .statements import PartitionSpecItem
+from ..tables.partition_values import canonical_value
+
+
+def spec_values(table: Table, spec: list[PartitionSpecItem]) -> dict[str, str | None]:
+    """key -> canonical value for the keys given a value; raises naming an unknown key or a bad value."""
+    keys = {k.name: k for k in table.partitionKeys}
+    if not keys:
+        raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
+    out = {}
+    for item in spec:
+        if item.key not in keys:
+            raise NoSuchObjectException(
+                f"{item.key} is not a partition key of {table.qualified_name} (keys: {', '.join(keys)})")
+        if item.value is not None or item.is_null:
+            out[item.key] = canonical_value(item.key, keys[item.key].type, item.value)
+    return out
+
+
+def matching_partitions(metastore: Metastore, table: Table, spec: list[PartitionSpecItem] | None) -> list[Partition]:
+    """Every partition the spec names (all when spec is None or gives no values); raises when none match
+    a spec that gives values."""
+    partitions = metastore.get_partitions(table.dbName, table.tableName)
+    if not spec:
+        return partitions
+    wanted = spec_values(table, spec)
+    matched = [p for p in partitions if all(p.spec[k] == v for k, v in wanted.items())]
+    if wanted and not matched:
+        described = ", ".join(f"{k}={'NULL' if v is None else repr(v)}" for k, v in wanted.items())
+        raise NoSuchObjectException(f"no partition of {table.qualified_name} matches ({described})")
+    return matched
+
+
+def exact_partition(metastore: Metastore, table: Table, spec: list[PartitionSpecItem]) -> Partition:
+    """The one partition a full spec names."""
+    wanted = spec_values(table, spec)
+    missing = [k for k in table.partition_key_names if k not in wanted]
+    if missing:
+        raise InvalidInputException(f"partition spec of {table.qualified_name} needs a value for {', '.join(missing)}")
+    name = Partition(table.dbName, table.tableName, [wanted[k] for k in table.partition_key_names],
+                     keys=table.partition_key_names).partName
+    return metastore.get_partition(table.dbName, table.tableName, name)

@@ -1,0 +1,130 @@
+"""The statements the lab runs, as parsed from text."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..metastore.model import FieldSchema
+
+
+@dataclass(frozen=True)
+class TableName:
+    db: str | None
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.db}.{self.name}" if self.db else self.name
+
+
+@dataclass(frozen=True)
+class PartitionSpecItem:
+    """`ds='2026-11-21'` (value set) or `ds` alone (every value)."""
+
+    key: str
+    value: str | None
+    position: int  # offset of the key in the statement, for errors
+    is_null: bool = False  # `ds=NULL`: the default partition
+
+
+@dataclass
+class Statement:
+    sql: str = field(default="", repr=False, compare=False)
+
+
+@dataclass
+class CreateDatabase(Statement):
+    name: str = ""
+    if_not_exists: bool = False
+    comment: str | None = None
+
+
+@dataclass
+class DropDatabase(Statement):
+    name: str = ""
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass
+class UseDatabase(Statement):
+    name: str = ""
+
+
+@dataclass
+class CreateTable(Statement):
+    table: TableName = None
+    columns: list[FieldSchema] = field(default_factory=list)
+    partition_keys: list[FieldSchema] = field(default_factory=list)
+    comment: str | None = None
+    if_not_exists: bool = False
+    stored_as: str = "parquet"
+
+
+@dataclass
+class DropTable(Statement):
+    table: TableName = None
+    if_exists: bool = False
+
+
+@dataclass
+class AddPartitions(Statement):
+    table: TableName = None
+    specs: list[list[PartitionSpecItem]] = field(default_factory=list)
+    if_not_exists: bool = False
+
+
+@dataclass
+class DropPartitions(Statement):
+    table: TableName = None
+    specs: list[list[PartitionSpecItem]] = field(default_factory=list)
+    if_exists: bool = False
+
+
+@dataclass
+class Analyze(Statement):
+    """Hive's `ANALYZE TABLE t [PARTITION (..)] COMPUTE STATISTICS [NOSCAN | FOR COLUMNS ..]`.
+
+    mode: "basic" (row counts and files), "noscan" (files and bytes only) or "columns".
+    columns: the named columns, or None for all of them.
+    """
+
+    table: TableName = None
+    partition: list[PartitionSpecItem] | None = None
+    mode: str = "basic"
+    columns: list[tuple[str, int]] | None = None  # (name, offset) pairs
+
+
+@dataclass
+class Describe(Statement):
+    table: TableName = None
+    partition: list[PartitionSpecItem] | None = None
+    column: tuple[str, int] | None = None
+    formatted: bool = False
+
+
+@dataclass
+class ShowDatabases(Statement):
+    pass
+
+
+@dataclass
+class ShowTables(Statement):
+    db: str | None = None
+
+
+@dataclass
+class ShowPartitions(Statement):
+    table: TableName = None
+    partition: list[PartitionSpecItem] | None = None
+
+
+@dataclass
+class SetOption(Statement):
+    key: str = ""
+    value: str | None = None  # None: show the option
+
+
+@dataclass
+class Query(Statement):
+    """A SELECT (or WITH) query, run by Spark over the lab's tables."""
+
+    text: str = ""

@@ -1,0 +1,131 @@
+"""One Spark aggregation that computes every statistic of every requested column per group.
+
+The aggregation is grouped by the partition keys (as text, the way partition directories spell
+them), so one job yields each partition's statistics and sketches; nothing but those
+aggregates reaches the driver.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from ..coltypes import StatsKind, parse_type
+from ..metastore.model import (
+    STATS_DATA_CLASSES,
+    ColumnStatisticsData,
+    ColumnStatisticsObj,
+    Date,
+    Timestamp,
+)
+from .sketches import NDV_LG_K, bounded_ndv, estimate, ndv_input
+
+ROWS = "__rows"
+
+
+@dataclass(frozen=True)
+class ColumnPlan:
+    name: str
+    type_name: str
+
+    @property
+    def kind(self) -> StatsKind:
+        return parse_type(self.type_name).stats_kind
+
+    def aggregates(self, index: int) -> list[Column]:
+        col = F.col(f"`{self.name}`")
+        p = f"__c{index}_"
+        out = [F.count(col).alias(p + "nonnull")]
+        kind = self.kind
+        if kind in (StatsKind.LONG, StatsKind.DECIMAL):
+            out += [F.min(col).alias(p + "min"), F.max(col).alias(p + "max")]
+        elif kind is StatsKind.DOUBLE:
+            as_double = col.cast("double")
+            out += [F.min(as_double).alias(p + "min"), F.max(as_double).alias(p + "max")]
+        elif kind is StatsKind.DATE:
+            days = F.unix_date(col)
+            out += [F.min(days).alias(p + "min"), F.max(days).alias(p + "max")]
+        elif kind is StatsKind.TIMESTAMP:
+            micros = F.unix_micros(col)
+            out += [F.min(micros).alias(p + "min"), F.max(micros).alias(p + "max")]
+        elif kind in (StatsKind.STRING, StatsKind.BINARY):
+            length = F.length(col)
+            out += [F.max(length).alias(p + "maxlen"), F.sum(length).alias(p + "sumlen")]
+        elif kind is StatsKind.BOOLEAN:
+            out += [F.count_if(col).alias(p + "trues"), F.count_if(~col).alias(p + "falses")]
+        if self.has_ndv:
+            out.append(F.hll_sketch_agg(ndv_input(col, self.type_name), NDV_LG_K).alias(p + "hll"))
+        return out
+
+    @property
+    def has_ndv(self) -> bool:
+        """Hive keeps no NDV for booleans and binaries."""
+        return self.kind not in (StatsKind.BOOLEAN, StatsKind.BINARY)
+
+    def stats_obj(self, index: int, row: dict | None, num_rows: int) -> ColumnStatisticsObj:
+        """The column's statistics from one aggregate row (None: a group with no rows)."""
+        p = f"__c{index}_"
+        get = (lambda key: row[p + key]) if row is not None else (lambda key: None)
+        non_null = get("nonnull") or 0
+        nulls = num_rows - non_null
+        kind = self.kind
+        sketch = bytes(get("hll")) if self.has_ndv and get("hll") is not None else None
+        ndv = bounded_ndv(estimate(sketch), non_null) if self.has_ndv else None
+        if kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL):
+            data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch)
+        elif kind is StatsKind.DATE:
+            low, high = get("min"), get("max")
+            data = STATS_DATA_CLASSES[kind](None if low is None else Date(low), None if high is None else Date(high),
+                                            nulls, ndv, sketch)
+        elif kind is StatsKind.TIMESTAMP:
+            low, high = get("min"), get("max")
+            data = STATS_DATA_CLASSES[kind](None if low is None else Timestamp(low),
+                                            None if high is None else Timestamp(high), nulls, ndv, sketch)
+        elif kind is StatsKind.STRING:
+            data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls, ndv, sketch)
+        elif kind is StatsKind.BINARY:
+            data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls)
+        else:
+            data = STATS_DATA_CLASSES[kind](get("trues") or 0, get("falses") or 0, nulls)
+        return ColumnStatisticsObj(self.name, self.type_name, ColumnStatisticsData.of(data))
+
+
+def _avg(total, rows: int) -> float:
+    return float(total or 0) / rows if rows else 0.0
+
+
+@dataclass
+class GroupStats:
+    """One group's (partition's) row count and, per column, its statistics."""
+
+    values: tuple[str | None, ...]
+    num_rows: int
+    columns: list[ColumnStatisticsObj]
+
+
+def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan]) -> dict[tuple, GroupStats]:
+    """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
+    group's partition values as text (the empty tuple when there are no keys)."""
+    exprs = [F.count(F.lit(1)).alias(ROWS)]
+    for i, plan in enumerate(columns):
+        exprs += plan.aggregates(i)
+    if group_keys:
+        grouped = frame.groupBy(*[F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)])
+        rows = grouped.agg(*exprs).collect()
+    else:
+        rows = frame.agg(*exprs).collect()
+    out = {}
+    for row in rows:
+        record = row.asDict()
+        num_rows = record[ROWS]
+        if not group_keys and num_rows == 0:
+            continue
+        values = tuple(record[f"__k{i}"] for i in range(len(group_keys)))
+        out[values] = GroupStats(values, num_rows, [p.stats_obj(i, record, num_rows) for i, p in enumerate(columns)])
+    return out
+
+
+def empty_stats(columns: list[ColumnPlan], values: tuple = ()) -> GroupStats:
+    """The statistics of a group with no rows."""
+    return GroupStats(values, 0, [p.stats_obj(i, None, 0) for i, p in enumerate(columns)])

@@ -1,0 +1,4 @@
+"""Managed table storage: Hive's insert-only layout on disk, writes with write IDs, snapshot reads."""
+from .layout import admitted_dirs, base_dir_name, delta_dir_name, list_data_files
+from .snapshot import PartitionFiles, read_snapshot, snapshot_files, spark_schema, spark_type
+from .writer import WriteResult, write_table

@@ -1,0 +1,74 @@
+"""Where a table's files live: Hive's insert-only layout of `base_N/` and `delta_N_N/` directories.
+
+A managed table keeps each write's files in `delta_N_N/` (an overwrite: `base_N/`) under the
+partition directory; a reader admits the newest valid base and the valid deltas above it.
+An external table's files sit directly in its partition directories.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from ..metastore.txn import ValidWriteIdList
+
+_DELTA = re.compile(r"^delta_(\d+)_(\d+)$")
+_BASE = re.compile(r"^base_(\d+)$")
+
+
+def delta_dir_name(write_id: int) -> str:
+    return f"delta_{write_id:07d}_{write_id:07d}"
+
+
+def base_dir_name(write_id: int) -> str:
+    return f"base_{write_id:07d}"
+
+
+@dataclass(frozen=True)
+class DataFile:
+    path: str
+    size: int
+    modified: float
+
+
+def is_data_file(name: str) -> bool:
+    """Spark's rule: files starting with `_` or `.` (markers, checksums) are not data."""
+    return not name.startswith(("_", "."))
+
+
+def list_data_files(directory: str) -> list[DataFile]:
+    """Data files under a directory, recursively, sorted by path."""
+    out = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if is_data_file(d))
+        for name in sorted(files):
+            if is_data_file(name):
+                path = os.path.join(root, name)
+                stat = os.stat(path)
+                out.append(DataFile(path, stat.st_size, stat.st_mtime))
+    return out
+
+
+def admitted_dirs(location: str, valid: ValidWriteIdList) -> list[str]:
+    """The base/delta directories of one partition (or unpartitioned table) a reader may see."""
+    try:
+        names = os.listdir(location)
+    except FileNotFoundError:
+        return []
+    bases, deltas = [], []
+    for name in names:
+        if (m := _BASE.match(name)) and valid.is_write_id_valid(int(m.group(1))):
+            bases.append((int(m.group(1)), name))
+        elif (m := _DELTA.match(name)) and valid.is_write_id_valid(int(m.group(2))):
+            deltas.append((int(m.group(2)), name))
+    base_id, base_name = max(bases, default=(0, None))
+    chosen = [base_name] if base_name else []
+    chosen += [name for write_id, name in sorted(deltas) if write_id > base_id]
+    return [os.path.join(location, name) for name in chosen]
+
+
+def latest_write_id(location: str, valid: ValidWriteIdList) -> int:
+    """The highest admitted write ID among a partition's directories (0 when none)."""
+    ids = [int(_DELTA.match(os.path.basename(p)).group(2)) if _DELTA.match(os.path.basename(p))
+           else int(_BASE.match(os.path.basename(p)).group(1)) for p in admitted_dirs(location, valid)]
+    return max(ids, default=0)

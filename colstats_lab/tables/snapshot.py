@@ -1,0 +1,82 @@
+"""Reading a table as a snapshot: the files a ValidWriteIdList admits, as one Spark DataFrame."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+
+from ..coltypes import parse_type
+from ..metastore import Metastore, Partition, Table, ValidWriteIdList
+from .layout import DataFile, admitted_dirs, list_data_files
+
+
+@dataclass
+class PartitionFiles:
+    """One partition's readable directories and files in a snapshot (partition None: unpartitioned)."""
+
+    partition: Partition | None
+    dirs: list[str]
+    files: list[DataFile]
+
+    @property
+    def part_name(self) -> str | None:
+        return self.partition.partName if self.partition else None
+
+    @property
+    def total_size(self) -> int:
+        return sum(f.size for f in self.files)
+
+
+_SIMPLE_TYPES = {
+    "tinyint": T.ByteType(), "smallint": T.ShortType(), "int": T.IntegerType(), "bigint": T.LongType(),
+    "float": T.FloatType(), "double": T.DoubleType(), "date": T.DateType(), "timestamp": T.TimestampType(),
+    "string": T.StringType(), "varchar": T.StringType(), "char": T.StringType(), "binary": T.BinaryType(),
+    "boolean": T.BooleanType(),
+}
+
+
+def spark_type(type_name: str) -> T.DataType:
+    col_type = parse_type(type_name)
+    if col_type.base in _SIMPLE_TYPES:
+        return _SIMPLE_TYPES[col_type.base]
+    if col_type.base == "decimal":
+        return T.DecimalType(*col_type.precision_scale)
+    return T.DataType.fromDDL(col_type.spark_ddl())
+
+
+def spark_schema(table: Table) -> T.StructType:
+    """Data columns then partition keys, in Spark types."""
+    return T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols + table.partitionKeys])
+
+
+def snapshot_files(metastore: Metastore, table: Table, valid: ValidWriteIdList,
+                   partitions: list[Partition] | None = None) -> list[PartitionFiles]:
+    """What a reader with `valid` sees of each partition (all of them unless given)."""
+    if not table.is_partitioned:
+        dirs = _dirs(table, table.location, valid)
+        return [PartitionFiles(None, dirs, [f for d in dirs for f in list_data_files(d)])]
+    if partitions is None:
+        partitions = metastore.get_partitions(table.dbName, table.tableName)
+    out = []
+    for part in partitions:
+        dirs = _dirs(table, part.location, valid)
+        out.append(PartitionFiles(part, dirs, [f for d in dirs for f in list_data_files(d)]))
+    return out
+
+
+def _dirs(table: Table, location: str, valid: ValidWriteIdList) -> list[str]:
+    if table.tableType == "EXTERNAL_TABLE":
+        return [location] if os.path.isdir(location) else []
+    return admitted_dirs(location, valid)
+
+
+def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
+    """The rows of those partitions as a DataFrame with the table's schema (partition keys last)."""
+    schema = spark_schema(table)
+    files = [f.path for p in parts for f in p.files]
+    if not files:
+        return spark.createDataFrame([], schema)
+    reader = spark.read.schema(schema).option("basePath", table.location)
+    return reader.parquet(*files).select(*[f"`{f.name}`" for f in schema.fields])

@@ -1,0 +1,217 @@
+"""Writing a DataFrame into a managed table: one write ID, one new `delta_N_N/` (or `base_N/`)
+per partition written, and the basic statistics kept current in the same metastore transaction
+that commits the write.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+
+import pandas as pd
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from ..metastore import (
+    COLUMN_STATS_ACCURATE,
+    InvalidInputException,
+    Metastore,
+    MetaException,
+    Partition,
+    StatsAccuracy,
+    Table,
+)
+from ..metastore.names import parse_part_name
+from .layout import base_dir_name, delta_dir_name, is_data_file
+from .partition_values import canonical_value
+from .snapshot import spark_type
+
+MODES = ("append", "overwrite")
+
+
+@dataclass
+class WriteResult:
+    write_id: int
+    mode: str
+    partitions: dict[str | None, "FilesWritten"]  # partition name (None: unpartitioned) -> what was written
+
+    @property
+    def num_rows(self) -> int:
+        return sum(p.num_rows for p in self.partitions.values())
+
+
+@dataclass
+class FilesWritten:
+    directory: str
+    num_files: int = 0
+    num_rows: int = 0
+    total_size: int = 0
+    raw_data_size: int = 0
+
+
+def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, partition: dict | None = None,
+                mode: str = "append") -> WriteResult:
+    """Writes `data` (Spark or pandas DataFrame) into `table`; raises InvalidInputException naming what is wrong."""
+    if table.tableType != "MANAGED_TABLE":
+        raise InvalidInputException(f"table {table.qualified_name} is external: the lab writes only managed tables")
+    if mode not in MODES:
+        raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
+    frame = _aligned_frame(spark, table, data, partition or {})
+    txn_id = metastore.open_txn()
+    staging = os.path.join(table.location, f"_staging_{txn_id}_{uuid.uuid4().hex[:8]}")
+    moved: list[str] = []
+    try:
+        write_id = metastore.allocate_table_write_id(txn_id, table.dbName, table.tableName)
+        writer = frame.write.mode("overwrite")
+        if table.is_partitioned:
+            writer = writer.partitionBy(*table.partition_key_names)
+        writer.parquet(staging)
+        written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved)
+        with metastore.transaction():
+            _record_write(metastore, table, written, write_id, mode)
+            metastore.commit_txn(txn_id)
+        return WriteResult(write_id, mode, written)
+    except BaseException:
+        for directory in moved:
+            shutil.rmtree(directory, ignore_errors=True)
+        try:
+            metastore.abort_txn(txn_id)
+        except MetaException:
+            pass
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> DataFrame:
+    """The data with the table's columns in order and types; static partition values added."""
+    if isinstance(data, DataFrame):
+        frame = data
+    elif isinstance(data, pd.DataFrame):
+        frame = spark.createDataFrame(data)
+    else:
+        raise InvalidInputException(f"write takes a Spark or pandas DataFrame, not {type(data).__name__}")
+    by_lower = {c.lower(): c for c in frame.columns}
+    keys = {k.name: k for k in table.partitionKeys}
+    static = {}
+    for key, value in partition.items():
+        if key.lower() not in keys:
+            raise InvalidInputException(
+                f"{key} is not a partition key of {table.qualified_name} (keys: {', '.join(keys) or 'none'})")
+        static[key.lower()] = value
+    if static and len(static) != len(keys):
+        missing = [k for k in keys if k not in static]
+        raise InvalidInputException(f"partition spec names {sorted(static)}, but {table.qualified_name} also "
+                                    f"needs {missing}: give every key a value, or none for dynamic partitions")
+    expected = [c.name for c in table.cols] + [k for k in keys if k not in static]
+    missing = [name for name in expected if name not in by_lower]
+    if missing:
+        raise InvalidInputException(f"the data has no column {', '.join(missing)} for table {table.qualified_name}")
+    extra = [c for c in frame.columns if c.lower() not in expected]
+    if extra:
+        raise InvalidInputException(f"the data has columns {', '.join(extra)} that table {table.qualified_name} "
+                                    f"does not have" + (" (static partition keys come from partition=)"
+                                                        if any(e.lower() in static for e in extra) else ""))
+    columns = []
+    for col in table.cols + table.partitionKeys:
+        if col.name in static:
+            text = canonical_value(col.name, col.type, static[col.name])
+            columns.append(F.lit(text).cast(spark_type(col.type)).alias(col.name))
+        else:
+            columns.append(F.col(f"`{by_lower[col.name]}`").cast(spark_type(col.type)).alias(col.name))
+    return frame.select(*columns)
+
+
+def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, partition: dict,
+                      moved: list[str]) -> dict[str | None, FilesWritten]:
+    """Renames Spark's output directories into the table as this write's delta (or base) directories."""
+    target_name = base_dir_name(write_id) if mode == "overwrite" else delta_dir_name(write_id)
+    written: dict[str | None, FilesWritten] = {}
+    leaves = _leaf_dirs(staging)
+    if table.is_partitioned and partition and not leaves:
+        # A static partition written with no rows still exists, empty (and an overwrite empties it).
+        values = [canonical_value(k.name, k.type, {x.lower(): v for x, v in partition.items()}[k.name])
+                  for k in table.partitionKeys]
+        name = Partition(table.dbName, table.tableName, values, keys=table.partition_key_names).partName
+        leaves = {name: None}
+    if not table.is_partitioned:
+        leaves = {None: staging}
+    for rel, source in sorted(leaves.items(), key=lambda kv: kv[0] or ""):
+        part_dir = os.path.join(table.location, rel) if rel else table.location
+        target = os.path.join(part_dir, target_name)
+        os.makedirs(part_dir, exist_ok=True)
+        if source is None:
+            os.makedirs(target)
+        else:
+            os.rename(source, target)
+        moved.append(target)
+        written[rel] = _footer_totals(target)
+    return written
+
+
+def _leaf_dirs(staging: str) -> dict[str, str]:
+    """Partition name -> directory, for each directory of Spark's partitioned output that holds files."""
+    out = {}
+    for root, _dirs, files in os.walk(staging):
+        if root != staging and any(is_data_file(f) for f in files):
+            out[os.path.relpath(root, staging).replace(os.sep, "/")] = root
+    return out
+
+
+def _footer_totals(directory: str) -> FilesWritten:
+    """Exact row counts and sizes of the new files, from their Parquet footers (no data is read)."""
+    totals = FilesWritten(directory)
+    for name in sorted(os.listdir(directory)):
+        if not is_data_file(name):
+            continue
+        path = os.path.join(directory, name)
+        meta = pq.read_metadata(path)
+        totals.num_files += 1
+        totals.num_rows += meta.num_rows
+        totals.total_size += os.path.getsize(path)
+        totals.raw_data_size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    return totals
+
+
+def _record_write(metastore: Metastore, table: Table, written: dict[str | None, FilesWritten], write_id: int,
+                  mode: str) -> None:
+    """Basic stats after the write, as Hive keeps them: counts add (append) or are replaced (overwrite);
+    column statistics of what changed are no longer accurate."""
+    if not table.is_partitioned:
+        files = written[None]
+        _apply(metastore, table, None, table.parameters, files, mode, write_id)
+    else:
+        existing = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, list(written))}
+        new = [Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)],
+                         location=os.path.join(table.location, name), writeId=write_id)
+               for name in written if name not in existing]
+        metastore.add_partitions(new)
+        for name, files in written.items():
+            params = existing[name].parameters if name in existing else None
+            _apply(metastore, table, name, params, files, mode, write_id)
+        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+    metastore.set_table_write_id(table.dbName, table.tableName, write_id)
+
+
+def _apply(metastore: Metastore, table: Table, part_name: str | None, params: dict | None,
+           files: FilesWritten, mode: str, write_id: int) -> None:
+    replace = mode == "overwrite" or params is None
+    previous = StatsAccuracy.parse((params or {}).get(COLUMN_STATS_ACCURATE))
+    known_rows = replace or previous.basic
+
+    def total(key: str, added: int) -> str:
+        return str(added if replace else int((params or {}).get(key, 0) or 0) + added)
+
+    updates = {
+        "numFiles": total("numFiles", files.num_files),
+        "totalSize": total("totalSize", files.total_size),
+        "numRows": total("numRows", files.num_rows) if known_rows else (params or {}).get("numRows", "0"),
+        "rawDataSize": total("rawDataSize", files.raw_data_size) if known_rows else (params or {}).get("rawDataSize", "0"),
+        COLUMN_STATS_ACCURATE: StatsAccuracy(basic=known_rows).to_param(),
+    }
+    if part_name is None:
+        metastore.alter_table_params(table.dbName, table.tableName, updates)
+    else:
+        metastore.alter_partition_params(table.dbName, table.tableName, part_name, updates, write_id=write_id)
