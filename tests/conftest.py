@@ -1,0 +1,27 @@
+"""One SparkSession for the whole test session; each test gets its own lab folder and metastore file."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from colstats_lab import Lab
+from colstats_lab.engine import build_session
+
+ARTIFACTS = os.path.join(os.path.dirname(__file__), "artifacts")
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    home = str(tmp_path_factory.mktemp("spark-home"))
+    session = build_session(home, master="local[2]", conf={"spark.sql.shuffle.partitions": "2",
+                                                           "spark.default.parallelism": "2"})
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def lab(tmp_path, spark):
+    lab = Lab(home=str(tmp_path / "lab"), spark=spark)
+    yield lab
+    lab.close()

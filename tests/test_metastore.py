@@ -1,0 +1,240 @@
+"""The metastore API over a real SQLite file: Hive's names, its exceptions, one transaction per call."""
+from __future__ import annotations
+
+import sqlite3
+from decimal import Decimal
+
+import pytest
+
+from colstats_lab.metastore import (
+    AlreadyExistsException,
+    BooleanColumnStatsData,
+    ColumnStatistics,
+    ColumnStatisticsData,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
+    Date,
+    DateColumnStatsData,
+    DecimalColumnStatsData,
+    DoubleColumnStatsData,
+    FieldSchema,
+    InvalidInputException,
+    InvalidObjectException,
+    LongColumnStatsData,
+    Metastore,
+    NoSuchObjectException,
+    Partition,
+    StringColumnStatsData,
+    Table,
+    Timestamp,
+    TimestampColumnStatsData,
+    ValidWriteIdList,
+)
+from colstats_lab.metastore.names import escape_path_name, make_part_name, parse_part_name
+
+
+@pytest.fixture
+def ms(tmp_path):
+    store = Metastore(str(tmp_path / "metastore.db"))
+    yield store
+    store.close()
+
+
+def _sales(ms: Metastore) -> Table:
+    table = Table("default", "sales", [FieldSchema("x", "int"), FieldSchema("amount", "double"),
+                                       FieldSchema("note", "string"), FieldSchema("flag", "boolean"),
+                                       FieldSchema("price", "decimal(10,2)"), FieldSchema("day", "date"),
+                                       FieldSchema("ts", "timestamp")],
+                  [FieldSchema("ds", "string")], location="/tmp/sales")
+    ms.create_table(table)
+    ms.add_partitions([Partition("default", "sales", ["2026-11-21"]), Partition("default", "sales", ["2026-11-22"])])
+    return table
+
+
+def _long_stats(part: str | None, low=1, high=9, nulls=0, ndv=5) -> ColumnStatistics:
+    return ColumnStatistics(ColumnStatisticsDesc(part is None, "default", "sales", part, 100),
+                            [ColumnStatisticsObj("x", "int", ColumnStatisticsData(
+                                longStats=LongColumnStatsData(low, high, nulls, ndv)))])
+
+
+def test_schema_has_hives_tables_and_sqlite_is_configured(ms):
+    conn = sqlite3.connect(ms.path)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"DBS", "TBLS", "SDS", "COLUMNS_V2", "PARTITION_KEYS", "PARTITIONS", "PARTITION_KEY_VALS",
+            "TABLE_PARAMS", "PARTITION_PARAMS", "TAB_COL_STATS", "PART_COL_STATS", "TXNS",
+            "TXN_TO_WRITE_ID", "NEXT_WRITE_ID"} <= tables
+    stats_columns = {r[1] for r in conn.execute("PRAGMA table_info(PART_COL_STATS)")}
+    assert {"CS_ID", "PART_ID", "DB_NAME", "TABLE_NAME", "PART_NAME", "COLUMN_NAME", "COLUMN_TYPE", "LOW_VALUE",
+            "HIGH_VALUE", "NUM_NULLS", "NUM_DISTINCTS", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
+            "LAST_ANALYZED", "BIT_VECTOR", "BIG_DECIMAL_LOW_VALUE", "LONG_LOW_VALUE"} <= stats_columns
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
+    assert ms._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_reopening_an_existing_file_keeps_its_contents(tmp_path):
+    path = str(tmp_path / "m.db")
+    first = Metastore(path)
+    _sales(first)
+    first.close()
+    again = Metastore(path)
+    assert again.get_partition_names("default", "sales") == ["ds=2026-11-21", "ds=2026-11-22"]
+    again.close()
+
+
+def test_table_round_trip_lowercases_names(ms):
+    ms.create_table(Table("default", "MixedCase", [FieldSchema("Col", "DECIMAL(10, 2)")], location="/x"))
+    table = ms.get_table("DEFAULT", "mixedcase")
+    assert table.tableName == "mixedcase"
+    assert [(c.name, c.type) for c in table.cols] == [("col", "decimal(10,2)")]
+
+
+def test_unknown_objects_are_named(ms):
+    _sales(ms)
+    with pytest.raises(NoSuchObjectException, match="table default.nope does not exist"):
+        ms.get_table("default", "nope")
+    with pytest.raises(NoSuchObjectException, match="database nodb does not exist"):
+        ms.get_tables("nodb")
+    with pytest.raises(NoSuchObjectException, match="partition ds=1999-01-01 of default.sales does not exist"):
+        ms.get_partition("default", "sales", "ds=1999-01-01")
+    with pytest.raises(NoSuchObjectException, match="column zz does not exist in table default.sales"):
+        ms.get_table_column_statistics("default", "sales", "zz")
+    with pytest.raises(NoSuchObjectException, match="no statistics for column x"):
+        ms.get_partition_column_statistics("default", "sales", "ds=2026-11-21", "x")
+    with pytest.raises(AlreadyExistsException, match="table default.sales already exists"):
+        ms.create_table(Table("default", "sales", [FieldSchema("x", "int")]))
+
+
+def test_every_stats_type_round_trips_exactly(ms):
+    _sales(ms)
+    objs = [
+        ColumnStatisticsObj("x", "int", ColumnStatisticsData(longStats=LongColumnStatsData(-5, 2**40, 3, 7, b"\x01\x02"))),
+        ColumnStatisticsObj("amount", "double", ColumnStatisticsData(
+            doubleStats=DoubleColumnStatsData(-0.1, float("nan"), 0, 2))),
+        ColumnStatisticsObj("note", "string", ColumnStatisticsData(stringStats=StringColumnStatsData(11, 2.75, 1, 4))),
+        ColumnStatisticsObj("flag", "boolean", ColumnStatisticsData(booleanStats=BooleanColumnStatsData(3, 4, 5))),
+        ColumnStatisticsObj("price", "decimal(10,2)", ColumnStatisticsData(
+            decimalStats=DecimalColumnStatsData(Decimal("-12.50"), Decimal("99999999.99"), 0, 9))),
+        ColumnStatisticsObj("day", "date", ColumnStatisticsData(dateStats=DateColumnStatsData(Date(-3), Date(20000), 1, 2))),
+        ColumnStatisticsObj("ts", "timestamp", ColumnStatisticsData(
+            timestampStats=TimestampColumnStatsData(Timestamp(-1), Timestamp(1_795_000_000_123_456), 0, 2))),
+    ]
+    ms.update_partition_column_statistics(ColumnStatistics(
+        ColumnStatisticsDesc(False, "default", "sales", "ds=2026-11-21", 1234), objs))
+    got = ms.get_partitions_statistics("default", "sales", ["ds=2026-11-21"], [o.colName for o in objs])
+    back = {o.colName: o for o in got["ds=2026-11-21"].statsObj}
+    for obj in objs:
+        expected, actual = obj.statsData.value, back[obj.colName].statsData.value
+        if obj.colName == "amount":
+            assert actual.lowValue == -0.1 and actual.highValue != actual.highValue  # NaN survives
+        else:
+            assert actual == expected, obj.colName
+    assert got["ds=2026-11-21"].statsDesc.lastAnalyzed == 1234
+    conn = sqlite3.connect(ms.path)
+    row = conn.execute("SELECT LOW_VALUE, HIGH_VALUE, BIG_DECIMAL_LOW_VALUE FROM PART_COL_STATS "
+                       "WHERE COLUMN_NAME = 'price'").fetchone()
+    assert row == ("-12.50", "99999999.99", "-12.50")
+    assert conn.execute("SELECT LOW_VALUE, LONG_LOW_VALUE FROM PART_COL_STATS WHERE COLUMN_NAME = 'day'").fetchone() \
+        == ("1969-12-29", -3)
+
+
+def test_update_replaces_and_delete_removes(ms):
+    _sales(ms)
+    ms.update_table_column_statistics(_long_stats(None, 1, 9))
+    ms.update_table_column_statistics(_long_stats(None, 2, 8))
+    got = ms.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    assert (got.lowValue, got.highValue) == (2, 8)
+    assert ms.delete_table_column_statistics("default", "sales", "x")
+    with pytest.raises(NoSuchObjectException):
+        ms.get_table_column_statistics("default", "sales", "x")
+    ms.update_partition_column_statistics(_long_stats("ds=2026-11-22"))
+    ms.delete_partition_column_statistics("default", "sales", "ds=2026-11-22", "x")
+    assert ms.get_partitions_statistics("default", "sales", None, ["x"]) == {}
+
+
+def test_stats_for_the_wrong_type_or_column_are_refused(ms):
+    _sales(ms)
+    wrong = ColumnStatistics(ColumnStatisticsDesc(True, "default", "sales"), [ColumnStatisticsObj(
+        "note", "string", ColumnStatisticsData(stringStats=StringColumnStatsData(1, 1.0, 0, 1)))])
+    wrong.statsObj[0].colName = "x"
+    with pytest.raises(InvalidObjectException, match="column x of default.sales is int"):
+        ms.update_table_column_statistics(wrong)
+    with pytest.raises(NoSuchObjectException, match="column nope does not exist"):
+        ms.update_table_column_statistics(ColumnStatistics(ColumnStatisticsDesc(True, "default", "sales"), [
+            ColumnStatisticsObj("nope", "int", ColumnStatisticsData(longStats=LongColumnStatsData(1, 1, 0, 1)))]))
+    with pytest.raises(InvalidInputException, match="partName"):
+        ms.update_partition_column_statistics(_long_stats(None))
+
+
+def test_a_failing_bulk_update_writes_nothing(ms):
+    _sales(ms)
+    good = _long_stats("ds=2026-11-21")
+    bad = _long_stats("ds=1999-01-01")
+    with pytest.raises(NoSuchObjectException):
+        ms.set_aggr_stats_for([good, bad])
+    assert ms.get_partitions_statistics("default", "sales", None, ["x"]) == {}
+
+
+def test_dropping_a_partition_or_table_deletes_its_statistics(ms):
+    _sales(ms)
+    ms.set_aggr_stats_for([_long_stats("ds=2026-11-21"), _long_stats("ds=2026-11-22")])
+    ms.update_table_column_statistics(_long_stats(None))
+    ms.drop_partition("default", "sales", "ds=2026-11-21")
+    conn = sqlite3.connect(ms.path)
+    assert conn.execute("SELECT PART_NAME FROM PART_COL_STATS").fetchall() == [("ds=2026-11-22",)]
+    ms.drop_table("default", "sales")
+    for table in ("PART_COL_STATS", "TAB_COL_STATS", "PARTITIONS", "PARTITION_PARAMS", "TABLE_PARAMS",
+                  "PARTITION_KEY_VALS", "COLUMNS_V2", "SDS", "TBLS"):
+        assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_hostile_names_and_values_are_data(ms):
+    hostile = "x'); DROP TABLE TBLS; --"
+    _sales(ms)
+    ms.add_partitions([Partition("default", "sales", [hostile])])
+    name = make_part_name(["ds"], [hostile])
+    assert ms.get_partition("default", "sales", name).values == [hostile]
+    with pytest.raises(NoSuchObjectException):
+        ms.get_table("default", hostile)
+    assert "sales" in ms.get_tables("default")
+
+
+def test_part_names_follow_hive_escaping():
+    assert make_part_name(["ds", "hr"], ["2026-11-21", "11"]) == "ds=2026-11-21/hr=11"
+    assert escape_path_name("a:b/c=d%") == "a%3Ab%2Fc%3Dd%25"
+    assert make_part_name(["ds"], [None]) == "ds=__HIVE_DEFAULT_PARTITION__"
+    assert parse_part_name("ds=a%3Ab%2Fc/hr=__HIVE_DEFAULT_PARTITION__") == [("ds", "a:b/c"), ("hr", None)]
+
+
+def test_write_ids_and_valid_write_id_list(ms):
+    _sales(ms)
+    t1 = ms.open_txn()
+    assert ms.allocate_table_write_id(t1, "default", "sales") == 1
+    ms.commit_txn(t1)
+    t2, t3 = ms.open_txn(), ms.open_txn()
+    assert ms.allocate_table_write_id(t2, "default", "sales") == 2
+    assert ms.allocate_table_write_id(t3, "default", "sales") == 3
+    ms.abort_txn(t3)
+    valid = ms.get_valid_write_ids("default", "sales")
+    assert str(valid) == "default.sales:3:2:2:3"
+    assert [valid.is_write_id_valid(i) for i in (0, 1, 2, 3, 4)] == [True, True, False, False, False]
+    ms.commit_txn(t2)
+    assert str(ms.get_valid_write_ids("default", "sales")) == "default.sales:3:9223372036854775807::3"
+    assert ValidWriteIdList.parse("default.t:6:6:6:") == ValidWriteIdList("default.t", 6, frozenset({6}))
+    assert str(ValidWriteIdList.parse("default.t:8:9223372036854775807::")) == "default.t:8:9223372036854775807::"
+
+
+def test_partitioned_table_basic_stats_follow_hive(ms):
+    _sales(ms)
+    ms.alter_partition_params("default", "sales", "ds=2026-11-21", {
+        "numRows": "10", "numFiles": "1", "totalSize": "100", "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+    ms.refresh_partitioned_table_params("default", "sales")
+    params = ms.get_table("default", "sales").parameters
+    assert params["numRows"] == "10" and params["numPartitions"] == "2"
+    assert "COLUMN_STATS_ACCURATE" not in params  # one partition does not know its stats
+    ms.alter_partition_params("default", "sales", "ds=2026-11-22", {
+        "numRows": "5", "numFiles": "2", "totalSize": "50", "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+    ms.refresh_partitioned_table_params("default", "sales")
+    params = ms.get_table("default", "sales").parameters
+    assert (params["numRows"], params["numFiles"], params["totalSize"]) == ("15", "3", "150")
+    assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'

@@ -1,0 +1,80 @@
+"""The statement parser: what each statement parses to, and errors with a caret under the bad token."""
+from __future__ import annotations
+
+import pytest
+
+from colstats_lab.sql import ParseError, parse, parse_one
+from colstats_lab.sql import statements as st
+
+
+def test_analyze_forms():
+    stmt = parse_one("analyze table Sales partition (ds='2026-11-21', hr) compute statistics for columns X, note;")
+    assert isinstance(stmt, st.Analyze)
+    assert stmt.table == st.TableName(None, "sales")
+    assert [(p.key, p.value) for p in stmt.partition] == [("ds", "2026-11-21"), ("hr", None)]
+    assert stmt.mode == "columns" and [c for c, _ in stmt.columns] == ["x", "note"]
+    assert parse_one("ANALYZE TABLE db1.t COMPUTE STATISTICS FOR ALL COLUMNS").columns is None
+    assert parse_one("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS").columns is None
+    assert parse_one("ANALYZE TABLE t COMPUTE STATISTICS NOSCAN").mode == "noscan"
+    assert parse_one("ANALYZE TABLE t PARTITION (hr=-3) COMPUTE STATISTICS").partition[0].value == "-3"
+    assert parse_one("ANALYZE TABLE t COMPUTE STATISTICS").mode == "basic"
+
+
+def test_create_table_with_every_type():
+    stmt = parse_one("CREATE TABLE IF NOT EXISTS s (id BIGINT, x INT COMMENT 'key', a DOUBLE, p DECIMAL(10, 2), "
+                     "n STRING, v VARCHAR(20), f BOOLEAN, d DATE, t TIMESTAMP, r BINARY, tags ARRAY<STRING>, "
+                     "m MAP<STRING, INT>) COMMENT 'sales' PARTITIONED BY (ds STRING, hr INT) STORED AS PARQUET")
+    assert stmt.if_not_exists and stmt.comment == "sales"
+    assert [(c.name, c.type) for c in stmt.columns] == [
+        ("id", "bigint"), ("x", "int"), ("a", "double"), ("p", "decimal(10,2)"), ("n", "string"),
+        ("v", "varchar(20)"), ("f", "boolean"), ("d", "date"), ("t", "timestamp"), ("r", "binary"),
+        ("tags", "array<string>"), ("m", "map<string,int>")]
+    assert stmt.columns[1].comment == "key"
+    assert [(k.name, k.type) for k in stmt.partition_keys] == [("ds", "string"), ("hr", "int")]
+
+
+def test_several_statements_and_strings_with_semicolons():
+    stmts = parse("DESCRIBE FORMATTED t x; SHOW PARTITIONS t PARTITION (ds='a;b'); select ';' as s")
+    assert [type(s) for s in stmts] == [st.Describe, st.ShowPartitions, st.Query]
+    assert stmts[1].partition[0].value == "a;b"
+    assert stmts[2].text == "select ';' as s"
+
+
+def test_quoted_identifiers_and_escaped_strings():
+    stmt = parse_one("DESCRIBE `my db`.`odd name` PARTITION (ds='it''s') `weird col`")
+    assert stmt.table == st.TableName("my db", "odd name")
+    assert stmt.partition[0].value == "it's"
+    assert stmt.column[0] == "weird col"
+
+
+def _error(sql: str) -> ParseError:
+    with pytest.raises(ParseError) as info:
+        parse(sql)
+    return info.value
+
+
+def test_error_points_at_the_bad_token():
+    sql = "ANALYZE TABLE sales COMPUTE STATISTIC FOR COLUMNS x"
+    err = _error(sql)
+    assert err.position == sql.index("STATISTIC")
+    lines = str(err).splitlines()
+    assert "expected STATISTICS" in lines[0] and "found 'STATISTIC'" in lines[0]
+    assert lines[1].strip() == sql
+    assert lines[2].index("^") - lines[1].index("A") == sql.index("STATISTIC")
+
+
+def test_error_on_a_later_line_reports_line_and_column():
+    err = _error("ANALYZE TABLE sales\nPARTITION (ds='a'\nCOMPUTE STATISTICS")
+    assert (err.line, err.column) == (3, 1)
+    assert "expected ')'" in err.message
+
+
+def test_other_errors():
+    assert "unknown statement 'ANALYSE'" in _error("ANALYSE TABLE t COMPUTE STATISTICS").message
+    assert "unknown column type 'INTEGR'" in _error("CREATE TABLE t (x INTEGR)").message
+    assert _error("CREATE TABLE t (x INTEGR)").position == len("CREATE TABLE t (x ")
+    assert "partition key ds is given twice" in _error("ANALYZE TABLE t PARTITION (ds, ds) COMPUTE STATISTICS").message
+    assert "unterminated string" in _error("DESCRIBE t PARTITION (ds='x").message
+    assert "only STORED AS PARQUET" in _error("CREATE TABLE t (x INT) STORED AS ORC").message
+    assert "no statement" in _error(" ; ").message
+    assert "unexpected" in _error("SHOW TABLES extra").message
