@@ -1,0 +1,113 @@
+"""Writes: Hive's insert-only layout on disk, snapshot reads, basic stats kept current, clean failures."""
+from __future__ import annotations
+
+import json
+import os
+
+import pandas as pd
+import pytest
+
+from colstats_lab import InvalidInputException, NoSuchObjectException
+from colstats_lab.metastore.names import make_part_name
+
+
+def _dirs(path: str) -> list[str]:
+    return sorted(d for d in os.listdir(path) if not d.startswith((".", "_")))
+
+
+def test_each_write_adds_a_delta_and_an_overwrite_a_base(lab, spark):
+    lab.sql("CREATE TABLE t (v INT) PARTITIONED BY (ds STRING)")
+    location = lab.metastore.get_table("default", "t").location
+    lab.write("t", pd.DataFrame({"v": [1, 2]}), partition={"ds": "d1"})
+    lab.write("t", pd.DataFrame({"v": [3]}), partition={"ds": "d1"})
+    assert _dirs(os.path.join(location, "ds=d1")) == ["delta_0000001_0000001", "delta_0000002_0000002"]
+    assert sorted(r.v for r in lab.table("t").select("v").collect()) == [1, 2, 3]
+    lab.write("t", pd.DataFrame({"v": [9]}), partition={"ds": "d1"}, mode="overwrite")
+    assert "base_0000003" in _dirs(os.path.join(location, "ds=d1"))
+    assert [r.v for r in lab.table("t").select("v").collect()] == [9]  # the base hides what came before
+    lab.write("t", pd.DataFrame({"v": [10]}), partition={"ds": "d1"})
+    assert sorted(r.v for r in lab.table("t").select("v").collect()) == [9, 10]
+    params = lab.metastore.get_partition("default", "t", "ds=d1").parameters
+    assert params["numRows"] == "2"
+    assert lab.metastore.get_partition("default", "t", "ds=d1").writeId == 4
+
+
+def test_dynamic_partitions_and_hive_escaping_on_disk(lab, spark):
+    lab.sql("CREATE TABLE t (v INT) PARTITIONED BY (ds STRING, hr INT)")
+    odd = "a:b/c=d%'e"
+    frame = spark.createDataFrame([(1, odd, 1), (2, odd, 1), (3, "plain", 2), (4, None, None)],
+                                  "v int, ds string, hr int")
+    result = lab.write("t", frame)
+    names = lab.metastore.get_partition_names("default", "t")
+    assert names == sorted([make_part_name(["ds", "hr"], [odd, "1"]), "ds=plain/hr=2",
+                            "ds=__HIVE_DEFAULT_PARTITION__/hr=__HIVE_DEFAULT_PARTITION__"])
+    location = lab.metastore.get_table("default", "t").location
+    for name in names:  # the directory Spark wrote is the name Hive gives the partition
+        assert os.path.isdir(os.path.join(location, name, "delta_0000001_0000001")), name
+    assert result.num_rows == 4
+    back = {(r.v, r.ds, r.hr) for r in lab.table("t").collect()}
+    assert back == {(1, odd, 1), (2, odd, 1), (3, "plain", 2), (4, None, None)}
+    assert lab.metastore.get_partition("default", "t", make_part_name(["ds", "hr"], [odd, "1"])).values == [odd, "1"]
+
+
+def test_basic_stats_after_writes_follow_hive(lab, spark):
+    lab.sql("CREATE TABLE t (v INT, s STRING) PARTITIONED BY (ds STRING)")
+    lab.write("t", pd.DataFrame({"v": [1, 2, 3], "s": ["a", "b", None]}), partition={"ds": "d1"})
+    lab.sql("ANALYZE TABLE t PARTITION (ds='d1') COMPUTE STATISTICS FOR COLUMNS v, s")
+    part = lab.metastore.get_partition("default", "t", "ds=d1")
+    assert json.loads(part.parameters["COLUMN_STATS_ACCURATE"]) == {
+        "BASIC_STATS": "true", "COLUMN_STATS": {"s": "true", "v": "true"}}
+    lab.write("t", pd.DataFrame({"v": [4], "s": ["d"]}), partition={"ds": "d1"})
+    part = lab.metastore.get_partition("default", "t", "ds=d1")
+    assert part.parameters["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'
+    assert part.parameters["numRows"] == "4"
+    data_files = [f for d in os.listdir(part.location) for f in os.listdir(os.path.join(part.location, d))
+                  if not f.startswith((".", "_"))]
+    assert part.parameters["numFiles"] == str(len(data_files))
+    assert int(part.parameters["totalSize"]) == sum(
+        os.path.getsize(os.path.join(part.location, d, f)) for d in os.listdir(part.location)
+        for f in os.listdir(os.path.join(part.location, d)) if not f.startswith((".", "_")))
+    table = lab.metastore.get_table("default", "t")
+    assert (table.parameters["numRows"], table.parameters["numPartitions"]) == ("4", "1")
+
+
+def test_an_empty_static_partition_exists_with_zero_rows(lab, spark):
+    lab.sql("CREATE TABLE t (v INT) PARTITIONED BY (ds STRING)")
+    lab.write("t", spark.createDataFrame([], "v int"), partition={"ds": "empty"})
+    part = lab.metastore.get_partition("default", "t", "ds=empty")
+    assert (part.parameters["numRows"], part.parameters["numFiles"]) == ("0", "0")
+    assert lab.table("t").count() == 0
+
+
+def test_bad_writes_name_the_problem_and_leave_nothing(lab, spark):
+    lab.sql("CREATE TABLE t (v INT, s STRING) PARTITIONED BY (ds STRING)")
+    with pytest.raises(InvalidInputException, match="no column s"):
+        lab.write("t", pd.DataFrame({"v": [1]}), partition={"ds": "x"})
+    with pytest.raises(InvalidInputException, match="columns extra that table default.t does not have"):
+        lab.write("t", pd.DataFrame({"v": [1], "s": ["a"], "extra": [0]}), partition={"ds": "x"})
+    with pytest.raises(InvalidInputException, match="hr is not a partition key of default.t"):
+        lab.write("t", pd.DataFrame({"v": [1], "s": ["a"]}), partition={"hr": "x"})
+    with pytest.raises(InvalidInputException, match="no column ds"):
+        lab.write("t", pd.DataFrame({"v": [1], "s": ["a"]}))
+    with pytest.raises(NoSuchObjectException, match="table default.nope does not exist"):
+        lab.write("nope", pd.DataFrame({"v": [1]}))
+    with pytest.raises(Exception):  # ANSI cast failure inside Spark's write job
+        lab.write("t", pd.DataFrame({"v": ["not a number"], "s": ["a"]}), partition={"ds": "x"})
+    assert lab.metastore.get_partition_names("default", "t") == []
+    location = lab.metastore.get_table("default", "t").location
+    assert [d for d in os.listdir(location) if not d.startswith("_")] == []
+    assert "default.t:1:9223372036854775807::1" == str(lab.snapshot("t"))  # the failed write is aborted
+
+
+def test_snapshot_reads_skip_open_and_aborted_writes(lab, spark):
+    lab.sql("CREATE TABLE t (v INT)")
+    lab.write("t", pd.DataFrame({"v": [1]}))
+    txn = lab.metastore.open_txn()
+    write_id = lab.metastore.allocate_table_write_id(txn, "default", "t")
+    location = lab.metastore.get_table("default", "t").location
+    # files of a write that has not committed yet
+    spark.createDataFrame([(2,)], "v int").write.parquet(os.path.join(location, f"delta_{write_id:07d}_{write_id:07d}"))
+    assert [r.v for r in lab.table("t").collect()] == [1]
+    lab.metastore.abort_txn(txn)
+    assert [r.v for r in lab.table("t").collect()] == [1]
+    assert lab.sql("SELECT count(*) AS n FROM t").df.n[0] == 1
