@@ -33,29 +33,41 @@ class ColumnPlan:
     def kind(self) -> StatsKind:
         return parse_type(self.type_name).stats_kind
 
-    def aggregates(self, index: int) -> list[Column]:
+    def inputs(self, index: int) -> list[Column]:
+        """Per-row values the aggregates read, computed in a projection below the aggregation so
+        that Spark generates code for them (the sketch aggregate itself runs interpreted)."""
         col = F.col(f"`{self.name}`")
         p = f"__c{index}_"
-        out = [F.count(col).alias(p + "nonnull")]
         kind = self.kind
-        if kind in (StatsKind.LONG, StatsKind.DECIMAL):
-            out += [F.min(col).alias(p + "min"), F.max(col).alias(p + "max")]
-        elif kind is StatsKind.DOUBLE:
-            as_double = col.cast("double")
-            out += [F.min(as_double).alias(p + "min"), F.max(as_double).alias(p + "max")]
+        if kind is StatsKind.DOUBLE:
+            value = col.cast("double")
         elif kind is StatsKind.DATE:
-            days = F.unix_date(col)
-            out += [F.min(days).alias(p + "min"), F.max(days).alias(p + "max")]
+            value = F.unix_date(col)
         elif kind is StatsKind.TIMESTAMP:
-            micros = F.unix_micros(col)
-            out += [F.min(micros).alias(p + "min"), F.max(micros).alias(p + "max")]
+            value = F.unix_micros(col)
+        else:
+            value = col
+        out = [value.alias(p + "v")]
+        if kind in (StatsKind.STRING, StatsKind.BINARY):
+            out.append(F.length(col).alias(p + "len"))
+        if self.has_ndv:
+            out.append(ndv_input(col, self.type_name).alias(p + "h"))
+        return out
+
+    def aggregates(self, index: int) -> list[Column]:
+        p = f"__c{index}_"
+        value = F.col(p + "v")
+        out = [F.count(value).alias(p + "nonnull")]
+        kind = self.kind
+        if kind in (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE, StatsKind.DATE, StatsKind.TIMESTAMP):
+            out += [F.min(value).alias(p + "min"), F.max(value).alias(p + "max")]
         elif kind in (StatsKind.STRING, StatsKind.BINARY):
-            length = F.length(col)
+            length = F.col(p + "len")
             out += [F.max(length).alias(p + "maxlen"), F.sum(length).alias(p + "sumlen")]
         elif kind is StatsKind.BOOLEAN:
-            out += [F.count_if(col).alias(p + "trues"), F.count_if(~col).alias(p + "falses")]
+            out += [F.count_if(value).alias(p + "trues"), F.count_if(~value).alias(p + "falses")]
         if self.has_ndv:
-            out.append(F.hll_sketch_agg(ndv_input(col, self.type_name), NDV_LG_K).alias(p + "hll"))
+            out.append(F.hll_sketch_agg(F.col(p + "h"), NDV_LG_K).alias(p + "hll"))
         return out
 
     @property
@@ -107,14 +119,13 @@ class GroupStats:
 def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan]) -> dict[tuple, GroupStats]:
     """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
     group's partition values as text (the empty tuple when there are no keys)."""
-    exprs = [F.count(F.lit(1)).alias(ROWS)]
-    for i, plan in enumerate(columns):
-        exprs += plan.aggregates(i)
+    keys = [F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
+    inputs = frame.select(*keys, *[c for i, plan in enumerate(columns) for c in plan.inputs(i)])
+    exprs = [F.count(F.lit(1)).alias(ROWS)] + [a for i, plan in enumerate(columns) for a in plan.aggregates(i)]
     if group_keys:
-        grouped = frame.groupBy(*[F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)])
-        rows = grouped.agg(*exprs).collect()
+        rows = inputs.groupBy(*[f"__k{i}" for i in range(len(group_keys))]).agg(*exprs).collect()
     else:
-        rows = frame.agg(*exprs).collect()
+        rows = inputs.agg(*exprs).collect()
     out = {}
     for row in rows:
         record = row.asDict()

@@ -1,0 +1,45 @@
+"""Our ANALYZE ... FOR ALL COLUMNS (which also yields per-partition stats and sketches) against
+Spark's native ANALYZE ... FOR ALL COLUMNS on the same data, in the same run.
+
+    .venv/bin/python bench/analyze_vs_spark.py [--rows 10000000] [--partitions 30] [--runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+from common import DDL, bench_lab, generated, median_of, peak_rss_mib
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--partitions", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    lab = bench_lab(fresh=True)
+    spark = lab.spark
+    staging = os.path.join(lab.home, "staging")
+    generated(spark, args.rows, args.partitions).write.mode("overwrite").parquet(staging)
+    source = spark.read.parquet(staging)
+    lab.sql(DDL.format(name="bench"))
+    lab.write("bench", source)
+    spark.sql("DROP TABLE IF EXISTS bench_native")
+    source.write.partitionBy("ds").format("parquet").saveAsTable("bench_native")
+    size = int(lab.metastore.get_table("default", "bench").parameters["totalSize"])
+    print(f"table: {args.rows:,} rows, {args.partitions} partitions, {size / 2**20:.0f} MiB of Parquet")
+
+    ours_sql = "ANALYZE TABLE bench COMPUTE STATISTICS FOR ALL COLUMNS"
+    native_sql = "ANALYZE TABLE bench_native COMPUTE STATISTICS FOR ALL COLUMNS"
+    lab.sql(ours_sql)  # warm both paths once (JIT, file cache)
+    spark.sql(native_sql)
+    ours, ours_runs = median_of(args.runs, lambda: lab.sql(ours_sql))
+    native, native_runs = median_of(args.runs, lambda: spark.sql(native_sql))
+    print(f"ours   (per-partition + table stats, sketches): median {ours:.2f} s  runs {['%.2f' % t for t in ours_runs]}")
+    print(f"native (Spark ANALYZE, table level only):      median {native:.2f} s  runs {['%.2f' % t for t in native_runs]}")
+    print(f"ratio ours / native: {ours / native:.2f}  (target <= 1.0)")
+    print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Shared set-up for benchmarks: a lab on a scratch folder, the benchmark table, timing helpers."""
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from pyspark.sql import functions as F  # noqa: E402
+
+from colstats_lab import Lab  # noqa: E402
+
+BENCH_HOME = os.environ.get("COLSTATS_BENCH_HOME", "/tmp/colstats-bench")
+
+
+def bench_lab(fresh: bool = False, driver_memory: str = "4g") -> Lab:
+    if fresh:
+        shutil.rmtree(BENCH_HOME, ignore_errors=True)
+    return Lab(home=BENCH_HOME, spark_conf={"spark.driver.memory": driver_memory,
+                                            "spark.sql.shuffle.partitions": "8"})
+
+
+def generated(spark, rows: int, partitions: int):
+    """`rows` rows over `partitions` ds values: 11 columns of every kind, x zipf-skewed."""
+    base = spark.range(rows)
+    uniform = F.rand(seed=1)
+    zipf = F.floor(F.pow(F.lit(100000.0), uniform * uniform)).cast("int")  # a few values hold most rows
+    return base.select(
+        F.col("id"),
+        zipf.alias("x"),
+        (F.rand(seed=2) * 1_000_000).cast("int").alias("y"),
+        F.when(F.rand(seed=3) < 0.05, F.lit(None)).otherwise(F.rand(seed=4) * 1000 - 100).alias("amount"),
+        (F.rand(seed=5) * 10).cast("float").alias("f"),
+        (F.rand(seed=6) * 100000).cast("decimal(10,2)").alias("price"),
+        F.concat(F.lit("note-"), (F.rand(seed=7) * 200000).cast("int").cast("string")).alias("note"),
+        F.element_at(F.array(*[F.lit(c) for c in ("red", "green", "blue", "")]),
+                     (F.rand(seed=8) * 4).cast("int") + 1).alias("category"),
+        (F.rand(seed=9) < 0.4).alias("flag"),
+        F.date_add(F.lit("2020-01-01").cast("date"), (F.rand(seed=10) * 2000).cast("int")).alias("day"),
+        F.timestamp_seconds(F.lit(1_700_000_000) + (F.rand(seed=11) * 1e8).cast("long")).alias("ts"),
+        F.format_string("2026-10-%02d", (F.col("id") % partitions).cast("int") + 1).alias("ds"),
+    )
+
+
+DDL = ("CREATE TABLE {name} (id BIGINT, x INT, y INT, amount DOUBLE, f FLOAT, price DECIMAL(10,2), note STRING, "
+       "category STRING, flag BOOLEAN, day DATE, ts TIMESTAMP) PARTITIONED BY (ds STRING)")
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def median_of(runs: int, fn) -> tuple[float, list[float]]:
+    times = [timed(fn) for _ in range(runs)]
+    return statistics.median(times), times
+
+
+def peak_rss_mib() -> float:
+    """Peak resident memory of this Python process (the JVM is a separate process)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
