@@ -79,12 +79,19 @@ class Metastore:
 
     # ---- transactions -------------------------------------------------------------------
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self):
         """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        return self._scope("BEGIN IMMEDIATE", writing=True)
+
+    def snapshot(self):
+        """A consistent read of several statements; joins an open transaction."""
+        return self._scope("BEGIN", writing=False)
+
+    @contextmanager
+    def _scope(self, begin: str, writing: bool) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if self._depth:
-                if not self._writing:
+                if writing and not self._writing:
                     raise MetaException("cannot write inside a read-only metastore snapshot")
                 self._depth += 1
                 try:
@@ -92,8 +99,8 @@ class Metastore:
                 finally:
                     self._depth -= 1
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._depth, self._writing = 1, True
+            self._conn.execute(begin)
+            self._depth, self._writing = 1, writing
             try:
                 yield self._conn
             except BaseException:
@@ -103,25 +110,6 @@ class Metastore:
                 self._conn.execute("COMMIT")
             finally:
                 self._depth, self._writing = 0, False
-
-    @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
-        """A consistent read of several statements; joins an open transaction."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._conn
-                finally:
-                    self._depth -= 1
-                return
-            self._conn.execute("BEGIN")
-            self._depth = 1
-            try:
-                yield self._conn
-            finally:
-                self._conn.execute("COMMIT")
-                self._depth = 0
 
     # ---- databases ----------------------------------------------------------------------
 
