@@ -16,3 +16,10 @@ __all__ = [
     "InvalidObjectException", "MetaException", "AlreadyExistsException",
 ]
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext colstats_lab` registers `%%analyze` and `%skew`."""
+    from .ui.magics import load_ipython_extension as load
+
+    load(ipython)

@@ -17,16 +17,21 @@ def build_demo(lab: Lab, rows_per_day: int = DEMO_ROWS_PER_DAY, days: int = DEMO
     lab.sql(f"CREATE TABLE {DEMO_TABLE} (id BIGINT, x INT, amount DOUBLE, price DECIMAL(10,2), note STRING, "
             "flag BOOLEAN, day DATE, ts TIMESTAMP) PARTITIONED BY (ds STRING)")
     rows = lab.spark.range(rows_per_day * days)
+
+    def uniform_for(seed: int):
+        # a hash of the row id, so the data is the same whatever Spark's parallelism
+        return F.pmod(F.xxhash64(F.col("id"), F.lit(seed)), F.lit(1_000_000)) / 1_000_000.0
+
     # x: a zipf-like key, a few values hold most rows; which ones shifts by day.
-    uniform = F.rand(seed=7)
+    uniform = uniform_for(7)
     day = (F.col("id") % days).cast("int")
     skewed = (F.floor(F.pow(F.lit(1000.0), uniform)) - 1).cast("int")
     data = rows.select(
         F.col("id"),
-        F.when(F.rand(seed=11) < 0.02, F.lit(None)).otherwise((skewed + day * 3) % 1000).cast("int").alias("x"),
-        F.round(F.rand(seed=3) * 500 - 50, 2).alias("amount"),
-        (F.rand(seed=5) * 100).cast("decimal(10,2)").alias("price"),
-        F.when(F.rand(seed=13) < 0.1, F.lit(None))
+        F.when(uniform_for(11) < 0.02, F.lit(None)).otherwise((skewed + day * 3) % 1000).cast("int").alias("x"),
+        F.round(uniform_for(3) * 500 - 50, 2).alias("amount"),
+        (uniform_for(5) * 100).cast("decimal(10,2)").alias("price"),
+        F.when(uniform_for(13) < 0.1, F.lit(None))
          .otherwise(F.concat(F.lit("note-"), (F.col("id") % 97).cast("string"))).alias("note"),
         (F.col("id") % 3 == 0).alias("flag"),
         F.date_add(F.lit("2026-11-01").cast("date"), day).alias("day"),

@@ -26,6 +26,7 @@ from .tables import list_data_files, read_snapshot, snapshot_files, write_table
 from .tables.writer import WriteResult
 
 DEFAULT_HOME = ".colstats"
+ENV_HOME = "COLSTATS_HOME"
 
 
 class Lab:
@@ -40,7 +41,7 @@ class Lab:
 
     def __init__(self, home: str | None = None, spark: SparkSession | None = None, master: str | None = None,
                  remote: str | None = None, spark_conf: dict[str, str] | None = None):
-        self.home = os.path.abspath(home or DEFAULT_HOME)
+        self.home = os.path.abspath(home or os.environ.get(ENV_HOME) or DEFAULT_HOME)
         os.makedirs(self.home, exist_ok=True)
         self.metastore = Metastore(os.path.join(self.home, "metastore.db"), os.path.join(self.home, "warehouse"))
         self._spark = spark
@@ -157,6 +158,24 @@ class Lab:
             self.metastore.refresh_partitioned_table_params(db, table.tableName)
             self.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
         return self.metastore.get_table(db, table.tableName)
+
+    # ---- views --------------------------------------------------------------------------
+
+    def view(self, name: str, *args, **kwargs):
+        """A registered workbench view by name ("stats", "skew", ...), as an ipywidgets object."""
+        from .ui import VIEWS
+
+        if name not in VIEWS:
+            raise KeyError(f"no view named {name!r}; there are {', '.join(sorted(VIEWS))}")
+        return VIEWS[name](self, *args, **kwargs)
+
+    def view_stats(self, table: str, partition: str | None = None):
+        """The statistics view of a table (table level, or the given partition first)."""
+        return self.view("stats", table, partition=partition)
+
+    def view_skew(self, table: str, column: str, k: int = 10, partition: str | None = None):
+        """The skew view: the k most frequent values of a column per partition (one Spark aggregation)."""
+        return self.view("skew", table, column, k=k, partition=partition)
 
     def close(self) -> None:
         self.metastore.close()

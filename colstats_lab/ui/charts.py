@@ -1,0 +1,58 @@
+"""Plotly figures for the views; usable without widgets (`fig.show()`)."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import plotly.graph_objects as go
+from IPython.display import display
+
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+OTHERS = "(others)"
+
+
+def top_values_figure(top: pd.DataFrame, others: int, total: int, title: str, log_scale: bool = False) -> go.Figure:
+    """Bars of the most frequent values and their share of rows, with an 'others' bar for the rest."""
+    labels = ["NULL" if pd.isna(v) else str(v) for v in top["value"]]
+    counts = [int(c) for c in top["count"]]
+    if others > 0:
+        labels.append(OTHERS)
+        counts.append(int(others))
+    shares = [c / total if total else 0.0 for c in counts]
+    colors = ["#4c78a8"] * len(top) + (["#bab0ac"] if others > 0 else [])
+    fig = go.Figure(go.Bar(
+        x=labels, y=counts, marker_color=colors,
+        text=[f"{s * 100:.1f}%" for s in shares], textposition="outside", cliponaxis=False,
+        customdata=shares, hovertemplate="%{x}: %{y:,} rows (%{customdata:.1%})<extra></extra>",
+    ))
+    fig.update_layout(
+        title=title, height=360, margin=dict(l=60, r=20, t=50, b=60), template="plotly_white",
+        xaxis=dict(title="value", type="category"),
+        yaxis=dict(title="rows" + (" (log scale)" if log_scale else ""), type="log" if log_scale else "linear",
+                   tickformat=",d" if not log_scale else None),
+    )
+    return fig
+
+
+def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
+    """Null fraction and distinct values per column, side by side."""
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=rows["column"], y=rows["null_fraction"], name="null fraction", yaxis="y",
+                         offsetgroup=0, marker_color="#e45756",
+                         hovertemplate="%{x}: %{y:.1%} null<extra></extra>"))
+    fig.add_trace(go.Bar(x=rows["column"], y=rows["ndv"], name="distinct values", yaxis="y2",
+                         offsetgroup=1, marker_color="#4c78a8",
+                         hovertemplate="%{x}: %{y:,} distinct<extra></extra>"))
+    fig.update_layout(
+        title=title, height=320, margin=dict(l=60, r=60, t=50, b=60), template="plotly_white", barmode="group",
+        yaxis=dict(title="null fraction", tickformat=".0%", rangemode="tozero"),
+        yaxis2=dict(title="distinct values", overlaying="y", side="right", type="log", tickformat=",d"),
+        legend=dict(orientation="h", y=-0.25),
+    )
+    return fig
+
+
+def show(fig: go.Figure) -> None:
+    """Displays a figure as Plotly's mime bundle, which JupyterLab and Voila render without a CDN."""
+    display({PLOTLY_MIME: json.loads(fig.to_json()), "text/plain": f"<plotly figure: {fig.layout.title.text}>"},
+            raw=True)

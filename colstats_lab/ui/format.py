@@ -1,0 +1,55 @@
+"""How numbers, sizes and times read in the views: every message a user sees is formatted here."""
+from __future__ import annotations
+
+import datetime as dt
+import html
+import math
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def size(num_bytes: int | None) -> str:
+    """`446.2 MiB`; bytes always carry a unit."""
+    if num_bytes is None:
+        return ""
+    value = float(num_bytes)
+    for unit in _UNITS:
+        if abs(value) < 1024 or unit == _UNITS[-1]:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return ""
+
+
+def count(value: int | float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{int(value):,}"
+
+
+def number(value) -> str:
+    """A statistic's value as a person reads it: grouped integers, short floats, NaN spelled out."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{value:,.1f}"
+        return f"{value:,.6g}" if abs(value) < 1e15 else f"{value:.6g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def percent(fraction: float | None) -> str:
+    return "" if fraction is None else f"{fraction * 100:.1f}%"
+
+
+def when(seconds: int | None) -> str:
+    if not seconds:
+        return ""
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def escape(text) -> str:
+    return html.escape("" if text is None else str(text))

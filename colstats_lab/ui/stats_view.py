@@ -1,0 +1,148 @@
+"""The statistics view: one row per column with its statistics, null fraction, NDV, when it was
+analyzed and whether the statistics are still accurate (with the reason when not)."""
+from __future__ import annotations
+
+import ipywidgets as widgets
+import pandas as pd
+
+from ..coltypes import parse_type
+from ..metastore import COLUMN_STATS_ACCURATE, Metastore, StatsAccuracy, Table
+from . import charts
+from . import format as fmt
+from .widgets import View, badge, fraction_bar, html_table, register
+
+TABLE_LEVEL = "(table)"
+FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
+                 "falses", "last_analyzed", "accurate", "reason"]
+
+
+def _values(obj) -> dict:
+    data = obj.statsData.value
+    out = {"nulls": data.numNulls}
+    if hasattr(data, "lowValue"):
+        out["min"], out["max"] = data.lowValue, data.highValue
+    if hasattr(data, "numDVs"):
+        out["ndv"] = data.numDVs
+    if hasattr(data, "avgColLen"):
+        out["avg_len"], out["max_len"] = data.avgColLen, data.maxColLen
+    if hasattr(data, "numTrues"):
+        out["trues"], out["falses"] = data.numTrues, data.numFalses
+        out["ndv"] = int(data.numTrues > 0) + int(data.numFalses > 0)
+    return out
+
+
+def stats_frame(metastore: Metastore, table: Table, partition: str | None = None) -> tuple[pd.DataFrame, int]:
+    """The view's rows for the table level (partition None) or one partition, and the row count they cover."""
+    columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
+    names = [c.name for c in columns]
+    partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
+    if partition in (None, TABLE_LEVEL):
+        stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
+        rows = int(table.parameters.get("numRows", 0) or 0)
+        accuracy = _table_accuracy(table, partitions, names)
+    else:
+        part = next(p for p in partitions if p.partName == partition)
+        stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
+        rows = int(part.parameters.get("numRows", 0) or 0)
+        flags = StatsAccuracy.parse(part.parameters.get(COLUMN_STATS_ACCURATE))
+        accuracy = {n: (n in flags.columns, _partition_reason(part, n in flags.columns)) for n in names}
+    by_name = {o.colName: o for o in stats.statsObj} if stats else {}
+    records = []
+    for column in columns:
+        record = dict.fromkeys(FRAME_COLUMNS)
+        record.update(column=column.name, type=column.type)
+        obj = by_name.get(column.name)
+        if obj is None:
+            record.update(accurate=None, reason="never analyzed")
+        else:
+            record.update(_values(obj))
+            record["null_fraction"] = record["nulls"] / rows if rows else 0.0
+            record["last_analyzed"] = stats.statsDesc.lastAnalyzed
+            record["accurate"], record["reason"] = accuracy[column.name]
+        records.append(record)
+    return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
+
+
+def _partition_reason(part, accurate: bool) -> str:
+    if accurate:
+        return "analyzed since the last write"
+    return f"partition changed by write {part.writeId} after the last analyze"
+
+
+def _table_accuracy(table: Table, partitions, names: list[str]) -> dict[str, tuple[bool, str]]:
+    if not table.is_partitioned:
+        flags = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
+        return {n: (n in flags.columns, "analyzed since the last write" if n in flags.columns
+                    else f"table changed by write {table.writeId} after the last analyze") for n in names}
+    out = {}
+    for name in names:
+        stale = [p.partName for p in partitions
+                 if name not in StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE)).columns]
+        if not stale:
+            out[name] = (True, f"accurate in all {len(partitions)} partitions")
+        else:
+            shown = ", ".join(stale[:3]) + (", ..." if len(stale) > 3 else "")
+            out[name] = (False, f"not accurate in {len(stale)} of {len(partitions)} partitions ({shown})")
+    return out
+
+
+def _display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    shown = pd.DataFrame({
+        "column": frame["column"], "type": frame["type"],
+        "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
+        "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
+        "distinct": frame["ndv"].map(fmt.count),
+        "avg len": frame["avg_len"].map(lambda v: "" if v is None or pd.isna(v) else f"{v:.2f}"),
+        "max len": frame["max_len"].map(fmt.count),
+        "true / false": [f"{fmt.count(t)} / {fmt.count(f)}" if t is not None and not pd.isna(t) else ""
+                         for t, f in zip(frame["trues"], frame["falses"])],
+        "analyzed": frame["last_analyzed"].map(lambda v: fmt.when(None if pd.isna(v) else int(v))),
+        "status": [badge(None if pd.isna(a) else bool(a), r or "") for a, r in zip(frame["accurate"], frame["reason"])],
+        "reason": frame["reason"].fillna(""),
+    })
+    return shown
+
+
+@register("stats")
+class StatsView(View):
+    """Statistics of one table, at the table level or per partition (dropdown)."""
+
+    def __init__(self, lab, table: str, partition: str | None = None, chart: bool = True):
+        super().__init__()
+        self.lab = lab
+        db, _, name = table.rpartition(".")
+        self.table = lab.metastore.get_table(db or lab.current_db, name)
+        options = [TABLE_LEVEL] + (lab.metastore.get_partition_names(self.table.dbName, self.table.tableName)
+                                   if self.table.is_partitioned else [])
+        self.level = widgets.Dropdown(options=options, value=partition or TABLE_LEVEL, description="Level",
+                                      layout=widgets.Layout(width="420px"))
+        self.level.layout.display = None if self.table.is_partitioned else "none"
+        self.table_html = widgets.HTML()
+        self.chart = widgets.Output() if chart else None
+        self.level.observe(lambda change: self.refresh(), names="value")
+        self.children = [self.header, self.level, self.table_html] + ([self.chart] if chart else [])
+        self.refresh()
+
+    def refresh(self) -> None:
+        level = self.level.value
+        self.frame, rows = stats_frame(self.lab.metastore, self.table, level)
+        params = self.table.parameters
+        where = "whole table" if level == TABLE_LEVEL else level
+        self.header.value = (
+            f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · {fmt.escape(where)} · '
+            f'{fmt.count(rows)} rows · {fmt.size(int(params.get("totalSize", 0) or 0))} in '
+            f'{fmt.count(int(params.get("numFiles", 0) or 0))} files'
+            + (f' · {fmt.count(int(params.get("numPartitions", 0) or 0))} partitions'
+               if self.table.is_partitioned else "") + "</div>")
+        numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
+        self.table_html.value = html_table(_display_frame(self.frame), numeric=numeric,
+                                           raw_html={"null fraction", "status"})
+        if self.chart is not None:
+            analyzed = self.frame[self.frame["nulls"].notna()].copy()
+            analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]
+            self.chart.clear_output()
+            self.figure = charts.null_and_ndv_figure(
+                analyzed, f"{self.table.tableName} · {where}: nulls and distinct values") if len(analyzed) else None
+            if self.figure is not None:
+                with self.chart:
+                    charts.show(self.figure)

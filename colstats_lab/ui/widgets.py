@@ -1,0 +1,72 @@
+"""The views' frame: a View is an ipywidgets box built from a lab; each view is one module that
+registers itself here, so `Lab.view(name, ...)` and the dashboard find it by name."""
+from __future__ import annotations
+
+from typing import Callable
+
+import ipywidgets as widgets
+import pandas as pd
+
+from . import format as fmt
+
+VIEWS: dict[str, type["View"]] = {}
+
+_STYLE = """<style>
+.colstats-table {border-collapse: collapse; font-size: 13px; font-family: system-ui, sans-serif;}
+.colstats-table th {text-align: left; padding: 4px 10px; border-bottom: 2px solid #888; white-space: nowrap;}
+.colstats-table td {padding: 3px 10px; border-bottom: 1px solid #ddd; white-space: nowrap;}
+.colstats-table td.num {text-align: right; font-variant-numeric: tabular-nums;}
+.colstats-badge {border-radius: 8px; padding: 1px 8px; font-size: 12px; color: white;}
+.colstats-ok {background: #2e7d32;} .colstats-stale {background: #c62828;} .colstats-none {background: #757575;}
+.colstats-bar {display: inline-block; width: 70px; height: 8px; background: #e0e0e0; margin-right: 6px;
+               vertical-align: middle;}
+.colstats-bar > div {height: 8px; background: #e45756;}
+.colstats-header {font-family: system-ui, sans-serif; font-size: 14px; margin: 4px 0;}
+</style>"""
+
+
+def register(name: str) -> Callable[[type["View"]], type["View"]]:
+    def wrap(cls: type["View"]) -> type["View"]:
+        VIEWS[name] = cls
+        cls.view_name = name
+        return cls
+    return wrap
+
+
+class View(widgets.VBox):
+    """Base of every view: a VBox with a title line and a way to show messages."""
+
+    view_name = "view"
+
+    def __init__(self, **kwargs):
+        self.header = widgets.HTML()
+        self.message = widgets.HTML()
+        super().__init__(children=[self.header], **kwargs)
+
+    def say(self, text: str) -> None:
+        self.message.value = f'<div class="colstats-header">{fmt.escape(text)}</div>'
+
+
+def badge(accurate: bool | None, reason: str) -> str:
+    css = "colstats-none" if accurate is None else ("colstats-ok" if accurate else "colstats-stale")
+    label = "no stats" if accurate is None else ("accurate" if accurate else "not accurate")
+    return f'<span class="colstats-badge {css}" title="{fmt.escape(reason)}">{label}</span>'
+
+
+def fraction_bar(fraction: float | None) -> str:
+    if fraction is None:
+        return ""
+    width = max(0.0, min(1.0, fraction)) * 100
+    return f'<span class="colstats-bar"><div style="width:{width:.1f}%"></div></span>{fmt.percent(fraction)}'
+
+
+def html_table(frame: pd.DataFrame, numeric: set[str] = frozenset(), raw_html: set[str] = frozenset()) -> str:
+    head = "".join(f"<th>{fmt.escape(c)}</th>" for c in frame.columns)
+    body = []
+    for row in frame.itertuples(index=False):
+        cells = []
+        for name, value in zip(frame.columns, row):
+            text = value if name in raw_html else fmt.escape(value)
+            cells.append(f'<td class="num">{text}</td>' if name in numeric else f"<td>{text}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'{_STYLE}<table class="colstats-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

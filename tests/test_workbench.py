@@ -1,0 +1,145 @@
+"""The magics in a real IPython shell: what they return, and what the views they display contain."""
+from __future__ import annotations
+
+import collections
+
+import pandas as pd
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+from ipywidgets.widgets.widget import _instances as widget_instances
+
+from colstats_lab import Lab
+from colstats_lab.skew import TABLE_LEVEL
+from colstats_lab.ui.skew_view import SkewView
+from colstats_lab.ui.stats_view import StatsView
+
+ROWS = {
+    "d1": [(1, 5, "a"), (2, 5, "bb"), (3, 5, None), (4, 7, "a"), (5, None, "ccc")],
+    "d2": [(6, 7, "a"), (7, 7, ""), (8, 9, "dd"), (9, 5, None)],
+}
+
+
+@pytest.fixture
+def shell(lab, spark):
+    lab.sql("CREATE TABLE sales (id BIGINT, x INT, note STRING) PARTITIONED BY (ds STRING)")
+    for ds, rows in ROWS.items():
+        lab.write("sales", spark.createDataFrame(rows, "id bigint, x int, note string"), partition={"ds": ds})
+    ip = InteractiveShell.instance()
+    ip.user_ns["lab"] = lab
+    ip.run_line_magic("load_ext", "colstats_lab")
+    yield ip
+    ip.user_ns.pop("_", None)
+
+
+def _displayed_widgets(captured) -> list:
+    found = []
+    for output in captured.outputs:
+        view = output.data.get("application/vnd.jupyter.widget-view+json")
+        if view:
+            found.append(widget_instances[view["model_id"]])
+    return found
+
+
+def _frame(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["id", "x", "note"], dtype=object)
+
+
+def test_analyze_magic_returns_the_result_and_shows_the_stats_view(shell):
+    with capture_output() as captured:
+        shell.run_cell_magic("analyze", "--lab lab", "ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, note")
+    result = shell.user_ns["_"]
+    assert sorted(result.details.partitions) == ["ds=d1", "ds=d2"]
+    assert "Analyzed default.sales" in captured.stdout
+    views = [w for w in _displayed_widgets(captured) if isinstance(w, StatsView)]
+    assert len(views) == 1
+    view = views[0]
+    everything = _frame(ROWS["d1"] + ROWS["d2"])
+    x = view.frame.set_index("column").loc["x"]
+    xs = [v for v in everything.x if v is not None]
+    assert (x["min"], x["max"], x["nulls"], x["ndv"]) == (min(xs), max(xs), 1, len(set(xs)))
+    assert bool(x["accurate"]) is True
+    note = view.frame.set_index("column").loc["note"]
+    lengths = [len(v) for v in everything.note if v is not None]
+    assert note["max_len"] == max(lengths)
+    assert note["avg_len"] == pytest.approx(sum(lengths) / len(everything))
+    assert "9 rows" in view.header.value
+    assert ">x<" in view.table_html.value and "accurate" in view.table_html.value
+    id_row = view.frame.set_index("column").loc["id"]
+    assert id_row["reason"] == "never analyzed"  # id was not in the column list
+    # switching the level to one partition shows that partition's statistics
+    view.level.value = "ds=d2"
+    x2 = view.frame.set_index("column").loc["x"]
+    assert (x2["min"], x2["max"], x2["nulls"]) == (5, 9, 0)
+    assert "ds=d2" in view.header.value
+
+
+def test_stats_view_badge_turns_when_a_partition_changes(shell, lab, spark):
+    shell.run_cell_magic("analyze", "", "ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS x")
+    lab.write("sales", spark.createDataFrame([(10, 1, "z")], "id bigint, x int, note string"), partition={"ds": "d1"})
+    view = lab.view_stats("sales")
+    x = view.frame.set_index("column").loc["x"]
+    assert bool(x["accurate"]) is False
+    assert x["reason"] == "not accurate in 1 of 2 partitions (ds=d1)"
+    view.level.value = "ds=d1"
+    assert view.frame.set_index("column").loc["x"]["reason"] == "partition changed by write 3 after the last analyze"
+
+
+def test_skew_magic_shows_top_values_per_partition(shell):
+    with capture_output() as captured:
+        shell.run_line_magic("skew", "sales.x --top 2 --lab lab")
+    top = shell.user_ns["_"]
+    views = [w for w in _displayed_widgets(captured) if isinstance(w, SkewView)]
+    assert len(views) == 1
+    for ds, rows in ROWS.items():
+        counts = collections.Counter(r[1] for r in rows)
+        expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] if kv[0] is not None else 0))[:2]
+        got = top.for_partition(f"ds={ds}")
+        assert list(zip(got["value"], got["count"])) == expected
+        assert top.totals[f"ds={ds}"] == len(rows)
+    view = views[0]
+    assert view.level.value == TABLE_LEVEL
+    assert list(view.rows["value"])[:1] == [5] and list(view.rows["count"])[:1] == [4]
+    bars = view.figure.data[0]
+    assert list(bars.x) == ["5", "7", "(others)"] and list(bars.y) == [4, 3, 2]
+    view.log_scale.value = True
+    assert view.figure.layout.yaxis.type == "log"
+    view.level.value = "ds=d2"
+    assert list(view.rows["value"]) == [7, 5]
+
+
+def test_bad_input_is_a_short_message_and_the_shell_goes_on(shell):
+    with capture_output() as captured:
+        result = shell.run_cell("%%analyze\nANALYZE TABLE sales COMPUTE STATISTIC FOR COLUMNS x")
+    assert result.error_in_exec is not None
+    text = captured.stdout + captured.stderr
+    assert "expected STATISTICS" in text and "^" in text and "Traceback" not in text
+    with capture_output() as captured:
+        shell.run_cell("%%analyze\nANALYZE TABLE nosuch COMPUTE STATISTICS")
+    assert "table default.nosuch does not exist" in captured.stdout + captured.stderr
+    with capture_output() as captured:
+        shell.run_cell("%skew sales.nocol")
+    assert "column nocol does not exist in table default.sales" in captured.stdout + captured.stderr
+    assert shell.run_cell("1 + 1").result == 2
+
+
+def test_jupysql_queries_the_live_metastore(shell, lab):
+    shell.run_cell_magic("analyze", "--no-view", "ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS x")
+    shell.run_line_magic("load_ext", "sql")
+    shell.run_line_magic("config", "SqlMagic.displaylimit = 0")
+    shell.run_line_magic("sql", lab.metastore_url)
+    result = shell.run_line_magic("sql", "SELECT PART_NAME, NUM_NULLS FROM PART_COL_STATS WHERE COLUMN_NAME = 'x' "
+                                         "ORDER BY PART_NAME")
+    assert [tuple(r) for r in result] == [("ds=d1", 1), ("ds=d2", 0)]
+
+
+def test_views_are_usable_from_python(lab, spark):
+    lab.sql("CREATE TABLE t (v INT)")
+    lab.write("t", spark.createDataFrame([(1,), (1,), (2,)], "v int"))
+    lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = lab.view_stats("t")
+    assert stats.level.layout.display == "none"  # no partitions: no level picker
+    assert stats.frame.set_index("column").loc["v"]["ndv"] == 2
+    skew = lab.view_skew("t", "v")
+    assert list(zip(skew.rows["value"], skew.rows["count"])) == [(1, 2), (2, 1)]
+    assert isinstance(Lab.current(), Lab)
