@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install java dashboard demo test bench clean
+.PHONY: install java browser dashboard demo test bench clean
 
 install: $(STAMP)
 
@@ -18,13 +18,20 @@ $(STAMP): pyproject.toml
 java: $(STAMP)
 	@$(PY) -m colstats_lab.cli check-java
 
+# Debian's Chromium for the dashboard's browser test (Playwright's own browser download is not reachable).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
 dashboard: java
 	$(PY) -m colstats_lab.cli dashboard
 
-demo: dashboard
+demo: java
+	$(PY) -m colstats_lab.cli demo
 
-test: java
-	$(PY) -m pytest -q
+test: java browser
+	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q
 
 bench: java
 	$(PY) bench/analyze_vs_spark.py

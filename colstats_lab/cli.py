@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 
 from .engine import EngineError, check_java
@@ -37,6 +39,38 @@ def cmd_demo(args) -> int:
     return 0
 
 
+DASHBOARD_NOTEBOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "notebooks",
+                                  "dashboard.ipynb")
+
+
+def voila_command(notebook: str, port: int, ip: str = "127.0.0.1") -> list[str]:
+    """The command that serves a notebook with Voila from this environment."""
+    voila = os.path.join(os.path.dirname(sys.executable), "voila")
+    return [voila, notebook, f"--port={port}", "--no-browser", f"--Voila.ip={ip}", "--show_tracebacks=True"]
+
+
+def cmd_dashboard(args) -> int:
+    from .demo import DEMO_TABLE
+    from .lab import DEFAULT_HOME, ENV_HOME
+    from .metastore import Metastore
+
+    home = os.path.abspath(args.home or os.environ.get(ENV_HOME) or DEFAULT_HOME)
+    env = {**os.environ, ENV_HOME: home, "PLOOMBER_STATS_ENABLED": "false"}
+    store = Metastore(os.path.join(home, "metastore.db"), os.path.join(home, "warehouse"))
+    has_demo = store.table_exists("default", DEMO_TABLE)
+    store.close()
+    if not has_demo:
+        # built in a child process, so this one holds no JVM while Voila serves
+        subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", home, "demo"], check=True, env=env)
+    if not os.path.exists(DASHBOARD_NOTEBOOK):
+        print(f"colstats-lab: the dashboard notebook is missing ({DASHBOARD_NOTEBOOK})", file=sys.stderr)
+        return 1
+    print(f"Serving the dashboard at http://{args.ip}:{args.port}/ (Ctrl-C stops it)", flush=True)
+    command = voila_command(DASHBOARD_NOTEBOOK, args.port, args.ip)
+    os.execve(command[0], command, env)
+    return 0
+
+
 def cmd_sql(args) -> int:
     from .metastore import MetastoreError
     from .sql import ParseError
@@ -56,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("check-java", help="say whether a suitable Java is installed").set_defaults(func=cmd_check_java)
     sub.add_parser("demo", help="build the demo table, analyze it, print its statistics").set_defaults(func=cmd_demo)
-    dashboard = sub.add_parser("dashboard", help="build the demo and show its statistics")
-    dashboard.set_defaults(func=cmd_demo)
+    dashboard = sub.add_parser("dashboard", help="build the demo if missing and serve the Voila dashboard")
+    dashboard.add_argument("--port", type=int, default=8866)
+    dashboard.add_argument("--ip", default="127.0.0.1")
+    dashboard.set_defaults(func=cmd_dashboard)
     sql = sub.add_parser("sql", help="run statements (ANALYZE, DESCRIBE, SHOW, ...)")
     sql.add_argument("statement")
     sql.set_defaults(func=cmd_sql)

@@ -1,4 +1,4 @@
-"""The demo table: a week of sales with a zipf-skewed key, built with Spark in the lab's warehouse."""
+"""The demo table: a week of sales with a skewed key, built with Spark in the lab's warehouse."""
 from __future__ import annotations
 
 from pyspark.sql import functions as F
@@ -22,13 +22,15 @@ def build_demo(lab: Lab, rows_per_day: int = DEMO_ROWS_PER_DAY, days: int = DEMO
         # a hash of the row id, so the data is the same whatever Spark's parallelism
         return F.pmod(F.xxhash64(F.col("id"), F.lit(seed)), F.lit(1_000_000)) / 1_000_000.0
 
-    # x: a zipf-like key, a few values hold most rows; which ones shifts by day.
-    uniform = uniform_for(7)
+    # x: a key with 1,000 values where ten hot ones hold about 70 % of the rows, with geometric
+    # weights; which ten are hot shifts from day to day, as in Hive's list-bucketing story.
     day = (F.col("id") % days).cast("int")
-    skewed = (F.floor(F.pow(F.lit(1000.0), uniform)) - 1).cast("int")
+    hot_rank = F.least(F.floor(-F.log(uniform_for(17) + 1e-9) / 0.5), F.lit(9)).cast("int")
+    skewed = F.when(uniform_for(7) < 0.7, (day * 7 + hot_rank * 37) % 1000).otherwise(
+        F.floor(uniform_for(19) * 1000).cast("int"))
     data = rows.select(
         F.col("id"),
-        F.when(uniform_for(11) < 0.02, F.lit(None)).otherwise((skewed + day * 3) % 1000).cast("int").alias("x"),
+        F.when(uniform_for(11) < 0.02, F.lit(None)).otherwise(skewed).cast("int").alias("x"),
         F.round(uniform_for(3) * 500 - 50, 2).alias("amount"),
         (uniform_for(5) * 100).cast("decimal(10,2)").alias("price"),
         F.when(uniform_for(13) < 0.1, F.lit(None))

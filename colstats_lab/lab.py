@@ -66,6 +66,16 @@ class Lab:
         """A SQLAlchemy URL of the metastore, for `%sql {lab.metastore_url}`."""
         return self.metastore.url
 
+    @property
+    def metastore_engine(self):
+        """A SQLAlchemy engine on the metastore: `metastore = lab.metastore_engine` then `%sql metastore`
+        (jupysql takes an engine variable; it does not expand `{...}` in connection strings)."""
+        if getattr(self, "_engine", None) is None:
+            import sqlalchemy
+
+            self._engine = sqlalchemy.create_engine(self.metastore_url)
+        return self._engine
+
     # ---- statements ---------------------------------------------------------------------
 
     def sql(self, text: str) -> Result:
@@ -179,6 +189,8 @@ class Lab:
 
     def close(self) -> None:
         self.metastore.close()
+        if getattr(self, "_engine", None) is not None:
+            self._engine.dispose()
         if Lab._current is self:
             Lab._current = None
 

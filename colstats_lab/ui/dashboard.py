@@ -37,8 +37,17 @@ class Dashboard(widgets.VBox):
         meta = self.lab.metastore.get_table(self.lab.current_db, table)
         candidates = [c.name for c in meta.cols if parse_type(c.type).base in _SKEWABLE]
         self.column.options = candidates
-        self.column.value = candidates[0] if candidates else None
+        self.column.value = self._likely_skewed(candidates)
         self.status.value = ""
+
+    def _likely_skewed(self, candidates: list[str]) -> str | None:
+        """The column with the most distinct values that still repeat (NDV at most a tenth of the rows):
+        the seed's case of many values with a few heavy ones. Without statistics, the first column."""
+        frame = self.stats_area.children[0].frame.set_index("column")
+        rows = int(self.stats_area.children[0].table.parameters.get("numRows", 0) or 0)
+        scored = [(frame.loc[c, "ndv"], c) for c in candidates
+                  if c in frame.index and frame.loc[c, "ndv"] is not None and 2 < frame.loc[c, "ndv"] <= rows / 10]
+        return max(scored)[1] if scored else (candidates[0] if candidates else None)
 
     def show_skew(self, column: str | None) -> None:
         if not column or not self.picker.value:

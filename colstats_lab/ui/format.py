@@ -46,9 +46,10 @@ def percent(fraction: float | None) -> str:
 
 
 def when(seconds: int | None) -> str:
+    """A UTC time to the minute; the column header says UTC."""
     if not seconds:
         return ""
-    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
 
 
 def escape(text) -> str:

@@ -96,9 +96,10 @@ def _display_frame(frame: pd.DataFrame) -> pd.DataFrame:
         "max len": frame["max_len"].map(fmt.count),
         "true / false": [f"{fmt.count(t)} / {fmt.count(f)}" if t is not None and not pd.isna(t) else ""
                          for t, f in zip(frame["trues"], frame["falses"])],
-        "analyzed": frame["last_analyzed"].map(lambda v: fmt.when(None if pd.isna(v) else int(v))),
+        "analyzed (UTC)": frame["last_analyzed"].map(lambda v: fmt.when(None if pd.isna(v) else int(v))),
         "status": [badge(None if pd.isna(a) else bool(a), r or "") for a, r in zip(frame["accurate"], frame["reason"])],
-        "reason": frame["reason"].fillna(""),
+        # the badge's tooltip carries every reason; the column spells out only what needs attention
+        "reason": [r if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"])],
     })
     return shown
 
@@ -136,7 +137,7 @@ class StatsView(View):
                if self.table.is_partitioned else "") + "</div>")
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
         self.table_html.value = html_table(_display_frame(self.frame), numeric=numeric,
-                                           raw_html={"null fraction", "status"})
+                                           raw_html={"null fraction", "status"}, wrap={"reason"})
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]

@@ -16,11 +16,12 @@ _STYLE = """<style>
 .colstats-table th {text-align: left; padding: 4px 10px; border-bottom: 2px solid #888; white-space: nowrap;}
 .colstats-table td {padding: 3px 10px; border-bottom: 1px solid #ddd; white-space: nowrap;}
 .colstats-table td.num {text-align: right; font-variant-numeric: tabular-nums;}
+.colstats-table td.wrap {white-space: normal; min-width: 180px; max-width: 320px; color: #555;}
 .colstats-badge {border-radius: 8px; padding: 1px 8px; font-size: 12px; color: white;}
 .colstats-ok {background: #2e7d32;} .colstats-stale {background: #c62828;} .colstats-none {background: #757575;}
 .colstats-bar {display: inline-block; width: 70px; height: 8px; background: #e0e0e0; margin-right: 6px;
                vertical-align: middle;}
-.colstats-bar > div {height: 8px; background: #e45756;}
+.colstats-bar > span {display: inline-block; vertical-align: top; height: 8px; background: #e45756;}
 .colstats-header {font-family: system-ui, sans-serif; font-size: 14px; margin: 4px 0;}
 </style>"""
 
@@ -57,16 +58,19 @@ def fraction_bar(fraction: float | None) -> str:
     if fraction is None:
         return ""
     width = max(0.0, min(1.0, fraction)) * 100
-    return f'<span class="colstats-bar"><div style="width:{width:.1f}%"></div></span>{fmt.percent(fraction)}'
+    return f'<span class="colstats-bar"><span style="width:{width:.1f}%"></span></span>{fmt.percent(fraction)}'
 
 
-def html_table(frame: pd.DataFrame, numeric: set[str] = frozenset(), raw_html: set[str] = frozenset()) -> str:
+def html_table(frame: pd.DataFrame, numeric: set[str] = frozenset(), raw_html: set[str] = frozenset(),
+               wrap: set[str] = frozenset()) -> str:
     head = "".join(f"<th>{fmt.escape(c)}</th>" for c in frame.columns)
     body = []
     for row in frame.itertuples(index=False):
         cells = []
         for name, value in zip(frame.columns, row):
             text = value if name in raw_html else fmt.escape(value)
-            cells.append(f'<td class="num">{text}</td>' if name in numeric else f"<td>{text}</td>")
+            css = "num" if name in numeric else ("wrap" if name in wrap else "")
+            cells.append(f'<td class="{css}">{text}</td>' if css else f"<td>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return f'{_STYLE}<table class="colstats-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return (f'{_STYLE}<div style="overflow-x: auto"><table class="colstats-table"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')

@@ -1,0 +1,85 @@
+"""The Voila dashboard in headless Chromium: pick a table, read the statistics view, see the chart."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
+from colstats_lab.demo import build_demo
+from colstats_lab.ui import format as fmt
+from conftest import ARTIFACTS
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# As root, on a machine with no network: no sandbox, and nothing that phones home.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dashboard(lab):
+    build_demo(lab, rows_per_day=2_000)
+    lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
+    port = _free_port()
+    env = {**os.environ, "COLSTATS_HOME": lab.home, "PLOOMBER_STATS_ENABLED": "false"}
+    log = open(os.path.join(lab.home, "voila.log"), "w")
+    proc = subprocess.Popen(voila_command(DASHBOARD_NOTEBOOK, port), env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 90
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+            break
+        except OSError:
+            assert proc.poll() is None, open(log.name).read()[-3000:]
+            assert time.time() < deadline, "Voila did not start"
+            time.sleep(0.5)
+    yield url
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    log.close()
+
+
+def test_dashboard_shows_the_picked_tables_statistics_and_chart(dashboard, lab):
+    assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test installs it (make browser)"
+    x = lab.metastore.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    rows = int(lab.metastore.get_table("default", "sales").parameters["numRows"])
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.goto(dashboard, timeout=120_000)
+        picker = page.locator(".widget-dropdown", has_text="Table").locator("select")
+        picker.wait_for(timeout=120_000)
+        picker.select_option("sales")
+        table = page.locator("table.colstats-table").first
+        table.wait_for(timeout=120_000)
+        text = table.inner_text()
+        for column in ("id", "x", "amount", "price", "note", "flag", "day", "ts"):
+            assert f"\n{column}\t" in f"\n{text}", column
+        rows_text = [table.locator("tbody tr").nth(i).inner_text() for i in range(table.locator("tbody tr").count())]
+        x_row = next(r for r in rows_text if r.startswith("x\t"))
+        assert fmt.count(x.numNulls) in x_row and fmt.number(x.highValue) in x_row and "accurate" in x_row
+        assert f"{fmt.count(rows)} rows" in page.locator(".colstats-header").first.inner_text()
+        page.locator(".js-plotly-plot").nth(1).wait_for(timeout=180_000)  # stats chart and the skew chart
+        assert page.locator(".js-plotly-plot .bars path").count() > 0
+        page.wait_for_timeout(1000)
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard.png"), full_page=True)
+        browser.close()
