@@ -1,14 +1,10 @@
 """One SparkSession for the whole test session; each test gets its own lab folder and metastore file."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from colstats_lab import Lab
 from colstats_lab.engine import build_session
-
-ARTIFACTS = os.path.join(os.path.dirname(__file__), "artifacts")
 
 
 @pytest.fixture(scope="session")

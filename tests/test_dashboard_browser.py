@@ -14,8 +14,8 @@ from playwright.sync_api import sync_playwright
 from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
 from colstats_lab.demo import build_demo
 from colstats_lab.ui import format as fmt
-from conftest import ARTIFACTS
 
+ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "artifacts")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # As root, on a machine with no network: no sandbox, and nothing that phones home.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
