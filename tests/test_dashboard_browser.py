@@ -39,22 +39,24 @@ def dashboard(lab):
     proc = subprocess.Popen(voila_command(DASHBOARD_NOTEBOOK, port), env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 90
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=2).close()
-            break
-        except OSError:
-            assert proc.poll() is None, open(log.name).read()[-3000:]
-            assert time.time() < deadline, "Voila did not start"
-            time.sleep(0.5)
-    yield url
-    os.killpg(proc.pid, signal.SIGTERM)
     try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-    log.close()
+        deadline = time.time() + 90
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                break
+            except OSError:
+                assert proc.poll() is None, open(log.name).read()[-3000:]
+                assert time.time() < deadline, "Voila did not start"
+                time.sleep(0.5)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
 
 
 def test_dashboard_shows_the_picked_tables_statistics_and_chart(dashboard, lab):
