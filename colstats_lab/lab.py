@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -21,10 +22,13 @@ from .metastore import (
 from .metastore.names import parse_part_name
 from .result import Result
 from .sql import parse
+from .sql.partition_spec import matching_partitions
 from .sql.executor import execute
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
 from .tables.writer import WriteResult
+from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
+_DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -78,23 +82,48 @@ class Lab:
 
     # ---- statements ---------------------------------------------------------------------
 
-    def sql(self, text: str) -> Result:
+    def sql(self, text: str, txn: Transaction | None = None) -> Result:
         """Runs one or more `;`-separated statements; returns the last one's Result.
 
         Raises ParseError (with a caret under the bad token) before anything runs, and the
         metastore's exceptions (NoSuchObjectException, InvalidInputException, ...) naming what
-        is wrong; each statement commits in one metastore transaction or not at all.
+        is wrong; each statement commits in one metastore transaction or not at all. With `txn`,
+        statements read its snapshot and their statistics are stored when it commits.
         """
         result = None
         for stmt in parse(text):
-            result = execute(self, stmt)
+            result = execute(self, stmt, txn)
         return result
 
+    def transaction(self) -> Transaction:
+        """A transaction: `with lab.transaction() as txn:` commits on success and aborts on an exception."""
+        return Transaction(self.metastore, float(self.get("hive.txn.heartbeat.interval")))
+
+    @contextmanager
+    def txn_scope(self, txn: Transaction | None) -> Iterator[Transaction]:
+        """The given transaction, or a new one that commits when the block succeeds."""
+        if txn is not None:
+            yield txn
+            return
+        with self.transaction() as own:
+            yield own
+
     def get(self, key: str) -> Any:
-        return self._options.get(key)
+        """A setting: `hive.txn.stats.enabled`, `hive.txn.timeout` (s), `hive.txn.heartbeat.interval` (s), ..."""
+        if key == "hive.txn.stats.enabled":
+            return self.metastore.txn_stats_enabled
+        if key == "hive.txn.timeout":
+            return self.metastore.txn_timeout_s
+        return self._options.get(key, _DEFAULT_OPTIONS.get(key))
 
     def set(self, key: str, value: Any) -> None:
-        self._options[key] = value
+        """Changes a setting for this lab (as Hive's SET does for a session)."""
+        if key == "hive.txn.stats.enabled":
+            self.metastore.txn_stats_enabled = _as_bool(key, value)
+        elif key == "hive.txn.timeout":
+            self.metastore.txn_timeout_s = float(value)
+        else:
+            self._options[key] = value
 
     # ---- data ---------------------------------------------------------------------------
 
@@ -102,19 +131,27 @@ class Lab:
         db, _, table = name.rpartition(".")
         return self.metastore.get_table(db or self.current_db, table)
 
-    def write(self, name: str, data, partition: dict | None = None, mode: str = "append") -> WriteResult:
-        """Writes a Spark or pandas DataFrame into a managed table as one new write ID.
+    def write(self, name: str, data, partition: dict | None = None, mode: str = "append",
+              txn: Transaction | None = None) -> WriteResult:
+        """Writes a Spark or pandas DataFrame into a managed table under the transaction's write ID
+        (a transaction of its own when none is given).
 
         `partition` gives every partition key a value (static); without it the data carries the
         key columns (dynamic partitions). `mode` is "append" or "overwrite" (of the partitions written).
         """
-        return write_table(self.spark, self.metastore, self._table(name), data, partition, mode)
-
-    def table(self, name: str, snapshot: ValidWriteIdList | None = None) -> DataFrame:
-        """The table's data as a Spark DataFrame: what its current (or the given) snapshot admits."""
         table = self._table(name)
-        valid = snapshot or self.metastore.get_valid_write_ids(table.dbName, table.tableName)
-        return read_snapshot(self.spark, table, snapshot_files(self.metastore, table, valid))
+        with self.txn_scope(txn) as scope:
+            return write_table(self.spark, self.metastore, table, data, scope, partition, mode)
+
+    def table(self, name: str, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
+        """The table's data as a Spark DataFrame: exactly the files the snapshot admits (the given
+        one, the transaction's, or the current one)."""
+        table = self._table(name)
+        valid = snapshot or (txn.snapshot(table) if txn else self.snapshot(name))
+        partitions = None
+        if txn is not None and table.is_partitioned:
+            partitions = matching_partitions(self.metastore, table, None, txn.new_partitions(table))
+        return read_snapshot(self.spark, table, snapshot_files(self.metastore, table, valid, partitions))
 
     def snapshot(self, name: str) -> ValidWriteIdList:
         table = self._table(name)
@@ -193,6 +230,14 @@ class Lab:
             self._engine.dispose()
         if Lab._current is self:
             Lab._current = None
+
+
+def _as_bool(key: str, value) -> bool:
+    if isinstance(value, str):
+        if value.strip().lower() not in ("true", "false"):
+            raise InvalidInputException(f"{key} takes true or false, not {value!r}")
+        return value.strip().lower() == "true"
+    return bool(value)
 
 
 def _infer_key_type(values: list[str | None]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
@@ -22,12 +23,16 @@ from ..metastore import (
     NoSuchObjectException,
     StatsAccuracy,
     Table,
+    ValidWriteIdList,
 )
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, merge_column_stats
 from ..tables.layout import DataFile
 from ..tables.snapshot import PartitionFiles, read_snapshot, snapshot_files
+
+if TYPE_CHECKING:
+    from ..transaction import Transaction
 
 
 @dataclass
@@ -54,7 +59,7 @@ class AnalyzeOutcome:
             text += f" Skipped (no statistics for their type): {', '.join(self.skipped_columns)}."
         if self.stale_partitions:
             names = ", ".join(p or self.table for p in self.stale_partitions)
-            text += f" Written again while analyzing, so not marked accurate: {names}."
+            text += f" Written by a write this ANALYZE could not see, so not marked accurate: {names}."
         return text
 
 
@@ -82,14 +87,19 @@ def column_plans(table: Table, stmt: Analyze) -> tuple[list[ColumnPlan], list[st
     return plans, []
 
 
-def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, current_db: str) -> AnalyzeOutcome:
+def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, current_db: str,
+                txn: "Transaction") -> AnalyzeOutcome:
+    """Computes the statistics over `txn`'s snapshot now; they are stored when `txn` commits (an
+    ANALYZE takes a write ID, as Hive's does, so readers can tell whose statistics they get)."""
     started = time.perf_counter()
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     if stmt.partition and not table.is_partitioned:
         raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
     plans, skipped = column_plans(table, stmt) if stmt.mode == "columns" else ([], [])
-    partitions = matching_partitions(metastore, table, stmt.partition) if table.is_partitioned else None
-    valid = metastore.get_valid_write_ids(table.dbName, table.tableName)
+    partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
+                  if table.is_partitioned else None)
+    valid = txn.snapshot(table)
+    write_id = txn.write_id(table) if stmt.mode != "noscan" else None
     files = snapshot_files(metastore, table, valid, partitions)
     groups: dict[tuple, GroupStats] = {}
     if stmt.mode != "noscan":
@@ -97,7 +107,9 @@ def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, curren
         groups = aggregate_stats(frame, table.partition_key_names, plans)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped)
-    _persist(metastore, table, stmt.mode, plans, files, groups, outcome)
+    raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
+    txn.on_commit(lambda: _persist(metastore, table, stmt.mode, plans, files, groups, raw_sizes, outcome,
+                                   write_id, valid))
     outcome.seconds = time.perf_counter() - started
     return outcome
 
@@ -116,60 +128,54 @@ def _raw_data_size(files: list[DataFile]) -> int:
 
 
 def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],
-             groups: dict, outcome: AnalyzeOutcome) -> None:
-    """Stores everything the command computed in one metastore transaction."""
+             groups: dict, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int | None,
+             valid: ValidWriteIdList) -> None:
+    """Stores what the command computed; runs inside the committing metastore transaction. The
+    metastore marks statistics not accurate where the partition was written by a write this
+    ANALYZE could not see (HIVE-19416's writer rule)."""
     now = int(time.time())
-    raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if mode != "noscan" else {}
-    with metastore.transaction():
-        current = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)} \
-            if table.is_partitioned else {}
-        fresh_table = metastore.get_table(table.dbName, table.tableName)
-        partition_stats = []
-        total_rows = 0
-        for part in files:
-            if part.partition is not None and part.part_name not in current:
-                continue  # dropped while we were scanning
-            if part.partition is not None:
-                now_part = current[part.part_name]
-                changed = now_part.writeId != part.partition.writeId
-                params = now_part.parameters
-            else:
-                changed = fresh_table.writeId != table.writeId
-                params = fresh_table.parameters
-            group = _group_of(part, plans, groups)
-            previous = StatsAccuracy.parse(params.get(COLUMN_STATS_ACCURATE))
-            updates: dict[str, str | None] = {"numFiles": str(len(part.files)), "totalSize": str(part.total_size)}
-            if mode != "noscan":
-                total_rows += group.num_rows
-                updates["numRows"] = str(group.num_rows)
-                updates["rawDataSize"] = str(raw_sizes[part.part_name])
-                if changed:
-                    accuracy = StatsAccuracy()
-                    outcome.stale_partitions.append(part.part_name)
-                else:
-                    columns = previous.columns if previous.basic else set()
-                    accuracy = StatsAccuracy(True, columns | {p.name for p in plans})
-                updates[COLUMN_STATS_ACCURATE] = accuracy.to_param()
-            if part.partition is not None:
-                metastore.alter_partition_params(table.dbName, table.tableName, part.part_name, updates)
-            else:
-                metastore.alter_table_params(table.dbName, table.tableName, updates)
-            if plans:
-                desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName,
-                                            part.part_name, now)
-                stats = ColumnStatistics(desc, group.columns)
-                if part.partition is None:
-                    metastore.update_table_column_statistics(stats)
-                else:
-                    partition_stats.append(stats)
-        if partition_stats:
-            metastore.set_aggr_stats_for(partition_stats)
-        if table.is_partitioned:
-            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-            if plans:
-                _merge_table_level(metastore, table, plans, now)
+    current = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)} \
+        if table.is_partitioned else {}
+    fresh_table = metastore.get_table(table.dbName, table.tableName)
+    partition_stats = []
+    total_rows = 0
+    for part in files:
+        if part.partition is not None and part.part_name not in current:
+            continue  # dropped while we were scanning
+        params = current[part.part_name].parameters if part.partition is not None else fresh_table.parameters
+        group = _group_of(part, plans, groups)
+        updates: dict[str, str | None] = {"numFiles": str(len(part.files)), "totalSize": str(part.total_size)}
         if mode != "noscan":
-            outcome.num_rows = total_rows
+            total_rows += group.num_rows
+            previous = StatsAccuracy.parse(params.get(COLUMN_STATS_ACCURATE))
+            columns = previous.columns if previous.basic else set()
+            updates.update(numRows=str(group.num_rows), rawDataSize=str(raw_sizes[part.part_name]))
+            updates[COLUMN_STATS_ACCURATE] = StatsAccuracy(True, columns | {p.name for p in plans}).to_param()
+        if part.partition is not None:
+            accurate = metastore.alter_partition_params(table.dbName, table.tableName, part.part_name, updates,
+                                                        write_id=write_id, valid_write_ids=valid)
+        else:
+            accurate = metastore.alter_table_params(table.dbName, table.tableName, updates, write_id=write_id,
+                                                    valid_write_ids=valid)
+        if mode != "noscan" and not accurate:
+            outcome.stale_partitions.append(part.part_name)
+        if plans:
+            desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName, part.part_name, now)
+            stats = ColumnStatistics(desc, group.columns)
+            if part.partition is None:
+                metastore.update_table_column_statistics(stats)
+            else:
+                partition_stats.append(stats)
+    if partition_stats:
+        metastore.set_aggr_stats_for(partition_stats)
+    if table.is_partitioned:
+        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+        if write_id is not None:
+            metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
+        if plans:
+            _merge_table_level(metastore, table, plans, now)
+    if mode != "noscan":
+        outcome.num_rows = total_rows
 
 
 def _merge_table_level(metastore: Metastore, table: Table, plans: list[ColumnPlan], now: int) -> None:

@@ -61,6 +61,8 @@ class Metastore:
         self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute("PRAGMA foreign_keys = ON")
         self._lock = threading.RLock()
+        self.txn_stats_enabled = True  # Hive's hive.txn.stats.enabled
+        self.txn_timeout_s = 300.0  # Hive's hive.txn.timeout
         self._depth = 0
         self._writing = False
         migrate(self._conn)
@@ -261,16 +263,48 @@ class Metastore:
                          (table.dbName, table.tableName))
             return table
 
-    def alter_table_params(self, db_name: str, table_name: str, updates: dict[str, str | None]) -> None:
-        """Sets table parameters; a value of None removes the key."""
-        with self.transaction():
-            row = self._table_row(db_name, table_name)
-            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], updates)
+    def alter_table_params(self, db_name: str, table_name: str, updates: dict[str, str | None],
+                           write_id: int | None = None, valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Sets table parameters (None removes a key) and, if given, the write ID of this stats writer.
 
-    def set_table_write_id(self, db_name: str, table_name: str, write_id: int) -> None:
+        Marking a transactional table's statistics accurate needs the writer's write ID and its
+        ValidWriteIdList (MetaException otherwise); when the current stats were written by a write the
+        writer cannot see, they are stored but not accurate (HIVE-19416). Returns whether the
+        statistics are accurate afterwards.
+        """
         with self.transaction() as conn:
             row = self._table_row(db_name, table_name)
-            conn.execute("UPDATE TBLS SET WRITE_ID = ? WHERE TBL_ID = ?", (write_id, row["TBL_ID"]))
+            table = self.get_table(db_name, table_name)
+            accurate = self._guard_accuracy(table, row["WRITE_ID"], updates, write_id, valid_write_ids)
+            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], updates)
+            if write_id is not None:
+                conn.execute("UPDATE TBLS SET WRITE_ID = ? WHERE TBL_ID = ?", (write_id, row["TBL_ID"]))
+            return accurate
+
+    def _guard_accuracy(self, table: Table, current_write_id: int, updates: dict[str, str | None],
+                        write_id: int | None, valid: ValidWriteIdList | None) -> bool:
+        if ACCURATE_PARAM not in updates:
+            return StatsAccuracy.parse(table.parameters.get(ACCURATE_PARAM)).basic
+        wanted = StatsAccuracy.parse(updates[ACCURATE_PARAM])
+        if not wanted.basic or not is_transactional(table):
+            return wanted.basic
+        if not self.txn_stats_enabled:
+            updates[ACCURATE_PARAM] = None
+            return False
+        if write_id is None or valid is None:
+            raise MetaException(f"cannot mark statistics of transactional table {table.qualified_name} accurate "
+                                "without the writer's write ID and ValidWriteIdList")
+        if not self._writer_sees(table, current_write_id, valid):
+            updates[ACCURATE_PARAM] = None
+            return False
+        return True
+
+    def _writer_sees(self, table: Table, current_write_id: int, valid: ValidWriteIdList) -> bool:
+        """Whether a stats writer with `valid` may build on stats written by `current_write_id`: it can
+        see that write, or that write aborted (its stats may be replaced)."""
+        if current_write_id == 0 or valid.is_write_id_valid(current_write_id):
+            return True
+        return current_write_id in self.get_valid_write_ids(table.dbName, table.tableName).aborted_write_ids
 
     def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row:
         row = self._conn.execute(
@@ -365,13 +399,20 @@ class Metastore:
             return part
 
     def alter_partition_params(self, db_name: str, table_name: str, part_name: str,
-                               updates: dict[str, str | None], write_id: int | None = None) -> None:
-        """Sets partition parameters (None removes a key) and, if given, the partition's write ID."""
+                               updates: dict[str, str | None], write_id: int | None = None,
+                               valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Sets partition parameters (None removes a key) and, if given, the write ID of this stats
+        writer, with the same rule for accuracy as `alter_table_params`; returns whether the
+        partition's statistics are accurate afterwards."""
         with self.transaction() as conn:
             part_id = self._part_id(db_name, table_name, part_name)
+            table = self.get_table(db_name, table_name)
+            current = conn.execute("SELECT WRITE_ID FROM PARTITIONS WHERE PART_ID = ?", (part_id,)).fetchone()[0]
+            accurate = self._guard_accuracy(table, current, updates, write_id, valid_write_ids)
             self._update_params("PARTITION_PARAMS", "PART_ID", part_id, updates)
             if write_id is not None:
                 conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?", (write_id, part_id))
+            return accurate
 
     def _partition_keys(self, tbl_id: int) -> list[str]:
         return [r[0] for r in self._conn.execute(
@@ -479,17 +520,21 @@ class Metastore:
         conn.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})",
                      list(columns.values()))
 
-    def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str) -> ColumnStatistics:
+    def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str,
+                                    valid_write_ids: ValidWriteIdList | None = None) -> ColumnStatistics:
         """One column's table-level statistics; NoSuchObjectException if the table, column or stats are missing."""
-        objs = self.get_table_statistics(db_name, table_name, [col_name])
+        objs = self.get_table_statistics(db_name, table_name, [col_name], valid_write_ids=valid_write_ids)
         if not objs:
             raise NoSuchObjectException(
                 f"no statistics for column {col_name.lower()} of {db_name.lower()}.{table_name.lower()}")
         return objs
 
     def get_table_statistics(self, db_name: str, table_name: str, col_names: list[str],
-                             engine: str = "hive") -> ColumnStatistics | None:
-        """Table-level statistics of several columns in one call (Hive's get_table_statistics_req)."""
+                             engine: str = "hive", valid_write_ids: ValidWriteIdList | None = None
+                             ) -> ColumnStatistics | None:
+        """Table-level statistics of several columns in one call (Hive's get_table_statistics_req);
+        `isStatsCompliant` says whether they are accurate for a reader with `valid_write_ids`
+        (default: the current snapshot) — for a partitioned table, in every partition."""
         with self.snapshot() as conn:
             table = self.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
@@ -501,15 +546,20 @@ class Metastore:
             ).fetchall()
             if not rows:
                 return None
+            names = [r["COLUMN_NAME"] for r in rows]
+            compliance = self.stats_compliance(db_name, table_name, names, valid_write_ids)
             return ColumnStatistics(
                 ColumnStatisticsDesc(True, table.dbName, table.tableName,
                                      lastAnalyzed=max(r["LAST_ANALYZED"] for r in rows)),
-                [row_to_obj(r) for r in rows], engine=engine)
+                [row_to_obj(r) for r in rows], engine=engine,
+                isStatsCompliant=all(ok for ok, _ in compliance.values()))
 
     def get_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
-                                        col_name: str) -> ColumnStatistics:
+                                        col_name: str, valid_write_ids: ValidWriteIdList | None = None
+                                        ) -> ColumnStatistics:
         """One column's statistics in one partition; NoSuchObjectException if anything is missing."""
-        found = self.get_partitions_statistics(db_name, table_name, [part_name], [col_name])
+        found = self.get_partitions_statistics(db_name, table_name, [part_name], [col_name],
+                                               valid_write_ids=valid_write_ids)
         if part_name not in found:
             self._require_partition(db_name, table_name, part_name)
             raise NoSuchObjectException(
@@ -522,8 +572,10 @@ class Metastore:
             self._part_id(db_name, table_name, part_name)
 
     def get_partitions_statistics(self, db_name: str, table_name: str, part_names: list[str] | None,
-                                  col_names: list[str], engine: str = "hive") -> dict[str, ColumnStatistics]:
-        """Statistics of many columns in many partitions (all when part_names is None), in one query."""
+                                  col_names: list[str], engine: str = "hive",
+                                  valid_write_ids: ValidWriteIdList | None = None) -> dict[str, ColumnStatistics]:
+        """Statistics of many columns in many partitions (all when part_names is None), in one query;
+        each partition's `isStatsCompliant` is for a reader with `valid_write_ids` (default: now)."""
         with self.snapshot() as conn:
             table = self.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
@@ -544,6 +596,13 @@ class Metastore:
                         engine=engine)
                 stats.statsObj.append(row_to_obj(r))
                 stats.statsDesc.lastAnalyzed = max(stats.statsDesc.lastAnalyzed, r["LAST_ANALYZED"])
+            if out:
+                valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+                parts = {p.partName: p for p in self.get_partitions(db_name, table_name, list(out))}
+                for name, stats in out.items():
+                    part = parts[name]
+                    stats.isStatsCompliant = self._compliance(table, part.parameters, part.writeId, "partition",
+                                                              [o.colName for o in stats.statsObj], valid)[0]
             return out
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
@@ -580,6 +639,40 @@ class Metastore:
     def table_accuracy(self, db_name: str, table_name: str) -> StatsAccuracy:
         return StatsAccuracy.parse(self.get_table(db_name, table_name).parameters.get(ACCURATE_PARAM))
 
+    def stats_compliance(self, db_name: str, table_name: str, col_names: list[str],
+                         valid_write_ids: ValidWriteIdList | None = None,
+                         part_names: list[str] | None = None) -> dict[str | None, tuple[bool, str]]:
+        """Whether the basic statistics and those of `col_names` are accurate for a reader with
+        `valid_write_ids` (default: the current snapshot), with the reason when not. Keyed by
+        partition name (all or `part_names`), or None for an unpartitioned table. Nothing is
+        written: a read never changes the stored state (HIVE-19416's reader rule)."""
+        with self.snapshot():
+            table = self.get_table(db_name, table_name)
+            valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+            if table.is_partitioned:
+                owners = [(p.partName, p.parameters, p.writeId, "partition")
+                          for p in self.get_partitions(db_name, table_name, part_names)]
+            else:
+                owners = [(None, table.parameters, table.writeId, "table")]
+            return {name: self._compliance(table, params, write_id, what, col_names, valid)
+                    for name, params, write_id, what in owners}
+
+    def _compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
+                    valid: ValidWriteIdList) -> tuple[bool, str]:
+        transactional = is_transactional(table)
+        if transactional and not self.txn_stats_enabled:
+            return False, "transactional statistics are turned off (hive.txn.stats.enabled=false)"
+        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+        if not flags.basic:
+            return False, (f"{what} changed by write {write_id} and its statistics were not kept accurate"
+                           if write_id else f"{what} statistics were never computed")
+        missing = [c for c in col_names if c.lower() not in flags.columns]
+        if missing:
+            return False, f"{what} changed by write {write_id} after the last analyze of {', '.join(missing)}"
+        if transactional and not valid.is_write_id_valid(write_id):
+            return False, f"written by write {write_id}, not visible in your snapshot ({valid})"
+        return True, ""
+
     def refresh_partitioned_table_params(self, db_name: str, table_name: str) -> None:
         """Recomputes a partitioned table's basic stats from its partitions, as Hive keeps them.
 
@@ -615,14 +708,39 @@ class Metastore:
     # ---- transactions and write IDs -----------------------------------------------------
 
     def open_txn(self, user: str | None = None) -> int:
-        """Opens a transaction; returns its ID."""
+        """Opens a transaction; returns its ID. Transactions whose process died are aborted first."""
+        self.abort_expired_txns()
         with self.transaction() as conn:
-            now = _now()
+            now = time.time()
             return conn.execute(
                 "INSERT INTO TXNS (TXN_STATE, TXN_STARTED, TXN_LAST_HEARTBEAT, TXN_USER, TXN_HOST, TXN_PID) "
                 "VALUES ('o', ?, ?, ?, ?, ?)",
                 (now, now, user or os.environ.get("USER", "colstats"), socket.gethostname(), os.getpid()),
             ).lastrowid
+
+    def heartbeat(self, txn_id: int) -> None:
+        """Keeps an open transaction alive (Hive's heartbeat); MetaException if it was aborted meanwhile."""
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.execute("UPDATE TXNS SET TXN_LAST_HEARTBEAT = ? WHERE TXN_ID = ?", (time.time(), txn_id))
+
+    def abort_expired_txns(self, timeout_s: float | None = None) -> list[int]:
+        """Aborts open transactions that missed their heartbeats for `timeout_s` (default
+        `txn_timeout_s`) or whose process on this host is gone; returns their IDs. Readers never
+        wait for them: an open write is simply not in anyone's snapshot."""
+        timeout_s = self.txn_timeout_s if timeout_s is None else timeout_s
+        host = socket.gethostname()
+        with self.snapshot() as conn:
+            rows = conn.execute("SELECT TXN_ID, TXN_LAST_HEARTBEAT, TXN_HOST, TXN_PID FROM TXNS "
+                                "WHERE TXN_STATE = 'o'").fetchall()
+        now = time.time()
+        dead = [r["TXN_ID"] for r in rows
+                if now - r["TXN_LAST_HEARTBEAT"] > timeout_s or (r["TXN_HOST"] == host and not _alive(r["TXN_PID"]))]
+        if dead:
+            with self.transaction() as conn:
+                conn.executemany("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ? AND TXN_STATE = 'o'",
+                                 [(t,) for t in dead])
+        return dead
 
     def allocate_table_write_id(self, txn_id: int, db_name: str, table_name: str) -> int:
         """The table's next write ID for an open transaction (the same one if it already has one)."""
@@ -663,8 +781,9 @@ class Metastore:
             state = {"c": "committed", "a": "aborted"}[row[0]]
             raise MetaException(f"transaction {txn_id} is already {state}")
 
-    def get_valid_write_ids(self, db_name: str, table_name: str) -> ValidWriteIdList:
-        """The table's ValidWriteIdList now: every allocated write ID, with the open and aborted ones listed."""
+    def get_valid_write_ids(self, db_name: str, table_name: str, txn_id: int | None = None) -> ValidWriteIdList:
+        """The table's ValidWriteIdList now: every allocated write ID, with the open and aborted ones
+        listed. For a transaction's own reads (`txn_id`), its own write is valid."""
         with self.snapshot() as conn:
             table = self.get_table(db_name, table_name)
             row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
@@ -672,12 +791,45 @@ class Metastore:
             high_watermark = (row[0] - 1) if row else 0
             open_ids, aborted = set(), set()
             for r in conn.execute(
-                "SELECT W.T2W_WRITEID, T.TXN_STATE FROM TXN_TO_WRITE_ID W JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
+                "SELECT W.T2W_WRITEID, T.TXN_STATE, T.TXN_ID FROM TXN_TO_WRITE_ID W "
+                "JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
                 "WHERE W.T2W_DATABASE = ? AND W.T2W_TABLE = ? AND T.TXN_STATE != 'c'",
                 (table.dbName, table.tableName),
             ):
+                if r[1] == "o" and r[2] == txn_id:
+                    continue
                 (open_ids if r[1] == "o" else aborted).add(r[0])
             return ValidWriteIdList(table.qualified_name, high_watermark, frozenset(open_ids), frozenset(aborted))
+
+    def table_write_ids(self, txn_id: int) -> dict[tuple[str, str], int]:
+        """The write IDs a transaction holds, by (db, table)."""
+        with self.snapshot() as conn:
+            return {(r[0], r[1]): r[2] for r in conn.execute(
+                "SELECT T2W_DATABASE, T2W_TABLE, T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ?", (txn_id,))}
+
+    def txn_state(self, txn_id: int) -> str:
+        """'open', 'committed' or 'aborted'."""
+        with self.snapshot() as conn:
+            row = conn.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
+        if row is None:
+            raise NoSuchObjectException(f"transaction {txn_id} does not exist")
+        return {"o": "open", "c": "committed", "a": "aborted"}[row[0]]
+
+
+def is_transactional(table: Table) -> bool:
+    return table.parameters.get("transactional", "").lower() == "true"
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _check_name(name: str, what: str) -> str:

@@ -20,11 +20,16 @@ from .partition_spec import matching_partitions, spec_values
 
 if TYPE_CHECKING:
     from ..lab import Lab
+    from ..transaction import Transaction
 
 QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full result stays in Spark
 
 
-def execute(lab: "Lab", stmt: st.Statement) -> Result:
+def execute(lab: "Lab", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
+    """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
+    stored when it commits), or a transaction of their own."""
+    if isinstance(stmt, (st.Analyze, st.Query)):
+        return _TXN_HANDLERS[type(stmt)](lab, stmt, txn)
     handler = _HANDLERS.get(type(stmt))
     if handler is None:
         raise InvalidInputException(f"{type(stmt).__name__} is parsed but not runnable yet")
@@ -125,8 +130,9 @@ def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
 
 
-def _analyze(lab: "Lab", stmt: st.Analyze) -> Result:
-    outcome = run_analyze(lab.spark, lab.metastore, stmt, lab.current_db)
+def _analyze(lab: "Lab", stmt: st.Analyze, txn) -> Result:
+    with lab.txn_scope(txn) as scope:
+        outcome = run_analyze(lab.spark, lab.metastore, stmt, lab.current_db, scope)
     return Result(stmt, message=outcome.message, details=outcome)
 
 
@@ -161,8 +167,8 @@ def _set(lab: "Lab", stmt: st.SetOption) -> Result:
     return Result(stmt, message=f"{stmt.key} = {lab.get(stmt.key)}")
 
 
-def _query(lab: "Lab", stmt: st.Query) -> Result:
-    frame = lab.spark.sql(_bind_tables(lab, stmt.text))
+def _query(lab: "Lab", stmt: st.Query, txn) -> Result:
+    frame = lab.spark.sql(_bind_tables(lab, stmt.text, txn))
     # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .extra["spark_df"].
     head = frame.limit(QUERY_ROW_LIMIT + 1).toPandas()
     message = None
@@ -172,7 +178,7 @@ def _query(lab: "Lab", stmt: st.Query) -> Result:
     return Result(stmt, df=head, message=message, extra={"spark_df": frame})
 
 
-def _bind_tables(lab: "Lab", text: str) -> str:
+def _bind_tables(lab: "Lab", text: str, txn=None) -> str:
     """The query with each lab table replaced by a temporary view of its current snapshot."""
     try:
         tree = sqlglot.parse_one(text, read="spark")
@@ -189,7 +195,7 @@ def _bind_tables(lab: "Lab", text: str) -> str:
         if not lab.metastore.table_exists(db, name):
             continue
         view = f"colstats__{db}__{name}"
-        lab.table(f"{db}.{name}").createOrReplaceTempView(view)
+        lab.table(f"{db}.{name}", txn=txn).createOrReplaceTempView(view)
         node.set("this", exp.to_identifier(view))
         node.set("db", None)
         node.set("catalog", None)
@@ -204,11 +210,10 @@ _HANDLERS = {
     st.DropTable: _drop_table,
     st.AddPartitions: _add_partitions,
     st.DropPartitions: _drop_partitions,
-    st.Analyze: _analyze,
     st.Describe: _describe,
     st.ShowDatabases: _show_databases,
     st.ShowTables: _show_tables,
     st.ShowPartitions: _show_partitions,
     st.SetOption: _set,
-    st.Query: _query,
 }
+_TXN_HANDLERS = {st.Analyze: _analyze, st.Query: _query}

@@ -21,10 +21,13 @@ def spec_values(table: Table, spec: list[PartitionSpecItem]) -> dict[str, str | 
     return out
 
 
-def matching_partitions(metastore: Metastore, table: Table, spec: list[PartitionSpecItem] | None) -> list[Partition]:
-    """Every partition the spec names (all when spec is None or gives no values); raises when none match
-    a spec that gives values."""
+def matching_partitions(metastore: Metastore, table: Table, spec: list[PartitionSpecItem] | None,
+                        uncommitted: list[Partition] = ()) -> list[Partition]:
+    """Every partition the spec names (all when spec is None or gives no values), among the stored ones
+    and those a transaction's own writes are adding; raises when none match a spec that gives values."""
     partitions = metastore.get_partitions(table.dbName, table.tableName)
+    stored = {p.partName for p in partitions}
+    partitions += sorted((p for p in uncommitted if p.partName not in stored), key=lambda p: p.partName)
     if not spec:
         return partitions
     wanted = spec_values(table, spec)

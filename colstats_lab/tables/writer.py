@@ -8,6 +8,7 @@ import os
 import shutil
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -18,15 +19,18 @@ from ..metastore import (
     COLUMN_STATS_ACCURATE,
     InvalidInputException,
     Metastore,
-    MetaException,
     Partition,
     StatsAccuracy,
     Table,
+    ValidWriteIdList,
 )
 from ..metastore.names import parse_part_name
 from .layout import base_dir_name, delta_dir_name, is_data_file
 from .partition_values import canonical_value
 from .snapshot import spark_type
+
+if TYPE_CHECKING:
+    from ..transaction import Transaction
 
 MODES = ("append", "overwrite")
 
@@ -51,38 +55,42 @@ class FilesWritten:
     raw_data_size: int = 0
 
 
-def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, partition: dict | None = None,
-                mode: str = "append") -> WriteResult:
-    """Writes `data` (Spark or pandas DataFrame) into `table`; raises InvalidInputException naming what is wrong."""
+def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, txn: "Transaction",
+                partition: dict | None = None, mode: str = "append") -> WriteResult:
+    """Writes `data` (Spark or pandas DataFrame) into `table` as part of `txn`; raises
+    InvalidInputException naming what is wrong. The files land now, in directories only `txn`
+    can see until it commits; the basic statistics are recorded when it commits."""
     if table.tableType != "MANAGED_TABLE":
         raise InvalidInputException(f"table {table.qualified_name} is external: the lab writes only managed tables")
     if mode not in MODES:
         raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
     frame = _aligned_frame(spark, table, data, partition or {})
-    txn_id = metastore.open_txn()
-    staging = os.path.join(table.location, f"_staging_{txn_id}_{uuid.uuid4().hex[:8]}")
+    write_id = txn.write_id(table)
+    valid = txn.snapshot(table)
+    staging = os.path.join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
     moved: list[str] = []
     try:
-        write_id = metastore.allocate_table_write_id(txn_id, table.dbName, table.tableName)
         writer = frame.write.mode("overwrite")
         if table.is_partitioned:
             writer = writer.partitionBy(*table.partition_key_names)
         writer.parquet(staging)
         written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved)
-        with metastore.transaction():
-            _record_write(metastore, table, written, write_id, mode)
-            metastore.commit_txn(txn_id)
-        return WriteResult(write_id, mode, written)
     except BaseException:
         for directory in moved:
             shutil.rmtree(directory, ignore_errors=True)
-        try:
-            metastore.abort_txn(txn_id)
-        except MetaException:
-            pass
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if table.is_partitioned:
+        txn.add_partitions(table, [_new_partition(table, name) for name in written])
+    txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid))
+    return WriteResult(write_id, mode, written)
+
+
+def _new_partition(table: Table, name: str, write_id: int = 0) -> Partition:
+    return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)],
+                     location=os.path.join(table.location, name), writeId=write_id,
+                     keys=table.partition_key_names)
 
 
 def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> DataFrame:
@@ -176,27 +184,25 @@ def _footer_totals(directory: str) -> FilesWritten:
 
 
 def _record_write(metastore: Metastore, table: Table, written: dict[str | None, FilesWritten], write_id: int,
-                  mode: str) -> None:
+                  mode: str, valid: ValidWriteIdList) -> None:
     """Basic stats after the write, as Hive keeps them: counts add (append) or are replaced (overwrite);
-    column statistics of what changed are no longer accurate."""
+    column statistics of what changed are no longer accurate. Runs inside the commit."""
     if not table.is_partitioned:
-        files = written[None]
-        _apply(metastore, table, None, table.parameters, files, mode, write_id)
-    else:
-        existing = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, list(written))}
-        new = [Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)],
-                         location=os.path.join(table.location, name), writeId=write_id)
-               for name in written if name not in existing]
-        metastore.add_partitions(new)
-        for name, files in written.items():
-            params = existing[name].parameters if name in existing else None
-            _apply(metastore, table, name, params, files, mode, write_id)
-        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-    metastore.set_table_write_id(table.dbName, table.tableName, write_id)
+        current = metastore.get_table(table.dbName, table.tableName)
+        _apply(metastore, table, None, current.parameters, written[None], mode, write_id, valid)
+        return
+    existing = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, list(written))}
+    new = [_new_partition(table, name, write_id) for name in written if name not in existing]
+    metastore.add_partitions(new)
+    for name, files in written.items():
+        params = existing[name].parameters if name in existing else None
+        _apply(metastore, table, name, params, files, mode, write_id, valid)
+    metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+    metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
 
 
 def _apply(metastore: Metastore, table: Table, part_name: str | None, params: dict | None,
-           files: FilesWritten, mode: str, write_id: int) -> None:
+           files: FilesWritten, mode: str, write_id: int, valid: ValidWriteIdList) -> None:
     replace = mode == "overwrite" or params is None
     previous = StatsAccuracy.parse((params or {}).get(COLUMN_STATS_ACCURATE))
     known_rows = replace or previous.basic
@@ -212,6 +218,7 @@ def _apply(metastore: Metastore, table: Table, part_name: str | None, params: di
         COLUMN_STATS_ACCURATE: StatsAccuracy(basic=known_rows).to_param(),
     }
     if part_name is None:
-        metastore.alter_table_params(table.dbName, table.tableName, updates)
+        metastore.alter_table_params(table.dbName, table.tableName, updates, write_id=write_id, valid_write_ids=valid)
     else:
-        metastore.alter_partition_params(table.dbName, table.tableName, part_name, updates, write_id=write_id)
+        metastore.alter_partition_params(table.dbName, table.tableName, part_name, updates, write_id=write_id,
+                                         valid_write_ids=valid)

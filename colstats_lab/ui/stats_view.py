@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from ..coltypes import parse_type
-from ..metastore import COLUMN_STATS_ACCURATE, Metastore, StatsAccuracy, Table
+from ..metastore import Metastore, Table
 from . import charts
 from . import format as fmt
 from .widgets import View, badge, fraction_bar, html_table, register
@@ -36,16 +36,16 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
     columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
     names = [c.name for c in columns]
     partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
+    compliance = {name: metastore.stats_compliance(table.dbName, table.tableName, [name]) for name in names}
     if partition in (None, TABLE_LEVEL):
         stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
         rows = int(table.parameters.get("numRows", 0) or 0)
-        accuracy = _table_accuracy(table, partitions, names)
+        accuracy = {name: _table_level(compliance[name], table.is_partitioned) for name in names}
     else:
         part = next(p for p in partitions if p.partName == partition)
         stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
         rows = int(part.parameters.get("numRows", 0) or 0)
-        flags = StatsAccuracy.parse(part.parameters.get(COLUMN_STATS_ACCURATE))
-        accuracy = {n: (n in flags.columns, _partition_reason(part, n in flags.columns)) for n in names}
+        accuracy = {name: compliance[name][partition] for name in names}
     by_name = {o.colName: o for o in stats.statsObj} if stats else {}
     records = []
     for column in columns:
@@ -63,27 +63,15 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
     return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
 
 
-def _partition_reason(part, accurate: bool) -> str:
-    if accurate:
-        return "analyzed since the last write"
-    return f"partition changed by write {part.writeId} after the last analyze"
-
-
-def _table_accuracy(table: Table, partitions, names: list[str]) -> dict[str, tuple[bool, str]]:
-    if not table.is_partitioned:
-        flags = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
-        return {n: (n in flags.columns, "analyzed since the last write" if n in flags.columns
-                    else f"table changed by write {table.writeId} after the last analyze") for n in names}
-    out = {}
-    for name in names:
-        stale = [p.partName for p in partitions
-                 if name not in StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE)).columns]
-        if not stale:
-            out[name] = (True, f"accurate in all {len(partitions)} partitions")
-        else:
-            shown = ", ".join(stale[:3]) + (", ..." if len(stale) > 3 else "")
-            out[name] = (False, f"not accurate in {len(stale)} of {len(partitions)} partitions ({shown})")
-    return out
+def _table_level(per_owner: dict, partitioned: bool) -> tuple[bool, str]:
+    """Accurate at the table level when accurate for every partition (or the table itself)."""
+    if not partitioned:
+        return per_owner[None]
+    stale = [(name, why) for name, (ok, why) in per_owner.items() if not ok]
+    if not stale:
+        return True, f"accurate in all {len(per_owner)} partitions"
+    shown = ", ".join(name for name, _ in stale[:3]) + (", ..." if len(stale) > 3 else "")
+    return False, f"not accurate in {len(stale)} of {len(per_owner)} partitions ({shown}): {stale[0][1]}"
 
 
 def _display_frame(frame: pd.DataFrame) -> pd.DataFrame:

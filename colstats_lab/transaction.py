@@ -1,0 +1,96 @@
+"""A lab transaction: a Hive txn with write IDs per table, a snapshot per table, heartbeats while
+it lives, and the metastore changes of its writes and ANALYZEs applied when it commits.
+
+Files of its writes are on disk as soon as each write finishes (in `delta_N_N/` or `base_N/`
+directories no other snapshot admits until the commit). Its statistics are written in the same
+SQLite transaction that marks it committed, so an aborted write or ANALYZE never touches the
+stored statistics.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from .metastore import Metastore, MetaException, Partition, Table, ValidWriteIdList
+
+HEARTBEAT_INTERVAL_S = 30.0
+
+
+class Transaction:
+    """Use through `Lab.transaction()`; `txn_id`, `write_id(table)`, `snapshot(table)`, `state`."""
+
+    def __init__(self, metastore: Metastore, heartbeat_interval_s: float = HEARTBEAT_INTERVAL_S):
+        self.metastore = metastore
+        self.txn_id = metastore.open_txn()
+        self._snapshots: dict[tuple[str, str], ValidWriteIdList] = {}
+        self._pending: list[Callable[[], None]] = []
+        self._new_partitions: dict[tuple[str, str], dict[str, Partition]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heartbeat = threading.Thread(target=self._beat, args=(heartbeat_interval_s,), daemon=True)
+        self._heartbeat.start()
+
+    @property
+    def state(self) -> str:
+        return self.metastore.txn_state(self.txn_id)
+
+    def _beat(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.metastore.heartbeat(self.txn_id)
+            except MetaException:
+                return  # ended meanwhile
+
+    def write_id(self, table: Table) -> int:
+        """This transaction's write ID for the table (allocated on first use)."""
+        return self.metastore.allocate_table_write_id(self.txn_id, table.dbName, table.tableName)
+
+    def snapshot(self, table: Table) -> ValidWriteIdList:
+        """What this transaction reads of the table: fixed at first use, plus its own writes."""
+        key = (table.dbName, table.tableName)
+        if key not in self._snapshots:
+            self._snapshots[key] = self.metastore.get_valid_write_ids(table.dbName, table.tableName, self.txn_id)
+        own = self.metastore.table_write_ids(self.txn_id).get(key)
+        snap = self._snapshots[key]
+        if own is None or snap.is_write_id_valid(own):
+            return snap
+        return ValidWriteIdList(snap.table_name, max(snap.high_watermark, own), snap.open_write_ids - {own},
+                                snap.aborted_write_ids)
+
+    def add_partitions(self, table: Table, partitions: list[Partition]) -> None:
+        """Partitions this transaction's writes create: its own statements see them before the commit."""
+        known = self._new_partitions.setdefault((table.dbName, table.tableName), {})
+        for part in partitions:
+            known.setdefault(part.partName, part)
+
+    def new_partitions(self, table: Table) -> list[Partition]:
+        return list(self._new_partitions.get((table.dbName, table.tableName), {}).values())
+
+    def on_commit(self, apply: Callable[[], None]) -> None:
+        """Registers metastore changes to make, in order, inside the committing SQLite transaction."""
+        with self._lock:
+            self._pending.append(apply)
+
+    def commit(self) -> None:
+        self._stop.set()
+        with self.metastore.transaction():
+            for apply in self._pending:
+                apply()
+            self.metastore.commit_txn(self.txn_id)
+        self._pending.clear()
+
+    def abort(self) -> None:
+        self._stop.set()
+        self._pending.clear()
+        if self.state == "open":
+            self.metastore.abort_txn(self.txn_id)
+
+    def __enter__(self) -> "Transaction":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+        return False
