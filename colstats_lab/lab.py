@@ -28,7 +28,7 @@ from .tables import list_data_files, read_snapshot, snapshot_files, write_table
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
-_DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S}
+_DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -118,8 +118,10 @@ class Lab:
 
     def set(self, key: str, value: Any) -> None:
         """Changes a setting for this lab (as Hive's SET does for a session)."""
+        if key in ("hive.txn.stats.enabled", "hive.compute.query.using.stats"):
+            value = _as_bool(key, value)
         if key == "hive.txn.stats.enabled":
-            self.metastore.txn_stats_enabled = _as_bool(key, value)
+            self.metastore.txn_stats_enabled = value
         elif key == "hive.txn.timeout":
             self.metastore.txn_timeout_s = float(value)
         else:

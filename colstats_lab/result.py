@@ -13,7 +13,8 @@ class Result:
     """`.df` holds the rows of statements that return rows; `.message` a line for the others.
 
     `.statement` is the parsed statement; `.details` carries command-specific values (for ANALYZE,
-    the analyzed partitions and columns).
+    the analyzed partitions and columns). A query says whether it was `answered_from` "stats" or
+    "scan", and the `reason`.
     """
 
     statement: Any = None
@@ -21,6 +22,8 @@ class Result:
     message: str | None = None
     details: Any = None
     extra: dict = field(default_factory=dict)
+    answered_from: str | None = None  # queries: "stats" (no Spark job) or "scan"
+    reason: str | None = None  # queries: why they were answered that way
 
     def __repr__(self) -> str:
         parts = []

@@ -12,6 +12,7 @@ from sqlglot.errors import ParseError as SqlglotParseError
 
 from ..analyze import run_analyze
 from ..metastore import InvalidInputException, Partition, Table
+from ..pruning import answer_from_stats
 from ..result import Result
 from . import statements as st
 from .describe import describe
@@ -168,6 +169,14 @@ def _set(lab: "Lab", stmt: st.SetOption) -> Result:
 
 
 def _query(lab: "Lab", stmt: st.Query, txn) -> Result:
+    if lab.get("hive.compute.query.using.stats"):
+        answer = answer_from_stats(lab.metastore, stmt.text, lab.current_db,
+                                   lambda table: txn.snapshot(table) if txn else lab.snapshot(table.qualified_name))
+        if answer.frame is not None:
+            return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)
+        reason = answer.reason
+    else:
+        reason = "hive.compute.query.using.stats is off"
     frame = lab.spark.sql(_bind_tables(lab, stmt.text, txn))
     # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .extra["spark_df"].
     head = frame.limit(QUERY_ROW_LIMIT + 1).toPandas()
@@ -175,7 +184,7 @@ def _query(lab: "Lab", stmt: st.Query, txn) -> Result:
     if len(head) > QUERY_ROW_LIMIT:
         head = head.iloc[:QUERY_ROW_LIMIT]
         message = f"Showing the first {QUERY_ROW_LIMIT:,} rows; result.extra['spark_df'] has them all."
-    return Result(stmt, df=head, message=message, extra={"spark_df": frame})
+    return Result(stmt, df=head, message=message, extra={"spark_df": frame}, answered_from="scan", reason=reason)
 
 
 def _bind_tables(lab: "Lab", text: str, txn=None) -> str:

@@ -13,7 +13,7 @@ from .sketches import bounded_ndv, estimate, union
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 
 
-def _spark_order(value):
+def spark_order(value):
     """Sort key with Spark's double ordering: NaN above every number."""
     if isinstance(value, float) and math.isnan(value):
         return (1, 0.0)
@@ -46,8 +46,8 @@ def merge_column_stats(parts: list[tuple[ColumnStatisticsObj, int]]) -> ColumnSt
     if kind in _RANGED:
         lows = [d.lowValue for d in datas if d.lowValue is not None]
         highs = [d.highValue for d in datas if d.highValue is not None]
-        data = data_class(min(lows, key=_spark_order) if lows else None,
-                          max(highs, key=_spark_order) if highs else None, nulls, ndv, sketch)
+        data = data_class(min(lows, key=spark_order) if lows else None,
+                          max(highs, key=spark_order) if highs else None, nulls, ndv, sketch)
     elif kind in (StatsKind.STRING, StatsKind.BINARY):
         max_len = max(d.maxColLen or 0 for d in datas)
         avg_len = (sum(d.avgColLen * rows for d, (_, rows) in zip(datas, parts)) / total_rows) if total_rows else 0.0

@@ -1,0 +1,249 @@
+"""Answering `SELECT count(*), count(c), min(c), max(c) FROM t [WHERE <partition predicate>]` from
+statistics, without a Spark job, when every statistic involved is accurate for the query's snapshot.
+
+Anything else (another aggregate, a filter on a data column, a GROUP BY, statistics that are not
+accurate for the snapshot) says why and leaves the query to Spark.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+import pandas as pd
+import sqlglot
+from sqlglot import exp
+
+from ..coltypes import StatsKind, parse_type
+from ..metastore import Metastore, Partition, Table, ValidWriteIdList
+from ..stats.merge import spark_order
+
+_RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
+
+
+@dataclass
+class StatsAnswer:
+    """`frame` is the answer (None: run the query in Spark); `reason` says why either way."""
+
+    frame: pd.DataFrame | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Aggregate:
+    function: str  # count, min, max
+    column: str | None  # None: count(*)
+    name: str  # the output column's name, as Spark would give it
+
+
+class _NotFromStats(Exception):
+    pass
+
+
+def answer_from_stats(metastore: Metastore, query: str, current_db: str,
+                      snapshot_of) -> StatsAnswer:
+    """`snapshot_of(table)` gives the ValidWriteIdList the query reads with."""
+    try:
+        table, aggregates, where = _shape(metastore, query, current_db)
+        valid: ValidWriteIdList = snapshot_of(table)
+        partitions = _selected_partitions(metastore, table, where)
+        return _answer(metastore, table, aggregates, partitions, valid)
+    except _NotFromStats as why:
+        return StatsAnswer(None, str(why))
+
+
+def _shape(metastore: Metastore, query: str, current_db: str) -> tuple[Table, list[_Aggregate], exp.Expression | None]:
+    try:
+        tree = sqlglot.parse_one(query, read="spark")
+    except sqlglot.errors.ParseError:
+        raise _NotFromStats("the query is not one statistics can answer") from None
+    if not isinstance(tree, exp.Select):
+        raise _NotFromStats("only a single SELECT can be answered from statistics")
+    for clause in ("joins", "group", "having", "order", "limit", "distinct", "qualify", "windows"):
+        if tree.args.get(clause):
+            raise _NotFromStats(f"a query with {clause.upper()} is answered by a scan")
+    source = tree.args.get("from") or tree.args.get("from_")
+    tables = list(source.find_all(exp.Table)) if source else []
+    if len(tables) != 1 or not isinstance(source.this, exp.Table):
+        raise _NotFromStats("statistics answer queries over one table")
+    node = tables[0]
+    db = (node.db or current_db).lower()
+    if not metastore.table_exists(db, node.name):
+        raise _NotFromStats(f"{db}.{node.name.lower()} is not a lab table")
+    table = metastore.get_table(db, node.name)
+    aggregates = [_aggregate(table, projection) for projection in tree.expressions]
+    return table, aggregates, tree.args.get("where")
+
+
+def _aggregate(table: Table, projection: exp.Expression) -> _Aggregate:
+    alias = projection.alias if isinstance(projection, exp.Alias) else None
+    node = projection.this if isinstance(projection, exp.Alias) else projection
+    if isinstance(node, exp.Count):
+        inner = node.this
+        if isinstance(inner, exp.Distinct):
+            raise _NotFromStats("count(DISTINCT ...) is answered by a scan")
+        if isinstance(inner, exp.Star) or (isinstance(inner, exp.Literal) and not inner.is_string):
+            return _Aggregate("count", None, alias or "count(1)")
+        if isinstance(inner, exp.Column):
+            column = _data_column(table, inner)
+            return _Aggregate("count", column, alias or f"count({column})")
+    if isinstance(node, (exp.Min, exp.Max)) and isinstance(node.this, exp.Column):
+        column = _data_column(table, node.this)
+        if parse_type(table.column(column).type).stats_kind not in _RANGED:
+            raise _NotFromStats(f"there is no min/max statistic for {column} ({table.column(column).type})")
+        function = "min" if isinstance(node, exp.Min) else "max"
+        return _Aggregate(function, column, alias or f"{function}({column})")
+    raise _NotFromStats(f"{projection.sql(dialect='spark')} is not count, min or max of a column")
+
+
+def _data_column(table: Table, node: exp.Column) -> str:
+    name = node.name.lower()
+    column = table.column(name)
+    if column is None or name in table.partition_key_names:
+        raise _NotFromStats(f"{name} is not a data column of {table.qualified_name}")
+    return name
+
+
+def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | None) -> list[Partition] | None:
+    """The partitions the filter keeps (None: an unpartitioned table)."""
+    if not table.is_partitioned:
+        if where is not None:
+            raise _NotFromStats("a filter on an unpartitioned table is answered by a scan")
+        return None
+    partitions = metastore.get_partitions(table.dbName, table.tableName)
+    if where is None:
+        return partitions
+    types = {k.name: parse_type(k.type) for k in table.partitionKeys}
+    return [p for p in partitions if _evaluate(where.this, p.spec, types) is True]
+
+
+def _evaluate(node: exp.Expression, values: dict, types: dict):
+    """SQL's three-valued logic over one partition's key values; True keeps the partition."""
+    if isinstance(node, exp.Paren):
+        return _evaluate(node.this, values, types)
+    if isinstance(node, exp.And):
+        left, right = _evaluate(node.left, values, types), _evaluate(node.right, values, types)
+        return False if False in (left, right) else (None if None in (left, right) else True)
+    if isinstance(node, exp.Or):
+        left, right = _evaluate(node.left, values, types), _evaluate(node.right, values, types)
+        return True if True in (left, right) else (None if None in (left, right) else False)
+    if isinstance(node, exp.Not):
+        inner = _evaluate(node.this, values, types)
+        return None if inner is None else not inner
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+        return _key_value(node.this, values, types) is None
+    if isinstance(node, exp.In):
+        key = _key_value(node.this, values, types)
+        options = [_literal(o, _key_type(node.this, types)) for o in node.expressions]
+        return None if key is None else key in options
+    if isinstance(node, exp.Between):
+        key = _key_value(node.this, values, types)
+        low = _literal(node.args["low"], _key_type(node.this, types))
+        high = _literal(node.args["high"], _key_type(node.this, types))
+        return None if key is None else low <= key <= high
+    comparisons = {exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b, exp.GT: lambda a, b: a > b,
+                   exp.GTE: lambda a, b: a >= b, exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b}
+    for kind, compare in comparisons.items():
+        if isinstance(node, kind):
+            left, right = node.left, node.right
+            if isinstance(left, exp.Literal) and isinstance(right, exp.Column):
+                left, right = right, left
+                compare = {exp.GT: comparisons[exp.LT], exp.GTE: comparisons[exp.LTE],
+                           exp.LT: comparisons[exp.GT], exp.LTE: comparisons[exp.GTE]}.get(kind, compare)
+            key = _key_value(left, values, types)
+            literal = _literal(right, _key_type(left, types))
+            return None if key is None or literal is None else compare(key, literal)
+    raise _NotFromStats(f"the filter {node.sql(dialect='spark')} is not a partition predicate statistics can use")
+
+
+def _key_type(node: exp.Expression, types: dict):
+    if not isinstance(node, exp.Column) or node.name.lower() not in types:
+        raise _NotFromStats(f"the filter names {node.sql(dialect='spark')}, not a partition key: answered by a scan")
+    return types[node.name.lower()]
+
+
+def _typed(text: str | None, col_type):
+    if text is None:
+        return None
+    if col_type.base in ("tinyint", "smallint", "int", "bigint"):
+        return int(text)
+    if col_type.base in ("float", "double"):
+        return float(text)
+    if col_type.base == "decimal":
+        return Decimal(text)
+    return text
+
+
+def _key_value(node: exp.Expression, values: dict, types: dict):
+    col_type = _key_type(node, types)
+    return _typed(values[node.name.lower()], col_type)
+
+
+def _literal(node: exp.Expression, col_type):
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        return _typed("-" + node.this.this, col_type)
+    if not isinstance(node, exp.Literal):
+        raise _NotFromStats(f"{node.sql(dialect='spark')} is not a literal")
+    try:
+        return _typed(node.this, col_type)
+    except (ValueError, ArithmeticError):
+        raise _NotFromStats(f"{node.sql(dialect='spark')} is not a {col_type.name}") from None
+
+
+def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], partitions: list[Partition] | None,
+            valid: ValidWriteIdList) -> StatsAnswer:
+    columns = sorted({a.column for a in aggregates if a.column})
+    names = [p.partName for p in partitions] if partitions is not None else None
+    if names == []:
+        rows_by_owner, stats_by_owner = {}, {}
+    else:
+        compliance = metastore.stats_compliance(table.dbName, table.tableName, columns, valid, names)
+        stale = [(owner, why) for owner, (ok, why) in compliance.items() if not ok]
+        if stale:
+            owner, why = stale[0]
+            where = f"partition {owner}" if owner else table.qualified_name
+            raise _NotFromStats(f"statistics of {where} are not accurate for this snapshot: {why}")
+        if partitions is None:
+            rows_by_owner = {None: int(table.parameters.get("numRows", 0) or 0)}
+            stats = metastore.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
+            stats_by_owner = {None: stats}
+        else:
+            rows_by_owner = {p.partName: int(p.parameters.get("numRows", 0) or 0) for p in partitions}
+            stats_by_owner = (metastore.get_partitions_statistics(table.dbName, table.tableName, names, columns)
+                              if columns else {})
+    record = {}
+    for agg in aggregates:
+        record[agg.name] = _value(table, agg, rows_by_owner, stats_by_owner)
+    count = len(rows_by_owner)
+    where = f"{count} partition{'s' if count != 1 else ''}" if partitions is not None else "the table"
+    return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid}")
+
+
+def _value(table: Table, agg: _Aggregate, rows_by_owner: dict, stats_by_owner: dict):
+    if agg.function == "count" and agg.column is None:
+        return sum(rows_by_owner.values())
+    datas = []
+    for owner, rows in rows_by_owner.items():
+        stats = stats_by_owner.get(owner)
+        if stats is None:
+            if rows:
+                raise _NotFromStats(f"no statistics of {agg.column} for {owner or table.qualified_name}")
+            continue
+        datas.append((stats.obj(agg.column).statsData, rows))
+    if agg.function == "count":
+        return sum(rows - data.value.numNulls for data, rows in datas)
+    values = [getattr(data.value, "lowValue" if agg.function == "min" else "highValue") for data, _ in datas]
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    chosen = (min if agg.function == "min" else max)(values, key=spark_order)
+    return _python_value(chosen)
+
+
+def _python_value(value):
+    if hasattr(value, "to_date"):
+        return value.to_date()
+    if hasattr(value, "to_datetime"):
+        return value.to_datetime()
+    return value
