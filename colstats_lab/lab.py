@@ -25,6 +25,7 @@ from .sql import parse
 from .sql.partition_spec import matching_partitions
 from .sql.executor import execute
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
+from .tables.cleaner import remove_aborted
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
@@ -207,6 +208,18 @@ class Lab:
             self.metastore.refresh_partitioned_table_params(db, table.tableName)
             self.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
         return self.metastore.get_table(db, table.tableName)
+
+    def clean(self) -> list[str]:
+        """Removes the files of aborted writes (never read before) and staging left by ended
+        transactions, in every managed table; returns the directories removed."""
+        self.metastore.abort_expired_txns()
+        removed = []
+        for db in self.metastore.get_all_databases():
+            for name in self.metastore.get_tables(db):
+                table = self.metastore.get_table(db, name)
+                if table.tableType == "MANAGED_TABLE":
+                    removed += remove_aborted(self.metastore, table)
+        return removed
 
     # ---- views --------------------------------------------------------------------------
 

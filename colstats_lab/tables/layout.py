@@ -67,8 +67,10 @@ def admitted_dirs(location: str, valid: ValidWriteIdList) -> list[str]:
     return [os.path.join(location, name) for name in chosen]
 
 
-def latest_write_id(location: str, valid: ValidWriteIdList) -> int:
-    """The highest admitted write ID among a partition's directories (0 when none)."""
-    ids = [int(_DELTA.match(os.path.basename(p)).group(2)) if _DELTA.match(os.path.basename(p))
-           else int(_BASE.match(os.path.basename(p)).group(1)) for p in admitted_dirs(location, valid)]
-    return max(ids, default=0)
+def write_id_of(name: str) -> int | None:
+    """The write ID of a `delta_N_N` or `base_N` directory name; None for anything else."""
+    if m := _DELTA.match(name):
+        return int(m.group(2))
+    if m := _BASE.match(name):
+        return int(m.group(1))
+    return None

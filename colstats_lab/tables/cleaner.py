@@ -1,0 +1,33 @@
+"""Removing what aborted or dead writes left on disk: their delta/base directories and staging."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+from ..metastore import Metastore, Table
+from .layout import write_id_of
+
+_STAGING = re.compile(r"^_staging_(\d+)_")
+
+
+def remove_aborted(metastore: Metastore, table: Table) -> list[str]:
+    """Deletes the table's directories of aborted write IDs and the staging of transactions that
+    are no longer open; returns what it removed."""
+    valid = metastore.get_valid_write_ids(table.dbName, table.tableName)
+    removed = []
+    locations = [table.location] + [p.location for p in metastore.get_partitions(table.dbName, table.tableName)]
+    for location in locations:
+        if not os.path.isdir(location):
+            continue
+        for name in os.listdir(location):
+            path = os.path.join(location, name)
+            write_id = write_id_of(name)
+            staging = _STAGING.match(name)
+            if write_id is not None and write_id in valid.aborted_write_ids:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            elif staging and metastore.txn_state(int(staging.group(1))) != "open":
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    return removed
