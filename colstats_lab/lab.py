@@ -29,7 +29,8 @@ from .tables.cleaner import remove_aborted
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
-_DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True}
+_DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True,
+                    "hive.stats.column.autogather": True}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -119,7 +120,7 @@ class Lab:
 
     def set(self, key: str, value: Any) -> None:
         """Changes a setting for this lab (as Hive's SET does for a session)."""
-        if key in ("hive.txn.stats.enabled", "hive.compute.query.using.stats"):
+        if key in ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather"):
             value = _as_bool(key, value)
         if key == "hive.txn.stats.enabled":
             self.metastore.txn_stats_enabled = value
@@ -144,7 +145,8 @@ class Lab:
         """
         table = self._table(name)
         with self.txn_scope(txn) as scope:
-            return write_table(self.spark, self.metastore, table, data, scope, partition, mode)
+            return write_table(self.spark, self.metastore, table, data, scope, partition, mode,
+                               gather=bool(self.get("hive.stats.column.autogather")))
 
     def table(self, name: str, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
         """The table's data as a Spark DataFrame: exactly the files the snapshot admits (the given

@@ -168,6 +168,7 @@ def test_identical_partitions_do_not_double_the_table_ndv(lab, spark):
 
 
 def test_partial_spec_analyzes_only_matching_partitions(lab, spark):
+    lab.set("hive.stats.column.autogather", False)  # only ANALYZE writes column stats here
     lab.sql("CREATE TABLE hours (v INT) PARTITIONED BY (ds STRING, hr INT)")
     for ds in ("2026-11-20", "2026-11-21"):
         for hr in (10, 11):
@@ -181,6 +182,7 @@ def test_partial_spec_analyzes_only_matching_partitions(lab, spark):
 
 
 def test_basic_and_noscan_forms(lab, spark):
+    lab.set("hive.stats.column.autogather", False)
     lab.sql("CREATE TABLE plain (v INT, s STRING)")
     lab.write("plain", spark.createDataFrame([(i, str(i)) for i in range(10)], "v int, s string"))
     params = lab.metastore.get_table("default", "plain").parameters
@@ -199,3 +201,16 @@ def test_basic_and_noscan_forms(lab, spark):
     assert params["numFiles"] == str(len(files))
     basic = lab.sql("ANALYZE TABLE plain COMPUTE STATISTICS")
     assert basic.details.num_rows == 11
+
+
+def test_statistics_gathered_during_the_writes_equal_pandas(lab, spark):
+    data = write_mix(lab, spark)  # one static write per partition, gathering on (the default)
+    for partition, rows in data.items():
+        expected = expected_stats(_frame(rows))
+        stats = lab.metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)
+        assert stats[f"ds={partition}"].isStatsCompliant is True
+        for obj in stats[f"ds={partition}"].statsObj:
+            assert_matches(obj, expected[obj.colName])
+    everything = expected_stats(_frame([row for rows in data.values() for row in rows]))
+    for name in COLUMNS:
+        assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), everything[name])

@@ -86,6 +86,7 @@ def test_queries_statistics_cannot_answer_say_why_and_scan(t):
 
 
 def test_stale_statistics_go_to_a_scan_until_analyzed_again(t, spark):
+    t.set("hive.stats.column.autogather", False)
     t.write("t", spark.createDataFrame([("a", 1, 99, 1.0, Decimal("1.00"), None, None, "z")], SCHEMA).drop("ds", "hr"),
             partition={"ds": "a", "hr": 1})
     result = t.sql("SELECT count(*), max(x) FROM t WHERE ds = 'a'")
@@ -111,3 +112,14 @@ def test_a_transaction_older_than_the_stats_scans_its_own_snapshot(t, spark):
     new = t.sql("SELECT count(*) FROM t")
     assert new.answered_from == "stats" and new.df.iloc[0, 0] == len(ROWS) + 1
     reader.abort()
+
+
+def test_statistics_gathered_on_write_keep_answers_from_stats(t, spark):
+    more = spark.createDataFrame([(99, -3.0, Decimal("5.00"), None, None, "z"), (None, 2.0, None, None, None, None)],
+                                 "x int, amount double, price decimal(10,2), day date, ts timestamp, note string")
+    t.write("t", more, partition={"ds": "a", "hr": 1})
+    query = "SELECT count(*), count(x), min(x), max(x), min(amount) FROM t WHERE ds = 'a'"
+    result = t.sql(query)
+    assert result.answered_from == "stats", result.reason
+    scan = _scan(t, query)
+    assert [_same(result.df.iloc[0, i], scan.iloc[0, i]) for i in range(5)] == [True] * 5

@@ -51,6 +51,7 @@ def test_dynamic_partitions_and_hive_escaping_on_disk(lab, spark):
 
 
 def test_basic_stats_after_writes_follow_hive(lab, spark):
+    lab.set("hive.stats.column.autogather", False)  # Hive's behaviour without gathering on write
     lab.sql("CREATE TABLE t (v INT, s STRING) PARTITIONED BY (ds STRING)")
     lab.write("t", pd.DataFrame({"v": [1, 2, 3], "s": ["a", "b", None]}), partition={"ds": "d1"})
     lab.sql("ANALYZE TABLE t PARTITION (ds='d1') COMPUTE STATISTICS FOR COLUMNS v, s")
@@ -111,3 +112,28 @@ def test_snapshot_reads_skip_open_and_aborted_writes(lab, spark):
     lab.metastore.abort_txn(txn)
     assert [r.v for r in lab.table("t").collect()] == [1]
     assert lab.sql("SELECT count(*) AS n FROM t").df.n[0] == 1
+
+
+def test_gathering_on_write_merges_into_accurate_stats(lab, spark):
+    lab.sql("CREATE TABLE t (v INT, s STRING) PARTITIONED BY (ds STRING)")
+    first = pd.DataFrame({"v": [1, 2, None], "s": ["a", "bb", None]})
+    lab.write("t", first, partition={"ds": "d1"})  # a new partition: its stats are gathered whole
+    flags = json.loads(lab.metastore.get_partition("default", "t", "ds=d1").parameters["COLUMN_STATS_ACCURATE"])
+    assert flags == {"BASIC_STATS": "true", "COLUMN_STATS": {"s": "true", "v": "true"}}
+    second = pd.DataFrame({"v": [10, 2], "s": ["cccc", "a"]})
+    lab.write("t", second, partition={"ds": "d1"})  # an append: merged with the stored, accurate stats
+    both = pd.concat([first, second], ignore_index=True)
+    stats = lab.metastore.get_partitions_statistics("default", "t", ["ds=d1"], ["v", "s"])["ds=d1"]
+    assert stats.isStatsCompliant is True
+    v, s = stats.obj("v").statsData.longStats, stats.obj("s").statsData.stringStats
+    values = [int(x) for x in both.v.dropna()]
+    assert (v.lowValue, v.highValue, v.numNulls, v.numDVs) == (min(values), max(values), 1, len(set(values)))
+    lengths = [len(x) for x in both.s.dropna()]
+    assert (s.maxColLen, s.numNulls, s.numDVs) == (max(lengths), 1, len(set(both.s.dropna())))
+    assert s.avgColLen == pytest.approx(sum(lengths) / len(both))
+    table_v = lab.metastore.get_table_column_statistics("default", "t", "v").obj("v").statsData.longStats
+    assert (table_v.lowValue, table_v.highValue) == (1, 10)
+    dynamic = pd.DataFrame({"v": [5], "s": ["z"], "ds": ["d1"]})
+    lab.write("t", dynamic)  # several partitions at once: no per-partition gathering, so not accurate
+    assert lab.metastore.get_partition("default", "t", "ds=d1").parameters["COLUMN_STATS_ACCURATE"] == \
+        '{"BASIC_STATS":"true"}'

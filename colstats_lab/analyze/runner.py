@@ -27,7 +27,7 @@ from ..metastore import (
 )
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
-from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, merge_column_stats
+from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, merge_table_level
 from ..tables.layout import DataFile
 from ..tables.snapshot import PartitionFiles, read_snapshot, snapshot_files
 
@@ -173,23 +173,6 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
         if write_id is not None:
             metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
         if plans:
-            _merge_table_level(metastore, table, plans, now)
+            merge_table_level(metastore, table, [p.name for p in plans], now)
     if mode != "noscan":
         outcome.num_rows = total_rows
-
-
-def _merge_table_level(metastore: Metastore, table: Table, plans: list[ColumnPlan], now: int) -> None:
-    """Table-level statistics of the analyzed columns, merged from every partition's stored stats."""
-    names = [p.name for p in plans]
-    rows = {p.partName: int(p.parameters.get("numRows", 0) or 0)
-            for p in metastore.get_partitions(table.dbName, table.tableName)}
-    stored = metastore.get_partitions_statistics(table.dbName, table.tableName, None, names)
-    merged = []
-    for name in names:
-        parts = [(stats.obj(name), rows.get(part_name, 0)) for part_name, stats in stored.items()
-                 if any(o.colName == name for o in stats.statsObj)]
-        if parts:
-            merged.append(merge_column_stats(parts))
-    if merged:
-        metastore.update_table_column_statistics(
-            ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))

@@ -6,9 +6,11 @@ aggregates reaches the driver.
 """
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
+from typing import Callable
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..coltypes import StatsKind, parse_type
@@ -140,3 +142,21 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
 def empty_stats(columns: list[ColumnPlan], values: tuple = ()) -> GroupStats:
     """The statistics of a group with no rows."""
     return GroupStats(values, 0, [p.stats_obj(i, None, 0) for i, p in enumerate(columns)])
+
+
+def observe_stats(frame: DataFrame, columns: list[ColumnPlan]) -> tuple[DataFrame, Callable[[], GroupStats]]:
+    """The frame with the same aggregation attached as an observation (`DataFrame.observe`), so the
+    action that writes it also computes its statistics, with no second pass; call the returned
+    function after that action for the rows' statistics."""
+    observation = Observation(f"colstats_{uuid.uuid4().hex}")
+    original = [F.col(f"`{c}`") for c in frame.columns]
+    inputs = frame.select("*", *[c for i, plan in enumerate(columns) for c in plan.inputs(i)])
+    exprs = [F.count(F.lit(1)).alias(ROWS)] + [a for i, plan in enumerate(columns) for a in plan.aggregates(i)]
+    observed = inputs.observe(observation, *exprs).select(*original)
+
+    def collect() -> GroupStats:
+        record = observation.get
+        num_rows = record[ROWS]
+        return GroupStats((), num_rows, [plan.stats_obj(i, record, num_rows) for i, plan in enumerate(columns)])
+
+    return observed, collect

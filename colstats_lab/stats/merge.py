@@ -56,3 +56,22 @@ def merge_column_stats(parts: list[tuple[ColumnStatisticsObj, int]]) -> ColumnSt
     else:
         data = data_class(sum(d.numTrues for d in datas), sum(d.numFalses for d in datas), nulls)
     return ColumnStatisticsObj(first.colName, first.colType, ColumnStatisticsData.of(data))
+
+
+def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
+    """Table-level statistics of a partitioned table's columns, merged from every partition's stored
+    statistics (a metastore call, no scan)."""
+    from ..metastore.model import ColumnStatistics, ColumnStatisticsDesc
+
+    rows = {p.partName: int(p.parameters.get("numRows", 0) or 0)
+            for p in metastore.get_partitions(table.dbName, table.tableName)}
+    stored = metastore.get_partitions_statistics(table.dbName, table.tableName, None, col_names)
+    merged = []
+    for name in col_names:
+        parts = [(stats.obj(name), rows.get(part_name, 0)) for part_name, stats in stored.items()
+                 if any(o.colName == name for o in stats.statsObj)]
+        if parts:
+            merged.append(merge_column_stats(parts))
+    if merged:
+        metastore.update_table_column_statistics(
+            ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))

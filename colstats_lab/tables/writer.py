@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -15,8 +16,11 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from ..coltypes import parse_type
 from ..metastore import (
     COLUMN_STATS_ACCURATE,
+    ColumnStatistics,
+    ColumnStatisticsDesc,
     InvalidInputException,
     Metastore,
     Partition,
@@ -25,6 +29,7 @@ from ..metastore import (
     ValidWriteIdList,
 )
 from ..metastore.names import parse_part_name
+from ..stats import ColumnPlan, GroupStats, merge_column_stats, merge_table_level, observe_stats
 from .layout import base_dir_name, delta_dir_name, is_data_file
 from .partition_values import canonical_value
 from .snapshot import spark_type
@@ -56,15 +61,24 @@ class FilesWritten:
 
 
 def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, txn: "Transaction",
-                partition: dict | None = None, mode: str = "append") -> WriteResult:
+                partition: dict | None = None, mode: str = "append", gather: bool = True) -> WriteResult:
     """Writes `data` (Spark or pandas DataFrame) into `table` as part of `txn`; raises
     InvalidInputException naming what is wrong. The files land now, in directories only `txn`
-    can see until it commits; the basic statistics are recorded when it commits."""
+    can see until it commits; the statistics are recorded when it commits.
+
+    With `gather`, a write into one partition (a static spec, or an unpartitioned table) also
+    computes the written rows' column statistics during the write and merges them into the
+    partition's (Hive's hive.stats.column.autogather); a dynamic-partition write leaves the column
+    statistics of the partitions it touches not accurate."""
     if table.tableType != "MANAGED_TABLE":
         raise InvalidInputException(f"table {table.qualified_name} is external: the lab writes only managed tables")
     if mode not in MODES:
         raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
     frame = _aligned_frame(spark, table, data, partition or {})
+    collect = None
+    plans = [ColumnPlan(c.name, c.type) for c in table.cols if parse_type(c.type).stats_kind is not None]
+    if gather and plans and (not table.is_partitioned or partition):
+        frame, collect = observe_stats(frame, plans)
     write_id = txn.write_id(table)
     valid = txn.snapshot(table)
     staging = os.path.join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
@@ -81,9 +95,10 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    gathered = {name: collect() for name in written} if collect else {}
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written])
-    txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid))
+    txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid, gathered))
     return WriteResult(write_id, mode, written)
 
 
@@ -184,28 +199,58 @@ def _footer_totals(directory: str) -> FilesWritten:
 
 
 def _record_write(metastore: Metastore, table: Table, written: dict[str | None, FilesWritten], write_id: int,
-                  mode: str, valid: ValidWriteIdList) -> None:
-    """Basic stats after the write, as Hive keeps them: counts add (append) or are replaced (overwrite);
-    column statistics of what changed are no longer accurate. Runs inside the commit."""
+                  mode: str, valid: ValidWriteIdList, gathered: dict[str | None, GroupStats]) -> None:
+    """Statistics after the write, as Hive keeps them: counts add (append) or are replaced (overwrite);
+    column statistics gathered during the write are merged in, the others of what changed are no
+    longer accurate. Runs inside the commit."""
     if not table.is_partitioned:
         current = metastore.get_table(table.dbName, table.tableName)
-        _apply(metastore, table, None, current.parameters, written[None], mode, write_id, valid)
+        _apply(metastore, table, None, current.parameters, written[None], mode, write_id, valid, gathered.get(None))
         return
     existing = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, list(written))}
     new = [_new_partition(table, name, write_id) for name in written if name not in existing]
     metastore.add_partitions(new)
     for name, files in written.items():
         params = existing[name].parameters if name in existing else None
-        _apply(metastore, table, name, params, files, mode, write_id, valid)
+        _apply(metastore, table, name, params, files, mode, write_id, valid, gathered.get(name))
     metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
     metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
+    merged_columns = sorted({o.colName for g in gathered.values() for o in g.columns})
+    if merged_columns:
+        merge_table_level(metastore, table, merged_columns, int(time.time()))
+
+
+def _gathered_stats(metastore: Metastore, table: Table, part_name: str | None, previous: StatsAccuracy,
+                    previous_rows: int, replace: bool, gathered: GroupStats) -> tuple[list, set[str]]:
+    """The column statistics to store after the write, and the columns they are accurate for: the
+    gathered ones as they are (new partition, overwrite), or merged with the stored ones where those
+    were accurate (append)."""
+    if replace:
+        return gathered.columns, {o.colName for o in gathered.columns}
+    names = [o.colName for o in gathered.columns if previous.basic and o.colName in previous.columns]
+    if not names:
+        return [], set()
+    if part_name is None:
+        stored = metastore.get_table_statistics(table.dbName, table.tableName, names)
+    else:
+        stored = metastore.get_partitions_statistics(table.dbName, table.tableName, [part_name], names).get(part_name)
+    have = {o.colName: o for o in stored.statsObj} if stored else {}
+    merged = [merge_column_stats([(have[o.colName], previous_rows), (o, gathered.num_rows)])
+              for o in gathered.columns if o.colName in have]
+    return merged, {o.colName for o in merged}
 
 
 def _apply(metastore: Metastore, table: Table, part_name: str | None, params: dict | None,
-           files: FilesWritten, mode: str, write_id: int, valid: ValidWriteIdList) -> None:
+           files: FilesWritten, mode: str, write_id: int, valid: ValidWriteIdList,
+           gathered: GroupStats | None) -> None:
     replace = mode == "overwrite" or params is None
     previous = StatsAccuracy.parse((params or {}).get(COLUMN_STATS_ACCURATE))
     known_rows = replace or previous.basic
+    objs, accurate_columns = [], set()
+    if gathered is not None and known_rows:
+        previous_rows = int((params or {}).get("numRows", 0) or 0)
+        objs, accurate_columns = _gathered_stats(metastore, table, part_name, previous, previous_rows, replace,
+                                                 gathered)
 
     def total(key: str, added: int) -> str:
         return str(added if replace else int((params or {}).get(key, 0) or 0) + added)
@@ -215,10 +260,16 @@ def _apply(metastore: Metastore, table: Table, part_name: str | None, params: di
         "totalSize": total("totalSize", files.total_size),
         "numRows": total("numRows", files.num_rows) if known_rows else (params or {}).get("numRows", "0"),
         "rawDataSize": total("rawDataSize", files.raw_data_size) if known_rows else (params or {}).get("rawDataSize", "0"),
-        COLUMN_STATS_ACCURATE: StatsAccuracy(basic=known_rows).to_param(),
+        COLUMN_STATS_ACCURATE: StatsAccuracy(basic=known_rows, columns=accurate_columns).to_param(),
     }
     if part_name is None:
         metastore.alter_table_params(table.dbName, table.tableName, updates, write_id=write_id, valid_write_ids=valid)
     else:
         metastore.alter_partition_params(table.dbName, table.tableName, part_name, updates, write_id=write_id,
                                          valid_write_ids=valid)
+    if objs:
+        desc = ColumnStatisticsDesc(part_name is None, table.dbName, table.tableName, part_name, int(time.time()))
+        if part_name is None:
+            metastore.update_table_column_statistics(ColumnStatistics(desc, objs))
+        else:
+            metastore.update_partition_column_statistics(ColumnStatistics(desc, objs))
