@@ -261,6 +261,9 @@ class Metastore:
             conn.execute("DELETE FROM CDS WHERE CD_ID = ?", (row["CD_ID"],))
             conn.execute("DELETE FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
                          (table.dbName, table.tableName))
+            # a table created again under the name starts its write IDs afresh (Hive cleans these up too)
+            conn.execute("DELETE FROM TXN_TO_WRITE_ID WHERE T2W_DATABASE = ? AND T2W_TABLE = ?",
+                         (table.dbName, table.tableName))
             return table
 
     def alter_table_params(self, db_name: str, table_name: str, updates: dict[str, str | None],

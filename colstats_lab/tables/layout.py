@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 from ..metastore.txn import ValidWriteIdList
 
-_DELTA = re.compile(r"^delta_(\d+)_(\d+)$")
+_DELTA = re.compile(r"^delta_(\d+)_(\d+)(?:_(\d+))?$")  # Hive's delta_N_N[_statement]
 _BASE = re.compile(r"^base_(\d+)$")
 
 
-def delta_dir_name(write_id: int) -> str:
-    return f"delta_{write_id:07d}_{write_id:07d}"
+def delta_dir_name(write_id: int, statement: int = 0) -> str:
+    """`delta_N_N` for a write's first statement into a directory, `delta_N_N_SSSS` for later ones."""
+    return f"delta_{write_id:07d}_{write_id:07d}" + (f"_{statement:04d}" if statement else "")
 
 
 def base_dir_name(write_id: int) -> str:
@@ -63,8 +64,19 @@ def admitted_dirs(location: str, valid: ValidWriteIdList) -> list[str]:
             deltas.append((int(m.group(2)), name))
     base_id, base_name = max(bases, default=(0, None))
     chosen = [base_name] if base_name else []
-    chosen += [name for write_id, name in sorted(deltas) if write_id > base_id]
+    # A delta with the base's own write ID was written after it in the same transaction: an
+    # overwrite removes its transaction's earlier deltas of the partition.
+    chosen += [name for write_id, name in sorted(deltas) if write_id > base_id or (base_name and write_id == base_id)]
     return [os.path.join(location, name) for name in chosen]
+
+
+def own_dirs(location: str, write_id: int) -> list[str]:
+    """A partition's directories written under `write_id` (one transaction's statements)."""
+    try:
+        names = os.listdir(location)
+    except FileNotFoundError:
+        return []
+    return [os.path.join(location, n) for n in sorted(names) if write_id_of(n) == write_id]
 
 
 def write_id_of(name: str) -> int | None:

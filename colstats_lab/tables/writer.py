@@ -30,7 +30,7 @@ from ..metastore import (
 )
 from ..metastore.names import parse_part_name
 from ..stats import ColumnPlan, GroupStats, merge_column_stats, merge_table_level, observe_stats
-from .layout import base_dir_name, delta_dir_name, is_data_file
+from .layout import base_dir_name, delta_dir_name, is_data_file, own_dirs
 from .partition_values import canonical_value
 from .snapshot import spark_type
 
@@ -150,7 +150,6 @@ def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> 
 def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, partition: dict,
                       moved: list[str]) -> dict[str | None, FilesWritten]:
     """Renames Spark's output directories into the table as this write's delta (or base) directories."""
-    target_name = base_dir_name(write_id) if mode == "overwrite" else delta_dir_name(write_id)
     written: dict[str | None, FilesWritten] = {}
     leaves = _leaf_dirs(staging)
     if table.is_partitioned and partition and not leaves:
@@ -163,8 +162,14 @@ def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, part
         leaves = {None: staging}
     for rel, source in sorted(leaves.items(), key=lambda kv: kv[0] or ""):
         part_dir = os.path.join(table.location, rel) if rel else table.location
-        target = os.path.join(part_dir, target_name)
         os.makedirs(part_dir, exist_ok=True)
+        earlier = own_dirs(part_dir, write_id)  # this transaction's earlier statements here
+        if mode == "overwrite":
+            for directory in earlier:  # the overwrite replaces them too; nobody else could see them
+                shutil.rmtree(directory)
+            target = os.path.join(part_dir, base_dir_name(write_id))
+        else:
+            target = os.path.join(part_dir, delta_dir_name(write_id, len(earlier)))
         if source is None:
             os.makedirs(target)
         else:
