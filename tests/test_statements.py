@@ -92,6 +92,8 @@ def test_show_and_drop(sales):
     sales.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS x")
     sales.sql("ALTER TABLE sales DROP PARTITION (ds='d1')")
     assert list(sales.metastore.get_partitions_statistics("default", "sales", None, ["x"])) == ["ds=d2"]
+    x = sales.metastore.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    assert (x.lowValue, x.highValue, x.numNulls) == (-2, -2, 0)  # the table level forgot ds=d1's rows
     assert sales.metastore.get_table("default", "sales").parameters["numRows"] == "1"
     location = sales.metastore.get_table("default", "sales").location
     assert not os.path.exists(os.path.join(location, "ds=d1"))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -13,6 +14,7 @@ from sqlglot.errors import ParseError as SqlglotParseError
 from ..analyze import run_analyze
 from ..metastore import InvalidInputException, Partition, Table
 from ..pruning import answer_from_stats
+from ..stats import merge_table_level
 from ..result import Result
 from . import statements as st
 from .describe import describe
@@ -101,9 +103,16 @@ def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
                                      "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
         part.location = os.path.join(table.location, part.partName)
         new.append(part)
-    with lab.metastore.transaction():
-        added = lab.metastore.add_partitions(new, stmt.if_not_exists)
+    added = []
+
+    def apply():
+        added.extend(lab.metastore.add_partitions(new, stmt.if_not_exists))
         lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+        lab.metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
+
+    with lab.txn_scope(None) as txn:  # DDL on a transactional table takes a write ID, as Hive's does
+        write_id = txn.write_id(table)
+        txn.on_commit(apply)
     for part in added:
         os.makedirs(part.location, exist_ok=True)
     return Result(stmt, message=f"Added {len(added)} partition{'s' if len(added) != 1 else ''} to {table.qualified_name}.")
@@ -112,7 +121,8 @@ def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
 def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     dropped = []
-    with lab.metastore.transaction():
+
+    def apply():
         for spec in stmt.specs:
             if stmt.if_exists:
                 try:
@@ -124,6 +134,13 @@ def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
             for part in parts:
                 dropped.append(lab.metastore.drop_partition(table.dbName, table.tableName, part.partName))
         lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+        lab.metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
+        # the table level no longer holds what the dropped partitions held
+        merge_table_level(lab.metastore, table, [c.name for c in table.cols], int(time.time()))
+
+    with lab.txn_scope(None) as txn:
+        write_id = txn.write_id(table)
+        txn.on_commit(apply)
     if table.tableType == "MANAGED_TABLE":
         for part in dropped:
             shutil.rmtree(part.location, ignore_errors=True)

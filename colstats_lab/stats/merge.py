@@ -72,6 +72,8 @@ def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
                  if any(o.colName == name for o in stats.statsObj)]
         if parts:
             merged.append(merge_column_stats(parts))
+        elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
+            metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
     if merged:
         metastore.update_table_column_statistics(
             ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))
