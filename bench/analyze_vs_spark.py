@@ -5,25 +5,14 @@ Spark's native ANALYZE ... FOR ALL COLUMNS on the same data, in the same run.
 """
 from __future__ import annotations
 
-import argparse
-import os
-
-from common import DDL, bench_lab, generated, median_of, peak_rss_mib
+from common import bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--partitions", type=int, default=30)
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = bench_arguments(runs=3)
     lab = bench_lab(fresh=True)
     spark = lab.spark
-    staging = os.path.join(lab.home, "staging")
-    generated(spark, args.rows, args.partitions).write.mode("overwrite").parquet(staging)
-    source = spark.read.parquet(staging)
-    lab.sql(DDL.format(name="bench"))
-    lab.write("bench", source)
+    source = bench_table(lab, args.rows, args.partitions)
     spark.sql("DROP TABLE IF EXISTS bench_native")
     source.write.partitionBy("ds").format("parquet").saveAsTable("bench_native")
     size = int(lab.metastore.get_table("default", "bench").parameters["totalSize"])

@@ -5,10 +5,8 @@ gathering statistics during a write against a plain write, on the same data in t
 """
 from __future__ import annotations
 
-import argparse
-import os
-
-from common import DDL, bench_lab, generated, median_of, peak_rss_mib
+import pandas as pd
+from common import DDL, bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib
 
 QUERIES = [
     "SELECT count(*) FROM bench",
@@ -18,19 +16,9 @@ QUERIES = [
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--partitions", type=int, default=30)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    args = bench_arguments(runs=5)
     lab = bench_lab(fresh=True)
-    spark = lab.spark
-    staging = os.path.join(lab.home, "staging")
-    generated(spark, args.rows, args.partitions).write.mode("overwrite").parquet(staging)
-    source = spark.read.parquet(staging)
-    lab.set("hive.stats.column.autogather", False)
-    lab.sql(DDL.format(name="bench"))
-    lab.write("bench", source)
+    source = bench_table(lab, args.rows, args.partitions)
     lab.sql("ANALYZE TABLE bench COMPUTE STATISTICS FOR ALL COLUMNS")
     print(f"table: {args.rows:,} rows, {args.partitions} partitions")
 
@@ -50,8 +38,10 @@ def main() -> None:
 
     for query in QUERIES:
         ours_result, theirs_result = from_stats(query), by_spark(query)  # warm both, and compare
-        assert [str(v) for v in ours_result.df.iloc[0]] == [str(v) for v in theirs_result.df.iloc[0]], \
-            (ours_result.df, theirs_result.df)
+        def shown(frame):
+            return [None if pd.isna(frame[c].iloc[0]) else str(frame[c].iloc[0]) for c in frame.columns]
+
+        assert shown(ours_result.df) == shown(theirs_result.df), (shown(ours_result.df), shown(theirs_result.df))
         ours, _ = median_of(args.runs, lambda: from_stats(query))
         theirs, _ = median_of(args.runs, lambda: by_spark(query))
         print(f"{query}\n  from stats {ours * 1000:.1f} ms, Spark {theirs * 1000:.0f} ms, ratio {ours / theirs:.4f}")

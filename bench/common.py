@@ -1,6 +1,7 @@
 """Shared set-up for benchmarks: a lab on a scratch folder, the benchmark table, timing helpers."""
 from __future__ import annotations
 
+import argparse
 import os
 import resource
 import shutil
@@ -64,3 +65,22 @@ def median_of(runs: int, fn) -> tuple[float, list[float]]:
 def peak_rss_mib() -> float:
     """Peak resident memory of this Python process (the JVM is a separate process)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bench_arguments(runs: int = 3) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--partitions", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=runs)
+    return parser.parse_args()
+
+
+def bench_table(lab: Lab, rows: int, partitions: int, name: str = "bench"):
+    """Generates the data once into Parquet, writes it into the lab table `name` (one dynamic-partition
+    write), and returns the generated data as a DataFrame for other consumers of the same rows."""
+    staging = os.path.join(lab.home, "staging")
+    generated(lab.spark, rows, partitions).write.mode("overwrite").parquet(staging)
+    source = lab.spark.read.parquet(staging)
+    lab.sql(DDL.format(name=name))
+    lab.write(name, source)
+    return source

@@ -238,3 +238,21 @@ def test_partitioned_table_basic_stats_follow_hive(ms):
     params = ms.get_table("default", "sales").parameters
     assert (params["numRows"], params["numFiles"], params["totalSize"]) == ("15", "3", "150")
     assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'
+
+
+def test_a_file_from_an_earlier_schema_version_is_migrated_in_place(tmp_path):
+    from colstats_lab.metastore.schema import MIGRATIONS, _split
+
+    path = str(tmp_path / "old.db")
+    conn = sqlite3.connect(path, isolation_level=None)
+    for statement in _split(MIGRATIONS[0]):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO DBS (NAME, DB_LOCATION_URI, CREATE_TIME) VALUES ('old', '/tmp/old', 0)")
+    conn.close()
+    store = Metastore(path)
+    assert "old" in store.get_all_databases()
+    check = sqlite3.connect(path)
+    assert check.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert check.execute("SELECT COUNT(*) FROM TXN_COMPONENTS").fetchone()[0] == 0
+    store.close()

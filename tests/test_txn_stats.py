@@ -180,3 +180,17 @@ def test_heartbeats_keep_a_live_transaction_open(t):
     assert t.metastore.abort_expired_txns() == []
     assert txn.state == "open"
     txn.abort()
+
+
+def test_txn_components_list_what_each_transaction_wrote(t):
+    import sqlite3
+
+    with t.transaction() as txn:
+        t.write("t", _rows(1), partition={"ds": "p"}, txn=txn)
+        t.write("t", _rows(2), partition={"ds": "q"}, txn=txn)
+        t.sql("ANALYZE TABLE t PARTITION (ds='p') COMPUTE STATISTICS FOR COLUMNS v", txn=txn)
+    conn = sqlite3.connect(t.metastore.path)
+    rows = conn.execute("SELECT TC_PARTITION, TC_OPERATION_TYPE, TC_WRITEID FROM TXN_COMPONENTS WHERE TC_TXNID = ? "
+                        "ORDER BY TC_OPERATION_TYPE, TC_PARTITION", (txn.txn_id,)).fetchall()
+    assert rows == [("ds=p", "i", 1), ("ds=q", "i", 1), ("ds=p", "u", 1)]
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2

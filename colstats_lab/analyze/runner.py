@@ -108,6 +108,9 @@ def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, curren
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped)
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
+    if write_id is not None:
+        metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
+                                     write_id)
     txn.on_commit(lambda: _persist(metastore, table, stmt.mode, plans, files, groups, raw_sizes, outcome,
                                    write_id, valid))
     outcome.seconds = time.perf_counter() - started

@@ -163,7 +163,22 @@ INSERT INTO VERSION (VER_ID, SCHEMA_VERSION, VERSION_COMMENT)
     VALUES (1, '4.0.0', 'colstats_lab metastore, Hive 4 names');
 """
 
-MIGRATIONS: list[str] = [_V1]
+# 2: Hive's TXN_COMPONENTS, what each transaction writes (kept after the commit, as Hive's
+# COMPLETED_TXN_COMPONENTS would, so a partition's writers can be listed).
+_V2 = """
+CREATE TABLE TXN_COMPONENTS (
+    TC_TXNID INTEGER NOT NULL REFERENCES TXNS (TXN_ID),
+    TC_DATABASE TEXT NOT NULL,
+    TC_TABLE TEXT NOT NULL,
+    TC_PARTITION TEXT,
+    TC_OPERATION_TYPE TEXT NOT NULL,
+    TC_WRITEID INTEGER NOT NULL
+);
+CREATE INDEX TC_TXNID_INDEX ON TXN_COMPONENTS (TC_TXNID);
+UPDATE VERSION SET VERSION_COMMENT = 'colstats_lab metastore, Hive 4 names, with TXN_COMPONENTS' WHERE VER_ID = 1
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2]
 
 
 def migrate(conn: sqlite3.Connection) -> int:
@@ -187,4 +202,5 @@ def migrate(conn: sqlite3.Connection) -> int:
 
 
 def _split(script: str) -> list[str]:
+    # statements are split at ";" — migrations keep ";" out of their string literals
     return [s.strip() for s in script.split(";") if s.strip()]

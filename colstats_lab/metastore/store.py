@@ -804,6 +804,17 @@ class Metastore:
                 (open_ids if r[1] == "o" else aborted).add(r[0])
             return ValidWriteIdList(table.qualified_name, high_watermark, frozenset(open_ids), frozenset(aborted))
 
+    def add_txn_components(self, txn_id: int, db_name: str, table_name: str, part_names: list[str | None],
+                           operation: str, write_id: int) -> None:
+        """Records what an open transaction writes (Hive's TXN_COMPONENTS; operation 'i' insert,
+        'u' update of statistics, 'd' drop)."""
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.executemany(
+                "INSERT INTO TXN_COMPONENTS (TC_TXNID, TC_DATABASE, TC_TABLE, TC_PARTITION, TC_OPERATION_TYPE, "
+                "TC_WRITEID) VALUES (?, ?, ?, ?, ?, ?)",
+                [(txn_id, db_name.lower(), table_name.lower(), p, operation, write_id) for p in part_names])
+
     def table_write_ids(self, txn_id: int) -> dict[tuple[str, str], int]:
         """The write IDs a transaction holds, by (db, table)."""
         with self.snapshot() as conn:

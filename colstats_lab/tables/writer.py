@@ -96,6 +96,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     gathered = {name: collect() for name in written} if collect else {}
+    metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, list(written), "i", write_id)
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written])
     txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid, gathered))
