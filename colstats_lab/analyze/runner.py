@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
@@ -28,7 +27,7 @@ from ..metastore import (
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, merge_table_level
-from ..tables.layout import DataFile
+from ..tables.layout import DataFile, footer_counts
 from ..tables.snapshot import PartitionFiles, read_snapshot, snapshot_files
 
 if TYPE_CHECKING:
@@ -123,11 +122,7 @@ def _group_of(part: PartitionFiles, plans: list[ColumnPlan], groups: dict) -> Gr
 
 
 def _raw_data_size(files: list[DataFile]) -> int:
-    total = 0
-    for f in files:
-        meta = pq.read_metadata(f.path)
-        total += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    return total
+    return sum(footer_counts(f.path)[1] for f in files)
 
 
 def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],

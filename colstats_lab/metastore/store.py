@@ -639,9 +639,6 @@ class Metastore:
 
     # ---- stats accuracy -----------------------------------------------------------------
 
-    def table_accuracy(self, db_name: str, table_name: str) -> StatsAccuracy:
-        return StatsAccuracy.parse(self.get_table(db_name, table_name).parameters.get(ACCURATE_PARAM))
-
     def stats_compliance(self, db_name: str, table_name: str, col_names: list[str],
                          valid_write_ids: ValidWriteIdList | None = None,
                          part_names: list[str] | None = None) -> dict[str | None, tuple[bool, str]]:

@@ -12,7 +12,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 
 from ..analyze import run_analyze
-from ..metastore import InvalidInputException, Partition, Table
+from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
 from ..pruning import answer_from_stats
 from ..stats import merge_table_level
 from ..result import Result
@@ -127,7 +127,7 @@ def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
             if stmt.if_exists:
                 try:
                     parts = matching_partitions(lab.metastore, table, spec)
-                except Exception:  # noqa: BLE001 - IF EXISTS: a spec that matches nothing drops nothing
+                except NoSuchObjectException:  # IF EXISTS: a spec that matches nothing drops nothing
                     parts = []
             else:
                 parts = matching_partitions(lab.metastore, table, spec)

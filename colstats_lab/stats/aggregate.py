@@ -124,6 +124,7 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
     keys = [F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
     inputs = frame.select(*keys, *[c for i, plan in enumerate(columns) for c in plan.inputs(i)])
     exprs = [F.count(F.lit(1)).alias(ROWS)] + [a for i, plan in enumerate(columns) for a in plan.aggregates(i)]
+    # one row of aggregates per partition (one row without keys) is all that reaches the driver
     if group_keys:
         rows = inputs.groupBy(*[f"__k{i}" for i in range(len(group_keys))]).agg(*exprs).collect()
     else:

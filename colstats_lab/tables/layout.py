@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+
+import pyarrow.parquet as pq
 from dataclasses import dataclass
 
 from ..metastore.txn import ValidWriteIdList
@@ -86,3 +88,10 @@ def write_id_of(name: str) -> int | None:
     if m := _BASE.match(name):
         return int(m.group(1))
     return None
+
+
+def footer_counts(path: str) -> tuple[int, int]:
+    """(rows, uncompressed bytes) of a Parquet file from its footer; no data is read. The bytes are
+    what Hive calls rawDataSize."""
+    meta = pq.read_metadata(path)
+    return meta.num_rows, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))

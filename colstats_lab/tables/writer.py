@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pandas as pd
-import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -30,7 +29,7 @@ from ..metastore import (
 )
 from ..metastore.names import parse_part_name
 from ..stats import ColumnPlan, GroupStats, merge_column_stats, merge_table_level, observe_stats
-from .layout import base_dir_name, delta_dir_name, is_data_file, own_dirs
+from .layout import base_dir_name, delta_dir_name, footer_counts, is_data_file, own_dirs
 from .partition_values import canonical_value
 from .snapshot import spark_type
 
@@ -196,11 +195,11 @@ def _footer_totals(directory: str) -> FilesWritten:
         if not is_data_file(name):
             continue
         path = os.path.join(directory, name)
-        meta = pq.read_metadata(path)
+        rows, raw_bytes = footer_counts(path)
         totals.num_files += 1
-        totals.num_rows += meta.num_rows
+        totals.num_rows += rows
         totals.total_size += os.path.getsize(path)
-        totals.raw_data_size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        totals.raw_data_size += raw_bytes
     return totals
 
 
