@@ -9,6 +9,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from . import engine
 from .coltypes import from_spark_type
+from .interop import exchange
 from .metastore import (
     DEFAULT_DB,
     AlreadyExistsException,
@@ -210,6 +211,22 @@ class Lab:
             self.metastore.refresh_partitioned_table_params(db, table.tableName)
             self.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
         return self.metastore.get_table(db, table.tableName)
+
+    # ---- Spark's catalog ------------------------------------------------------------------
+
+    def import_spark_stats(self, spark_table: str) -> Result:
+        """Reads the statistics Spark keeps for `spark_table` (after Spark's own ANALYZE TABLE) into the
+        lab's table of the same database and name, registering it as external if the lab doesn't know it.
+
+        Raises InvalidInputException when Spark has no row count for it or the lab's table of that name
+        is another table."""
+        return exchange.import_spark_stats(self, spark_table)
+
+    def export_spark_stats(self, table: str, spark_table: str) -> Result:
+        """Writes this lab's accurate statistics of `table` into Spark's catalog table `spark_table` as
+        `spark.sql.statistics.*` properties, so Spark's optimizer uses them; needs a Hive-enabled
+        session (UnsupportedCatalog otherwise). `.details` has the plan statistics before and after."""
+        return exchange.export_spark_stats(self, table, spark_table)
 
     def clean(self) -> list[str]:
         """Removes the files of aborted writes (never read before) and staging left by ended

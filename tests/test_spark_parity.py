@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 
 from colstats_lab import Lab
+from colstats_lab.interop import UnsupportedCatalog, read_table_statistics
+from colstats_lab.metastore import InvalidInputException
 from colstats_lab.stats import ndv_relative_error
-from mixed_data import COLUMNS, SCHEMA, write_mix
+from colstats_lab.stats.spark_properties import column_stat_from_hive
+from mixed_data import COLUMNS, SCHEMA, all_rows, write_mix
 
 SPARK_NDV_ERROR = 3 * 0.05  # HyperLogLog++ at Spark's default 5 % relative standard deviation, 3 sigma
 DEFAULT_SIZE = {"id": 8, "x": 4, "small": 2, "amount": 8, "f": 4, "price": 8, "flag": 1, "day": 4, "ts": 8,
@@ -94,3 +97,56 @@ def test_table_stats_match_spark_analyze(both, spark, column):
         spark_ndv = int(theirs["distinct_count"])
         tolerance = max(1.0, (SPARK_NDV_ERROR + ndv_relative_error()) * max(spark_ndv, ours["distinct_count"]))
         assert abs(ours["distinct_count"] - spark_ndv) <= tolerance, (ours["distinct_count"], spark_ndv)
+
+
+@pytest.fixture(scope="module")
+def spark_catalog_stats(both, spark):
+    return read_table_statistics(spark, "mix_native").statistics
+
+
+@pytest.mark.parametrize("column", [c for c in COLUMNS])
+def test_our_stats_in_spark_form_equal_spark_catalog(both, spark_catalog_stats, column):
+    """`column_stat_from_hive` gives what Spark's own ANALYZE stored, string for string."""
+    rows = int(both.metastore.get_table("default", "mix").parameters["numRows"])
+    ours = column_stat_from_hive(both.metastore.get_table_column_statistics("default", "mix", column).obj(column), rows)
+    theirs = spark_catalog_stats.colStats[column]
+    assert (ours.min, ours.max, ours.nullCount, ours.avgLen, ours.maxLen) == \
+           (theirs.min, theirs.max, theirs.nullCount, theirs.avgLen, theirs.maxLen)
+    if ours.distinctCount is not None:
+        tolerance = max(1.0, (SPARK_NDV_ERROR + ndv_relative_error()) * theirs.distinctCount)
+        assert abs(ours.distinctCount - theirs.distinctCount) <= tolerance
+
+
+def test_import_spark_stats_registers_the_table_and_stores_spark_figures(both, spark):
+    data = all_rows()
+    result = both.import_spark_stats("default.mix_native")
+    table = both.metastore.get_table("default", "mix_native")
+    assert table.tableType == "EXTERNAL_TABLE" and table.partition_key_names == ["ds"]
+    every_row = [r for rows in data.values() for r in rows]
+    assert table.parameters["numRows"] == str(len(every_row)) == str(result.details["rows"])
+    x = both.metastore.get_table_column_statistics("default", "mix_native", "x").obj("x").statsData.longStats
+    xs = [r[1] for r in every_row]
+    assert (x.lowValue, x.highValue, x.numNulls) == (min(v for v in xs if v is not None),
+                                                     max(v for v in xs if v is not None), xs.count(None))
+    day = both.metastore.get_table_column_statistics("default", "mix_native", "day").obj("day").statsData.dateStats
+    assert day.lowValue.to_date() == min(r[8] for r in every_row if r[8] is not None)
+    assert "Spark keeps min/max of a boolean" in result.details["skipped"]["flag"]
+    assert set(result.details["columns"]) == set(COLUMNS) - {"flag"}
+    described = both.sql("DESCRIBE FORMATTED mix_native x").df
+    described = dict(zip(described.info_name, described.info_value))
+    assert (described["min"], described["num_nulls"]) == (str(x.lowValue), str(xs.count(None)))
+    assert both.import_spark_stats("mix_native").details["rows"] == len(every_row)  # again: replaced, not doubled
+
+
+def test_import_without_spark_stats_says_what_to_run(both, spark):
+    spark.sql("CREATE TABLE IF NOT EXISTS plain_native (a INT) USING parquet")
+    try:
+        with pytest.raises(InvalidInputException, match=r"run ANALYZE TABLE default.plain_native COMPUTE STATISTICS"):
+            both.import_spark_stats("plain_native")
+    finally:
+        spark.sql("DROP TABLE IF EXISTS plain_native")
+
+
+def test_export_needs_a_hive_catalog(both):
+    with pytest.raises(UnsupportedCatalog, match="enableHiveSupport"):
+        both.export_spark_stats("mix", "mix_native")

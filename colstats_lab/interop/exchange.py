@@ -1,0 +1,109 @@
+"""Moving statistics between the lab's metastore and Spark's catalog (`Lab.import_spark_stats` / `export_spark_stats`)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..coltypes import parse_type
+from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException
+from ..metastore.accurate import PARAM as ACCURATE_PARAM
+from ..metastore.accurate import StatsAccuracy
+from ..result import Result
+from ..stats.spark_properties import (CatalogStatistics, NotConvertible, column_stat_from_hive, hive_stats_from_spark,
+                                      stats_to_properties)
+from .spark_catalog import plan_statistics, read_table_statistics, write_table_statistics
+
+if TYPE_CHECKING:
+    from ..lab import Lab
+
+
+def import_spark_stats(lab: "Lab", spark_table: str) -> Result:
+    """Reads Spark's statistics of `spark_table` into the lab's table of the same database and name,
+    registering it as external on Spark's location when the lab doesn't know it. Columns whose Hive
+    statistics don't follow from Spark's are listed in `details["skipped"]` with the reason."""
+    source = read_table_statistics(lab.spark, spark_table)
+    stats = source.statistics
+    if stats is None or stats.rowCount is None:
+        raise InvalidInputException(
+            f"Spark keeps no row count for {source.qualified_name}: run ANALYZE TABLE {source.qualified_name} "
+            "COMPUTE STATISTICS FOR ALL COLUMNS in Spark first")
+    metastore = lab.metastore
+    with metastore.transaction():
+        if source.database not in metastore.get_all_databases():
+            metastore.create_database(source.database)
+        if metastore.table_exists(source.database, source.name):
+            table = metastore.get_table(source.database, source.name)
+            if table.tableType != "EXTERNAL_TABLE" or table.location.rstrip("/") != (source.location or "").rstrip("/"):
+                raise InvalidInputException(
+                    f"lab table {table.qualified_name} is not Spark's table: it is {table.tableType} at "
+                    f"{table.location}, Spark's is at {source.location}")
+        else:
+            if not source.location:
+                raise InvalidInputException(f"Spark's table {source.qualified_name} has no location to register")
+            table = lab.register_external(source.qualified_name, source.location,
+                                          partition_types={c: source.columns[c] for c in source.partition_columns})
+        objs, skipped = [], {}
+        for column in table.cols:
+            stat = stats.colStats.get(column.name)
+            if stat is None:
+                skipped[column.name] = "Spark keeps no statistics for it"
+                continue
+            try:
+                objs.append(hive_stats_from_spark(column.name, column.type, stat, stats.rowCount))
+            except NotConvertible as exc:
+                skipped[column.name] = str(exc)
+        if objs:
+            metastore.update_table_column_statistics(ColumnStatistics(
+                ColumnStatisticsDesc(True, table.dbName, table.tableName), objs, engine="hive"))
+        flags = StatsAccuracy(True, {o.colName for o in objs})
+        metastore.alter_table_params(table.dbName, table.tableName, {
+            "numRows": str(stats.rowCount), "totalSize": str(stats.sizeInBytes), ACCURATE_PARAM: flags.to_param()})
+    imported = [o.colName for o in objs]
+    return Result(message=f"Imported Spark's statistics of {source.qualified_name}: {stats.rowCount} rows, "
+                          f"{len(imported)} column(s)" + (f"; skipped {', '.join(skipped)}" if skipped else ""),
+                  details={"table": table.qualified_name, "columns": imported, "skipped": skipped,
+                           "rows": stats.rowCount, "bytes": stats.sizeInBytes})
+
+
+def export_spark_stats(lab: "Lab", table_name: str, spark_table: str) -> Result:
+    """Writes the lab's accurate table-level statistics of `table_name` into Spark's (Hive) catalog table
+    `spark_table` as Spark's properties; `details` has the optimizer's plan statistics before and after.
+    Columns whose stats are not accurate for the current snapshot, or that Spark's table lacks, are skipped."""
+    table = lab._table(table_name)
+    target = read_table_statistics(lab.spark, spark_table)
+    metastore = lab.metastore
+    basic_ok = all(ok for ok, _ in metastore.stats_compliance(table.dbName, table.tableName, []).values())
+    if not basic_ok:
+        raise InvalidInputException(f"the statistics of {table.qualified_name} are not accurate; ANALYZE it first")
+    column_names = [c.name for c in table.cols]
+    stored = metastore.get_table_statistics(table.dbName, table.tableName, column_names)
+    rows = int(table.parameters.get("numRows", 0))
+    col_stats, skipped = {}, {}
+    for obj in (stored.statsObj if stored else []):
+        reason = _export_blocker(metastore, table, obj, target.columns)
+        if reason:
+            skipped[obj.colName] = reason
+            continue
+        col_stats[obj.colName] = column_stat_from_hive(obj, rows)
+    statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
+    properties = stats_to_properties(statistics, list(target.columns))
+    before = plan_statistics(lab.spark, target.qualified_name)
+    written = write_table_statistics(lab.spark, target.qualified_name, properties)
+    after = plan_statistics(lab.spark, target.qualified_name)
+    cbo = lab.spark.conf.get("spark.sql.cbo.enabled", "false") == "true"
+    return Result(message=f"Exported {len(col_stats)} column(s) of {table.qualified_name} to Spark's "
+                          f"{target.qualified_name}: {after}"
+                          + ("" if cbo else " (spark.sql.cbo.enabled is false: Spark's optimizer uses only the size)"),
+                  details={"properties": properties, "written": written, "skipped": skipped,
+                           "plan_before": before, "plan_after": after})
+
+
+def _export_blocker(metastore, table, obj, spark_columns: dict[str, str]) -> str | None:
+    spark_type = spark_columns.get(obj.colName)
+    if spark_type is None:
+        return "Spark's table has no such column"
+    if spark_type != "timestamp_ntz" and parse_type(spark_type).stats_kind is not parse_type(obj.colType).stats_kind:
+        return f"Spark's column is {spark_type}, ours is {obj.colType}"
+    compliance = metastore.stats_compliance(table.dbName, table.tableName, [obj.colName])
+    reasons = [reason for ok, reason in compliance.values() if not ok]
+    return reasons[0] if reasons else None
+

@@ -1,0 +1,153 @@
+"""Reading the statistics Spark keeps in its session catalog, and writing ours into a Hive catalog.
+
+Reading goes through `DESCRIBE EXTENDED` (the table's `Statistics` row and one row set per column),
+so it works with any catalog Spark has — in-memory or Hive — and over Spark Connect.
+
+Writing needs a Hive-enabled session. Spark refuses `spark.sql.*` keys in `ALTER TABLE ... SET
+TBLPROPERTIES` ("table property keys may not start with 'spark.sql.'"), and its in-memory catalog
+keeps statistics only from its own ANALYZE, so the properties are written into the Hive
+metastore's `TABLE_PARAMS` through Spark's JDBC source (each statement as the source's
+`sessionInitStatement`, in the driver's JVM, where the embedded Derby database is open) — the
+same rows Spark's own ANALYZE writes there — and then `REFRESH TABLE` makes Spark read them.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
+
+from ..stats.spark_properties import STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics, to_external_string
+
+_STATISTICS_ROW = re.compile(r"^(\d+) bytes(?:, (\d+) rows)?")
+_PLAN_STATISTICS = re.compile(r"Statistics\(sizeInBytes=([^,)]+)(?:, rowCount=([^,)]+))?")
+_DEFAULT_METASTORE_URL = "jdbc:derby:;databaseName=metastore_db;create=true"
+_DEFAULT_METASTORE_DRIVER = "org.apache.derby.jdbc.EmbeddedDriver"
+
+
+class UnsupportedCatalog(RuntimeError):
+    """The session's catalog cannot take statistics from outside."""
+
+
+@dataclass
+class SparkTable:
+    """A table of Spark's session catalog: its columns with Spark's type names, and its statistics."""
+
+    database: str
+    name: str
+    location: str | None
+    provider: str | None
+    columns: dict[str, str]
+    partition_columns: list[str]
+    statistics: CatalogStatistics | None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.database}.{self.name}"
+
+
+def _split_name(spark: SparkSession, name: str) -> tuple[str, str]:
+    db, _, table = name.lower().rpartition(".")
+    return db or spark.catalog.currentDatabase(), table
+
+
+def read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
+    """The statistics Spark keeps for `name` (`db.table` or a table of the current database)."""
+    database, table = _split_name(spark, name)
+    qualified = f"`{database}`.`{table}`"
+    columns, partition_columns = {}, []
+    for column in spark.catalog.listColumns(f"{database}.{table}"):
+        columns[column.name.lower()] = column.dataType
+        if column.isPartition:
+            partition_columns.append(column.name.lower())
+    info = {r[0]: r[1] for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified}").collect()}
+    location = info.get("Location")
+    if location and location.startswith("file:"):
+        location = re.sub(r"^file:(//)?", "", location)
+    statistics = None
+    match = _STATISTICS_ROW.match(info.get("Statistics") or "")
+    if match:
+        col_stats = {}
+        for column, type_name in columns.items():
+            stat = _describe_column(spark, qualified, column, type_name)
+            if stat is not None:
+                col_stats[column] = stat
+        statistics = CatalogStatistics(int(match.group(1)), None if match.group(2) is None else int(match.group(2)),
+                                       col_stats)
+    return SparkTable(database, table, location, info.get("Provider"), columns, partition_columns, statistics)
+
+
+def _describe_column(spark: SparkSession, qualified: str, column: str, type_name: str) -> CatalogColumnStat | None:
+    rows = {r.info_name: r.info_value for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} `{column}`").collect()}
+
+    def value(key):
+        text = rows.get(key)
+        return None if text in (None, "NULL") else text
+
+    counts = {key: value(key) for key in ("distinct_count", "num_nulls", "avg_col_len", "max_col_len")}
+    if all(v is None for v in counts.values()):
+        return None  # Spark has no statistics for this column (no `.version` marker)
+
+    def integer(key):
+        return None if counts[key] is None else int(counts[key])
+
+    low, high = (_property_bound(value(key), type_name) for key in ("min", "max"))
+    return CatalogColumnStat(distinctCount=integer("distinct_count"), nullCount=integer("num_nulls"),
+                             avgLen=integer("avg_col_len"), maxLen=integer("max_col_len"), min=low, max=high)
+
+
+def _property_bound(text: str | None, type_name: str) -> str | None:
+    """DESCRIBE prints timestamps in the session time zone with an offset; the property is UTC."""
+    if text is None or type_name.lower() != "timestamp":
+        return text
+    moment = dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f %z")
+    return to_external_string(moment, "timestamp")
+
+
+def plan_statistics(spark: SparkSession, name: str) -> str:
+    """The `Statistics(sizeInBytes=..., rowCount=...)` Spark's optimizer gives a scan of `name`."""
+    database, table = _split_name(spark, name)
+    plan = spark.sql(f"EXPLAIN COST SELECT * FROM `{database}`.`{table}`").collect()[0][0]
+    found = [m.group(0) + ")" for m in _PLAN_STATISTICS.finditer(plan)]
+    return found[-1] if found else ""
+
+
+def write_table_statistics(spark: SparkSession, name: str, properties: dict[str, str]) -> int:
+    """Replaces the `spark.sql.statistics.*` properties of a table in the session's Hive metastore with
+    `properties`; returns how many are stored. Raises UnsupportedCatalog without Hive support."""
+    if spark.conf.get("spark.sql.catalogImplementation", "in-memory") != "hive":
+        raise UnsupportedCatalog(
+            "exporting statistics needs a Hive-enabled Spark session (SparkSession.builder.enableHiveSupport()): "
+            "the in-memory catalog keeps only statistics computed by its own ANALYZE")
+    if any(not key.startswith(STATISTICS_PREFIX) for key in properties):
+        raise ValueError("only spark.sql.statistics.* properties are written")
+    database, table = _split_name(spark, name)
+    url = spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", _DEFAULT_METASTORE_URL)
+    driver = spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionDriverName", _DEFAULT_METASTORE_DRIVER)
+    table_id = (f"(SELECT T.TBL_ID FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID "
+                f"WHERE D.NAME = {_quote(database)} AND T.TBL_NAME = {_quote(table)})")
+    count = f"SELECT COUNT(*) AS N FROM TABLE_PARAMS WHERE TBL_ID = {table_id} AND PARAM_KEY LIKE 'spark.sql.statistics.%'"
+
+    def run(init_statement: str | None, query: str) -> int:
+        reader = spark.read.format("jdbc").option("url", url).option("driver", driver).option("query", query)
+        if init_statement:
+            reader = reader.option("sessionInitStatement", init_statement)
+        return int(reader.load().first()[0])
+
+    if run(None, f"SELECT COUNT(*) AS N FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID WHERE D.NAME = {_quote(database)} "
+                 f"AND T.TBL_NAME = {_quote(table)}") != 1:
+        raise UnsupportedCatalog(f"table {database}.{table} is not in the Hive metastore at {url}")
+    run(f"DELETE FROM TABLE_PARAMS WHERE TBL_ID = {table_id} AND PARAM_KEY LIKE 'spark.sql.statistics.%'", count)
+    # Derby types a VALUES column of literals as CHAR(longest), padding shorter keys with blanks
+    values = ", ".join(f"(CAST({_quote(k)} AS VARCHAR(256)), CAST({_quote(v)} AS VARCHAR(4000)))"
+                       for k, v in sorted(properties.items()))
+    stored = run(f"INSERT INTO TABLE_PARAMS (TBL_ID, PARAM_KEY, PARAM_VALUE) SELECT {table_id}, V.K, V.V "
+                 f"FROM (VALUES {values}) AS V(K, V)", count) if properties else 0
+    spark.sql(f"REFRESH TABLE `{database}`.`{table}`")
+    return stored
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+

@@ -1,0 +1,315 @@
+"""Statistics as the table properties Spark's Hive catalog keeps, and conversion to and from Hive's stats.
+
+Spark persists a table's statistics as properties (HiveExternalCatalog's `statsToProperties` /
+`statsFromProperties`):
+
+    spark.sql.statistics.totalSize             bytes
+    spark.sql.statistics.numRows               rows (only after a scanning ANALYZE)
+    spark.sql.statistics.colStats.<col>.<key>  key in version, distinctCount, nullCount, min, max,
+                                               avgLen, maxLen, histogram
+
+`CatalogStatistics` / `CatalogColumnStat` mirror Spark's classes: min and max are kept as Spark's
+external strings (Java's `toString` of the value; dates `yyyy-MM-dd`; timestamps
+`yyyy-MM-dd HH:mm:ss.SSSSSS` in UTC), so properties -> stats -> properties is the identity and
+`to_external_string` / `from_external_string` round-trip every value of every type Spark supports.
+
+Hive's statistics and Spark's are not the same set, so `column_stat_from_hive` and
+`hive_stats_from_spark` are conversions, not round trips: Spark has no true/false counts for
+booleans and measures string lengths over non-null values only (rounded up), Hive has no
+histograms and keeps no min/max for strings.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from decimal import Context, Decimal
+
+import numpy as np
+
+from ..coltypes import StatsKind, parse_type
+from ..metastore.model import (BinaryColumnStatsData, BooleanColumnStatsData, ColumnStatisticsData,
+                               ColumnStatisticsObj, Date, DateColumnStatsData, DecimalColumnStatsData,
+                               DoubleColumnStatsData, LongColumnStatsData, StringColumnStatsData, Timestamp,
+                               TimestampColumnStatsData)
+
+STATISTICS_PREFIX = "spark.sql.statistics."
+TOTAL_SIZE = STATISTICS_PREFIX + "totalSize"
+NUM_ROWS = STATISTICS_PREFIX + "numRows"
+COL_STATS_PREFIX = STATISTICS_PREFIX + "colStats."
+VERSION = 2
+KEYS = ("version", "distinctCount", "min", "max", "nullCount", "avgLen", "maxLen", "histogram")
+
+_TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
+_EPOCH = dt.datetime(1970, 1, 1)
+# Spark's DataType.defaultSize, which ANALYZE reports as avgLen/maxLen of fixed-width columns.
+_DEFAULT_SIZE = {"tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "float": 4, "double": 8, "date": 4,
+                 "timestamp": 8, "timestamp_ntz": 8, "boolean": 1, "string": 20, "binary": 100}
+_DECIMAL_MAX_LONG_DIGITS = 18
+_DECIMAL_CONTEXT = Context(prec=80)  # room for decimal(38, s) at any scale
+
+
+class UnsupportedStatisticsType(ValueError):
+    """A column type whose min/max Spark cannot (de)serialize."""
+
+
+@dataclass(frozen=True)
+class CatalogColumnStat:
+    """Spark's CatalogColumnStat: min/max as external strings, counts as ints, `histogram` as Spark serialized it."""
+
+    distinctCount: int | None = None
+    min: str | None = None
+    max: str | None = None
+    nullCount: int | None = None
+    avgLen: int | None = None
+    maxLen: int | None = None
+    histogram: str | None = None
+    version: int = VERSION
+
+    def to_map(self, col_name: str) -> dict[str, str]:
+        """Spark's `toMap`: `<col>.<key>` -> value, with only the keys that are set (and always `version`)."""
+        entries = {"version": str(self.version)}
+        for key in ("distinctCount", "nullCount", "avgLen", "maxLen", "min", "max", "histogram"):
+            value = getattr(self, key)
+            if value is not None:
+                entries[key] = str(value)
+        return {f"{col_name}.{key}": value for key, value in entries.items()}
+
+    @classmethod
+    def from_map(cls, col_name: str, entries: dict[str, str]) -> "CatalogColumnStat":
+        """Spark's `fromMap` over keys `<col>.<key>`; the caller has checked `<col>.version` exists."""
+        def get(key):
+            return entries.get(f"{col_name}.{key}")
+
+        def integer(key):
+            value = get(key)
+            return None if value is None else int(value)
+
+        return cls(distinctCount=integer("distinctCount"), min=get("min"), max=get("max"),
+                   nullCount=integer("nullCount"), avgLen=integer("avgLen"), maxLen=integer("maxLen"),
+                   histogram=get("histogram"), version=int(get("version")))
+
+
+@dataclass(frozen=True)
+class CatalogStatistics:
+    """Spark's CatalogStatistics: `sizeInBytes`, optional `rowCount`, and stats per column name."""
+
+    sizeInBytes: int
+    rowCount: int | None = None
+    colStats: dict[str, CatalogColumnStat] = field(default_factory=dict)
+
+
+def stats_to_properties(stats: CatalogStatistics, column_names: list[str]) -> dict[str, str]:
+    """Spark's `statsToProperties`: the properties for the table and every column of `column_names` with stats."""
+    properties = {TOTAL_SIZE: str(stats.sizeInBytes)}
+    if stats.rowCount is not None:
+        properties[NUM_ROWS] = str(stats.rowCount)
+    for name in column_names:
+        if name in stats.colStats:
+            for key, value in stats.colStats[name].to_map(name).items():
+                properties[COL_STATS_PREFIX + key] = value
+    return properties
+
+
+def stats_from_properties(properties: dict[str, str], column_names: list[str]) -> CatalogStatistics | None:
+    """Spark's `statsFromProperties`: None without any `spark.sql.statistics.` key; a column counts only
+    when its `.version` marker is there, as in Spark."""
+    statistics = {key: value for key, value in properties.items() if key.startswith(STATISTICS_PREFIX)}
+    if not statistics:
+        return None
+    column_entries = {key[len(COL_STATS_PREFIX):]: value for key, value in statistics.items()
+                      if key.startswith(COL_STATS_PREFIX)}
+    col_stats = {name: CatalogColumnStat.from_map(name, column_entries) for name in column_names
+                 if f"{name}.version" in column_entries}
+    row_count = statistics.get(NUM_ROWS)
+    return CatalogStatistics(sizeInBytes=int(statistics.get(TOTAL_SIZE, "0")),
+                             rowCount=None if row_count is None else int(row_count), colStats=col_stats)
+
+
+# --- values -----------------------------------------------------------------------------------------
+
+def _base(type_name) -> str:
+    text = str(type_name).lower()
+    return "timestamp_ntz" if text == "timestamp_ntz" else parse_type(text).base
+
+
+def to_external_string(value, type_name) -> str:
+    """Spark's `toExternalString`: a min/max value as Spark writes it for a column of `type_name`.
+
+    Values: int for integral types, float for float/double, Decimal, datetime.date, datetime.datetime
+    (a naive one is UTC for `timestamp`), bool. Raises UnsupportedStatisticsType for string and binary,
+    whose min/max Spark does not keep."""
+    base = _base(type_name)
+    if base == "boolean":
+        return "true" if value else "false"
+    if base in ("tinyint", "smallint", "int", "bigint"):
+        return str(int(value))
+    if base == "double":
+        return java_double_string(float(value))
+    if base == "float":
+        return java_float_string(float(value))
+    if base == "decimal":
+        _, scale = parse_type(str(type_name)).precision_scale
+        return str(Decimal(value).quantize(Decimal(1).scaleb(-scale), context=_DECIMAL_CONTEXT))
+    if base == "date":
+        return value.isoformat()
+    if base in ("timestamp", "timestamp_ntz"):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return (f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
+                f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond:06d}")
+    raise UnsupportedStatisticsType(f"Spark keeps no min/max for type {type_name}")
+
+
+def from_external_string(text: str, type_name, version: int = VERSION):
+    """Spark's `fromExternalString`: the value of a min/max property (version 1 timestamps may have
+    fewer fraction digits, as java.sql.Timestamp wrote them)."""
+    base = _base(type_name)
+    if base == "boolean":
+        if text not in ("true", "false"):
+            raise ValueError(f"not a boolean: {text!r}")
+        return text == "true"
+    if base in ("tinyint", "smallint", "int", "bigint"):
+        return int(text)
+    if base == "double":
+        return float(text)
+    if base == "float":
+        return float(np.float32(float(text)))
+    if base == "decimal":
+        return Decimal(text)
+    if base == "date":
+        return dt.date.fromisoformat(text)
+    if base in ("timestamp", "timestamp_ntz"):
+        if version == 1 and "." not in text:
+            text += ".0"
+        head, fraction = text.split(".")
+        return dt.datetime.strptime(f"{head}.{fraction.ljust(6, '0')}", _TIMESTAMP_FORMAT)
+    raise UnsupportedStatisticsType(f"Spark keeps no min/max for type {type_name}")
+
+
+def java_double_string(value: float) -> str:
+    """Java's `Double.toString`: `1.5`, `1.0E10`, `1.0E-5`, `NaN`, `Infinity` (shortest round-trip digits)."""
+    return _java_decimal_string(value, repr(value))
+
+
+def java_float_string(value: float) -> str:
+    """Java's `Float.toString` of the float32 nearest `value` (Hive widens floats to doubles; Spark does not)."""
+    as_float = np.float32(value)
+    return _java_decimal_string(float(as_float), np.format_float_scientific(as_float, unique=True))
+
+
+def _java_decimal_string(value: float, shortest: str) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0.0"
+    digits_tuple = Decimal(shortest).normalize().as_tuple()
+    digits = "".join(map(str, digits_tuple.digits))
+    exponent = digits_tuple.exponent + len(digits) - 1  # of the first digit
+    if -3 <= exponent < 7:
+        if exponent >= 0:
+            whole, fraction = digits[:exponent + 1].ljust(exponent + 1, "0"), digits[exponent + 1:]
+        else:
+            whole, fraction = "0", "0" * (-exponent - 1) + digits
+        return f"{sign}{whole}.{fraction or '0'}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
+
+
+# --- Hive <-> Spark --------------------------------------------------------------------------------
+
+def default_size(type_name) -> int:
+    """Spark's `DataType.defaultSize` (what ANALYZE reports as avgLen and maxLen of fixed-width types)."""
+    base = _base(type_name)
+    if base == "decimal":
+        precision, _ = parse_type(str(type_name)).precision_scale
+        return 8 if precision <= _DECIMAL_MAX_LONG_DIGITS else 16
+    return _DEFAULT_SIZE.get(base, _DEFAULT_SIZE["string"] if base in ("varchar", "char") else 8)
+
+
+def column_stat_from_hive(obj: ColumnStatisticsObj, row_count: int) -> CatalogColumnStat:
+    """What Spark's ANALYZE would have recorded, from Hive's stats of a column over `row_count` rows.
+
+    Strings/binary: Spark's avgLen is the rounded-up mean length of non-null values (Hive's averages over
+    all rows), and binary has no NDV in Hive so none is given. Booleans: min/max from the true/false counts."""
+    stats = obj.statsData.value
+    kind = obj.statsData.kind
+    size = default_size(obj.colType)
+    if kind is StatsKind.BOOLEAN:
+        present = [v for v, n in ((False, stats.numFalses), (True, stats.numTrues)) if n > 0]
+        bounds = [to_external_string(v, "boolean") for v in present]
+        return CatalogColumnStat(distinctCount=len(present), nullCount=stats.numNulls, avgLen=size, maxLen=size,
+                                 min=bounds[0] if bounds else None, max=bounds[-1] if bounds else None)
+    if kind in (StatsKind.STRING, StatsKind.BINARY):
+        non_null = row_count - stats.numNulls
+        total_length = round(stats.avgColLen * row_count)
+        average = -(-total_length // non_null) if non_null > 0 else size
+        return CatalogColumnStat(distinctCount=getattr(stats, "numDVs", None), nullCount=stats.numNulls,
+                                 avgLen=average, maxLen=stats.maxColLen if non_null > 0 else size)
+    return CatalogColumnStat(distinctCount=stats.numDVs, nullCount=stats.numNulls, avgLen=size, maxLen=size,
+                             min=_bound(stats.lowValue, obj.colType), max=_bound(stats.highValue, obj.colType))
+
+
+def _bound(value, type_name) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, Date):
+        value = value.to_date()
+    elif isinstance(value, Timestamp):
+        value = value.to_datetime()
+    return to_external_string(value, type_name)
+
+
+class NotConvertible(ValueError):
+    """Spark's statistics of a column do not determine Hive's (the message says what is missing)."""
+
+
+def hive_stats_from_spark(col_name: str, type_name: str, stat: CatalogColumnStat,
+                          row_count: int) -> ColumnStatisticsObj:
+    """Hive's statistics of a column from what Spark keeps; raises NotConvertible when they don't follow
+    (no nullCount, or a boolean column holding both values: Spark keeps no true/false counts)."""
+    if stat.nullCount is None:
+        raise NotConvertible(f"column {col_name}: Spark recorded no nullCount")
+    nulls = stat.nullCount
+    ndv = stat.distinctCount or 0
+    kind = parse_type(type_name).stats_kind
+    if kind is StatsKind.BOOLEAN:
+        values = {from_external_string(v, "boolean") for v in (stat.min, stat.max) if v is not None}
+        if len(values) == 2:
+            raise NotConvertible(f"column {col_name}: Spark keeps min/max of a boolean, not how many are true")
+        trues = row_count - nulls if values == {True} else 0
+        falses = row_count - nulls if values == {False} else 0
+        data = BooleanColumnStatsData(numTrues=trues, numFalses=falses, numNulls=nulls)
+    elif kind in (StatsKind.STRING, StatsKind.BINARY):
+        non_null = row_count - nulls
+        average = (stat.avgLen or 0) * non_null / row_count if row_count else 0.0
+        longest = stat.maxLen if non_null > 0 else 0
+        if kind is StatsKind.STRING:
+            data = StringColumnStatsData(maxColLen=longest, avgColLen=average, numNulls=nulls, numDVs=ndv)
+        else:
+            data = BinaryColumnStatsData(maxColLen=longest, avgColLen=average, numNulls=nulls)
+    else:
+        low, high = (None if v is None else from_external_string(v, type_name, stat.version)
+                     for v in (stat.min, stat.max))
+        data = _ranged(kind, low, high, nulls, ndv)
+    return ColumnStatisticsObj(col_name, type_name, ColumnStatisticsData.of(data))
+
+
+def _ranged(kind: StatsKind, low, high, nulls: int, ndv: int):
+    if kind is StatsKind.LONG:
+        return LongColumnStatsData(lowValue=low, highValue=high, numNulls=nulls, numDVs=ndv)
+    if kind is StatsKind.DOUBLE:
+        return DoubleColumnStatsData(lowValue=low, highValue=high, numNulls=nulls, numDVs=ndv)
+    if kind is StatsKind.DECIMAL:
+        return DecimalColumnStatsData(lowValue=low, highValue=high, numNulls=nulls, numDVs=ndv)
+    if kind is StatsKind.DATE:
+        return DateColumnStatsData(lowValue=None if low is None else Date.from_date(low),
+                                   highValue=None if high is None else Date.from_date(high),
+                                   numNulls=nulls, numDVs=ndv)
+    if kind is StatsKind.TIMESTAMP:
+        return TimestampColumnStatsData(lowValue=None if low is None else Timestamp.from_datetime(low),
+                                        highValue=None if high is None else Timestamp.from_datetime(high),
+                                        numNulls=nulls, numDVs=ndv)
+    raise UnsupportedStatisticsType(f"no Hive statistics for {kind}")

@@ -1,0 +1,64 @@
+"""Runs in its own process (a Hive-enabled session can't share the test session's JVM): exports a lab
+table's statistics into Spark's Hive catalog, imports Spark's own, and prints what Spark then reports
+as JSON for tests/test_spark_catalog_hive.py to check."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from colstats_lab import Lab
+from colstats_lab.engine import build_session
+from colstats_lab.interop import plan_statistics, read_table_statistics
+from colstats_lab.stats.spark_properties import stats_from_properties
+
+COLUMNS = ["id", "x", "amount", "f", "price", "note", "flag", "day", "ts"]
+SCHEMA = ("id BIGINT, x INT, amount DOUBLE, f FLOAT, price DECIMAL(10,2), note STRING, flag BOOLEAN, day DATE, "
+          "ts TIMESTAMP")
+
+
+def table_params(spark, home: str, table: str) -> dict[str, str]:
+    """What the Hive metastore (embedded Derby) holds for the table, read through Spark's JDBC source."""
+    rows = (spark.read.format("jdbc").option("url", f"jdbc:derby:{home}/metastore_db")
+            .option("driver", "org.apache.derby.jdbc.EmbeddedDriver")
+            .option("query", "SELECT P.PARAM_KEY, CAST(P.PARAM_VALUE AS VARCHAR(4000)) AS V FROM TABLE_PARAMS P "
+                             f"JOIN TBLS T ON T.TBL_ID = P.TBL_ID WHERE T.TBL_NAME = '{table}'").load().collect())
+    return {r[0]: r[1] for r in rows}
+
+
+def describe(spark, table: str, column: str) -> dict[str, str]:
+    return {r.info_name: r.info_value for r in spark.sql(f"DESCRIBE EXTENDED {table} {column}").collect()}
+
+
+def main(home: str, rows_file: str) -> None:
+    spark = build_session(home, master="local[1]", conf={
+        "spark.sql.catalogImplementation": "hive", "spark.sql.shuffle.partitions": "1", "spark.sql.cbo.enabled": "true",
+        "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={home}/metastore_db;create=true"})
+    lab = Lab(home=os.path.join(home, "lab"), spark=spark)
+    lab.sql(f"CREATE TABLE sales ({SCHEMA})")
+    data = spark.read.json(rows_file, schema=SCHEMA)
+    lab.write("sales", data)
+    lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.table("sales").write.format("parquet").saveAsTable("default.sales_spark")
+    exported = lab.export_spark_stats("sales", "default.sales_spark")
+    spark.sql("CREATE TABLE sales_native USING parquet AS SELECT * FROM sales_spark")
+    spark.sql("ANALYZE TABLE sales_native COMPUTE STATISTICS FOR ALL COLUMNS")
+    native_params = table_params(spark, home, "sales_native")
+    from_params = stats_from_properties(native_params, COLUMNS)
+    described = read_table_statistics(spark, "sales_native").statistics
+    imported = lab.import_spark_stats("default.sales_native")
+    print(json.dumps({
+        "plan_before": exported.details["plan_before"], "plan_after": exported.details["plan_after"],
+        "plan_now": plan_statistics(spark, "sales_spark"),
+        "exported": exported.details["properties"], "skipped": exported.details["skipped"],
+        "stored_after_export": {k: v for k, v in table_params(spark, home, "sales_spark").items()
+                                if k.startswith("spark.sql.statistics.")},
+        "spark_describes_export": {c: describe(spark, "sales_spark", c) for c in COLUMNS},
+        "native_from_params": repr(from_params), "native_described": repr(described),
+        "imported": imported.details,
+        "imported_x": repr(lab.metastore.get_table_column_statistics("default", "sales_native", "x").obj("x")),
+    }))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,90 @@
+"""Spark's Hive catalog as the reader of our exported statistics and the writer of those we import.
+
+A Hive-enabled session (embedded Derby) needs a JVM of its own, so tests/hive_catalog_session.py runs
+in a child process and reports what Spark then says; the expected figures come from the rows here.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(__file__)
+
+
+def _rows() -> list[dict]:
+    rows = []
+    for i in range(40):
+        rows.append({
+            "id": i,
+            "x": None if i % 7 == 3 else (i * 37) % 23 - 5,
+            "amount": [1.5, 1e10, -2.25, None, 0.001][i % 5],
+            "f": [0.1, 2.5, None][i % 3],
+            "price": [12.25, -3.5, 0.01, None][i % 4],
+            "note": None if i % 6 == 0 else "n" * (1 + i % 9),
+            "flag": i % 3 == 0,
+            "day": f"2026-0{1 + i % 9}-1{i % 10}",
+            "ts": None if i == 5 else f"2026-11-{10 + i % 20}T0{i % 10}:02:03.{i:06d}Z",
+        })
+    return rows
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    home = tmp_path_factory.mktemp("hive")
+    rows_file = home / "rows.json"
+    rows_file.write_text("\n".join(json.dumps(r) for r in _rows()))
+    done = subprocess.run([sys.executable, os.path.join(HERE, "hive_catalog_session.py"), str(home), str(rows_file)],
+                          capture_output=True, text=True, timeout=600, cwd=str(home),
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_spark_optimizer_uses_exported_row_count(report):
+    assert "rowCount" not in report["plan_before"]
+    assert "rowCount=40)" in report["plan_after"] and report["plan_now"] == report["plan_after"]
+
+
+def test_the_hive_metastore_holds_exactly_the_exported_properties(report):
+    assert report["stored_after_export"] == report["exported"]
+    assert report["exported"]["spark.sql.statistics.numRows"] == "40"
+    assert report["skipped"] == {}
+
+
+def test_spark_reads_exported_column_stats(report):
+    rows = _rows()
+    described = report["spark_describes_export"]
+    xs = [r["x"] for r in rows if r["x"] is not None]
+    assert (described["x"]["min"], described["x"]["max"], described["x"]["num_nulls"]) == (
+        str(min(xs)), str(max(xs)), str(40 - len(xs)))
+    assert described["x"]["distinct_count"] == str(len(set(xs)))
+    assert (described["amount"]["min"], described["amount"]["max"]) == ("-2.25", "1.0E10")
+    assert (described["f"]["min"], described["f"]["max"], described["f"]["avg_col_len"]) == ("0.1", "2.5", "4")
+    assert (described["price"]["min"], described["price"]["max"]) == ("-3.50", "12.25")
+    assert (described["flag"]["min"], described["flag"]["max"], described["flag"]["distinct_count"]) == (
+        "false", "true", "2")
+    days = sorted(r["day"] for r in rows)
+    assert (described["day"]["min"], described["day"]["max"]) == (days[0], days[-1])
+    stamps = sorted(r["ts"] for r in rows if r["ts"])
+    assert described["ts"]["min"] == stamps[0].replace("T", " ").replace("Z", " +0000")
+    assert described["ts"]["num_nulls"] == "1"
+    notes = [len(r["note"]) for r in rows if r["note"]]
+    assert (described["note"]["avg_col_len"], described["note"]["max_col_len"]) == (
+        str(math.ceil(sum(notes) / len(notes))), str(max(notes)))
+    assert (described["note"]["min"], described["note"]["max"]) == ("NULL", "NULL")
+
+
+def test_reading_spark_catalog_equals_spark_own_properties(report):
+    assert report["native_from_params"] == report["native_described"]
+
+
+def test_import_of_spark_analyze(report):
+    xs = [r["x"] for r in _rows() if r["x"] is not None]
+    assert report["imported"]["rows"] == 40
+    assert "flag" in report["imported"]["skipped"]
+    assert f"lowValue={min(xs)}, highValue={max(xs)}, numNulls={40 - len(xs)}" in report["imported_x"]
