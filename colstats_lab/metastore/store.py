@@ -34,6 +34,7 @@ from .model import (
     Table,
 )
 from .names import parse_part_name
+from .partition_filter import compile_partition_filter
 from .schema import migrate
 from .stats_rows import ROW_COLUMNS, obj_to_row, row_to_obj
 from .txn import ValidWriteIdList
@@ -378,6 +379,27 @@ class Metastore:
                           writeId=r["WRITE_ID"], keys=keys)
                 for r in part_rows
             ]
+
+    def get_partitions_by_filter(self, db_name: str, table_name: str, filter: str,
+                                 max_parts: int = -1) -> list[Partition]:
+        """Hive's listPartitionsByFilter: the partitions whose key values satisfy `filter`, e.g.
+        `ds >= '2026-11-01' AND hr = 3`, selected by SQL over PARTITION_KEY_VALS (see partition_filter),
+        in name order, at most `max_parts` (-1: all). Raises InvalidInputException naming the part of the
+        filter that does not parse or is not a condition on partition keys."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            if not table.is_partitioned:
+                raise InvalidInputException(f"table {table.qualified_name} is not partitioned")
+            compiled = compile_partition_filter(filter, [(k.name, k.type) for k in table.partitionKeys],
+                                                table.qualified_name)
+            joins = " ".join(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i}"
+                             for i in compiled.keys_used)
+            row = self._table_row(db_name, table_name)
+            limit = f" LIMIT {int(max_parts)}" if max_parts >= 0 else ""
+            names = [r[0] for r in conn.execute(
+                f"SELECT P.PART_NAME FROM PARTITIONS P {joins} WHERE P.TBL_ID = ? AND {compiled.condition} "
+                f"ORDER BY P.PART_NAME{limit}", (row["TBL_ID"], *compiled.args))]
+            return self.get_partitions(db_name, table_name, names)
 
     def get_partition_names(self, db_name: str, table_name: str) -> list[str]:
         with self.snapshot() as conn:
