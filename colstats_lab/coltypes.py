@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from enum import Enum
 
 
@@ -63,7 +64,7 @@ class ColumnType:
 
     @property
     def base(self) -> str:
-        return re.split(r"[(<]", self.name, maxsplit=1)[0]
+        return _base_name(self.name)
 
     @property
     def stats_kind(self) -> StatsKind | None:
@@ -94,6 +95,12 @@ class ColumnType:
         return self.name
 
 
+@lru_cache(maxsize=4096)
+def _base_name(name: str) -> str:
+    return re.split(r"[(<]", name, maxsplit=1)[0]
+
+
+@lru_cache(maxsize=4096)  # a metastore read parses the same few type names once per stats row
 def parse_type(text: str) -> ColumnType:
     """Normalizes a type text as Hive spells it; raises UnsupportedTypeError naming the text."""
     compact = re.sub(r"\s+", " ", text.strip().lower())

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type
@@ -138,6 +138,11 @@ STATS_DATA_CLASSES = {
 }
 
 
+_UNION_MEMBERS = tuple(k.value for k in StatsKind)
+_KIND_OF_MEMBER = {k.value: k for k in StatsKind}
+_KIND_OF_CLASS = {data_class: kind for kind, data_class in STATS_DATA_CLASSES.items()}
+
+
 @dataclass
 class ColumnStatisticsData:
     """Thrift union: exactly one member is set."""
@@ -152,20 +157,21 @@ class ColumnStatisticsData:
     timestampStats: TimestampColumnStatsData | None = None
 
     def __post_init__(self):
-        set_members = [f.name for f in fields(self) if getattr(self, f.name) is not None]
+        set_members = [m for m in _UNION_MEMBERS if getattr(self, m) is not None]
         if len(set_members) != 1:
             raise ValueError(f"ColumnStatisticsData is a union: exactly one member must be set, got {set_members}")
+        self._kind = _KIND_OF_MEMBER[set_members[0]]
 
     @classmethod
     def of(cls, stats) -> "ColumnStatisticsData":
-        for kind, data_class in STATS_DATA_CLASSES.items():
-            if isinstance(stats, data_class):
-                return cls(**{kind.value: stats})
-        raise TypeError(f"not a column stats struct: {type(stats).__name__}")
+        kind = _KIND_OF_CLASS.get(type(stats))
+        if kind is None:
+            raise TypeError(f"not a column stats struct: {type(stats).__name__}")
+        return cls(**{kind.value: stats})
 
     @property
     def kind(self) -> StatsKind:
-        return next(k for k in StatsKind if getattr(self, k.value) is not None)
+        return self._kind
 
     @property
     def value(self):

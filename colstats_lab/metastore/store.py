@@ -36,7 +36,7 @@ from .model import (
 from .names import parse_part_name
 from .partition_filter import compile_partition_filter
 from .schema import migrate
-from .stats_rows import ROW_COLUMNS, obj_to_row, row_to_obj
+from .stats_rows import ROW_COLUMNS, StatsColumn, decode_bound, obj_to_row, row_to_obj
 from .txn import ValidWriteIdList
 
 DEFAULT_DB = "default"
@@ -509,21 +509,37 @@ class Metastore:
 
     def set_aggr_stats_for(self, stats_list: list[ColumnStatistics]) -> bool:
         """Stores many partitions' statistics in one transaction (Hive's SetPartitionsStatsRequest)."""
+        by_table: dict[tuple[str, str], list[ColumnStatistics]] = {}
+        for stats in stats_list:
+            desc = stats.statsDesc
+            if desc.isTblLevel or not desc.partName:
+                raise InvalidInputException("partition statistics need isTblLevel false and a partName")
+            by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
         with self.transaction() as conn:
-            for stats in stats_list:
-                desc = stats.statsDesc
-                if desc.isTblLevel or not desc.partName:
-                    raise InvalidInputException("partition statistics need isTblLevel false and a partName")
-                part_id = self._part_id(desc.dbName, desc.tableName, desc.partName)
-                self._check_stats_columns(desc, stats.statsObj, partition_level=True)
-                for obj in stats.statsObj:
-                    self._upsert_stats(conn, "PART_COL_STATS", {"PART_ID": part_id, "PART_NAME": desc.partName},
-                                       desc, obj_to_row(obj), stats.engine)
+            for (db_name, table_name), table_stats in by_table.items():
+                table = self.get_table(db_name, table_name)
+                row = self._table_row(db_name, table_name)
+                part_ids = dict(conn.execute(
+                    "SELECT PART_NAME, PART_ID FROM PARTITIONS WHERE TBL_ID = ? "
+                    "AND PART_NAME IN (SELECT value FROM json_each(?))",
+                    (row["TBL_ID"], _json_list(sorted({s.statsDesc.partName for s in table_stats})))))
+                rows = []
+                for stats in table_stats:
+                    desc = stats.statsDesc
+                    if desc.partName not in part_ids:
+                        raise NoSuchObjectException(
+                            f"partition {desc.partName} of {db_name}.{table_name} does not exist")
+                    self._check_columns_of(table, stats.statsObj)
+                    owner = {"PART_ID": part_ids[desc.partName], "PART_NAME": desc.partName}
+                    rows.extend(self._stats_row(owner, desc, obj_to_row(obj), stats.engine) for obj in stats.statsObj)
+                self._replace_stats_rows(conn, "PART_COL_STATS", rows)
         return True
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
                              partition_level: bool) -> None:
-        table = self.get_table(desc.dbName, desc.tableName)
+        self._check_columns_of(self.get_table(desc.dbName, desc.tableName), objs)
+
+    def _check_columns_of(self, table: Table, objs: list[ColumnStatisticsObj]) -> None:
         types = {c.name: parse_type(c.type).name for c in table.cols}
         for obj in objs:
             name = obj.colName.lower()
@@ -535,15 +551,23 @@ class Metastore:
 
     def _upsert_stats(self, conn, table: str, owner: dict, desc: ColumnStatisticsDesc, values: dict,
                       engine: str) -> None:
-        columns = {**owner, "CAT_NAME": desc.catName, "DB_NAME": desc.dbName.lower(),
-                   "TABLE_NAME": desc.tableName.lower(), **values,
-                   "LAST_ANALYZED": desc.lastAnalyzed or _now(), "ENGINE": engine}
-        owner_key = next(iter(owner))
-        conn.execute(f"DELETE FROM {table} WHERE {owner_key} = ? AND COLUMN_NAME = ? AND ENGINE = ?",
-                     (owner[owner_key], values["COLUMN_NAME"], engine))
-        names = ", ".join(columns)
-        conn.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})",
-                     list(columns.values()))
+        self._replace_stats_rows(conn, table, [self._stats_row(owner, desc, values, engine)])
+
+    @staticmethod
+    def _stats_row(owner: dict, desc: ColumnStatisticsDesc, values: dict, engine: str) -> dict:
+        return {**owner, "CAT_NAME": desc.catName, "DB_NAME": desc.dbName.lower(),
+                "TABLE_NAME": desc.tableName.lower(), **values,
+                "LAST_ANALYZED": desc.lastAnalyzed or _now(), "ENGINE": engine}
+
+    @staticmethod
+    def _replace_stats_rows(conn, table: str, rows: list[dict]) -> None:
+        """Inserts stats rows, each replacing the row of its owner, column and engine (the UNIQUE key)."""
+        if not rows:
+            return
+        names = list(rows[0])
+        conn.executemany(
+            f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+            [[r[n] for n in names] for r in rows])
 
     def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str,
                                     valid_write_ids: ValidWriteIdList | None = None) -> ColumnStatistics:
@@ -628,6 +652,32 @@ class Metastore:
                     part = parts[name]
                     stats.isStatsCompliant = self._compliance(table, part.parameters, part.writeId, "partition",
                                                               [o.colName for o in stats.statsObj], valid)[0]
+            return out
+
+    def partition_stats_columns(self, db_name: str, table_name: str, col_names: list[str],
+                                engine: str = "hive") -> dict[str, StatsColumn]:
+        """Every partition's statistics of `col_names` with the partition's numRows, as one StatsColumn
+        per column that has any (one query, no object per partition): the input of a table-level merge."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, col_names)
+            row = self._table_row(db_name, table_name)
+            out: dict[str, StatsColumn] = {}
+            for r in conn.execute(
+                "SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
+                "S.LOW_VALUE, S.LONG_LOW_VALUE, S.HIGH_VALUE, S.LONG_HIGH_VALUE, S.NUM_DISTINCTS, S.BIT_VECTOR, "
+                "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES "
+                "FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
+                "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = 'numRows' "
+                "WHERE P.TBL_ID = ? AND S.ENGINE = ? AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))",
+                (row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])),
+            ):
+                name, col_type, rows, nulls, low, long_low, high, long_high = r[:8]
+                column = out.get(name)
+                if column is None:
+                    column = out[name] = StatsColumn(name, col_type, parse_type(col_type).stats_kind)
+                column.add(rows, nulls, decode_bound(column.kind, low, long_low),
+                           decode_bound(column.kind, high, long_high), *r[8:])
             return out
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
