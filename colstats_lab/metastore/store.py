@@ -325,10 +325,14 @@ class Metastore:
     def add_partitions(self, partitions: Iterable[Partition], if_not_exists: bool = False) -> list[Partition]:
         """Adds partitions of one table; returns those that were new."""
         added = []
+        tables: dict[tuple[str, str], tuple] = {}
         with self.transaction() as conn:
             for part in partitions:
-                row = self._table_row(part.dbName, part.tableName)
-                keys = self._partition_keys(row["TBL_ID"])
+                owner = (part.dbName.lower(), part.tableName.lower())
+                if owner not in tables:
+                    row = self._table_row(part.dbName, part.tableName)
+                    tables[owner] = (row, self._partition_keys(row["TBL_ID"]))
+                row, keys = tables[owner]
                 if len(part.values) != len(keys):
                     raise InvalidObjectException(
                         f"table {part.dbName}.{part.tableName} has partition keys {keys}, got values {part.values}")
@@ -629,28 +633,35 @@ class Metastore:
             table = self.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
             row = self._table_row(db_name, table_name)
-            sql = (f"SELECT S.PART_NAME, S.LAST_ANALYZED, {', '.join('S.' + c for c in ROW_COLUMNS)} "
+            # DB_NAME/TABLE_NAME/COLUMN_NAME lead Hive's PCS_STATS_IDX: one index range per column
+            sql = (f"SELECT S.PART_NAME, S.LAST_ANALYZED, P.WRITE_ID, PA.PARAM_VALUE AS ACCURATE, "
+                   f"{', '.join('S.' + c for c in ROW_COLUMNS)} "
                    "FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
-                   "WHERE P.TBL_ID = ? AND S.ENGINE = ? AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
-            args = [row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])]
+                   "LEFT JOIN PARTITION_PARAMS PA ON PA.PART_ID = P.PART_ID AND PA.PARAM_KEY = ? "
+                   "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND P.TBL_ID = ? AND S.ENGINE = ? "
+                   "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
+            args = [ACCURATE_PARAM, table.dbName, table.tableName, row["TBL_ID"], engine,
+                    _json_list([c.lower() for c in col_names])]
             if part_names is not None:
                 sql += " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
                 args.append(_json_list(part_names))
             out: dict[str, ColumnStatistics] = {}
+            owners: dict[str, tuple[int, str | None]] = {}
             for r in conn.execute(sql + " ORDER BY S.PART_NAME, S.COLUMN_NAME", args):
                 stats = out.get(r["PART_NAME"])
                 if stats is None:
                     stats = out[r["PART_NAME"]] = ColumnStatistics(
                         ColumnStatisticsDesc(False, table.dbName, table.tableName, r["PART_NAME"], 0), [],
                         engine=engine)
+                    owners[r["PART_NAME"]] = (r["WRITE_ID"], r["ACCURATE"])
                 stats.statsObj.append(row_to_obj(r))
                 stats.statsDesc.lastAnalyzed = max(stats.statsDesc.lastAnalyzed, r["LAST_ANALYZED"])
             if out:
                 valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
-                parts = {p.partName: p for p in self.get_partitions(db_name, table_name, list(out))}
                 for name, stats in out.items():
-                    part = parts[name]
-                    stats.isStatsCompliant = self._compliance(table, part.parameters, part.writeId, "partition",
+                    write_id, accurate = owners[name]
+                    params = {} if accurate is None else {ACCURATE_PARAM: accurate}
+                    stats.isStatsCompliant = self._compliance(table, params, write_id, "partition",
                                                               [o.colName for o in stats.statsObj], valid)[0]
             return out
 
@@ -669,8 +680,9 @@ class Metastore:
                 "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES "
                 "FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
                 "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = 'numRows' "
-                "WHERE P.TBL_ID = ? AND S.ENGINE = ? AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))",
-                (row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])),
+                "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND P.TBL_ID = ? AND S.ENGINE = ? "
+                "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))",
+                (table.dbName, table.tableName, row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])),
             ):
                 name, col_type, rows, nulls, low, long_low, high, long_high = r[:8]
                 column = out.get(name)
