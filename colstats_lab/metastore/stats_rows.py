@@ -146,6 +146,24 @@ class StatsColumn:
                        getattr(data, "numFalses", None))
         return column
 
+    @classmethod
+    def from_rows(cls, rows: list[tuple]) -> "StatsColumn":
+        """From rows of (COLUMN_NAME, COLUMN_TYPE, partition numRows, NUM_NULLS, LOW_VALUE, LONG_LOW_VALUE,
+        HIGH_VALUE, LONG_HIGH_VALUE, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES,
+        NUM_FALSES) of one column."""
+        name, col_type = rows[0][0], rows[0][1]
+        kind = parse_type(col_type).stats_kind
+        (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
+         trues, falses) = (list(values) for values in zip(*rows))
+        if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP):
+            # the typed LONG_* columns hold the exact value (days, microseconds for dates, timestamps)
+            wrap = {StatsKind.LONG: None, StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}[kind]
+            lows, highs = ([v if v is None or wrap is None else wrap(v) for v in typed] for typed in (long_lows, long_highs))
+        else:
+            lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
+        return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
+                   trues, falses)
+
     def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses) -> None:
         self.rows.append(rows)
         self.nulls.append(nulls)
@@ -158,15 +176,3 @@ class StatsColumn:
         self.trues.append(trues)
         self.falses.append(falses)
 
-
-def decode_bound(kind: StatsKind, text: str | None, long_value: int | None):
-    """A low/high value from its row: the typed LONG_* column where it is exact, else the text."""
-    if text is None:
-        return None
-    if kind is StatsKind.LONG:
-        return long_value
-    if kind is StatsKind.DATE:
-        return Date(long_value)
-    if kind is StatsKind.TIMESTAMP:
-        return Timestamp(long_value)
-    return text_to_value(kind, text)

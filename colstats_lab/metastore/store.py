@@ -36,7 +36,7 @@ from .model import (
 from .names import parse_part_name
 from .partition_filter import compile_partition_filter
 from .schema import migrate
-from .stats_rows import ROW_COLUMNS, StatsColumn, decode_bound, obj_to_row, row_to_obj
+from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, row_to_obj
 from .txn import ValidWriteIdList
 
 DEFAULT_DB = "default"
@@ -672,25 +672,20 @@ class Metastore:
         with self.snapshot() as conn:
             table = self.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
-            row = self._table_row(db_name, table_name)
-            out: dict[str, StatsColumn] = {}
+            by_column: dict[str, list[tuple]] = {}
+            # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
+            # select this table's rows through Hive's PCS_STATS_IDX without visiting PARTITIONS
             for r in conn.execute(
                 "SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
                 "S.LOW_VALUE, S.LONG_LOW_VALUE, S.HIGH_VALUE, S.LONG_HIGH_VALUE, S.NUM_DISTINCTS, S.BIT_VECTOR, "
-                "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES "
-                "FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
-                "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = 'numRows' "
-                "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND P.TBL_ID = ? AND S.ENGINE = ? "
+                "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES FROM PART_COL_STATS S "
+                "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' "
+                "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
                 "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))",
-                (table.dbName, table.tableName, row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])),
+                (table.dbName, table.tableName, engine, _json_list([c.lower() for c in col_names])),
             ):
-                name, col_type, rows, nulls, low, long_low, high, long_high = r[:8]
-                column = out.get(name)
-                if column is None:
-                    column = out[name] = StatsColumn(name, col_type, parse_type(col_type).stats_kind)
-                column.add(rows, nulls, decode_bound(column.kind, low, long_low),
-                           decode_bound(column.kind, high, long_high), *r[8:])
-            return out
+                by_column.setdefault(r[0], []).append(r)
+            return {name: StatsColumn.from_rows(rows) for name, rows in by_column.items()}
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
         known = {c.name for c in table.cols}

@@ -49,8 +49,9 @@ def merge_stats_column(column: StatsColumn) -> ColumnStatisticsObj:
     if kind in _RANGED:
         lows = [v for v in column.lows if v is not None]
         highs = [v for v in column.highs if v is not None]
-        data = data_class(min(lows, key=spark_order) if lows else None,
-                          max(highs, key=spark_order) if highs else None, nulls, ndv, sketch)
+        order = spark_order if kind is StatsKind.DOUBLE else None  # only doubles have NaN
+        data = data_class(min(lows, key=order) if lows else None,
+                          max(highs, key=order) if highs else None, nulls, ndv, sketch)
     elif kind in (StatsKind.STRING, StatsKind.BINARY):
         max_len = max(n or 0 for n in column.max_lens)
         avg_len = (sum(a * r for a, r in zip(column.avg_lens, column.rows)) / total_rows) if total_rows else 0.0
