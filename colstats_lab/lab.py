@@ -15,6 +15,7 @@ from .metastore import (
     AlreadyExistsException,
     FieldSchema,
     InvalidInputException,
+    NoSuchObjectException,
     Metastore,
     Partition,
     Table,
@@ -22,10 +23,15 @@ from .metastore import (
 )
 from .metastore.names import parse_part_name
 from .result import Result
+from .skew import DEFAULT_MODE, SkewReport, skew_report
 from .sql import parse
 from .sql.partition_spec import matching_partitions
+from .sql.statements import PartitionSpecItem
 from .sql.executor import execute
+from .pruning import PruningReport, plan_table_read, single_table_where
+from .pruning.plan import parse_query
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
+from .tables.snapshot import PartitionFiles
 from .tables.cleaner import remove_aborted
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
@@ -149,15 +155,81 @@ class Lab:
             return write_table(self.spark, self.metastore, table, data, scope, partition, mode,
                                gather=bool(self.get("hive.stats.column.autogather")))
 
+    def skew(self, table: str, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
+             min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
+             max_items: int = 10_000) -> SkewReport:
+        """A skew report of `columns` (heavy hitters per partition and for the table, drift across partitions,
+        the values to declare skewed and the ALTER statement), from one Spark aggregation over the current
+        snapshot (of one partition with `partition`). `mode` "exact" counts every value; "approx" uses a
+        frequent-items sketch whose counts are within 2 * rows / max_items. Raises NoSuchObjectException
+        for an unknown column, InvalidInputException for a partition key."""
+        meta = self._table(table)
+        names = [columns] if isinstance(columns, str) else list(columns)
+        names = [c.strip().lower() for c in names]
+        for name in names:
+            if meta.column(name) is None:
+                raise NoSuchObjectException(f"column {name} does not exist in table {meta.qualified_name}")
+            if name in meta.partition_key_names:
+                raise InvalidInputException(f"{name} is a partition key of {meta.qualified_name}: skew is measured "
+                                            "on data columns within partitions")
+        _, parts = self.snapshot_parts(meta.qualified_name)
+        if partition is not None:
+            wanted = partition if isinstance(partition, str) else \
+                Partition(meta.dbName, meta.tableName, [str(partition[k]) for k in meta.partition_key_names],
+                          keys=meta.partition_key_names).partName
+            parts = [p for p in parts if p.part_name == wanted]
+            if not parts:
+                raise NoSuchObjectException(f"partition {wanted} of {meta.qualified_name} does not exist")
+        return skew_report(read_snapshot(self.spark, meta, parts), meta, names, k, min_share, mode, max_keys, max_items)
+
+    def relayout(self, name: str, partition: dict | str | None = None) -> list[WriteResult]:
+        """Rewrites partitions (all, a spec dict, or a name like `ds=2026-11-21`) under the table's current
+        skew spec, as one transaction of overwrites: list-bucketing directories after `ALTER TABLE ...
+        SKEWED BY ... STORED AS DIRECTORIES`, flat files after `NOT STORED AS DIRECTORIES`."""
+        table = self._table(name)
+        if not table.is_partitioned:
+            raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
+        if isinstance(partition, str):
+            partition = dict(parse_part_name(partition))
+        spec = None if partition is None else [
+            PartitionSpecItem(k.lower(), None if v is None else str(v), 0, v is None) for k, v in partition.items()]
+        parts = matching_partitions(self.metastore, table, spec)
+        results = []
+        with self.transaction() as txn:
+            for part in parts:
+                _, files = self.snapshot_parts(table.qualified_name, txn=txn)
+                mine = [p for p in files if p.part_name == part.partName]
+                rows = read_snapshot(self.spark, table, mine).select(*[f"`{c.name}`" for c in table.cols])
+                results.append(write_table(self.spark, self.metastore, table, rows, txn, part.spec, "overwrite",
+                                           gather=bool(self.get("hive.stats.column.autogather")), relayout=True))
+        return results
+
     def table(self, name: str, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
         """The table's data as a Spark DataFrame: exactly the files the snapshot admits (the given
         one, the transaction's, or the current one)."""
+        table, parts = self.snapshot_parts(name, snapshot, txn)
+        return read_snapshot(self.spark, table, parts)
+
+    def snapshot_parts(self, name: str, snapshot: ValidWriteIdList | None = None,
+                       txn: Transaction | None = None) -> tuple[Table, list[PartitionFiles]]:
+        """The table and, per partition, the directories and files the snapshot admits (no Spark job)."""
         table = self._table(name)
         valid = snapshot or (txn.snapshot(table) if txn else self.snapshot(name))
         partitions = None
         if txn is not None and table.is_partitioned:
             partitions = matching_partitions(self.metastore, table, None, txn.new_partitions(table))
-        return read_snapshot(self.spark, table, snapshot_files(self.metastore, table, valid, partitions))
+        return table, snapshot_files(self.metastore, table, valid, partitions)
+
+    def explain(self, query: str, txn: Transaction | None = None) -> PruningReport:
+        """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
+        and the bytes of every list-bucketing directory; no Spark job runs."""
+        tree = parse_query(query)
+        found = single_table_where(tree)
+        if found is None:
+            raise InvalidInputException("explain takes a SELECT over one lab table (no joins or subqueries)")
+        node, where = found
+        _, parts = self.snapshot_parts(f"{node.db or self.current_db}.{node.name}", txn=txn)
+        return plan_table_read(self._table(f"{node.db or self.current_db}.{node.name}"), parts, where)[1]
 
     def snapshot(self, name: str) -> ValidWriteIdList:
         table = self._table(name)

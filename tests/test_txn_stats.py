@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 import pytest
 
+from colstats_lab.metastore.schema import MIGRATIONS
 from colstats_lab import MetaException
 from colstats_lab.metastore import COLUMN_STATS_ACCURATE
 
@@ -193,4 +194,4 @@ def test_txn_components_list_what_each_transaction_wrote(t):
     rows = conn.execute("SELECT TC_PARTITION, TC_OPERATION_TYPE, TC_WRITEID FROM TXN_COMPONENTS WHERE TC_TXNID = ? "
                         "ORDER BY TC_OPERATION_TYPE, TC_PARTITION", (txn.txn_id,)).fetchall()
     assert rows == [("ds=p", "i", 1), ("ds=q", "i", 1), ("ds=p", "u", 1)]
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)

@@ -9,6 +9,7 @@ from .exceptions import (
     NoSuchObjectException,
 )
 from .model import (
+    DEFAULT_LIST_BUCKETING_DIR_NAME,
     BinaryColumnStatsData,
     BooleanColumnStatsData,
     ColumnStatistics,
@@ -22,6 +23,7 @@ from .model import (
     FieldSchema,
     LongColumnStatsData,
     Partition,
+    SkewedInfo,
     StringColumnStatsData,
     Table,
     Timestamp,

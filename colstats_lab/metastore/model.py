@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type
-from .names import make_part_name
+from .names import escape_path_name, make_part_name
 
 _EPOCH = dt.date(1970, 1, 1)
 _EPOCH_TS = dt.datetime(1970, 1, 1)
@@ -223,6 +223,29 @@ class FieldSchema:
     comment: str | None = None
 
 
+DEFAULT_LIST_BUCKETING_DIR_NAME = "HIVE_DEFAULT_LIST_BUCKETING_DIR_NAME"
+
+
+@dataclass
+class SkewedInfo:
+    """Hive's SkewedInfo: the skewed columns, the skewed values (a list of strings per value, one per
+    column), and where each value's rows are (the value-to-location map, filled as values get rows)."""
+
+    skewedColNames: list[str]
+    skewedColValues: list[list[str]]
+    skewedColValueLocationMaps: dict[tuple[str, ...], str] = field(default_factory=dict)
+
+    def directory_of(self, value: tuple[str, ...]) -> str:
+        """The sub-directory, relative to a partition's delta or base directory, holding `value`'s rows."""
+        return self.skewedColValueLocationMaps.get(tuple(value)) or "/".join(
+            f"{escape_path_name(c)}={escape_path_name(v)}" for c, v in zip(self.skewedColNames, value))
+
+    @property
+    def default_directory(self) -> str:
+        """Rows matching no skewed value: the default name once per skewed column, as Hive nests it."""
+        return "/".join([DEFAULT_LIST_BUCKETING_DIR_NAME] * len(self.skewedColNames))
+
+
 @dataclass
 class Table:
     dbName: str
@@ -236,6 +259,8 @@ class Table:
     createTime: int = 0
     writeId: int = 0
     comment: str | None = None
+    skewedInfo: SkewedInfo | None = None
+    storedAsSubDirectories: bool = False  # list bucketing: one sub-directory per skewed value
 
     @property
     def qualified_name(self) -> str:
@@ -264,6 +289,14 @@ class Partition:
     createTime: int = 0
     writeId: int = 0
     keys: list[str] = field(default_factory=list)
+    # the table's skew spec when the partition was created (Hive keeps it in the partition's SD)
+    skewedInfo: SkewedInfo | None = None
+    storedAsSubDirectories: bool = False
+
+    @property
+    def list_bucketing(self) -> SkewedInfo | None:
+        """The skew spec the partition's files are laid out by, or None when they are not in sub-directories."""
+        return self.skewedInfo if self.storedAsSubDirectories and self.skewedInfo else None
 
     @property
     def partName(self) -> str:

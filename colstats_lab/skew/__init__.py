@@ -1,2 +1,3 @@
-"""Skew: the most frequent values of a column per partition (list-bucketing work builds on it)."""
+"""Skew: heavy hitters per partition, skew reports with list-bucketing recommendations, skew specs."""
+from .report import DEFAULT_MODE, MODES, SkewReport, skew_report
 from .topk import TABLE_LEVEL, TopValues, top_values

@@ -13,9 +13,11 @@ from sqlglot.errors import ParseError as SqlglotParseError
 
 from ..analyze import run_analyze
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
-from ..pruning import answer_from_stats
+from ..pruning import answer_from_stats, plan_table_read, single_table_where
 from ..stats import merge_table_level
+from ..tables import read_snapshot
 from ..result import Result
+from ..skew.spec import check_list_bucketing, check_partition_values, skewed_clause, skewed_info, with_locations
 from . import statements as st
 from .describe import describe
 from .lexer import ParseError
@@ -70,6 +72,11 @@ def _create_table(lab: "Lab", stmt: st.CreateTable) -> Result:
                               "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
     if stmt.partition_keys:
         table.parameters["numPartitions"] = "0"
+    if stmt.skew is not None:
+        table.skewedInfo = skewed_info(table, [c for c, _ in stmt.skew.columns], list(stmt.skew.values))
+        table.storedAsSubDirectories = stmt.skew.stored_as_directories
+        if table.storedAsSubDirectories:
+            check_list_bucketing(table)
     created = lab.metastore.create_table(table, stmt.if_not_exists)
     if created:
         os.makedirs(location, exist_ok=True)
@@ -102,6 +109,8 @@ def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
                          parameters={"numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0",
                                      "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
         part.location = os.path.join(table.location, part.partName)
+        if table.storedAsSubDirectories:
+            check_partition_values(table, part.values)
         new.append(part)
     added = []
 
@@ -146,6 +155,50 @@ def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
             shutil.rmtree(part.location, ignore_errors=True)
     names = ", ".join(p.partName for p in dropped) or "none"
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
+
+
+def _alter_skewed(lab: "Lab", stmt: st.AlterSkewed) -> Result:
+    """SKEWED BY / NOT SKEWED / NOT STORED AS DIRECTORIES: the table's spec, for partitions created after."""
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    if stmt.skew is not None:
+        info = skewed_info(table, [c for c, _ in stmt.skew.columns], list(stmt.skew.values))
+        stored = stmt.skew.stored_as_directories
+        what = skewed_clause(info, table, stored)
+    elif stmt.not_skewed:
+        info, stored, what = None, False, "not skewed"
+    else:
+        if table.skewedInfo is None:
+            raise InvalidInputException(f"{table.qualified_name} is not skewed, so it is not stored as directories")
+        info, stored, what = table.skewedInfo, False, "skewed, not stored as directories"
+    if stored:
+        check_list_bucketing(table)
+        for part in lab.metastore.get_partitions(table.dbName, table.tableName):
+            check_partition_values(table, part.values)
+    _table_ddl(lab, table, lambda: lab.metastore.alter_table_skew(table.dbName, table.tableName, info, stored))
+    return Result(stmt, message=f"{table.qualified_name} is now {what}; partitions created from now on follow it, "
+                                "existing ones keep their layout (lab.relayout rewrites them).")
+
+
+def _set_skewed_location(lab: "Lab", stmt: st.SetSkewedLocation) -> Result:
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    if table.skewedInfo is None:
+        raise InvalidInputException(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
+    info = with_locations(table.skewedInfo, [(v, loc) for v, loc, _ in stmt.locations], table)
+    _table_ddl(lab, table, lambda: lab.metastore.alter_table_skew(table.dbName, table.tableName, info,
+                                                                   table.storedAsSubDirectories))
+    return Result(stmt, message=f"Skewed locations of {table.qualified_name}: "
+                                + ", ".join(f"{'/'.join(k)} -> {v}" for k, v in info.skewedColValueLocationMaps.items()))
+
+
+def _table_ddl(lab: "Lab", table: Table, change) -> None:
+    """A change of a transactional table's definition, under a write ID of its own, as Hive's DDL."""
+    def apply():
+        change()
+        lab.metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
+
+    with lab.txn_scope(None) as txn:
+        write_id = txn.write_id(table)
+        txn.on_commit(apply)
 
 
 def _analyze(lab: "Lab", stmt: st.Analyze, txn) -> Result:
@@ -194,18 +247,23 @@ def _query(lab: "Lab", stmt: st.Query, txn) -> Result:
         reason = answer.reason
     else:
         reason = "hive.compute.query.using.stats is off"
-    frame = lab.spark.sql(_bind_tables(lab, stmt.text, txn))
+    reports: list = []
+    frame = lab.spark.sql(_bind_tables(lab, stmt.text, txn, reports))
     # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .extra["spark_df"].
     head = frame.limit(QUERY_ROW_LIMIT + 1).toPandas()
     message = None
     if len(head) > QUERY_ROW_LIMIT:
         head = head.iloc[:QUERY_ROW_LIMIT]
         message = f"Showing the first {QUERY_ROW_LIMIT:,} rows; result.extra['spark_df'] has them all."
-    return Result(stmt, df=head, message=message, extra={"spark_df": frame}, answered_from="scan", reason=reason)
+    extra = {"spark_df": frame}
+    if reports:
+        extra["pruning"] = reports[0]
+    return Result(stmt, df=head, message=message, extra=extra, answered_from="scan", reason=reason)
 
 
-def _bind_tables(lab: "Lab", text: str, txn=None) -> str:
-    """The query with each lab table replaced by a temporary view of its current snapshot."""
+def _bind_tables(lab: "Lab", text: str, txn=None, reports: list | None = None) -> str:
+    """The query with each lab table replaced by a temporary view of its current snapshot; the table
+    of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`)."""
     try:
         tree = sqlglot.parse_one(text, read="spark")
     except SqlglotParseError as exc:
@@ -214,6 +272,7 @@ def _bind_tables(lab: "Lab", text: str, txn=None) -> str:
         offset = sum(len(x) + 1 for x in text.split("\n")[:line - 1]) + max(col - 1, 0)
         raise ParseError(error.get("description", str(exc)), text, offset) from None
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    single = single_table_where(tree)
     for node in list(tree.find_all(exp.Table)):
         name, db = node.name.lower(), (node.db or lab.current_db).lower()
         if not node.db and name in ctes:
@@ -221,7 +280,12 @@ def _bind_tables(lab: "Lab", text: str, txn=None) -> str:
         if not lab.metastore.table_exists(db, name):
             continue
         view = f"colstats__{db}__{name}"
-        lab.table(f"{db}.{name}", txn=txn).createOrReplaceTempView(view)
+        table, parts = lab.snapshot_parts(f"{db}.{name}", txn=txn)
+        if single is not None and single[0] is node:
+            parts, report = plan_table_read(table, parts, single[1])
+            if reports is not None and report.decisions:
+                reports.append(report)
+        read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
         node.set("this", exp.to_identifier(view))
         node.set("db", None)
         node.set("catalog", None)
@@ -241,5 +305,7 @@ _HANDLERS = {
     st.ShowTables: _show_tables,
     st.ShowPartitions: _show_partitions,
     st.SetOption: _set,
+    st.AlterSkewed: _alter_skewed,
+    st.SetSkewedLocation: _set_skewed_location,
 }
 _TXN_HANDLERS = {st.Analyze: _analyze, st.Query: _query}

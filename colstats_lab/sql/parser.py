@@ -227,14 +227,63 @@ class _Parser:
             elif self.accept_word("PARTITIONED"):
                 self.expect_word("BY")
                 stmt.partition_keys = self.column_defs()
+            elif self.accept_word("SKEWED"):
+                stmt.skew = self.skew_spec()
             elif self.accept_word("STORED"):
                 self.expect_word("AS")
                 fmt = self.identifier("a file format")
                 if fmt.text.lower() != "parquet":
                     raise self.error(f"only STORED AS PARQUET is supported, not {fmt.text}", fmt)
             else:
-                raise self.error(f"unexpected {self.tok.describe()}: expected COMMENT, PARTITIONED BY or STORED AS")
+                raise self.error(f"unexpected {self.tok.describe()}: expected COMMENT, PARTITIONED BY, "
+                                 "SKEWED BY or STORED AS")
         return stmt
+
+    def skew_spec(self) -> st.SkewSpec:
+        """After SKEWED: `BY (cols) ON (values) [STORED AS DIRECTORIES]`."""
+        self.expect_word("BY")
+        self.expect_symbol("(")
+        columns = [(self.identifier("a skewed column").text.lower(), self.tokens[self.i - 1].start)]
+        while self.accept_symbol(","):
+            columns.append((self.identifier("a skewed column").text.lower(), self.tokens[self.i - 1].start))
+        self.expect_symbol(")")
+        self.expect_word("ON")
+        self.expect_symbol("(")
+        values, positions = [], []
+        while True:
+            positions.append(self.tok.start)
+            values.append(self.skewed_value(len(columns)))
+            if not self.accept_symbol(","):
+                break
+        self.expect_symbol(")")
+        directories = False
+        if self.tok.is_word("STORED") and self.tokens[self.i + 1].is_word("AS") \
+                and self.tokens[self.i + 2].is_word("DIRECTORIES"):
+            self.i += 3
+            directories = True
+        return st.SkewSpec(tuple(columns), tuple(values), tuple(positions), directories)
+
+    def skewed_value(self, arity: int) -> tuple[str, ...]:
+        """One skewed value: a literal for one column, `(v1, v2)` for several."""
+        start = self.tok
+        if self.accept_symbol("("):
+            items = [self.skewed_literal()]
+            while self.accept_symbol(","):
+                items.append(self.skewed_literal())
+            self.expect_symbol(")")
+        else:
+            items = [self.skewed_literal()]
+        if len(items) != arity:
+            raise self.error(f"a skewed value needs {arity} element{'s' if arity != 1 else ''} "
+                             f"(one per skewed column), this one has {len(items)}", start)
+        return tuple(items)
+
+    def skewed_literal(self) -> str:
+        tok = self.tok
+        value, is_null = self.literal()
+        if is_null:
+            raise self.error("NULL cannot be a skewed value", tok)
+        return value
 
     def string(self) -> str:
         if self.tok.kind is not TokenKind.STRING:
@@ -313,7 +362,49 @@ class _Parser:
                 stmt.specs.append(self.partition_clause())
             self.accept_word("PURGE")
             return stmt
-        raise self.error(f"expected ADD PARTITION or DROP PARTITION, found {self.tok.describe()}")
+        if self.accept_word("SKEWED"):
+            return st.AlterSkewed(table=table, skew=self.skew_spec())
+        if self.accept_word("NOT"):
+            if self.accept_word("SKEWED"):
+                return st.AlterSkewed(table=table, not_skewed=True)
+            self.expect_word("STORED")
+            self.expect_word("AS")
+            self.expect_word("DIRECTORIES")
+            return st.AlterSkewed(table=table, not_stored_as_directories=True)
+        if self.accept_word("SET"):
+            self.expect_word("SKEWED")
+            self.expect_word("LOCATION")
+            self.expect_symbol("(")
+            stmt = st.SetSkewedLocation(table=table)
+            while True:
+                start = self.tok.start
+                value = self.skewed_value(self.peek_arity())
+                self.expect_symbol("=")
+                stmt.locations.append((value, self.string(), start))
+                if not self.accept_symbol(","):
+                    break
+            self.expect_symbol(")")
+            return stmt
+        raise self.error(f"expected ADD PARTITION, DROP PARTITION, SKEWED BY, NOT SKEWED, NOT STORED AS "
+                         f"DIRECTORIES or SET SKEWED LOCATION, found {self.tok.describe()}")
+
+    def peek_arity(self) -> int:
+        """How many elements the skewed value at the cursor has: 1, or the items of `( ... )`."""
+        if not self.tok.is_symbol("("):
+            return 1
+        depth, count, j = 0, 1, self.i
+        while self.tokens[j].kind is not TokenKind.END:
+            tok = self.tokens[j]
+            if tok.is_symbol("("):
+                depth += 1
+            elif tok.is_symbol(")"):
+                depth -= 1
+                if depth == 0:
+                    return count
+            elif tok.is_symbol(",") and depth == 1:
+                count += 1
+            j += 1
+        return count
 
     def partition_clause(self) -> list[st.PartitionSpecItem]:
         self.expect_word("PARTITION")

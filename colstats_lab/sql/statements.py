@@ -49,6 +49,17 @@ class UseDatabase(Statement):
     name: str = ""
 
 
+@dataclass(frozen=True)
+class SkewSpec:
+    """`SKEWED BY (x, y) ON ((10, 'a'), (20, 'c')) [STORED AS DIRECTORIES]`: values as literal texts,
+    one tuple per skewed value (one element per column); positions are offsets for errors."""
+
+    columns: tuple[tuple[str, int], ...]
+    values: tuple[tuple[str, ...], ...]
+    value_positions: tuple[int, ...]
+    stored_as_directories: bool = False
+
+
 @dataclass
 class CreateTable(Statement):
     table: TableName = None
@@ -57,6 +68,26 @@ class CreateTable(Statement):
     comment: str | None = None
     if_not_exists: bool = False
     stored_as: str = "parquet"
+    skew: SkewSpec | None = None
+
+
+@dataclass
+class AlterSkewed(Statement):
+    """`ALTER TABLE t SKEWED BY ...` (skew set), `NOT SKEWED` (skew None, not_skewed), or
+    `NOT STORED AS DIRECTORIES` (not_stored_as_directories)."""
+
+    table: TableName = None
+    skew: SkewSpec | None = None
+    not_skewed: bool = False
+    not_stored_as_directories: bool = False
+
+
+@dataclass
+class SetSkewedLocation(Statement):
+    """`ALTER TABLE t SET SKEWED LOCATION (30='x30', (10, 'a')='x10a')`."""
+
+    table: TableName = None
+    locations: list[tuple[tuple[str, ...], str, int]] = field(default_factory=list)  # (value, location, offset)
 
 
 @dataclass

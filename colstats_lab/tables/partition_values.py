@@ -8,8 +8,9 @@ from ..coltypes import parse_type
 from ..metastore import InvalidInputException
 
 
-def canonical_value(key: str, type_name: str, value) -> str | None:
-    """The text of a partition value of a key's type; InvalidInputException when it is not of that type."""
+def canonical_value(key: str, type_name: str, value, what: str = "partition value") -> str | None:
+    """The text of a partition (or skewed) value of a key's type; InvalidInputException when it is not of
+    that type."""
     if value is None:
         return None
     col_type = parse_type(type_name)
@@ -34,7 +35,8 @@ def canonical_value(key: str, type_name: str, value) -> str | None:
                 raise ValueError(text)
             return lowered
     except (ValueError, InvalidOperation):
-        raise InvalidInputException(f"partition value {text!r} is not a {col_type.name} (key {key})") from None
+        raise InvalidInputException(f"{what} {text!r} is not a {col_type.name} (" +
+                                    ("key" if what == "partition value" else "column") + f" {key})") from None
     return text
 
 

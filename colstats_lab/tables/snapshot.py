@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import reduce
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
@@ -78,5 +80,26 @@ def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     files = [f.path for p in parts for f in p.files]
     if not files:
         return spark.createDataFrame([], schema)
+    if any(_in_subdirectory(p) for p in parts):
+        return _read_by_partition(spark, table, parts)
     reader = spark.read.schema(schema).option("basePath", table.location)
     return reader.parquet(*files).select(*[f"`{f.name}`" for f in schema.fields])
+
+
+def _in_subdirectory(part: PartitionFiles) -> bool:
+    return any(os.path.dirname(f.path) not in part.dirs for f in part.files)
+
+
+def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
+    """List-bucketing sub-directories (`x=30/`) look like partition directories to Spark's partition
+    discovery, so each partition's files are read without it and the key values are added as literals."""
+    data_schema = T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols])
+    frames = []
+    for part in parts:
+        if not part.files:
+            continue
+        keys = [F.lit(value).cast(spark_type(key.type)).alias(key.name)
+                for key, value in zip(table.partitionKeys, part.partition.values)]
+        frame = spark.read.schema(data_schema).parquet(*[f.path for f in part.files])
+        frames.append(frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys))
+    return reduce(DataFrame.unionByName, frames)

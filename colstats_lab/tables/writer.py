@@ -8,7 +8,7 @@ import os
 import shutil
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -23,13 +23,16 @@ from ..metastore import (
     InvalidInputException,
     Metastore,
     Partition,
+    SkewedInfo,
     StatsAccuracy,
     Table,
     ValidWriteIdList,
 )
 from ..metastore.names import parse_part_name
 from ..stats import ColumnPlan, GroupStats, merge_column_stats, merge_table_level, observe_stats
-from .layout import base_dir_name, delta_dir_name, footer_counts, is_data_file, own_dirs
+from ..skew.spec import check_partition_values
+from .layout import base_dir_name, delta_dir_name, footer_counts, is_data_file, list_data_files, own_dirs
+from .list_bucketing import DIRECTORY_COLUMN, directory_column, layout_specs, split_leaf, values_by_directory
 from .partition_values import canonical_value
 from .snapshot import spark_type
 
@@ -57,10 +60,12 @@ class FilesWritten:
     num_rows: int = 0
     total_size: int = 0
     raw_data_size: int = 0
+    skewed_locations: dict = field(default_factory=dict)  # skewed value -> sub-directory that got rows
 
 
 def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, txn: "Transaction",
-                partition: dict | None = None, mode: str = "append", gather: bool = True) -> WriteResult:
+                partition: dict | None = None, mode: str = "append", gather: bool = True,
+                relayout: bool = False) -> WriteResult:
     """Writes `data` (Spark or pandas DataFrame) into `table` as part of `txn`; raises
     InvalidInputException naming what is wrong. The files land now, in directories only `txn`
     can see until it commits; the statistics are recorded when it commits.
@@ -68,7 +73,8 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     With `gather`, a write into one partition (a static spec, or an unpartitioned table) also
     computes the written rows' column statistics during the write and merges them into the
     partition's (Hive's hive.stats.column.autogather); a dynamic-partition write leaves the column
-    statistics of the partitions it touches not accurate."""
+    statistics of the partitions it touches not accurate. With `relayout` (an overwrite), the partitions
+    written take the table's current skew spec and list-bucketing layout."""
     if table.tableType != "MANAGED_TABLE":
         raise InvalidInputException(f"table {table.qualified_name} is external: the lab writes only managed tables")
     if mode not in MODES:
@@ -78,16 +84,23 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     plans = [ColumnPlan(c.name, c.type) for c in table.cols if parse_type(c.type).stats_kind is not None]
     if gather and plans and (not table.is_partitioned or partition):
         frame, collect = observe_stats(frame, plans)
+    specs = layout_specs(metastore, table, frame, partition or {}, relayout)
+    for name in specs:
+        check_partition_values(table, [v for _, v in parse_part_name(name)])
+    partition_by = list(table.partition_key_names)
+    if specs:
+        frame = frame.withColumn(DIRECTORY_COLUMN, directory_column(table, specs, partition or {}))
+        partition_by.append(DIRECTORY_COLUMN)
     write_id = txn.write_id(table)
     valid = txn.snapshot(table)
     staging = os.path.join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
     moved: list[str] = []
     try:
         writer = frame.write.mode("overwrite")
-        if table.is_partitioned:
-            writer = writer.partitionBy(*table.partition_key_names)
+        if partition_by:
+            writer = writer.partitionBy(*partition_by)
         writer.parquet(staging)
-        written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved)
+        written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved, specs)
     except BaseException:
         for directory in moved:
             shutil.rmtree(directory, ignore_errors=True)
@@ -98,7 +111,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, list(written), "i", write_id)
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written])
-    txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid, gathered))
+    txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid, gathered, relayout))
     return WriteResult(write_id, mode, written)
 
 
@@ -148,10 +161,14 @@ def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> 
 
 
 def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, partition: dict,
-                      moved: list[str]) -> dict[str | None, FilesWritten]:
-    """Renames Spark's output directories into the table as this write's delta (or base) directories."""
+                      moved: list[str], specs: dict[str, SkewedInfo]) -> dict[str | None, FilesWritten]:
+    """Renames Spark's output directories into the table as this write's delta (or base) directories,
+    list-bucketing sub-directories inside them."""
     written: dict[str | None, FilesWritten] = {}
-    leaves = _leaf_dirs(staging)
+    leaves: dict[str | None, object] = {}
+    for rel, path in _leaf_dirs(staging).items():
+        part_name, sub = split_leaf(rel)
+        leaves.setdefault(part_name, []).append((sub, path))
     if table.is_partitioned and partition and not leaves:
         # A static partition written with no rows still exists, empty (and an overwrite empties it).
         values = [canonical_value(k.name, k.type, {x.lower(): v for x, v in partition.items()}[k.name])
@@ -159,8 +176,8 @@ def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, part
         name = Partition(table.dbName, table.tableName, values, keys=table.partition_key_names).partName
         leaves = {name: None}
     if not table.is_partitioned:
-        leaves = {None: staging}
-    for rel, source in sorted(leaves.items(), key=lambda kv: kv[0] or ""):
+        leaves = {None: [(None, staging)]}
+    for rel, sources in sorted(leaves.items(), key=lambda kv: kv[0] or ""):
         part_dir = os.path.join(table.location, rel) if rel else table.location
         os.makedirs(part_dir, exist_ok=True)
         earlier = own_dirs(part_dir, write_id)  # this transaction's earlier statements here
@@ -170,12 +187,20 @@ def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, part
             target = os.path.join(part_dir, base_dir_name(write_id))
         else:
             target = os.path.join(part_dir, delta_dir_name(write_id, len(earlier)))
-        if source is None:
-            os.makedirs(target)
-        else:
-            os.rename(source, target)
+        os.makedirs(target)
         moved.append(target)
+        for sub, source in sources or []:
+            if sub is None:
+                for name in os.listdir(source):
+                    if name != DIRECTORY_COLUMN and not name.startswith(DIRECTORY_COLUMN + "="):
+                        os.rename(os.path.join(source, name), os.path.join(target, name))
+            else:
+                os.makedirs(os.path.dirname(os.path.join(target, sub)), exist_ok=True)
+                os.rename(source, os.path.join(target, sub))
         written[rel] = _footer_totals(target)
+        if rel in specs:
+            directories = values_by_directory(specs[rel])
+            written[rel].skewed_locations = {directories[sub]: sub for sub, _ in sources or [] if sub in directories}
     return written
 
 
@@ -191,20 +216,18 @@ def _leaf_dirs(staging: str) -> dict[str, str]:
 def _footer_totals(directory: str) -> FilesWritten:
     """Exact row counts and sizes of the new files, from their Parquet footers (no data is read)."""
     totals = FilesWritten(directory)
-    for name in sorted(os.listdir(directory)):
-        if not is_data_file(name):
-            continue
-        path = os.path.join(directory, name)
-        rows, raw_bytes = footer_counts(path)
+    for data_file in list_data_files(directory):
+        rows, raw_bytes = footer_counts(data_file.path)
         totals.num_files += 1
         totals.num_rows += rows
-        totals.total_size += os.path.getsize(path)
+        totals.total_size += data_file.size
         totals.raw_data_size += raw_bytes
     return totals
 
 
 def _record_write(metastore: Metastore, table: Table, written: dict[str | None, FilesWritten], write_id: int,
-                  mode: str, valid: ValidWriteIdList, gathered: dict[str | None, GroupStats]) -> None:
+                  mode: str, valid: ValidWriteIdList, gathered: dict[str | None, GroupStats],
+                  relayout: bool = False) -> None:
     """Statistics after the write, as Hive keeps them: counts add (append) or are replaced (overwrite);
     column statistics gathered during the write are merged in, the others of what changed are no
     longer accurate. Runs inside the commit."""
@@ -218,6 +241,12 @@ def _record_write(metastore: Metastore, table: Table, written: dict[str | None, 
     for name, files in written.items():
         params = existing[name].parameters if name in existing else None
         _apply(metastore, table, name, params, files, mode, write_id, valid, gathered.get(name))
+        if relayout:
+            info = table.skewedInfo and SkewedInfo(table.skewedInfo.skewedColNames, table.skewedInfo.skewedColValues,
+                                                   files.skewed_locations)
+            metastore.alter_partition_skew(table.dbName, table.tableName, name, info, table.storedAsSubDirectories)
+        elif files.skewed_locations:
+            metastore.add_skewed_locations(table.dbName, table.tableName, name, files.skewed_locations)
     metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
     metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
     merged_columns = sorted({o.colName for g in gathered.values() for o in g.columns})

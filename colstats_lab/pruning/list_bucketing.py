@@ -1,0 +1,142 @@
+"""Pruning list-bucketing directories: `x = 30` reads only `x=30/`, `x = 50` (not skewed) only the
+default directory, `x IN (30, 50)` both, and a predicate that doesn't fix the skewed columns reads all.
+
+The conditions used are the top-level AND terms of the WHERE clause that compare a skewed column with
+literals (`=`, `IN`); everything else keeps directories, so a pruned scan returns the same rows as a full one.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+
+from sqlglot import exp
+
+from ..coltypes import parse_type
+from ..metastore import InvalidInputException, SkewedInfo, Table
+from ..tables.layout import footer_counts
+from ..tables.partition_values import canonical_value
+from ..tables.snapshot import PartitionFiles
+from .report import LIST_BUCKETING_LEVEL, PruningDecision
+
+_MAX_COMBINATIONS = 10_000  # beyond this the default directory is kept rather than enumerating
+
+
+def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.Expression | None
+                         ) -> tuple[list[PartitionFiles], list[PruningDecision]]:
+    """The partitions' files a query with `where` must read, and a decision per list-bucketing directory."""
+    kept_parts, decisions = [], []
+    constraints = _constraints(table, where)
+    for part in parts:
+        spec = part.partition.list_bucketing if part.partition is not None else None
+        if spec is None:
+            kept_parts.append(part)
+            continue
+        by_directory: dict[str, list] = {}
+        for data_file in part.files:
+            base = next(d for d in part.dirs if data_file.path.startswith(d + os.sep))
+            sub = os.path.relpath(os.path.dirname(data_file.path), base).replace(os.sep, "/")
+            by_directory.setdefault(sub, []).append(data_file)
+        values = {spec.directory_of(tuple(v)): tuple(v) for v in spec.skewedColValues}
+        kept_files = []
+        for sub, files in sorted(by_directory.items()):
+            keep, reason = _decide(spec, values.get(sub), sub == spec.default_directory, constraints)
+            rows = sum(footer_counts(f.path)[0] for f in files)
+            decisions.append(PruningDecision(LIST_BUCKETING_LEVEL, f"{part.part_name}/{sub}", keep, reason, rows,
+                                             sum(f.size for f in files)))
+            if keep:
+                kept_files.extend(files)
+        kept_parts.append(PartitionFiles(part.partition, part.dirs, kept_files))
+    return kept_parts, decisions
+
+
+def _decide(spec: SkewedInfo, value: tuple[str, ...] | None, is_default: bool,
+            constraints: dict[str, set[str]]) -> tuple[bool, str]:
+    named = [c for c in spec.skewedColNames if c in constraints]
+    if not named:
+        return True, f"no condition fixes {', '.join(spec.skewedColNames)}"
+    if value is not None:
+        for column, text in zip(spec.skewedColNames, value):
+            if column in constraints and text not in constraints[column]:
+                return False, f"holds only {column} = {text}, which the query excludes"
+        return True, "holds " + ", ".join(f"{c} = {t}" for c, t in zip(spec.skewedColNames, value)) + ", which matches"
+    if not is_default:
+        return True, "a directory the skew spec does not name"
+    if len(named) < len(spec.skewedColNames):
+        free = [c for c in spec.skewedColNames if c not in constraints]
+        return True, f"holds the other values; {', '.join(free)} is not fixed"
+    choices = [sorted(constraints[c]) for c in spec.skewedColNames]
+    if _product_size(choices) > _MAX_COMBINATIONS:
+        return True, "too many value combinations to rule out the other values"
+    skewed = {tuple(v) for v in spec.skewedColValues}
+    missing = [combo for combo in itertools.product(*choices) if combo not in skewed]
+    if missing:
+        return True, f"holds the values that are not skewed, e.g. {', '.join(missing[0])}"
+    return False, "every value the query asks for is skewed and has its own directory"
+
+
+def _product_size(choices) -> int:
+    size = 1
+    for choice in choices:
+        size *= len(choice)
+    return size
+
+
+def _constraints(table: Table, where: exp.Expression | None) -> dict[str, set[str]]:
+    """Column -> allowed canonical values, from AND terms `col = literal` and `col IN (literals)`."""
+    out: dict[str, set[str]] = {}
+    for term in _conjuncts(where):
+        column, literals = None, None
+        if isinstance(term, exp.EQ):
+            left, right = term.this, term.expression
+            if isinstance(right, exp.Column):
+                left, right = right, left
+            if isinstance(left, exp.Column):
+                column, literals = left, [right]
+        elif isinstance(term, exp.In) and isinstance(term.this, exp.Column) and not term.args.get("query"):
+            column, literals = term.this, term.expressions
+        if column is None:
+            continue
+        field = table.column(column.name)
+        if field is None or field.name in table.partition_key_names:
+            continue
+        texts = [_literal_text(lit, field.type) for lit in literals]
+        if any(t is None for t in texts):
+            continue
+        allowed = set(texts)
+        out[field.name] = out[field.name] & allowed if field.name in out else allowed
+    return out
+
+
+def _conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    if node is None:
+        return []
+    if isinstance(node, exp.Paren):
+        return _conjuncts(node.this)
+    if isinstance(node, exp.And):
+        return _conjuncts(node.this) + _conjuncts(node.expression)
+    return [node]
+
+
+def _literal_text(node: exp.Expression, type_name: str) -> str | None:
+    """The canonical text of a literal compared with a column of `type_name`, or None when the
+    comparison's meaning is not plain equality of that text (then nothing is pruned on it)."""
+    base = parse_type(type_name).base
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string:
+        node = node.this  # DATE '2026-11-21', TIMESTAMP '...'
+    negative = isinstance(node, exp.Neg)
+    if negative:
+        node = node.this
+    if isinstance(node, exp.Boolean):
+        return canonical_value("", type_name, "true" if node.this else "false") if base == "boolean" else None
+    if not isinstance(node, exp.Literal):
+        return None
+    if node.is_string and base in ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "boolean"):
+        text = node.this  # Spark casts the string to the column's type
+    elif node.is_string != (base in ("string", "varchar", "char", "date", "timestamp")):
+        return None  # a number against a string column compares as numbers: '01' = 1
+    else:
+        text = node.this
+    try:
+        return canonical_value("", type_name, ("-" if negative else "") + text, what="value")
+    except InvalidInputException:
+        return None

@@ -1,0 +1,61 @@
+"""What a query reads: one decision per pruning unit (partition, list-bucketing directory, ...) with
+the rows and bytes it holds, kept or pruned and why."""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+LIST_BUCKETING_LEVEL = "list-bucketing directory"
+
+
+@dataclass(frozen=True)
+class PruningDecision:
+    level: str
+    identifier: str
+    kept: bool
+    reason: str
+    rows: int
+    bytes: int
+
+
+@dataclass
+class PruningReport:
+    """The pruning decisions for one table of a query; `to_pandas()` has one row per unit with columns
+    level, identifier, kept, reason, rows, bytes."""
+
+    table: str
+    predicate: str | None
+    decisions: list[PruningDecision] = field(default_factory=list)
+
+    def to_pandas(self) -> pd.DataFrame:
+        columns = ["level", "identifier", "kept", "reason", "rows", "bytes"]
+        return pd.DataFrame([[getattr(d, c) for c in columns] for d in self.decisions], columns=columns)
+
+    def totals(self, level: str = LIST_BUCKETING_LEVEL) -> dict[str, int]:
+        """Rows and bytes kept and in all, over the units of one level."""
+        units = [d for d in self.decisions if d.level == level]
+        return {"rows_kept": sum(d.rows for d in units if d.kept), "rows": sum(d.rows for d in units),
+                "bytes_kept": sum(d.bytes for d in units if d.kept), "bytes": sum(d.bytes for d in units)}
+
+    def summary(self) -> str:
+        levels = sorted({d.level for d in self.decisions})
+        if not levels:
+            return f"{self.table}: nothing to prune"
+        parts = []
+        for level in levels:
+            t = self.totals(level)
+            kept = sum(1 for d in self.decisions if d.level == level and d.kept)
+            total = sum(1 for d in self.decisions if d.level == level)
+            share = t["bytes_kept"] / t["bytes"] if t["bytes"] else 0.0
+            plural = level[:-1] + "ies" if level.endswith("y") else level + "s"
+            parts.append(f"{kept} of {total} {plural} kept, {t['rows_kept']:,} of {t['rows']:,} rows, "
+                         f"{share:.0%} of the bytes")
+        return f"{self.table} where {self.predicate or 'TRUE'}: " + "; ".join(parts)
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(self.summary())}</p>" + self.to_pandas().to_html(index=False)

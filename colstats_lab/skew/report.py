@@ -1,0 +1,267 @@
+"""Skew reports: heavy hitters per partition and for the whole table, how they drift across partitions,
+and which values to declare skewed for list bucketing — from one Spark aggregation.
+
+Two modes:
+- "exact": count every (partition, value); a window ranks the values of each partition (and of the
+  table, from the same counts) and keeps the top k with each partition's distinct values and median
+  frequency. Only k rows per partition reach the driver.
+- "approx": Spark's `approx_top_k` (a DataSketches frequent-items sketch per partition, combined for
+  the table). Its guarantee: each reported count is within 2 * rows / max_items of the true count,
+  and counts are exact when a partition has fewer than max_items distinct values. It keeps no
+  distinct count, so the median frequency is not reported in this mode.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from ..metastore import SkewedInfo, Table
+from ..tables.partition_values import canonical_value
+from .spec import skewed_clause
+from .topk import TABLE_LEVEL
+
+MODES = ("exact", "approx")
+DEFAULT_MODE = "exact"
+
+
+@dataclass
+class SkewReport:
+    """Heavy hitters of `columns` of `table`. `frame` has partition, value, count, share, rank (the
+    top k of every partition and of TABLE_LEVEL); `totals` rows per partition; `distinct` and `median`
+    (exact mode) the distinct values and the median frequency per partition."""
+
+    table: Table
+    columns: list[str]
+    mode: str
+    k: int
+    min_share: float
+    max_keys: int
+    frame: pd.DataFrame
+    totals: dict[str, int]
+    distinct: dict[str, int] = field(default_factory=dict)
+    median: dict[str, float] = field(default_factory=dict)
+    max_items: int | None = None
+
+    @property
+    def partitions(self) -> list[str]:
+        return sorted(p for p in self.totals if p != TABLE_LEVEL)
+
+    def _rows(self, partition: str | None) -> pd.DataFrame:
+        return self.frame[self.frame.partition == (partition or TABLE_LEVEL)].sort_values("rank")
+
+    def heavy_hitters(self, partition: str | None = None) -> pd.DataFrame:
+        """value, count, share of the values holding at least `min_share` of the rows (at most k);
+        `value` is a tuple when the report is over several columns. None: the whole table."""
+        rows = self._rows(partition)
+        rows = rows[rows.share >= self.min_share]
+        return rows[["value", "count", "share"]].reset_index(drop=True)
+
+    def top_share(self, partition: str | None = None) -> float:
+        """The share of rows held by the top k values."""
+        total = self.totals.get(partition or TABLE_LEVEL, 0)
+        return float(self._rows(partition)["count"].sum() / total) if total else 0.0
+
+    def others(self, partition: str | None = None) -> int:
+        return int(self.totals.get(partition or TABLE_LEVEL, 0) - self._rows(partition)["count"].sum())
+
+    def measures(self) -> pd.DataFrame:
+        """Per partition and for the table: rows, distinct values, top-k share, max over median frequency."""
+        out = []
+        for part in self.partitions + [TABLE_LEVEL]:
+            rows = self._rows(part)
+            top = int(rows["count"].max()) if len(rows) else 0
+            median = self.median.get(part)
+            out.append({"partition": part, "rows": self.totals.get(part, 0), "distinct": self.distinct.get(part),
+                        "top_k_share": self.top_share(part), "max_count": top,
+                        "max_over_median": (top / median) if median else None})
+        return pd.DataFrame(out)
+
+    def drift(self) -> pd.DataFrame:
+        """Heavy-hitter sets of consecutive partitions: keys entering and leaving, and their overlap
+        (Jaccard: shared / either)."""
+        out = []
+        previous = None
+        for part in self.partitions:
+            current = set(self.heavy_hitters(part)["value"])
+            if previous is not None:
+                either = previous[1] | current
+                out.append({"partition": part, "after": previous[0], "entered": sorted(current - previous[1], key=str),
+                            "left": sorted(previous[1] - current, key=str),
+                            "overlap": len(previous[1] & current) / len(either) if either else 1.0})
+            previous = (part, current)
+        return pd.DataFrame(out, columns=["partition", "after", "entered", "left", "overlap"])
+
+    @property
+    def recommended(self) -> list:
+        """The values to declare skewed: the table's heavy hitters (share >= min_share), at most
+        max_keys — the seed's two conditions: few keys, each holding a real share of the rows."""
+        return list(self.heavy_hitters()["value"].head(self.max_keys))
+
+    @property
+    def covered_share(self) -> float:
+        """The share of the table's rows the recommended values hold."""
+        rows = self.heavy_hitters().head(self.max_keys)
+        return float(rows["share"].sum())
+
+    def scan_fractions(self) -> pd.DataFrame:
+        """The fraction of a partition a query `column = v` reads without and with list bucketing on the
+        recommended values, for the most frequent skewed value and for a value that is not skewed."""
+        rows = []
+        skewed = self.heavy_hitters().head(self.max_keys)
+        if len(skewed):
+            top = skewed.iloc[0]
+            rows.append({"query": f"{self._predicate(top.value)} (skewed)", "without": 1.0, "with": float(top.share)})
+        rows.append({"query": " AND ".join(f"{c} = <other>" for c in self.columns) + " (not skewed)",
+                     "without": 1.0, "with": 1.0 - self.covered_share})
+        return pd.DataFrame(rows)
+
+    def partial_key_pruning(self) -> pd.DataFrame:
+        """With several skewed columns: what a query naming one column (`c = v`) reads — the directories
+        of the skewed tuples with that component, plus the default directory, as the seed explains."""
+        if len(self.columns) < 2:
+            return pd.DataFrame(columns=["column", "value", "reads"])
+        skewed = self.heavy_hitters().head(self.max_keys)
+        rest = 1.0 - self.covered_share
+        rows = []
+        for i, column in enumerate(self.columns):
+            for component in sorted({v[i] for v in skewed["value"]}, key=str):
+                share = float(skewed[skewed["value"].map(lambda v: v[i] == component)]["share"].sum())
+                rows.append({"column": column, "value": component, "reads": share + rest})
+        return pd.DataFrame(rows)
+
+    @property
+    def skewed_info(self) -> SkewedInfo:
+        types = [self.table.column(c).type for c in self.columns]
+        values = [[canonical_value(c, t, _text(x), what="skewed value") for c, t, x in zip(self.columns, types, v)]
+                  for v in (self.recommended if len(self.columns) > 1 else [(v,) for v in self.recommended])]
+        return SkewedInfo(list(self.columns), values)
+
+    @property
+    def statement(self) -> str:
+        """The ALTER TABLE statement that applies the recommendation."""
+        if not self.recommended:
+            return f"-- no value of {', '.join(self.columns)} holds {self.min_share:.0%} of the rows: nothing to skew"
+        return (f"ALTER TABLE {self.table.qualified_name} "
+                f"{skewed_clause(self.skewed_info, self.table, stored_as_directories=True)}")
+
+    def notes(self) -> list[str]:
+        """Whether the seed's conditions for list bucketing hold, in words."""
+        notes = []
+        if not self.recommended:
+            notes.append(f"No value holds {self.min_share:.0%} of the rows; list bucketing would not pay off.")
+        elif self.covered_share < 0.5:
+            notes.append(f"The skewed values hold only {self.covered_share:.0%} of the rows, so a query on another "
+                         f"value still reads {1 - self.covered_share:.0%} of each partition.")
+        if len(self.heavy_hitters()) > self.max_keys:
+            notes.append(f"More than {self.max_keys} values pass {self.min_share:.0%}; only the largest are "
+                         "recommended, as the metastore keeps the list per partition.")
+        drift = self.drift()
+        if len(drift) and drift["overlap"].min() < 0.5:
+            notes.append("The heavy hitters change between partitions (overlap below 50%): refresh the skew "
+                         "spec as the data moves; ALTER affects partitions written after it.")
+        return notes
+
+    def _predicate(self, value) -> str:
+        values = value if len(self.columns) > 1 else (value,)
+        return " AND ".join(f"{c} = {v!r}" for c, v in zip(self.columns, values))
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def skew_report(frame: DataFrame, table: Table, columns: list[str], k: int = 20, min_share: float = 0.02,
+                mode: str = DEFAULT_MODE, max_keys: int = 10, max_items: int = 10_000) -> SkewReport:
+    """One Spark aggregation over `frame` (the table's rows) grouped by partition and `columns`."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    if not 0 <= min_share <= 1:
+        raise ValueError("min_share is a fraction between 0 and 1")
+    part = _partition_column(table.partition_key_names)
+    if mode == "exact":
+        return _exact(frame, table, columns, part, k, min_share, max_keys)
+    return _approx(frame, table, columns, part, k, min_share, max_keys, max_items)
+
+
+def _partition_column(keys: list[str]):
+    if not keys:
+        return F.lit(TABLE_LEVEL)
+    return F.concat_ws("/", *[F.concat(F.lit(f"{key}="), F.coalesce(F.col(f"`{key}`").cast("string"),
+                                                                     F.lit("__HIVE_DEFAULT_PARTITION__")))
+                              for key in keys])
+
+
+def _exact(frame, table, columns, part, k, min_share, max_keys) -> SkewReport:
+    values = [F.col(f"`{c}`").alias(f"v{i}") for i, c in enumerate(columns)]
+    names = [f"v{i}" for i in range(len(columns))]
+    counts = frame.groupBy(part.alias("partition"), *values).count()
+    table_counts = counts.groupBy(*names).agg(F.sum("count").alias("count")).select(
+        F.lit(TABLE_LEVEL).alias("partition"), *names, "count")
+    every = counts.unionByName(table_counts)
+    by_partition = Window.partitionBy("partition")
+    order = [F.col("count").desc()] + [F.col(n).asc_nulls_last() for n in names]
+    ranked = every.select(
+        "partition", *names, "count",
+        F.row_number().over(by_partition.orderBy(*order)).alias("rank"),
+        F.sum("count").over(by_partition).alias("total"),
+        F.count("*").over(by_partition).alias("distinct"),
+        F.percentile_approx("count", 0.5, 10_000).over(by_partition).alias("median"),
+    ).where(F.col("rank") <= k)
+    rows = ranked.collect()  # at most k rows per partition
+    frame_out = _frame(rows, names)
+    return SkewReport(table, list(columns), "exact", k, min_share, max_keys, frame_out,
+                      {r["partition"]: int(r["total"]) for r in rows},
+                      {r["partition"]: int(r["distinct"]) for r in rows},
+                      {r["partition"]: float(r["median"]) for r in rows})
+
+
+def _approx(frame, table, columns, part, k, min_share, max_keys, max_items) -> SkewReport:
+    if len(columns) == 1:
+        item = F.col(f"`{columns[0]}`")
+    else:  # approx_top_k takes one primitive value: the tuple as JSON text, decoded afterwards
+        item = F.to_json(F.struct(*[F.col(f"`{c}`").alias(f"v{i}") for i, c in enumerate(columns)]))
+    sketches = frame.select(part.alias("partition"), item.alias("item")).groupBy("partition").agg(
+        F.expr(f"approx_top_k_accumulate(item, {int(max_items)})").alias("sketch"), F.count("*").alias("total"))
+    per_partition = sketches.select("partition", F.expr(f"approx_top_k_estimate(sketch, {int(k)})").alias("top"),
+                                    "total")
+    table_level = sketches.agg(F.expr(f"approx_top_k_estimate(approx_top_k_combine(sketch, {int(max_items)}), "
+                                      f"{int(k)})").alias("top"), F.sum("total").alias("total")) \
+        .select(F.lit(TABLE_LEVEL).alias("partition"), "top", "total")
+    rows = per_partition.unionByName(table_level).collect()  # k items per partition
+    records, totals = [], {}
+    for r in rows:
+        totals[r["partition"]] = int(r["total"] or 0)
+        for rank, entry in enumerate(r["top"] or [], start=1):
+            value = entry["item"]
+            if len(columns) > 1 and value is not None:
+                decoded = json.loads(value)  # to_json leaves out null fields
+                value = tuple(decoded.get(f"v{i}") for i in range(len(columns)))
+            records.append({"partition": r["partition"], "value": value, "count": int(entry["count"]), "rank": rank})
+    out = pd.DataFrame({"partition": pd.Series([r["partition"] for r in records], dtype=object),
+                        "value": pd.Series([r["value"] for r in records], dtype=object),  # ints stay ints
+                        "count": pd.Series([r["count"] for r in records], dtype="int64"),
+                        "rank": pd.Series([r["rank"] for r in records], dtype="int64")})
+    out["share"] = [c / totals[p] if totals.get(p) else 0.0 for p, c in zip(out["partition"], out["count"])]
+    return SkewReport(table, list(columns), "approx", k, min_share, max_keys,
+                      out[["partition", "value", "count", "share", "rank"]], totals, max_items=max_items)
+
+
+def _frame(rows, names: list[str]) -> pd.DataFrame:
+    values = [r[names[0]] if len(names) == 1 else tuple(r[n] for n in names) for r in rows]
+    out = pd.DataFrame({
+        "partition": pd.Series([r["partition"] for r in rows], dtype=object),
+        "value": pd.Series(values, dtype=object),
+        "count": pd.Series([r["count"] for r in rows], dtype="int64"),
+        "rank": pd.Series([r["rank"] for r in rows], dtype="int64"),
+        "total": pd.Series([r["total"] for r in rows], dtype="int64"),
+    })
+    out["share"] = out["count"] / out["total"]
+    return out.drop(columns="total").sort_values(["partition", "rank"]).reset_index(drop=True)[
+        ["partition", "value", "count", "share", "rank"]]
+

@@ -1,0 +1,104 @@
+"""Skew specs of tables (`SKEWED BY ... ON ... [STORED AS DIRECTORIES]`) checked against the table,
+with the list-bucketing validation rules of Hive's design mapped to what the lab does."""
+from __future__ import annotations
+
+import posixpath
+
+from ..coltypes import parse_type
+from ..metastore import (DEFAULT_LIST_BUCKETING_DIR_NAME, InvalidInputException, NoSuchObjectException,
+                         SkewedInfo, Table)
+from ..tables.partition_values import canonical_value
+
+
+def skewed_info(table: Table, columns: list[str], values: list[tuple[str, ...]]) -> SkewedInfo:
+    """The SkewedInfo for `columns` and literal `values` of `table`: names lower-case, values in each
+    column's canonical text. Raises NoSuchObjectException for an unknown column, InvalidInputException
+    for a partition key, a complex type, a repeated column or value, or a value not of its column's type."""
+    names = [c.lower() for c in columns]
+    if len(set(names)) != len(names):
+        raise InvalidInputException(f"a skewed column is named twice: {', '.join(names)}")
+    types = []
+    for name in names:
+        if name in table.partition_key_names:
+            raise InvalidInputException(f"skewed column {name} is a partition key of {table.qualified_name}: "
+                                        "skew is declared on data columns, inside each partition")
+        column = table.column(name)
+        if column is None:
+            raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+        if parse_type(column.type).stats_kind is None:
+            raise InvalidInputException(f"skewed column {name} is {column.type}: only primitive columns can be skewed")
+        types.append(column.type)
+    canonical, seen = [], set()
+    for value in values:
+        texts = tuple(canonical_value(n, t, v, what="skewed value") for n, t, v in zip(names, types, value))
+        if texts in seen:
+            raise InvalidInputException(f"skewed value {_show(texts)} is listed twice")
+        seen.add(texts)
+        canonical.append(list(texts))
+    return SkewedInfo(names, canonical)
+
+
+def check_list_bucketing(table: Table) -> None:
+    """Hive's rules for a list-bucketing (STORED AS DIRECTORIES) table, as errors naming the table."""
+    if table.tableType != "MANAGED_TABLE":
+        raise InvalidInputException(f"{table.qualified_name} is an external table: list bucketing lays out "
+                                    "sub-directories, so only managed tables can be STORED AS DIRECTORIES")
+    if not table.is_partitioned:
+        raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing applies inside "
+                                    "partitions (Hive's rule), so PARTITIONED BY is needed")
+
+
+def check_partition_values(table: Table, values: list[str | None]) -> None:
+    """A partition of a list-bucketing table may not be named like the default directory."""
+    for key, value in zip(table.partition_key_names, values):
+        if value == DEFAULT_LIST_BUCKETING_DIR_NAME:
+            raise InvalidInputException(
+                f"partition value {key}={value} of {table.qualified_name} is the default list-bucketing directory "
+                "name; a list-bucketing table can't have it")
+
+
+def with_locations(info: SkewedInfo, locations: list[tuple[tuple[str, ...], str]], table: Table) -> SkewedInfo:
+    """`info` with `SET SKEWED LOCATION` entries: each value must be skewed, each location a relative
+    directory inside the partition that no other value or the default directory uses."""
+    types = [table.column(c).type for c in info.skewedColNames]
+    known = {tuple(v) for v in info.skewedColValues}
+    merged = dict(info.skewedColValueLocationMaps)
+    for value, location in locations:
+        texts = tuple(canonical_value(n, t, v, what="skewed value") for n, t, v in zip(info.skewedColNames, types, value))
+        if texts not in known:
+            raise InvalidInputException(f"{_show(texts)} is not a skewed value of {table.qualified_name} "
+                                        f"(skewed: {', '.join(_show(tuple(v)) for v in info.skewedColValues)})")
+        normal = posixpath.normpath(location)
+        if location.startswith("/") or normal.startswith("..") or normal in (".", "") \
+                or normal.split("/")[0] == DEFAULT_LIST_BUCKETING_DIR_NAME:
+            raise InvalidInputException(
+                f"skewed location {location!r}: a location is a directory inside each partition's write "
+                f"(relative, not '..', not {DEFAULT_LIST_BUCKETING_DIR_NAME}), because every write keeps its files "
+                "in its own delta directory")
+        merged[texts] = normal
+    taken = [d for v in info.skewedColValues for d in [SkewedInfo(info.skewedColNames, [], merged).directory_of(tuple(v))]]
+    if len(set(taken)) != len(taken):
+        raise InvalidInputException(f"two skewed values of {table.qualified_name} would share a directory: {taken}")
+    return SkewedInfo(info.skewedColNames, info.skewedColValues, merged)
+
+
+def skewed_clause(info: SkewedInfo, table: Table, stored_as_directories: bool) -> str:
+    """`SKEWED BY (x) ON (6, 20) STORED AS DIRECTORIES` for `info`, literals typed per column."""
+    types = [parse_type(table.column(c).type) for c in info.skewedColNames]
+
+    def literal(text: str, col_type) -> str:
+        if col_type.stats_kind.name in ("LONG", "DOUBLE", "DECIMAL", "BOOLEAN"):
+            return text
+        prefix = "DATE " if col_type.base == "date" else "TIMESTAMP " if col_type.base == "timestamp" else ""
+        return prefix + "'" + text.replace("'", "\\'") + "'"
+
+    values = []
+    for value in info.skewedColValues:
+        items = [literal(v, t) for v, t in zip(value, types)]
+        values.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
+    clause = f"SKEWED BY ({', '.join(info.skewedColNames)}) ON ({', '.join(values)})"
+    return clause + (" STORED AS DIRECTORIES" if stored_as_directories else "")
+
+
+def _show(value: tuple[str, ...]) -> str:
+    return value[0] if len(value) == 1 else "(" + ", ".join(value) + ")"

@@ -1,0 +1,127 @@
+"""Skew reports on generated zipf-like data with a planted skewed set per day (the seed's story: about
+ten heavy keys among thousands, and the set changes from day to day)."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+
+HOT = {"2026-11-20": [6, 20, 30, 40], "2026-11-21": [20, 30, 40, 77], "2026-11-22": [20, 30, 77, 91]}
+ROWS_PER_DAY = 4000
+
+
+def _day(ds: str, seed: int) -> pd.DataFrame:
+    rnd = random.Random(seed)
+    xs, ys = [], []
+    for i in range(ROWS_PER_DAY):
+        if rnd.random() < 0.55:  # 55 % of the rows go to the planted values, evenly
+            x = rnd.choice(HOT[ds])
+        else:  # the rest spread over thousands of values, each far below 2 %
+            x = rnd.randint(1000, 6000)
+        xs.append(x)
+        ys.append("a" if x in (20, 30) else rnd.choice("bcdefgh"))
+    return pd.DataFrame({"id": range(ROWS_PER_DAY), "x": xs, "y": ys})
+
+
+@pytest.fixture(scope="module")
+def skewed(spark, tmp_path_factory):
+    from colstats_lab import Lab
+
+    lab = Lab(home=str(tmp_path_factory.mktemp("skew")), spark=spark)
+    lab.sql("CREATE TABLE events (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING)")
+    data = {}
+    for seed, ds in enumerate(HOT):
+        data[ds] = _day(ds, seed)
+        lab.write("events", data[ds], partition={"ds": ds})
+    yield lab, data
+    lab.close()
+
+
+def _true_counts(data, ds=None) -> Counter:
+    frames = [data[ds]] if ds else list(data.values())
+    return Counter(x for frame in frames for x in frame["x"])
+
+
+def test_exact_mode_finds_exactly_the_planted_heavy_hitters(skewed):
+    lab, data = skewed
+    report = lab.skew("events", "x", mode="exact", min_share=0.02)
+    for ds in HOT:
+        found = report.heavy_hitters(f"ds={ds}")
+        assert set(found["value"]) == set(HOT[ds])
+        truth = _true_counts(data, ds)
+        assert all(found["count"] == [truth[v] for v in found["value"]])
+        assert all(abs(found["share"] - found["count"] / ROWS_PER_DAY) < 1e-12)
+    table = report.heavy_hitters()
+    truth = _true_counts(data)
+    total = sum(truth.values())
+    expected = {v for v, n in truth.items() if n / total >= 0.02}
+    assert set(table["value"]) == expected == {6, 20, 30, 40, 77, 91}
+    assert list(table["count"]) == sorted(table["count"], reverse=True)
+    measures = report.measures().set_index("partition")
+    assert measures.loc["ds=2026-11-20", "distinct"] == data["2026-11-20"]["x"].nunique()
+    assert measures.loc["ds=2026-11-20", "rows"] == ROWS_PER_DAY
+
+
+def test_drift_shows_keys_entering_and_leaving(skewed):
+    lab, _ = skewed
+    drift = lab.skew("events", "x").drift().set_index("partition")
+    assert drift.loc["ds=2026-11-21", "entered"] == [77] and drift.loc["ds=2026-11-21", "left"] == [6]
+    assert drift.loc["ds=2026-11-22", "entered"] == [91] and drift.loc["ds=2026-11-22", "left"] == [40]
+    assert drift.loc["ds=2026-11-21", "overlap"] == pytest.approx(3 / 5)
+
+
+def test_recommendation_statement_and_scan_fractions(skewed):
+    lab, data = skewed
+    report = lab.skew("events", "x", min_share=0.05, max_keys=4)
+    truth = _true_counts(data)
+    total = sum(truth.values())
+    top4 = [v for v, _ in sorted(truth.items(), key=lambda kv: -kv[1])[:4]]
+    assert report.recommended == top4
+    assert report.covered_share == pytest.approx(sum(truth[v] for v in top4) / total)
+    assert report.statement == f"ALTER TABLE default.events SKEWED BY (x) ON ({', '.join(map(str, top4))}) " \
+                               "STORED AS DIRECTORIES"
+    fractions = report.scan_fractions()
+    assert fractions["with"].iloc[0] == pytest.approx(truth[top4[0]] / total)
+    assert fractions["with"].iloc[1] == pytest.approx(1 - report.covered_share)
+    assert (fractions["without"] == 1.0).all()
+
+
+def test_multi_column_skew_and_partial_keys(skewed):
+    lab, data = skewed
+    report = lab.skew("events", ["x", "y"], min_share=0.05)
+    values = set(report.heavy_hitters()["value"])
+    assert {(20, "a"), (30, "a")} <= values
+    assert report.statement.startswith("ALTER TABLE default.events SKEWED BY (x, y) ON ((")
+    partial = report.partial_key_pruning()
+    row = partial[(partial.column == "x") & (partial.value == 20)].iloc[0]
+    shares = dict(zip(report.heavy_hitters()["value"].head(report.max_keys), report.heavy_hitters()["share"]))
+    assert row["reads"] == pytest.approx(sum(s for v, s in shares.items() if v[0] == 20) + 1 - report.covered_share)
+
+
+def test_approximate_mode_meets_its_guarantee(skewed):
+    lab, data = skewed
+    max_items = 64  # far fewer than the ~4,000 distinct values: the sketch must evict
+    report = lab.skew("events", "x", mode="approx", max_items=max_items, min_share=0.02, k=10)
+    for ds in HOT:
+        truth = _true_counts(data, ds)
+        bound = 2.0 * ROWS_PER_DAY / max_items
+        found = report.heavy_hitters(f"ds={ds}")
+        assert set(HOT[ds]) <= set(found["value"])  # every planted key holds ~14 % >> the bound
+        for value, count in zip(found["value"], found["count"]):
+            assert abs(count - truth[value]) <= bound, (ds, value, count, truth[value])
+
+
+def test_bad_requests_name_the_problem(skewed):
+    lab, _ = skewed
+    with pytest.raises(NoSuchObjectException, match="column zz does not exist in table default.events"):
+        lab.skew("events", "zz")
+    with pytest.raises(InvalidInputException, match="ds is a partition key of default.events"):
+        lab.skew("events", "ds")
+    with pytest.raises(NoSuchObjectException, match="partition ds=2030-01-01 of default.events does not exist"):
+        lab.skew("events", "x", partition="ds=2030-01-01")
+    with pytest.raises(ValueError, match="mode must be one of"):
+        lab.skew("events", "x", mode="magic")
