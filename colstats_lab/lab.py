@@ -326,9 +326,11 @@ class Lab:
         """The statistics view of a table (table level, or the given partition first)."""
         return self.view("stats", table, partition=partition)
 
-    def view_skew(self, table: str, column: str, k: int = 10, partition: str | None = None):
-        """The skew view: the k most frequent values of a column per partition (one Spark aggregation)."""
-        return self.view("skew", table, column, k=k, partition=partition)
+    def view_skew(self, table: str, column: str | list[str], k: int = 10, partition: str | None = None,
+                  min_share: float = 0.02, mode: str | None = None):
+        """The skew view of one or more columns: the k most frequent values per partition with the
+        list-bucketing recommendation, the shares over partitions and the scan saved (one Spark aggregation)."""
+        return self.view("skew", table, column, k=k, partition=partition, min_share=min_share, mode=mode)
 
     def close(self) -> None:
         self.metastore.close()

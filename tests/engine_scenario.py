@@ -9,7 +9,6 @@ import sys
 import pandas as pd
 
 from colstats_lab import Lab
-from colstats_lab.skew.topk import top_values
 
 DAYS = ["2026-11-20", "2026-11-21", "2026-11-22"]
 
@@ -36,14 +35,14 @@ def run(lab: Lab) -> dict:
         info = dict(zip(frame.info_name, frame.info_value))
         described[column] = {k: info[k] for k in ("min", "max", "num_nulls", "distinct_count", "avg_col_len",
                                                   "max_col_len", "COLUMN_STATS_ACCURATE")}
-    top = top_values(lab.table("sales"), ["ds"], "x", k=3)
+    top = lab.skew("sales", "x", k=3)
     from_stats = lab.sql("SELECT count(*), min(x), max(amount) FROM sales WHERE ds >= '2026-11-21'")
     scanned = lab.sql("SELECT ds, count(*) AS n, sum(x) AS sx FROM sales WHERE ds >= '2026-11-21' AND x = 7 "
                       "GROUP BY ds ORDER BY ds")
     return {
         "analyzed": [analyzed.details.num_rows, analyzed.details.partitions, analyzed.details.columns],
         "described": described,
-        "top": top.frame.astype({"value": "int64"}).to_dict(orient="records"),
+        "top": top.frame[top.frame.partition != "(table)"].astype({"value": "int64"}).to_dict(orient="records"),
         "from_stats": {"answered_from": from_stats.answered_from, "rows": from_stats.df.values.tolist()},
         "scanned": {"answered_from": scanned.answered_from, "rows": scanned.df.values.tolist()},
         "partitions": lab.sql("SHOW PARTITIONS sales").df.iloc[:, 0].tolist(),

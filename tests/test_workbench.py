@@ -145,3 +145,16 @@ def test_views_are_usable_from_python(lab, spark):
     skew = lab.view_skew("t", "v")
     assert list(zip(skew.rows["value"], skew.rows["count"])) == [(1, 2), (2, 1)]
     assert isinstance(Lab.current(), Lab)
+
+
+def test_skew_view_marks_the_recommendation_and_shows_the_scan_saved(shell):
+    with capture_output() as captured:
+        shell.run_line_magic("skew", "sales.x --top 3 --min-share 0.25 --lab lab")
+    report = shell.user_ns["_"]
+    view = next(w for w in _displayed_widgets(captured) if isinstance(w, SkewView))
+    bars = view.figure.data[0]
+    marked = [label for label, color in zip(bars.x, bars.marker.color) if color == "#f58518"]
+    assert marked == [str(v) for v in report.recommended if str(v) in bars.x]
+    assert list(view.heatmap.data[0].x) == report.partitions
+    assert [t.name for t in view.scan_figure.data] == ["without list bucketing", "with list bucketing"]
+    assert "ALTER TABLE default.sales SKEWED BY (x) ON (" in view.recommendation_html.value

@@ -1,3 +1,2 @@
 """Skew: heavy hitters per partition, skew reports with list-bucketing recommendations, skew specs."""
-from .report import DEFAULT_MODE, MODES, SkewReport, skew_report
-from .topk import TABLE_LEVEL, TopValues, top_values
+from .report import DEFAULT_MODE, MODES, TABLE_LEVEL, SkewReport, skew_report

@@ -11,15 +11,18 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 OTHERS = "(others)"
 
 
-def top_values_figure(top: pd.DataFrame, others: int, total: int, title: str, log_scale: bool = False) -> go.Figure:
-    """Bars of the most frequent values and their share of rows, with an 'others' bar for the rest."""
-    labels = ["NULL" if pd.isna(v) else str(v) for v in top["value"]]
+def top_values_figure(top: pd.DataFrame, others: int, total: int, title: str, log_scale: bool = False,
+                      marked: set[str] = frozenset()) -> go.Figure:
+    """Bars of the most frequent values and their share of rows, with an 'others' bar for the rest;
+    values in `marked` (the recommended skewed ones) in a colour of their own."""
+    labels = ["NULL" if not isinstance(v, str) and pd.isna(v) else str(v) for v in top["value"]]
     counts = [int(c) for c in top["count"]]
+    colors = ["#f58518" if label in marked else "#4c78a8" for label in labels]
     if others > 0:
         labels.append(OTHERS)
         counts.append(int(others))
+        colors.append("#bab0ac")
     shares = [c / total if total else 0.0 for c in counts]
-    colors = ["#4c78a8"] * len(top) + (["#bab0ac"] if others > 0 else [])
     fig = go.Figure(go.Bar(
         x=labels, y=counts, marker_color=colors,
         text=[f"{s * 100:.1f}%" for s in shares], textposition="outside", cliponaxis=False,
@@ -49,6 +52,38 @@ def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
         yaxis2=dict(title="distinct values", overlaying="y", side="right", type="log", tickformat=",d"),
         legend=dict(orientation="h", y=-0.25),
     )
+    return fig
+
+
+def shares_heatmap(report, title: str) -> go.Figure:
+    """Heavy hitters (rows) by partition (columns): each cell the value's share of that partition."""
+    values = list(report.heavy_hitters()["value"])
+    partitions = report.partitions
+    frame = report.frame
+    z = []
+    for value in values:
+        row = []
+        for part in partitions:
+            hit = frame[(frame.partition == part) & frame["value"].map(lambda v: v == value)]
+            row.append(float(hit["share"].iloc[0]) if len(hit) else 0.0)
+        z.append(row)
+    labels = [str(v) for v in values]
+    fig = go.Figure(go.Heatmap(z=z, x=partitions, y=labels, colorscale="Blues", zmin=0,
+                               hovertemplate="%{y} in %{x}: %{z:.1%}<extra></extra>", colorbar=dict(tickformat=".0%")))
+    fig.update_layout(title=title, height=120 + 24 * max(len(labels), 1), margin=dict(l=80, r=20, t=50, b=60),
+                      template="plotly_white", xaxis=dict(type="category"), yaxis=dict(type="category"))
+    return fig
+
+
+def scan_fractions_figure(fractions: pd.DataFrame, title: str) -> go.Figure:
+    """Grouped bars: the fraction of a partition each query reads without and with list bucketing."""
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=fractions["query"], y=fractions["without"], name="without list bucketing",
+                         marker_color="#bab0ac", hovertemplate="%{x}: %{y:.0%}<extra></extra>"))
+    fig.add_trace(go.Bar(x=fractions["query"], y=fractions["with"], name="with list bucketing",
+                         marker_color="#54a24b", hovertemplate="%{x}: %{y:.0%}<extra></extra>"))
+    fig.update_layout(title=title, height=320, margin=dict(l=60, r=20, t=50, b=60), template="plotly_white",
+                      barmode="group", yaxis=dict(tickformat=".0%", range=[0, 1.05]), legend=dict(orientation="h", y=-0.25))
     return fig
 
 

@@ -67,21 +67,26 @@ class ColstatsMagics(Magics):
         self._set_result(result)
 
     @magic_arguments()
-    @argument("target", help="table.column, e.g. sales.x")
+    @argument("target", help="table.column or table.col1,col2, e.g. sales.x")
     @argument("--lab", default=None, help="the variable holding the Lab to use")
     @argument("--partition", default=None, help="the partition to show first, e.g. ds=2026-11-21")
     @argument("--top", type=int, default=10, help="how many of the most frequent values to show")
+    @argument("--min-share", type=float, default=0.02, help="share of rows that makes a value a heavy hitter")
+    @argument("--mode", default=None, choices=["exact", "approx"], help="exact counts or a frequent-items sketch")
     @line_magic
     def skew(self, line: str):
-        """Show the most frequent values of a column per partition, as a bar chart with an 'others' bar."""
+        """Show the heavy hitters of one or more columns per partition, with the list-bucketing recommendation,
+        how the shares move across partitions, and the scan list bucketing saves. `_` is the SkewReport."""
         args = parse_argstring(self.skew, line)
-        table, dot, column = args.target.rpartition(".")
-        if not dot or not table or not column:
+        table, dot, columns = args.target.rpartition(".")
+        if not dot or not table or not columns:
             raise UsageError(f"expected table.column, got {args.target!r}")
         lab = self._lab(args.lab)
+        names = [c.strip() for c in columns.split(",") if c.strip()]
         try:
             with SparkProgress(lab.spark):
-                view = lab.view_skew(table, column, k=args.top, partition=args.partition)
+                view = lab.view_skew(table, names if len(names) > 1 else names[0], k=args.top,
+                                     partition=args.partition, min_share=args.min_share, mode=args.mode)
         except (ParseError, MetastoreError) as exc:
             raise _user_error(exc) from None
         display(view)

@@ -1,0 +1,60 @@
+"""Skew detection and list bucketing at 10M rows, 30 partitions (x zipf-skewed), in one run:
+
+- exact and approximate detection (`lab.skew`) over one plain `groupBy(ds, x).count()` scan, as ratios;
+- bytes (and rows) a query `x = <skewed>` and `x = <not skewed>` reads without list bucketing and after
+  `ALTER TABLE ... SKEWED BY ... STORED AS DIRECTORIES` + `lab.relayout`, from the pruning report,
+  and the queries' times.
+
+    .venv/bin/python bench/skew.py [--rows 10000000] [--partitions 30] [--runs 3]
+"""
+from __future__ import annotations
+
+from common import bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib, timed
+
+
+def main() -> None:
+    args = bench_arguments(runs=3)
+    lab = bench_lab(fresh=True)
+    spark = lab.spark
+    bench_table(lab, args.rows, args.partitions)
+    frame = lab.table("bench")
+
+    def plain():
+        frame.groupBy("ds", "x").count().write.format("noop").mode("overwrite").save()
+
+    plain()  # warm
+    base, _ = median_of(args.runs, plain)
+    exact, _ = median_of(args.runs, lambda: lab.skew("bench", "x", mode="exact"))
+    approx, _ = median_of(args.runs, lambda: lab.skew("bench", "x", mode="approx"))
+    print(f"table: {args.rows:,} rows, {args.partitions} partitions")
+    print(f"plain groupBy(ds, x).count(): {base:.2f} s")
+    print(f"exact skew report:   {exact:.2f} s  ratio {exact / base:.2f}")
+    print(f"approx skew report:  {approx:.2f} s  ratio {approx / base:.2f}")
+
+    report = lab.skew("bench", "x", mode="exact", min_share=0.02, max_keys=10)
+    skewed = report.recommended[0]
+    not_skewed = 5000  # far in the zipf tail
+    print(f"recommended: {report.recommended} (hold {report.covered_share:.1%} of the rows)")
+    queries = {"skewed": f"SELECT count(*) FROM bench WHERE x = {skewed}",
+               "not skewed": f"SELECT count(*) FROM bench WHERE x = {not_skewed}"}
+    before = {name: lab.explain(q) for name, q in queries.items()}
+    spark_before = {name: median_of(args.runs, lambda q=q: lab.sql(q))[0] for name, q in queries.items()}
+    lab.sql(report.statement)
+    relayout = timed(lambda: lab.relayout("bench"))
+    after = {name: lab.explain(q) for name, q in queries.items()}
+    spark_after = {name: median_of(args.runs, lambda q=q: lab.sql(q))[0] for name, q in queries.items()}
+    total_bytes = sum(int(p.parameters.get("totalSize", 0)) for p in lab.metastore.get_partitions("default", "bench"))
+    print(f"relayout of {args.partitions} partitions: {relayout:.1f} s")
+    for name in queries:
+        kept = after[name].totals()
+        print(f"x = {'%s' % (skewed if name == 'skewed' else not_skewed):>6} ({name:>10}): "
+              f"bytes read without list bucketing {total_bytes / 2**20:.1f} MiB (every file of every partition), "
+              f"with {kept['bytes_kept'] / 2**20:.1f} MiB -> {kept['bytes_kept'] / total_bytes:.3f}; "
+              f"rows {kept['rows_kept']:,} of {kept['rows']:,}; query {spark_before[name]:.2f} s -> "
+              f"{spark_after[name]:.2f} s")
+    assert not before["skewed"].decisions  # nothing to prune before the relayout
+    print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
