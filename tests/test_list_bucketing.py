@@ -215,3 +215,17 @@ def test_list_bucketing_rules(lb, tmp_path):
         lb.sql("ALTER TABLE ext SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
     lb.sql("ALTER TABLE ext SKEWED BY (x) ON (30)")  # a skewed table without directories is fine
     assert lb.metastore.get_table("default", "ext").skewedInfo.skewedColValues == [["30"]]
+
+
+def test_partition_values_with_escaped_characters_read_back_from_list_bucketing_directories(lab):
+    lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING, hr INT) "
+            "SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
+    odd = ["a b+c", "p%q:r/s", "日本=é", None]
+    for i, ds in enumerate(odd):
+        lab.write("t", _rows(12, offset=100 * i), partition={"ds": ds, "hr": i})
+    frame = lab.sql("SELECT ds, hr, count(*) AS n, sum(x) AS sx FROM t GROUP BY ds, hr ORDER BY hr").df
+    assert frame["ds"].tolist()[:3] == odd[:3] and frame["ds"].isna().tolist() == [False, False, False, True]
+    assert frame["hr"].tolist() == [0, 1, 2, 3] and frame["n"].tolist() == [12] * 4
+    assert frame["sx"].tolist() == [int(_rows(12)["x"].sum())] * 4
+    kept = lab.sql("SELECT ds, count(*) AS n FROM t WHERE x = 30 AND hr = 1 GROUP BY ds").df
+    assert kept.values.tolist() == [["p%q:r/s", int((_rows(12)["x"] == 30).sum())]]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import reduce
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -92,14 +91,22 @@ def _in_subdirectory(part: PartitionFiles) -> bool:
 
 def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
     """List-bucketing sub-directories (`x=30/`) look like partition directories to Spark's partition
-    discovery, so each partition's files are read without it and the key values are added as literals."""
+    discovery, so the files are read without it (one scan) and each row's partition values come from
+    the partition directories in its file's path (`_metadata.file_path`, a URI, decoded back to Hive's
+    escaped names and looked up among the partitions read)."""
     data_schema = T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols])
-    frames = []
-    for part in parts:
-        if not part.files:
-            continue
-        keys = [F.lit(value).cast(spark_type(key.type)).alias(key.name)
-                for key, value in zip(table.partitionKeys, part.partition.values)]
-        frame = spark.read.schema(data_schema).parquet(*[f.path for f in part.files])
-        frames.append(frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys))
-    return reduce(DataFrame.unionByName, frames)
+    files = [f.path for p in parts for f in p.files]
+    depth = len(table.partitionKeys)
+    segment = F.regexp_extract(F.col("_metadata.file_path"),
+                               r"((?:[^/]+/){%d})(?:base_[0-9]+|delta_[0-9]+_[0-9]+(?:_[0-9]+)?)/" % depth, 1)
+    # '+' is legal in a URI path but url_decode reads it as a space
+    directory = F.url_decode(F.regexp_replace(segment, r"\+", "%2B"))
+    frame = spark.read.schema(data_schema).parquet(*files)
+    keys = []
+    for index, key in enumerate(table.partitionKeys):
+        pairs = []
+        for part in parts:
+            if part.files:
+                pairs += [F.lit(part.part_name + "/"), F.lit(part.partition.values[index])]
+        keys.append(F.element_at(F.create_map(*pairs), directory).cast(spark_type(key.type)).alias(key.name))
+    return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys)
