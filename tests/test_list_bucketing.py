@@ -58,6 +58,21 @@ def test_layout_on_disk_one_directory_per_skewed_value_with_rows(lb):
     assert lb.sql("SELECT count(*) AS n FROM t").df["n"][0] == 120
     described = lb.sql("SELECT count(*) AS n, sum(id) AS s FROM t WHERE ds = '2026-11-21'").df.iloc[0]
     assert (described["n"], described["s"]) == (120, sum(range(120)))
+    part = lb.metastore.get_partition("default", "t", "ds=2026-11-21")
+    files = glob.glob(os.path.join(part.location, "*_*", "**", "*.parquet"), recursive=True)
+    assert part.parameters["numRows"] == "120" and part.parameters["numFiles"] == str(len(files))
+
+
+def test_analyze_of_a_list_bucketing_table_sees_every_directory(lb):
+    lb.set("hive.stats.column.autogather", False)
+    lb.write("t", _rows(30, offset=500), partition={"ds": "2026-11-22"})
+    lb.sql("ANALYZE TABLE t PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, id")
+    rows = pd.concat([_rows(), _rows(30, offset=500)])
+    for part, frame in (("ds=2026-11-21", _rows()), ("ds=2026-11-22", _rows(30, offset=500))):
+        stats = lb.metastore.get_partition_column_statistics("default", "t", part, "x").obj("x").statsData.longStats
+        assert (stats.lowValue, stats.highValue, stats.numNulls) == (frame.x.min(), frame.x.max(), 0)
+    table = lb.metastore.get_table_column_statistics("default", "t", "id").obj("id").statsData.longStats
+    assert (table.lowValue, table.highValue) == (rows.id.min(), rows.id.max())
 
 
 def test_metastore_rows_follow_hive(lb):
