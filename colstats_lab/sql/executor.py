@@ -117,11 +117,8 @@ def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
     def apply():
         added.extend(lab.metastore.add_partitions(new, stmt.if_not_exists))
         lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        lab.metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
 
-    with lab.txn_scope(None) as txn:  # DDL on a transactional table takes a write ID, as Hive's does
-        write_id = txn.write_id(table)
-        txn.on_commit(apply)
+    _table_ddl(lab, table, apply)
     for part in added:
         os.makedirs(part.location, exist_ok=True)
     return Result(stmt, message=f"Added {len(added)} partition{'s' if len(added) != 1 else ''} to {table.qualified_name}.")
@@ -143,13 +140,10 @@ def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
             for part in parts:
                 dropped.append(lab.metastore.drop_partition(table.dbName, table.tableName, part.partName))
         lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        lab.metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
         # the table level no longer holds what the dropped partitions held
         merge_table_level(lab.metastore, table, [c.name for c in table.cols], int(time.time()))
 
-    with lab.txn_scope(None) as txn:
-        write_id = txn.write_id(table)
-        txn.on_commit(apply)
+    _table_ddl(lab, table, apply)
     if table.tableType == "MANAGED_TABLE":
         for part in dropped:
             shutil.rmtree(part.location, ignore_errors=True)
@@ -191,7 +185,8 @@ def _set_skewed_location(lab: "Lab", stmt: st.SetSkewedLocation) -> Result:
 
 
 def _table_ddl(lab: "Lab", table: Table, change) -> None:
-    """A change of a transactional table's definition, under a write ID of its own, as Hive's DDL."""
+    """A change of a transactional table's definition or partitions, applied when a transaction of its
+    own commits, under its write ID, as Hive's DDL takes one."""
     def apply():
         change()
         lab.metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
