@@ -23,6 +23,8 @@ DEFAULT_CONF = {
     "spark.sql.sources.parallelPartitionDiscovery.threshold": "100000",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.driver.extraJavaOptions": "-Dderby.system.home=/tmp",
+    # INT96 timestamps carry no min/max in Parquet footers; micros do, so footers can serve them
+    "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
 }
 
 

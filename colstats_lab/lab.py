@@ -22,6 +22,7 @@ from .metastore import (
     ValidWriteIdList,
 )
 from .metastore.names import parse_part_name
+from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
 from .skew import DEFAULT_MODE, SkewReport, skew_report
 from .sql import parse
@@ -37,7 +38,14 @@ from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
 _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True,
-                    "hive.stats.column.autogather": True}
+                    "hive.stats.column.autogather": True,
+                    # Drill's metastore options, with Drill's defaults
+                    "metastore.enabled": False, "metastore.metadata.store.depth_level": "ROW_GROUP",
+                    "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
+                    "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5}
+_BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
+                    "metastore.enabled", "metastore.metadata.use_schema", "metastore.metadata.use_statistics",
+                    "metastore.metadata.fallback_to_file_metadata")
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -127,8 +135,12 @@ class Lab:
 
     def set(self, key: str, value: Any) -> None:
         """Changes a setting for this lab (as Hive's SET does for a session)."""
-        if key in ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather"):
+        if key in _BOOLEAN_OPTIONS:
             value = _as_bool(key, value)
+        elif key == "metastore.metadata.store.depth_level":
+            value = LEVELS[level_depth(str(value))] if str(value).upper() != "ALL" else "ALL"
+        elif key == "metastore.retrieval.retry_attempts":
+            value = _as_count(key, value)
         if key == "hive.txn.stats.enabled":
             self.metastore.txn_stats_enabled = value
         elif key == "hive.txn.timeout":
@@ -346,6 +358,16 @@ def _as_bool(key: str, value) -> bool:
             raise InvalidInputException(f"{key} takes true or false, not {value!r}")
         return value.strip().lower() == "true"
     return bool(value)
+
+
+def _as_count(key: str, value) -> int:
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        raise InvalidInputException(f"{key} takes a whole number of attempts, not {value!r}") from None
+    if count < 0:
+        raise InvalidInputException(f"{key} takes 0 or more attempts, not {count}")
+    return count
 
 
 def _infer_key_type(values: list[str | None]) -> str:

@@ -38,6 +38,14 @@ from .names import parse_part_name
 from .partition_filter import compile_partition_filter
 from .schema import migrate
 from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, row_to_obj
+from .table_metadata import (
+    MetadataAnalysis,
+    MetadataUnit,
+    TableMetadata,
+    load_table_metadata,
+    metadata_version,
+    replace_table_metadata,
+)
 from .txn import ValidWriteIdList
 
 DEFAULT_DB = "default"
@@ -886,6 +894,24 @@ class Metastore:
                 "totalSize": str(sums["totalSize"] or 0),
                 ACCURATE_PARAM: flag,
             })
+
+    # ---- Drill-style table metadata ------------------------------------------------------
+
+    def get_table_metadata(self, db_name: str, table_name: str) -> TableMetadata | None:
+        """The table's metadata from its last ANALYZE ... REFRESH METADATA, or None if there was none."""
+        with self.snapshot() as conn:
+            return load_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"])
+
+    def replace_table_metadata(self, db_name: str, table_name: str, analysis: MetadataAnalysis,
+                               units: list[MetadataUnit]) -> int:
+        """Stores a refresh's metadata in place of the table's previous one; returns the new version."""
+        with self.transaction() as conn:
+            return replace_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"], analysis, units)
+
+    def get_metadata_version(self, db_name: str, table_name: str) -> int:
+        """Grows by one at every refresh of the table's metadata (0: never analyzed)."""
+        with self.snapshot() as conn:
+            return metadata_version(conn, self._table_row(db_name, table_name)["TBL_ID"])
 
     # ---- transactions and write IDs -----------------------------------------------------
 

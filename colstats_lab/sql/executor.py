@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 
-from ..analyze import run_analyze
+from ..analyze import run_analyze, run_refresh_metadata
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
 from ..pruning import answer_from_stats, plan_table_read, single_table_where
 from ..stats import merge_table_level
@@ -33,7 +33,7 @@ QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full r
 def execute(lab: "Lab", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
     """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
     stored when it commits), or a transaction of their own."""
-    if isinstance(stmt, (st.Analyze, st.Query)):
+    if isinstance(stmt, (st.Analyze, st.RefreshMetadata, st.Query)):
         return _TXN_HANDLERS[type(stmt)](lab, stmt, txn)
     handler = _HANDLERS.get(type(stmt))
     if handler is None:
@@ -202,6 +202,16 @@ def _analyze(lab: "Lab", stmt: st.Analyze, txn) -> Result:
     return Result(stmt, message=outcome.message, details=outcome)
 
 
+def _refresh_metadata(lab: "Lab", stmt: st.RefreshMetadata, txn) -> Result:
+    if not lab.get("metastore.enabled"):
+        raise InvalidInputException("Metastore is disabled: ANALYZE ... REFRESH METADATA stores table metadata in it. "
+                                    "Enable it with SET metastore.enabled = true")
+    with lab.txn_scope(txn) as scope:
+        outcome = run_refresh_metadata(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope,
+                                       lab.get("metastore.metadata.store.depth_level"))
+    return Result(stmt, df=outcome.to_pandas(), message=outcome.message, details=outcome)
+
+
 def _describe(lab: "Lab", stmt: st.Describe) -> Result:
     return Result(stmt, df=describe(lab.metastore, stmt, lab.current_db))
 
@@ -303,4 +313,4 @@ _HANDLERS = {
     st.AlterSkewed: _alter_skewed,
     st.SetSkewedLocation: _set_skewed_location,
 }
-_TXN_HANDLERS = {st.Analyze: _analyze, st.Query: _query}
+_TXN_HANDLERS = {st.Analyze: _analyze, st.RefreshMetadata: _refresh_metadata, st.Query: _query}

@@ -135,9 +135,12 @@ class _Parser:
         text = self.sql[self.tokens[0].start:self.tokens[-1].start].strip()
         return st.Query(sql=text, text=text)
 
-    def analyze(self) -> st.Analyze:
+    def analyze(self) -> st.Statement:
         self.expect_word("TABLE")
-        stmt = st.Analyze(table=self.table_name())
+        table = self.table_name()
+        if self.tok.is_word("COLUMNS", "REFRESH"):
+            return self.refresh_metadata(table)
+        stmt = st.Analyze(table=table)
         if self.accept_word("PARTITION"):
             stmt.partition = self.partition_spec(allow_unvalued=True)
         self.expect_word("COMPUTE")
@@ -152,6 +155,52 @@ class _Parser:
                 self.expect_word("COLUMNS")
                 if self.tok.kind is not TokenKind.END:
                     stmt.columns = self.column_list()
+        return stmt
+
+    def refresh_metadata(self, table: st.TableName) -> st.RefreshMetadata:
+        """Drill's form; the level is a quoted string or a word, `ALL` allowed."""
+        stmt = st.RefreshMetadata(table=table)
+        if self.accept_word("COLUMNS"):
+            if self.accept_word("NONE"):
+                stmt.columns = []
+            else:
+                self.expect_symbol("(")
+                stmt.columns = self.column_list()
+                self.expect_symbol(")")
+        self.expect_word("REFRESH")
+        self.expect_word("METADATA")
+        if not self.tok.is_word("COMPUTE", "ESTIMATE") and self.tok.kind is not TokenKind.END:
+            level = self.tok
+            if level.kind not in (TokenKind.STRING, TokenKind.WORD):
+                raise self.error(f"expected a metadata level ('TABLE', 'SEGMENT', 'PARTITION', 'FILE', "
+                                 f"'ROW_GROUP' or 'ALL'), found {level.describe()}")
+            self.advance()
+            if level.text.upper() not in ("TABLE", "SEGMENT", "PARTITION", "FILE", "ROW_GROUP", "ALL"):
+                raise self.error(f"unknown metadata level {level.text!r}: expected TABLE, SEGMENT, PARTITION, "
+                                 "FILE, ROW_GROUP or ALL", level)
+            self.expect_word("LEVEL")
+            stmt.level = (level.text.upper(), level.start)
+        mode = self.accept_word("COMPUTE", "ESTIMATE")
+        if mode:
+            stmt.statistics_mode = mode.text.upper()
+            self.expect_word("STATISTICS")
+            if self.accept_symbol("("):
+                stmt.statistics_columns = self.column_list()
+                self.expect_symbol(")")
+            if self.tok.is_word("SAMPLE"):
+                stmt.sample_position = self.advance().start
+                number = self.tok
+                if number.kind is not TokenKind.NUMBER:
+                    raise self.error(f"expected a percentage after SAMPLE, found {number.describe()}")
+                self.advance()
+                percent = float(number.text)
+                if not 0 < percent <= 100:
+                    raise self.error(f"SAMPLE takes a percentage above 0 and at most 100, found {number.text}",
+                                     number)
+                stmt.sample_percent = percent
+                self.expect_word("PERCENT")
+        elif self.tok.is_word("SAMPLE"):
+            raise self.error("SAMPLE belongs to a COMPUTE or ESTIMATE STATISTICS clause")
         return stmt
 
     def column_list(self) -> list[tuple[str, int]]:

@@ -125,6 +125,26 @@ class Analyze(Statement):
 
 
 @dataclass
+class RefreshMetadata(Statement):
+    """Drill's `ANALYZE TABLE t [COLUMNS (..) | COLUMNS NONE] REFRESH METADATA ['level' LEVEL]
+    [{COMPUTE | ESTIMATE} STATISTICS [(..)] [SAMPLE n PERCENT]]`.
+
+    columns: the interesting columns (None: every column, []: COLUMNS NONE);
+    level: the level named, None for the `metastore.metadata.store.depth_level` option;
+    statistics_mode: "COMPUTE", "ESTIMATE" or None (no STATISTICS clause);
+    statistics_columns: the STATISTICS clause's columns (None: the interesting columns).
+    """
+
+    table: TableName = None
+    columns: list[tuple[str, int]] | None = None  # (name, offset) pairs
+    level: tuple[str, int] | None = None
+    statistics_mode: str | None = None
+    statistics_columns: list[tuple[str, int]] | None = None
+    sample_percent: float | None = None
+    sample_position: int = 0
+
+
+@dataclass
 class Describe(Statement):
     table: TableName = None
     partition: list[PartitionSpecItem] | None = None

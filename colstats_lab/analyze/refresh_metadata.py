@@ -1,0 +1,416 @@
+"""Drill's `ANALYZE TABLE t ... REFRESH METADATA`: table metadata down to a level (TABLE, SEGMENT,
+PARTITION, FILE, ROW_GROUP), each level above merged from the one below.
+
+- Up to date: when the snapshot's files (path, bytes, modification time) are the ones the last
+  refresh saw, at the same level, for the same or fewer columns, nothing runs.
+- Incremental: otherwise, when the level is the same and the columns (and statistics) asked for
+  are a subset of the last refresh's, only files not seen before are read; the metadata of the
+  untouched files (or, above FILE level, of untouched partitions) is taken from the metastore and
+  the upper levels are merged again. Drill's two other cases (a column list that is not a subset, a
+  different level) collect everything again.
+- Row counts, min, max and null counts come from Parquet footers where they hold them as Spark
+  would compute them (`stats.footers`); the rest, and NDV sketches, from one Spark scan grouped
+  by file (and row group) of the files to read; no Spark job runs when footers serve everything.
+- COMPUTE STATISTICS adds NDV and the non-null count to the metadata of its columns, from every
+  row, or from a SAMPLE n PERCENT of them (counts scaled, marked estimated). ESTIMATE STATISTICS
+  is the same from a sample: SAMPLE n PERCENT, 10 percent when not given. Min, max, nulls and row
+  counts are exact in every mode.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable
+
+import pandas as pd
+from pyspark.sql import SparkSession
+from pyspark.sql import types as T
+
+from ..coltypes import parse_type
+from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table
+from ..metastore.table_metadata import (
+    LEVELS,
+    ColumnMetadata,
+    FileState,
+    MetadataAnalysis,
+    MetadataUnit,
+    TableMetadata,
+    level_depth,
+)
+from ..sql.statements import RefreshMetadata
+from ..stats.footers import FileFooter, FooterColumn, read_footer
+from ..stats.levels import merge_column
+from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
+from ..stats.sketches import bounded_ndv, estimate
+from ..tables.snapshot import PartitionFiles, snapshot_files, spark_type
+
+if TYPE_CHECKING:
+    from ..transaction import Transaction
+
+ESTIMATE_SAMPLE_PERCENT = 10.0
+UP_TO_DATE = "Table metadata is up to date, analyze wasn't performed."
+SEGMENT, PARTITION, FILE, ROW_GROUP = 1, 2, 3, 4
+
+
+@dataclass(frozen=True)
+class MetadataRequest:
+    level: str
+    columns: list[str]  # every column that gets metadata (interesting and statistics columns)
+    statistics: list[str]  # columns that also get NDV and non-null counts
+    mode: str | None
+    sample_percent: float | None  # None: every row
+
+    @property
+    def depth(self) -> int:
+        return LEVELS.index(self.level)
+
+    def not_covered_by(self, last: MetadataAnalysis) -> str | None:
+        """Why the last refresh's metadata can't be reused (Drill's two cases), or None."""
+        if last.level != self.level:
+            return f"the level differs from the last analyze's ({last.level})"
+        if not set(self.columns) <= set(last.columns):
+            return "the column list is not a subset of the last analyze's"
+        if not set(self.statistics) <= set(last.statistics) or (
+                self.statistics and (self.mode, self.sample_percent) != (last.mode, last.sample_percent)):
+            return "the statistics asked for are not a subset of the last analyze's"
+        return None
+
+
+@dataclass
+class RefreshOutcome:
+    table: str
+    level: str
+    up_to_date: bool
+    kind: str  # "up to date", "incremental" or "full"
+    reason: str
+    scanned_files: list[str] = field(default_factory=list)
+    reused_files: list[str] = field(default_factory=list)
+    removed_files: list[str] = field(default_factory=list)
+    footer_columns: list[str] = field(default_factory=list)  # min, max and nulls from footers
+    scan_columns: list[str] = field(default_factory=list)  # min, max and nulls from the scan
+    ndv_columns: list[str] = field(default_factory=list)  # NDV sketches from the scan
+    spark_job: bool = False
+    skipped_columns: list[str] = field(default_factory=list)
+    units: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def message(self) -> str:
+        if self.up_to_date:
+            return UP_TO_DATE
+        head = f"Collected / refreshed metadata for table [{self.table}]"
+        what = (f"{self.kind} analyze at {self.level} level ({self.reason}): {len(self.scanned_files)} files read, "
+                f"{len(self.reused_files)} reused from the metastore, {len(self.removed_files)} gone")
+        how = f"footers gave row counts and min/max/nulls of {', '.join(self.footer_columns) or 'no column'}; "
+        if self.spark_job:
+            read = ([f"min/max/nulls of {', '.join(self.scan_columns)}"] if self.scan_columns else []) + \
+                   ([f"NDV of {', '.join(self.ndv_columns)}"] if self.ndv_columns else [])
+            how += "one Spark scan gave " + " and ".join(read)
+        else:
+            how += "no Spark job ran"
+        text = f"{head}\n{what}; {how}; {self.seconds:.2f} s."
+        if self.skipped_columns:
+            text += f" Skipped (no metadata for their type): {', '.join(self.skipped_columns)}."
+        return text
+
+    def to_pandas(self) -> pd.DataFrame:
+        """Drill's result: `ok` and `summary`."""
+        return pd.DataFrame({"ok": [True], "summary": [self.message.split("\n")[0]]})
+
+
+def metadata_request(table: Table, stmt: RefreshMetadata, default_level: str) -> tuple[MetadataRequest, list[str]]:
+    """What to collect, and the columns skipped; raises naming an unknown or unsupported column."""
+    level = LEVELS[level_depth(stmt.level[0] if stmt.level else default_level)]
+    if stmt.statistics_mode == "ESTIMATE":
+        sample = stmt.sample_percent if stmt.sample_percent is not None else ESTIMATE_SAMPLE_PERCENT
+    else:
+        sample = stmt.sample_percent if stmt.sample_percent not in (None, 100.0) else None
+    supported = [c.name for c in table.cols if _primitive(c.type)]
+    skipped = [c.name for c in table.cols if not _primitive(c.type)] if stmt.columns is None else []
+    columns = supported if stmt.columns is None else _checked(table, stmt.columns)
+    statistics: list[str] = []
+    if stmt.statistics_mode is not None:
+        statistics = columns if stmt.statistics_columns is None else _checked(table, stmt.statistics_columns)
+    every = columns + [c for c in statistics if c not in columns]
+    return MetadataRequest(level, every, statistics, stmt.statistics_mode if statistics else None,
+                           sample if statistics else None), skipped
+
+
+def _primitive(type_name: str) -> bool:
+    return parse_type(type_name).stats_kind is not None
+
+
+def _checked(table: Table, named: list[tuple[str, int]]) -> list[str]:
+    out = []
+    by_name = {c.name: c for c in table.cols}
+    for name, _ in named:
+        if name in table.partition_key_names:
+            raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: its values are "
+                                        "in the segment and partition metadata already")
+        if name not in by_name:
+            raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+        if not _primitive(by_name[name].type):
+            raise InvalidInputException(f"column {name} is {by_name[name].type}: no metadata is kept for that type")
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore, stmt: RefreshMetadata, current_db: str,
+                         txn: "Transaction", default_level: str) -> RefreshOutcome:
+    """Collects the metadata of `txn`'s snapshot now; it is stored when `txn` commits. `spark` gives
+    the session when a scan is needed (an up-to-date check or a footer-only refresh starts none)."""
+    started = time.perf_counter()
+    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    request, skipped = metadata_request(table, stmt, default_level)
+    parts = snapshot_files(metastore, table, txn.snapshot(table))
+    states = {f.path: _state(f) for p in parts for f in p.files}
+    last = metastore.get_table_metadata(table.dbName, table.tableName)
+    outcome = RefreshOutcome(table.qualified_name, request.level, False, "full", "first analyze of the table",
+                             skipped_columns=skipped)
+    if last is not None:
+        why_not = request.not_covered_by(last.analysis)
+        seen = {tuple(s) for s in (_table_unit(last).files or [])}
+        if why_not is None and seen == set(states.values()):
+            outcome.up_to_date, outcome.kind, outcome.reason = True, "up to date", "nothing changed"
+            outcome.reused_files = sorted(states)
+            outcome.seconds = time.perf_counter() - started
+            return outcome
+        outcome.removed_files = sorted(s[0] for s in seen if s[0] not in states)
+        if why_not is None:
+            outcome.kind, outcome.reason = "incremental", "files changed"
+        else:
+            outcome.reason = why_not
+            last = None
+    builder = _Builder(table, request, parts, states, last)
+    builder.collect(spark, outcome)
+    units = builder.units()
+    outcome.units = {level: sum(1 for u in units if u.type == level) for level in LEVELS if any(u.type == level for u in units)}
+    analysis = MetadataAnalysis(request.level, request.columns, request.statistics, request.mode,
+                                request.sample_percent, int(time.time()))
+    txn.on_commit(lambda: metastore.replace_table_metadata(table.dbName, table.tableName, analysis, units))
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def _state(data_file) -> FileState:
+    return (data_file.path, data_file.size, int(data_file.modified * 1000))
+
+
+def _table_unit(metadata: TableMetadata) -> MetadataUnit:
+    return metadata.of_type("TABLE")[0]
+
+
+class _Builder:
+    """The units of one refresh: leaves read (footers + scan) or reused, then merged upward."""
+
+    def __init__(self, table: Table, request: MetadataRequest, parts: list[PartitionFiles],
+                 states: dict[str, FileState], last: TableMetadata | None):
+        self.table, self.request, self.parts, self.states = table, request, parts, states
+        self.types = {c.name: c.type for c in table.cols if c.name in request.columns}
+        self.file_units: dict[str, MetadataUnit] = {}
+        self.row_groups: dict[str, list[MetadataUnit]] = {}
+        self.partition_units: dict[str | None, MetadataUnit] = {}
+        self.to_read: list[str] = []
+        self.served: set[str] = set()
+        self._reuse(last)
+
+    # ---- what is reused -----------------------------------------------------------------
+
+    def _reuse(self, last: TableMetadata | None) -> None:
+        depth = self.request.depth
+        if last is not None and depth >= FILE:
+            stored = {u.path: u for u in last.of_type("FILE")}
+            groups: dict[str, list[MetadataUnit]] = {}
+            for unit in last.of_type("ROW_GROUP"):
+                groups.setdefault(unit.path, []).append(unit)
+            for path, state in self.states.items():
+                unit = stored.get(path)
+                if unit is not None and (unit.path, unit.bytes, unit.last_modified) == state:
+                    self.file_units[path] = self._project(unit)
+                    if depth == ROW_GROUP:
+                        self.row_groups[path] = [self._project(u) for u in sorted(groups.get(path, []),
+                                                                                  key=lambda u: u.row_group)]
+        elif last is not None and depth in (SEGMENT, PARTITION) and self.table.is_partitioned:
+            stored = {u.identifier: u for u in last.of_type(LEVELS[depth])}
+            for part in self.parts:
+                unit = stored.get(part.part_name)
+                if unit is not None and {tuple(s) for s in unit.files or []} == {self.states[f.path] for f in part.files}:
+                    self.partition_units[part.part_name] = replace(self._project(unit), type="PARTITION")
+        covered = set(self.file_units) | {s[0] for u in self.partition_units.values() for s in u.files or []}
+        self.to_read = [path for path in self.states if path not in covered]
+
+    def _project(self, unit: MetadataUnit) -> MetadataUnit:
+        """A stored unit with only the columns (and statistics) this refresh asks for."""
+        columns = {}
+        for name in self.request.columns:
+            column = unit.columns[name]
+            if name not in self.request.statistics:
+                column = replace(column, non_nulls=None, ndv=None, sketch=None)
+            columns[name] = column
+        return replace(unit, columns=columns)
+
+    # ---- what is read -------------------------------------------------------------------
+
+    def collect(self, spark: Callable[[], SparkSession], outcome: RefreshOutcome) -> None:
+        outcome.scanned_files = sorted(self.to_read)
+        outcome.reused_files = sorted(p for p in self.states if p not in set(self.to_read))
+        footers = {path: read_footer(path, self.types) for path in self.to_read}
+        self.served = {c for c in self.request.columns if all(f.served(c) for f in footers.values())}
+        outcome.footer_columns = [c for c in self.request.columns if c in self.served]
+        scan = [ScanColumn(name, self.types[name], min_max=name not in self.served and _has_min_max(self.types[name]),
+                           nulls=name not in self.served, ndv=name in self.request.statistics)
+                for name in self.request.columns if name not in self.served or name in self.request.statistics]
+        outcome.scan_columns = [c.name for c in scan if c.nulls]
+        outcome.ndv_columns = [c.name for c in scan if c.ndv]
+        groups: dict[tuple[str, int | None], ScannedGroup] = {}
+        if scan and self.to_read:
+            outcome.spark_job = True
+            schema = T.StructType([T.StructField(c.name, spark_type(c.type)) for c in self.table.cols])
+            starts = ({p: [rg.first_row for rg in f.row_groups] for p, f in footers.items()}
+                      if self.request.depth == ROW_GROUP else None)
+            fraction = self.request.sample_percent / 100 if self.request.sample_percent else None
+            groups = scan_metadata(spark(), schema, self.to_read, scan, starts, fraction)
+        for path in self.to_read:
+            self._leaf_units(footers[path], groups)
+
+    def _leaf_units(self, footer: FileFooter, groups: dict[tuple[str, int | None], ScannedGroup]) -> None:
+        path, state = footer.path, self.states[footer.path]
+        relative = self._relative(path)
+        if self.request.depth == ROW_GROUP:
+            row_groups = []
+            for rg in footer.row_groups:
+                columns = {name: self._leaf_column(name, rg.rows, rg.columns.get(name), groups.get((path, rg.index)))
+                           for name in self.request.columns}
+                row_groups.append(MetadataUnit("ROW_GROUP", f"{relative}#{rg.index}", path=path, row_group=rg.index,
+                                               rows=rg.rows, bytes=rg.bytes, last_modified=state[2], columns=columns,
+                                               estimated=self._sampled))
+            self.row_groups[path] = row_groups
+            unit = self._merge("FILE", relative, row_groups)
+        else:
+            columns = {name: self._leaf_column(name, footer.rows, self._file_footer(name, footer),
+                                               groups.get((path, None))) for name in self.request.columns}
+            unit = MetadataUnit("FILE", relative, columns=columns, estimated=self._sampled)
+        unit.path, unit.rows, unit.bytes, unit.last_modified = path, footer.rows, state[1], state[2]
+        self.file_units[path] = unit
+
+    @property
+    def _sampled(self) -> bool:
+        return bool(self.request.statistics and self.request.sample_percent)
+
+    def _file_footer(self, name: str, footer: FileFooter) -> FooterColumn | None:
+        """A file's footer figures for a column: its row groups' merged."""
+        if name not in self.served:
+            return None
+        merged = merge_column([(rg.rows, ColumnMetadata(name, self.types[name], rg.columns[name].low,
+                                                        rg.columns[name].high, rg.columns[name].nulls))
+                               for rg in footer.row_groups], name, self.types[name], False)
+        return FooterColumn(merged.low, merged.high, merged.nulls)
+
+    def _leaf_column(self, name: str, rows: int, footer: FooterColumn | None,
+                     group: ScannedGroup | None) -> ColumnMetadata:
+        """One column of a file or row group: footer figures where they serve, the scan's otherwise."""
+        column = ColumnMetadata(name, self.types[name])
+        seen = group.columns.get(name) if group is not None else None
+        if name in self.served:
+            column.low, column.high, column.nulls = footer.low, footer.high, footer.nulls
+        else:  # no scanned group: the unit has no rows
+            column.nulls = rows - (seen.non_nulls or 0) if seen is not None else rows
+            if seen is not None:
+                column.low, column.high = seen.low, seen.high
+        if name in self.request.statistics:
+            column.sketch = seen.sketch if seen is not None else None
+            if self._sampled:
+                column.non_nulls = (seen.sampled_non_nulls if seen is not None else 0) * 100 / self.request.sample_percent
+                column.estimated = True
+            else:
+                column.non_nulls = float(rows - column.nulls)
+            column.ndv = self._ndv(column)
+        return column
+
+    def _ndv(self, column: ColumnMetadata) -> float:
+        """NDV from the sketch; from a sample, scaled by how unique the sample's values were: a
+        sample of all-distinct values scales with the rows, one of few values stays as seen."""
+        seen = estimate(column.sketch)
+        if not self._sampled:
+            return float(bounded_ndv(seen, round(column.non_nulls)))
+        sampled = column.non_nulls * self.request.sample_percent / 100
+        if sampled <= 0:
+            return 0.0
+        uniqueness = min(seen / sampled, 1.0)
+        scaled = seen * (1 + (column.non_nulls / sampled - 1) * uniqueness)
+        return float(bounded_ndv(scaled, max(round(column.non_nulls), 1)))
+
+    # ---- merged upward ------------------------------------------------------------------
+
+    def _merge(self, level: str, identifier: str, children: list[MetadataUnit], **attributes) -> MetadataUnit:
+        columns = {name: merge_column([(u.rows, u.columns[name]) for u in children], name, self.types[name],
+                                      name in self.request.statistics) for name in self.request.columns}
+        for column in columns.values():
+            if column.sketch is not None and self._sampled:
+                column.ndv = self._ndv(column)
+        modified = [u.last_modified for u in children if u.last_modified is not None]
+        return MetadataUnit(level, identifier, rows=sum(u.rows for u in children), bytes=sum(u.bytes for u in children),
+                            last_modified=max(modified) if modified else None, columns=columns,
+                            estimated=any(u.estimated for u in children), **attributes)
+
+    def _relative(self, path: str) -> str:
+        return path[len(self.table.location):].lstrip("/")
+
+    def units(self) -> list[MetadataUnit]:
+        depth = self.request.depth
+        out: list[MetadataUnit] = []
+        partitions = []
+        for part in self.parts:
+            files = [self.file_units[f.path] for f in part.files]
+            if part.part_name in self.partition_units:
+                unit = self.partition_units[part.part_name]
+            else:
+                unit = self._merge("PARTITION", part.part_name or self.table.qualified_name, files)
+                unit.files = [self.states[f.path] for f in part.files]
+            if part.partition is not None:
+                unit.part_name = part.part_name
+                unit.key = part.part_name.split("/")[0]
+                unit.partition_values = dict(zip(self.table.partition_key_names, part.partition.values))
+            partitions.append((part, unit, files))
+        if depth >= FILE:
+            for part, _, files in partitions:
+                for unit in files:
+                    unit.part_name = part.part_name
+                    unit.key = part.part_name.split("/")[0] if part.part_name else None
+                    out.append(unit)
+                    if depth == ROW_GROUP:
+                        for rg in self.row_groups[unit.path]:
+                            rg.part_name, rg.key = unit.part_name, unit.key
+                            out.append(rg)
+        if self.table.is_partitioned:
+            if depth >= PARTITION:
+                out.extend(unit for _, unit, _ in partitions)
+            if depth >= SEGMENT:
+                out.extend(self._segments([unit for _, unit, _ in partitions]))
+        table_unit = self._merge("TABLE", self.table.qualified_name, [unit for _, unit, _ in partitions],
+                                 location=self.table.location)
+        table_unit.files = sorted(self.states.values())
+        out.append(table_unit)
+        return out
+
+    def _segments(self, partitions: list[MetadataUnit]) -> list[MetadataUnit]:
+        keys = self.table.partition_key_names
+        out = []
+        for length in range(1, len(keys) + 1):
+            by_prefix: dict[str, list[MetadataUnit]] = {}
+            for unit in partitions:
+                by_prefix.setdefault("/".join(unit.part_name.split("/")[:length]), []).append(unit)
+            for prefix, children in sorted(by_prefix.items()):
+                segment = self._merge("SEGMENT", prefix, children, key=prefix.split("/")[0],
+                                      partition_column=keys[length - 1],
+                                      partition_value=children[0].partition_values[keys[length - 1]],
+                                      location=f"{self.table.location}/{prefix}")
+                segment.files = sorted(s for c in children for s in c.files or [])
+                segment.part_name = prefix if length == len(keys) else None
+                out.append(segment)
+        return out
+
+
+def _has_min_max(type_name: str) -> bool:
+    return parse_type(type_name).base != "binary"

@@ -1,0 +1,195 @@
+"""Drill-style table metadata in the metastore: the last `ANALYZE ... REFRESH METADATA` of a table and
+its metadata units (TABLE, SEGMENT, PARTITION, FILE, ROW_GROUP), each with per-column statistics.
+
+A unit's statistics keep each type's own value (days for dates, microseconds for timestamps, text
+for decimals and NaN) so that upper levels merge exactly; MIN_VAL/MAX_VAL are the text shown by
+INFORMATION_SCHEMA. Units above FILE record the files they were computed from (path, bytes,
+modification time) so a later ANALYZE can tell what changed without reading anything.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ..coltypes import parse_type
+from .exceptions import InvalidInputException
+
+LEVELS = ("TABLE", "SEGMENT", "PARTITION", "FILE", "ROW_GROUP")
+FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epoch)
+
+
+def level_depth(level: str) -> int:
+    """TABLE 0 ... ROW_GROUP 4; ALL means ROW_GROUP. Raises naming an unknown level."""
+    name = level.upper()
+    if name == "ALL":
+        name = "ROW_GROUP"
+    if name not in LEVELS:
+        raise InvalidInputException(f"unknown metadata level {level!r}: expected one of {', '.join(LEVELS)} or ALL")
+    return LEVELS.index(name)
+
+
+@dataclass
+class ColumnMetadata:
+    """One column's statistics in one unit; low/high in the type's own values, None when unknown."""
+
+    name: str
+    type: str
+    low: object = None
+    high: object = None
+    nulls: int | None = None
+    non_nulls: float | None = None
+    ndv: float | None = None
+    sketch: bytes | None = None
+    estimated: bool = False
+
+
+@dataclass
+class MetadataUnit:
+    type: str  # one of LEVELS
+    identifier: str  # '' for the table, a segment's or partition's path, a file's path [+ ':rg']
+    key: str | None = None  # the top-level segment it belongs to
+    part_name: str | None = None  # Hive partition it belongs to
+    partition_column: str | None = None  # a segment's own key
+    partition_value: str | None = None
+    partition_values: dict[str, str | None] | None = None  # a partition's keys and values
+    location: str | None = None
+    path: str | None = None
+    row_group: int | None = None
+    rows: int = 0
+    bytes: int = 0
+    last_modified: int | None = None  # ms since the epoch
+    files: list[FileState] | None = None
+    columns: dict[str, ColumnMetadata] = field(default_factory=dict)
+    estimated: bool = False
+
+    @property
+    def depth(self) -> int:
+        return LEVELS.index(self.type)
+
+
+@dataclass
+class MetadataAnalysis:
+    """What the last ANALYZE ... REFRESH METADATA collected: the level, the interesting columns,
+    COMPUTE or ESTIMATE, the sample percentage; version grows by one at every refresh."""
+
+    level: str
+    columns: list[str]
+    statistics: list[str] = field(default_factory=list)  # columns with NDV and estimated non-nulls
+    mode: str | None = None  # COMPUTE or ESTIMATE, None without a STATISTICS clause
+    sample_percent: float | None = None
+    analyzed_at: int = 0
+    version: int = 0
+
+
+@dataclass
+class TableMetadata:
+    analysis: MetadataAnalysis
+    units: list[MetadataUnit]
+
+    def of_type(self, level: str) -> list[MetadataUnit]:
+        return [u for u in self.units if u.type == level]
+
+
+def _encode(value, type_name: str):
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"  # SQLite stores a NaN REAL as NULL
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _decode(value, type_name: str):
+    if value is None:
+        return None
+    base = parse_type(type_name).base
+    if base == "decimal":
+        return Decimal(value)
+    if base in ("float", "double"):
+        return float(value)
+    if base == "boolean":
+        return bool(value)
+    return value
+
+
+def display_value(value, type_name: str) -> str | None:
+    """A statistic's value as INFORMATION_SCHEMA shows it: `2026-11-21`, `2026-11-21 10:00:00.000000`, `aaa`."""
+    if value is None:
+        return None
+    base = parse_type(type_name).base
+    if base == "date":
+        return (dt.date(1970, 1, 1) + dt.timedelta(days=value)).isoformat()
+    if base == "timestamp":
+        moment = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=value)
+        return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if base == "boolean":
+        return "true" if value else "false"
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return str(value)
+
+
+def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
+    row = conn.execute("SELECT * FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).fetchone()
+    if row is None:
+        return None
+    columns = json.loads(row["INTERESTING_COLUMNS"])
+    analysis = MetadataAnalysis(row["METADATA_LEVEL"], columns["columns"], columns["statistics"],
+                                row["STATISTICS_MODE"] or None, row["SAMPLE_PERCENT"], row["ANALYZED_AT"],
+                                row["METADATA_VERSION"])
+    units: dict[int, MetadataUnit] = {}
+    for r in conn.execute("SELECT * FROM METADATA_UNITS WHERE TBL_ID = ? ORDER BY UNIT_ID", (tbl_id,)):
+        units[r["UNIT_ID"]] = MetadataUnit(
+            r["METADATA_TYPE"], r["METADATA_IDENTIFIER"], r["METADATA_KEY"], r["PART_NAME"], r["PARTITION_COLUMN"],
+            r["PARTITION_VALUE"], json.loads(r["PARTITION_VALUES"]) if r["PARTITION_VALUES"] else None,
+            r["LOCATION"], r["PATH"], r["ROW_GROUP_INDEX"], r["ROW_COUNT"], r["BYTES"], r["LAST_MODIFIED_TIME"],
+            [tuple(f) for f in json.loads(r["FILES"])] if r["FILES"] else None, {}, bool(r["ESTIMATED"]))
+    for r in conn.execute("SELECT S.* FROM METADATA_COLUMN_STATS S JOIN METADATA_UNITS U ON U.UNIT_ID = S.UNIT_ID "
+                          "WHERE U.TBL_ID = ?", (tbl_id,)):
+        type_name = r["COLUMN_TYPE"]
+        units[r["UNIT_ID"]].columns[r["COLUMN_NAME"]] = ColumnMetadata(
+            r["COLUMN_NAME"], type_name, _decode(r["LOW_VALUE"], type_name), _decode(r["HIGH_VALUE"], type_name),
+            r["NULLS_COUNT"], r["NON_NULLS_COUNT"], r["NDV"], r["BIT_VECTOR"], bool(r["ESTIMATED"]))
+    return TableMetadata(analysis, list(units.values()))
+
+
+def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units: list[MetadataUnit]) -> int:
+    """Replaces the table's metadata with these units (inside the caller's transaction); returns the
+    new metadata version."""
+    previous = conn.execute("SELECT METADATA_VERSION FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).fetchone()
+    version = (previous[0] if previous else 0) + 1
+    conn.execute("DELETE FROM METADATA_UNITS WHERE TBL_ID = ?", (tbl_id,))
+    conn.execute("INSERT OR REPLACE INTO METADATA_ANALYSES (TBL_ID, METADATA_LEVEL, INTERESTING_COLUMNS, "
+                 "STATISTICS_MODE, SAMPLE_PERCENT, ANALYZED_AT, METADATA_VERSION) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 (tbl_id, analysis.level, json.dumps({"columns": analysis.columns, "statistics": analysis.statistics}),
+                  analysis.mode or "", analysis.sample_percent,
+                  analysis.analyzed_at, version))
+    stats_rows = []
+    for unit in units:
+        cursor = conn.execute(
+            "INSERT INTO METADATA_UNITS (TBL_ID, METADATA_TYPE, METADATA_KEY, METADATA_IDENTIFIER, PART_NAME, "
+            "PARTITION_COLUMN, PARTITION_VALUE, PARTITION_VALUES, LOCATION, PATH, ROW_GROUP_INDEX, ROW_COUNT, BYTES, "
+            "LAST_MODIFIED_TIME, FILES, ESTIMATED) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (tbl_id, unit.type, unit.key, unit.identifier, unit.part_name, unit.partition_column,
+             unit.partition_value, json.dumps(unit.partition_values) if unit.partition_values is not None else None,
+             unit.location, unit.path, unit.row_group, unit.rows, unit.bytes, unit.last_modified,
+             json.dumps(unit.files) if unit.files is not None else None, int(unit.estimated)))
+        for c in unit.columns.values():
+            stats_rows.append((cursor.lastrowid, c.name, c.type, _encode(c.low, c.type), _encode(c.high, c.type),
+                               display_value(c.low, c.type), display_value(c.high, c.type), c.nulls, c.non_nulls,
+                               c.ndv, c.sketch, int(c.estimated)))
+    conn.executemany("INSERT INTO METADATA_COLUMN_STATS (UNIT_ID, COLUMN_NAME, COLUMN_TYPE, LOW_VALUE, HIGH_VALUE, "
+                     "MIN_VAL, MAX_VAL, NULLS_COUNT, NON_NULLS_COUNT, NDV, BIT_VECTOR, ESTIMATED) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", stats_rows)
+    return version
+
+
+def metadata_version(conn, tbl_id: int) -> int:
+    row = conn.execute("SELECT METADATA_VERSION FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).fetchone()
+    return row[0] if row else 0

@@ -1,0 +1,115 @@
+"""Statistics a Parquet footer holds per row group: row counts, and per column min, max and null
+count. Read with pyarrow, no data pages touched (Drill turns the same aggregate into a direct scan
+of metadata).
+
+A footer figure is used only where it equals what Spark's own min/max/count would say:
+integers, strings, booleans, decimals, dates and TIMESTAMP_MICROS timestamps. Floating-point
+columns are left to the scan (a footer's min/max leave NaN out, Spark orders NaN above every
+number), as are INT96 timestamps (no footer min/max) and a chunk whose writer omitted min/max.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+import pyarrow.parquet as pq
+
+from ..coltypes import parse_type
+
+_EPOCH_DATE = dt.date(1970, 1, 1)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_SERVED_BASES = {"tinyint", "smallint", "int", "bigint", "string", "varchar", "char", "boolean", "decimal",
+                 "date", "timestamp"}
+
+
+@dataclass
+class FooterColumn:
+    low: object
+    high: object
+    nulls: int
+
+
+@dataclass
+class RowGroupFooter:
+    index: int
+    first_row: int
+    rows: int
+    bytes: int  # compressed bytes of the row group's column chunks
+    columns: dict[str, FooterColumn] = field(default_factory=dict)  # only the columns the footer serves
+
+
+@dataclass
+class FileFooter:
+    path: str
+    rows: int
+    row_groups: list[RowGroupFooter]
+
+    def served(self, column: str) -> bool:
+        """True when every row group's footer has this column's figures."""
+        return all(column in rg.columns for rg in self.row_groups)
+
+
+def footer_servable(type_name: str) -> bool:
+    """Whether footers can give this column type's min/max as Spark would compute them."""
+    return parse_type(type_name).base in _SERVED_BASES
+
+
+def read_footer(path: str, columns: dict[str, str]) -> FileFooter:
+    """The footer of one file with the figures of `columns` (name -> type) it can serve."""
+    meta = pq.read_metadata(path)
+    positions = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+    groups, first = [], 0
+    for index in range(meta.num_row_groups):
+        rg = meta.row_group(index)
+        chunks = [rg.column(i) for i in range(rg.num_columns)]
+        group = RowGroupFooter(index, first, rg.num_rows, sum(c.total_compressed_size for c in chunks))
+        for name, type_name in columns.items():
+            if not footer_servable(type_name):
+                continue
+            if name not in positions:  # a file written before the column existed: all nulls
+                group.columns[name] = FooterColumn(None, None, rg.num_rows)
+                continue
+            figure = _column_figure(chunks[positions[name]], rg.num_rows, type_name)
+            if figure is not None:
+                group.columns[name] = figure
+        groups.append(group)
+        first += rg.num_rows
+    return FileFooter(path, meta.num_rows, groups)
+
+
+def _column_figure(chunk, rows: int, type_name: str) -> FooterColumn | None:
+    stats = chunk.statistics
+    if chunk.physical_type == "INT96" or stats is None or not stats.has_null_count:
+        return None
+    if stats.null_count >= rows:
+        return FooterColumn(None, None, rows)
+    if not stats.has_min_max:
+        return None
+    try:
+        return FooterColumn(_value(stats.min, type_name), _value(stats.max, type_name), stats.null_count)
+    except (TypeError, ValueError):
+        return None
+
+
+def _value(value, type_name: str):
+    """A footer value in the same form the metadata scan produces."""
+    base = parse_type(type_name).base
+    if base == "date":
+        if not isinstance(value, dt.date):
+            raise TypeError(value)
+        return (value - _EPOCH_DATE).days
+    if base == "timestamp":
+        if not isinstance(value, dt.datetime):
+            raise TypeError(value)
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        return (value - _EPOCH) // dt.timedelta(microseconds=1)
+    if base in ("string", "varchar", "char"):
+        if isinstance(value, bytes):
+            return value.decode("utf-8")
+        if not isinstance(value, str):
+            raise TypeError(value)
+        return value
+    if base == "boolean":
+        return bool(value)
+    return value
