@@ -29,7 +29,7 @@ from .sql import parse
 from .sql.partition_spec import matching_partitions
 from .sql.statements import PartitionSpecItem
 from .sql.executor import execute
-from .pruning import PruningReport, plan_table_read, single_table_where
+from .pruning import PruningReport, plan_with_metadata, single_table_where
 from .pruning.plan import parse_query
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
 from .tables.snapshot import PartitionFiles
@@ -234,14 +234,16 @@ class Lab:
 
     def explain(self, query: str, txn: Transaction | None = None) -> PruningReport:
         """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
-        and the bytes of every list-bucketing directory; no Spark job runs."""
+        and the bytes of every segment, partition, list-bucketing directory, file and row group, from
+        partition values, stored table metadata (`metastore.*` options) and Parquet footers; no
+        Spark job runs."""
         tree = parse_query(query)
         found = single_table_where(tree)
         if found is None:
             raise InvalidInputException("explain takes a SELECT over one lab table (no joins or subqueries)")
         node, where = found
-        _, parts = self.snapshot_parts(f"{node.db or self.current_db}.{node.name}", txn=txn)
-        return plan_table_read(self._table(f"{node.db or self.current_db}.{node.name}"), parts, where)[1]
+        table, parts = self.snapshot_parts(f"{node.db or self.current_db}.{node.name}", txn=txn)
+        return plan_with_metadata(self.metastore, table, parts, where, self.get, alias=node.alias_or_name)[1]
 
     def snapshot(self, name: str) -> ValidWriteIdList:
         table = self._table(name)

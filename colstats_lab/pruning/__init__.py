@@ -1,4 +1,12 @@
 """Pruning and answers from statistics: what a query can skip, or answer without scanning."""
 from .answers import StatsAnswer, answer_from_stats
-from .plan import plan_table_read, single_table_where
-from .report import LIST_BUCKETING_LEVEL, PruningDecision, PruningReport
+from .plan import PlanningOptions, plan_table_read, plan_with_metadata, single_table_where
+from .report import (
+    FILE_LEVEL,
+    LIST_BUCKETING_LEVEL,
+    PARTITION_LEVEL,
+    ROW_GROUP_LEVEL,
+    SEGMENT_LEVEL,
+    PruningDecision,
+    PruningReport,
+)

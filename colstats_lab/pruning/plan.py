@@ -1,22 +1,290 @@
-"""Which files of a table a query reads: the one place pruning levels are applied in order
-(list-bucketing directories today; partitions, files and row groups plug in here)."""
+"""Which files of a table a query reads: pruning levels applied in order — segments and partitions
+(by partition values and their metadata), list-bucketing directories, files, then row groups — each
+deciding from the best statistics it has: stored table metadata when it describes the files as they
+are now, else Parquet footers (`metastore.metadata.fallback_to_file_metadata`), else nothing (kept).
+
+What the planner can't reason about keeps the unit, so a pruned read returns the rows of a full one.
+Row groups are reported, not removed from the read: Spark's Parquet reader skips them itself with
+the same footer statistics.
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 import sqlglot
 from sqlglot import exp
 
-from ..metastore import Table
+from ..metastore import Metastore, Table
+from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
+from ..stats.footers import FileFooter, read_footer
+from ..stats.levels import merge_column
 from ..tables.snapshot import PartitionFiles
 from .list_bucketing import prune_list_bucketing
-from .report import PruningReport
+from .report import (
+    FILE_LEVEL,
+    PARTITION_LEVEL,
+    ROW_GROUP_LEVEL,
+    SEGMENT_LEVEL,
+    PruningDecision,
+    PruningReport,
+)
+from .statistics import TRUE, ColumnRange, outcomes, text_value
 
 
-def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expression | None
+@dataclass
+class PlanningOptions:
+    """What planning may use: stored metadata (None: none), footers where it is missing or stale,
+    and whether a stored column's type must equal the table's (`metastore.metadata.use_schema`)."""
+
+    metadata: TableMetadata | None = None
+    footers: bool = True
+    check_schema: bool = True
+    retries: int = 0  # re-plans because the metadata changed while planning
+
+
+def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
+                    options: PlanningOptions | None = None, alias: str | None = None
                     ) -> tuple[list[PartitionFiles], PruningReport]:
-    """The partitions' files left to read under `where`, and the report of what was pruned and why."""
-    kept, decisions = prune_list_bucketing(table, parts, where)
+    """The partitions' files left to read under `where` (on the table, named `alias` in the query),
+    and the report of what was pruned and why."""
+    options = options or PlanningOptions()
+    where = _own_columns(where, {table.tableName.lower(), (alias or table.tableName).lower()})
+    planner = _Planner(table, parts, where, options)
+    kept = planner.plan()
     predicate = where.sql(dialect="spark") if where is not None else None
-    return kept, PruningReport(table.qualified_name, predicate, decisions)
+    return kept, PruningReport(table.qualified_name, predicate, planner.decisions, retries=options.retries)
+
+
+def plan_with_metadata(metastore: Metastore, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
+                       settings: Callable[[str], object], alias: str | None = None,
+                       on_planned: Callable[[], None] | None = None) -> tuple[list[PartitionFiles], PruningReport]:
+    """Plans with the metastore's table metadata as the `metastore.*` settings allow; when the
+    metadata changed while planning, plans again, up to `metastore.retrieval.retry_attempts` times,
+    then without it. `on_planned` runs after each attempt, before the check."""
+    enabled = bool(settings("metastore.enabled"))
+    use_stored = enabled and bool(settings("metastore.metadata.use_statistics"))
+    options = PlanningOptions(footers=not enabled or bool(settings("metastore.metadata.fallback_to_file_metadata")),
+                              check_schema=bool(settings("metastore.metadata.use_schema")))
+    if not use_stored:
+        return plan_table_read(table, parts, where, options, alias)
+    attempts = int(settings("metastore.retrieval.retry_attempts"))
+    for attempt in range(attempts + 1):
+        version = metastore.get_metadata_version(table.dbName, table.tableName)
+        options.metadata = metastore.get_table_metadata(table.dbName, table.tableName)
+        options.retries = attempt
+        planned = plan_table_read(table, parts, where, options, alias)
+        if on_planned is not None:
+            on_planned()
+        if metastore.get_metadata_version(table.dbName, table.tableName) == version:
+            return planned
+    options.metadata, options.retries = None, attempts + 1
+    kept, report = plan_table_read(table, parts, where, options, alias)
+    report.notes.append(f"the table's metadata changed during each of {attempts + 1} plannings: planned without it")
+    return kept, report
+
+
+class _Planner:
+    def __init__(self, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
+                 options: PlanningOptions):
+        self.table, self.parts, self.where, self.options = table, parts, where, options
+        self.types = {c.name: c.type for c in table.cols}
+        self.key_types = {k.name: k.type for k in table.partitionKeys}
+        self.decisions: list[PruningDecision] = []
+        self.footers: dict[str, FileFooter] = {}
+        self.stored: dict[tuple[str, str], MetadataUnit] = {}
+        self.stored_groups: dict[str, list[MetadataUnit]] = {}
+        self.states = {f.path: (f.path, f.size, int(f.modified * 1000)) for p in parts for f in p.files}
+        if options.metadata is not None:
+            for unit in options.metadata.units:
+                if unit.type == "ROW_GROUP":
+                    self.stored_groups.setdefault(unit.path, []).append(unit)
+                else:
+                    self.stored[(unit.type, unit.path if unit.type == "FILE" else unit.identifier)] = unit
+
+    def plan(self) -> list[PartitionFiles]:
+        pruned_by: dict[str | None, str] = {}
+        if self.table.is_partitioned:
+            pruned_by = self._partitions()
+        live = [p for p in self.parts if p.part_name not in pruned_by]
+        after_lb, lb_decisions = prune_list_bucketing(self.table, live, self.where)
+        self.decisions += lb_decisions
+        readable = {f.path for p in after_lb for f in p.files}
+        kept_parts = []
+        for part in self.parts:
+            kept_files = []
+            for data_file in part.files:
+                footer = self._footer(data_file.path)
+                if part.part_name in pruned_by:
+                    keep, reason = False, f"its partition is pruned ({pruned_by[part.part_name]})"
+                elif data_file.path not in readable:
+                    keep, reason = False, "its list-bucketing directory is pruned"
+                else:
+                    keep, reason = self._decide(self._file_lookup(part, data_file.path))
+                self.decisions.append(PruningDecision(FILE_LEVEL, self._relative(data_file.path), keep, reason,
+                                                      footer.rows, data_file.size))
+                self._row_groups(part, data_file.path, keep, reason)
+                if keep:
+                    kept_files.append(data_file)
+            kept_parts.append(PartitionFiles(part.partition, part.dirs, kept_files))
+        return kept_parts
+
+    # ---- partitions and segments --------------------------------------------------------
+
+    def _partitions(self) -> dict[str | None, str]:
+        """Decides each segment (strict prefix of the partition directories) and partition; returns
+        the pruned partitions with what pruned them."""
+        keys = self.table.partition_key_names
+        pruned: dict[str | None, str] = {}
+        for length in range(1, len(keys)):
+            by_prefix: dict[str, list[PartitionFiles]] = {}
+            for part in self.parts:
+                by_prefix.setdefault("/".join(part.part_name.split("/")[:length]), []).append(part)
+            for prefix, members in sorted(by_prefix.items()):
+                values = dict(zip(keys[:length], members[0].partition.values[:length]))
+                stored = self._fresh("SEGMENT", prefix, [f for p in members for f in p.files])
+                keep, reason = self._decide(self._lookup(values, stored), "segment metadata" if stored else None)
+                self.decisions.append(PruningDecision(SEGMENT_LEVEL, prefix, keep, reason, *self._size(members)))
+                if not keep:
+                    for part in members:
+                        pruned.setdefault(part.part_name, f"segment {prefix}")
+        for part in self.parts:
+            values = dict(zip(keys, part.partition.values))
+            stored = self._fresh("PARTITION", part.part_name, part.files)
+            keep, reason = self._decide(self._lookup(values, stored), "partition metadata" if stored else None)
+            if part.part_name in pruned:
+                keep, reason = False, f"its {pruned[part.part_name]} is pruned"
+            elif not keep:
+                pruned[part.part_name] = part.part_name
+            self.decisions.append(PruningDecision(PARTITION_LEVEL, part.part_name, keep, reason, *self._size([part])))
+        return pruned
+
+    def _size(self, parts: list[PartitionFiles]) -> tuple[int, int]:
+        files = [f for p in parts for f in p.files]
+        return sum(self._footer(f.path).rows for f in files), sum(f.size for f in files)
+
+    def _fresh(self, level: str, identifier: str, files) -> MetadataUnit | None:
+        """The stored unit if it was computed from exactly these files as they are now."""
+        unit = self.stored.get((level, identifier))
+        if unit is None or {tuple(s) for s in unit.files or []} != {self.states[f.path] for f in files}:
+            return None
+        return unit
+
+    # ---- files and row groups -----------------------------------------------------------
+
+    def _file_lookup(self, part: PartitionFiles, path: str):
+        values = dict(zip(self.table.partition_key_names, part.partition.values)) if part.partition else {}
+        unit = self.stored.get(("FILE", path))
+        if unit is not None and (unit.path, unit.bytes, unit.last_modified) == self.states[path]:
+            return self._lookup(values, unit), "file metadata"
+        if self.options.footers:
+            footer = self._footer(path)
+            columns = {name: self._footer_column(name, footer.row_groups) for name in self.types
+                       if footer.served(name)}
+            return self._lookup(values, None, columns, footer.rows), "Parquet footer"
+        return self._lookup(values, None), None
+
+    def _row_groups(self, part: PartitionFiles, path: str, file_kept: bool, file_reason: str) -> None:
+        footer = self._footer(path)
+        relative = self._relative(path)
+        stored = self.stored_groups.get(path) if self.stored.get(("FILE", path)) is not None and \
+            (self.stored[("FILE", path)].bytes, self.stored[("FILE", path)].last_modified) == self.states[path][1:] \
+            else None
+        values = dict(zip(self.table.partition_key_names, part.partition.values)) if part.partition else {}
+        for rg in footer.row_groups:
+            if not file_kept:
+                keep, reason = False, "its file is pruned"
+            elif stored:
+                unit = next(u for u in stored if u.row_group == rg.index)
+                keep, reason = self._decide((self._lookup(values, unit), "row group metadata"))
+            elif self.options.footers:
+                columns = {name: self._footer_column(name, [rg]) for name in rg.columns}
+                keep, reason = self._decide((self._lookup(values, None, columns, rg.rows), "Parquet footer"))
+            else:
+                keep, reason = True, "no statistics"
+            if not keep and file_kept:
+                reason = "Spark's Parquet reader skips it: " + reason
+            self.decisions.append(PruningDecision(ROW_GROUP_LEVEL, f"{relative}#{rg.index}", keep, reason, rg.rows,
+                                                  rg.bytes))
+
+    def _footer(self, path: str) -> FileFooter:
+        if path not in self.footers:
+            self.footers[path] = read_footer(path, self.types)
+        return self.footers[path]
+
+    def _footer_column(self, name: str, groups) -> ColumnMetadata:
+        return merge_column([(rg.rows, ColumnMetadata(name, self.types[name], rg.columns[name].low,
+                                                      rg.columns[name].high, rg.columns[name].nulls))
+                             for rg in groups], name, self.types[name], False)
+
+    # ---- deciding -----------------------------------------------------------------------
+
+    def _lookup(self, values: dict, unit: MetadataUnit | None, columns: dict[str, ColumnMetadata] | None = None,
+                rows: int | None = None):
+        """Column name -> ColumnRange: partition keys from their values, data columns from the unit."""
+        if unit is not None:
+            columns, rows = unit.columns, unit.rows
+
+        def lookup(name: str) -> ColumnRange | None:
+            if name in values:
+                type_name = self.key_types[name]
+                value = values[name]
+                if value is None:
+                    return ColumnRange(type_name, None, None, 1, 0)
+                try:
+                    typed = text_value(value, type_name)
+                except (ValueError, TypeError, ArithmeticError):
+                    return None
+                return ColumnRange(type_name, typed, typed, 0, 1)
+            column = (columns or {}).get(name)
+            if column is None or (self.options.check_schema and column.type != self.types.get(name)):
+                return None
+            non_null = rows - column.nulls if column.nulls is not None and rows is not None else None
+            return ColumnRange(column.type, column.low, column.high, column.nulls, non_null)
+
+        return lookup
+
+    def _decide(self, lookup, source: str | None = "partition values") -> tuple[bool, str]:
+        if isinstance(lookup, tuple):
+            lookup, source = lookup
+        if self.where is None:
+            return True, "no condition"
+        if TRUE in outcomes(self.where, lookup):
+            return True, f"may match ({source or 'no statistics'})"
+        for term in _conjuncts(self.where):
+            if TRUE not in outcomes(term, lookup):
+                shown = []
+                for column in sorted({c.name.lower() for c in term.find_all(exp.Column)}):
+                    found = lookup(column)
+                    if found is not None:
+                        shown.append(f"{column}: {found.describe()}")
+                return False, f"{term.sql(dialect='spark')} rules it out ({'; '.join(shown)}) [{source}]"
+        return False, f"no row can satisfy the condition [{source}]"
+
+    def _relative(self, path: str) -> str:
+        return path[len(self.table.location):].lstrip("/")
+
+
+def _own_columns(where: exp.Expression | None, names: set[str]) -> exp.Expression | None:
+    """The condition with references to anything but the table's columns (`s.x`, a struct's field)
+    made opaque, so the planner never reads them as the table's column x."""
+    if where is None:
+        return None
+
+    def opaque(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.table and node.table.lower() not in names:
+            return exp.Anonymous(this="opaque", expressions=[])
+        return node
+
+    return where.copy().transform(opaque)
+
+
+def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Paren):
+        return _conjuncts(node.this)
+    if isinstance(node, exp.And):
+        return _conjuncts(node.this) + _conjuncts(node.expression)
+    return [node]
 
 
 def single_table_where(tree: exp.Expression) -> tuple[exp.Table, exp.Expression | None] | None:

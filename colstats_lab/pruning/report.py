@@ -1,5 +1,5 @@
-"""What a query reads: one decision per pruning unit (partition, list-bucketing directory, ...) with
-the rows and bytes it holds, kept or pruned and why."""
+"""What a query reads: one decision per pruning unit (segment, partition, list-bucketing directory,
+file, row group) with the rows and bytes it holds, kept or pruned and why."""
 from __future__ import annotations
 
 import html
@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+SEGMENT_LEVEL = "segment"
+PARTITION_LEVEL = "partition"
 LIST_BUCKETING_LEVEL = "list-bucketing directory"
+FILE_LEVEL = "file"
+ROW_GROUP_LEVEL = "row group"
+LEVEL_ORDER = (SEGMENT_LEVEL, PARTITION_LEVEL, LIST_BUCKETING_LEVEL, FILE_LEVEL, ROW_GROUP_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -28,19 +33,34 @@ class PruningReport:
     table: str
     predicate: str | None
     decisions: list[PruningDecision] = field(default_factory=list)
+    retries: int = 0  # plans made again because the table's metadata changed meanwhile
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def levels(self) -> list[str]:
+        present = {d.level for d in self.decisions}
+        return [level for level in LEVEL_ORDER if level in present]
+
+    def kept(self, level: str = FILE_LEVEL) -> list[str]:
+        return [d.identifier for d in self.decisions if d.level == level and d.kept]
+
+    def pruned(self, level: str = FILE_LEVEL) -> list[str]:
+        return [d.identifier for d in self.decisions if d.level == level and not d.kept]
 
     def to_pandas(self) -> pd.DataFrame:
         columns = ["level", "identifier", "kept", "reason", "rows", "bytes"]
         return pd.DataFrame([[getattr(d, c) for c in columns] for d in self.decisions], columns=columns)
 
-    def totals(self, level: str = LIST_BUCKETING_LEVEL) -> dict[str, int]:
-        """Rows and bytes kept and in all, over the units of one level."""
+    def totals(self, level: str | None = None) -> dict[str, int]:
+        """Rows and bytes kept and in all, over the units of one level (default: files, what is read)."""
+        if level is None:
+            level = FILE_LEVEL if FILE_LEVEL in self.levels else (self.levels or [FILE_LEVEL])[-1]
         units = [d for d in self.decisions if d.level == level]
         return {"rows_kept": sum(d.rows for d in units if d.kept), "rows": sum(d.rows for d in units),
                 "bytes_kept": sum(d.bytes for d in units if d.kept), "bytes": sum(d.bytes for d in units)}
 
     def summary(self) -> str:
-        levels = sorted({d.level for d in self.decisions})
+        levels = self.levels
         if not levels:
             return f"{self.table}: nothing to prune"
         parts = []
@@ -52,7 +72,8 @@ class PruningReport:
             plural = level[:-1] + "ies" if level.endswith("y") else level + "s"
             parts.append(f"{kept} of {total} {plural} kept, {t['rows_kept']:,} of {t['rows']:,} rows, "
                          f"{share:.0%} of the bytes")
-        return f"{self.table} where {self.predicate or 'TRUE'}: " + "; ".join(parts)
+        return f"{self.table} where {self.predicate or 'TRUE'}: " + "; ".join(parts) + \
+            "".join(f". Note: {note}" for note in self.notes)
 
     def __repr__(self) -> str:
         return self.summary()

@@ -13,7 +13,7 @@ from sqlglot.errors import ParseError as SqlglotParseError
 
 from ..analyze import run_analyze, run_refresh_metadata
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
-from ..pruning import answer_from_stats, plan_table_read, single_table_where
+from ..pruning import answer_from_stats, plan_with_metadata, single_table_where
 from ..stats import merge_table_level
 from ..tables import read_snapshot
 from ..result import Result
@@ -287,7 +287,8 @@ def _bind_tables(lab: "Lab", text: str, txn=None, reports: list | None = None) -
         view = f"colstats__{db}__{name}"
         table, parts = lab.snapshot_parts(f"{db}.{name}", txn=txn)
         if single is not None and single[0] is node:
-            parts, report = plan_table_read(table, parts, single[1])
+            parts, report = plan_with_metadata(lab.metastore, table, parts, single[1], lab.get,
+                                               alias=node.alias_or_name)
             if reports is not None and report.decisions:
                 reports.append(report)
         read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
