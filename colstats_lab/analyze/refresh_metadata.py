@@ -321,34 +321,31 @@ class _Builder:
         if name in self.request.statistics:
             column.sketch = seen.sketch if seen is not None else None
             if self._sampled:
-                column.non_nulls = (seen.sampled_non_nulls if seen is not None else 0) * 100 / self.request.sample_percent
+                scaled = (seen.sampled_non_nulls if seen is not None else 0) * 100 / self.request.sample_percent
+                column.non_nulls = min(scaled, float(rows - column.nulls))
                 column.estimated = True
             else:
                 column.non_nulls = float(rows - column.nulls)
-            column.ndv = self._ndv(column)
+            column.ndv = self._ndv(column, rows - column.nulls)
         return column
 
-    def _ndv(self, column: ColumnMetadata) -> float:
-        """NDV from the sketch; from a sample, scaled by how unique the sample's values were: a
-        sample of all-distinct values scales with the rows, one of few values stays as seen."""
+    def _ndv(self, column: ColumnMetadata, non_nulls: int) -> float:
+        """NDV from the sketch, at most the (exact) non-null rows; from a sample, the NDV whose
+        expected count of values seen in such a sample is what the sample saw (`sample_ndv`)."""
         seen = estimate(column.sketch)
         if not self._sampled:
-            return float(bounded_ndv(seen, round(column.non_nulls)))
-        sampled = column.non_nulls * self.request.sample_percent / 100
-        if sampled <= 0:
-            return 0.0
-        uniqueness = min(seen / sampled, 1.0)
-        scaled = seen * (1 + (column.non_nulls / sampled - 1) * uniqueness)
-        return float(bounded_ndv(scaled, max(round(column.non_nulls), 1)))
+            return float(bounded_ndv(seen, non_nulls))
+        return float(bounded_ndv(sample_ndv(seen, non_nulls, self.request.sample_percent / 100), non_nulls))
 
     # ---- merged upward ------------------------------------------------------------------
 
     def _merge(self, level: str, identifier: str, children: list[MetadataUnit], **attributes) -> MetadataUnit:
         columns = {name: merge_column([(u.rows, u.columns[name]) for u in children], name, self.types[name],
                                       name in self.request.statistics) for name in self.request.columns}
+        rows = sum(u.rows for u in children)
         for column in columns.values():
-            if column.sketch is not None and self._sampled:
-                column.ndv = self._ndv(column)
+            if column.sketch is not None and self._sampled and column.nulls is not None:
+                column.ndv = self._ndv(column, rows - column.nulls)
         modified = [u.last_modified for u in children if u.last_modified is not None]
         return MetadataUnit(level, identifier, rows=sum(u.rows for u in children), bytes=sum(u.bytes for u in children),
                             last_modified=max(modified) if modified else None, columns=columns,
@@ -362,7 +359,7 @@ class _Builder:
         out: list[MetadataUnit] = []
         partitions = []
         for part in self.parts:
-            files = [self.file_units[f.path] for f in part.files]
+            files = [self.file_units[f.path] for f in part.files if f.path in self.file_units]
             if part.part_name in self.partition_units:
                 unit = self.partition_units[part.part_name]
             else:
@@ -414,3 +411,29 @@ class _Builder:
 
 def _has_min_max(type_name: str) -> bool:
     return parse_type(type_name).base != "binary"
+
+
+def sample_ndv(seen: float, rows: int, fraction: float) -> float:
+    """The table's NDV from the distinct values `seen` in a Bernoulli sample taking `fraction` of its
+    `rows` non-null values, by the method of moments under equal frequencies: a value occurring
+    rows/D times is seen with probability 1 - (1 - fraction)^(rows/D), so D solves
+    D * (1 - (1 - fraction)^(rows/D)) = seen. All-distinct samples give seen / fraction; values
+    repeated many times give about `seen`."""
+    if seen <= 0 or rows <= 0:
+        return 0.0
+    if fraction >= 1.0:
+        return seen
+
+    def expected(ndv: float) -> float:
+        return ndv * (1 - (1 - fraction) ** (rows / ndv))
+
+    low, high = seen, float(rows)
+    if expected(high) <= seen:
+        return high
+    for _ in range(60):
+        middle = (low + high) / 2
+        if expected(middle) < seen:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2

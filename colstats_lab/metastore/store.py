@@ -42,6 +42,7 @@ from .table_metadata import (
     MetadataAnalysis,
     MetadataUnit,
     TableMetadata,
+    drop_table_metadata,
     load_table_metadata,
     metadata_version,
     replace_table_metadata,
@@ -907,6 +908,14 @@ class Metastore:
         """Stores a refresh's metadata in place of the table's previous one; returns the new version."""
         with self.transaction() as conn:
             return replace_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"], analysis, units)
+
+    def drop_table_metadata(self, db_name: str, table_name: str, if_exists: bool = False) -> bool:
+        """Forgets the table's metadata; raises NoSuchObjectException when it has none, unless if_exists."""
+        with self.transaction() as conn:
+            dropped = drop_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"])
+            if not dropped and not if_exists:
+                raise NoSuchObjectException(f"table {db_name}.{table_name} has no metadata to drop")
+            return dropped
 
     def get_metadata_version(self, db_name: str, table_name: str) -> int:
         """Grows by one at every refresh of the table's metadata (0: never analyzed)."""

@@ -193,3 +193,9 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
 def metadata_version(conn, tbl_id: int) -> int:
     row = conn.execute("SELECT METADATA_VERSION FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).fetchone()
     return row[0] if row else 0
+
+
+def drop_table_metadata(conn, tbl_id: int) -> bool:
+    """Removes the table's metadata; False when it had none."""
+    conn.execute("DELETE FROM METADATA_UNITS WHERE TBL_ID = ?", (tbl_id,))
+    return conn.execute("DELETE FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).rowcount > 0

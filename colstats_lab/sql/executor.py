@@ -212,6 +212,13 @@ def _refresh_metadata(lab: "Lab", stmt: st.RefreshMetadata, txn) -> Result:
     return Result(stmt, df=outcome.to_pandas(), message=outcome.message, details=outcome)
 
 
+def _drop_metadata(lab: "Lab", stmt: st.DropMetadata) -> Result:
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    dropped = lab.metastore.drop_table_metadata(table.dbName, table.tableName, stmt.if_exists)
+    return Result(stmt, message=f"Metadata for table [{table.qualified_name}] " + ("dropped." if dropped else
+                                                                                   "did not exist; nothing dropped."))
+
+
 def _describe(lab: "Lab", stmt: st.Describe) -> Result:
     return Result(stmt, df=describe(lab.metastore, stmt, lab.current_db))
 
@@ -307,6 +314,7 @@ _HANDLERS = {
     st.AddPartitions: _add_partitions,
     st.DropPartitions: _drop_partitions,
     st.Describe: _describe,
+    st.DropMetadata: _drop_metadata,
     st.ShowDatabases: _show_databases,
     st.ShowTables: _show_tables,
     st.ShowPartitions: _show_partitions,

@@ -140,6 +140,9 @@ class _Parser:
         table = self.table_name()
         if self.tok.is_word("COLUMNS", "REFRESH"):
             return self.refresh_metadata(table)
+        if self.accept_word("DROP"):
+            self.expect_word("METADATA")
+            return st.DropMetadata(table=table, if_exists=self.if_exists())
         stmt = st.Analyze(table=table)
         if self.accept_word("PARTITION"):
             stmt.partition = self.partition_spec(allow_unvalued=True)

@@ -145,6 +145,14 @@ class RefreshMetadata(Statement):
 
 
 @dataclass
+class DropMetadata(Statement):
+    """Drill's `ANALYZE TABLE t DROP METADATA [IF EXISTS]`: forget the table's metadata."""
+
+    table: TableName = None
+    if_exists: bool = False
+
+
+@dataclass
 class Describe(Statement):
     table: TableName = None
     partition: list[PartitionSpecItem] | None = None
