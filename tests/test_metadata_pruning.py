@@ -1,0 +1,171 @@
+"""Pruning with table metadata and footers: random conditions never change a query's rows and never
+prune a file holding a matching row; the report's decisions, reasons, rows and bytes; the options."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from colstats_lab.pruning import FILE_LEVEL, PARTITION_LEVEL, ROW_GROUP_LEVEL
+from metadata_tables import ROW_GROUP_ROWS, build_table, make_rows, write_file
+
+
+@pytest.fixture(scope="module")
+def pruned_lab(tmp_path_factory, spark):
+    from colstats_lab import Lab
+    home = tmp_path_factory.mktemp("pruning")
+    root = str(home / "events")
+    files = build_table(root, partitions=("d1", "d2", "d3", "d4"), files_per_partition=2, rows_per_file=100)
+    lab = Lab(home=str(home / "lab"), spark=spark)
+    lab.register_external("events", root, partition_types={"ds": "string"})
+    lab.set("metastore.enabled", True)
+    lab.sql("ANALYZE TABLE events REFRESH METADATA 'ROW_GROUP' LEVEL")
+    yield lab, root, files
+    lab.close()
+
+
+_COMPARISONS = ["=", "<>", "<", "<=", ">", ">="]
+
+
+def _atom(draw):
+    kind = draw(st.sampled_from(["x", "amount", "note", "ds", "id", "d", "null", "in", "between"]))
+    op = draw(st.sampled_from(_COMPARISONS))
+    if kind == "x":
+        return f"x {op} {draw(st.integers(-10, 220))}"
+    if kind == "amount":
+        return f"amount {op} {draw(st.floats(-80, 280, allow_nan=False)):.2f}"
+    if kind == "note":
+        return f"note {op} '{draw(st.sampled_from(['', 'a1', 'n', 'zz9', 'ß', '日本3']))}'"
+    if kind == "ds":
+        return f"ds {op} 'd{draw(st.integers(0, 5))}'"
+    if kind == "id":
+        return f"id {op} {draw(st.integers(0, 9000))}"
+    if kind == "d":
+        return f"d {op} DATE '2026-{draw(st.integers(1, 12)):02d}-{draw(st.integers(1, 28)):02d}'"
+    if kind == "null":
+        return f"{draw(st.sampled_from(['x', 'amount', 'note', 'ts']))} IS {draw(st.sampled_from(['', 'NOT ']))}NULL"
+    if kind == "in":
+        values = draw(st.lists(st.integers(-5, 200), min_size=1, max_size=4))
+        return f"x {draw(st.sampled_from(['', 'NOT ']))}IN ({', '.join(map(str, values))})"
+    low = draw(st.integers(-10, 200))
+    return f"x BETWEEN {low} AND {low + draw(st.integers(0, 60))}"
+
+
+@st.composite
+def conditions(draw, depth=2):
+    if depth == 0 or draw(st.booleans()):
+        return _atom(draw)
+    shape = draw(st.sampled_from(["and", "or", "not"]))
+    if shape == "not":
+        return f"NOT ({draw(conditions(depth - 1))})"
+    return f"({draw(conditions(depth - 1))}) {shape.upper()} ({draw(conditions(depth - 1))})"
+
+
+@settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(condition=conditions(), use_metadata=st.booleans())
+def test_pruned_reads_return_the_full_scans_rows_and_never_prune_a_matching_file(pruned_lab, spark, condition,
+                                                                                  use_metadata):
+    lab, root, files = pruned_lab
+    lab.set("metastore.metadata.use_statistics", use_metadata)
+    try:
+        query = f"SELECT id FROM events WHERE {condition}"
+        report = lab.explain(query)
+        result = lab.sql(query)
+    finally:
+        lab.set("metastore.metadata.use_statistics", True)
+    full = spark.read.parquet(root).where(condition)  # Spark alone, every file, its own partition discovery
+    assert sorted(result.extra["spark_df"].toPandas()["id"]) == sorted(full.toPandas()["id"])
+    pruned = [os.path.join(root, f) for f in report.pruned(FILE_LEVEL)]
+    if pruned:
+        matching = spark.read.option("basePath", root).parquet(*pruned).where(condition).count()
+        assert matching == 0, (condition, report.to_pandas())
+    frame = report.to_pandas()
+    assert set(frame.columns) == {"level", "identifier", "kept", "reason", "rows", "bytes"}
+    assert frame.query("level == @FILE_LEVEL").rows.sum() == 800
+
+
+def test_report_names_the_predicate_and_statistic_that_pruned(pruned_lab):
+    lab, root, files = pruned_lab
+    # partitions hold x in shifted ranges: d1 0..70, d2 40..110, d3 80..150, d4 120..190
+    report = lab.explain("SELECT * FROM events WHERE ds >= 'd2' AND x > 135")
+    frame = report.to_pandas().set_index(["level", "identifier"])
+    d1 = frame.loc[(PARTITION_LEVEL, "ds=d1")]
+    assert not d1.kept and d1.reason.startswith("ds >= 'd2' rules it out (ds: min d1, max d1")
+    d2 = frame.loc[(PARTITION_LEVEL, "ds=d2")]
+    d2_x = [v for p, rows in files.items() if "/ds=d2/" in p for v in rows["x"]]
+    assert not d2.kept and d2.reason.startswith(
+        f"x > 135 rules it out (x: min {min(v for v in d2_x if v is not None)}, "
+        f"max {max(v for v in d2_x if v is not None)}, {d2_x.count(None)} nulls)")
+    assert "[partition metadata]" in d2.reason
+    expected_files = {os.path.relpath(p, root) for p, rows in files.items()
+                      if p.split("/")[-2] >= "ds=d2" and any(v is not None and v > 135 for v in rows["x"])}
+    assert set(report.kept(FILE_LEVEL)) == expected_files
+    assert report.totals() == {"rows_kept": 100 * len(expected_files), "rows": 800,
+                               "bytes_kept": sum(os.path.getsize(os.path.join(root, f)) for f in expected_files),
+                               "bytes": sum(os.path.getsize(p) for p in files)}
+    for identifier in report.kept(ROW_GROUP_LEVEL) + report.pruned(ROW_GROUP_LEVEL):
+        path, index = identifier.rsplit("#", 1)
+        rows = files[os.path.join(root, path)]
+        piece_x = [v for v in rows["x"][int(index) * ROW_GROUP_ROWS:(int(index) + 1) * ROW_GROUP_ROWS] if v is not None]
+        matches = path.split("/")[0] >= "ds=d2" and max(piece_x) > 135
+        assert (identifier in report.kept(ROW_GROUP_LEVEL)) == matches  # min/max decide exactly for x > c
+
+
+def test_stale_metadata_is_not_used_and_footers_stand_in(tmp_path, lab):
+    root = str(tmp_path / "events")
+    files = build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=50)
+    lab.register_external("events", root, partition_types={"ds": "string"})
+    lab.set("metastore.enabled", True)
+    lab.sql("ANALYZE TABLE events COLUMNS (x) REFRESH METADATA 'FILE' LEVEL")
+    target = sorted(files)[0]
+    rewritten = make_rows(5, 50, x_range=(900, 950))
+    write_file(target, rewritten)
+    stat = os.stat(target)
+    os.utime(target, (stat.st_atime, stat.st_mtime + 5))
+    report = lab.explain("SELECT * FROM events WHERE x >= 900")
+    frame = report.to_pandas().set_index(["level", "identifier"])
+    changed = frame.loc[(FILE_LEVEL, os.path.relpath(target, root))]
+    assert changed.kept and "Parquet footer" in changed.reason  # the stored figures (x < 900) are stale
+    assert lab.sql("SELECT count(*) AS n FROM events WHERE x >= 900").df["n"][0] == \
+        sum(v is not None for v in rewritten["x"])
+    lab.set("metastore.metadata.fallback_to_file_metadata", False)
+    frame = lab.explain("SELECT * FROM events WHERE x >= 900").to_pandas().set_index(["level", "identifier"])
+    assert frame.loc[(FILE_LEVEL, os.path.relpath(target, root))].reason == "may match (no statistics)"
+    other = os.path.relpath(sorted(files)[1], root)
+    assert not frame.loc[(FILE_LEVEL, other)].kept  # its partition's stored metadata still describes it
+    assert "[partition metadata]" in frame.loc[(PARTITION_LEVEL, "ds=d2")].reason
+    lab.set("metastore.enabled", False)  # without the metastore, Drill plans from file metadata
+    frame = lab.explain("SELECT * FROM events WHERE x >= 900").to_pandas().set_index(["level", "identifier"])
+    assert frame.loc[(PARTITION_LEVEL, "ds=d2")].kept
+    assert not frame.loc[(FILE_LEVEL, other)].kept and "[Parquet footer]" in frame.loc[(FILE_LEVEL, other)].reason
+
+
+def test_metadata_changing_while_planning_is_planned_again_then_without_it(tmp_path, lab):
+    from colstats_lab.pruning import plan_with_metadata
+    from colstats_lab.pruning.plan import parse_query, single_table_where
+    root = str(tmp_path / "events")
+    build_table(root, partitions=("d1",), files_per_partition=1, rows_per_file=50)
+    lab.register_external("events", root, partition_types={"ds": "string"})
+    lab.set("metastore.enabled", True)
+    lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL")
+    table, parts = lab.snapshot_parts("events")
+    where = single_table_where(parse_query("SELECT * FROM events WHERE x > 5"))[1]
+    added = []
+
+    def another_writer_refreshes():
+        if len(added) < changes:
+            path = os.path.join(root, "ds=d1", f"extra-{len(added)}.parquet")
+            write_file(path, make_rows(len(added), 10))
+            added.append(path)
+            lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL")
+
+    changes = 1
+    _, report = plan_with_metadata(lab.metastore, table, parts, where, lab.get, on_planned=another_writer_refreshes)
+    assert report.retries == 1 and not report.notes
+    lab.set("metastore.retrieval.retry_attempts", 2)
+    changes = 10
+    _, report = plan_with_metadata(lab.metastore, table, parts, where, lab.get, on_planned=another_writer_refreshes)
+    assert report.retries == 3 and "planned without it" in report.notes[0]
+    assert all("[file metadata]" not in d.reason for d in report.decisions)
