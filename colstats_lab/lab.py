@@ -245,6 +245,16 @@ class Lab:
         table, parts = self.snapshot_parts(f"{node.db or self.current_db}.{node.name}", txn=txn)
         return plan_with_metadata(self.metastore, table, parts, where, self.get, alias=node.alias_or_name)[1]
 
+    def metadata(self, name: str, level: str | None = None):
+        """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per
+        unit and column; `level` keeps one level); raises NoSuchObjectException if it has none."""
+        table = self._table(name)
+        stored = self.metastore.get_table_metadata(table.dbName, table.tableName)
+        if stored is None:
+            raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
+                                        f"{table.qualified_name} REFRESH METADATA")
+        return stored.to_pandas(level)
+
     def snapshot(self, name: str) -> ValidWriteIdList:
         table = self._table(name)
         return self.metastore.get_valid_write_ids(table.dbName, table.tableName)
@@ -339,6 +349,10 @@ class Lab:
     def view_stats(self, table: str, partition: str | None = None):
         """The statistics view of a table (table level, or the given partition first)."""
         return self.view("stats", table, partition=partition)
+
+    def view_pruning(self, query: str):
+        """The pruning view of a SELECT over one table: what it reads and skips at every level, and why."""
+        return self.view("pruning", query)
 
     def view_skew(self, table: str, column: str | list[str], k: int = 10, partition: str | None = None,
                   min_share: float = 0.02, mode: str | None = None):

@@ -158,3 +158,48 @@ def test_skew_view_marks_the_recommendation_and_shows_the_scan_saved(shell):
     assert list(view.heatmap.data[0].x) == report.partitions
     assert [t.name for t in view.scan_figure.data] == ["without list bucketing", "with list bucketing"]
     assert "ALTER TABLE default.sales SKEWED BY (x) ON (" in view.recommendation_html.value
+
+
+def test_explain_magic_shows_the_pruning_tree_and_levels(shell, lab):
+    from colstats_lab.ui.pruning_view import PruningView
+    with capture_output() as captured:
+        shell.run_line_magic("explain", "--lab lab SELECT * FROM sales WHERE ds = 'd2' AND x > 6")
+    report = shell.user_ns["_"]
+    view = next(w for w in _displayed_widgets(captured) if isinstance(w, PruningView))
+    treemap = view.treemap.data[0]
+    colors = dict(zip(treemap.ids, treemap.marker.colors))
+    assert colors["partition:ds=d1"] == "#bab0ac" and colors["partition:ds=d2"] == "#54a24b"
+    files = [d for d in report.decisions if d.level == "file"]
+    assert {f"file:{d.identifier}" for d in files} <= set(treemap.ids) and len(files) >= 2
+    assert all(colors[f"file:{d.identifier}"] == ("#54a24b" if d.kept else "#bab0ac") for d in files)
+    d1_file = next(d for d in files if d.identifier.startswith("ds=d1/"))
+    assert not d1_file.kept and "its partition is pruned" in d1_file.reason
+    bars = {trace.name: dict(zip(trace.y, trace.x)) for trace in view.levels_figure.data}
+    assert bars["kept"]["file"] == report.totals("file")["bytes_kept"]
+    view.pruned_only.value = True
+    assert "<td>pruned</td>" in view.decisions_html.value and "<td>kept</td>" not in view.decisions_html.value
+
+
+def test_refresh_metadata_in_analyze_cell_and_information_schema_from_jupysql(shell, lab):
+    lab.set("metastore.enabled", True)
+    with capture_output() as captured:
+        shell.run_cell_magic("analyze", "", "ANALYZE TABLE sales COLUMNS (x, note) REFRESH METADATA 'FILE' LEVEL")
+    assert "Collected / refreshed metadata for table [default.sales]" in captured.stdout
+    shown = [o.data.get("text/html", "") for o in captured.outputs]
+    assert any("FILE" in text and "note" in text for text in shown)  # the metadata table
+    shell.run_line_magic("load_ext", "sql")
+    shell.run_line_magic("config", "SqlMagic.displaylimit = 0")
+    shell.run_line_magic("sql", lab.metastore_url)
+    result = shell.run_line_magic("sql", "SELECT COLUMN_NAME, NUM_NULLS, MIN_VAL, MAX_VAL FROM INFORMATION_SCHEMA_COLUMNS "
+                                         "WHERE TABLE_NAME = 'sales' ORDER BY ORDINAL_POSITION")
+    rows = [r for ds in ROWS.values() for r in ds]
+    assert [tuple(r) for r in result] == [
+        ("id", None, None, None),  # not an interesting column
+        ("x", sum(r[1] is None for r in rows), str(min(r[1] for r in rows if r[1] is not None)),
+         str(max(r[1] for r in rows if r[1] is not None))),
+        ("note", sum(r[2] is None for r in rows), min(r[2] for r in rows if r[2] is not None),
+         max(r[2] for r in rows if r[2] is not None))]
+    result = shell.run_line_magic("sql", "SELECT METADATA_TYPE, METADATA_IDENTIFIER, PARTITION_VALUE "
+                                         "FROM INFORMATION_SCHEMA_PARTITIONS ORDER BY 1, 2")
+    assert [tuple(r) for r in result] == [("PARTITION", "ds=d1", "d1"), ("PARTITION", "ds=d2", "d2"),
+                                          ("SEGMENT", "ds=d1", "d1"), ("SEGMENT", "ds=d2", "d2")]

@@ -92,6 +92,28 @@ class TableMetadata:
     def of_type(self, level: str) -> list[MetadataUnit]:
         return [u for u in self.units if u.type == level]
 
+    def to_pandas(self, level: str | None = None):
+        """One row per unit and column, levels from TABLE down: level, identifier, rows, bytes,
+        last_modified (UTC), column, min, max, nulls, ndv, est_non_nulls, estimated."""
+        import pandas as pd
+
+        records = []
+        units = sorted((u for u in self.units if level is None or u.type == level.upper()),
+                       key=lambda u: (u.depth, u.identifier))
+        for u in units:
+            modified = pd.to_datetime(u.last_modified, unit="ms") if u.last_modified is not None else None
+            for c in u.columns.values() or [None]:
+                records.append({"level": u.type, "identifier": u.identifier, "rows": u.rows, "bytes": u.bytes,
+                                "last_modified": modified, "column": c.name if c else None,
+                                "min": display_value(c.low, c.type) if c else None,
+                                "max": display_value(c.high, c.type) if c else None,
+                                "nulls": c.nulls if c else None, "ndv": c.ndv if c else None,
+                                "est_non_nulls": c.non_nulls if c else None,
+                                "estimated": bool(c.estimated) if c else u.estimated})
+        return pd.DataFrame.from_records(records, columns=["level", "identifier", "rows", "bytes", "last_modified",
+                                                           "column", "min", "max", "nulls", "ndv", "est_non_nulls",
+                                                           "estimated"])
+
 
 def _encode(value, type_name: str):
     if value is None:

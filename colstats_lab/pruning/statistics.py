@@ -73,17 +73,20 @@ def _outcomes(node: exp.Expression, lookup: Lookup) -> frozenset:
         return frozenset({TRUE: FALSE, FALSE: TRUE, NULL: NULL}[o] for o in _outcomes(node.this, lookup))
     if isinstance(node, exp.Boolean):
         return frozenset({TRUE if node.this else FALSE})
-    if isinstance(node, exp.Is):
-        return _is_null(node, lookup)
     if isinstance(node, exp.Between):
         low = exp.GTE(this=node.this, expression=node.args["low"])
         high = exp.LTE(this=node.this, expression=node.args["high"])
         return _outcomes(exp.And(this=low, expression=high), lookup)
-    if isinstance(node, exp.In):
-        return _in(node, lookup)
-    if isinstance(node, (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)):
-        return _comparison(node, lookup)
-    raise _Unknown
+    try:  # a leaf the statistics can't decide may be anything; the rest of the condition still counts
+        if isinstance(node, exp.Is):
+            return _is_null(node, lookup)
+        if isinstance(node, exp.In):
+            return _in(node, lookup)
+        if isinstance(node, (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)):
+            return _comparison(node, lookup)
+    except _Unknown:
+        pass
+    return ANYTHING
 
 
 def _and(a: str, b: str) -> str:

@@ -87,6 +87,55 @@ def scan_fractions_figure(fractions: pd.DataFrame, title: str) -> go.Figure:
     return fig
 
 
+KEPT_COLOR, PRUNED_COLOR = "#54a24b", "#bab0ac"
+
+
+def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
+    """The table's partitions, list-bucketing directories and files as nested boxes sized by bytes (or
+    rows), green where the query reads them and grey where pruning skips them."""
+    root = report.table
+    ids, labels, parents, values, colors, hover = [root], [root], [""], [0], ["#ffffff"], [""]
+    units = [d for d in report.decisions if d.level in ("partition", "file")]
+    partitions = [d.identifier for d in units if d.level == "partition"]
+    for d in units:
+        parent = root
+        if d.level == "file":
+            parent = next((f"partition:{p}" for p in sorted(partitions, key=len, reverse=True)
+                           if d.identifier.startswith(p + "/")), root)
+        ids.append(f"{d.level}:{d.identifier}")
+        labels.append(d.identifier.rsplit("/", 1)[-1] if d.level == "file" else d.identifier)
+        parents.append(parent)
+        values.append(max(getattr(d, measure), 0))
+        colors.append(KEPT_COLOR if d.kept else PRUNED_COLOR)
+        hover.append(f"{'kept' if d.kept else 'pruned'}: {d.reason}")
+    has_files = {p for p in parents}
+    for i, unit_id in enumerate(ids):  # a partition box without files is sized by itself
+        if unit_id.startswith("partition:") and unit_id in has_files:
+            values[i] = 0
+    fig = go.Figure(go.Treemap(ids=ids, labels=labels, parents=parents, values=values, marker=dict(colors=colors),
+                               customdata=hover, branchvalues="remainder",
+                               hovertemplate="%{label}<br>%{value:,} " + measure + "<br>%{customdata}<extra></extra>"))
+    fig.update_layout(title=f"What the query reads of {root} ({measure}; green kept, grey pruned)", height=420,
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def pruning_levels_figure(report) -> go.Figure:
+    """Per pruning level, the bytes kept and pruned."""
+    levels = report.levels
+    kept = [report.totals(level)["bytes_kept"] for level in levels]
+    pruned = [report.totals(level)["bytes"] - k for level, k in zip(levels, kept)]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=levels, x=kept, name="kept", orientation="h", marker_color=KEPT_COLOR,
+                         hovertemplate="%{y}: %{x:,} bytes kept<extra></extra>"))
+    fig.add_trace(go.Bar(y=levels, x=pruned, name="pruned", orientation="h", marker_color=PRUNED_COLOR,
+                         hovertemplate="%{y}: %{x:,} bytes pruned<extra></extra>"))
+    fig.update_layout(title="Bytes kept and pruned at each level", barmode="stack", height=120 + 40 * len(levels),
+                      margin=dict(l=160, r=20, t=50, b=40), template="plotly_white",
+                      yaxis=dict(autorange="reversed"), legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
 def show(fig: go.Figure) -> None:
     """Displays a figure as Plotly's mime bundle, which JupyterLab and Voila render without a CDN."""
     display({PLOTLY_MIME: json.loads(fig.to_json()), "text/plain": f"<plotly figure: {fig.layout.title.text}>"},

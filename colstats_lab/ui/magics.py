@@ -16,7 +16,7 @@ from ..lab import Lab
 from ..metastore import MetastoreError
 from ..sql import ParseError, parse
 from ..sql.executor import execute
-from ..sql.statements import Analyze, Query
+from ..sql.statements import Analyze, Query, RefreshMetadata
 from .progress import SparkProgress
 
 
@@ -62,6 +62,8 @@ class ColstatsMagics(Magics):
                 print(result.message)
             if isinstance(stmt, Analyze) and not args.no_view:
                 display(lab.view_stats(result.details.table))
+            elif isinstance(stmt, RefreshMetadata) and not args.no_view and not result.details.up_to_date:
+                display(lab.metadata(result.details.table))
             elif result.df is not None:
                 display(result.df)
         self._set_result(result)
@@ -91,6 +93,27 @@ class ColstatsMagics(Magics):
             raise _user_error(exc) from None
         display(view)
         self._set_result(view.top)
+
+
+    @line_magic
+    def explain(self, line: str):
+        """`%explain [--lab NAME] SELECT ...`: show what a query over one lab table reads: segments,
+        partitions, list-bucketing directories, files and row groups kept or pruned, with rows, bytes
+        and reasons. The query is taken as written (quotes kept). `_` is the PruningReport."""
+        words = line.strip().split(None, 2)
+        lab_name = None
+        if words[:1] == ["--lab"]:
+            if len(words) < 3:
+                raise UsageError("expected --lab NAME followed by a SELECT query")
+            lab_name, line = words[1], words[2]
+        lab = self._lab(lab_name)
+        query = line.strip()
+        try:
+            view = lab.view_pruning(query)
+        except (ParseError, MetastoreError) as exc:
+            raise _user_error(exc) from None
+        display(view)
+        self._set_result(view.report)
 
 
 def _needs_spark(stmt) -> bool:
