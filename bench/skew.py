@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from common import bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib, timed
 
+from colstats_lab.pruning import LIST_BUCKETING_LEVEL
+
 
 def main() -> None:
     args = bench_arguments(runs=3)
@@ -46,13 +48,13 @@ def main() -> None:
     total_bytes = sum(int(p.parameters.get("totalSize", 0)) for p in lab.metastore.get_partitions("default", "bench"))
     print(f"relayout of {args.partitions} partitions: {relayout:.1f} s")
     for name in queries:
-        kept = after[name].totals()
+        kept = after[name].totals(LIST_BUCKETING_LEVEL)
         print(f"x = {'%s' % (skewed if name == 'skewed' else not_skewed):>6} ({name:>10}): "
               f"bytes read without list bucketing {total_bytes / 2**20:.1f} MiB (every file of every partition), "
               f"with {kept['bytes_kept'] / 2**20:.1f} MiB -> {kept['bytes_kept'] / total_bytes:.3f}; "
               f"rows {kept['rows_kept']:,} of {kept['rows']:,}; query {spark_before[name]:.2f} s -> "
               f"{spark_after[name]:.2f} s")
-    assert not before["skewed"].decisions  # nothing to prune before the relayout
+    assert LIST_BUCKETING_LEVEL not in before["skewed"].levels  # no directories to prune before the relayout
     print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
 
 

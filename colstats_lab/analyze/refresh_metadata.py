@@ -38,7 +38,7 @@ from ..metastore.table_metadata import (
     level_depth,
 )
 from ..sql.statements import RefreshMetadata
-from ..stats.footers import FileFooter, FooterColumn, read_footer
+from ..stats.footers import FileFooter, FooterColumn, footer_column, read_footer
 from ..stats.levels import merge_column
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
 from ..stats.sketches import bounded_ndv, estimate
@@ -302,9 +302,7 @@ class _Builder:
         """A file's footer figures for a column: its row groups' merged."""
         if name not in self.served:
             return None
-        merged = merge_column([(rg.rows, ColumnMetadata(name, self.types[name], rg.columns[name].low,
-                                                        rg.columns[name].high, rg.columns[name].nulls))
-                               for rg in footer.row_groups], name, self.types[name], False)
+        merged = footer_column(name, self.types[name], footer.row_groups)
         return FooterColumn(merged.low, merged.high, merged.nulls)
 
     def _leaf_column(self, name: str, rows: int, footer: FooterColumn | None,

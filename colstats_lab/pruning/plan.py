@@ -17,8 +17,7 @@ from sqlglot import exp
 
 from ..metastore import Metastore, Table
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
-from ..stats.footers import FileFooter, read_footer
-from ..stats.levels import merge_column
+from ..stats.footers import FileFooter, footer_column, read_footer
 from ..tables.snapshot import PartitionFiles
 from .list_bucketing import prune_list_bucketing
 from .report import (
@@ -179,7 +178,7 @@ class _Planner:
             return self._lookup(values, unit), "file metadata"
         if self.options.footers:
             footer = self._footer(path)
-            columns = {name: self._footer_column(name, footer.row_groups) for name in self.types
+            columns = {name: footer_column(name, self.types[name], footer.row_groups) for name in self.types
                        if footer.served(name)}
             return self._lookup(values, None, columns, footer.rows), "Parquet footer"
         return self._lookup(values, None), None
@@ -187,18 +186,17 @@ class _Planner:
     def _row_groups(self, part: PartitionFiles, path: str, file_kept: bool, file_reason: str) -> None:
         footer = self._footer(path)
         relative = self._relative(path)
-        stored = self.stored_groups.get(path) if self.stored.get(("FILE", path)) is not None and \
-            (self.stored[("FILE", path)].bytes, self.stored[("FILE", path)].last_modified) == self.states[path][1:] \
-            else None
+        file_unit = self.stored.get(("FILE", path))
+        fresh = file_unit is not None and (file_unit.bytes, file_unit.last_modified) == self.states[path][1:]
+        stored = {u.row_group: u for u in self.stored_groups.get(path, [])} if fresh else {}
         values = dict(zip(self.table.partition_key_names, part.partition.values)) if part.partition else {}
         for rg in footer.row_groups:
             if not file_kept:
                 keep, reason = False, "its file is pruned"
-            elif stored:
-                unit = next(u for u in stored if u.row_group == rg.index)
-                keep, reason = self._decide((self._lookup(values, unit), "row group metadata"))
+            elif stored and rg.index in stored:
+                keep, reason = self._decide((self._lookup(values, stored[rg.index]), "row group metadata"))
             elif self.options.footers:
-                columns = {name: self._footer_column(name, [rg]) for name in rg.columns}
+                columns = {name: footer_column(name, self.types[name], [rg]) for name in rg.columns}
                 keep, reason = self._decide((self._lookup(values, None, columns, rg.rows), "Parquet footer"))
             else:
                 keep, reason = True, "no statistics"
@@ -211,11 +209,6 @@ class _Planner:
         if path not in self.footers:
             self.footers[path] = read_footer(path, self.types)
         return self.footers[path]
-
-    def _footer_column(self, name: str, groups) -> ColumnMetadata:
-        return merge_column([(rg.rows, ColumnMetadata(name, self.types[name], rg.columns[name].low,
-                                                      rg.columns[name].high, rg.columns[name].nulls))
-                             for rg in groups], name, self.types[name], False)
 
     # ---- deciding -----------------------------------------------------------------------
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
+from ..metastore.table_metadata import ColumnMetadata
+from .levels import merge_column
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -47,6 +49,13 @@ class FileFooter:
     def served(self, column: str) -> bool:
         """True when every row group's footer has this column's figures."""
         return all(column in rg.columns for rg in self.row_groups)
+
+
+def footer_column(name: str, type_name: str, row_groups: list[RowGroupFooter]) -> ColumnMetadata:
+    """One column's footer figures over several row groups (each must serve it), merged."""
+    return merge_column([(rg.rows, ColumnMetadata(name, type_name, rg.columns[name].low, rg.columns[name].high,
+                                                  rg.columns[name].nulls)) for rg in row_groups],
+                        name, type_name, False)
 
 
 def footer_servable(type_name: str) -> bool:
