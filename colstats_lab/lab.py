@@ -126,7 +126,11 @@ class Lab:
             yield own
 
     def get(self, key: str) -> Any:
-        """A setting: `hive.txn.stats.enabled`, `hive.txn.timeout` (s), `hive.txn.heartbeat.interval` (s), ..."""
+        """A setting: `hive.txn.stats.enabled`, `hive.txn.timeout` (s), `hive.txn.heartbeat.interval` (s),
+        `hive.compute.query.using.stats`, `hive.stats.column.autogather`, and Drill's `metastore.enabled`,
+        `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
+        `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
+        `metastore.retrieval.retry_attempts`."""
         if key == "hive.txn.stats.enabled":
             return self.metastore.txn_stats_enabled
         if key == "hive.txn.timeout":

@@ -184,8 +184,10 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
             last = None
     builder = _Builder(table, request, parts, states, last)
     builder.collect(spark, outcome)
+    if outcome.kind == "incremental" and not outcome.reused_files:
+        outcome.kind, outcome.reason = "full", "files changed and nothing below the level could be reused"
     units = builder.units()
-    outcome.units = {level: sum(1 for u in units if u.type == level) for level in LEVELS if any(u.type == level for u in units)}
+    outcome.units = {level: n for level in LEVELS if (n := sum(1 for u in units if u.type == level))}
     analysis = MetadataAnalysis(request.level, request.columns, request.statistics, request.mode,
                                 request.sample_percent, int(time.time()))
     txn.on_commit(lambda: metastore.replace_table_metadata(table.dbName, table.tableName, analysis, units))
