@@ -164,7 +164,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     request, skipped = metadata_request(table, stmt, default_level)
     parts = snapshot_files(metastore, table, txn.snapshot(table))
-    states = {f.path: _state(f) for p in parts for f in p.files}
+    states = {f.path: f.state for p in parts for f in p.files}
     last = metastore.get_table_metadata(table.dbName, table.tableName)
     outcome = RefreshOutcome(table.qualified_name, request.level, False, "full", "first analyze of the table",
                              skipped_columns=skipped)
@@ -193,10 +193,6 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     txn.on_commit(lambda: metastore.replace_table_metadata(table.dbName, table.tableName, analysis, units))
     outcome.seconds = time.perf_counter() - started
     return outcome
-
-
-def _state(data_file) -> FileState:
-    return (data_file.path, data_file.size, int(data_file.modified * 1000))
 
 
 def _table_unit(metadata: TableMetadata) -> MetadataUnit:
@@ -228,7 +224,7 @@ class _Builder:
                 groups.setdefault(unit.path, []).append(unit)
             for path, state in self.states.items():
                 unit = stored.get(path)
-                if unit is not None and (unit.path, unit.bytes, unit.last_modified) == state:
+                if unit is not None and unit.describes_file(state):
                     self.file_units[path] = self._project(unit)
                     if depth == ROW_GROUP:
                         self.row_groups[path] = [self._project(u) for u in sorted(groups.get(path, []),
@@ -237,7 +233,7 @@ class _Builder:
             stored = {u.identifier: u for u in last.of_type(LEVELS[depth])}
             for part in self.parts:
                 unit = stored.get(part.part_name)
-                if unit is not None and {tuple(s) for s in unit.files or []} == {self.states[f.path] for f in part.files}:
+                if unit is not None and unit.describes_files(f.state for f in part.files):
                     self.partition_units[part.part_name] = replace(self._project(unit), type="PARTITION")
         covered = set(self.file_units) | {s[0] for u in self.partition_units.values() for s in u.files or []}
         self.to_read = [path for path in self.states if path not in covered]
@@ -300,14 +296,11 @@ class _Builder:
     def _sampled(self) -> bool:
         return bool(self.request.statistics and self.request.sample_percent)
 
-    def _file_footer(self, name: str, footer: FileFooter) -> FooterColumn | None:
+    def _file_footer(self, name: str, footer: FileFooter) -> ColumnMetadata | None:
         """A file's footer figures for a column: its row groups' merged."""
-        if name not in self.served:
-            return None
-        merged = footer_column(name, self.types[name], footer.row_groups)
-        return FooterColumn(merged.low, merged.high, merged.nulls)
+        return footer_column(name, self.types[name], footer.row_groups) if name in self.served else None
 
-    def _leaf_column(self, name: str, rows: int, footer: FooterColumn | None,
+    def _leaf_column(self, name: str, rows: int, footer: FooterColumn | ColumnMetadata | None,
                      group: ScannedGroup | None) -> ColumnMetadata:
         """One column of a file or row group: footer figures where they serve, the scan's otherwise."""
         column = ColumnMetadata(name, self.types[name])

@@ -8,7 +8,6 @@ modification time) so a later ANALYZE can tell what changed without reading anyt
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
 import math
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from decimal import Decimal
 
 from ..coltypes import parse_type
 from .exceptions import InvalidInputException
+from .model import Date, Timestamp
 
 LEVELS = ("TABLE", "SEGMENT", "PARTITION", "FILE", "ROW_GROUP")
 FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epoch)
@@ -68,6 +68,14 @@ class MetadataUnit:
     @property
     def depth(self) -> int:
         return LEVELS.index(self.type)
+
+    def describes_file(self, state: FileState) -> bool:
+        """A FILE (or ROW_GROUP) unit computed from the file as it is now."""
+        return (self.path, self.bytes, self.last_modified) == tuple(state)
+
+    def describes_files(self, states) -> bool:
+        """A unit above FILE computed from exactly these files as they are now."""
+        return {tuple(s) for s in self.files or []} == {tuple(s) for s in states}
 
 
 @dataclass
@@ -146,10 +154,9 @@ def display_value(value, type_name: str) -> str | None:
         return None
     base = parse_type(type_name).base
     if base == "date":
-        return (dt.date(1970, 1, 1) + dt.timedelta(days=value)).isoformat()
+        return str(Date(value))
     if base == "timestamp":
-        moment = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=value)
-        return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
+        return Timestamp(value).to_datetime().strftime("%Y-%m-%d %H:%M:%S.%f")
     if base == "boolean":
         return "true" if value else "false"
     if isinstance(value, float) and math.isnan(value):

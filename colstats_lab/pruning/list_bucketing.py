@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import itertools
 import os
+from typing import Callable
 
 from sqlglot import exp
 
 from ..coltypes import parse_type
 from ..metastore import InvalidInputException, SkewedInfo, Table
-from ..tables.layout import footer_counts
 from ..tables.partition_values import canonical_value
 from ..tables.snapshot import PartitionFiles
 from .report import LIST_BUCKETING_LEVEL, PruningDecision
+from .statistics import conjuncts
 
 _MAX_COMBINATIONS = 10_000  # beyond this the default directory is kept rather than enumerating
 
 
-def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.Expression | None
-                         ) -> tuple[list[PartitionFiles], list[PruningDecision]]:
-    """The partitions' files a query with `where` must read, and a decision per list-bucketing directory."""
+def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
+                         rows_of: Callable[[str], int]) -> tuple[list[PartitionFiles], list[PruningDecision]]:
+    """The partitions' files a query with `where` must read, and a decision per list-bucketing directory
+    (`rows_of` gives a file's row count)."""
     kept_parts, decisions = [], []
     constraints = _constraints(table, where)
     for part in parts:
@@ -40,7 +42,7 @@ def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.E
         kept_files = []
         for sub, files in sorted(by_directory.items()):
             keep, reason = _decide(spec, values.get(sub), sub == spec.default_directory, constraints)
-            rows = sum(footer_counts(f.path)[0] for f in files)
+            rows = sum(rows_of(f.path) for f in files)
             decisions.append(PruningDecision(LIST_BUCKETING_LEVEL, f"{part.part_name}/{sub}", keep, reason, rows,
                                              sum(f.size for f in files)))
             if keep:
@@ -84,7 +86,7 @@ def _product_size(choices) -> int:
 def _constraints(table: Table, where: exp.Expression | None) -> dict[str, set[str]]:
     """Column -> allowed canonical values, from AND terms `col = literal` and `col IN (literals)`."""
     out: dict[str, set[str]] = {}
-    for term in _conjuncts(where):
+    for term in conjuncts(where):
         column, literals = None, None
         if isinstance(term, exp.EQ):
             left, right = term.this, term.expression
@@ -105,16 +107,6 @@ def _constraints(table: Table, where: exp.Expression | None) -> dict[str, set[st
         allowed = set(texts)
         out[field.name] = out[field.name] & allowed if field.name in out else allowed
     return out
-
-
-def _conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
-    if node is None:
-        return []
-    if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
-    if isinstance(node, exp.And):
-        return _conjuncts(node.this) + _conjuncts(node.expression)
-    return [node]
 
 
 def _literal_text(node: exp.Expression, type_name: str) -> str | None:

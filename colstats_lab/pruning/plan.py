@@ -28,7 +28,7 @@ from .report import (
     PruningDecision,
     PruningReport,
 )
-from .statistics import TRUE, ColumnRange, outcomes, text_value
+from .statistics import TRUE, ColumnRange, conjuncts, outcomes, text_value
 
 
 @dataclass
@@ -93,7 +93,7 @@ class _Planner:
         self.footers: dict[str, FileFooter] = {}
         self.stored: dict[tuple[str, str], MetadataUnit] = {}
         self.stored_groups: dict[str, list[MetadataUnit]] = {}
-        self.states = {f.path: (f.path, f.size, int(f.modified * 1000)) for p in parts for f in p.files}
+        self.states = {f.path: f.state for p in parts for f in p.files}
         if options.metadata is not None:
             for unit in options.metadata.units:
                 if unit.type == "ROW_GROUP":
@@ -106,7 +106,7 @@ class _Planner:
         if self.table.is_partitioned:
             pruned_by = self._partitions()
         live = [p for p in self.parts if p.part_name not in pruned_by]
-        after_lb, lb_decisions = prune_list_bucketing(self.table, live, self.where)
+        after_lb, lb_decisions = prune_list_bucketing(self.table, live, self.where, lambda path: self._footer(path).rows)
         self.decisions += lb_decisions
         readable = {f.path for p in after_lb for f in p.files}
         kept_parts = []
@@ -165,16 +165,14 @@ class _Planner:
     def _fresh(self, level: str, identifier: str, files) -> MetadataUnit | None:
         """The stored unit if it was computed from exactly these files as they are now."""
         unit = self.stored.get((level, identifier))
-        if unit is None or {tuple(s) for s in unit.files or []} != {self.states[f.path] for f in files}:
-            return None
-        return unit
+        return unit if unit is not None and unit.describes_files(f.state for f in files) else None
 
     # ---- files and row groups -----------------------------------------------------------
 
     def _file_lookup(self, part: PartitionFiles, path: str):
         values = dict(zip(self.table.partition_key_names, part.partition.values)) if part.partition else {}
         unit = self.stored.get(("FILE", path))
-        if unit is not None and (unit.path, unit.bytes, unit.last_modified) == self.states[path]:
+        if unit is not None and unit.describes_file(self.states[path]):
             return self._lookup(values, unit), "file metadata"
         if self.options.footers:
             footer = self._footer(path)
@@ -187,7 +185,7 @@ class _Planner:
         footer = self._footer(path)
         relative = self._relative(path)
         file_unit = self.stored.get(("FILE", path))
-        fresh = file_unit is not None and (file_unit.bytes, file_unit.last_modified) == self.states[path][1:]
+        fresh = file_unit is not None and file_unit.describes_file(self.states[path])
         stored = {u.row_group: u for u in self.stored_groups.get(path, [])} if fresh else {}
         values = dict(zip(self.table.partition_key_names, part.partition.values)) if part.partition else {}
         for rg in footer.row_groups:
@@ -244,7 +242,7 @@ class _Planner:
             return True, "no condition"
         if TRUE in outcomes(self.where, lookup):
             return True, f"may match ({source or 'no statistics'})"
-        for term in _conjuncts(self.where):
+        for term in conjuncts(self.where):
             if TRUE not in outcomes(term, lookup):
                 shown = []
                 for column in sorted({c.name.lower() for c in term.find_all(exp.Column)}):
@@ -270,14 +268,6 @@ def _own_columns(where: exp.Expression | None, names: set[str]) -> exp.Expressio
         return node
 
     return where.copy().transform(opaque)
-
-
-def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
-    if isinstance(node, exp.And):
-        return _conjuncts(node.this) + _conjuncts(node.expression)
-    return [node]
 
 
 def single_table_where(tree: exp.Expression) -> tuple[exp.Table, exp.Expression | None] | None:

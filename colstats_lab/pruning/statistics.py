@@ -16,8 +16,9 @@ from typing import Callable
 from sqlglot import exp
 
 from ..coltypes import parse_type
+from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import display_value
-from ..stats.levels import spark_order_key
+from ..stats.merge import spark_order
 
 TRUE, FALSE, NULL = "TRUE", "FALSE", "NULL"
 ANYTHING = frozenset({TRUE, FALSE, NULL})
@@ -89,6 +90,17 @@ def _outcomes(node: exp.Expression, lookup: Lookup) -> frozenset:
     return ANYTHING
 
 
+def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    """The top-level AND terms of a condition."""
+    if node is None:
+        return []
+    if isinstance(node, exp.Paren):
+        return conjuncts(node.this)
+    if isinstance(node, exp.And):
+        return conjuncts(node.this) + conjuncts(node.expression)
+    return [node]
+
+
 def _and(a: str, b: str) -> str:
     if FALSE in (a, b):
         return FALSE
@@ -133,7 +145,7 @@ def _comparison(node: exp.Expression, lookup: Lookup) -> frozenset:
         return frozenset({NULL})
     if column.low is None:
         return _with_nulls(column, set())
-    low, high, v = spark_order_key(column.low), spark_order_key(column.high), spark_order_key(value)
+    low, high, v = spark_order(column.low), spark_order(column.high), spark_order(value)
     can = {
         exp.EQ: (low <= v <= high, not (low == high == v)),
         exp.NEQ: (not (low == high == v), low <= v <= high),
@@ -154,8 +166,8 @@ def _in(node: exp.In, lookup: Lookup) -> frozenset:
         raise _Unknown  # a NULL in the list: TRUE or NULL, never FALSE; not worth the cases
     if column.low is None:
         return _with_nulls(column, set())
-    low, high = spark_order_key(column.low), spark_order_key(column.high)
-    keys = {spark_order_key(v) for v in values}
+    low, high = spark_order(column.low), spark_order(column.high)
+    keys = {spark_order(v) for v in values}
     out = set()
     if any(low <= k <= high for k in keys):
         out.add(TRUE)
@@ -215,12 +227,9 @@ def text_value(text: str, type_name: str, from_string: bool = True):
     if base == "decimal":
         return Decimal(text)
     if base == "date":
-        return (dt.date.fromisoformat(text.strip()) - dt.date(1970, 1, 1)).days
+        return Date.from_date(dt.date.fromisoformat(text.strip())).daysSinceEpoch
     if base == "timestamp":
-        moment = dt.datetime.fromisoformat(text.strip())
-        if moment.tzinfo is not None:
-            moment = moment.astimezone(dt.timezone.utc).replace(tzinfo=None)
-        return (moment - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1)
+        return Timestamp.from_datetime(dt.datetime.fromisoformat(text.strip())).microsSinceEpoch
     if base == "boolean":
         if text.lower() not in ("true", "false"):
             raise ValueError(text)

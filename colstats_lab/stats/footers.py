@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
+from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from .levels import merge_column
 
-_EPOCH_DATE = dt.date(1970, 1, 1)
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _SERVED_BASES = {"tinyint", "smallint", "int", "bigint", "string", "varchar", "char", "boolean", "decimal",
                  "date", "timestamp"}
 
@@ -106,13 +105,11 @@ def _value(value, type_name: str):
     if base == "date":
         if not isinstance(value, dt.date):
             raise TypeError(value)
-        return (value - _EPOCH_DATE).days
+        return Date.from_date(value).daysSinceEpoch
     if base == "timestamp":
         if not isinstance(value, dt.datetime):
             raise TypeError(value)
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        return (value - _EPOCH) // dt.timedelta(microseconds=1)
+        return Timestamp.from_datetime(value).microsSinceEpoch  # naive values are UTC already
     if base in ("string", "varchar", "char"):
         if isinstance(value, bytes):
             return value.decode("utf-8")

@@ -7,14 +7,8 @@ from __future__ import annotations
 import math
 
 from ..metastore.table_metadata import ColumnMetadata
+from .merge import spark_order
 from .sketches import bounded_ndv, estimate, union
-
-
-def spark_order_key(value):
-    """Spark's ordering of floating values: NaN is greater than every number."""
-    if isinstance(value, float) and math.isnan(value):
-        return (1, 0.0)
-    return (0, value)
 
 
 def has_values(rows: int, column: ColumnMetadata) -> bool:
@@ -31,8 +25,8 @@ def merge_column(children: list[tuple[int, ColumnMetadata]], name: str, type_nam
     if all(c.low is not None for rows, c in children if has_values(rows, c)):
         lows = [c.low for _, c in children if c.low is not None]
         highs = [c.high for _, c in children if c.high is not None]
-        merged.low = min(lows, key=spark_order_key) if lows else None
-        merged.high = max(highs, key=spark_order_key) if highs else None
+        merged.low = min(lows, key=spark_order) if lows else None
+        merged.high = max(highs, key=spark_order) if highs else None
     if with_ndv:
         if all(c.non_nulls is not None for _, c in children):
             merged.non_nulls = float(sum(c.non_nulls for _, c in children))

@@ -15,6 +15,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
+from ..tables.snapshot import decoded_uri_path
 from .sketches import NDV_LG_K, ndv_input
 
 SAMPLE_SEED = 20261122
@@ -111,9 +112,7 @@ def _row_group_index(starts: dict[str, list[int]]):
     multi = {path: firsts for path, firsts in starts.items() if len(firsts) > 1}
     if not multi:
         return F.lit(0)
-    # Spark's file_path is a URI; decoded as tables.snapshot does ('+' is literal in a URI path)
-    decoded = F.url_decode(F.regexp_replace(F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", ""),
-                                            r"\+", "%2B"))
+    decoded = decoded_uri_path(F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", ""))
     lookup = F.create_map(*[x for path, firsts in multi.items()
                             for x in (F.lit(path), F.array(*[F.lit(s) for s in firsts]))])
     firsts = F.try_element_at(lookup, decoded)

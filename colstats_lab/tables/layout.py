@@ -33,6 +33,11 @@ class DataFile:
     size: int
     modified: float
 
+    @property
+    def state(self) -> tuple[str, int, int]:
+        """(path, bytes, last modified in ms): what tells a changed file from the one seen before."""
+        return self.path, self.size, int(self.modified * 1000)
+
 
 def is_data_file(name: str) -> bool:
     """Spark's rule: files starting with `_` or `.` (markers, checksums) are not data."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -89,6 +89,12 @@ def _in_subdirectory(part: PartitionFiles) -> bool:
     return any(os.path.dirname(f.path) not in part.dirs for f in part.files)
 
 
+def decoded_uri_path(uri_path: Column) -> Column:
+    """A URI path (or part of one, as Spark's `_metadata.file_path`) decoded back to the file system's
+    spelling; '+' is legal in a URI path, but url_decode would read it as a space."""
+    return F.url_decode(F.regexp_replace(uri_path, r"\+", "%2B"))
+
+
 def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
     """List-bucketing sub-directories (`x=30/`) look like partition directories to Spark's partition
     discovery, so the files are read without it (one scan) and each row's partition values come from
@@ -99,8 +105,7 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
     depth = len(table.partitionKeys)
     segment = F.regexp_extract(F.col("_metadata.file_path"),
                                r"((?:[^/]+/){%d})(?:base_[0-9]+|delta_[0-9]+_[0-9]+(?:_[0-9]+)?)/" % depth, 1)
-    # '+' is legal in a URI path but url_decode reads it as a space
-    directory = F.url_decode(F.regexp_replace(segment, r"\+", "%2B"))
+    directory = decoded_uri_path(segment)
     frame = spark.read.schema(data_schema).parquet(*files)
     keys = []
     for index, key in enumerate(table.partitionKeys):

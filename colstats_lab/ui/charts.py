@@ -108,9 +108,8 @@ def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
         values.append(max(getattr(d, measure), 0))
         colors.append(KEPT_COLOR if d.kept else PRUNED_COLOR)
         hover.append(f"{'kept' if d.kept else 'pruned'}: {d.reason}")
-    has_files = {p for p in parents}
-    for i, unit_id in enumerate(ids):  # a partition box without files is sized by itself
-        if unit_id.startswith("partition:") and unit_id in has_files:
+    for i, unit_id in enumerate(ids):  # a partition with files is sized by them ("remainder" adds its own)
+        if unit_id.startswith("partition:") and unit_id in parents:
             values[i] = 0
     fig = go.Figure(go.Treemap(ids=ids, labels=labels, parents=parents, values=values, marker=dict(colors=colors),
                                customdata=hover, branchvalues="remainder",
