@@ -1,4 +1,5 @@
 """colstats_lab: column statistics, skew and pruning on Spark tables, recorded in a Hive-schema metastore."""
+from .errors import ColstatsError, ParseError, QueryError
 from .lab import Lab
 from .metastore import (
     AlreadyExistsException,
@@ -9,10 +10,9 @@ from .metastore import (
     NoSuchObjectException,
 )
 from .result import Result
-from .sql import ParseError
 
 __all__ = [
-    "Lab", "Metastore", "Result", "ParseError", "NoSuchObjectException", "InvalidInputException",
+    "Lab", "Metastore", "Result", "ColstatsError", "ParseError", "QueryError", "NoSuchObjectException", "InvalidInputException",
     "InvalidObjectException", "MetaException", "AlreadyExistsException",
 ]
 __version__ = "0.1.0"

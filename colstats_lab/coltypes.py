@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from enum import Enum
 
+from .errors import ColstatsError
+
 
 class StatsKind(Enum):
     """Which `ColumnStatisticsData` member a column type's statistics go into."""
@@ -52,7 +54,7 @@ _SPARK_DDL = {
 _PARAMETRIC = re.compile(r"^(decimal|varchar|char)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)$")
 
 
-class UnsupportedTypeError(ValueError):
+class UnsupportedTypeError(ColstatsError):
     """A type name that is not a Hive type this lab knows."""
 
 

@@ -9,6 +9,8 @@ import sys
 
 from pyspark.sql import SparkSession
 
+from .errors import ColstatsError
+
 MIN_JAVA = 17
 ENV_MASTER = "COLSTATS_SPARK_MASTER"
 ENV_REMOTE = "COLSTATS_SPARK_REMOTE"
@@ -28,7 +30,7 @@ DEFAULT_CONF = {
 }
 
 
-class EngineError(RuntimeError):
+class EngineError(ColstatsError):
     """Spark cannot start here; the message says what to install or set."""
 
 

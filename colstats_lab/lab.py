@@ -8,6 +8,7 @@ from typing import Any, Iterator
 from pyspark.sql import DataFrame, SparkSession
 
 from . import engine
+from .errors import spark_errors
 from .coltypes import from_spark_type
 from .interop import exchange
 from .metastore import (
@@ -25,6 +26,7 @@ from .metastore.names import parse_part_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
 from .skew import DEFAULT_MODE, SkewReport, skew_report
+from .skew.report import check_options as check_skew_options
 from .sql import parse
 from .sql.partition_spec import matching_partitions
 from .sql.statements import PartitionSpecItem
@@ -138,17 +140,22 @@ class Lab:
         return self._options.get(key, _DEFAULT_OPTIONS.get(key))
 
     def set(self, key: str, value: Any) -> None:
-        """Changes a setting for this lab (as Hive's SET does for a session)."""
+        """Changes a setting for this lab (as Hive's SET does for a session); raises
+        InvalidInputException naming the key for a value it cannot take."""
+        if not isinstance(key, str) or not key.strip():
+            raise InvalidInputException(f"a setting's key is a name such as hive.txn.timeout, not {key!r}")
         if key in _BOOLEAN_OPTIONS:
             value = _as_bool(key, value)
         elif key == "metastore.metadata.store.depth_level":
             value = LEVELS[level_depth(str(value))] if str(value).upper() != "ALL" else "ALL"
         elif key == "metastore.retrieval.retry_attempts":
             value = _as_count(key, value)
+        elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
+            value = _as_seconds(key, value)
         if key == "hive.txn.stats.enabled":
             self.metastore.txn_stats_enabled = value
         elif key == "hive.txn.timeout":
-            self.metastore.txn_timeout_s = float(value)
+            self.metastore.txn_timeout_s = value
         else:
             self._options[key] = value
 
@@ -180,7 +187,10 @@ class Lab:
         frequent-items sketch whose counts are within 2 * rows / max_items. Raises NoSuchObjectException
         for an unknown column, InvalidInputException for a partition key."""
         meta = self._table(table)
+        check_skew_options(mode, k, min_share, max_keys, max_items)
         names = [columns] if isinstance(columns, str) else list(columns)
+        if not names or not all(isinstance(c, str) and c.strip() for c in names):
+            raise InvalidInputException(f"skew takes one or more column names, not {columns!r}")
         names = [c.strip().lower() for c in names]
         for name in names:
             if meta.column(name) is None:
@@ -190,13 +200,32 @@ class Lab:
                                             "on data columns within partitions")
         _, parts = self.snapshot_parts(meta.qualified_name)
         if partition is not None:
-            wanted = partition if isinstance(partition, str) else \
-                Partition(meta.dbName, meta.tableName, [str(partition[k]) for k in meta.partition_key_names],
-                          keys=meta.partition_key_names).partName
+            wanted = self.partition(meta.qualified_name, partition).partName
             parts = [p for p in parts if p.part_name == wanted]
-            if not parts:
-                raise NoSuchObjectException(f"partition {wanted} of {meta.qualified_name} does not exist")
         return skew_report(read_snapshot(self.spark, meta, parts), meta, names, k, min_share, mode, max_keys, max_items)
+
+    def partition(self, table: str, partition: dict | str) -> Partition:
+        """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
+        raises NoSuchObjectException naming it, InvalidInputException for a spec that is not one."""
+        meta = self._table(table)
+        if not meta.is_partitioned:
+            raise InvalidInputException(f"{meta.qualified_name} is not partitioned: it has no partition {partition}")
+        if isinstance(partition, dict):
+            given = {str(k).lower(): v for k, v in partition.items()}
+            unknown = sorted(set(given) - set(meta.partition_key_names))
+            missing = [k for k in meta.partition_key_names if k not in given]
+            if unknown or missing:
+                raise InvalidInputException(
+                    f"partition {partition} does not name the keys of {meta.qualified_name} "
+                    f"({', '.join(meta.partition_key_names)})")
+            name = Partition(meta.dbName, meta.tableName, [None if given[k] is None else str(given[k])
+                                                          for k in meta.partition_key_names],
+                             keys=meta.partition_key_names).partName
+        elif isinstance(partition, str):
+            name = partition.strip()
+        else:
+            raise InvalidInputException(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
+        return self.metastore.get_partition(meta.dbName, meta.tableName, name)
 
     def relayout(self, name: str, partition: dict | str | None = None) -> list[WriteResult]:
         """Rewrites partitions (all, a spec dict, or a name like `ds=2026-11-21`) under the table's current
@@ -205,8 +234,8 @@ class Lab:
         table = self._table(name)
         if not table.is_partitioned:
             raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
-        if isinstance(partition, str):
-            partition = dict(parse_part_name(partition))
+        if partition is not None:
+            partition = dict(zip(table.partition_key_names, self.partition(name, partition).values))
         spec = None if partition is None else [
             PartitionSpecItem(k.lower(), None if v is None else str(v), 0, v is None) for k, v in partition.items()]
         parts = matching_partitions(self.metastore, table, spec)
@@ -289,7 +318,8 @@ class Lab:
         values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
         key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                      for i, k in enumerate(keys)}
-        data_schema = self.spark.read.parquet(files[0].path).schema
+        with spark_errors(f"cannot read {files[0].path} as Parquet"):
+            data_schema = self.spark.read.parquet(files[0].path).schema
         cols = [FieldSchema(f.name.lower(), from_spark_type(f.dataType).name) for f in data_schema.fields
                 if f.name.lower() not in key_types]
         table = Table(db, table_name.lower(), cols, [FieldSchema(k, t) for k, t in key_types.items()],
@@ -347,7 +377,7 @@ class Lab:
         from .ui import VIEWS
 
         if name not in VIEWS:
-            raise KeyError(f"no view named {name!r}; there are {', '.join(sorted(VIEWS))}")
+            raise InvalidInputException(f"no view named {name!r}; there are {', '.join(sorted(VIEWS))}")
         return VIEWS[name](self, *args, **kwargs)
 
     def view_stats(self, table: str, partition: str | None = None):
@@ -378,6 +408,16 @@ def _as_bool(key: str, value) -> bool:
             raise InvalidInputException(f"{key} takes true or false, not {value!r}")
         return value.strip().lower() == "true"
     return bool(value)
+
+
+def _as_seconds(key: str, value) -> float:
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputException(f"{key} takes a number of seconds, not {value!r}") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise InvalidInputException(f"{key} takes a positive number of seconds, not {value!r}")
+    return seconds
 
 
 def _as_count(key: str, value) -> int:

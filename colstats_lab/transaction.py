@@ -72,11 +72,17 @@ class Transaction:
             self._pending.append(apply)
 
     def commit(self) -> None:
+        """Applies the registered changes and marks the transaction committed, in one SQLite
+        transaction; if a change fails, nothing of it is kept and the transaction is aborted."""
         self._stop.set()
-        with self.metastore.transaction():
-            for apply in self._pending:
-                apply()
-            self.metastore.commit_txn(self.txn_id)
+        try:
+            with self.metastore.transaction():
+                for apply in self._pending:
+                    apply()
+                self.metastore.commit_txn(self.txn_id)
+        except BaseException:
+            self.abort()
+            raise
         self._pending.clear()
 
     def abort(self) -> None:

@@ -123,5 +123,5 @@ def test_bad_requests_name_the_problem(skewed):
         lab.skew("events", "ds")
     with pytest.raises(NoSuchObjectException, match="partition ds=2030-01-01 of default.events does not exist"):
         lab.skew("events", "x", partition="ds=2030-01-01")
-    with pytest.raises(ValueError, match="mode must be one of"):
+    with pytest.raises(InvalidInputException, match="mode must be one of exact, approx, not .magic."):
         lab.skew("events", "x", mode="magic")

@@ -94,16 +94,18 @@ def test_skew_magic_shows_top_values_per_partition(shell):
     views = [w for w in _displayed_widgets(captured) if isinstance(w, SkewView)]
     assert len(views) == 1
     for ds, rows in ROWS.items():
-        counts = collections.Counter(r[1] for r in rows)
-        expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] if kv[0] is not None else 0))[:2]
+        counts = collections.Counter(r[1] for r in rows if r[1] is not None)  # NULL is never a skewed value
+        expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
         got = top.for_partition(f"ds={ds}")
         assert list(zip(got["value"], got["count"])) == expected
         assert top.totals[f"ds={ds}"] == len(rows)
+        assert top.null_count(f"ds={ds}") == sum(r[1] is None for r in rows)
     view = views[0]
     assert view.level.value == TABLE_LEVEL
     assert list(view.rows["value"])[:1] == [5] and list(view.rows["count"])[:1] == [4]
     bars = view.figure.data[0]
-    assert list(bars.x) == ["5", "7", "(others)"] and list(bars.y) == [4, 3, 2]
+    # 9 rows: 5 four times, 7 three times, 9 once (others), one NULL in its own bar
+    assert list(bars.x) == ["5", "7", "(others)", "(NULL)"] and list(bars.y) == [4, 3, 1, 1]
     view.log_scale.value = True
     assert view.figure.layout.yaxis.type == "log"
     view.level.value = "ds=d2"

@@ -166,6 +166,10 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
                 partition_stats.append(stats)
     if partition_stats:
         metastore.set_aggr_stats_for(partition_stats)
+    if table.tableType == "EXTERNAL_TABLE" and mode != "noscan":
+        # another job may change these files at any time: readers compare them with a listing
+        metastore.record_analyzed_files(table.dbName, table.tableName, {
+            p.part_name: [f.state for f in p.files] for p in files if p.partition is None or p.part_name in current})
     if table.is_partitioned:
         metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
         if write_id is not None:

@@ -5,6 +5,8 @@ from typing import TYPE_CHECKING
 
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException
+from ..errors import spark_errors
+from ..files import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..result import Result
@@ -57,6 +59,10 @@ def import_spark_stats(lab: "Lab", spark_table: str) -> Result:
         flags = StatsAccuracy(True, {o.colName for o in objs})
         metastore.alter_table_params(table.dbName, table.tableName, {
             "numRows": str(stats.rowCount), "totalSize": str(stats.sizeInBytes), ACCURATE_PARAM: flags.to_param()})
+        if not table.is_partitioned:
+            # Spark's statistics are taken to describe the files as they are now; a later change shows
+            metastore.record_analyzed_files(table.dbName, table.tableName,
+                                            {None: [f.state for f in list_data_files(table.location)]})
     imported = [o.colName for o in objs]
     return Result(message=f"Imported Spark's statistics of {source.qualified_name}: {stats.rowCount} rows, "
                           f"{len(imported)} column(s)" + (f"; skipped {', '.join(skipped)}" if skipped else ""),
@@ -86,9 +92,10 @@ def export_spark_stats(lab: "Lab", table_name: str, spark_table: str) -> Result:
         col_stats[obj.colName] = column_stat_from_hive(obj, rows)
     statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
     properties = stats_to_properties(statistics, list(target.columns))
-    before = plan_statistics(lab.spark, target.qualified_name)
-    written = write_table_statistics(lab.spark, target.qualified_name, properties)
-    after = plan_statistics(lab.spark, target.qualified_name)
+    with spark_errors(f"cannot write statistics into Spark's table {target.qualified_name}"):
+        before = plan_statistics(lab.spark, target.qualified_name)
+        written = write_table_statistics(lab.spark, target.qualified_name, properties)
+        after = plan_statistics(lab.spark, target.qualified_name)
     cbo = lab.spark.conf.get("spark.sql.cbo.enabled", "false") == "true"
     return Result(message=f"Exported {len(col_stats)} column(s) of {table.qualified_name} to Spark's "
                           f"{target.qualified_name}: {after}"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession
 
 from ..stats.spark_properties import STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics, to_external_string
+from ..errors import ColstatsError, spark_errors
 
 _STATISTICS_ROW = re.compile(r"^(\d+) bytes(?:, (\d+) rows)?")
 _PLAN_STATISTICS = re.compile(r"Statistics\(sizeInBytes=([^,)]+)(?:, rowCount=([^,)]+))?")
@@ -26,7 +27,7 @@ _DEFAULT_METASTORE_URL = "jdbc:derby:;databaseName=metastore_db;create=true"
 _DEFAULT_METASTORE_DRIVER = "org.apache.derby.jdbc.EmbeddedDriver"
 
 
-class UnsupportedCatalog(RuntimeError):
+class UnsupportedCatalog(ColstatsError):
     """The session's catalog cannot take statistics from outside."""
 
 
@@ -53,7 +54,13 @@ def _split_name(spark: SparkSession, name: str) -> tuple[str, str]:
 
 
 def read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
-    """The statistics Spark keeps for `name` (`db.table` or a table of the current database)."""
+    """The statistics Spark keeps for `name` (`db.table` or a table of the current database); raises
+    QueryError naming it when Spark's catalog does not have it."""
+    with spark_errors(f"cannot read Spark's table {name}"):
+        return _read_table_statistics(spark, name)
+
+
+def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
     database, table = _split_name(spark, name)
     qualified = f"`{database}`.`{table}`"
     columns, partition_columns = {}, []

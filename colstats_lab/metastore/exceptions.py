@@ -1,7 +1,8 @@
-"""The metastore's exceptions, as Hive's Thrift API names them."""
+"""The metastore's exceptions, as Hive's Thrift API names them; all are ColstatsErrors."""
+from ..errors import ColstatsError
 
 
-class MetastoreError(Exception):
+class MetastoreError(ColstatsError):
     """Base of every error the metastore raises."""
 
 

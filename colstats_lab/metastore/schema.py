@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from .exceptions import MetaException
+
 _STATS_COLUMNS = """
     CAT_NAME TEXT NOT NULL DEFAULT 'hive',
     DB_NAME TEXT NOT NULL,
@@ -295,7 +297,23 @@ WHERE U.METADATA_TYPE = 'PARTITION';
 UPDATE VERSION SET VERSION_COMMENT = 'colstats_lab metastore, Hive 4 names, with TXN_COMPONENTS, list bucketing and Drill table metadata' WHERE VER_ID = 1
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
+# The files each ANALYZE of an external table read, per partition (PART_ID NULL: an unpartitioned
+# table). Another job may change an external table's files at any time: statistics are accurate for
+# a reader only while a listing of the directory still shows exactly these files.
+_V5 = """
+CREATE TABLE ANALYZED_FILES (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    PART_ID INTEGER REFERENCES PARTITIONS (PART_ID) ON DELETE CASCADE,
+    FILE_PATH TEXT NOT NULL,
+    FILE_SIZE INTEGER NOT NULL,
+    MODIFIED_MS INTEGER NOT NULL
+);
+CREATE INDEX ANALYZED_FILES_BY_OWNER ON ANALYZED_FILES (TBL_ID, PART_ID);
+CREATE INDEX ANALYZED_FILES_BY_PART ON ANALYZED_FILES (PART_ID);
+UPDATE VERSION SET VERSION_COMMENT = 'colstats_lab metastore, Hive 4 names, with TXN_COMPONENTS, list bucketing, Drill table metadata and analyzed files of external tables' WHERE VER_ID = 1
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
 
 
 def migrate(conn: sqlite3.Connection) -> int:
@@ -304,7 +322,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     try:
         current = conn.execute("PRAGMA user_version").fetchone()[0]
         if current > len(MIGRATIONS):
-            raise RuntimeError(
+            raise MetaException(
                 f"metastore schema version {current} is newer than this colstats_lab knows ({len(MIGRATIONS)})"
             )
         for version in range(current, len(MIGRATIONS)):

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Iterable, Iterator
 
 from ..coltypes import parse_type
+from ..files import FileState, describe_changes, file_changes, list_data_files
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .exceptions import (
@@ -50,6 +51,7 @@ from .table_metadata import (
 from .txn import ValidWriteIdList
 
 DEFAULT_DB = "default"
+_NO_FILES: FileState = ("", 0, 0)
 BUSY_TIMEOUT_MS = 60_000
 
 
@@ -770,11 +772,15 @@ class Metastore:
                 stats.statsDesc.lastAnalyzed = max(stats.statsDesc.lastAnalyzed, r["LAST_ANALYZED"])
             if out:
                 valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+                changed = self.external_file_changes(table, {
+                    p.partName: p.location for p in self.get_partitions(db_name, table_name, list(out))
+                } if table.tableType == "EXTERNAL_TABLE" else {})
                 for name, stats in out.items():
                     write_id, accurate = owners[name]
                     params = {} if accurate is None else {ACCURATE_PARAM: accurate}
                     stats.isStatsCompliant = self._compliance(table, params, write_id, "partition",
-                                                              [o.colName for o in stats.statsObj], valid)[0]
+                                                              [o.colName for o in stats.statsObj], valid,
+                                                              changed.get(name))[0]
             return out
 
     def partition_stats_columns(self, db_name: str, table_name: str, col_names: list[str],
@@ -841,15 +847,20 @@ class Metastore:
             table = self.get_table(db_name, table_name)
             valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
             if table.is_partitioned:
-                owners = [(p.partName, p.parameters, p.writeId, "partition")
-                          for p in self.get_partitions(db_name, table_name, part_names)]
+                parts = self.get_partitions(db_name, table_name, part_names)
+                owners = [(p.partName, p.parameters, p.writeId, "partition") for p in parts]
+                locations = {p.partName: p.location for p in parts}
             else:
                 owners = [(None, table.parameters, table.writeId, "table")]
-            return {name: self._compliance(table, params, write_id, what, col_names, valid)
+                locations = {None: table.location}
+            changed = self.external_file_changes(table, locations)
+            return {name: self._compliance(table, params, write_id, what, col_names, valid, changed.get(name))
                     for name, params, write_id, what in owners}
 
     def _compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
-                    valid: ValidWriteIdList) -> tuple[bool, str]:
+                    valid: ValidWriteIdList, files_changed: str | None = None) -> tuple[bool, str]:
+        if files_changed and StatsAccuracy.parse(params.get(ACCURATE_PARAM)).basic:
+            return False, files_changed
         transactional = is_transactional(table)
         if transactional and not self.txn_stats_enabled:
             return False, "transactional statistics are turned off (hive.txn.stats.enabled=false)"
@@ -863,6 +874,48 @@ class Metastore:
         if transactional and not valid.is_write_id_valid(write_id):
             return False, f"written by write {write_id}, not visible in your snapshot ({valid})"
         return True, ""
+
+    # ---- the files an external table's statistics were computed from ---------------------
+
+    def record_analyzed_files(self, db_name: str, table_name: str,
+                              files: dict[str | None, list[FileState]]) -> None:
+        """Keeps the files an ANALYZE read, per partition name (None: an unpartitioned table), in place
+        of those of the previous one."""
+        with self.transaction() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            for part_name, states in files.items():
+                part_id = None if part_name is None else self._part_id(db_name, table_name, part_name)
+                conn.execute("DELETE FROM ANALYZED_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
+                # an owner analyzed with no files keeps one row with an empty path, so that it reads as
+                # "analyzed empty", not "never recorded"
+                conn.executemany(
+                    "INSERT INTO ANALYZED_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, MODIFIED_MS) "
+                    "VALUES (?, ?, ?, ?, ?)", [(tbl_id, part_id, *state) for state in states or [_NO_FILES]])
+
+    def external_file_changes(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, str]:
+        """For an external table: the owners (partition name or None, with their directory) whose files
+        are no longer those their statistics were computed from, with the reason. Other tables' files
+        change only through the lab's writes, which write IDs track: for them this is empty."""
+        if table.tableType != "EXTERNAL_TABLE" or not locations:
+            return {}
+        with self.snapshot() as conn:
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            seen: dict[str | None, set[FileState]] = {}
+            for r in conn.execute(
+                    "SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.MODIFIED_MS FROM ANALYZED_FILES F "
+                    "LEFT JOIN PARTITIONS P ON P.PART_ID = F.PART_ID WHERE F.TBL_ID = ?", (tbl_id,)):
+                files = seen.setdefault(r["PART_NAME"], set())
+                if r["FILE_PATH"]:
+                    files.add((r["FILE_PATH"], r["FILE_SIZE"], r["MODIFIED_MS"]))
+        out = {}
+        for name, location in locations.items():
+            now = {f.state for f in list_data_files(location)} if location and os.path.isdir(location) else set()
+            before = seen.get(name)
+            if before is None:
+                out[name] = "the files it was analyzed from were not recorded: ANALYZE it again"
+            elif before != now:
+                out[name] = describe_changes(*file_changes(before, now))
+        return out
 
     def refresh_partitioned_table_params(self, db_name: str, table_name: str) -> None:
         """Recomputes a partitioned table's basic stats from its partitions, as Hive keeps them.

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import parse_type
+from ..files import FileState
 from .exceptions import InvalidInputException
 from .model import Date, Timestamp
 
 LEVELS = ("TABLE", "SEGMENT", "PARTITION", "FILE", "ROW_GROUP")
-FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epoch)
 
 
 def level_depth(level: str) -> int:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import sqlglot
 from sqlglot import exp
 
+from ..errors import parse_sql
 from ..metastore import Metastore, Table
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
 from ..stats.footers import FileFooter, footer_column, read_footer
@@ -285,4 +285,5 @@ def single_table_where(tree: exp.Expression) -> tuple[exp.Table, exp.Expression 
 
 
 def parse_query(text: str) -> exp.Expression:
-    return sqlglot.parse_one(text, read="spark")
+    """The query's syntax tree; raises ParseError with a caret under where it stops parsing."""
+    return parse_sql(text)

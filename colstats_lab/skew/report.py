@@ -9,6 +9,10 @@ Two modes:
   the table). Its guarantee: each reported count is within 2 * rows / max_items of the true count,
   and counts are exact when a partition has fewer than max_items distinct values. It keeps no
   distinct count, so the median frequency is not reported in this mode.
+
+NULL is never a skewed value (Hive puts rows with a NULL skewed column in the default list-bucketing
+directory): rows with a NULL in any of the columns are counted per partition (`nulls`) and kept out
+of the ranking, the recommendation, the statement and the scan fractions.
 """
 from __future__ import annotations
 
@@ -16,10 +20,10 @@ import json
 from dataclasses import dataclass, field
 
 import pandas as pd
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from ..metastore import SkewedInfo, Table
+from ..metastore import InvalidInputException, SkewedInfo, Table
 from ..tables.partition_values import canonical_value
 from .spec import skewed_clause
 
@@ -33,8 +37,9 @@ DEFAULT_MODE = "approx"
 @dataclass
 class SkewReport:
     """Heavy hitters of `columns` of `table`. `frame` has partition, value, count, share, rank (the
-    top k of every partition and of TABLE_LEVEL); `totals` rows per partition; `distinct` and `median`
-    (exact mode) the distinct values and the median frequency per partition."""
+    top k non-NULL values of every partition and of TABLE_LEVEL); `totals` rows per partition; `nulls`
+    rows per partition with a NULL in any of the columns; `distinct` and `median` (exact mode) the
+    distinct non-NULL values and their median frequency per partition."""
 
     table: Table
     columns: list[str]
@@ -47,6 +52,7 @@ class SkewReport:
     distinct: dict[str, int] = field(default_factory=dict)
     median: dict[str, float] = field(default_factory=dict)
     max_items: int | None = None
+    nulls: dict[str, int] = field(default_factory=dict)
 
     @property
     def partitions(self) -> list[str]:
@@ -77,7 +83,17 @@ class SkewReport:
         return float(self._rows(partition)["count"].sum() / total) if total else 0.0
 
     def others(self, partition: str | None = None) -> int:
-        return int(self.totals.get(partition or TABLE_LEVEL, 0) - self._rows(partition)["count"].sum())
+        """Rows holding a non-NULL value outside the top k."""
+        return int(self.totals.get(partition or TABLE_LEVEL, 0) - self._rows(partition)["count"].sum()
+                   - self.null_count(partition))
+
+    def null_count(self, partition: str | None = None) -> int:
+        """Rows with a NULL in any of the columns (they go to the default list-bucketing directory)."""
+        return int(self.nulls.get(partition or TABLE_LEVEL, 0))
+
+    def null_share(self, partition: str | None = None) -> float:
+        total = self.totals.get(partition or TABLE_LEVEL, 0)
+        return self.null_count(partition) / total if total else 0.0
 
     def measures(self) -> pd.DataFrame:
         """Per partition and for the table: rows, distinct values, top-k share, max over median frequency."""
@@ -86,7 +102,8 @@ class SkewReport:
             rows = self._rows(part)
             top = int(rows["count"].max()) if len(rows) else 0
             median = self.median.get(part)
-            out.append({"partition": part, "rows": self.totals.get(part, 0), "distinct": self.distinct.get(part),
+            out.append({"partition": part, "rows": self.totals.get(part, 0), "nulls": self.null_count(part),
+                        "distinct": self.distinct.get(part),
                         "top_k_share": self.top_share(part), "max_count": top,
                         "max_over_median": (top / median) if median else None})
         return pd.DataFrame(out)
@@ -188,16 +205,29 @@ def _text(value) -> str:
 def skew_report(frame: DataFrame, table: Table, columns: list[str], k: int = 20, min_share: float = 0.02,
                 mode: str = DEFAULT_MODE, max_keys: int = 10, max_items: int = 10_000) -> SkewReport:
     """One Spark aggregation over `frame` (the table's rows) grouped by partition and `columns`."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    if k < 1:
-        raise ValueError("k must be at least 1")
-    if not 0 <= min_share <= 1:
-        raise ValueError("min_share is a fraction between 0 and 1")
+    check_options(mode, k, min_share, max_keys, max_items)
     part = _partition_column(table.partition_key_names)
     if mode == "exact":
         return _exact(frame, table, columns, part, k, min_share, max_keys)
     return _approx(frame, table, columns, part, k, min_share, max_keys, max_items)
+
+
+def check_options(mode: str, k: int, min_share: float, max_keys: int = 10, max_items: int = 10_000) -> None:
+    """Raises InvalidInputException naming the first option that is out of range."""
+    if mode not in MODES:
+        raise InvalidInputException(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    for name, value, low in (("k", k, 1), ("max_keys", max_keys, 1), ("max_items", max_items, 2)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InvalidInputException(f"{name} takes a whole number of at least {low}, not {value!r}")
+    if isinstance(min_share, bool) or not isinstance(min_share, (int, float)) or not 0 <= min_share <= 1:
+        raise InvalidInputException(f"min_share is a fraction between 0 and 1, not {min_share!r}")
+
+
+def _any_null(refs: list[Column]) -> Column:
+    condition = refs[0].isNull()
+    for ref in refs[1:]:
+        condition = condition | ref.isNull()
+    return condition
 
 
 def _partition_column(keys: list[str]):
@@ -215,44 +245,57 @@ def _exact(frame, table, columns, part, k, min_share, max_keys) -> SkewReport:
     table_counts = counts.groupBy(*names).agg(F.sum("count").alias("count")).select(
         F.lit(TABLE_LEVEL).alias("partition"), *names, "count")
     every = counts.unionByName(table_counts) if table.is_partitioned else counts
+    every = every.withColumn("is_null", _any_null([F.col(n) for n in names]))
     by_partition = Window.partitionBy("partition")
+    # NULL groups rank apart from values, so they never take one of the k places
+    by_kind = Window.partitionBy("partition", "is_null")
     order = [F.col("count").desc()] + [F.col(n).asc_nulls_last() for n in names]
     ranked = every.select(
-        "partition", *names, "count",
-        F.row_number().over(by_partition.orderBy(*order)).alias("rank"),
+        "partition", *names, "count", "is_null",
+        F.row_number().over(by_kind.orderBy(*order)).alias("rank"),
         F.sum("count").over(by_partition).alias("total"),
-        F.count("*").over(by_partition).alias("distinct"),
-        F.percentile_approx("count", 0.5, 10_000).over(by_partition).alias("median"),
-    ).where(F.col("rank") <= k)
-    rows = ranked.collect()  # at most k rows per partition
-    frame_out = _frame(rows, names)
-    return SkewReport(table, list(columns), "exact", k, min_share, max_keys, frame_out,
-                      {r["partition"]: int(r["total"]) for r in rows},
-                      {r["partition"]: int(r["distinct"]) for r in rows},
-                      {r["partition"]: float(r["median"]) for r in rows})
+        F.sum(F.when(F.col("is_null"), F.col("count")).otherwise(0)).over(by_partition).alias("nulls"),
+        F.count("*").over(by_kind).alias("distinct"),
+        F.percentile_approx("count", 0.5, 10_000).over(by_kind).alias("median"),
+    ).where((F.col("rank") <= k) | (F.col("is_null") & (F.col("rank") == 1)))
+    rows = ranked.collect()  # at most k + 1 rows per partition
+    values = [r for r in rows if not r["is_null"]]
+    totals = {r["partition"]: int(r["total"]) for r in rows}
+    distinct = {p: 0 for p in totals} | {r["partition"]: int(r["distinct"]) for r in values}
+    return SkewReport(table, list(columns), "exact", k, min_share, max_keys, _frame(values, names), totals,
+                      distinct, {r["partition"]: float(r["median"]) for r in values},
+                      nulls={r["partition"]: int(r["nulls"]) for r in rows})
 
 
 def _approx(frame, table, columns, part, k, min_share, max_keys, max_items) -> SkewReport:
+    refs = [F.col(f"`{c}`") for c in columns]
+    is_null = _any_null(refs)
     if len(columns) == 1:
-        item = F.col(f"`{columns[0]}`")
+        item = refs[0]
     else:  # approx_top_k takes one primitive value: the tuple as JSON text, decoded afterwards
-        item = F.to_json(F.struct(*[F.col(f"`{c}`").alias(f"v{i}") for i, c in enumerate(columns)]))
-    sketches = frame.select(part.alias("partition"), item.alias("item")).groupBy("partition").agg(
-        F.expr(f"approx_top_k_accumulate(item, {int(max_items)})").alias("sketch"), F.count("*").alias("total"))
-    per_partition = sketches.select("partition", F.expr(f"approx_top_k_estimate(sketch, {int(k)})").alias("top"),
-                                    "total")
+        item = F.when(~is_null, F.to_json(F.struct(*[r.alias(f"v{i}") for i, r in enumerate(refs)])))
+    # the sketch may report NULL as an item: ask for one more and drop it, NULL is counted apart
+    wanted = int(k) + 1
+    sketches = frame.select(part.alias("partition"), item.alias("item"), is_null.alias("is_null")) \
+        .groupBy("partition").agg(F.expr(f"approx_top_k_accumulate(item, {int(max_items)})").alias("sketch"),
+                                  F.count("*").alias("total"), F.sum(F.col("is_null").cast("long")).alias("nulls"))
+    per_partition = sketches.select("partition", F.expr(f"approx_top_k_estimate(sketch, {wanted})").alias("top"),
+                                    "total", "nulls")
     table_level = sketches.agg(F.expr(f"approx_top_k_estimate(approx_top_k_combine(sketch, {int(max_items)}), "
-                                      f"{int(k)})").alias("top"), F.sum("total").alias("total")) \
-        .select(F.lit(TABLE_LEVEL).alias("partition"), "top", "total")
+                                      f"{wanted})").alias("top"), F.sum("total").alias("total"),
+                               F.sum("nulls").alias("nulls")) \
+        .select(F.lit(TABLE_LEVEL).alias("partition"), "top", "total", "nulls")
     every = per_partition.unionByName(table_level) if table.is_partitioned else per_partition
-    rows = every.collect()  # k items per partition
-    records, totals = [], {}
+    rows = every.collect()  # k + 1 items per partition
+    records, totals, nulls = [], {}, {}
     for r in rows:
         totals[r["partition"]] = int(r["total"] or 0)
-        for rank, entry in enumerate(r["top"] or [], start=1):
+        nulls[r["partition"]] = int(r["nulls"] or 0)
+        entries = [e for e in r["top"] or [] if e["item"] is not None][:k]
+        for rank, entry in enumerate(entries, start=1):
             value = entry["item"]
-            if len(columns) > 1 and value is not None:
-                decoded = json.loads(value)  # to_json leaves out null fields
+            if len(columns) > 1:
+                decoded = json.loads(value)
                 value = tuple(decoded.get(f"v{i}") for i in range(len(columns)))
             records.append({"partition": r["partition"], "value": value, "count": int(entry["count"]), "rank": rank})
     out = pd.DataFrame({"partition": pd.Series([r["partition"] for r in records], dtype=object),
@@ -265,7 +308,8 @@ def _approx(frame, table, columns, part, k, min_share, max_keys, max_items) -> S
     out["rank"] = out.groupby("partition").cumcount() + 1
     out["share"] = [c / totals[p] if totals.get(p) else 0.0 for p, c in zip(out["partition"], out["count"])]
     return SkewReport(table, list(columns), "approx", k, min_share, max_keys,
-                      out[["partition", "value", "count", "share", "rank"]], totals, max_items=max_items)
+                      out[["partition", "value", "count", "share", "rank"]], totals, max_items=max_items,
+                      nulls=nulls)
 
 
 def _frame(rows, names: list[str]) -> pd.DataFrame:

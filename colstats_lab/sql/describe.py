@@ -27,19 +27,39 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
         rows += [(k.name, k.type, k.comment or "") for k in table.partitionKeys]
     if stmt.formatted:
         rows += [("", "", "")]
+        changed = _files_changed(metastore, table, partition)
         if partition is not None:
             rows += [("# Detailed Partition Information", "", ""), ("Partition Value:", str(partition.values), ""),
                      ("Database:", table.dbName, ""), ("Table:", table.tableName, ""),
                      ("Location:", partition.location, ""), ("Write Id:", str(partition.writeId), ""),
                      ("Partition Parameters:", "", "")]
-            rows += [("", k, v) for k, v in sorted(partition.parameters.items())]
+            rows += _parameters(partition.parameters, changed)
         else:
             rows += [("# Detailed Table Information", "", ""), ("Database:", table.dbName, ""),
                      ("Table Type:", table.tableType, ""), ("Location:", table.location, ""),
                      ("CreateTime:", _time(table.createTime), ""), ("Write Id:", str(table.writeId), ""),
                      ("Table Parameters:", "", "")]
-            rows += [("", k, v) for k, v in sorted(table.parameters.items())]
+            rows += _parameters(table.parameters, changed)
     return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
+
+
+def _files_changed(metastore: Metastore, table: Table, partition: Partition | None) -> str | None:
+    """Why an external table's (or partition's) statistics no longer hold: its files changed since the
+    ANALYZE (None when they did not, or for a managed table, whose writes go through write IDs)."""
+    if table.tableType != "EXTERNAL_TABLE" or (partition is None and table.is_partitioned):
+        return None
+    owner = partition.partName if partition is not None else None
+    location = partition.location if partition is not None else table.location
+    return metastore.external_file_changes(table, {owner: location}).get(owner)
+
+
+def _parameters(params: dict[str, str], files_changed: str | None) -> list[tuple[str, str, str]]:
+    """The parameters as stored; statistics whose files changed are shown not accurate, as Hive shows
+    statistics that are not: without COLUMN_STATS_ACCURATE, and with the reason."""
+    rows = [("", k, v) for k, v in sorted(params.items()) if not (files_changed and k == COLUMN_STATS_ACCURATE)]
+    if files_changed and params.get(COLUMN_STATS_ACCURATE):
+        rows.append(("Statistics:", f"not accurate: {files_changed}", ""))
+    return rows
 
 
 def _time(seconds: int) -> str:
@@ -69,12 +89,16 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
 def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -> StatsAccuracy:
     """The flags that hold for what is described; a partitioned table's column flags hold when every
     partition has them (Hive keeps them on the partitions)."""
+    if _files_changed(metastore, table, partition):
+        return StatsAccuracy()
     if partition is not None:
         return StatsAccuracy.parse(partition.parameters.get(COLUMN_STATS_ACCURATE))
     accuracy = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
     if table.is_partitioned and accuracy.basic:
-        per_part = [StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE))
-                    for p in metastore.get_partitions(table.dbName, table.tableName)]
+        parts = metastore.get_partitions(table.dbName, table.tableName)
+        changed = metastore.external_file_changes(table, {p.partName: p.location for p in parts})
+        per_part = [StatsAccuracy() if p.partName in changed else StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE))
+                    for p in parts]
         accuracy.columns = set.intersection(*(p.columns for p in per_part)) if per_part else set()
     return accuracy
 

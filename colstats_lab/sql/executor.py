@@ -4,14 +4,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
+import warnings
 from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlglot
+from pyarrow import ArrowInvalid
 from sqlglot import exp
-from sqlglot.errors import ParseError as SqlglotParseError
 
 from ..analyze import run_analyze, run_refresh_metadata
+from ..errors import parse_sql, spark_errors
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
 from ..pruning import answer_from_stats, plan_with_metadata, single_table_where
 from ..stats import merge_table_level
@@ -20,7 +21,6 @@ from ..result import Result
 from ..skew.spec import check_list_bucketing, check_partition_values, skewed_clause, skewed_info, with_locations
 from . import statements as st
 from .describe import describe
-from .lexer import ParseError
 from .partition_spec import matching_partitions, spec_values
 
 if TYPE_CHECKING:
@@ -260,9 +260,12 @@ def _query(lab: "Lab", stmt: st.Query, txn) -> Result:
     else:
         reason = "hive.compute.query.using.stats is off"
     reports: list = []
-    frame = lab.spark.sql(_bind_tables(lab, stmt.text, txn, reports))
-    # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .extra["spark_df"].
-    head = frame.limit(QUERY_ROW_LIMIT + 1).toPandas()
+    views: dict[str, str] = {}
+    bound = _bind_tables(lab, stmt.text, txn, reports, views)
+    with spark_errors("Spark cannot run the query", stmt.text, views):
+        frame = lab.spark.sql(bound)
+        # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .extra["spark_df"].
+        head = _to_pandas(frame.limit(QUERY_ROW_LIMIT + 1))
     message = None
     if len(head) > QUERY_ROW_LIMIT:
         head = head.iloc[:QUERY_ROW_LIMIT]
@@ -273,16 +276,23 @@ def _query(lab: "Lab", stmt: st.Query, txn) -> Result:
     return Result(stmt, df=head, message=message, extra=extra, answered_from="scan", reason=reason)
 
 
-def _bind_tables(lab: "Lab", text: str, txn=None, reports: list | None = None) -> str:
-    """The query with each lab table replaced by a temporary view of its current snapshot; the table
-    of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`)."""
+def _to_pandas(frame) -> pd.DataFrame:
+    """A bounded query result in pandas; dates and timestamps outside pandas' nanosecond range
+    (before 1677, after 2262) stay Python objects instead of failing the conversion."""
     try:
-        tree = sqlglot.parse_one(text, read="spark")
-    except SqlglotParseError as exc:
-        error = exc.errors[0] if exc.errors else {}
-        line, col = error.get("line", 1), error.get("col", 1)
-        offset = sum(len(x) + 1 for x in text.split("\n")[:line - 1]) + max(col - 1, 0)
-        raise ParseError(error.get("description", str(exc)), text, offset) from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PySpark's note that its Arrow path failed
+            return frame.toPandas()
+    except (ArrowInvalid, OverflowError, pd.errors.OutOfBoundsDatetime):
+        return frame.toArrow().to_pandas(timestamp_as_object=True, date_as_object=True)
+
+
+def _bind_tables(lab: "Lab", text: str, txn=None, reports: list | None = None,
+                 views: dict[str, str] | None = None) -> str:
+    """The query with each lab table replaced by a temporary view of its current snapshot; the table
+    of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
+    each view's name with its table's to `views`)."""
+    tree = parse_sql(text)
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     single = single_table_where(tree)
     for node in list(tree.find_all(exp.Table)):
@@ -292,6 +302,8 @@ def _bind_tables(lab: "Lab", text: str, txn=None, reports: list | None = None) -
         if not lab.metastore.table_exists(db, name):
             continue
         view = f"colstats__{db}__{name}"
+        if views is not None:
+            views[view] = f"{db}.{name}"
         table, parts = lab.snapshot_parts(f"{db}.{name}", txn=txn)
         if single is not None and single[0] is node:
             parts, report = plan_with_metadata(lab.metastore, table, parts, single[1], lab.get,

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ..errors import ParseError
+
 
 class TokenKind(Enum):
     WORD = "word"  # keyword or identifier
@@ -31,26 +33,6 @@ class Token:
         if self.kind is TokenKind.END:
             return "end of input"
         return repr(self.text) if self.kind is not TokenKind.STRING else f"string '{self.text}'"
-
-
-class ParseError(ValueError):
-    """A statement that does not parse: the message, and the text with a caret under the bad token."""
-
-    def __init__(self, message: str, sql: str, position: int):
-        self.message = message
-        self.sql = sql
-        self.position = max(0, min(position, len(sql)))
-        line_start = sql.rfind("\n", 0, self.position) + 1
-        line_end = sql.find("\n", self.position)
-        line_end = len(sql) if line_end == -1 else line_end
-        self.line = sql.count("\n", 0, self.position) + 1
-        self.column = self.position - line_start + 1
-        self.excerpt = sql[line_start:line_end]
-        super().__init__(self.pretty())
-
-    def pretty(self) -> str:
-        caret = " " * (self.column - 1) + "^"
-        return f"{self.message} (line {self.line}, column {self.column})\n  {self.excerpt}\n  {caret}"
 
 
 _TWO_CHAR = ("<=", ">=", "<>", "!=", "==", "||", "::")

@@ -27,6 +27,7 @@ from decimal import Context, Decimal
 
 import numpy as np
 
+from ..errors import ColstatsError
 from ..coltypes import StatsKind, parse_type
 from ..metastore.model import (BinaryColumnStatsData, BooleanColumnStatsData, ColumnStatisticsData,
                                ColumnStatisticsObj, Date, DateColumnStatsData, DecimalColumnStatsData,
@@ -49,7 +50,7 @@ _DECIMAL_MAX_LONG_DIGITS = 18
 _DECIMAL_CONTEXT = Context(prec=80)  # room for decimal(38, s) at any scale
 
 
-class UnsupportedStatisticsType(ValueError):
+class UnsupportedStatisticsType(ColstatsError):
     """A column type whose min/max Spark cannot (de)serialize."""
 
 
@@ -262,7 +263,7 @@ def _bound(value, type_name) -> str | None:
     return to_external_string(value, type_name)
 
 
-class NotConvertible(ValueError):
+class NotConvertible(ColstatsError):
     """Spark's statistics of a column do not determine Hive's (the message says what is missing)."""
 
 

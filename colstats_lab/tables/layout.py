@@ -10,8 +10,8 @@ import os
 import re
 
 import pyarrow.parquet as pq
-from dataclasses import dataclass
 
+from ..files import DataFile, is_data_file, list_data_files
 from ..metastore.txn import ValidWriteIdList
 
 _DELTA = re.compile(r"^delta_(\d+)_(\d+)(?:_(\d+))?$")  # Hive's delta_N_N[_statement]
@@ -25,36 +25,6 @@ def delta_dir_name(write_id: int, statement: int = 0) -> str:
 
 def base_dir_name(write_id: int) -> str:
     return f"base_{write_id:07d}"
-
-
-@dataclass(frozen=True)
-class DataFile:
-    path: str
-    size: int
-    modified: float
-
-    @property
-    def state(self) -> tuple[str, int, int]:
-        """(path, bytes, last modified in ms): what tells a changed file from the one seen before."""
-        return self.path, self.size, int(self.modified * 1000)
-
-
-def is_data_file(name: str) -> bool:
-    """Spark's rule: files starting with `_` or `.` (markers, checksums) are not data."""
-    return not name.startswith(("_", "."))
-
-
-def list_data_files(directory: str) -> list[DataFile]:
-    """Data files under a directory, recursively, sorted by path."""
-    out = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if is_data_file(d))
-        for name in sorted(files):
-            if is_data_file(name):
-                path = os.path.join(root, name)
-                stat = os.stat(path)
-                out.append(DataFile(path, stat.st_size, stat.st_mtime))
-    return out
 
 
 def admitted_dirs(location: str, valid: ValidWriteIdList) -> list[str]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 
 from ..coltypes import parse_type
 from ..metastore import InvalidInputException
@@ -22,8 +22,10 @@ def canonical_value(key: str, type_name: str, value, what: str = "partition valu
             number = float(text)
             return repr(number) if number == number else "NaN"
         if col_type.base == "decimal":
-            _, scale = col_type.precision_scale
-            return str(Decimal(text).quantize(Decimal(1).scaleb(-scale)))
+            precision, scale = col_type.precision_scale
+            # Python's default context keeps 28 digits; a value that needs more than the type's
+            # precision at its scale does not fit the column
+            return str(Decimal(text).quantize(Decimal(1).scaleb(-scale), context=Context(prec=precision)))
         if col_type.base == "date":
             return dt.date.fromisoformat(text).isoformat()
         if col_type.base == "timestamp":

@@ -16,6 +16,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type
+from ..errors import one_line, spark_errors
 from ..metastore import (
     COLUMN_STATS_ACCURATE,
     ColumnStatistics,
@@ -99,7 +100,8 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         writer = frame.write.mode("overwrite")
         if partition_by:
             writer = writer.partitionBy(*partition_by)
-        writer.parquet(staging)
+        with spark_errors(f"cannot write the data into {table.qualified_name}"):
+            writer.parquet(staging)
         written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved, specs)
     except BaseException:
         for directory in moved:
@@ -126,7 +128,12 @@ def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> 
     if isinstance(data, DataFrame):
         frame = data
     elif isinstance(data, pd.DataFrame):
-        frame = spark.createDataFrame(data)
+        try:
+            with spark_errors(f"cannot read the pandas DataFrame written into {table.qualified_name}"):
+                frame = spark.createDataFrame(data)
+        except (TypeError, ValueError, ArithmeticError) as exc:  # pandas/pyarrow type conversions
+            raise InvalidInputException(f"cannot read the pandas DataFrame written into {table.qualified_name}: "
+                                        f"{one_line(str(exc))}") from None
     else:
         raise InvalidInputException(f"write takes a Spark or pandas DataFrame, not {type(data).__name__}")
     by_lower = {c.lower(): c for c in frame.columns}
@@ -277,8 +284,11 @@ def _gathered_stats(metastore: Metastore, table: Table, part_name: str | None, p
 def _apply(metastore: Metastore, table: Table, part_name: str | None, params: dict | None,
            files: FilesWritten, mode: str, write_id: int, valid: ValidWriteIdList,
            gathered: GroupStats | None) -> None:
-    replace = mode == "overwrite" or params is None
     previous = StatsAccuracy.parse((params or {}).get(COLUMN_STATS_ACCURATE))
+    # a new partition, an overwrite, or a first write into an owner known to be empty (a new table, an
+    # added partition): the written rows are all there is, so their statistics replace the stored ones
+    was_empty = params is not None and previous.basic and int(params.get("numRows", 0) or 0) == 0
+    replace = mode == "overwrite" or params is None or was_empty
     known_rows = replace or previous.basic
     objs, accurate_columns = [], set()
     if gathered is not None and known_rows:

@@ -9,12 +9,14 @@ from IPython.display import display
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 OTHERS = "(others)"
+NULLS = "(NULL)"  # rows with a NULL: never a skewed value, they stay in the default directory
 
 
 def top_values_figure(top: pd.DataFrame, others: int, total: int, title: str, log_scale: bool = False,
-                      marked: set[str] = frozenset()) -> go.Figure:
-    """Bars of the most frequent values and their share of rows, with an 'others' bar for the rest;
-    values in `marked` (the recommended skewed ones) in a colour of their own."""
+                      marked: set[str] = frozenset(), nulls: int = 0) -> go.Figure:
+    """Bars of the most frequent values and their share of rows, with an 'others' bar for the rest and
+    a '(NULL)' bar for rows with NULL; values in `marked` (the recommended skewed ones) in a colour of
+    their own."""
     labels = ["NULL" if not isinstance(v, str) and pd.isna(v) else str(v) for v in top["value"]]
     counts = [int(c) for c in top["count"]]
     colors = ["#f58518" if label in marked else "#4c78a8" for label in labels]
@@ -22,6 +24,10 @@ def top_values_figure(top: pd.DataFrame, others: int, total: int, title: str, lo
         labels.append(OTHERS)
         counts.append(int(others))
         colors.append("#bab0ac")
+    if nulls > 0:
+        labels.append(NULLS)
+        counts.append(int(nulls))
+        colors.append("#9d755d")
     shares = [c / total if total else 0.0 for c in counts]
     fig = go.Figure(go.Bar(
         x=labels, y=counts, marker_color=colors,

@@ -1,27 +1,47 @@
 """IPython magics: `%%analyze` runs statements and shows the statistics view; `%skew` shows the skew view.
 
-Errors a user makes (a statement that does not parse, an unknown table or column) are printed as
-a short message, with a caret under the bad token, instead of a traceback.
+Errors a user makes (a statement that does not parse, an unknown table or column, an argument out of
+range) are ColstatsErrors; each magic shows one as IPython's UsageError: one message, with a caret
+under the bad token, and no traceback.
 """
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
+from typing import Iterator
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
+from ..errors import ColstatsError, ParseError
 from ..lab import Lab
-from ..metastore import MetastoreError
-from ..sql import ParseError, parse
+from ..sql import parse
 from ..sql.executor import execute
 from ..sql.statements import Analyze, Query, RefreshMetadata
+from ..skew import DEFAULT_MODE
+from ..skew.report import check_options as check_skew_options
 from .progress import SparkProgress
 
 
-def _user_error(exc: Exception) -> UsageError:
-    return UsageError(exc.pretty() if isinstance(exc, ParseError) else str(exc))
+@contextmanager
+def _user_errors(prefix: str = "") -> Iterator[None]:
+    """The package's errors as one UsageError line (a parse error keeps its caret)."""
+    try:
+        yield
+    except ColstatsError as exc:
+        text = exc.pretty() if isinstance(exc, ParseError) else str(exc)
+        raise UsageError(prefix + text) from None
+
+
+def _arguments(magic, line: str):
+    """The magic's parsed arguments; a line the parser refuses is one UsageError naming it."""
+    try:
+        return parse_argstring(magic, line)
+    except UsageError:
+        raise
+    except (ValueError, SystemExit) as exc:  # shlex's "No closing quotation", argparse giving up
+        raise UsageError(f"cannot read the arguments {line.strip()!r}: {exc}") from None
 
 
 @magics_class
@@ -45,27 +65,23 @@ class ColstatsMagics(Magics):
     def analyze(self, line: str, cell: str):
         """Run the cell's statements (`;`-separated; anything Lab.sql takes) and show the statistics
         view of each analyzed table. The last statement's Result is left in `_`."""
-        args = parse_argstring(self.analyze, line)
+        args = _arguments(self.analyze, line)
         lab = self._lab(args.lab)
-        try:
+        with _user_errors():
             statements = parse(cell)
-        except ParseError as exc:
-            raise _user_error(exc) from None
         result = None
         for stmt in statements:
-            try:
+            with _user_errors():
                 with SparkProgress(lab.spark) if _needs_spark(stmt) else nullcontext():
                     result = execute(lab, stmt)
-            except (ParseError, MetastoreError) as exc:
-                raise _user_error(exc) from None
-            if result.message:
-                print(result.message)
-            if isinstance(stmt, Analyze) and not args.no_view:
-                display(lab.view_stats(result.details.table))
-            elif isinstance(stmt, RefreshMetadata) and not args.no_view and not result.details.up_to_date:
-                display(lab.metadata(result.details.table))
-            elif result.df is not None:
-                display(result.df)
+                if result.message:
+                    print(result.message)
+                if isinstance(stmt, Analyze) and not args.no_view:
+                    display(lab.view_stats(result.details.table))
+                elif isinstance(stmt, RefreshMetadata) and not args.no_view and not result.details.up_to_date:
+                    display(lab.metadata(result.details.table))
+                elif result.df is not None:
+                    display(result.df)
         self._set_result(result)
 
     @magic_arguments()
@@ -79,18 +95,18 @@ class ColstatsMagics(Magics):
     def skew(self, line: str):
         """Show the heavy hitters of one or more columns per partition, with the list-bucketing recommendation,
         how the shares move across partitions, and the scan list bucketing saves. `_` is the SkewReport."""
-        args = parse_argstring(self.skew, line)
-        table, dot, columns = args.target.rpartition(".")
-        if not dot or not table or not columns:
+        args = _arguments(self.skew, line)
+        table, dot, columns = _unquoted(args.target).rpartition(".")
+        names = [c.strip() for c in columns.split(",") if c.strip()]
+        if not dot or not table or not names:
             raise UsageError(f"expected table.column, got {args.target!r}")
         lab = self._lab(args.lab)
-        names = [c.strip() for c in columns.split(",") if c.strip()]
-        try:
+        with _user_errors():
+            check_skew_options(args.mode or DEFAULT_MODE, args.top, args.min_share)
             with SparkProgress(lab.spark):
                 view = lab.view_skew(table, names if len(names) > 1 else names[0], k=args.top,
-                                     partition=args.partition, min_share=args.min_share, mode=args.mode)
-        except (ParseError, MetastoreError) as exc:
-            raise _user_error(exc) from None
+                                     partition=args.partition and _unquoted(args.partition),
+                                     min_share=args.min_share, mode=args.mode)
         display(view)
         self._set_result(view.top)
 
@@ -108,12 +124,19 @@ class ColstatsMagics(Magics):
             lab_name, line = words[1], words[2]
         lab = self._lab(lab_name)
         query = line.strip()
-        try:
+        if not query:
+            raise UsageError("expected a SELECT query, e.g. %explain SELECT * FROM sales WHERE ds = '2026-11-21'")
+        with _user_errors():
             view = lab.view_pruning(query)
-        except (ParseError, MetastoreError) as exc:
-            raise _user_error(exc) from None
         display(view)
         self._set_result(view.report)
+
+
+def _unquoted(text: str) -> str:
+    """IPython keeps the quotes of a quoted argument ("sales.my col"): take them off."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
 
 
 def _needs_spark(stmt) -> bool:

@@ -28,8 +28,12 @@ class SkewView(View):
         self.lab = lab
         self.table_name = table
         options = {"mode": mode} if mode else {}
+        if partition not in (None, TABLE_LEVEL):  # before the scan: an unknown partition costs no Spark job
+            lab.partition(table, partition)
         self.top = top or lab.skew(table, column, k=k, min_share=min_share, **options)
         levels = [TABLE_LEVEL] + self.top.partitions
+        if partition is not None and partition not in levels:
+            levels.append(partition)  # it exists, but holds no rows
         self.level = widgets.Dropdown(options=levels, value=partition or TABLE_LEVEL, description="Partition",
                                       layout=widgets.Layout(width="420px"))
         self.level.layout.display = None if len(levels) > 1 else "none"
@@ -57,13 +61,19 @@ class SkewView(View):
         recommended = {_label(v) for v in self.top.recommended}
         shown = self.rows.assign(value=self.rows["value"].map(_label))
         self.chart.clear_output()
+        nulls = self.top.null_count(level)
         self.figure = charts.top_values_figure(shown, self.top.others(level), total,
                                                f"Most frequent values of {self.top.column} · {where}",
-                                               self.log_scale.value, marked=recommended)
+                                               self.log_scale.value, marked=recommended, nulls=nulls)
         with self.chart:
             charts.show(self.figure)
         table = shown.assign(count=self.rows["count"].map(fmt.count), share=self.rows["share"].map(fmt.percent),
                              skewed=shown["value"].map(lambda v: "recommended" if v in recommended else ""))
+        if nulls:
+            table = pd.concat([table, pd.DataFrame([{
+                "rank": "", "value": charts.NULLS, "count": fmt.count(nulls),
+                "share": fmt.percent(self.top.null_share(level)), "skewed": "never (default directory)"}])],
+                ignore_index=True)
         self.values_html.value = html_table(table[["rank", "value", "count", "share", "skewed"]],
                                             numeric={"count", "share", "rank"})
 

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from ..coltypes import parse_type
-from ..metastore import Metastore, Table
+from ..metastore import Metastore, NoSuchObjectException, Table
 from . import charts
 from . import format as fmt
 from .widgets import View, badge, fraction_bar, html_table, register
@@ -42,7 +42,9 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
         rows = int(table.parameters.get("numRows", 0) or 0)
         accuracy = {name: _table_level(compliance[name], table.is_partitioned) for name in names}
     else:
-        part = next(p for p in partitions if p.partName == partition)
+        part = next((p for p in partitions if p.partName == partition), None)
+        if part is None:
+            raise NoSuchObjectException(f"partition {partition} of {table.qualified_name} does not exist")
         stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
         rows = int(part.parameters.get("numRows", 0) or 0)
         accuracy = {name: compliance[name][partition] for name in names}
@@ -103,6 +105,8 @@ class StatsView(View):
         self.table = lab.metastore.get_table(db or lab.current_db, name)
         options = [TABLE_LEVEL] + (lab.metastore.get_partition_names(self.table.dbName, self.table.tableName)
                                    if self.table.is_partitioned else [])
+        if partition is not None and partition not in options:
+            raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")
         self.level = widgets.Dropdown(options=options, value=partition or TABLE_LEVEL, description="Level",
                                       layout=widgets.Layout(width="420px"))
         self.level.layout.display = None if self.table.is_partitioned else "none"

@@ -1,0 +1,130 @@
+"""One error family: everything a user can cause is a ColstatsError naming the input that caused it.
+
+Errors of the libraries underneath (sqlglot, Spark, pyarrow, ipywidgets) are translated where they
+arise, by the helpers here, so that a caller catches one base class and a magic shows one line.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+
+class ColstatsError(Exception):
+    """Base of every error colstats_lab raises for bad input or a refused request."""
+
+
+class ParseError(ColstatsError):
+    """A statement or expression that does not parse: the message, and the text with a caret under
+    the bad token (`.sql`, `.position`, `.line`, `.column`)."""
+
+    def __init__(self, message: str, sql: str, position: int):
+        self.message = message
+        self.sql = sql
+        self.position = max(0, min(position, len(sql)))
+        line_start = sql.rfind("\n", 0, self.position) + 1
+        line_end = sql.find("\n", self.position)
+        line_end = len(sql) if line_end == -1 else line_end
+        self.line = sql.count("\n", 0, self.position) + 1
+        self.column = self.position - line_start + 1
+        self.excerpt = sql[line_start:line_end]
+        super().__init__(self.pretty())
+
+    def pretty(self) -> str:
+        caret = " " * (self.column - 1) + "^"
+        return f"{self.message} (line {self.line}, column {self.column})\n  {self.excerpt}\n  {caret}"
+
+
+class QueryError(ColstatsError):
+    """Spark refused a query or a read of the lab's data (an unknown column, a type mismatch, a file
+    that is not Parquet); `.query` is what was asked and `.error_class` Spark's condition, if any."""
+
+    def __init__(self, message: str, query: str | None = None, error_class: str | None = None):
+        self.query = query
+        self.error_class = error_class
+        super().__init__(message)
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """The first line of a foreign message, shortened: what a user reads, without the JVM's stack."""
+    first = next((line.strip() for line in str(text).splitlines() if line.strip()), "")
+    return first if len(first) <= limit else first[:limit - 1] + "…"
+
+
+def from_sqlglot(exc: Exception, text: str) -> ParseError:
+    """sqlglot's ParseError or TokenError as ours, with the caret where sqlglot stopped."""
+    errors = getattr(exc, "errors", None) or [{}]
+    error = errors[0]
+    line, col = error.get("line") or 1, error.get("col") or 1
+    offset = sum(len(x) + 1 for x in text.split("\n")[:line - 1]) + max(col - 1, 0)
+    description = error.get("description") or one_line(str(exc)) or "does not parse"
+    return ParseError(description, text, offset)
+
+
+def parse_sql(text: str, dialect: str = "spark"):
+    """`sqlglot.parse_one`, raising our ParseError (with a caret) for text that does not parse."""
+    import sqlglot
+    from sqlglot.errors import ParseError as SqlglotParseError, TokenError
+
+    try:
+        tree = sqlglot.parse_one(text, read=dialect)
+    except (SqlglotParseError, TokenError) as exc:
+        raise from_sqlglot(exc, text) from None
+    if tree is None:
+        raise ParseError("expected a query, found nothing", text, 0)
+    return tree
+
+
+def _spark_errors() -> tuple[type[BaseException], ...]:
+    from pyspark.errors import PySparkException
+
+    try:  # classic sessions raise Py4J's error for failures that Spark does not classify
+        from py4j.protocol import Py4JJavaError
+    except ImportError:  # pragma: no cover - Spark Connect only installs
+        return (PySparkException,)
+    return (PySparkException, Py4JJavaError)
+
+
+@contextmanager
+def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | None = None) -> Iterator[None]:
+    """Spark's errors from the block as QueryError: `what` says what was being done, then Spark's
+    condition and the first line of its message, the part of the query it points at and the query
+    itself (shortened); `aliases` turns names Spark saw (temporary views) back into the user's."""
+    try:
+        yield
+    except _spark_errors() as exc:
+        message = f"{what}: {_message(exc)}"
+        fragment = _fragment(exc)
+        if fragment:
+            message += f" (at {fragment!r})"
+        if query:
+            message += f" in: {one_line(query, 160)}"
+        for name, alias in (aliases or {}).items():
+            message = message.replace(f"`{name}`", alias).replace(name, alias)
+        raise QueryError(message, query, _condition(exc)) from None
+
+
+def _fragment(exc: BaseException) -> str | None:
+    try:
+        contexts = exc.getQueryContext() if hasattr(exc, "getQueryContext") else []
+        return next((c.fragment() for c in contexts if c.fragment()), None)
+    except Exception:  # noqa: BLE001 - no context to give
+        return None
+
+
+def _message(exc: BaseException) -> str:
+    java = getattr(exc, "java_exception", None)  # Py4J's error: its own first line names only the call
+    if java is not None:
+        try:
+            return one_line(java.getMessage())
+        except Exception:  # noqa: BLE001 - the JVM side is gone: say what Python knows
+            return one_line(str(exc))
+    getter = getattr(exc, "getMessage", None)
+    return one_line(getter() if getter else str(exc))
+
+
+def _condition(exc: BaseException) -> str | None:
+    get = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
+    try:
+        return get() if get else None
+    except Exception:  # noqa: BLE001 - a classic error whose JVM side is gone has no condition to give
+        return None

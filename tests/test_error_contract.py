@@ -1,0 +1,271 @@
+"""The error contract, fuzzed: whatever a user types, only the package's errors come out, each naming
+what it is about, and a failed command leaves the metastore and the warehouse as they were.
+
+Every example starts from a copy of one small lab (a partitioned managed table with statistics, an
+unpartitioned one and an external one), so that a statement that happens to succeed does not change
+what the next example meets.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import shutil
+import sqlite3
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+import colstats_lab
+from colstats_lab import Lab
+from colstats_lab.errors import ColstatsError, ParseError
+
+# what may change in a failed command: its own transaction, aborted, and the write ID it took
+TXN_TABLES = ("TXNS", "TXN_TO_WRITE_ID", "NEXT_WRITE_ID", "TXN_COMPONENTS")
+
+STATEMENTS = [
+    "ANALYZE TABLE sales PARTITION (ds='d1') COMPUTE STATISTICS FOR COLUMNS x, note",
+    "ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS",
+    "ANALYZE TABLE flat COMPUTE STATISTICS NOSCAN",
+    "ANALYZE TABLE ext COMPUTE STATISTICS FOR ALL COLUMNS",
+    "ANALYZE TABLE sales COLUMNS (x, note) REFRESH METADATA 'FILE' LEVEL COMPUTE STATISTICS (x) SAMPLE 50 PERCENT",
+    "ANALYZE TABLE sales DROP METADATA IF EXISTS",
+    "CREATE TABLE t2 (a INT, b DECIMAL(10,2), `c d` STRING) PARTITIONED BY (p STRING) "
+    "SKEWED BY (a) ON (1, 2) STORED AS DIRECTORIES",
+    "CREATE TABLE IF NOT EXISTS flat (a INT)",
+    "DROP TABLE IF EXISTS nosuch",
+    "CREATE DATABASE IF NOT EXISTS db2 COMMENT 'x'",
+    "DROP DATABASE IF EXISTS db3 CASCADE",
+    "USE default",
+    "ALTER TABLE sales ADD IF NOT EXISTS PARTITION (ds='d9')",
+    "ALTER TABLE sales DROP IF EXISTS PARTITION (ds='d8')",
+    "ALTER TABLE sales SKEWED BY (x) ON (1, 2) STORED AS DIRECTORIES",
+    "ALTER TABLE sales SET SKEWED LOCATION (1='hot')",
+    "ALTER TABLE sales NOT SKEWED",
+    "DESCRIBE FORMATTED sales PARTITION (ds='d1') x",
+    "DESCRIBE sales",
+    "SHOW PARTITIONS sales PARTITION (ds='d1')",
+    "SHOW TABLES IN default",
+    "SET hive.txn.timeout = 300",
+    "SET metastore.retrieval.retry_attempts = 2",
+    "SELECT count(*), min(x), max(x) FROM sales WHERE ds = 'd1'",
+    "SELECT x, note FROM sales WHERE x > 1 AND note IS NOT NULL",
+]
+
+ODD_TOKENS = st.sampled_from([
+    "(", ")", ",", ";", "=", "'", "`", "--", "/*", "*/", "\"", ".", "*", "-", "0", "-1", "1e400", "NULL",
+    "PARTITION", "COLUMNS", "FOR", "TABLE", "ANALYZE", "COMPUTE", "STATISTICS", "LEVEL", "SAMPLE", "PERCENT",
+    "'ds=x/y'", "`we ird`", "'%2F'", "'ünï'", "`ünï`", "'a''b'", "nosuch", "ds", "x", "DECIMAL(38,18)",
+    "'" + "z" * 10_000 + "'", "`" + "q" * 300 + "`",
+])
+RANDOM_NAMES = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12)
+TOKEN = re.compile(r"'(?:[^']|'')*'|`[^`]*`|\w+|\S")
+
+
+@st.composite
+def mutated_statements(draw) -> str:
+    tokens = TOKEN.findall(draw(st.sampled_from(STATEMENTS)))
+    for _ in range(draw(st.integers(1, 3))):
+        what = draw(st.sampled_from(["delete", "insert", "swap", "replace", "name"]))
+        i = draw(st.integers(0, len(tokens) - 1))
+        if what == "delete" and len(tokens) > 1:
+            del tokens[i]
+        elif what == "insert":
+            tokens.insert(i, draw(ODD_TOKENS))
+        elif what == "swap":
+            j = draw(st.integers(0, len(tokens) - 1))
+            tokens[i], tokens[j] = tokens[j], tokens[i]
+        elif what == "replace":
+            tokens[i] = draw(ODD_TOKENS)
+        else:  # a random identifier, quoted or not
+            name = draw(RANDOM_NAMES)
+            tokens[i] = draw(st.sampled_from([name, "`" + name.replace("`", "") + "`",
+                                              "'" + name.replace("'", "''") + "'"]))
+    return " ".join(tokens)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, spark):
+    """A lab folder to copy: sales (partitioned, analyzed), flat (unpartitioned), ext (external)."""
+    home = tmp_path_factory.mktemp("contract") / "template"
+    lab = Lab(home=str(home), spark=spark)
+    lab.sql("CREATE TABLE sales (id BIGINT, x INT, note STRING) PARTITIONED BY (ds STRING)")
+    lab.write("sales", pd.DataFrame({"id": [1, 2, 3], "x": pd.array([1, None, 3], dtype="Int32"),
+                                     "note": ["a", None, "c"]}), partition={"ds": "d1"})
+    lab.sql("ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, note")
+    lab.sql("CREATE TABLE flat (a INT)")
+    external = home / "outside"
+    os.makedirs(external / "k=1")
+    pq.write_table(pa.table({"v": [1, 2]}), external / "k=1" / "part-0.parquet")
+    lab.register_external("ext", str(external))
+    lab.close()
+    return home
+
+
+@pytest.fixture
+def fresh(template, tmp_path_factory, spark):
+    """A function that gives a new lab on a copy of the template."""
+    root = tmp_path_factory.mktemp("examples")
+    count = iter(range(10**9))
+    opened: list[Lab] = []
+
+    def make() -> Lab:
+        home = root / f"ex{next(count)}"
+        shutil.copytree(template, home)
+        # the copy's locations still point into the template: point them into the copy
+        conn = sqlite3.connect(home / "metastore.db")
+        with conn:
+            conn.execute("UPDATE SDS SET LOCATION = replace(LOCATION, ?, ?)", (str(template), str(home)))
+            conn.execute("UPDATE DBS SET DB_LOCATION_URI = replace(DB_LOCATION_URI, ?, ?)", (str(template), str(home)))
+        conn.close()
+        lab = Lab(home=str(home), spark=spark)
+        opened.append(lab)
+        return lab
+
+    yield make
+    for lab in opened:
+        lab.close()
+
+
+def metastore_dump(lab: Lab) -> list[str]:
+    conn = sqlite3.connect(lab.metastore.path)
+    try:
+        return [line for line in conn.iterdump() if not any(f'"{t}"' in line.split("VALUES")[0] for t in TXN_TABLES)]
+    finally:
+        conn.close()
+
+
+def warehouse_listing(lab: Lab) -> list[tuple[str, int]]:
+    out = []
+    for root, _dirs, files in os.walk(lab.home):
+        for name in files:
+            if name.startswith("metastore.db"):
+                continue
+            path = os.path.join(root, name)
+            out.append((os.path.relpath(path, lab.home), os.path.getsize(path)))
+    return sorted(out)
+
+
+def _names_input(exc: ColstatsError, text: str) -> bool:
+    """The message points at the input: a caret within it, or one of its words."""
+    if isinstance(exc, ParseError):
+        return exc.sql == text and 0 <= exc.position <= len(text) and exc.excerpt in text
+    message = str(exc).lower()
+    words = {w.strip("`'\"").lower() for w in TOKEN.findall(text)}
+    return any(len(w) > 0 and w in message for w in words if w.strip())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(text=mutated_statements())
+def test_mutated_statements_raise_only_our_errors_and_change_nothing(fresh, text):
+    lab = fresh()
+    before, files_before = metastore_dump(lab), warehouse_listing(lab)
+    try:
+        lab.sql(text)
+    except ColstatsError as exc:
+        assert _names_input(exc, text), f"{type(exc).__name__}: {exc} does not name anything in {text!r}"
+        assert metastore_dump(lab) == before, f"{text!r} failed but changed the metastore"
+        assert warehouse_listing(lab) == files_before, f"{text!r} failed but changed the warehouse"
+        assert not [t for t in lab.metastore._conn.execute("SELECT TXN_ID FROM TXNS WHERE TXN_STATE = 'o'")], \
+            f"{text!r} failed and left its transaction open"
+
+
+MAGIC_WORDS = st.sampled_from(["sales.x", "sales.note", "flat.a", "sales", "nosuch.x", "sales.x,note", "ext.v",
+                               "--top", "--partition", "--mode", "--min-share", "--lab", "lab", "exact", "approx",
+                               "-3", "0", "2", "1.5", "ds=d1", "ds=zzz", "'", '"', "`", "--", "ünï", "SELECT",
+                               "*", "FROM", "WHERE", "x", ">", "=", "'d1'", "ds"])
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(magic=st.sampled_from(["skew", "explain"]), words=st.lists(MAGIC_WORDS, min_size=0, max_size=6))
+def test_magic_argument_lines_fail_as_one_usage_line(fresh, magic, words):
+    lab = fresh()
+    shell = InteractiveShell.instance()
+    shell.user_ns["lab"] = lab
+    shell.run_line_magic("load_ext", "colstats_lab")
+    line = " ".join(words)
+    before = metastore_dump(lab)
+    with capture_output():
+        try:
+            shell.run_line_magic(magic, line)
+        except UsageError as exc:
+            assert str(exc).strip() and "Traceback" not in str(exc)
+            assert metastore_dump(lab) == before
+
+
+def test_every_error_the_package_defines_is_in_the_family():
+    found = []
+    for module_name in list(__import__("sys").modules):
+        if not module_name.startswith("colstats_lab"):
+            continue
+        for _, cls in inspect.getmembers(__import__("sys").modules[module_name], inspect.isclass):
+            if issubclass(cls, Exception) and cls.__module__.startswith("colstats_lab") and \
+                    not cls.__name__.startswith("_"):
+                found.append(cls)
+    assert {c.__name__ for c in found} >= {"ColstatsError", "ParseError", "QueryError", "MetastoreError",
+                                            "NoSuchObjectException", "InvalidInputException", "UnsupportedCatalog"}
+    assert [c for c in found if not issubclass(c, ColstatsError)] == []
+    assert colstats_lab.ColstatsError is ColstatsError
+
+
+def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
+    lab = fresh()
+    with pytest.raises(colstats_lab.QueryError, match="nosuchcol") as caught:
+        lab.sql("SELECT nosuchcol FROM sales")
+    assert caught.value.error_class and "\n" not in str(caught.value)
+    assert "colstats__" not in str(caught.value)  # the lab's view names stay out of the message
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda lab: lab.skew("sales", "x", k=0), "k takes a whole number of at least 1, not 0"),
+    (lambda lab: lab.skew("sales", "x", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
+    (lambda lab: lab.skew("sales", "x", partition={"dz": "d1"}), "does not name the keys of default.sales"),
+    (lambda lab: lab.skew("sales", []), "skew takes one or more column names"),
+    (lambda lab: lab.set("hive.txn.timeout", "soon"), "hive.txn.timeout takes a number of seconds, not 'soon'"),
+    (lambda lab: lab.set("hive.txn.heartbeat.interval", -1), "positive number of seconds"),
+    (lambda lab: lab.explain("SELECT * FROM sales WHERE x >"), "line 1"),
+    (lambda lab: lab.explain("SELECT * FROM sales JOIN flat"), "explain takes a SELECT over one lab table"),
+    (lambda lab: lab.write("sales", [1, 2]), "write takes a Spark or pandas DataFrame, not list"),
+    (lambda lab: lab.write("sales", pd.DataFrame({"id": [1]}), partition={"ds": "d2"}), "no column x"),
+    (lambda lab: lab.write("ext", pd.DataFrame({"v": [1]})), "default.ext is external"),
+    (lambda lab: lab.write("sales", pd.DataFrame({"id": ["a"], "x": [1], "note": ["n"]}), partition={"ds": "d2"}),
+     "cannot write the data into default.sales: [CAST_INVALID_INPUT] The value 'a'"),
+    (lambda lab: lab.relayout("flat"), "default.flat is not partitioned"),
+    (lambda lab: lab.relayout("sales", "ds=nope"), "partition ds=nope of default.sales does not exist"),
+    (lambda lab: lab.register_external("again", "/nonexistent/dir"), "no data files under /nonexistent/dir"),
+    (lambda lab: lab.register_external("again", "/tmp", format="csv"), "only parquet files can be registered"),
+    (lambda lab: lab.metadata("sales"), "has no metadata"),
+    (lambda lab: lab.view("nosuchview"), "no view named 'nosuchview'"),
+    (lambda lab: lab.view_stats("sales", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
+    (lambda lab: lab.view_skew("sales", "x", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
+    (lambda lab: lab.metastore.get_partitions_by_filter("default", "sales", "ds >"), "does not parse"),
+    (lambda lab: lab.metastore.get_table_column_statistics("default", "sales", "nosuch"), "nosuch"),
+    (lambda lab: lab.export_spark_stats("sales", "default.nosuch_in_spark"), "nosuch_in_spark"),
+    (lambda lab: lab.import_spark_stats("default.nosuch_in_spark"), "nosuch_in_spark"),
+])
+def test_public_entry_points_raise_only_our_errors(fresh, call, named):
+    lab = fresh()
+    before, files_before = metastore_dump(lab), warehouse_listing(lab)
+    with pytest.raises(ColstatsError) as caught:
+        call(lab)
+    assert named in str(caught.value)
+    assert metastore_dump(lab) == before and warehouse_listing(lab) == files_before
+
+
+def test_a_bad_file_in_an_external_directory_is_named(fresh, tmp_path):
+    lab = fresh()
+    root = tmp_path / "junk"
+    os.makedirs(root)
+    (root / "data.parquet").write_text("not parquet at all")
+    with pytest.raises(ColstatsError, match="data.parquet"):
+        lab.register_external("junk", str(root))
+    assert not lab.metastore.table_exists("default", "junk")
