@@ -1,12 +1,22 @@
 """Queries answered from statistics against the same queries run by Spark, and the cost of
 gathering statistics during a write against a plain write, on the same data in the same run.
 
-    .venv/bin/python bench/answers_from_stats.py [--rows 10000000] [--partitions 30] [--runs 5]
+    .venv/bin/python bench/answers_from_stats.py [--rows 10000000] [--partitions 30] [--runs 5] [--external-only]
+
+External tables: another job may change their files at any time, so statistics answer only after a
+listing of the partitions asked about shows the files ANALYZE read. The last section measures that
+listing (and the answer that includes it) for 30 and 3,000 partitions, against Spark running the query.
 """
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+
 import pandas as pd
-from common import DDL, bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib
+import pyarrow as pa
+import pyarrow.parquet as pq
+from common import DDL, bench_lab, bench_table, median_of, peak_rss_mib
 
 QUERIES = [
     "SELECT count(*) FROM bench",
@@ -16,8 +26,27 @@ QUERIES = [
 
 
 def main() -> None:
-    args = bench_arguments(runs=5)
+    args = _arguments()
     lab = bench_lab(fresh=True)
+    if not args.external_only:
+        managed(lab, args)
+    for partitions in (30, 3000):
+        external_listing(lab, partitions, args.runs)
+    print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
+
+
+def _arguments():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--partitions", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--external-only", action="store_true")
+    return parser.parse_args()
+
+
+def managed(lab, args) -> None:
     source = bench_table(lab, args.rows, args.partitions)
     lab.sql("ANALYZE TABLE bench COMPUTE STATISTICS FOR ALL COLUMNS")
     print(f"table: {args.rows:,} rows, {args.partitions} partitions")
@@ -62,8 +91,46 @@ def main() -> None:
     gathered, _ = median_of(args.runs, lambda: write(True, gather_slot))
     print(f"write of {day_rows:,} rows into one partition: plain {plain:.2f} s, with statistics gathered "
           f"{gathered:.2f} s, overhead ratio {gathered / plain:.2f}")
-    print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
+
+
+def external_listing(lab, partitions: int, runs: int) -> None:
+    """An external table of `partitions` directories (two small files each, written by pyarrow as
+    another job would), analyzed once; then the cost of proving its statistics fresh."""
+    name = f"ext{partitions}"
+    root = os.path.join(lab.home, name)
+    shutil.rmtree(root, ignore_errors=True)
+    for k in range(partitions):
+        os.makedirs(os.path.join(root, f"k={k}"))
+        for part in range(2):
+            pq.write_table(pa.table({"v": list(range(k, k + 50))}), os.path.join(root, f"k={k}", f"part-{part}.parquet"))
+    lab.register_external(name, root)
+    lab.sql(f"ANALYZE TABLE {name} PARTITION (k) COMPUTE STATISTICS FOR COLUMNS v")
+    table = lab.metastore.get_table("default", name)
+    parts = lab.metastore.get_partitions("default", name)
+    locations = {p.partName: p.location for p in parts}
+    assert lab.metastore.external_file_changes(table, locations) == {}
+    listing, _ = median_of(runs, lambda: lab.metastore.external_file_changes(table, locations))
+    print(f"external table, {partitions} partitions x 2 files: listing every partition "
+          f"{listing * 1000:.1f} ms ({listing / partitions * 1e6:.0f} us per partition)")
+    for query in (f"SELECT count(*), min(v), max(v) FROM {name}", f"SELECT count(*), max(v) FROM {name} WHERE k = 7"):
+        stats_result = lab.sql(query)
+        assert stats_result.answered_from == "stats", stats_result.reason
+        ours, _ = median_of(runs, lambda: lab.sql(query))
+        lab.set("hive.compute.query.using.stats", False)
+        try:
+            scanned = lab.sql(query)
+            assert scanned.df.iloc[0].tolist() == stats_result.df.iloc[0].tolist()
+            theirs, _ = median_of(runs, lambda: lab.sql(query))
+        finally:
+            lab.set("hive.compute.query.using.stats", True)
+        print(f"  {query}\n    from stats, listing included {ours * 1000:.1f} ms, Spark {theirs * 1000:.0f} ms, "
+              f"ratio {ours / theirs:.4f}")
+    # the check that catches another job's file
+    pq.write_table(pa.table({"v": [10_000]}), os.path.join(root, "k=7", "late.parquet"))
+    late = lab.sql(f"SELECT max(v) FROM {name} WHERE k = 7")
+    assert late.answered_from == "scan" and late.df.iloc[0, 0] == 10_000, late.reason
+    print(f"  after another job adds a file to k=7: {late.reason}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -72,13 +72,12 @@ def cmd_dashboard(args) -> int:
 
 
 def cmd_sql(args) -> int:
-    from .metastore import MetastoreError
-    from .sql import ParseError
+    from .errors import ColstatsError
 
     lab = _lab(args.home)
     try:
         print(lab.sql(args.statement))
-    except (ParseError, MetastoreError) as exc:
+    except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from ..coltypes import parse_type
+from ..errors import ColstatsError
 from . import format as fmt
 from .skew_view import SkewView
 from .stats_view import StatsView
@@ -25,9 +26,16 @@ class Dashboard(widgets.VBox):
         self.stats_area = widgets.VBox()
         self.skew_area = widgets.VBox()
         self.status = widgets.HTML("" if tables else "No tables yet: run `make dashboard` to build the demo.")
-        self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
-        self.column.observe(lambda change: self.show_skew(change["new"]), names="value")
+        self.picker.observe(lambda change: self._shown(self.show_table, change["new"]), names="value")
+        self.column.observe(lambda change: self._shown(self.show_skew, change["new"]), names="value")
         super().__init__([self.title, self.picker, self.status, self.stats_area, self.column, self.skew_area])
+
+    def _shown(self, show, value) -> None:
+        """A viewer sees a refused request as one line, never a traceback."""
+        try:
+            show(value)
+        except ColstatsError as exc:
+            self.status.value = f'<span style="color: #c62828">{fmt.escape(str(exc))}</span>'
 
     def show_table(self, table: str | None) -> None:
         if not table:
