@@ -109,6 +109,8 @@ class Lab:
         is wrong; each statement commits in one metastore transaction or not at all. With `txn`,
         statements read its snapshot and their statistics are stored when it commits.
         """
+        if not isinstance(text, str):
+            raise InvalidInputException(f"lab.sql takes the text of statements, not {type(text).__name__}")
         result = None
         for stmt in parse(text):
             result = execute(self, stmt, txn)
@@ -270,6 +272,8 @@ class Lab:
         and the bytes of every segment, partition, list-bucketing directory, file and row group, from
         partition values, stored table metadata (`metastore.*` options) and Parquet footers; no
         Spark job runs."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputException(f"explain takes the text of a SELECT over one lab table, not {query!r}")
         tree = parse_query(query)
         found = single_table_where(tree)
         if found is None:

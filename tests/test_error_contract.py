@@ -249,6 +249,13 @@ def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
     (lambda lab: lab.view_skew("sales", "x", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
     (lambda lab: lab.metastore.get_partitions_by_filter("default", "sales", "ds >"), "does not parse"),
     (lambda lab: lab.metastore.get_table_column_statistics("default", "sales", "nosuch"), "nosuch"),
+    (lambda lab: lab.metastore.update_table_column_statistics("x"), "expected a ColumnStatistics"),
+    (lambda lab: lab.metastore.get_partition("default", "sales", "no-equals"), "no-equals"),
+    (lambda lab: lab.table("sales", snapshot=__import__("colstats_lab").metastore.ValidWriteIdList.parse("t:a:b:c:d")),
+     "not a ValidWriteIdList: 't:a:b:c:d'"),
+    (lambda lab: lab.sql(None), "lab.sql takes the text of statements, not NoneType"),
+    (lambda lab: lab.sql("SELECT nosuchcol FROM sales"), "nosuchcol"),
+    (lambda lab: lab.sql("SELECT * FROM sales WHERE x >"), "line 1"),
     (lambda lab: lab.export_spark_stats("sales", "default.nosuch_in_spark"), "nosuch_in_spark"),
     (lambda lab: lab.import_spark_stats("default.nosuch_in_spark"), "nosuch_in_spark"),
 ])

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type
+from .exceptions import InvalidObjectException
 from .names import escape_path_name, make_part_name
 
 _EPOCH = dt.date(1970, 1, 1)
@@ -159,14 +160,14 @@ class ColumnStatisticsData:
     def __post_init__(self):
         set_members = [m for m in _UNION_MEMBERS if getattr(self, m) is not None]
         if len(set_members) != 1:
-            raise ValueError(f"ColumnStatisticsData is a union: exactly one member must be set, got {set_members}")
+            raise InvalidObjectException(f"ColumnStatisticsData is a union: exactly one member must be set, got {set_members}")
         self._kind = _KIND_OF_MEMBER[set_members[0]]
 
     @classmethod
     def of(cls, stats) -> "ColumnStatisticsData":
         kind = _KIND_OF_CLASS.get(type(stats))
         if kind is None:
-            raise TypeError(f"not a column stats struct: {type(stats).__name__}")
+            raise InvalidObjectException(f"not a column stats struct: {type(stats).__name__}")
         return cls(**{kind.value: stats})
 
     @property
@@ -188,7 +189,7 @@ class ColumnStatisticsObj:
     def __post_init__(self):
         expected = parse_type(self.colType).stats_kind
         if expected is not None and self.statsData.kind is not expected:
-            raise ValueError(f"column {self.colName} of type {self.colType} cannot carry {self.statsData.kind.value}")
+            raise InvalidObjectException(f"column {self.colName} of type {self.colType} cannot carry {self.statsData.kind.value}")
 
 
 @dataclass

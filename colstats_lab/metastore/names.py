@@ -6,6 +6,8 @@ control characters, `"#%'*/:=?\\{[]^` and DEL become `%XX`; a null or empty valu
 """
 from __future__ import annotations
 
+from .exceptions import InvalidInputException
+
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 
 _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 0x20)}
@@ -34,7 +36,7 @@ def _is_hex(pair: str) -> bool:
 def make_part_name(keys: list[str], values: list[str | None]) -> str:
     """`ds=2026-11-21/hr=11` from keys and their values in key order."""
     if len(keys) != len(values):
-        raise ValueError(f"{len(keys)} partition keys but {len(values)} values")
+        raise InvalidInputException(f"{len(keys)} partition keys but {len(values)} values")
     return "/".join(
         f"{escape_path_name(k)}={DEFAULT_PARTITION_NAME if v is None or v == '' else escape_path_name(v)}"
         for k, v in zip(keys, values)
@@ -47,7 +49,7 @@ def parse_part_name(name: str) -> list[tuple[str, str | None]]:
     for fragment in name.split("/"):
         key, sep, value = fragment.partition("=")
         if not sep or not key:
-            raise ValueError(f"malformed partition name {name!r}: {fragment!r} is not key=value")
+            raise InvalidInputException(f"malformed partition name {name!r}: {fragment!r} is not key=value")
         raw = unescape_path_name(value)
         pairs.append((unescape_path_name(key), None if value == DEFAULT_PARTITION_NAME else raw))
     return pairs

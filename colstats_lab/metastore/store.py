@@ -610,7 +610,7 @@ class Metastore:
         a partition-level desc or a malformed object, InvalidObjectException for stats whose type
         does not match the column's.
         """
-        desc = stats.statsDesc
+        desc = _checked_stats(stats).statsDesc
         if not desc.isTblLevel:
             raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
         with self.transaction() as conn:
@@ -629,7 +629,7 @@ class Metastore:
         """Stores many partitions' statistics in one transaction (Hive's SetPartitionsStatsRequest)."""
         by_table: dict[tuple[str, str], list[ColumnStatistics]] = {}
         for stats in stats_list:
-            desc = stats.statsDesc
+            desc = _checked_stats(stats).statsDesc
             if desc.isTblLevel or not desc.partName:
                 raise InvalidInputException("partition statistics need isTblLevel false and a partName")
             by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
@@ -1111,6 +1111,12 @@ def _alive(pid: int | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _checked_stats(stats) -> ColumnStatistics:
+    if not isinstance(stats, ColumnStatistics) or not all(isinstance(o, ColumnStatisticsObj) for o in stats.statsObj):
+        raise InvalidInputException(f"expected a ColumnStatistics of ColumnStatisticsObj, not {type(stats).__name__}")
+    return stats
 
 
 def _check_name(name: str, what: str) -> str:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .exceptions import InvalidInputException
+
 NO_OPEN_WRITE = 9223372036854775807  # Long.MAX_VALUE, Hive's minOpenWriteId when nothing is open
 
 
@@ -38,10 +40,13 @@ class ValidWriteIdList:
     def parse(cls, text: str) -> "ValidWriteIdList":
         parts = text.rsplit(":", 4)
         if len(parts) != 5:
-            raise ValueError(f"not a ValidWriteIdList: {text!r}")
+            raise InvalidInputException(f"not a ValidWriteIdList: {text!r}")
         name, hwm, _min_open, open_ids, aborted = parts
 
         def ids(chunk: str) -> frozenset[int]:
             return frozenset(int(i) for i in chunk.split(",") if i)
 
-        return cls(name, int(hwm), ids(open_ids), ids(aborted))
+        try:
+            return cls(name, int(hwm), ids(open_ids), ids(aborted))
+        except ValueError:
+            raise InvalidInputException(f"not a ValidWriteIdList: {text!r}") from None
