@@ -1,8 +1,15 @@
 """COLUMN_STATS_ACCURATE, the parameter Hive keeps on tables and partitions.
 
-`{"BASIC_STATS":"true","COLUMN_STATS":{"key":"true","value":"true"}}`: values are the string
-"true", column names lower-case and sorted, an empty COLUMN_STATS left out, and basic stats
-that are not accurate remove the whole key, column flags included.
+`{"BASIC_STATS":"true","COLUMN_STATS":{"key":"true","value":"true"}}`, read and written as Hive's
+`StatsSetupConst` does:
+- a value is true when its text is "true" in any case (Java's `Boolean.valueOf`);
+- a parameter that is not a JSON object is Hive's legacy form: "true" (any case) means basic
+  statistics accurate and no column flags, anything else nothing accurate;
+- column flags are kept whether or not BASIC_STATS is set (Hive reads them apart), but this lab
+  uses a column's statistics only when the basic statistics are accurate too;
+- written with BASIC_STATS first, column names lower-case in Java's String order (UTF-16 code
+  units), non-ASCII names as they are (Jackson does not escape them), an empty COLUMN_STATS left out,
+  and no parameter at all when nothing is accurate.
 """
 from __future__ import annotations
 
@@ -10,6 +17,14 @@ import json
 from dataclasses import dataclass, field
 
 PARAM = "COLUMN_STATS_ACCURATE"
+
+
+def _is_true(value) -> bool:
+    return str(value).strip().lower() == "true"
+
+
+def _java_order(name: str) -> bytes:
+    return name.encode("utf-16-be")
 
 
 @dataclass
@@ -24,10 +39,12 @@ class StatsAccuracy:
         try:
             doc = json.loads(text)
         except ValueError:
-            return cls()
-        basic = str(doc.get("BASIC_STATS", "")).lower() == "true"
-        columns = {c.lower() for c, v in (doc.get("COLUMN_STATS") or {}).items() if str(v).lower() == "true"}
-        return cls(basic, columns if basic else set())
+            doc = None
+        if not isinstance(doc, dict):  # Hive's legacy value
+            return cls(basic=_is_true(text))
+        flags = doc.get("COLUMN_STATS")
+        columns = {str(c).lower() for c, v in flags.items() if _is_true(v)} if isinstance(flags, dict) else set()
+        return cls(_is_true(doc.get("BASIC_STATS")), columns)
 
     def to_param(self) -> str | None:
         """The parameter's text, or None when the key should be removed."""
@@ -35,5 +52,5 @@ class StatsAccuracy:
             return None
         doc: dict = {"BASIC_STATS": "true"}
         if self.columns:
-            doc["COLUMN_STATS"] = {c: "true" for c in sorted(self.columns)}
-        return json.dumps(doc, separators=(",", ":"))
+            doc["COLUMN_STATS"] = {c: "true" for c in sorted(self.columns, key=_java_order)}
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)

@@ -107,7 +107,7 @@ def _accuracy_text(accuracy: StatsAccuracy, column: str) -> str:
     parts = {"BASIC_STATS": "true" if accuracy.basic else "false"}
     if accuracy.basic:
         parts["COLUMN_STATS"] = {column: "true" if column in accuracy.columns else "false"}
-    return json.dumps(parts, separators=(",", ":"))
+    return json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
 
 
 def _stats_rows(stats: ColumnStatistics, name: str) -> dict[str, str]:

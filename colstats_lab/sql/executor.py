@@ -13,7 +13,8 @@ from sqlglot import exp
 
 from ..analyze import run_analyze, run_refresh_metadata
 from ..errors import parse_sql, spark_errors
-from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
+from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
+                         Partition, StatsAccuracy, Table)
 from ..pruning import answer_from_stats, plan_with_metadata, single_table_where
 from ..stats import merge_table_level
 from ..tables import read_snapshot
@@ -66,10 +67,11 @@ def _use(lab: "Lab", stmt: st.UseDatabase) -> Result:
 def _create_table(lab: "Lab", stmt: st.CreateTable) -> Result:
     db = _db(lab, stmt.table.db)
     location = os.path.join(lab.metastore.get_database_location(db), stmt.table.name)
+    # Hive's setStatsStateForCreateTable: a new table holds no rows, so its statistics (zeros) are
+    # accurate, basic and of every column alike
     table = Table(db, stmt.table.name, stmt.columns, stmt.partition_keys, location=location, comment=stmt.comment,
                   parameters={"transactional": "true", "transactional_properties": "insert_only",
-                              "numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0",
-                              "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+                              **_EMPTY_STATS, COLUMN_STATS_ACCURATE: _all_accurate(stmt.columns)})
     if stmt.partition_keys:
         table.parameters["numPartitions"] = "0"
     if stmt.skew is not None:
@@ -81,6 +83,13 @@ def _create_table(lab: "Lab", stmt: st.CreateTable) -> Result:
     if created:
         os.makedirs(location, exist_ok=True)
     return Result(stmt, message=f"Table {db}.{stmt.table.name} " + ("created." if created else "already exists."))
+
+
+_EMPTY_STATS = {"numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0"}
+
+
+def _all_accurate(columns: list[FieldSchema]) -> str | None:
+    return StatsAccuracy(True, {c.name for c in columns}).to_param()
 
 
 def _drop_table(lab: "Lab", stmt: st.DropTable) -> Result:
@@ -104,10 +113,11 @@ def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
         missing = [k for k in table.partition_key_names if k not in values]
         if missing:
             raise InvalidInputException(f"ADD PARTITION needs a value for {', '.join(missing)}")
+        # an added partition of a managed table is empty: accurate as a new table (setStatsStateForCreateTable);
+        # an external one's directory may hold files no ANALYZE has read
+        flags = {COLUMN_STATS_ACCURATE: _all_accurate(table.cols)} if table.tableType == "MANAGED_TABLE" else {}
         part = Partition(table.dbName, table.tableName, [values[k] for k in table.partition_key_names],
-                         keys=table.partition_key_names,
-                         parameters={"numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0",
-                                     "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+                         keys=table.partition_key_names, parameters={**_EMPTY_STATS, **flags})
         part.location = os.path.join(table.location, part.partName)
         if table.storedAsSubDirectories:
             check_partition_values(table, part.values)
