@@ -1,5 +1,5 @@
-"""Hive's rules where Hive's names appear (the fidelity issue), one test per rule, each docstring
-stating what Hive does."""
+"""Hive's (and Drill's) rules where their names appear (the fidelity issue), one test per rule, each
+docstring stating what the seed system does."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,10 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore import COLUMN_STATS_ACCURATE, StatsAccuracy
+from colstats_lab.files import list_data_files
+from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc,
+                                    ColumnStatisticsObj, InvalidInputException, LongColumnStatsData, MetaException,
+                                    StatsAccuracy)
 
 
 @pytest.mark.parametrize("text, basic, columns", [
@@ -76,3 +79,119 @@ def test_a_new_table_and_an_added_partition_have_accurate_empty_statistics(lab):
     assert flags.basic and flags.columns == set()
     answer = lab.sql("SELECT count(*), max(a) FROM fresh")
     assert answer.answered_from == "scan" and answer.df.iloc[0].tolist() == [1, 5]
+
+
+def _forged(part_name: str | None, low: int, high: int) -> ColumnStatistics:
+    desc = ColumnStatisticsDesc(part_name is None, "default", "tx", part_name)
+    return ColumnStatistics(desc, [ColumnStatisticsObj("v", "int", ColumnStatisticsData.of(
+        LongColumnStatsData(low, high, 0, 3)))])
+
+
+@pytest.fixture
+def tx(lab):
+    lab.sql("CREATE TABLE tx (v INT) PARTITIONED BY (ds STRING)")
+    lab.write("tx", pd.DataFrame({"v": [1, 2, 3]}), partition={"ds": "p"})
+    lab.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")
+    return lab
+
+
+def test_a_transactional_tables_statistics_change_only_with_the_write_state(tx):
+    """Hive's ObjectStore.verifyStatsChangeCtx: an update of a transactional table's column statistics
+    without the writer's write ID and ValidWriteIdList is refused ("Cannot change stats state for a
+    transactional table ... without providing the transactional write state for verification"), by
+    every form of the API."""
+    for update in (lambda: tx.metastore.update_partition_column_statistics(_forged("ds=p", -999, 999)),
+                   lambda: tx.metastore.set_aggr_stats_for([_forged("ds=p", -999, 999)]),
+                   lambda: tx.metastore.update_table_column_statistics(_forged(None, -999, 999))):
+        with pytest.raises(MetaException, match="Cannot change stats state for a transactional table default.tx "
+                                                "without providing the transactional write state for verification"):
+            update()
+    stats = tx.metastore.get_partition_column_statistics("default", "tx", "ds=p", "v")
+    assert stats.isStatsCompliant and stats.obj("v").statsData.longStats.highValue == 3
+    answer = tx.sql("SELECT min(v), max(v) FROM tx")
+    assert answer.answered_from == "stats" and answer.df.iloc[0].tolist() == [1, 3]
+
+
+def test_a_writer_that_cannot_see_the_current_statistics_stores_them_not_accurate(tx):
+    """HIVE-19416's writer rule through the API: with a write state whose snapshot does not include
+    the current statistics' writer, the figures are stored and the column's flag is removed in the
+    same call, so they are never used; a writer that sees it stores them accurate."""
+    txn = tx.transaction()
+    table = tx.metastore.get_table("default", "tx")
+    snapshot, write_id = txn.snapshot(table), txn.write_id(table)
+    tx.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")  # commits after txn began
+    assert tx.metastore.update_partition_column_statistics(_forged("ds=p", -999, 999), write_id, snapshot) is False
+    txn.abort()
+    flags = StatsAccuracy.parse(tx.metastore.get_partition("default", "tx", "ds=p").parameters[COLUMN_STATS_ACCURATE])
+    assert "v" not in flags.columns
+    answer = tx.sql("SELECT max(v) FROM tx")
+    assert answer.answered_from == "scan" and answer.df.iloc[0, 0] == 3
+    with tx.transaction() as current:
+        ok = tx.metastore.update_partition_column_statistics(_forged("ds=p", 1, 3), current.write_id(table),
+                                                              current.snapshot(table))
+    assert ok is True and tx.sql("SELECT max(v) FROM tx").answered_from == "stats"
+
+
+def test_deleting_statistics_clears_the_columns_flag(tx):
+    """Hive's deleteColumnStatistics removes the column from COLUMN_STATS_ACCURATE
+    (StatsSetupConst.removeColumnStatsState)."""
+    tx.metastore.delete_partition_column_statistics("default", "tx", "ds=p", "v")
+    flags = StatsAccuracy.parse(tx.metastore.get_partition("default", "tx", "ds=p").parameters[COLUMN_STATS_ACCURATE])
+    assert flags.basic and "v" not in flags.columns
+    answer = tx.sql("SELECT count(*), max(v) FROM tx")
+    assert answer.answered_from == "scan" and answer.df.iloc[0].tolist() == [3, 3]
+
+
+def test_noscan_analyze_takes_a_write_id(tx):
+    """Hive's ANALYZE ... NOSCAN of a transactional table changes numFiles and totalSize under a write ID
+    of its own, like every change of a transactional table's statistics."""
+    before = tx.metastore.get_partition("default", "tx", "ds=p").writeId
+    tx.sql("ANALYZE TABLE tx PARTITION (ds='p') COMPUTE STATISTICS NOSCAN")
+    after = tx.metastore.get_partition("default", "tx", "ds=p")
+    assert after.writeId > before
+    assert after.parameters["numFiles"] == str(len(list_data_files(after.location)))  # one write: all its files
+    assert tx.sql("SELECT count(*), max(v) FROM tx").answered_from == "stats"
+
+
+def test_the_reader_rule_applies_wherever_the_flag_is_shown(tx):
+    """Hive's getTable/getPartitions with a validWriteIdList leave COLUMN_STATS_ACCURATE out when the
+    statistics' writer is not valid in the reader's snapshot, and when transactional statistics are
+    off (hive.txn.stats.enabled=false); DESCRIBE shows what the reader may use."""
+    old = tx.snapshot("tx")
+    tx.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")  # a writer the old snapshot misses
+    stale = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=old)[0]
+    assert COLUMN_STATS_ACCURATE not in stale.parameters
+    current = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.snapshot("tx"))[0]
+    assert StatsAccuracy.parse(current.parameters[COLUMN_STATS_ACCURATE]).columns == {"v"}
+    assert COLUMN_STATS_ACCURATE in tx.metastore.get_partition("default", "tx", "ds=p").parameters  # as stored
+    tx.set("hive.txn.stats.enabled", False)
+    off = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.snapshot("tx"))[0]
+    assert COLUMN_STATS_ACCURATE not in off.parameters
+    described = tx.sql("DESCRIBE FORMATTED tx PARTITION (ds='p')").df
+    assert COLUMN_STATS_ACCURATE not in described["data_type"].tolist()
+    assert ("not accurate: transactional statistics are turned off (hive.txn.stats.enabled=false)"
+            in described["data_type"].tolist())
+    column = tx.sql("DESCRIBE FORMATTED tx PARTITION (ds='p') v").df.set_index("info_name")["info_value"]
+    assert column[COLUMN_STATS_ACCURATE] == '{"BASIC_STATS":"false"}'
+    table_level = tx.sql("DESCRIBE FORMATTED tx v").df.set_index("info_name")["info_value"]
+    assert json.loads(table_level[COLUMN_STATS_ACCURATE]) == {"BASIC_STATS": "true", "COLUMN_STATS": {"v": "false"}}
+    tx.set("hive.txn.stats.enabled", True)
+    column = tx.sql("DESCRIBE FORMATTED tx v").df.set_index("info_name")["info_value"]
+    assert json.loads(column[COLUMN_STATS_ACCURATE]) == {"BASIC_STATS": "true", "COLUMN_STATS": {"v": "true"}}
+
+
+def test_drill_answers_an_up_to_date_table_with_ok_false_and_drops_metadata_only_when_enabled(lab):
+    """Drill's MetastoreAnalyzeTableHandler returns ok=false with "Table metadata is up to date, analyze
+    wasn't performed." when nothing changed, and its ANALYZE ... DROP METADATA, like REFRESH METADATA,
+    refuses to run with the metastore disabled."""
+    lab.sql("CREATE TABLE d (a INT)")
+    lab.write("d", pd.DataFrame({"a": [1, 2]}))
+    with pytest.raises(InvalidInputException, match="Metastore is disabled: ANALYZE ... DROP METADATA"):
+        lab.sql("ANALYZE TABLE d DROP METADATA IF EXISTS")
+    lab.set("metastore.enabled", True)
+    first = lab.sql("ANALYZE TABLE d REFRESH METADATA 'FILE' LEVEL")
+    assert first.df.to_dict("records") == [{"ok": True, "summary": "Collected / refreshed metadata for table [default.d]"}]
+    again = lab.sql("ANALYZE TABLE d REFRESH METADATA 'FILE' LEVEL")
+    assert again.df.to_dict("records") == [
+        {"ok": False, "summary": "Table metadata is up to date, analyze wasn't performed."}]
+    assert lab.sql("ANALYZE TABLE d DROP METADATA").message == "Metadata for table [default.d] dropped."

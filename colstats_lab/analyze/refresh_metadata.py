@@ -114,8 +114,9 @@ class RefreshOutcome:
         return text
 
     def to_pandas(self) -> pd.DataFrame:
-        """Drill's result: `ok` and `summary`."""
-        return pd.DataFrame({"ok": [True], "summary": [self.message.split("\n")[0]]})
+        """Drill's result: `ok` and `summary`; Drill answers an up-to-date table with ok false (nothing
+        was analyzed) and its summary."""
+        return pd.DataFrame({"ok": [not self.up_to_date], "summary": [self.message.split("\n")[0]]})
 
 
 def metadata_request(table: Table, stmt: RefreshMetadata, default_level: str) -> tuple[MetadataRequest, list[str]]:

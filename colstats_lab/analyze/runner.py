@@ -98,7 +98,7 @@ def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, curren
     partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
                   if table.is_partitioned else None)
     valid = txn.snapshot(table)
-    write_id = txn.write_id(table) if stmt.mode != "noscan" else None
+    write_id = txn.write_id(table)  # NOSCAN too: it changes numFiles and totalSize
     files = snapshot_files(metastore, table, valid, partitions)
     groups: dict[tuple, GroupStats] = {}
     if stmt.mode != "noscan":
@@ -107,9 +107,8 @@ def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, curren
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped)
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
-    if write_id is not None:
-        metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
-                                     write_id)
+    metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
+                                 write_id)
     txn.on_commit(lambda: _persist(metastore, table, stmt.mode, plans, files, groups, raw_sizes, outcome,
                                    write_id, valid))
     outcome.seconds = time.perf_counter() - started
@@ -126,7 +125,7 @@ def _raw_data_size(files: list[DataFile]) -> int:
 
 
 def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],
-             groups: dict, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int | None,
+             groups: dict, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int,
              valid: ValidWriteIdList) -> None:
     """Stores what the command computed; runs inside the committing metastore transaction. The
     metastore marks statistics not accurate where the partition was written by a write this
@@ -161,19 +160,18 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
             desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName, part.part_name, now)
             stats = ColumnStatistics(desc, group.columns)
             if part.partition is None:
-                metastore.update_table_column_statistics(stats)
+                metastore.update_table_column_statistics(stats, write_id, valid)
             else:
                 partition_stats.append(stats)
     if partition_stats:
-        metastore.set_aggr_stats_for(partition_stats)
+        metastore.set_aggr_stats_for(partition_stats, write_id, valid)
     if table.tableType == "EXTERNAL_TABLE" and mode != "noscan":
         # another job may change these files at any time: readers compare them with a listing
         metastore.record_analyzed_files(table.dbName, table.tableName, {
             p.part_name: [f.state for f in p.files] for p in files if p.partition is None or p.part_name in current})
     if table.is_partitioned:
         metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        if write_id is not None:
-            metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
+        metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
         if plans:
             merge_table_level(metastore, table, [p.name for p in plans], now)
     if mode != "noscan":

@@ -227,8 +227,10 @@ class Metastore:
             (cd_id, input_format, input_format, location),
         ).lastrowid
 
-    def get_table(self, db_name: str, table_name: str) -> Table:
-        """The table; raises NoSuchObjectException naming `db.table`."""
+    def get_table(self, db_name: str, table_name: str, valid_write_ids: ValidWriteIdList | None = None) -> Table:
+        """The table; raises NoSuchObjectException naming `db.table`. With `valid_write_ids` (a reader's
+        snapshot), COLUMN_STATS_ACCURATE is left out where the statistics are not accurate for that
+        reader, as Hive's getTable(..., validWriteIdList) leaves it out."""
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
             cols = [FieldSchema(r["COLUMN_NAME"], r["TYPE_NAME"], r["COMMENT"]) for r in conn.execute(
@@ -239,12 +241,24 @@ class Metastore:
                 (row["TBL_ID"],))]
             params = self._params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"])
             skew, stored = self._read_skews([row["SD_ID"]])[row["SD_ID"]]
-            return Table(
+            table = Table(
                 dbName=db_name.lower(), tableName=row["TBL_NAME"], cols=cols, partitionKeys=keys,
                 location=row["LOCATION"], tableType=row["TBL_TYPE"], inputFormat=row["INPUT_FORMAT"],
                 parameters=params, createTime=row["CREATE_TIME"], writeId=row["WRITE_ID"],
                 comment=params.get("comment"), skewedInfo=skew, storedAsSubDirectories=stored,
             )
+            if valid_write_ids is not None and not table.is_partitioned:
+                self._strip_for_reader(table, [(None, table.parameters, table.writeId, table.location)],
+                                       valid_write_ids)
+            return table
+
+    def _strip_for_reader(self, table: Table, owners: list[tuple], valid: ValidWriteIdList) -> None:
+        """Removes COLUMN_STATS_ACCURATE from the parameters of owners whose statistics are not accurate
+        for a reader with `valid` (the reader rule: Hive strips the flag rather than showing it)."""
+        changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
+        for name, params, write_id, _ in owners:
+            if not self._compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
+                params.pop(ACCURATE_PARAM, None)
 
     def get_tables(self, db_name: str) -> list[str]:
         with self.snapshot() as conn:
@@ -382,8 +396,10 @@ class Metastore:
                 f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
         return parts[0]
 
-    def get_partitions(self, db_name: str, table_name: str, part_names: list[str] | None = None) -> list[Partition]:
-        """Partitions in name order, all of them or those named (unknown names are left out)."""
+    def get_partitions(self, db_name: str, table_name: str, part_names: list[str] | None = None,
+                       valid_write_ids: ValidWriteIdList | None = None) -> list[Partition]:
+        """Partitions in name order, all of them or those named (unknown names are left out); with
+        `valid_write_ids`, without COLUMN_STATS_ACCURATE where it does not hold for that reader."""
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
             keys = self._partition_keys(row["TBL_ID"])
@@ -396,7 +412,7 @@ class Metastore:
             part_rows = conn.execute(sql + " ORDER BY P.PART_NAME", args).fetchall()
             params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in part_rows])
             skews = self._read_skews([r["SD_ID"] for r in part_rows])
-            return [
+            parts = [
                 Partition(dbName=db_name.lower(), tableName=row["TBL_NAME"],
                           values=[v for _, v in parse_part_name(r["PART_NAME"])], location=r["LOCATION"],
                           parameters=params.get(r["PART_ID"], {}), createTime=r["CREATE_TIME"],
@@ -404,6 +420,11 @@ class Metastore:
                           storedAsSubDirectories=skews[r["SD_ID"]][1])
                 for r in part_rows
             ]
+            if valid_write_ids is not None:
+                self._strip_for_reader(self.get_table(db_name, table_name),
+                                       [(p.partName, p.parameters, p.writeId, p.location) for p in parts],
+                                       valid_write_ids)
+            return parts
 
     def get_partitions_by_filter(self, db_name: str, table_name: str, filter: str,
                                  max_parts: int = -1) -> list[Partition]:
@@ -603,9 +624,14 @@ class Metastore:
 
     # ---- column statistics --------------------------------------------------------------
 
-    def update_table_column_statistics(self, stats: ColumnStatistics) -> bool:
-        """Stores table-level statistics, replacing those of the same columns.
+    def update_table_column_statistics(self, stats: ColumnStatistics, write_id: int | None = None,
+                                       valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Stores table-level statistics, replacing those of the same columns, and sets the columns'
+        flags in COLUMN_STATS_ACCURATE in the same transaction; returns whether they are accurate.
 
+        A transactional table's statistics change only with the writer's write ID and
+        ValidWriteIdList (Hive's verifyStatsChangeCtx): without them MetaException, and a writer
+        that cannot see the current statistics' writer stores its figures not accurate (HIVE-19416).
         Raises NoSuchObjectException for an unknown table or column, InvalidInputException for
         a partition-level desc or a malformed object, InvalidObjectException for stats whose type
         does not match the column's.
@@ -615,43 +641,94 @@ class Metastore:
             raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
         with self.transaction() as conn:
             row = self._table_row(desc.dbName, desc.tableName)
+            table = self.get_table(desc.dbName, desc.tableName)
+            self._require_write_state(table, write_id, valid_write_ids)
             self._check_stats_columns(desc, stats.statsObj, partition_level=False)
             for obj in stats.statsObj:
                 values = obj_to_row(obj)
                 self._upsert_stats(conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, values, stats.engine)
-        return True
+            return self._mark_columns(table, ("TABLE_PARAMS", "TBL_ID", row["TBL_ID"]), ("TBLS", row["WRITE_ID"]),
+                                      table.parameters, [o.colName for o in stats.statsObj], write_id,
+                                      valid_write_ids)
 
-    def update_partition_column_statistics(self, stats: ColumnStatistics) -> bool:
-        """Stores one partition's statistics, replacing those of the same columns (raises as the table form)."""
-        return self.set_aggr_stats_for([stats])
+    def store_merged_table_statistics(self, stats: ColumnStatistics) -> None:
+        """Stores the table level of a partitioned table, merged from its partitions' statistics. Their
+        accuracy stays where Hive keeps it, on the partitions: no flag or write ID changes here."""
+        desc = _checked_stats(stats).statsDesc
+        with self.transaction() as conn:
+            row = self._table_row(desc.dbName, desc.tableName)
+            self._check_stats_columns(desc, stats.statsObj, partition_level=False)
+            for obj in stats.statsObj:
+                self._upsert_stats(conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj), stats.engine)
 
-    def set_aggr_stats_for(self, stats_list: list[ColumnStatistics]) -> bool:
-        """Stores many partitions' statistics in one transaction (Hive's SetPartitionsStatsRequest)."""
+    def update_partition_column_statistics(self, stats: ColumnStatistics, write_id: int | None = None,
+                                           valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Stores one partition's statistics, replacing those of the same columns (as the table form)."""
+        return self.set_aggr_stats_for([stats], write_id, valid_write_ids)
+
+    def _require_write_state(self, table: Table, write_id: int | None, valid: ValidWriteIdList | None) -> None:
+        if is_transactional(table) and (write_id is None or valid is None):
+            raise MetaException(f"Cannot change stats state for a transactional table {table.qualified_name} "
+                                "without providing the transactional write state for verification "
+                                f"(write ID {write_id}, valid write IDs {valid})")
+
+    def _mark_columns(self, table: Table, params_at: tuple[str, str, int], write_id_at: tuple[str, int],
+                      params: dict, col_names: list[str], write_id: int | None,
+                      valid: ValidWriteIdList | None) -> bool:
+        """Sets (or, for a writer that cannot see the current stats' writer, clears) the columns' flags
+        of one table or partition and records the writer; returns whether the columns are accurate."""
+        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+        names = {c.lower() for c in col_names}
+        transactional = is_transactional(table)
+        current = write_id_at[1]  # the owner's stats writer: this same writer when it set the basic stats first
+        verified = not transactional or (self.txn_stats_enabled and
+                                         (current == write_id or self._writer_sees(table, current, valid)))
+        flags.columns = flags.columns | names if verified else flags.columns - names
+        params_table, id_column, owner_id = params_at
+        self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
+        if transactional:
+            self._conn.execute(f"UPDATE {write_id_at[0]} SET WRITE_ID = ? WHERE {id_column} = ?", (write_id, owner_id))
+        return verified and flags.basic
+
+    def set_aggr_stats_for(self, stats_list: list[ColumnStatistics], write_id: int | None = None,
+                           valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Stores many partitions' statistics in one transaction (Hive's SetPartitionsStatsRequest, with
+        its writeId and validWriteIdList) and sets their flags as update_table_column_statistics does;
+        returns whether all are accurate."""
         by_table: dict[tuple[str, str], list[ColumnStatistics]] = {}
         for stats in stats_list:
             desc = _checked_stats(stats).statsDesc
             if desc.isTblLevel or not desc.partName:
                 raise InvalidInputException("partition statistics need isTblLevel false and a partName")
             by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
+        accurate = True
         with self.transaction() as conn:
             for (db_name, table_name), table_stats in by_table.items():
                 table = self.get_table(db_name, table_name)
+                self._require_write_state(table, write_id, valid_write_ids)
                 row = self._table_row(db_name, table_name)
-                part_ids = dict(conn.execute(
-                    "SELECT PART_NAME, PART_ID FROM PARTITIONS WHERE TBL_ID = ? "
-                    "AND PART_NAME IN (SELECT value FROM json_each(?))",
-                    (row["TBL_ID"], _json_list(sorted({s.statsDesc.partName for s in table_stats})))))
+                names = sorted({s.statsDesc.partName for s in table_stats})
+                owners = {r["PART_NAME"]: r for r in conn.execute(
+                    "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
+                    "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
+                params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
                 rows = []
                 for stats in table_stats:
                     desc = stats.statsDesc
-                    if desc.partName not in part_ids:
+                    if desc.partName not in owners:
                         raise NoSuchObjectException(
                             f"partition {desc.partName} of {db_name}.{table_name} does not exist")
                     self._check_columns_of(table, stats.statsObj)
-                    owner = {"PART_ID": part_ids[desc.partName], "PART_NAME": desc.partName}
+                    owner = {"PART_ID": owners[desc.partName]["PART_ID"], "PART_NAME": desc.partName}
                     rows.extend(self._stats_row(owner, desc, obj_to_row(obj), stats.engine) for obj in stats.statsObj)
                 self._replace_stats_rows(conn, "PART_COL_STATS", rows)
-        return True
+                for stats in table_stats:
+                    part = owners[stats.statsDesc.partName]
+                    accurate &= self._mark_columns(
+                        table, ("PARTITION_PARAMS", "PART_ID", part["PART_ID"]), ("PARTITIONS", part["WRITE_ID"]),
+                        params.get(part["PART_ID"], {}), [o.colName for o in stats.statsObj], write_id,
+                        valid_write_ids)
+        return accurate
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
                              partition_level: bool) -> None:
@@ -820,7 +897,15 @@ class Metastore:
                 self._check_columns_exist(table, [col_name])
             conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
                          (row["TBL_ID"], col_name and col_name.lower(), col_name and col_name.lower()))
+            self._clear_flags("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], table.parameters, col_name)
         return True
+
+    def _clear_flags(self, params_table: str, id_column: str, owner_id: int, params: dict,
+                     col_name: str | None) -> None:
+        """Hive's removeColumnStatsState: deleted statistics are no longer accurate."""
+        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+        flags.columns = set() if col_name is None else flags.columns - {col_name.lower()}
+        self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
 
     def delete_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
                                            col_name: str | None = None) -> bool:
@@ -832,6 +917,8 @@ class Metastore:
                 self._check_columns_exist(table, [col_name])
             conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
                          (part_id, col_name and col_name.lower(), col_name and col_name.lower()))
+            self._clear_flags("PARTITION_PARAMS", "PART_ID", part_id, self._params("PARTITION_PARAMS", "PART_ID", part_id),
+                              col_name)
         return True
 
     # ---- stats accuracy -----------------------------------------------------------------

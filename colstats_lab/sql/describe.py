@@ -27,7 +27,7 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
         rows += [(k.name, k.type, k.comment or "") for k in table.partitionKeys]
     if stmt.formatted:
         rows += [("", "", "")]
-        changed = _files_changed(metastore, table, partition)
+        changed = _not_accurate(metastore, table, partition)
         if partition is not None:
             rows += [("# Detailed Partition Information", "", ""), ("Partition Value:", str(partition.values), ""),
                      ("Database:", table.dbName, ""), ("Table:", table.tableName, ""),
@@ -43,22 +43,25 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
     return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
 
 
-def _files_changed(metastore: Metastore, table: Table, partition: Partition | None) -> str | None:
-    """Why an external table's (or partition's) statistics no longer hold: its files changed since the
-    ANALYZE (None when they did not, or for a managed table, whose writes go through write IDs)."""
-    if table.tableType != "EXTERNAL_TABLE" or (partition is None and table.is_partitioned):
+def _not_accurate(metastore: Metastore, table: Table, partition: Partition | None) -> str | None:
+    """Why the basic statistics of what is described do not hold for the reader (the current snapshot):
+    transactional statistics turned off, a writer the reader cannot see, an external table's files
+    changed since its ANALYZE; None when they hold, or for a partitioned table's own level."""
+    if partition is None and table.is_partitioned:
         return None
     owner = partition.partName if partition is not None else None
-    location = partition.location if partition is not None else table.location
-    return metastore.external_file_changes(table, {owner: location}).get(owner)
+    ok, why = metastore.stats_compliance(table.dbName, table.tableName, [],
+                                         part_names=None if owner is None else [owner]).get(owner, (True, ""))
+    return None if ok else why
 
 
-def _parameters(params: dict[str, str], files_changed: str | None) -> list[tuple[str, str, str]]:
-    """The parameters as stored; statistics whose files changed are shown not accurate, as Hive shows
-    statistics that are not: without COLUMN_STATS_ACCURATE, and with the reason."""
-    rows = [("", k, v) for k, v in sorted(params.items()) if not (files_changed and k == COLUMN_STATS_ACCURATE)]
-    if files_changed and params.get(COLUMN_STATS_ACCURATE):
-        rows.append(("Statistics:", f"not accurate: {files_changed}", ""))
+def _parameters(params: dict[str, str], not_accurate: str | None) -> list[tuple[str, str, str]]:
+    """The parameters as stored, except that statistics not accurate for the reader are shown as Hive's
+    reader rule shows them: without COLUMN_STATS_ACCURATE, and with the reason."""
+    flagged = params.get(COLUMN_STATS_ACCURATE)
+    rows = [("", k, v) for k, v in sorted(params.items()) if not (not_accurate and k == COLUMN_STATS_ACCURATE)]
+    if not_accurate and flagged:
+        rows.append(("Statistics:", f"not accurate: {not_accurate}", ""))
     return rows
 
 
@@ -89,16 +92,15 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
 def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -> StatsAccuracy:
     """The flags that hold for what is described; a partitioned table's column flags hold when every
     partition has them (Hive keeps them on the partitions)."""
-    if _files_changed(metastore, table, partition):
+    if _not_accurate(metastore, table, partition):
         return StatsAccuracy()
     if partition is not None:
         return StatsAccuracy.parse(partition.parameters.get(COLUMN_STATS_ACCURATE))
     accuracy = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
     if table.is_partitioned and accuracy.basic:
-        parts = metastore.get_partitions(table.dbName, table.tableName)
-        changed = metastore.external_file_changes(table, {p.partName: p.location for p in parts})
-        per_part = [StatsAccuracy() if p.partName in changed else StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE))
-                    for p in parts]
+        parts = metastore.get_partitions(table.dbName, table.tableName, valid_write_ids=metastore.get_valid_write_ids(
+            table.dbName, table.tableName))
+        per_part = [StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE)) for p in parts]
         accuracy.columns = set.intersection(*(p.columns for p in per_part)) if per_part else set()
     return accuracy
 

@@ -212,10 +212,15 @@ def _analyze(lab: "Lab", stmt: st.Analyze, txn) -> Result:
     return Result(stmt, message=outcome.message, details=outcome)
 
 
-def _refresh_metadata(lab: "Lab", stmt: st.RefreshMetadata, txn) -> Result:
+def _require_metastore(lab: "Lab", statement: str) -> None:
+    """Drill runs ANALYZE TABLE ... REFRESH METADATA and DROP METADATA only with its metastore enabled."""
     if not lab.get("metastore.enabled"):
-        raise InvalidInputException("Metastore is disabled: ANALYZE ... REFRESH METADATA stores table metadata in it. "
-                                    "Enable it with SET metastore.enabled = true")
+        raise InvalidInputException(f"Metastore is disabled: ANALYZE ... {statement} works on table metadata "
+                                    "kept in it. Enable it with SET metastore.enabled = true")
+
+
+def _refresh_metadata(lab: "Lab", stmt: st.RefreshMetadata, txn) -> Result:
+    _require_metastore(lab, "REFRESH METADATA")
     with lab.txn_scope(txn) as scope:
         outcome = run_refresh_metadata(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope,
                                        lab.get("metastore.metadata.store.depth_level"))
@@ -223,6 +228,7 @@ def _refresh_metadata(lab: "Lab", stmt: st.RefreshMetadata, txn) -> Result:
 
 
 def _drop_metadata(lab: "Lab", stmt: st.DropMetadata) -> Result:
+    _require_metastore(lab, "DROP METADATA")
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     dropped = lab.metastore.drop_table_metadata(table.dbName, table.tableName, stmt.if_exists)
     return Result(stmt, message=f"Metadata for table [{table.qualified_name}] " + ("dropped." if dropped else

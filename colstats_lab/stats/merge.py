@@ -76,5 +76,5 @@ def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
         elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
             metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
     if merged:
-        metastore.update_table_column_statistics(
+        metastore.store_merged_table_statistics(
             ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))

@@ -314,6 +314,6 @@ def _apply(metastore: Metastore, table: Table, part_name: str | None, params: di
     if objs:
         desc = ColumnStatisticsDesc(part_name is None, table.dbName, table.tableName, part_name, int(time.time()))
         if part_name is None:
-            metastore.update_table_column_statistics(ColumnStatistics(desc, objs))
+            metastore.update_table_column_statistics(ColumnStatistics(desc, objs), write_id, valid)
         else:
-            metastore.update_partition_column_statistics(ColumnStatistics(desc, objs))
+            metastore.update_partition_column_statistics(ColumnStatistics(desc, objs), write_id, valid)
