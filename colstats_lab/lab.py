@@ -8,8 +8,8 @@ from typing import Any, Iterator
 from pyspark.sql import DataFrame, SparkSession
 
 from . import engine
-from .errors import spark_errors
 from .coltypes import from_spark_type
+from .errors import spark_errors
 from .interop import exchange
 from .metastore import (
     DEFAULT_DB,

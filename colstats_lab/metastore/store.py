@@ -639,14 +639,10 @@ class Metastore:
         desc = _checked_stats(stats).statsDesc
         if not desc.isTblLevel:
             raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
-        with self.transaction() as conn:
-            row = self._table_row(desc.dbName, desc.tableName)
+        with self.transaction():
             table = self.get_table(desc.dbName, desc.tableName)
             self._require_write_state(table, write_id, valid_write_ids)
-            self._check_stats_columns(desc, stats.statsObj, partition_level=False)
-            for obj in stats.statsObj:
-                values = obj_to_row(obj)
-                self._upsert_stats(conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, values, stats.engine)
+            row = self._store_table_stats(stats)
             return self._mark_columns(table, ("TABLE_PARAMS", "TBL_ID", row["TBL_ID"]), ("TBLS", row["WRITE_ID"]),
                                       table.parameters, [o.colName for o in stats.statsObj], write_id,
                                       valid_write_ids)
@@ -654,12 +650,17 @@ class Metastore:
     def store_merged_table_statistics(self, stats: ColumnStatistics) -> None:
         """Stores the table level of a partitioned table, merged from its partitions' statistics. Their
         accuracy stays where Hive keeps it, on the partitions: no flag or write ID changes here."""
-        desc = _checked_stats(stats).statsDesc
-        with self.transaction() as conn:
-            row = self._table_row(desc.dbName, desc.tableName)
-            self._check_stats_columns(desc, stats.statsObj, partition_level=False)
-            for obj in stats.statsObj:
-                self._upsert_stats(conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj), stats.engine)
+        with self.transaction():
+            self._store_table_stats(_checked_stats(stats))
+
+    def _store_table_stats(self, stats: ColumnStatistics) -> sqlite3.Row:
+        desc = stats.statsDesc
+        row = self._table_row(desc.dbName, desc.tableName)
+        self._check_stats_columns(desc, stats.statsObj, partition_level=False)
+        for obj in stats.statsObj:
+            self._upsert_stats(self._conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj),
+                               stats.engine)
+        return row
 
     def update_partition_column_statistics(self, stats: ColumnStatistics, write_id: int | None = None,
                                            valid_write_ids: ValidWriteIdList | None = None) -> bool:
