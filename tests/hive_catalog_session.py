@@ -47,6 +47,14 @@ def main(home: str, rows_file: str) -> None:
     from_params = stats_from_properties(native_params, COLUMNS)
     described = read_table_statistics(spark, "sales_native").statistics
     imported = lab.import_spark_stats("default.sales_native")
+    # a column Spark spells in mixed case: its statistics must be keyed as Spark's schema spells it
+    spark.sql("CREATE TABLE users_spark (userId BIGINT) USING parquet")
+    lab.sql("CREATE TABLE users (userid BIGINT)")
+    lab.write("users", spark.range(40).selectExpr("id % 4 AS userid"))
+    lab.sql("ANALYZE TABLE users COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.table("users").selectExpr("userid AS userId").write.insertInto("users_spark")
+    plan_filter_before = _filter_plan(spark)
+    users = lab.export_spark_stats("users", "default.users_spark")
     print(json.dumps({
         "plan_before": exported.details["plan_before"], "plan_after": exported.details["plan_after"],
         "plan_now": plan_statistics(spark, "sales_spark"),
@@ -57,7 +65,16 @@ def main(home: str, rows_file: str) -> None:
         "native_from_params": repr(from_params), "native_described": repr(described),
         "imported": imported.details,
         "imported_x": repr(lab.metastore.get_table_column_statistics("default", "sales_native", "x").obj("x")),
+        "mixed_case_keys": sorted(k for k in users.details["properties"] if "colStats" in k),
+        "mixed_case_described": describe(spark, "users_spark", "userId"),
+        "mixed_case_filter_before": plan_filter_before, "mixed_case_filter_after": _filter_plan(spark),
     }))
+
+
+def _filter_plan(spark) -> str:
+    """The optimizer's row estimate for an equality on the mixed-case column (cbo on)."""
+    plan = spark.sql("EXPLAIN COST SELECT * FROM users_spark WHERE userId = 2").collect()[0][0]
+    return plan.split("== Physical Plan ==")[0]
 
 
 if __name__ == "__main__":

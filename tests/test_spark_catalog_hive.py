@@ -88,3 +88,14 @@ def test_import_of_spark_analyze(report):
     assert report["imported"]["rows"] == 40
     assert "flag" in report["imported"]["skipped"]
     assert f"lowValue={min(xs)}, highValue={max(xs)}, numNulls={40 - len(xs)}" in report["imported_x"]
+
+
+def test_a_mixed_case_column_gets_its_statistics_in_spark(report):
+    """Spark's statsFromProperties looks `colStats.<name>` up by the name its schema spells: statistics
+    written as `colStats.userid.*` would never reach a `userId` column's plan estimates."""
+    assert report["mixed_case_keys"] and all(".userId." in k for k in report["mixed_case_keys"])
+    described = report["mixed_case_described"]
+    assert (described["min"], described["max"], described["distinct_count"]) == ("0", "3", "4")
+    # 40 rows, 4 distinct values: the filter userId = 2 is estimated at 10 rows once the column has statistics
+    assert "rowCount=10)" in report["mixed_case_filter_after"], report["mixed_case_filter_after"]
+    assert "rowCount=10)" not in report["mixed_case_filter_before"]

@@ -89,9 +89,10 @@ def export_spark_stats(lab: "Lab", table_name: str, spark_table: str) -> Result:
         if reason:
             skipped[obj.colName] = reason
             continue
-        col_stats[obj.colName] = column_stat_from_hive(obj, rows)
+        # Spark's optimizer looks a column's statistics up by the name its schema spells (userId, not userid)
+        col_stats[target.spelled.get(obj.colName, obj.colName)] = column_stat_from_hive(obj, rows)
     statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
-    properties = stats_to_properties(statistics, list(target.columns))
+    properties = stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns])
     with spark_errors(f"cannot write statistics into Spark's table {target.qualified_name}"):
         before = plan_statistics(lab.spark, target.qualified_name)
         written = write_table_statistics(lab.spark, target.qualified_name, properties)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
 
@@ -33,7 +33,8 @@ class UnsupportedCatalog(ColstatsError):
 
 @dataclass
 class SparkTable:
-    """A table of Spark's session catalog: its columns with Spark's type names, and its statistics."""
+    """A table of Spark's session catalog: its columns (lower-case, as Hive names them) with Spark's type
+    names, each column's name as Spark's schema spells it, and its statistics."""
 
     database: str
     name: str
@@ -42,6 +43,7 @@ class SparkTable:
     columns: dict[str, str]
     partition_columns: list[str]
     statistics: CatalogStatistics | None
+    spelled: dict[str, str] = field(default_factory=dict)  # lower-case name -> Spark's spelling
 
     @property
     def qualified_name(self) -> str:
@@ -63,9 +65,10 @@ def read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
 def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
     database, table = _split_name(spark, name)
     qualified = f"`{database}`.`{table}`"
-    columns, partition_columns = {}, []
+    columns, partition_columns, spelled = {}, [], {}
     for column in spark.catalog.listColumns(f"{database}.{table}"):
         columns[column.name.lower()] = column.dataType
+        spelled[column.name.lower()] = column.name
         if column.isPartition:
             partition_columns.append(column.name.lower())
     info = {r[0]: r[1] for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified}").collect()}
@@ -82,7 +85,8 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
                 col_stats[column] = stat
         statistics = CatalogStatistics(int(match.group(1)), None if match.group(2) is None else int(match.group(2)),
                                        col_stats)
-    return SparkTable(database, table, location, info.get("Provider"), columns, partition_columns, statistics)
+    return SparkTable(database, table, location, info.get("Provider"), columns, partition_columns, statistics,
+                      spelled)
 
 
 def _describe_column(spark: SparkSession, qualified: str, column: str, type_name: str) -> CatalogColumnStat | None:
