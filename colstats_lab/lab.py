@@ -41,11 +41,14 @@ from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
 _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True,
                     "hive.stats.column.autogather": True,
+                    # list bucketing on by default (Hive's defaults are false: it is the lab's point)
+                    "hive.optimize.listbucketing": True, "hive.mapred.supports.subdirectories": True,
                     # Drill's metastore options, with Drill's defaults
                     "metastore.enabled": False, "metastore.metadata.store.depth_level": "ROW_GROUP",
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
                     "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5}
 _BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
+                    "hive.optimize.listbucketing", "hive.mapred.supports.subdirectories",
                     "metastore.enabled", "metastore.metadata.use_schema", "metastore.metadata.use_statistics",
                     "metastore.metadata.fallback_to_file_metadata")
 DEFAULT_HOME = ".colstats"

@@ -195,3 +195,31 @@ def test_drill_answers_an_up_to_date_table_with_ok_false_and_drops_metadata_only
     assert again.df.to_dict("records") == [
         {"ok": False, "summary": "Table metadata is up to date, analyze wasn't performed."}]
     assert lab.sql("ANALYZE TABLE d DROP METADATA").message == "Metadata for table [default.d] dropped."
+
+
+def test_list_bucketing_follows_hives_two_switches(lab):
+    """Hive prunes list-bucketing directories only with hive.optimize.listbucketing on, and refuses
+    SKEWED ... STORED AS DIRECTORIES while hive.mapred.supports.subdirectories is false (its jobs could not
+    read the sub-directories). The lab turns both on by default (Hive's defaults are off)."""
+    lab.set("hive.mapred.supports.subdirectories", False)
+    ddl = ("CREATE TABLE lbt (id BIGINT, x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (30) "
+           "STORED AS DIRECTORIES")
+    with pytest.raises(InvalidInputException, match="hive.mapred.supports.subdirectories is false"):
+        lab.sql(ddl)
+    assert not lab.metastore.table_exists("default", "lbt")
+    lab.sql("CREATE TABLE lbt (id BIGINT, x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (30)")  # not as dirs
+    with pytest.raises(InvalidInputException, match="hive.mapred.supports.subdirectories is false"):
+        lab.sql("ALTER TABLE lbt SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
+    lab.set("hive.mapred.supports.subdirectories", True)
+    lab.sql("ALTER TABLE lbt SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
+    lab.write("lbt", pd.DataFrame({"id": range(9), "x": [30, 30, 30, 1, 2, 3, 4, 5, 6]}), partition={"ds": "d"})
+    pruned = lab.explain("SELECT * FROM lbt WHERE x = 30")
+    assert pruned.totals("list-bucketing directory")["rows_kept"] == 3
+    lab.set("hive.optimize.listbucketing", False)
+    everything = lab.explain("SELECT * FROM lbt WHERE x = 30")
+    frame = everything.to_pandas()
+    directories = frame[frame.level == "list-bucketing directory"]
+    assert len(directories) == 2 and directories.kept.all()
+    assert set(directories.reason) == {"hive.optimize.listbucketing is off"}
+    assert everything.totals("list-bucketing directory")["rows_kept"] == 9
+    assert lab.sql("SELECT count(*) AS n FROM lbt WHERE x = 30").df["n"][0] == 3

@@ -23,9 +23,11 @@ _MAX_COMBINATIONS = 10_000  # beyond this the default directory is kept rather t
 
 
 def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
-                         rows_of: Callable[[str], int]) -> tuple[list[PartitionFiles], list[PruningDecision]]:
+                         rows_of: Callable[[str], int], enabled: bool = True
+                         ) -> tuple[list[PartitionFiles], list[PruningDecision]]:
     """The partitions' files a query with `where` must read, and a decision per list-bucketing directory
-    (`rows_of` gives a file's row count)."""
+    (`rows_of` gives a file's row count); with `enabled` false (Hive's hive.optimize.listbucketing off)
+    every directory is read."""
     kept_parts, decisions = [], []
     constraints = _constraints(table, where)
     for part in parts:
@@ -41,7 +43,8 @@ def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.E
         values = {spec.directory_of(tuple(v)): tuple(v) for v in spec.skewedColValues}
         kept_files = []
         for sub, files in sorted(by_directory.items()):
-            keep, reason = _decide(spec, values.get(sub), sub == spec.default_directory, constraints)
+            keep, reason = (_decide(spec, values.get(sub), sub == spec.default_directory, constraints) if enabled
+                            else (True, "hive.optimize.listbucketing is off"))
             rows = sum(rows_of(f.path) for f in files)
             decisions.append(PruningDecision(LIST_BUCKETING_LEVEL, f"{part.part_name}/{sub}", keep, reason, rows,
                                              sum(f.size for f in files)))

@@ -34,12 +34,14 @@ from .statistics import TRUE, ColumnRange, conjuncts, outcomes, text_value
 @dataclass
 class PlanningOptions:
     """What planning may use: stored metadata (None: none), footers where it is missing or stale,
-    and whether a stored column's type must equal the table's (`metastore.metadata.use_schema`)."""
+    whether a stored column's type must equal the table's (`metastore.metadata.use_schema`), and
+    list-bucketing directories (`hive.optimize.listbucketing`)."""
 
     metadata: TableMetadata | None = None
     footers: bool = True
     check_schema: bool = True
     retries: int = 0  # re-plans because the metadata changed while planning
+    list_bucketing: bool = True
 
 
 def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
@@ -64,7 +66,8 @@ def plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partition
     enabled = bool(settings("metastore.enabled"))
     use_stored = enabled and bool(settings("metastore.metadata.use_statistics"))
     options = PlanningOptions(footers=not enabled or bool(settings("metastore.metadata.fallback_to_file_metadata")),
-                              check_schema=bool(settings("metastore.metadata.use_schema")))
+                              check_schema=bool(settings("metastore.metadata.use_schema")),
+                              list_bucketing=bool(settings("hive.optimize.listbucketing")))
     if not use_stored:
         return plan_table_read(table, parts, where, options, alias)
     attempts = int(settings("metastore.retrieval.retry_attempts"))
@@ -106,7 +109,8 @@ class _Planner:
         if self.table.is_partitioned:
             pruned_by = self._partitions()
         live = [p for p in self.parts if p.part_name not in pruned_by]
-        after_lb, lb_decisions = prune_list_bucketing(self.table, live, self.where, lambda path: self._footer(path).rows)
+        after_lb, lb_decisions = prune_list_bucketing(self.table, live, self.where, lambda path: self._footer(path).rows,
+                                                      self.options.list_bucketing)
         self.decisions += lb_decisions
         readable = {f.path for p in after_lb for f in p.files}
         kept_parts = []

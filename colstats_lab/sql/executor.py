@@ -78,6 +78,7 @@ def _create_table(lab: "Lab", stmt: st.CreateTable) -> Result:
         table.skewedInfo = skewed_info(table, [c for c, _ in stmt.skew.columns], list(stmt.skew.values))
         table.storedAsSubDirectories = stmt.skew.stored_as_directories
         if table.storedAsSubDirectories:
+            _require_subdirectories(lab)
             check_list_bucketing(table)
     created = lab.metastore.create_table(table, stmt.if_not_exists)
     if created:
@@ -175,12 +176,20 @@ def _alter_skewed(lab: "Lab", stmt: st.AlterSkewed) -> Result:
             raise InvalidInputException(f"{table.qualified_name} is not skewed, so it is not stored as directories")
         info, stored, what = table.skewedInfo, False, "skewed, not stored as directories"
     if stored:
+        _require_subdirectories(lab)
         check_list_bucketing(table)
         for part in lab.metastore.get_partitions(table.dbName, table.tableName):
             check_partition_values(table, part.values)
     _table_ddl(lab, table, lambda: lab.metastore.alter_table_skew(table.dbName, table.tableName, info, stored))
     return Result(stmt, message=f"{table.qualified_name} is now {what}; partitions created from now on follow it, "
                                 "existing ones keep their layout (lab.relayout rewrites them).")
+
+
+def _require_subdirectories(lab: "Lab") -> None:
+    """Hive refuses list-bucketing DDL unless its jobs may read and write sub-directories."""
+    if not lab.get("hive.mapred.supports.subdirectories"):
+        raise InvalidInputException("STORED AS DIRECTORIES lays out sub-directories, and "
+                                    "hive.mapred.supports.subdirectories is false: SET it to true first")
 
 
 def _set_skewed_location(lab: "Lab", stmt: st.SetSkewedLocation) -> Result:
