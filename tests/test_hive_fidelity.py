@@ -8,6 +8,7 @@ import sqlite3
 import pandas as pd
 import pytest
 
+from colstats_lab import ParseError
 from colstats_lab.files import list_data_files
 from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc,
                                     ColumnStatisticsObj, InvalidInputException, LongColumnStatsData, MetaException,
@@ -195,6 +196,11 @@ def test_drill_answers_an_up_to_date_table_with_ok_false_and_drops_metadata_only
     assert again.df.to_dict("records") == [
         {"ok": False, "summary": "Table metadata is up to date, analyze wasn't performed."}]
     assert lab.sql("ANALYZE TABLE d DROP METADATA").message == "Metadata for table [default.d] dropped."
+    lab.sql("ANALYZE TABLE d REFRESH METADATA 'FILE' LEVEL COMPUTE STATISTICS")
+    assert lab.sql("ANALYZE TABLE d DROP STATISTICS").message == "Metadata for table [default.d] dropped."
+    assert "nothing dropped" in lab.sql("ANALYZE TABLE d DROP STATISTICS IF EXISTS").message
+    with pytest.raises(ParseError, match="expected METADATA or STATISTICS, found 'COLUMNS'"):
+        lab.sql("ANALYZE TABLE d DROP COLUMNS")
 
 
 def test_list_bucketing_follows_hives_two_switches(lab):

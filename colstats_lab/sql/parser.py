@@ -140,8 +140,8 @@ class _Parser:
         table = self.table_name()
         if self.tok.is_word("COLUMNS", "REFRESH"):
             return self.refresh_metadata(table)
-        if self.accept_word("DROP"):
-            self.expect_word("METADATA")
+        if self.accept_word("DROP"):  # Drill: DROP [METADATA | STATISTICS] [IF EXISTS], the same command
+            self.expect_word("METADATA", "STATISTICS")
             return st.DropMetadata(table=table, if_exists=self.if_exists())
         stmt = st.Analyze(table=table)
         if self.accept_word("PARTITION"):

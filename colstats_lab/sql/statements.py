@@ -146,7 +146,8 @@ class RefreshMetadata(Statement):
 
 @dataclass
 class DropMetadata(Statement):
-    """Drill's `ANALYZE TABLE t DROP METADATA [IF EXISTS]`: forget the table's metadata."""
+    """Drill's `ANALYZE TABLE t DROP [METADATA | STATISTICS] [IF EXISTS]`: forget the table's metadata
+    (Drill's metastore keeps the statistics in it, so both words drop the same)."""
 
     table: TableName = None
     if_exists: bool = False
