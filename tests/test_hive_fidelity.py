@@ -229,3 +229,23 @@ def test_list_bucketing_follows_hives_two_switches(lab):
     assert set(directories.reason) == {"hive.optimize.listbucketing is off"}
     assert everything.totals("list-bucketing directory")["rows_kept"] == 9
     assert lab.sql("SELECT count(*) AS n FROM lbt WHERE x = 30").df["n"][0] == 3
+
+
+def test_string_lengths_count_code_points_and_merge_weighted_by_rows(lab):
+    """Hive measures a string with Java's String.length (UTF-16 code units: an emoji counts 2) and merges
+    partitions' avgColLen by taking the largest. The lab counts code points (Spark's length: an emoji
+    counts 1), as a user reads text, and merges averages weighted by rows, which is the table's true
+    average; the README says both."""
+    lab.sql("CREATE TABLE texts (s STRING) PARTITIONED BY (ds STRING)")
+    first = ["é", "漢字", "😀😀😀", None]
+    second = ["abcdefgh"] * 4
+    lab.write("texts", pd.DataFrame({"s": first}), partition={"ds": "a"})
+    lab.write("texts", pd.DataFrame({"s": second}), partition={"ds": "b"})
+    lab.sql("ANALYZE TABLE texts PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS s")
+    part = lab.metastore.get_partition_column_statistics("default", "texts", "ds=a", "s").obj("s").statsData.stringStats
+    assert part.maxColLen == max(len(s) for s in first if s) == 3
+    assert part.avgColLen == pytest.approx(sum(len(s) for s in first if s) / len(first))  # a NULL counts 0
+    table = lab.metastore.get_table_column_statistics("default", "texts", "s").obj("s").statsData.stringStats
+    everything = first + second
+    assert table.avgColLen == pytest.approx(sum(len(s) for s in everything if s) / len(everything))
+    assert table.maxColLen == 8
