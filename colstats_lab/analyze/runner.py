@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from pyspark.sql import SparkSession
 
@@ -86,7 +86,7 @@ def column_plans(table: Table, stmt: Analyze) -> tuple[list[ColumnPlan], list[st
     return plans, []
 
 
-def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, current_db: str,
+def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: Analyze, current_db: str,
                 txn: "Transaction") -> AnalyzeOutcome:
     """Computes the statistics over `txn`'s snapshot now; they are stored when `txn` commits (an
     ANALYZE takes a write ID, as Hive's does, so readers can tell whose statistics they get)."""
@@ -102,7 +102,7 @@ def run_analyze(spark: SparkSession, metastore: Metastore, stmt: Analyze, curren
     files = snapshot_files(metastore, table, valid, partitions)
     groups: dict[tuple, GroupStats] = {}
     if stmt.mode != "noscan":
-        frame = read_snapshot(spark, table, files)
+        frame = read_snapshot(spark(), table, files)  # Spark starts only once the statement is known good
         groups = aggregate_stats(frame, table.partition_key_names, plans)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped)

@@ -217,7 +217,7 @@ def _table_ddl(lab: "Lab", table: Table, change) -> None:
 
 def _analyze(lab: "Lab", stmt: st.Analyze, txn) -> Result:
     with lab.txn_scope(txn) as scope:
-        outcome = run_analyze(lab.spark, lab.metastore, stmt, lab.current_db, scope)
+        outcome = run_analyze(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope)
     return Result(stmt, message=outcome.message, details=outcome)
 
 
