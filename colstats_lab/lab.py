@@ -48,9 +48,13 @@ _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.c
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
                     "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5}
 _BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
+                    "hive.metastore.stats.ndv.densityfunction",
                     "hive.optimize.listbucketing", "hive.mapred.supports.subdirectories",
                     "metastore.enabled", "metastore.metadata.use_schema", "metastore.metadata.use_statistics",
                     "metastore.metadata.fallback_to_file_metadata")
+# settings the metastore itself reads, as Hive's metastore-side configuration
+_METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.timeout": "txn_timeout_s",
+                      "hive.metastore.stats.ndv.densityfunction": "ndv_density_function"}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -134,14 +138,13 @@ class Lab:
 
     def get(self, key: str) -> Any:
         """A setting: `hive.txn.stats.enabled`, `hive.txn.timeout` (s), `hive.txn.heartbeat.interval` (s),
-        `hive.compute.query.using.stats`, `hive.stats.column.autogather`, and Drill's `metastore.enabled`,
+        `hive.compute.query.using.stats`, `hive.stats.column.autogather`,
+        `hive.metastore.stats.ndv.densityfunction`, and Drill's `metastore.enabled`,
         `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
         `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
         `metastore.retrieval.retry_attempts`."""
-        if key == "hive.txn.stats.enabled":
-            return self.metastore.txn_stats_enabled
-        if key == "hive.txn.timeout":
-            return self.metastore.txn_timeout_s
+        if key in _METASTORE_OPTIONS:
+            return getattr(self.metastore, _METASTORE_OPTIONS[key])
         return self._options.get(key, _DEFAULT_OPTIONS.get(key))
 
     def set(self, key: str, value: Any) -> None:
@@ -157,10 +160,8 @@ class Lab:
             value = _as_count(key, value)
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
             value = _as_seconds(key, value)
-        if key == "hive.txn.stats.enabled":
-            self.metastore.txn_stats_enabled = value
-        elif key == "hive.txn.timeout":
-            self.metastore.txn_timeout_s = value
+        if key in _METASTORE_OPTIONS:
+            setattr(self.metastore, _METASTORE_OPTIONS[key], value)
         else:
             self._options[key] = value
 

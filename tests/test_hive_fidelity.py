@@ -249,3 +249,67 @@ def test_string_lengths_count_code_points_and_merge_weighted_by_rows(lab):
     everything = first + second
     assert table.avgColLen == pytest.approx(sum(len(s) for s in everything if s) / len(everything))
     assert table.maxColLen == 8
+
+
+@pytest.fixture
+def half_analyzed(lab):
+    """Four partitions of v, only the first and third analyzed: d=1 holds 1, 3, 5 and two NULLs,
+    d=3 holds 7, 10, 13, 16 and three NULLs."""
+    lab.set("hive.stats.column.autogather", False)
+    lab.sql("CREATE TABLE half (v BIGINT) PARTITIONED BY (d STRING)")
+    data = {"1": [1, 3, 5, None, None], "2": [2, None], "3": [7, 10, 13, 16, None, None, None], "4": [40, 41]}
+    for d, values in data.items():
+        lab.write("half", pd.DataFrame({"v": pd.array(values, dtype="Int64")}), partition={"d": d})
+    for d in ("1", "3"):
+        lab.sql(f"ANALYZE TABLE half PARTITION (d='{d}') COMPUTE STATISTICS FOR COLUMNS v")
+    return lab
+
+
+def test_aggregate_statistics_over_partially_analyzed_partitions_extrapolate_as_hive(half_analyzed):
+    """Hive's get_aggr_stats_for: partsFound counts the partitions holding the columns' statistics; when
+    two or more but not all do, its aggregators extrapolate along the partition order (index 0..n-1,
+    borders 0 and n): nulls scaled by n / found; the low value on the line through the points with the
+    smallest and largest lows, at the border the smallest lies toward; high value and NDV the same at the
+    border the largest lies toward; with hive.metastore.stats.ndv.densityfunction, NDV = (high - low) /
+    mean density ((high - low) / NDV, integer division for longs), kept within [max NDV, sum of NDVs]."""
+    lab = half_analyzed
+    aggr = lab.metastore.get_aggr_stats_for("default", "half", ["v"])
+    assert (aggr.partsFound, aggr.partsRequested, aggr.coverage()) == (2, 4, "covers 2 of 4 partitions")
+    hive = aggr.obj("v").statsData.value
+    # by hand: points (index 0: low 1, high 5, NDV 3) and (index 2: low 7, high 16, NDV 4), n = 4
+    assert hive.numNulls == 5 * 4 // 2
+    assert hive.lowValue == 7 - (7 - 1) * 2 / (2 - 0)
+    assert hive.highValue == 5 + (16 - 5) * (4 - 0) / (2 - 0)
+    assert hive.numDVs == 3 + (4 - 3) * (4 - 0) // (2 - 0)
+    exact = aggr.exact_obj("v").statsData.value
+    assert (exact.lowValue, exact.highValue, exact.numNulls, exact.numDVs) == (1, 16, 5, 7)
+    assert aggr.isStatsCompliant is False  # two partitions have no accurate statistics of v
+    lab.set("hive.metastore.stats.ndv.densityfunction", True)
+    dense = lab.metastore.get_aggr_stats_for("default", "half", ["v"]).obj("v").statsData.value
+    density = ((5 - 1) // 3 + (16 - 7) // 4) / 2
+    assert dense.numDVs == min(max(int((27 - 1) / density), 4), 3 + 4)
+    # a subset with statistics everywhere is a plain merge, and complete
+    both = lab.metastore.get_aggr_stats_for("default", "half", ["v"], ["d=3", "d=1"])
+    assert both.complete and both.obj("v").statsData.value.highValue == 16
+    with pytest.raises(Exception, match="partition d=9 of default.half does not exist"):
+        lab.metastore.get_aggr_stats_for("default", "half", ["v"], ["d=9"])
+
+
+def test_partial_coverage_is_said_and_never_answers(half_analyzed):
+    """Where Hive's DESCRIBE shows the aggregate over the partitions with statistics, the lab says how
+    many partitions it covers; answers from statistics need every partition the query reads."""
+    lab = half_analyzed
+    described = lab.sql("DESCRIBE FORMATTED half v").df.set_index("info_name")["info_value"]
+    assert described["max"] == "27" and described["num_nulls"] == "10"
+    assert described["coverage"].startswith("covers 2 of 4 partitions: extrapolated to all 4 as Hive does")
+    assert "min 1, max 16, num_nulls 5, distinct_count 7" in described["coverage"]
+    whole = lab.sql("SELECT count(v), max(v) FROM half")
+    assert whole.answered_from == "scan" and "covers 2 of 4 partitions" in whole.reason
+    assert whole.df.iloc[0].tolist() == [10, 41]
+    pruned = lab.sql("SELECT count(v), min(v), max(v) FROM half WHERE d IN ('1', '3')")
+    assert pruned.answered_from == "stats", pruned.reason
+    assert pruned.df.iloc[0].tolist() == [7, 1, 16]
+    from colstats_lab.ui.stats_view import stats_frame
+    frame, _ = stats_frame(lab.metastore, lab.metastore.get_table("default", "half"))
+    row = frame.set_index("column").loc["v"]
+    assert row["coverage"] == "2 of 4" and row["max"] == 16 and "covers 2 of 4 partitions" in row["reason"]

@@ -10,6 +10,7 @@ from .exceptions import (
 )
 from .model import (
     DEFAULT_LIST_BUCKETING_DIR_NAME,
+    AggrStats,
     BinaryColumnStatsData,
     BooleanColumnStatsData,
     ColumnStatistics,

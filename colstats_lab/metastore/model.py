@@ -218,6 +218,39 @@ class ColumnStatistics:
 
 
 @dataclass
+class AggrStats:
+    """Hive's AggrStats: statistics of columns over a set of partitions. `partsFound` counts the
+    partitions holding statistics of every requested column; where a column's statistics are missing
+    in some, its `colStats` entry is Hive's extrapolation to the whole set. The rest is ours: how many
+    partitions were asked for, how many (and how many rows) hold each column's statistics, and
+    `exact`, the union over the partitions that hold them (no extrapolation)."""
+
+    colStats: list[ColumnStatisticsObj]
+    partsFound: int
+    isStatsCompliant: bool | None = None
+    partsRequested: int = 0
+    covered: dict[str, int] = field(default_factory=dict)
+    covered_rows: dict[str, int] = field(default_factory=dict)  # numRows of the partitions in `covered`
+    exact: list[ColumnStatisticsObj] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Every requested partition holds statistics of every requested column."""
+        return self.partsFound == self.partsRequested
+
+    def coverage(self, col_name: str | None = None) -> str:
+        """"covers 2 of 4 partitions", of one column or of every requested column together."""
+        found = self.partsFound if col_name is None else self.covered.get(col_name.lower(), 0)
+        return f"covers {found} of {self.partsRequested} partition{'s' if self.partsRequested != 1 else ''}"
+
+    def obj(self, col_name: str) -> ColumnStatisticsObj | None:
+        return next((o for o in self.colStats if o.colName == col_name.lower()), None)
+
+    def exact_obj(self, col_name: str) -> ColumnStatisticsObj | None:
+        return next((o for o in self.exact if o.colName == col_name.lower()), None)
+
+
+@dataclass
 class FieldSchema:
     name: str
     type: str

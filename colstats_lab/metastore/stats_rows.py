@@ -132,6 +132,7 @@ class StatsColumn:
     max_lens: list = field(default_factory=list)
     trues: list = field(default_factory=list)
     falses: list = field(default_factory=list)
+    parts: list = field(default_factory=list)  # the partition names, when read from the metastore
 
     @classmethod
     def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> "StatsColumn":
@@ -150,11 +151,11 @@ class StatsColumn:
     def from_rows(cls, rows: list[tuple]) -> "StatsColumn":
         """From rows of (COLUMN_NAME, COLUMN_TYPE, partition numRows, NUM_NULLS, LOW_VALUE, LONG_LOW_VALUE,
         HIGH_VALUE, LONG_HIGH_VALUE, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES,
-        NUM_FALSES) of one column."""
+        NUM_FALSES, PART_NAME) of one column."""
         name, col_type = rows[0][0], rows[0][1]
         kind = parse_type(col_type).stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
-         trues, falses) = (list(values) for values in zip(*rows))
+         trues, falses, parts) = (list(values) for values in zip(*rows))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP):
             # the typed LONG_* columns hold the exact value (days, microseconds for dates, timestamps)
             wrap = {StatsKind.LONG: None, StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}[kind]
@@ -162,7 +163,14 @@ class StatsColumn:
         else:
             lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
         return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
-                   trues, falses)
+                   trues, falses, parts)
+
+    def subset(self, indexes: list[int]) -> "StatsColumn":
+        """The same column in the partitions at `indexes` only."""
+        pick = lambda values: [values[i] for i in indexes] if values else []  # noqa: E731
+        return StatsColumn(self.name, self.col_type, self.kind, pick(self.rows), pick(self.nulls), pick(self.lows),
+                           pick(self.highs), pick(self.ndvs), pick(self.sketches), pick(self.avg_lens),
+                           pick(self.max_lens), pick(self.trues), pick(self.falses), pick(self.parts))
 
     def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses) -> None:
         self.rows.append(rows)

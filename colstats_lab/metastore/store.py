@@ -27,6 +27,7 @@ from .exceptions import (
     NoSuchObjectException,
 )
 from .model import (
+    AggrStats,
     ColumnStatistics,
     ColumnStatisticsDesc,
     ColumnStatisticsObj,
@@ -76,6 +77,7 @@ class Metastore:
         self._lock = threading.RLock()
         self.txn_stats_enabled = True  # Hive's hive.txn.stats.enabled
         self.txn_timeout_s = 300.0  # Hive's hive.txn.timeout
+        self.ndv_density_function = False  # Hive's hive.metastore.stats.ndv.densityfunction
         self._depth = 0
         self._writing = False
         migrate(self._conn)
@@ -862,26 +864,66 @@ class Metastore:
             return out
 
     def partition_stats_columns(self, db_name: str, table_name: str, col_names: list[str],
-                                engine: str = "hive") -> dict[str, StatsColumn]:
-        """Every partition's statistics of `col_names` with the partition's numRows, as one StatsColumn
-        per column that has any (one query, no object per partition): the input of a table-level merge."""
+                                engine: str = "hive", part_names: list[str] | None = None) -> dict[str, StatsColumn]:
+        """The statistics of `col_names` in every partition (or those named) with the partition's numRows,
+        as one StatsColumn per column that has any, in partition name order (one query, no object per
+        partition): the input of a table-level merge and of get_aggr_stats_for."""
         with self.snapshot() as conn:
             table = self.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
             by_column: dict[str, list[tuple]] = {}
             # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
             # select this table's rows through Hive's PCS_STATS_IDX without visiting PARTITIONS
-            for r in conn.execute(
-                "SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
-                "S.LOW_VALUE, S.LONG_LOW_VALUE, S.HIGH_VALUE, S.LONG_HIGH_VALUE, S.NUM_DISTINCTS, S.BIT_VECTOR, "
-                "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES FROM PART_COL_STATS S "
-                "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' "
-                "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
-                "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))",
-                (table.dbName, table.tableName, engine, _json_list([c.lower() for c in col_names])),
-            ):
+            sql = ("SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
+                   "S.LOW_VALUE, S.LONG_LOW_VALUE, S.HIGH_VALUE, S.LONG_HIGH_VALUE, S.NUM_DISTINCTS, S.BIT_VECTOR, "
+                   "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME FROM PART_COL_STATS S "
+                   "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' "
+                   "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
+                   "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
+            args = [table.dbName, table.tableName, engine, _json_list([c.lower() for c in col_names])]
+            if part_names is not None:
+                sql += " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
+                args.append(_json_list(part_names))
+            for r in conn.execute(sql + " ORDER BY S.PART_NAME", args):
                 by_column.setdefault(r[0], []).append(r)
             return {name: StatsColumn.from_rows(rows) for name, rows in by_column.items()}
+
+    def get_aggr_stats_for(self, db_name: str, table_name: str, col_names: list[str],
+                           part_names: list[str] | None = None, valid_write_ids: ValidWriteIdList | None = None,
+                           engine: str = "hive") -> AggrStats:
+        """Hive's get_aggr_stats_for: the statistics of `col_names` over a set of partitions (all when
+        `part_names` is None; any subset, such as a query's pruned partitions, without storing a merge for
+        it). `partsFound` counts the partitions holding statistics of every column; where some partitions
+        lack a column's statistics, `colStats` extrapolates to the whole set by Hive's rules and `exact`
+        keeps the union of those that have them. `isStatsCompliant` says whether every partition's
+        statistics are accurate for a reader with `valid_write_ids` (default: now). Raises
+        NoSuchObjectException naming an unknown partition or column."""
+        from ..stats.aggr_stats import aggregate_partitions  # the stats package builds on this one
+
+        with self.snapshot():
+            table = self.get_table(db_name, table_name)
+            if not table.is_partitioned:
+                raise InvalidInputException(f"table {table.qualified_name} is not partitioned: "
+                                            "its statistics come from get_table_statistics")
+            existing = self.get_partition_names(db_name, table_name)
+            if part_names is None:
+                names = existing
+            else:
+                known = set(existing)
+                unknown = [n for n in part_names if n not in known]
+                if unknown:
+                    raise NoSuchObjectException(
+                        f"partition {unknown[0]} of {table.qualified_name} does not exist")
+                wanted = set(part_names)
+                names = [n for n in existing if n in wanted]  # name order: Hive extrapolates along it
+            columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
+                                                   None if part_names is None else names)
+            compliance = self.stats_compliance(db_name, table_name, col_names, valid_write_ids,
+                                               None if part_names is None else names) if names else {}
+            aggr = aggregate_partitions([c.lower() for c in col_names], columns, names,
+                                        density=self.ndv_density_function)
+            aggr.isStatsCompliant = bool(names) and all(ok for ok, _ in compliance.values())
+            return aggr
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
         known = {c.name for c in table.cols}

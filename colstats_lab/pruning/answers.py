@@ -15,7 +15,6 @@ from sqlglot import exp
 
 from ..coltypes import StatsKind, parse_type
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
-from ..stats.merge import spark_order
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 
@@ -195,50 +194,47 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
             valid: ValidWriteIdList) -> StatsAnswer:
     columns = sorted({a.column for a in aggregates if a.column})
     names = [p.partName for p in partitions] if partitions is not None else None
-    if names == []:
-        rows_by_owner, stats_by_owner = {}, {}
-    else:
+    rows = 0
+    objs: dict[str, object] = {}
+    if names != []:
         compliance = metastore.stats_compliance(table.dbName, table.tableName, columns, valid, names)
         stale = [(owner, why) for owner, (ok, why) in compliance.items() if not ok]
+        if partitions is None:
+            rows = int(table.parameters.get("numRows", 0) or 0)
+            stats = metastore.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
+            objs = {o.colName: o for o in stats.statsObj} if stats else {}
+        else:
+            rows = sum(int(p.parameters.get("numRows", 0) or 0) for p in partitions)
+            # an empty partition holds no statistics and adds nothing to any aggregate
+            with_rows = [p.partName for p in partitions if int(p.parameters.get("numRows", 0) or 0)]
+            if columns and with_rows:
+                aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, columns, with_rows, valid)
+                if not aggr.complete:
+                    raise _NotFromStats(f"statistics of {', '.join(columns)} {aggr.coverage()} the query reads "
+                                        f"(with rows): answered by a scan")
+                objs = {o.colName: o for o in aggr.exact}
         if stale:
             owner, why = stale[0]
             where = f"partition {owner}" if owner else table.qualified_name
             raise _NotFromStats(f"statistics of {where} are not accurate for this snapshot: {why}")
-        if partitions is None:
-            rows_by_owner = {None: int(table.parameters.get("numRows", 0) or 0)}
-            stats = metastore.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
-            stats_by_owner = {None: stats}
-        else:
-            rows_by_owner = {p.partName: int(p.parameters.get("numRows", 0) or 0) for p in partitions}
-            stats_by_owner = (metastore.get_partitions_statistics(table.dbName, table.tableName, names, columns)
-                              if columns else {})
-    record = {}
-    for agg in aggregates:
-        record[agg.name] = _value(table, agg, rows_by_owner, stats_by_owner)
-    count = len(rows_by_owner)
-    where = f"{count} partition{'s' if count != 1 else ''}" if partitions is not None else "the table"
+    record = {agg.name: _value(table, agg, rows, objs) for agg in aggregates}
+    where = (f"{len(names)} partition{'s' if len(names) != 1 else ''}" if names is not None else "the table")
     return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid}")
 
 
-def _value(table: Table, agg: _Aggregate, rows_by_owner: dict, stats_by_owner: dict):
+def _value(table: Table, agg: _Aggregate, rows: int, objs: dict):
     if agg.function == "count" and agg.column is None:
-        return sum(rows_by_owner.values())
-    datas = []
-    for owner, rows in rows_by_owner.items():
-        stats = stats_by_owner.get(owner)
-        if stats is None:
-            if rows:
-                raise _NotFromStats(f"no statistics of {agg.column} for {owner or table.qualified_name}")
-            continue
-        datas.append((stats.obj(agg.column).statsData, rows))
+        return rows
+    obj = objs.get(agg.column)
+    if obj is None:
+        if rows:
+            raise _NotFromStats(f"no statistics of {agg.column} for {table.qualified_name}")
+        return 0 if agg.function == "count" else None
+    data = obj.statsData.value
     if agg.function == "count":
-        return sum(rows - data.value.numNulls for data, rows in datas)
-    values = [getattr(data.value, "lowValue" if agg.function == "min" else "highValue") for data, _ in datas]
-    values = [v for v in values if v is not None]
-    if not values:
-        return None
-    chosen = (min if agg.function == "min" else max)(values, key=spark_order)
-    return _python_value(chosen)
+        return rows - data.numNulls
+    value = data.lowValue if agg.function == "min" else data.highValue
+    return None if value is None else _python_value(value)
 
 
 def _python_value(value):

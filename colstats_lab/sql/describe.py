@@ -8,12 +8,13 @@ import pandas as pd
 
 from ..coltypes import StatsKind, parse_type
 from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
-from ..metastore.model import ColumnStatistics, Partition
+from ..metastore.model import ColumnStatisticsObj, Partition
 from .partition_spec import exact_partition
 from .statements import Describe
 
 COLUMN_ROWS = ("col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
                "max_col_len", "num_trues", "num_falses", "bit_vector", "comment", COLUMN_STATS_ACCURATE)
+COVERAGE_ROW = "coverage"  # ours: a partitioned table's figures come from how many of its partitions
 
 
 def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFrame:
@@ -76,17 +77,40 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
     values = dict.fromkeys(COLUMN_ROWS, "")
     values.update(col_name=column.name, data_type=column.type, comment=column.comment or "")
     is_key = column.name in table.partition_key_names
-    stats = None
-    if not is_key and parse_type(column.type).stats_kind is not None:
+    has_stats = not is_key and parse_type(column.type).stats_kind is not None
+    obj = None
+    if has_stats and partition is None and table.is_partitioned:
+        # as Hive's DESCRIBE: the aggregate over every partition, extrapolated where some lack statistics
+        aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, [column.name])
+        obj = aggr.obj(column.name)
+        values[COVERAGE_ROW] = _coverage_text(aggr, column.name)
+    elif has_stats:
         if partition is None:
             stats = metastore.get_table_statistics(table.dbName, table.tableName, [column.name])
         else:
             stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition.partName],
                                                         [column.name]).get(partition.partName)
-    if stats is not None:
-        values.update(_stats_rows(stats, column.name))
+        obj = stats.obj(column.name) if stats is not None else None
+    if obj is not None:
+        values.update(_stats_rows(obj))
     values[COLUMN_STATS_ACCURATE] = _accuracy_text(_accuracy(metastore, table, partition), column.name)
     return pd.DataFrame(list(values.items()), columns=["info_name", "info_value"])
+
+
+def _coverage_text(aggr, name: str) -> str:
+    """How many partitions the figures come from; when not all, how they were made and what the analyzed
+    partitions alone hold."""
+    found = aggr.covered.get(name, 0)
+    if found == aggr.partsRequested:
+        return f"all {found} partitions"
+    if found == 0:
+        return aggr.coverage(name)
+    if found == 1:
+        return f"{aggr.coverage(name)}: the figures are that partition's alone (Hive extrapolates from two or more)"
+    exact = _stats_rows(aggr.exact_obj(name))
+    held = ", ".join(f"{k} {exact[k]}" for k in ("min", "max", "num_nulls", "distinct_count") if k in exact)
+    return (f"{aggr.coverage(name)}: extrapolated to all {aggr.partsRequested} as Hive does; "
+            f"the {found} analyzed hold {held}")
 
 
 def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -> StatsAccuracy:
@@ -112,8 +136,7 @@ def _accuracy_text(accuracy: StatsAccuracy, column: str) -> str:
     return json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
 
 
-def _stats_rows(stats: ColumnStatistics, name: str) -> dict[str, str]:
-    obj = stats.obj(name)
+def _stats_rows(obj: ColumnStatisticsObj) -> dict[str, str]:
     data = obj.statsData.value
     kind = obj.statsData.kind
     out = {"num_nulls": str(data.numNulls)}

@@ -13,7 +13,7 @@ from .widgets import View, badge, fraction_bar, html_table, register
 
 TABLE_LEVEL = "(table)"
 FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
-                 "falses", "last_analyzed", "accurate", "reason"]
+                 "falses", "last_analyzed", "accurate", "reason", "coverage"]
 
 
 def _values(obj) -> dict:
@@ -37,10 +37,16 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
     names = [c.name for c in columns]
     partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
     compliance = {name: metastore.stats_compliance(table.dbName, table.tableName, [name]) for name in names}
+    aggr = None
     if partition in (None, TABLE_LEVEL):
-        stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
         rows = int(table.parameters.get("numRows", 0) or 0)
         accuracy = {name: _table_level(compliance[name], table.is_partitioned) for name in names}
+        if table.is_partitioned:
+            # the union of the partitions that hold statistics, never an extrapolation, and says how many
+            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names)
+        stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
+        if aggr is not None and stats is not None:
+            stats.statsObj = aggr.exact
     else:
         part = next((p for p in partitions if p.partName == partition), None)
         if part is None:
@@ -58,9 +64,14 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
             record.update(accurate=None, reason="never analyzed")
         else:
             record.update(_values(obj))
-            record["null_fraction"] = record["nulls"] / rows if rows else 0.0
+            covered_rows = rows if aggr is None else aggr.covered_rows[column.name]
+            record["null_fraction"] = record["nulls"] / covered_rows if covered_rows else 0.0
             record["last_analyzed"] = stats.statsDesc.lastAnalyzed
             record["accurate"], record["reason"] = accuracy[column.name]
+            if aggr is not None and aggr.covered[column.name] < aggr.partsRequested:
+                record["reason"] = f"{aggr.coverage(column.name)} (figures are theirs alone); {record['reason']}"
+        if aggr is not None:
+            record["coverage"] = f"{aggr.covered[column.name]} of {aggr.partsRequested}"
         records.append(record)
     return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
 
@@ -91,6 +102,8 @@ def _display_frame(frame: pd.DataFrame) -> pd.DataFrame:
         # the badge's tooltip carries every reason; the column spells out only what needs attention
         "reason": [r if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"])],
     })
+    if frame["coverage"].notna().any():  # a partitioned table's level: how many partitions the figures cover
+        shown.insert(len(shown.columns) - 2, "partitions", frame["coverage"].map(lambda v: v or ""))
     return shown
 
 
