@@ -210,8 +210,8 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
             if columns and with_rows:
                 aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, columns, with_rows, valid)
                 if not aggr.complete:
-                    raise _NotFromStats(f"statistics of {', '.join(columns)} {aggr.coverage()} the query reads "
-                                        f"(with rows): answered by a scan")
+                    raise _NotFromStats(f"statistics of {', '.join(columns)}: {aggr.coverage()} the query reads "
+                                        f"(of those with rows); answered by a scan")
                 objs = {o.colName: o for o in aggr.exact}
         if stale:
             owner, why = stale[0]
