@@ -1,7 +1,8 @@
 """Queries answered from statistics against the same queries run by Spark, and the cost of
 gathering statistics during a write against a plain write, on the same data in the same run.
 
-    .venv/bin/python bench/answers_from_stats.py [--rows 10000000] [--partitions 30] [--runs 5] [--external-only]
+    .venv/bin/python bench/answers_from_stats.py [--rows 10000000] [--partitions 30] [--runs 5]
+                                                 [--external-only | --dynamic-only]
 
 External tables: another job may change their files at any time, so statistics answer only after a
 listing of the partitions asked about shows the files ANALYZE read. The last section measures that
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import sys
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from common import DDL, bench_lab, bench_table, median_of, peak_rss_mib
+from common import DDL, bench_lab, bench_table, median_of, peak_rss_mib, timed
 
 QUERIES = [
     "SELECT count(*) FROM bench",
@@ -28,6 +30,10 @@ QUERIES = [
 def main() -> None:
     args = _arguments()
     lab = bench_lab(fresh=True)
+    if args.dynamic_only:
+        lab.set("hive.stats.column.autogather", False)
+        dynamic_writes(lab, bench_table(lab, args.rows, args.partitions), args)
+        return
     if not args.external_only:
         managed(lab, args)
     for partitions in (30, 3000):
@@ -43,6 +49,7 @@ def _arguments():
     parser.add_argument("--partitions", type=int, default=30)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--external-only", action="store_true")
+    parser.add_argument("--dynamic-only", action="store_true")
     return parser.parse_args()
 
 
@@ -91,6 +98,28 @@ def managed(lab, args) -> None:
     gathered, _ = median_of(args.runs, lambda: write(True, gather_slot))
     print(f"write of {day_rows:,} rows into one partition: plain {plain:.2f} s, with statistics gathered "
           f"{gathered:.2f} s, overhead ratio {gathered / plain:.2f}")
+    dynamic_writes(lab, source, args)
+
+
+def dynamic_writes(lab, source, args) -> None:
+    """A dynamic-partition write of the whole table (every partition overwritten) with and without
+    gathering each partition's column statistics, alternated so both see the same machine."""
+    lab.sql(DDL.format(name="dyn_target"))
+    times = {False: [], True: []}
+
+    def write(gather: bool):
+        lab.set("hive.stats.column.autogather", gather)
+        lab.write("dyn_target", source, mode="overwrite")
+
+    write(False)
+    write(True)
+    for _ in range(args.runs):
+        for gather in (False, True):
+            times[gather].append(timed(lambda: write(gather)))
+    lab.set("hive.stats.column.autogather", True)
+    plain, gathered = statistics.median(times[False]), statistics.median(times[True])
+    print(f"dynamic write of {args.rows:,} rows into {args.partitions} partitions: plain {plain:.2f} s, with "
+          f"each partition's statistics gathered {gathered:.2f} s, ratio {gathered / plain:.2f}")
 
 
 def external_listing(lab, partitions: int, runs: int) -> None:

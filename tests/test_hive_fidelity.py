@@ -313,3 +313,34 @@ def test_partial_coverage_is_said_and_never_answers(half_analyzed):
     frame, _ = stats_frame(lab.metastore, lab.metastore.get_table("default", "half"))
     row = frame.set_index("column").loc["v"]
     assert row["coverage"] == "2 of 4" and row["max"] == 16 and "covers 2 of 4 partitions" in row["reason"]
+
+
+def test_a_dynamic_partition_write_gathers_every_partitions_statistics(lab):
+    """Hive's column-statistics autogather covers dynamic-partition inserts: each partition the insert
+    creates gets the statistics of its rows, and an insert into an existing partition merges with its
+    accurate statistics (here by one aggregation over the new files right after the write)."""
+    lab.sql("CREATE TABLE dyn (v INT, s STRING) PARTITIONED BY (ds STRING, h INT)")
+    lab.write("dyn", pd.DataFrame({"v": [1, 2], "s": ["a", "b"]}), partition={"ds": "x", "h": 1})
+    rows = pd.DataFrame({"v": pd.array([5, 7, None, 100, -3, 8], dtype="Int64"),
+                         "s": ["é", None, "ccc", "dd", "e", "ff"],
+                         "ds": ["x", "x", "y", "y", None, "y"], "h": pd.array([1, 1, 2, 2, 3, 2], dtype="Int64")})
+    result = lab.write("dyn", rows)
+    assert sorted(result.partitions) == ["ds=__HIVE_DEFAULT_PARTITION__/h=3", "ds=x/h=1", "ds=y/h=2"]
+    compliance = lab.metastore.stats_compliance("default", "dyn", ["v", "s"])
+    assert all(ok for ok, _ in compliance.values()), compliance
+    stats = lab.metastore.get_partitions_statistics("default", "dyn", None, ["v", "s"])
+    expected = {"ds=x/h=1": ([1, 2, 5, 7], ["a", "b", "é", None]),
+                "ds=y/h=2": ([None, 100, 8], ["ccc", "dd", "ff"]),
+                "ds=__HIVE_DEFAULT_PARTITION__/h=3": ([-3], ["e"])}
+    for name, (values, texts) in expected.items():
+        v = stats[name].obj("v").statsData.longStats
+        s = stats[name].obj("s").statsData.stringStats
+        present = [x for x in values if x is not None]
+        assert (v.lowValue, v.highValue, v.numNulls, v.numDVs) == (min(present), max(present),
+                                                                    values.count(None), len(set(present))), name
+        lengths = [len(t) for t in texts if t is not None]
+        assert (s.maxColLen, s.numNulls) == (max(lengths), texts.count(None)), name
+        assert s.avgColLen == pytest.approx(sum(lengths) / len(texts)), name
+    answer = lab.sql("SELECT count(*), count(v), min(v), max(v) FROM dyn")
+    assert answer.answered_from == "stats", answer.reason
+    assert answer.df.iloc[0].tolist() == [8, 7, -3, 100]

@@ -133,7 +133,11 @@ def test_gathering_on_write_merges_into_accurate_stats(lab, spark):
     assert s.avgColLen == pytest.approx(sum(lengths) / len(both))
     table_v = lab.metastore.get_table_column_statistics("default", "t", "v").obj("v").statsData.longStats
     assert (table_v.lowValue, table_v.highValue) == (1, 10)
-    dynamic = pd.DataFrame({"v": [5], "s": ["z"], "ds": ["d1"]})
-    lab.write("t", dynamic)  # several partitions at once: no per-partition gathering, so not accurate
+    dynamic = pd.DataFrame({"v": [50], "s": ["z"], "ds": ["d1"]})
+    lab.write("t", dynamic)  # a dynamic-partition append merges too
+    v = lab.metastore.get_partition_column_statistics("default", "t", "ds=d1", "v").obj("v").statsData.longStats
+    assert (v.highValue, v.numDVs) == (50, len(set(values)) + 1)
+    lab.set("hive.stats.column.autogather", False)
+    lab.write("t", dynamic)  # without gathering the columns are no longer accurate
     assert lab.metastore.get_partition("default", "t", "ds=d1").parameters["COLUMN_STATS_ACCURATE"] == \
         '{"BASIC_STATS":"true"}'

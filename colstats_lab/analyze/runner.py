@@ -24,6 +24,7 @@ from ..metastore import (
     Table,
     ValidWriteIdList,
 )
+from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, merge_table_level
@@ -156,6 +157,13 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
                                                     valid_write_ids=valid)
         if mode != "noscan" and not accurate:
             outcome.stale_partitions.append(part.part_name)
+        complete = StatsAccuracy.parse(updates.get(COLUMN_STATS_ACCURATE)).columns >= table.stats_column_names
+        if mode != "noscan" and accurate and complete:
+            reset = {ROWS_CHANGED: "0"}  # every column's statistics hold again
+            if part.partition is not None:
+                metastore.alter_partition_params(table.dbName, table.tableName, part.part_name, reset)
+            else:
+                metastore.alter_table_params(table.dbName, table.tableName, reset)
         if plans:
             desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName, part.part_name, now)
             stats = ColumnStatistics(desc, group.columns)

@@ -308,6 +308,11 @@ class Table:
     def partition_key_names(self) -> list[str]:
         return [k.name for k in self.partitionKeys]
 
+    @property
+    def stats_column_names(self) -> set[str]:
+        """The data columns whose type carries column statistics."""
+        return {c.name for c in self.cols if parse_type(c.type).stats_kind is not None}
+
     def column(self, name: str) -> FieldSchema | None:
         lowered = name.lower()
         return next((c for c in self.cols + self.partitionKeys if c.name == lowered), None)

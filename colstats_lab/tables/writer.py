@@ -30,12 +30,22 @@ from ..metastore import (
     ValidWriteIdList,
 )
 from ..metastore.names import parse_part_name
-from ..stats import ColumnPlan, GroupStats, merge_column_stats, merge_table_level, observe_stats
+from ..metastore.staleness import PARAM as ROWS_CHANGED
+from ..metastore.staleness import rows_changed_param
+from ..stats import (
+    ColumnPlan,
+    GroupStats,
+    aggregate_stats,
+    empty_stats,
+    merge_column_stats,
+    merge_table_level,
+    observe_stats,
+)
 from ..skew.spec import check_partition_values
 from .layout import base_dir_name, delta_dir_name, footer_counts, is_data_file, list_data_files, own_dirs
 from .list_bucketing import DIRECTORY_COLUMN, directory_column, layout_specs, split_leaf, values_by_directory
 from .partition_values import canonical_value
-from .snapshot import spark_type
+from .snapshot import PartitionFiles, read_snapshot, spark_type
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -71,10 +81,10 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     InvalidInputException naming what is wrong. The files land now, in directories only `txn`
     can see until it commits; the statistics are recorded when it commits.
 
-    With `gather`, a write into one partition (a static spec, or an unpartitioned table) also
-    computes the written rows' column statistics during the write and merges them into the
-    partition's (Hive's hive.stats.column.autogather); a dynamic-partition write leaves the column
-    statistics of the partitions it touches not accurate. With `relayout` (an overwrite), the partitions
+    With `gather` (Hive's hive.stats.column.autogather), the written rows' column statistics are
+    merged into each partition's: computed during the write for one partition (a static spec, or an
+    unpartitioned table), and for a dynamic-partition write by one aggregation over the new files
+    grouped by partition, right after the write. With `relayout` (an overwrite), the partitions
     written take the table's current skew spec and list-bucketing layout."""
     if table.tableType != "MANAGED_TABLE":
         raise InvalidInputException(f"table {table.qualified_name} is external: the lab writes only managed tables")
@@ -83,7 +93,8 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     frame = _aligned_frame(spark, table, data, partition or {})
     collect = None
     plans = [ColumnPlan(c.name, c.type) for c in table.cols if parse_type(c.type).stats_kind is not None]
-    if gather and plans and (not table.is_partitioned or partition):
+    dynamic = table.is_partitioned and not partition
+    if gather and plans and not dynamic:
         frame, collect = observe_stats(frame, plans)
     specs = layout_specs(metastore, table, frame, partition or {}, relayout)
     for name in specs:
@@ -110,11 +121,24 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     gathered = {name: collect() for name in written} if collect else {}
+    if gather and plans and dynamic and written:
+        gathered = _gather_per_partition(spark, table, written, plans)
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, list(written), "i", write_id)
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written])
     txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid, gathered, relayout))
     return WriteResult(write_id, mode, written)
+
+
+def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str, "FilesWritten"],
+                          plans: list[ColumnPlan]) -> dict[str, GroupStats]:
+    """Each written partition's statistics of the rows just written, from one aggregation over the new
+    files grouped by partition (an observation cannot group, and the files are still in the page cache)."""
+    parts = [PartitionFiles(_new_partition(table, name), [files.directory], list_data_files(files.directory))
+             for name, files in written.items()]
+    groups = aggregate_stats(read_snapshot(spark, table, parts), table.partition_key_names, plans)
+    values = {name: tuple(part.partition.values) for name, part in zip(written, parts)}
+    return {name: groups.get(values[name]) or empty_stats(plans, values[name]) for name in written}
 
 
 def _new_partition(table: Table, name: str, write_id: int = 0) -> Partition:
@@ -299,18 +323,28 @@ def _apply(metastore: Metastore, table: Table, part_name: str | None, params: di
     def total(key: str, added: int) -> str:
         return str(added if replace else int((params or {}).get(key, 0) or 0) + added)
 
+    removed = int((params or {}).get("numRows", 0) or 0) if mode == "overwrite" else 0
+    complete = known_rows and accurate_columns >= table.stats_column_names
     updates = {
         "numFiles": total("numFiles", files.num_files),
         "totalSize": total("totalSize", files.total_size),
         "numRows": total("numRows", files.num_rows) if known_rows else (params or {}).get("numRows", "0"),
         "rawDataSize": total("rawDataSize", files.raw_data_size) if known_rows else (params or {}).get("rawDataSize", "0"),
         COLUMN_STATS_ACCURATE: StatsAccuracy(basic=known_rows, columns=accurate_columns).to_param(),
+        ROWS_CHANGED: rows_changed_param(params, files.num_rows + removed, complete),
     }
     if part_name is None:
-        metastore.alter_table_params(table.dbName, table.tableName, updates, write_id=write_id, valid_write_ids=valid)
+        accurate = metastore.alter_table_params(table.dbName, table.tableName, updates, write_id=write_id,
+                                                valid_write_ids=valid)
     else:
-        metastore.alter_partition_params(table.dbName, table.tableName, part_name, updates, write_id=write_id,
-                                         valid_write_ids=valid)
+        accurate = metastore.alter_partition_params(table.dbName, table.tableName, part_name, updates,
+                                                    write_id=write_id, valid_write_ids=valid)
+    if complete and not accurate:  # a write this one could not see changed it: the rows still count
+        count = {ROWS_CHANGED: rows_changed_param(params, files.num_rows + removed, False)}
+        if part_name is None:
+            metastore.alter_table_params(table.dbName, table.tableName, count)
+        else:
+            metastore.alter_partition_params(table.dbName, table.tableName, part_name, count)
     if objs:
         desc = ColumnStatisticsDesc(part_name is None, table.dbName, table.tableName, part_name, int(time.time()))
         if part_name is None:
