@@ -9,6 +9,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from . import engine
 from .coltypes import from_spark_type
+from .analyze.stale import analyze_stale, check_threshold, staleness_frame
 from .errors import spark_errors
 from .interop import exchange
 from .metastore import (
@@ -209,6 +210,33 @@ class Lab:
             wanted = self.partition(meta.qualified_name, partition).partName
             parts = [p for p in parts if p.part_name == wanted]
         return skew_report(read_snapshot(self.spark, meta, parts), meta, names, k, min_share, mode, max_keys, max_items)
+
+    def staleness(self, table: str):
+        """Per partition (or for the table): rows, rows changed since every column's statistics were
+        last accurate, that fraction (None: unknown, e.g. an external table's files changed), whether
+        the statistics are accurate now and why not. No Spark job."""
+        return staleness_frame(self.metastore, self._table(table))
+
+    def analyze_stale(self, table: str, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
+        """Analyzes every column of the partitions (or the table) whose statistics are not accurate and
+        whose rows changed by `threshold` or more since they were (Impala's rule of thumb, 30 %), or by
+        an unknown amount; all of them in one Spark job, one transaction. `.details` has the staleness
+        frame before, the partitions chosen and the ANALYZE outcome."""
+        threshold = check_threshold(threshold)
+        meta = self._table(table)
+        with self.txn_scope(txn) as scope:
+            frame, chosen, outcome = analyze_stale(lambda: self.spark, self.metastore, meta, threshold, scope)
+        below = [r for r in frame.itertuples() if not r.accurate and r.partition not in chosen]
+        if outcome is None:
+            message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more"
+        else:
+            what = (f"{len(chosen)} of {len(frame)} partitions" if meta.is_partitioned else "the table")
+            message = f"Analyzed {what} changed by {threshold:.0%} or more: {outcome.message}"
+        if below:
+            message += (f" Left as they are ({len(below)} not accurate, changed by less than {threshold:.0%}): "
+                        + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])
+                        + (", ..." if len(below) > 5 else "") + ".")
+        return Result(message=message, details={"staleness": frame, "analyzed": chosen, "outcome": outcome})
 
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;

@@ -344,3 +344,47 @@ def test_a_dynamic_partition_write_gathers_every_partitions_statistics(lab):
     answer = lab.sql("SELECT count(*), count(v), min(v), max(v) FROM dyn")
     assert answer.answered_from == "stats", answer.reason
     assert answer.df.iloc[0].tolist() == [8, 7, -3, 100]
+
+
+def test_rows_changed_per_partition_and_analyzing_only_the_stale_ones(lab, spark):
+    """Impala's rule of thumb recomputes statistics once about 30 % of a partition's rows changed; every
+    write knows its rows per partition, so the lab counts rows inserted or removed since every column's
+    statistics were last accurate, and `analyze_stale` analyzes only partitions past the threshold."""
+    lab.sql("CREATE TABLE moved (v INT) PARTITIONED BY (d STRING)")
+    lab.write("moved", pd.DataFrame({"v": list(range(40)), "d": [str(i % 4 + 1) for i in range(40)]}))
+    assert lab.staleness("moved")["changed_fraction"].tolist() == [0.0] * 4  # gathered: accurate
+    lab.set("hive.stats.column.autogather", False)
+    lab.write("moved", pd.DataFrame({"v": [100, 101]}), partition={"d": "1"})         # 2 of 12
+    lab.write("moved", pd.DataFrame({"v": list(range(200, 210))}), partition={"d": "2"})  # 10 of 20
+    lab.write("moved", pd.DataFrame({"v": [-5, -6, -7, -8, -9]}), partition={"d": "3"},
+              mode="overwrite")                                                         # 10 out, 5 in
+    lab.write("moved", pd.DataFrame({"v": [7, 8, 9]}), partition={"d": "5"})           # new, never analyzed
+    frame = lab.staleness("moved").set_index("partition")
+    assert frame.loc["d=1", "changed_fraction"] == pytest.approx(2 / 12)
+    assert frame.loc["d=2", "changed_fraction"] == pytest.approx(10 / 20)
+    assert frame.loc["d=3", "changed_fraction"] == 1.0 and frame.loc["d=3", "rows_changed"] == 15
+    assert frame.loc["d=4", "accurate"] is True and frame.loc["d=5", "changed_fraction"] == 1.0
+    described = lab.sql("DESCRIBE FORMATTED moved PARTITION (d='1')").df.set_index("col_name")["data_type"]
+    assert described["Rows changed since analyze:"] == "2 of 12 rows (17%)"
+    def jobs_of(group, action):
+        spark.sparkContext.setJobGroup(group, group)
+        try:
+            return action()
+        finally:
+            spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+
+    result = jobs_of("stale", lambda: lab.analyze_stale("moved", threshold=0.3))
+    jobs_of("one", lambda: lab.sql("ANALYZE TABLE moved PARTITION (d='4') COMPUTE STATISTICS FOR COLUMNS"))
+    tracker = spark.sparkContext.statusTracker()
+    # three partitions in one aggregation: as many Spark jobs as an ANALYZE of one partition
+    assert len(tracker.getJobIdsForGroup("stale")) == len(tracker.getJobIdsForGroup("one"))
+    assert result.details["analyzed"] == ["d=2", "d=3", "d=5"]
+    assert "d=1 17%" in result.message
+    after = lab.staleness("moved").set_index("partition")
+    assert after["accurate"].to_dict() == {"d=1": False, "d=2": True, "d=3": True, "d=4": True, "d=5": True}
+    assert after.loc["d=2", "rows_changed"] == 0 and after.loc["d=1", "rows_changed"] == 2
+    low = lab.metastore.get_partition_column_statistics("default", "moved", "d=3", "v").obj("v").statsData.longStats
+    assert (low.lowValue, low.highValue) == (-9, -5)
+    assert "Nothing to analyze" in lab.analyze_stale("moved").message
+    with pytest.raises(InvalidInputException, match="between 0 and 1"):
+        lab.analyze_stale("moved", threshold=30)

@@ -88,9 +88,10 @@ def column_plans(table: Table, stmt: Analyze) -> tuple[list[ColumnPlan], list[st
 
 
 def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: Analyze, current_db: str,
-                txn: "Transaction") -> AnalyzeOutcome:
+                txn: "Transaction", only: list[str] | None = None) -> AnalyzeOutcome:
     """Computes the statistics over `txn`'s snapshot now; they are stored when `txn` commits (an
-    ANALYZE takes a write ID, as Hive's does, so readers can tell whose statistics they get)."""
+    ANALYZE takes a write ID, as Hive's does, so readers can tell whose statistics they get).
+    `only` keeps the named partitions of those the statement selects (still one Spark job)."""
     started = time.perf_counter()
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     if stmt.partition and not table.is_partitioned:
@@ -98,6 +99,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     plans, skipped = column_plans(table, stmt) if stmt.mode == "columns" else ([], [])
     partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
                   if table.is_partitioned else None)
+    if partitions is not None and only is not None:
+        partitions = [p for p in partitions if p.partName in set(only)]
     valid = txn.snapshot(table)
     write_id = txn.write_id(table)  # NOSCAN too: it changes numFiles and totalSize
     files = snapshot_files(metastore, table, valid, partitions)

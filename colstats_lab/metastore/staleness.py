@@ -38,3 +38,15 @@ def describe_change(params: dict) -> str:
     if fraction is None:
         return "unknown (not written through the lab since its statistics were kept)"
     return f"{int(params[PARAM] or 0):,} of {int(params.get('numRows', 0) or 0):,} rows ({fraction:.0%})"
+
+
+def describe_total(params_list: list[dict]) -> str:
+    """The same over many partitions: "12 of 400 rows (3%) in 2 of 10 partitions", unknown ones named."""
+    known = [p for p in params_list if PARAM in p]
+    changed = sum(int(p[PARAM] or 0) for p in known)
+    rows = sum(int(p.get("numRows", 0) or 0) for p in known)
+    moved = sum(1 for p in known if int(p[PARAM] or 0))
+    fraction = 0.0 if not changed else (1.0 if rows <= 0 else min(1.0, changed / rows))
+    text = f"{changed:,} of {rows:,} rows ({fraction:.0%}) in {moved} of {len(params_list)} partitions"
+    unknown = len(params_list) - len(known)
+    return text + (f"; unknown in {unknown}" if unknown else "")

@@ -9,6 +9,7 @@ import pandas as pd
 from ..coltypes import StatsKind, parse_type
 from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
 from ..metastore.model import ColumnStatisticsObj, Partition
+from ..metastore.staleness import describe_change, describe_total
 from .partition_spec import exact_partition
 from .statements import Describe
 
@@ -35,12 +36,16 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
                      ("Location:", partition.location, ""), ("Write Id:", str(partition.writeId), ""),
                      ("Partition Parameters:", "", "")]
             rows += _parameters(partition.parameters, changed)
+            rows += [("Rows changed since analyze:", describe_change(partition.parameters), "")]
         else:
             rows += [("# Detailed Table Information", "", ""), ("Database:", table.dbName, ""),
                      ("Table Type:", table.tableType, ""), ("Location:", table.location, ""),
                      ("CreateTime:", _time(table.createTime), ""), ("Write Id:", str(table.writeId), ""),
                      ("Table Parameters:", "", "")]
             rows += _parameters(table.parameters, changed)
+            rows += [("Rows changed since analyze:", describe_total(
+                [p.parameters for p in metastore.get_partitions(table.dbName, table.tableName)])
+                if table.is_partitioned else describe_change(table.parameters), "")]
     return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
 
 

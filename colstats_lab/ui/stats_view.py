@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..coltypes import parse_type
 from ..metastore import Metastore, NoSuchObjectException, Table
+from ..metastore.staleness import describe_change, describe_total
 from . import charts
 from . import format as fmt
 from .widgets import View, badge, fraction_bar, html_table, register
@@ -134,12 +135,21 @@ class StatsView(View):
         self.frame, rows = stats_frame(self.lab.metastore, self.table, level)
         params = self.table.parameters
         where = "whole table" if level == TABLE_LEVEL else level
+        if level == TABLE_LEVEL and self.table.is_partitioned:
+            changed = describe_total([p.parameters for p in self.lab.metastore.get_partitions(
+                self.table.dbName, self.table.tableName)])
+        else:
+            owner = (self.lab.metastore.get_partition(self.table.dbName, self.table.tableName, level)
+                     if level != TABLE_LEVEL else self.lab.metastore.get_table(self.table.dbName, self.table.tableName))
+            changed = describe_change(owner.parameters)
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · {fmt.escape(where)} · '
             f'{fmt.count(rows)} rows · {fmt.size(int(params.get("totalSize", 0) or 0))} in '
             f'{fmt.count(int(params.get("numFiles", 0) or 0))} files'
             + (f' · {fmt.count(int(params.get("numPartitions", 0) or 0))} partitions'
-               if self.table.is_partitioned else "") + "</div>")
+               if self.table.is_partitioned else "")
+            + f' · <span title="rows inserted or removed since every column\'s statistics were last accurate">'
+              f'changed since analyze: {fmt.escape(changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
         self.table_html.value = html_table(_display_frame(self.frame), numeric=numeric,
                                            raw_html={"null fraction", "status"}, wrap={"reason"})
