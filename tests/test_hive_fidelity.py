@@ -388,3 +388,44 @@ def test_rows_changed_per_partition_and_analyzing_only_the_stale_ones(lab, spark
     assert "Nothing to analyze" in lab.analyze_stale("moved").message
     with pytest.raises(InvalidInputException, match="between 0 and 1"):
         lab.analyze_stale("moved", threshold=30)
+
+
+def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(lab, tmp_path):
+    """Hive's Timestamp statistic is whole seconds since the epoch (TimestampColumnStatsData's
+    Timestamp.secondsSinceEpoch), and its metastore keeps that in LONG_LOW_VALUE/LONG_HIGH_VALUE; the
+    lab keeps Spark's microseconds in LOW_VALUE_MICROS/HIGH_VALUE_MICROS, and migration 6 moves an
+    older file's microseconds there."""
+    import datetime as dt
+
+    from colstats_lab.metastore import Metastore
+    from colstats_lab.metastore.schema import MIGRATIONS, _split
+
+    lab.sql("CREATE TABLE ts_t (t TIMESTAMP)")
+    instants = [dt.datetime(1969, 12, 31, 23, 59, 58, 500000), dt.datetime(2026, 11, 23, 6, 0, 0, 999999)]
+    lab.write("ts_t", pd.DataFrame({"t": instants}))
+    stats = lab.metastore.get_table_column_statistics("default", "ts_t", "t").obj("t").statsData.timestampStats
+    assert (stats.lowValue.secondsSinceEpoch, stats.highValue.secondsSinceEpoch) == (-2, 1795413600)
+    assert stats.highValue.to_datetime() == instants[1]  # nothing lost
+    with sqlite3.connect(lab.metastore.path) as conn:
+        row = conn.execute("SELECT LONG_LOW_VALUE, LONG_HIGH_VALUE, LOW_VALUE_MICROS, HIGH_VALUE_MICROS "
+                           "FROM TAB_COL_STATS WHERE COLUMN_NAME = 't'").fetchone()
+    conn.close()
+    assert row == (-2, 1795413600, -1_500_000, 1_795_413_600_999_999)
+    # a file written before migration 6 kept microseconds in LONG_*
+    path = str(tmp_path / "v5.db")
+    old = sqlite3.connect(path, isolation_level=None)
+    for script in MIGRATIONS[:5]:
+        for statement in _split(script):
+            old.execute(statement)
+    old.execute("PRAGMA user_version = 5")
+    old.execute("INSERT INTO TAB_COL_STATS (TBL_ID, DB_NAME, TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, LOW_VALUE, "
+                "HIGH_VALUE, LONG_LOW_VALUE, LONG_HIGH_VALUE, NUM_NULLS, LAST_ANALYZED) VALUES "
+                "(1, 'default', 'x', 't', 'timestamp', '1969-12-31 23:59:58.500000', '2026-11-23 06:00:00.999999', "
+                "-1500000, 1795413600999999, 0, 0)")
+    old.close()
+    Metastore(path).close()
+    with sqlite3.connect(path) as conn:
+        migrated = conn.execute("SELECT LONG_LOW_VALUE, LONG_HIGH_VALUE, LOW_VALUE_MICROS, HIGH_VALUE_MICROS "
+                                "FROM TAB_COL_STATS").fetchone()
+    conn.close()
+    assert migrated == row

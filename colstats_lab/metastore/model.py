@@ -32,9 +32,14 @@ class Date:
 
 @dataclass(frozen=True, order=True)
 class Timestamp:
-    """A UTC instant in microseconds since the epoch (Hive keeps whole seconds; we keep Spark's precision)."""
+    """A UTC instant in microseconds since the epoch: Spark's precision. Hive's Timestamp statistic is
+    whole seconds (`secondsSinceEpoch`, rounded down), which is what its metastore columns hold."""
 
     microsSinceEpoch: int
+
+    @property
+    def secondsSinceEpoch(self) -> int:
+        return self.microsSinceEpoch // 1_000_000
 
     def to_datetime(self) -> dt.datetime:
         return _EPOCH_TS + dt.timedelta(microseconds=self.microsSinceEpoch)

@@ -313,7 +313,18 @@ CREATE INDEX ANALYZED_FILES_BY_PART ON ANALYZED_FILES (PART_ID);
 UPDATE VERSION SET VERSION_COMMENT = 'colstats_lab metastore, Hive 4 names, with TXN_COMPONENTS, list bucketing, Drill table metadata and analyzed files of external tables' WHERE VER_ID = 1
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
+# Hive's Timestamp statistics are whole seconds since the epoch, and so are its LONG_LOW_VALUE and
+# LONG_HIGH_VALUE for timestamp columns; the lab keeps Spark's microseconds in columns of its own.
+_FLOOR_SECONDS = "({0} - (({0} % 1000000) + 1000000) % 1000000) / 1000000"
+_V6 = "\n".join(f"""
+ALTER TABLE {t} ADD COLUMN LOW_VALUE_MICROS INTEGER;
+ALTER TABLE {t} ADD COLUMN HIGH_VALUE_MICROS INTEGER;
+UPDATE {t} SET LOW_VALUE_MICROS = LONG_LOW_VALUE, HIGH_VALUE_MICROS = LONG_HIGH_VALUE,
+    LONG_LOW_VALUE = {_FLOOR_SECONDS.format("LONG_LOW_VALUE")},
+    LONG_HIGH_VALUE = {_FLOOR_SECONDS.format("LONG_HIGH_VALUE")}
+    WHERE COLUMN_TYPE = 'timestamp';""" for t in ("TAB_COL_STATS", "PART_COL_STATS"))
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

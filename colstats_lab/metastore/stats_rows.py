@@ -24,6 +24,7 @@ ROW_COLUMNS = (
     "COLUMN_NAME", "COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE",
     "DOUBLE_LOW_VALUE", "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE",
     "NUM_NULLS", "NUM_DISTINCTS", "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
+    "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS",
 )
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
@@ -54,7 +55,8 @@ def text_to_value(kind: StatsKind, text: str | None):
 
 
 def _typed(kind: StatsKind, value):
-    """(long, double, decimal text) column values for one low/high value."""
+    """(long, double, decimal text) column values for one low/high value, in Hive's units (a timestamp
+    in whole seconds)."""
     if value is None:
         return None, None, None
     if kind is StatsKind.LONG:
@@ -62,7 +64,7 @@ def _typed(kind: StatsKind, value):
     if kind is StatsKind.DATE:
         return value.daysSinceEpoch, None, None
     if kind is StatsKind.TIMESTAMP:
-        return value.microsSinceEpoch, None, None
+        return value.secondsSinceEpoch, None, None
     if kind is StatsKind.DOUBLE:
         return None, (None if value != value else float(value)), None
     return None, None, str(value)
@@ -85,6 +87,9 @@ def obj_to_row(obj: ColumnStatisticsObj) -> dict:
         row["HIGH_VALUE"] = value_to_text(kind, data.highValue)
         row["LONG_LOW_VALUE"], row["DOUBLE_LOW_VALUE"], row["BIG_DECIMAL_LOW_VALUE"] = _typed(kind, data.lowValue)
         row["LONG_HIGH_VALUE"], row["DOUBLE_HIGH_VALUE"], row["BIG_DECIMAL_HIGH_VALUE"] = _typed(kind, data.highValue)
+        if kind is StatsKind.TIMESTAMP:  # the exact instants, beside Hive's seconds
+            row["LOW_VALUE_MICROS"] = None if data.lowValue is None else data.lowValue.microsSinceEpoch
+            row["HIGH_VALUE_MICROS"] = None if data.highValue is None else data.highValue.microsSinceEpoch
         row["NUM_DISTINCTS"] = data.numDVs
     elif kind is StatsKind.STRING:
         row.update(AVG_COL_LEN=data.avgColLen, MAX_COL_LEN=data.maxColLen, NUM_DISTINCTS=data.numDVs)
@@ -149,15 +154,15 @@ class StatsColumn:
 
     @classmethod
     def from_rows(cls, rows: list[tuple]) -> "StatsColumn":
-        """From rows of (COLUMN_NAME, COLUMN_TYPE, partition numRows, NUM_NULLS, LOW_VALUE, LONG_LOW_VALUE,
-        HIGH_VALUE, LONG_HIGH_VALUE, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES,
-        NUM_FALSES, PART_NAME) of one column."""
+        """From rows of (COLUMN_NAME, COLUMN_TYPE, partition numRows, NUM_NULLS, LOW_VALUE, the exact low
+        as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for a timestamp), HIGH_VALUE, the exact high,
+        NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES, NUM_FALSES, PART_NAME) of one column."""
         name, col_type = rows[0][0], rows[0][1]
         kind = parse_type(col_type).stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
          trues, falses, parts) = (list(values) for values in zip(*rows))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP):
-            # the typed LONG_* columns hold the exact value (days, microseconds for dates, timestamps)
+            # exact as integers: LONG_* for whole numbers and dates (days), *_MICROS for timestamps
             wrap = {StatsKind.LONG: None, StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}[kind]
             lows, highs = ([v if v is None or wrap is None else wrap(v) for v in typed] for typed in (long_lows, long_highs))
         else:

@@ -875,7 +875,8 @@ class Metastore:
             # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
             # select this table's rows through Hive's PCS_STATS_IDX without visiting PARTITIONS
             sql = ("SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
-                   "S.LOW_VALUE, S.LONG_LOW_VALUE, S.HIGH_VALUE, S.LONG_HIGH_VALUE, S.NUM_DISTINCTS, S.BIT_VECTOR, "
+                   "S.LOW_VALUE, COALESCE(S.LOW_VALUE_MICROS, S.LONG_LOW_VALUE), S.HIGH_VALUE, "
+                   "COALESCE(S.HIGH_VALUE_MICROS, S.LONG_HIGH_VALUE), S.NUM_DISTINCTS, S.BIT_VECTOR, "
                    "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME FROM PART_COL_STATS S "
                    "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' "
                    "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
