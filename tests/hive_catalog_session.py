@@ -55,7 +55,22 @@ def main(home: str, rows_file: str) -> None:
     lab.table("users").selectExpr("userid AS userId").write.insertInto("users_spark")
     plan_filter_before = _filter_plan(spark)
     users = lab.export_spark_stats("users", "default.users_spark")
+    # a partitioned table both ways: partition statistics as Spark's alterPartitions keeps them
+    lab.sql("CREATE TABLE daily (v INT) PARTITIONED BY (ds STRING)")
+    days = spark.range(30).selectExpr("CAST(id AS INT) AS v", "IF(id < 10, 'a', 'b') AS ds")
+    lab.write("daily", days)
+    lab.table("daily").write.format("parquet").partitionBy("ds").saveAsTable("default.daily_spark")
+    daily = lab.export_spark_stats("daily", "default.daily_spark")
+    spark.sql("CREATE TABLE daily_native USING parquet PARTITIONED BY (ds) AS SELECT * FROM daily_spark")
+    spark.sql("ANALYZE TABLE daily_native PARTITION (ds) COMPUTE STATISTICS")
+    imported_daily = lab.import_spark_stats("default.daily_native")
     print(json.dumps({
+        "daily_partition_properties": daily.details["partition_properties"],
+        "daily_spark_partitions": {name: [s.sizeInBytes, s.rowCount] for name, s in
+                                   read_table_statistics(spark, "daily_spark").partitions.items()},
+        "daily_imported": imported_daily.details["partitions"],
+        "daily_native_rows": {p.partName: p.parameters.get("numRows") for p in
+                              lab.metastore.get_partitions("default", "daily_native")},
         "plan_before": exported.details["plan_before"], "plan_after": exported.details["plan_after"],
         "plan_now": plan_statistics(spark, "sales_spark"),
         "exported": exported.details["properties"], "skipped": exported.details["skipped"],

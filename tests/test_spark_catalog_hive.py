@@ -99,3 +99,17 @@ def test_a_mixed_case_column_gets_its_statistics_in_spark(report):
     # 40 rows, 4 distinct values: the filter userId = 2 is estimated at 10 rows once the column has statistics
     assert "rowCount=10)" in report["mixed_case_filter_after"], report["mixed_case_filter_after"]
     assert "rowCount=10)" not in report["mixed_case_filter_before"]
+
+
+def test_partition_statistics_go_both_ways_as_spark_keeps_them(report):
+    """Spark's alterPartitions keeps a partition's statistics as spark.sql.statistics.totalSize and
+    .numRows in the partition's parameters, and reads them back (DESCRIBE ... PARTITION shows
+    "Partition Statistics: N bytes, M rows"); the lab writes and reads those of partitioned tables."""
+    exported = report["daily_partition_properties"]
+    assert sorted(exported) == ["ds=a", "ds=b"]
+    assert [exported[p]["spark.sql.statistics.numRows"] for p in ("ds=a", "ds=b")] == ["10", "20"]
+    seen = report["daily_spark_partitions"]
+    assert {p: rows for p, (_, rows) in seen.items()} == {"ds=a": 10, "ds=b": 20}
+    assert all(int(exported[p]["spark.sql.statistics.totalSize"]) == size for p, (size, _) in seen.items())
+    assert report["daily_imported"] == ["ds=a", "ds=b"]
+    assert report["daily_native_rows"] == {"ds=a": "10", "ds=b": "20"}

@@ -136,3 +136,34 @@ def test_booleans_convert_when_spark_determines_the_counts():
     assert (mixed.min, mixed.max, mixed.distinctCount) == ("false", "true", 2)
     with pytest.raises(NotConvertible, match="column b: Spark keeps min/max of a boolean"):
         hive_stats_from_spark("b", "boolean", mixed, 10)
+
+
+def test_a_long_histogram_is_split_into_numbered_parts_and_joined_on_read():
+    """Spark keeps a property value longer than spark.sql.sources.schemaStringLengthThreshold (4000) as
+    numbered parts: `<col>.histogram.numParts` and `<col>.histogram.part.N`."""
+    from colstats_lab.stats.spark_properties import COL_STATS_PREFIX, PROPERTY_LENGTH_THRESHOLD
+
+    histogram = "".join(chr(ord("a") + i % 26) for i in range(2 * PROPERTY_LENGTH_THRESHOLD + 17))
+    stats = CatalogStatistics(100, 10, {"v": CatalogColumnStat(distinctCount=3, histogram=histogram)})
+    properties = stats_to_properties(stats, ["v"])
+    assert properties[COL_STATS_PREFIX + "v.histogram.numParts"] == "3"
+    assert len(properties[COL_STATS_PREFIX + "v.histogram.part.2"]) == 17
+    assert COL_STATS_PREFIX + "v.histogram" not in properties
+    assert stats_from_properties(properties, ["v"]).colStats["v"].histogram == histogram
+
+
+def test_a_malformed_entry_is_skipped_with_a_warning_and_a_missing_size_stays_missing():
+    """Spark's statsFromProperties logs "Failed to parse column statistics" and leaves that column out;
+    without spark.sql.statistics.totalSize there is no size (Spark would not invent 0)."""
+    properties = {"spark.sql.statistics.numRows": "5",
+                  "spark.sql.statistics.colStats.a.version": "2", "spark.sql.statistics.colStats.a.nullCount": "x",
+                  "spark.sql.statistics.colStats.b.version": "2", "spark.sql.statistics.colStats.b.nullCount": "1",
+                  "spark.sql.statistics.colStats.c.version": "2",
+                  "spark.sql.statistics.colStats.c.histogram.numParts": "2",
+                  "spark.sql.statistics.colStats.c.histogram.part.0": "abc"}
+    with pytest.warns(UserWarning, match="column a") as caught:
+        stats = stats_from_properties(properties, ["a", "b", "c"])
+    assert any("column c" in str(w.message) for w in caught)
+    assert list(stats.colStats) == ["b"] and stats.colStats["b"].nullCount == 1
+    assert stats.sizeInBytes is None and stats.rowCount == 5
+    assert "spark.sql.statistics.totalSize" not in stats_to_properties(stats, ["b"])

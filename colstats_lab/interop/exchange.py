@@ -12,7 +12,12 @@ from ..metastore.accurate import StatsAccuracy
 from ..result import Result
 from ..stats.spark_properties import (CatalogStatistics, NotConvertible, column_stat_from_hive, hive_stats_from_spark,
                                       stats_to_properties)
-from .spark_catalog import plan_statistics, read_table_statistics, write_table_statistics
+from .spark_catalog import (
+    plan_statistics,
+    read_table_statistics,
+    write_partition_statistics,
+    write_table_statistics,
+)
 
 if TYPE_CHECKING:
     from ..lab import Lab
@@ -24,9 +29,10 @@ def import_spark_stats(lab: "Lab", spark_table: str) -> Result:
     statistics don't follow from Spark's are listed in `details["skipped"]` with the reason."""
     source = read_table_statistics(lab.spark, spark_table)
     stats = source.statistics
-    if stats is None or stats.rowCount is None:
+    table_rows = stats is not None and stats.rowCount is not None
+    if not table_rows and not any(p.rowCount is not None for p in source.partitions.values()):
         raise InvalidInputException(
-            f"Spark keeps no row count for {source.qualified_name}: run ANALYZE TABLE {source.qualified_name} "
+            f"Spark keeps no row count for {source.qualified_name} or its partitions: run ANALYZE TABLE {source.qualified_name} "
             "COMPUTE STATISTICS FOR ALL COLUMNS in Spark first")
     metastore = lab.metastore
     with metastore.transaction():
@@ -44,7 +50,7 @@ def import_spark_stats(lab: "Lab", spark_table: str) -> Result:
             table = lab.register_external(source.qualified_name, source.location,
                                           partition_types={c: source.columns[c] for c in source.partition_columns})
         objs, skipped = [], {}
-        for column in table.cols:
+        for column in table.cols if table_rows else []:
             stat = stats.colStats.get(column.name)
             if stat is None:
                 skipped[column.name] = "Spark keeps no statistics for it"
@@ -56,18 +62,42 @@ def import_spark_stats(lab: "Lab", spark_table: str) -> Result:
         if objs:
             metastore.update_table_column_statistics(ColumnStatistics(
                 ColumnStatisticsDesc(True, table.dbName, table.tableName), objs, engine="hive"))
-        flags = StatsAccuracy(True, {o.colName for o in objs})
-        metastore.alter_table_params(table.dbName, table.tableName, {
-            "numRows": str(stats.rowCount), "totalSize": str(stats.sizeInBytes), ACCURATE_PARAM: flags.to_param()})
-        if not table.is_partitioned:
-            # Spark's statistics are taken to describe the files as they are now; a later change shows
+        if table_rows:
+            flags = StatsAccuracy(True, {o.colName for o in objs})
+            metastore.alter_table_params(table.dbName, table.tableName, {
+                "numRows": str(stats.rowCount), "totalSize": str(stats.sizeInBytes), ACCURATE_PARAM: flags.to_param()})
+        # Spark's statistics are taken to describe the files as they are now; a later change shows
+        if table_rows and not table.is_partitioned:
             metastore.record_analyzed_files(table.dbName, table.tableName,
                                             {None: [f.state for f in list_data_files(table.location)]})
+        imported_partitions = _import_partition_statistics(metastore, table, source)
     imported = [o.colName for o in objs]
-    return Result(message=f"Imported Spark's statistics of {source.qualified_name}: {stats.rowCount} rows, "
-                          f"{len(imported)} column(s)" + (f"; skipped {', '.join(skipped)}" if skipped else ""),
-                  details={"table": table.qualified_name, "columns": imported, "skipped": skipped,
-                           "rows": stats.rowCount, "bytes": stats.sizeInBytes})
+    rows = stats.rowCount if table_rows else None
+    return Result(message=f"Imported Spark's statistics of {source.qualified_name}: "
+                          + (f"{rows} rows, " if table_rows else "")
+                          + f"{len(imported)} column(s), {len(imported_partitions)} partition(s)"
+                          + (f"; skipped {', '.join(skipped)}" if skipped else ""),
+                  details={"table": table.qualified_name, "columns": imported, "skipped": skipped, "rows": rows,
+                           "bytes": stats.sizeInBytes if stats else None, "partitions": imported_partitions})
+
+
+def _import_partition_statistics(metastore, table, source) -> list[str]:
+    """Spark's partition statistics (rows and bytes) into the lab's partitions of the same names, as
+    accurate basic statistics of the files there now; returns the partitions that got them."""
+    known = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)}
+    done, files = [], {}
+    for name, stats in sorted(source.partitions.items()):
+        if name not in known or stats.rowCount is None:
+            continue
+        metastore.alter_partition_params(table.dbName, table.tableName, name, {
+            "numRows": str(stats.rowCount), "totalSize": str(stats.sizeInBytes),
+            ACCURATE_PARAM: StatsAccuracy(True).to_param()})
+        files[name] = [f.state for f in list_data_files(known[name].location)]
+        done.append(name)
+    if files:
+        metastore.record_analyzed_files(table.dbName, table.tableName, files)
+        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+    return done
 
 
 def export_spark_stats(lab: "Lab", table_name: str, spark_table: str) -> Result:
@@ -93,16 +123,30 @@ def export_spark_stats(lab: "Lab", table_name: str, spark_table: str) -> Result:
         col_stats[target.spelled.get(obj.colName, obj.colName)] = column_stat_from_hive(obj, rows)
     statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
     properties = stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns])
+    partition_properties = _partition_properties(metastore, table, target)
     with spark_errors(f"cannot write statistics into Spark's table {target.qualified_name}"):
         before = plan_statistics(lab.spark, target.qualified_name)
         written = write_table_statistics(lab.spark, target.qualified_name, properties)
+        written += write_partition_statistics(lab.spark, target.qualified_name, partition_properties)
         after = plan_statistics(lab.spark, target.qualified_name)
     cbo = lab.spark.conf.get("spark.sql.cbo.enabled", "false") == "true"
     return Result(message=f"Exported {len(col_stats)} column(s) of {table.qualified_name} to Spark's "
                           f"{target.qualified_name}: {after}"
                           + ("" if cbo else " (spark.sql.cbo.enabled is false: Spark's optimizer uses only the size)"),
-                  details={"properties": properties, "written": written, "skipped": skipped,
-                           "plan_before": before, "plan_after": after})
+                  details={"properties": properties, "partition_properties": partition_properties,
+                           "written": written, "skipped": skipped, "plan_before": before, "plan_after": after})
+
+
+def _partition_properties(metastore, table, target) -> dict[str, dict[str, str]]:
+    """Spark's partition statistics (size and rows, as its `alterPartitions` keeps them) of every partition
+    of a partitioned table whose basic statistics are accurate, for the partitions Spark's table has."""
+    if not table.is_partitioned or target.partition_columns != table.partition_key_names:
+        return {}
+    compliance = metastore.stats_compliance(table.dbName, table.tableName, [])
+    return {p.partName: stats_to_properties(CatalogStatistics(int(p.parameters.get("totalSize", 0) or 0),
+                                                              int(p.parameters.get("numRows", 0) or 0)), [])
+            for p in metastore.get_partitions(table.dbName, table.tableName)
+            if compliance[p.partName][0] and p.partName in target.partitions}
 
 
 def _export_blocker(metastore, table, obj, spark_columns: dict[str, str]) -> str | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
 
+from ..metastore.names import parse_part_name
 from ..stats.spark_properties import STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics, to_external_string
 from ..errors import ColstatsError, spark_errors
 
@@ -44,6 +45,8 @@ class SparkTable:
     partition_columns: list[str]
     statistics: CatalogStatistics | None
     spelled: dict[str, str] = field(default_factory=dict)  # lower-case name -> Spark's spelling
+    # partition name (Hive's escaping) -> the partition's statistics, for those Spark keeps any of
+    partitions: dict[str, CatalogStatistics] = field(default_factory=dict)
 
     @property
     def qualified_name(self) -> str:
@@ -85,8 +88,17 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
                 col_stats[column] = stat
         statistics = CatalogStatistics(int(match.group(1)), None if match.group(2) is None else int(match.group(2)),
                                        col_stats)
+    partitions = {}
+    if partition_columns:
+        for (name,) in spark.sql(f"SHOW PARTITIONS {qualified}").collect():
+            spec = ", ".join(f"`{k}` = {_quote(v)}" for k, v in parse_part_name(name))
+            rows = {r[0]: r[1] for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} PARTITION ({spec})").collect()}
+            found = _STATISTICS_ROW.match(rows.get("Partition Statistics") or "")
+            if found:
+                partitions[name] = CatalogStatistics(int(found.group(1)),
+                                                     None if found.group(2) is None else int(found.group(2)))
     return SparkTable(database, table, location, info.get("Provider"), columns, partition_columns, statistics,
-                      spelled)
+                      spelled, partitions)
 
 
 def _describe_column(spark: SparkSession, qualified: str, column: str, type_name: str) -> CatalogColumnStat | None:
@@ -127,24 +139,17 @@ def plan_statistics(spark: SparkSession, name: str) -> str:
 def write_table_statistics(spark: SparkSession, name: str, properties: dict[str, str]) -> int:
     """Replaces the `spark.sql.statistics.*` properties of a table in the session's Hive metastore with
     `properties`; returns how many are stored. Raises UnsupportedCatalog without Hive support."""
-    if spark.conf.get("spark.sql.catalogImplementation", "in-memory") != "hive":
-        raise UnsupportedCatalog(
-            "exporting statistics needs a Hive-enabled Spark session (SparkSession.builder.enableHiveSupport()): "
-            "the in-memory catalog keeps only statistics computed by its own ANALYZE")
+    _require_hive(spark)
     if any(not key.startswith(STATISTICS_PREFIX) for key in properties):
         raise ValueError("only spark.sql.statistics.* properties are written")
     database, table = _split_name(spark, name)
-    url = spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", _DEFAULT_METASTORE_URL)
-    driver = spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionDriverName", _DEFAULT_METASTORE_DRIVER)
+    url, driver = _metastore_connection(spark)
     table_id = (f"(SELECT T.TBL_ID FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID "
                 f"WHERE D.NAME = {_quote(database)} AND T.TBL_NAME = {_quote(table)})")
     count = f"SELECT COUNT(*) AS N FROM TABLE_PARAMS WHERE TBL_ID = {table_id} AND PARAM_KEY LIKE 'spark.sql.statistics.%'"
 
     def run(init_statement: str | None, query: str) -> int:
-        reader = spark.read.format("jdbc").option("url", url).option("driver", driver).option("query", query)
-        if init_statement:
-            reader = reader.option("sessionInitStatement", init_statement)
-        return int(reader.load().first()[0])
+        return _jdbc_count(spark, url, driver, query, init_statement)
 
     if run(None, f"SELECT COUNT(*) AS N FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID WHERE D.NAME = {_quote(database)} "
                  f"AND T.TBL_NAME = {_quote(table)}") != 1:
@@ -157,6 +162,56 @@ def write_table_statistics(spark: SparkSession, name: str, properties: dict[str,
                  f"FROM (VALUES {values}) AS V(K, V)", count) if properties else 0
     spark.sql(f"REFRESH TABLE `{database}`.`{table}`")
     return stored
+
+
+def write_partition_statistics(spark: SparkSession, name: str, properties: dict[str, dict[str, str]]) -> int:
+    """Replaces the `spark.sql.statistics.*` parameters of the named partitions (Hive's partition names)
+    of a table in the session's Hive metastore, as Spark's `alterPartitions` keeps partition statistics;
+    returns how many parameters are stored. Two statements, whatever the number of partitions."""
+    _require_hive(spark)
+    if any(not key.startswith(STATISTICS_PREFIX) for entries in properties.values() for key in entries):
+        raise ValueError("only spark.sql.statistics.* properties are written")
+    if not properties:
+        return 0
+    database, table = _split_name(spark, name)
+    url, driver = _metastore_connection(spark)
+    names = ", ".join(_quote(p) for p in sorted(properties))
+    part_ids = (f"SELECT P.PART_ID FROM PARTITIONS P JOIN TBLS T ON T.TBL_ID = P.TBL_ID JOIN DBS D ON D.DB_ID = "
+                f"T.DB_ID WHERE D.NAME = {_quote(database)} AND T.TBL_NAME = {_quote(table)} AND P.PART_NAME IN ({names})")
+    count = (f"SELECT COUNT(*) AS N FROM PARTITION_PARAMS WHERE PART_ID IN ({part_ids}) "
+             "AND PARAM_KEY LIKE 'spark.sql.statistics.%'")
+    _jdbc_count(spark, url, driver, count,
+                f"DELETE FROM PARTITION_PARAMS WHERE PART_ID IN ({part_ids}) AND PARAM_KEY LIKE 'spark.sql.statistics.%'")
+    values = ", ".join(f"(CAST({_quote(p)} AS VARCHAR(767)), CAST({_quote(k)} AS VARCHAR(256)), "
+                       f"CAST({_quote(v)} AS VARCHAR(4000)))"
+                       for p, entries in sorted(properties.items()) for k, v in sorted(entries.items()))
+    stored = _jdbc_count(spark, url, driver, count,
+                         f"INSERT INTO PARTITION_PARAMS (PART_ID, PARAM_KEY, PARAM_VALUE) SELECT P.PART_ID, V.K, V.V "
+                         f"FROM (VALUES {values}) AS V(N, K, V) JOIN PARTITIONS P ON P.PART_NAME = V.N "
+                         f"WHERE P.PART_ID IN ({part_ids})")
+    spark.sql(f"REFRESH TABLE `{database}`.`{table}`")
+    return stored
+
+
+def _require_hive(spark: SparkSession) -> None:
+    if spark.conf.get("spark.sql.catalogImplementation", "in-memory") != "hive":
+        raise UnsupportedCatalog(
+            "exporting statistics needs a Hive-enabled Spark session (SparkSession.builder.enableHiveSupport()): "
+            "the in-memory catalog keeps only statistics computed by its own ANALYZE")
+
+
+def _metastore_connection(spark: SparkSession) -> tuple[str, str]:
+    return (spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", _DEFAULT_METASTORE_URL),
+            spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionDriverName", _DEFAULT_METASTORE_DRIVER))
+
+
+def _jdbc_count(spark: SparkSession, url: str, driver: str, query: str, init_statement: str | None = None) -> int:
+    """Runs `init_statement` (if any) in the metastore's database through Spark's JDBC source, then the
+    counting `query`; returns the count."""
+    reader = spark.read.format("jdbc").option("url", url).option("driver", driver).option("query", query)
+    if init_statement:
+        reader = reader.option("sessionInitStatement", init_statement)
+    return int(reader.load().first()[0])
 
 
 def _quote(text: str) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import warnings
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
 
@@ -40,6 +41,8 @@ NUM_ROWS = STATISTICS_PREFIX + "numRows"
 COL_STATS_PREFIX = STATISTICS_PREFIX + "colStats."
 VERSION = 2
 KEYS = ("version", "distinctCount", "min", "max", "nullCount", "avgLen", "maxLen", "histogram")
+# Spark's spark.sql.sources.schemaStringLengthThreshold: the longest property value it writes in one piece
+PROPERTY_LENGTH_THRESHOLD = 4000
 
 _TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -68,17 +71,28 @@ class CatalogColumnStat:
     version: int = VERSION
 
     def to_map(self, col_name: str) -> dict[str, str]:
-        """Spark's `toMap`: `<col>.<key>` -> value, with only the keys that are set (and always `version`)."""
+        """Spark's `toMap`: `<col>.<key>` -> value, with only the keys that are set (and always `version`);
+        a histogram longer than a metastore value may be is split into `histogram.numParts` and
+        `histogram.part.N` (N from 0), as Spark splits long property values."""
         entries = {"version": str(self.version)}
-        for key in ("distinctCount", "nullCount", "avgLen", "maxLen", "min", "max", "histogram"):
+        for key in ("distinctCount", "nullCount", "avgLen", "maxLen", "min", "max"):
             value = getattr(self, key)
             if value is not None:
                 entries[key] = str(value)
+        if self.histogram is not None:
+            if len(self.histogram) <= PROPERTY_LENGTH_THRESHOLD:
+                entries["histogram"] = self.histogram
+            else:
+                parts = [self.histogram[i:i + PROPERTY_LENGTH_THRESHOLD]
+                         for i in range(0, len(self.histogram), PROPERTY_LENGTH_THRESHOLD)]
+                entries["histogram.numParts"] = str(len(parts))
+                entries.update({f"histogram.part.{i}": part for i, part in enumerate(parts)})
         return {f"{col_name}.{key}": value for key, value in entries.items()}
 
     @classmethod
     def from_map(cls, col_name: str, entries: dict[str, str]) -> "CatalogColumnStat":
-        """Spark's `fromMap` over keys `<col>.<key>`; the caller has checked `<col>.version` exists."""
+        """Spark's `fromMap` over keys `<col>.<key>` (a split histogram joined again); the caller has checked
+        `<col>.version` exists. Raises ValueError or KeyError on a malformed entry."""
         def get(key):
             return entries.get(f"{col_name}.{key}")
 
@@ -86,23 +100,26 @@ class CatalogColumnStat:
             value = get(key)
             return None if value is None else int(value)
 
+        histogram = get("histogram")
+        if get("histogram.numParts") is not None:
+            histogram = "".join(entries[f"{col_name}.histogram.part.{i}"] for i in range(integer("histogram.numParts")))
         return cls(distinctCount=integer("distinctCount"), min=get("min"), max=get("max"),
                    nullCount=integer("nullCount"), avgLen=integer("avgLen"), maxLen=integer("maxLen"),
-                   histogram=get("histogram"), version=int(get("version")))
+                   histogram=histogram, version=int(get("version")))
 
 
 @dataclass(frozen=True)
 class CatalogStatistics:
     """Spark's CatalogStatistics: `sizeInBytes`, optional `rowCount`, and stats per column name."""
 
-    sizeInBytes: int
+    sizeInBytes: int | None  # None: the properties have no totalSize (Spark would not read them)
     rowCount: int | None = None
     colStats: dict[str, CatalogColumnStat] = field(default_factory=dict)
 
 
 def stats_to_properties(stats: CatalogStatistics, column_names: list[str]) -> dict[str, str]:
     """Spark's `statsToProperties`: the properties for the table and every column of `column_names` with stats."""
-    properties = {TOTAL_SIZE: str(stats.sizeInBytes)}
+    properties = {} if stats.sizeInBytes is None else {TOTAL_SIZE: str(stats.sizeInBytes)}
     if stats.rowCount is not None:
         properties[NUM_ROWS] = str(stats.rowCount)
     for name in column_names:
@@ -120,10 +137,16 @@ def stats_from_properties(properties: dict[str, str], column_names: list[str]) -
         return None
     column_entries = {key[len(COL_STATS_PREFIX):]: value for key, value in statistics.items()
                       if key.startswith(COL_STATS_PREFIX)}
-    col_stats = {name: CatalogColumnStat.from_map(name, column_entries) for name in column_names
-                 if f"{name}.version" in column_entries}
-    row_count = statistics.get(NUM_ROWS)
-    return CatalogStatistics(sizeInBytes=int(statistics.get(TOTAL_SIZE, "0")),
+    col_stats = {}
+    for name in column_names:
+        if f"{name}.version" not in column_entries:
+            continue
+        try:
+            col_stats[name] = CatalogColumnStat.from_map(name, column_entries)
+        except (ValueError, KeyError) as exc:  # Spark logs the column it cannot parse and goes on
+            warnings.warn(f"Failed to parse column statistics for column {name}: {exc!r}; skipped", stacklevel=2)
+    row_count, size = statistics.get(NUM_ROWS), statistics.get(TOTAL_SIZE)
+    return CatalogStatistics(sizeInBytes=None if size is None else int(size),
                              rowCount=None if row_count is None else int(row_count), colStats=col_stats)
 
 
