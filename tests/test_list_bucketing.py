@@ -174,6 +174,33 @@ def test_pruning_keeps_only_the_directories_that_can_match(lb):
     assert result.df["n"][0] == 40 and result.extra["pruning"].totals()["rows_kept"] == 40
 
 
+def test_or_in_and_not_prune_directories_in_three_valued_logic(lb):
+    """Hive's list-bucketing pruner evaluates the whole predicate per directory (ListBucketingPruner:
+    OR, AND, NOT, IN over the skewed columns): a directory is read only where the condition can be TRUE.
+    A skewed value's directory holds only that value; the default directory any other value, or NULL
+    (where `NOT x = 30` is NULL, not TRUE)."""
+    lb.write("t", pd.DataFrame({"id": [500, 501], "x": pd.array([None, 7], dtype="Int64"), "y": ["n", "n"]}),
+             partition={"ds": "2026-11-21"})
+
+    def kept(query):
+        frame = lb.explain(query).to_pandas().query("level == @LIST_BUCKETING_LEVEL")
+        return {i.rsplit("/", 1)[1] for i, k in zip(frame.identifier, frame.kept) if k}
+
+    assert kept("SELECT * FROM t WHERE x = 30 OR x = 6") == {"x=30", "x=6"}
+    assert kept("SELECT * FROM t WHERE x = 30 OR x IN (20, 40)") == {"x=30", "x=20"}
+    assert kept("SELECT * FROM t WHERE NOT x IN (30, 6, 20)") == {DEFAULT}
+    assert kept("SELECT * FROM t WHERE x <> 30") == {"x=6", "x=20", DEFAULT}
+    assert kept("SELECT * FROM t WHERE x IS NULL") == {DEFAULT}
+    assert kept("SELECT * FROM t WHERE x = 30 AND NOT x = 30") == set()
+    assert kept("SELECT * FROM t WHERE x = 30 OR y = 'a'") == {"x=30", "x=6", "x=20", DEFAULT}
+    reason = lb.explain("SELECT * FROM t WHERE x = 30 OR x = 6").to_pandas().query(
+        "level == @LIST_BUCKETING_LEVEL and identifier.str.endswith(@DEFAULT)").reason.iloc[0]
+    assert "cannot be true" in reason and "or NULL" in reason
+    assert sorted(lb.sql("SELECT id FROM t WHERE x IS NULL").df["id"]) == [500]
+    assert 500 not in set(lb.sql("SELECT id FROM t WHERE NOT x = 30").df["id"])  # NULL is not TRUE
+    assert 501 in set(lb.sql("SELECT id FROM t WHERE NOT x IN (30, 6, 20)").df["id"])
+
+
 _VALUES = [6, 20, 30, 40, 50, 101, 119]
 _PREDICATES = st.one_of(
     st.sampled_from(_VALUES).map(lambda v: (f"x = {v}", lambda r, v=v: r.x == v)),
@@ -182,7 +209,11 @@ _PREDICATES = st.one_of(
     st.sampled_from([("y = 'a'", lambda r: r.y == "a"), ("id < 50", lambda r: r.id < 50),
                      ("x > 25", lambda r: r.x > 25), ("x = '30'", lambda r: r.x == 30),
                      ("NOT x = 30", lambda r: r.x != 30), ("x = 30 OR y = 'a'", lambda r: r.x == 30 or r.y == "a"),
-                     ("30 = x", lambda r: r.x == 30)]),
+                     ("30 = x", lambda r: r.x == 30), ("x = 30 OR x = 6", lambda r: r.x in (30, 6)),
+                     ("NOT x IN (30, 6)", lambda r: r.x not in (30, 6)), ("x <> 20", lambda r: r.x != 20),
+                     ("NOT (x = 30 OR x = 50)", lambda r: r.x not in (30, 50)), ("x IS NULL", lambda r: False),
+                     ("x IS NOT NULL AND NOT x = 30", lambda r: r.x != 30),
+                     ("x = 6 OR (x = 30 AND y = 'a')", lambda r: r.x == 6 or (r.x == 30 and r.y == "a"))]),
 )
 
 

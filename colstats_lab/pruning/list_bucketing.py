@@ -1,8 +1,13 @@
 """Pruning list-bucketing directories: `x = 30` reads only `x=30/`, `x = 50` (not skewed) only the
 default directory, `x IN (30, 50)` both, and a predicate that doesn't fix the skewed columns reads all.
 
-The conditions used are the top-level AND terms of the WHERE clause that compare a skewed column with
-literals (`=`, `IN`); everything else keeps directories, so a pruned scan returns the same rows as a full one.
+Two sound tests, either of which prunes a directory:
+- the whole condition in SQL's three-valued logic (AND, OR, NOT, `=`, `<>`, IN, IS NULL) over what a
+  directory can hold: a skewed value's directory holds exactly that value, the default directory of a
+  one-column skew any other value or NULL; the directory is read only when TRUE is possible;
+- for several skewed columns, the top-level AND terms fixing each of them (`=`, IN): the default
+  directory is skipped when every combination they allow is skewed.
+Anything else keeps directories, so a pruned scan returns the same rows as a full one.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from ..metastore import InvalidInputException, SkewedInfo, Table
 from ..tables.partition_values import canonical_value
 from ..tables.snapshot import PartitionFiles
 from .report import LIST_BUCKETING_LEVEL, PruningDecision
-from .statistics import conjuncts
+from .statistics import ANYTHING, FALSE, NULL, TRUE, and3, conjuncts, or3
 
 _MAX_COMBINATIONS = 10_000  # beyond this the default directory is kept rather than enumerating
 
@@ -45,6 +50,10 @@ def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.E
         for sub, files in sorted(by_directory.items()):
             keep, reason = (_decide(spec, values.get(sub), sub == spec.default_directory, constraints) if enabled
                             else (True, "hive.optimize.listbucketing is off"))
+            if keep and enabled and where is not None:
+                domain = _domain(spec, values.get(sub), sub == spec.default_directory)
+                if domain is not None and TRUE not in _outcomes(where, table, domain):
+                    keep, reason = False, f"the condition cannot be true for {_describe(spec, domain)}"
             rows = sum(rows_of(f.path) for f in files)
             decisions.append(PruningDecision(LIST_BUCKETING_LEVEL, f"{part.part_name}/{sub}", keep, reason, rows,
                                              sum(f.size for f in files)))
@@ -135,3 +144,77 @@ def _literal_text(node: exp.Expression, type_name: str) -> str | None:
         return canonical_value("", type_name, ("-" if negative else "") + text, what="value")
     except InvalidInputException:
         return None
+
+
+# What a directory can hold of one skewed column: ("is", text) exactly that value, never NULL; or
+# ("not in", texts) any other value, or NULL.
+Domain = dict[str, tuple[str, object]]
+
+
+def _domain(spec: SkewedInfo, value: tuple[str, ...] | None, is_default: bool) -> Domain | None:
+    if value is not None:
+        return {c: ("is", t) for c, t in zip(spec.skewedColNames, value)}
+    if is_default and len(spec.skewedColNames) == 1:
+        return {spec.skewedColNames[0]: ("not in", frozenset(v[0] for v in spec.skewedColValues))}
+    return None  # the default directory of several columns: the AND terms' test covers it
+
+
+def _describe(spec: SkewedInfo, domain: Domain) -> str:
+    column = spec.skewedColNames[0]
+    kind, held = domain[column]
+    if kind == "not in":
+        return f"the default directory ({column} not in {', '.join(sorted(held))}, or NULL)"
+    return ", ".join(f"{c} = {domain[c][1]}" for c in spec.skewedColNames)
+
+
+def _outcomes(node: exp.Expression, table: Table, domain: Domain) -> frozenset:
+    """The truth values the condition may take on a directory's rows (three-valued logic)."""
+    if isinstance(node, exp.Paren):
+        return _outcomes(node.this, table, domain)
+    if isinstance(node, (exp.And, exp.Or)):
+        combine = and3 if isinstance(node, exp.And) else or3
+        left, right = _outcomes(node.this, table, domain), _outcomes(node.expression, table, domain)
+        return frozenset(combine(a, b) for a in left for b in right)
+    if isinstance(node, exp.Not):
+        return frozenset({TRUE: FALSE, FALSE: TRUE, NULL: NULL}[o] for o in _outcomes(node.this, table, domain))
+    if isinstance(node, exp.Boolean):
+        return frozenset({TRUE if node.this else FALSE})
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+        held = _held(node.this, table, domain)
+        if held is None:
+            return ANYTHING
+        return frozenset({FALSE}) if held[0] == "is" else frozenset({TRUE, FALSE})
+    if isinstance(node, (exp.EQ, exp.NEQ)):
+        left, right = node.this, node.expression
+        if isinstance(right, exp.Column):
+            left, right = right, left
+        outcome = _membership(left, [right], table, domain)
+        if outcome is None or isinstance(node, exp.EQ):
+            return outcome or ANYTHING
+        return frozenset({TRUE: FALSE, FALSE: TRUE, NULL: NULL}[o] for o in outcome)
+    if isinstance(node, exp.In) and not node.args.get("query"):
+        return _membership(node.this, node.expressions, table, domain) or ANYTHING
+    return ANYTHING
+
+
+def _held(node: exp.Expression, table: Table, domain: Domain):
+    if not isinstance(node, exp.Column):
+        return None
+    field = table.column(node.name)
+    return domain.get(field.name) if field is not None else None
+
+
+def _membership(column: exp.Expression, literals: list, table: Table, domain: Domain) -> frozenset | None:
+    """The outcomes of `column IN (literals)` (or `=` one literal) on the directory's rows; None when the
+    column is not one the directory fixes or a literal's meaning is not plain equality."""
+    held = _held(column, table, domain)
+    if held is None:
+        return None
+    texts = [_literal_text(lit, table.column(column.name).type) for lit in literals]
+    if any(t is None for t in texts):
+        return None
+    kind, value = held
+    if kind == "is":
+        return frozenset({TRUE if value in texts else FALSE})
+    # the default directory: another value (TRUE possible unless every literal is skewed) or NULL
+    return frozenset({FALSE, NULL} if set(texts) <= value else {TRUE, FALSE, NULL})

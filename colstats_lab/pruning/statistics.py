@@ -66,10 +66,10 @@ def _outcomes(node: exp.Expression, lookup: Lookup) -> frozenset:
         return _outcomes(node.this, lookup)
     if isinstance(node, exp.And):
         left, right = _outcomes(node.this, lookup), _outcomes(node.expression, lookup)
-        return frozenset(_and(a, b) for a in left for b in right)
+        return frozenset(and3(a, b) for a in left for b in right)
     if isinstance(node, exp.Or):
         left, right = _outcomes(node.this, lookup), _outcomes(node.expression, lookup)
-        return frozenset(_or(a, b) for a in left for b in right)
+        return frozenset(or3(a, b) for a in left for b in right)
     if isinstance(node, exp.Not):
         return frozenset({TRUE: FALSE, FALSE: TRUE, NULL: NULL}[o] for o in _outcomes(node.this, lookup))
     if isinstance(node, exp.Boolean):
@@ -101,13 +101,15 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
     return [node]
 
 
-def _and(a: str, b: str) -> str:
+def and3(a: str, b: str) -> str:
+    """SQL's AND of two truth values."""
     if FALSE in (a, b):
         return FALSE
     return NULL if NULL in (a, b) else TRUE
 
 
-def _or(a: str, b: str) -> str:
+def or3(a: str, b: str) -> str:
+    """SQL's OR of two truth values."""
     if TRUE in (a, b):
         return TRUE
     return NULL if NULL in (a, b) else FALSE
