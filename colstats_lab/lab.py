@@ -37,6 +37,7 @@ from .pruning.plan import parse_query
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
 from .tables.snapshot import PartitionFiles
 from .tables.cleaner import remove_aborted
+from .tables.rewrite import rewrite_partitions
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
@@ -273,14 +274,9 @@ class Lab:
         spec = None if partition is None else [
             PartitionSpecItem(k.lower(), None if v is None else str(v), 0, v is None) for k, v in partition.items()]
         parts = matching_partitions(self.metastore, table, spec)
-        results = []
         with self.transaction() as txn:
-            for part in parts:
-                _, files = self.snapshot_parts(table.qualified_name, txn=txn)
-                mine = [p for p in files if p.part_name == part.partName]
-                rows = read_snapshot(self.spark, table, mine).select(*[f"`{c.name}`" for c in table.cols])
-                results.append(write_table(self.spark, self.metastore, table, rows, txn, part.spec, "overwrite",
-                                           gather=bool(self.get("hive.stats.column.autogather")), relayout=True))
+            _, results = rewrite_partitions(self.spark, self.metastore, table, parts, txn,
+                                            gather=bool(self.get("hive.stats.column.autogather")), relayout=True)
         return results
 
     def table(self, name: str, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:

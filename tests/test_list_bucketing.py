@@ -276,3 +276,31 @@ def test_partition_values_with_escaped_characters_read_back_from_list_bucketing_
     assert frame["sx"].tolist() == [int(_rows(12)["x"].sum())] * 4
     kept = lab.sql("SELECT ds, count(*) AS n FROM t WHERE x = 30 AND hr = 1 GROUP BY ds").df
     assert kept.values.tolist() == [["p%q:r/s", int((_rows(12)["x"] == 30).sum())]]
+
+
+def test_concatenate_merges_each_directorys_files_into_one_in_a_new_write(lb):
+    """Hive's ALTER TABLE t [PARTITION (..)] CONCATENATE merges a table's or partition's small files; with
+    list bucketing each directory's files are merged within that directory. Here as an overwrite under a
+    new write ID: readers of the older snapshot still read the older files."""
+    for offset in (1000, 2000):  # two more appends: three files in every directory
+        lb.write("t", _rows(60, offset), partition={"ds": "2026-11-21"})
+    lb.write("t", _rows(30, 5000), partition={"ds": "2026-11-22"})
+    before = lb.snapshot("t")
+    rows_before = sorted(lb.sql("SELECT id, x, y FROM t").df.itertuples(index=False))
+    result = lb.sql("ALTER TABLE t PARTITION (ds='2026-11-21') CONCATENATE")
+    assert "Concatenated 1 partition of default.t" in result.message
+    table, parts = lb.snapshot_parts("t")
+    files = [f for p in parts if p.part_name == "ds=2026-11-21" for f in p.files]
+    by_directory = {}
+    for f in files:
+        sub = os.path.basename(os.path.dirname(f.path))
+        by_directory[sub] = by_directory.get(sub, 0) + 1
+    assert by_directory == {"x=6": 1, "x=20": 1, "x=30": 1, DEFAULT: 1}
+    assert all("/base_" in f.path for f in files)
+    assert sorted(lb.sql("SELECT id, x, y FROM t").df.itertuples(index=False)) == rows_before
+    assert lb.table("t", snapshot=before).count() == len(rows_before)  # the older snapshot is untouched
+    assert lb.sql("SELECT count(*) FROM t WHERE ds = '2026-11-21'").answered_from == "stats"
+    whole = lb.sql("ALTER TABLE t CONCATENATE")
+    assert "Concatenated 2 partitions" in whole.message
+    with pytest.raises(ParseError, match="CONCATENATE"):
+        lb.sql("ALTER TABLE t PARTITION (ds='2026-11-21') MERGE")

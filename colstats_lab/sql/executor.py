@@ -18,6 +18,7 @@ from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputExcepti
 from ..pruning import answer_from_stats, plan_with_metadata, single_table_where
 from ..stats import merge_table_level
 from ..tables import read_snapshot
+from ..tables.rewrite import rewrite_partitions
 from ..result import Result
 from ..skew.spec import check_list_bucketing, check_partition_values, skewed_clause, skewed_info, with_locations
 from . import statements as st
@@ -34,7 +35,7 @@ QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full r
 def execute(lab: "Lab", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
     """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
     stored when it commits), or a transaction of their own."""
-    if isinstance(stmt, (st.Analyze, st.RefreshMetadata, st.Query)):
+    if type(stmt) in _TXN_HANDLERS:
         return _TXN_HANDLERS[type(stmt)](lab, stmt, txn)
     handler = _HANDLERS.get(type(stmt))
     if handler is None:
@@ -160,6 +161,28 @@ def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
             shutil.rmtree(part.location, ignore_errors=True)
     names = ", ".join(p.partName for p in dropped) or "none"
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
+
+
+def _concatenate(lab: "Lab", stmt: st.Concatenate, txn) -> Result:
+    """Hive's CONCATENATE: each directory's files (each list-bucketing directory's too) merged into one,
+    as one overwrite per partition under a new write ID; the statistics are gathered in the same pass,
+    so they stay accurate (the rows are the same)."""
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    if table.tableType != "MANAGED_TABLE":
+        raise InvalidInputException(f"table {table.qualified_name} is external: CONCATENATE rewrites the files of "
+                                    "managed tables only")
+    if stmt.partition and not table.is_partitioned:
+        raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
+    with lab.txn_scope(txn) as scope:
+        parts = (matching_partitions(lab.metastore, table, stmt.partition, scope.new_partitions(table))
+                 if table.is_partitioned else None)
+        before, results = rewrite_partitions(lab.spark, lab.metastore, table, parts, scope, gather=True,
+                                             one_file_per_directory=True)
+    after = sum(files.num_files for result in results for files in result.partitions.values())
+    where = f"{len(results)} partition{'s' if len(results) != 1 else ''}" if table.is_partitioned else "the table"
+    return Result(stmt, message=f"Concatenated {where} of {table.qualified_name}: {before} files into {after} "
+                                f"(one per directory), write {results[0].write_id if results else '-'}.",
+                  details=results)
 
 
 def _alter_skewed(lab: "Lab", stmt: st.AlterSkewed) -> Result:
@@ -359,4 +382,5 @@ _HANDLERS = {
     st.AlterSkewed: _alter_skewed,
     st.SetSkewedLocation: _set_skewed_location,
 }
-_TXN_HANDLERS = {st.Analyze: _analyze, st.RefreshMetadata: _refresh_metadata, st.Query: _query}
+_TXN_HANDLERS = {st.Analyze: _analyze, st.RefreshMetadata: _refresh_metadata, st.Query: _query,
+                 st.Concatenate: _concatenate}

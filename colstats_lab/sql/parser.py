@@ -414,6 +414,12 @@ class _Parser:
                 stmt.specs.append(self.partition_clause())
             self.accept_word("PURGE")
             return stmt
+        if self.tok.is_word("PARTITION"):
+            partition = self.partition_clause()
+            self.expect_word("CONCATENATE")
+            return st.Concatenate(table=table, partition=partition)
+        if self.accept_word("CONCATENATE"):
+            return st.Concatenate(table=table)
         if self.accept_word("SKEWED"):
             return st.AlterSkewed(table=table, skew=self.skew_spec())
         if self.accept_word("NOT"):
@@ -437,8 +443,8 @@ class _Parser:
                     break
             self.expect_symbol(")")
             return stmt
-        raise self.error(f"expected ADD PARTITION, DROP PARTITION, SKEWED BY, NOT SKEWED, NOT STORED AS "
-                         f"DIRECTORIES or SET SKEWED LOCATION, found {self.tok.describe()}")
+        raise self.error(f"expected ADD PARTITION, DROP PARTITION, [PARTITION (..)] CONCATENATE, SKEWED BY, "
+                         f"NOT SKEWED, NOT STORED AS DIRECTORIES or SET SKEWED LOCATION, found {self.tok.describe()}")
 
     def peek_arity(self) -> int:
         """How many elements the skewed value at the cursor has: 1, or the items of `( ... )`."""

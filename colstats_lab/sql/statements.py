@@ -91,6 +91,14 @@ class SetSkewedLocation(Statement):
 
 
 @dataclass
+class Concatenate(Statement):
+    """Hive's `ALTER TABLE t [PARTITION (..)] CONCATENATE`: each directory's files merged into one."""
+
+    table: TableName = None
+    partition: list[PartitionSpecItem] | None = None
+
+
+@dataclass
 class DropTable(Statement):
     table: TableName = None
     if_exists: bool = False
