@@ -89,6 +89,11 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
         aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, [column.name])
         obj = aggr.obj(column.name)
         values[COVERAGE_ROW] = _coverage_text(aggr, column.name)
+        stored = None if obj is not None else metastore.get_table_statistics(table.dbName, table.tableName,
+                                                                            [column.name])
+        if stored is not None:  # kept for the whole table only, as an import of Spark's statistics leaves them
+            obj = stored.obj(column.name)
+            values[COVERAGE_ROW] += ": the figures are the table-level statistics stored for the whole table"
     elif has_stats:
         if partition is None:
             stats = metastore.get_table_statistics(table.dbName, table.tableName, [column.name])
