@@ -2,8 +2,8 @@
 
 Measures: adding the partitions; a bulk update of 100,000 partition stats rows (one column of every
 partition) and of all 2,000,000; get_partitions_by_filter for 1 % of the partitions; one column's
-stats for every partition; and the merge of table-level stats from partition stats (one column, all
-columns). Prints the SQLite query plans of the reads. Targets (issue 7): bulk update of 100k rows
+stats for every partition; the merge of table-level stats from partition stats (one column, all
+columns); and Hive's get_aggr_stats_for over every partition and over the 1 % subset. Prints the SQLite query plans of the reads. Targets (issue 7): bulk update of 100k rows
 < 10 s, by-filter listing < 100 ms, table-level merge < 2 s.
 """
 from __future__ import annotations
@@ -113,11 +113,16 @@ def main() -> None:
     table = ms.get_table("default", "wide")
     figures["table-level merge, 1 column"] = timed(lambda: merge_table_level(ms, table, ["n0"], now))
     figures["table-level merge, 20 columns"] = timed(lambda: merge_table_level(ms, table, [n for n, _ in COLUMNS], now))
+    figures["get_aggr_stats_for, 1 column, every partition"] = timed(
+        lambda: ms.get_aggr_stats_for("default", "wide", ["n0"]))
+    subset = [p.partName for p in found[-1]]
+    figures["get_aggr_stats_for, 1 column, the 1 % filter's partitions"] = timed(
+        lambda: ms.get_aggr_stats_for("default", "wide", ["n0"], subset))
 
     print(f"metastore: {args.partitions:,} partitions x {len(COLUMNS)} columns, "
           f"{os.path.getsize(path) / 2**20:.0f} MiB")
     for what, seconds in figures.items():
-        print(f"  {what:<45} {seconds * 1000:10.1f} ms")
+        print(f"  {what:<58} {seconds * 1000:10.1f} ms")
     print(f"  filter {one_percent!r} -> {len(found[-1])} partitions")
     print(f"  stats read for {len(stats_read[-1])} partitions")
     merged = ms.get_table_column_statistics("default", "wide", "n0").obj("n0").statsData.longStats
