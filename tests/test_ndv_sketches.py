@@ -60,3 +60,32 @@ def test_large_string_column_ndv_within_error(spark):
     frame = spark.range(0, 200_000).select(F.concat(F.lit("k"), (F.col("id") % 50_000).cast("string")).alias("v"))
     sketch = frame.agg(F.hll_sketch_agg(ndv_input(F.col("v"), "string"), NDV_LG_K)).first()[0]
     assert abs(estimate(bytes(sketch)) - 50_000) <= ndv_relative_error() * 50_000
+
+
+def test_stored_sketches_are_compact_hll4_with_sparks_estimates(lab, spark):
+    """The metastore keeps DataSketches' compact HLL_4: the registers of Spark's HLL_8 sketch in half the
+    bytes once past the exact modes, so Spark's sketch and its compact form give the same estimate, and
+    unions of either the same registers."""
+    import sqlite3
+
+    from datasketches import hll_sketch, tgt_hll_type
+
+    from colstats_lab.stats.sketches import compact
+
+    rows = spark.range(0, 24_000).select((F.col("id") * 7919 % 9000).alias("v"),
+                                         F.when(F.col("id") % 2 == 0, "a").otherwise("b").alias("ds"))
+    per_part = {f"ds={r.ds}": bytes(r.s) for r in rows.groupBy("ds").agg(F.hll_sketch_agg("v", NDV_LG_K).alias("s"))
+                .collect()}
+    for sketch in per_part.values():
+        assert len(sketch) == 4_136 and len(compact(sketch)) < 2_200
+        assert estimate(compact(sketch)) == estimate(sketch)
+    assert estimate(union([compact(s) for s in per_part.values()])) == estimate(union(list(per_part.values())))
+    lab.sql("CREATE TABLE wide_ndv (v BIGINT) PARTITIONED BY (ds STRING)")
+    lab.write("wide_ndv", rows)
+    with sqlite3.connect(lab.metastore.path) as conn:
+        stored = dict(conn.execute("SELECT PART_NAME, BIT_VECTOR FROM PART_COL_STATS WHERE COLUMN_NAME = 'v'"))
+    conn.close()
+    exact = {f"ds={r.ds}": r.n for r in rows.groupBy("ds").agg(F.countDistinct("v").alias("n")).collect()}
+    for name, sketch in stored.items():
+        assert hll_sketch.deserialize(sketch).tgt_type == tgt_hll_type.HLL_4 and len(sketch) < 2_200
+        assert abs(estimate(sketch) - exact[name]) <= ndv_relative_error() * exact[name]

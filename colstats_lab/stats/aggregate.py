@@ -21,7 +21,7 @@ from ..metastore.model import (
     Date,
     Timestamp,
 )
-from .sketches import NDV_LG_K, bounded_ndv, estimate, ndv_input
+from .sketches import NDV_LG_K, bounded_ndv, compact, estimate, ndv_input
 
 ROWS = "__rows"
 
@@ -84,7 +84,7 @@ class ColumnPlan:
         non_null = get("nonnull") or 0
         nulls = num_rows - non_null
         kind = self.kind
-        sketch = bytes(get("hll")) if self.has_ndv and get("hll") is not None else None
+        sketch = compact(bytes(get("hll"))) if self.has_ndv and get("hll") is not None else None
         ndv = bounded_ndv(estimate(sketch), non_null) if self.has_ndv else None
         if kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL):
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch)

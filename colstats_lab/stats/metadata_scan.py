@@ -16,7 +16,7 @@ from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..tables.snapshot import decoded_uri_path
-from .sketches import NDV_LG_K, ndv_input
+from .sketches import NDV_LG_K, compact, ndv_input
 
 SAMPLE_SEED = 20261122
 
@@ -101,7 +101,7 @@ def scan_metadata(spark: SparkSession, schema: T.StructType, files: list[str], c
         for i, c in enumerate(columns):
             sketch = record.get(f"__s{i}")
             group.columns[c.name] = ScannedColumn(record.get(f"__n{i}"), record.get(f"__lo{i}"),
-                                                  record.get(f"__hi{i}"), bytes(sketch) if sketch else None,
+                                                  record.get(f"__hi{i}"), compact(bytes(sketch)) if sketch else None,
                                                   record.get(f"__sn{i}"))
         out[(path, rg)] = group
     return out

@@ -44,14 +44,22 @@ def estimate(sketch: bytes | None) -> float:
 
 
 def union(sketches: list[bytes], lg_k: int = NDV_LG_K) -> bytes | None:
-    """The union of serialized sketches, serialized (HLL_8, compact); None when there are none."""
+    """The union of serialized sketches, serialized as they are stored (compact HLL_4); None when there
+    are none."""
     present = [s for s in sketches if s]
     if not present:
         return None
     merged = hll_union(lg_k)
     for sketch in present:
         merged.update(hll_sketch.deserialize(sketch))
-    return merged.get_result(tgt_hll_type.HLL_8).serialize_compact()
+    return merged.get_result(tgt_hll_type.HLL_4).serialize_compact()
+
+
+def compact(sketch: bytes | None) -> bytes | None:
+    """A sketch as the metastore stores it: DataSketches' compact HLL_4, the same registers as Spark's
+    HLL_8 (so the same estimate and the same unions) in about half the bytes once the sketch has
+    left its exact list/set modes (2,096 bytes instead of 4,136 at lgK 12)."""
+    return union([sketch]) if sketch else None
 
 
 def bounded_ndv(estimate_value: float, non_null: int) -> int:
