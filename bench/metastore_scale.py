@@ -3,7 +3,8 @@
 Measures: adding the partitions; a bulk update of 100,000 partition stats rows (one column of every
 partition) and of all 2,000,000; get_partitions_by_filter for 1 % of the partitions; one column's
 stats for every partition; the merge of table-level stats from partition stats (one column, all
-columns); and Hive's get_aggr_stats_for over every partition and over the 1 % subset. Prints the SQLite query plans of the reads. Targets (issue 7): bulk update of 100k rows
+columns); Hive's get_aggr_stats_for over every partition and over the 1 % subset; and a one-day
+`count(*), min, max` answered from statistics, against the same on a 30-partition table. Prints the SQLite query plans of the reads. Targets (issue 7): bulk update of 100k rows
 < 10 s, by-filter listing < 100 ms, table-level merge < 2 s.
 """
 from __future__ import annotations
@@ -19,9 +20,11 @@ import time
 from common import peak_rss_mib, timed
 from datasketches import hll_sketch, tgt_hll_type
 
-from colstats_lab.metastore import (ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc, ColumnStatisticsObj,
-                                    Date, DateColumnStatsData, DoubleColumnStatsData, FieldSchema,
-                                    LongColumnStatsData, Metastore, Partition, StringColumnStatsData, Table)
+from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData,
+                                    ColumnStatisticsDesc, ColumnStatisticsObj, Date, DateColumnStatsData,
+                                    DoubleColumnStatsData, FieldSchema, LongColumnStatsData, Metastore, Partition,
+                                    StatsAccuracy, StringColumnStatsData, Table)
+from colstats_lab.pruning.answers import answer_from_stats
 from colstats_lab.stats.merge import merge_table_level
 from colstats_lab.stats.sketches import NDV_LG_K
 
@@ -75,6 +78,28 @@ def query_plan(path: str, sql: str, args=()) -> str:
         conn.close()
 
 
+def build_wide(ms: Metastore, values, columns, pool, now) -> None:
+    """The table `wide` with a partition per value and every partition's statistics of `columns`, marked
+    accurate (a non-transactional table, so answers need no write IDs)."""
+    ms.create_table(Table("default", "wide", [FieldSchema(n, t) for n, t in COLUMNS],
+                          [FieldSchema("ds", "string"), FieldSchema("hr", "int")], location="/tmp/wide",
+                          parameters={"transactional": "false"}))
+    flags = StatsAccuracy(True, {n for n, _ in columns}).to_param()
+    ms.add_partitions([Partition("default", "wide", [ds, hr], parameters={"numRows": "1000", COLUMN_STATS_ACCURATE: flags})
+                       for ds, hr in values])
+    ms.set_aggr_stats_for(stats_for(values, columns, pool, now))
+
+
+def answer_seconds(ms: Metastore, table: str, runs: int = 5) -> float:
+    """The median time of a one-day `count(*), min, max` answered from statistics (no Spark)."""
+    day = ms.get_partition_names("default", table)[len(ms.get_partition_names("default", table)) // 2]
+    query = f"SELECT count(*), min(n0), max(n0) FROM {table} WHERE ds = '{day.split('/')[0].split('=')[1]}'"
+    snapshot = lambda t: ms.get_valid_write_ids(t.dbName, t.tableName)  # noqa: E731
+    assert answer_from_stats(ms, query, "default", snapshot).frame is not None
+    times = sorted(timed(lambda: answer_from_stats(ms, query, "default", snapshot)) for _ in range(runs))
+    return times[runs // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--partitions", type=int, default=100_000)
@@ -85,13 +110,16 @@ def main() -> None:
     path = os.path.join(args.home, "metastore.db")
     ms = Metastore(path)
     ms.create_table(Table("default", "wide", [FieldSchema(n, t) for n, t in COLUMNS],
-                          [FieldSchema("ds", "string"), FieldSchema("hr", "int")], location="/tmp/wide"))
+                          [FieldSchema("ds", "string"), FieldSchema("hr", "int")], location="/tmp/wide",
+                          parameters={"transactional": "false"}))
     values = partition_values(args.partitions)
     pool = sketch_pool(256)
     now = int(time.time())
     figures = {}
+    flags = StatsAccuracy(True, {n for n, _ in COLUMNS}).to_param()
     figures["add partitions"] = timed(lambda: ms.add_partitions(
-        [Partition("default", "wide", [ds, hr], parameters={"numRows": "1000"}) for ds, hr in values]))
+        [Partition("default", "wide", [ds, hr], parameters={"numRows": "1000", COLUMN_STATS_ACCURATE: flags})
+         for ds, hr in values]))
 
     one_column = stats_for(values, COLUMNS[:1], pool, now)
     figures[f"bulk update, {len(values):,} rows (1 column)"] = timed(lambda: ms.set_aggr_stats_for(one_column))
@@ -118,6 +146,14 @@ def main() -> None:
     subset = [p.partName for p in found[-1]]
     figures["get_aggr_stats_for, 1 column, the 1 % filter's partitions"] = timed(
         lambda: ms.get_aggr_stats_for("default", "wide", ["n0"], subset))
+
+    big = answer_seconds(ms, "wide")
+    small_ms = Metastore(os.path.join(args.home, "small.db"))
+    build_wide(small_ms, partition_values(30), COLUMNS[:1], pool, now)
+    small = answer_seconds(small_ms, "wide")
+    small_ms.close()
+    figures[f"count/min/max WHERE ds = one day, from statistics ({args.partitions:,} partitions)"] = big
+    figures["count/min/max WHERE ds = one day, from statistics (30 partitions)"] = small
 
     print(f"metastore: {args.partitions:,} partitions x {len(COLUMNS)} columns, "
           f"{os.path.getsize(path) / 2**20:.0f} MiB")

@@ -449,6 +449,26 @@ class Metastore:
                 f"ORDER BY P.PART_NAME{limit}", (row["TBL_ID"], *compiled.args))]
             return self.get_partitions(db_name, table_name, names)
 
+    def get_partition_values(self, db_name: str, table_name: str) -> dict[str, list[str | None]]:
+        """Every partition's key values (None: the default partition's NULL), by name, in name order: one
+        query over PARTITION_KEY_VALS, no parameters read (what selecting partitions by a predicate needs)."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            out: dict[str, list[str | None]] = {}
+            for name, value in conn.execute(
+                    "SELECT P.PART_NAME, K.PART_KEY_VAL FROM PARTITIONS P JOIN PARTITION_KEY_VALS K "
+                    "ON K.PART_ID = P.PART_ID WHERE P.TBL_ID = ? ORDER BY P.PART_NAME, K.INTEGER_IDX",
+                    (row["TBL_ID"],)):
+                out.setdefault(name, []).append(value)
+            return out
+
+    def _existing_partition_names(self, table: Table, part_names: list[str]) -> list[str]:
+        """Those of `part_names` that are partitions of the table, in name order."""
+        row = self._table_row(table.dbName, table.tableName)
+        return [r[0] for r in self._conn.execute(
+            "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?)) "
+            "ORDER BY PART_NAME", (row["TBL_ID"], _json_list(part_names)))]
+
     def get_partition_names(self, db_name: str, table_name: str) -> list[str]:
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
@@ -906,17 +926,14 @@ class Metastore:
             if not table.is_partitioned:
                 raise InvalidInputException(f"table {table.qualified_name} is not partitioned: "
                                             "its statistics come from get_table_statistics")
-            existing = self.get_partition_names(db_name, table_name)
             if part_names is None:
-                names = existing
+                names = self.get_partition_names(db_name, table_name)
             else:
-                known = set(existing)
-                unknown = [n for n in part_names if n not in known]
-                if unknown:
+                names = self._existing_partition_names(table, part_names)  # name order: Hive extrapolates along it
+                if len(names) < len(set(part_names)):
+                    unknown = sorted(set(part_names) - set(names))
                     raise NoSuchObjectException(
                         f"partition {unknown[0]} of {table.qualified_name} does not exist")
-                wanted = set(part_names)
-                names = [n for n in existing if n in wanted]  # name order: Hive extrapolates along it
             columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
                                                    None if part_names is None else names)
             compliance = self.stats_compliance(db_name, table_name, col_names, valid_write_ids,

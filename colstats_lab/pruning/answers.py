@@ -103,42 +103,54 @@ def _data_column(table: Table, node: exp.Column) -> str:
 
 
 def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | None) -> list[Partition] | None:
-    """The partitions the filter keeps (None: an unpartitioned table)."""
+    """The partitions the filter keeps (None: an unpartitioned table). The filter is compiled once and
+    run over every partition's key values (one metastore query); only the kept partitions are read."""
     if not table.is_partitioned:
         if where is not None:
             raise _NotFromStats("a filter on an unpartitioned table is answered by a scan")
         return None
-    partitions = metastore.get_partitions(table.dbName, table.tableName)
     if where is None:
-        return partitions
+        return metastore.get_partitions(table.dbName, table.tableName)
     types = {k.name: parse_type(k.type) for k in table.partitionKeys}
-    return [p for p in partitions if _evaluate(where.this, p.spec, types) is True]
+    keep = _predicate(where.this, types)
+    keys = table.partition_key_names
+    names = [name for name, values in metastore.get_partition_values(table.dbName, table.tableName).items()
+             if keep(dict(zip(keys, values))) is True]
+    return metastore.get_partitions(table.dbName, table.tableName, names) if names else []
 
 
-def _evaluate(node: exp.Expression, values: dict, types: dict):
-    """SQL's three-valued logic over one partition's key values; True keeps the partition."""
+def _predicate(node: exp.Expression, types: dict):
+    """The filter as a function of one partition's key values (text by key name), in SQL's three-valued
+    logic: True keeps the partition. Raises _NotFromStats for what is not a partition predicate."""
     if isinstance(node, exp.Paren):
-        return _evaluate(node.this, values, types)
-    if isinstance(node, exp.And):
-        left, right = _evaluate(node.left, values, types), _evaluate(node.right, values, types)
-        return False if False in (left, right) else (None if None in (left, right) else True)
-    if isinstance(node, exp.Or):
-        left, right = _evaluate(node.left, values, types), _evaluate(node.right, values, types)
-        return True if True in (left, right) else (None if None in (left, right) else False)
+        return _predicate(node.this, types)
+    if isinstance(node, (exp.And, exp.Or)):
+        left, right = _predicate(node.left, types), _predicate(node.right, types)
+        if isinstance(node, exp.And):
+            def both(values):
+                a, b = left(values), right(values)
+                return False if False in (a, b) else (None if None in (a, b) else True)
+            return both
+
+        def either(values):
+            a, b = left(values), right(values)
+            return True if True in (a, b) else (None if None in (a, b) else False)
+        return either
     if isinstance(node, exp.Not):
-        inner = _evaluate(node.this, values, types)
-        return None if inner is None else not inner
+        inner = _predicate(node.this, types)
+        return lambda values: None if (v := inner(values)) is None else not v
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
-        return _key_value(node.this, values, types) is None
+        key = _key(node.this, types)
+        return lambda values: key(values) is None
     if isinstance(node, exp.In):
-        key = _key_value(node.this, values, types)
+        key = _key(node.this, types)
         options = [_literal(o, _key_type(node.this, types)) for o in node.expressions]
-        return None if key is None else key in options
+        return lambda values: None if (v := key(values)) is None else v in options
     if isinstance(node, exp.Between):
-        key = _key_value(node.this, values, types)
+        key = _key(node.this, types)
         low = _literal(node.args["low"], _key_type(node.this, types))
         high = _literal(node.args["high"], _key_type(node.this, types))
-        return None if key is None else low <= key <= high
+        return lambda values: None if (v := key(values)) is None else low <= v <= high
     comparisons = {exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b, exp.GT: lambda a, b: a > b,
                    exp.GTE: lambda a, b: a >= b, exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b}
     for kind, compare in comparisons.items():
@@ -148,9 +160,9 @@ def _evaluate(node: exp.Expression, values: dict, types: dict):
                 left, right = right, left
                 compare = {exp.GT: comparisons[exp.LT], exp.GTE: comparisons[exp.LTE],
                            exp.LT: comparisons[exp.GT], exp.LTE: comparisons[exp.GTE]}.get(kind, compare)
-            key = _key_value(left, values, types)
+            key = _key(left, types)
             literal = _literal(right, _key_type(left, types))
-            return None if key is None or literal is None else compare(key, literal)
+            return lambda values: None if (v := key(values)) is None or literal is None else compare(v, literal)
     raise _NotFromStats(f"the filter {node.sql(dialect='spark')} is not a partition predicate statistics can use")
 
 
@@ -172,9 +184,14 @@ def _typed(text: str | None, col_type):
     return text
 
 
-def _key_value(node: exp.Expression, values: dict, types: dict):
+def _key(node: exp.Expression, types: dict):
+    """A function giving the key's typed value from one partition's key values."""
     col_type = _key_type(node, types)
-    return _typed(values[node.name.lower()], col_type)
+    name = node.name.lower()
+    base = col_type.base
+    convert = (int if base in ("tinyint", "smallint", "int", "bigint") else float if base in ("float", "double")
+               else Decimal if base == "decimal" else str)
+    return lambda values: None if (text := values[name]) is None else convert(text)
 
 
 def _literal(node: exp.Expression, col_type):
