@@ -137,8 +137,16 @@ def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str, 
     parts = [PartitionFiles(_new_partition(table, name), [files.directory], list_data_files(files.directory))
              for name, files in written.items()]
     groups = aggregate_stats(read_snapshot(spark, table, parts), table.partition_key_names, plans)
-    values = {name: tuple(part.partition.values) for name, part in zip(written, parts)}
-    return {name: groups.get(values[name]) or empty_stats(plans, values[name]) for name in written}
+    out = {}
+    for name, part in zip(written, parts):
+        values = tuple(part.partition.values)
+        group = groups.get(values)
+        if group is not None and group.num_rows == written[name].num_rows:
+            out[name] = group
+        elif written[name].num_rows == 0:
+            out[name] = empty_stats(plans, values)
+        # else the aggregation's rows do not match the files': leave the partition's columns not accurate
+    return out
 
 
 def _new_partition(table: Table, name: str, write_id: int = 0) -> Partition:
