@@ -911,13 +911,14 @@ class Metastore:
 
     def get_aggr_stats_for(self, db_name: str, table_name: str, col_names: list[str],
                            part_names: list[str] | None = None, valid_write_ids: ValidWriteIdList | None = None,
-                           engine: str = "hive") -> AggrStats:
+                           engine: str = "hive", check_compliance: bool = True) -> AggrStats:
         """Hive's get_aggr_stats_for: the statistics of `col_names` over a set of partitions (all when
         `part_names` is None; any subset, such as a query's pruned partitions, without storing a merge for
         it). `partsFound` counts the partitions holding statistics of every column; where some partitions
         lack a column's statistics, `colStats` extrapolates to the whole set by Hive's rules and `exact`
         keeps the union of those that have them. `isStatsCompliant` says whether every partition's
-        statistics are accurate for a reader with `valid_write_ids` (default: now). Raises
+        statistics are accurate for a reader with `valid_write_ids` (default: now); None with
+        `check_compliance` false, for callers that judge accuracy themselves. Raises
         NoSuchObjectException naming an unknown partition or column."""
         from ..stats.aggr_stats import aggregate_partitions  # the stats package builds on this one
 
@@ -936,11 +937,12 @@ class Metastore:
                         f"partition {unknown[0]} of {table.qualified_name} does not exist")
             columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
                                                    None if part_names is None else names)
-            compliance = self.stats_compliance(db_name, table_name, col_names, valid_write_ids,
-                                               None if part_names is None else names) if names else {}
             aggr = aggregate_partitions([c.lower() for c in col_names], columns, names,
                                         density=self.ndv_density_function)
-            aggr.isStatsCompliant = bool(names) and all(ok for ok, _ in compliance.values())
+            if check_compliance:
+                compliance = self.stats_compliance(db_name, table_name, col_names, valid_write_ids,
+                                                   None if part_names is None else names) if names else {}
+                aggr.isStatsCompliant = bool(names) and all(ok for ok, _ in compliance.values())
             return aggr
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:

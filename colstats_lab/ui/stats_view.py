@@ -44,7 +44,8 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
         accuracy = {name: _table_level(compliance[name], table.is_partitioned) for name in names}
         if table.is_partitioned:
             # the union of the partitions that hold statistics, never an extrapolation, and says how many
-            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names)
+            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names,
+                                                check_compliance=False)  # judged per column above
         stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
         if aggr is not None and stats is not None:
             stats.statsObj = aggr.exact
