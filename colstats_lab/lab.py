@@ -229,10 +229,10 @@ class Lab:
             frame, chosen, outcome = analyze_stale(lambda: self.spark, self.metastore, meta, threshold, scope)
         below = [r for r in frame.itertuples() if not r.accurate and r.partition not in chosen]
         if outcome is None:
-            message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more"
+            message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more."
         else:
             what = (f"{len(chosen)} of {len(frame)} partitions" if meta.is_partitioned else "the table")
-            message = f"Analyzed {what} changed by {threshold:.0%} or more: {outcome.message}"
+            message = f"Analyzed {what} changed by {threshold:.0%} or more. {outcome.message}"
         if below:
             message += (f" Left as they are ({len(below)} not accurate, changed by less than {threshold:.0%}): "
                         + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])

@@ -429,3 +429,25 @@ def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(
                                 "FROM TAB_COL_STATS").fetchone()
     conn.close()
     assert migrated == row
+
+
+def test_an_external_partition_whose_files_changed_is_stale_by_an_unknown_amount(lab, tmp_path):
+    """No write ID counts what another job does to an external table's files, so the rows changed since
+    its ANALYZE are unknown, and analyze_stale analyzes a partition whose files changed whatever the
+    threshold."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = tmp_path / "ext"
+    for k in range(3):
+        (root / f"k={k}").mkdir(parents=True)
+        pq.write_table(pa.table({"v": [k, None]}), str(root / f"k={k}" / "p.parquet"))
+    lab.register_external("ext", str(root))
+    lab.sql("ANALYZE TABLE ext PARTITION (k) COMPUTE STATISTICS FOR COLUMNS v")
+    pq.write_table(pa.table({"v": [777]}), str(root / "k=1" / "late.parquet"))
+    frame = lab.staleness("ext").set_index("partition")
+    assert frame.loc["k=1", "accurate"] is False and frame.loc["k=1", "changed_fraction"] is None
+    result = lab.analyze_stale("ext", threshold=0.9)
+    assert result.details["analyzed"] == ["k=1"]
+    answer = lab.sql("SELECT max(v) FROM ext WHERE k = 1")
+    assert answer.answered_from == "stats" and answer.df.iloc[0, 0] == 777

@@ -161,7 +161,8 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
         if mode != "noscan" and not accurate:
             outcome.stale_partitions.append(part.part_name)
         complete = StatsAccuracy.parse(updates.get(COLUMN_STATS_ACCURATE)).columns >= table.stats_column_names
-        if mode != "noscan" and accurate and complete:
+        # another job changes an external table's files uncounted: its changed fraction stays unknown
+        if mode != "noscan" and accurate and complete and table.tableType == "MANAGED_TABLE":
             reset = {ROWS_CHANGED: "0"}  # every column's statistics hold again
             if part.partition is not None:
                 metastore.alter_partition_params(table.dbName, table.tableName, part.part_name, reset)
