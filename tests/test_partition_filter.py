@@ -140,3 +140,18 @@ _FILTERS = st.recursive(
 def test_random_filters_select_what_three_valued_logic_selects(ms, text_and_predicate):
     text, predicate = text_and_predicate
     assert _sorted(_names(ms.get_partitions_by_filter("default", "events", text))) == _expected(predicate), text
+
+
+@settings(max_examples=150, deadline=None)
+@given(_FILTERS)
+def test_answers_select_partitions_through_the_index_as_three_valued_logic_does(ms, text_and_predicate):
+    """An answer from statistics asks the metastore only for the partitions its filter's indexable
+    conjuncts select, then decides by the whole filter: the same partitions as evaluating it on all."""
+    from sqlglot import parse_one
+
+    from colstats_lab.pruning.answers import _selected_partitions
+
+    text, predicate = text_and_predicate
+    where = parse_one(f"SELECT count(*) FROM events WHERE {text}", read="spark").args["where"]
+    chosen = _selected_partitions(ms, ms.get_table("default", "events"), where)
+    assert _sorted(_names(chosen)) == _expected(predicate), text

@@ -324,7 +324,72 @@ UPDATE {t} SET LOW_VALUE_MICROS = LONG_LOW_VALUE, HIGH_VALUE_MICROS = LONG_HIGH_
     LONG_HIGH_VALUE = {_FLOOR_SECONDS.format("LONG_HIGH_VALUE")}
     WHERE COLUMN_TYPE = 'timestamp';""" for t in ("TAB_COL_STATS", "PART_COL_STATS"))
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
+def _stale_trigger(name: str, event: str, table: str, row: str, when: str = "") -> str:
+    """A trigger marking the partition of the changed row stale (a guarded insert: a trigger takes its
+    outer statement's conflict policy, so OR IGNORE would not hold under an upsert)."""
+    return f"""CREATE TRIGGER {name} AFTER {event} ON {table} {when}BEGIN
+    INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID)
+        SELECT TBL_ID, PART_ID FROM PARTITIONS WHERE PART_ID = {row}.PART_ID
+        AND NOT EXISTS (SELECT 1 FROM STALE_STATS_SEGMENTS S WHERE S.TBL_ID = PARTITIONS.TBL_ID AND S.PART_ID = {row}.PART_ID);
+END;"""
+
+
+_NUM_ROWS = "numRows"
+_STALE_TRIGGERS = "\n".join([
+    _stale_trigger("PART_COL_STATS_INSERTED", "INSERT", "PART_COL_STATS", "NEW"),
+    _stale_trigger("PART_COL_STATS_UPDATED", "UPDATE", "PART_COL_STATS", "NEW"),
+    _stale_trigger("PART_COL_STATS_DELETED", "DELETE", "PART_COL_STATS", "OLD"),
+    _stale_trigger("PARTITION_ROWS_INSERTED", "INSERT", "PARTITION_PARAMS", "NEW", f"WHEN NEW.PARAM_KEY = '{_NUM_ROWS}' "),
+    _stale_trigger("PARTITION_ROWS_UPDATED", "UPDATE", "PARTITION_PARAMS", "NEW",
+                   f"WHEN NEW.PARAM_KEY = '{_NUM_ROWS}' OR OLD.PARAM_KEY = '{_NUM_ROWS}' "),
+    _stale_trigger("PARTITION_ROWS_DELETED", "DELETE", "PARTITION_PARAMS", "OLD", f"WHEN OLD.PARAM_KEY = '{_NUM_ROWS}' "),
+    # the partition row is gone: its table's ID comes from the deleted row (none when the table went too)
+    """CREATE TRIGGER PARTITION_DROPPED AFTER DELETE ON PARTITIONS BEGIN
+    INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID)
+        SELECT OLD.TBL_ID, OLD.PART_ID WHERE EXISTS (SELECT 1 FROM TBLS WHERE TBL_ID = OLD.TBL_ID)
+        AND NOT EXISTS (SELECT 1 FROM STALE_STATS_SEGMENTS S WHERE S.TBL_ID = OLD.TBL_ID AND S.PART_ID = OLD.PART_ID);
+END;"""])
+
+# Partition statistics merged per segment of partitions, so that the table level follows a change of
+# k partitions by re-merging O(k log n) segments instead of every partition. A segment of level L
+# covers the PART_IDs [SEG_INDEX << 6L, (SEG_INDEX + 1) << 6L); level 1 merges partitions, each
+# level above merges 64 segments of the one below. A change to a partition's statistics, its
+# numRows or its existence marks the partition stale, by trigger, so that no writer of those
+# tables can forget to; the next merge re-merges the segments above the stale partitions. Counts
+# and total lengths are integers and the sketch is the union, so any grouping merges to the same
+# figures (stats/merge.py).
+_V7 = f"""
+CREATE TABLE PART_STATS_SEGMENTS (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    SEG_LEVEL INTEGER NOT NULL,
+    SEG_INDEX INTEGER NOT NULL,
+    COLUMN_NAME TEXT NOT NULL,
+    ENGINE TEXT NOT NULL,
+    COLUMN_TYPE TEXT NOT NULL,
+    NUM_PARTS INTEGER NOT NULL,
+    NUM_ROWS INTEGER NOT NULL,
+    NUM_NULLS INTEGER NOT NULL,
+    LOW_VALUE TEXT,
+    HIGH_VALUE TEXT,
+    BIT_VECTOR BLOB,
+    ALL_SKETCHED INTEGER NOT NULL,
+    MAX_NUM_DISTINCTS INTEGER NOT NULL,
+    TOTAL_COL_LEN INTEGER NOT NULL,
+    MAX_COL_LEN INTEGER NOT NULL,
+    NUM_TRUES INTEGER NOT NULL,
+    NUM_FALSES INTEGER NOT NULL,
+    PRIMARY KEY (TBL_ID, SEG_LEVEL, SEG_INDEX, COLUMN_NAME, ENGINE)
+) WITHOUT ROWID;
+CREATE TABLE STALE_STATS_SEGMENTS (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    PART_ID INTEGER NOT NULL,
+    PRIMARY KEY (TBL_ID, PART_ID)
+) WITHOUT ROWID;
+{_STALE_TRIGGERS}
+INSERT OR IGNORE INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT TBL_ID, PART_ID FROM PARTITIONS
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 
 
 def migrate(conn: sqlite3.Connection) -> int:
@@ -348,5 +413,15 @@ def migrate(conn: sqlite3.Connection) -> int:
 
 
 def _split(script: str) -> list[str]:
-    # statements are split at ";" — migrations keep ";" out of their string literals
-    return [s.strip() for s in script.split(";") if s.strip()]
+    """The script's statements: split at ";" where a statement is complete (a trigger's body holds
+    several), so migrations keep ";" out of their string literals."""
+    statements, pending = [], ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        statements.append(pending.strip())
+    return statements

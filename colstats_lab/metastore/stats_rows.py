@@ -72,32 +72,37 @@ def _typed(kind: StatsKind, value):
 
 def obj_to_row(obj: ColumnStatisticsObj) -> dict:
     """The row's values for one column's statistics; raises InvalidInputException on a malformed object."""
+    return dict(zip(ROW_COLUMNS, obj_to_values(obj)))
+
+
+def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
+    """The row's values for one column's statistics in ROW_COLUMNS order (the bulk path: no dict per row)."""
     col_type = parse_type(obj.colType)
     kind = obj.statsData.kind
     if col_type.stats_kind is not kind:
         raise InvalidInputException(f"column {obj.colName} of type {obj.colType} cannot carry {kind.value}")
     data = obj.statsData.value
-    row = dict.fromkeys(ROW_COLUMNS)
-    row.update(COLUMN_NAME=obj.colName.lower(), COLUMN_TYPE=col_type.name, NUM_NULLS=data.numNulls,
-               BIT_VECTOR=data.bitVectors)
     if data.numNulls is None or data.numNulls < 0:
         raise InvalidInputException(f"column {obj.colName}: numNulls must be a count, got {data.numNulls!r}")
+    low = high = long_low = long_high = double_low = double_high = decimal_low = decimal_high = None
+    ndv = avg_len = max_len = trues = falses = micros_low = micros_high = None
     if kind in _RANGED:
-        row["LOW_VALUE"] = value_to_text(kind, data.lowValue)
-        row["HIGH_VALUE"] = value_to_text(kind, data.highValue)
-        row["LONG_LOW_VALUE"], row["DOUBLE_LOW_VALUE"], row["BIG_DECIMAL_LOW_VALUE"] = _typed(kind, data.lowValue)
-        row["LONG_HIGH_VALUE"], row["DOUBLE_HIGH_VALUE"], row["BIG_DECIMAL_HIGH_VALUE"] = _typed(kind, data.highValue)
+        low, high = value_to_text(kind, data.lowValue), value_to_text(kind, data.highValue)
+        long_low, double_low, decimal_low = _typed(kind, data.lowValue)
+        long_high, double_high, decimal_high = _typed(kind, data.highValue)
         if kind is StatsKind.TIMESTAMP:  # the exact instants, beside Hive's seconds
-            row["LOW_VALUE_MICROS"] = None if data.lowValue is None else data.lowValue.microsSinceEpoch
-            row["HIGH_VALUE_MICROS"] = None if data.highValue is None else data.highValue.microsSinceEpoch
-        row["NUM_DISTINCTS"] = data.numDVs
+            micros_low = None if data.lowValue is None else data.lowValue.microsSinceEpoch
+            micros_high = None if data.highValue is None else data.highValue.microsSinceEpoch
+        ndv = data.numDVs
     elif kind is StatsKind.STRING:
-        row.update(AVG_COL_LEN=data.avgColLen, MAX_COL_LEN=data.maxColLen, NUM_DISTINCTS=data.numDVs)
+        avg_len, max_len, ndv = data.avgColLen, data.maxColLen, data.numDVs
     elif kind is StatsKind.BINARY:
-        row.update(AVG_COL_LEN=data.avgColLen, MAX_COL_LEN=data.maxColLen)
+        avg_len, max_len = data.avgColLen, data.maxColLen
     elif kind is StatsKind.BOOLEAN:
-        row.update(NUM_TRUES=data.numTrues, NUM_FALSES=data.numFalses)
-    return row
+        trues, falses = data.numTrues, data.numFalses
+    return (obj.colName.lower(), col_type.name, low, high, long_low, long_high, double_low, double_high,
+            decimal_low, decimal_high, data.numNulls, ndv, data.bitVectors, avg_len, max_len, trues, falses,
+            micros_low, micros_high)
 
 
 def row_to_obj(row) -> ColumnStatisticsObj:

@@ -39,7 +39,9 @@ from .model import (
 from .names import parse_part_name
 from .partition_filter import compile_partition_filter
 from .schema import migrate
-from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, row_to_obj
+from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
+from . import segments
+from .segments import PARTITION_STATS_SELECT
 from .table_metadata import (
     MetadataAnalysis,
     MetadataUnit,
@@ -54,6 +56,9 @@ from .txn import ValidWriteIdList
 DEFAULT_DB = "default"
 _NO_FILES: FileState = ("", 0, 0)
 BUSY_TIMEOUT_MS = 60_000
+_STATS_BATCH = 2_000  # partitions a batch when storing many partitions' statistics
+_PART_STATS_INSERT = ("PART_ID", "PART_NAME", "CAT_NAME", "DB_NAME", "TABLE_NAME", *ROW_COLUMNS, "LAST_ANALYZED",
+                      "ENGINE")
 
 
 def _now() -> int:
@@ -78,6 +83,9 @@ class Metastore:
         self.txn_stats_enabled = True  # Hive's hive.txn.stats.enabled
         self.txn_timeout_s = 300.0  # Hive's hive.txn.timeout
         self.ndv_density_function = False  # Hive's hive.metastore.stats.ndv.densityfunction
+        # 64 partitions a statistics segment; a file's segments are built with one value (tests use 1
+        # on a new file, to build deep segment trees from a few partitions)
+        self.segment_bits = segments.BITS
         self._depth = 0
         self._writing = False
         migrate(self._conn)
@@ -449,16 +457,28 @@ class Metastore:
                 f"ORDER BY P.PART_NAME{limit}", (row["TBL_ID"], *compiled.args))]
             return self.get_partitions(db_name, table_name, names)
 
-    def get_partition_values(self, db_name: str, table_name: str) -> dict[str, list[str | None]]:
+    def get_partition_values(self, db_name: str, table_name: str, filter: str | None = None
+                             ) -> dict[str, list[str | None]]:
         """Every partition's key values (None: the default partition's NULL), by name, in name order: one
-        query over PARTITION_KEY_VALS, no parameters read (what selecting partitions by a predicate needs)."""
+        query over PARTITION_KEY_VALS, no parameters read (what selecting partitions by a predicate needs).
+        With `filter` (get_partitions_by_filter's language), only the partitions it selects, found
+        through the index on key values."""
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
+            selected, args = "", ()
+            if filter is not None:
+                table = self.get_table(db_name, table_name)
+                compiled = compile_partition_filter(filter, [(k.name, k.type) for k in table.partitionKeys],
+                                                    table.qualified_name)
+                joins = " ".join(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i}"
+                                 for i in compiled.keys_used)
+                selected = f"AND P.PART_ID IN (SELECT P.PART_ID FROM PARTITIONS P {joins} WHERE {compiled.condition}) "
+                args = compiled.args
             out: dict[str, list[str | None]] = {}
             for name, value in conn.execute(
                     "SELECT P.PART_NAME, K.PART_KEY_VAL FROM PARTITIONS P JOIN PARTITION_KEY_VALS K "
-                    "ON K.PART_ID = P.PART_ID WHERE P.TBL_ID = ? ORDER BY P.PART_NAME, K.INTEGER_IDX",
-                    (row["TBL_ID"],)):
+                    f"ON K.PART_ID = P.PART_ID WHERE P.TBL_ID = ? {selected}ORDER BY P.PART_NAME, K.INTEGER_IDX",
+                    (row["TBL_ID"], *args)):
                 out.setdefault(name, []).append(value)
             return out
 
@@ -700,24 +720,45 @@ class Metastore:
                       valid: ValidWriteIdList | None) -> bool:
         """Sets (or, for a writer that cannot see the current stats' writer, clears) the columns' flags
         of one table or partition and records the writer; returns whether the columns are accurate."""
-        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
-        names = {c.lower() for c in col_names}
-        transactional = is_transactional(table)
-        current = write_id_at[1]  # the owner's stats writer: this same writer when it set the basic stats first
-        verified = not transactional or (self.txn_stats_enabled and
-                                         (current == write_id or self._writer_sees(table, current, valid)))
-        flags.columns = flags.columns | names if verified else flags.columns - names
+        flags, verified = self._marked_flags(table, params, write_id_at[1], col_names, write_id, valid)
         params_table, id_column, owner_id = params_at
         self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
-        if transactional:
+        if is_transactional(table):
             self._conn.execute(f"UPDATE {write_id_at[0]} SET WRITE_ID = ? WHERE {id_column} = ?", (write_id, owner_id))
         return verified and flags.basic
 
-    def set_aggr_stats_for(self, stats_list: list[ColumnStatistics], write_id: int | None = None,
+    def _marked_flags(self, table: Table, params: dict, current: int | None, col_names: list[str],
+                      write_id: int | None, valid: ValidWriteIdList | None) -> tuple[StatsAccuracy, bool]:
+        """The owner's flags after a writer stored `col_names`, and whether the writer could see the
+        current statistics' writer (`current`: the owner's WRITE_ID; this same writer when it set the
+        basic statistics first)."""
+        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+        names = {c.lower() for c in col_names}
+        verified = not is_transactional(table) or (self.txn_stats_enabled and
+                                                   (current == write_id or self._writer_sees(table, current, valid)))
+        flags.columns = flags.columns | names if verified else flags.columns - names
+        return flags, verified
+
+    def set_aggr_stats_for(self, stats_list: Iterable[ColumnStatistics], write_id: int | None = None,
                            valid_write_ids: ValidWriteIdList | None = None) -> bool:
         """Stores many partitions' statistics in one transaction (Hive's SetPartitionsStatsRequest, with
         its writeId and validWriteIdList) and sets their flags as update_table_column_statistics does;
-        returns whether all are accurate."""
+        returns whether all are accurate. Any iterable: it is stored in batches, so a generator of
+        millions of rows never sits in memory at once."""
+        accurate = True
+        with self.transaction() as conn:
+            batch: list[ColumnStatistics] = []
+            for stats in stats_list:
+                batch.append(stats)
+                if len(batch) == _STATS_BATCH:
+                    accurate &= self._store_partition_stats(conn, batch, write_id, valid_write_ids)
+                    batch = []
+            if batch:
+                accurate &= self._store_partition_stats(conn, batch, write_id, valid_write_ids)
+        return accurate
+
+    def _store_partition_stats(self, conn, stats_list: list[ColumnStatistics], write_id: int | None,
+                               valid_write_ids: ValidWriteIdList | None) -> bool:
         by_table: dict[tuple[str, str], list[ColumnStatistics]] = {}
         for stats in stats_list:
             desc = _checked_stats(stats).statsDesc
@@ -725,32 +766,43 @@ class Metastore:
                 raise InvalidInputException("partition statistics need isTblLevel false and a partName")
             by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
         accurate = True
-        with self.transaction() as conn:
-            for (db_name, table_name), table_stats in by_table.items():
-                table = self.get_table(db_name, table_name)
-                self._require_write_state(table, write_id, valid_write_ids)
-                row = self._table_row(db_name, table_name)
-                names = sorted({s.statsDesc.partName for s in table_stats})
-                owners = {r["PART_NAME"]: r for r in conn.execute(
-                    "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
-                    "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
-                params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
-                rows = []
-                for stats in table_stats:
-                    desc = stats.statsDesc
-                    if desc.partName not in owners:
-                        raise NoSuchObjectException(
-                            f"partition {desc.partName} of {db_name}.{table_name} does not exist")
-                    self._check_columns_of(table, stats.statsObj)
-                    owner = {"PART_ID": owners[desc.partName]["PART_ID"], "PART_NAME": desc.partName}
-                    rows.extend(self._stats_row(owner, desc, obj_to_row(obj), stats.engine) for obj in stats.statsObj)
-                self._replace_stats_rows(conn, "PART_COL_STATS", rows)
-                for stats in table_stats:
-                    part = owners[stats.statsDesc.partName]
-                    accurate &= self._mark_columns(
-                        table, ("PARTITION_PARAMS", "PART_ID", part["PART_ID"]), ("PARTITIONS", part["WRITE_ID"]),
-                        params.get(part["PART_ID"], {}), [o.colName for o in stats.statsObj], write_id,
-                        valid_write_ids)
+        for (db_name, table_name), table_stats in by_table.items():
+            table = self.get_table(db_name, table_name)
+            self._require_write_state(table, write_id, valid_write_ids)
+            row = self._table_row(db_name, table_name)
+            names = sorted({s.statsDesc.partName for s in table_stats})
+            owners = {r["PART_NAME"]: r for r in conn.execute(
+                "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
+                "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
+            params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
+            types = {c.name: parse_type(c.type).name for c in table.cols}
+            rows, flags_set, flags_cleared, writers = [], [], [], []
+            for stats in table_stats:
+                desc = stats.statsDesc
+                part = owners.get(desc.partName)
+                if part is None:
+                    raise NoSuchObjectException(f"partition {desc.partName} of {db_name}.{table_name} does not exist")
+                self._check_column_types(table, types, stats.statsObj)
+                head = (part["PART_ID"], desc.partName, desc.catName, desc.dbName.lower(), desc.tableName.lower())
+                tail = (desc.lastAnalyzed or _now(), stats.engine)
+                rows.extend(head + obj_to_values(obj) + tail for obj in stats.statsObj)
+                flags, verified = self._marked_flags(table, params.get(part["PART_ID"], {}), part["WRITE_ID"],
+                                                     [o.colName for o in stats.statsObj], write_id, valid_write_ids)
+                param = flags.to_param()
+                params[part["PART_ID"]] = {} if param is None else {ACCURATE_PARAM: param}  # a repeated partition
+                (flags_cleared if param is None else flags_set).append(
+                    (part["PART_ID"],) if param is None else (part["PART_ID"], param))
+                writers.append((write_id, part["PART_ID"]))
+                accurate &= verified and flags.basic
+            conn.executemany(f"INSERT OR REPLACE INTO PART_COL_STATS ({', '.join(_PART_STATS_INSERT)}) "
+                             f"VALUES ({', '.join('?' * len(_PART_STATS_INSERT))})", rows)
+            conn.executemany("INSERT INTO PARTITION_PARAMS (PART_ID, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
+                             "ON CONFLICT (PART_ID, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
+                             [(owner, ACCURATE_PARAM, value) for owner, value in flags_set])
+            conn.executemany("DELETE FROM PARTITION_PARAMS WHERE PART_ID = ? AND PARAM_KEY = ?",
+                             [(owner, ACCURATE_PARAM) for (owner,) in flags_cleared])
+            if is_transactional(table):
+                conn.executemany("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?", writers)
         return accurate
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
@@ -758,7 +810,10 @@ class Metastore:
         self._check_columns_of(self.get_table(desc.dbName, desc.tableName), objs)
 
     def _check_columns_of(self, table: Table, objs: list[ColumnStatisticsObj]) -> None:
-        types = {c.name: parse_type(c.type).name for c in table.cols}
+        self._check_column_types(table, {c.name: parse_type(c.type).name for c in table.cols}, objs)
+
+    @staticmethod
+    def _check_column_types(table: Table, types: dict[str, str], objs: list[ColumnStatisticsObj]) -> None:
         for obj in objs:
             name = obj.colName.lower()
             if name not in types:
@@ -894,12 +949,7 @@ class Metastore:
             by_column: dict[str, list[tuple]] = {}
             # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
             # select this table's rows through Hive's PCS_STATS_IDX without visiting PARTITIONS
-            sql = ("SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
-                   "S.LOW_VALUE, COALESCE(S.LOW_VALUE_MICROS, S.LONG_LOW_VALUE), S.HIGH_VALUE, "
-                   "COALESCE(S.HIGH_VALUE_MICROS, S.LONG_HIGH_VALUE), S.NUM_DISTINCTS, S.BIT_VECTOR, "
-                   "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME FROM PART_COL_STATS S "
-                   "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' "
-                   "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
+            sql = (PARTITION_STATS_SELECT + "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
                    "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
             args = [table.dbName, table.tableName, engine, _json_list([c.lower() for c in col_names])]
             if part_names is not None:
@@ -908,6 +958,16 @@ class Metastore:
             for r in conn.execute(sql + " ORDER BY S.PART_NAME", args):
                 by_column.setdefault(r[0], []).append(r)
             return {name: StatsColumn.from_rows(rows) for name, rows in by_column.items()}
+
+    def segment_statistics(self, db_name: str, table_name: str, col_names: list[str], merge: segments.Merge,
+                           merge_partitions: segments.MergePartitions, engine: str = "hive"
+                           ) -> dict[str, list[segments.SegmentStats]]:
+        """Each column's partition statistics as the merges of its top segments, after re-merging the
+        segments that partition changes left stale (one write transaction; see metastore.segments)."""
+        with self.transaction() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            segments.refresh(conn, tbl_id, merge, merge_partitions, self.segment_bits)
+            return segments.top_segments(conn, tbl_id, col_names, engine)
 
     def get_aggr_stats_for(self, db_name: str, table_name: str, col_names: list[str],
                            part_names: list[str] | None = None, valid_write_ids: ValidWriteIdList | None = None,
@@ -922,12 +982,19 @@ class Metastore:
         NoSuchObjectException naming an unknown partition or column."""
         from ..stats.aggr_stats import aggregate_partitions  # the stats package builds on this one
 
+        if part_names is None and not (self._depth and not self._writing):
+            self._refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.get_table(db_name, table_name)
             if not table.is_partitioned:
                 raise InvalidInputException(f"table {table.qualified_name} is not partitioned: "
                                             "its statistics come from get_table_statistics")
-            if part_names is None:
+            whole = self._aggr_from_segments(table, [c.lower() for c in col_names], engine) \
+                if part_names is None else None
+            if whole is not None:
+                names = None
+                aggr = whole
+            elif part_names is None:
                 names = self.get_partition_names(db_name, table_name)
             else:
                 names = self._existing_partition_names(table, part_names)  # name order: Hive extrapolates along it
@@ -935,15 +1002,46 @@ class Metastore:
                     unknown = sorted(set(part_names) - set(names))
                     raise NoSuchObjectException(
                         f"partition {unknown[0]} of {table.qualified_name} does not exist")
-            columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
-                                                   None if part_names is None else names)
-            aggr = aggregate_partitions([c.lower() for c in col_names], columns, names,
-                                        density=self.ndv_density_function)
+            if whole is None:
+                columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
+                                                       None if part_names is None else names)
+                aggr = aggregate_partitions([c.lower() for c in col_names], columns, names,
+                                            density=self.ndv_density_function)
             if check_compliance:
                 compliance = self.stats_compliance(db_name, table_name, col_names, valid_write_ids,
-                                                   None if part_names is None else names) if names else {}
-                aggr.isStatsCompliant = bool(names) and all(ok for ok, _ in compliance.values())
+                                                   None if part_names is None else names) \
+                    if aggr.partsRequested else {}
+                aggr.isStatsCompliant = bool(aggr.partsRequested) and all(ok for ok, _ in compliance.values())
             return aggr
+
+    def _refresh_segments(self, db_name: str, table_name: str) -> None:
+        """Re-merges the segments a change of partitions left stale (a short write transaction)."""
+        from ..stats.merge import merge_partitions, merge_segments
+
+        with self.snapshot() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            if not conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
+                return
+        self.segment_statistics(db_name, table_name, [], merge_segments, merge_partitions)
+
+    def _aggr_from_segments(self, table: Table, col_names: list[str], engine: str) -> AggrStats | None:
+        """AggrStats over every partition from the top segments, when every partition holds statistics of
+        every column (nothing to extrapolate) and no segment is stale; else None."""
+        from ..stats.merge import merge_segments, segment_to_obj
+
+        conn = self._conn
+        tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+        if conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
+            return None
+        count = conn.execute("SELECT count(*) FROM PARTITIONS WHERE TBL_ID = ?", (tbl_id,)).fetchone()[0]
+        tops = segments.top_segments(conn, tbl_id, col_names, engine)
+        merged = {name: merge_segments(tops[name]) for name in col_names if name in tops}
+        if not count or len(merged) < len(set(col_names)) or any(m.parts != count for m in merged.values()):
+            return None
+        objs = [segment_to_obj(name, merged[name]) for name in col_names]
+        return AggrStats(colStats=objs, partsFound=count, partsRequested=count,
+                         covered={n: count for n in col_names}, covered_rows={n: merged[n].rows for n in col_names},
+                         exact=list(objs))
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
         known = {c.name for c in table.cols}
@@ -1085,10 +1183,10 @@ class Metastore:
                 (row["TBL_ID"],)).fetchone()
             num_parts = conn.execute("SELECT COUNT(*) FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],)).fetchone()[0]
             accurate_parts = 0
-            for (text,) in conn.execute(
-                "SELECT PP.PARAM_VALUE FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
-                "WHERE P.TBL_ID = ? AND PP.PARAM_KEY = ?", (row["TBL_ID"], ACCURATE_PARAM)):
-                accurate_parts += StatsAccuracy.parse(text).basic
+            for text, count in conn.execute(  # a few distinct values among many partitions: parse each once
+                "SELECT PP.PARAM_VALUE, count(*) FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
+                "WHERE P.TBL_ID = ? AND PP.PARAM_KEY = ? GROUP BY PP.PARAM_VALUE", (row["TBL_ID"], ACCURATE_PARAM)):
+                accurate_parts += count * StatsAccuracy.parse(text).basic
             flag = StatsAccuracy(basic=accurate_parts == num_parts).to_param()
             self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], {
                 "numPartitions": str(num_parts),

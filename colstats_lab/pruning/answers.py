@@ -114,9 +114,38 @@ def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | 
     types = {k.name: parse_type(k.type) for k in table.partitionKeys}
     keep = _predicate(where.this, types)
     keys = table.partition_key_names
-    names = [name for name, values in metastore.get_partition_values(table.dbName, table.tableName).items()
-             if keep(dict(zip(keys, values))) is True]
+    candidates = metastore.get_partition_values(table.dbName, table.tableName, _index_filter(where.this, types))
+    names = [name for name, values in candidates.items() if keep(dict(zip(keys, values))) is True]
     return metastore.get_partitions(table.dbName, table.tableName, names) if names else []
+
+
+_INDEXED = (exp.EQ, exp.In, exp.Between, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def _index_filter(node: exp.Expression, types: dict) -> str | None:
+    """The conjuncts of the filter that the metastore can select by its index on key values: a
+    comparison, IN or BETWEEN of a text, date or integer key with literals, whose SQL keeps at least the
+    partitions the filter keeps; the filter itself then decides among those (None: read them all)."""
+    conjuncts = list(node.flatten()) if isinstance(node, exp.And) else [node]
+    usable = []
+    for conjunct in conjuncts:
+        while isinstance(conjunct, exp.Paren):
+            conjunct = conjunct.this
+        if not isinstance(conjunct, _INDEXED):
+            continue
+        columns = list(conjunct.find_all(exp.Column))
+        literals = [n for n in conjunct.iter_expressions() if not isinstance(n, exp.Column)]
+        if isinstance(conjunct, exp.In):
+            literals = conjunct.expressions
+        if len(columns) != 1 or columns[0].name.lower() not in types:
+            continue
+        numeric = types[columns[0].name.lower()].base in ("tinyint", "smallint", "int", "bigint")
+        textual = types[columns[0].name.lower()].base in ("string", "varchar", "char", "date")
+        # a literal of the key's own kind: the metastore's SQL then compares exactly as the filter does
+        if (numeric or textual) and all(isinstance(n, exp.Literal) and (n.is_number if numeric else n.is_string)
+                                        for n in literals):
+            usable.append(conjunct.sql(dialect="hive"))
+    return " AND ".join(f"({c})" for c in usable) or None
 
 
 def _predicate(node: exp.Expression, types: dict):

@@ -1,6 +1,8 @@
 """Merging partition statistics into table statistics without rescanning, as Hive aggregates them:
 counts add, min of mins, max of maxes, NDV from the union of the sketches, lengths weighted
-by row counts.
+by row counts. Partitions merge into segments and segments into segments by the same rules, and
+every rule is exact in any grouping (integers, min/max, register-wise sketch unions), so the
+table level from segments equals a flat merge of every partition.
 """
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import math
 
 from ..coltypes import StatsKind
 from ..metastore.model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj
+from ..metastore.segments import SegmentStats
 from ..metastore.stats_rows import StatsColumn
 from .sketches import bounded_ndv, estimate, union
 
@@ -29,52 +32,84 @@ def merge_column_stats(parts: list[tuple[ColumnStatisticsObj, int]]) -> ColumnSt
 
 
 def merge_stats_column(column: StatsColumn) -> ColumnStatisticsObj:
-    """Table-level statistics of one column from its statistics in every partition.
+    """Table-level statistics of one column from its statistics in every partition."""
+    return segment_to_obj(column.name, merge_partitions(column))
 
-    NDV comes from the union of the partitions' sketches; when a partition has no sketch the
-    largest partition NDV is the best lower bound, as Hive falls back to.
-    """
-    kind = column.kind
-    total_rows = sum(column.rows)
-    nulls = sum(column.nulls)
-    data_class = STATS_DATA_CLASSES[kind]
-    sketch = None
-    ndv = None
-    if kind not in (StatsKind.BOOLEAN, StatsKind.BINARY):
-        if all(s for s, n in zip(column.sketches, column.ndvs) if n):
-            sketch = union(column.sketches)
-            ndv = bounded_ndv(estimate(sketch), total_rows - nulls)
-        else:
-            ndv = max(n or 0 for n in column.ndvs)
+
+def merge_partitions(column: StatsColumn) -> SegmentStats:
+    """One column's statistics in many partitions merged into a segment."""
+    lengths = [round((a or 0.0) * r) for a, r in zip(column.avg_lens, column.rows)] if column.avg_lens else []
+    return _merged(column.col_type, column.kind, len(column.rows), column.rows, column.nulls, column.lows,
+                   column.highs, column.sketches, [bool(s) or not n for s, n in zip(column.sketches, column.ndvs)],
+                   [n or 0 for n in column.ndvs], lengths, column.max_lens, column.trues, column.falses)
+
+
+def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
+    """Segments of one column merged into one: the same figures as merging their partitions at once."""
+    first = parts[0]
+    pick = lambda attribute: [getattr(p, attribute) for p in parts]  # noqa: E731
+    return _merged(first.col_type, first.kind, sum(pick("parts")), pick("rows"), pick("nulls"), pick("low"),
+                   pick("high"), pick("sketch"), pick("all_sketched"), pick("max_ndv"), pick("total_len"),
+                   pick("max_len"), pick("trues"), pick("falses"))
+
+
+def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketched, max_ndvs, lengths, max_lens,
+            trues, falses) -> SegmentStats:
+    """Hive's merge rules on parallel lists: counts add (lengths as whole totals, so that the row-weighted
+    average length comes out the same in any grouping), min of mins, max of maxes, the union of the
+    sketches while every part with values has one, else the largest part NDV as the lower bound Hive
+    falls back to."""
+    sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY)
+    low = high = None
     if kind in _RANGED:
-        lows = [v for v in column.lows if v is not None]
-        highs = [v for v in column.highs if v is not None]
         order = spark_order if kind is StatsKind.DOUBLE else None  # only doubles have NaN
-        data = data_class(min(lows, key=order) if lows else None,
-                          max(highs, key=order) if highs else None, nulls, ndv, sketch)
+        present_lows = [v for v in lows if v is not None]
+        present_highs = [v for v in highs if v is not None]
+        low = min(present_lows, key=order) if present_lows else None
+        high = max(present_highs, key=order) if present_highs else None
+    return SegmentStats(col_type, kind, parts, sum(rows), sum(n or 0 for n in nulls), low, high,
+                        union(sketches) if sketched else None, sketched, max(max_ndvs, default=0),
+                        sum(lengths), max((n or 0 for n in max_lens), default=0),
+                        sum(n or 0 for n in trues), sum(n or 0 for n in falses))
+
+
+def segment_to_obj(name: str, merged: SegmentStats) -> ColumnStatisticsObj:
+    """Table-level statistics of a column from its statistics merged over every partition."""
+    kind, data_class = merged.kind, STATS_DATA_CLASSES[merged.kind]
+    ndv, sketch = None, None
+    if kind not in (StatsKind.BOOLEAN, StatsKind.BINARY):
+        if merged.all_sketched:
+            sketch = merged.sketch
+            ndv = bounded_ndv(estimate(sketch), merged.rows - merged.nulls)
+        else:
+            ndv = merged.max_ndv
+    if kind in _RANGED:
+        data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch)
     elif kind in (StatsKind.STRING, StatsKind.BINARY):
-        max_len = max(n or 0 for n in column.max_lens)
-        avg_len = (sum(a * r for a, r in zip(column.avg_lens, column.rows)) / total_rows) if total_rows else 0.0
-        data = (data_class(max_len, avg_len, nulls, ndv, sketch) if kind is StatsKind.STRING
-                else data_class(max_len, avg_len, nulls))
+        avg_len = merged.total_len / merged.rows if merged.rows else 0.0
+        data = (data_class(merged.max_len, avg_len, merged.nulls, ndv, sketch) if kind is StatsKind.STRING
+                else data_class(merged.max_len, avg_len, merged.nulls))
     else:
-        data = data_class(sum(column.trues), sum(column.falses), nulls)
-    return ColumnStatisticsObj(column.name, column.col_type, ColumnStatisticsData.of(data))
+        data = data_class(merged.trues, merged.falses, merged.nulls)
+    return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(data))
 
 
 def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
-    """Table-level statistics of a partitioned table's columns, merged from every partition's stored
-    statistics (a metastore call, no scan)."""
+    """Table-level statistics of a partitioned table's columns, merged from the partitions' stored
+    statistics through the metastore's segments (a metastore call, no scan; a change of k partitions
+    re-merges O(k log n) segments, not every partition)."""
     from ..metastore.model import ColumnStatistics, ColumnStatisticsDesc
 
-    stored = metastore.partition_stats_columns(table.dbName, table.tableName, col_names)
-    merged = []
-    for name in col_names:
-        column = stored.get(name.lower())
-        if column is not None:
-            merged.append(merge_stats_column(column))
-        elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
-            metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
-    if merged:
-        metastore.store_merged_table_statistics(
-            ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))
+    with metastore.transaction():
+        tops = metastore.segment_statistics(table.dbName, table.tableName, col_names, merge_segments,
+                                            merge_partitions)
+        merged = []
+        for name in col_names:
+            top = tops.get(name.lower())
+            if top:
+                merged.append(segment_to_obj(name.lower(), merge_segments(top)))
+            elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
+                metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
+        if merged:
+            metastore.store_merged_table_statistics(
+                ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))

@@ -1,0 +1,135 @@
+"""Partition statistics merged per segment of partitions (PART_STATS_SEGMENTS): the only reader and
+writer of that table and of STALE_STATS_SEGMENTS, whose rows the schema's triggers add.
+
+A segment of level L covers the partitions whose PART_ID lies in [index << bits*L,
+(index + 1) << bits*L). Refreshing re-merges the stale level-1 segments from their partitions and
+then, level by level, the segments above them from the level below, so a change of k partitions
+costs O(k · FANOUT · LEVELS) merges whatever the table's size. The merging itself is the caller's
+(`stats.merge`): this module moves `SegmentStats` in and out of rows.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from ..coltypes import StatsKind, parse_type
+from .stats_rows import StatsColumn, text_to_value, value_to_text
+
+BITS = 6  # 64 partitions (or segments) a segment
+LEVELS = 3  # 64 ** 3 = 262,144 partition IDs under a top segment; the table level merges the top ones
+
+
+@dataclass
+class SegmentStats:
+    """One column's statistics merged over a set of partitions, kept in the form that merges again
+    to the same figures in any grouping: counts and the total length as integers, the union of the
+    sketches with whether every partition with values had one, and the largest partition NDV
+    (Hive's fallback when some partition has no sketch)."""
+
+    col_type: str
+    kind: StatsKind
+    parts: int
+    rows: int
+    nulls: int
+    low: Any
+    high: Any
+    sketch: bytes | None
+    all_sketched: bool
+    max_ndv: int
+    total_len: int
+    max_len: int
+    trues: int
+    falses: int
+
+
+_SEGMENT_COLUMNS = ("COLUMN_TYPE", "NUM_PARTS", "NUM_ROWS", "NUM_NULLS", "LOW_VALUE", "HIGH_VALUE", "BIT_VECTOR",
+                    "ALL_SKETCHED", "MAX_NUM_DISTINCTS", "TOTAL_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES")
+
+# the statistics rows of one column in partitions, as StatsColumn.from_rows reads them
+PARTITION_STATS_SELECT = (
+    "SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
+    "S.LOW_VALUE, COALESCE(S.LOW_VALUE_MICROS, S.LONG_LOW_VALUE), S.HIGH_VALUE, "
+    "COALESCE(S.HIGH_VALUE_MICROS, S.LONG_HIGH_VALUE), S.NUM_DISTINCTS, S.BIT_VECTOR, "
+    "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME FROM PART_COL_STATS S "
+    "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' ")
+
+
+def _to_row(stats: SegmentStats) -> tuple:
+    return (stats.col_type, stats.parts, stats.rows, stats.nulls, value_to_text(stats.kind, stats.low),
+            value_to_text(stats.kind, stats.high), stats.sketch, int(stats.all_sketched), stats.max_ndv,
+            stats.total_len, stats.max_len, stats.trues, stats.falses)
+
+
+def _from_row(row) -> SegmentStats:
+    kind = parse_type(row["COLUMN_TYPE"]).stats_kind
+    ranged = kind not in (StatsKind.STRING, StatsKind.BINARY, StatsKind.BOOLEAN)
+    decode = (lambda text: text_to_value(kind, text)) if ranged else (lambda text: None)
+    return SegmentStats(row["COLUMN_TYPE"], kind, row["NUM_PARTS"], row["NUM_ROWS"], row["NUM_NULLS"],
+                        decode(row["LOW_VALUE"]), decode(row["HIGH_VALUE"]), row["BIT_VECTOR"],
+                        bool(row["ALL_SKETCHED"]), row["MAX_NUM_DISTINCTS"], row["TOTAL_COL_LEN"],
+                        row["MAX_COL_LEN"], row["NUM_TRUES"], row["NUM_FALSES"])
+
+
+Key = tuple[str, str]  # (column name, engine)
+Merge = Callable[[list[SegmentStats]], SegmentStats]
+MergePartitions = Callable[[StatsColumn], SegmentStats]
+
+
+def refresh(conn: sqlite3.Connection, tbl_id: int, merge: Merge, merge_partitions: MergePartitions,
+            bits: int = BITS) -> bool:
+    """Re-merges the segments above the table's stale partitions, bottom-up, inside the caller's write
+    transaction; returns whether anything was stale. `bits` must stay the same for a metastore file."""
+    stale = {r[0] >> bits for r in conn.execute("SELECT PART_ID FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ?",
+                                                (tbl_id,))}
+    if not stale:
+        return False
+    for leaf in stale:
+        low, high = leaf << bits, (leaf + 1) << bits
+        by_key: dict[Key, list[tuple]] = {}
+        for row in conn.execute(
+                "SELECT S.ENGINE, " + PARTITION_STATS_SELECT.removeprefix("SELECT ")
+                + "JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
+                "WHERE S.PART_ID >= ? AND S.PART_ID < ? AND P.TBL_ID = ? ORDER BY S.PART_NAME", (low, high, tbl_id)):
+            by_key.setdefault((row[1], row[0]), []).append(tuple(row)[1:])
+        _replace(conn, tbl_id, 1, leaf, {key: merge_partitions(StatsColumn.from_rows(rows))
+                                         for key, rows in by_key.items()})
+    indexes = set(stale)
+    for level in range(2, LEVELS + 1):
+        indexes = {i >> bits for i in indexes}
+        for index in indexes:
+            children: dict[Key, list[SegmentStats]] = {}
+            for row in conn.execute(
+                    f"SELECT COLUMN_NAME, ENGINE, {', '.join(_SEGMENT_COLUMNS)} FROM PART_STATS_SEGMENTS "
+                    "WHERE TBL_ID = ? AND SEG_LEVEL = ? AND SEG_INDEX >= ? AND SEG_INDEX < ? ORDER BY SEG_INDEX",
+                    (tbl_id, level - 1, index << bits, (index + 1) << bits)):
+                children.setdefault((row["COLUMN_NAME"], row["ENGINE"]), []).append(_from_row(row))
+            _replace(conn, tbl_id, level, index, {key: merge(parts) for key, parts in children.items()})
+    conn.execute("DELETE FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ?", (tbl_id,))
+    return True
+
+
+def top_segments(conn: sqlite3.Connection, tbl_id: int, col_names: Iterable[str], engine: str
+                 ) -> dict[str, list[SegmentStats]]:
+    """The top-level segments of each of `col_names` that has statistics in any partition."""
+    out: dict[str, list[SegmentStats]] = {}
+    for row in conn.execute(
+            f"SELECT COLUMN_NAME, {', '.join(_SEGMENT_COLUMNS)} FROM PART_STATS_SEGMENTS "
+            "WHERE TBL_ID = ? AND SEG_LEVEL = ? AND ENGINE = ? AND COLUMN_NAME IN (SELECT value FROM json_each(?)) "
+            "ORDER BY SEG_INDEX", (tbl_id, LEVELS, engine, _json([c.lower() for c in col_names]))):
+        out.setdefault(row["COLUMN_NAME"], []).append(_from_row(row))
+    return out
+
+
+def _replace(conn: sqlite3.Connection, tbl_id: int, level: int, index: int, merged: dict[Key, SegmentStats]) -> None:
+    conn.execute("DELETE FROM PART_STATS_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? AND SEG_INDEX = ?",
+                 (tbl_id, level, index))
+    conn.executemany(
+        f"INSERT INTO PART_STATS_SEGMENTS (TBL_ID, SEG_LEVEL, SEG_INDEX, COLUMN_NAME, ENGINE, "
+        f"{', '.join(_SEGMENT_COLUMNS)}) VALUES ({', '.join('?' * (5 + len(_SEGMENT_COLUMNS)))})",
+        [(tbl_id, level, index, name, engine, *_to_row(stats)) for (name, engine), stats in merged.items()])
+
+
+def _json(items) -> str:
+    return json.dumps(list(items))
