@@ -135,7 +135,8 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
     metastore marks statistics not accurate where the partition was written by a write this
     ANALYZE could not see (HIVE-19416's writer rule)."""
     now = int(time.time())
-    current = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)} \
+    current = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName,
+                                                                [p.part_name for p in files])} \
         if table.is_partitioned else {}
     fresh_table = metastore.get_table(table.dbName, table.tableName)
     partition_stats = []

@@ -31,5 +31,6 @@ from .model import (
     TimestampColumnStatsData,
 )
 from .names import DEFAULT_PARTITION_NAME, escape_path_name, make_part_name, parse_part_name
-from .store import DEFAULT_DB, Metastore
+from .common import DEFAULT_DB
+from .store import Metastore
 from .txn import ValidWriteIdList

@@ -336,7 +336,6 @@ END;"""
 
 _NUM_ROWS = "numRows"
 _STALE_TRIGGERS = "\n".join([
-    _stale_trigger("PART_COL_STATS_INSERTED", "INSERT", "PART_COL_STATS", "NEW"),
     _stale_trigger("PART_COL_STATS_UPDATED", "UPDATE", "PART_COL_STATS", "NEW"),
     _stale_trigger("PART_COL_STATS_DELETED", "DELETE", "PART_COL_STATS", "OLD"),
     _stale_trigger("PARTITION_ROWS_INSERTED", "INSERT", "PARTITION_PARAMS", "NEW", f"WHEN NEW.PARAM_KEY = '{_NUM_ROWS}' "),
@@ -355,7 +354,8 @@ END;"""])
 # covers the PART_IDs [SEG_INDEX << 6L, (SEG_INDEX + 1) << 6L); level 1 merges partitions, each
 # level above merges 64 segments of the one below. A change to a partition's statistics, its
 # numRows or its existence marks the partition stale, by trigger, so that no writer of those
-# tables can forget to; the next merge re-merges the segments above the stale partitions. Counts
+# tables can forget to (but for the bulk insert of statistics, whose one writer marks each partition
+# once rather than a trigger each row); the next merge re-merges the segments above them. Counts
 # and total lengths are integers and the sketch is the union, so any grouping merges to the same
 # figures (stats/merge.py).
 _V7 = f"""

@@ -77,6 +77,12 @@ Merge = Callable[[list[SegmentStats]], SegmentStats]
 MergePartitions = Callable[[StatsColumn], SegmentStats]
 
 
+def mark_stale(conn: sqlite3.Connection, tbl_id: int, part_ids: Iterable[int]) -> None:
+    """Marks partitions whose statistics were inserted stale (the schema's triggers mark every other change)."""
+    conn.executemany("INSERT OR IGNORE INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) VALUES (?, ?)",
+                     [(tbl_id, part_id) for part_id in part_ids])
+
+
 def refresh(conn: sqlite3.Connection, tbl_id: int, merge: Merge, merge_partitions: MergePartitions,
             bits: int = BITS) -> bool:
     """Re-merges the segments above the table's stale partitions, bottom-up, inside the caller's write
@@ -89,9 +95,10 @@ def refresh(conn: sqlite3.Connection, tbl_id: int, merge: Merge, merge_partition
         low, high = leaf << bits, (leaf + 1) << bits
         by_key: dict[Key, list[tuple]] = {}
         for row in conn.execute(
+                # the leaf's PART_ID range through the primary key, not every partition of the table
                 "SELECT S.ENGINE, " + PARTITION_STATS_SELECT.removeprefix("SELECT ")
                 + "JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
-                "WHERE S.PART_ID >= ? AND S.PART_ID < ? AND P.TBL_ID = ? ORDER BY S.PART_NAME", (low, high, tbl_id)):
+                "WHERE P.PART_ID >= ? AND P.PART_ID < ? AND +P.TBL_ID = ? ORDER BY S.PART_NAME", (low, high, tbl_id)):
             by_key.setdefault((row[1], row[0]), []).append(tuple(row)[1:])
         _replace(conn, tbl_id, 1, leaf, {key: merge_partitions(StatsColumn.from_rows(rows))
                                          for key, rows in by_key.items()})

@@ -9,6 +9,7 @@ import pandas as pd
 from ..coltypes import StatsKind, parse_type
 from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
 from ..metastore.model import ColumnStatisticsObj, Partition
+from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
 from .partition_spec import exact_partition
 from .statements import Describe
@@ -44,7 +45,7 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
                      ("Table Parameters:", "", "")]
             rows += _parameters(table.parameters, changed)
             rows += [("Rows changed since analyze:", describe_total(
-                [p.parameters for p in metastore.get_partitions(table.dbName, table.tableName)])
+                metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]))
                 if table.is_partitioned else describe_change(table.parameters), "")]
     return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
 
@@ -133,10 +134,7 @@ def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -
         return StatsAccuracy.parse(partition.parameters.get(COLUMN_STATS_ACCURATE))
     accuracy = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
     if table.is_partitioned and accuracy.basic:
-        parts = metastore.get_partitions(table.dbName, table.tableName, valid_write_ids=metastore.get_valid_write_ids(
-            table.dbName, table.tableName))
-        per_part = [StatsAccuracy.parse(p.parameters.get(COLUMN_STATS_ACCURATE)) for p in parts]
-        accuracy.columns = set.intersection(*(p.columns for p in per_part)) if per_part else set()
+        accuracy.columns = metastore.partitions_accuracy(table.dbName, table.tableName).columns
     return accuracy
 
 

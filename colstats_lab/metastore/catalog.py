@@ -1,0 +1,546 @@
+"""Hive's catalog API over the metastore file: databases, tables, partitions and their parameters
+(DBS, TBLS, SDS, COLUMNS_V2, PARTITION_KEYS, PARTITIONS, PARTITION_KEY_VALS, *_PARAMS), and a
+partitioned table's basic statistics summed from its partitions."""
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Iterable
+
+from ..coltypes import parse_type
+
+from .accurate import PARAM as ACCURATE_PARAM
+from .accurate import StatsAccuracy
+from .common import DEFAULT_DB, _check_name, _json_list, _now, is_transactional
+from .exceptions import (
+    AlreadyExistsException,
+    InvalidInputException,
+    InvalidObjectException,
+    MetaException,
+    NoSuchObjectException,
+)
+from .model import FieldSchema, Partition, SkewedInfo, Table
+from .names import parse_part_name
+from .partition_filter import compile_partition_filter
+from .txn import ValidWriteIdList
+
+
+class CatalogAPI:
+    """Databases, tables, partitions and their parameters: the Metastore's catalog calls. A mixin of Metastore (store.py), which holds the
+    connection and the transaction scopes every call runs in."""
+
+    # ---- databases ----------------------------------------------------------------------
+
+    def _insert_db(self, name: str, location: str, description: str | None) -> None:
+        self._conn.execute(
+            'INSERT INTO DBS (NAME, "DESC", DB_LOCATION_URI, OWNER_NAME, CREATE_TIME) VALUES (?, ?, ?, ?, ?)',
+            (name, description, location, os.environ.get("USER", "colstats"), _now()),
+        )
+
+    def create_database(self, name: str, description: str | None = None, if_not_exists: bool = False) -> None:
+        name = _check_name(name, "database")
+        with self.transaction():
+            if self._db_id(name, required=False):
+                if if_not_exists:
+                    return
+                raise AlreadyExistsException(f"database {name} already exists")
+            self._insert_db(name, os.path.join(self.warehouse, f"{name}.db"), description)
+
+    def get_all_databases(self) -> list[str]:
+        with self.snapshot() as conn:
+            return [r["NAME"] for r in conn.execute("SELECT NAME FROM DBS ORDER BY NAME")]
+
+    def get_database_location(self, name: str) -> str:
+        with self.snapshot() as conn:
+            self._db_id(name)
+            return conn.execute("SELECT DB_LOCATION_URI FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()[0]
+
+    def drop_database(self, name: str, if_exists: bool = False, cascade: bool = False) -> list[Table]:
+        """Drops a database; with cascade its tables too (returned, so their files can be removed)."""
+        name = name.lower()
+        if name == DEFAULT_DB:
+            raise MetaException("cannot drop the default database")
+        with self.transaction() as conn:
+            db_id = self._db_id(name, required=not if_exists)
+            if not db_id:
+                return []
+            tables = [self.get_table(name, t) for t in self.get_tables(name)]
+            if tables and not cascade:
+                raise InvalidObjectException(f"database {name} is not empty: it holds {len(tables)} tables")
+            for table in tables:
+                self.drop_table(name, table.tableName)
+            conn.execute("DELETE FROM DBS WHERE DB_ID = ?", (db_id,))
+            return tables
+
+    def _db_id(self, name: str, required: bool = True) -> int | None:
+        row = self._conn.execute("SELECT DB_ID FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()
+        if row is None and required:
+            raise NoSuchObjectException(f"database {name} does not exist")
+        return row[0] if row else None
+
+    # ---- tables -------------------------------------------------------------------------
+
+    def create_table(self, table: Table, if_not_exists: bool = False) -> bool:
+        """Stores a new table; returns False when it existed and if_not_exists was given."""
+        _check_name(table.tableName, "table")
+        names = [c.name.lower() for c in table.cols + table.partitionKeys]
+        if not table.cols:
+            raise InvalidObjectException(f"table {table.qualified_name} has no columns")
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise InvalidObjectException(f"table {table.qualified_name}: column {duplicates[0]} is declared twice")
+        for column in table.cols + table.partitionKeys:
+            _check_name(column.name, "column")
+            parse_type(column.type)
+        with self.transaction() as conn:
+            db_id = self._db_id(table.dbName)
+            if conn.execute("SELECT 1 FROM TBLS WHERE DB_ID = ? AND TBL_NAME = ?",
+                            (db_id, table.tableName.lower())).fetchone():
+                if if_not_exists:
+                    return False
+                raise AlreadyExistsException(f"table {table.qualified_name} already exists")
+            cd_id = conn.execute("INSERT INTO CDS DEFAULT VALUES").lastrowid
+            conn.executemany(
+                "INSERT INTO COLUMNS_V2 (CD_ID, COMMENT, COLUMN_NAME, TYPE_NAME, INTEGER_IDX) VALUES (?, ?, ?, ?, ?)",
+                [(cd_id, c.comment, c.name.lower(), parse_type(c.type).name, i) for i, c in enumerate(table.cols)],
+            )
+            sd_id = self._insert_sd(cd_id, table.location, table.inputFormat)
+            self._write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
+            tbl_id = conn.execute(
+                "INSERT INTO TBLS (CREATE_TIME, DB_ID, OWNER, SD_ID, TBL_NAME, TBL_TYPE, WRITE_ID) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (table.createTime or _now(), db_id, os.environ.get("USER", "colstats"), sd_id,
+                 table.tableName.lower(), table.tableType, table.writeId),
+            ).lastrowid
+            conn.executemany(
+                "INSERT INTO PARTITION_KEYS (TBL_ID, PKEY_COMMENT, PKEY_NAME, PKEY_TYPE, INTEGER_IDX) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(tbl_id, k.comment, k.name.lower(), parse_type(k.type).name, i)
+                 for i, k in enumerate(table.partitionKeys)],
+            )
+            params = dict(table.parameters)
+            if table.comment:
+                params["comment"] = table.comment
+            self._set_params("TABLE_PARAMS", "TBL_ID", tbl_id, params)
+            return True
+
+    def _insert_sd(self, cd_id: int, location: str, input_format: str) -> int:
+        return self._conn.execute(
+            "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION) VALUES (?, ?, ?, ?)",
+            (cd_id, input_format, input_format, location),
+        ).lastrowid
+
+    def get_table(self, db_name: str, table_name: str, valid_write_ids: ValidWriteIdList | None = None) -> Table:
+        """The table; raises NoSuchObjectException naming `db.table`. With `valid_write_ids` (a reader's
+        snapshot), COLUMN_STATS_ACCURATE is left out where the statistics are not accurate for that
+        reader, as Hive's getTable(..., validWriteIdList) leaves it out."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            cols = [FieldSchema(r["COLUMN_NAME"], r["TYPE_NAME"], r["COMMENT"]) for r in conn.execute(
+                "SELECT COLUMN_NAME, TYPE_NAME, COMMENT FROM COLUMNS_V2 WHERE CD_ID = ? ORDER BY INTEGER_IDX",
+                (row["CD_ID"],))]
+            keys = [FieldSchema(r["PKEY_NAME"], r["PKEY_TYPE"], r["PKEY_COMMENT"]) for r in conn.execute(
+                "SELECT PKEY_NAME, PKEY_TYPE, PKEY_COMMENT FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX",
+                (row["TBL_ID"],))]
+            params = self._params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"])
+            skew, stored = self._read_skews([row["SD_ID"]])[row["SD_ID"]]
+            table = Table(
+                dbName=db_name.lower(), tableName=row["TBL_NAME"], cols=cols, partitionKeys=keys,
+                location=row["LOCATION"], tableType=row["TBL_TYPE"], inputFormat=row["INPUT_FORMAT"],
+                parameters=params, createTime=row["CREATE_TIME"], writeId=row["WRITE_ID"],
+                comment=params.get("comment"), skewedInfo=skew, storedAsSubDirectories=stored,
+            )
+            if valid_write_ids is not None and not table.is_partitioned:
+                self._strip_for_reader(table, [(None, table.parameters, table.writeId, table.location)],
+                                       valid_write_ids)
+            return table
+
+    def _strip_for_reader(self, table: Table, owners: list[tuple], valid: ValidWriteIdList) -> None:
+        """Removes COLUMN_STATS_ACCURATE from the parameters of owners whose statistics are not accurate
+        for a reader with `valid` (the reader rule: Hive strips the flag rather than showing it)."""
+        changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
+        for name, params, write_id, _ in owners:
+            if not self._compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
+                params.pop(ACCURATE_PARAM, None)
+
+    def get_tables(self, db_name: str) -> list[str]:
+        with self.snapshot() as conn:
+            db_id = self._db_id(db_name)
+            return [r[0] for r in conn.execute("SELECT TBL_NAME FROM TBLS WHERE DB_ID = ? ORDER BY TBL_NAME", (db_id,))]
+
+    def table_exists(self, db_name: str, table_name: str) -> bool:
+        with self.snapshot():
+            try:
+                self._table_row(db_name, table_name)
+                return True
+            except NoSuchObjectException:
+                return False
+
+    def drop_table(self, db_name: str, table_name: str, if_exists: bool = False) -> Table | None:
+        """Drops a table with its partitions and statistics in one transaction; returns what it was."""
+        with self.transaction() as conn:
+            try:
+                table = self.get_table(db_name, table_name)
+            except NoSuchObjectException:
+                if if_exists:
+                    return None
+                raise
+            row = self._table_row(db_name, table_name)
+            sd_ids = [r[0] for r in conn.execute("SELECT SD_ID FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],))]
+            conn.execute("DELETE FROM TBLS WHERE TBL_ID = ?", (row["TBL_ID"],))
+            sd_ids.append(row["SD_ID"])
+            conn.executemany("DELETE FROM SDS WHERE SD_ID = ?", [(i,) for i in sd_ids])
+            conn.execute("DELETE FROM CDS WHERE CD_ID = ?", (row["CD_ID"],))
+            conn.execute("DELETE FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                         (table.dbName, table.tableName))
+            # a table created again under the name starts its write IDs afresh (Hive cleans these up too)
+            conn.execute("DELETE FROM TXN_TO_WRITE_ID WHERE T2W_DATABASE = ? AND T2W_TABLE = ?",
+                         (table.dbName, table.tableName))
+            return table
+
+    def alter_table_params(self, db_name: str, table_name: str, updates: dict[str, str | None],
+                           write_id: int | None = None, valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Sets table parameters (None removes a key) and, if given, the write ID of this stats writer.
+
+        Marking a transactional table's statistics accurate needs the writer's write ID and its
+        ValidWriteIdList (MetaException otherwise); when the current stats were written by a write the
+        writer cannot see, they are stored but not accurate (HIVE-19416). Returns whether the
+        statistics are accurate afterwards.
+        """
+        with self.transaction() as conn:
+            row = self._table_row(db_name, table_name)
+            table = self.get_table(db_name, table_name)
+            accurate = self._guard_accuracy(table, row["WRITE_ID"], updates, write_id, valid_write_ids)
+            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], updates)
+            if write_id is not None:
+                conn.execute("UPDATE TBLS SET WRITE_ID = ? WHERE TBL_ID = ?", (write_id, row["TBL_ID"]))
+            return accurate
+
+    def _guard_accuracy(self, table: Table, current_write_id: int, updates: dict[str, str | None],
+                        write_id: int | None, valid: ValidWriteIdList | None) -> bool:
+        if ACCURATE_PARAM not in updates:
+            return StatsAccuracy.parse(table.parameters.get(ACCURATE_PARAM)).basic
+        wanted = StatsAccuracy.parse(updates[ACCURATE_PARAM])
+        if not wanted.basic or not is_transactional(table):
+            return wanted.basic
+        if not self.txn_stats_enabled:
+            updates[ACCURATE_PARAM] = None
+            return False
+        if write_id is None or valid is None:
+            raise MetaException(f"cannot mark statistics of transactional table {table.qualified_name} accurate "
+                                "without the writer's write ID and ValidWriteIdList")
+        if not self._writer_sees(table, current_write_id, valid):
+            updates[ACCURATE_PARAM] = None
+            return False
+        return True
+
+    def _writer_sees(self, table: Table, current_write_id: int, valid: ValidWriteIdList) -> bool:
+        """Whether a stats writer with `valid` may build on stats written by `current_write_id`: it can
+        see that write, or that write aborted (its stats may be replaced)."""
+        if current_write_id == 0 or valid.is_write_id_valid(current_write_id):
+            return True
+        return current_write_id in self.get_valid_write_ids(table.dbName, table.tableName).aborted_write_ids
+
+    def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row:
+        row = self._conn.execute(
+            "SELECT T.*, S.LOCATION, S.INPUT_FORMAT, S.CD_ID FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID "
+            "LEFT JOIN SDS S ON S.SD_ID = T.SD_ID WHERE D.NAME = ? AND T.TBL_NAME = ?",
+            (db_name.lower(), table_name.lower()),
+        ).fetchone()
+        if row is None:
+            raise NoSuchObjectException(f"table {db_name.lower()}.{table_name.lower()} does not exist")
+        return row
+
+    # ---- partitions ---------------------------------------------------------------------
+
+    def add_partitions(self, partitions: Iterable[Partition], if_not_exists: bool = False) -> list[Partition]:
+        """Adds partitions of one table; returns those that were new."""
+        added = []
+        tables: dict[tuple[str, str], tuple] = {}
+        with self.transaction() as conn:
+            for part in partitions:
+                owner = (part.dbName.lower(), part.tableName.lower())
+                if owner not in tables:
+                    row = self._table_row(part.dbName, part.tableName)
+                    tables[owner] = (row, self._partition_keys(row["TBL_ID"]), self._read_skews([row["SD_ID"]]))
+                row, keys, table_skew = tables[owner]
+                if len(part.values) != len(keys):
+                    raise InvalidObjectException(
+                        f"table {part.dbName}.{part.tableName} has partition keys {keys}, got values {part.values}")
+                part.keys = keys
+                name = part.partName
+                if conn.execute("SELECT 1 FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
+                                (row["TBL_ID"], name)).fetchone():
+                    if if_not_exists:
+                        continue
+                    raise AlreadyExistsException(f"partition {name} of {part.dbName}.{part.tableName} already exists")
+                sd_id = self._insert_sd(row["CD_ID"], part.location, row["INPUT_FORMAT"])
+                if part.skewedInfo is None:  # a new partition takes the table's skew spec, without locations
+                    skew, stored = table_skew[row["SD_ID"]]
+                    part.skewedInfo = None if skew is None else SkewedInfo(skew.skewedColNames, skew.skewedColValues)
+                    part.storedAsSubDirectories = stored
+                self._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories)
+                part_id = conn.execute(
+                    "INSERT INTO PARTITIONS (CREATE_TIME, PART_NAME, SD_ID, TBL_ID, WRITE_ID) VALUES (?, ?, ?, ?, ?)",
+                    (part.createTime or _now(), name, sd_id, row["TBL_ID"], part.writeId),
+                ).lastrowid
+                conn.executemany(
+                    "INSERT INTO PARTITION_KEY_VALS (PART_ID, PART_KEY_VAL, INTEGER_IDX) VALUES (?, ?, ?)",
+                    [(part_id, v, i) for i, v in enumerate(part.values)],
+                )
+                self._set_params("PARTITION_PARAMS", "PART_ID", part_id, part.parameters)
+                added.append(part)
+        return added
+
+    def get_partition(self, db_name: str, table_name: str, part_name: str) -> Partition:
+        parts = self.get_partitions(db_name, table_name, [part_name])
+        if not parts:
+            raise NoSuchObjectException(
+                f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
+        return parts[0]
+
+    def get_partitions(self, db_name: str, table_name: str, part_names: list[str] | None = None,
+                       valid_write_ids: ValidWriteIdList | None = None) -> list[Partition]:
+        """Partitions in name order, all of them or those named (unknown names are left out); with
+        `valid_write_ids`, without COLUMN_STATS_ACCURATE where it does not hold for that reader."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            keys = self._partition_keys(row["TBL_ID"])
+            sql = ("SELECT P.PART_ID, P.PART_NAME, P.CREATE_TIME, P.WRITE_ID, S.LOCATION, P.SD_ID FROM PARTITIONS P "
+                   "LEFT JOIN SDS S ON S.SD_ID = P.SD_ID WHERE P.TBL_ID = ?")
+            args: list = [row["TBL_ID"]]
+            if part_names is not None:
+                sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
+                args.append(_json_list(part_names))
+            part_rows = conn.execute(sql + " ORDER BY P.PART_NAME", args).fetchall()
+            params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in part_rows])
+            skews = self._read_skews([r["SD_ID"] for r in part_rows])
+            parts = [
+                Partition(dbName=db_name.lower(), tableName=row["TBL_NAME"],
+                          values=[v for _, v in parse_part_name(r["PART_NAME"])], location=r["LOCATION"],
+                          parameters=params.get(r["PART_ID"], {}), createTime=r["CREATE_TIME"],
+                          writeId=r["WRITE_ID"], keys=keys, skewedInfo=skews[r["SD_ID"]][0],
+                          storedAsSubDirectories=skews[r["SD_ID"]][1])
+                for r in part_rows
+            ]
+            if valid_write_ids is not None:
+                self._strip_for_reader(self.get_table(db_name, table_name),
+                                       [(p.partName, p.parameters, p.writeId, p.location) for p in parts],
+                                       valid_write_ids)
+            return parts
+
+    def get_partitions_by_filter(self, db_name: str, table_name: str, filter: str,
+                                 max_parts: int = -1) -> list[Partition]:
+        """Hive's listPartitionsByFilter: the partitions whose key values satisfy `filter`, e.g.
+        `ds >= '2026-11-01' AND hr = 3`, selected by SQL over PARTITION_KEY_VALS (see partition_filter),
+        in name order, at most `max_parts` (-1: all). Raises InvalidInputException naming the part of the
+        filter that does not parse or is not a condition on partition keys."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            if not table.is_partitioned:
+                raise InvalidInputException(f"table {table.qualified_name} is not partitioned")
+            compiled = compile_partition_filter(filter, [(k.name, k.type) for k in table.partitionKeys],
+                                                table.qualified_name)
+            joins = " ".join(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i}"
+                             for i in compiled.keys_used)
+            row = self._table_row(db_name, table_name)
+            limit = f" LIMIT {int(max_parts)}" if max_parts >= 0 else ""
+            names = [r[0] for r in conn.execute(
+                f"SELECT P.PART_NAME FROM PARTITIONS P {joins} WHERE P.TBL_ID = ? AND {compiled.condition} "
+                f"ORDER BY P.PART_NAME{limit}", (row["TBL_ID"], *compiled.args))]
+            return self.get_partitions(db_name, table_name, names)
+
+    def get_partition_values(self, db_name: str, table_name: str, filter: str | None = None
+                             ) -> dict[str, list[str | None]]:
+        """Every partition's key values (None: the default partition's NULL), by name, in name order: one
+        query over PARTITION_KEY_VALS, no parameters read (what selecting partitions by a predicate needs).
+        With `filter` (get_partitions_by_filter's language), only the partitions it selects, found
+        through the index on key values."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            selected, args = "", ()
+            if filter is not None:
+                table = self.get_table(db_name, table_name)
+                compiled = compile_partition_filter(filter, [(k.name, k.type) for k in table.partitionKeys],
+                                                    table.qualified_name)
+                joins = " ".join(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i}"
+                                 for i in compiled.keys_used)
+                selected = f"AND P.PART_ID IN (SELECT P.PART_ID FROM PARTITIONS P {joins} WHERE {compiled.condition}) "
+                args = compiled.args
+            out: dict[str, list[str | None]] = {}
+            for name, value in conn.execute(
+                    "SELECT P.PART_NAME, K.PART_KEY_VAL FROM PARTITIONS P JOIN PARTITION_KEY_VALS K "
+                    f"ON K.PART_ID = P.PART_ID WHERE P.TBL_ID = ? {selected}ORDER BY P.PART_NAME, K.INTEGER_IDX",
+                    (row["TBL_ID"], *args)):
+                out.setdefault(name, []).append(value)
+            return out
+
+    def _existing_partition_names(self, table: Table, part_names: list[str]) -> list[str]:
+        """Those of `part_names` that are partitions of the table, in name order."""
+        row = self._table_row(table.dbName, table.tableName)
+        return [r[0] for r in self._conn.execute(
+            "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?)) "
+            "ORDER BY PART_NAME", (row["TBL_ID"], _json_list(part_names)))]
+
+    def get_partition_names_by_values(self, db_name: str, table_name: str,
+                                      values: dict[str, str | None]) -> list[str]:
+        """The names of the partitions whose keys hold exactly `values` (key name -> value as stored,
+        None: the default partition's NULL; keys left out match anything), through the index on key values."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            keys = self._partition_keys(row["TBL_ID"])
+            joins, args = [], []
+            for i, key in enumerate(keys):
+                if key in values:
+                    joins.append(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i} "
+                                 f"AND K{i}.PART_KEY_VAL IS ?")
+                    args.append(values[key])
+            return [r[0] for r in conn.execute(
+                f"SELECT P.PART_NAME FROM PARTITIONS P {' '.join(joins)} WHERE P.TBL_ID = ? ORDER BY P.PART_NAME",
+                (*args, row["TBL_ID"]))]
+
+    def find_partition_names(self, db_name: str, table_name: str, contains: str = "", limit: int = 200
+                             ) -> tuple[list[str], int]:
+        """Up to `limit` partition names holding `contains` (case-sensitive), in name order, and how many hold
+        it: what a picker over 100,000 partitions shows."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            where = "WHERE TBL_ID = ? AND instr(PART_NAME, ?) > 0"
+            names = [r[0] for r in conn.execute(f"SELECT PART_NAME FROM PARTITIONS {where} ORDER BY PART_NAME LIMIT ?",
+                                                (row["TBL_ID"], contains, limit))]
+            total = conn.execute(f"SELECT count(*) FROM PARTITIONS {where}", (row["TBL_ID"], contains)).fetchone()[0]
+            return names, total
+
+    def get_partition_params(self, db_name: str, table_name: str, keys: list[str]) -> list[dict[str, str]]:
+        """The parameters `keys` of every partition, one dict each (absent keys left out), in one query and
+        without a Partition object each: what a sum over 100,000 partitions needs."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            out: dict[int, dict[str, str]] = {}
+            for part_id, key, value in conn.execute(
+                    "SELECT P.PART_ID, PP.PARAM_KEY, PP.PARAM_VALUE FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP "
+                    "ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY IN (SELECT value FROM json_each(?)) WHERE P.TBL_ID = ?",
+                    (_json_list(keys), row["TBL_ID"])):
+                params = out.setdefault(part_id, {})
+                if key is not None:
+                    params[key] = value
+            return list(out.values())
+
+    def count_partitions(self, db_name: str, table_name: str) -> int:
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            return conn.execute("SELECT count(*) FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],)).fetchone()[0]
+
+    def get_partition_names(self, db_name: str, table_name: str) -> list[str]:
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            return [r[0] for r in conn.execute(
+                "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? ORDER BY PART_NAME", (row["TBL_ID"],))]
+
+    def drop_partition(self, db_name: str, table_name: str, part_name: str, if_exists: bool = False) -> Partition | None:
+        """Drops one partition and its statistics in one transaction; returns what it was."""
+        with self.transaction() as conn:
+            row = self._table_row(db_name, table_name)
+            part_row = conn.execute("SELECT PART_ID, SD_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
+                                    (row["TBL_ID"], part_name)).fetchone()
+            if part_row is None:
+                if if_exists:
+                    return None
+                raise NoSuchObjectException(
+                    f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
+            part = self.get_partition(db_name, table_name, part_name)
+            conn.execute("DELETE FROM PARTITIONS WHERE PART_ID = ?", (part_row["PART_ID"],))
+            conn.execute("DELETE FROM SDS WHERE SD_ID = ?", (part_row["SD_ID"],))
+            return part
+
+    def alter_partition_params(self, db_name: str, table_name: str, part_name: str,
+                               updates: dict[str, str | None], write_id: int | None = None,
+                               valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Sets partition parameters (None removes a key) and, if given, the write ID of this stats
+        writer, with the same rule for accuracy as `alter_table_params`; returns whether the
+        partition's statistics are accurate afterwards."""
+        with self.transaction() as conn:
+            part_id = self._part_id(db_name, table_name, part_name)
+            table = self.get_table(db_name, table_name)
+            current = conn.execute("SELECT WRITE_ID FROM PARTITIONS WHERE PART_ID = ?", (part_id,)).fetchone()[0]
+            accurate = self._guard_accuracy(table, current, updates, write_id, valid_write_ids)
+            self._update_params("PARTITION_PARAMS", "PART_ID", part_id, updates)
+            if write_id is not None:
+                conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?", (write_id, part_id))
+            return accurate
+
+    def _partition_keys(self, tbl_id: int) -> list[str]:
+        return [r[0] for r in self._conn.execute(
+            "SELECT PKEY_NAME FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX", (tbl_id,))]
+
+    def _part_id(self, db_name: str, table_name: str, part_name: str) -> int:
+        row = self._table_row(db_name, table_name)
+        part = self._conn.execute("SELECT PART_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
+                                  (row["TBL_ID"], part_name)).fetchone()
+        if part is None:
+            raise NoSuchObjectException(
+                f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
+        return part[0]
+
+    # ---- parameters ---------------------------------------------------------------------
+
+    def _params(self, table: str, id_column: str, owner_id: int) -> dict[str, str]:
+        return self._params_many(table, id_column, [owner_id]).get(owner_id, {})
+
+    def _params_many(self, table: str, id_column: str, owner_ids: list[int]) -> dict[int, dict[str, str]]:
+        out: dict[int, dict[str, str]] = {}
+        for r in self._conn.execute(
+            f"SELECT {id_column}, PARAM_KEY, PARAM_VALUE FROM {table} "
+            f"WHERE {id_column} IN (SELECT value FROM json_each(?))", (_json_list(owner_ids),)
+        ):
+            out.setdefault(r[0], {})[r[1]] = r[2]
+        return out
+
+    def _set_params(self, table: str, id_column: str, owner_id: int, params: dict[str, str]) -> None:
+        self._conn.executemany(
+            f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?)",
+            [(owner_id, k, str(v)) for k, v in params.items()],
+        )
+
+    def _update_params(self, table: str, id_column: str, owner_id: int, updates: dict[str, str | None]) -> None:
+        for key, value in updates.items():
+            if value is None:
+                self._conn.execute(f"DELETE FROM {table} WHERE {id_column} = ? AND PARAM_KEY = ?", (owner_id, key))
+            else:
+                self._conn.execute(
+                    f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
+                    f"ON CONFLICT ({id_column}, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
+                    (owner_id, key, str(value)),
+                )
+
+    def refresh_partitioned_table_params(self, db_name: str, table_name: str) -> None:
+        """Recomputes a partitioned table's basic stats from its partitions, as Hive keeps them.
+
+        numRows, rawDataSize sum the partitions that know theirs; numFiles and totalSize sum all;
+        BASIC_STATS is accurate on the table only when it is on every partition (column flags
+        live on partitions).
+        """
+        with self.transaction() as conn:
+            row = self._table_row(db_name, table_name)
+            sums = conn.execute(
+                "SELECT SUM(CASE WHEN PP.PARAM_KEY = 'numRows' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS numRows, "
+                "SUM(CASE WHEN PP.PARAM_KEY = 'rawDataSize' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS rawDataSize, "
+                "SUM(CASE WHEN PP.PARAM_KEY = 'numFiles' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS numFiles, "
+                "SUM(CASE WHEN PP.PARAM_KEY = 'totalSize' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS totalSize "
+                "FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID WHERE P.TBL_ID = ?",
+                (row["TBL_ID"],)).fetchone()
+            num_parts = conn.execute("SELECT COUNT(*) FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],)).fetchone()[0]
+            accurate_parts = 0
+            for text, count in conn.execute(  # a few distinct values among many partitions: parse each once
+                "SELECT PP.PARAM_VALUE, count(*) FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
+                "WHERE P.TBL_ID = ? AND PP.PARAM_KEY = ? GROUP BY PP.PARAM_VALUE", (row["TBL_ID"], ACCURATE_PARAM)):
+                accurate_parts += count * StatsAccuracy.parse(text).basic
+            flag = StatsAccuracy(basic=accurate_parts == num_parts).to_param()
+            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], {
+                "numPartitions": str(num_parts),
+                "numRows": str(sums["numRows"] or 0),
+                "rawDataSize": str(sums["rawDataSize"] or 0),
+                "numFiles": str(sums["numFiles"] or 0),
+                "totalSize": str(sums["totalSize"] or 0),
+                ACCURATE_PARAM: flag,
+            })

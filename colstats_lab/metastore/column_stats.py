@@ -1,0 +1,440 @@
+"""Hive's column-statistics API over the metastore file (TAB_COL_STATS, PART_COL_STATS and the
+segments merged from them): update, get, delete, set_aggr_stats_for and get_aggr_stats_for."""
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable
+
+from ..coltypes import parse_type
+
+from . import segments
+from .accurate import PARAM as ACCURATE_PARAM
+from .accurate import StatsAccuracy
+from .common import _PART_STATS_INSERT, _STATS_BATCH, _checked_stats, _json_list, _now, is_transactional
+from .exceptions import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
+from .model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
+from .segments import PARTITION_STATS_SELECT
+from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
+from .txn import ValidWriteIdList
+
+
+class ColumnStatisticsAPI:
+    """Table and partition column statistics and their aggregates: the Metastore's statistics calls. A mixin of Metastore (store.py), which holds the
+    connection and the transaction scopes every call runs in."""
+
+    # ---- column statistics --------------------------------------------------------------
+
+    def update_table_column_statistics(self, stats: ColumnStatistics, write_id: int | None = None,
+                                       valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Stores table-level statistics, replacing those of the same columns, and sets the columns'
+        flags in COLUMN_STATS_ACCURATE in the same transaction; returns whether they are accurate.
+
+        A transactional table's statistics change only with the writer's write ID and
+        ValidWriteIdList (Hive's verifyStatsChangeCtx): without them MetaException, and a writer
+        that cannot see the current statistics' writer stores its figures not accurate (HIVE-19416).
+        Raises NoSuchObjectException for an unknown table or column, InvalidInputException for
+        a partition-level desc or a malformed object, InvalidObjectException for stats whose type
+        does not match the column's.
+        """
+        desc = _checked_stats(stats).statsDesc
+        if not desc.isTblLevel:
+            raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
+        with self.transaction():
+            table = self.get_table(desc.dbName, desc.tableName)
+            self._require_write_state(table, write_id, valid_write_ids)
+            row = self._store_table_stats(stats)
+            return self._mark_columns(table, ("TABLE_PARAMS", "TBL_ID", row["TBL_ID"]), ("TBLS", row["WRITE_ID"]),
+                                      table.parameters, [o.colName for o in stats.statsObj], write_id,
+                                      valid_write_ids)
+
+    def store_merged_table_statistics(self, stats: ColumnStatistics) -> None:
+        """Stores the table level of a partitioned table, merged from its partitions' statistics. Their
+        accuracy stays where Hive keeps it, on the partitions: no flag or write ID changes here."""
+        with self.transaction():
+            self._store_table_stats(_checked_stats(stats))
+
+    def _store_table_stats(self, stats: ColumnStatistics) -> sqlite3.Row:
+        desc = stats.statsDesc
+        row = self._table_row(desc.dbName, desc.tableName)
+        self._check_stats_columns(desc, stats.statsObj, partition_level=False)
+        for obj in stats.statsObj:
+            self._upsert_stats(self._conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj),
+                               stats.engine)
+        return row
+
+    def update_partition_column_statistics(self, stats: ColumnStatistics, write_id: int | None = None,
+                                           valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Stores one partition's statistics, replacing those of the same columns (as the table form)."""
+        return self.set_aggr_stats_for([stats], write_id, valid_write_ids)
+
+    def _require_write_state(self, table: Table, write_id: int | None, valid: ValidWriteIdList | None) -> None:
+        if is_transactional(table) and (write_id is None or valid is None):
+            raise MetaException(f"Cannot change stats state for a transactional table {table.qualified_name} "
+                                "without providing the transactional write state for verification "
+                                f"(write ID {write_id}, valid write IDs {valid})")
+
+    def _mark_columns(self, table: Table, params_at: tuple[str, str, int], write_id_at: tuple[str, int],
+                      params: dict, col_names: list[str], write_id: int | None,
+                      valid: ValidWriteIdList | None) -> bool:
+        """Sets (or, for a writer that cannot see the current stats' writer, clears) the columns' flags
+        of one table or partition and records the writer; returns whether the columns are accurate."""
+        flags, verified = self._marked_flags(table, params, write_id_at[1], col_names, write_id, valid)
+        params_table, id_column, owner_id = params_at
+        self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
+        if is_transactional(table):
+            self._conn.execute(f"UPDATE {write_id_at[0]} SET WRITE_ID = ? WHERE {id_column} = ?", (write_id, owner_id))
+        return verified and flags.basic
+
+    def _marked_flags(self, table: Table, params: dict, current: int | None, col_names: list[str],
+                      write_id: int | None, valid: ValidWriteIdList | None) -> tuple[StatsAccuracy, bool]:
+        """The owner's flags after a writer stored `col_names`, and whether the writer could see the
+        current statistics' writer (`current`: the owner's WRITE_ID; this same writer when it set the
+        basic statistics first)."""
+        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+        names = {c.lower() for c in col_names}
+        verified = not is_transactional(table) or (self.txn_stats_enabled and
+                                                   (current == write_id or self._writer_sees(table, current, valid)))
+        flags.columns = flags.columns | names if verified else flags.columns - names
+        return flags, verified
+
+    def set_aggr_stats_for(self, stats_list: Iterable[ColumnStatistics], write_id: int | None = None,
+                           valid_write_ids: ValidWriteIdList | None = None) -> bool:
+        """Stores many partitions' statistics in one transaction (Hive's SetPartitionsStatsRequest, with
+        its writeId and validWriteIdList) and sets their flags as update_table_column_statistics does;
+        returns whether all are accurate. Any iterable: it is stored in batches, so a generator of
+        millions of rows never sits in memory at once."""
+        accurate = True
+        with self.transaction() as conn:
+            batch: list[ColumnStatistics] = []
+            for stats in stats_list:
+                batch.append(stats)
+                if len(batch) == _STATS_BATCH:
+                    accurate &= self._store_partition_stats(conn, batch, write_id, valid_write_ids)
+                    batch = []
+            if batch:
+                accurate &= self._store_partition_stats(conn, batch, write_id, valid_write_ids)
+        return accurate
+
+    def _store_partition_stats(self, conn, stats_list: list[ColumnStatistics], write_id: int | None,
+                               valid_write_ids: ValidWriteIdList | None) -> bool:
+        by_table: dict[tuple[str, str], list[ColumnStatistics]] = {}
+        for stats in stats_list:
+            desc = _checked_stats(stats).statsDesc
+            if desc.isTblLevel or not desc.partName:
+                raise InvalidInputException("partition statistics need isTblLevel false and a partName")
+            by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
+        accurate = True
+        for (db_name, table_name), table_stats in by_table.items():
+            table = self.get_table(db_name, table_name)
+            self._require_write_state(table, write_id, valid_write_ids)
+            row = self._table_row(db_name, table_name)
+            names = sorted({s.statsDesc.partName for s in table_stats})
+            owners = {r["PART_NAME"]: r for r in conn.execute(
+                "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
+                "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
+            params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
+            types = {c.name: parse_type(c.type).name for c in table.cols}
+            rows, flags_set, flags_cleared, writers = [], [], [], []
+            for stats in table_stats:
+                desc = stats.statsDesc
+                part = owners.get(desc.partName)
+                if part is None:
+                    raise NoSuchObjectException(f"partition {desc.partName} of {db_name}.{table_name} does not exist")
+                self._check_column_types(table, types, stats.statsObj)
+                head = (part["PART_ID"], desc.partName, desc.catName, desc.dbName.lower(), desc.tableName.lower())
+                tail = (desc.lastAnalyzed or _now(), stats.engine)
+                rows.extend(head + obj_to_values(obj) + tail for obj in stats.statsObj)
+                flags, verified = self._marked_flags(table, params.get(part["PART_ID"], {}), part["WRITE_ID"],
+                                                     [o.colName for o in stats.statsObj], write_id, valid_write_ids)
+                param = flags.to_param()
+                params[part["PART_ID"]] = {} if param is None else {ACCURATE_PARAM: param}  # a repeated partition
+                (flags_cleared if param is None else flags_set).append(
+                    (part["PART_ID"],) if param is None else (part["PART_ID"], param))
+                writers.append((write_id, part["PART_ID"]))
+                accurate &= verified and flags.basic
+            conn.executemany(f"INSERT OR REPLACE INTO PART_COL_STATS ({', '.join(_PART_STATS_INSERT)}) "
+                             f"VALUES ({', '.join('?' * len(_PART_STATS_INSERT))})", rows)
+            segments.mark_stale(conn, row["TBL_ID"], {p["PART_ID"] for p in owners.values()})
+            conn.executemany("INSERT INTO PARTITION_PARAMS (PART_ID, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
+                             "ON CONFLICT (PART_ID, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
+                             [(owner, ACCURATE_PARAM, value) for owner, value in flags_set])
+            conn.executemany("DELETE FROM PARTITION_PARAMS WHERE PART_ID = ? AND PARAM_KEY = ?",
+                             [(owner, ACCURATE_PARAM) for (owner,) in flags_cleared])
+            if is_transactional(table):
+                conn.executemany("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?", writers)
+        return accurate
+
+    def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
+                             partition_level: bool) -> None:
+        self._check_columns_of(self.get_table(desc.dbName, desc.tableName), objs)
+
+    def _check_columns_of(self, table: Table, objs: list[ColumnStatisticsObj]) -> None:
+        self._check_column_types(table, {c.name: parse_type(c.type).name for c in table.cols}, objs)
+
+    @staticmethod
+    def _check_column_types(table: Table, types: dict[str, str], objs: list[ColumnStatisticsObj]) -> None:
+        for obj in objs:
+            name = obj.colName.lower()
+            if name not in types:
+                raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+            if parse_type(obj.colType).name != types[name]:
+                raise InvalidObjectException(
+                    f"column {name} of {table.qualified_name} is {types[name]}, statistics are for {obj.colType}")
+
+    def _upsert_stats(self, conn, table: str, owner: dict, desc: ColumnStatisticsDesc, values: dict,
+                      engine: str) -> None:
+        self._replace_stats_rows(conn, table, [self._stats_row(owner, desc, values, engine)])
+
+    @staticmethod
+    def _stats_row(owner: dict, desc: ColumnStatisticsDesc, values: dict, engine: str) -> dict:
+        return {**owner, "CAT_NAME": desc.catName, "DB_NAME": desc.dbName.lower(),
+                "TABLE_NAME": desc.tableName.lower(), **values,
+                "LAST_ANALYZED": desc.lastAnalyzed or _now(), "ENGINE": engine}
+
+    @staticmethod
+    def _replace_stats_rows(conn, table: str, rows: list[dict]) -> None:
+        """Inserts stats rows, each replacing the row of its owner, column and engine (the UNIQUE key)."""
+        if not rows:
+            return
+        names = list(rows[0])
+        conn.executemany(
+            f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+            [[r[n] for n in names] for r in rows])
+
+    def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str,
+                                    valid_write_ids: ValidWriteIdList | None = None) -> ColumnStatistics:
+        """One column's table-level statistics; NoSuchObjectException if the table, column or stats are missing."""
+        objs = self.get_table_statistics(db_name, table_name, [col_name], valid_write_ids=valid_write_ids)
+        if not objs:
+            raise NoSuchObjectException(
+                f"no statistics for column {col_name.lower()} of {db_name.lower()}.{table_name.lower()}")
+        return objs
+
+    def get_table_statistics(self, db_name: str, table_name: str, col_names: list[str],
+                             engine: str = "hive", valid_write_ids: ValidWriteIdList | None = None
+                             ) -> ColumnStatistics | None:
+        """Table-level statistics of several columns in one call (Hive's get_table_statistics_req);
+        `isStatsCompliant` says whether they are accurate for a reader with `valid_write_ids`
+        (default: the current snapshot) — for a partitioned table, in every partition."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, col_names)
+            row = self._table_row(db_name, table_name)
+            rows = conn.execute(
+                f"SELECT {', '.join(ROW_COLUMNS)}, LAST_ANALYZED FROM TAB_COL_STATS WHERE TBL_ID = ? AND ENGINE = ? "
+                "AND COLUMN_NAME IN (SELECT value FROM json_each(?)) ORDER BY COLUMN_NAME",
+                (row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])),
+            ).fetchall()
+            if not rows:
+                return None
+            names = [r["COLUMN_NAME"] for r in rows]
+            compliance = self.stats_compliance_summary(db_name, table_name, names, valid_write_ids)
+            return ColumnStatistics(
+                ColumnStatisticsDesc(True, table.dbName, table.tableName,
+                                     lastAnalyzed=max(r["LAST_ANALYZED"] for r in rows)),
+                [row_to_obj(r) for r in rows], engine=engine,
+                isStatsCompliant=compliance.not_accurate == 0)
+
+    def get_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
+                                        col_name: str, valid_write_ids: ValidWriteIdList | None = None
+                                        ) -> ColumnStatistics:
+        """One column's statistics in one partition; NoSuchObjectException if anything is missing."""
+        found = self.get_partitions_statistics(db_name, table_name, [part_name], [col_name],
+                                               valid_write_ids=valid_write_ids)
+        if part_name not in found:
+            self._require_partition(db_name, table_name, part_name)
+            raise NoSuchObjectException(
+                f"no statistics for column {col_name.lower()} in partition {part_name} of "
+                f"{db_name.lower()}.{table_name.lower()}")
+        return found[part_name]
+
+    def _require_partition(self, db_name: str, table_name: str, part_name: str) -> None:
+        with self.snapshot():
+            self._part_id(db_name, table_name, part_name)
+
+    def get_partitions_statistics(self, db_name: str, table_name: str, part_names: list[str] | None,
+                                  col_names: list[str], engine: str = "hive",
+                                  valid_write_ids: ValidWriteIdList | None = None) -> dict[str, ColumnStatistics]:
+        """Statistics of many columns in many partitions (all when part_names is None), in one query;
+        each partition's `isStatsCompliant` is for a reader with `valid_write_ids` (default: now)."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, col_names)
+            row = self._table_row(db_name, table_name)
+            # DB_NAME/TABLE_NAME/COLUMN_NAME lead Hive's PCS_STATS_IDX: one index range per column
+            sql = (f"SELECT S.PART_NAME, S.LAST_ANALYZED, P.WRITE_ID, PA.PARAM_VALUE AS ACCURATE, "
+                   f"{', '.join('S.' + c for c in ROW_COLUMNS)} "
+                   "FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "
+                   "LEFT JOIN PARTITION_PARAMS PA ON PA.PART_ID = P.PART_ID AND PA.PARAM_KEY = ? "
+                   "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND P.TBL_ID = ? AND S.ENGINE = ? "
+                   "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
+            args = [ACCURATE_PARAM, table.dbName, table.tableName, row["TBL_ID"], engine,
+                    _json_list([c.lower() for c in col_names])]
+            if part_names is not None:
+                sql += " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
+                args.append(_json_list(part_names))
+            out: dict[str, ColumnStatistics] = {}
+            owners: dict[str, tuple[int, str | None]] = {}
+            for r in conn.execute(sql + " ORDER BY S.PART_NAME, S.COLUMN_NAME", args):
+                stats = out.get(r["PART_NAME"])
+                if stats is None:
+                    stats = out[r["PART_NAME"]] = ColumnStatistics(
+                        ColumnStatisticsDesc(False, table.dbName, table.tableName, r["PART_NAME"], 0), [],
+                        engine=engine)
+                    owners[r["PART_NAME"]] = (r["WRITE_ID"], r["ACCURATE"])
+                stats.statsObj.append(row_to_obj(r))
+                stats.statsDesc.lastAnalyzed = max(stats.statsDesc.lastAnalyzed, r["LAST_ANALYZED"])
+            if out:
+                valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+                changed = self.external_file_changes(table, {
+                    p.partName: p.location for p in self.get_partitions(db_name, table_name, list(out))
+                } if table.tableType == "EXTERNAL_TABLE" else {})
+                for name, stats in out.items():
+                    write_id, accurate = owners[name]
+                    params = {} if accurate is None else {ACCURATE_PARAM: accurate}
+                    stats.isStatsCompliant = self._compliance(table, params, write_id, "partition",
+                                                              [o.colName for o in stats.statsObj], valid,
+                                                              changed.get(name))[0]
+            return out
+
+    def partition_stats_columns(self, db_name: str, table_name: str, col_names: list[str],
+                                engine: str = "hive", part_names: list[str] | None = None) -> dict[str, StatsColumn]:
+        """The statistics of `col_names` in every partition (or those named) with the partition's numRows,
+        as one StatsColumn per column that has any, in partition name order (one query, no object per
+        partition): the input of a table-level merge and of get_aggr_stats_for."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, col_names)
+            by_column: dict[str, list[tuple]] = {}
+            # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
+            # select this table's rows through Hive's PCS_STATS_IDX without visiting PARTITIONS
+            sql = (PARTITION_STATS_SELECT + "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
+                   "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
+            args = [table.dbName, table.tableName, engine, _json_list([c.lower() for c in col_names])]
+            if part_names is not None:
+                sql += " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
+                args.append(_json_list(part_names))
+            for r in conn.execute(sql + " ORDER BY S.PART_NAME", args):
+                by_column.setdefault(r[0], []).append(r)
+            return {name: StatsColumn.from_rows(rows) for name, rows in by_column.items()}
+
+    def segment_statistics(self, db_name: str, table_name: str, col_names: list[str], merge: segments.Merge,
+                           merge_partitions: segments.MergePartitions, engine: str = "hive"
+                           ) -> dict[str, list[segments.SegmentStats]]:
+        """Each column's partition statistics as the merges of its top segments, after re-merging the
+        segments that partition changes left stale (one write transaction; see metastore.segments)."""
+        with self.transaction() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            segments.refresh(conn, tbl_id, merge, merge_partitions, self.segment_bits)
+            return segments.top_segments(conn, tbl_id, col_names, engine)
+
+    def get_aggr_stats_for(self, db_name: str, table_name: str, col_names: list[str],
+                           part_names: list[str] | None = None, valid_write_ids: ValidWriteIdList | None = None,
+                           engine: str = "hive", check_compliance: bool = True) -> AggrStats:
+        """Hive's get_aggr_stats_for: the statistics of `col_names` over a set of partitions (all when
+        `part_names` is None; any subset, such as a query's pruned partitions, without storing a merge for
+        it). `partsFound` counts the partitions holding statistics of every column; where some partitions
+        lack a column's statistics, `colStats` extrapolates to the whole set by Hive's rules and `exact`
+        keeps the union of those that have them. `isStatsCompliant` says whether every partition's
+        statistics are accurate for a reader with `valid_write_ids` (default: now); None with
+        `check_compliance` false, for callers that judge accuracy themselves. Raises
+        NoSuchObjectException naming an unknown partition or column."""
+        from ..stats.aggr_stats import aggregate_partitions  # the stats package builds on this one
+
+        if part_names is None and not (self._depth and not self._writing):
+            self._refresh_segments(db_name, table_name)
+        with self.snapshot():
+            table = self.get_table(db_name, table_name)
+            if not table.is_partitioned:
+                raise InvalidInputException(f"table {table.qualified_name} is not partitioned: "
+                                            "its statistics come from get_table_statistics")
+            whole = self._aggr_from_segments(table, [c.lower() for c in col_names], engine) \
+                if part_names is None else None
+            if whole is not None:
+                names = None
+                aggr = whole
+            elif part_names is None:
+                names = self.get_partition_names(db_name, table_name)
+            else:
+                names = self._existing_partition_names(table, part_names)  # name order: Hive extrapolates along it
+                if len(names) < len(set(part_names)):
+                    unknown = sorted(set(part_names) - set(names))
+                    raise NoSuchObjectException(
+                        f"partition {unknown[0]} of {table.qualified_name} does not exist")
+            if whole is None:
+                columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
+                                                       None if part_names is None else names)
+                aggr = aggregate_partitions([c.lower() for c in col_names], columns, names,
+                                            density=self.ndv_density_function)
+            if check_compliance:
+                aggr.isStatsCompliant = bool(aggr.partsRequested) and self.stats_compliance_summary(
+                    db_name, table_name, col_names, valid_write_ids, None if part_names is None else names).accurate
+            return aggr
+
+    def _refresh_segments(self, db_name: str, table_name: str) -> None:
+        """Re-merges the segments a change of partitions left stale (a short write transaction)."""
+        from ..stats.merge import merge_partitions, merge_segments
+
+        with self.snapshot() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            if not conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
+                return
+        self.segment_statistics(db_name, table_name, [], merge_segments, merge_partitions)
+
+    def _aggr_from_segments(self, table: Table, col_names: list[str], engine: str) -> AggrStats | None:
+        """AggrStats over every partition from the top segments, when every partition holds statistics of
+        every column (nothing to extrapolate) and no segment is stale; else None."""
+        from ..stats.merge import merge_segments, segment_to_obj
+
+        conn = self._conn
+        tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+        if conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
+            return None
+        count = conn.execute("SELECT count(*) FROM PARTITIONS WHERE TBL_ID = ?", (tbl_id,)).fetchone()[0]
+        tops = segments.top_segments(conn, tbl_id, col_names, engine)
+        merged = {name: merge_segments(tops[name]) for name in col_names if name in tops}
+        if not count or len(merged) < len(set(col_names)) or any(m.parts != count for m in merged.values()):
+            return None
+        objs = [segment_to_obj(name, merged[name]) for name in col_names]
+        return AggrStats(colStats=objs, partsFound=count, partsRequested=count,
+                         covered={n: count for n in col_names}, covered_rows={n: merged[n].rows for n in col_names},
+                         exact=list(objs))
+
+    def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
+        known = {c.name for c in table.cols}
+        for name in col_names:
+            if name.lower() not in known:
+                raise NoSuchObjectException(f"column {name.lower()} does not exist in table {table.qualified_name}")
+
+    def delete_table_column_statistics(self, db_name: str, table_name: str, col_name: str | None = None) -> bool:
+        """Deletes table-level statistics of one column (all columns when col_name is None)."""
+        with self.transaction() as conn:
+            table = self.get_table(db_name, table_name)
+            row = self._table_row(db_name, table_name)
+            if col_name is not None:
+                self._check_columns_exist(table, [col_name])
+            conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
+                         (row["TBL_ID"], col_name and col_name.lower(), col_name and col_name.lower()))
+            self._clear_flags("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], table.parameters, col_name)
+        return True
+
+    def _clear_flags(self, params_table: str, id_column: str, owner_id: int, params: dict,
+                     col_name: str | None) -> None:
+        """Hive's removeColumnStatsState: deleted statistics are no longer accurate."""
+        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+        flags.columns = set() if col_name is None else flags.columns - {col_name.lower()}
+        self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
+
+    def delete_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
+                                           col_name: str | None = None) -> bool:
+        """Deletes one partition's statistics of one column (all columns when col_name is None)."""
+        with self.transaction() as conn:
+            table = self.get_table(db_name, table_name)
+            part_id = self._part_id(db_name, table_name, part_name)
+            if col_name is not None:
+                self._check_columns_exist(table, [col_name])
+            conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
+                         (part_id, col_name and col_name.lower(), col_name and col_name.lower()))
+            self._clear_flags("PARTITION_PARAMS", "PART_ID", part_id, self._params("PARTITION_PARAMS", "PART_ID", part_id),
+                              col_name)
+        return True

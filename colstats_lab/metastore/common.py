@@ -1,0 +1,56 @@
+"""What the metastore's API modules share: constants, small checks and helpers."""
+from __future__ import annotations
+
+import json
+import os
+import time
+DEFAULT_DB = "default"
+
+from ..files import FileState
+
+from .exceptions import InvalidInputException, InvalidObjectException
+from .model import ColumnStatistics, ColumnStatisticsObj, Table
+from .stats_rows import ROW_COLUMNS
+
+
+_NO_FILES: FileState = ("", 0, 0)
+BUSY_TIMEOUT_MS = 60_000
+_STATS_BATCH = 2_000  # partitions a batch when storing many partitions' statistics
+_PART_STATS_INSERT = ("PART_ID", "PART_NAME", "CAT_NAME", "DB_NAME", "TABLE_NAME", *ROW_COLUMNS, "LAST_ANALYZED",
+                      "ENGINE")
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+def is_transactional(table: Table) -> bool:
+    return table.parameters.get("transactional", "").lower() == "true"
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _checked_stats(stats) -> ColumnStatistics:
+    if not isinstance(stats, ColumnStatistics) or not all(isinstance(o, ColumnStatisticsObj) for o in stats.statsObj):
+        raise InvalidInputException(f"expected a ColumnStatistics of ColumnStatisticsObj, not {type(stats).__name__}")
+    return stats
+
+
+def _check_name(name: str, what: str) -> str:
+    if not name or not isinstance(name, str) or len(name) > 128:
+        raise InvalidObjectException(f"invalid {what} name {name!r}")
+    return name.lower()
+
+
+def _json_list(items) -> str:
+    return json.dumps(list(items))

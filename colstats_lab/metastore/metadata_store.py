@@ -1,0 +1,45 @@
+"""Drill-style table metadata in the metastore file (METADATA_UNITS, METADATA_COLUMN_STATS): kept,
+read and dropped as one unit per table."""
+from __future__ import annotations
+
+from .exceptions import NoSuchObjectException
+from .table_metadata import (
+    MetadataAnalysis,
+    MetadataUnit,
+    TableMetadata,
+    drop_table_metadata,
+    load_table_metadata,
+    metadata_version,
+    replace_table_metadata,
+)
+
+
+class TableMetadataAPI:
+    """Drill-style table metadata: the Metastore's metadata calls. A mixin of Metastore (store.py), which holds the
+    connection and the transaction scopes every call runs in."""
+
+    # ---- Drill-style table metadata ------------------------------------------------------
+
+    def get_table_metadata(self, db_name: str, table_name: str) -> TableMetadata | None:
+        """The table's metadata from its last ANALYZE ... REFRESH METADATA, or None if there was none."""
+        with self.snapshot() as conn:
+            return load_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"])
+
+    def replace_table_metadata(self, db_name: str, table_name: str, analysis: MetadataAnalysis,
+                               units: list[MetadataUnit]) -> int:
+        """Stores a refresh's metadata in place of the table's previous one; returns the new version."""
+        with self.transaction() as conn:
+            return replace_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"], analysis, units)
+
+    def drop_table_metadata(self, db_name: str, table_name: str, if_exists: bool = False) -> bool:
+        """Forgets the table's metadata; raises NoSuchObjectException when it has none, unless if_exists."""
+        with self.transaction() as conn:
+            dropped = drop_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"])
+            if not dropped and not if_exists:
+                raise NoSuchObjectException(f"table {db_name}.{table_name} has no metadata to drop")
+            return dropped
+
+    def get_metadata_version(self, db_name: str, table_name: str) -> int:
+        """Grows by one at every refresh of the table's metadata (0: never analyzed)."""
+        with self.snapshot() as conn:
+            return metadata_version(conn, self._table_row(db_name, table_name)["TBL_ID"])

@@ -1,0 +1,192 @@
+"""Whether stored statistics are accurate for a reader (HIVE-19416's reader rule: write IDs for
+managed tables, the files as analyzed for external ones), and the files each ANALYZE of an external
+table read (ANALYZED_FILES)."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+from ..files import FileState, describe_changes, file_changes, list_data_files
+from .accurate import PARAM as ACCURATE_PARAM
+from .accurate import StatsAccuracy
+from .common import _NO_FILES, is_transactional
+from .model import Table
+from .txn import ValidWriteIdList
+
+
+@dataclass
+class ComplianceSummary:
+    """Whether statistics are accurate for a reader, over many owners: how many were judged, how many
+    are not accurate, and the first of those (by name) with the reason."""
+
+    owners: int
+    not_accurate: int = 0
+    first: tuple[str | None, str] | None = None
+
+    @property
+    def accurate(self) -> bool:
+        """Accurate for every owner judged (and there was one)."""
+        return self.owners > 0 and self.not_accurate == 0
+
+
+class StatsAccuracyAPI:
+    """Accuracy of stored statistics for a reader, and the files external tables' statistics came from. A mixin of Metastore (store.py), which holds the
+    connection and the transaction scopes every call runs in."""
+
+    # ---- stats accuracy -----------------------------------------------------------------
+
+    def stats_compliance(self, db_name: str, table_name: str, col_names: list[str],
+                         valid_write_ids: ValidWriteIdList | None = None,
+                         part_names: list[str] | None = None) -> dict[str | None, tuple[bool, str]]:
+        """Whether the basic statistics and those of `col_names` are accurate for a reader with
+        `valid_write_ids` (default: the current snapshot), with the reason when not. Keyed by
+        partition name (all or `part_names`), or None for an unpartitioned table. Nothing is
+        written: a read never changes the stored state (HIVE-19416's reader rule)."""
+        with self.snapshot():
+            table = self.get_table(db_name, table_name)
+            valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+            if table.is_partitioned:
+                parts = self.get_partitions(db_name, table_name, part_names)
+                owners = [(p.partName, p.parameters, p.writeId, "partition") for p in parts]
+                locations = {p.partName: p.location for p in parts}
+            else:
+                owners = [(None, table.parameters, table.writeId, "table")]
+                locations = {None: table.location}
+            changed = self.external_file_changes(table, locations)
+            return {name: self._compliance(table, params, write_id, what, col_names, valid, changed.get(name))
+                    for name, params, write_id, what in owners}
+
+    def stats_compliance_summary(self, db_name: str, table_name: str, col_names: list[str],
+                                 valid_write_ids: ValidWriteIdList | None = None,
+                                 part_names: list[str] | None = None) -> ComplianceSummary:
+        """stats_compliance in brief: how many owners (partitions, or the table) are judged, how many are
+        not accurate and the first of those with its reason."""
+        return self.column_compliance(db_name, table_name, [col_names], valid_write_ids, part_names)[0]
+
+    def column_compliance(self, db_name: str, table_name: str, column_sets: list[list[str]],
+                          valid_write_ids: ValidWriteIdList | None = None,
+                          part_names: list[str] | None = None) -> list[ComplianceSummary]:
+        """stats_compliance in brief for each set of columns, from one reading of the partitions. A
+        managed table's partitions are judged per distinct (flags, writer) pair, so 100,000 partitions
+        cost a grouped query; an external table's need a listing of each partition's files."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+            if table.is_partitioned and table.tableType != "EXTERNAL_TABLE":
+                sql = ("SELECT PP.PARAM_VALUE, P.WRITE_ID, count(*), min(P.PART_NAME) FROM PARTITIONS P "
+                       "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
+                args: list = [ACCURATE_PARAM, self._table_row(db_name, table_name)["TBL_ID"]]
+                if part_names is not None:
+                    sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
+                    args.append(json.dumps(list(part_names)))
+                groups = [({} if text is None else {ACCURATE_PARAM: text}, write_id, count, sample, None)
+                          for text, write_id, count, sample in conn.execute(sql + " GROUP BY 1, 2", args)]
+                what = "partition"
+            else:
+                if table.is_partitioned:
+                    parts = self.get_partitions(db_name, table_name, part_names)
+                    owners = [(p.partName, p.parameters, p.writeId, p.location) for p in parts]
+                    what = "partition"
+                else:
+                    owners = [(None, table.parameters, table.writeId, table.location)]
+                    what = "table"
+                changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
+                groups = [(params, write_id, 1, name, changed.get(name)) for name, params, write_id, _ in owners]
+            out = []
+            for columns in column_sets:
+                summary = ComplianceSummary(sum(g[2] for g in groups))
+                for params, write_id, count, sample, files_changed in groups:
+                    ok, why = self._compliance(table, params, write_id, what, columns, valid, files_changed)
+                    if not ok:
+                        summary.not_accurate += count
+                        if summary.first is None or (sample or "") < (summary.first[0] or ""):
+                            summary.first = (sample, why)
+                out.append(summary)
+            return out
+
+    def partitions_accuracy(self, db_name: str, table_name: str,
+                            valid_write_ids: ValidWriteIdList | None = None) -> StatsAccuracy:
+        """The flags that hold in every partition of a partitioned table for a reader with `valid_write_ids`
+        (default: now): Hive keeps them on the partitions. A managed table's partitions are judged per
+        distinct (flags, writer) pair, so 100,000 partitions cost a grouped query; an external table's
+        need a listing of each partition's files."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+            if table.tableType == "EXTERNAL_TABLE":
+                groups = [(p.parameters.get(ACCURATE_PARAM), p.writeId) for p in
+                          self.get_partitions(db_name, table_name, valid_write_ids=valid)]
+            else:
+                groups = conn.execute(
+                    "SELECT PP.PARAM_VALUE, P.WRITE_ID FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP "
+                    "ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ? GROUP BY 1, 2",
+                    (ACCURATE_PARAM, self._table_row(db_name, table_name)["TBL_ID"])).fetchall()
+            if not groups:
+                return StatsAccuracy()
+            held = []
+            for text, write_id in groups:
+                params = {} if text is None else {ACCURATE_PARAM: text}
+                held.append(StatsAccuracy.parse(text) if self._compliance(table, params, write_id, "", [], valid)[0]
+                            else StatsAccuracy())
+            return StatsAccuracy(all(h.basic for h in held), set.intersection(*(h.columns for h in held)))
+
+    def _compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
+                    valid: ValidWriteIdList, files_changed: str | None = None) -> tuple[bool, str]:
+        if files_changed and StatsAccuracy.parse(params.get(ACCURATE_PARAM)).basic:
+            return False, files_changed
+        transactional = is_transactional(table)
+        if transactional and not self.txn_stats_enabled:
+            return False, "transactional statistics are turned off (hive.txn.stats.enabled=false)"
+        flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+        if not flags.basic:
+            return False, (f"{what} changed by write {write_id} and its statistics were not kept accurate"
+                           if write_id else f"{what} statistics were never computed")
+        missing = [c for c in col_names if c.lower() not in flags.columns]
+        if missing:
+            return False, f"{what} changed by write {write_id} after the last analyze of {', '.join(missing)}"
+        if transactional and not valid.is_write_id_valid(write_id):
+            return False, f"written by write {write_id}, not visible in your snapshot ({valid})"
+        return True, ""
+
+    # ---- the files an external table's statistics were computed from ---------------------
+
+    def record_analyzed_files(self, db_name: str, table_name: str,
+                              files: dict[str | None, list[FileState]]) -> None:
+        """Keeps the files an ANALYZE read, per partition name (None: an unpartitioned table), in place
+        of those of the previous one."""
+        with self.transaction() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            for part_name, states in files.items():
+                part_id = None if part_name is None else self._part_id(db_name, table_name, part_name)
+                conn.execute("DELETE FROM ANALYZED_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
+                # an owner analyzed with no files keeps one row with an empty path, so that it reads as
+                # "analyzed empty", not "never recorded"
+                conn.executemany(
+                    "INSERT INTO ANALYZED_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, MODIFIED_MS) "
+                    "VALUES (?, ?, ?, ?, ?)", [(tbl_id, part_id, *state) for state in states or [_NO_FILES]])
+
+    def external_file_changes(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, str]:
+        """For an external table: the owners (partition name or None, with their directory) whose files
+        are no longer those their statistics were computed from, with the reason. Other tables' files
+        change only through the lab's writes, which write IDs track: for them this is empty."""
+        if table.tableType != "EXTERNAL_TABLE" or not locations:
+            return {}
+        with self.snapshot() as conn:
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            seen: dict[str | None, set[FileState]] = {}
+            for r in conn.execute(
+                    "SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.MODIFIED_MS FROM ANALYZED_FILES F "
+                    "LEFT JOIN PARTITIONS P ON P.PART_ID = F.PART_ID WHERE F.TBL_ID = ?", (tbl_id,)):
+                files = seen.setdefault(r["PART_NAME"], set())
+                if r["FILE_PATH"]:
+                    files.add((r["FILE_PATH"], r["FILE_SIZE"], r["MODIFIED_MS"]))
+        out = {}
+        for name, location in locations.items():
+            now = {f.state for f in list_data_files(location)} if location and os.path.isdir(location) else set()
+            before = seen.get(name)
+            if before is None:
+                out[name] = "the files it was analyzed from were not recorded: ANALYZE it again"
+            elif before != now:
+                out[name] = describe_changes(*file_changes(before, now))
+        return out

@@ -1,0 +1,138 @@
+"""Hive's transaction API over the metastore file (TXNS, TXN_COMPONENTS, TXN_TO_WRITE_ID,
+NEXT_WRITE_ID): open, heartbeat, commit and abort transactions, allocate write IDs, and the
+ValidWriteIdList a reader sees."""
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+from .common import _alive
+from .exceptions import MetaException, NoSuchObjectException
+from .txn import ValidWriteIdList
+
+
+class TxnAPI:
+    """Transactions and write IDs: the Metastore's transaction calls. A mixin of Metastore (store.py), which holds the
+    connection and the transaction scopes every call runs in."""
+
+    # ---- transactions and write IDs -----------------------------------------------------
+
+    def open_txn(self, user: str | None = None) -> int:
+        """Opens a transaction; returns its ID. Transactions whose process died are aborted first."""
+        self.abort_expired_txns()
+        with self.transaction() as conn:
+            now = time.time()
+            return conn.execute(
+                "INSERT INTO TXNS (TXN_STATE, TXN_STARTED, TXN_LAST_HEARTBEAT, TXN_USER, TXN_HOST, TXN_PID) "
+                "VALUES ('o', ?, ?, ?, ?, ?)",
+                (now, now, user or os.environ.get("USER", "colstats"), socket.gethostname(), os.getpid()),
+            ).lastrowid
+
+    def heartbeat(self, txn_id: int) -> None:
+        """Keeps an open transaction alive (Hive's heartbeat); MetaException if it was aborted meanwhile."""
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.execute("UPDATE TXNS SET TXN_LAST_HEARTBEAT = ? WHERE TXN_ID = ?", (time.time(), txn_id))
+
+    def abort_expired_txns(self, timeout_s: float | None = None) -> list[int]:
+        """Aborts open transactions that missed their heartbeats for `timeout_s` (default
+        `txn_timeout_s`) or whose process on this host is gone; returns their IDs. Readers never
+        wait for them: an open write is simply not in anyone's snapshot."""
+        timeout_s = self.txn_timeout_s if timeout_s is None else timeout_s
+        host = socket.gethostname()
+        with self.snapshot() as conn:
+            rows = conn.execute("SELECT TXN_ID, TXN_LAST_HEARTBEAT, TXN_HOST, TXN_PID FROM TXNS "
+                                "WHERE TXN_STATE = 'o'").fetchall()
+        now = time.time()
+        dead = [r["TXN_ID"] for r in rows
+                if now - r["TXN_LAST_HEARTBEAT"] > timeout_s or (r["TXN_HOST"] == host and not _alive(r["TXN_PID"]))]
+        if dead:
+            with self.transaction() as conn:
+                conn.executemany("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ? AND TXN_STATE = 'o'",
+                                 [(t,) for t in dead])
+        return dead
+
+    def allocate_table_write_id(self, txn_id: int, db_name: str, table_name: str) -> int:
+        """The table's next write ID for an open transaction (the same one if it already has one)."""
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            table = self.get_table(db_name, table_name)
+            existing = conn.execute(
+                "SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ? AND T2W_DATABASE = ? AND T2W_TABLE = ?",
+                (txn_id, table.dbName, table.tableName)).fetchone()
+            if existing:
+                return existing[0]
+            row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                               (table.dbName, table.tableName)).fetchone()
+            write_id = row[0] if row else 1
+            conn.execute(
+                "INSERT INTO NEXT_WRITE_ID (NWI_DATABASE, NWI_TABLE, NWI_NEXT) VALUES (?, ?, ?) "
+                "ON CONFLICT (NWI_DATABASE, NWI_TABLE) DO UPDATE SET NWI_NEXT = excluded.NWI_NEXT",
+                (table.dbName, table.tableName, write_id + 1))
+            conn.execute("INSERT INTO TXN_TO_WRITE_ID (T2W_TXNID, T2W_DATABASE, T2W_TABLE, T2W_WRITEID) "
+                         "VALUES (?, ?, ?, ?)", (txn_id, table.dbName, table.tableName, write_id))
+            return write_id
+
+    def commit_txn(self, txn_id: int) -> None:
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.execute("UPDATE TXNS SET TXN_STATE = 'c' WHERE TXN_ID = ?", (txn_id,))
+
+    def abort_txn(self, txn_id: int) -> None:
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.execute("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ?", (txn_id,))
+
+    def _require_open(self, txn_id: int) -> None:
+        row = self._conn.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
+        if row is None:
+            raise NoSuchObjectException(f"transaction {txn_id} does not exist")
+        if row[0] != "o":
+            state = {"c": "committed", "a": "aborted"}[row[0]]
+            raise MetaException(f"transaction {txn_id} is already {state}")
+
+    def get_valid_write_ids(self, db_name: str, table_name: str, txn_id: int | None = None) -> ValidWriteIdList:
+        """The table's ValidWriteIdList now: every allocated write ID, with the open and aborted ones
+        listed. For a transaction's own reads (`txn_id`), its own write is valid."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                               (table.dbName, table.tableName)).fetchone()
+            high_watermark = (row[0] - 1) if row else 0
+            open_ids, aborted = set(), set()
+            for r in conn.execute(
+                "SELECT W.T2W_WRITEID, T.TXN_STATE, T.TXN_ID FROM TXN_TO_WRITE_ID W "
+                "JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
+                "WHERE W.T2W_DATABASE = ? AND W.T2W_TABLE = ? AND T.TXN_STATE != 'c'",
+                (table.dbName, table.tableName),
+            ):
+                if r[1] == "o" and r[2] == txn_id:
+                    continue
+                (open_ids if r[1] == "o" else aborted).add(r[0])
+            return ValidWriteIdList(table.qualified_name, high_watermark, frozenset(open_ids), frozenset(aborted))
+
+    def add_txn_components(self, txn_id: int, db_name: str, table_name: str, part_names: list[str | None],
+                           operation: str, write_id: int) -> None:
+        """Records what an open transaction writes (Hive's TXN_COMPONENTS; operation 'i' insert,
+        'u' update of statistics, 'd' drop)."""
+        with self.transaction() as conn:
+            self._require_open(txn_id)
+            conn.executemany(
+                "INSERT INTO TXN_COMPONENTS (TC_TXNID, TC_DATABASE, TC_TABLE, TC_PARTITION, TC_OPERATION_TYPE, "
+                "TC_WRITEID) VALUES (?, ?, ?, ?, ?, ?)",
+                [(txn_id, db_name.lower(), table_name.lower(), p, operation, write_id) for p in part_names])
+
+    def table_write_ids(self, txn_id: int) -> dict[tuple[str, str], int]:
+        """The write IDs a transaction holds, by (db, table)."""
+        with self.snapshot() as conn:
+            return {(r[0], r[1]): r[2] for r in conn.execute(
+                "SELECT T2W_DATABASE, T2W_TABLE, T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ?", (txn_id,))}
+
+    def txn_state(self, txn_id: int) -> str:
+        """'open', 'committed' or 'aborted'."""
+        with self.snapshot() as conn:
+            row = conn.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
+        if row is None:
+            raise NoSuchObjectException(f"transaction {txn_id} does not exist")
+        return {"o": "open", "c": "committed", "a": "aborted"}[row[0]]
