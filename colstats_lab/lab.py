@@ -33,6 +33,7 @@ from .sql.partition_spec import matching_partitions
 from .sql.statements import PartitionSpecItem
 from .sql.executor import execute
 from .pruning import PruningReport, plan_with_metadata, single_table_where
+from .pruning.partition_predicate import preselect
 from .pruning.plan import parse_query
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
 from .tables.snapshot import PartitionFiles
@@ -286,14 +287,26 @@ class Lab:
         return read_snapshot(self.spark, table, parts)
 
     def snapshot_parts(self, name: str, snapshot: ValidWriteIdList | None = None,
-                       txn: Transaction | None = None) -> tuple[Table, list[PartitionFiles]]:
-        """The table and, per partition, the directories and files the snapshot admits (no Spark job)."""
+                       txn: Transaction | None = None, partitions: list[Partition] | None = None
+                       ) -> tuple[Table, list[PartitionFiles]]:
+        """The table and, per partition (all, or those given), the directories and files the snapshot
+        admits (no Spark job)."""
         table = self._table(name)
         valid = snapshot or (txn.snapshot(table) if txn else self.snapshot(name))
-        partitions = None
         if txn is not None and table.is_partitioned:
             partitions = matching_partitions(self.metastore, table, None, txn.new_partitions(table))
         return table, snapshot_files(self.metastore, table, valid, partitions)
+
+    def planned_read(self, name: str, where, alias: str | None = None, txn: Transaction | None = None
+                     ) -> tuple[Table, list[PartitionFiles], PruningReport]:
+        """What a SELECT over one table with the condition `where` reads: the partitions its key terms keep
+        are chosen in the metastore first, only those are listed, then every pruning level decides."""
+        table = self._table(name)
+        chosen = preselect(self.metastore, table, where) if txn is None else None
+        table, parts = self.snapshot_parts(name, txn=txn, partitions=chosen.partitions if chosen else None)
+        kept, report = plan_with_metadata(self.metastore, table, parts, where, self.get, alias=alias,
+                                          preselected=chosen)
+        return table, kept, report
 
     def explain(self, query: str, txn: Transaction | None = None) -> PruningReport:
         """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
@@ -307,8 +320,7 @@ class Lab:
         if found is None:
             raise InvalidInputException("explain takes a SELECT over one lab table (no joins or subqueries)")
         node, where = found
-        table, parts = self.snapshot_parts(f"{node.db or self.current_db}.{node.name}", txn=txn)
-        return plan_with_metadata(self.metastore, table, parts, where, self.get, alias=node.alias_or_name)[1]
+        return self.planned_read(f"{node.db or self.current_db}.{node.name}", where, node.alias_or_name, txn)[2]
 
     def metadata(self, name: str, level: str | None = None):
         """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per
@@ -382,13 +394,13 @@ class Lab:
 
         Raises InvalidInputException when Spark has no row count for it or the lab's table of that name
         is another table."""
-        return exchange.import_spark_stats(self, spark_table)
+        return exchange.import_spark_stats(self.spark, self.metastore, spark_table, self.register_external)
 
     def export_spark_stats(self, table: str, spark_table: str) -> Result:
         """Writes this lab's accurate statistics of `table` into Spark's catalog table `spark_table` as
         `spark.sql.statistics.*` properties, so Spark's optimizer uses them; needs a Hive-enabled
         session (UnsupportedCatalog otherwise). `.details` has the plan statistics before and after."""
-        return exchange.export_spark_stats(self, table, spark_table)
+        return exchange.export_spark_stats(self.spark, self.metastore, self._table(table), spark_table)
 
     def clean(self) -> list[str]:
         """Removes the files of aborted writes (never read before) and staging left by ended

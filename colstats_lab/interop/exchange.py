@@ -1,10 +1,12 @@
 """Moving statistics between the lab's metastore and Spark's catalog (`Lab.import_spark_stats` / `export_spark_stats`)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Callable
+
+from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
-from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException
+from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Table
 from ..errors import spark_errors
 from ..files import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
@@ -19,22 +21,19 @@ from .spark_catalog import (
     write_table_statistics,
 )
 
-if TYPE_CHECKING:
-    from ..lab import Lab
-
-
-def import_spark_stats(lab: "Lab", spark_table: str) -> Result:
-    """Reads Spark's statistics of `spark_table` into the lab's table of the same database and name,
-    registering it as external on Spark's location when the lab doesn't know it. Columns whose Hive
-    statistics don't follow from Spark's are listed in `details["skipped"]` with the reason."""
-    source = read_table_statistics(lab.spark, spark_table)
+def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: str,
+                       register_external: Callable[..., Table]) -> Result:
+    """Reads Spark's statistics of `spark_table` into the metastore's table of the same database and
+    name, registering it as external on Spark's location (with `register_external`) when the metastore
+    doesn't know it. Columns whose Hive statistics don't follow from Spark's are listed in
+    `details["skipped"]` with the reason."""
+    source = read_table_statistics(spark, spark_table)
     stats = source.statistics
     table_rows = stats is not None and stats.rowCount is not None
     if not table_rows and not any(p.rowCount is not None for p in source.partitions.values()):
         raise InvalidInputException(
             f"Spark keeps no row count for {source.qualified_name} or its partitions: run ANALYZE TABLE {source.qualified_name} "
             "COMPUTE STATISTICS FOR ALL COLUMNS in Spark first")
-    metastore = lab.metastore
     with metastore.transaction():
         if source.database not in metastore.get_all_databases():
             metastore.create_database(source.database)
@@ -47,8 +46,8 @@ def import_spark_stats(lab: "Lab", spark_table: str) -> Result:
         else:
             if not source.location:
                 raise InvalidInputException(f"Spark's table {source.qualified_name} has no location to register")
-            table = lab.register_external(source.qualified_name, source.location,
-                                          partition_types={c: source.columns[c] for c in source.partition_columns})
+            table = register_external(source.qualified_name, source.location,
+                                      partition_types={c: source.columns[c] for c in source.partition_columns})
         objs, skipped = [], {}
         for column in table.cols if table_rows else []:
             stat = stats.colStats.get(column.name)
@@ -100,14 +99,12 @@ def _import_partition_statistics(metastore, table, source) -> list[str]:
     return done
 
 
-def export_spark_stats(lab: "Lab", table_name: str, spark_table: str) -> Result:
-    """Writes the lab's accurate table-level statistics of `table_name` into Spark's (Hive) catalog table
+def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, spark_table: str) -> Result:
+    """Writes the metastore's accurate table-level statistics of `table` into Spark's (Hive) catalog table
     `spark_table` as Spark's properties; `details` has the optimizer's plan statistics before and after.
     Columns whose stats are not accurate for the current snapshot, or that Spark's table lacks, are skipped."""
-    table = lab._table(table_name)
-    target = read_table_statistics(lab.spark, spark_table)
-    metastore = lab.metastore
-    basic_ok = all(ok for ok, _ in metastore.stats_compliance(table.dbName, table.tableName, []).values())
+    target = read_table_statistics(spark, spark_table)
+    basic_ok = metastore.stats_compliance_summary(table.dbName, table.tableName, []).not_accurate == 0
     if not basic_ok:
         raise InvalidInputException(f"the statistics of {table.qualified_name} are not accurate; ANALYZE it first")
     column_names = [c.name for c in table.cols]
@@ -125,11 +122,11 @@ def export_spark_stats(lab: "Lab", table_name: str, spark_table: str) -> Result:
     properties = stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns])
     partition_properties = _partition_properties(metastore, table, target)
     with spark_errors(f"cannot write statistics into Spark's table {target.qualified_name}"):
-        before = plan_statistics(lab.spark, target.qualified_name)
-        written = write_table_statistics(lab.spark, target.qualified_name, properties)
-        written += write_partition_statistics(lab.spark, target.qualified_name, partition_properties)
-        after = plan_statistics(lab.spark, target.qualified_name)
-    cbo = lab.spark.conf.get("spark.sql.cbo.enabled", "false") == "true"
+        before = plan_statistics(spark, target.qualified_name)
+        written = write_table_statistics(spark, target.qualified_name, properties)
+        written += write_partition_statistics(spark, target.qualified_name, partition_properties)
+        after = plan_statistics(spark, target.qualified_name)
+    cbo = spark.conf.get("spark.sql.cbo.enabled", "false") == "true"
     return Result(message=f"Exported {len(col_stats)} column(s) of {table.qualified_name} to Spark's "
                           f"{target.qualified_name}: {after}"
                           + ("" if cbo else " (spark.sql.cbo.enabled is false: Spark's optimizer uses only the size)"),
@@ -155,7 +152,6 @@ def _export_blocker(metastore, table, obj, spark_columns: dict[str, str]) -> str
         return "Spark's table has no such column"
     if spark_type != "timestamp_ntz" and parse_type(spark_type).stats_kind is not parse_type(obj.colType).stats_kind:
         return f"Spark's column is {spark_type}, ours is {obj.colType}"
-    compliance = metastore.stats_compliance(table.dbName, table.tableName, [obj.colName])
-    reasons = [reason for ok, reason in compliance.values() if not ok]
-    return reasons[0] if reasons else None
+    stale = metastore.stats_compliance_summary(table.dbName, table.tableName, [obj.colName]).first
+    return stale[1] if stale else None
 

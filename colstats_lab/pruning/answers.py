@@ -7,7 +7,6 @@ accurate for the snapshot) says why and leaves the query to Spark.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 
 import pandas as pd
 import sqlglot
@@ -15,6 +14,7 @@ from sqlglot import exp
 
 from ..coltypes import StatsKind, parse_type
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
+from .partition_predicate import NotAPartitionPredicate, matching_partition_names
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 
@@ -103,136 +103,18 @@ def _data_column(table: Table, node: exp.Column) -> str:
 
 
 def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | None) -> list[Partition] | None:
-    """The partitions the filter keeps (None: an unpartitioned table). The filter is compiled once and
-    run over every partition's key values (one metastore query); only the kept partitions are read."""
+    """The partitions the filter keeps (None: an unpartitioned table); only those are read."""
     if not table.is_partitioned:
         if where is not None:
             raise _NotFromStats("a filter on an unpartitioned table is answered by a scan")
         return None
     if where is None:
         return metastore.get_partitions(table.dbName, table.tableName)
-    types = {k.name: parse_type(k.type) for k in table.partitionKeys}
-    keep = _predicate(where.this, types)
-    keys = table.partition_key_names
-    candidates = metastore.get_partition_values(table.dbName, table.tableName, _index_filter(where.this, types))
-    names = [name for name, values in candidates.items() if keep(dict(zip(keys, values))) is True]
-    return metastore.get_partitions(table.dbName, table.tableName, names) if names else []
-
-
-_INDEXED = (exp.EQ, exp.In, exp.Between, exp.GT, exp.GTE, exp.LT, exp.LTE)
-
-
-def _index_filter(node: exp.Expression, types: dict) -> str | None:
-    """The conjuncts of the filter that the metastore can select by its index on key values: a
-    comparison, IN or BETWEEN of a text, date or integer key with literals, whose SQL keeps at least the
-    partitions the filter keeps; the filter itself then decides among those (None: read them all)."""
-    conjuncts = list(node.flatten()) if isinstance(node, exp.And) else [node]
-    usable = []
-    for conjunct in conjuncts:
-        while isinstance(conjunct, exp.Paren):
-            conjunct = conjunct.this
-        if not isinstance(conjunct, _INDEXED):
-            continue
-        columns = list(conjunct.find_all(exp.Column))
-        literals = [n for n in conjunct.iter_expressions() if not isinstance(n, exp.Column)]
-        if isinstance(conjunct, exp.In):
-            literals = conjunct.expressions
-        if len(columns) != 1 or columns[0].name.lower() not in types:
-            continue
-        numeric = types[columns[0].name.lower()].base in ("tinyint", "smallint", "int", "bigint")
-        textual = types[columns[0].name.lower()].base in ("string", "varchar", "char", "date")
-        # a literal of the key's own kind: the metastore's SQL then compares exactly as the filter does
-        if (numeric or textual) and all(isinstance(n, exp.Literal) and (n.is_number if numeric else n.is_string)
-                                        for n in literals):
-            usable.append(conjunct.sql(dialect="hive"))
-    return " AND ".join(f"({c})" for c in usable) or None
-
-
-def _predicate(node: exp.Expression, types: dict):
-    """The filter as a function of one partition's key values (text by key name), in SQL's three-valued
-    logic: True keeps the partition. Raises _NotFromStats for what is not a partition predicate."""
-    if isinstance(node, exp.Paren):
-        return _predicate(node.this, types)
-    if isinstance(node, (exp.And, exp.Or)):
-        left, right = _predicate(node.left, types), _predicate(node.right, types)
-        if isinstance(node, exp.And):
-            def both(values):
-                a, b = left(values), right(values)
-                return False if False in (a, b) else (None if None in (a, b) else True)
-            return both
-
-        def either(values):
-            a, b = left(values), right(values)
-            return True if True in (a, b) else (None if None in (a, b) else False)
-        return either
-    if isinstance(node, exp.Not):
-        inner = _predicate(node.this, types)
-        return lambda values: None if (v := inner(values)) is None else not v
-    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
-        key = _key(node.this, types)
-        return lambda values: key(values) is None
-    if isinstance(node, exp.In):
-        key = _key(node.this, types)
-        options = [_literal(o, _key_type(node.this, types)) for o in node.expressions]
-        return lambda values: None if (v := key(values)) is None else v in options
-    if isinstance(node, exp.Between):
-        key = _key(node.this, types)
-        low = _literal(node.args["low"], _key_type(node.this, types))
-        high = _literal(node.args["high"], _key_type(node.this, types))
-        return lambda values: None if (v := key(values)) is None else low <= v <= high
-    comparisons = {exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b, exp.GT: lambda a, b: a > b,
-                   exp.GTE: lambda a, b: a >= b, exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b}
-    for kind, compare in comparisons.items():
-        if isinstance(node, kind):
-            left, right = node.left, node.right
-            if isinstance(left, exp.Literal) and isinstance(right, exp.Column):
-                left, right = right, left
-                compare = {exp.GT: comparisons[exp.LT], exp.GTE: comparisons[exp.LTE],
-                           exp.LT: comparisons[exp.GT], exp.LTE: comparisons[exp.GTE]}.get(kind, compare)
-            key = _key(left, types)
-            literal = _literal(right, _key_type(left, types))
-            return lambda values: None if (v := key(values)) is None or literal is None else compare(v, literal)
-    raise _NotFromStats(f"the filter {node.sql(dialect='spark')} is not a partition predicate statistics can use")
-
-
-def _key_type(node: exp.Expression, types: dict):
-    if not isinstance(node, exp.Column) or node.name.lower() not in types:
-        raise _NotFromStats(f"the filter names {node.sql(dialect='spark')}, not a partition key: answered by a scan")
-    return types[node.name.lower()]
-
-
-def _converter(col_type):
-    """The function from a key value's text to the value SQL compares."""
-    base = col_type.base
-    if base in ("tinyint", "smallint", "int", "bigint"):
-        return int
-    if base in ("float", "double"):
-        return float
-    return Decimal if base == "decimal" else str
-
-
-def _typed(text: str | None, col_type):
-    return None if text is None else _converter(col_type)(text)
-
-
-def _key(node: exp.Expression, types: dict):
-    """A function giving the key's typed value from one partition's key values."""
-    convert = _converter(_key_type(node, types))
-    name = node.name.lower()
-    return lambda values: None if (text := values[name]) is None else convert(text)
-
-
-def _literal(node: exp.Expression, col_type):
-    if isinstance(node, exp.Null):
-        return None
-    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
-        return _typed("-" + node.this.this, col_type)
-    if not isinstance(node, exp.Literal):
-        raise _NotFromStats(f"{node.sql(dialect='spark')} is not a literal")
     try:
-        return _typed(node.this, col_type)
-    except (ValueError, ArithmeticError):
-        raise _NotFromStats(f"{node.sql(dialect='spark')} is not a {col_type.name}") from None
+        names = matching_partition_names(metastore, table, where.this)
+    except NotAPartitionPredicate as why:
+        raise _NotFromStats(str(why)) from None
+    return metastore.get_partitions(table.dbName, table.tableName, names) if names else []
 
 
 def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], partitions: list[Partition] | None,
@@ -242,8 +124,7 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
     rows = 0
     objs: dict[str, object] = {}
     if names != []:
-        compliance = metastore.stats_compliance(table.dbName, table.tableName, columns, valid, names)
-        stale = [(owner, why) for owner, (ok, why) in compliance.items() if not ok]
+        stale = metastore.stats_compliance_summary(table.dbName, table.tableName, columns, valid, names).first
         if partitions is None:
             rows = int(table.parameters.get("numRows", 0) or 0)
             stats = metastore.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
@@ -260,7 +141,7 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
                                         f"(of those with rows); answered by a scan")
                 objs = {o.colName: o for o in aggr.exact}
         if stale:
-            owner, why = stale[0]
+            owner, why = stale
             where = f"partition {owner}" if owner else table.qualified_name
             raise _NotFromStats(f"statistics of {where} are not accurate for this snapshot: {why}")
     record = {agg.name: _value(table, agg, rows, objs) for agg in aggregates}

@@ -20,6 +20,7 @@ from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetada
 from ..stats.footers import FileFooter, footer_column, read_footer
 from ..tables.snapshot import PartitionFiles
 from .list_bucketing import prune_list_bucketing
+from .partition_predicate import Preselection
 from .report import (
     FILE_LEVEL,
     PARTITION_LEVEL,
@@ -59,10 +60,25 @@ def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expres
 
 def plan_with_metadata(metastore: Metastore, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
                        settings: Callable[[str], object], alias: str | None = None,
-                       on_planned: Callable[[], None] | None = None) -> tuple[list[PartitionFiles], PruningReport]:
+                       on_planned: Callable[[], None] | None = None,
+                       preselected: Preselection | None = None) -> tuple[list[PartitionFiles], PruningReport]:
     """Plans with the metastore's table metadata as the `metastore.*` settings allow; when the
     metadata changed while planning, plans again, up to `metastore.retrieval.retry_attempts` times,
-    then without it. `on_planned` runs after each attempt, before the check."""
+    then without it. `on_planned` runs after each attempt, before the check. `parts` are the
+    partitions listed; with `preselected`, the others were ruled out by key values in the metastore
+    and the report counts them in one decision."""
+    kept, report = _plan_with_metadata(metastore, table, parts, where, settings, alias, on_planned)
+    if preselected is not None:
+        report.decisions.insert(0, PruningDecision(
+            PARTITION_LEVEL, f"{preselected.pruned:,} other partitions", False,
+            "ruled out by their key values in the metastore (not listed; rows and bytes as last recorded)",
+            preselected.pruned_rows, preselected.pruned_bytes))
+    return kept, report
+
+
+def _plan_with_metadata(metastore: Metastore, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
+                        settings: Callable[[str], object], alias: str | None,
+                        on_planned: Callable[[], None] | None) -> tuple[list[PartitionFiles], PruningReport]:
     enabled = bool(settings("metastore.enabled"))
     use_stored = enabled and bool(settings("metastore.metadata.use_statistics"))
     options = PlanningOptions(footers=not enabled or bool(settings("metastore.metadata.fallback_to_file_metadata")),

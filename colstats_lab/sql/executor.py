@@ -15,7 +15,7 @@ from ..analyze import run_analyze, run_refresh_metadata
 from ..errors import parse_sql, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
-from ..pruning import answer_from_stats, plan_with_metadata, single_table_where
+from ..pruning import answer_from_stats, single_table_where
 from ..stats import merge_table_level
 from ..tables import read_snapshot
 from ..tables.rewrite import rewrite_partitions
@@ -26,13 +26,13 @@ from .describe import describe
 from .partition_spec import matching_partitions, spec_values
 
 if TYPE_CHECKING:
-    from ..lab import Lab
+    from ..context import LabContext
     from ..transaction import Transaction
 
 QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full result stays in Spark
 
 
-def execute(lab: "Lab", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
+def execute(lab: "LabContext", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
     """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
     stored when it commits), or a transaction of their own."""
     if type(stmt) in _TXN_HANDLERS:
@@ -43,29 +43,29 @@ def execute(lab: "Lab", stmt: st.Statement, txn: "Transaction | None" = None) ->
     return handler(lab, stmt)
 
 
-def _db(lab: "Lab", name: str | None) -> str:
+def _db(lab: "LabContext", name: str | None) -> str:
     return (name or lab.current_db).lower()
 
 
-def _create_database(lab: "Lab", stmt: st.CreateDatabase) -> Result:
+def _create_database(lab: "LabContext", stmt: st.CreateDatabase) -> Result:
     lab.metastore.create_database(stmt.name, stmt.comment, stmt.if_not_exists)
     return Result(stmt, message=f"Database {stmt.name} is ready.")
 
 
-def _drop_database(lab: "Lab", stmt: st.DropDatabase) -> Result:
+def _drop_database(lab: "LabContext", stmt: st.DropDatabase) -> Result:
     dropped = lab.metastore.drop_database(stmt.name, stmt.if_exists, stmt.cascade)
     for table in dropped:
         _remove_files(table)
     return Result(stmt, message=f"Dropped database {stmt.name}" + (f" and {len(dropped)} tables." if dropped else "."))
 
 
-def _use(lab: "Lab", stmt: st.UseDatabase) -> Result:
+def _use(lab: "LabContext", stmt: st.UseDatabase) -> Result:
     lab.metastore.get_database_location(stmt.name)
     lab.current_db = stmt.name
     return Result(stmt, message=f"Using database {stmt.name}.")
 
 
-def _create_table(lab: "Lab", stmt: st.CreateTable) -> Result:
+def _create_table(lab: "LabContext", stmt: st.CreateTable) -> Result:
     db = _db(lab, stmt.table.db)
     location = os.path.join(lab.metastore.get_database_location(db), stmt.table.name)
     # Hive's setStatsStateForCreateTable: a new table holds no rows, so its statistics (zeros) are
@@ -94,7 +94,7 @@ def _all_accurate(columns: list[FieldSchema]) -> str | None:
     return StatsAccuracy(True, {c.name for c in columns}).to_param()
 
 
-def _drop_table(lab: "Lab", stmt: st.DropTable) -> Result:
+def _drop_table(lab: "LabContext", stmt: st.DropTable) -> Result:
     table = lab.metastore.drop_table(_db(lab, stmt.table.db), stmt.table.name, stmt.if_exists)
     if table is None:
         return Result(stmt, message=f"Table {stmt.table} does not exist; nothing dropped.")
@@ -107,7 +107,7 @@ def _remove_files(table: Table) -> None:
         shutil.rmtree(table.location, ignore_errors=True)
 
 
-def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
+def _add_partitions(lab: "LabContext", stmt: st.AddPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     new = []
     for spec in stmt.specs:
@@ -136,7 +136,7 @@ def _add_partitions(lab: "Lab", stmt: st.AddPartitions) -> Result:
     return Result(stmt, message=f"Added {len(added)} partition{'s' if len(added) != 1 else ''} to {table.qualified_name}.")
 
 
-def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
+def _drop_partitions(lab: "LabContext", stmt: st.DropPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     dropped = []
 
@@ -163,7 +163,7 @@ def _drop_partitions(lab: "Lab", stmt: st.DropPartitions) -> Result:
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
 
 
-def _concatenate(lab: "Lab", stmt: st.Concatenate, txn) -> Result:
+def _concatenate(lab: "LabContext", stmt: st.Concatenate, txn) -> Result:
     """Hive's CONCATENATE: each directory's files (each list-bucketing directory's too) merged into one,
     as one overwrite per partition under a new write ID; the statistics are gathered in the same pass,
     so they stay accurate (the rows are the same)."""
@@ -185,7 +185,7 @@ def _concatenate(lab: "Lab", stmt: st.Concatenate, txn) -> Result:
                   details=results)
 
 
-def _alter_skewed(lab: "Lab", stmt: st.AlterSkewed) -> Result:
+def _alter_skewed(lab: "LabContext", stmt: st.AlterSkewed) -> Result:
     """SKEWED BY / NOT SKEWED / NOT STORED AS DIRECTORIES: the table's spec, for partitions created after."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if stmt.skew is not None:
@@ -208,14 +208,14 @@ def _alter_skewed(lab: "Lab", stmt: st.AlterSkewed) -> Result:
                                 "existing ones keep their layout (lab.relayout rewrites them).")
 
 
-def _require_subdirectories(lab: "Lab") -> None:
+def _require_subdirectories(lab: "LabContext") -> None:
     """Hive refuses list-bucketing DDL unless its jobs may read and write sub-directories."""
     if not lab.get("hive.mapred.supports.subdirectories"):
         raise InvalidInputException("STORED AS DIRECTORIES lays out sub-directories, and "
                                     "hive.mapred.supports.subdirectories is false: SET it to true first")
 
 
-def _set_skewed_location(lab: "Lab", stmt: st.SetSkewedLocation) -> Result:
+def _set_skewed_location(lab: "LabContext", stmt: st.SetSkewedLocation) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if table.skewedInfo is None:
         raise InvalidInputException(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
@@ -226,7 +226,7 @@ def _set_skewed_location(lab: "Lab", stmt: st.SetSkewedLocation) -> Result:
                                 + ", ".join(f"{'/'.join(k)} -> {v}" for k, v in info.skewedColValueLocationMaps.items()))
 
 
-def _table_ddl(lab: "Lab", table: Table, change) -> None:
+def _table_ddl(lab: "LabContext", table: Table, change) -> None:
     """A change of a transactional table's definition or partitions, applied when a transaction of its
     own commits, under its write ID, as Hive's DDL takes one."""
     def apply():
@@ -238,20 +238,20 @@ def _table_ddl(lab: "Lab", table: Table, change) -> None:
         txn.on_commit(apply)
 
 
-def _analyze(lab: "Lab", stmt: st.Analyze, txn) -> Result:
+def _analyze(lab: "LabContext", stmt: st.Analyze, txn) -> Result:
     with lab.txn_scope(txn) as scope:
         outcome = run_analyze(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope)
     return Result(stmt, message=outcome.message, details=outcome)
 
 
-def _require_metastore(lab: "Lab", statement: str) -> None:
+def _require_metastore(lab: "LabContext", statement: str) -> None:
     """Drill runs ANALYZE TABLE ... REFRESH METADATA and DROP METADATA only with its metastore enabled."""
     if not lab.get("metastore.enabled"):
         raise InvalidInputException(f"Metastore is disabled: ANALYZE ... {statement} works on table metadata "
                                     "kept in it. Enable it with SET metastore.enabled = true")
 
 
-def _refresh_metadata(lab: "Lab", stmt: st.RefreshMetadata, txn) -> Result:
+def _refresh_metadata(lab: "LabContext", stmt: st.RefreshMetadata, txn) -> Result:
     _require_metastore(lab, "REFRESH METADATA")
     with lab.txn_scope(txn) as scope:
         outcome = run_refresh_metadata(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope,
@@ -259,7 +259,7 @@ def _refresh_metadata(lab: "Lab", stmt: st.RefreshMetadata, txn) -> Result:
     return Result(stmt, df=outcome.to_pandas(), message=outcome.message, details=outcome)
 
 
-def _drop_metadata(lab: "Lab", stmt: st.DropMetadata) -> Result:
+def _drop_metadata(lab: "LabContext", stmt: st.DropMetadata) -> Result:
     _require_metastore(lab, "DROP METADATA")
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     dropped = lab.metastore.drop_table_metadata(table.dbName, table.tableName, stmt.if_exists)
@@ -267,20 +267,20 @@ def _drop_metadata(lab: "Lab", stmt: st.DropMetadata) -> Result:
                                                                                    "did not exist; nothing dropped."))
 
 
-def _describe(lab: "Lab", stmt: st.Describe) -> Result:
+def _describe(lab: "LabContext", stmt: st.Describe) -> Result:
     return Result(stmt, df=describe(lab.metastore, stmt, lab.current_db))
 
 
-def _show_databases(lab: "Lab", stmt: st.ShowDatabases) -> Result:
+def _show_databases(lab: "LabContext", stmt: st.ShowDatabases) -> Result:
     return Result(stmt, df=pd.DataFrame({"database_name": lab.metastore.get_all_databases()}))
 
 
-def _show_tables(lab: "Lab", stmt: st.ShowTables) -> Result:
+def _show_tables(lab: "LabContext", stmt: st.ShowTables) -> Result:
     db = _db(lab, stmt.db)
     return Result(stmt, df=pd.DataFrame({"database": db, "tab_name": lab.metastore.get_tables(db)}))
 
 
-def _show_partitions(lab: "Lab", stmt: st.ShowPartitions) -> Result:
+def _show_partitions(lab: "LabContext", stmt: st.ShowPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if not table.is_partitioned:
         raise InvalidInputException(f"table {table.qualified_name} is not partitioned")
@@ -291,14 +291,14 @@ def _show_partitions(lab: "Lab", stmt: st.ShowPartitions) -> Result:
     return Result(stmt, df=pd.DataFrame({"partition": names}))
 
 
-def _set(lab: "Lab", stmt: st.SetOption) -> Result:
+def _set(lab: "LabContext", stmt: st.SetOption) -> Result:
     if stmt.value is None:
         return Result(stmt, df=pd.DataFrame({"key": [stmt.key], "value": [str(lab.get(stmt.key))]}))
     lab.set(stmt.key, stmt.value)
     return Result(stmt, message=f"{stmt.key} = {lab.get(stmt.key)}")
 
 
-def _query(lab: "Lab", stmt: st.Query, txn) -> Result:
+def _query(lab: "LabContext", stmt: st.Query, txn) -> Result:
     if lab.get("hive.compute.query.using.stats"):
         answer = answer_from_stats(lab.metastore, stmt.text, lab.current_db,
                                    lambda table: txn.snapshot(table) if txn else lab.snapshot(table.qualified_name))
@@ -335,7 +335,7 @@ def _to_pandas(frame) -> pd.DataFrame:
         return frame.toArrow().to_pandas(timestamp_as_object=True, date_as_object=True)
 
 
-def _bind_tables(lab: "Lab", text: str, txn=None, reports: list | None = None,
+def _bind_tables(lab: "LabContext", text: str, txn=None, reports: list | None = None,
                  views: dict[str, str] | None = None) -> str:
     """The query with each lab table replaced by a temporary view of its current snapshot; the table
     of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
@@ -352,12 +352,12 @@ def _bind_tables(lab: "Lab", text: str, txn=None, reports: list | None = None,
         view = f"colstats__{db}__{name}"
         if views is not None:
             views[view] = f"{db}.{name}"
-        table, parts = lab.snapshot_parts(f"{db}.{name}", txn=txn)
         if single is not None and single[0] is node:
-            parts, report = plan_with_metadata(lab.metastore, table, parts, single[1], lab.get,
-                                               alias=node.alias_or_name)
+            table, parts, report = lab.planned_read(f"{db}.{name}", single[1], node.alias_or_name, txn)
             if reports is not None and report.decisions:
                 reports.append(report)
+        else:
+            table, parts = lab.snapshot_parts(f"{db}.{name}", txn=txn)
         read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
         node.set("this", exp.to_identifier(view))
         node.set("db", None)

@@ -1,0 +1,67 @@
+"""Partition-first planning: a query whose filter names partition keys asks the metastore for the
+matching partitions before listing any directory (Hive's getPartitionsByFilter before the scan), on
+an external table with more partitions than are listed one by one."""
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from colstats_lab.pruning import PARTITION_LEVEL
+from colstats_lab.pruning.partition_predicate import LISTED_PRUNED_LIMIT
+from colstats_lab.tables import snapshot
+
+DAYS = LISTED_PRUNED_LIMIT + 200
+
+
+def _write_days(root: str) -> dict[str, int]:
+    """One small file a day, day i holding i % 7 + 1 rows; returns the rows by day."""
+    rows = {}
+    for i in range(DAYS):
+        day = f"2020-{1 + i // 400:02d}-{i % 400:03d}"
+        rows[day] = i % 7 + 1
+        os.makedirs(os.path.join(root, f"ds={day}"))
+        pq.write_table(pa.table({"x": list(range(rows[day]))}), os.path.join(root, f"ds={day}", "part-0.parquet"))
+    return rows
+
+
+def test_a_partition_predicate_lists_only_the_matching_directories(tmp_path, lab, monkeypatch):
+    root = str(tmp_path / "days")
+    rows = _write_days(root)
+    lab.register_external("days", root, partition_types={"ds": "string"})
+    listed: list[str] = []
+    real_listing = snapshot.list_data_files
+
+    def counting(directory):
+        listed.append(directory)
+        return real_listing(directory)
+
+    monkeypatch.setattr(snapshot, "list_data_files", counting)
+    day = sorted(rows)[700]
+    report = lab.explain(f"SELECT * FROM days WHERE ds = '{day}' AND x >= 0")
+    assert [os.path.basename(d) for d in listed] == [f"ds={day}"]
+    partitions = report.to_pandas().query("level == @PARTITION_LEVEL")
+    assert partitions[partitions.kept].identifier.tolist() == [f"ds={day}"]
+    counted = partitions[~partitions.kept]
+    assert counted.identifier.tolist() == [f"{DAYS - 1:,} other partitions"]
+
+    listed.clear()
+    in_two = sorted(rows)[10:12]
+    scanned = lab.sql(f"SELECT count(*) AS n FROM days WHERE ds IN ('{in_two[0]}', '{in_two[1]}')").df
+    assert scanned["n"][0] == rows[in_two[0]] + rows[in_two[1]]
+    assert sorted(os.path.basename(d) for d in listed) == [f"ds={d}" for d in in_two]
+
+    listed.clear()
+    everything = lab.sql("SELECT count(*) AS n FROM days WHERE x >= 0").df  # no key term: every partition
+    assert everything["n"][0] == sum(rows.values()) and len(listed) == DAYS
+
+
+def test_few_ruled_out_partitions_are_still_reported_one_by_one(tmp_path, lab):
+    root = str(tmp_path / "few")
+    for day in ("a", "b", "c"):
+        os.makedirs(os.path.join(root, f"ds={day}"))
+        pq.write_table(pa.table({"x": [1, 2]}), os.path.join(root, f"ds={day}", "part-0.parquet"))
+    lab.register_external("few", root)
+    partitions = lab.explain("SELECT * FROM few WHERE ds = 'b'").to_pandas().query("level == @PARTITION_LEVEL")
+    assert dict(zip(partitions.identifier, partitions.kept)) == {"ds=a": False, "ds=b": True, "ds=c": False}
