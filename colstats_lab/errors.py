@@ -5,6 +5,7 @@ arise, by the helpers here, so that a caller catches one base class and a magic 
 """
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -57,7 +58,17 @@ def from_sqlglot(exc: Exception, text: str) -> ParseError:
     line, col = error.get("line") or 1, error.get("col") or 1
     offset = sum(len(x) + 1 for x in text.split("\n")[:line - 1]) + max(col - 1, 0)
     description = error.get("description") or one_line(str(exc)) or "does not parse"
+    missing = _MISSING.match(description)
+    if missing:  # sqlglot names its own classes: say what the user left out instead
+        node = _OPERATORS.get(missing.group(2), missing.group(2).lower())
+        description = f"expected an expression here: the {node} has no {missing.group(1)}"
     return ParseError(description, text, offset)
+
+
+_MISSING = re.compile(r"Required keyword: '(\w+)' missing for <class 'sqlglot\.[\w.]*?(\w+)'>")
+_OPERATORS = {"Mul": "'*'", "Div": "'/'", "Add": "'+'", "Sub": "'-'", "Mod": "'%'", "EQ": "'='", "NEQ": "'<>'",
+              "GT": "'>'", "GTE": "'>='", "LT": "'<'", "LTE": "'<='", "And": "AND", "Or": "OR", "Not": "NOT",
+              "In": "IN", "Between": "BETWEEN", "Like": "LIKE", "Alias": "alias", "Cast": "CAST"}
 
 
 def parse_sql(text: str, dialect: str = "spark"):

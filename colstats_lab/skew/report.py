@@ -97,14 +97,15 @@ class SkewReport:
 
     def measures(self) -> pd.DataFrame:
         """Per partition and for the table: rows, distinct values, top-k share, max over median frequency."""
+        counts = self.frame.groupby("partition")["count"]  # one pass: 100,000 partitions stay linear
+        tops, sums = counts.max().to_dict(), counts.sum().to_dict()
         out = []
         for part in self.partitions + [TABLE_LEVEL]:
-            rows = self._rows(part)
-            top = int(rows["count"].max()) if len(rows) else 0
+            top, total = int(tops.get(part, 0)), self.totals.get(part, 0)
             median = self.median.get(part)
-            out.append({"partition": part, "rows": self.totals.get(part, 0), "nulls": self.null_count(part),
+            out.append({"partition": part, "rows": total, "nulls": self.null_count(part),
                         "distinct": self.distinct.get(part),
-                        "top_k_share": self.top_share(part), "max_count": top,
+                        "top_k_share": float(sums.get(part, 0) / total) if total else 0.0, "max_count": top,
                         "max_over_median": (top / median) if median else None})
         return pd.DataFrame(out)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..coltypes import UnsupportedTypeError, parse_type
+from ..errors import parse_sql
 from ..metastore.model import FieldSchema
 from . import statements as st
 from .lexer import ParseError, Token, TokenKind, tokenize
@@ -132,7 +133,14 @@ class _Parser:
                          "DESCRIBE, SHOW, USE, SET or a SELECT query")
 
     def end_query(self) -> st.Statement:
-        text = self.sql[self.tokens[0].start:self.tokens[-1].start].strip()
+        start = self.tokens[0].start
+        raw = self.sql[start:self.tokens[-1].start]
+        text = raw.strip()
+        try:  # a query that does not parse fails with the rest, before any statement runs
+            parse_sql(text)
+        except ParseError as exc:  # the caret in the whole text, not in this statement alone
+            lead = len(raw) - len(raw.lstrip())
+            raise ParseError(exc.message, self.sql, start + lead + exc.position) from None
         return st.Query(sql=text, text=text)
 
     def analyze(self) -> st.Statement:

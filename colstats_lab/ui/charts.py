@@ -61,20 +61,24 @@ def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
     return fig
 
 
+HEATMAP_PARTITIONS = 200  # columns of the skew heat map: the partitions where the heavy hitters weigh most
+
+
 def shares_heatmap(report, title: str) -> go.Figure:
-    """Heavy hitters (rows) by partition (columns): each cell the value's share of that partition."""
-    values = list(report.heavy_hitters()["value"])
-    partitions = report.partitions
-    frame = report.frame
-    z = []
-    for value in values:
-        row = []
-        for part in partitions:
-            hit = frame[(frame.partition == part) & frame["value"].map(lambda v: v == value)]
-            row.append(float(hit["share"].iloc[0]) if len(hit) else 0.0)
-        z.append(row)
-    labels = [str(v) for v in values]
-    fig = go.Figure(go.Heatmap(z=z, x=partitions, y=labels, colorscale="Blues", zmin=0,
+    """Heavy hitters (rows) by partition (columns): each cell the value's share of that partition. Past
+    HEATMAP_PARTITIONS partitions, those where a heavy hitter holds the largest share are shown."""
+    labels = [str(v) for v in report.heavy_hitters()["value"]]
+    frame = report.frame.assign(label=report.frame["value"].map(str))
+    frame = frame[frame["label"].isin(labels)]
+    shares = frame.pivot_table(index="label", columns="partition", values="share", aggfunc="max", fill_value=0.0)
+    partitions = list(report.partitions)
+    if len(partitions) > HEATMAP_PARTITIONS:
+        weight = shares.max(axis=0).reindex(partitions, fill_value=0.0)
+        keep = set(weight.sort_values(ascending=False, kind="stable").index[:HEATMAP_PARTITIONS])
+        partitions = [p for p in partitions if p in keep]  # in partition order
+        title += f" (the {HEATMAP_PARTITIONS} of {len(report.partitions):,} partitions where they weigh most)"
+    shares = shares.reindex(index=labels, columns=partitions, fill_value=0.0)
+    fig = go.Figure(go.Heatmap(z=shares.to_numpy().tolist(), x=partitions, y=labels, colorscale="Blues", zmin=0,
                                hovertemplate="%{y} in %{x}: %{z:.1%}<extra></extra>", colorbar=dict(tickformat=".0%")))
     fig.update_layout(title=title, height=120 + 24 * max(len(labels), 1), margin=dict(l=80, r=20, t=50, b=60),
                       template="plotly_white", xaxis=dict(type="category"), yaxis=dict(type="category"))
@@ -96,26 +100,50 @@ def scan_fractions_figure(fractions: pd.DataFrame, title: str) -> go.Figure:
 KEPT_COLOR, PRUNED_COLOR = "#54a24b", "#bab0ac"
 
 
+TREEMAP_PARTITIONS = 300  # partitions drawn one by one; the rest are summed into a box per decision
+
+
 def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
     """The table's partitions, list-bucketing directories and files as nested boxes sized by bytes (or
-    rows), green where the query reads them and grey where pruning skips them."""
+    rows), green where the query reads them and grey where pruning skips them. Past TREEMAP_PARTITIONS
+    partitions the largest are drawn and the others summed into one kept and one pruned box."""
     root = report.table
     ids, labels, parents, values, colors, hover = [root], [root], [""], [0], ["#ffffff"], [""]
-    units = [d for d in report.decisions if d.level in ("partition", "file")]
-    partitions = [d.identifier for d in units if d.level == "partition"]
-    for d in units:
-        parent = root
-        if d.level == "file":
-            parent = next((f"partition:{p}" for p in sorted(partitions, key=len, reverse=True)
-                           if d.identifier.startswith(p + "/")), root)
+    partitions = [d for d in report.decisions if d.level == "partition"]
+    drawn = {d.identifier for d in sorted(partitions, key=lambda d: getattr(d, measure), reverse=True)
+             [:TREEMAP_PARTITIONS]}
+    summed: dict[bool, list] = {True: [], False: []}
+    for d in partitions:
+        if d.identifier not in drawn:
+            summed[d.kept].append(d)
+    some_summed = bool(summed[True] or summed[False])
+    for d in report.decisions:
+        if d.level == "partition" and d.identifier in drawn:
+            parent = root
+        elif d.level == "file":
+            owner = _partition_of(d.identifier, drawn)
+            if owner is None and some_summed:
+                continue  # in a summed partition
+            parent = root if owner is None else f"partition:{owner}"
+        else:
+            continue
         ids.append(f"{d.level}:{d.identifier}")
         labels.append(d.identifier.rsplit("/", 1)[-1] if d.level == "file" else d.identifier)
         parents.append(parent)
         values.append(max(getattr(d, measure), 0))
         colors.append(KEPT_COLOR if d.kept else PRUNED_COLOR)
         hover.append(f"{'kept' if d.kept else 'pruned'}: {d.reason}")
+    for kept, group in summed.items():
+        if group:
+            ids.append(f"others:{kept}")
+            labels.append(f"{len(group):,} more {'kept' if kept else 'pruned'} partitions")
+            parents.append(root)
+            values.append(sum(max(getattr(d, measure), 0) for d in group))
+            colors.append(KEPT_COLOR if kept else PRUNED_COLOR)
+            hover.append("summed: too many partitions to draw one by one")
+    with_children = set(parents)
     for i, unit_id in enumerate(ids):  # a partition with files is sized by them ("remainder" adds its own)
-        if unit_id.startswith("partition:") and unit_id in parents:
+        if unit_id.startswith("partition:") and unit_id in with_children:
             values[i] = 0
     fig = go.Figure(go.Treemap(ids=ids, labels=labels, parents=parents, values=values, marker=dict(colors=colors),
                                customdata=hover, branchvalues="remainder",
@@ -123,6 +151,16 @@ def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
     fig.update_layout(title=f"What the query reads of {root} ({measure}; green kept, grey pruned)", height=420,
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
+
+
+def _partition_of(path: str, partitions: set[str]) -> str | None:
+    """The deepest of `partitions` whose directory holds the file at `path`."""
+    parts = path.split("/")
+    for depth in range(len(parts) - 1, 0, -1):
+        prefix = "/".join(parts[:depth])
+        if prefix in partitions:
+            return prefix
+    return None
 
 
 def pruning_levels_figure(report) -> go.Figure:

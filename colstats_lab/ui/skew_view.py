@@ -8,7 +8,7 @@ import pandas as pd
 from ..skew import TABLE_LEVEL, SkewReport
 from . import charts
 from . import format as fmt
-from .widgets import View, html_table, register
+from .widgets import LevelPicker, View, html_table, names_holding, register
 
 
 def _label(value) -> str:
@@ -31,12 +31,10 @@ class SkewView(View):
         if partition not in (None, TABLE_LEVEL):  # before the scan: an unknown partition costs no Spark job
             lab.partition(table, partition)
         self.top = top or lab.skew(table, column, k=k, min_share=min_share, **options)
-        levels = [TABLE_LEVEL] + self.top.partitions
-        if partition is not None and partition not in levels:
-            levels.append(partition)  # it exists, but holds no rows
-        self.level = widgets.Dropdown(options=levels, value=partition or TABLE_LEVEL, description="Partition",
-                                      layout=widgets.Layout(width="420px"))
-        self.level.layout.display = None if len(levels) > 1 else "none"
+        names = self.top.partitions + ([partition] if partition not in (None, TABLE_LEVEL, *self.top.partitions)
+                                       else [])  # it exists, but holds no rows
+        self.picker = LevelPicker("Partition", TABLE_LEVEL, names_holding(names), partition)
+        self.level = self.picker.dropdown
         self.log_scale = widgets.ToggleButton(value=False, description="log scale", icon="signal")
         self.chart = widgets.Output()
         self.values_html = widgets.HTML()
@@ -44,7 +42,7 @@ class SkewView(View):
         self.recommendation_html = widgets.HTML()
         self.level.observe(lambda change: self.refresh(), names="value")
         self.log_scale.observe(lambda change: self.refresh(), names="value")
-        self.children = [self.header, widgets.HBox([self.level, self.log_scale]), self.chart, self.values_html,
+        self.children = [self.header, widgets.HBox([self.picker.box, self.log_scale]), self.chart, self.values_html,
                          self.recommendation_html, self.extras]
         self._show_table_wide()
         self.refresh()

@@ -7,10 +7,12 @@ import pandas as pd
 
 from ..coltypes import parse_type
 from ..metastore import Metastore, NoSuchObjectException, Table
+from ..metastore.stats_accuracy import ComplianceSummary
+from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
 from . import charts
 from . import format as fmt
-from .widgets import View, badge, fraction_bar, html_table, register
+from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register
 
 TABLE_LEVEL = "(table)"
 FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
@@ -36,8 +38,9 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
     """The view's rows for the table level (partition None) or one partition, and the row count they cover."""
     columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
     names = [c.name for c in columns]
-    partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
-    compliance = {name: metastore.stats_compliance(table.dbName, table.tableName, [name]) for name in names}
+    one = None if partition in (None, TABLE_LEVEL) else [partition]
+    compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
+                                                             part_names=one)))
     aggr = None
     if partition in (None, TABLE_LEVEL):
         rows = int(table.parameters.get("numRows", 0) or 0)
@@ -50,12 +53,11 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
         if aggr is not None and stats is not None:
             stats.statsObj = aggr.exact
     else:
-        part = next((p for p in partitions if p.partName == partition), None)
-        if part is None:
-            raise NoSuchObjectException(f"partition {partition} of {table.qualified_name} does not exist")
+        part = metastore.get_partition(table.dbName, table.tableName, partition)  # names it when unknown
         stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
         rows = int(part.parameters.get("numRows", 0) or 0)
-        accuracy = {name: compliance[name][partition] for name in names}
+        accuracy = {name: (True, "") if compliance[name].accurate else (False, compliance[name].first[1])
+                    for name in names}
     by_name = {o.colName: o for o in stats.statsObj} if stats else {}
     records = []
     for column in columns:
@@ -78,15 +80,16 @@ def stats_frame(metastore: Metastore, table: Table, partition: str | None = None
     return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
 
 
-def _table_level(per_owner: dict, partitioned: bool) -> tuple[bool, str]:
+def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, str]:
     """Accurate at the table level when accurate for every partition (or the table itself)."""
+    if summary.accurate:
+        return True, f"accurate in all {fmt.count(summary.owners)} partitions" if partitioned else ""
+    first, why = summary.first
     if not partitioned:
-        return per_owner[None]
-    stale = [(name, why) for name, (ok, why) in per_owner.items() if not ok]
-    if not stale:
-        return True, f"accurate in all {len(per_owner)} partitions"
-    shown = ", ".join(name for name, _ in stale[:3]) + (", ..." if len(stale) > 3 else "")
-    return False, f"not accurate in {len(stale)} of {len(per_owner)} partitions ({shown}): {stale[0][1]}"
+        return False, why
+    more = ", ..." if summary.not_accurate > 1 else ""
+    return False, (f"not accurate in {fmt.count(summary.not_accurate)} of {fmt.count(summary.owners)} partitions "
+                   f"({first}{more}): {why}")
 
 
 def _display_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -118,18 +121,22 @@ class StatsView(View):
         self.lab = lab
         db, _, name = table.rpartition(".")
         self.table = lab.metastore.get_table(db or lab.current_db, name)
-        options = [TABLE_LEVEL] + (lab.metastore.get_partition_names(self.table.dbName, self.table.tableName)
-                                   if self.table.is_partitioned else [])
-        if partition is not None and partition not in options:
-            raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")
-        self.level = widgets.Dropdown(options=options, value=partition or TABLE_LEVEL, description="Level",
-                                      layout=widgets.Layout(width="420px"))
-        self.level.layout.display = None if self.table.is_partitioned else "none"
+        if partition is not None:
+            if not self.table.is_partitioned:
+                raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")
+            lab.metastore.get_partition(self.table.dbName, self.table.tableName, partition)  # names it when unknown
+        self.picker = LevelPicker("Level", TABLE_LEVEL, self._find_partitions, partition)
+        self.level = self.picker.dropdown
         self.table_html = widgets.HTML()
         self.chart = widgets.Output() if chart else None
         self.level.observe(lambda change: self.refresh(), names="value")
-        self.children = [self.header, self.level, self.table_html] + ([self.chart] if chart else [])
+        self.children = [self.header, self.picker.box, self.table_html] + ([self.chart] if chart else [])
         self.refresh()
+
+    def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
+        if not self.table.is_partitioned:
+            return [], 0
+        return self.lab.metastore.find_partition_names(self.table.dbName, self.table.tableName, text, limit)
 
     def refresh(self) -> None:
         level = self.level.value
@@ -137,8 +144,8 @@ class StatsView(View):
         params = self.table.parameters
         where = "whole table" if level == TABLE_LEVEL else level
         if level == TABLE_LEVEL and self.table.is_partitioned:
-            changed = describe_total([p.parameters for p in self.lab.metastore.get_partitions(
-                self.table.dbName, self.table.tableName)])
+            changed = describe_total(self.lab.metastore.get_partition_params(
+                self.table.dbName, self.table.tableName, ["numRows", ROWS_CHANGED]))
         else:
             owner = (self.lab.metastore.get_partition(self.table.dbName, self.table.tableName, level)
                      if level != TABLE_LEVEL else self.lab.metastore.get_table(self.table.dbName, self.table.tableName))

@@ -23,6 +23,7 @@ _STYLE = """<style>
                vertical-align: middle;}
 .colstats-bar > span {display: inline-block; vertical-align: top; height: 8px; background: #e45756;}
 .colstats-header {font-family: system-ui, sans-serif; font-size: 14px; margin: 4px 0;}
+.colstats-muted {font-family: system-ui, sans-serif; font-size: 12px; color: #666;}
 </style>"""
 
 
@@ -46,6 +47,53 @@ class View(widgets.VBox):
 
     def say(self, text: str) -> None:
         self.message.value = f'<div class="colstats-header">{fmt.escape(text)}</div>'
+
+
+LEVEL_CHOICES = 200  # partitions a level picker lists at once
+
+
+class LevelPicker:
+    """A view's level dropdown: the table level, then at most LEVEL_CHOICES partitions from
+    `find(text, limit) -> (names, how many hold text)`; past that many a search box narrows them, so a
+    table of 100,000 partitions stays usable. `dropdown.value` is the level shown."""
+
+    def __init__(self, description: str, table_level: str, find: Callable[[str, int], tuple[list[str], int]],
+                 value: str | None = None):
+        self.table_level, self.find = table_level, find
+        self.search = widgets.Text(placeholder="part of a partition name, e.g. ds=2026-11", description="Find",
+                                   continuous_update=False, layout=widgets.Layout(width="360px"))
+        self.found = widgets.HTML()
+        self.dropdown = widgets.Dropdown(options=self._options("", value), value=value or table_level,
+                                         description=description, layout=widgets.Layout(width="420px"))
+        self.dropdown.layout.display = None if self.total else "none"
+        self.search.layout.display = self.found.layout.display = None if self.total > LEVEL_CHOICES else "none"
+        self.search.observe(lambda change: self.narrow(change["new"]), names="value")
+        self.box = widgets.HBox([self.dropdown, self.search, self.found])
+
+    def _options(self, text: str, keep: str | None) -> list[str]:
+        names, count = self.find(text, LEVEL_CHOICES)
+        if not text:
+            self.total = count
+        listed = f", the first {LEVEL_CHOICES:,} listed" if count > LEVEL_CHOICES else ""
+        self.found.value = (f'<span class="colstats-muted">{count:,} partitions'
+                            + (f" hold {fmt.escape(text)}" if text else "") + listed
+                            + ("" if text else "; type to find others") + "</span>")
+        extra = [keep] if keep and keep != self.table_level and keep not in names else []
+        return [self.table_level] + extra + names
+
+    def narrow(self, text: str) -> None:
+        """Lists the partitions whose names hold `text`, keeping the level shown."""
+        current = self.dropdown.value
+        self.dropdown.options = self._options(text.strip(), current)
+        self.dropdown.value = current
+
+
+def names_holding(names: list[str]) -> Callable[[str, int], tuple[list[str], int]]:
+    """A LevelPicker's `find` over names in memory."""
+    def find(text: str, limit: int) -> tuple[list[str], int]:
+        held = [n for n in names if text in n]
+        return held[:limit], len(held)
+    return find
 
 
 def badge(accurate: bool | None, reason: str) -> str:
