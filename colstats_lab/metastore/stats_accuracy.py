@@ -67,32 +67,12 @@ class StatsAccuracyAPI:
     def column_compliance(self, db_name: str, table_name: str, column_sets: list[list[str]],
                           valid_write_ids: ValidWriteIdList | None = None,
                           part_names: list[str] | None = None) -> list[ComplianceSummary]:
-        """stats_compliance in brief for each set of columns, from one reading of the partitions. A
-        managed table's partitions are judged per distinct (flags, writer) pair, so 100,000 partitions
-        cost a grouped query; an external table's need a listing of each partition's files."""
-        with self.snapshot() as conn:
+        """stats_compliance in brief for each set of columns, from one reading of the owners (see
+        _owner_groups)."""
+        with self.snapshot():
             table = self.get_table(db_name, table_name)
             valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
-            if table.is_partitioned and table.tableType != "EXTERNAL_TABLE":
-                sql = ("SELECT PP.PARAM_VALUE, P.WRITE_ID, count(*), min(P.PART_NAME) FROM PARTITIONS P "
-                       "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
-                args: list = [ACCURATE_PARAM, self._table_row(db_name, table_name)["TBL_ID"]]
-                if part_names is not None:
-                    sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
-                    args.append(json.dumps(list(part_names)))
-                groups = [({} if text is None else {ACCURATE_PARAM: text}, write_id, count, sample, None)
-                          for text, write_id, count, sample in conn.execute(sql + " GROUP BY 1, 2", args)]
-                what = "partition"
-            else:
-                if table.is_partitioned:
-                    parts = self.get_partitions(db_name, table_name, part_names)
-                    owners = [(p.partName, p.parameters, p.writeId, p.location) for p in parts]
-                    what = "partition"
-                else:
-                    owners = [(None, table.parameters, table.writeId, table.location)]
-                    what = "table"
-                changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
-                groups = [(params, write_id, 1, name, changed.get(name)) for name, params, write_id, _ in owners]
+            groups, what = self._owner_groups(table, part_names)
             out = []
             for columns in column_sets:
                 summary = ComplianceSummary(sum(g[2] for g in groups))
@@ -108,28 +88,40 @@ class StatsAccuracyAPI:
     def partitions_accuracy(self, db_name: str, table_name: str,
                             valid_write_ids: ValidWriteIdList | None = None) -> StatsAccuracy:
         """The flags that hold in every partition of a partitioned table for a reader with `valid_write_ids`
-        (default: now): Hive keeps them on the partitions. A managed table's partitions are judged per
-        distinct (flags, writer) pair, so 100,000 partitions cost a grouped query; an external table's
-        need a listing of each partition's files."""
-        with self.snapshot() as conn:
+        (default: now): Hive keeps them on the partitions."""
+        with self.snapshot():
             table = self.get_table(db_name, table_name)
             valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
-            if table.tableType == "EXTERNAL_TABLE":
-                groups = [(p.parameters.get(ACCURATE_PARAM), p.writeId) for p in
-                          self.get_partitions(db_name, table_name, valid_write_ids=valid)]
-            else:
-                groups = conn.execute(
-                    "SELECT PP.PARAM_VALUE, P.WRITE_ID FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP "
-                    "ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ? GROUP BY 1, 2",
-                    (ACCURATE_PARAM, self._table_row(db_name, table_name)["TBL_ID"])).fetchall()
-            if not groups:
+            groups, what = self._owner_groups(table, None)
+            held = [StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+                    if self._compliance(table, params, write_id, what, [], valid, files_changed)[0] else StatsAccuracy()
+                    for params, write_id, _, _, files_changed in groups]
+            if not held:
                 return StatsAccuracy()
-            held = []
-            for text, write_id in groups:
-                params = {} if text is None else {ACCURATE_PARAM: text}
-                held.append(StatsAccuracy.parse(text) if self._compliance(table, params, write_id, "", [], valid)[0]
-                            else StatsAccuracy())
             return StatsAccuracy(all(h.basic for h in held), set.intersection(*(h.columns for h in held)))
+
+    def _owner_groups(self, table: Table, part_names: list[str] | None) -> tuple[list[tuple], str]:
+        """The owners of the table's statistics (its partitions, all or `part_names`, or the table) as
+        groups judged alike: (params, writer, how many, first name, why its files changed). A managed
+        table's partitions group by distinct (flags, writer), so 100,000 partitions cost one grouped
+        query; an external table's are one a group, each needing a listing of its files."""
+        if table.is_partitioned and table.tableType != "EXTERNAL_TABLE":
+            sql = ("SELECT PP.PARAM_VALUE, P.WRITE_ID, count(*), min(P.PART_NAME) FROM PARTITIONS P "
+                   "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
+            args: list = [ACCURATE_PARAM, self._table_row(table.dbName, table.tableName)["TBL_ID"]]
+            if part_names is not None:
+                sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
+                args.append(json.dumps(list(part_names)))
+            return [({} if text is None else {ACCURATE_PARAM: text}, write_id, count, sample, None)
+                    for text, write_id, count, sample in self._conn.execute(sql + " GROUP BY 1, 2", args)], "partition"
+        if table.is_partitioned:
+            owners = [(p.partName, p.parameters, p.writeId, p.location)
+                      for p in self.get_partitions(table.dbName, table.tableName, part_names)]
+        else:
+            owners = [(None, table.parameters, table.writeId, table.location)]
+        changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
+        return ([(params, write_id, 1, name, changed.get(name)) for name, params, write_id, _ in owners],
+                "partition" if table.is_partitioned else "table")
 
     def _compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
                     valid: ValidWriteIdList, files_changed: str | None = None) -> tuple[bool, str]:

@@ -64,18 +64,26 @@ def partition_conjuncts(table: Table, condition: exp.Expression | None) -> exp.E
     partitions out before any listing), ANDed; None when there are none."""
     if condition is None or not table.is_partitioned:
         return None
-    keys = set(table.partition_key_names)
-    terms = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    types = {k.name: parse_type(k.type) for k in table.partitionKeys}
     usable = []
-    for term in terms:
+    for term in _conjuncts(condition):
         columns = list(term.find_all(exp.Column))
-        if columns and all(c.name.lower() in keys for c in columns):
+        if columns and all(c.name.lower() in types for c in columns):
             try:
-                _predicate(term, {k.name: parse_type(k.type) for k in table.partitionKeys})
+                _predicate(term, types)
             except NotAPartitionPredicate:
                 continue
             usable.append(term)
     return exp.and_(*usable) if usable else None
+
+
+def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
+    """The top-level AND terms of a condition, parentheses removed."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.And):
+        return _conjuncts(node.left) + _conjuncts(node.right)
+    return [node]
 
 
 _INDEXED = (exp.EQ, exp.In, exp.Between, exp.GT, exp.GTE, exp.LT, exp.LTE)
@@ -85,11 +93,8 @@ def _index_filter(node: exp.Expression, types: dict) -> str | None:
     """The conjuncts of the filter that the metastore can select by its index on key values: a
     comparison, IN or BETWEEN of a text, date or integer key with literals, whose SQL keeps at least the
     partitions the filter keeps; the filter itself then decides among those (None: read them all)."""
-    conjuncts = list(node.flatten()) if isinstance(node, exp.And) else [node]
     usable = []
-    for conjunct in conjuncts:
-        while isinstance(conjunct, exp.Paren):
-            conjunct = conjunct.this
+    for conjunct in _conjuncts(node):
         if not isinstance(conjunct, _INDEXED):
             continue
         columns = list(conjunct.find_all(exp.Column))
