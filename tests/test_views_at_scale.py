@@ -29,6 +29,9 @@ def test_the_level_picker_lists_a_page_and_finds_the_rest(lab):
     assert march[4] in view.header.value
     view.picker.search.value = "ds=2024-01-0"  # the level shown stays listed while another page is found
     assert list(view.level.options)[:2] == ["(table)", march[4]] and view.level.value == march[4]
+    lab.metastore.add_partitions([Partition("default", "long_history", ["o'clock/x"])])
+    view.picker.search.value = "o'clock/x"  # as typed: the name escapes it
+    assert list(view.level.options)[2:] == ["ds=o%27clock%2Fx"]
 
 
 def test_the_pruning_treemap_sums_what_it_does_not_draw():

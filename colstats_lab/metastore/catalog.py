@@ -20,7 +20,7 @@ from .exceptions import (
     NoSuchObjectException,
 )
 from .model import FieldSchema, Partition, SkewedInfo, Table
-from .names import parse_part_name
+from .names import escape_path_name, parse_part_name
 from .partition_filter import compile_partition_filter
 from .txn import ValidWriteIdList
 
@@ -401,14 +401,15 @@ class CatalogAPI:
 
     def find_partition_names(self, db_name: str, table_name: str, contains: str = "", limit: int = 200
                              ) -> tuple[list[str], int]:
-        """Up to `limit` partition names holding `contains` (case-sensitive), in name order, and how many hold
-        it: what a picker over 100,000 partitions shows."""
+        """Up to `limit` partition names holding `contains` (case-sensitive; as typed or as a name escapes it,
+        so `'` finds `%27`), in name order, and how many hold it: what a picker over 100,000 partitions shows."""
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
-            where = "WHERE TBL_ID = ? AND instr(PART_NAME, ?) > 0"
+            where = "WHERE TBL_ID = ? AND (instr(PART_NAME, ?) > 0 OR instr(PART_NAME, ?) > 0)"
+            args = (row["TBL_ID"], contains, escape_path_name(contains))
             names = [r[0] for r in conn.execute(f"SELECT PART_NAME FROM PARTITIONS {where} ORDER BY PART_NAME LIMIT ?",
-                                                (row["TBL_ID"], contains, limit))]
-            total = conn.execute(f"SELECT count(*) FROM PARTITIONS {where}", (row["TBL_ID"], contains)).fetchone()[0]
+                                                (*args, limit))]
+            total = conn.execute(f"SELECT count(*) FROM PARTITIONS {where}", args).fetchone()[0]
             return names, total
 
     def get_partition_params(self, db_name: str, table_name: str, keys: list[str]) -> list[dict[str, str]]:
