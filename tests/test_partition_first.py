@@ -65,3 +65,33 @@ def test_few_ruled_out_partitions_are_still_reported_one_by_one(tmp_path, lab):
     lab.register_external("few", root)
     partitions = lab.explain("SELECT * FROM few WHERE ds = 'b'").to_pandas().query("level == @PARTITION_LEVEL")
     assert dict(zip(partitions.identifier, partitions.kept)) == {"ds=a": False, "ds=b": True, "ds=c": False}
+
+
+def test_one_day_answered_from_statistics_checks_only_that_days_files(tmp_path, lab, monkeypatch):
+    """The freshness of an external partition's statistics is judged from its own directory: an answer
+    for one day of many lists that day alone, and a file another job adds there makes it a scan."""
+    from colstats_lab.metastore import stats_accuracy
+
+    root = str(tmp_path / "days")
+    rows = _write_days(root)
+    lab.register_external("days", root, partition_types={"ds": "string"})
+    day = sorted(rows)[700]
+    lab.sql(f"ANALYZE TABLE days PARTITION (ds = '{day}') COMPUTE STATISTICS FOR COLUMNS")
+    listed: list[str] = []
+    real_listing = stats_accuracy.list_data_files
+
+    def counting(directory):
+        listed.append(directory)
+        return real_listing(directory)
+
+    monkeypatch.setattr(stats_accuracy, "list_data_files", counting)
+    query = f"SELECT count(*), max(x) FROM days WHERE ds = '{day}'"
+    answer = lab.sql(query)
+    assert answer.answered_from == "stats", answer.reason
+    assert (answer.df.iloc[0, 0], answer.df.iloc[0, 1]) == (rows[day], rows[day] - 1)
+    assert [os.path.basename(d) for d in listed] == [f"ds={day}"]
+
+    pq.write_table(pa.table({"x": [100]}), os.path.join(root, f"ds={day}", "part-1.parquet"))
+    after = lab.sql(query)
+    assert after.answered_from == "scan" and "1 added" in after.reason, after.reason
+    assert (after.df.iloc[0, 0], after.df.iloc[0, 1]) == (rows[day] + 1, 100)

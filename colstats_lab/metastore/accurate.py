@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 PARAM = "COLUMN_STATS_ACCURATE"
 
@@ -34,17 +35,8 @@ class StatsAccuracy:
 
     @classmethod
     def parse(cls, text: str | None) -> "StatsAccuracy":
-        if not text:
-            return cls()
-        try:
-            doc = json.loads(text)
-        except ValueError:
-            doc = None
-        if not isinstance(doc, dict):  # Hive's legacy value
-            return cls(basic=_is_true(text))
-        flags = doc.get("COLUMN_STATS")
-        columns = {str(c).lower() for c, v in flags.items() if _is_true(v)} if isinstance(flags, dict) else set()
-        return cls(_is_true(doc.get("BASIC_STATS")), columns)
+        basic, columns = _parsed(text or "")
+        return cls(basic, set(columns))
 
     def to_param(self) -> str | None:
         """The parameter's text, or None when the key should be removed."""
@@ -54,3 +46,19 @@ class StatsAccuracy:
         if self.columns:
             doc["COLUMN_STATS"] = {c: "true" for c in sorted(self.columns, key=_java_order)}
         return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+@lru_cache(maxsize=1024)
+def _parsed(text: str) -> tuple[bool, frozenset[str]]:
+    """The flags of a parameter's text, remembered: 100,000 partitions share a few distinct texts."""
+    if not text:
+        return False, frozenset()
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):  # Hive's legacy value
+        return _is_true(text), frozenset()
+    flags = doc.get("COLUMN_STATS")
+    columns = frozenset(str(c).lower() for c, v in flags.items() if _is_true(v)) if isinstance(flags, dict) else frozenset()
+    return _is_true(doc.get("BASIC_STATS")), columns

@@ -4,7 +4,6 @@ table read (ANALYZED_FILES)."""
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 
 from ..files import FileState, describe_changes, file_changes, list_data_files
@@ -115,13 +114,25 @@ class StatsAccuracyAPI:
             return [({} if text is None else {ACCURATE_PARAM: text}, write_id, count, sample, None)
                     for text, write_id, count, sample in self._conn.execute(sql + " GROUP BY 1, 2", args)], "partition"
         if table.is_partitioned:
-            owners = [(p.partName, p.parameters, p.writeId, p.location)
-                      for p in self.get_partitions(table.dbName, table.tableName, part_names)]
+            owners = self._external_owners(table, part_names)
         else:
             owners = [(None, table.parameters, table.writeId, table.location)]
         changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
         return ([(params, write_id, 1, name, changed.get(name)) for name, params, write_id, _ in owners],
                 "partition" if table.is_partitioned else "table")
+
+    def _external_owners(self, table: Table, part_names: list[str] | None) -> list[tuple]:
+        """(name, params, writer, location) of an external table's partitions, all or `part_names`, with
+        only the accuracy parameter: one query, no Partition objects."""
+        sql = ("SELECT P.PART_NAME, PP.PARAM_VALUE, P.WRITE_ID, S.LOCATION FROM PARTITIONS P "
+               "LEFT JOIN SDS S ON S.SD_ID = P.SD_ID "
+               "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
+        args: list = [ACCURATE_PARAM, self._table_row(table.dbName, table.tableName)["TBL_ID"]]
+        if part_names is not None:
+            sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
+            args.append(json.dumps(list(part_names)))
+        return [(name, {} if text is None else {ACCURATE_PARAM: text}, write_id, location)
+                for name, text, write_id, location in self._conn.execute(sql + " ORDER BY P.PART_NAME", args)]
 
     def _compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
                     valid: ValidWriteIdList, files_changed: str | None = None) -> tuple[bool, str]:
@@ -167,15 +178,22 @@ class StatsAccuracyAPI:
         with self.snapshot() as conn:
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             seen: dict[str | None, set[FileState]] = {}
-            for r in conn.execute(
-                    "SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.MODIFIED_MS FROM ANALYZED_FILES F "
-                    "LEFT JOIN PARTITIONS P ON P.PART_ID = F.PART_ID WHERE F.TBL_ID = ?", (tbl_id,)):
+            if table.is_partitioned:  # the named partitions' files only: one day of 100,000 reads one
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.MODIFIED_MS FROM PARTITIONS P "
+                       "JOIN ANALYZED_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ? "
+                       "AND P.PART_NAME IN (SELECT value FROM json_each(?))")
+                args: tuple = (tbl_id, json.dumps([name for name in locations if name is not None]))
+            else:
+                sql = ("SELECT NULL AS PART_NAME, FILE_PATH, FILE_SIZE, MODIFIED_MS FROM ANALYZED_FILES "
+                       "WHERE TBL_ID = ? AND PART_ID IS NULL")
+                args = (tbl_id,)
+            for r in conn.execute(sql, args):
                 files = seen.setdefault(r["PART_NAME"], set())
                 if r["FILE_PATH"]:
                     files.add((r["FILE_PATH"], r["FILE_SIZE"], r["MODIFIED_MS"]))
         out = {}
         for name, location in locations.items():
-            now = {f.state for f in list_data_files(location)} if location and os.path.isdir(location) else set()
+            now = {f.state for f in list_data_files(location)} if location else set()
             before = seen.get(name)
             if before is None:
                 out[name] = "the files it was analyzed from were not recorded: ANALYZE it again"
