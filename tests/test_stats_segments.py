@@ -39,6 +39,9 @@ _operation = st.one_of(
     st.tuples(st.just("drop"), st.integers(0, 11)),
     st.tuples(st.just("forget"), st.integers(0, 11), st.sampled_from([c for c, _ in COLUMNS])),
     st.tuples(st.just("merge"),),
+    st.tuples(st.just("flags"), st.integers(0, 11), st.sampled_from([None, '{"BASIC_STATS":"true"}', "TRUE"])),
+    st.tuples(st.just("writer"), st.integers(0, 11), st.integers(0, 5)),
+    st.tuples(st.just("read"),),
 )
 
 
@@ -134,6 +137,14 @@ def test_segments_merge_to_the_flat_merge_of_every_partition(tmp_path_factory, o
                 live.get(_part(op[1]), {}).pop(op[2], None)
             elif kind == "merge":
                 merge_table_level(ms, table, [c for c, _ in COLUMNS], 1)
+            elif kind == "flags" and _part(op[1]) in existing:
+                ms.alter_partition_params("default", "wide", _part(op[1]), {"COLUMN_STATS_ACCURATE": op[2]})
+            elif kind == "writer" and _part(op[1]) in existing:  # another process's write, by SQL
+                with sqlite3.connect(ms.path) as other:
+                    other.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_NAME = ?", (op[2], _part(op[1])))
+            elif kind == "read":
+                _check_partition_state(ms)
+        _check_partition_state(ms)
         merge_table_level(ms, table, [c for c, _ in COLUMNS], 1)
         for name, _ in COLUMNS:
             flat = _flat(ms, name)
@@ -145,6 +156,22 @@ def test_segments_merge_to_the_flat_merge_of_every_partition(tmp_path_factory, o
             _check_against_values(name, flat, [v[name] for v in live.values() if name in v])
     finally:
         ms.close()
+
+
+def _check_partition_state(ms: Metastore) -> None:
+    """The segments' summary of the partitions (what accuracy is judged from) equals a grouping of the
+    partitions as they are, and so does the partition count."""
+    with sqlite3.connect(ms.path) as conn:
+        want = {flags: (parts, low, high, first) for flags, parts, low, high, first in conn.execute(
+            "SELECT COALESCE(PP.PARAM_VALUE, ''), count(*), min(P.WRITE_ID), max(P.WRITE_ID), min(P.PART_NAME) "
+            "FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
+            "AND PP.PARAM_KEY = 'COLUMN_STATS_ACCURATE' GROUP BY 1")}
+        writers = dict(conn.execute("SELECT PART_NAME, WRITE_ID FROM PARTITIONS"))
+    state = ms.partition_state("default", "wide")
+    assert state is not None
+    assert {g.flags: (g.parts, g.min_write_id, g.max_write_id, g.first_name) for g in state} == want
+    assert all(g.first_write_id == writers[g.first_name] for g in state)
+    assert ms.count_partitions("default", "wide") == len(writers)
 
 
 def _check_against_values(name: str, merged: ColumnStatisticsObj, value_lists: list[list]) -> None:
@@ -211,3 +238,35 @@ def test_merged_ndv_stays_within_the_sketch_bound():
     ndv = segment_to_obj("n", grouped).statsData.value.numDVs
     assert abs(ndv - truth) <= ndv_relative_error() * truth
     assert ndv == merge_stats_column(column).statsData.value.numDVs
+
+
+def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_partitions(tmp_path):
+    """Schema 8 builds every level of PART_STATE_SEGMENTS from the partitions a file already holds."""
+    path = str(tmp_path / "metastore.db")
+    ms = Metastore(path)
+    ms.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
+                          location="/tmp/wide", parameters={"transactional": "false"}))
+    days = [(dt.date(2020, 1, 1) + dt.timedelta(days=i)).isoformat() for i in range(200)]
+    ms.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in days])
+    for i, day in enumerate(days[:150]):
+        if i % 3:
+            ms.alter_partition_params("default", "wide", f"ds={day}", {"COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+    ms.close()
+    with sqlite3.connect(path) as conn:  # the file as schema 7 left it
+        conn.execute("UPDATE PARTITIONS SET WRITE_ID = PART_ID % 4")
+        for trigger in ("PARTITION_ADDED", "PARTITION_RENAMED_OR_WRITTEN", "PARTITION_FLAGS_INSERTED",
+                        "PARTITION_FLAGS_UPDATED", "PARTITION_FLAGS_DELETED"):
+            conn.execute(f"DROP TRIGGER {trigger}")
+        conn.execute("DROP TABLE PART_STATE_SEGMENTS")
+        conn.execute("DELETE FROM STALE_STATS_SEGMENTS")
+        conn.execute("PRAGMA user_version = 7")
+    ms = Metastore(path)
+    try:
+        with sqlite3.connect(path) as conn:
+            levels = {level for (level,) in conn.execute("SELECT DISTINCT SEG_LEVEL FROM PART_STATE_SEGMENTS")}
+            assert levels == {1, 2, 3}
+            assert conn.execute("SELECT count(*) FROM STALE_STATS_SEGMENTS").fetchone()[0] == 0
+        _check_partition_state(ms)
+        assert ms.count_partitions("default", "wide") == 200
+    finally:
+        ms.close()

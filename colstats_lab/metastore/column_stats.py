@@ -341,7 +341,7 @@ class ColumnStatisticsAPI:
         NoSuchObjectException naming an unknown partition or column."""
         from ..stats.aggr_stats import aggregate_partitions  # the stats package builds on this one
 
-        if part_names is None and not (self._depth and not self._writing):
+        if part_names is None:
             self._refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.get_table(db_name, table_name)
@@ -372,14 +372,24 @@ class ColumnStatisticsAPI:
             return aggr
 
     def _refresh_segments(self, db_name: str, table_name: str) -> None:
-        """Re-merges the segments a change of partitions left stale (a short write transaction)."""
+        """Re-merges the segments a change of partitions left stale (a short write transaction); inside a
+        read snapshot, which cannot write, nothing: readers then judge from the partitions."""
         from ..stats.merge import merge_partitions, merge_segments
 
+        if self._depth and not self._writing:
+            return
         with self.snapshot() as conn:
             tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
             if not conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
                 return
         self.segment_statistics(db_name, table_name, [], merge_segments, merge_partitions)
+
+    def partition_state(self, db_name: str, table_name: str) -> list[segments.StateGroup] | None:
+        """The table's partitions grouped by their COLUMN_STATS_ACCURATE text, from the segments (a few
+        rows at any number of partitions); None while some partition's change is not merged yet."""
+        self._refresh_segments(db_name, table_name)
+        with self.snapshot() as conn:
+            return segments.table_state(conn, self._table_row(db_name, table_name)["TBL_ID"])
 
     def _aggr_from_segments(self, table: Table, col_names: list[str], engine: str) -> AggrStats | None:
         """AggrStats over every partition from the top segments, when every partition holds statistics of
@@ -388,9 +398,10 @@ class ColumnStatisticsAPI:
 
         conn = self._conn
         tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
-        if conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
+        state = segments.table_state(conn, tbl_id)
+        if state is None:
             return None
-        count = conn.execute("SELECT count(*) FROM PARTITIONS WHERE TBL_ID = ?", (tbl_id,)).fetchone()[0]
+        count = sum(group.parts for group in state)
         tops = segments.top_segments(conn, tbl_id, col_names, engine)
         merged = {name: merge_segments(tops[name]) for name in col_names if name in tops}
         if not count or len(merged) < len(set(col_names)) or any(m.parts != count for m in merged.values()):

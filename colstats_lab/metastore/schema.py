@@ -389,7 +389,48 @@ CREATE TABLE STALE_STATS_SEGMENTS (
 INSERT OR IGNORE INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT TBL_ID, PART_ID FROM PARTITIONS
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
+_ACCURATE = "COLUMN_STATS_ACCURATE"
+# What each segment's partitions are, for judging the statistics' accuracy without reading every
+# partition: per distinct COLUMN_STATS_ACCURATE text ('' when absent), how many partitions hold it,
+# the range of their writers' IDs, and the first of them by name with its writer (for the reason a
+# reader is given). Kept by the same refresh as PART_STATS_SEGMENTS, marked stale by the same table;
+# level 1 is built here from the partitions as they are (6 bits a level, segments.BITS), the levels
+# above from the level below.
+_STATE_SEGMENT = """INSERT INTO PART_STATE_SEGMENTS (TBL_ID, SEG_LEVEL, SEG_INDEX, FLAGS, NUM_PARTS, MIN_WRITE_ID,
+        MAX_WRITE_ID, FIRST_NAME, FIRST_WRITE_ID)
+    SELECT G.TBL_ID, {level}, G.SEG, G.FLAGS, G.N, G.LO, G.HI, G.FIRST,
+        (SELECT P.WRITE_ID FROM PARTITIONS P WHERE P.TBL_ID = G.TBL_ID AND P.PART_NAME = G.FIRST)
+    FROM ({groups}) G;"""
+_V8 = "\n".join([
+    """CREATE TABLE PART_STATE_SEGMENTS (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    SEG_LEVEL INTEGER NOT NULL,
+    SEG_INDEX INTEGER NOT NULL,
+    FLAGS TEXT NOT NULL,
+    NUM_PARTS INTEGER NOT NULL,
+    MIN_WRITE_ID INTEGER NOT NULL,
+    MAX_WRITE_ID INTEGER NOT NULL,
+    FIRST_NAME TEXT NOT NULL,
+    FIRST_WRITE_ID INTEGER NOT NULL,
+    PRIMARY KEY (TBL_ID, SEG_LEVEL, SEG_INDEX, FLAGS)
+) WITHOUT ROWID;""",
+    _stale_trigger("PARTITION_ADDED", "INSERT", "PARTITIONS", "NEW"),
+    _stale_trigger("PARTITION_RENAMED_OR_WRITTEN", "UPDATE OF PART_NAME, WRITE_ID", "PARTITIONS", "NEW"),
+    _stale_trigger("PARTITION_FLAGS_INSERTED", "INSERT", "PARTITION_PARAMS", "NEW", f"WHEN NEW.PARAM_KEY = '{_ACCURATE}' "),
+    _stale_trigger("PARTITION_FLAGS_UPDATED", "UPDATE", "PARTITION_PARAMS", "NEW",
+                   f"WHEN NEW.PARAM_KEY = '{_ACCURATE}' OR OLD.PARAM_KEY = '{_ACCURATE}' "),
+    _stale_trigger("PARTITION_FLAGS_DELETED", "DELETE", "PARTITION_PARAMS", "OLD", f"WHEN OLD.PARAM_KEY = '{_ACCURATE}' "),
+    _STATE_SEGMENT.format(level=1, groups=(
+        "SELECT P.TBL_ID, P.PART_ID >> 6 AS SEG, COALESCE(PP.PARAM_VALUE, '') AS FLAGS, count(*) AS N, "
+        "min(P.WRITE_ID) AS LO, max(P.WRITE_ID) AS HI, min(P.PART_NAME) AS FIRST FROM PARTITIONS P "
+        f"LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = '{_ACCURATE}' GROUP BY 1, 2, 3")),
+    *[_STATE_SEGMENT.format(level=level, groups=(
+        "SELECT TBL_ID, SEG_INDEX >> 6 AS SEG, FLAGS, sum(NUM_PARTS) AS N, min(MIN_WRITE_ID) AS LO, "
+        f"max(MAX_WRITE_ID) AS HI, min(FIRST_NAME) AS FIRST FROM PART_STATE_SEGMENTS WHERE SEG_LEVEL = {level - 1} "
+        "GROUP BY 1, 2, 3")) for level in (2, 3)],
+])
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -1,5 +1,6 @@
-"""Partition statistics merged per segment of partitions (PART_STATS_SEGMENTS): the only reader and
-writer of that table and of STALE_STATS_SEGMENTS, whose rows the schema's triggers add.
+"""Partition statistics merged per segment of partitions (PART_STATS_SEGMENTS), and what the
+partitions of each segment are for judging accuracy (PART_STATE_SEGMENTS): the only reader and writer
+of those tables and of STALE_STATS_SEGMENTS, whose rows the schema's triggers add.
 
 A segment of level L covers the partitions whose PART_ID lies in [index << bits*L,
 (index + 1) << bits*L). Refreshing re-merges the stale level-1 segments from their partitions and
@@ -72,6 +73,69 @@ def _from_row(row) -> SegmentStats:
                         row["MAX_COL_LEN"], row["NUM_TRUES"], row["NUM_FALSES"])
 
 
+@dataclass
+class StateGroup:
+    """The partitions of a segment (or of the table) that hold one COLUMN_STATS_ACCURATE text ('' when
+    absent): how many, the range of their writers' IDs, and the first by name with its writer."""
+
+    flags: str
+    parts: int
+    min_write_id: int
+    max_write_id: int
+    first_name: str
+    first_write_id: int
+
+
+def _merged_groups(groups: Iterable[StateGroup]) -> dict[str, StateGroup]:
+    out: dict[str, StateGroup] = {}
+    for group in groups:
+        seen = out.get(group.flags)
+        if seen is None:
+            out[group.flags] = StateGroup(**vars(group))
+            continue
+        seen.parts += group.parts
+        seen.min_write_id = min(seen.min_write_id, group.min_write_id)
+        seen.max_write_id = max(seen.max_write_id, group.max_write_id)
+        if group.first_name < seen.first_name:
+            seen.first_name, seen.first_write_id = group.first_name, group.first_write_id
+    return out
+
+
+_STATE_COLUMNS = "FLAGS, NUM_PARTS, MIN_WRITE_ID, MAX_WRITE_ID, FIRST_NAME, FIRST_WRITE_ID"
+_ACCURATE = "COLUMN_STATS_ACCURATE"
+
+
+def _state_leaf(conn: sqlite3.Connection, tbl_id: int, low: int, high: int) -> Iterable[StateGroup]:
+    for flags, write_id, name in conn.execute(
+            "SELECT COALESCE(PP.PARAM_VALUE, ''), P.WRITE_ID, P.PART_NAME FROM PARTITIONS P "
+            f"LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = '{_ACCURATE}' "
+            "WHERE P.PART_ID >= ? AND P.PART_ID < ? AND +P.TBL_ID = ?", (low, high, tbl_id)):
+        yield StateGroup(flags, 1, write_id, write_id, name, write_id)
+
+
+def _state_children(conn: sqlite3.Connection, tbl_id: int, level: int, low: int, high: int
+                    ) -> Iterable[StateGroup]:
+    for row in conn.execute(f"SELECT {_STATE_COLUMNS} FROM PART_STATE_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? "
+                            "AND SEG_INDEX >= ? AND SEG_INDEX < ?", (tbl_id, level, low, high)):
+        yield StateGroup(*row)
+
+
+def _replace_state(conn: sqlite3.Connection, tbl_id: int, level: int, index: int, groups: Iterable[StateGroup]) -> None:
+    conn.execute("DELETE FROM PART_STATE_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? AND SEG_INDEX = ?",
+                 (tbl_id, level, index))
+    conn.executemany(f"INSERT INTO PART_STATE_SEGMENTS (TBL_ID, SEG_LEVEL, SEG_INDEX, {_STATE_COLUMNS}) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(tbl_id, level, index, *vars(g).values()) for g in _merged_groups(groups).values()])
+
+
+def table_state(conn: sqlite3.Connection, tbl_id: int) -> list[StateGroup] | None:
+    """The table's partitions grouped by COLUMN_STATS_ACCURATE text, from the top segments; None while
+    any of its partitions is stale (the caller reads the partitions instead, or refreshes first)."""
+    if conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
+        return None
+    return list(_merged_groups(_state_children(conn, tbl_id, LEVELS, 0, 2 ** 62)).values())
+
+
 Key = tuple[str, str]  # (column name, engine)
 Merge = Callable[[list[SegmentStats]], SegmentStats]
 MergePartitions = Callable[[StatsColumn], SegmentStats]
@@ -102,6 +166,7 @@ def refresh(conn: sqlite3.Connection, tbl_id: int, merge: Merge, merge_partition
             by_key.setdefault((row[1], row[0]), []).append(tuple(row)[1:])
         _replace(conn, tbl_id, 1, leaf, {key: merge_partitions(StatsColumn.from_rows(rows))
                                          for key, rows in by_key.items()})
+        _replace_state(conn, tbl_id, 1, leaf, _state_leaf(conn, tbl_id, low, high))
     indexes = set(stale)
     for level in range(2, LEVELS + 1):
         indexes = {i >> bits for i in indexes}
@@ -113,6 +178,8 @@ def refresh(conn: sqlite3.Connection, tbl_id: int, merge: Merge, merge_partition
                     (tbl_id, level - 1, index << bits, (index + 1) << bits)):
                 children.setdefault((row["COLUMN_NAME"], row["ENGINE"]), []).append(_from_row(row))
             _replace(conn, tbl_id, level, index, {key: merge(parts) for key, parts in children.items()})
+            _replace_state(conn, tbl_id, level, index,
+                           _state_children(conn, tbl_id, level - 1, index << bits, (index + 1) << bits))
     conn.execute("DELETE FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ?", (tbl_id,))
     return True
 

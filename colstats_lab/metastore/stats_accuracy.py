@@ -68,10 +68,11 @@ class StatsAccuracyAPI:
                           part_names: list[str] | None = None) -> list[ComplianceSummary]:
         """stats_compliance in brief for each set of columns, from one reading of the owners (see
         _owner_groups)."""
+        self._refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.get_table(db_name, table_name)
             valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
-            groups, what = self._owner_groups(table, part_names)
+            groups, what = self._owner_groups(table, part_names, valid)
             out = []
             for columns in column_sets:
                 summary = ComplianceSummary(sum(g[2] for g in groups))
@@ -88,10 +89,11 @@ class StatsAccuracyAPI:
                             valid_write_ids: ValidWriteIdList | None = None) -> StatsAccuracy:
         """The flags that hold in every partition of a partitioned table for a reader with `valid_write_ids`
         (default: now): Hive keeps them on the partitions."""
+        self._refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.get_table(db_name, table_name)
             valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
-            groups, what = self._owner_groups(table, None)
+            groups, what = self._owner_groups(table, None, valid)
             held = [StatsAccuracy.parse(params.get(ACCURATE_PARAM))
                     if self._compliance(table, params, write_id, what, [], valid, files_changed)[0] else StatsAccuracy()
                     for params, write_id, _, _, files_changed in groups]
@@ -99,11 +101,19 @@ class StatsAccuracyAPI:
                 return StatsAccuracy()
             return StatsAccuracy(all(h.basic for h in held), set.intersection(*(h.columns for h in held)))
 
-    def _owner_groups(self, table: Table, part_names: list[str] | None) -> tuple[list[tuple], str]:
+    def _owner_groups(self, table: Table, part_names: list[str] | None,
+                      valid: ValidWriteIdList) -> tuple[list[tuple], str]:
         """The owners of the table's statistics (its partitions, all or `part_names`, or the table) as
         groups judged alike: (params, writer, how many, first name, why its files changed). A managed
-        table's partitions group by distinct (flags, writer), so 100,000 partitions cost one grouped
-        query; an external table's are one a group, each needing a listing of its files."""
+        table's partitions group by distinct (flags, writer): all of them come from the segments'
+        summary when it is fresh and every writer in it is visible to `valid` (a few rows whatever the
+        number of partitions), else from one grouped query; an external table's are one a group, each
+        needing a listing of its files."""
+        if table.is_partitioned and table.tableType != "EXTERNAL_TABLE" and part_names is None:
+            state = self.partition_state(table.dbName, table.tableName)
+            if state is not None and all(valid.are_all_valid(g.min_write_id, g.max_write_id) for g in state):
+                return [({} if not g.flags else {ACCURATE_PARAM: g.flags}, g.first_write_id, g.parts, g.first_name,
+                         None) for g in state], "partition"
         if table.is_partitioned and table.tableType != "EXTERNAL_TABLE":
             sql = ("SELECT PP.PARAM_VALUE, P.WRITE_ID, count(*), min(P.PART_NAME) FROM PARTITIONS P "
                    "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")

@@ -31,6 +31,14 @@ class ValidWriteIdList:
             and write_id not in self.aborted_write_ids
         )
 
+    def are_all_valid(self, low: int, high: int) -> bool:
+        """Whether every write ID from `low` to `high` is valid (as is_write_id_valid)."""
+        if high <= 0:
+            return True
+        low = max(low, 1)
+        return high <= self.high_watermark and not any(
+            low <= w <= high for w in self.open_write_ids | self.aborted_write_ids)
+
     def __str__(self) -> str:
         open_ids = ",".join(str(i) for i in sorted(self.open_write_ids))
         aborted = ",".join(str(i) for i in sorted(self.aborted_write_ids))
