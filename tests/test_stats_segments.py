@@ -270,3 +270,25 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
         assert ms.count_partitions("default", "wide") == 200
     finally:
         ms.close()
+
+
+def test_a_partition_twice_in_one_bulk_update_keeps_its_later_statistics(tmp_path):
+    ms = Metastore(str(tmp_path / "metastore.db"))
+    try:
+        ms.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
+                              location="/tmp/wide", parameters={"transactional": "false"}))
+        ms.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in ("a", "b")])
+
+        def stats(day, high):
+            return ColumnStatistics(ColumnStatisticsDesc(False, "default", "wide", f"ds={day}", 1), [
+                ColumnStatisticsObj("n", "bigint", ColumnStatisticsData.of(LongColumnStatsData(0, high, 1, 5, None)))])
+
+        ms.set_aggr_stats_for([stats("a", 1), stats("b", 2), stats("a", 3)])  # new rows, "a" repeated
+        ms.set_aggr_stats_for([stats("b", 4), stats("b", 5)])  # existing rows, "b" repeated
+        high = {p: ms.get_partition_column_statistics("default", "wide", f"ds={p}", "n").statsObj[0]
+                .statsData.value.highValue for p in ("a", "b")}
+        assert high == {"a": 3, "b": 5}
+        with sqlite3.connect(ms.path) as conn:
+            assert conn.execute("SELECT count(*) FROM PART_COL_STATS").fetchone()[0] == 2
+    finally:
+        ms.close()
