@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
-from pyspark.sql import Column, DataFrame, Observation
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import StatsKind, parse_type
@@ -118,12 +119,22 @@ class GroupStats:
     columns: list[ColumnStatisticsObj]
 
 
+@lru_cache(maxsize=64)
+def _aggregation(session: SparkSession, columns: tuple[ColumnPlan, ...]) -> tuple[tuple[Column, ...], tuple[Column, ...]]:
+    """The projected inputs and the aggregates of `columns`. Building them costs a few gateway calls
+    per statistic (about 200 for 20 columns), as much as a small partition's job, so they are built
+    once per session and set of columns: they name columns and never bind to one DataFrame."""
+    inputs = tuple(c for i, plan in enumerate(columns) for c in plan.inputs(i))
+    exprs = (F.count(F.lit(1)).alias(ROWS), *(a for i, plan in enumerate(columns) for a in plan.aggregates(i)))
+    return inputs, exprs
+
+
 def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan]) -> dict[tuple, GroupStats]:
     """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
     group's partition values as text (the empty tuple when there are no keys)."""
     keys = [F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
-    inputs = frame.select(*keys, *[c for i, plan in enumerate(columns) for c in plan.inputs(i)])
-    exprs = [F.count(F.lit(1)).alias(ROWS)] + [a for i, plan in enumerate(columns) for a in plan.aggregates(i)]
+    column_inputs, exprs = _aggregation(frame.sparkSession, tuple(columns))
+    inputs = frame.select(*keys, *column_inputs)
     # one row of aggregates per partition (one row without keys) is all that reaches the driver
     if group_keys:
         rows = inputs.groupBy(*[f"__k{i}" for i in range(len(group_keys))]).agg(*exprs).collect()
@@ -151,8 +162,8 @@ def observe_stats(frame: DataFrame, columns: list[ColumnPlan]) -> tuple[DataFram
     function after that action for the rows' statistics."""
     observation = Observation(f"colstats_{uuid.uuid4().hex}")
     original = [F.col(f"`{c}`") for c in frame.columns]
-    inputs = frame.select("*", *[c for i, plan in enumerate(columns) for c in plan.inputs(i)])
-    exprs = [F.count(F.lit(1)).alias(ROWS)] + [a for i, plan in enumerate(columns) for a in plan.aggregates(i)]
+    column_inputs, exprs = _aggregation(frame.sparkSession, tuple(columns))
+    inputs = frame.select("*", *column_inputs)
     observed = inputs.observe(observation, *exprs).select(*original)
 
     def collect() -> GroupStats:
