@@ -26,18 +26,24 @@ def _write_days(root: str) -> dict[str, int]:
     return rows
 
 
-def test_a_partition_predicate_lists_only_the_matching_directories(tmp_path, lab, monkeypatch):
-    root = str(tmp_path / "days")
-    rows = _write_days(root)
-    lab.register_external("days", root, partition_types={"ds": "string"})
+def _count_listings(monkeypatch, module) -> list[str]:
+    """The directories `module` lists from now on, in order (its real listing still runs)."""
     listed: list[str] = []
-    real_listing = snapshot.list_data_files
+    real_listing = module.list_data_files
 
     def counting(directory):
         listed.append(directory)
         return real_listing(directory)
 
-    monkeypatch.setattr(snapshot, "list_data_files", counting)
+    monkeypatch.setattr(module, "list_data_files", counting)
+    return listed
+
+
+def test_a_partition_predicate_lists_only_the_matching_directories(tmp_path, lab, monkeypatch):
+    root = str(tmp_path / "days")
+    rows = _write_days(root)
+    lab.register_external("days", root, partition_types={"ds": "string"})
+    listed = _count_listings(monkeypatch, snapshot)
     day = sorted(rows)[700]
     report = lab.explain(f"SELECT * FROM days WHERE ds = '{day}' AND x >= 0")
     assert [os.path.basename(d) for d in listed] == [f"ds={day}"]
@@ -77,14 +83,7 @@ def test_one_day_answered_from_statistics_checks_only_that_days_files(tmp_path, 
     lab.register_external("days", root, partition_types={"ds": "string"})
     day = sorted(rows)[700]
     lab.sql(f"ANALYZE TABLE days PARTITION (ds = '{day}') COMPUTE STATISTICS FOR COLUMNS")
-    listed: list[str] = []
-    real_listing = stats_accuracy.list_data_files
-
-    def counting(directory):
-        listed.append(directory)
-        return real_listing(directory)
-
-    monkeypatch.setattr(stats_accuracy, "list_data_files", counting)
+    listed = _count_listings(monkeypatch, stats_accuracy)
     query = f"SELECT count(*), max(x) FROM days WHERE ds = '{day}'"
     answer = lab.sql(query)
     assert answer.answered_from == "stats", answer.reason
