@@ -31,15 +31,15 @@ from colstats_lab.pruning.answers import answer_from_stats
 from colstats_lab.sql.describe import describe
 from colstats_lab.sql.parser import parse_one
 from colstats_lab.stats.merge import merge_table_level
-from colstats_lab.stats.sketches import NDV_LG_K
+from colstats_lab.stats.sketches import NDV_LG_K, compact
 
 COLUMNS = ([(f"n{i}", "bigint") for i in range(10)] + [(f"d{i}", "double") for i in range(4)]
            + [(f"s{i}", "string") for i in range(4)] + [(f"day{i}", "date") for i in range(2)])
 
 
 def sketch_pool(size: int, seed: int = 7) -> list[bytes]:
-    """Distinct HLL sketches (50-400 values each) shared by the partitions: building 2M real ones would
-    measure datasketches, not the metastore."""
+    """Distinct HLL sketches (50-400 values each) shared by the partitions, stored as the lab stores
+    Spark's (compact HLL_4): building 2M real ones would measure datasketches, not the metastore."""
     rnd = random.Random(seed)
     pool = []
     for _ in range(size):
@@ -47,7 +47,7 @@ def sketch_pool(size: int, seed: int = 7) -> list[bytes]:
         start = rnd.randint(0, 1_000_000)
         for value in range(start, start + rnd.randint(50, 400)):
             sketch.update(value)
-        pool.append(sketch.serialize_compact())
+        pool.append(compact(sketch.serialize_compact()))
     return pool
 
 
