@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from .accurate import PARAM as _ACCURATE
 from .exceptions import MetaException
 
 _STATS_COLUMNS = """
@@ -389,7 +390,6 @@ CREATE TABLE STALE_STATS_SEGMENTS (
 INSERT OR IGNORE INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT TBL_ID, PART_ID FROM PARTITIONS
 """
 
-_ACCURATE = "COLUMN_STATS_ACCURATE"
 # What each segment's partitions are, for judging the statistics' accuracy without reading every
 # partition: per distinct COLUMN_STATS_ACCURATE text ('' when absent), how many partitions hold it,
 # the range of their writers' IDs, and the first of them by name with its writer (for the reason a

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..coltypes import StatsKind, parse_type
+from .accurate import PARAM as _ACCURATE
 from .stats_rows import StatsColumn, text_to_value, value_to_text
 
 BITS = 6  # 64 partitions (or segments) a segment
@@ -102,7 +103,6 @@ def _merged_groups(groups: Iterable[StateGroup]) -> dict[str, StateGroup]:
 
 
 _STATE_COLUMNS = "FLAGS, NUM_PARTS, MIN_WRITE_ID, MAX_WRITE_ID, FIRST_NAME, FIRST_WRITE_ID"
-_ACCURATE = "COLUMN_STATS_ACCURATE"
 
 
 def _state_leaf(conn: sqlite3.Connection, tbl_id: int, low: int, high: int) -> Iterable[StateGroup]:
