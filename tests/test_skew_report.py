@@ -125,3 +125,41 @@ def test_bad_requests_name_the_problem(skewed):
         lab.skew("events", "x", partition="ds=2030-01-01")
     with pytest.raises(InvalidInputException, match="mode must be one of exact, approx, not .magic."):
         lab.skew("events", "x", mode="magic")
+    with pytest.raises(InvalidInputException, match="k takes at most 100,000 values per partition"):
+        lab.skew("events", "x", k=100_001)
+
+
+def _lower_median(counts) -> int:
+    ordered = sorted(counts)
+    return ordered[(len(ordered) + 1) // 2 - 1]
+
+
+def test_exact_measures_and_ties_against_pandas(skewed, spark):
+    """Every exact figure recomputed from the rows with pandas: ranks (ties by value), rows, NULLs,
+    distinct values and the median frequency, per partition and for the table."""
+    lab, data = skewed
+    lab.sql("CREATE TABLE ties (x STRING) PARTITIONED BY (ds STRING)")
+    rows = {"a": ["q", "p", "r", "q", "p", "r", None, None, None, "s", "t", "t"],
+            "b": [None, None], "c": ["z"] * 3 + ["y"] * 3 + ["x"]}
+    for ds, xs in rows.items():
+        lab.write("ties", spark.createDataFrame([(x,) for x in xs], "x string"), partition={"ds": ds})
+    report = lab.skew("ties", "x", mode="exact", k=3, min_share=0.0)
+    every = pd.DataFrame([(ds, x) for ds, xs in rows.items() for x in xs], columns=["ds", "x"])
+    measures = report.measures().set_index("partition")
+    for part, frame in [(f"ds={ds}", every[every.ds == ds]) for ds in rows] + [("(table)", every)]:
+        counts = frame["x"].value_counts()  # NULLs left out, as a skewed value never is NULL
+        expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        got = report.for_partition(part)
+        assert list(zip(got["value"], got["count"])) == expected, part
+        assert measures.loc[part, "rows"] == len(frame)
+        assert measures.loc[part, "nulls"] == frame["x"].isna().sum()
+        assert measures.loc[part, "distinct"] == frame["x"].nunique()
+        if len(counts):
+            assert measures.loc[part, "max_over_median"] == pytest.approx(counts.max() / _lower_median(counts))
+        else:
+            assert pd.isna(measures.loc[part, "max_over_median"])  # no values, no median
+    # events: the median frequency of a day's values, against pandas
+    report = lab.skew("events", "x", mode="exact")
+    measures = report.measures().set_index("partition")
+    counts = data["2026-11-21"]["x"].value_counts()
+    assert measures.loc["ds=2026-11-21", "max_over_median"] == pytest.approx(counts.max() / _lower_median(counts))

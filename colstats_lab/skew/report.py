@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 
 import pandas as pd
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..metastore import InvalidInputException, SkewedInfo, Table
@@ -29,6 +29,7 @@ from .spec import skewed_clause
 
 TABLE_LEVEL = "(table)"  # the partition label of whole-table rows
 MODES = ("exact", "approx")
+MAX_K = 100_000  # Spark's bound on min_by's k, which ranks the exact mode's values
 # bench/skew.py, 10M rows, 30 partitions, two runs: approx 0.89-1.25x a plain groupBy(ds, x).count(),
 # exact 2.39-2.85x; with fewer than max_items distinct values per partition approximate counts are exact
 DEFAULT_MODE = "approx"
@@ -205,12 +206,13 @@ def _text(value) -> str:
 
 def skew_report(frame: DataFrame, table: Table, columns: list[str], k: int = 20, min_share: float = 0.02,
                 mode: str = DEFAULT_MODE, max_keys: int = 10, max_items: int = 10_000) -> SkewReport:
-    """One Spark aggregation over `frame` (the table's rows) grouped by partition and `columns`."""
+    """One Spark query over `frame` (the table's rows) grouped by partition and `columns`."""
     check_options(mode, k, min_share, max_keys, max_items)
-    part = _partition_column(table.partition_key_names)
+    # grouped by the keys as they are: the partition's name is built on the aggregated rows, not on every row
+    keys = [F.col(f"`{key}`").alias(f"k{i}") for i, key in enumerate(table.partition_key_names)]
     if mode == "exact":
-        return _exact(frame, table, columns, part, k, min_share, max_keys)
-    return _approx(frame, table, columns, part, k, min_share, max_keys, max_items)
+        return _exact(frame, table, columns, keys, k, min_share, max_keys)
+    return _approx(frame, table, columns, keys, k, min_share, max_keys, max_items)
 
 
 def check_options(mode: str, k: int, min_share: float, max_keys: int = 10, max_items: int = 10_000) -> None:
@@ -220,6 +222,8 @@ def check_options(mode: str, k: int, min_share: float, max_keys: int = 10, max_i
     for name, value, low in (("k", k, 1), ("max_keys", max_keys, 1), ("max_items", max_items, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InvalidInputException(f"{name} takes a whole number of at least {low}, not {value!r}")
+    if k > MAX_K:
+        raise InvalidInputException(f"k takes at most {MAX_K:,} values per partition, not {k:,}")
     if isinstance(min_share, bool) or not isinstance(min_share, (int, float)) or not 0 <= min_share <= 1:
         raise InvalidInputException(f"min_share is a fraction between 0 and 1, not {min_share!r}")
 
@@ -231,44 +235,79 @@ def _any_null(refs: list[Column]) -> Column:
     return condition
 
 
-def _partition_column(keys: list[str]):
+def _partition_label(table: Table) -> Column:
+    """The partition's name from the aliased key columns k0, k1, ... of an aggregated row."""
+    keys = table.partition_key_names
     if not keys:
-        return F.lit(TABLE_LEVEL)
-    return F.concat_ws("/", *[F.concat(F.lit(f"{key}="), F.coalesce(F.col(f"`{key}`").cast("string"),
+        return F.lit(TABLE_LEVEL).alias("partition")
+    return F.concat_ws("/", *[F.concat(F.lit(f"{key}="), F.coalesce(F.col(f"k{i}").cast("string"),
                                                                      F.lit("__HIVE_DEFAULT_PARTITION__")))
-                              for key in keys])
+                              for i, key in enumerate(keys)]).alias("partition")
 
 
-def _exact(frame, table, columns, part, k, min_share, max_keys) -> SkewReport:
-    values = [F.col(f"`{c}`").alias(f"v{i}") for i, c in enumerate(columns)]
+def _exact(frame, table, columns, keys, k, min_share, max_keys) -> SkewReport:
     names = [f"v{i}" for i in range(len(columns))]
-    counts = frame.groupBy(part.alias("partition"), *values).count()
-    table_counts = counts.groupBy(*names).agg(F.sum("count").alias("count")).select(
-        F.lit(TABLE_LEVEL).alias("partition"), *names, "count")
-    every = counts.unionByName(table_counts) if table.is_partitioned else counts
-    every = every.withColumn("is_null", _any_null([F.col(n) for n in names]))
-    by_partition = Window.partitionBy("partition")
-    # NULL groups rank apart from values, so they never take one of the k places
-    by_kind = Window.partitionBy("partition", "is_null")
-    order = [F.col("count").desc()] + [F.col(n).asc_nulls_last() for n in names]
-    ranked = every.select(
-        "partition", *names, "count", "is_null",
-        F.row_number().over(by_kind.orderBy(*order)).alias("rank"),
-        F.sum("count").over(by_partition).alias("total"),
-        F.sum(F.when(F.col("is_null"), F.col("count")).otherwise(0)).over(by_partition).alias("nulls"),
-        F.count("*").over(by_kind).alias("distinct"),
-        F.percentile_approx("count", 0.5, 10_000).over(by_kind).alias("median"),
-    ).where((F.col("rank") <= k) | (F.col("is_null") & (F.col("rank") == 1)))
-    rows = ranked.collect()  # at most k + 1 rows per partition
-    values = [r for r in rows if not r["is_null"]]
-    totals = {r["partition"]: int(r["total"]) for r in rows}
-    distinct = {p: 0 for p in totals} | {r["partition"]: int(r["distinct"]) for r in values}
-    return SkewReport(table, list(columns), "exact", k, min_share, max_keys, _frame(values, names), totals,
-                      distinct, {r["partition"]: float(r["median"]) for r in values},
-                      nulls={r["partition"]: int(r["nulls"]) for r in rows})
+    key_names = [f"k{i}" for i in range(len(keys))]
+    counts = frame.groupBy(*keys, *[F.col(f"`{c}`").alias(n) for c, n in zip(columns, names)]).count() \
+        .withColumn("is_null", _any_null([F.col(n) for n in names]))
+    label = _partition_label(table)
+    # the k most frequent values by count, ties by value, so reports repeat; NULL never takes a place
+    item = F.struct(*[F.col(n) for n in names], F.col("count"))
+    order = F.struct((-F.col("count")).alias("order"), *[F.col(n) for n in names])
+    # frequencies of frequencies: a few rows per partition that give its rows, NULLs, distinct values
+    # and the exact median frequency
+    spread = F.count("*").alias("values")
+    branches = [counts.groupBy(*key_names).agg(F.min_by(item, F.when(~F.col("is_null"), order), k).alias("top"))
+                .select(label, "top"),
+                counts.groupBy(*key_names, "is_null", "count").agg(spread).select(label, "is_null", "count", "values")]
+    if table.is_partitioned:
+        whole = counts.where(~F.col("is_null")).groupBy(*names).agg(F.sum("count").alias("count"))
+        table_label = F.lit(TABLE_LEVEL).alias("partition")
+        branches += [whole.agg(F.min_by(item, order, k).alias("top")).select(table_label, "top"),
+                     whole.groupBy("count").agg(spread).select(table_label, F.lit(False).alias("is_null"),
+                                                               "count", "values")]
+    # one query, so the branches share one scan and one shuffle of the counts
+    every = branches[0]
+    for branch in branches[1:]:
+        every = every.unionByName(branch, allowMissingColumns=True)
+    rows = every.collect()  # k values per partition, and one row per distinct frequency
+    records, spreads = [], {}
+    for r in rows:
+        if r["values"] is None:  # a ranking row
+            for rank, entry in enumerate(r["top"] or [], start=1):
+                value = entry[names[0]] if len(names) == 1 else tuple(entry[n] for n in names)
+                records.append({"partition": r["partition"], "value": value, "count": int(entry["count"]),
+                                "rank": rank})
+        else:
+            spreads.setdefault(r["partition"], []).append((bool(r["is_null"]), int(r["count"]), int(r["values"])))
+    totals, nulls, distinct, median = {}, {}, {}, {}
+    for part, spread_rows in spreads.items():
+        totals[part] = sum(count * n for _, count, n in spread_rows)
+        nulls[part] = sum(count * n for is_null, count, n in spread_rows if is_null)
+        frequencies = sorted((count, n) for is_null, count, n in spread_rows if not is_null)
+        distinct[part] = sum(n for _, n in frequencies)
+        if frequencies:
+            median[part] = float(_lower_median(frequencies, distinct[part]))
+    if table.is_partitioned and spreads:  # the table's NULLs and rows are its partitions'
+        parts = [p for p in spreads if p != TABLE_LEVEL]
+        totals[TABLE_LEVEL] = sum(totals[p] for p in parts)
+        nulls[TABLE_LEVEL] = sum(nulls[p] for p in parts)
+        distinct.setdefault(TABLE_LEVEL, 0)
+    return SkewReport(table, list(columns), "exact", k, min_share, max_keys, _frame(records, totals), totals,
+                      distinct, median, nulls=nulls)
 
 
-def _approx(frame, table, columns, part, k, min_share, max_keys, max_items) -> SkewReport:
+def _lower_median(frequencies: list[tuple[int, int]], how_many: int) -> int:
+    """The smallest frequency that at least half of the values have or stay under (as percentile_approx)."""
+    seen = 0
+    for count, n in frequencies:
+        seen += n
+        if 2 * seen >= how_many:
+            return count
+    return frequencies[-1][0]
+
+
+def _approx(frame, table, columns, keys, k, min_share, max_keys, max_items) -> SkewReport:
     refs = [F.col(f"`{c}`") for c in columns]
     is_null = _any_null(refs)
     if len(columns) == 1:
@@ -277,10 +316,11 @@ def _approx(frame, table, columns, part, k, min_share, max_keys, max_items) -> S
         item = F.when(~is_null, F.to_json(F.struct(*[r.alias(f"v{i}") for i, r in enumerate(refs)])))
     # the sketch may report NULL as an item: ask for one more and drop it, NULL is counted apart
     wanted = int(k) + 1
-    sketches = frame.select(part.alias("partition"), item.alias("item"), is_null.alias("is_null")) \
-        .groupBy("partition").agg(F.expr(f"approx_top_k_accumulate(item, {int(max_items)})").alias("sketch"),
+    key_names = [f"k{i}" for i in range(len(keys))]
+    sketches = frame.select(*keys, item.alias("item"), is_null.alias("is_null")) \
+        .groupBy(*key_names).agg(F.expr(f"approx_top_k_accumulate(item, {int(max_items)})").alias("sketch"),
                                   F.count("*").alias("total"), F.sum(F.col("is_null").cast("long")).alias("nulls"))
-    per_partition = sketches.select("partition", F.expr(f"approx_top_k_estimate(sketch, {wanted})").alias("top"),
+    per_partition = sketches.select(_partition_label(table), F.expr(f"approx_top_k_estimate(sketch, {wanted})").alias("top"),
                                     "total", "nulls")
     table_level = sketches.agg(F.expr(f"approx_top_k_estimate(approx_top_k_combine(sketch, {int(max_items)}), "
                                       f"{wanted})").alias("top"), F.sum("total").alias("total"),
@@ -313,16 +353,10 @@ def _approx(frame, table, columns, part, k, min_share, max_keys, max_items) -> S
                       nulls=nulls)
 
 
-def _frame(rows, names: list[str]) -> pd.DataFrame:
-    values = [r[names[0]] if len(names) == 1 else tuple(r[n] for n in names) for r in rows]
-    out = pd.DataFrame({
-        "partition": pd.Series([r["partition"] for r in rows], dtype=object),
-        "value": pd.Series(values, dtype=object),
-        "count": pd.Series([r["count"] for r in rows], dtype="int64"),
-        "rank": pd.Series([r["rank"] for r in rows], dtype="int64"),
-        "total": pd.Series([r["total"] for r in rows], dtype="int64"),
-    })
-    out["share"] = out["count"] / out["total"]
-    return out.drop(columns="total").sort_values(["partition", "rank"]).reset_index(drop=True)[
-        ["partition", "value", "count", "share", "rank"]]
-
+def _frame(records: list[dict], totals: dict[str, int]) -> pd.DataFrame:
+    out = pd.DataFrame({"partition": pd.Series([r["partition"] for r in records], dtype=object),
+                        "value": pd.Series([r["value"] for r in records], dtype=object),  # ints stay ints
+                        "count": pd.Series([r["count"] for r in records], dtype="int64"),
+                        "rank": pd.Series([r["rank"] for r in records], dtype="int64")})
+    out["share"] = [c / totals[p] if totals.get(p) else 0.0 for p, c in zip(out["partition"], out["count"])]
+    return out.sort_values(["partition", "rank"]).reset_index(drop=True)[["partition", "value", "count", "share", "rank"]]
