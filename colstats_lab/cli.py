@@ -51,10 +51,10 @@ def voila_command(notebook: str, port: int, ip: str = "127.0.0.1") -> list[str]:
 
 def cmd_dashboard(args) -> int:
     from .demo import DEMO_TABLE
-    from .lab import DEFAULT_HOME, ENV_HOME
+    from .lab import ENV_HOME, lab_home
     from .metastore import Metastore
 
-    home = os.path.abspath(args.home or os.environ.get(ENV_HOME) or DEFAULT_HOME)
+    home = lab_home(args.home)
     env = {**os.environ, ENV_HOME: home, "PLOOMBER_STATS_ENABLED": "false"}
     store = Metastore(os.path.join(home, "metastore.db"), os.path.join(home, "warehouse"))
     has_demo = store.table_exists("default", DEMO_TABLE)

@@ -6,7 +6,11 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
+from dataclasses import dataclass, field
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from .errors import ColstatsError
@@ -14,6 +18,9 @@ from .errors import ColstatsError
 MIN_JAVA = 17
 ENV_MASTER = "COLSTATS_SPARK_MASTER"
 ENV_REMOTE = "COLSTATS_SPARK_REMOTE"
+ENV_PRESTART = "COLSTATS_SPARK_PRESTART"  # "0": %load_ext does not start Spark in the background
+# settings fixed when the driver's JVM starts: a session asking for others needs a new JVM
+JVM_LAUNCH_PREFIXES = ("spark.driver.", "spark.jars", "spark.files", "spark.submit.")
 
 # Settings for a lab's own session: no UI, few shuffle partitions (the aggregates are small),
 # UTC so timestamps mean the same in every process, and no console progress bars.
@@ -61,23 +68,126 @@ def check_java() -> None:
                           f"install openjdk-{MIN_JAVA}-jre-headless or point JAVA_HOME at a newer JDK.")
 
 
+@dataclass(frozen=True)
+class SessionSettings:
+    """Everything that decides which session build_session returns, with the environment resolved."""
+
+    home: str
+    master: str | None
+    remote: str | None
+    conf: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, home: str, master: str | None = None, remote: str | None = None,
+           conf: dict[str, str] | None = None) -> "SessionSettings":
+        remote = remote or os.environ.get(ENV_REMOTE) or None
+        master = None if remote else (master or os.environ.get(ENV_MASTER) or "local[*]")
+        return cls(os.path.abspath(home), master, remote, tuple(sorted((conf or {}).items())))
+
+    def launches_like(self, other: "SessionSettings") -> bool:
+        """Whether a session with `other` can run in the JVM started for these settings."""
+        def launch(settings):
+            return {k: v for k, v in settings.conf if k.startswith(JVM_LAUNCH_PREFIXES)}
+        return self.remote == other.remote and launch(self) == launch(other)
+
+
+@dataclass
+class BackgroundStart:
+    """A session being built on a thread of its own, and what came of it."""
+
+    settings: SessionSettings
+    started: float = field(default_factory=time.perf_counter)
+    ready: float | None = None  # perf_counter when the session was up
+    session: SparkSession | None = None
+    error: BaseException | None = None
+    thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        try:
+            self.session = _build(self.settings)
+        except BaseException as exc:  # kept for the caller that claims the session; it builds again
+            self.error = exc
+        self.ready = time.perf_counter()
+
+
+_background: BackgroundStart | None = None
+_background_lock = threading.Lock()
+
+
+def start_in_background(home: str, master: str | None = None, remote: str | None = None,
+                        conf: dict[str, str] | None = None) -> BackgroundStart | None:
+    """Starts building the session build_session(home, master, remote, conf) would return, on a
+    daemon thread, so Spark's cold start overlaps the user's first steps. Nothing is started when a
+    Spark context is already running, a start is under way, or COLSTATS_SPARK_PRESTART is "0"."""
+    global _background
+    if os.environ.get(ENV_PRESTART, "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    with _background_lock:
+        if _background is not None or SparkContext._active_spark_context is not None:
+            return None
+        start = BackgroundStart(SessionSettings.of(home, master, remote, conf))
+        start.thread = threading.Thread(target=start.run, name="colstats-spark-start", daemon=True)
+        _background = start
+    start.thread.start()
+    return start
+
+
+def _claim_background(settings: SessionSettings) -> SparkSession | None:
+    """The session started in the background when it was started with `settings`. A session started
+    with other settings is stopped (with its JVM when the JVM's own settings differ), so the caller
+    builds the one it asked for: a later Lab's home or configuration is never silently ignored."""
+    global _background
+    with _background_lock:
+        start, _background = _background, None
+    if start is None:
+        return None
+    start.thread.join()
+    if start.session is None:
+        return None  # the start failed: building again raises the error where the user is
+    if start.settings == settings:
+        return start.session
+    start.session.stop()
+    if not start.settings.launches_like(settings):
+        _stop_driver_jvm()
+    return None
+
+
+def _stop_driver_jvm() -> None:
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return
+    gateway.shutdown()
+    process = getattr(gateway, "proc", None)
+    if process is not None:
+        process.terminate()
+        process.wait(timeout=60)
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+
+
 def build_session(home: str, master: str | None = None, remote: str | None = None,
                   conf: dict[str, str] | None = None) -> SparkSession:
     """A session for a lab at `home`: remote (Spark Connect) if given or set in the environment,
-    else a classic session on `master` (default local[*])."""
-    remote = remote or os.environ.get(ENV_REMOTE)
-    if remote:
-        builder = SparkSession.builder.remote(remote)
-        for key, value in (conf or {}).items():
+    else a classic session on `master` (default local[*]). The session start_in_background began
+    for the same settings is taken as it is."""
+    settings = SessionSettings.of(home, master, remote, conf)
+    return _claim_background(settings) or _build(settings)
+
+
+def _build(settings: SessionSettings) -> SparkSession:
+    conf = dict(settings.conf)
+    if settings.remote:
+        builder = SparkSession.builder.remote(settings.remote)
+        for key, value in conf.items():
             builder = builder.config(key, value)
         return builder.getOrCreate()
     check_java()
     # Python workers must run this interpreter, which has pandas and pyarrow.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    builder = SparkSession.builder.master(master or os.environ.get(ENV_MASTER) or "local[*]").appName("colstats_lab")
-    settings = {**DEFAULT_CONF, "spark.sql.warehouse.dir": os.path.join(home, "spark-warehouse"), **(conf or {})}
-    for key, value in settings.items():
+    builder = SparkSession.builder.master(settings.master).appName("colstats_lab")
+    for key, value in {**DEFAULT_CONF, "spark.sql.warehouse.dir": os.path.join(settings.home, "spark-warehouse"),
+                       **conf}.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

@@ -62,6 +62,11 @@ DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
 
+def lab_home(home: str | None = None) -> str:
+    """The folder a Lab on `home` uses: `home`, else $COLSTATS_HOME, else ./.colstats."""
+    return os.path.abspath(home or os.environ.get(ENV_HOME) or DEFAULT_HOME)
+
+
 class Lab:
     """A workbench over one metastore (`home/metastore.db`) and warehouse (`home/warehouse`).
 
@@ -74,7 +79,7 @@ class Lab:
 
     def __init__(self, home: str | None = None, spark: SparkSession | None = None, master: str | None = None,
                  remote: str | None = None, spark_conf: dict[str, str] | None = None):
-        self.home = os.path.abspath(home or os.environ.get(ENV_HOME) or DEFAULT_HOME)
+        self.home = lab_home(home)
         os.makedirs(self.home, exist_ok=True)
         self.metastore = Metastore(os.path.join(self.home, "metastore.db"), os.path.join(self.home, "warehouse"))
         self._spark = spark
@@ -87,6 +92,18 @@ class Lab:
     def current(cls) -> "Lab":
         """The last Lab created, or a default one on ./.colstats."""
         return cls._current or cls()
+
+    @classmethod
+    def start_spark_early(cls) -> "engine.BackgroundStart | None":
+        """Starts, on a thread, the Spark session the magics' lab will ask for: the last Lab created's,
+        or a default Lab's (without creating that Lab). A Lab that then asks for other settings gets
+        its own session; see engine.build_session."""
+        lab = cls._current
+        if lab is None:
+            return engine.start_in_background(lab_home())
+        if lab._spark is None:
+            return engine.start_in_background(lab.home, lab._master, lab._remote, lab._spark_conf)
+        return None
 
     @property
     def spark(self) -> SparkSession:

@@ -1,10 +1,16 @@
 """One SparkSession for the whole test session; each test gets its own lab folder and metastore file."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from colstats_lab import Lab
-from colstats_lab.engine import build_session
+from colstats_lab.engine import ENV_PRESTART, build_session
+
+# %load_ext in this process must not start a session of its own next to the suite's one; the
+# background start is tested in kernels of its own (test_spark_prestart.py)
+os.environ.setdefault(ENV_PRESTART, "0")
 
 
 @pytest.fixture(scope="session")

@@ -145,3 +145,5 @@ def _needs_spark(stmt) -> bool:
 
 def load_ipython_extension(ipython) -> None:
     ipython.register_magics(ColstatsMagics)
+    # Spark's cold start (about 12 s) overlaps the user's next cells instead of the first %%analyze
+    Lab.start_spark_early()
