@@ -8,9 +8,10 @@ and the row groups' first rows in the footer. Only the aggregate rows reach the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import unquote, urlparse
 
-from pyspark.sql import SparkSession
+from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -75,22 +76,8 @@ def scan_metadata(spark: SparkSession, schema: T.StructType, files: list[str], c
     if row_group_starts is not None:
         keys.append(_row_group_index(row_group_starts).alias("__rg"))
     sampled = sample_fraction is not None and sample_fraction < 1.0
-    in_sample = F.rand(SAMPLE_SEED) < F.lit(sample_fraction) if sampled else None
-    inputs = []
-    for i, c in enumerate(columns):
-        inputs.append(c.value().alias(f"__v{i}"))
-        if c.ndv:
-            hashed = ndv_input(F.col(f"`{c.name}`"), c.type_name)
-            inputs.append((F.when(in_sample, hashed) if sampled else hashed).alias(f"__h{i}"))
+    inputs, aggregates = _scan_columns(spark, tuple(columns), sample_fraction if sampled else None)
     frame = frame.select(*keys, *inputs)
-    aggregates = [F.count(F.lit(1)).alias("__rows")]
-    for i, c in enumerate(columns):
-        if c.nulls:
-            aggregates.append(F.count(f"__v{i}").alias(f"__n{i}"))
-        if c.min_max:
-            aggregates += [F.min(f"__v{i}").alias(f"__lo{i}"), F.max(f"__v{i}").alias(f"__hi{i}")]
-        if c.ndv:
-            aggregates += [F.hll_sketch_agg(f"__h{i}", NDV_LG_K).alias(f"__s{i}"), F.count(f"__h{i}").alias(f"__sn{i}")]
     group_names = ["__file"] + (["__rg"] if row_group_starts is not None else [])
     out = {}
     for row in frame.groupBy(*group_names).agg(*aggregates).collect():
@@ -105,6 +92,30 @@ def scan_metadata(spark: SparkSession, schema: T.StructType, files: list[str], c
                                                   record.get(f"__sn{i}"))
         out[(path, rg)] = group
     return out
+
+
+@lru_cache(maxsize=64)
+def _scan_columns(spark: SparkSession, columns: tuple[ScanColumn, ...],
+                  sample_fraction: float | None) -> tuple[tuple[Column, ...], tuple[Column, ...]]:
+    """The per-row inputs and the aggregates of `columns`. Each costs gateway calls (about 1,300 for
+    11 columns, 0.4 s, half an incremental refresh of a few files), so they are built once per
+    session, set of columns and sample: they name columns and never bind to one DataFrame."""
+    in_sample = F.rand(SAMPLE_SEED) < F.lit(sample_fraction) if sample_fraction is not None else None
+    inputs = []
+    for i, c in enumerate(columns):
+        inputs.append(c.value().alias(f"__v{i}"))
+        if c.ndv:
+            hashed = ndv_input(F.col(f"`{c.name}`"), c.type_name)
+            inputs.append((F.when(in_sample, hashed) if in_sample is not None else hashed).alias(f"__h{i}"))
+    aggregates = [F.count(F.lit(1)).alias("__rows")]
+    for i, c in enumerate(columns):
+        if c.nulls:
+            aggregates.append(F.count(f"__v{i}").alias(f"__n{i}"))
+        if c.min_max:
+            aggregates += [F.min(f"__v{i}").alias(f"__lo{i}"), F.max(f"__v{i}").alias(f"__hi{i}")]
+        if c.ndv:
+            aggregates += [F.hll_sketch_agg(f"__h{i}", NDV_LG_K).alias(f"__s{i}"), F.count(f"__h{i}").alias(f"__sn{i}")]
+    return tuple(inputs), tuple(aggregates)
 
 
 def _row_group_index(starts: dict[str, list[int]]):
