@@ -99,13 +99,13 @@ class BackgroundStart:
     started: float = field(default_factory=time.perf_counter)
     ready: float | None = None  # perf_counter when the session was up
     session: SparkSession | None = None
-    error: BaseException | None = None
+    error: Exception | None = None
     thread: threading.Thread | None = None
 
     def run(self) -> None:
         try:
             self.session = _build(self.settings)
-        except BaseException as exc:  # kept for the caller that claims the session; it builds again
+        except Exception as exc:  # kept for the caller that claims the session; it builds again
             self.error = exc
         self.ready = time.perf_counter()
 

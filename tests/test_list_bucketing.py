@@ -132,6 +132,30 @@ def test_relayout_rewrites_a_partition_under_the_current_spec(lab):
     assert '"x":"true"' in flags  # the rewrite gathered its statistics
 
 
+def test_relayout_of_every_partition_in_one_write_keeps_every_row_and_its_statistics(lab):
+    lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING)")
+    days = {"2026-11-21": _rows(120), "2026-11-22": _rows(60, offset=1000), "2026-11-23": _rows(30, offset=5000)}
+    for ds, rows in days.items():
+        lab.write("t", rows, partition={"ds": ds})
+    lab.sql("ALTER TABLE t ADD PARTITION (ds='2026-11-24')")  # no files: rewritten on its own
+    lab.sql("ALTER TABLE t SKEWED BY (x) ON (30, 6) STORED AS DIRECTORIES")
+    results = lab.relayout("t")
+    assert sorted(name for r in results for name in r.partitions) == [f"ds={d}" for d in [*days, "2026-11-24"]]
+    assert len({r.write_id for r in results}) == 1  # one transaction, one write ID
+    for ds, rows in days.items():
+        part = lab.metastore.get_partition("default", "t", f"ds={ds}")
+        assert part.storedAsSubDirectories
+        assert part.skewedInfo.skewedColValueLocationMaps == {("30",): "x=30", ("6",): "x=6"}
+        assert _file_values(lab, f"ds={ds}", "x=30", "x") == {30}
+        got = lab.sql(f"SELECT count(*) AS n, sum(id) AS s, count_if(x = 6) AS six FROM t WHERE ds = '{ds}'").df
+        assert got.iloc[0].tolist() == [len(rows), rows["id"].sum(), (rows["x"] == 6).sum()]
+        assert part.parameters["numRows"] == str(len(rows))
+        assert '"x":"true"' in part.parameters["COLUMN_STATS_ACCURATE"]  # gathered in the same write
+    assert lab.metastore.get_partition("default", "t", "ds=2026-11-24").storedAsSubDirectories
+    hot = sum(int((rows["x"] == 30).sum()) for rows in days.values())
+    assert lab.explain("SELECT * FROM t WHERE x = 30").totals()["rows_kept"] == hot
+
+
 def test_multi_column_layout_and_the_seeds_partial_keys(lab):
     lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING) "
             "SKEWED BY (x, y) ON ((10, 'a'), (20, 'c')) STORED AS DIRECTORIES")
