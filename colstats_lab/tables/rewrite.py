@@ -23,19 +23,7 @@ def rewrite_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
     `one_file_per_directory` one task writes each partition, so every directory (each list-bucketing
     directory too) gets a single file."""
     parts = snapshot_files(metastore, table, txn.snapshot(table), partitions)
-    files_before = sum(len(p.files) for p in parts)
     results = []
-    with_rows = [p for p in parts if p.files]
-    if table.is_partitioned and not one_file_per_directory and len(with_rows) > 1:
-        # one dynamic-partition overwrite of every partition with files: one job and one gathering
-        # aggregation instead of one of each per partition; partitions without files go one by one below
-        rows = read_snapshot(spark, table, with_rows).select(
-            *[f"`{c.name}`" for c in table.cols], *[f"`{k}`" for k in table.partition_key_names])
-        written = write_table(spark, metastore, table, rows, txn, None, "overwrite", gather=gather, relayout=relayout)
-        results += [WriteResult(written.write_id, written.mode, {name: files})
-                    for name, files in written.partitions.items()]
-        # a partition whose files hold no rows has no rows in that write either: it is overwritten alone
-        parts = [p for p in parts if not p.files or p.part_name not in written.partitions]
     for part in parts:
         rows = read_snapshot(spark, table, [part]).select(*[f"`{c.name}`" for c in table.cols])
         if one_file_per_directory:
@@ -43,4 +31,4 @@ def rewrite_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
         spec = part.partition.spec if part.partition is not None else None
         results.append(write_table(spark, metastore, table, rows, txn, spec, "overwrite", gather=gather,
                                    relayout=relayout))
-    return files_before, results
+    return sum(len(p.files) for p in parts), results
