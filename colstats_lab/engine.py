@@ -153,6 +153,8 @@ def _claim_background(settings: SessionSettings) -> SparkSession | None:
 
 
 def _stop_driver_jvm() -> None:
+    """Shuts down the local driver JVM a classic session started (a Spark Connect session has none:
+    nothing to do), so the next classic session launches one with its own driver settings."""
     gateway = SparkContext._gateway
     if gateway is None:
         return

@@ -334,28 +334,23 @@ def _approx(frame, table, columns, keys, k, min_share, max_keys, max_items) -> S
     for r in rows:
         totals[r["partition"]] = int(r["total"] or 0)
         nulls[r["partition"]] = int(r["nulls"] or 0)
-        entries = [e for e in r["top"] or [] if e["item"] is not None][:k]
-        for rank, entry in enumerate(entries, start=1):
+        entries = []
+        for entry in [e for e in r["top"] or [] if e["item"] is not None][:k]:
             value = entry["item"]
             if len(columns) > 1:
                 decoded = json.loads(value)
                 value = tuple(decoded.get(f"v{i}") for i in range(len(columns)))
-            records.append({"partition": r["partition"], "value": value, "count": int(entry["count"]), "rank": rank})
-    out = pd.DataFrame({"partition": pd.Series([r["partition"] for r in records], dtype=object),
-                        "value": pd.Series([r["value"] for r in records], dtype=object),  # ints stay ints
-                        "count": pd.Series([r["count"] for r in records], dtype="int64"),
-                        "rank": pd.Series([r["rank"] for r in records], dtype="int64")})
-    # the sketch orders ties arbitrarily: order them by value, as exact mode does, so reports repeat
-    out = out.assign(order=out["value"].map(lambda v: (v is None, str(v)))).sort_values(
-        ["partition", "count", "order"], ascending=[True, False, True], kind="stable").drop(columns="order")
-    out["rank"] = out.groupby("partition").cumcount() + 1
-    out["share"] = [c / totals[p] if totals.get(p) else 0.0 for p, c in zip(out["partition"], out["count"])]
-    return SkewReport(table, list(columns), "approx", k, min_share, max_keys,
-                      out[["partition", "value", "count", "share", "rank"]], totals, max_items=max_items,
-                      nulls=nulls)
+            entries.append((value, int(entry["count"])))
+        # the sketch orders ties arbitrarily: order them by value, as exact mode does, so reports repeat
+        entries.sort(key=lambda e: (-e[1], e[0] is None, str(e[0])))
+        records += [{"partition": r["partition"], "value": value, "count": count, "rank": rank}
+                    for rank, (value, count) in enumerate(entries, start=1)]
+    return SkewReport(table, list(columns), "approx", k, min_share, max_keys, _frame(records, totals), totals,
+                      max_items=max_items, nulls=nulls)
 
 
 def _frame(records: list[dict], totals: dict[str, int]) -> pd.DataFrame:
+    """Both modes' ranked values as the report's frame, with each count's share of its partition's rows."""
     out = pd.DataFrame({"partition": pd.Series([r["partition"] for r in records], dtype=object),
                         "value": pd.Series([r["value"] for r in records], dtype=object),  # ints stay ints
                         "count": pd.Series([r["count"] for r in records], dtype="int64"),
