@@ -142,6 +142,28 @@ def test_stale_metadata_is_not_used_and_footers_stand_in(tmp_path, lab):
     assert not frame.loc[(FILE_LEVEL, other)].kept and "[Parquet footer]" in frame.loc[(FILE_LEVEL, other)].reason
 
 
+def test_a_footer_read_for_one_query_is_read_again_once_another_job_rewrites_the_file(tmp_path, lab):
+    root = str(tmp_path / "events")
+    files = build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=50)
+    lab.register_external("events", root, partition_types={"ds": "string"})
+    lab.set("metastore.enabled", False)  # footers alone decide
+    target = sorted(files)[0]
+    query = "SELECT * FROM events WHERE x >= 900"
+
+    def verdict():
+        return lab.explain(query).to_pandas().set_index(["level", "identifier"]).loc[
+            (FILE_LEVEL, os.path.relpath(target, root))]
+
+    assert not verdict().kept and "[Parquet footer]" in verdict().reason  # x < 900 in every row group
+    rewritten = make_rows(5, 50, x_range=(900, 950))
+    write_file(target, rewritten)
+    stat = os.stat(target)
+    os.utime(target, (stat.st_atime, stat.st_mtime + 5))
+    assert verdict().kept
+    assert lab.sql("SELECT count(*) AS n FROM events WHERE x >= 900").df["n"][0] == \
+        sum(v is not None for v in rewritten["x"])
+
+
 def test_metadata_changing_while_planning_is_planned_again_then_without_it(tmp_path, lab):
     from colstats_lab.pruning import plan_with_metadata
     from colstats_lab.pruning.plan import parse_query, single_table_where

@@ -254,7 +254,7 @@ class _Builder:
     def collect(self, spark: Callable[[], SparkSession], outcome: RefreshOutcome) -> None:
         outcome.scanned_files = sorted(self.to_read)
         outcome.reused_files = sorted(p for p in self.states if p not in set(self.to_read))
-        footers = {path: read_footer(path, self.types) for path in self.to_read}
+        footers = {path: read_footer(path, self.types, self.states.get(path)) for path in self.to_read}
         self.served = {c for c in self.request.columns if all(f.served(c) for f in footers.values())}
         outcome.footer_columns = [c for c in self.request.columns if c in self.served]
         scan = [ScanColumn(name, self.types[name], min_max=name not in self.served and _has_min_max(self.types[name]),

@@ -225,7 +225,7 @@ class _Planner:
 
     def _footer(self, path: str) -> FileFooter:
         if path not in self.footers:
-            self.footers[path] = read_footer(path, self.types)
+            self.footers[path] = read_footer(path, self.types, self.states.get(path))
         return self.footers[path]
 
     # ---- deciding -----------------------------------------------------------------------

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
+from ..files import FileState
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from .levels import merge_column
@@ -62,8 +64,21 @@ def footer_servable(type_name: str) -> bool:
     return parse_type(type_name).base in _SERVED_BASES
 
 
-def read_footer(path: str, columns: dict[str, str]) -> FileFooter:
-    """The footer of one file with the figures of `columns` (name -> type) it can serve."""
+def read_footer(path: str, columns: dict[str, str], state: FileState | None = None) -> FileFooter:
+    """The footer of one file with the figures of `columns` (name -> type) it can serve. Given the
+    file's state as listed (path, bytes, modified), a footer read before from the same state is reused:
+    planning a query over a few thousand files otherwise reads every footer again (0.27 s for 1,500)."""
+    if state is None or state[0] != path:
+        return _read_footer(path, columns)
+    return _footer_of_state(state, tuple(columns.items()))
+
+
+@lru_cache(maxsize=8192)
+def _footer_of_state(state: FileState, columns: tuple[tuple[str, str], ...]) -> FileFooter:
+    return _read_footer(state[0], dict(columns))
+
+
+def _read_footer(path: str, columns: dict[str, str]) -> FileFooter:
     meta = pq.read_metadata(path)
     positions = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
     groups, first = [], 0
