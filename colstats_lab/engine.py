@@ -187,10 +187,24 @@ def _build(settings: SessionSettings) -> SparkSession:
     # Python workers must run this interpreter, which has pandas and pyarrow.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    wanted = {**DEFAULT_CONF, "spark.sql.warehouse.dir": os.path.join(settings.home, "spark-warehouse"), **conf}
+    if SparkContext._active_spark_context is not None:
+        return _session_beside(SparkSession.builder.getOrCreate(), wanted)
     builder = SparkSession.builder.master(settings.master).appName("colstats_lab")
-    for key, value in {**DEFAULT_CONF, "spark.sql.warehouse.dir": os.path.join(settings.home, "spark-warehouse"),
-                       **conf}.items():
+    for key, value in wanted.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _session_beside(running: SparkSession, conf: dict[str, str]) -> SparkSession:
+    """A session of the lab's own on a Spark context already running in this process (the user's):
+    its SQL settings and temporary views are apart from the running session's, which keeps its own
+    settings and log level. Settings fixed when that context started (master, driver, UI, warehouse)
+    stay the context's. (`getOrCreate` with the lab's settings would have rewritten the user's.)"""
+    session = running.newSession()
+    for key, value in conf.items():
+        if key.startswith("spark.sql.") and session.conf.isModifiable(key):
+            session.conf.set(key, value)
     return session

@@ -34,3 +34,26 @@ def test_old_java_is_reported_with_its_version(tmp_path):
 
 def test_this_machines_java_passes():
     assert _check_java(dict(os.environ)).returncode == 0
+
+
+def test_a_lab_beside_the_users_own_session_leaves_its_settings_and_views_alone(tmp_path, spark):
+    from colstats_lab import Lab
+
+    before = {key: spark.conf.get(key) for key in ("spark.sql.session.timeZone", "spark.sql.shuffle.partitions")}
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    spark.conf.set("spark.sql.shuffle.partitions", "7")
+    lab = Lab(home=str(tmp_path / "lab"))  # no session given: one is made beside the running one
+    try:
+        lab.sql("CREATE TABLE t (id INT, note STRING)")
+        lab.write("t", spark.createDataFrame([(1, "a"), (5, None), (3, "c")], "id INT, note STRING"))
+        lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
+        assert lab.sql("SELECT count(*) AS n, max(id) AS top FROM t").df.iloc[0].tolist() == [3, 5]
+        assert spark.conf.get("spark.sql.session.timeZone") == "America/Los_Angeles"
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "7"
+        assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("colstats__")]
+        assert lab.spark is not spark and lab.spark.sparkContext is spark.sparkContext
+        assert lab.spark.conf.get("spark.sql.session.timeZone") == "UTC"
+    finally:
+        for key, value in before.items():
+            spark.conf.set(key, value)
+        lab.close()
