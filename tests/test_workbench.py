@@ -205,3 +205,21 @@ def test_refresh_metadata_in_analyze_cell_and_information_schema_from_jupysql(sh
                                          "FROM INFORMATION_SCHEMA_PARTITIONS ORDER BY 1, 2")
     assert [tuple(r) for r in result] == [("PARTITION", "ds=d1", "d1"), ("PARTITION", "ds=d2", "d2"),
                                           ("SEGMENT", "ds=d1", "d1"), ("SEGMENT", "ds=d2", "d2")]
+
+
+def test_stats_view_header_of_an_external_table_compares_its_files_with_those_analyzed(tmp_path, lab):
+    from metadata_tables import build_table, make_rows, write_file
+
+    root = str(tmp_path / "events")
+    build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=20)
+    lab.register_external("events", root, partition_types={"ds": "string"})
+    lab.sql("ANALYZE TABLE events PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x")
+    view = lab.view_stats("events")
+    assert "unknown in" not in view.header.value and "not counted for an external table" in view.header.value
+    view.level.value = "ds=d1"
+    assert "its files are those last analyzed" in view.header.value
+    write_file(str(tmp_path / "events" / "ds=d1" / "part-9.parquet"), make_rows(9, 5))  # another job adds one
+    view.refresh()
+    assert "files changed since the last analyze (1 added, 0 removed, 0 rewritten)" in view.header.value
+    view.level.value = "ds=d2"
+    assert "its files are those last analyzed" in view.header.value

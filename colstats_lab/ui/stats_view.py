@@ -138,12 +138,26 @@ class StatsView(View):
             return [], 0
         return self.lab.metastore.find_partition_names(self.table.dbName, self.table.tableName, text, limit)
 
+    def _external_change(self, level: str) -> str:
+        """Another job writes an external table's files, so its rows changed are not counted; one
+        directory's files are compared with those last analyzed (a whole partitioned table's would mean
+        listing every partition to draw a header)."""
+        if level == TABLE_LEVEL and self.table.is_partitioned:
+            return "not counted for an external table; each partition's files are compared with those analyzed"
+        location = (self.lab.metastore.get_partition(self.table.dbName, self.table.tableName, level).location
+                    if level != TABLE_LEVEL else self.table.location)
+        owner = None if level == TABLE_LEVEL else level
+        moved = self.lab.metastore.external_file_changes(self.table, {owner: location})
+        return moved.get(owner, "none: its files are those last analyzed")
+
     def refresh(self) -> None:
         level = self.level.value
         self.frame, rows = stats_frame(self.lab.metastore, self.table, level)
         params = self.table.parameters
         where = "whole table" if level == TABLE_LEVEL else level
-        if level == TABLE_LEVEL and self.table.is_partitioned:
+        if self.table.tableType == "EXTERNAL_TABLE":
+            changed = self._external_change(level)
+        elif level == TABLE_LEVEL and self.table.is_partitioned:
             changed = describe_total(self.lab.metastore.get_partition_params(
                 self.table.dbName, self.table.tableName, ["numRows", ROWS_CHANGED]))
         else:
