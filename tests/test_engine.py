@@ -40,6 +40,7 @@ def test_a_lab_beside_the_users_own_session_leaves_its_settings_and_views_alone(
     from colstats_lab import Lab
 
     before = {key: spark.conf.get(key) for key in ("spark.sql.session.timeZone", "spark.sql.shuffle.partitions")}
+    views_before = {t.name for t in spark.catalog.listTables()}  # other tests' labs use this session itself
     spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
     spark.conf.set("spark.sql.shuffle.partitions", "7")
     lab = Lab(home=str(tmp_path / "lab"))  # no session given: one is made beside the running one
@@ -48,9 +49,11 @@ def test_a_lab_beside_the_users_own_session_leaves_its_settings_and_views_alone(
         lab.write("t", spark.createDataFrame([(1, "a"), (5, None), (3, "c")], "id INT, note STRING"))
         lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
         assert lab.sql("SELECT count(*) AS n, max(id) AS top FROM t").df.iloc[0].tolist() == [3, 5]
+        assert lab.sql("SELECT note FROM t WHERE id = 3").df["note"].tolist() == ["c"]  # a scan, through a view
         assert spark.conf.get("spark.sql.session.timeZone") == "America/Los_Angeles"
         assert spark.conf.get("spark.sql.shuffle.partitions") == "7"
-        assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("colstats__")]
+        assert {t.name for t in spark.catalog.listTables()} == views_before
+        assert [t.name for t in lab.spark.catalog.listTables()] == ["colstats__default__t"]
         assert lab.spark is not spark and lab.spark.sparkContext is spark.sparkContext
         assert lab.spark.conf.get("spark.sql.session.timeZone") == "UTC"
     finally:
