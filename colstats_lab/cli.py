@@ -39,14 +39,15 @@ def cmd_demo(args) -> int:
     return 0
 
 
-DASHBOARD_NOTEBOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "notebooks",
-                                  "dashboard.ipynb")
+# package data, so an installed wheel serves it too
+DASHBOARD_NOTEBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ui", "dashboard.ipynb")
 
 
 def voila_command(notebook: str, port: int, ip: str = "127.0.0.1") -> list[str]:
-    """The command that serves a notebook with Voila from this environment."""
-    voila = os.path.join(os.path.dirname(sys.executable), "voila")
-    return [voila, notebook, f"--port={port}", "--no-browser", f"--Voila.ip={ip}", "--show_tracebacks=True"]
+    """The command that serves a notebook with Voila from this interpreter (its scripts may live in
+    another environment's bin when this one reaches its packages through a path file)."""
+    return [sys.executable, "-m", "voila", notebook, f"--port={port}", "--no-browser", f"--Voila.ip={ip}",
+            "--show_tracebacks=True"]
 
 
 def cmd_dashboard(args) -> int:

@@ -1,7 +1,17 @@
-"""The pins in pyproject.toml and environment.yml agree."""
+"""The pins in pyproject.toml and environment.yml agree, and the built wheel works on its own."""
 import os
 import re
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
 import tomllib
+import urllib.request
+import zipfile
+
+from colstats_lab.demo import build_demo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,3 +48,59 @@ def test_every_dependency_is_pinned_to_a_version():
 def test_environment_yml_brings_java_17():
     with open(os.path.join(ROOT, "environment.yml")) as f:
         assert re.search(r"^\s*- openjdk=17\s*$", f.read(), re.M)
+
+
+def test_the_built_wheel_serves_the_dashboard_from_a_fresh_venv(tmp_path, lab):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), ROOT], check=True,
+                   capture_output=True, timeout=300)
+    (wheel,) = dist.glob("colstats_lab-*.whl")
+    assert "colstats_lab/ui/dashboard.ipynb" in zipfile.ZipFile(wheel).namelist()
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    # the dependencies come from this environment (a path file), the package only from the wheel
+    with open(os.path.join(site, "tested_dependencies.pth"), "w") as f:
+        f.write(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+                   capture_output=True, timeout=300)
+    where = subprocess.run([str(python), "-c", "import colstats_lab.cli as c; print(c.DASHBOARD_NOTEBOOK)"],
+                           check=True, capture_output=True, text=True, cwd=str(tmp_path)).stdout.strip()
+    assert where.startswith(site) and os.path.exists(where)
+
+    build_demo(lab, rows_per_day=500)  # the dashboard's demo table is there: no demo build
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = open(tmp_path / "dashboard.log", "w")
+    proc = subprocess.Popen([str(venv / "bin" / "colstats-lab"), "--home", lab.home, "dashboard", "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT, cwd=str(tmp_path), start_new_session=True,
+                            env={**os.environ, "PLOOMBER_STATS_ENABLED": "false",
+                                 # the dependencies' data files (Voila's templates) are this environment's too
+                                 "JUPYTER_PATH": os.path.join(sys.prefix, "share", "jupyter")})
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                break
+            except OSError:
+                assert proc.poll() is None, open(log.name).read()[-3000:]
+                assert time.time() < deadline, "the dashboard did not start"
+                time.sleep(0.5)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=240) as response:
+            page = response.read().decode()
+        assert response.status == 200
+        # the notebook ran in a kernel of that venv: the dashboard's widgets, its title among them
+        assert "application/vnd.jupyter.widget-view+json" in page
+        assert "colstats_lab \\u00b7 default" in page, page[:2000]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
