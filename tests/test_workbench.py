@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import os
 
 import pandas as pd
 import pytest
@@ -12,6 +13,7 @@ from ipywidgets.widgets.widget import _instances as widget_instances
 from colstats_lab import Lab
 from colstats_lab.skew import TABLE_LEVEL
 from colstats_lab.ui.skew_view import SkewView
+from colstats_lab.ui import format as fmt
 from colstats_lab.ui.stats_view import StatsView
 
 ROWS = {
@@ -46,7 +48,7 @@ def _frame(rows) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "x", "note"], dtype=object)
 
 
-def test_analyze_magic_returns_the_result_and_shows_the_stats_view(shell):
+def test_analyze_magic_returns_the_result_and_shows_the_stats_view(shell, lab):
     with capture_output() as captured:
         shell.run_cell_magic("analyze", "--lab lab", "ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, note")
     result = shell.user_ns["_"]
@@ -73,6 +75,11 @@ def test_analyze_magic_returns_the_result_and_shows_the_stats_view(shell):
     x2 = view.frame.set_index("column").loc["x"]
     assert (x2["min"], x2["max"], x2["nulls"]) == (5, 9, 0)
     assert "ds=d2" in view.header.value
+    # the partition's own size and files, as on disk, not the table's
+    location = lab.metastore.get_partition("default", "sales", "ds=d2").location
+    data = [os.path.join(d, f) for d, _, names in os.walk(location) for f in names if not f.startswith(("_", "."))]
+    assert f"{fmt.size(sum(os.path.getsize(f) for f in data))} in {len(data)} files" in view.header.value
+    assert "partitions" not in view.header.value
 
 
 def test_stats_view_badge_turns_when_a_partition_changes(shell, lab, spark):

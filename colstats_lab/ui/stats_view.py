@@ -138,38 +138,37 @@ class StatsView(View):
             return [], 0
         return self.lab.metastore.find_partition_names(self.table.dbName, self.table.tableName, text, limit)
 
-    def _external_change(self, level: str) -> str:
+    def _external_change(self, partition) -> str:
         """Another job writes an external table's files, so its rows changed are not counted; one
         directory's files are compared with those last analyzed (a whole partitioned table's would mean
         listing every partition to draw a header)."""
-        if level == TABLE_LEVEL and self.table.is_partitioned:
+        if partition is None and self.table.is_partitioned:
             return "not counted for an external table; each partition's files are compared with those analyzed"
-        location = (self.lab.metastore.get_partition(self.table.dbName, self.table.tableName, level).location
-                    if level != TABLE_LEVEL else self.table.location)
-        owner = None if level == TABLE_LEVEL else level
+        owner = None if partition is None else partition.partName
+        location = self.table.location if partition is None else partition.location
         moved = self.lab.metastore.external_file_changes(self.table, {owner: location})
         return moved.get(owner, "none: its files are those last analyzed")
 
     def refresh(self) -> None:
         level = self.level.value
         self.frame, rows = stats_frame(self.lab.metastore, self.table, level)
-        params = self.table.parameters
+        db, name = self.table.dbName, self.table.tableName
+        partition = self.lab.metastore.get_partition(db, name, level) if level != TABLE_LEVEL else None
+        # the level's own size and files, read now: writes since the view opened count
+        params = (partition or self.lab.metastore.get_table(db, name)).parameters
         where = "whole table" if level == TABLE_LEVEL else level
         if self.table.tableType == "EXTERNAL_TABLE":
-            changed = self._external_change(level)
-        elif level == TABLE_LEVEL and self.table.is_partitioned:
-            changed = describe_total(self.lab.metastore.get_partition_params(
-                self.table.dbName, self.table.tableName, ["numRows", ROWS_CHANGED]))
+            changed = self._external_change(partition)
+        elif partition is None and self.table.is_partitioned:
+            changed = describe_total(self.lab.metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]))
         else:
-            owner = (self.lab.metastore.get_partition(self.table.dbName, self.table.tableName, level)
-                     if level != TABLE_LEVEL else self.lab.metastore.get_table(self.table.dbName, self.table.tableName))
-            changed = describe_change(owner.parameters)
+            changed = describe_change(params)
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · {fmt.escape(where)} · '
             f'{fmt.count(rows)} rows · {fmt.size(int(params.get("totalSize", 0) or 0))} in '
             f'{fmt.count(int(params.get("numFiles", 0) or 0))} files'
             + (f' · {fmt.count(int(params.get("numPartitions", 0) or 0))} partitions'
-               if self.table.is_partitioned else "")
+               if self.table.is_partitioned and partition is None else "")
             + f' · <span title="rows inserted or removed since every column\'s statistics were last accurate">'
               f'changed since analyze: {fmt.escape(changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
