@@ -3,10 +3,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import time
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -14,6 +10,7 @@ from playwright.sync_api import sync_playwright
 from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
 from colstats_lab.demo import build_demo
 from colstats_lab.ui import format as fmt
+from served import free_port, serving
 
 ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "artifacts")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -23,40 +20,14 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-dev-shm-usage"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def dashboard(lab):
     build_demo(lab, rows_per_day=2_000)
     lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "COLSTATS_HOME": lab.home, "PLOOMBER_STATS_ENABLED": "false"}
-    log = open(os.path.join(lab.home, "voila.log"), "w")
-    proc = subprocess.Popen(voila_command(DASHBOARD_NOTEBOOK, port), env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=2).close()
-                break
-            except OSError:
-                assert proc.poll() is None, open(log.name).read()[-3000:]
-                assert time.time() < deadline, "Voila did not start"
-                time.sleep(0.5)
+    with serving(voila_command(DASHBOARD_NOTEBOOK, port), port, os.path.join(lab.home, "voila.log"), env=env) as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
 
 
 def test_dashboard_shows_the_picked_tables_statistics_and_chart(dashboard, lab):

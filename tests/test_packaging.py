@@ -1,17 +1,15 @@
 """The pins in pyproject.toml and environment.yml agree, and the built wheel works on its own."""
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import sysconfig
-import time
 import tomllib
 import urllib.request
 import zipfile
 
 from colstats_lab.demo import build_demo
+from served import free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,36 +69,15 @@ def test_the_built_wheel_serves_the_dashboard_from_a_fresh_venv(tmp_path, lab):
     assert where.startswith(site) and os.path.exists(where)
 
     build_demo(lab, rows_per_day=500)  # the dashboard's demo table is there: no demo build
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = open(tmp_path / "dashboard.log", "w")
-    proc = subprocess.Popen([str(venv / "bin" / "colstats-lab"), "--home", lab.home, "dashboard", "--port", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, cwd=str(tmp_path), start_new_session=True,
-                            env={**os.environ, "PLOOMBER_STATS_ENABLED": "false",
-                                 # the dependencies' data files (Voila's templates) are this environment's too
-                                 "JUPYTER_PATH": os.path.join(sys.prefix, "share", "jupyter")})
-    try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=2).close()
-                break
-            except OSError:
-                assert proc.poll() is None, open(log.name).read()[-3000:]
-                assert time.time() < deadline, "the dashboard did not start"
-                time.sleep(0.5)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=240) as response:
+    port = free_port()
+    command = [str(venv / "bin" / "colstats-lab"), "--home", lab.home, "dashboard", "--port", str(port)]
+    env = {**os.environ, "PLOOMBER_STATS_ENABLED": "false",
+           # the dependencies' data files (Voila's templates) are this environment's too
+           "JUPYTER_PATH": os.path.join(sys.prefix, "share", "jupyter")}
+    with serving(command, port, str(tmp_path / "dashboard.log"), timeout=120, env=env, cwd=str(tmp_path)) as url:
+        with urllib.request.urlopen(url, timeout=240) as response:
             page = response.read().decode()
         assert response.status == 200
         # the notebook ran in a kernel of that venv: the dashboard's widgets, its title among them
         assert "application/vnd.jupyter.widget-view+json" in page
         assert "colstats_lab \\u00b7 default" in page, page[:2000]
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
