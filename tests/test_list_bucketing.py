@@ -132,7 +132,7 @@ def test_relayout_rewrites_a_partition_under_the_current_spec(lab):
     assert '"x":"true"' in flags  # the rewrite gathered its statistics
 
 
-def test_relayout_of_every_partition_in_one_write_keeps_every_row_and_its_statistics(lab):
+def test_relayout_of_every_partition_in_one_transaction_keeps_every_row_and_its_statistics(lab):
     lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING)")
     days = {"2026-11-21": _rows(120), "2026-11-22": _rows(60, offset=1000), "2026-11-23": _rows(30, offset=5000)}
     for ds, rows in days.items():

@@ -220,6 +220,7 @@ def test_stats_view_header_of_an_external_table_compares_its_files_with_those_an
     root = str(tmp_path / "events")
     build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=20)
     lab.register_external("events", root, partition_types={"ds": "string"})
+    assert "changed since analyze: never analyzed" in lab.view_stats("events", partition="ds=d1").header.value
     lab.sql("ANALYZE TABLE events PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x")
     view = lab.view_stats("events")
     assert "unknown in" not in view.header.value and "not counted for an external table" in view.header.value

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from ..coltypes import parse_type
-from ..metastore import Metastore, NoSuchObjectException, Table
+from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, Table
 from ..metastore.stats_accuracy import ComplianceSummary
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
@@ -138,12 +138,14 @@ class StatsView(View):
             return [], 0
         return self.lab.metastore.find_partition_names(self.table.dbName, self.table.tableName, text, limit)
 
-    def _external_change(self, partition) -> str:
+    def _external_change(self, partition, params: dict) -> str:
         """Another job writes an external table's files, so its rows changed are not counted; one
         directory's files are compared with those last analyzed (a whole partitioned table's would mean
         listing every partition to draw a header)."""
         if partition is None and self.table.is_partitioned:
             return "not counted for an external table; each partition's files are compared with those analyzed"
+        if COLUMN_STATS_ACCURATE not in params:
+            return "never analyzed"
         owner = None if partition is None else partition.partName
         location = self.table.location if partition is None else partition.location
         moved = self.lab.metastore.external_file_changes(self.table, {owner: location})
@@ -158,7 +160,7 @@ class StatsView(View):
         params = (partition or self.lab.metastore.get_table(db, name)).parameters
         where = "whole table" if level == TABLE_LEVEL else level
         if self.table.tableType == "EXTERNAL_TABLE":
-            changed = self._external_change(partition)
+            changed = self._external_change(partition, params)
         elif partition is None and self.table.is_partitioned:
             changed = describe_total(self.lab.metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]))
         else:
