@@ -449,6 +449,10 @@ class Lab:
         """The pruning view of a SELECT over one table: what it reads and skips at every level, and why."""
         return self.view("pruning", query)
 
+    def view_metadata(self, table: str, level: str | None = None):
+        """The metadata view of a table's last REFRESH METADATA, one level at a time."""
+        return self.view("metadata", table, level=level)
+
     def view_skew(self, table: str, column: str | list[str], k: int = 10, partition: str | None = None,
                   min_share: float = 0.02, mode: str | None = None):
         """The skew view of one or more columns: the k most frequent values per partition with the

@@ -59,20 +59,10 @@ def test_skew_magic_shows_null_as_its_own_line(nulls_table):
     shell = InteractiveShell.instance()
     shell.user_ns["lab"] = nulls_table
     shell.run_line_magic("load_ext", "colstats_lab")
-    with capture_output():
-        shell.run_line_magic("skew", "t.x --lab lab --mode exact")
-    view = _last_skew_view()
+    view = shell.run_line_magic("skew", "t.x --lab lab --mode exact")
     assert list(view.figure.data[0].x)[-1] == "(NULL)" and list(view.figure.data[0].y)[-1] == 4
     assert "(NULL)" in view.values_html.value and "never (default directory)" in view.values_html.value
     assert "None" not in view.recommendation_html.value
-
-
-def _last_skew_view():
-    from ipywidgets.widgets.widget import _instances
-
-    from colstats_lab.ui.skew_view import SkewView
-
-    return [w for w in _instances.values() if isinstance(w, SkewView)][-1]
 
 
 def test_writes_into_a_new_unpartitioned_table_keep_its_statistics_accurate(lab):

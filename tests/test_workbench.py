@@ -6,6 +6,7 @@ import os
 
 import pandas as pd
 import pytest
+from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from ipywidgets.widgets.widget import _instances as widget_instances
@@ -15,6 +16,7 @@ from colstats_lab.skew import TABLE_LEVEL
 from colstats_lab.ui.skew_view import SkewView
 from colstats_lab.ui import format as fmt
 from colstats_lab.ui.stats_view import StatsView
+from colstats_lab.ui.widgets import View
 
 ROWS = {
     "d1": [(1, 5, "a"), (2, 5, "bb"), (3, 5, None), (4, 7, "a"), (5, None, "ccc")],
@@ -50,13 +52,13 @@ def _frame(rows) -> pd.DataFrame:
 
 def test_analyze_magic_returns_the_result_and_shows_the_stats_view(shell, lab):
     with capture_output() as captured:
-        shell.run_cell_magic("analyze", "--lab lab", "ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, note")
-    result = shell.user_ns["_"]
-    assert sorted(result.details.partitions) == ["ds=d1", "ds=d2"]
+        view = shell.run_cell_magic("analyze", "--lab lab",
+                                    "ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, note")
+    assert shell.user_ns["_"] is view and isinstance(view, StatsView)
+    assert sorted(view.result.details.partitions) == ["ds=d1", "ds=d2"]
+    assert view.details is view.result.details  # the Result's attributes read through the view
     assert "Analyzed default.sales" in captured.stdout
-    views = [w for w in _displayed_widgets(captured) if isinstance(w, StatsView)]
-    assert len(views) == 1
-    view = views[0]
+    assert _displayed_widgets(captured) == []  # the cell's value is the view: shown once, by IPython
     everything = _frame(ROWS["d1"] + ROWS["d2"])
     x = view.frame.set_index("column").loc["x"]
     xs = [v for v in everything.x if v is not None]
@@ -95,11 +97,9 @@ def test_stats_view_badge_turns_when_a_partition_changes(shell, lab, spark):
 
 
 def test_skew_magic_shows_top_values_per_partition(shell):
-    with capture_output() as captured:
-        shell.run_line_magic("skew", "sales.x --top 2 --lab lab")
-    top = shell.user_ns["_"]
-    views = [w for w in _displayed_widgets(captured) if isinstance(w, SkewView)]
-    assert len(views) == 1
+    view = shell.run_line_magic("skew", "sales.x --top 2 --lab lab")
+    assert isinstance(view, SkewView) and shell.user_ns["_"] is view
+    top = view.result
     for ds, rows in ROWS.items():
         counts = collections.Counter(r[1] for r in rows if r[1] is not None)  # NULL is never a skewed value
         expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
@@ -107,7 +107,6 @@ def test_skew_magic_shows_top_values_per_partition(shell):
         assert list(zip(got["value"], got["count"])) == expected
         assert top.totals[f"ds={ds}"] == len(rows)
         assert top.null_count(f"ds={ds}") == sum(r[1] is None for r in rows)
-    view = views[0]
     assert view.level.value == TABLE_LEVEL
     assert list(view.rows["value"])[:1] == [5] and list(view.rows["count"])[:1] == [4]
     bars = view.figure.data[0]
@@ -157,10 +156,8 @@ def test_views_are_usable_from_python(lab, spark):
 
 
 def test_skew_view_marks_the_recommendation_and_shows_the_scan_saved(shell):
-    with capture_output() as captured:
-        shell.run_line_magic("skew", "sales.x --top 3 --min-share 0.25 --lab lab")
-    report = shell.user_ns["_"]
-    view = next(w for w in _displayed_widgets(captured) if isinstance(w, SkewView))
+    view = shell.run_line_magic("skew", "sales.x --top 3 --min-share 0.25 --lab lab")
+    report = view.result
     bars = view.figure.data[0]
     marked = [label for label, color in zip(bars.x, bars.marker.color) if color == "#f58518"]
     assert marked == [str(v) for v in report.recommended if str(v) in bars.x]
@@ -171,10 +168,9 @@ def test_skew_view_marks_the_recommendation_and_shows_the_scan_saved(shell):
 
 def test_explain_magic_shows_the_pruning_tree_and_levels(shell, lab):
     from colstats_lab.ui.pruning_view import PruningView
-    with capture_output() as captured:
-        shell.run_line_magic("explain", "--lab lab SELECT * FROM sales WHERE ds = 'd2' AND x > 6")
-    report = shell.user_ns["_"]
-    view = next(w for w in _displayed_widgets(captured) if isinstance(w, PruningView))
+    view = shell.run_line_magic("explain", "--lab lab SELECT * FROM sales WHERE ds = 'd2' AND x > 6")
+    assert isinstance(view, PruningView)
+    report = view.result
     treemap = view.treemap.data[0]
     colors = dict(zip(treemap.ids, treemap.marker.colors))
     assert colors["partition:ds=d1"] == "#bab0ac" and colors["partition:ds=d2"] == "#54a24b"
@@ -192,10 +188,16 @@ def test_explain_magic_shows_the_pruning_tree_and_levels(shell, lab):
 def test_refresh_metadata_in_analyze_cell_and_information_schema_from_jupysql(shell, lab):
     lab.set("metastore.enabled", True)
     with capture_output() as captured:
-        shell.run_cell_magic("analyze", "", "ANALYZE TABLE sales COLUMNS (x, note) REFRESH METADATA 'FILE' LEVEL")
+        view = shell.run_cell_magic("analyze", "", "ANALYZE TABLE sales COLUMNS (x, note) REFRESH METADATA 'FILE' LEVEL")
     assert "Collected / refreshed metadata for table [default.sales]" in captured.stdout
-    shown = [o.data.get("text/html", "") for o in captured.outputs]
-    assert any("FILE" in text and "note" in text for text in shown)  # the metadata table
+    assert view.level.options == ("TABLE", "SEGMENT", "PARTITION", "FILE") and view.level.value == "TABLE"
+    view.level.value = "FILE"
+    root = lab.metastore.get_table("default", "sales").location
+    files = sorted(os.path.relpath(os.path.join(folder, name), root) for folder, _, names in os.walk(root)
+                   for name in names if not name.startswith(("_", ".")))
+    assert sorted(set(view.metadata.query("level == 'FILE'")["identifier"])) == files
+    assert all(f">{f}<" in view.table_html.value for f in files) and ">note<" in view.table_html.value
+    assert view.details.up_to_date is False  # the statement's Result reads through
     shell.run_line_magic("load_ext", "sql")
     shell.run_line_magic("config", "SqlMagic.displaylimit = 0")
     shell.run_line_magic("sql", lab.metastore_url)
@@ -231,3 +233,39 @@ def test_stats_view_header_of_an_external_table_compares_its_files_with_those_an
     assert "files changed since the last analyze (1 added, 0 removed, 0 rewritten)" in view.header.value
     view.level.value = "ds=d2"
     assert "its files are those last analyzed" in view.header.value
+
+
+def test_a_magic_assigned_shows_nothing_and_one_ending_a_cell_is_its_output(shell):
+    with capture_output() as captured:
+        assigned = shell.run_cell("r = %skew sales.x --lab lab --top 2")
+    assert assigned.result is None
+    assert not [w for w in _displayed_widgets(captured) if isinstance(w, View)]  # Spark's progress bar only
+    report = shell.user_ns["r"]
+    assert isinstance(report, SkewView) and report.recommended == report.result.recommended
+    assert list(report.for_partition("ds=d2")["value"]) == [7, 5]  # 7 twice, then 5 and 9 once: 5 first
+    ended = shell.run_cell("%skew sales.x --lab lab --top 2")
+    assert isinstance(ended.result, SkewView) and shell.user_ns["_"] is ended.result
+    with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
+        report.no_such_thing
+
+
+def test_explain_as_a_cell_magic_and_config_defaults(shell, lab):
+    from colstats_lab.ui.pruning_view import PruningView
+    view = shell.run_cell_magic("explain", "--lab lab", "SELECT *\nFROM sales\nWHERE ds = 'd1'")
+    assert isinstance(view, PruningView)
+    kept = {d.identifier for d in view.decisions if d.level == "partition" and d.kept}
+    assert kept == {"ds=d1"}
+    with pytest.raises(UsageError, match="the query goes in the cell"):
+        shell.run_cell_magic("explain", "SELECT 1", "SELECT * FROM sales")
+    shell.run_line_magic("config", "ColstatsMagics.top = 1")
+    shell.run_line_magic("config", "ColstatsMagics.min_share = 0.5")
+    try:
+        view = shell.run_line_magic("skew", "sales.x --lab lab")
+        assert len(view.rows) == 1 and view.result.k == 1
+        assert view.result.recommended == []  # no value holds half of the 9 rows (5 holds 4 of them)
+        assert len(shell.run_line_magic("skew", "sales.x --lab lab --top 3").rows) == 3  # the line wins
+        shell.run_line_magic("config", "ColstatsMagics.skew_mode = 'sometimes'")  # IPython logs the refusal
+        assert shell.magics_manager.registry["ColstatsMagics"].skew_mode is None
+    finally:
+        shell.run_line_magic("config", "ColstatsMagics.top = 10")
+        shell.run_line_magic("config", "ColstatsMagics.min_share = 0.02")

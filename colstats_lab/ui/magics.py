@@ -10,18 +10,21 @@ from contextlib import contextmanager, nullcontext
 from typing import Iterator
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
+from traitlets import Enum, Float, Integer, Unicode
 
 from ..errors import ColstatsError, ParseError
 from ..lab import Lab
+from ..result import Result
 from ..sql import parse
 from ..sql.executor import execute
 from ..sql.statements import Analyze, Query, RefreshMetadata
 from ..skew import DEFAULT_MODE
 from ..skew.report import check_options as check_skew_options
 from .progress import SparkProgress
+from .widgets import View
 
 
 @contextmanager
@@ -46,90 +49,122 @@ def _arguments(magic, line: str):
 
 @magics_class
 class ColstatsMagics(Magics):
+    """Settable with `%config ColstatsMagics.top = 20` or in ipython_config.py (`c.ColstatsMagics.top`)."""
+
+    home = Unicode(None, allow_none=True,
+                   help="the folder of the Lab the magics make when the notebook has made none "
+                        "(default: $COLSTATS_HOME or ./.colstats)").tag(config=True)
+    top = Integer(10, help="how many of the most frequent values %skew shows").tag(config=True)
+    min_share = Float(0.02, help="share of rows that makes a value a heavy hitter in %skew").tag(config=True)
+    skew_mode = Enum(["exact", "approx"], default_value=None, allow_none=True,
+                     help="%skew's counting: exact, or a frequent-items sketch (default: the lab's own)"
+                     ).tag(config=True)
+
     def _lab(self, name: str | None) -> Lab:
         if name is None:
-            return Lab.current()
+            return Lab.current() if Lab._current is not None or self.home is None else Lab(home=self.home)
         lab = self.shell.user_ns.get(name)
         if not isinstance(lab, Lab):
             raise UsageError(f"--lab {name}: no Lab of that name in this notebook")
         return lab
 
-    def _set_result(self, value) -> None:
-        # The view is the cell's output; the result object goes to `_` for use in code.
+    def _returned(self, value):
+        """The magic's value: shown as the cell's output when it ends the cell, kept when assigned
+        (`r = %skew sales.x`), and in `_` either way."""
         self.shell.user_ns["_"] = value
+        return value
 
     @magic_arguments()
     @argument("--lab", default=None, help="the variable holding the Lab to use (default: the last Lab created)")
     @argument("--no-view", action="store_true", help="show the statements' results only, not the statistics view")
     @cell_magic
     def analyze(self, line: str, cell: str):
-        """Run the cell's statements (`;`-separated; anything Lab.sql takes) and show the statistics
-        view of each analyzed table. The last statement's Result is left in `_`."""
+        """Run the cell's statements (`;`-separated; anything Lab.sql takes), showing each one's outcome:
+        the statistics view of an analyzed table, the metadata of a refreshed one, the rows of a query.
+        The last one is the cell's value: a view whose `.result` is the statement's Result (its
+        attributes read through), or the Result itself."""
         args = _arguments(self.analyze, line)
         lab = self._lab(args.lab)
         with _user_errors():
             statements = parse(cell)
-        result = None
+        output = None
         for stmt in statements:
+            if output is not None:
+                display(output)  # the previous statement's, now that another follows
             with _user_errors():
                 with SparkProgress(lab.spark) if _needs_spark(stmt) else nullcontext():
                     result = execute(lab, stmt)
-                if result.message:
-                    print(result.message)
-                if isinstance(stmt, Analyze) and not args.no_view:
-                    display(lab.view_stats(result.details.table))
-                elif isinstance(stmt, RefreshMetadata) and not args.no_view and not result.details.up_to_date:
-                    display(lab.metadata(result.details.table))
-                elif result.df is not None:
-                    display(result.df)
-        self._set_result(result)
+                view = None if args.no_view else _view_of(lab, stmt, result)
+            if view is not None and result.message:
+                print(result.message)  # a Result shows its own
+            output = result if view is None else view
+        return self._returned(output)
 
     @magic_arguments()
     @argument("target", help="table.column or table.col1,col2, e.g. sales.x")
     @argument("--lab", default=None, help="the variable holding the Lab to use")
     @argument("--partition", default=None, help="the partition to show first, e.g. ds=2026-11-21")
-    @argument("--top", type=int, default=10, help="how many of the most frequent values to show")
-    @argument("--min-share", type=float, default=0.02, help="share of rows that makes a value a heavy hitter")
+    @argument("--top", type=int, default=None, help="how many of the most frequent values to show (default 10)")
+    @argument("--min-share", type=float, default=None,
+              help="share of rows that makes a value a heavy hitter (default 0.02)")
     @argument("--mode", default=None, choices=["exact", "approx"], help="exact counts or a frequent-items sketch")
     @line_magic
     def skew(self, line: str):
-        """Show the heavy hitters of one or more columns per partition, with the list-bucketing recommendation,
-        how the shares move across partitions, and the scan list bucketing saves. `_` is the SkewReport."""
+        """The heavy hitters of one or more columns per partition, with the list-bucketing recommendation,
+        how the shares move across partitions, and the scan list bucketing saves. The value is the skew
+        view; `.result` is the SkewReport, whose attributes read through (`r = %skew sales.x; r.recommended`)."""
         args = _arguments(self.skew, line)
         table, dot, columns = _unquoted(args.target).rpartition(".")
         names = [c.strip() for c in columns.split(",") if c.strip()]
         if not dot or not table or not names:
             raise UsageError(f"expected table.column, got {args.target!r}")
         lab = self._lab(args.lab)
+        top = self.top if args.top is None else args.top
+        min_share = self.min_share if args.min_share is None else args.min_share
+        mode = args.mode or self.skew_mode
         with _user_errors():
-            check_skew_options(args.mode or DEFAULT_MODE, args.top, args.min_share)
+            check_skew_options(mode or DEFAULT_MODE, top, min_share)
             with SparkProgress(lab.spark):
-                view = lab.view_skew(table, names if len(names) > 1 else names[0], k=args.top,
+                view = lab.view_skew(table, names if len(names) > 1 else names[0], k=top,
                                      partition=args.partition and _unquoted(args.partition),
-                                     min_share=args.min_share, mode=args.mode)
-        display(view)
-        self._set_result(view.top)
+                                     min_share=min_share, mode=mode)
+        return self._returned(view)
 
-
-    @line_magic
-    def explain(self, line: str):
-        """`%explain [--lab NAME] SELECT ...`: show what a query over one lab table reads: segments,
-        partitions, list-bucketing directories, files and row groups kept or pruned, with rows, bytes
-        and reasons. The query is taken as written (quotes kept). `_` is the PruningReport."""
+    @line_cell_magic
+    def explain(self, line: str, cell: str | None = None):
+        """`%explain [--lab NAME] SELECT ...`, or `%%explain [--lab NAME]` over a cell holding the query:
+        what a query over one lab table reads (segments, partitions, list-bucketing directories, files
+        and row groups kept or pruned, with rows, bytes and reasons). The query is taken as written
+        (quotes kept). The value is the pruning view; `.result` is the PruningReport."""
         words = line.strip().split(None, 2)
         lab_name = None
         if words[:1] == ["--lab"]:
-            if len(words) < 3:
+            if len(words) < 2 or (len(words) < 3 and cell is None):
                 raise UsageError("expected --lab NAME followed by a SELECT query")
-            lab_name, line = words[1], words[2]
+            lab_name, line = words[1], " ".join(words[2:])
+        elif cell is not None and line.strip():
+            raise UsageError(f"%%explain takes only --lab NAME on its line, not {line.strip()!r}; "
+                             "the query goes in the cell")
         lab = self._lab(lab_name)
-        query = line.strip()
+        query = (line if cell is None else cell).strip()
         if not query:
             raise UsageError("expected a SELECT query, e.g. %explain SELECT * FROM sales WHERE ds = '2026-11-21'")
         with _user_errors():
             view = lab.view_pruning(query)
-        display(view)
-        self._set_result(view.report)
+        return self._returned(view)
+
+
+def _view_of(lab: Lab, stmt, result: Result) -> View | None:
+    """What a statement shows beside its message: the statistics view after ANALYZE, the metadata after a
+    REFRESH METADATA that changed it; the view's `.result` is the statement's Result."""
+    if isinstance(stmt, Analyze):
+        view = lab.view_stats(result.details.table)
+    elif isinstance(stmt, RefreshMetadata) and not result.details.up_to_date:
+        view = lab.view_metadata(result.details.table)
+    else:
+        return None
+    view.result = result
+    return view
 
 
 def _unquoted(text: str) -> str:

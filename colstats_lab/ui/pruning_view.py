@@ -17,7 +17,7 @@ class PruningView(View):
 
     def __init__(self, lab, query: str, report: PruningReport | None = None):
         super().__init__()
-        self.report = report or lab.explain(query)
+        self.report = self.result = report or lab.explain(query)
         self.header.value = f'<div class="colstats-header">{fmt.escape(self.report.summary())}</div>'
         self.measure = widgets.ToggleButtons(options=["bytes", "rows"], value="bytes", description="Size by")
         self.level = widgets.Dropdown(options=["all levels"] + self.report.levels, value="all levels",

@@ -30,7 +30,7 @@ class SkewView(View):
         options = {"mode": mode} if mode else {}
         if partition not in (None, TABLE_LEVEL):  # before the scan: an unknown partition costs no Spark job
             lab.partition(table, partition)
-        self.top = top or lab.skew(table, column, k=k, min_share=min_share, **options)
+        self.top = self.result = top or lab.skew(table, column, k=k, min_share=min_share, **options)
         names = self.top.partitions + ([partition] if partition not in (None, TABLE_LEVEL, *self.top.partitions)
                                        else [])  # it exists, but holds no rows
         self.picker = LevelPicker("Partition", TABLE_LEVEL, names_holding(names), partition)

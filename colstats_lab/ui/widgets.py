@@ -36,14 +36,26 @@ def register(name: str) -> Callable[[type["View"]], type["View"]]:
 
 
 class View(widgets.VBox):
-    """Base of every view: a VBox with a title line and a way to show messages."""
+    """Base of every view: a VBox with a title line and a way to show messages.
+
+    `.result` is what the view shows (a SkewReport, a PruningReport, an ANALYZE's Result); its public
+    attributes read through the view, so `r = %skew sales.x` then `r.recommended` works while `r`
+    displays as the view."""
 
     view_name = "view"
 
-    def __init__(self, **kwargs):
+    def __init__(self, result=None, **kwargs):
+        self.result = result
         self.header = widgets.HTML()
         self.message = widgets.HTML()
         super().__init__(children=[self.header], **kwargs)
+
+    def __getattr__(self, name: str):
+        # only reached when the view itself has no such attribute; private names are the widget's business
+        result = self.__dict__.get("result")
+        if name.startswith("_") or result is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(result, name)
 
     def say(self, text: str) -> None:
         self.message.value = f'<div class="colstats-header">{fmt.escape(text)}</div>'
