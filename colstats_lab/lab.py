@@ -1,13 +1,15 @@
 """Lab: the one object a user holds. It wires the Spark engine, the metastore and the statements."""
 from __future__ import annotations
 
+import json
 import os
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 
-from . import engine
+from . import engine, frames
 from .coltypes import from_spark_type
 from .analyze.stale import analyze_stale, check_threshold, staleness_frame
 from .errors import spark_errors
@@ -348,6 +350,31 @@ class Lab:
             raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
                                         f"{table.qualified_name} REFRESH METADATA")
         return stored.to_pandas(level)
+
+    def stats_frame(self, name: str) -> pd.DataFrame:
+        """Every statistic of the table as a tidy DataFrame: one row per partition and column (partition
+        None for the table level), with whether each is accurate now and why not. No Spark."""
+        return frames.stats_frame(self.metastore, self._table(name))
+
+    def report(self, name: str, path: str | None = None) -> dict | str:
+        """The table's report: with a path ending .html, a standalone page of its statistics and their
+        freshness (plotly inlined: no server, no network); ending .json, the same as data. Writes the
+        file and returns its path; without a path, returns the data. No Spark."""
+        table = self._table(name)
+        if path is None:
+            return frames.report_data(self.metastore, table)
+        kind = os.path.splitext(path)[1].lower()
+        if kind == ".json":
+            text = json.dumps(frames.report_data(self.metastore, table), indent=2, allow_nan=False) + "\n"
+        elif kind in (".html", ".htm"):
+            from .ui.report import report_html
+
+            text = report_html(self.metastore, table)
+        else:
+            raise InvalidInputException(f"a report is written as .html or .json, not {path!r}")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+        return path
 
     def snapshot(self, name: str) -> ValidWriteIdList:
         table = self._table(name)

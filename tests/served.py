@@ -1,14 +1,22 @@
 """A server process a test starts (Voila, a dashboard): a free port, the wait until it listens, and the
-stop of its whole process group."""
+stop of its whole process group; and the headless Chromium the browser tests drive."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import time
 from contextlib import contextmanager
 from typing import Iterator
+
+ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "artifacts")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# As root, on a machine with no network: no sandbox, and nothing that phones home.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
 
 
 def free_port() -> int:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -10,14 +9,7 @@ from playwright.sync_api import sync_playwright
 from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
 from colstats_lab.demo import build_demo
 from colstats_lab.ui import format as fmt
-from served import free_port, serving
-
-ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "artifacts")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-# As root, on a machine with no network: no sandbox, and nothing that phones home.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
+from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
 
 @pytest.fixture

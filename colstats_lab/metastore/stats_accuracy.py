@@ -42,6 +42,14 @@ class StatsAccuracyAPI:
         `valid_write_ids` (default: the current snapshot), with the reason when not. Keyed by
         partition name (all or `part_names`), or None for an unpartitioned table. Nothing is
         written: a read never changes the stored state (HIVE-19416's reader rule)."""
+        judged = self.per_column_compliance(db_name, table_name, [col_names], valid_write_ids, part_names)
+        return {owner: verdicts[0] for owner, verdicts in judged.items()}
+
+    def per_column_compliance(self, db_name: str, table_name: str, column_sets: list[list[str]],
+                              valid_write_ids: ValidWriteIdList | None = None,
+                              part_names: list[str] | None = None) -> dict[str | None, list[tuple[bool, str]]]:
+        """stats_compliance for each set of columns, from one reading of the owners (and one listing of an
+        external table's files): per owner, one (accurate, reason) for each set, in order."""
         with self.snapshot():
             table = self.get_table(db_name, table_name)
             valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
@@ -53,7 +61,8 @@ class StatsAccuracyAPI:
                 owners = [(None, table.parameters, table.writeId, "table")]
                 locations = {None: table.location}
             changed = self.external_file_changes(table, locations)
-            return {name: self._compliance(table, params, write_id, what, col_names, valid, changed.get(name))
+            return {name: [self._compliance(table, params, write_id, what, columns, valid, changed.get(name))
+                           for columns in column_sets]
                     for name, params, write_id, what in owners}
 
     def stats_compliance_summary(self, db_name: str, table_name: str, col_names: list[str],

@@ -85,6 +85,39 @@ def shares_heatmap(report, title: str) -> go.Figure:
     return fig
 
 
+FRESHNESS_PARTITIONS = 200  # rows of the freshness map: the partitions needing attention first
+
+
+def freshness_heatmap(frame: pd.DataFrame, title: str) -> go.Figure:
+    """Partitions (rows) by columns: accurate (green), not accurate (red) or never analyzed (grey), the
+    reason on hover; from a stats_frame's partition rows. Past FRESHNESS_PARTITIONS partitions, those with
+    the most columns not accurate, then never analyzed, are shown."""
+    parts = frame[frame["partition"].notna()]
+    state = parts["accurate"].map(lambda a: 0 if a is None or pd.isna(a) else (2 if a else 1))
+    grid = parts.assign(state=state).pivot(index="partition", columns="column", values="state")
+    reasons = parts.pivot(index="partition", columns="column", values="reason")
+    shown = list(grid.index)
+    if len(shown) > FRESHNESS_PARTITIONS:
+        attention = ((grid == 1).sum(axis=1) * 1000 + (grid == 0).sum(axis=1)).sort_values(ascending=False, kind="stable")
+        keep = set(attention.index[:FRESHNESS_PARTITIONS])
+        shown = [p for p in shown if p in keep]
+        title += f" (the {FRESHNESS_PARTITIONS} of {len(grid):,} partitions needing it most)"
+    columns = list(dict.fromkeys(parts["column"]))
+    grid, reasons = grid.reindex(index=shown, columns=columns), reasons.reindex(index=shown, columns=columns)
+    labels = {0: "never analyzed", 1: "not accurate", 2: "accurate"}
+    text = [[f"{labels[int(v)]}" + (f": {r}" if r and int(v) == 1 else "") for v, r in zip(row, why)]
+            for row, why in zip(grid.to_numpy().tolist(), reasons.to_numpy().tolist())]
+    fig = go.Figure(go.Heatmap(
+        z=grid.to_numpy().tolist(), x=columns, y=shown, text=text, zmin=0, zmax=2, showscale=False,
+        colorscale=[[0, "#bab0ac"], [0.33, "#bab0ac"], [0.34, "#e45756"], [0.66, "#e45756"], [0.67, "#54a24b"],
+                    [1, "#54a24b"]],
+        hovertemplate="%{y} · %{x}: %{text}<extra></extra>", xgap=1, ygap=1))
+    fig.update_layout(title=title, height=120 + 18 * max(len(shown), 1), margin=dict(l=140, r=20, t=50, b=40),
+                      template="plotly_white", xaxis=dict(type="category", side="top"),
+                      yaxis=dict(type="category", autorange="reversed"))
+    return fig
+
+
 def scan_fractions_figure(fractions: pd.DataFrame, title: str) -> go.Figure:
     """Grouped bars: the fraction of a partition each query reads without and with list bucketing."""
     fig = go.Figure()

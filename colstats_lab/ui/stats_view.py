@@ -5,94 +5,15 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from ..coltypes import parse_type
-from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, Table
-from ..metastore.stats_accuracy import ComplianceSummary
+from ..frames import TABLE_LEVEL, level_frame
+from ..metastore import COLUMN_STATS_ACCURATE, NoSuchObjectException
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register
 
-TABLE_LEVEL = "(table)"
-FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
-                 "falses", "last_analyzed", "accurate", "reason", "coverage"]
-
-
-def _values(obj) -> dict:
-    data = obj.statsData.value
-    out = {"nulls": data.numNulls}
-    if hasattr(data, "lowValue"):
-        out["min"], out["max"] = data.lowValue, data.highValue
-    if hasattr(data, "numDVs"):
-        out["ndv"] = data.numDVs
-    if hasattr(data, "avgColLen"):
-        out["avg_len"], out["max_len"] = data.avgColLen, data.maxColLen
-    if hasattr(data, "numTrues"):
-        out["trues"], out["falses"] = data.numTrues, data.numFalses
-        out["ndv"] = int(data.numTrues > 0) + int(data.numFalses > 0)
-    return out
-
-
-def stats_frame(metastore: Metastore, table: Table, partition: str | None = None) -> tuple[pd.DataFrame, int]:
-    """The view's rows for the table level (partition None) or one partition, and the row count they cover."""
-    columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
-    names = [c.name for c in columns]
-    one = None if partition in (None, TABLE_LEVEL) else [partition]
-    compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
-                                                             part_names=one)))
-    aggr = None
-    if partition in (None, TABLE_LEVEL):
-        rows = int(table.parameters.get("numRows", 0) or 0)
-        accuracy = {name: _table_level(compliance[name], table.is_partitioned) for name in names}
-        if table.is_partitioned:
-            # the union of the partitions that hold statistics, never an extrapolation, and says how many
-            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names,
-                                                check_compliance=False)  # judged per column above
-        stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
-        if aggr is not None and stats is not None:
-            stats.statsObj = aggr.exact
-    else:
-        part = metastore.get_partition(table.dbName, table.tableName, partition)  # names it when unknown
-        stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
-        rows = int(part.parameters.get("numRows", 0) or 0)
-        accuracy = {name: (True, "") if compliance[name].accurate else (False, compliance[name].first[1])
-                    for name in names}
-    by_name = {o.colName: o for o in stats.statsObj} if stats else {}
-    records = []
-    for column in columns:
-        record = dict.fromkeys(FRAME_COLUMNS)
-        record.update(column=column.name, type=column.type)
-        obj = by_name.get(column.name)
-        if obj is None:
-            record.update(accurate=None, reason="never analyzed")
-        else:
-            record.update(_values(obj))
-            covered_rows = rows if aggr is None else aggr.covered_rows[column.name]
-            record["null_fraction"] = record["nulls"] / covered_rows if covered_rows else 0.0
-            record["last_analyzed"] = stats.statsDesc.lastAnalyzed
-            record["accurate"], record["reason"] = accuracy[column.name]
-            if aggr is not None and aggr.covered[column.name] < aggr.partsRequested:
-                record["reason"] = f"{aggr.coverage(column.name)} (figures are theirs alone); {record['reason']}"
-        if aggr is not None:
-            record["coverage"] = f"{aggr.covered[column.name]} of {aggr.partsRequested}"
-        records.append(record)
-    return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
-
-
-def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, str]:
-    """Accurate at the table level when accurate for every partition (or the table itself)."""
-    if summary.accurate:
-        return True, f"accurate in all {fmt.count(summary.owners)} partitions" if partitioned else ""
-    first, why = summary.first
-    if not partitioned:
-        return False, why
-    more = ", ..." if summary.not_accurate > 1 else ""
-    return False, (f"not accurate in {fmt.count(summary.not_accurate)} of {fmt.count(summary.owners)} partitions "
-                   f"({first}{more}): {why}")
-
-
-def _display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     shown = pd.DataFrame({
         "column": frame["column"], "type": frame["type"],
         "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
@@ -153,7 +74,7 @@ class StatsView(View):
 
     def refresh(self) -> None:
         level = self.level.value
-        self.frame, rows = stats_frame(self.lab.metastore, self.table, level)
+        self.frame, rows = level_frame(self.lab.metastore, self.table, level)
         db, name = self.table.dbName, self.table.tableName
         partition = self.lab.metastore.get_partition(db, name, level) if level != TABLE_LEVEL else None
         # the level's own size and files, read now: writes since the view opened count
@@ -174,7 +95,7 @@ class StatsView(View):
             + f' · <span title="rows inserted or removed since every column\'s statistics were last accurate">'
               f'changed since analyze: {fmt.escape(changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
-        self.table_html.value = html_table(_display_frame(self.frame), numeric=numeric,
+        self.table_html.value = html_table(display_frame(self.frame), numeric=numeric,
                                            raw_html={"null fraction", "status"}, wrap={"reason"})
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()

@@ -16,7 +16,7 @@ _STYLE = """<style>
 .colstats-table th {text-align: left; padding: 4px 10px; border-bottom: 2px solid #888; white-space: nowrap;}
 .colstats-table td {padding: 3px 10px; border-bottom: 1px solid #ddd; white-space: nowrap;}
 .colstats-table td.num {text-align: right; font-variant-numeric: tabular-nums;}
-.colstats-table td.wrap {white-space: normal; min-width: 180px; max-width: 320px; color: #555;}
+.colstats-table td.wrap {white-space: normal; min-width: 240px; max-width: 520px; color: #555; font-size: 12px;}
 .colstats-badge {border-radius: 8px; padding: 1px 8px; font-size: 12px; color: white;}
 .colstats-ok {background: #2e7d32;} .colstats-stale {background: #c62828;} .colstats-none {background: #757575;}
 .colstats-bar {display: inline-block; width: 70px; height: 8px; background: #e0e0e0; margin-right: 6px;

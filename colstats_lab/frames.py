@@ -1,0 +1,195 @@
+"""The statistics a lab's metastore holds, as pandas frames: one level's (the statistics view's rows) and
+every partition's and column's (the tidy export, `Lab.stats_frame`); and a table's report as plain
+data (`Lab.report(..., "x.json")`). All read the metastore alone: no Spark."""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+
+import pandas as pd
+
+from .coltypes import parse_type
+from .metastore import Metastore, Table
+from .metastore.model import Date, Timestamp
+from .metastore.stats_accuracy import ComplianceSummary
+
+TABLE_LEVEL = "(table)"
+FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
+                 "falses", "last_analyzed", "accurate", "reason", "coverage"]
+
+
+def _values(obj) -> dict:
+    data = obj.statsData.value
+    out = {"nulls": data.numNulls}
+    if hasattr(data, "lowValue"):
+        out["min"], out["max"] = data.lowValue, data.highValue
+    if hasattr(data, "numDVs"):
+        out["ndv"] = data.numDVs
+    if hasattr(data, "avgColLen"):
+        out["avg_len"], out["max_len"] = data.avgColLen, data.maxColLen
+    if hasattr(data, "numTrues"):
+        out["trues"], out["falses"] = data.numTrues, data.numFalses
+        out["ndv"] = int(data.numTrues > 0) + int(data.numFalses > 0)
+    return out
+
+
+def level_frame(metastore: Metastore, table: Table, partition: str | None = None) -> tuple[pd.DataFrame, int]:
+    """One row per column of the table level (partition None) or of one partition, as the statistics view
+    shows them, and the row count they cover."""
+    columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
+    names = [c.name for c in columns]
+    one = None if partition in (None, TABLE_LEVEL) else [partition]
+    compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
+                                                             part_names=one)))
+    aggr = None
+    if partition in (None, TABLE_LEVEL):
+        rows = int(table.parameters.get("numRows", 0) or 0)
+        accuracy = {name: _table_level(compliance[name], table.is_partitioned) for name in names}
+        if table.is_partitioned:
+            # the union of the partitions that hold statistics, never an extrapolation, and says how many
+            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names,
+                                                check_compliance=False)  # judged per column above
+        stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
+        if aggr is not None and stats is not None:
+            stats.statsObj = aggr.exact
+    else:
+        part = metastore.get_partition(table.dbName, table.tableName, partition)  # names it when unknown
+        stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
+        rows = int(part.parameters.get("numRows", 0) or 0)
+        accuracy = {name: (True, "") if compliance[name].accurate else (False, compliance[name].first[1])
+                    for name in names}
+    by_name = {o.colName: o for o in stats.statsObj} if stats else {}
+    records = []
+    for column in columns:
+        record = dict.fromkeys(FRAME_COLUMNS)
+        record.update(column=column.name, type=column.type)
+        obj = by_name.get(column.name)
+        if obj is None:
+            record.update(accurate=None, reason="never analyzed")
+        else:
+            record.update(_values(obj))
+            covered_rows = rows if aggr is None else aggr.covered_rows[column.name]
+            record["null_fraction"] = record["nulls"] / covered_rows if covered_rows else 0.0
+            record["last_analyzed"] = stats.statsDesc.lastAnalyzed
+            record["accurate"], record["reason"] = accuracy[column.name]
+            if aggr is not None and aggr.covered[column.name] < aggr.partsRequested:
+                record["reason"] = f"{aggr.coverage(column.name)} (figures are theirs alone); {record['reason']}"
+        if aggr is not None:
+            record["coverage"] = f"{aggr.covered[column.name]} of {aggr.partsRequested}"
+        records.append(record)
+    return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
+
+
+def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, str]:
+    """Accurate at the table level when accurate for every partition (or the table itself)."""
+    if summary.accurate:
+        return True, f"accurate in all {summary.owners:,} partitions" if partitioned else ""
+    first, why = summary.first
+    if not partitioned:
+        return False, why
+    more = ", ..." if summary.not_accurate > 1 else ""
+    return False, (f"not accurate in {summary.not_accurate:,} of {summary.owners:,} partitions "
+                   f"({first}{more}): {why}")
+
+
+
+
+TIDY_COLUMNS = ["partition", "column", "type", "rows", "min", "max", "nulls", "null_fraction", "ndv", "avg_len",
+                "max_len", "trues", "falses", "last_analyzed", "accurate", "reason"]
+
+
+def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
+    """Every statistic the metastore holds for the table: one row per partition and column (partition
+    None: the table level, which for a partitioned table is the union of its partitions), columns
+    TIDY_COLUMNS. `accurate` is for a reader now (HIVE-19416's rule, the files as analyzed for an
+    external table), None where a column was never analyzed; `last_analyzed` is a UTC timestamp."""
+    level, rows = level_frame(metastore, table, None)
+    frames = [level.drop(columns="coverage").assign(partition=None, rows=rows)]
+    if table.is_partitioned:
+        frames.append(_partitions_frame(metastore, table))
+    frame = pd.concat(frames, ignore_index=True)[TIDY_COLUMNS]
+    for bound in ("min", "max"):
+        frame[bound] = frame[bound].map(_python_value).astype(object)
+    frame["last_analyzed"] = pd.to_datetime(frame["last_analyzed"].astype("float64"), unit="s", utc=True)
+    return frame
+
+
+def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
+    """stats_frame's rows of every partition: three reads of the metastore whatever the number of partitions."""
+    columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
+    names = [c.name for c in columns]
+    db, name = table.dbName, table.tableName
+    stats = metastore.get_partitions_statistics(db, name, None, names) if names else {}
+    verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
+    rows = {p.partName: int(p.parameters.get("numRows", 0) or 0) for p in metastore.get_partitions(db, name)}
+    records = []
+    for partition in sorted(rows):
+        held = {o.colName: o for o in stats[partition].statsObj} if partition in stats else {}
+        for column, (accurate, why) in zip(columns, verdicts.get(partition, [])):
+            record = dict.fromkeys(TIDY_COLUMNS)
+            record.update(partition=partition, column=column.name, type=column.type, rows=rows[partition])
+            obj = held.get(column.name)
+            if obj is None:
+                record.update(accurate=None, reason="never analyzed")
+            else:
+                record.update(_values(obj), last_analyzed=stats[partition].statsDesc.lastAnalyzed,
+                              accurate=accurate, reason=why)
+                record["null_fraction"] = record["nulls"] / rows[partition] if rows[partition] else 0.0
+            records.append(record)
+    return pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
+
+
+def _python_value(value):
+    """Hive's Date and Timestamp statistics as Python's date and (UTC) datetime; others as they are."""
+    if isinstance(value, Date):
+        return value.to_date()
+    if isinstance(value, Timestamp):
+        return value.to_datetime()
+    return value
+
+
+def table_kind(table: Table) -> str:
+    if table.skewedInfo is not None and table.storedAsSubDirectories:
+        return "list-bucketing"
+    return "external" if table.tableType == "EXTERNAL_TABLE" else "managed"
+
+
+def report_data(metastore: Metastore, table: Table) -> dict:
+    """The table's report as plain data (what `Lab.report(t, "x.json")` writes): its kind, size and
+    statistics per partition and column, and its Drill metadata's levels when it has any."""
+    params = table.parameters
+    frame = stats_frame(metastore, table)
+    stored = metastore.get_table_metadata(table.dbName, table.tableName)
+    return {
+        "table": table.qualified_name,
+        "kind": table_kind(table),
+        "transactional": params.get("transactional", "false") == "true",
+        "partition_keys": table.partition_key_names,
+        "partitions": int(params.get("numPartitions", 0) or 0) if table.is_partitioned else None,
+        "rows": int(params.get("numRows", 0) or 0),
+        "files": int(params.get("numFiles", 0) or 0),
+        "bytes": int(params.get("totalSize", 0) or 0),
+        "skewed_by": None if table.skewedInfo is None else {"columns": table.skewedInfo.skewedColNames,
+                                                            "values": table.skewedInfo.skewedColValues},
+        "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "statistics": [{key: plain(value) for key, value in record.items()} for record in frame.to_dict("records")],
+        "metadata_levels": None if stored is None else
+        {level: int(units) for level, units in stored.to_pandas().groupby("level", sort=False)["identifier"].nunique().items()},
+    }
+
+
+def plain(value):
+    """A value JSON takes as it is: NaN and NaT as None, timestamps and dates as ISO text, decimals as text
+    (exact), numpy scalars as Python's."""
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, (pd.Timestamp, dt.datetime, dt.date)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if hasattr(value, "item"):  # numpy scalars
+        return plain(value.item())
+    return value

@@ -1,0 +1,106 @@
+"""Exports of a table's statistics: the tidy frame, the JSON report and the standalone HTML page (opened
+in headless Chromium with no server), each checked against figures computed from the written rows."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from decimal import Decimal
+
+import pandas as pd
+import pytest
+from playwright.sync_api import sync_playwright
+
+from colstats_lab.errors import ColstatsError
+from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+
+SCHEMA = "id bigint, x int, note string, d date, amt decimal(10,2)"
+
+
+def _rows(ds: str, n: int) -> list[tuple]:
+    return [(i, None if i % 4 == 0 else i % 3 + len(ds), None if i % 5 == 0 else "n" * (i % 7 + 1),
+             dt.date(2026, 1, 1) + dt.timedelta(days=i), Decimal(i) / 4) for i in range(n)]
+
+
+@pytest.fixture
+def exported(lab, spark):
+    """ds=a and ds=b analyzed, then ds=b written again (stale) and ds=c written with no statistics."""
+    lab.set("hive.stats.column.autogather", False)
+    lab.sql("CREATE TABLE sales (id BIGINT, x INT, note STRING, d DATE, amt DECIMAL(10,2)) PARTITIONED BY (ds STRING)")
+    written = {"a": _rows("a", 30), "b": _rows("bb", 20)}
+    for ds, rows in written.items():
+        lab.write("sales", spark.createDataFrame(rows, SCHEMA), partition={"ds": ds})
+    lab.sql("ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.write("sales", spark.createDataFrame(_rows("b", 2), SCHEMA), partition={"ds": "b"})
+    lab.write("sales", spark.createDataFrame(_rows("c", 3), SCHEMA), partition={"ds": "c"})
+    return written
+
+
+def _expected(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["id", "x", "note", "d", "amt"], dtype=object)
+
+
+def test_stats_frame_holds_every_partitions_figures_and_freshness(lab, exported):
+    frame = lab.stats_frame("sales")
+    assert list(frame.columns[:3]) == ["partition", "column", "type"]
+    assert sorted(frame["partition"].dropna().unique()) == ["ds=a", "ds=b", "ds=c"]
+    assert len(frame) == 4 * 5  # the table level and three partitions, five columns each
+    for ds, rows in exported.items():
+        truth = _expected(rows)
+        got = frame[frame["partition"] == f"ds={ds}"].set_index("column")
+        for column in ("id", "x", "d", "amt"):
+            values = truth[column].dropna()
+            assert (got.loc[column, "min"], got.loc[column, "max"]) == (values.min(), values.max()), (ds, column)
+            assert got.loc[column, "nulls"] == truth[column].isna().sum()
+        lengths = truth["note"].dropna().map(len)
+        assert got.loc["note", "max_len"] == lengths.max()
+        assert got.loc["note", "avg_len"] == pytest.approx(lengths.sum() / len(truth))
+        assert abs(got.loc["x", "ndv"] - truth["x"].nunique()) <= 1
+        assert isinstance(got.loc["d", "min"], dt.date) and isinstance(got.loc["amt", "max"], Decimal)
+    b = frame[frame["partition"] == "ds=b"].set_index("column")
+    assert (b["accurate"] == False).all() and b.loc["x", "reason"].startswith("partition changed by write")  # noqa: E712
+    assert b.loc["x", "rows"] == 22
+    c = frame[frame["partition"] == "ds=c"]
+    assert c["accurate"].isna().all() and set(c["reason"]) == {"never analyzed"} and c["min"].isna().all()
+    a = frame[frame["partition"] == "ds=a"]
+    assert (a["accurate"] == True).all()  # noqa: E712
+    assert a["last_analyzed"].dt.tz is not None and (a["last_analyzed"] <= pd.Timestamp.now(tz="UTC")).all()
+
+
+def test_json_report_is_the_frame_as_data(lab, exported, tmp_path):
+    path = lab.report("sales", str(tmp_path / "sales.json"))
+    data = json.loads(open(path).read())  # strict JSON: no NaN
+    assert (data["table"], data["kind"], data["partition_keys"], data["partitions"]) == ("default.sales", "managed",
+                                                                                       ["ds"], 3)
+    assert data["rows"] == 30 + 22 + 3
+    records = {(r["partition"], r["column"]): r for r in data["statistics"]}
+    frame = lab.stats_frame("sales")
+    assert len(records) == len(frame)
+    a_d = records[("ds=a", "d")]
+    assert (a_d["min"], a_d["max"]) == ("2026-01-01", (dt.date(2026, 1, 1) + dt.timedelta(days=29)).isoformat())
+    assert records[("ds=a", "amt")]["max"] == str(Decimal(29) / 4)
+    assert records[("ds=c", "x")]["accurate"] is None and records[("ds=b", "x")]["accurate"] is False
+    with pytest.raises(ColstatsError, match="as .html or .json"):
+        lab.report("sales", str(tmp_path / "sales.txt"))
+
+
+def test_html_report_opens_alone_in_a_browser_with_its_charts(lab, exported, tmp_path):
+    path = lab.report("sales", str(tmp_path / "sales.html"))
+    requested = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1300, "height": 1400})
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(f"file://{path}")
+        page.locator(".js-plotly-plot").nth(1).wait_for(timeout=30_000)  # nulls & NDV, freshness map
+        assert page.locator(".js-plotly-plot").count() == 2
+        heatmap_rows = page.locator(".js-plotly-plot").nth(1).locator(".ytick text").all_text_contents()
+        assert sorted(heatmap_rows) == ["ds=a", "ds=b", "ds=c"]
+        stale = page.locator("table.colstats-table").nth(1).inner_text()
+        assert stale.count("ds=b") == 5 and "ds=a" not in stale and "partition changed by write" in stale
+        header = page.locator(".colstats-header").first.inner_text()
+        assert "55 rows" in header and "3 partitions by ds" in header
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        page.screenshot(path=os.path.join(ARTIFACTS, "report.png"), full_page=True)
+        browser.close()
+    assert all(url.startswith(("file://", "data:", "blob:")) for url in requested), requested  # no network
