@@ -1,4 +1,8 @@
-"""`colstats-lab`: the demo, the dashboard, and statements from the shell."""
+"""`colstats-lab`: the demo, the dashboard, and batch use from a shell or CI: statements, ANALYZE of a
+table or a whole database, a freshness check with an exit code, and reports.
+
+Exit codes: 0 done (check: every statistic accurate), 1 a table not analyzed or statistics not
+accurate, 2 bad input (a statement that does not parse, an unknown table or column)."""
 from __future__ import annotations
 
 import argparse
@@ -84,6 +88,78 @@ def cmd_sql(args) -> int:
     return 0
 
 
+def _quoted(name: str) -> str:
+    """db.t or t as the parser reads it, each part in backquotes (names with odd characters stay names)."""
+    return ".".join(f"`{part.replace('`', '``')}`" for part in name.split(".", 1))
+
+
+def analyze_statement(args) -> str:
+    what = ("NOSCAN" if args.noscan else "" if args.basic else
+            f"FOR COLUMNS {', '.join(_quoted(c.strip()) for c in args.columns.split(','))}" if args.columns else
+            "FOR ALL COLUMNS")
+    if args.all:
+        if args.partition or args.columns:
+            raise ValueError("--all analyzes every table of a database whole: no --partition or --columns")
+        return f"ANALYZE TABLES IN {_quoted(args.target)} COMPUTE STATISTICS {what}".strip()
+    partition = f" PARTITION ({args.partition})" if args.partition else ""
+    return f"ANALYZE TABLE {_quoted(args.target)}{partition} COMPUTE STATISTICS {what}".strip()
+
+
+def cmd_analyze(args) -> int:
+    from .errors import ColstatsError
+
+    try:
+        statement = analyze_statement(args)
+        result = _lab(args.home).sql(statement)
+    except (ColstatsError, ValueError) as exc:
+        print(f"colstats-lab: {exc}", file=sys.stderr)
+        return 2
+    print(result)
+    if args.all and not result.df["analyzed"].all():
+        return 1
+    return 0
+
+
+def cmd_check(args) -> int:
+    """Every statistic of the named tables (or of every table of --db) accurate for a reader now: no
+    Spark, the metastore and, for external tables, a listing of their files."""
+    from .errors import ColstatsError
+
+    lab = _lab(args.home)
+    try:
+        names = args.tables or [f"{args.db}.{t}" for t in lab.metastore.get_tables(args.db)]
+        frames = {name: lab.stats_frame(name) for name in names}
+    except ColstatsError as exc:
+        print(f"colstats-lab: {exc}", file=sys.stderr)
+        return 2
+    failing = 0
+    for name, frame in frames.items():
+        cells = frame[frame["partition"].notna()] if frame["partition"].notna().any() else frame
+        stale = cells[cells["accurate"].map(lambda a: a is False)]
+        never = cells[cells["accurate"].isna()]
+        bad = len(stale) + (0 if args.allow_never_analyzed else len(never))
+        failing += bool(bad)
+        print(f"{'FAIL' if bad else 'ok'}  {name}: {len(cells) - len(stale) - len(never)} of {len(cells)} "
+              f"column statistics accurate, {len(stale)} not accurate, {len(never)} never analyzed")
+        for row in stale.head(args.show).itertuples():
+            where = f"{row.partition} " if row.partition else ""
+            print(f"      {where}{row.column}: {row.reason}")
+        if len(stale) > args.show:
+            print(f"      ... and {len(stale) - args.show} more")
+    return 1 if failing else 0
+
+
+def cmd_report(args) -> int:
+    from .errors import ColstatsError
+
+    try:
+        print(_lab(args.home).report(args.table, args.output))
+    except ColstatsError as exc:
+        print(f"colstats-lab: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="colstats-lab", description=__doc__)
     parser.add_argument("--home", default=None, help="the lab's folder (default ./.colstats)")
@@ -97,6 +173,27 @@ def main(argv: list[str] | None = None) -> int:
     sql = sub.add_parser("sql", help="run statements (ANALYZE, DESCRIBE, SHOW, ...)")
     sql.add_argument("statement")
     sql.set_defaults(func=cmd_sql)
+    analyze = sub.add_parser("analyze", help="ANALYZE a table (FOR ALL COLUMNS unless told), or every table of a "
+                                              "database with --all")
+    analyze.add_argument("target", help="db.table or table; with --all, a database")
+    analyze.add_argument("--all", action="store_true", help="every table of the database: ANALYZE TABLES IN db")
+    analyze.add_argument("--partition", help="a partition spec as in SQL, e.g. \"ds='2026-11-21'\" or ds")
+    mode = analyze.add_mutually_exclusive_group()
+    mode.add_argument("--columns", help="these columns only, comma-separated")
+    mode.add_argument("--basic", action="store_true", help="rows, files and bytes only")
+    mode.add_argument("--noscan", action="store_true", help="files and bytes only, no scan")
+    analyze.set_defaults(func=cmd_analyze)
+    check = sub.add_parser("check", help="exit 1 unless every statistic of the tables is accurate now (no Spark)")
+    check.add_argument("tables", nargs="*", help="db.table or table (default: every table of --db)")
+    check.add_argument("--db", default="default", help="the database whose tables are checked when none is named")
+    check.add_argument("--allow-never-analyzed", action="store_true",
+                       help="columns never analyzed do not fail the check (statistics gone stale still do)")
+    check.add_argument("--show", type=int, default=10, help="stale statistics listed per table")
+    check.set_defaults(func=cmd_check)
+    report = sub.add_parser("report", help="write a table's report as a standalone HTML page or JSON (no Spark)")
+    report.add_argument("table")
+    report.add_argument("output", help="a path ending .html or .json")
+    report.set_defaults(func=cmd_report)
     args = parser.parse_args(argv)
     return args.func(args)
 

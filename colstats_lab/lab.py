@@ -230,7 +230,9 @@ class Lab:
         if partition is not None:
             wanted = self.partition(meta.qualified_name, partition).partName
             parts = [p for p in parts if p.part_name == wanted]
-        return skew_report(read_snapshot(self.spark, meta, parts), meta, names, k, min_share, mode, max_keys, max_items)
+        with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
+            return skew_report(read_snapshot(self.spark, meta, parts), meta, names, k, min_share, mode, max_keys,
+                               max_items)
 
     def staleness(self, table: str):
         """Per partition (or for the table): rows, rows changed since every column's statistics were

@@ -20,6 +20,18 @@ def test_analyze_forms():
     assert parse_one("ANALYZE TABLE t COMPUTE STATISTICS").mode == "basic"
 
 
+def test_analyze_tables_forms():
+    assert parse_one("ANALYZE TABLES IN Shop COMPUTE STATISTICS FOR ALL COLUMNS") == st.AnalyzeTables(db="shop",
+                                                                                                    mode="columns")
+    assert parse_one("analyze tables from `my db` compute statistics noscan") == st.AnalyzeTables(db="my db",
+                                                                                                mode="noscan")
+    assert parse_one("ANALYZE TABLES COMPUTE STATISTICS") == st.AnalyzeTables(db=None, mode="basic")
+    with pytest.raises(ParseError) as caught:
+        parse_one("ANALYZE TABLES IN shop COMPUTE STATISTICS FOR COLUMNS a")
+    assert "FOR ALL COLUMNS" in caught.value.message and caught.value.position == len("ANALYZE TABLES IN shop "
+                                                                                        "COMPUTE STATISTICS FOR ")
+
+
 def test_create_table_with_every_type():
     stmt = parse_one("CREATE TABLE IF NOT EXISTS s (id BIGINT, x INT COMMENT 'key', a DOUBLE, p DECIMAL(10, 2), "
                      "n STRING, v VARCHAR(20), f BOOLEAN, d DATE, t TIMESTAMP, r BINARY, tags ARRAY<STRING>, "

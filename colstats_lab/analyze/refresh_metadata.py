@@ -40,6 +40,7 @@ from ..metastore.table_metadata import (
 from ..sql.statements import RefreshMetadata
 from ..stats.footers import FileFooter, FooterColumn, footer_column, read_footer
 from ..stats.levels import merge_column
+from ..errors import spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
 from ..stats.sketches import bounded_ndv, estimate
 from ..tables.snapshot import PartitionFiles, snapshot_files, spark_type
@@ -269,7 +270,8 @@ class _Builder:
             starts = ({p: [rg.first_row for rg in f.row_groups] for p, f in footers.items()}
                       if self.request.depth == ROW_GROUP else None)
             fraction = self.request.sample_percent / 100 if self.request.sample_percent else None
-            groups = scan_metadata(spark(), schema, self.to_read, scan, starts, fraction)
+            with spark_errors(f"cannot collect the metadata of {self.table.qualified_name}"):
+                groups = scan_metadata(spark(), schema, self.to_read, scan, starts, fraction)
         for path in self.to_read:
             self._leaf_units(footers[path], groups)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
+from ..errors import spark_errors
 from ..metastore import (
     COLUMN_STATS_ACCURATE,
     ColumnStatistics,
@@ -107,7 +108,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     groups: dict[tuple, GroupStats] = {}
     if stmt.mode != "noscan":
         frame = read_snapshot(spark(), table, files)  # Spark starts only once the statement is known good
-        groups = aggregate_stats(frame, table.partition_key_names, plans)
+        with spark_errors(f"cannot analyze {table.qualified_name}"):  # a file another job left unreadable
+            groups = aggregate_stats(frame, table.partition_key_names, plans)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped)
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}

@@ -12,7 +12,7 @@ from pyarrow import ArrowInvalid
 from sqlglot import exp
 
 from ..analyze import run_analyze, run_refresh_metadata
-from ..errors import parse_sql, spark_errors
+from ..errors import ColstatsError, parse_sql, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
 from ..pruning import answer_from_stats, single_table_where
@@ -244,6 +244,31 @@ def _analyze(lab: "LabContext", stmt: st.Analyze, txn) -> Result:
     return Result(stmt, message=outcome.message, details=outcome)
 
 
+def _analyze_tables(lab: "LabContext", stmt: st.AnalyzeTables, txn) -> Result:
+    """Each table in a transaction of its own (or all in `txn`), so a long run keeps what it finished; a
+    table that cannot be analyzed (its files gone, say) is reported in its row and the others go on."""
+    db = _db(lab, stmt.db)
+    records = []
+    for name in lab.metastore.get_tables(db):  # names an unknown database
+        one = st.Analyze(table=st.TableName(db, name), mode=stmt.mode)
+        try:
+            outcome = _analyze(lab, one, txn).details
+        except ColstatsError as exc:
+            records.append({"table": f"{db}.{name}", "analyzed": False, "partitions": None, "columns": None,
+                            "seconds": None, "error": str(exc)})
+            continue
+        records.append({"table": outcome.table, "analyzed": True,
+                        "partitions": len(outcome.partitions) if lab.metastore.get_table(db, name).is_partitioned
+                        else None, "columns": len(outcome.columns), "seconds": round(outcome.seconds, 3),
+                        "error": None})
+    frame = pd.DataFrame.from_records(records, columns=["table", "analyzed", "partitions", "columns", "seconds",
+                                                        "error"]).astype({"partitions": "Int64", "columns": "Int64"})
+    done = int(frame["analyzed"].sum())
+    failed = ", ".join(frame.loc[~frame["analyzed"].astype(bool), "table"])
+    return Result(stmt, df=frame, message=f"Analyzed {done} of {len(frame)} table(s) in {db}"
+                  + (f"; not analyzed: {failed}" if failed else ""), details=frame)
+
+
 def _require_metastore(lab: "LabContext", statement: str) -> None:
     """Drill runs ANALYZE TABLE ... REFRESH METADATA and DROP METADATA only with its metastore enabled."""
     if not lab.get("metastore.enabled"):
@@ -382,5 +407,6 @@ _HANDLERS = {
     st.AlterSkewed: _alter_skewed,
     st.SetSkewedLocation: _set_skewed_location,
 }
-_TXN_HANDLERS = {st.Analyze: _analyze, st.RefreshMetadata: _refresh_metadata, st.Query: _query,
+_TXN_HANDLERS = {st.Analyze: _analyze, st.AnalyzeTables: _analyze_tables, st.RefreshMetadata: _refresh_metadata,
+                 st.Query: _query,
                  st.Concatenate: _concatenate}

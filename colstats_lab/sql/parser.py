@@ -144,7 +144,9 @@ class _Parser:
         return st.Query(sql=text, text=text)
 
     def analyze(self) -> st.Statement:
-        self.expect_word("TABLE")
+        if self.accept_word("TABLES"):
+            return self.analyze_tables()
+        self.expect_word("TABLE", "TABLES")
         table = self.table_name()
         if self.tok.is_word("COLUMNS", "REFRESH"):
             return self.refresh_metadata(table)
@@ -166,6 +168,23 @@ class _Parser:
                 self.expect_word("COLUMNS")
                 if self.tok.kind is not TokenKind.END:
                     stmt.columns = self.column_list()
+        return stmt
+
+    def analyze_tables(self) -> st.AnalyzeTables:
+        stmt = st.AnalyzeTables()
+        if self.accept_word("FROM", "IN"):
+            stmt.db = self.name("a database name")
+        self.expect_word("COMPUTE")
+        self.expect_word("STATISTICS")
+        if self.accept_word("NOSCAN"):
+            stmt.mode = "noscan"
+        elif self.accept_word("FOR"):
+            if not self.tok.is_word("ALL"):
+                raise self.error(f"ANALYZE TABLES takes FOR ALL COLUMNS (each table has its own columns), "
+                                 f"found {self.tok.describe()}")
+            self.advance()
+            self.expect_word("COLUMNS")
+            stmt.mode = "columns"
         return stmt
 
     def refresh_metadata(self, table: st.TableName) -> st.RefreshMetadata:

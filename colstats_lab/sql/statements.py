@@ -133,6 +133,18 @@ class Analyze(Statement):
 
 
 @dataclass
+class AnalyzeTables(Statement):
+    """Spark's `ANALYZE TABLES [{FROM | IN} db] COMPUTE STATISTICS [NOSCAN]`, with Hive's
+    `FOR ALL COLUMNS` too: every table of the database, one after another, each as `ANALYZE TABLE t
+    COMPUTE STATISTICS ...` of the whole table.
+
+    mode: "basic", "noscan" or "columns" (all of them)."""
+
+    db: str | None = None
+    mode: str = "basic"
+
+
+@dataclass
 class RefreshMetadata(Statement):
     """Drill's `ANALYZE TABLE t [COLUMNS (..) | COLUMNS NONE] REFRESH METADATA ['level' LEVEL]
     [{COMPUTE | ESTIMATE} STATISTICS [(..)] [SAMPLE n PERCENT]]`.

@@ -1,0 +1,98 @@
+"""The command line for batch use: ANALYZE of a table or a database, a freshness check and reports, with
+the exit codes a CI job reads."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from colstats_lab.cli import main as cli_main
+
+
+@pytest.fixture
+def shop(lab, spark, tmp_path):
+    """Database shop: a partitioned managed table, an unpartitioned one and an external one whose only
+    file is not Parquet (another job wrote garbage)."""
+    lab.set("hive.stats.column.autogather", False)
+    lab.sql("CREATE DATABASE shop")
+    lab.sql("CREATE TABLE shop.orders (id BIGINT, amount DOUBLE) PARTITIONED BY (ds STRING)")
+    for ds, amounts in {"d1": [1.5, None, 7.0], "d2": [2.0, 3.0]}.items():
+        lab.write("shop.orders", spark.createDataFrame([(i, a) for i, a in enumerate(amounts)], "id bigint, amount double"),
+                  partition={"ds": ds})
+    lab.sql("CREATE TABLE shop.`odd name` (v STRING)")
+    lab.write("shop.odd name", spark.createDataFrame([("a",), (None,)], "v string"))
+    folder = tmp_path / "landing"
+    spark.createDataFrame([(1,)], "k int").write.parquet(str(folder))
+    lab.register_external("shop.landing", str(folder))
+    return lab, folder
+
+
+def _cli(lab, *args) -> int:
+    return cli_main(["--home", lab.home, *args])
+
+
+def test_analyze_a_database_reports_each_table_and_fails_on_the_one_it_could_not_read(shop, capsys):
+    lab, folder = shop
+    for name in os.listdir(folder):
+        if name.endswith(".parquet"):
+            with open(folder / name, "wb") as broken:
+                broken.write(b"not parquet at all")
+    assert _cli(lab, "analyze", "--all", "shop") == 1
+    out = capsys.readouterr().out
+    assert "Analyzed 2 of 3 table(s) in shop; not analyzed: shop.landing" in out
+    amount = lab.metastore.get_partition_column_statistics("shop", "orders", "ds=d1", "amount").obj("amount")
+    assert (amount.statsData.value.lowValue, amount.statsData.value.highValue, amount.statsData.value.numNulls) == (1.5, 7.0, 1)
+    odd = lab.metastore.get_table_column_statistics("shop", "odd name", "v").obj("v").statsData.value
+    assert odd.numNulls == 1 and odd.maxColLen == 1
+    landing = lab.sql("ANALYZE TABLES FROM shop COMPUTE STATISTICS").df.set_index("table").loc["shop.landing"]
+    assert not landing["analyzed"] and landing["error"].startswith("cannot analyze shop.landing: ")
+    assert "FAILED_READ_FILE" in landing["error"] and "\n" not in landing["error"]  # one line, no Java stack
+
+
+def test_check_fails_until_every_statistic_is_accurate_and_names_the_stale_ones(shop, spark, capsys):
+    lab, _ = shop
+    assert _cli(lab, "check", "--db", "shop") == 1  # never analyzed
+    assert "shop.orders: 0 of 4 column statistics accurate, 0 not accurate, 4 never analyzed" in capsys.readouterr().out
+    assert _cli(lab, "check", "--db", "shop", "--allow-never-analyzed") == 0
+    assert _cli(lab, "analyze", "shop.orders", "--partition", "ds") == 0
+    capsys.readouterr()
+    assert _cli(lab, "check", "shop.orders") == 0
+    lab.write("shop.orders", spark.createDataFrame([(9, 9.0)], "id bigint, amount double"), partition={"ds": "d2"})
+    assert _cli(lab, "check", "shop.orders") == 1
+    out = capsys.readouterr().out
+    assert "FAIL  shop.orders: 2 of 4 column statistics accurate, 2 not accurate" in out
+    assert "ds=d2 amount: partition changed by write" in out and "ds=d1" not in out
+    assert _cli(lab, "check", "shop.nosuch") == 2
+    assert "table shop.nosuch does not exist" in capsys.readouterr().err
+
+
+def test_bad_arguments_exit_2_with_the_problem_named(shop, capsys):
+    lab, _ = shop
+    assert _cli(lab, "analyze", "shop.orders", "--partition", "ds=d1") == 2
+    assert "expected a value" in capsys.readouterr().err  # the spec is SQL: ds='d1'
+    assert _cli(lab, "analyze", "shop.orders", "--columns", "amount,nocol") == 2
+    assert "nocol" in capsys.readouterr().err
+    assert _cli(lab, "analyze", "--all", "nodb") == 2
+    assert "database nodb does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        _cli(lab, "analyze", "shop.orders", "--basic", "--noscan")
+    assert exited.value.code == 2
+
+
+def test_check_and_report_run_as_commands_without_starting_spark(shop, tmp_path):
+    lab, _ = shop
+    lab.sql("ANALYZE TABLE shop.orders COMPUTE STATISTICS FOR ALL COLUMNS")
+    out = tmp_path / "orders.json"
+    env = {**os.environ, "PYSPARK_SUBMIT_ARGS": "--this-would-fail-if-spark-started"}
+    run = subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", lab.home, "report", "shop.orders",
+                          str(out)], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(out.read_text())
+    highs = {r["partition"]: r["max"] for r in data["statistics"] if r["column"] == "amount"}
+    assert highs == {None: 7.0, "ds=d1": 7.0, "ds=d2": 3.0}
+    run = subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", lab.home, "check", "shop.orders"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0 and "ok  shop.orders: 4 of 4" in run.stdout, run.stdout + run.stderr
