@@ -2,18 +2,32 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements.lock | cksum | cut -d' ' -f1)
+NEWEST := .venv-newest
+# A smoke test of the newest versions pyproject's ranges admit: statements, statistics, views, exports.
+SMOKE := tests/test_parser.py tests/test_analyze_stats.py tests/test_skew_report.py tests/test_workbench.py \
+         tests/test_exports.py tests/test_cli.py
 
-.PHONY: install java browser dashboard demo test bench clean
+.PHONY: install java browser dashboard demo lab test newest lock bench clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# the tested versions: pyproject's ranges, constrained to requirements.lock
+$(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c requirements.lock -e '.[test]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
+
+# after changing a range in pyproject.toml: the newest versions it admits become the tested set
+lock:
+	rm -rf $(NEWEST) && $(PYTHON) -m venv $(NEWEST)
+	$(NEWEST)/bin/python -m pip install -q --upgrade pip
+	$(NEWEST)/bin/python -m pip install -q -e '.[test]'
+	{ echo "# The versions CI tests (pip freeze of make install's venv); make install takes them as constraints."; \
+	  echo "# Regenerate after changing a range: make lock"; \
+	  $(NEWEST)/bin/python -m pip freeze --exclude-editable; } > requirements.lock
 
 java: $(STAMP)
 	@$(PY) -m colstats_lab.cli check-java
@@ -33,8 +47,23 @@ demo: java
 test: java browser
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q
 
+# the newest versions the ranges admit, in a venv of their own, through the smoke test
+newest: java browser
+	rm -rf $(NEWEST) && $(PYTHON) -m venv $(NEWEST)
+	$(NEWEST)/bin/python -m pip install -q --upgrade pip
+	$(NEWEST)/bin/python -m pip install -q --upgrade-strategy eager '.[test]'
+	$(NEWEST)/bin/python -m pip list --format=freeze | grep -iE '^(pyspark|pandas|pyarrow|numpy|sqlglot|plotly|ipywidgets|voila|jupysql|ipython)=='
+	cd tests && PLOOMBER_STATS_ENABLED=false ../$(NEWEST)/bin/python -m pytest -q -p no:cacheprovider \
+	    --rootdir=.. -c ../pyproject.toml $(SMOKE:tests/%=%)
+
+# JupyterLab on the demo table, on 127.0.0.1 only
+lab: java
+	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q -c requirements.lock 'jupyterlab>=4.2,<5'
+	@$(PY) -m colstats_lab.cli demo >/dev/null
+	$(PY) -m jupyter lab --ip=127.0.0.1 --no-browser --notebook-dir=notebooks
+
 bench: java
 	$(PY) bench/analyze_vs_spark.py
 
 clean:
-	rm -rf .colstats spark-warehouse metastore_db derby.log tests/artifacts .pytest_cache
+	rm -rf $(NEWEST) .colstats spark-warehouse metastore_db derby.log tests/artifacts .pytest_cache

@@ -1,4 +1,5 @@
-"""The pins in pyproject.toml and environment.yml agree, and the built wheel works on its own."""
+"""pyproject.toml's ranges, the tested versions in requirements.lock and environment.yml agree, and the
+built wheel works on its own."""
 import os
 import re
 import subprocess
@@ -8,39 +9,58 @@ import tomllib
 import urllib.request
 import zipfile
 
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
 from colstats_lab.demo import build_demo
 from served import free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _pins_from_pyproject() -> set[str]:
+def _requirements_from_pyproject() -> list[Requirement]:
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         project = tomllib.load(f)["project"]
-    return set(project["dependencies"]) | set(project["optional-dependencies"]["test"])
+    return [Requirement(text) for text in project["dependencies"] + project["optional-dependencies"]["test"]]
 
 
-def _pins_from_environment() -> set[str]:
-    pins = set()
+def _locked() -> dict[str, Version]:
+    with open(os.path.join(ROOT, "requirements.lock")) as f:
+        pins = [line.strip().split("==") for line in f if line.strip() and not line.startswith("#")]
+    assert all(len(pin) == 2 for pin in pins), "every line of the lock is name==version"
+    return {canonicalize_name(name): Version(version) for name, version in pins}
+
+
+def test_every_dependency_is_a_range_the_locked_version_meets():
+    locked = _locked()
+    for requirement in _requirements_from_pyproject():
+        assert any(spec.operator == ">=" for spec in requirement.specifier), f"{requirement} has no lower bound"
+        assert not any(spec.operator == "==" for spec in requirement.specifier), f"{requirement} forces a version"
+        version = locked.get(canonicalize_name(requirement.name))
+        assert version is not None, f"{requirement.name} is not in requirements.lock"
+        assert requirement.specifier.contains(version), f"the locked {requirement.name} {version} is outside {requirement}"
+
+
+def test_the_tested_environment_is_the_lock():
+    """What make install put in the venv these tests run in is what requirements.lock says."""
+    from importlib.metadata import version as installed
+    for name, version in _locked().items():
+        assert Version(installed(name)) == version, name
+
+
+def test_environment_yml_installs_the_lock_and_the_package():
     with open(os.path.join(ROOT, "environment.yml")) as f:
-        in_pip = False
-        for line in f:
-            if re.match(r"^\s*- pip:\s*$", line):
-                in_pip = True
-            elif in_pip and re.match(r"^\s{6}- ", line):
-                item = line.strip()[2:]
-                if not item.startswith("-e"):
-                    pins.add(item)
-    return pins
+        text = f.read()
+    assert re.search(r"^\s+- -r requirements\.lock\s*$", text, re.M)
+    assert re.search(r"^\s+- -e \.\[test\]\s*$", text, re.M)
 
 
-def test_environment_yml_pins_equal_pyproject():
-    assert _pins_from_environment() == _pins_from_pyproject()
-
-
-def test_every_dependency_is_pinned_to_a_version():
-    for pin in _pins_from_pyproject():
-        assert "==" in pin, f"{pin} is not pinned"
+def test_python_versions_pyspark_supports_are_admitted():
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        admitted = SpecifierSet(tomllib.load(f)["project"]["requires-python"])
+    assert all(admitted.contains(v) for v in ("3.11", "3.12", "3.13", "3.14"))
 
 
 def test_environment_yml_brings_java_17():
