@@ -12,6 +12,7 @@ import pandas as pd
 from .coltypes import parse_type
 from .metastore import Metastore, Table
 from .metastore.model import Date, Timestamp
+from .metastore.names import make_part_name
 from .metastore.stats_accuracy import ComplianceSummary
 
 TABLE_LEVEL = "(table)"
@@ -109,8 +110,7 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     if table.is_partitioned:
         frames.append(_partitions_frame(metastore, table))
     frame = pd.concat(frames, ignore_index=True)[TIDY_COLUMNS]
-    for bound in ("min", "max"):
-        frame[bound] = frame[bound].map(_python_value).astype(object)
+    _python_bounds(frame)
     frame["last_analyzed"] = pd.to_datetime(frame["last_analyzed"].astype("float64"), unit="s", utc=True)
     return frame
 
@@ -138,6 +138,31 @@ def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
                 record["null_fraction"] = record["nulls"] / rows[partition] if rows[partition] else 0.0
             records.append(record)
     return pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
+
+
+def groups_frame(groups: dict, columns: list[tuple[str, str]], keys: list[str]) -> pd.DataFrame:
+    """stats_frame's rows for statistics computed but not stored (`Lab.analyze_frame`): `groups` as
+    aggregate_stats returns them, one per value of `keys` (partition None without keys), of `columns`
+    as (name, Hive type). Nothing stored can go stale, so `accurate` is None and `reason` says why."""
+    records = []
+    for values, group in sorted(groups.items(), key=lambda item: tuple("" if v is None else v for v in item[0])):
+        partition = make_part_name(keys, list(values)) if keys else None
+        for (name, type_name), obj in zip(columns, group.columns):
+            record = dict.fromkeys(TIDY_COLUMNS)
+            record.update(partition=partition, column=name, type=type_name, rows=group.num_rows, **_values(obj),
+                          accurate=None, reason="computed from a DataFrame, not stored")
+            record["null_fraction"] = record["nulls"] / group.num_rows if group.num_rows else 0.0
+            records.append(record)
+    frame = pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
+    _python_bounds(frame)
+    frame["last_analyzed"] = pd.Timestamp.now(tz="UTC").floor("s")
+    return frame
+
+
+def _python_bounds(frame: pd.DataFrame) -> None:
+    """min and max as Python values in an object column: a column of ints stays ints, None stays None."""
+    for bound in ("min", "max"):
+        frame[bound] = pd.Series([_python_value(v) for v in frame[bound]], index=frame.index, dtype=object)
 
 
 def _python_value(value):

@@ -10,7 +10,7 @@ import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 
 from . import engine, frames
-from .coltypes import from_spark_type
+from .coltypes import from_spark_type, parse_type
 from .analyze.stale import analyze_stale, check_threshold, staleness_frame
 from .errors import spark_errors
 from .interop import exchange
@@ -28,6 +28,7 @@ from .metastore import (
 from .metastore.names import parse_part_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
+from .stats import ColumnPlan, aggregate_stats
 from .skew import DEFAULT_MODE, SkewReport, skew_report
 from .skew.report import check_options as check_skew_options
 from .sql import parse
@@ -357,6 +358,25 @@ class Lab:
         """Every statistic of the table as a tidy DataFrame: one row per partition and column (partition
         None for the table level), with whether each is accurate now and why not. No Spark."""
         return frames.stats_frame(self.metastore, self._table(name))
+
+    def analyze_frame(self, frame, by: list[str] | str | None = None) -> pd.DataFrame:
+        """Statistics of any DataFrame (Spark's, or pandas' brought into Spark) by ANALYZE's one-pass
+        aggregation: stats_frame's columns, one row per column, or per value of the `by` columns and
+        column. Stored nowhere: a DataFrame has no files or writes to judge freshness by."""
+        if isinstance(frame, pd.DataFrame):
+            frame = self.spark.createDataFrame(frame)
+        keys = [by] if isinstance(by, str) else list(by or [])
+        fields = {f.name.lower(): f for f in frame.schema.fields}
+        for key in keys:
+            if key.lower() not in fields:
+                raise NoSuchObjectException(f"column {key} does not exist in the DataFrame "
+                                            f"(it has {', '.join(f.name for f in frame.schema.fields)})")
+        columns = [(f.name, from_spark_type(f.dataType).name) for f in frame.schema.fields
+                   if f.name.lower() not in {k.lower() for k in keys}]
+        plans = [ColumnPlan(name, type_name) for name, type_name in columns if parse_type(type_name).stats_kind]
+        with spark_errors("cannot analyze the DataFrame"):
+            groups = aggregate_stats(frame, keys, plans)
+        return frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)
 
     def report(self, name: str, path: str | None = None) -> dict | str:
         """The table's report: with a path ending .html, a standalone page of its statistics and their

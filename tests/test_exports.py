@@ -104,3 +104,31 @@ def test_html_report_opens_alone_in_a_browser_with_its_charts(lab, exported, tmp
         page.screenshot(path=os.path.join(ARTIFACTS, "report.png"), full_page=True)
         browser.close()
     assert all(url.startswith(("file://", "data:", "blob:")) for url in requested), requested  # no network
+
+
+def test_analyze_frame_gives_a_dataframes_statistics_without_storing_them(lab, spark):
+    rows = [(i, None if i % 7 == 0 else f"k{i % 3}", None if i % 4 == 0 else i * 0.5, dt.date(2026, 1, 1 + i % 28),
+             ["a"]) for i in range(200)]
+    frame = spark.createDataFrame(rows, "Id bigint, Key string, Amount double, Day date, Tags array<string>")
+    truth = pd.DataFrame([r[:4] for r in rows], columns=["Id", "Key", "Amount", "Day"], dtype=object)
+    tables_before = lab.metastore.get_tables("default")
+    whole = lab.analyze_frame(frame).set_index("column")
+    assert list(whole.index) == ["Id", "Key", "Amount", "Day"]  # arrays carry no statistics
+    for column in ("Id", "Amount", "Day"):
+        values = truth[column].dropna()
+        assert (whole.loc[column, "min"], whole.loc[column, "max"]) == (values.min(), values.max())
+        assert whole.loc[column, "nulls"] == truth[column].isna().sum()
+    assert abs(whole.loc["Id", "ndv"] - 200) <= 200 * 0.05  # the sketch's bound
+    keys = truth["Key"].dropna()
+    assert whole.loc["Key", "max_len"] == keys.map(len).max() and whole.loc["Key", "ndv"] == 3
+    assert whole["accurate"].isna().all() and whole["rows"].eq(200).all()
+    grouped = lab.analyze_frame(frame, by="Key")
+    assert sorted(grouped["partition"].unique()) == ["Key=__HIVE_DEFAULT_PARTITION__", "Key=k0", "Key=k1", "Key=k2"]
+    k1 = grouped[(grouped["partition"] == "Key=k1") & (grouped["column"] == "Id")].iloc[0]
+    in_k1 = [r[0] for r in rows if r[1] == "k1"]
+    assert (k1["rows"], k1["min"], k1["max"]) == (len(in_k1), min(in_k1), max(in_k1))
+    from_pandas = lab.analyze_frame(pd.DataFrame({"n": [3, None, 1]})).set_index("column")
+    assert (from_pandas.loc["n", "min"], from_pandas.loc["n", "max"], from_pandas.loc["n", "nulls"]) == (1.0, 3.0, 1)
+    with pytest.raises(ColstatsError, match="column nope does not exist in the DataFrame"):
+        lab.analyze_frame(frame, by=["nope"])
+    assert lab.metastore.get_tables("default") == tables_before
