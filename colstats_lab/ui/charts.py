@@ -213,6 +213,9 @@ def pruning_levels_figure(report) -> go.Figure:
 
 
 def show(fig: go.Figure) -> None:
-    """Displays a figure as Plotly's mime bundle, which JupyterLab and Voila render without a CDN."""
-    display({PLOTLY_MIME: json.loads(fig.to_json()), "text/plain": f"<plotly figure: {fig.layout.title.text}>"},
-            raw=True)
+    """Displays a figure as Plotly's mime bundle, which JupyterLab and Voila render with their Plotly
+    extension and no network, with HTML beside it for everything else: a notebook exported to HTML
+    (nbconvert), a viewer without the extension. That HTML names plotly.js on Plotly's CDN (fetched once per page)."""
+    display({PLOTLY_MIME: json.loads(fig.to_json()),
+             "text/html": fig.to_html(full_html=False, include_plotlyjs="cdn"),
+             "text/plain": f"<plotly figure: {fig.layout.title.text}>"}, raw=True)
