@@ -441,13 +441,7 @@ class Lab:
                 self.metastore.alter_table_params(db, table.tableName, {
                     "numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))})
                 return self.metastore.get_table(db, table.tableName)
-            partitions = []
-            for rel, vals in zip(part_dirs, values):
-                inside = list_data_files(os.path.join(path, rel))
-                partitions.append(Partition(db, table.tableName, vals, location=os.path.join(path, rel), parameters={
-                    "numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
-                    "numRows": "0", "rawDataSize": "0"}))
-            self.metastore.add_partitions(partitions)
+            self.metastore.add_partitions([exchange.external_partition(table, rel) for rel in part_dirs])
             self.metastore.refresh_partitioned_table_params(db, table.tableName)
             self.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
         return self.metastore.get_table(db, table.tableName)

@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from colstats_lab.metastore import DEFAULT_PARTITION_NAME
 from colstats_lab.stats.spark_properties import (CatalogStatistics, column_stat_from_hive, stats_from_properties,
                                                  stats_to_properties, to_external_string)
-from colstats_lab.ui.stats_view import stats_frame
+from colstats_lab.frames import level_frame
 
 HLL_BOUND = 0.05  # lgK 12: about 1.6 % standard error; 5 % is over three of them
 
@@ -89,7 +89,7 @@ def end_to_end(lab, spark, name: str, columns_ddl: str, frame, checked: list[str
         row = meta[meta.column == column.lower()].iloc[0]
         assert row["rows"] == total and row["nulls"] == total - _oracle(frame, column)["non_null"]
     # the statistics view: the table level and each partition
-    frame_out, rows = stats_frame(lab.metastore, table)
+    frame_out, rows = level_frame(lab.metastore, table)
     assert rows == total
     view = lab.view_stats(name)
     for part in lab.metastore.get_partition_names("default", name):
@@ -236,7 +236,7 @@ def test_a_table_of_200_columns(lab, spark):
     frame = spark.range(20).select(*[(F.col("id") * i).cast("int").alias(n) for i, n in enumerate(names)],
                                    (F.col("id") % 2).cast("string").alias("ds"))
     end_to_end(lab, spark, "wide", ", ".join(f"{n} INT" for n in names), frame, ["c0", "c57", "c199"])
-    frame_out, _ = stats_frame(lab.metastore, lab.metastore.get_table("default", "wide"))
+    frame_out, _ = level_frame(lab.metastore, lab.metastore.get_table("default", "wide"))
     assert len(frame_out) == 200 and frame_out["accurate"].all()
 
 

@@ -155,10 +155,10 @@ def test_a_partition_added_over_existing_files_is_not_taken_as_empty(external):
 
 
 def _stats_frame(lab, partition):
-    from colstats_lab.ui.stats_view import stats_frame
+    from colstats_lab.frames import level_frame
 
     table = lab.metastore.get_table("default", "ev")
-    return stats_frame(lab.metastore, table, partition)
+    return level_frame(lab.metastore, table, partition)
 
 
 @pytest.mark.parametrize("line, named", [

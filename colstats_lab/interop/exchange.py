@@ -1,12 +1,15 @@
 """Moving statistics between the lab's metastore and Spark's catalog (`Lab.import_spark_stats` / `export_spark_stats`)."""
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
-from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Table
+from ..metastore import (ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Partition,
+                         Table)
+from ..metastore.names import parse_part_name
 from ..errors import spark_errors
 from ..files import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
@@ -15,11 +18,58 @@ from ..result import Result
 from ..stats.spark_properties import (CatalogStatistics, NotConvertible, column_stat_from_hive, hive_stats_from_spark,
                                       stats_to_properties)
 from .spark_catalog import (
+    SparkTable,
     plan_statistics,
     read_table_statistics,
     write_partition_statistics,
     write_table_statistics,
 )
+
+def external_partition(table: Table, rel: str) -> Partition:
+    """The partition of external `table` in its directory `rel` (`k=v/...`, Hive's escaping), with its files
+    counted and its rows unknown (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files."""
+    location = os.path.join(table.location, rel)
+    inside = list_data_files(location)
+    return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(rel)], location=location,
+                     parameters={"numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
+                                 "numRows": "0", "rawDataSize": "0"})
+
+
+def _follow_spark_partitions(metastore: Metastore, table: Table, source: SparkTable) -> None:
+    """The lab's partitions of Spark's table made Spark's: those Spark added since (another job's INSERT)
+    are registered, those Spark dropped are dropped with their statistics (the files are Spark's)."""
+    with metastore.transaction():
+        have = set(metastore.get_partition_names(table.dbName, table.tableName))
+        for name in sorted(have - set(source.partition_names)):
+            metastore.drop_partition(table.dbName, table.tableName, name)
+        added = sorted(set(source.partition_names) - have)
+        if added:
+            metastore.add_partitions([external_partition(table, name) for name in added])
+
+
+def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Callable[..., Table]) -> Table:
+    """The lab's table for Spark's table `source`: an external table on Spark's location, registered now
+    (with its database) when the metastore does not know it; raises when the lab's table of that name
+    is another table, or Spark's files are not Parquet."""
+    if metastore.table_exists(source.database, source.name):
+        table = metastore.get_table(source.database, source.name)
+        if table.tableType != "EXTERNAL_TABLE" or table.location.rstrip("/") != (source.location or "").rstrip("/"):
+            raise InvalidInputException(
+                f"lab table {table.qualified_name} is not Spark's table: it is {table.tableType} at "
+                f"{table.location}, Spark's is at {source.location}")
+        if table.is_partitioned:
+            _follow_spark_partitions(metastore, table, source)
+        return table
+    if not source.location:
+        raise InvalidInputException(f"Spark's table {source.qualified_name} has no location to register")
+    if (source.provider or "parquet").lower() not in ("parquet", "hive"):
+        raise InvalidInputException(f"Spark's table {source.qualified_name} is stored as {source.provider}: "
+                                    "only Parquet tables can be read by the lab")
+    if source.database not in metastore.get_all_databases():
+        metastore.create_database(source.database)
+    return register_external(source.qualified_name, source.location,
+                             partition_types={c: source.columns[c] for c in source.partition_columns})
+
 
 def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: str,
                        register_external: Callable[..., Table]) -> Result:
@@ -35,19 +85,7 @@ def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: s
             f"Spark keeps no row count for {source.qualified_name} or its partitions: run ANALYZE TABLE {source.qualified_name} "
             "COMPUTE STATISTICS FOR ALL COLUMNS in Spark first")
     with metastore.transaction():
-        if source.database not in metastore.get_all_databases():
-            metastore.create_database(source.database)
-        if metastore.table_exists(source.database, source.name):
-            table = metastore.get_table(source.database, source.name)
-            if table.tableType != "EXTERNAL_TABLE" or table.location.rstrip("/") != (source.location or "").rstrip("/"):
-                raise InvalidInputException(
-                    f"lab table {table.qualified_name} is not Spark's table: it is {table.tableType} at "
-                    f"{table.location}, Spark's is at {source.location}")
-        else:
-            if not source.location:
-                raise InvalidInputException(f"Spark's table {source.qualified_name} has no location to register")
-            table = register_external(source.qualified_name, source.location,
-                                      partition_types={c: source.columns[c] for c in source.partition_columns})
+        table = lab_table_of(metastore, source, register_external)
         objs, skipped = [], {}
         for column in table.cols if table_rows else []:
             stat = stats.colStats.get(column.name)

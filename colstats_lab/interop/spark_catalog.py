@@ -47,6 +47,7 @@ class SparkTable:
     spelled: dict[str, str] = field(default_factory=dict)  # lower-case name -> Spark's spelling
     # partition name (Hive's escaping) -> the partition's statistics, for those Spark keeps any of
     partitions: dict[str, CatalogStatistics] = field(default_factory=dict)
+    partition_names: list[str] = field(default_factory=list)  # every partition Spark's catalog has
 
     @property
     def qualified_name(self) -> str:
@@ -88,9 +89,10 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
                 col_stats[column] = stat
         statistics = CatalogStatistics(int(match.group(1)), None if match.group(2) is None else int(match.group(2)),
                                        col_stats)
-    partitions = {}
+    partitions, partition_names = {}, []
     if partition_columns:
         for (name,) in spark.sql(f"SHOW PARTITIONS {qualified}").collect():
+            partition_names.append(name)
             spec = ", ".join(f"`{k}` = {_quote(v)}" for k, v in parse_part_name(name))
             rows = {r[0]: r[1] for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} PARTITION ({spec})").collect()}
             found = _STATISTICS_ROW.match(rows.get("Partition Statistics") or "")
@@ -98,7 +100,7 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
                 partitions[name] = CatalogStatistics(int(found.group(1)),
                                                      None if found.group(2) is None else int(found.group(2)))
     return SparkTable(database, table, location, info.get("Provider"), columns, partition_columns, statistics,
-                      spelled, partitions)
+                      spelled, partitions, partition_names)
 
 
 def _describe_column(spark: SparkSession, qualified: str, column: str, type_name: str) -> CatalogColumnStat | None:

@@ -1,6 +1,7 @@
 """Running parsed statements against a lab: catalog DDL, ANALYZE, DESCRIBE, SHOW, SET, queries."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import time
@@ -12,6 +13,8 @@ from pyarrow import ArrowInvalid
 from sqlglot import exp
 
 from ..analyze import run_analyze, run_refresh_metadata
+from ..interop.exchange import lab_table_of
+from ..interop.spark_catalog import read_table_statistics
 from ..errors import ColstatsError, parse_sql, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
@@ -35,6 +38,10 @@ QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full r
 def execute(lab: "LabContext", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
     """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
     stored when it commits), or a transaction of their own."""
+    named = getattr(stmt, "table", None)
+    if isinstance(named, st.TableName) and named.catalog and not isinstance(stmt, st.Analyze):
+        raise InvalidInputException(f"{named}: Spark's tables are named by ANALYZE TABLE only; once analyzed, "
+                                    f"the lab's table is {named.db}.{named.name}")
     if type(stmt) in _TXN_HANDLERS:
         return _TXN_HANDLERS[type(stmt)](lab, stmt, txn)
     handler = _HANDLERS.get(type(stmt))
@@ -239,6 +246,8 @@ def _table_ddl(lab: "LabContext", table: Table, change) -> None:
 
 
 def _analyze(lab: "LabContext", stmt: st.Analyze, txn) -> Result:
+    if stmt.table.catalog:
+        stmt = dataclasses.replace(stmt, table=_lab_table_of_spark(lab, stmt.table))
     with lab.txn_scope(txn) as scope:
         outcome = run_analyze(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope)
     return Result(stmt, message=outcome.message, details=outcome)
@@ -267,6 +276,14 @@ def _analyze_tables(lab: "LabContext", stmt: st.AnalyzeTables, txn) -> Result:
     failed = ", ".join(frame.loc[~frame["analyzed"].astype(bool), "table"])
     return Result(stmt, df=frame, message=f"Analyzed {done} of {len(frame)} table(s) in {db}"
                   + (f"; not analyzed: {failed}" if failed else ""), details=frame)
+
+
+def _lab_table_of_spark(lab: "LabContext", name: st.TableName) -> st.TableName:
+    """A table of Spark's session catalog as the lab's external table on its location, registered on first
+    use (in a metastore transaction of its own: the registration stands whatever the statement then does)."""
+    source = read_table_statistics(lab.spark, f"{name.db}.{name.name}")
+    table = lab_table_of(lab.metastore, source, lab.register_external)
+    return st.TableName(table.dbName, table.tableName)
 
 
 def _require_metastore(lab: "LabContext", statement: str) -> None:

@@ -32,6 +32,9 @@ def parse_one(sql: str) -> st.Statement:
     return statements[0]
 
 
+SPARK_CATALOG = "spark_catalog"
+
+
 class _Parser:
     def __init__(self, sql: str, tokens: list[Token]):
         self.sql = sql
@@ -83,10 +86,18 @@ class _Parser:
         return self.identifier(what).text.lower()
 
     def table_name(self) -> st.TableName:
+        """t, db.t, or spark_catalog.db.t: a table of Spark's session catalog."""
+        first_token = self.tok
         first = self.name("a table name")
-        if self.accept_symbol("."):
-            return st.TableName(first, self.name("a table name"))
-        return st.TableName(None, first)
+        if not self.accept_symbol("."):
+            return st.TableName(None, first)
+        second = self.name("a table name")
+        if not self.accept_symbol("."):
+            return st.TableName(first, second)
+        if first != SPARK_CATALOG:
+            raise self.error(f"unknown catalog {first_token.text!r}: a three-part name starts with {SPARK_CATALOG} "
+                             "(Spark's session catalog)", first_token)
+        return st.TableName(second, self.name("a table name"), SPARK_CATALOG)
 
     def if_not_exists(self) -> bool:
         if self.accept_word("IF"):

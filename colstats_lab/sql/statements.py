@@ -10,9 +10,11 @@ from ..metastore.model import FieldSchema
 class TableName:
     db: str | None
     name: str
+    catalog: str | None = None  # "spark_catalog": Spark's table, registered in the lab on first use
 
     def __str__(self) -> str:
-        return f"{self.db}.{self.name}" if self.db else self.name
+        name = f"{self.db}.{self.name}" if self.db else self.name
+        return f"{self.catalog}.{name}" if self.catalog else name
 
 
 @dataclass(frozen=True)

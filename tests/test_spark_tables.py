@@ -1,0 +1,74 @@
+"""Tables where they already are: `ANALYZE TABLE spark_catalog.db.t` analyzes a table of Spark's session
+catalog with no registration by hand, and follows the partitions Spark's own writes add and drop."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from colstats_lab import InvalidInputException, ParseError
+from colstats_lab.errors import QueryError
+
+ROWS = [(1, "a", "d1"), (2, None, "d1"), (5, "ccc", "d1"), (3, "bb", "d2"), (None, "e", "d2")]
+
+
+@pytest.fixture
+def spark_table(spark):
+    db = f"wh_{uuid.uuid4().hex[:8]}"  # Spark's catalog lives as long as the test session
+    spark.sql(f"CREATE DATABASE {db}")
+    spark.sql(f"CREATE TABLE {db}.events (id INT, kind STRING, ds STRING) USING parquet PARTITIONED BY (ds)")
+    spark.createDataFrame(ROWS, "id int, kind string, ds string").write.insertInto(f"{db}.events")
+    yield db
+    spark.sql(f"DROP DATABASE {db} CASCADE")
+
+
+def _figures(lab, db: str) -> dict:
+    frame = lab.stats_frame(f"{db}.events")
+    return {(r.partition, r.column): (r.min, r.max, r.nulls, r.accurate) for r in frame.itertuples()}
+
+
+def test_a_spark_table_is_analyzed_where_it_is(lab, spark, spark_table):
+    db = spark_table
+    result = lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert result.details.table == f"{db}.events" and sorted(result.details.partitions) == ["ds=d1", "ds=d2"]
+    table = lab.metastore.get_table(db, "events")
+    assert table.tableType == "EXTERNAL_TABLE" and table.partition_key_names == ["ds"]
+    figures = _figures(lab, db)
+    for ds in ("d1", "d2"):
+        ids = [r[0] for r in ROWS if r[2] == ds]
+        present = [i for i in ids if i is not None]
+        assert figures[(f"ds={ds}", "id")] == (min(present), max(present), len(ids) - len(present), True)
+        assert figures[(f"ds={ds}", "kind")][2] == sum(r[1] is None for r in ROWS if r[2] == ds)
+
+
+def test_spark_writes_make_statistics_stale_and_new_partitions_follow(lab, spark, spark_table):
+    db = spark_table
+    lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    spark.createDataFrame([(40, "z", "d2"), (7, "y", "d3")], "id int, kind string, ds string").write.insertInto(
+        f"{db}.events")
+    spark.sql(f"ALTER TABLE {db}.events DROP PARTITION (ds='d1')")
+    stale = _figures(lab, db)
+    assert stale[("ds=d2", "id")][3] is False  # Spark added a file to ds=d2
+    result = lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert sorted(result.details.partitions) == ["ds=d2", "ds=d3"]
+    assert lab.metastore.get_partition_names(db, "events") == ["ds=d2", "ds=d3"]
+    figures = _figures(lab, db)
+    assert figures[("ds=d2", "id")] == (3, 40, 1, True) and figures[("ds=d3", "id")] == (7, 7, 0, True)
+    ours = lab.sql(f"SELECT count(*) AS n, sum(id) AS s FROM {db}.events").df.iloc[0]
+    theirs = spark.sql(f"SELECT count(*) AS n, sum(id) AS s FROM {db}.events").collect()[0]
+    assert (ours["n"], ours["s"]) == (theirs["n"], theirs["s"])
+
+
+def test_spark_table_names_that_cannot_be_analyzed_are_named(lab, spark, spark_table):
+    db = spark_table
+    with pytest.raises(QueryError, match=f"cannot read Spark's table {db}.nosuch"):
+        lab.sql(f"ANALYZE TABLE spark_catalog.{db}.nosuch COMPUTE STATISTICS")
+    spark.sql(f"CREATE TABLE {db}.j (a INT) USING json")
+    with pytest.raises(InvalidInputException, match=f"Spark's table {db}.j is stored as json"):
+        lab.sql(f"ANALYZE TABLE spark_catalog.{db}.j COMPUTE STATISTICS")
+    assert not lab.metastore.table_exists(db, "j")
+    with pytest.raises(InvalidInputException, match="named by ANALYZE TABLE only"):
+        lab.sql(f"DESCRIBE spark_catalog.{db}.events")
+    with pytest.raises(ParseError) as caught:
+        lab.sql(f"ANALYZE TABLE hive.{db}.events COMPUTE STATISTICS")
+    assert "unknown catalog 'hive'" in caught.value.message and caught.value.position == len("ANALYZE TABLE ")
