@@ -7,6 +7,7 @@ import json
 import sys
 
 import pandas as pd
+from pyspark.sql import functions as F
 
 from colstats_lab import Lab
 
@@ -49,7 +50,20 @@ def run(lab: Lab) -> dict:
     }
 
 
+def progress_of_a_job(lab: Lab) -> dict:
+    """What the magics' progress line shows at the end of one two-stage job, and what it leaves registered."""
+    from colstats_lab.ui.progress import SparkProgress
+
+    with SparkProgress(lab.spark, notebook=False) as progress:
+        lab.spark.range(0, 1000, numPartitions=4).groupBy((F.col("id") % 3).alias("k")).count().collect()
+    return {"value": progress.bar.value, "max": progress.bar.max, "label": progress.label.value,
+            "handlers_left": len(getattr(lab.spark.client, "_progress_handlers", []))}
+
+
 if __name__ == "__main__":
     home, how, url = sys.argv[1:4]
     lab = Lab(home=home, **{how: url})
-    print(json.dumps(run(lab), default=str))
+    result = run(lab)
+    if how == "remote":
+        result["progress"] = progress_of_a_job(lab)
+    print(json.dumps(result, default=str))

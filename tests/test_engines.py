@@ -60,6 +60,8 @@ def _connect_server(tmp_path):
     port = _free_port()
     _sbin(env, "start-connect-server.sh", "--master", "local[2]", "--conf", f"spark.connect.grpc.binding.port={port}",
           "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.session.timeZone=UTC",
+          # progress every 50 ms (2 s by default), so even the test's small job reports its stages
+          "--conf", "spark.connect.progress.reportInterval=50ms",
           "--conf", f"spark.sql.warehouse.dir={tmp_path / 'warehouse'}")
     try:
         _wait_for_port(port, env["SPARK_LOG_DIR"])
@@ -113,7 +115,12 @@ def test_spark_connect_gives_what_embedded_spark_gives(embedded, tmp_path):
     _check_scenario(embedded)
     with _connect_server(tmp_path) as (url, env):
         remote = _scenario_elsewhere(tmp_path / "lab", "remote", url, env)
+    progress = remote.pop("progress")
     assert remote == embedded
+    # Spark Connect streams each job's stages to PySpark's progress handlers: the last update has every task done
+    assert progress["value"] == progress["max"] > 0 and progress["label"].endswith(f"{progress['max']}/"
+                                                                                   f"{progress['max']} tasks")
+    assert progress["handlers_left"] == 0
 
 
 def test_standalone_cluster_gives_what_embedded_spark_gives(embedded, tmp_path):
