@@ -92,9 +92,9 @@ class Lab:
         Lab._current = self
 
     @classmethod
-    def current(cls) -> "Lab":
-        """The last Lab created, or a default one on ./.colstats."""
-        return cls._current or cls()
+    def current(cls, home: str | None = None) -> "Lab":
+        """The last Lab created, or a new one on `home` (default $COLSTATS_HOME or ./.colstats)."""
+        return cls._current or cls(home=home)
 
     @classmethod
     def start_spark_early(cls) -> "engine.BackgroundStart | None":

@@ -17,14 +17,12 @@ from traitlets import Enum, Float, Integer, Unicode
 
 from ..errors import ColstatsError, ParseError
 from ..lab import Lab
-from ..result import Result
 from ..sql import parse
 from ..sql.executor import execute
 from ..sql.statements import Analyze, Query, RefreshMetadata
 from ..skew import DEFAULT_MODE
 from ..skew.report import check_options as check_skew_options
 from .progress import SparkProgress
-from .widgets import View
 
 
 @contextmanager
@@ -62,7 +60,7 @@ class ColstatsMagics(Magics):
 
     def _lab(self, name: str | None) -> Lab:
         if name is None:
-            return Lab.current() if Lab._current is not None or self.home is None else Lab(home=self.home)
+            return Lab.current(self.home)
         lab = self.shell.user_ns.get(name)
         if not isinstance(lab, Lab):
             raise UsageError(f"--lab {name}: no Lab of that name in this notebook")
@@ -154,7 +152,7 @@ class ColstatsMagics(Magics):
         return self._returned(view)
 
 
-def _view_of(lab: Lab, stmt, result: Result) -> View | None:
+def _view_of(lab: Lab, stmt, result):
     """What a statement shows beside its message: the statistics view after ANALYZE, the metadata after a
     REFRESH METADATA that changed it; the view's `.result` is the statement's Result."""
     if isinstance(stmt, Analyze):
