@@ -309,8 +309,8 @@ def test_partial_coverage_is_said_and_never_answers(half_analyzed):
     pruned = lab.sql("SELECT count(v), min(v), max(v) FROM half WHERE d IN ('1', '3')")
     assert pruned.answered_from == "stats", pruned.reason
     assert pruned.df.iloc[0].tolist() == [7, 1, 16]
-    from colstats_lab.ui.stats_view import stats_frame
-    frame, _ = stats_frame(lab.metastore, lab.metastore.get_table("default", "half"))
+    from colstats_lab.frames import level_frame
+    frame, _ = level_frame(lab.metastore, lab.metastore.get_table("default", "half"))
     row = frame.set_index("column").loc["v"]
     assert row["coverage"] == "2 of 4" and row["max"] == 16 and "covers 2 of 4 partitions" in row["reason"]
 
