@@ -56,11 +56,13 @@ newest: java browser
 	cd tests && PLOOMBER_STATS_ENABLED=false ../$(NEWEST)/bin/python -m pytest -q -p no:cacheprovider \
 	    --rootdir=.. -c ../pyproject.toml $(SMOKE:tests/%=%)
 
-# JupyterLab on the demo table, on 127.0.0.1 only
+# JupyterLab on the notebooks, on 127.0.0.1 only; its kernels' Lab() is the demo's lab
+LAB_HOME := $(CURDIR)/.colstats
 lab: java
 	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q -c requirements.lock 'jupyterlab>=4.2,<5'
-	@$(PY) -m colstats_lab.cli demo >/dev/null
-	$(PY) -m jupyter lab --ip=127.0.0.1 --no-browser --notebook-dir=notebooks
+	@test -f $(LAB_HOME)/metastore.db || $(PY) -m colstats_lab.cli --home $(LAB_HOME) demo >/dev/null
+	COLSTATS_HOME=$(LAB_HOME) $(PY) -m jupyter lab --ip=127.0.0.1 --no-browser --notebook-dir=notebooks \
+	    $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 bench: java
 	$(PY) bench/analyze_vs_spark.py
