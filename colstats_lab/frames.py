@@ -180,6 +180,45 @@ def table_kind(table: Table) -> str:
     return "external" if table.tableType == "EXTERNAL_TABLE" else "managed"
 
 
+LANDING_COLUMNS = ["database", "table", "kind", "partitions", "files", "rows", "bytes", "accurate_columns",
+                   "columns", "stale_partitions", "stale_reason", "last_analyzed", "metadata_level"]
+
+
+def tables_frame(metastore: Metastore) -> pd.DataFrame:
+    """Every table of every database at a glance, the stalest first: its kind and size, how many of its
+    columns have statistics accurate now, how many partitions (or the table itself) hold statistics
+    that are not, with the first reason, when it was last analyzed and its Drill metadata level. Reads
+    the metastore (and an external table's file listings) alone."""
+    records = []
+    for db in metastore.get_all_databases():
+        for name in metastore.get_tables(db):
+            table = metastore.get_table(db, name)
+            level, _ = level_frame(metastore, table, None)
+            names = list(level["column"])
+            summary = metastore.stats_compliance_summary(db, name, names) if names else None
+            analyzed = pd.to_numeric(level["last_analyzed"], errors="coerce").max()
+            analysis = metastore.get_metadata_analysis(db, name)
+            params = table.parameters
+            records.append({
+                "database": db, "table": name, "kind": table_kind(table),
+                "partitions": int(params.get("numPartitions", 0) or 0) if table.is_partitioned else None,
+                "files": int(params.get("numFiles", 0) or 0), "rows": int(params.get("numRows", 0) or 0),
+                "bytes": int(params.get("totalSize", 0) or 0),
+                "accurate_columns": int(sum(a is True for a in level["accurate"])), "columns": len(names),
+                "stale_partitions": summary.not_accurate if summary else 0,
+                "stale_reason": (f"{summary.first[0]}: {summary.first[1]}" if summary.first[0] else summary.first[1])
+                if summary and summary.first else None,
+                "last_analyzed": None if pd.isna(analyzed) else pd.Timestamp(int(analyzed), unit="s", tz="UTC"),
+                "metadata_level": analysis.level if analysis else None,
+            })
+    frame = pd.DataFrame.from_records(records, columns=LANDING_COLUMNS).astype({"partitions": "Int64"})
+    # the stalest first: statistics gone stale, then never analyzed, then the oldest analyze
+    order = pd.DataFrame({"stale": -frame["stale_partitions"].fillna(0),
+                          "missing": frame["accurate_columns"] - frame["columns"],
+                          "analyzed": frame["last_analyzed"].map(lambda t: 0 if t is None or pd.isna(t) else t.value)})
+    return frame.loc[order.sort_values(["stale", "missing", "analyzed"], kind="stable").index].reset_index(drop=True)
+
+
 def report_data(metastore: Metastore, table: Table) -> dict:
     """The table's report as plain data (what `Lab.report(t, "x.json")` writes): its kind, size and
     statistics per partition and column, and its Drill metadata's levels when it has any."""

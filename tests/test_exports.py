@@ -132,3 +132,23 @@ def test_analyze_frame_gives_a_dataframes_statistics_without_storing_them(lab, s
     with pytest.raises(ColstatsError, match="column nope does not exist in the DataFrame"):
         lab.analyze_frame(frame, by=["nope"])
     assert lab.metastore.get_tables("default") == tables_before
+
+
+def test_the_landing_frame_lists_every_table_the_stalest_first(lab, exported, spark):
+    from colstats_lab.frames import tables_frame
+
+    lab.sql("CREATE DATABASE other")
+    lab.sql("CREATE TABLE other.fresh (v INT)")
+    lab.write("other.fresh", spark.createDataFrame([(1,), (2,)], "v int"))
+    lab.sql("ANALYZE TABLE other.fresh COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.sql("CREATE TABLE other.untouched (v INT)")
+    lab.write("other.untouched", spark.createDataFrame([(1,)], "v int"))
+    frame = tables_frame(lab.metastore).set_index("table")
+    assert list(frame.index) == ["sales", "untouched", "fresh"]  # stale, never analyzed, accurate
+    sales = frame.loc["sales"]
+    assert (sales["database"], sales["kind"], sales["partitions"], sales["rows"]) == ("default", "managed", 3, 55)
+    # ds=b went stale and ds=c was never analyzed; ANALYZE's write ID and the later writes are named
+    assert sales["stale_partitions"] == 2 and sales["stale_reason"].startswith("ds=b: partition changed by write")
+    assert (sales["accurate_columns"], sales["columns"]) == (0, 5)
+    assert frame.loc["fresh", "accurate_columns"] == 1 and frame.loc["fresh", "stale_partitions"] == 0
+    assert pd.isna(frame.loc["untouched", "last_analyzed"]) and not pd.isna(frame.loc["fresh", "last_analyzed"])

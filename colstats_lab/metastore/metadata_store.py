@@ -8,6 +8,7 @@ from .table_metadata import (
     MetadataUnit,
     TableMetadata,
     drop_table_metadata,
+    load_metadata_analysis,
     load_table_metadata,
     metadata_version,
     replace_table_metadata,
@@ -24,6 +25,12 @@ class TableMetadataAPI:
         """The table's metadata from its last ANALYZE ... REFRESH METADATA, or None if there was none."""
         with self.snapshot() as conn:
             return load_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"])
+
+    def get_metadata_analysis(self, db_name: str, table_name: str) -> MetadataAnalysis | None:
+        """What the table's last ANALYZE ... REFRESH METADATA collected (level, columns, when), without
+        its units; None if there was none."""
+        with self.snapshot() as conn:
+            return load_metadata_analysis(conn, self._table_row(db_name, table_name)["TBL_ID"])
 
     def replace_table_metadata(self, db_name: str, table_name: str, analysis: MetadataAnalysis,
                                units: list[MetadataUnit]) -> int:

@@ -164,14 +164,21 @@ def display_value(value, type_name: str) -> str | None:
     return str(value)
 
 
-def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
+def load_metadata_analysis(conn, tbl_id: int) -> MetadataAnalysis | None:
+    """What the last refresh collected, without its units."""
     row = conn.execute("SELECT * FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).fetchone()
     if row is None:
         return None
     columns = json.loads(row["INTERESTING_COLUMNS"])
-    analysis = MetadataAnalysis(row["METADATA_LEVEL"], columns["columns"], columns["statistics"],
-                                row["STATISTICS_MODE"] or None, row["SAMPLE_PERCENT"], row["ANALYZED_AT"],
-                                row["METADATA_VERSION"])
+    return MetadataAnalysis(row["METADATA_LEVEL"], columns["columns"], columns["statistics"],
+                            row["STATISTICS_MODE"] or None, row["SAMPLE_PERCENT"], row["ANALYZED_AT"],
+                            row["METADATA_VERSION"])
+
+
+def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
+    analysis = load_metadata_analysis(conn, tbl_id)
+    if analysis is None:
+        return None
     units: dict[int, MetadataUnit] = {}
     for r in conn.execute("SELECT * FROM METADATA_UNITS WHERE TBL_ID = ? ORDER BY UNIT_ID", (tbl_id,)):
         units[r["UNIT_ID"]] = MetadataUnit(
