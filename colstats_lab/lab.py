@@ -41,6 +41,7 @@ from .pruning.plan import parse_query
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
 from .tables.snapshot import PartitionFiles
 from .tables.cleaner import remove_aborted
+from .tables.external import external_partition, partition_directories
 from .tables.rewrite import rewrite_partitions
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
@@ -420,11 +421,7 @@ class Lab:
         db = (db or self.current_db).lower()
         if self.metastore.table_exists(db, table_name):
             raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
-        part_dirs = sorted({os.path.relpath(os.path.dirname(f.path), path) for f in files} - {"."})
-        keys = [k for k, _ in parse_part_name(part_dirs[0])] if part_dirs else []
-        for rel in part_dirs:
-            if [k for k, _ in parse_part_name(rel)] != keys:
-                raise InvalidInputException(f"directory {rel} does not follow the partition layout {'/'.join(keys)}")
+        keys, part_dirs = partition_directories(path, files)
         values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
         key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                      for i, k in enumerate(keys)}
@@ -441,7 +438,7 @@ class Lab:
                 self.metastore.alter_table_params(db, table.tableName, {
                     "numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))})
                 return self.metastore.get_table(db, table.tableName)
-            self.metastore.add_partitions([exchange.external_partition(table, rel) for rel in part_dirs])
+            self.metastore.add_partitions([external_partition(table, rel) for rel in part_dirs])
             self.metastore.refresh_partitioned_table_params(db, table.tableName)
             self.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
         return self.metastore.get_table(db, table.tableName)

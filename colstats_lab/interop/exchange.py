@@ -1,20 +1,20 @@
 """Moving statistics between the lab's metastore and Spark's catalog (`Lab.import_spark_stats` / `export_spark_stats`)."""
 from __future__ import annotations
 
-import os
+import time
 from typing import Callable
 
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
-from ..metastore import (ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Partition,
-                         Table)
-from ..metastore.names import parse_part_name
+from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Table
 from ..errors import spark_errors
 from ..files import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..result import Result
+from ..stats import merge_table_level
+from ..tables.external import external_partition
 from ..stats.spark_properties import (CatalogStatistics, NotConvertible, column_stat_from_hive, hive_stats_from_spark,
                                       stats_to_properties)
 from .spark_catalog import (
@@ -24,16 +24,6 @@ from .spark_catalog import (
     write_partition_statistics,
     write_table_statistics,
 )
-
-def external_partition(table: Table, rel: str) -> Partition:
-    """The partition of external `table` in its directory `rel` (`k=v/...`, Hive's escaping), with its files
-    counted and its rows unknown (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files."""
-    location = os.path.join(table.location, rel)
-    inside = list_data_files(location)
-    return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(rel)], location=location,
-                     parameters={"numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
-                                 "numRows": "0", "rawDataSize": "0"})
-
 
 def _follow_spark_partitions(metastore: Metastore, table: Table, source: SparkTable) -> None:
     """The lab's partitions of Spark's table made Spark's: those Spark added since (another job's INSERT)
@@ -45,6 +35,9 @@ def _follow_spark_partitions(metastore: Metastore, table: Table, source: SparkTa
         added = sorted(set(source.partition_names) - have)
         if added:
             metastore.add_partitions([external_partition(table, name) for name in added])
+        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+        # the table level no longer holds what dropped partitions held
+        merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
 
 
 def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Callable[..., Table]) -> Table:

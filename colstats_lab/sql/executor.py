@@ -21,6 +21,7 @@ from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputExcepti
 from ..pruning import answer_from_stats, single_table_where
 from ..stats import merge_table_level
 from ..tables import read_snapshot
+from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..result import Result
 from ..skew.spec import check_list_bucketing, check_partition_values, skewed_clause, skewed_info, with_locations
@@ -141,6 +142,40 @@ def _add_partitions(lab: "LabContext", stmt: st.AddPartitions) -> Result:
     for part in added:
         os.makedirs(part.location, exist_ok=True)
     return Result(stmt, message=f"Added {len(added)} partition{'s' if len(added) != 1 else ''} to {table.qualified_name}.")
+
+
+def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
+    """Hive's MSCK REPAIR TABLE over an external table's directories; a managed table's partitions are
+    the lab's own writes, so there is nothing another job could have left unregistered."""
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    if table.tableType != "EXTERNAL_TABLE":
+        raise InvalidInputException(f"MSCK REPAIR TABLE repairs external tables; {table.qualified_name} is managed: "
+                                    "its partitions are the lab's own writes")
+    if not table.is_partitioned:
+        return Result(stmt, message=f"Table {table.qualified_name} is not partitioned: nothing to repair.")
+    keys, on_disk = partition_directories(table.location) if os.path.isdir(table.location) else ([], [])
+    if on_disk and keys != table.partition_key_names:
+        raise InvalidInputException(f"the directories of {table.qualified_name} are partitioned by "
+                                    f"{'/'.join(keys)}, the table by {'/'.join(table.partition_key_names)}")
+    registered = set(lab.metastore.get_partition_names(table.dbName, table.tableName))
+    added = sorted(set(on_disk) - registered) if stmt.mode in ("ADD", "SYNC") else []
+    dropped = sorted(registered - set(on_disk)) if stmt.mode in ("DROP", "SYNC") else []
+
+    def apply():
+        if added:
+            lab.metastore.add_partitions([external_partition(table, rel) for rel in added])
+        for name in dropped:
+            lab.metastore.drop_partition(table.dbName, table.tableName, name)
+        lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+        merge_table_level(lab.metastore, table, [c.name for c in table.cols], int(time.time()))
+
+    if added or dropped:
+        _table_ddl(lab, table, apply)
+    said = [f"added {len(added)} partition(s): {', '.join(added)}" if added else "added none"]
+    if stmt.mode != "ADD":
+        said.append(f"dropped {len(dropped)} partition(s): {', '.join(dropped)}" if dropped else "dropped none")
+    return Result(stmt, message=f"Repaired {table.qualified_name}: {'; '.join(said)}.",
+                  details={"added": added, "dropped": dropped})
 
 
 def _drop_partitions(lab: "LabContext", stmt: st.DropPartitions) -> Result:
@@ -415,6 +450,7 @@ _HANDLERS = {
     st.DropTable: _drop_table,
     st.AddPartitions: _add_partitions,
     st.DropPartitions: _drop_partitions,
+    st.RepairTable: _repair_table,
     st.Describe: _describe,
     st.DropMetadata: _drop_metadata,
     st.ShowDatabases: _show_databases,

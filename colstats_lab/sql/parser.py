@@ -136,12 +136,14 @@ class _Parser:
             return self.end(self.describe())
         if self.accept_word("SHOW"):
             return self.end(self.show())
+        if self.accept_word("MSCK"):
+            return self.end(self.msck())
         if self.accept_word("USE"):
             return self.end(st.UseDatabase(name=self.name("a database name")))
         if self.accept_word("SET"):
             return self.end(self.set_option())
         raise self.error(f"unknown statement {tok.describe()}: expected ANALYZE, CREATE, DROP, ALTER, "
-                         "DESCRIBE, SHOW, USE, SET or a SELECT query")
+                         "DESCRIBE, SHOW, USE, SET, MSCK or a SELECT query")
 
     def end_query(self) -> st.Statement:
         start = self.tokens[0].start
@@ -179,6 +181,16 @@ class _Parser:
                 self.expect_word("COLUMNS")
                 if self.tok.kind is not TokenKind.END:
                     stmt.columns = self.column_list()
+        return stmt
+
+    def msck(self) -> st.RepairTable:
+        self.accept_word("REPAIR")
+        self.expect_word("TABLE")
+        stmt = st.RepairTable(table=self.table_name())
+        mode = self.accept_word("ADD", "DROP", "SYNC")
+        if mode:
+            stmt.mode = mode.text.upper()
+            self.expect_word("PARTITIONS")
         return stmt
 
     def analyze_tables(self) -> st.AnalyzeTables:

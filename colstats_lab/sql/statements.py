@@ -121,6 +121,16 @@ class DropPartitions(Statement):
 
 
 @dataclass
+class RepairTable(Statement):
+    """Hive's `MSCK [REPAIR] TABLE t [ADD | DROP | SYNC PARTITIONS]`: the partitions of an external table
+    made those its directories hold (ADD, the default: register new ones; DROP: forget those whose
+    directory is gone; SYNC: both)."""
+
+    table: TableName = None
+    mode: str = "ADD"
+
+
+@dataclass
 class Analyze(Statement):
     """Hive's `ANALYZE TABLE t [PARTITION (..)] COMPUTE STATISTICS [NOSCAN | FOR COLUMNS ..]`.
 
