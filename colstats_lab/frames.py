@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections import Counter
 from decimal import Decimal
 
 import pandas as pd
@@ -219,11 +220,12 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
     return frame.loc[order.sort_values(["stale", "missing", "analyzed"], kind="stable").index].reset_index(drop=True)
 
 
-def report_data(metastore: Metastore, table: Table) -> dict:
+def report_data(metastore: Metastore, table: Table, frame: pd.DataFrame | None = None) -> dict:
     """The table's report as plain data (what `Lab.report(t, "x.json")` writes): its kind, size and
-    statistics per partition and column, and its Drill metadata's levels when it has any."""
+    statistics per partition and column (`frame`, the table's stats_frame, when the caller has it), and
+    its Drill metadata's units per level when it has any."""
     params = table.parameters
-    frame = stats_frame(metastore, table)
+    frame = stats_frame(metastore, table) if frame is None else frame
     stored = metastore.get_table_metadata(table.dbName, table.tableName)
     return {
         "table": table.qualified_name,
@@ -239,7 +241,7 @@ def report_data(metastore: Metastore, table: Table) -> dict:
         "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "statistics": [{key: plain(value) for key, value in record.items()} for record in frame.to_dict("records")],
         "metadata_levels": None if stored is None else
-        {level: int(units) for level, units in stored.to_pandas().groupby("level", sort=False)["identifier"].nunique().items()},
+        dict(Counter(unit.type for unit in stored.units)),
     }
 
 

@@ -395,8 +395,11 @@ class Lab:
             text = report_html(self.metastore, table)
         else:
             raise InvalidInputException(f"a report is written as .html or .json, not {path!r}")
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
+        try:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            raise InvalidInputException(f"cannot write the report to {path}: {exc.strerror}") from None
         return path
 
     def snapshot(self, name: str) -> ValidWriteIdList:

@@ -82,6 +82,8 @@ def test_json_report_is_the_frame_as_data(lab, exported, tmp_path):
     assert records[("ds=c", "x")]["accurate"] is None and records[("ds=b", "x")]["accurate"] is False
     with pytest.raises(ColstatsError, match="as .html or .json"):
         lab.report("sales", str(tmp_path / "sales.txt"))
+    with pytest.raises(ColstatsError, match="cannot write the report to .*nowhere/sales.json: No such file"):
+        lab.report("sales", str(tmp_path / "nowhere" / "sales.json"))
 
 
 def test_html_report_opens_alone_in_a_browser_with_its_charts(lab, exported, tmp_path):

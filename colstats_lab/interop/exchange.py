@@ -30,14 +30,16 @@ def _follow_spark_partitions(metastore: Metastore, table: Table, source: SparkTa
     are registered, those Spark dropped are dropped with their statistics (the files are Spark's)."""
     with metastore.transaction():
         have = set(metastore.get_partition_names(table.dbName, table.tableName))
-        for name in sorted(have - set(source.partition_names)):
+        dropped = sorted(have - set(source.partition_names))
+        for name in dropped:
             metastore.drop_partition(table.dbName, table.tableName, name)
         added = sorted(set(source.partition_names) - have)
         if added:
             metastore.add_partitions([external_partition(table, name) for name in added])
-        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        # the table level no longer holds what dropped partitions held
-        merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
+        if added or dropped:
+            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+            # the table level no longer holds what dropped partitions held
+            merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
 
 
 def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Callable[..., Table]) -> Table:

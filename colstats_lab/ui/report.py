@@ -17,9 +17,9 @@ STALE_ROWS = 500  # not-accurate partition rows listed; the JSON report holds al
 
 
 def report_html(metastore: Metastore, table: Table) -> str:
-    data = report_data(metastore, table)
-    level, _ = level_frame(metastore, table, None)
     frame = stats_frame(metastore, table)
+    data = report_data(metastore, table, frame)
+    level, _ = level_frame(metastore, table, None)
     sections = [f"<h1>{html.escape(table.qualified_name)}</h1>", f'<p class="colstats-header">{_summary(data)}</p>',
                 "<h2>Statistics of the whole table</h2>",
                 html_table(display_frame(level), numeric={"min", "max", "nulls", "distinct", "avg len", "max len"},
