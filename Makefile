@@ -59,7 +59,6 @@ newest: java browser
 # JupyterLab on the notebooks, on 127.0.0.1 only; its kernels' Lab() is the demo's lab
 LAB_HOME := $(CURDIR)/.colstats
 lab: java
-	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q -c requirements.lock 'jupyterlab>=4.2,<5'
 	@test -f $(LAB_HOME)/metastore.db || $(PY) -m colstats_lab.cli --home $(LAB_HOME) demo >/dev/null
 	COLSTATS_HOME=$(LAB_HOME) $(PY) -m jupyter lab --ip=127.0.0.1 --no-browser --notebook-dir=notebooks \
 	    $$([ "$$(id -u)" = 0 ] && echo --allow-root)

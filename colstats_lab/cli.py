@@ -51,7 +51,7 @@ def voila_command(notebook: str, port: int, ip: str = "127.0.0.1") -> list[str]:
     """The command that serves a notebook with Voila from this interpreter (its scripts may live in
     another environment's bin when this one reaches its packages through a path file)."""
     return [sys.executable, "-m", "voila", notebook, f"--port={port}", "--no-browser", f"--Voila.ip={ip}",
-            "--show_tracebacks=True"]
+            "--show_tracebacks=False"]
 
 
 def cmd_dashboard(args) -> int:
@@ -88,21 +88,18 @@ def cmd_sql(args) -> int:
     return 0
 
 
-def _quoted(name: str) -> str:
-    """db.t or t as the parser reads it, each part in backquotes (names with odd characters stay names)."""
-    return ".".join(f"`{part.replace('`', '``')}`" for part in name.split(".", 1))
-
-
 def analyze_statement(args) -> str:
+    from .sql.lexer import quoted
+
     what = ("NOSCAN" if args.noscan else "" if args.basic else
-            f"FOR COLUMNS {', '.join(_quoted(c.strip()) for c in args.columns.split(','))}" if args.columns else
+            f"FOR COLUMNS {', '.join(quoted(c.strip()) for c in args.columns.split(','))}" if args.columns else
             "FOR ALL COLUMNS")
     if args.all:
         if args.partition or args.columns:
             raise ValueError("--all analyzes every table of a database whole: no --partition or --columns")
-        return f"ANALYZE TABLES IN {_quoted(args.target)} COMPUTE STATISTICS {what}".strip()
+        return f"ANALYZE TABLES IN {quoted(args.target)} COMPUTE STATISTICS {what}".strip()
     partition = f" PARTITION ({args.partition})" if args.partition else ""
-    return f"ANALYZE TABLE {_quoted(args.target)}{partition} COMPUTE STATISTICS {what}".strip()
+    return f"ANALYZE TABLE {quoted(args.target)}{partition} COMPUTE STATISTICS {what}".strip()
 
 
 def cmd_analyze(args) -> int:

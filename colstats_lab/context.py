@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from .metastore import Metastore, Partition, Table, ValidWriteIdList
-    from .pruning import PruningReport
+    from .pruning import PruningReport, StatsAnswer
     from .tables.snapshot import PartitionFiles
     from .tables.writer import WriteResult
     from .transaction import Transaction
@@ -31,6 +31,8 @@ class LabContext(Protocol):
     def txn_scope(self, txn: Transaction | None) -> AbstractContextManager[Transaction]: ...
 
     def snapshot(self, name: str) -> ValidWriteIdList: ...
+
+    def stats_answer(self, query: str, txn: Transaction | None = None) -> StatsAnswer: ...
 
     def snapshot_parts(self, name: str, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None,
                        partitions: list[Partition] | None = None) -> tuple[Table, list[PartitionFiles]]: ...

@@ -141,6 +141,54 @@ def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     return pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
 
 
+FRESHNESS_COLUMNS = ["partition", "column", "accurate", "reason"]
+
+
+def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
+    """stats_frame's `partition, column, accurate, reason` without the figures: per partition (TABLE_LEVEL
+    for an unpartitioned table) and column, whether its statistics are accurate for a reader now (None:
+    never analyzed) and why not. Two reads of the metastore, so 10,000 partitions are judged at once."""
+    if not table.is_partitioned:
+        level, _ = level_frame(metastore, table, None)
+        return level.assign(partition=TABLE_LEVEL)[FRESHNESS_COLUMNS]
+    names = [c.name for c in table.cols if parse_type(c.type).stats_kind is not None]
+    db, name = table.dbName, table.tableName
+    verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
+    analyzed = metastore.analyzed_partition_columns(db, name)
+    held = [analyzed.get(column.lower(), set()) for column in names]  # None: every partition holds them
+    records = [(partition, column, accurate, why) if holders is None or partition in holders
+               else (partition, column, None, "never analyzed")
+               for partition in sorted(verdicts)
+               for column, holders, (accurate, why) in zip(names, held, verdicts[partition])]
+    return pd.DataFrame.from_records(records, columns=FRESHNESS_COLUMNS)
+
+
+TRANSACTION_COLUMNS = ["txn_id", "state", "write_id", "started", "user", "host", "operations", "partitions",
+                       "stats_writer_of", "valid_for_readers"]
+
+
+def transactions_frame(metastore: Metastore, table: Table, limit: int = 200) -> pd.DataFrame:
+    """The latest `limit` transactions that took a write ID of the table, newest first: their state, write
+    ID, start (UTC), who, what they wrote (insert, statistics, drop; how many partitions), what they are
+    still the statistics writer of (HIVE-19416: the partitions, or the table, whose statistics state they
+    set last, accurate or not) and whether readers now see their write (the table's ValidWriteIdList)."""
+    valid = metastore.get_valid_write_ids(table.dbName, table.tableName)
+    records = []
+    for t in metastore.table_transactions(table.dbName, table.tableName, limit):
+        touched = len(t["partitions"]) + int(t["table_level"])
+        left = [f"{t['partitions_with_its_statistics']:,} partition(s)"] if t["partitions_with_its_statistics"] else []
+        left += ["the table"] if t["table_statistics"] else []
+        records.append({
+            "txn_id": t["txn_id"], "state": t["state"], "write_id": t["write_id"],
+            "started": pd.Timestamp(t["started"], unit="s", tz="UTC").floor("s"),
+            "user": t["user"], "host": f"{t['host']} (pid {t['pid']})",
+            "operations": ", ".join(t["operations"]) or "none recorded",
+            "partitions": touched if table.is_partitioned else None,
+            "stats_writer_of": ", ".join(left), "valid_for_readers": valid.is_write_id_valid(t["write_id"]),
+        })
+    return pd.DataFrame.from_records(records, columns=TRANSACTION_COLUMNS)
+
+
 def groups_frame(groups: dict, columns: list[tuple[str, str]], keys: list[str]) -> pd.DataFrame:
     """stats_frame's rows for statistics computed but not stored (`Lab.analyze_frame`): `groups` as
     aggregate_stats returns them, one per value of `keys` (partition None without keys), of `columns`
@@ -182,15 +230,17 @@ def table_kind(table: Table) -> str:
 
 
 LANDING_COLUMNS = ["database", "table", "kind", "partitions", "files", "rows", "bytes", "accurate_columns",
-                   "columns", "stale_partitions", "stale_reason", "last_analyzed", "metadata_level"]
+                   "columns", "stale_partitions", "stale_reason", "last_analyzed", "last_write", "metadata_level"]
 
 
 def tables_frame(metastore: Metastore) -> pd.DataFrame:
     """Every table of every database at a glance, the stalest first: its kind and size, how many of its
     columns have statistics accurate now, how many partitions (or the table itself) hold statistics
-    that are not, with the first reason, when it was last analyzed and its Drill metadata level. Reads
+    that are not, with the first reason, when it was last analyzed, when the lab last wrote it (None for
+    an external table: other jobs write it) and its Drill metadata level. Reads
     the metastore (and an external table's file listings) alone."""
     records = []
+    writes = metastore.last_writes()
     for db in metastore.get_all_databases():
         for name in metastore.get_tables(db):
             table = metastore.get_table(db, name)
@@ -210,6 +260,7 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
                 "stale_reason": (f"{summary.first[0]}: {summary.first[1]}" if summary.first[0] else summary.first[1])
                 if summary and summary.first else None,
                 "last_analyzed": None if pd.isna(analyzed) else pd.Timestamp(int(analyzed), unit="s", tz="UTC"),
+                "last_write": None if (db, name) not in writes else pd.Timestamp(writes[db, name], unit="s", tz="UTC"),
                 "metadata_level": analysis.level if analysis else None,
             })
     frame = pd.DataFrame.from_records(records, columns=LANDING_COLUMNS).astype({"partitions": "Int64"})

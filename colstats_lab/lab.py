@@ -11,6 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from . import engine, frames
 from .coltypes import from_spark_type, parse_type
+from .analyze.refresh_metadata import metadata_file_changes
 from .analyze.stale import analyze_stale, check_threshold, staleness_frame
 from .errors import spark_errors
 from .interop import exchange
@@ -35,7 +36,7 @@ from .sql import parse
 from .sql.partition_spec import matching_partitions
 from .sql.statements import PartitionSpecItem
 from .sql.executor import execute
-from .pruning import PruningReport, plan_with_metadata, single_table_where
+from .pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
 from .pruning.partition_predicate import preselect
 from .pruning.plan import parse_query
 from .tables import list_data_files, read_snapshot, snapshot_files, write_table
@@ -331,6 +332,14 @@ class Lab:
                                           preselected=chosen)
         return table, kept, report
 
+    def stats_answer(self, query: str, txn: Transaction | None = None) -> StatsAnswer:
+        """Whether statistics answer `query` without a scan (`.frame`; None: Spark runs it) and why, for the
+        snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job."""
+        if not self.get("hive.compute.query.using.stats"):
+            return StatsAnswer(None, "hive.compute.query.using.stats is off")
+        return answer_from_stats(self.metastore, query, self.current_db,
+                                 lambda table: txn.snapshot(table) if txn else self.snapshot(table.qualified_name))
+
     def explain(self, query: str, txn: Transaction | None = None) -> PruningReport:
         """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
         and the bytes of every segment, partition, list-bucketing directory, file and row group, from
@@ -354,6 +363,12 @@ class Lab:
             raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
                                         f"{table.qualified_name} REFRESH METADATA")
         return stored.to_pandas(level)
+
+    def metadata_changes(self, name: str) -> tuple[list[str], list[str]] | None:
+        """The files added or rewritten, and those removed, since the table's last REFRESH METADATA (both
+        empty: its metadata is up to date, as Drill's check finds it); None when it has none. No Spark."""
+        table = self._table(name)
+        return metadata_file_changes(self.metastore, table, self.snapshot(table.qualified_name))
 
     def stats_frame(self, name: str) -> pd.DataFrame:
         """Every statistic of the table as a tidy DataFrame: one row per partition and column (partition

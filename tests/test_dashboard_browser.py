@@ -1,7 +1,8 @@
-"""The Voila dashboard in headless Chromium: pick a table, read the statistics view, see the chart."""
+"""The Voila dashboard in headless Chromium: the landing table, then a table's page and each of its tabs."""
 from __future__ import annotations
 
 import os
+import time
 
 import psutil
 import pytest
@@ -10,13 +11,31 @@ from playwright.sync_api import sync_playwright
 from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
 from colstats_lab.demo import build_demo
 from colstats_lab.ui import format as fmt
+from metadata_tables import build_table, make_rows, write_file
 from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
 
 @pytest.fixture
-def dashboard(lab):
+def dashboard(lab, spark, tmp_path):
+    """The demo table analyzed, its Drill metadata refreshed, then one partition appended to without
+    gathering (stale); an external table whose directory another job added a file to (stale); and a
+    list-bucketing table never analyzed."""
     build_demo(lab, rows_per_day=2_000)
     lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.set("metastore.enabled", True)
+    lab.sql("ANALYZE TABLE sales REFRESH METADATA")
+    lab.set("hive.stats.column.autogather", False)
+    first_day = lab.metastore.get_partition_names("default", "sales")[0]
+    lab.write("sales", lab.table("sales").where(f"ds = '{first_day.split('=')[1]}'").limit(5).drop("ds"),
+              partition={"ds": first_day.split("=")[1]})
+    root = str(tmp_path / "events")
+    build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=20)
+    lab.register_external("events", root, partition_types={"ds": "string"})
+    lab.sql("ANALYZE TABLE events PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
+    write_file(os.path.join(root, "ds=d2", "part-9.parquet"), make_rows(9, 5))  # another job adds a file
+    lab.sql("CREATE TABLE hot (id BIGINT, x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (1, 2) "
+            "STORED AS DIRECTORIES")
+    lab.write("hot", spark.createDataFrame([(i, i % 4) for i in range(40)], "id bigint, x int"), partition={"ds": "d1"})
     port = free_port()
     env = {**os.environ, "COLSTATS_HOME": lab.home, "PLOOMBER_STATS_ENABLED": "false"}
     with serving(voila_command(DASHBOARD_NOTEBOOK, port), port, os.path.join(lab.home, "voila.log"), env=env) as url:
@@ -35,20 +54,41 @@ def _spark_jvms_of(home: str) -> int:
     return count
 
 
-def test_dashboard_shows_the_picked_tables_statistics_and_chart(dashboard, lab):
+def _open_tab(page, title: str):
+    page.locator(".lm-TabBar-tab", has_text=title).click()
+    return page.locator(".widget-tab-contents .lm-Widget:visible").first  # lumino hides the other tabs
+
+
+def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
     assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test installs it (make browser)"
     x = lab.metastore.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
-    rows = int(lab.metastore.get_table("default", "sales").parameters["numRows"])
+    sales = lab.metastore.get_table("default", "sales")
+    rows = int(sales.parameters["numRows"])
+    partitions = lab.metastore.get_partition_names("default", "sales")
+    stale = [name for name, (ok, _) in lab.metastore.stats_compliance("default", "sales", ["x"]).items() if not ok]
+    assert stale == partitions[:1]
     os.makedirs(ARTIFACTS, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        opened = time.perf_counter()
         page.goto(dashboard, timeout=120_000)
         landing = page.locator("table.colstats-table").first
         landing.wait_for(timeout=120_000)  # every table at a glance, before any choice
-        sales_row = landing.locator("tbody tr", has_text="default.sales").inner_text()
-        assert "list-bucketing" not in sales_row and f"\t{fmt.count(rows)}\t" in sales_row
-        assert "8 of 8" in sales_row and "accurate" in sales_row
+        with open(os.path.join(ARTIFACTS, "dashboard_timing.txt"), "w") as out:
+            out.write(f"from opening the URL to the landing table visible: {time.perf_counter() - opened:.2f} s\n")
+        names = [row.split("\t")[0] for row in landing.locator("tbody tr").all_inner_texts()]
+        # the stale ones first (the one analyzed longest ago first), the one never analyzed last
+        assert names == ["default.sales", "default.events", "default.hot"]
+        by_name = dict(zip(names, landing.locator("tbody tr").all_inner_texts()))
+        assert "\texternal\t" in by_name["default.events"] and "not accurate in 1 partition(s)" in by_name["default.events"]
+        assert "\tlist-bucketing\t" in by_name["default.hot"] and "\tmanaged\t" in by_name["default.sales"]
+        assert f"\t{fmt.count(rows)}\t" in by_name["default.sales"] and "not accurate in 1 partition(s)" in by_name["default.sales"]
+        badge = landing.locator("tbody tr", has_text="default.sales").locator(".colstats-stale")
+        assert badge.get_attribute("title").startswith(f"{stale[0]}: partition changed by write")  # the reason on hover
+        assert lab.metastore.path in page.locator(".colstats-muted", has_text="metastore").first.inner_text()
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_landing.png"), full_page=True)
+
         picker = page.locator(".widget-dropdown", has_text="Table").locator("select")
         picker.select_option("default.sales")
         table = page.locator("table.colstats-table").nth(1)
@@ -58,15 +98,57 @@ def test_dashboard_shows_the_picked_tables_statistics_and_chart(dashboard, lab):
             assert f"\n{column}\t" in f"\n{text}", column
         rows_text = [table.locator("tbody tr").nth(i).inner_text() for i in range(table.locator("tbody tr").count())]
         x_row = next(r for r in rows_text if r.startswith("x\t"))
-        assert fmt.count(x.numNulls) in x_row and fmt.number(x.highValue) in x_row and "accurate" in x_row
+        assert fmt.count(x.numNulls) in x_row and fmt.number(x.highValue) in x_row
         assert f"{fmt.count(rows)} rows" in page.locator(".colstats-header").first.inner_text()
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the stats chart
-        assert _spark_jvms_of(lab.home) == 0  # looking at tables and statistics starts no Spark
-        skew_of = page.locator(".widget-dropdown", has_text="Skew of").locator("select")
-        skew_of.select_option(index=1)  # the column most likely skewed comes first
-        page.locator(".js-plotly-plot").nth(1).wait_for(timeout=180_000)  # and the skew chart
+
+        freshness = _open_tab(page, "Freshness")
+        freshness.locator(".js-plotly-plot").wait_for(timeout=60_000)  # the partitions x columns map
+        cells = len(partitions) * 8
+        assert (f"{fmt.count(cells - 8)} of {fmt.count(cells)} statistics accurate, 8 not, 0 never analyzed · "
+                f"1 of {len(partitions)} partitions need an ANALYZE") in freshness.inner_text()
+        assert freshness.locator("button", has_text="Analyze 1 partition").is_enabled()
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_freshness.png"), full_page=True)
+
+        pruning = _open_tab(page, "Pruning")
+        where = pruning.locator("input[type=text]")
+        where.fill(f"ds = '{partitions[1].split('=')[1]}'")
+        where.press("Enter")
+        pruning.locator("code", has_text="WHERE ds = ").wait_for(timeout=60_000)  # the kernel took the filter
+        pruning.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the treemap
+        day = lab.metastore.get_partition("default", "sales", partitions[1])
+        assert "answered from statistics, no scan" in pruning.inner_text().replace("\n", " ")
+        assert (f"1 of {len(partitions)} partitions kept, {int(day.parameters['numRows']):,} of {rows:,} rows"
+                in pruning.inner_text())
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_pruning.png"), full_page=True)
+        where.fill("x = = 1")
+        where.press("Enter")
+        pruning.locator("pre", has_text="^").wait_for(timeout=30_000)  # a caret under the bad token
+
+        transactions = _open_tab(page, "Transactions")
+        transactions.locator("table.colstats-table").wait_for(timeout=30_000)
+        valid = lab.metastore.get_valid_write_ids("default", "sales")
+        written = lab.metastore.table_transactions("default", "sales")
+        assert str(valid) in transactions.inner_text()
+        assert transactions.locator("tbody tr").count() == len(written)
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_transactions.png"), full_page=True)
+
+        metadata = _open_tab(page, "Metadata")
+        metadata.locator("table.colstats-table").first.wait_for(timeout=30_000)
+        assert "outdated: 1 file(s) added or rewritten and 0 removed" in metadata.inner_text()
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_metadata.png"), full_page=True)
+        assert _spark_jvms_of(lab.home) == 0  # looking at every tab starts no Spark
+
+        skew = _open_tab(page, "Skew")
+        skew.locator(".widget-dropdown", has_text="Skew of").locator("select").select_option(index=1)
+        skew.locator(".js-plotly-plot").first.wait_for(timeout=180_000)  # the column most likely skewed first
         assert _spark_jvms_of(lab.home) == 1  # the skew view's aggregation started it
-        assert page.locator(".js-plotly-plot .bars path").count() > 0
-        page.wait_for_timeout(1000)
+        assert skew.locator(".js-plotly-plot .bars path").count() > 0
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard.png"), full_page=True)
+
+        freshness = _open_tab(page, "Freshness")
+        freshness.locator("button", has_text="Analyze 1 partition").click()
+        freshness.locator("button", has_text="Nothing to analyze").wait_for(timeout=180_000)
+        assert f"{fmt.count(cells)} of {fmt.count(cells)} statistics accurate" in freshness.inner_text()
         browser.close()
+    assert all(ok for ok, _ in lab.metastore.stats_compliance("default", "sales", ["x"]).values())

@@ -100,4 +100,4 @@ def test_the_built_wheel_serves_the_dashboard_from_a_fresh_venv(tmp_path, lab):
         assert response.status == 200
         # the notebook ran in a kernel of that venv: the dashboard's widget, its title in the text beside it
         assert "application/vnd.jupyter.widget-view+json" in page
-        assert "Dashboard(children=(HTML(value=" in page and "colstats_lab\\u003c/h2\\u003e" in page, page[:2000]
+        assert "Dashboard(children=(HTML(value=" in page and "\\u003ecolstats_lab\\u003c" in page, page[:2000]

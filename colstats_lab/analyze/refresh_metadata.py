@@ -27,7 +27,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
-from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table
+from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table, ValidWriteIdList
 from ..metastore.table_metadata import (
     LEVELS,
     ColumnMetadata,
@@ -172,13 +172,13 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
                              skipped_columns=skipped)
     if last is not None:
         why_not = request.not_covered_by(last.analysis)
-        seen = {tuple(s) for s in (_table_unit(last).files or [])}
-        if why_not is None and seen == set(states.values()):
+        changed, removed = _files_since(last, states)
+        if why_not is None and not changed and not removed:
             outcome.up_to_date, outcome.kind, outcome.reason = True, "up to date", "nothing changed"
             outcome.reused_files = sorted(states)
             outcome.seconds = time.perf_counter() - started
             return outcome
-        outcome.removed_files = sorted(s[0] for s in seen if s[0] not in states)
+        outcome.removed_files = removed
         if why_not is None:
             outcome.kind, outcome.reason = "incremental", "files changed"
         else:
@@ -195,6 +195,23 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     txn.on_commit(lambda: metastore.replace_table_metadata(table.dbName, table.tableName, analysis, units))
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def metadata_file_changes(metastore: Metastore, table: Table, snapshot: ValidWriteIdList
+                          ) -> tuple[list[str], list[str]] | None:
+    """The files added or rewritten, and those removed, in `snapshot` since the table's last REFRESH METADATA
+    (both empty: its metadata is up to date); None when it has none. Lists the files, starts no Spark."""
+    last = metastore.get_table_metadata(table.dbName, table.tableName)
+    if last is None:
+        return None
+    states = {f.path: f.state for p in snapshot_files(metastore, table, snapshot) for f in p.files}
+    return _files_since(last, states)
+
+
+def _files_since(last: TableMetadata, states: dict[str, FileState]) -> tuple[list[str], list[str]]:
+    seen = {tuple(s) for s in (_table_unit(last).files or [])}
+    return (sorted(path for path, state in states.items() if tuple(state) not in seen),
+            sorted({s[0] for s in seen} - set(states)))
 
 
 def _table_unit(metadata: TableMetadata) -> MetadataUnit:

@@ -25,7 +25,7 @@ def staleness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     column's statistics are accurate now, and why not."""
     compliance = metastore.stats_compliance(table.dbName, table.tableName, sorted(table.stats_column_names))
     if table.is_partitioned:
-        owners = [(p.partName, p.parameters) for p in metastore.get_partitions(table.dbName, table.tableName)]
+        owners = metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]).items()
     else:
         owners = [(None, table.parameters)]
     records = []

@@ -414,20 +414,20 @@ class CatalogAPI:
             total = conn.execute(f"SELECT count(*) FROM PARTITIONS {where}", args).fetchone()[0]
             return names, total
 
-    def get_partition_params(self, db_name: str, table_name: str, keys: list[str]) -> list[dict[str, str]]:
-        """The parameters `keys` of every partition, one dict each (absent keys left out), in one query and
-        without a Partition object each: what a sum over 100,000 partitions needs."""
+    def get_partition_params(self, db_name: str, table_name: str, keys: list[str]) -> dict[str, dict[str, str]]:
+        """The parameters `keys` of every partition by partition name, one dict each (absent keys left out),
+        in one query and without a Partition object each: what a sum over 100,000 partitions needs."""
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
-            out: dict[int, dict[str, str]] = {}
-            for part_id, key, value in conn.execute(
-                    "SELECT P.PART_ID, PP.PARAM_KEY, PP.PARAM_VALUE FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP "
-                    "ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY IN (SELECT value FROM json_each(?)) WHERE P.TBL_ID = ?",
-                    (_json_list(keys), row["TBL_ID"])):
-                params = out.setdefault(part_id, {})
+            out: dict[str, dict[str, str]] = {}
+            for name, key, value in conn.execute(
+                    "SELECT P.PART_NAME, PP.PARAM_KEY, PP.PARAM_VALUE FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP "
+                    "ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY IN (SELECT value FROM json_each(?)) WHERE P.TBL_ID = ? "
+                    "ORDER BY P.PART_NAME", (_json_list(keys), row["TBL_ID"])):
+                params = out.setdefault(name, {})
                 if key is not None:
                     params[key] = value
-            return list(out.values())
+            return out
 
     def count_partitions(self, db_name: str, table_name: str) -> int:
         """The number of the table's partitions: from the segments' summary when it is fresh, else counted."""

@@ -314,6 +314,22 @@ class ColumnStatisticsAPI:
                                                               changed.get(name))[0]
             return out
 
+    def analyzed_partition_columns(self, db_name: str, table_name: str) -> dict[str, set[str] | None]:
+        """Per column that holds statistics in any partition: the names of those partitions, or None when
+        every partition does. From Hive's PCS_STATS_IDX alone (a count per column, then names only for
+        columns some partitions lack); the lab keeps one engine's statistics, Hive's."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            where = "WHERE DB_NAME = ? AND TABLE_NAME = ?"
+            key = (table.dbName, table.tableName)
+            total = self.count_partitions(db_name, table_name)
+            out: dict[str, set[str] | None] = {}
+            for column, count in conn.execute(f"SELECT COLUMN_NAME, count(*) FROM PART_COL_STATS {where} "
+                                              "GROUP BY COLUMN_NAME", key).fetchall():
+                out[column] = None if count >= total else {r[0] for r in conn.execute(
+                    f"SELECT PART_NAME FROM PART_COL_STATS {where} AND COLUMN_NAME = ?", (*key, column))}
+            return out
+
     def partition_stats_columns(self, db_name: str, table_name: str, col_names: list[str],
                                 engine: str = "hive", part_names: list[str] | None = None) -> dict[str, StatsColumn]:
         """The statistics of `col_names` in every partition (or those named) with the partition's numRows,

@@ -2,7 +2,7 @@
 read and dropped as one unit per table."""
 from __future__ import annotations
 
-from .exceptions import NoSuchObjectException
+from .exceptions import InvalidInputException, NoSuchObjectException
 from .table_metadata import (
     MetadataAnalysis,
     MetadataUnit,
@@ -13,6 +13,8 @@ from .table_metadata import (
     metadata_version,
     replace_table_metadata,
 )
+
+INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 
 
 class TableMetadataAPI:
@@ -50,3 +52,15 @@ class TableMetadataAPI:
         """Grows by one at every refresh of the table's metadata (0: never analyzed)."""
         with self.snapshot() as conn:
             return metadata_version(conn, self._table_row(db_name, table_name)["TBL_ID"])
+
+    def information_schema(self, db_name: str, table_name: str, view: str, limit: int = 500) -> list[dict]:
+        """The table's rows of Drill's INFORMATION_SCHEMA view `view` (TABLES, COLUMNS or PARTITIONS), at most
+        `limit`, as dicts with Drill's column names."""
+        if view.upper() not in INFORMATION_SCHEMA_VIEWS:
+            raise InvalidInputException(f"INFORMATION_SCHEMA has {', '.join(INFORMATION_SCHEMA_VIEWS)}, not {view!r}")
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            cursor = conn.execute(f"SELECT * FROM INFORMATION_SCHEMA_{view.upper()} WHERE TABLE_SCHEMA = ? "
+                                  "AND TABLE_NAME = ? LIMIT ?", (table.dbName, table.tableName, limit))
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row)) for row in cursor]

@@ -344,7 +344,12 @@ class Partition:
 
     @property
     def partName(self) -> str:
-        return make_part_name(self.keys, self.values)
+        # escaping is the cost of planning over 10,000 partitions: kept while keys and values stay the same
+        key = (tuple(self.keys), tuple(self.values))
+        cached = self.__dict__.get("_part_name")
+        if cached is None or cached[0] != key:
+            cached = self.__dict__["_part_name"] = (key, make_part_name(self.keys, self.values))
+        return cached[1]
 
     @property
     def spec(self) -> dict[str, str | None]:

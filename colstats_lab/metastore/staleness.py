@@ -10,6 +10,8 @@ kept) has an unknown fraction.
 """
 from __future__ import annotations
 
+from typing import Collection
+
 PARAM = "colstats.rowsChangedSinceAnalyze"
 
 
@@ -40,7 +42,7 @@ def describe_change(params: dict) -> str:
     return f"{int(params[PARAM] or 0):,} of {int(params.get('numRows', 0) or 0):,} rows ({fraction:.0%})"
 
 
-def describe_total(params_list: list[dict]) -> str:
+def describe_total(params_list: Collection[dict]) -> str:
     """The same over many partitions: "12 of 400 rows (3%) in 2 of 10 partitions", unknown ones named."""
     known = [p for p in params_list if PARAM in p]
     changed = sum(int(p[PARAM] or 0) for p in known)

@@ -54,16 +54,21 @@ class StatsAccuracyAPI:
             table = self.get_table(db_name, table_name)
             valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
             if table.is_partitioned:
-                parts = self.get_partitions(db_name, table_name, part_names)
-                owners = [(p.partName, p.parameters, p.writeId, "partition") for p in parts]
-                locations = {p.partName: p.location for p in parts}
+                owners = self._partition_owners(table, part_names)
             else:
-                owners = [(None, table.parameters, table.writeId, "table")]
-                locations = {None: table.location}
-            changed = self.external_file_changes(table, locations)
-            return {name: [self._compliance(table, params, write_id, what, columns, valid, changed.get(name))
-                           for columns in column_sets]
-                    for name, params, write_id, what in owners}
+                owners = [(None, table.parameters, table.writeId, table.location)]
+            changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
+            what = "partition" if table.is_partitioned else "table"
+            # owners with the same flags, writer and file changes are judged alike: judged once each
+            judged: dict[tuple, list[tuple[bool, str]]] = {}
+            out = {}
+            for name, params, write_id, _ in owners:
+                key = (params.get(ACCURATE_PARAM), write_id, changed.get(name))
+                if key not in judged:
+                    judged[key] = [self._compliance(table, params, write_id, what, columns, valid, changed.get(name))
+                                   for columns in column_sets]
+                out[name] = judged[key]
+            return out
 
     def stats_compliance_summary(self, db_name: str, table_name: str, col_names: list[str],
                                  valid_write_ids: ValidWriteIdList | None = None,
@@ -133,16 +138,16 @@ class StatsAccuracyAPI:
             return [({} if text is None else {ACCURATE_PARAM: text}, write_id, count, sample, None)
                     for text, write_id, count, sample in self._conn.execute(sql + " GROUP BY 1, 2", args)], "partition"
         if table.is_partitioned:
-            owners = self._external_owners(table, part_names)
+            owners = self._partition_owners(table, part_names)
         else:
             owners = [(None, table.parameters, table.writeId, table.location)]
         changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
         return ([(params, write_id, 1, name, changed.get(name)) for name, params, write_id, _ in owners],
                 "partition" if table.is_partitioned else "table")
 
-    def _external_owners(self, table: Table, part_names: list[str] | None) -> list[tuple]:
-        """(name, params, writer, location) of an external table's partitions, all or `part_names`, with
-        only the accuracy parameter: one query, no Partition objects."""
+    def _partition_owners(self, table: Table, part_names: list[str] | None) -> list[tuple]:
+        """(name, params, writer, location) of the table's partitions, all or `part_names`, in name order,
+        with only the accuracy parameter: one query, no Partition objects."""
         sql = ("SELECT P.PART_NAME, PP.PARAM_VALUE, P.WRITE_ID, S.LOCATION FROM PARTITIONS P "
                "LEFT JOIN SDS S ON S.SD_ID = P.SD_ID "
                "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")

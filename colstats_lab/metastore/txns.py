@@ -11,6 +11,8 @@ from .common import _alive
 from .exceptions import MetaException, NoSuchObjectException
 from .txn import ValidWriteIdList
 
+_OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.TC_OPERATION_TYPE
+
 
 class TxnAPI:
     """Transactions and write IDs: the Metastore's transaction calls. A mixin of Metastore (store.py), which holds the
@@ -128,6 +130,56 @@ class TxnAPI:
         with self.snapshot() as conn:
             return {(r[0], r[1]): r[2] for r in conn.execute(
                 "SELECT T2W_DATABASE, T2W_TABLE, T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ?", (txn_id,))}
+
+    def last_writes(self) -> dict[tuple[str, str], float]:
+        """When the latest committed write into each table began, by (db, table): one grouped query over
+        TXN_COMPONENTS (an external table's writers are other jobs, so it has none)."""
+        with self.snapshot() as conn:
+            return {(r[0], r[1]): r[2] for r in conn.execute(
+                "SELECT C.TC_DATABASE, C.TC_TABLE, max(T.TXN_STARTED) FROM TXN_COMPONENTS C "
+                "JOIN TXNS T ON T.TXN_ID = C.TC_TXNID WHERE C.TC_OPERATION_TYPE = 'i' AND T.TXN_STATE = 'c' "
+                "GROUP BY C.TC_DATABASE, C.TC_TABLE")}
+
+    def table_transactions(self, db_name: str, table_name: str, limit: int = 200) -> list[dict]:
+        """The latest `limit` transactions that took a write ID of the table, newest first: state, when,
+        who, the write ID, what they wrote (TXN_COMPONENTS: operation and partitions, '' for the table) and
+        how many statistics they left (partitions, or the table, whose current statistics' writer they are)."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            txns = conn.execute(
+                "SELECT T.TXN_ID, T.TXN_STATE, T.TXN_STARTED, T.TXN_LAST_HEARTBEAT, T.TXN_USER, T.TXN_HOST, T.TXN_PID, "
+                "W.T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
+                "WHERE W.T2W_DATABASE = ? AND W.T2W_TABLE = ? ORDER BY W.T2W_WRITEID DESC LIMIT ?",
+                (table.dbName, table.tableName, limit)).fetchall()
+            if not txns:
+                return []
+            ids = [r["TXN_ID"] for r in txns]
+            marks = ",".join("?" * len(ids))
+            components: dict[int, list] = {}
+            for r in conn.execute(
+                f"SELECT TC_TXNID, TC_OPERATION_TYPE, TC_PARTITION FROM TXN_COMPONENTS WHERE TC_TXNID IN ({marks}) "
+                "AND TC_DATABASE = ? AND TC_TABLE = ?", (*ids, table.dbName, table.tableName)):
+                components.setdefault(r[0], []).append((r[1], r[2]))
+            writes = [r["T2W_WRITEID"] for r in txns]
+            left = dict(conn.execute(
+                f"SELECT P.WRITE_ID, count(*) FROM PARTITIONS P JOIN TBLS T ON T.TBL_ID = P.TBL_ID "
+                f"JOIN DBS D ON D.DB_ID = T.DB_ID WHERE D.NAME = ? AND T.TBL_NAME = ? AND P.WRITE_ID IN "
+                f"({','.join('?' * len(writes))}) GROUP BY P.WRITE_ID",
+                (table.dbName, table.tableName, *writes)).fetchall())
+        out = []
+        for r in txns:
+            written = components.get(r["TXN_ID"], [])
+            partitions = sorted({p for _, p in written if p})
+            out.append({
+                "txn_id": r["TXN_ID"], "state": {"o": "open", "c": "committed", "a": "aborted"}[r["TXN_STATE"]],
+                "write_id": r["T2W_WRITEID"], "started": r["TXN_STARTED"], "last_heartbeat": r["TXN_LAST_HEARTBEAT"],
+                "user": r["TXN_USER"], "host": r["TXN_HOST"], "pid": r["TXN_PID"],
+                "operations": sorted({_OPERATIONS.get(op, op) for op, _ in written}),
+                "table_level": any(p is None for _, p in written), "partitions": partitions,
+                "partitions_with_its_statistics": left.get(r["T2W_WRITEID"], 0),
+                "table_statistics": table.writeId == r["T2W_WRITEID"],
+            })
+        return out
 
     def txn_state(self, txn_id: int) -> str:
         """'open', 'committed' or 'aborted'."""

@@ -45,7 +45,7 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
                      ("Table Parameters:", "", "")]
             rows += _parameters(table.parameters, changed)
             rows += [("Rows changed since analyze:", describe_total(
-                metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]))
+                metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]).values())
                 if table.is_partitioned else describe_change(table.parameters), "")]
     return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
 

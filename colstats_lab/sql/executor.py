@@ -18,7 +18,7 @@ from ..interop.spark_catalog import read_table_statistics
 from ..errors import ColstatsError, parse_sql, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
-from ..pruning import answer_from_stats, single_table_where
+from ..pruning import single_table_where
 from ..stats import merge_table_level
 from ..tables import read_snapshot
 from ..tables.external import external_partition, partition_directories
@@ -376,14 +376,10 @@ def _set(lab: "LabContext", stmt: st.SetOption) -> Result:
 
 
 def _query(lab: "LabContext", stmt: st.Query, txn) -> Result:
-    if lab.get("hive.compute.query.using.stats"):
-        answer = answer_from_stats(lab.metastore, stmt.text, lab.current_db,
-                                   lambda table: txn.snapshot(table) if txn else lab.snapshot(table.qualified_name))
-        if answer.frame is not None:
-            return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)
-        reason = answer.reason
-    else:
-        reason = "hive.compute.query.using.stats is off"
+    answer = lab.stats_answer(stmt.text, txn)
+    if answer.frame is not None:
+        return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)
+    reason = answer.reason
     reports: list = []
     views: dict[str, str] = {}
     bound = _bind_tables(lab, stmt.text, txn, reports, views)

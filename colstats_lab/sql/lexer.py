@@ -70,11 +70,9 @@ def tokenize(sql: str) -> list[Token]:
             tokens.append(Token(TokenKind.STRING, value, i, j))
             i = j
         elif ch == "`":
-            end = sql.find("`", i + 1)
-            if end == -1:
-                raise ParseError("unterminated quoted identifier", sql, i)
-            tokens.append(Token(TokenKind.QUOTED, sql[i + 1:end], i, end + 1))
-            i = end + 1
+            name, j = _read_backquoted(sql, i)
+            tokens.append(Token(TokenKind.QUOTED, name, i, j))
+            i = j
         else:
             width = 2 if sql[i:i + 2] in _TWO_CHAR else 1
             tokens.append(Token(TokenKind.SYMBOL, sql[i:i + width], i, i + width))
@@ -100,3 +98,22 @@ def _read_quoted(sql: str, start: int, quote: str) -> tuple[str, int]:
             out.append(ch)
             i += 1
     raise ParseError("unterminated string", sql, start)
+
+
+def _read_backquoted(sql: str, start: int) -> tuple[str, int]:
+    """A backquoted name from `start`, where two backquotes stand for one (as in Spark and Hive); the name
+    and the index after its closing backquote."""
+    parts, i = [], start + 1
+    while True:
+        end = sql.find("`", i)
+        if end == -1:
+            raise ParseError("unterminated quoted identifier", sql, start)
+        parts.append(sql[i:end])
+        if sql[end + 1:end + 2] != "`":
+            return "`".join(parts), end + 1
+        i = end + 2
+
+
+def quoted(name: str) -> str:
+    """`db.t` or `t` as the parser reads it back: each part in backquotes, so odd characters stay a name."""
+    return ".".join(f"`{part.replace('`', '``')}`" for part in name.split(".", 1))

@@ -1,5 +1,5 @@
 """The workbench: IPython magics, ipywidgets views, plotly charts, Spark progress."""
-from . import metadata_view, pruning_view, skew_view, stats_view  # noqa: F401 - each view registers itself
+from . import freshness_view, metadata_view, pruning_view, skew_view, stats_view, transactions_view  # noqa: F401 - each view registers itself
 from .widgets import VIEWS, View
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from IPython.display import display
@@ -93,17 +94,21 @@ def freshness_heatmap(frame: pd.DataFrame, title: str) -> go.Figure:
     reason on hover; from a stats_frame's partition rows. Past FRESHNESS_PARTITIONS partitions, those with
     the most columns not accurate, then never analyzed, are shown."""
     parts = frame[frame["partition"].notna()]
-    state = parts["accurate"].map(lambda a: 0 if a is None or pd.isna(a) else (2 if a else 1))
-    grid = parts.assign(state=state).pivot(index="partition", columns="column", values="state")
-    reasons = parts.pivot(index="partition", columns="column", values="reason")
-    shown = list(grid.index)
-    if len(shown) > FRESHNESS_PARTITIONS:
-        attention = ((grid == 1).sum(axis=1) * 1000 + (grid == 0).sum(axis=1)).sort_values(ascending=False, kind="stable")
-        keep = set(attention.index[:FRESHNESS_PARTITIONS])
+    accurate = parts["accurate"]
+    state = pd.Series(np.where(accurate.isna(), 0, np.where(accurate == True, 2, 1)),  # noqa: E712 - object column
+                      index=parts.index)
+    parts = parts.assign(state=state)
+    names = list(dict.fromkeys(parts["partition"]))
+    shown = sorted(names)
+    if len(names) > FRESHNESS_PARTITIONS:  # chosen before pivoting: 10,000 partitions pivot 200
+        attention = (parts["state"].eq(1) * 1000 + parts["state"].eq(0)).groupby(parts["partition"]).sum()
+        keep = set(attention.sort_values(ascending=False, kind="stable").index[:FRESHNESS_PARTITIONS])
         shown = [p for p in shown if p in keep]
-        title += f" (the {FRESHNESS_PARTITIONS} of {len(grid):,} partitions needing it most)"
+        parts = parts[parts["partition"].isin(keep)]
+        title += f" (the {FRESHNESS_PARTITIONS} of {len(names):,} partitions needing it most)"
     columns = list(dict.fromkeys(parts["column"]))
-    grid, reasons = grid.reindex(index=shown, columns=columns), reasons.reindex(index=shown, columns=columns)
+    grid = parts.pivot(index="partition", columns="column", values="state").reindex(index=shown, columns=columns)
+    reasons = parts.pivot(index="partition", columns="column", values="reason").reindex(index=shown, columns=columns)
     labels = {0: "never analyzed", 1: "not accurate", 2: "accurate"}
     text = [[f"{labels[int(v)]}" + (f": {r}" if r and int(v) == 1 else "") for v, r in zip(row, why)]
             for row, why in zip(grid.to_numpy().tolist(), reasons.to_numpy().tolist())]

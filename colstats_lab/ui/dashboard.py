@@ -1,5 +1,6 @@
-"""The dashboard: every table at a glance (the stalest first), then one table's statistics view and,
-on request, the skew view of one of its columns. Nothing starts Spark until a skew is asked for."""
+"""The dashboard: every table at a glance (the stalest first), then one table's page: statistics,
+freshness, skew, pruning, Drill metadata and transactions in tabs. Nothing starts Spark until an
+ANALYZE or a skew is asked for."""
 from __future__ import annotations
 
 import ipywidgets as widgets
@@ -7,14 +8,24 @@ import pandas as pd
 
 from ..coltypes import parse_type
 from ..errors import ColstatsError
-from ..frames import tables_frame
+from ..frames import level_frame, tables_frame
+from ..lab import Lab
 from . import format as fmt
+from .freshness_view import FreshnessView
+from .metadata_view import MetadataView
+from .progress import SparkProgress
+from .pruning_view import PruningPanel
 from .skew_view import SkewView
 from .stats_view import StatsView
-from .widgets import html_table
+from .transactions_view import TransactionsView
+from .widgets import html_table, refusal
 
 _SKEWABLE = ("tinyint", "smallint", "int", "bigint", "string", "varchar", "char", "date", "boolean")
 NO_COLUMN = "(pick a column: runs one Spark aggregation)"
+
+
+def _minute(when) -> str:
+    return "" if when is None or pd.isna(when) else when.strftime("%Y-%m-%d %H:%M")
 
 
 def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -36,35 +47,107 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
         "files": frame["files"].map(fmt.count), "rows": frame["rows"].map(fmt.count), "size": frame["bytes"].map(fmt.size),
         "accurate columns": [f"{a} of {c}" for a, c in zip(frame["accurate_columns"], frame["columns"])],
         "statistics": [freshness(row) for row in frame.itertuples()],
-        "last analyzed (UTC)": frame["last_analyzed"].map(lambda t: "" if t is None or pd.isna(t)
-                                                         else t.strftime("%Y-%m-%d %H:%M")),
+        "last analyzed (UTC)": frame["last_analyzed"].map(_minute),
+        "last write (UTC)": frame["last_write"].map(_minute),
         "metadata": frame["metadata_level"].fillna(""),
     })
 
 
+TABS = ("Statistics", "Freshness", "Skew", "Pruning", "Metadata", "Transactions")
+
+
+class TablePage(widgets.Tab):
+    """One table's tabs, each built the first time it is opened: statistics, freshness (with the analyze
+    button), skew (Spark only once a column is chosen), pruning (a WHERE box), Drill metadata and the
+    transactions that wrote it. Only the analyze button and the skew start Spark."""
+
+    def __init__(self, lab, table: str):
+        self.lab, self.table = lab, table
+        super().__init__(children=[widgets.VBox() for _ in TABS], titles=TABS)
+        self.observe(lambda change: self.open_tab(change["new"]), names="selected_index")
+        self.selected_index = 0
+        self.open_tab(0)
+
+    def open_tab(self, index: int | None) -> None:
+        if index is None or self.children[index].children:
+            return
+        builders = (self._statistics, self._freshness, self._skew, self._pruning, self._metadata,
+                    self._transactions)
+        try:
+            content = builders[index]()
+        except ColstatsError as exc:
+            content = refusal(exc)
+        self.children[index].children = [content]
+
+    def _statistics(self):
+        self.stats = StatsView(self.lab, self.table)
+        return self.stats
+
+    def _freshness(self):
+        return FreshnessView(self.lab, self.table)
+
+    def _pruning(self):
+        return PruningPanel(self.lab, self.table)
+
+    def _metadata(self):
+        return MetadataView(self.lab, self.table)
+
+    def _transactions(self):
+        return TransactionsView(self.lab, self.table)
+
+    def _skew(self):
+        meta = self.lab._table(self.table)
+        candidates = [c.name for c in meta.cols if parse_type(c.type).base in _SKEWABLE]
+        likely = self._likely_skewed(meta, candidates)
+        # the likely skewed column first; choosing one runs Spark, so none is chosen for the viewer
+        self.column = widgets.Dropdown(options=[NO_COLUMN] + ([likely] if likely else [])
+                                       + [c for c in candidates if c != likely], value=NO_COLUMN,
+                                       description="Skew of", layout=widgets.Layout(width="420px"))
+        self.skew_area = widgets.VBox()
+        self.column.observe(lambda change: self.show_skew(change["new"]), names="value")
+        return widgets.VBox([self.column, self.skew_area])
+
+    def _likely_skewed(self, meta, candidates: list[str]) -> str | None:
+        """The column with the most distinct values that still repeat (NDV at most a tenth of the rows):
+        the seed's case of many values with a few heavy ones. Without statistics, the first column."""
+        frame, rows = level_frame(self.lab.metastore, meta)
+        ndv = dict(zip(frame["column"], frame["ndv"]))
+        scored = [(ndv[c], c) for c in candidates if ndv.get(c) is not None and not pd.isna(ndv[c])
+                  and 2 < ndv[c] <= rows / 10]
+        return max(scored)[1] if scored else (candidates[0] if candidates else None)
+
+    def show_skew(self, column: str | None) -> None:
+        if not column or column == NO_COLUMN:
+            self.skew_area.children = []
+            return
+        try:
+            with SparkProgress(self.lab.spark, "Skew", container=self.skew_area):
+                view = SkewView(self.lab, self.table, column)
+        except ColstatsError as exc:
+            view = refusal(exc)
+        self.skew_area.children = [view]
+
+
 class Dashboard(widgets.VBox):
-    """The landing table with a search box, a table picker, and the views below it."""
+    """The landing table with a search box, a table picker, and the picked table's page below it."""
 
     def __init__(self, lab):
         self.lab = lab
         self.tables = tables_frame(lab.metastore)
         names = list(self.tables["database"] + "." + self.tables["table"])
-        self.title = widgets.HTML('<h2 style="font-family: system-ui, sans-serif">colstats_lab</h2>')
+        self.title = widgets.HTML('<h2 style="font-family: system-ui, sans-serif; margin-bottom: 0">colstats_lab</h2>'
+                                  f'<div class="colstats-muted">metastore {fmt.escape(lab.metastore.path)}</div>')
         self.search = widgets.Text(placeholder="part of a table name", description="Find",
                                    continuous_update=True, layout=widgets.Layout(width="420px"))
         self.landing = widgets.HTML()
         self.picker = widgets.Dropdown(options=names, value=None, description="Table",
                                        layout=widgets.Layout(width="420px"))
-        self.column = widgets.Dropdown(options=[], description="Skew of", layout=widgets.Layout(width="420px"))
-        self.stats_area = widgets.VBox()
-        self.skew_area = widgets.VBox()
+        self.page_area = widgets.VBox()
         self.status = widgets.HTML("" if names else "No tables yet: run `make dashboard` to build the demo.")
         self.search.observe(lambda change: self.show_landing(change["new"]), names="value")
-        self.picker.observe(lambda change: self._shown(self.show_table, change["new"]), names="value")
-        self.column.observe(lambda change: self._shown(self.show_skew, change["new"]), names="value")
+        self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
         self.show_landing("")
-        super().__init__([self.title, self.search, self.landing, self.picker, self.status, self.stats_area,
-                          self.column, self.skew_area])
+        super().__init__([self.title, self.search, self.landing, self.picker, self.status, self.page_area])
 
     def show_landing(self, text: str) -> None:
         shown = landing_rows(self.tables)
@@ -73,39 +156,20 @@ class Dashboard(widgets.VBox):
         self.landing.value = html_table(shown, numeric={"partitions", "files", "rows", "size"},
                                         raw_html={"statistics"})
 
-    def _shown(self, show, value) -> None:
-        """A viewer sees a refused request as one line, never a traceback."""
-        try:
-            show(value)
-        except ColstatsError as exc:
-            self.status.value = f'<span style="color: #c62828">{fmt.escape(str(exc))}</span>'
-
     def show_table(self, table: str | None) -> None:
         if not table:
             return
-        self.status.value = f"Loading {fmt.escape(table)} ..."
-        self.skew_area.children = []
-        self.stats_area.children = [StatsView(self.lab, table)]
-        db, _, name = table.partition(".")
-        meta = self.lab.metastore.get_table(db, name)
-        candidates = [c.name for c in meta.cols if parse_type(c.type).base in _SKEWABLE]
-        likely = self._likely_skewed(candidates)
-        # the likely skewed column first; choosing one runs Spark, so none is chosen for the viewer
-        self.column.options = [NO_COLUMN] + ([likely] if likely else []) + [c for c in candidates if c != likely]
-        self.column.value = NO_COLUMN
-        self.status.value = ""
-
-    def _likely_skewed(self, candidates: list[str]) -> str | None:
-        """The column with the most distinct values that still repeat (NDV at most a tenth of the rows):
-        the seed's case of many values with a few heavy ones. Without statistics, the first column."""
-        frame = self.stats_area.children[0].frame.set_index("column")
-        rows = int(self.stats_area.children[0].table.parameters.get("numRows", 0) or 0)
-        scored = [(frame.loc[c, "ndv"], c) for c in candidates
-                  if c in frame.index and frame.loc[c, "ndv"] is not None and 2 < frame.loc[c, "ndv"] <= rows / 10]
-        return max(scored)[1] if scored else (candidates[0] if candidates else None)
-
-    def show_skew(self, column: str | None) -> None:
-        if not column or column == NO_COLUMN or not self.picker.value:
-            self.skew_area.children = []
+        try:
+            self.page = TablePage(self.lab, table)
+        except ColstatsError as exc:  # e.g. dropped by another process since the landing table was read
+            self.page_area.children = [refusal(exc)]
             return
-        self.skew_area.children = [SkewView(self.lab, self.picker.value, column)]
+        self.page_area.children = [self.page]
+
+
+def open_dashboard(home: str | None = None):
+    """The dashboard on the lab at `home` ($COLSTATS_HOME or ./.colstats), or one line saying why not."""
+    try:
+        return Dashboard(Lab.current(home))
+    except ColstatsError as exc:
+        return refusal(exc)

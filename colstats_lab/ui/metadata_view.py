@@ -1,9 +1,12 @@
 """The metadata view: a table's Drill metadata from its last REFRESH METADATA, one level at a time
-(TABLE, SEGMENT, PARTITION, FILE, ROW_GROUP), each unit's rows, bytes and per-column figures."""
+(TABLE, SEGMENT, PARTITION, FILE, ROW_GROUP), each unit's rows, bytes and per-column figures; whether
+it is up to date with the table's files; and the table's INFORMATION_SCHEMA rows."""
 from __future__ import annotations
 
 import ipywidgets as widgets
+import pandas as pd
 
+from ..metastore.metadata_store import INFORMATION_SCHEMA_VIEWS
 from ..metastore.table_metadata import LEVELS
 from . import format as fmt
 from .widgets import View, html_table, register
@@ -11,20 +14,42 @@ from .widgets import View, html_table, register
 ROWS_SHOWN = 500  # of one level; the rest stay in lab.metadata(table, level)
 
 
+def up_to_date_line(table: str, changes: tuple[list[str], list[str]] | None) -> str:
+    """Drill's up-to-date check in words: the files the last REFRESH METADATA read against those now."""
+    if changes is None:
+        return "no metadata"
+    changed, removed = changes
+    if not changed and not removed:
+        return "up to date: the files are those the last REFRESH METADATA read"
+    return (f"outdated: {len(changed):,} file(s) added or rewritten and {len(removed):,} removed since; "
+            f"ANALYZE TABLE {table} REFRESH METADATA refreshes the units they touch")
+
+
 @register("metadata")
 class MetadataView(View):
-    """A level dropdown over the levels the metadata holds, and that level's units as a table."""
+    """A level dropdown over the levels the metadata holds and that level's units as a table, then the
+    table's rows of one INFORMATION_SCHEMA view."""
 
     def __init__(self, lab, table: str, level: str | None = None, result=None):
         super().__init__(result=result)
         self.table_name = table
         self.metadata = lab.metadata(table)
+        self.state = up_to_date_line(table, lab.metadata_changes(table))
+        meta = lab._table(table)
+        self.schema_rows = {view: pd.DataFrame(lab.metastore.information_schema(meta.dbName, meta.tableName, view,
+                                                                                ROWS_SHOWN))
+                            for view in INFORMATION_SCHEMA_VIEWS}
         present = [name for name in LEVELS if (self.metadata["level"] == name).any()]
         self.level = widgets.Dropdown(options=present, value=(level or present[0]).upper(), description="Level")
         self.table_html = widgets.HTML()
+        self.schema_view = widgets.ToggleButtons(options=list(INFORMATION_SCHEMA_VIEWS), value="COLUMNS",
+                                                 description="INFORMATION_SCHEMA", style={"description_width": "initial"})
+        self.schema_html = widgets.HTML()
         self.level.observe(lambda change: self.refresh(), names="value")
-        self.children = [self.header, self.level, self.table_html]
+        self.schema_view.observe(lambda change: self.refresh_schema(), names="value")
+        self.children = [self.header, self.level, self.table_html, self.schema_view, self.schema_html]
         self.refresh()
+        self.refresh_schema()
 
     def refresh(self) -> None:
         rows = self.metadata[self.metadata["level"] == self.level.value].drop(columns="level")
@@ -34,6 +59,11 @@ class MetadataView(View):
             f'<div class="colstats-header"><b>{fmt.escape(self.table_name)}</b> · metadata at level '
             f'{fmt.escape(self.level.value)} · {fmt.count(units)} unit(s)'
             + (f" · the first {ROWS_SHOWN:,} of {len(rows):,} rows shown" if len(rows) > ROWS_SHOWN else "")
-            + "</div>")
+            + f" · {fmt.escape(self.state)}</div>")
         self.table_html.value = html_table(shown.fillna(""), numeric={"rows", "bytes", "nulls", "ndv",
                                                                       "est_non_nulls"})
+
+    def refresh_schema(self) -> None:
+        rows = self.schema_rows[self.schema_view.value]
+        self.schema_html.value = (html_table(rows.astype(object).where(rows.notna(), "")) if len(rows) else
+                                  '<div class="colstats-muted">no rows</div>')

@@ -18,13 +18,16 @@ def _in_a_notebook() -> bool:
 
 
 class SparkProgress:
-    """Shows tasks done of the active stages while the block runs, then removes itself."""
+    """Shows tasks done of the active stages while the block runs, then removes itself; in `container` (a
+    widget box, e.g. a dashboard's, whose callbacks have no cell output to display into) when given."""
 
-    def __init__(self, spark, description: str = "Spark", interval: float = 0.25, notebook: bool | None = None):
+    def __init__(self, spark, description: str = "Spark", interval: float = 0.25, notebook: bool | None = None,
+                 container: widgets.Box | None = None):
         self._spark = spark
+        self._container = container
         self._interval = interval
         self._stop = threading.Event()
-        self._notebook = _in_a_notebook() if notebook is None else notebook
+        self._notebook = container is not None or (_in_a_notebook() if notebook is None else notebook)
         self.bar = widgets.IntProgress(value=0, min=0, max=1, description=description,
                                        layout=widgets.Layout(width="420px"))
         self.label = widgets.Label("starting")
@@ -63,7 +66,9 @@ class SparkProgress:
             self.show([(s.stageId, s.numTasks, s.numCompletedTasks) for s in stages if s is not None])
 
     def __enter__(self) -> "SparkProgress":
-        if self._notebook:
+        if self._container is not None:
+            self._container.children = [*self._container.children, self.box]
+        elif self._notebook:
             display(self.box)
         if self._tracker() is not None:
             self._thread.start()
@@ -78,6 +83,8 @@ class SparkProgress:
             self._thread.join(timeout=2)
         if self._connect is not None:
             self._spark.removeProgressHandler(self._connect)
+        if self._container is not None:
+            self._container.children = [c for c in self._container.children if c is not self.box]
         if self._notebook:
             self.box.close()
         elif self.label.value != "starting":

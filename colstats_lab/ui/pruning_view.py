@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from ..errors import ColstatsError
 from ..pruning import PruningReport
+from ..sql.lexer import quoted
 from . import charts
 from . import format as fmt
-from .widgets import View, html_table, register
+from .widgets import View, html_table, refusal, register
 
 
 @register("pruning")
@@ -50,3 +52,38 @@ class PruningView(View):
         shown = frame.assign(kept=frame.kept.map({True: "kept", False: "pruned"}), rows=frame.rows.map(fmt.count),
                              bytes=frame.bytes.map(fmt.size))
         self.decisions_html.value = html_table(shown, numeric={"rows", "bytes"}, wrap={"reason"})
+
+
+class PruningPanel(widgets.VBox):
+    """A WHERE box over one table: what `SELECT count(*) FROM t WHERE ...` would read (the pruning view)
+    and whether statistics answer it or Spark scans, and why; neither starts Spark."""
+
+    def __init__(self, lab, table: str):
+        self.lab, self.table = lab, table
+        self.where = widgets.Text(placeholder="a filter, e.g. ds >= '2026-11-01' AND x = 3", description="WHERE",
+                                  continuous_update=False, layout=widgets.Layout(width="640px"))
+        self.button = widgets.Button(description="Explain", icon="filter", layout=widgets.Layout(width="auto"))
+        self.answer = widgets.HTML()
+        self.report_area = widgets.VBox()
+        self.button.on_click(lambda _: self.explain())
+        self.where.observe(lambda change: self.explain(), names="value")  # Enter in the box
+        super().__init__([widgets.HBox([self.where, self.button]), self.answer, self.report_area])
+        self.explain()
+
+    def query(self) -> str:
+        where = self.where.value.strip()
+        return f"SELECT count(*) FROM {quoted(self.table)}" + (f" WHERE {where}" if where else "")
+
+    def explain(self) -> None:
+        query = self.query()
+        try:
+            answer = self.lab.stats_answer(query)
+            self.view = PruningView(self.lab, query)
+        except ColstatsError as exc:  # the caret under the bad token, as the notebook shows it
+            self.answer.value = ""
+            self.report_area.children = [refusal(exc)]
+            return
+        source = "statistics, no scan" if answer.frame is not None else "a Spark scan of the kept files"
+        self.answer.value = (f'<div class="colstats-header"><code>{fmt.escape(query)}</code> is answered from '
+                             f'<b>{source}</b>: {fmt.escape(answer.reason)}</div>')
+        self.report_area.children = [self.view]

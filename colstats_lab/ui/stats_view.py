@@ -83,7 +83,7 @@ class StatsView(View):
         if self.table.tableType == "EXTERNAL_TABLE":
             changed = self._external_change(partition, params)
         elif partition is None and self.table.is_partitioned:
-            changed = describe_total(self.lab.metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]))
+            changed = describe_total(self.lab.metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]).values())
         else:
             changed = describe_change(params)
         self.header.value = (

@@ -108,6 +108,13 @@ def names_holding(names: list[str]) -> Callable[[str, int], tuple[list[str], int
     return find
 
 
+def refusal(exc: Exception) -> widgets.HTML:
+    """A refused request as a viewer sees it: one line in red, never a traceback (a parse error keeps
+    its caret under the bad token)."""
+    return widgets.HTML(f'<pre class="colstats-header" style="color: #c62828; white-space: pre-wrap">'
+                        f'{fmt.escape(str(exc))}</pre>')
+
+
 def badge(accurate: bool | None, reason: str) -> str:
     css = "colstats-none" if accurate is None else ("colstats-ok" if accurate else "colstats-stale")
     label = "no stats" if accurate is None else ("accurate" if accurate else "not accurate")

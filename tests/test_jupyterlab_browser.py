@@ -1,0 +1,78 @@
+"""The quickstart notebook in JupyterLab itself, driven in headless Chromium: run all cells, then read the
+statistics view's table and chart, the skew view and the pruning view from the page (the DOM JupyterLab's
+widget and Plotly renderers drew, not the kernel's messages) against the metastore the kernel wrote."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+from playwright.sync_api import sync_playwright
+
+from colstats_lab.metastore import Metastore
+from colstats_lab.ui import format as fmt
+from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
+
+NOTEBOOKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "notebooks")
+
+
+def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
+    assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test installs it (make browser)"
+    shutil.copy(os.path.join(NOTEBOOKS, "01_quickstart.ipynb"), tmp_path)
+    home = tmp_path / "lab"
+    port = free_port()
+    command = [sys.executable, "-m", "jupyter", "lab", f"--port={port}", "--ip=127.0.0.1", "--no-browser",
+               f"--ServerApp.root_dir={tmp_path}", "--IdentityProvider.token=", "--ServerApp.password=",
+               "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    settings = tmp_path / "settings"
+    # every cell drawn (JupyterLab 4 otherwise leaves cells out of view undrawn), and no news toast
+    for plugin, values in {"notebook-extension/tracker": {"windowingMode": "none"},
+                           "apputils-extension/notification": {"fetchNews": "false"}}.items():
+        path = settings / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    env = {**os.environ, "COLSTATS_HOME": str(home), "PLOOMBER_STATS_ENABLED": "false",
+           "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces")}
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with serving(command, port, str(tmp_path / "jupyterlab.log"), timeout=120, env=env) as url, \
+            sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(f"{url}lab/tree/01_quickstart.ipynb", timeout=120_000)
+            page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
+            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=120_000)
+            page.locator(".lm-MenuBar-item", has_text="Run").click()
+            page.locator(".lm-Menu-item", has_text="Run All Cells").first.click()
+            stats_table = page.locator(".jp-OutputArea table.colstats-table", has_text="amount").first
+            stats_table.wait_for(timeout=240_000)  # the %%analyze cell's statistics view
+            treemap = page.locator(".jp-OutputArea .js-plotly-plot", has=page.locator(".treemap"))
+            treemap.first.wait_for(timeout=300_000)  # the %explain cell, after the skew view's aggregation
+            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=300_000)
+            stats_text = stats_table.inner_text()
+            views = page.locator(".jp-OutputArea .colstats-header").all_inner_texts()
+            charts = page.locator(".jp-OutputArea .js-plotly-plot").count()
+            skew_bars = page.locator(".jp-OutputArea .js-plotly-plot .bars path").count()
+            for name, shown in (("stats", stats_table), ("pruning", treemap.first)):
+                shown.scroll_into_view_if_needed()
+                page.screenshot(path=os.path.join(ARTIFACTS, f"jupyterlab_{name}.png"))
+        finally:  # what the page showed, also when a wait timed out
+            page.screenshot(path=os.path.join(ARTIFACTS, "jupyterlab.png"), full_page=True)
+            browser.close()
+
+    store = Metastore(str(home / "metastore.db"))
+    x = store.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    table = store.get_table("default", "sales")
+    rows = int(table.parameters["numRows"])
+    day = store.get_partition("default", "sales", "ds=2026-11-17")
+    store.close()
+    x_row = next(line for line in stats_text.splitlines() if line.startswith("x\t"))
+    assert fmt.count(x.numNulls) in x_row and fmt.number(x.highValue) in x_row and "accurate" in x_row
+    assert any(f"default.sales · whole table · {fmt.count(rows)} rows" in v for v in views)  # the stats view
+    assert any(f"sales.x · whole table · {fmt.count(rows)} rows" in v for v in views)  # the skew view
+    # the pruning view: one of the week's partitions kept, with its rows
+    assert any(f"1 of 7 partitions kept, {int(day.parameters['numRows']):,} of {rows:,} rows" in v for v in views)
+    assert charts >= 5 and skew_bars > 0  # stats chart, skew bars, heat map and scan fractions, treemap
