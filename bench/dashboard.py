@@ -98,7 +98,8 @@ def main() -> None:
             if what.startswith("JVMs"):
                 print(f"  {what:<72} {value:7d}")
                 continue
-            flag = "" if value <= TARGET_S else f"  over the {TARGET_S:.0f} s target"
+            # the target is a table opening; the landing's first paint includes Voila starting a kernel
+            flag = "" if value <= TARGET_S or "landing" in what else f"  over the {TARGET_S:.0f} s target"
             print(f"  {what:<72} {value:7.2f} s{flag}")
     print(f"peak RSS of this process: {peak_rss_mib():.0f} MiB")
 
