@@ -45,6 +45,7 @@ demo: java
 	$(PY) -m colstats_lab.cli demo
 
 test: java browser
+	$(PY) -m ruff check colstats_lab tests bench
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q
 
 # the newest versions the ranges admit, in a venv of their own, through the smoke test

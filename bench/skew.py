@@ -19,7 +19,6 @@ from colstats_lab.pruning import LIST_BUCKETING_LEVEL
 def main() -> None:
     args = bench_arguments(runs=3)
     lab = bench_lab(fresh=True)
-    spark = lab.spark
     bench_table(lab, args.rows, args.partitions)
     frame = lab.table("bench")
 

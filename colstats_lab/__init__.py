@@ -1,4 +1,6 @@
 """colstats_lab: column statistics, skew and pruning on Spark tables, recorded in a Hive-schema metastore."""
+import logging
+
 from .errors import ColstatsError, ParseError, QueryError
 from .lab import Lab
 from .metastore import (
@@ -16,6 +18,9 @@ __all__ = [
     "InvalidObjectException", "MetaException", "AlreadyExistsException",
 ]
 __version__ = "0.1.0"
+
+# a library logs under colstats_lab.* and leaves output to the application (logging.basicConfig shows it)
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def load_ipython_extension(ipython) -> None:

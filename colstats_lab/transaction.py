@@ -8,12 +8,14 @@ stored statistics.
 """
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Callable
 
 from .metastore import Metastore, MetaException, Partition, Table, ValidWriteIdList
 
 HEARTBEAT_INTERVAL_S = 30.0
+log = logging.getLogger("colstats_lab.txn")
 
 
 class Transaction:
@@ -22,6 +24,7 @@ class Transaction:
     def __init__(self, metastore: Metastore, heartbeat_interval_s: float = HEARTBEAT_INTERVAL_S):
         self.metastore = metastore
         self.txn_id = metastore.open_txn()
+        log.debug("opened transaction %d", self.txn_id)
         self._snapshots: dict[tuple[str, str], ValidWriteIdList] = {}
         self._pending: list[Callable[[], None]] = []
         self._new_partitions: dict[tuple[str, str], dict[str, Partition]] = {}
@@ -80,16 +83,18 @@ class Transaction:
                 for apply in self._pending:
                     apply()
                 self.metastore.commit_txn(self.txn_id)
-        except BaseException:
-            self.abort()
+        except BaseException as exc:
+            self.abort(f"its commit failed: {type(exc).__name__}: {exc}")
             raise
+        log.debug("committed transaction %d (%d metastore changes)", self.txn_id, len(self._pending))
         self._pending.clear()
 
-    def abort(self) -> None:
+    def abort(self, why: str = "aborted by its owner") -> None:
         self._stop.set()
         self._pending.clear()
         if self.state == "open":
             self.metastore.abort_txn(self.txn_id)
+            log.info("aborted transaction %d: %s", self.txn_id, why)
 
     def __enter__(self) -> "Transaction":
         return self
@@ -98,5 +103,5 @@ class Transaction:
         if exc_type is None:
             self.commit()
         else:
-            self.abort()
+            self.abort(f"{exc_type.__name__}: {exc}")
         return False

@@ -28,10 +28,12 @@ def make_rows(seed: int, n: int, start_id: int = 0, x_range: tuple[int, int] = (
         r = rng.random()
         rows["amount"].append(None if r < 0.05 else math.nan if r < 0.08 else -0.0 if r < 0.1
                               else round(rng.uniform(-50, 250), 2))
-        rows["note"].append(None if rng.random() < 0.2 else rng.choice(["", "a", "ß", "日本", "zz", "n"]) + str(rng.randint(0, 9)))
+        missing = rng.random() < 0.2  # drawn first: the same rows as ever for a seed
+        rows["note"].append(None if missing else rng.choice(["", "a", "ß", "日本", "zz", "n"]) + str(rng.randint(0, 9)))
         rows["d"].append(None if rng.random() < 0.1 else dt.date(2026, 1, 1) + dt.timedelta(days=rng.randint(0, 300)))
         rows["ts"].append(None if rng.random() < 0.1 else
-                          dt.datetime(2026, 1, 1) + dt.timedelta(seconds=rng.randint(0, 10**7), microseconds=rng.randint(0, 999999)))
+                          dt.datetime(2026, 1, 1)
+                          + dt.timedelta(seconds=rng.randint(0, 10**7), microseconds=rng.randint(0, 999999)))
     return rows
 
 

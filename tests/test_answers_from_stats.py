@@ -57,7 +57,8 @@ def _same(a, b) -> bool:
     if isinstance(a, float) and math.isnan(a):
         return isinstance(b, float) and math.isnan(b)
     if isinstance(a, dt.datetime):
-        return pd.Timestamp(a) == pd.Timestamp(b).tz_localize(None) if pd.Timestamp(b).tzinfo else pd.Timestamp(a) == pd.Timestamp(b)
+        b = pd.Timestamp(b)
+        return pd.Timestamp(a) == (b.tz_localize(None) if b.tzinfo else b)
     return a == b
 
 

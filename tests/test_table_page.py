@@ -3,9 +3,7 @@ Drill metadata with its up-to-date state and INFORMATION_SCHEMA, transactions) s
 table, and only the analyze button and a chosen skew run Spark."""
 from __future__ import annotations
 
-import os
 
-import pandas as pd
 import pytest
 
 from colstats_lab.frames import freshness_frame, transactions_frame

@@ -66,7 +66,8 @@ def _stats_match(lab, model: Model) -> None:
 
 
 # Each example runs real Spark jobs (about 4 s); CI runs 6, `COLSTATS_PROPERTY_EXAMPLES=50` digs deeper.
-@settings(max_examples=int(os.environ.get("COLSTATS_PROPERTY_EXAMPLES", "6")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("COLSTATS_PROPERTY_EXAMPLES", "6")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(operation, min_size=3, max_size=9))
 def test_random_interleavings_keep_stats_either_exact_or_not_accurate(lab, ops):
     lab.sql("DROP TABLE IF EXISTS t")

@@ -26,8 +26,8 @@ from .txn import ValidWriteIdList
 
 
 class CatalogAPI:
-    """Databases, tables, partitions and their parameters: the Metastore's catalog calls. A mixin of Metastore (store.py), which holds the
-    connection and the transaction scopes every call runs in."""
+    """Databases, tables, partitions and their parameters: the Metastore's catalog calls. A mixin of
+    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
 
     # ---- databases ----------------------------------------------------------------------
 

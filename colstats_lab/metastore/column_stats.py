@@ -19,8 +19,8 @@ from .txn import ValidWriteIdList
 
 
 class ColumnStatisticsAPI:
-    """Table and partition column statistics and their aggregates: the Metastore's statistics calls. A mixin of Metastore (store.py), which holds the
-    connection and the transaction scopes every call runs in."""
+    """Table and partition column statistics and their aggregates: the Metastore's statistics calls. A mixin of
+    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
 
     # ---- column statistics --------------------------------------------------------------
 

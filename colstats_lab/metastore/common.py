@@ -4,13 +4,13 @@ from __future__ import annotations
 import json
 import os
 import time
-DEFAULT_DB = "default"
 
 from ..files import FileState
-
 from .exceptions import InvalidInputException, InvalidObjectException
 from .model import ColumnStatistics, ColumnStatisticsObj, Table
 from .stats_rows import ROW_COLUMNS
+
+DEFAULT_DB = "default"
 
 
 _NO_FILES: FileState = ("", 0, 0)

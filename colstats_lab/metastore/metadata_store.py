@@ -18,8 +18,8 @@ INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 
 
 class TableMetadataAPI:
-    """Drill-style table metadata: the Metastore's metadata calls. A mixin of Metastore (store.py), which holds the
-    connection and the transaction scopes every call runs in."""
+    """Drill-style table metadata: the Metastore's metadata calls. A mixin of
+    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
 
     # ---- Drill-style table metadata ------------------------------------------------------
 

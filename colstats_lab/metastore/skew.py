@@ -8,8 +8,8 @@ from .model import SkewedInfo
 
 
 class SkewAPI:
-    """Skew specs and list-bucketing locations of tables and partitions: the Metastore's skew calls. A mixin of Metastore (store.py), which holds the
-    connection and the transaction scopes every call runs in."""
+    """Skew specs and list-bucketing locations of tables and partitions: the Metastore's skew calls. A mixin of
+    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
 
     # ---- skewed tables and list bucketing -----------------------------------------------
 

@@ -30,8 +30,8 @@ class ComplianceSummary:
 
 
 class StatsAccuracyAPI:
-    """Accuracy of stored statistics for a reader, and the files external tables' statistics came from. A mixin of Metastore (store.py), which holds the
-    connection and the transaction scopes every call runs in."""
+    """Accuracy of stored statistics for a reader, and the files external tables' statistics came from. A mixin of
+    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
 
     # ---- stats accuracy -----------------------------------------------------------------
 

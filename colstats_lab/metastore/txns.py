@@ -3,6 +3,7 @@ NEXT_WRITE_ID): open, heartbeat, commit and abort transactions, allocate write I
 ValidWriteIdList a reader sees."""
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
@@ -11,12 +12,13 @@ from .common import _alive
 from .exceptions import MetaException, NoSuchObjectException
 from .txn import ValidWriteIdList
 
+log = logging.getLogger("colstats_lab.txn")
 _OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.TC_OPERATION_TYPE
 
 
 class TxnAPI:
-    """Transactions and write IDs: the Metastore's transaction calls. A mixin of Metastore (store.py), which holds the
-    connection and the transaction scopes every call runs in."""
+    """Transactions and write IDs: the Metastore's transaction calls. A mixin of
+    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
 
     # ---- transactions and write IDs -----------------------------------------------------
 
@@ -53,6 +55,11 @@ class TxnAPI:
             with self.transaction() as conn:
                 conn.executemany("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ? AND TXN_STATE = 'o'",
                                  [(t,) for t in dead])
+            for r in rows:
+                if r["TXN_ID"] in dead:
+                    why = ("its process is gone" if r["TXN_HOST"] == host and not _alive(r["TXN_PID"])
+                           else f"no heartbeat for {now - r['TXN_LAST_HEARTBEAT']:.0f} s (timeout {timeout_s:.0f} s)")
+                    log.warning("aborted transaction %d of %s (pid %s): %s", r["TXN_ID"], r["TXN_HOST"], r["TXN_PID"], why)
         return dead
 
     def allocate_table_write_id(self, txn_id: int, db_name: str, table_name: str) -> int:

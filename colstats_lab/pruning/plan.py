@@ -9,6 +9,7 @@ the same footer statistics.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Callable
 
@@ -30,6 +31,8 @@ from .report import (
     PruningReport,
 )
 from .statistics import TRUE, ColumnRange, conjuncts, outcomes, text_value
+
+log = logging.getLogger("colstats_lab.pruning")
 
 
 @dataclass
@@ -96,6 +99,8 @@ def _plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partitio
             on_planned()
         if metastore.get_metadata_version(table.dbName, table.tableName) == version:
             return planned
+        log.info("the metadata of %s changed while planning (attempt %d of %d): planning again",
+                 table.qualified_name, attempt + 1, attempts + 1)
     options.metadata, options.retries = None, attempts + 1
     kept, report = plan_table_read(table, parts, where, options, alias)
     report.notes.append(f"the table's metadata changed during each of {attempts + 1} plannings: planned without it")

@@ -1,4 +1,5 @@
 """Managed table storage: Hive's insert-only layout on disk, writes with write IDs, snapshot reads."""
-from .layout import admitted_dirs, base_dir_name, delta_dir_name, list_data_files
+from ..files import list_data_files
+from .layout import admitted_dirs, base_dir_name, delta_dir_name
 from .snapshot import PartitionFiles, read_snapshot, snapshot_files, spark_schema, spark_type
 from .writer import WriteResult, write_table

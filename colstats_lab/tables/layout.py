@@ -11,7 +11,6 @@ import re
 
 import pyarrow.parquet as pq
 
-from ..files import DataFile, is_data_file, list_data_files
 from ..metastore.txn import ValidWriteIdList
 
 _DELTA = re.compile(r"^delta_(\d+)_(\d+)(?:_(\d+))?$")  # Hive's delta_N_N[_statement]

@@ -1,6 +1,7 @@
 """Reading a table as a snapshot: the files a ValidWriteIdList admits, as one Spark DataFrame."""
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 
@@ -10,7 +11,10 @@ from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
-from .layout import DataFile, admitted_dirs, list_data_files
+from ..files import DataFile, list_data_files
+from .layout import admitted_dirs
+
+log = logging.getLogger("colstats_lab.scan")
 
 
 @dataclass
@@ -77,6 +81,8 @@ def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     """The rows of those partitions as a DataFrame with the table's schema (partition keys last)."""
     schema = spark_schema(table)
     files = [f.path for p in parts for f in p.files]
+    log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(files),
+              sum(p.total_size for p in parts), len(parts))
     if not files:
         return spark.createDataFrame([], schema)
     if any(_in_subdirectory(p) for p in parts):

@@ -42,7 +42,8 @@ from ..stats import (
     observe_stats,
 )
 from ..skew.spec import check_partition_values
-from .layout import base_dir_name, delta_dir_name, footer_counts, is_data_file, list_data_files, own_dirs
+from ..files import is_data_file, list_data_files
+from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
 from .list_bucketing import DIRECTORY_COLUMN, directory_column, layout_specs, split_leaf, values_by_directory
 from .partition_values import canonical_value
 from .snapshot import PartitionFiles, read_snapshot, spark_type
