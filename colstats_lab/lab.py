@@ -36,6 +36,7 @@ from .sql import parse
 from .sql.partition_spec import matching_partitions
 from .sql.statements import PartitionSpecItem
 from .sql.executor import execute
+from .sql.lexer import quoted
 from .pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
 from .pruning.partition_predicate import preselect
 from .pruning.plan import parse_query
@@ -361,7 +362,7 @@ class Lab:
         stored = self.metastore.get_table_metadata(table.dbName, table.tableName)
         if stored is None:
             raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
-                                        f"{table.qualified_name} REFRESH METADATA")
+                                        f"{quoted(table.qualified_name)} REFRESH METADATA")
         return stored.to_pandas(level)
 
     def metadata_changes(self, name: str) -> tuple[list[str], list[str]] | None:

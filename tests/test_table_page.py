@@ -4,6 +4,7 @@ table, and only the analyze button and a chosen skew run Spark."""
 from __future__ import annotations
 
 
+import pandas as pd
 import pytest
 
 from colstats_lab.frames import freshness_frame, transactions_frame
@@ -114,11 +115,14 @@ def test_table_page_builds_each_tab_when_opened_and_refusals_are_one_line(events
     assert list(page.titles) == list(TABS)
     assert [bool(tab.children) for tab in page.children] == [True, False, False, False, False, False]
     page.selected_index = TABS.index("Metadata")  # no REFRESH METADATA yet
-    assert "has no metadata: run ANALYZE TABLE default.events REFRESH METADATA" in page.children[4].children[0].value
+    assert "has no metadata: run ANALYZE TABLE `default`.`events` REFRESH METADATA" in page.children[4].children[0].value
     page.selected_index = TABS.index("Skew")
     assert page.column.value.startswith("(pick a column") and page.skew_area.children == ()
+    events.sql("CREATE TABLE `plain t` (v INT)")  # an unpartitioned table beside partitioned ones
+    events.write("plain t", pd.DataFrame({"v": [1, None]}))
     dashboard = Dashboard(events)
     assert "metastore " + events.metastore.path in dashboard.title.value
+    assert "<td>default.plain t</td><td>managed</td><td class=\"num\"></td>" in dashboard.landing.value
     dashboard.picker.value = "default.events"
     assert isinstance(dashboard.page, TablePage)
 

@@ -34,7 +34,7 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
         if row.columns == 0:
             return '<span class="colstats-badge colstats-none">no columns with statistics</span>'
         if row.stale_partitions:
-            what = f"{row.stale_partitions:,} partition(s)" if row.partitions is not pd.NA else "the table"
+            what = "the table" if pd.isna(row.partitions) else f"{row.stale_partitions:,} partition(s)"
             return (f'<span class="colstats-badge colstats-stale" title="{fmt.escape(row.stale_reason or "")}">'
                     f'not accurate in {what}</span>')
         if row.accurate_columns < row.columns:
@@ -43,7 +43,7 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "table": frame["database"] + "." + frame["table"], "kind": frame["kind"],
-        "partitions": frame["partitions"].map(lambda v: "" if v is pd.NA else fmt.count(int(v))),
+        "partitions": frame["partitions"].map(lambda v: "" if pd.isna(v) else fmt.count(int(v))),
         "files": frame["files"].map(fmt.count), "rows": frame["rows"].map(fmt.count), "size": frame["bytes"].map(fmt.size),
         "accurate columns": [f"{a} of {c}" for a, c in zip(frame["accurate_columns"], frame["columns"])],
         "statistics": [freshness(row) for row in frame.itertuples()],

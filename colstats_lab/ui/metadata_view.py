@@ -8,6 +8,7 @@ import pandas as pd
 
 from ..metastore.metadata_store import INFORMATION_SCHEMA_VIEWS
 from ..metastore.table_metadata import LEVELS
+from ..sql.lexer import quoted
 from . import format as fmt
 from .widgets import View, html_table, register
 
@@ -22,7 +23,7 @@ def up_to_date_line(table: str, changes: tuple[list[str], list[str]] | None) -> 
     if not changed and not removed:
         return "up to date: the files are those the last REFRESH METADATA read"
     return (f"outdated: {len(changed):,} file(s) added or rewritten and {len(removed):,} removed since; "
-            f"ANALYZE TABLE {table} REFRESH METADATA refreshes the units they touch")
+            f"ANALYZE TABLE {quoted(table)} REFRESH METADATA refreshes the units they touch")
 
 
 @register("metadata")
