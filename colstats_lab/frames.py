@@ -175,7 +175,7 @@ def transactions_frame(metastore: Metastore, table: Table, limit: int = 200) -> 
     valid = metastore.get_valid_write_ids(table.dbName, table.tableName)
     records = []
     for t in metastore.table_transactions(table.dbName, table.tableName, limit):
-        touched = len(t["partitions"]) + int(t["table_level"])
+        touched = t["partitions"] + int(t["table_level"])
         left = [f"{t['partitions_with_its_statistics']:,} partition(s)"] if t["partitions_with_its_statistics"] else []
         left += ["the table"] if t["table_statistics"] else []
         records.append({

@@ -149,7 +149,7 @@ class TxnAPI:
 
     def table_transactions(self, db_name: str, table_name: str, limit: int = 200) -> list[dict]:
         """The latest `limit` transactions that took a write ID of the table, newest first: state, when,
-        who, the write ID, what they wrote (TXN_COMPONENTS: operation and partitions, '' for the table) and
+        who, the write ID, what they wrote (TXN_COMPONENTS: operations, how many partitions, whether the table) and
         how many statistics they left (partitions, or the table, whose current statistics' writer they are)."""
         with self.snapshot() as conn:
             table = self.get_table(db_name, table_name)
@@ -161,28 +161,25 @@ class TxnAPI:
             if not txns:
                 return []
             ids = [r["TXN_ID"] for r in txns]
-            marks = ",".join("?" * len(ids))
-            components: dict[int, list] = {}
-            for r in conn.execute(
-                f"SELECT TC_TXNID, TC_OPERATION_TYPE, TC_PARTITION FROM TXN_COMPONENTS WHERE TC_TXNID IN ({marks}) "
-                "AND TC_DATABASE = ? AND TC_TABLE = ?", (*ids, table.dbName, table.tableName)):
-                components.setdefault(r[0], []).append((r[1], r[2]))
+            # counted here, not listed: one write can touch 100,000 partitions
+            written = {r[0]: (r[1], r[2], bool(r[3])) for r in conn.execute(
+                "SELECT TC_TXNID, group_concat(DISTINCT TC_OPERATION_TYPE), count(DISTINCT TC_PARTITION), "
+                f"max(TC_PARTITION IS NULL) FROM TXN_COMPONENTS WHERE TC_TXNID IN ({','.join('?' * len(ids))}) "
+                "AND TC_DATABASE = ? AND TC_TABLE = ? GROUP BY TC_TXNID", (*ids, table.dbName, table.tableName))}
             writes = [r["T2W_WRITEID"] for r in txns]
             left = dict(conn.execute(
-                f"SELECT P.WRITE_ID, count(*) FROM PARTITIONS P JOIN TBLS T ON T.TBL_ID = P.TBL_ID "
-                f"JOIN DBS D ON D.DB_ID = T.DB_ID WHERE D.NAME = ? AND T.TBL_NAME = ? AND P.WRITE_ID IN "
-                f"({','.join('?' * len(writes))}) GROUP BY P.WRITE_ID",
-                (table.dbName, table.tableName, *writes)).fetchall())
+                f"SELECT WRITE_ID, count(*) FROM PARTITIONS WHERE TBL_ID = ? AND WRITE_ID IN "
+                f"({','.join('?' * len(writes))}) GROUP BY WRITE_ID",
+                (self._table_row(db_name, table_name)["TBL_ID"], *writes)).fetchall())
         out = []
         for r in txns:
-            written = components.get(r["TXN_ID"], [])
-            partitions = sorted({p for _, p in written if p})
+            operations, partitions, table_level = written.get(r["TXN_ID"], ("", 0, False))
             out.append({
                 "txn_id": r["TXN_ID"], "state": {"o": "open", "c": "committed", "a": "aborted"}[r["TXN_STATE"]],
                 "write_id": r["T2W_WRITEID"], "started": r["TXN_STARTED"], "last_heartbeat": r["TXN_LAST_HEARTBEAT"],
                 "user": r["TXN_USER"], "host": r["TXN_HOST"], "pid": r["TXN_PID"],
-                "operations": sorted({_OPERATIONS.get(op, op) for op, _ in written}),
-                "table_level": any(p is None for _, p in written), "partitions": partitions,
+                "operations": sorted({_OPERATIONS.get(op, op) for op in (operations or "").split(",") if op}),
+                "table_level": table_level, "partitions": partitions,
                 "partitions_with_its_statistics": left.get(r["T2W_WRITEID"], 0),
                 "table_statistics": table.writeId == r["T2W_WRITEID"],
             })

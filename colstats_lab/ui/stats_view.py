@@ -40,8 +40,7 @@ class StatsView(View):
     def __init__(self, lab, table: str, partition: str | None = None, chart: bool = True):
         super().__init__()
         self.lab = lab
-        db, _, name = table.rpartition(".")
-        self.table = lab.metastore.get_table(db or lab.current_db, name)
+        self.table = lab._table(table)
         if partition is not None:
             if not self.table.is_partitioned:
                 raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")
