@@ -8,13 +8,37 @@ import os
 import shutil
 import sys
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
 
 from colstats_lab.metastore import Metastore
 from colstats_lab.ui import format as fmt
 from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
 NOTEBOOKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "notebooks")
+KERNEL_READY = """() => {
+    const notebook = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const context = notebook && notebook.sessionContext;
+    return !!(context && context.isReady && context.session && context.session.kernel
+              && context.session.kernel.connectionStatus === 'connected'
+              && context.session.kernel.status === 'idle');
+}"""
+
+
+def shown_within(page, locator, seconds: int, what: str) -> None:
+    try:
+        locator.wait_for(timeout=seconds * 1000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{what} was not drawn in {seconds} s: {notebook_trouble(page)}") from None
+
+
+def notebook_trouble(page) -> str:
+    """What a person would look for when a view never came: the kernel's state and every error output."""
+    state = page.evaluate("""() => {
+        const k = window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel;
+        return k ? k.status + '/' + k.connectionStatus : 'no kernel'; }""")
+    errors = page.locator(".jp-OutputArea-output[data-mime-type*='stderr'], .jp-OutputArea-output[data-mime-type*='error']")
+    dialogs = page.locator(".jp-Dialog").all_inner_texts()
+    return f"kernel {state}; dialogs {dialogs}; errors {errors.all_inner_texts()[-3:]}"
 
 
 def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
@@ -24,7 +48,8 @@ def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
     port = free_port()
     command = [sys.executable, "-m", "jupyter", "lab", f"--port={port}", "--ip=127.0.0.1", "--no-browser",
                f"--ServerApp.root_dir={tmp_path}", "--IdentityProvider.token=", "--ServerApp.password=",
-               "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+               "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+               "--LabApp.expose_app_in_browser=True"]
     if os.geteuid() == 0:
         command.append("--allow-root")
     settings = tmp_path / "settings"
@@ -43,14 +68,14 @@ def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             page.goto(f"{url}lab/tree/01_quickstart.ipynb", timeout=120_000)
-            page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
-            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=120_000)
-            page.locator(".lm-MenuBar-item", has_text="Run").click()
-            page.locator(".lm-Menu-item", has_text="Run All Cells").first.click()
+            # Run All only once the notebook's kernel is connected and idle: before that JupyterLab asks
+            # for a kernel in a dialog, or the menu is not yet wired to the notebook
+            page.wait_for_function(KERNEL_READY, timeout=180_000)
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             stats_table = page.locator(".jp-OutputArea table.colstats-table", has_text="amount").first
-            stats_table.wait_for(timeout=240_000)  # the %%analyze cell's statistics view
+            shown_within(page, stats_table, 240, "the %%analyze cell's statistics view")
             treemap = page.locator(".jp-OutputArea .js-plotly-plot", has=page.locator(".treemap"))
-            treemap.first.wait_for(timeout=300_000)  # the %explain cell, after the skew view's aggregation
+            shown_within(page, treemap.first, 300, "the %explain cell's treemap, after the skew view")
             page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=300_000)
             stats_text = stats_table.inner_text()
             views = page.locator(".jp-OutputArea .colstats-header").all_inner_texts()
