@@ -27,7 +27,7 @@ from served import CHROMIUM, CHROMIUM_ARGS, free_port, serving  # noqa: E402
 
 from colstats_lab import Lab  # noqa: E402
 from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command  # noqa: E402
-from colstats_lab.ui.dashboard import TABS, Dashboard, TablePage  # noqa: E402
+from colstats_lab.workbench.dashboard import TABS, Dashboard, TablePage  # noqa: E402
 
 TARGET_S = 3.0
 

@@ -30,8 +30,8 @@ from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, Col
 from colstats_lab.pruning.answers import answer_from_stats
 from colstats_lab.sql.describe import describe
 from colstats_lab.sql.parser import parse_one
-from colstats_lab.stats.merge import merge_table_level
-from colstats_lab.stats.sketches import NDV_LG_K, compact
+from colstats_lab.metastore.merge import merge_table_level
+from colstats_lab.metastore.sketches import NDV_LG_K, compact
 
 COLUMNS = ([(f"n{i}", "bigint") for i in range(10)] + [(f"d{i}", "double") for i in range(4)]
            + [(f"s{i}", "string") for i in range(4)] + [(f"day{i}", "date") for i in range(2)])

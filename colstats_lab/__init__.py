@@ -25,6 +25,6 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 def load_ipython_extension(ipython) -> None:
     """`%load_ext colstats_lab` registers `%%analyze` and `%skew`."""
-    from .ui.magics import load_ipython_extension as load
+    from .workbench.magics import load_ipython_extension as load
 
     load(ipython)

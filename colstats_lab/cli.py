@@ -44,7 +44,7 @@ def cmd_demo(args) -> int:
 
 
 # package data, so an installed wheel serves it too
-DASHBOARD_NOTEBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ui", "dashboard.ipynb")
+DASHBOARD_NOTEBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workbench", "dashboard.ipynb")
 
 
 def voila_command(notebook: str, port: int, ip: str = "127.0.0.1") -> list[str]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
 FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epoch)
 
 
@@ -61,3 +64,9 @@ def file_changes(before: set[FileState], now: set[FileState]) -> tuple[int, int,
 
 def describe_changes(added: int, removed: int, rewritten: int) -> str:
     return f"files changed since the last analyze ({added} added, {removed} removed, {rewritten} rewritten)"
+
+
+def decoded_uri_path(uri_path: Column) -> Column:
+    """A URI path (or part of one, as Spark's `_metadata.file_path`) decoded back to the file system's
+    spelling; '+' is legal in a URI path, but url_decode would read it as a space."""
+    return F.url_decode(F.regexp_replace(uri_path, r"\+", "%2B"))

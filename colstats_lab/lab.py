@@ -34,8 +34,8 @@ from .skew import DEFAULT_MODE, SkewReport, skew_report
 from .skew.report import check_options as check_skew_options
 from .sql import parse
 from .sql.partition_spec import matching_partitions
-from .sql.statements import PartitionSpecItem
-from .sql.executor import execute
+from .sql.statements import PartitionSpecItem, Statement
+from .commands import execute
 from .sql.lexer import quoted
 from .pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
 from .pruning.partition_predicate import preselect
@@ -142,12 +142,20 @@ class Lab:
         is wrong; each statement commits in one metastore transaction or not at all. With `txn`,
         statements read its snapshot and their statistics are stored when it commits.
         """
+        result = None
+        for stmt in self.parse(text):
+            result = self.run(stmt, txn)
+        return result
+
+    def parse(self, text: str) -> list[Statement]:
+        """The `;`-separated statements of `text`, parsed and not run; ParseError with its caret."""
         if not isinstance(text, str):
             raise InvalidInputException(f"lab.sql takes the text of statements, not {type(text).__name__}")
-        result = None
-        for stmt in parse(text):
-            result = execute(self, stmt, txn)
-        return result
+        return parse(text)
+
+    def run(self, stmt: Statement, txn: Transaction | None = None) -> Result:
+        """Runs one parsed statement (`parse`'s), as `sql` runs each of its statements."""
+        return execute(self, stmt, txn)
 
     def transaction(self) -> Transaction:
         """A transaction: `with lab.transaction() as txn:` commits on success and aborts on an exception."""

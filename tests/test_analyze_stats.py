@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from colstats_lab.stats import ndv_relative_error
+from colstats_lab.metastore.sketches import ndv_relative_error
 from mixed_data import COLUMNS, write_mix
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)

@@ -73,7 +73,7 @@ def test_the_built_wheel_serves_the_dashboard_from_a_fresh_venv(tmp_path, lab):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), ROOT], check=True,
                    capture_output=True, timeout=300)
     (wheel,) = dist.glob("colstats_lab-*.whl")
-    assert "colstats_lab/ui/dashboard.ipynb" in zipfile.ZipFile(wheel).namelist()
+    assert "colstats_lab/workbench/dashboard.ipynb" in zipfile.ZipFile(wheel).namelist()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"

@@ -10,7 +10,7 @@ import pytest
 from colstats_lab.frames import freshness_frame, transactions_frame
 from colstats_lab.sql import parse
 from colstats_lab.sql.lexer import quoted
-from colstats_lab.ui.dashboard import TABS, Dashboard, TablePage
+from colstats_lab.workbench.dashboard import TABS, Dashboard, TablePage
 from colstats_lab.ui.freshness_view import FreshnessView
 from colstats_lab.ui.metadata_view import MetadataView
 from colstats_lab.ui.pruning_view import PruningPanel

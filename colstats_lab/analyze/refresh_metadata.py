@@ -42,7 +42,7 @@ from ..stats.footers import FileFooter, FooterColumn, footer_column, read_footer
 from ..stats.levels import merge_column
 from ..errors import spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
-from ..stats.sketches import bounded_ndv, estimate
+from ..metastore.sketches import bounded_ndv, estimate
 from ..tables.snapshot import PartitionFiles, snapshot_files, spark_type
 
 if TYPE_CHECKING:

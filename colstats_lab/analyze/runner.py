@@ -28,7 +28,8 @@ from ..metastore import (
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
-from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, merge_table_level
+from ..metastore.merge import merge_table_level
+from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
 from ..files import DataFile
 from ..tables.layout import footer_counts
 from ..tables.snapshot import PartitionFiles, read_snapshot, snapshot_files

@@ -13,7 +13,7 @@ from ..files import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..result import Result
-from ..stats import merge_table_level
+from ..metastore.merge import merge_table_level
 from ..tables.external import external_partition
 from ..stats.spark_properties import (CatalogStatistics, NotConvertible, column_stat_from_hive, hive_stats_from_spark,
                                       stats_to_properties)

@@ -10,8 +10,10 @@ from ..coltypes import parse_type
 from . import segments
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
+from .aggr_stats import aggregate_partitions
 from .common import _COLUMN_AT, _PART_STATS_INSERT, _STATS_BATCH, _checked_stats, _json_list, _now, is_transactional
 from .exceptions import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
+from .merge import merge_partitions, merge_segments, segment_to_obj
 from .model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
 from .segments import PARTITION_STATS_SELECT
 from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
@@ -372,7 +374,6 @@ class ColumnStatisticsAPI:
         statistics are accurate for a reader with `valid_write_ids` (default: now); None with
         `check_compliance` false, for callers that judge accuracy themselves. Raises
         NoSuchObjectException naming an unknown partition or column."""
-        from ..stats.aggr_stats import aggregate_partitions  # the stats package builds on this one
 
         if part_names is None:
             self._refresh_segments(db_name, table_name)
@@ -407,7 +408,6 @@ class ColumnStatisticsAPI:
     def _refresh_segments(self, db_name: str, table_name: str) -> None:
         """Re-merges the segments a change of partitions left stale (a short write transaction); inside a
         read snapshot, which cannot write, nothing: readers then judge from the partitions."""
-        from ..stats.merge import merge_partitions, merge_segments
 
         if self._depth and not self._writing:
             return
@@ -427,7 +427,6 @@ class ColumnStatisticsAPI:
     def _aggr_from_segments(self, table: Table, col_names: list[str], engine: str) -> AggrStats | None:
         """AggrStats over every partition from the top segments, when every partition holds statistics of
         every column (nothing to extrapolate) and no segment is stale; else None."""
-        from ..stats.merge import merge_segments, segment_to_obj
 
         conn = self._conn
         tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]

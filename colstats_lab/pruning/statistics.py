@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..coltypes import parse_type
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import display_value
-from ..stats.merge import spark_order
+from ..metastore.merge import spark_order
 
 TRUE, FALSE, NULL = "TRUE", "FALSE", "NULL"
 ANYTHING = frozenset({TRUE, FALSE, NULL})

@@ -48,13 +48,6 @@ def check_list_bucketing(table: Table) -> None:
                                     "partitions (Hive's rule), so PARTITIONED BY is needed")
 
 
-def check_partition_values(table: Table, values: list[str | None]) -> None:
-    """A partition of a list-bucketing table may not be named like the default directory."""
-    for key, value in zip(table.partition_key_names, values):
-        if value == DEFAULT_LIST_BUCKETING_DIR_NAME:
-            raise InvalidInputException(
-                f"partition value {key}={value} of {table.qualified_name} is the default list-bucketing directory "
-                "name; a list-bucketing table can't have it")
 
 
 def with_locations(info: SkewedInfo, locations: list[tuple[tuple[str, ...], str]], table: Table) -> SkewedInfo:

@@ -1,3 +1,4 @@
-"""The lab's statements: parsing (with caret errors) and running them."""
+"""The lab's statements: the lexer, the parser (with caret errors) and the statements it builds; running
+them is `commands`'."""
 from .lexer import ParseError
 from .parser import parse, parse_one

@@ -1,4 +1,3 @@
-"""Spark aggregation plans per column type, NDV sketches, and merging partition stats upward."""
+"""Spark's side of statistics: aggregation plans per column type, NDV sketch inputs, metadata scans."""
 from .aggregate import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
-from .merge import merge_column_stats, merge_table_level
-from .sketches import NDV_LG_K, ndv_input, ndv_relative_error
+from .sketches import ndv_input

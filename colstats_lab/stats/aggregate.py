@@ -22,7 +22,8 @@ from ..metastore.model import (
     Date,
     Timestamp,
 )
-from .sketches import NDV_LG_K, bounded_ndv, compact, estimate, ndv_input
+from ..metastore.sketches import NDV_LG_K, bounded_ndv, compact, estimate
+from .sketches import ndv_input
 
 ROWS = "__rows"
 

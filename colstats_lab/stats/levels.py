@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from ..metastore.table_metadata import ColumnMetadata
-from .merge import spark_order
-from .sketches import bounded_ndv, estimate, union
+from ..metastore.merge import spark_order
+from ..metastore.sketches import bounded_ndv, estimate, union
 
 
 def has_values(rows: int, column: ColumnMetadata) -> bool:

@@ -16,8 +16,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
-from ..tables.snapshot import decoded_uri_path
-from .sketches import NDV_LG_K, compact, ndv_input
+from ..files import decoded_uri_path
+from ..metastore.sketches import NDV_LG_K, compact
+from .sketches import ndv_input
 
 SAMPLE_SEED = 20261122
 

@@ -5,13 +5,13 @@ import logging
 import os
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
-from ..files import DataFile, list_data_files
+from ..files import DataFile, decoded_uri_path, list_data_files
 from .layout import admitted_dirs
 
 log = logging.getLogger("colstats_lab.scan")
@@ -95,10 +95,6 @@ def _in_subdirectory(part: PartitionFiles) -> bool:
     return any(os.path.dirname(f.path) not in part.dirs for f in part.files)
 
 
-def decoded_uri_path(uri_path: Column) -> Column:
-    """A URI path (or part of one, as Spark's `_metadata.file_path`) decoded back to the file system's
-    spelling; '+' is legal in a URI path, but url_decode would read it as a space."""
-    return F.url_decode(F.regexp_replace(uri_path, r"\+", "%2B"))
 
 
 def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:

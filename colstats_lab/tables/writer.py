@@ -32,19 +32,12 @@ from ..metastore import (
 from ..metastore.names import parse_part_name
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
-from ..stats import (
-    ColumnPlan,
-    GroupStats,
-    aggregate_stats,
-    empty_stats,
-    merge_column_stats,
-    merge_table_level,
-    observe_stats,
-)
-from ..skew.spec import check_partition_values
+from ..metastore.merge import merge_column_stats, merge_table_level
+from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
 from ..files import is_data_file, list_data_files
 from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
-from .list_bucketing import DIRECTORY_COLUMN, directory_column, layout_specs, split_leaf, values_by_directory
+from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
+                             values_by_directory)
 from .partition_values import canonical_value
 from .snapshot import PartitionFiles, read_snapshot, spark_type
 

@@ -19,15 +19,16 @@ from ..errors import ColstatsError, parse_sql, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
 from ..pruning import single_table_where
-from ..stats import merge_table_level
+from ..metastore.merge import merge_table_level
 from ..tables import read_snapshot
 from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..result import Result
-from ..skew.spec import check_list_bucketing, check_partition_values, skewed_clause, skewed_info, with_locations
-from . import statements as st
+from ..skew.spec import check_list_bucketing, skewed_clause, skewed_info, with_locations
+from ..tables.list_bucketing import check_partition_values
+from ..sql import statements as st
 from .describe import describe
-from .partition_spec import matching_partitions, spec_values
+from ..sql.partition_spec import matching_partitions, spec_values
 
 if TYPE_CHECKING:
     from ..context import LabContext

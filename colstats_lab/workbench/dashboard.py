@@ -10,15 +10,15 @@ from ..coltypes import parse_type
 from ..errors import ColstatsError
 from ..frames import level_frame, tables_frame
 from ..lab import Lab
-from . import format as fmt
-from .freshness_view import FreshnessView
-from .metadata_view import MetadataView
-from .progress import SparkProgress
-from .pruning_view import PruningPanel
-from .skew_view import SkewView
-from .stats_view import StatsView
-from .transactions_view import TransactionsView
-from .widgets import html_table, refusal
+from ..ui import format as fmt
+from ..ui.freshness_view import FreshnessView
+from ..ui.metadata_view import MetadataView
+from ..ui.progress import SparkProgress
+from ..ui.pruning_view import PruningPanel
+from ..ui.skew_view import SkewView
+from ..ui.stats_view import StatsView
+from ..ui.transactions_view import TransactionsView
+from ..ui.widgets import html_table, refusal
 
 _SKEWABLE = ("tinyint", "smallint", "int", "bigint", "string", "varchar", "char", "date", "boolean")
 NO_COLUMN = "(pick a column: runs one Spark aggregation)"

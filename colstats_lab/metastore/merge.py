@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 
 from ..coltypes import StatsKind
-from ..metastore.model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj
-from ..metastore.segments import SegmentStats
-from ..metastore.stats_rows import StatsColumn
+from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj
+from .segments import SegmentStats
+from .stats_rows import StatsColumn
 from .sketches import bounded_ndv, estimate, union
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
@@ -98,7 +98,7 @@ def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
     """Table-level statistics of a partitioned table's columns, merged from the partitions' stored
     statistics through the metastore's segments (a metastore call, no scan; a change of k partitions
     re-merges O(k log n) segments, not every partition)."""
-    from ..metastore.model import ColumnStatistics, ColumnStatisticsDesc
+    from .model import ColumnStatistics, ColumnStatisticsDesc
 
     with metastore.transaction():
         tops = metastore.segment_statistics(table.dbName, table.tableName, col_names, merge_segments,

@@ -11,8 +11,8 @@ from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException,
 from ..metastore.model import ColumnStatisticsObj, Partition
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
-from .partition_spec import exact_partition
-from .statements import Describe
+from ..sql.partition_spec import exact_partition
+from ..sql.statements import Describe
 
 COLUMN_ROWS = ("col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
                "max_col_len", "num_trues", "num_falses", "bit_vector", "comment", COLUMN_STATS_ACCURATE)

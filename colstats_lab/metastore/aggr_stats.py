@@ -21,7 +21,7 @@ import math
 from decimal import Decimal
 
 from ..coltypes import StatsKind
-from ..metastore.model import (
+from .model import (
     STATS_DATA_CLASSES,
     AggrStats,
     ColumnStatisticsData,
@@ -29,7 +29,7 @@ from ..metastore.model import (
     Date,
     Timestamp,
 )
-from ..metastore.stats_rows import StatsColumn
+from .stats_rows import StatsColumn
 from .merge import merge_stats_column
 
 _NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY)

@@ -17,12 +17,10 @@ from traitlets import Enum, Float, Integer, Unicode
 
 from ..errors import ColstatsError, ParseError
 from ..lab import Lab
-from ..sql import parse
-from ..sql.executor import execute
 from ..sql.statements import Analyze, Query, RefreshMetadata
 from ..skew import DEFAULT_MODE
 from ..skew.report import check_options as check_skew_options
-from .progress import SparkProgress
+from ..ui.progress import SparkProgress
 
 
 @contextmanager
@@ -84,14 +82,14 @@ class ColstatsMagics(Magics):
         args = _arguments(self.analyze, line)
         lab = self._lab(args.lab)
         with _user_errors():
-            statements = parse(cell)
+            statements = lab.parse(cell)
         output = None
         for stmt in statements:
             if output is not None:
                 display(output)  # the previous statement's, now that another follows
             with _user_errors():
                 with SparkProgress(lab.spark) if _needs_spark(stmt) else nullcontext():
-                    result = execute(lab, stmt)
+                    result = lab.run(stmt)
                 view = None if args.no_view else _view_of(lab, stmt, result)
             if view is not None and result.message:
                 print(result.message)  # a Result shows its own

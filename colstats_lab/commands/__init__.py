@@ -1,0 +1,4 @@
+"""Running the lab's commands: one handler per statement, shared by `Lab.sql` and `Lab`'s methods."""
+from .executor import execute
+
+__all__ = ["execute"]

@@ -1,0 +1,1 @@
+"""Where a person meets the lab: the IPython magics and the Voila dashboard, both over `Lab`."""

@@ -1,0 +1,113 @@
+"""The packages' import graph, read from the source (every import a module can run, in functions too; not
+those under `if TYPE_CHECKING:`): it has no cycles, and the lower layers never reach up."""
+from __future__ import annotations
+
+import ast
+import os
+from collections import defaultdict
+
+import colstats_lab
+
+PACKAGE = os.path.dirname(os.path.abspath(colstats_lab.__file__))
+
+# what each layer may import from the lab (besides its own modules); a package or module missing here
+# may import anything, as long as the graph stays acyclic
+MAY_IMPORT = {
+    "errors": set(),
+    "coltypes": {"errors"},
+    "files": set(),
+    "metastore": {"coltypes", "errors", "files"},  # SQLite and Hive's rules only
+    "stats": {"coltypes", "errors", "files", "metastore"},
+    "sql": {"coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
+    "ui": {"analyze", "coltypes", "errors", "frames", "metastore", "pruning", "skew", "sql"},  # never Lab
+}
+
+
+def unit_of(module: str) -> str:
+    """The package (or top-level module) a dotted module name belongs to: `colstats_lab.sql.parser` -> `sql`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def runtime_imports(tree: ast.AST):
+    """The import nodes of a module, skipping `if TYPE_CHECKING:` blocks (they never run)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def import_edges() -> dict[str, dict[str, list[str]]]:
+    """unit -> imported unit -> the `path:line`s importing it."""
+    edges: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for folder, _, files in os.walk(PACKAGE):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, os.path.dirname(PACKAGE))[:-3].split(os.sep)
+            package_parts = relative[:-1]  # what relative imports start from, for a package its own folder
+            module = ".".join(relative if name != "__init__.py" else relative[:-1])
+            for node in runtime_imports(ast.parse(open(path).read())):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    base = package_parts[:len(package_parts) - node.level + 1]
+                    targets = [".".join(base + [node.module])] if node.module else \
+                        [".".join(base + [alias.name]) for alias in node.names]
+                else:
+                    names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                    targets = [t for t in names if t and t.split(".")[0] == "colstats_lab"]
+                for target in targets:
+                    source, imported = unit_of(module), unit_of(target)
+                    if source != imported:
+                        edges[source][imported].append(f"{os.path.relpath(path, os.path.dirname(PACKAGE))}:{node.lineno}")
+    return edges
+
+
+def cycle_through(edges, start: str) -> list[str] | None:
+    """A shortest import path from `start` back to itself, if there is one."""
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for unit in frontier:
+            for imported in edges.get(unit, {}):
+                if imported == start:
+                    return paths[unit] + [start]
+                if imported not in paths:
+                    paths[imported] = paths[unit] + [imported]
+                    following.append(imported)
+        frontier = following
+    return None
+
+
+def test_the_packages_import_each_other_without_cycles():
+    edges = import_edges()
+    assert {"sql", "commands", "metastore", "lab", "ui", "workbench"} <= set(edges)  # the walk found them
+    cycles = []
+    for unit in sorted(edges):
+        cycle = cycle_through(edges, unit)
+        if cycle:
+            cycles.append(" -> ".join(cycle) + "  (" + "; ".join(
+                f"{a}->{b} at {edges[a][b][0]}" for a, b in zip(cycle, cycle[1:])) + ")")
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_lower_layers_never_import_upper_ones():
+    edges = import_edges()
+    reaching_up = [f"{unit} imports {imported} at {', '.join(where)}"
+                   for unit, allowed in MAY_IMPORT.items()
+                   for imported, where in edges.get(unit, {}).items() if imported not in allowed]
+    assert not reaching_up, "\n".join(reaching_up)
+
+
+def test_the_walk_sees_in_function_imports_and_skips_type_checking_ones():
+    """The two kinds of import the graph must tell apart, checked on source written here."""
+    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from colstats_lab.lab import Lab\n"
+              "def f():\n    from colstats_lab.sql import parse\n    return parse\n")
+    seen = [node.module for node in runtime_imports(ast.parse(source))]
+    assert "colstats_lab.sql" in seen and "colstats_lab.lab" not in seen
