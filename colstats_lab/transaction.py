@@ -1,5 +1,6 @@
 """A lab transaction: a Hive txn with write IDs per table, a snapshot per table, heartbeats while
-it lives, and the metastore changes of its writes and ANALYZEs applied when it commits.
+it lives, and the metastore changes of its writes and ANALYZEs (typed records, `metastore.changes`)
+applied by `Metastore.apply` when it commits.
 
 Files of its writes are on disk as soon as each write finishes (in `delta_N_N/` or `base_N/`
 directories no other snapshot admits until the commit). Its statistics are written in the same
@@ -10,9 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
-
 from .metastore import Metastore, MetaException, Partition, Table, ValidWriteIdList
+from .metastore.changes import Change
 
 HEARTBEAT_INTERVAL_S = 30.0
 log = logging.getLogger("colstats_lab.txn")
@@ -26,7 +26,7 @@ class Transaction:
         self.txn_id = metastore.open_txn()
         log.debug("opened transaction %d", self.txn_id)
         self._snapshots: dict[tuple[str, str], ValidWriteIdList] = {}
-        self._pending: list[Callable[[], None]] = []
+        self.changes: list[Change] = []  # what the commit will write, in order
         self._new_partitions: dict[tuple[str, str], dict[str, Partition]] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -69,29 +69,26 @@ class Transaction:
     def new_partitions(self, table: Table) -> list[Partition]:
         return list(self._new_partitions.get((table.dbName, table.tableName), {}).values())
 
-    def on_commit(self, apply: Callable[[], None]) -> None:
-        """Registers metastore changes to make, in order, inside the committing SQLite transaction."""
+    def add(self, change: Change) -> Change:
+        """A change the commit makes, after those added before it; returns it (its outcome fills in
+        when the commit applies it)."""
         with self._lock:
-            self._pending.append(apply)
+            self.changes.append(change)
+        return change
 
     def commit(self) -> None:
-        """Applies the registered changes and marks the transaction committed, in one SQLite
-        transaction; if a change fails, nothing of it is kept and the transaction is aborted."""
+        """Applies the changes and marks the transaction committed, in one SQLite transaction
+        (`Metastore.apply`); if a change fails, nothing of it is kept and the transaction is aborted."""
         self._stop.set()
         try:
-            with self.metastore.transaction():
-                for apply in self._pending:
-                    apply()
-                self.metastore.commit_txn(self.txn_id)
+            self.metastore.apply(self.txn_id, self.changes)
         except BaseException as exc:
             self.abort(f"its commit failed: {type(exc).__name__}: {exc}")
             raise
-        log.debug("committed transaction %d (%d metastore changes)", self.txn_id, len(self._pending))
-        self._pending.clear()
+        log.debug("committed transaction %d: %s", self.txn_id, "; ".join(c.describe() for c in self.changes) or "no changes")
 
     def abort(self, why: str = "aborted by its owner") -> None:
         self._stop.set()
-        self._pending.clear()
         if self.state == "open":
             self.metastore.abort_txn(self.txn_id)
             log.info("aborted transaction %d: %s", self.txn_id, why)

@@ -1,6 +1,7 @@
 """HIVE-19416's rules for statistics of transactional tables, in the sequences Hive's own tests use."""
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import pytest
 
 from colstats_lab.metastore.schema import MIGRATIONS
 from colstats_lab import MetaException
-from colstats_lab.metastore import COLUMN_STATS_ACCURATE
+from colstats_lab.metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException
 
 
 @pytest.fixture
@@ -195,3 +196,30 @@ def test_txn_components_list_what_each_transaction_wrote(t):
                         "ORDER BY TC_OPERATION_TYPE, TC_PARTITION", (txn.txn_id,)).fetchall()
     assert rows == [("ds=p", "i", 1), ("ds=q", "i", 1), ("ds=p", "u", 1)]
     assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_a_commit_that_fails_keeps_none_of_its_changes_and_aborts_at_once(t, caplog):
+    """A transaction writes a new partition of t and analyzes `other`; another session drops `other` before
+    the commit. The commit fails naming the table, nothing of it is stored, and the transaction is aborted
+    then and there (readers never wait for hive.txn.timeout to see its write ID aborted)."""
+    t.sql("CREATE TABLE other (v INT)")
+    t.write("t", _rows(1), partition={"ds": "p"})
+    t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
+    stored = t.metastore.get_partition("default", "t", "ds=p").parameters
+    txn = t.transaction()
+    t.write("t", _rows(5, 6), partition={"ds": "q"}, txn=txn)
+    t.sql("ANALYZE TABLE other COMPUTE STATISTICS FOR COLUMNS v", txn=txn)
+    write_id = txn.write_id(t.metastore.get_table("default", "t"))
+    assert [change.kind for change in txn.changes] == ["files", "statistics"]  # the commit, as data
+    assert "2 rows into default.t" in txn.changes[0].describe()
+    Metastore(t.metastore.path).drop_table("default", "other")  # another session
+    with caplog.at_level(logging.INFO, logger="colstats_lab.txn"):
+        with pytest.raises(NoSuchObjectException, match="other"):
+            txn.commit()
+    assert t.metastore.txn_state(txn.txn_id) == "aborted"
+    assert write_id in t.snapshot("t").aborted_write_ids
+    assert f"aborted transaction {txn.txn_id}: its commit failed: NoSuchObjectException" in caplog.text
+    assert t.metastore.get_partition_names("default", "t") == ["ds=p"]  # the written partition was not added
+    assert sorted(r.v for r in t.table("t").collect()) == [1]
+    assert t.metastore.get_partition("default", "t", "ds=p").parameters == stored
+    assert _compliant(t) == (True, "")

@@ -28,6 +28,7 @@ from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table, ValidWriteIdList
+from ..metastore.changes import ReplaceMetadata
 from ..metastore.table_metadata import (
     LEVELS,
     ColumnMetadata,
@@ -192,7 +193,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     outcome.units = {level: n for level in LEVELS if (n := sum(1 for u in units if u.type == level))}
     analysis = MetadataAnalysis(request.level, request.columns, request.statistics, request.mode,
                                 request.sample_percent, int(time.time()))
-    txn.on_commit(lambda: metastore.replace_table_metadata(table.dbName, table.tableName, analysis, units))
+    txn.add(ReplaceMetadata(table, analysis, tuple(units)))
     outcome.seconds = time.perf_counter() - started
     return outcome
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, ClassVar
 
 from pyspark.sql import SparkSession
 
@@ -117,8 +117,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
                                  write_id)
-    txn.on_commit(lambda: _persist(metastore, table, stmt.mode, plans, files, groups, raw_sizes, outcome,
-                                   write_id, valid))
+    txn.add(AnalyzeChange(table, stmt.mode, write_id, valid, tuple(plans), tuple(files), groups, raw_sizes,
+                          outcome))
     outcome.seconds = time.perf_counter() - started
     return outcome
 
@@ -132,12 +132,38 @@ def _raw_data_size(files: list[DataFile]) -> int:
     return sum(footer_counts(f.path)[1] for f in files)
 
 
+@dataclass(frozen=True)
+class AnalyzeChange:
+    """What an ANALYZE stores when its transaction commits (a `metastore.changes.Change`): the basic
+    statistics of each partition (or the table) read, and the column statistics of `plans`, computed over
+    snapshot `valid` under `write_id`. `outcome` learns which of them could not be marked accurate."""
+    table: Table
+    mode: str
+    write_id: int
+    valid: ValidWriteIdList
+    plans: tuple[ColumnPlan, ...]
+    files: tuple[PartitionFiles, ...]
+    groups: dict = field(compare=False)
+    raw_sizes: dict = field(compare=False)
+    outcome: AnalyzeOutcome = field(compare=False)
+    kind: ClassVar[str] = "statistics"
+
+    def apply(self, metastore: Metastore) -> None:
+        _persist(metastore, self.table, self.mode, list(self.plans), list(self.files), self.groups, self.raw_sizes,
+                 self.outcome, self.write_id, self.valid)
+
+    def describe(self) -> str:
+        where = f"{len(self.files)} partition(s)" if self.table.is_partitioned else "the table"
+        what = "basic statistics" if self.mode == "noscan" else f"statistics of {len(self.plans)} column(s)"
+        return f"{what} of {self.table.qualified_name}, {where}, write ID {self.write_id}"
+
+
 def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],
              groups: dict, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int,
              valid: ValidWriteIdList) -> None:
-    """Stores what the command computed; runs inside the committing metastore transaction. The
-    metastore marks statistics not accurate where the partition was written by a write this
-    ANALYZE could not see (HIVE-19416's writer rule)."""
+    """Stores what the command computed, inside the committing metastore transaction. The metastore
+    marks statistics not accurate where the partition was written by a write this ANALYZE could not
+    see (HIVE-19416's writer rule)."""
     now = int(time.time())
     current = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName,
                                                                 [p.part_name for p in files])} \

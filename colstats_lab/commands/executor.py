@@ -4,7 +4,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import time
 import warnings
 from typing import TYPE_CHECKING
 
@@ -19,7 +18,7 @@ from ..errors import ColstatsError, parse_sql, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
 from ..pruning import single_table_where
-from ..metastore.merge import merge_table_level
+from ..metastore.changes import AddPartitions, AlterSkew, Change, DefinitionWrite, DropPartitions
 from ..tables import read_snapshot
 from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
@@ -133,16 +132,12 @@ def _add_partitions(lab: "LabContext", stmt: st.AddPartitions) -> Result:
         if table.storedAsSubDirectories:
             check_partition_values(table, part.values)
         new.append(part)
-    added = []
-
-    def apply():
-        added.extend(lab.metastore.add_partitions(new, stmt.if_not_exists))
-        lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-
-    _table_ddl(lab, table, apply)
-    for part in added:
+    added = AddPartitions(table, tuple(new), stmt.if_not_exists)
+    _table_ddl(lab, table, added)
+    for part in added.added:
         os.makedirs(part.location, exist_ok=True)
-    return Result(stmt, message=f"Added {len(added)} partition{'s' if len(added) != 1 else ''} to {table.qualified_name}.")
+    return Result(stmt, message=f"Added {len(added.added)} partition{'s' if len(added.added) != 1 else ''} to "
+                                      f"{table.qualified_name}.")
 
 
 def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
@@ -162,16 +157,9 @@ def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
     added = sorted(set(on_disk) - registered) if stmt.mode in ("ADD", "SYNC") else []
     dropped = sorted(registered - set(on_disk)) if stmt.mode in ("DROP", "SYNC") else []
 
-    def apply():
-        if added:
-            lab.metastore.add_partitions([external_partition(table, rel) for rel in added])
-        for name in dropped:
-            lab.metastore.drop_partition(table.dbName, table.tableName, name)
-        lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        merge_table_level(lab.metastore, table, [c.name for c in table.cols], int(time.time()))
-
-    if added or dropped:
-        _table_ddl(lab, table, apply)
+    if added or dropped:  # the drop re-merges the table level either way
+        _table_ddl(lab, table, AddPartitions(table, tuple(external_partition(table, rel) for rel in added)),
+                   DropPartitions(table, tuple(dropped)))
     said = [f"added {len(added)} partition(s): {', '.join(added)}" if added else "added none"]
     if stmt.mode != "ADD":
         said.append(f"dropped {len(dropped)} partition(s): {', '.join(dropped)}" if dropped else "dropped none")
@@ -181,24 +169,17 @@ def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
 
 def _drop_partitions(lab: "LabContext", stmt: st.DropPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
-    dropped = []
-
-    def apply():
-        for spec in stmt.specs:
-            if stmt.if_exists:
-                try:
-                    parts = matching_partitions(lab.metastore, table, spec)
-                except NoSuchObjectException:  # IF EXISTS: a spec that matches nothing drops nothing
-                    parts = []
-            else:
-                parts = matching_partitions(lab.metastore, table, spec)
-            for part in parts:
-                dropped.append(lab.metastore.drop_partition(table.dbName, table.tableName, part.partName))
-        lab.metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        # the table level no longer holds what the dropped partitions held
-        merge_table_level(lab.metastore, table, [c.name for c in table.cols], int(time.time()))
-
-    _table_ddl(lab, table, apply)
+    names: list[str] = []
+    for spec in stmt.specs:
+        try:
+            names.extend(p.partName for p in matching_partitions(lab.metastore, table, spec))
+        except NoSuchObjectException:
+            if not stmt.if_exists:
+                raise
+            # IF EXISTS: a spec that matches nothing drops nothing
+    change = DropPartitions(table, tuple(dict.fromkeys(names)), if_exists=stmt.if_exists)
+    _table_ddl(lab, table, change)
+    dropped = change.dropped
     if table.tableType == "MANAGED_TABLE":
         for part in dropped:
             shutil.rmtree(part.location, ignore_errors=True)
@@ -246,7 +227,7 @@ def _alter_skewed(lab: "LabContext", stmt: st.AlterSkewed) -> Result:
         check_list_bucketing(table)
         for part in lab.metastore.get_partitions(table.dbName, table.tableName):
             check_partition_values(table, part.values)
-    _table_ddl(lab, table, lambda: lab.metastore.alter_table_skew(table.dbName, table.tableName, info, stored))
+    _table_ddl(lab, table, AlterSkew(table, info, stored))
     return Result(stmt, message=f"{table.qualified_name} is now {what}; partitions created from now on follow it, "
                                 "existing ones keep their layout (lab.relayout rewrites them).")
 
@@ -263,22 +244,18 @@ def _set_skewed_location(lab: "LabContext", stmt: st.SetSkewedLocation) -> Resul
     if table.skewedInfo is None:
         raise InvalidInputException(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
     info = with_locations(table.skewedInfo, [(v, loc) for v, loc, _ in stmt.locations], table)
-    _table_ddl(lab, table, lambda: lab.metastore.alter_table_skew(table.dbName, table.tableName, info,
-                                                                   table.storedAsSubDirectories))
+    _table_ddl(lab, table, AlterSkew(table, info, table.storedAsSubDirectories))
     return Result(stmt, message=f"Skewed locations of {table.qualified_name}: "
                                 + ", ".join(f"{'/'.join(k)} -> {v}" for k, v in info.skewedColValueLocationMaps.items()))
 
 
-def _table_ddl(lab: "LabContext", table: Table, change) -> None:
-    """A change of a transactional table's definition or partitions, applied when a transaction of its
-    own commits, under its write ID, as Hive's DDL takes one."""
-    def apply():
-        change()
-        lab.metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
-
+def _table_ddl(lab: "LabContext", table: Table, *changes: Change) -> None:
+    """Changes of a transactional table's definition or partitions, committed by a transaction of their
+    own under its write ID, as Hive's DDL takes one."""
     with lab.txn_scope(None) as txn:
-        write_id = txn.write_id(table)
-        txn.on_commit(apply)
+        for change in changes:
+            txn.add(change)
+        txn.add(DefinitionWrite(table, txn.write_id(table)))
 
 
 def _analyze(lab: "LabContext", stmt: st.Analyze, txn) -> Result:

@@ -7,10 +7,14 @@ import logging
 import os
 import socket
 import time
+from typing import TYPE_CHECKING, Sequence
 
 from .common import _alive
 from .exceptions import MetaException, NoSuchObjectException
 from .txn import ValidWriteIdList
+
+if TYPE_CHECKING:
+    from .changes import Change
 
 log = logging.getLogger("colstats_lab.txn")
 _OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.TC_OPERATION_TYPE
@@ -87,6 +91,22 @@ class TxnAPI:
         with self.transaction() as conn:
             self._require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_STATE = 'c' WHERE TXN_ID = ?", (txn_id,))
+
+    def apply(self, txn_id: int, changes: "Sequence[Change]") -> list:
+        """Commits transaction `txn_id` with its changes (a commit as data, `changes.py`): applies them in
+        order and marks it committed, in one SQLite transaction; returns what each change returned. If a
+        change fails, nothing of the commit is kept and the Hive transaction is aborted at once, not left
+        open until its timeout; the error is raised."""
+        try:
+            with self.transaction():
+                results = [change.apply(self) for change in changes]
+                self.commit_txn(txn_id)
+        except BaseException as exc:
+            if self.txn_state(txn_id) == "open":
+                self.abort_txn(txn_id)
+                log.info("aborted transaction %d: its commit failed: %s: %s", txn_id, type(exc).__name__, exc)
+            raise
+        return results
 
     def abort_txn(self, txn_id: int) -> None:
         with self.transaction() as conn:

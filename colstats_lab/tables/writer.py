@@ -9,7 +9,7 @@ import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
@@ -120,7 +120,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, list(written), "i", write_id)
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written])
-    txn.on_commit(lambda: _record_write(metastore, table, written, write_id, mode, valid, gathered, relayout))
+    txn.add(WriteChange(table, mode, write_id, valid, written, gathered, relayout))
     return WriteResult(write_id, mode, written)
 
 
@@ -256,6 +256,30 @@ def _footer_totals(directory: str) -> FilesWritten:
         totals.total_size += data_file.size
         totals.raw_data_size += raw_bytes
     return totals
+
+
+@dataclass(frozen=True)
+class WriteChange:
+    """What a write records when its transaction commits (a `metastore.changes.Change`): the partitions it
+    created, and each written partition's (or the table's) counts and the column statistics gathered while
+    writing, merged with the stored ones as Hive keeps them."""
+    table: Table
+    mode: str
+    write_id: int
+    valid: ValidWriteIdList
+    written: dict = field(compare=False)  # partition name (None: the table) -> FilesWritten
+    gathered: dict = field(compare=False)  # partition name -> GroupStats of the rows written
+    relayout: bool = False
+    kind: ClassVar[str] = "files"
+
+    def apply(self, metastore: Metastore) -> None:
+        _record_write(metastore, self.table, self.written, self.write_id, self.mode, self.valid, self.gathered,
+                      self.relayout)
+
+    def describe(self) -> str:
+        rows = sum(f.num_rows for f in self.written.values())
+        where = f"{len(self.written)} partition(s)" if self.table.is_partitioned else "the table"
+        return f"{self.mode} of {rows:,} rows into {self.table.qualified_name}, {where}, write ID {self.write_id}"
 
 
 def _record_write(metastore: Metastore, table: Table, written: dict[str | None, FilesWritten], write_id: int,
