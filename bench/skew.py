@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from common import bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib, timed
 
-from colstats_lab.pruning import LIST_BUCKETING_LEVEL
+from colstats_lab.metastore.levels import Level
 
 
 def main() -> None:
@@ -51,13 +51,13 @@ def main() -> None:
     print(f"relayout of {args.partitions} partitions: {relayout:.1f} s; a plain overwrite of the same partitions "
           f"{overwrite:.1f} s; ratio {relayout / overwrite:.2f} (target <= 1.3)")
     for name in queries:
-        kept = after[name].totals(LIST_BUCKETING_LEVEL)
+        kept = after[name].totals(Level.LIST_BUCKETING)
         print(f"x = {'%s' % (skewed if name == 'skewed' else not_skewed):>6} ({name:>10}): "
               f"bytes read without list bucketing {total_bytes / 2**20:.1f} MiB (every file of every partition), "
               f"with {kept['bytes_kept'] / 2**20:.1f} MiB -> {kept['bytes_kept'] / total_bytes:.3f}; "
               f"rows {kept['rows_kept']:,} of {kept['rows']:,}; query {spark_before[name]:.2f} s -> "
               f"{spark_after[name]:.2f} s")
-    assert LIST_BUCKETING_LEVEL not in before["skewed"].levels  # no directories to prune before the relayout
+    assert Level.LIST_BUCKETING not in before["skewed"].levels  # no directories to prune before the relayout
     print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
 
 

@@ -14,9 +14,9 @@ from .coltypes import parse_type
 from .metastore import Metastore, Table
 from .metastore.model import Date, Timestamp
 from .metastore.names import make_part_name
+from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
 
-TABLE_LEVEL = "(table)"
 FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
                  "falses", "last_analyzed", "accurate", "reason", "coverage"]
 

@@ -14,8 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
-from colstats_lab.pruning import LIST_BUCKETING_LEVEL  # noqa: F401 - read by DataFrame.query("... @LIST_BUCKETING_LEVEL")
+from colstats_lab.metastore.levels import Level
 from colstats_lab.sql.lexer import ParseError
+
+LIST_BUCKETING_LEVEL = str(Level.LIST_BUCKETING)  # read by DataFrame.query("... @LIST_BUCKETING_LEVEL")
 
 DEFAULT = "HIVE_DEFAULT_LIST_BUCKETING_DIR_NAME"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colstats_lab.pruning import FILE_LEVEL, PARTITION_LEVEL, ROW_GROUP_LEVEL
+from colstats_lab.metastore.levels import Level
 from metadata_tables import ROW_GROUP_ROWS, build_table, make_rows, write_file
 
 
@@ -77,13 +77,13 @@ def test_pruned_reads_return_the_full_scans_rows_and_never_prune_a_matching_file
         lab.set("metastore.metadata.use_statistics", True)
     full = spark.read.parquet(root).where(condition)  # Spark alone, every file, its own partition discovery
     assert sorted(result.extra["spark_df"].toPandas()["id"]) == sorted(full.toPandas()["id"])
-    pruned = [os.path.join(root, f) for f in report.pruned(FILE_LEVEL)]
+    pruned = [os.path.join(root, f) for f in report.pruned(Level.FILE)]
     if pruned:
         matching = spark.read.option("basePath", root).parquet(*pruned).where(condition).count()
         assert matching == 0, (condition, report.to_pandas())
     frame = report.to_pandas()
     assert set(frame.columns) == {"level", "identifier", "kept", "reason", "rows", "bytes"}
-    assert frame.query("level == @FILE_LEVEL").rows.sum() == 800
+    assert frame.query("level == 'file'").rows.sum() == 800
 
 
 def test_report_names_the_predicate_and_statistic_that_pruned(pruned_lab):
@@ -91,9 +91,9 @@ def test_report_names_the_predicate_and_statistic_that_pruned(pruned_lab):
     # partitions hold x in shifted ranges: d1 0..70, d2 40..110, d3 80..150, d4 120..190
     report = lab.explain("SELECT * FROM events WHERE ds >= 'd2' AND x > 135")
     frame = report.to_pandas().set_index(["level", "identifier"])
-    d1 = frame.loc[(PARTITION_LEVEL, "ds=d1")]
+    d1 = frame.loc[(Level.PARTITION, "ds=d1")]
     assert not d1.kept and d1.reason.startswith("ds >= 'd2' rules it out (ds: min d1, max d1")
-    d2 = frame.loc[(PARTITION_LEVEL, "ds=d2")]
+    d2 = frame.loc[(Level.PARTITION, "ds=d2")]
     d2_x = [v for p, rows in files.items() if "/ds=d2/" in p for v in rows["x"]]
     assert not d2.kept and d2.reason.startswith(
         f"x > 135 rules it out (x: min {min(v for v in d2_x if v is not None)}, "
@@ -101,16 +101,16 @@ def test_report_names_the_predicate_and_statistic_that_pruned(pruned_lab):
     assert "[partition metadata]" in d2.reason
     expected_files = {os.path.relpath(p, root) for p, rows in files.items()
                       if p.split("/")[-2] >= "ds=d2" and any(v is not None and v > 135 for v in rows["x"])}
-    assert set(report.kept(FILE_LEVEL)) == expected_files
+    assert set(report.kept(Level.FILE)) == expected_files
     assert report.totals() == {"rows_kept": 100 * len(expected_files), "rows": 800,
                                "bytes_kept": sum(os.path.getsize(os.path.join(root, f)) for f in expected_files),
                                "bytes": sum(os.path.getsize(p) for p in files)}
-    for identifier in report.kept(ROW_GROUP_LEVEL) + report.pruned(ROW_GROUP_LEVEL):
+    for identifier in report.kept(Level.ROW_GROUP) + report.pruned(Level.ROW_GROUP):
         path, index = identifier.rsplit("#", 1)
         rows = files[os.path.join(root, path)]
         piece_x = [v for v in rows["x"][int(index) * ROW_GROUP_ROWS:(int(index) + 1) * ROW_GROUP_ROWS] if v is not None]
         matches = path.split("/")[0] >= "ds=d2" and max(piece_x) > 135
-        assert (identifier in report.kept(ROW_GROUP_LEVEL)) == matches  # min/max decide exactly for x > c
+        assert (identifier in report.kept(Level.ROW_GROUP)) == matches  # min/max decide exactly for x > c
 
 
 def test_stale_metadata_is_not_used_and_footers_stand_in(tmp_path, lab):
@@ -126,20 +126,20 @@ def test_stale_metadata_is_not_used_and_footers_stand_in(tmp_path, lab):
     os.utime(target, (stat.st_atime, stat.st_mtime + 5))
     report = lab.explain("SELECT * FROM events WHERE x >= 900")
     frame = report.to_pandas().set_index(["level", "identifier"])
-    changed = frame.loc[(FILE_LEVEL, os.path.relpath(target, root))]
+    changed = frame.loc[(Level.FILE, os.path.relpath(target, root))]
     assert changed.kept and "Parquet footer" in changed.reason  # the stored figures (x < 900) are stale
     assert lab.sql("SELECT count(*) AS n FROM events WHERE x >= 900").df["n"][0] == \
         sum(v is not None for v in rewritten["x"])
     lab.set("metastore.metadata.fallback_to_file_metadata", False)
     frame = lab.explain("SELECT * FROM events WHERE x >= 900").to_pandas().set_index(["level", "identifier"])
-    assert frame.loc[(FILE_LEVEL, os.path.relpath(target, root))].reason == "may match (no statistics)"
+    assert frame.loc[(Level.FILE, os.path.relpath(target, root))].reason == "may match (no statistics)"
     other = os.path.relpath(sorted(files)[1], root)
-    assert not frame.loc[(FILE_LEVEL, other)].kept  # its partition's stored metadata still describes it
-    assert "[partition metadata]" in frame.loc[(PARTITION_LEVEL, "ds=d2")].reason
+    assert not frame.loc[(Level.FILE, other)].kept  # its partition's stored metadata still describes it
+    assert "[partition metadata]" in frame.loc[(Level.PARTITION, "ds=d2")].reason
     lab.set("metastore.enabled", False)  # without the metastore, Drill plans from file metadata
     frame = lab.explain("SELECT * FROM events WHERE x >= 900").to_pandas().set_index(["level", "identifier"])
-    assert frame.loc[(PARTITION_LEVEL, "ds=d2")].kept
-    assert not frame.loc[(FILE_LEVEL, other)].kept and "[Parquet footer]" in frame.loc[(FILE_LEVEL, other)].reason
+    assert frame.loc[(Level.PARTITION, "ds=d2")].kept
+    assert not frame.loc[(Level.FILE, other)].kept and "[Parquet footer]" in frame.loc[(Level.FILE, other)].reason
 
 
 def test_a_footer_read_for_one_query_is_read_again_once_another_job_rewrites_the_file(tmp_path, lab):
@@ -152,7 +152,7 @@ def test_a_footer_read_for_one_query_is_read_again_once_another_job_rewrites_the
 
     def verdict():
         return lab.explain(query).to_pandas().set_index(["level", "identifier"]).loc[
-            (FILE_LEVEL, os.path.relpath(target, root))]
+            (Level.FILE, os.path.relpath(target, root))]
 
     assert not verdict().kept and "[Parquet footer]" in verdict().reason  # x < 900 in every row group
     rewritten = make_rows(5, 50, x_range=(900, 950))
@@ -205,8 +205,8 @@ def test_use_schema_ignores_figures_stored_under_another_type(tmp_path, lab):
         conn.execute("UPDATE METADATA_COLUMN_STATS SET COLUMN_TYPE = 'smallint' WHERE COLUMN_NAME = 'x'")
     lab.set("metastore.metadata.fallback_to_file_metadata", False)
     query = "SELECT * FROM events WHERE x > 100"  # d1 holds x <= 70
-    partitions = lab.explain(query).to_pandas().query("level == @PARTITION_LEVEL").set_index("identifier")
+    partitions = lab.explain(query).to_pandas().query("level == 'partition'").set_index("identifier")
     assert partitions.loc["ds=d1"].kept and partitions.loc["ds=d1"].reason == "may match (partition metadata)"
     lab.set("metastore.metadata.use_schema", False)
-    partitions = lab.explain(query).to_pandas().query("level == @PARTITION_LEVEL").set_index("identifier")
+    partitions = lab.explain(query).to_pandas().query("level == 'partition'").set_index("identifier")
     assert not partitions.loc["ds=d1"].kept

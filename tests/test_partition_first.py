@@ -8,9 +8,11 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from colstats_lab.pruning import PARTITION_LEVEL  # noqa: F401 - read by DataFrame.query("... @PARTITION_LEVEL")
+from colstats_lab.metastore.levels import Level
 from colstats_lab.pruning.partition_predicate import LISTED_PRUNED_LIMIT
 from colstats_lab.tables import snapshot
+
+PARTITION_LEVEL = str(Level.PARTITION)  # read by DataFrame.query("... @PARTITION_LEVEL")
 
 DAYS = LISTED_PRUNED_LIMIT + 200
 

@@ -7,8 +7,9 @@ import datetime as dt
 import pandas as pd
 
 from colstats_lab.metastore import Partition
-from colstats_lab.pruning import FILE_LEVEL, PARTITION_LEVEL, PruningDecision, PruningReport
-from colstats_lab.skew.report import TABLE_LEVEL, SkewReport
+from colstats_lab.metastore.levels import TABLE_LEVEL, Level
+from colstats_lab.pruning import PruningDecision, PruningReport
+from colstats_lab.skew.report import SkewReport
 from colstats_lab.ui import charts
 from colstats_lab.ui.widgets import LEVEL_CHOICES
 
@@ -39,8 +40,8 @@ def test_the_pruning_treemap_sums_what_it_does_not_draw():
     for i, day in enumerate(DAYS):
         kept = i % 10 == 0
         size = 1_000 + i  # later days are larger: the largest are drawn
-        decisions.append(PruningDecision(PARTITION_LEVEL, f"ds={day}", kept, "", 10, size))
-        decisions.append(PruningDecision(FILE_LEVEL, f"ds={day}/part-0.parquet", kept, "", 10, size))
+        decisions.append(PruningDecision(Level.PARTITION, f"ds={day}", kept, "", 10, size))
+        decisions.append(PruningDecision(Level.FILE, f"ds={day}/part-0.parquet", kept, "", 10, size))
     figure = charts.pruning_treemap(PruningReport("default.t", "ds > 'x'", decisions))
     tree = figure.data[0]
     drawn = [i for i in tree.ids if i.startswith("partition:")]

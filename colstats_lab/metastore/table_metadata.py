@@ -15,20 +15,15 @@ from decimal import Decimal
 
 from ..coltypes import parse_type
 from ..files import FileState
-from .exceptions import InvalidInputException
+from .levels import METADATA_LEVELS, Level
 from .model import Date, Timestamp
 
-LEVELS = ("TABLE", "SEGMENT", "PARTITION", "FILE", "ROW_GROUP")
+LEVELS = tuple(level.drill_name for level in METADATA_LEVELS)  # as metadata units store their type
 
 
 def level_depth(level: str) -> int:
     """TABLE 0 ... ROW_GROUP 4; ALL means ROW_GROUP. Raises naming an unknown level."""
-    name = level.upper()
-    if name == "ALL":
-        name = "ROW_GROUP"
-    if name not in LEVELS:
-        raise InvalidInputException(f"unknown metadata level {level!r}: expected one of {', '.join(LEVELS)} or ALL")
-    return LEVELS.index(name)
+    return METADATA_LEVELS.index(Level.of_metadata(level))
 
 
 @dataclass

@@ -21,7 +21,8 @@ from ..coltypes import parse_type
 from ..metastore import InvalidInputException, SkewedInfo, Table
 from ..tables.partition_values import canonical_value
 from ..tables.snapshot import PartitionFiles
-from .report import LIST_BUCKETING_LEVEL, PruningDecision
+from ..metastore.levels import Level
+from .report import PruningDecision
 from .statistics import ANYTHING, FALSE, NULL, TRUE, and3, conjuncts, or3
 
 _MAX_COMBINATIONS = 10_000  # beyond this the default directory is kept rather than enumerating
@@ -55,7 +56,7 @@ def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.E
                 if domain is not None and TRUE not in _outcomes(where, table, domain):
                     keep, reason = False, f"the condition cannot be true for {_describe(spec, domain)}"
             rows = sum(rows_of(f.path) for f in files)
-            decisions.append(PruningDecision(LIST_BUCKETING_LEVEL, f"{part.part_name}/{sub}", keep, reason, rows,
+            decisions.append(PruningDecision(Level.LIST_BUCKETING, f"{part.part_name}/{sub}", keep, reason, rows,
                                              sum(f.size for f in files)))
             if keep:
                 kept_files.extend(files)

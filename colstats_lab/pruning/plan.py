@@ -17,19 +17,13 @@ from sqlglot import exp
 
 from ..errors import parse_sql
 from ..metastore import Metastore, Table
+from ..metastore.levels import Level
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
 from ..stats.footers import FileFooter, footer_column, read_footer
 from ..tables.snapshot import PartitionFiles
 from .list_bucketing import prune_list_bucketing
 from .partition_predicate import Preselection
-from .report import (
-    FILE_LEVEL,
-    PARTITION_LEVEL,
-    ROW_GROUP_LEVEL,
-    SEGMENT_LEVEL,
-    PruningDecision,
-    PruningReport,
-)
+from .report import PruningDecision, PruningReport
 from .statistics import TRUE, ColumnRange, conjuncts, outcomes, text_value
 
 log = logging.getLogger("colstats_lab.pruning")
@@ -73,7 +67,7 @@ def plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partition
     kept, report = _plan_with_metadata(metastore, table, parts, where, settings, alias, on_planned)
     if preselected is not None:
         report.decisions.insert(0, PruningDecision(
-            PARTITION_LEVEL, f"{preselected.pruned:,} other partitions", False,
+            Level.PARTITION, f"{preselected.pruned:,} other partitions", False,
             "ruled out by their key values in the metastore (not listed; rows and bytes as last recorded)",
             preselected.pruned_rows, preselected.pruned_bytes))
     return kept, report
@@ -145,7 +139,7 @@ class _Planner:
                     keep, reason = False, "its list-bucketing directory is pruned"
                 else:
                     keep, reason = self._decide(self._file_lookup(part, data_file.path))
-                self.decisions.append(PruningDecision(FILE_LEVEL, self._relative(data_file.path), keep, reason,
+                self.decisions.append(PruningDecision(Level.FILE, self._relative(data_file.path), keep, reason,
                                                       footer.rows, data_file.size))
                 self._row_groups(part, data_file.path, keep, reason)
                 if keep:
@@ -168,7 +162,7 @@ class _Planner:
                 values = dict(zip(keys[:length], members[0].partition.values[:length]))
                 stored = self._fresh("SEGMENT", prefix, [f for p in members for f in p.files])
                 keep, reason = self._decide(self._lookup(values, stored), "segment metadata" if stored else None)
-                self.decisions.append(PruningDecision(SEGMENT_LEVEL, prefix, keep, reason, *self._size(members)))
+                self.decisions.append(PruningDecision(Level.SEGMENT, prefix, keep, reason, *self._size(members)))
                 if not keep:
                     for part in members:
                         pruned.setdefault(part.part_name, f"segment {prefix}")
@@ -180,7 +174,7 @@ class _Planner:
                 keep, reason = False, f"its {pruned[part.part_name]} is pruned"
             elif not keep:
                 pruned[part.part_name] = part.part_name
-            self.decisions.append(PruningDecision(PARTITION_LEVEL, part.part_name, keep, reason, *self._size([part])))
+            self.decisions.append(PruningDecision(Level.PARTITION, part.part_name, keep, reason, *self._size([part])))
         return pruned
 
     def _size(self, parts: list[PartitionFiles]) -> tuple[int, int]:
@@ -225,7 +219,7 @@ class _Planner:
                 keep, reason = True, "no statistics"
             if not keep and file_kept:
                 reason = "Spark's Parquet reader skips it: " + reason
-            self.decisions.append(PruningDecision(ROW_GROUP_LEVEL, f"{relative}#{rg.index}", keep, reason, rg.rows,
+            self.decisions.append(PruningDecision(Level.ROW_GROUP, f"{relative}#{rg.index}", keep, reason, rg.rows,
                                                   rg.bytes))
 
     def _footer(self, path: str) -> FileFooter:

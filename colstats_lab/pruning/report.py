@@ -7,17 +7,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-SEGMENT_LEVEL = "segment"
-PARTITION_LEVEL = "partition"
-LIST_BUCKETING_LEVEL = "list-bucketing directory"
-FILE_LEVEL = "file"
-ROW_GROUP_LEVEL = "row group"
-LEVEL_ORDER = (SEGMENT_LEVEL, PARTITION_LEVEL, LIST_BUCKETING_LEVEL, FILE_LEVEL, ROW_GROUP_LEVEL)
+from ..metastore.levels import PRUNING_LEVELS, Level
+
 
 
 @dataclass(frozen=True)
 class PruningDecision:
-    level: str
+    level: Level
     identifier: str
     kept: bool
     reason: str
@@ -39,22 +35,23 @@ class PruningReport:
     @property
     def levels(self) -> list[str]:
         present = {d.level for d in self.decisions}
-        return [level for level in LEVEL_ORDER if level in present]
+        return [level for level in PRUNING_LEVELS if level in present]
 
-    def kept(self, level: str = FILE_LEVEL) -> list[str]:
+    def kept(self, level: str = Level.FILE) -> list[str]:
         return [d.identifier for d in self.decisions if d.level == level and d.kept]
 
-    def pruned(self, level: str = FILE_LEVEL) -> list[str]:
+    def pruned(self, level: str = Level.FILE) -> list[str]:
         return [d.identifier for d in self.decisions if d.level == level and not d.kept]
 
     def to_pandas(self) -> pd.DataFrame:
         columns = ["level", "identifier", "kept", "reason", "rows", "bytes"]
-        return pd.DataFrame([[getattr(d, c) for c in columns] for d in self.decisions], columns=columns)
+        frame = pd.DataFrame([[getattr(d, c) for c in columns] for d in self.decisions], columns=columns)
+        return frame.astype({"level": str})  # plain text in exports, not the enum
 
     def totals(self, level: str | None = None) -> dict[str, int]:
         """Rows and bytes kept and in all, over the units of one level (default: files, what is read)."""
         if level is None:
-            level = FILE_LEVEL if FILE_LEVEL in self.levels else (self.levels or [FILE_LEVEL])[-1]
+            level = Level.FILE if Level.FILE in self.levels else (self.levels or [Level.FILE])[-1]
         units = [d for d in self.decisions if d.level == level]
         return {"rows_kept": sum(d.rows for d in units if d.kept), "rows": sum(d.rows for d in units),
                 "bytes_kept": sum(d.bytes for d in units if d.kept), "bytes": sum(d.bytes for d in units)}

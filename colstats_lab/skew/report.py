@@ -25,10 +25,10 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..metastore import InvalidInputException, SkewedInfo, Table
+from ..metastore.levels import TABLE_LEVEL
 from ..tables.partition_values import canonical_value
 from .spec import skewed_clause
 
-TABLE_LEVEL = "(table)"  # the partition label of whole-table rows
 MODES = ("exact", "approx")
 MAX_K = 100_000  # Spark's bound on min_by's k, which ranks the exact mode's values
 # 10M rows, 30 partitions, five alternated runs against a plain groupBy(ds, x).count(): approx 0.91x,

@@ -8,6 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from IPython.display import display
 
+from ..metastore.levels import Level
+
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 OTHERS = "(others)"
 NULLS = "(NULL)"  # rows with a NULL: never a skewed value, they stay in the default directory
@@ -147,7 +149,7 @@ def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
     partitions the largest are drawn and the others summed into one kept and one pruned box."""
     root = report.table
     ids, labels, parents, values, colors, hover = [root], [root], [""], [0], ["#ffffff"], [""]
-    partitions = [d for d in report.decisions if d.level == "partition"]
+    partitions = [d for d in report.decisions if d.level == Level.PARTITION]
     drawn = {d.identifier for d in sorted(partitions, key=lambda d: getattr(d, measure), reverse=True)
              [:TREEMAP_PARTITIONS]}
     summed: dict[bool, list] = {True: [], False: []}
@@ -156,9 +158,9 @@ def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
             summed[d.kept].append(d)
     some_summed = bool(summed[True] or summed[False])
     for d in report.decisions:
-        if d.level == "partition" and d.identifier in drawn:
+        if d.level == Level.PARTITION and d.identifier in drawn:
             parent = root
-        elif d.level == "file":
+        elif d.level == Level.FILE:
             owner = _partition_of(d.identifier, drawn)
             if owner is None and some_summed:
                 continue  # in a summed partition
@@ -166,7 +168,7 @@ def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
         else:
             continue
         ids.append(f"{d.level}:{d.identifier}")
-        labels.append(d.identifier.rsplit("/", 1)[-1] if d.level == "file" else d.identifier)
+        labels.append(d.identifier.rsplit("/", 1)[-1] if d.level == Level.FILE else d.identifier)
         parents.append(parent)
         values.append(max(getattr(d, measure), 0))
         colors.append(KEPT_COLOR if d.kept else PRUNED_COLOR)

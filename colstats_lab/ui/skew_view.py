@@ -5,7 +5,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from ..skew import TABLE_LEVEL, SkewReport
+from ..metastore.levels import TABLE_LEVEL
+from ..skew import SkewReport
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, html_table, names_holding, register

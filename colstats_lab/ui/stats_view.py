@@ -5,7 +5,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from ..frames import TABLE_LEVEL, level_frame
+from ..frames import level_frame
+from ..metastore.levels import TABLE_LEVEL
 from ..metastore import COLUMN_STATS_ACCURATE, NoSuchObjectException
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
