@@ -26,7 +26,7 @@ from .metastore import (
     Table,
     ValidWriteIdList,
 )
-from .metastore.names import parse_part_name
+from .metastore.names import parse_part_name, split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
 from .stats import ColumnPlan, aggregate_stats
@@ -201,9 +201,12 @@ class Lab:
 
     # ---- data ---------------------------------------------------------------------------
 
-    def _table(self, name: str) -> Table:
-        db, _, table = name.rpartition(".")
-        return self.metastore.get_table(db or self.current_db, table)
+    def resolve(self, name: str | Table) -> Table:
+        """The metastore's table for `name` (`table` in the current database, or `db.table`), read now; a
+        Table is read again by its name. Raises NoSuchObjectException naming an unknown one."""
+        if isinstance(name, Table):
+            return self.metastore.get_table(name.dbName, name.tableName)
+        return self.metastore.get_table(*split_table_name(name, self.current_db))
 
     def write(self, name: str, data, partition: dict | None = None, mode: str = "append",
               txn: Transaction | None = None) -> WriteResult:
@@ -213,7 +216,7 @@ class Lab:
         `partition` gives every partition key a value (static); without it the data carries the
         key columns (dynamic partitions). `mode` is "append" or "overwrite" (of the partitions written).
         """
-        table = self._table(name)
+        table = self.resolve(name)
         with self.txn_scope(txn) as scope:
             return write_table(self.spark, self.metastore, table, data, scope, partition, mode,
                                gather=bool(self.get("hive.stats.column.autogather")))
@@ -226,7 +229,7 @@ class Lab:
         snapshot (of one partition with `partition`). `mode` "exact" counts every value; "approx" uses a
         frequent-items sketch whose counts are within 2 * rows / max_items. Raises NoSuchObjectException
         for an unknown column, InvalidInputException for a partition key."""
-        meta = self._table(table)
+        meta = self.resolve(table)
         check_skew_options(mode, k, min_share, max_keys, max_items)
         names = [columns] if isinstance(columns, str) else list(columns)
         if not names or not all(isinstance(c, str) and c.strip() for c in names):
@@ -250,7 +253,7 @@ class Lab:
         """Per partition (or for the table): rows, rows changed since every column's statistics were
         last accurate, that fraction (None: unknown, e.g. an external table's files changed), whether
         the statistics are accurate now and why not. No Spark job."""
-        return staleness_frame(self.metastore, self._table(table))
+        return staleness_frame(self.metastore, self.resolve(table))
 
     def analyze_stale(self, table: str, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
         """Analyzes every column of the partitions (or the table) whose statistics are not accurate and
@@ -258,7 +261,7 @@ class Lab:
         an unknown amount; all of them in one Spark job, one transaction. `.details` has the staleness
         frame before, the partitions chosen and the ANALYZE outcome."""
         threshold = check_threshold(threshold)
-        meta = self._table(table)
+        meta = self.resolve(table)
         with self.txn_scope(txn) as scope:
             frame, chosen, outcome = analyze_stale(lambda: self.spark, self.metastore, meta, threshold, scope)
         below = [r for r in frame.itertuples() if not r.accurate and r.partition not in chosen]
@@ -276,7 +279,7 @@ class Lab:
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
         raises NoSuchObjectException naming it, InvalidInputException for a spec that is not one."""
-        meta = self._table(table)
+        meta = self.resolve(table)
         if not meta.is_partitioned:
             raise InvalidInputException(f"{meta.qualified_name} is not partitioned: it has no partition {partition}")
         if isinstance(partition, dict):
@@ -300,7 +303,7 @@ class Lab:
         """Rewrites partitions (all, a spec dict, or a name like `ds=2026-11-21`) under the table's current
         skew spec, as one transaction of overwrites: list-bucketing directories after `ALTER TABLE ...
         SKEWED BY ... STORED AS DIRECTORIES`, flat files after `NOT STORED AS DIRECTORIES`."""
-        table = self._table(name)
+        table = self.resolve(name)
         if not table.is_partitioned:
             raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
         if partition is not None:
@@ -324,7 +327,7 @@ class Lab:
                        ) -> tuple[Table, list[PartitionFiles]]:
         """The table and, per partition (all, or those given), the directories and files the snapshot
         admits (no Spark job)."""
-        table = self._table(name)
+        table = self.resolve(name)
         valid = snapshot or (txn.snapshot(table) if txn else self.snapshot(name))
         if txn is not None and table.is_partitioned:
             partitions = matching_partitions(self.metastore, table, None, txn.new_partitions(table))
@@ -334,7 +337,7 @@ class Lab:
                      ) -> tuple[Table, list[PartitionFiles], PruningReport]:
         """What a SELECT over one table with the condition `where` reads: the partitions its key terms keep
         are chosen in the metastore first, only those are listed, then every pruning level decides."""
-        table = self._table(name)
+        table = self.resolve(name)
         chosen = preselect(self.metastore, table, where) if txn is None else None
         table, parts = self.snapshot_parts(name, txn=txn, partitions=chosen.partitions if chosen else None)
         kept, report = plan_with_metadata(self.metastore, table, parts, where, self.get, alias=alias,
@@ -366,7 +369,7 @@ class Lab:
     def metadata(self, name: str, level: str | None = None):
         """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per
         unit and column; `level` keeps one level); raises NoSuchObjectException if it has none."""
-        table = self._table(name)
+        table = self.resolve(name)
         stored = self.metastore.get_table_metadata(table.dbName, table.tableName)
         if stored is None:
             raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
@@ -376,13 +379,13 @@ class Lab:
     def metadata_changes(self, name: str) -> tuple[list[str], list[str]] | None:
         """The files added or rewritten, and those removed, since the table's last REFRESH METADATA (both
         empty: its metadata is up to date, as Drill's check finds it); None when it has none. No Spark."""
-        table = self._table(name)
+        table = self.resolve(name)
         return metadata_file_changes(self.metastore, table, self.snapshot(table.qualified_name))
 
     def stats_frame(self, name: str) -> pd.DataFrame:
         """Every statistic of the table as a tidy DataFrame: one row per partition and column (partition
         None for the table level), with whether each is accurate now and why not. No Spark."""
-        return frames.stats_frame(self.metastore, self._table(name))
+        return frames.stats_frame(self.metastore, self.resolve(name))
 
     def analyze_frame(self, frame, by: list[str] | str | None = None) -> pd.DataFrame:
         """Statistics of any DataFrame (Spark's, or pandas' brought into Spark) by ANALYZE's one-pass
@@ -407,7 +410,7 @@ class Lab:
         """The table's report: with a path ending .html, a standalone page of its statistics and their
         freshness (plotly inlined: no server, no network); ending .json, the same as data. Writes the
         file and returns its path; without a path, returns the data. No Spark."""
-        table = self._table(name)
+        table = self.resolve(name)
         if path is None:
             return frames.report_data(self.metastore, table)
         kind = os.path.splitext(path)[1].lower()
@@ -427,7 +430,7 @@ class Lab:
         return path
 
     def snapshot(self, name: str) -> ValidWriteIdList:
-        table = self._table(name)
+        table = self.resolve(name)
         return self.metastore.get_valid_write_ids(table.dbName, table.tableName)
 
     def register_external(self, name: str, path: str, format: str = "parquet",
@@ -438,14 +441,13 @@ class Lab:
         `partition_types` says otherwise. Basic stats count files and bytes; rows stay unknown
         (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
         """
+        db, table_name = split_table_name(name, self.current_db)
         if format.lower() != "parquet":
             raise InvalidInputException(f"only parquet files can be registered, not {format}")
         path = os.path.abspath(path)
         files = list_data_files(path)
         if not files:
             raise InvalidInputException(f"no data files under {path}")
-        db, _, table_name = name.rpartition(".")
-        db = (db or self.current_db).lower()
         if self.metastore.table_exists(db, table_name):
             raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
         keys, part_dirs = partition_directories(path, files)
@@ -484,7 +486,7 @@ class Lab:
         """Writes this lab's accurate statistics of `table` into Spark's catalog table `spark_table` as
         `spark.sql.statistics.*` properties, so Spark's optimizer uses them; needs a Hive-enabled
         session (UnsupportedCatalog otherwise). `.details` has the plan statistics before and after."""
-        return exchange.export_spark_stats(self.spark, self.metastore, self._table(table), spark_table)
+        return exchange.export_spark_stats(self.spark, self.metastore, self.resolve(table), spark_table)
 
     def clean(self) -> list[str]:
         """Removes the files of aborted writes (never read before) and staging left by ended

@@ -257,6 +257,10 @@ def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
     (lambda lab: lab.sql("SELECT nosuchcol FROM sales"), "nosuchcol"),
     (lambda lab: lab.sql("SELECT * FROM sales WHERE x >"), "line 1"),
     (lambda lab: lab.export_spark_stats("sales", "default.nosuch_in_spark"), "nosuch_in_spark"),
+    (lambda lab: lab.resolve("nosuch"), "default.nosuch"),
+    (lambda lab: lab.resolve(""), "a table is named by a non-empty string, not ''"),
+    (lambda lab: lab.resolve(7), "a table is named by a non-empty string, not 7"),
+    (lambda lab: lab.register_external("a.b.c", "/tmp"), "may not contain a dot"),
     (lambda lab: lab.import_spark_stats("default.nosuch_in_spark"), "nosuch_in_spark"),
 ])
 def test_public_entry_points_raise_only_our_errors(fresh, call, named):

@@ -90,3 +90,14 @@ def test_other_errors():
     assert "only STORED AS PARQUET" in _error("CREATE TABLE t (x INT) STORED AS ORC").message
     assert "no statement" in _error(" ; ").message
     assert "unexpected" in _error("SHOW TABLES extra").message
+
+
+@pytest.mark.parametrize("sql, token", [
+    ("CREATE TABLE `a.b` (x INT)", "`a.b`"),
+    ("CREATE DATABASE `shop.eu`", "`shop.eu`"),
+    ("ANALYZE TABLE `shop.eu`.sales COMPUTE STATISTICS", "`shop.eu`"),
+])
+def test_a_dot_inside_a_quoted_table_or_database_name_is_refused_under_it(sql, token):
+    """`db.t` is two names; Hive 3 refuses a dot inside one too ("may not contain dot(.) character")."""
+    err = _error(sql)
+    assert "may not contain a dot" in str(err) and err.position == sql.index(token)

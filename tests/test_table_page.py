@@ -37,7 +37,7 @@ def events(lab, spark):
 
 
 def test_freshness_frame_says_accurate_stale_and_never_analyzed_per_cell(events):
-    frame = freshness_frame(events.metastore, events._table("events")).set_index(["partition", "column"])
+    frame = freshness_frame(events.metastore, events.resolve("events")).set_index(["partition", "column"])
     assert frame.loc[("ds=d1", "x"), "accurate"] is True and frame.loc[("ds=d1", "id"), "accurate"] is True
     assert frame.loc[("ds=d2", "x"), "accurate"] is False  # the append after its ANALYZE
     assert frame.loc[("ds=d3", "x"), "accurate"] is None and frame.loc[("ds=d3", "x"), "reason"] == "never analyzed"
@@ -64,7 +64,7 @@ def test_freshness_view_analyzes_exactly_the_stale_partitions_and_redraws(events
 
 
 def test_transactions_frame_lists_each_writer_its_state_and_the_statistics_it_left(events):
-    frame = transactions_frame(events.metastore, events._table("events"))
+    frame = transactions_frame(events.metastore, events.resolve("events"))
     assert list(frame["write_id"]) == sorted(frame["write_id"], reverse=True)  # newest first
     by_write = frame.set_index("write_id")
     aborted = by_write.loc[by_write["state"] == "aborted"]

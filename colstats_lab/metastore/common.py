@@ -50,6 +50,8 @@ def _checked_stats(stats) -> ColumnStatistics:
 def _check_name(name: str, what: str) -> str:
     if not name or not isinstance(name, str) or len(name) > 128:
         raise InvalidObjectException(f"invalid {what} name {name!r}")
+    if what in ("table", "database") and "." in name:  # Hive 3 refuses them too: `db.t` is read as two names
+        raise InvalidObjectException(f"{what} name {name!r} may not contain a dot (.): it separates database and table")
     return name.lower()
 
 

@@ -10,6 +10,17 @@ from .exceptions import InvalidInputException
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 
+
+def split_table_name(name: str, current_db: str) -> tuple[str, str]:
+    """`table` (in `current_db`) or `db.table`, as the lab's Python API takes a table, lower-cased: the one
+    reading of a table name outside statements (no name holds a dot, as in Hive)."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInputException(f"a table is named by a non-empty string, not {name!r}")
+    parts = name.strip().split(".")
+    if len(parts) > 2 or not all(parts):
+        raise InvalidInputException(f"{name!r} is not `table` or `db.table`: a name may not contain a dot (.)")
+    return (parts[0] if len(parts) == 2 else current_db).lower(), parts[-1].lower()
+
 _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 0x20)}
 
 

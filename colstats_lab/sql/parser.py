@@ -85,19 +85,27 @@ class _Parser:
     def name(self, what: str = "a name") -> str:
         return self.identifier(what).text.lower()
 
+    def object_name(self, what: str = "a table name") -> str:
+        """A database's or table's name: never with a dot, even quoted (Hive 3 refuses them too)."""
+        token = self.tok
+        name = self.name(what)
+        if "." in name:
+            raise self.error(f"{token.text} may not contain a dot (.): it separates database and table", token)
+        return name
+
     def table_name(self) -> st.TableName:
         """t, db.t, or spark_catalog.db.t: a table of Spark's session catalog."""
         first_token = self.tok
-        first = self.name("a table name")
+        first = self.object_name()
         if not self.accept_symbol("."):
             return st.TableName(None, first)
-        second = self.name("a table name")
+        second = self.object_name()
         if not self.accept_symbol("."):
             return st.TableName(first, second)
         if first != SPARK_CATALOG:
             raise self.error(f"unknown catalog {first_token.text!r}: a three-part name starts with {SPARK_CATALOG} "
                              "(Spark's session catalog)", first_token)
-        return st.TableName(second, self.name("a table name"), SPARK_CATALOG)
+        return st.TableName(second, self.object_name(), SPARK_CATALOG)
 
     def if_not_exists(self) -> bool:
         if self.accept_word("IF"):
@@ -139,7 +147,7 @@ class _Parser:
         if self.accept_word("MSCK"):
             return self.end(self.msck())
         if self.accept_word("USE"):
-            return self.end(st.UseDatabase(name=self.name("a database name")))
+            return self.end(st.UseDatabase(name=self.object_name("a database name")))
         if self.accept_word("SET"):
             return self.end(self.set_option())
         raise self.error(f"unknown statement {tok.describe()}: expected ANALYZE, CREATE, DROP, ALTER, "
@@ -196,7 +204,7 @@ class _Parser:
     def analyze_tables(self) -> st.AnalyzeTables:
         stmt = st.AnalyzeTables()
         if self.accept_word("FROM", "IN"):
-            stmt.db = self.name("a database name")
+            stmt.db = self.object_name("a database name")
         self.expect_word("COMPUTE")
         self.expect_word("STATISTICS")
         if self.accept_word("NOSCAN"):
@@ -315,7 +323,7 @@ class _Parser:
     def create(self) -> st.Statement:
         if self.accept_word("DATABASE", "SCHEMA"):
             stmt = st.CreateDatabase(if_not_exists=self.if_not_exists())
-            stmt.name = self.name("a database name")
+            stmt.name = self.object_name("a database name")
             if self.accept_word("COMMENT"):
                 stmt.comment = self.string()
             return stmt
@@ -436,7 +444,7 @@ class _Parser:
     def drop(self) -> st.Statement:
         if self.accept_word("DATABASE", "SCHEMA"):
             stmt = st.DropDatabase(if_exists=self.if_exists())
-            stmt.name = self.name("a database name")
+            stmt.name = self.object_name("a database name")
             if self.accept_word("CASCADE"):
                 stmt.cascade = True
             else:
@@ -537,7 +545,7 @@ class _Parser:
         if self.accept_word("TABLES"):
             stmt = st.ShowTables()
             if self.accept_word("IN", "FROM"):
-                stmt.db = self.name("a database name")
+                stmt.db = self.object_name("a database name")
             return stmt
         if self.accept_word("PARTITIONS"):
             stmt = st.ShowPartitions(table=self.table_name())

@@ -22,7 +22,7 @@ class FreshnessView(View):
     def __init__(self, lab, table: str, threshold: float = 0.0):
         super().__init__()
         self.lab = lab
-        self.table = lab._table(table)
+        self.table = lab.resolve(table)
         self.threshold = widgets.FloatSlider(value=threshold, min=0.0, max=1.0, step=0.05, readout_format=".0%",
                                              description="changed by ≥", style={"description_width": "initial"},
                                              layout=widgets.Layout(width="360px"))

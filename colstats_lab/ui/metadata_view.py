@@ -36,7 +36,7 @@ class MetadataView(View):
         self.table_name = table
         self.metadata = lab.metadata(table)
         self.state = up_to_date_line(table, lab.metadata_changes(table))
-        meta = lab._table(table)
+        meta = lab.resolve(table)
         self.schema_rows = {view: pd.DataFrame(lab.metastore.information_schema(meta.dbName, meta.tableName, view,
                                                                                 ROWS_SHOWN))
                             for view in INFORMATION_SCHEMA_VIEWS}

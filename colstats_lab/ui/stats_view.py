@@ -41,7 +41,7 @@ class StatsView(View):
     def __init__(self, lab, table: str, partition: str | None = None, chart: bool = True):
         super().__init__()
         self.lab = lab
-        self.table = lab._table(table)
+        self.table = lab.resolve(table)
         if partition is not None:
             if not self.table.is_partitioned:
                 raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")

@@ -19,7 +19,7 @@ class TransactionsView(View):
     def __init__(self, lab, table: str):
         super().__init__()
         self.lab = lab
-        self.table = lab._table(table)
+        self.table = lab.resolve(table)
         self.frame = transactions_frame(lab.metastore, self.table, SHOWN)
         valid = lab.metastore.get_valid_write_ids(self.table.dbName, self.table.tableName)
         transactional = self.table.parameters.get("transactional", "false") == "true"

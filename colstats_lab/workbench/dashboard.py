@@ -96,7 +96,7 @@ class TablePage(widgets.Tab):
         return TransactionsView(self.lab, self.table)
 
     def _skew(self):
-        meta = self.lab._table(self.table)
+        meta = self.lab.resolve(self.table)
         candidates = [c.name for c in meta.cols if parse_type(c.type).base in _SKEWABLE]
         likely = self._likely_skewed(meta, candidates)
         # the likely skewed column first; choosing one runs Spark, so none is chosen for the viewer
