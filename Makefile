@@ -8,7 +8,7 @@ NEWEST := .venv-newest
 SMOKE := tests/test_parser.py tests/test_analyze_stats.py tests/test_skew_report.py tests/test_workbench.py \
          tests/test_exports.py tests/test_cli.py
 
-.PHONY: install java browser dashboard demo lab test newest lock bench clean
+.PHONY: install java browser dashboard demo lab test test-all newest lock bench clean
 
 install: $(STAMP)
 
@@ -44,8 +44,16 @@ dashboard: java
 demo: java
 	$(PY) -m colstats_lab.cli demo
 
-test: java browser
+# the fast lane, while working: ruff, mypy, and every test not marked slow (under 3 minutes)
+test: java
 	$(PY) -m ruff check colstats_lab tests bench
+	$(PY) -m mypy
+	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -m "not slow"
+
+# the full lane, what CI runs: the same checks and every test, browsers, notebooks and processes too
+test-all: java browser
+	$(PY) -m ruff check colstats_lab tests bench
+	$(PY) -m mypy
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q
 
 # the newest versions the ranges admit, in a venv of their own, through the smoke test

@@ -142,10 +142,8 @@ class Lab:
         is wrong; each statement commits in one metastore transaction or not at all. With `txn`,
         statements read its snapshot and their statistics are stored when it commits.
         """
-        result = None
-        for stmt in self.parse(text):
-            result = self.run(stmt, txn)
-        return result
+        results = [self.run(stmt, txn) for stmt in self.parse(text)]  # parse never returns none
+        return results[-1]
 
     def parse(self, text: str) -> list[Statement]:
         """The `;`-separated statements of `text`, parsed and not run; ParseError with its caret."""

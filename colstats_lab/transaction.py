@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Literal
 from .metastore import Metastore, MetaException, Partition, Table, ValidWriteIdList
 from .metastore.changes import Change
 
@@ -96,7 +97,7 @@ class Transaction:
     def __enter__(self) -> "Transaction":
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         if exc_type is None:
             self.commit()
         else:

@@ -27,3 +27,10 @@ def lab(tmp_path, spark):
     lab = Lab(home=str(tmp_path / "lab"), spark=spark)
     yield lab
     lab.close()
+
+
+def pytest_collection_modifyitems(items):
+    """The notebooks' cells (nbval: a kernel per notebook) run in the full lane only, as the tests marked slow."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from colstats_lab import Lab
 from colstats_lab.metastore.sketches import ndv_relative_error
 from mixed_data import COLUMNS, write_mix
 
@@ -110,48 +111,53 @@ def assert_matches(obj, expected: dict) -> None:
         assert not hasattr(data, "numDVs"), name
 
 
-@pytest.fixture
-def analyzed_mix(lab, spark):
+@pytest.fixture(scope="module")
+def mix_lab(tmp_path_factory, spark):
+    """One lab holding the analyzed mix, built once for the tests that only read it."""
+    lab = Lab(home=str(tmp_path_factory.mktemp("mix") / "lab"), spark=spark)
     data = write_mix(lab, spark)
     result = lab.sql("ANALYZE TABLE mix PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
-    return data, result
+    yield lab, data, result
+    lab.close()
 
 
-def test_partition_statistics_equal_pandas(lab, analyzed_mix):
-    data, result = analyzed_mix
+def test_partition_statistics_equal_pandas(mix_lab):
+    reader, data, result = mix_lab
     assert sorted(result.details.partitions) == ["ds=a", "ds=b", "ds=c"]
     for partition, rows in data.items():
         expected = expected_stats(_frame(rows))
-        stats = lab.metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)[f"ds={partition}"]
+        stats = reader.metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)[f"ds={partition}"]
         assert sorted(o.colName for o in stats.statsObj) == sorted(COLUMNS)
         for obj in stats.statsObj:
             assert_matches(obj, expected[obj.colName])
-        params = lab.metastore.get_partition("default", "mix", f"ds={partition}").parameters
+        params = reader.metastore.get_partition("default", "mix", f"ds={partition}").parameters
         assert int(params["numRows"]) == len(rows)
 
 
-def test_table_statistics_are_merged_from_partitions_and_equal_pandas(lab, analyzed_mix):
-    data, _ = analyzed_mix
+def test_table_statistics_are_merged_from_partitions_and_equal_pandas(mix_lab):
+    reader, data, _ = mix_lab
     everything = _frame([row for rows in data.values() for row in rows])
     expected = expected_stats(everything)
     for name in COLUMNS:
-        stats = lab.metastore.get_table_column_statistics("default", "mix", name)
+        stats = reader.metastore.get_table_column_statistics("default", "mix", name)
         assert_matches(stats.obj(name), expected[name])
-    params = lab.metastore.get_table("default", "mix").parameters
+    params = reader.metastore.get_table("default", "mix").parameters
     assert int(params["numRows"]) == len(everything)
     assert params["numPartitions"] == "3"
     assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'
 
 
-def test_empty_partition_has_zero_stats(lab, analyzed_mix):
-    stats = lab.metastore.get_partition_column_statistics("default", "mix", "ds=c", "x").obj("x").statsData.longStats
+def test_empty_partition_has_zero_stats(mix_lab):
+    reader = mix_lab[0]
+    stats = reader.metastore.get_partition_column_statistics("default", "mix", "ds=c", "x").obj("x").statsData.longStats
     assert (stats.lowValue, stats.highValue, stats.numNulls, stats.numDVs) == (None, None, 0, 0)
-    note = lab.metastore.get_partition_column_statistics("default", "mix", "ds=c", "note").obj("note")
+    note = reader.metastore.get_partition_column_statistics("default", "mix", "ds=c", "note").obj("note")
     assert (note.statsData.stringStats.avgColLen, note.statsData.stringStats.maxColLen) == (0.0, 0)
 
 
-def test_partition_accuracy_flags_list_the_analyzed_columns(lab, analyzed_mix):
-    params = lab.metastore.get_partition("default", "mix", "ds=a").parameters
+def test_partition_accuracy_flags_list_the_analyzed_columns(mix_lab):
+    reader = mix_lab[0]
+    params = reader.metastore.get_partition("default", "mix", "ds=a").parameters
     flags = __import__("json").loads(params["COLUMN_STATS_ACCURATE"])
     assert flags["BASIC_STATS"] == "true"
     assert list(flags["COLUMN_STATS"]) == sorted(COLUMNS)

@@ -9,7 +9,11 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from mixed_data import COLUMNS, write_mix
+
+pytestmark = pytest.mark.slow  # the full lane only: several processes on one metastore
 
 ANALYZER = textwrap.dedent("""
     import os, sys, time

@@ -14,6 +14,8 @@ from colstats_lab.ui import format as fmt
 from metadata_tables import build_table, make_rows, write_file
 from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
+pytestmark = pytest.mark.slow  # the full lane only: Voila in Chromium
+
 
 @pytest.fixture
 def dashboard(lab, spark, tmp_path):
@@ -60,7 +62,7 @@ def _open_tab(page, title: str):
 
 
 def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
-    assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test installs it (make browser)"
+    assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test-all installs it (make browser)"
     x = lab.metastore.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
     sales = lab.metastore.get_table("default", "sales")
     rows = int(sales.parameters["numRows"])

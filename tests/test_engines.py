@@ -17,6 +17,8 @@ import pytest
 from colstats_lab import Lab
 from engine_scenario import run
 
+pytestmark = pytest.mark.slow  # the full lane only: a standalone cluster and a Spark Connect server of their own
+
 HERE = os.path.dirname(__file__)
 SPARK_HOME = os.path.dirname(pyspark.__file__)
 MASTER = "org.apache.spark.deploy.master.Master"

@@ -164,6 +164,7 @@ def _names_input(exc: ColstatsError, text: str) -> bool:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
+@pytest.mark.slow
 @given(text=mutated_statements())
 def test_mutated_statements_raise_only_our_errors_and_change_nothing(fresh, text):
     lab = fresh()
@@ -184,6 +185,7 @@ MAGIC_WORDS = st.sampled_from(["sales.x", "sales.note", "flat.a", "sales", "nosu
                                "*", "FROM", "WHERE", "x", ">", "=", "'d1'", "ds"])
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(magic=st.sampled_from(["skew", "explain"]), words=st.lists(MAGIC_WORDS, min_size=0, max_size=6))

@@ -86,6 +86,7 @@ def test_json_report_is_the_frame_as_data(lab, exported, tmp_path):
         lab.report("sales", str(tmp_path / "nowhere" / "sales.json"))
 
 
+@pytest.mark.slow
 def test_html_report_opens_alone_in_a_browser_with_its_charts(lab, exported, tmp_path):
     path = lab.report("sales", str(tmp_path / "sales.html"))
     requested = []

@@ -8,11 +8,14 @@ import os
 import shutil
 import sys
 
+import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
 
 from colstats_lab.metastore import Metastore
 from colstats_lab.ui import format as fmt
 from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
+
+pytestmark = pytest.mark.slow  # the full lane only: JupyterLab in Chromium
 
 NOTEBOOKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "notebooks")
 KERNEL_READY = """() => {
@@ -42,7 +45,7 @@ def notebook_trouble(page) -> str:
 
 
 def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
-    assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test installs it (make browser)"
+    assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test-all installs it (make browser)"
     shutil.copy(os.path.join(NOTEBOOKS, "01_quickstart.ipynb"), tmp_path)
     home = tmp_path / "lab"
     port = free_port()

@@ -304,6 +304,7 @@ def test_partition_values_with_escaped_characters_read_back_from_list_bucketing_
     assert kept.values.tolist() == [["p%q:r/s", int((_rows(12)["x"] == 30).sum())]]
 
 
+@pytest.mark.slow
 def test_concatenate_merges_each_directorys_files_into_one_in_a_new_write(lb):
     """Hive's ALTER TABLE t [PARTITION (..)] CONCATENATE merges a table's or partition's small files; with
     list bucketing each directory's files are merged within that directory. Here as an overwrite under a

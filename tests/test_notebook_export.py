@@ -9,15 +9,19 @@ import re
 
 import nbformat
 import plotly
+import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 from playwright.sync_api import sync_playwright
 
 from served import CHROMIUM, CHROMIUM_ARGS
 
+pytestmark = pytest.mark.slow  # the full lane only: a real kernel and nbconvert
+
 SETUP = """%load_ext colstats_lab
 from colstats_lab import Lab
 import pandas as pd
+
 lab = Lab()
 lab.sql("CREATE TABLE t (x INT)")
 lab.write("t", pd.DataFrame({"x": [1, 1, 1, 2, 2, 3, None]}))"""

@@ -9,6 +9,7 @@ import tomllib
 import urllib.request
 import zipfile
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -68,6 +69,7 @@ def test_environment_yml_brings_java_17():
         assert re.search(r"^\s*- openjdk=17\s*$", f.read(), re.M)
 
 
+@pytest.mark.slow
 def test_the_built_wheel_serves_the_dashboard_from_a_fresh_venv(tmp_path, lab):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), ROOT], check=True,

@@ -7,6 +7,7 @@ import os
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from colstats_lab.metastore.levels import Level
 from colstats_lab.pruning.partition_predicate import LISTED_PRUNED_LIMIT
@@ -41,6 +42,7 @@ def _count_listings(monkeypatch, module) -> list[str]:
     return listed
 
 
+@pytest.mark.slow
 def test_a_partition_predicate_lists_only_the_matching_directories(tmp_path, lab, monkeypatch):
     root = str(tmp_path / "days")
     rows = _write_days(root)

@@ -7,7 +7,10 @@ import re
 import textwrap
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
+
+pytestmark = pytest.mark.slow  # the full lane only: a real kernel starting Spark
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WIDGET = "application/vnd.jupyter.widget-view+json"

@@ -153,6 +153,7 @@ def test_a_column_of_nulls_only(lab, spark):
     assert lab.skew("allnull", "x").recommended == []
 
 
+@pytest.mark.slow
 def test_a_column_of_nan_only(lab, spark):
     frame = spark.createDataFrame([(i, float("nan"), f"d{i % 2}") for i in range(6)], "id bigint, d double, ds string")
     end_to_end(lab, spark, "nans", "id BIGINT, d DOUBLE", frame, ["d"])
@@ -160,6 +161,7 @@ def test_a_column_of_nan_only(lab, spark):
     assert math.isnan(d.lowValue) and math.isnan(d.highValue) and d.numDVs == 1 and d.numNulls == 0
 
 
+@pytest.mark.slow
 def test_only_empty_strings(lab, spark):
     frame = spark.createDataFrame([(i, "", f"d{i % 3}") for i in range(9)], "id bigint, s string, ds string")
     end_to_end(lab, spark, "empties", "id BIGINT, s STRING", frame, ["s"])
@@ -207,6 +209,7 @@ def test_partition_values_with_slashes_equals_percent_spaces_unicode_and_null(la
     assert sorted(zip(scanned.ds.map(lambda v: v or ""), scanned.n)) == sorted((v or "", 2) for v in values)
 
 
+@pytest.mark.slow
 def test_decimal_38_18_at_its_extremes(lab, spark):
     big = Decimal("99999999999999999999.999999999999999999")
     tiny = Decimal("0.000000000000000001")
@@ -218,6 +221,7 @@ def test_decimal_38_18_at_its_extremes(lab, spark):
     assert Decimal(str(data.value.lowValue)) == least and Decimal(str(data.value.highValue)) == big
 
 
+@pytest.mark.slow
 def test_dates_and_timestamps_before_1900_and_after_2262(lab, spark):
     rows = [(1, dt.date(1800, 1, 1), dt.datetime(1850, 6, 1, 12, 0, 0), "a"),
             (2, dt.date(9999, 12, 31), dt.datetime(2300, 1, 1, 0, 0, 0, 123456), "a"),
@@ -231,6 +235,7 @@ def test_dates_and_timestamps_before_1900_and_after_2262(lab, spark):
     assert scanned.df["day"].tolist()[1] == dt.date(9999, 12, 31)
 
 
+@pytest.mark.slow
 def test_a_table_of_200_columns(lab, spark):
     names = [f"c{i}" for i in range(200)]
     frame = spark.range(20).select(*[(F.col("id") * i).cast("int").alias(n) for i, n in enumerate(names)],
@@ -240,6 +245,7 @@ def test_a_table_of_200_columns(lab, spark):
     assert len(frame_out) == 200 and frame_out["accurate"].all()
 
 
+@pytest.mark.slow
 def test_strings_of_a_megabyte(lab, spark):
     huge = "x" * 1_000_000
     frame = spark.createDataFrame([(1, huge, "a"), (2, huge[:-1] + "y", "a"), (3, "short", "b"), (4, None, "b")],

@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the full lane only: a Spark session with Hive support in another process
+
 HERE = os.path.dirname(__file__)
 
 

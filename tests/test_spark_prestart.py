@@ -7,6 +7,8 @@ import os
 import pytest
 from jupyter_client.manager import start_new_kernel
 
+pytestmark = pytest.mark.slow  # the full lane only: real kernels, each starting Spark
+
 
 @pytest.fixture
 def kernel(tmp_path):
@@ -43,6 +45,7 @@ print(start.error)
 
 TABLE = """
 import pandas as pd
+
 lab.sql("CREATE TABLE t (x INT)")
 lab.write("t", pd.DataFrame({"x": [3, 1, 2, 2, None]}))
 """

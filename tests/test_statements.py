@@ -126,6 +126,7 @@ def test_register_external_partitioned_parquet(lab, spark, tmp_path):
     assert os.path.isdir(path)  # dropping an external table keeps its files
 
 
+@pytest.mark.slow
 def test_cli_demo_prints_statistics(tmp_path, spark, capsys):
     assert cli_main(["--home", str(tmp_path / "demo"), "demo"]) == 0
     out = capsys.readouterr().out

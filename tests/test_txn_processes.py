@@ -13,6 +13,9 @@ import textwrap
 import time
 
 import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.slow  # the full lane only: processes killed mid-transaction
 
 WORKER = textwrap.dedent("""
     import sys, time

@@ -7,6 +7,7 @@ import collections
 import os
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,7 @@ def _stats_match(lab, model: Model) -> None:
 
 
 # Each example runs real Spark jobs (about 4 s); CI runs 6, `COLSTATS_PROPERTY_EXAMPLES=50` digs deeper.
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("COLSTATS_PROPERTY_EXAMPLES", "6")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(operation, min_size=3, max_size=9))

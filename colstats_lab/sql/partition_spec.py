@@ -1,6 +1,8 @@
 """Resolving a statement's PARTITION (...) clause to the table's partitions."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Partition, Table
 from .statements import PartitionSpecItem
 from ..tables.partition_values import canonical_value
@@ -22,7 +24,7 @@ def spec_values(table: Table, spec: list[PartitionSpecItem]) -> dict[str, str | 
 
 
 def matching_partitions(metastore: Metastore, table: Table, spec: list[PartitionSpecItem] | None,
-                        uncommitted: list[Partition] = ()) -> list[Partition]:
+                        uncommitted: Sequence[Partition] = ()) -> list[Partition]:
     """Every partition the spec names (all when spec is None or gives no values), among the stored ones
     and those a transaction's own writes are adding; raises when none match a spec that gives values."""
     wanted = spec_values(table, spec) if spec else {}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Set
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ NULLS = "(NULL)"  # rows with a NULL: never a skewed value, they stay in the def
 
 
 def top_values_figure(top: pd.DataFrame, others: int, total: int, title: str, log_scale: bool = False,
-                      marked: set[str] = frozenset(), nulls: int = 0) -> go.Figure:
+                      marked: Set[str] = frozenset(), nulls: int = 0) -> go.Figure:
     """Bars of the most frequent values and their share of rows, with an 'others' bar for the rest and
     a '(NULL)' bar for rows with NULL; values in `marked` (the recommended skewed ones) in a colour of
     their own."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from typing import Callable
 
 import ipywidgets as widgets
 from IPython import get_ipython
@@ -33,7 +34,7 @@ class SparkProgress:
         self.label = widgets.Label("starting")
         self.box = widgets.HBox([self.bar, self.label])
         self._thread = threading.Thread(target=self._poll, daemon=True)
-        self._connect = None  # the handler registered with a Spark Connect session
+        self._connect: Callable | None = None  # the handler registered with a Spark Connect session
 
     def _tracker(self):
         try:

@@ -32,8 +32,9 @@ class SkewView(View):
         if partition not in (None, TABLE_LEVEL):  # before the scan: an unknown partition costs no Spark job
             lab.partition(table, partition)
         self.top = self.result = top or lab.skew(table, column, k=k, min_share=min_share, **options)
-        names = self.top.partitions + ([partition] if partition not in (None, TABLE_LEVEL, *self.top.partitions)
-                                       else [])  # it exists, but holds no rows
+        names = list(self.top.partitions)
+        if partition is not None and partition not in (TABLE_LEVEL, *names):
+            names.append(partition)  # it exists, but holds no rows
         self.picker = LevelPicker("Partition", TABLE_LEVEL, names_holding(names), partition)
         self.level = self.picker.dropdown
         self.log_scale = widgets.ToggleButton(value=False, description="log scale", icon="signal")

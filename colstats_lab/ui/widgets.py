@@ -2,6 +2,7 @@
 registers itself here, so `Lab.view(name, ...)` and the dashboard find it by name."""
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Callable
 
 import ipywidgets as widgets
@@ -128,8 +129,8 @@ def fraction_bar(fraction: float | None) -> str:
     return f'<span class="colstats-bar"><span style="width:{width:.1f}%"></span></span>{fmt.percent(fraction)}'
 
 
-def html_table(frame: pd.DataFrame, numeric: set[str] = frozenset(), raw_html: set[str] = frozenset(),
-               wrap: set[str] = frozenset()) -> str:
+def html_table(frame: pd.DataFrame, numeric: Set[str] = frozenset(), raw_html: Set[str] = frozenset(),
+               wrap: Set[str] = frozenset()) -> str:
     head = "".join(f"<th>{fmt.escape(c)}</th>" for c in frame.columns)
     body = []
     for row in frame.itertuples(index=False):

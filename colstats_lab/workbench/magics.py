@@ -59,7 +59,7 @@ class ColstatsMagics(Magics):
     def _lab(self, name: str | None) -> Lab:
         if name is None:
             return Lab.current(self.home)
-        lab = self.shell.user_ns.get(name)
+        lab = self.shell.user_ns.get(name) if self.shell is not None else None
         if not isinstance(lab, Lab):
             raise UsageError(f"--lab {name}: no Lab of that name in this notebook")
         return lab
