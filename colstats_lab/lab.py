@@ -256,12 +256,13 @@ class Lab:
     def analyze_stale(self, table: str, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
         """Analyzes every column of the partitions (or the table) whose statistics are not accurate and
         whose rows changed by `threshold` or more since they were (Impala's rule of thumb, 30 %), or by
-        an unknown amount; all of them in one Spark job, one transaction. `.details` has the staleness
-        frame before, the partitions chosen and the ANALYZE outcome."""
+        an unknown amount; all of them in one Spark job, one transaction. `.details` (StaleAnalysis) has
+        the staleness frame before, the partitions chosen and the ANALYZE outcome."""
         threshold = check_threshold(threshold)
         meta = self.resolve(table)
         with self.txn_scope(txn) as scope:
-            frame, chosen, outcome = analyze_stale(lambda: self.spark, self.metastore, meta, threshold, scope)
+            done = analyze_stale(lambda: self.spark, self.metastore, meta, threshold, scope)
+        frame, chosen, outcome = done.staleness, done.analyzed, done.outcome
         below = [r for r in frame.itertuples() if not r.accurate and r.partition not in chosen]
         if outcome is None:
             message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more."
@@ -272,7 +273,7 @@ class Lab:
             message += (f" Left as they are ({len(below)} not accurate, changed by less than {threshold:.0%}): "
                         + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])
                         + (", ..." if len(below) > 5 else "") + ".")
-        return Result(message=message, details={"staleness": frame, "analyzed": chosen, "outcome": outcome})
+        return Result(message=message, details=done)
 
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;

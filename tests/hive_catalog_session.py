@@ -3,6 +3,7 @@ table's statistics into Spark's Hive catalog, imports Spark's own, and prints wh
 as JSON for tests/test_spark_catalog_hive.py to check."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -65,22 +66,22 @@ def main(home: str, rows_file: str) -> None:
     spark.sql("ANALYZE TABLE daily_native PARTITION (ds) COMPUTE STATISTICS")
     imported_daily = lab.import_spark_stats("default.daily_native")
     print(json.dumps({
-        "daily_partition_properties": daily.details["partition_properties"],
+        "daily_partition_properties": daily.details.partition_properties,
         "daily_spark_partitions": {name: [s.sizeInBytes, s.rowCount] for name, s in
                                    read_table_statistics(spark, "daily_spark").partitions.items()},
-        "daily_imported": imported_daily.details["partitions"],
+        "daily_imported": imported_daily.details.partitions,
         "daily_native_rows": {p.partName: p.parameters.get("numRows") for p in
                               lab.metastore.get_partitions("default", "daily_native")},
-        "plan_before": exported.details["plan_before"], "plan_after": exported.details["plan_after"],
+        "plan_before": exported.details.plan_before, "plan_after": exported.details.plan_after,
         "plan_now": plan_statistics(spark, "sales_spark"),
-        "exported": exported.details["properties"], "skipped": exported.details["skipped"],
+        "exported": exported.details.properties, "skipped": exported.details.skipped,
         "stored_after_export": {k: v for k, v in table_params(spark, home, "sales_spark").items()
                                 if k.startswith("spark.sql.statistics.")},
         "spark_describes_export": {c: describe(spark, "sales_spark", c) for c in COLUMNS},
         "native_from_params": repr(from_params), "native_described": repr(described),
-        "imported": imported.details,
+        "imported": dataclasses.asdict(imported.details),
         "imported_x": repr(lab.metastore.get_table_column_statistics("default", "sales_native", "x").obj("x")),
-        "mixed_case_keys": sorted(k for k in users.details["properties"] if "colStats" in k),
+        "mixed_case_keys": sorted(k for k in users.details.properties if "colStats" in k),
         "mixed_case_described": describe(spark, "users_spark", "userId"),
         "mixed_case_filter_before": plan_filter_before, "mixed_case_filter_after": _filter_plan(spark),
     }))

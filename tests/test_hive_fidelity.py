@@ -378,7 +378,7 @@ def test_rows_changed_per_partition_and_analyzing_only_the_stale_ones(lab, spark
     tracker = spark.sparkContext.statusTracker()
     # three partitions in one aggregation: as many Spark jobs as an ANALYZE of one partition
     assert len(tracker.getJobIdsForGroup("stale")) == len(tracker.getJobIdsForGroup("one"))
-    assert result.details["analyzed"] == ["d=2", "d=3", "d=5"]
+    assert result.details.analyzed == ["d=2", "d=3", "d=5"]
     assert "d=1 17%" in result.message
     after = lab.staleness("moved").set_index("partition")
     assert after["accurate"].to_dict() == {"d=1": False, "d=2": True, "d=3": True, "d=4": True, "d=5": True}
@@ -448,6 +448,6 @@ def test_an_external_partition_whose_files_changed_is_stale_by_an_unknown_amount
     frame = lab.staleness("ext").set_index("partition")
     assert frame.loc["k=1", "accurate"] is False and frame.loc["k=1", "changed_fraction"] is None
     result = lab.analyze_stale("ext", threshold=0.9)
-    assert result.details["analyzed"] == ["k=1"]
+    assert result.details.analyzed == ["k=1"]
     answer = lab.sql("SELECT max(v) FROM ext WHERE k = 1")
     assert answer.answered_from == "stats" and answer.df.iloc[0, 0] == 777

@@ -197,7 +197,7 @@ def test_pruning_keeps_only_the_directories_that_can_match(lb):
     report = lb.explain("SELECT * FROM t WHERE x = 30")
     assert report.totals()["rows_kept"] == 40 and report.totals()["rows"] == 120
     result = lb.sql("SELECT count(*) AS n FROM t WHERE x = 30")
-    assert result.df["n"][0] == 40 and result.extra["pruning"].totals()["rows_kept"] == 40
+    assert result.df["n"][0] == 40 and result.pruning.totals()["rows_kept"] == 40
 
 
 def test_or_in_and_not_prune_directories_in_three_valued_logic(lb):

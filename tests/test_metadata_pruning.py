@@ -77,7 +77,7 @@ def test_pruned_reads_return_the_full_scans_rows_and_never_prune_a_matching_file
     finally:
         lab.set("metastore.metadata.use_statistics", True)
     full = spark.read.parquet(root).where(condition)  # Spark alone, every file, its own partition discovery
-    assert sorted(result.extra["spark_df"].toPandas()["id"]) == sorted(full.toPandas()["id"])
+    assert sorted(result.spark_df.toPandas()["id"]) == sorted(full.toPandas()["id"])
     pruned = [os.path.join(root, f) for f in report.pruned(Level.FILE)]
     if pruned:
         matching = spark.read.option("basePath", root).parquet(*pruned).where(condition).count()

@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from colstats_lab import InvalidInputException, ParseError
+from colstats_lab.commands import Repair
 from colstats_lab.sql import parse_one
 from colstats_lab.sql import statements as st
 
@@ -29,18 +30,18 @@ def test_repair_registers_new_directories_and_sync_forgets_removed_ones(lab, spa
     shutil.rmtree(landing / "k=1")
     assert lab.sql("SELECT count(*) AS n FROM logs").df["n"][0] == 3  # k=3 unknown yet, k=1 gone
     added = lab.sql("MSCK REPAIR TABLE logs")
-    assert added.details == {"added": ["k=3"], "dropped": []}
+    assert added.details == Repair(added=["k=3"], dropped=[])
     assert added.message == "Repaired default.logs: added 1 partition(s): k=3."
     assert lab.metastore.get_partition_names("default", "logs") == ["k=1", "k=2", "k=3"]
     assert lab.sql("SELECT count(*) AS n FROM logs").df["n"][0] == _on_disk_rows(spark, landing) == 5
     synced = lab.sql("MSCK TABLE logs SYNC PARTITIONS")
-    assert synced.details == {"added": [], "dropped": ["k=1"]}
+    assert synced.details == Repair(added=[], dropped=["k=1"])
     assert lab.metastore.get_partition_names("default", "logs") == ["k=2", "k=3"]
     assert lab.metastore.get_table("default", "logs").parameters["numPartitions"] == "2"
     lab.sql("ANALYZE TABLE logs PARTITION (k) COMPUTE STATISTICS FOR ALL COLUMNS")
     frame = lab.stats_frame("logs").set_index("partition")
     assert frame.loc["k=3", "min"] == 6 and frame.loc["k=3", "max"] == 7 and frame.loc["k=3", "accurate"] is True
-    assert lab.sql("MSCK REPAIR TABLE logs SYNC PARTITIONS").details == {"added": [], "dropped": []}
+    assert lab.sql("MSCK REPAIR TABLE logs SYNC PARTITIONS").details == Repair(added=[], dropped=[])
 
 
 def test_repair_refuses_what_it_cannot_do_by_name(lab, spark, landing, tmp_path):

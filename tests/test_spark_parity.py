@@ -123,19 +123,19 @@ def test_import_spark_stats_registers_the_table_and_stores_spark_figures(both, s
     table = both.metastore.get_table("default", "mix_native")
     assert table.tableType == "EXTERNAL_TABLE" and table.partition_key_names == ["ds"]
     every_row = [r for rows in data.values() for r in rows]
-    assert table.parameters["numRows"] == str(len(every_row)) == str(result.details["rows"])
+    assert table.parameters["numRows"] == str(len(every_row)) == str(result.details.rows)
     x = both.metastore.get_table_column_statistics("default", "mix_native", "x").obj("x").statsData.longStats
     xs = [r[1] for r in every_row]
     assert (x.lowValue, x.highValue, x.numNulls) == (min(v for v in xs if v is not None),
                                                      max(v for v in xs if v is not None), xs.count(None))
     day = both.metastore.get_table_column_statistics("default", "mix_native", "day").obj("day").statsData.dateStats
     assert day.lowValue.to_date() == min(r[8] for r in every_row if r[8] is not None)
-    assert "Spark keeps min/max of a boolean" in result.details["skipped"]["flag"]
-    assert set(result.details["columns"]) == set(COLUMNS) - {"flag"}
+    assert "Spark keeps min/max of a boolean" in result.details.skipped["flag"]
+    assert set(result.details.columns) == set(COLUMNS) - {"flag"}
     described = both.sql("DESCRIBE FORMATTED mix_native x").df
     described = dict(zip(described.info_name, described.info_value))
     assert (described["min"], described["num_nulls"]) == (str(x.lowValue), str(xs.count(None)))
-    assert both.import_spark_stats("mix_native").details["rows"] == len(every_row)  # again: replaced, not doubled
+    assert both.import_spark_stats("mix_native").details.rows == len(every_row)  # again: replaced, not doubled
 
 
 def test_import_without_spark_stats_says_what_to_run(both, spark):

@@ -56,7 +56,7 @@ def test_freshness_view_analyzes_exactly_the_stale_partitions_and_redraws(events
     assert view.button.description == "Analyze 1 partition"
     view.threshold.value = 0.0
     view.button.click()
-    assert view.result.details["analyzed"] == ["ds=d2", "ds=d3"]
+    assert view.result.details.analyzed == ["ds=d2", "ds=d3"]
     assert [list(row) for row in view.figure.data[0].z] == [[2, 2], [2, 2], [2, 2]]
     assert view.button.disabled and view.button.description == "Nothing to analyze"
     stats = events.metastore.get_partitions_statistics("default", "events", ["ds=d2"], ["x"])["ds=d2"]

@@ -2,6 +2,7 @@
 and whose rows changed by at least a threshold since they were (Impala's rule of thumb: 30 %)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
@@ -51,15 +52,23 @@ def check_threshold(threshold) -> float:
     return float(threshold)
 
 
+@dataclass(frozen=True)
+class StaleAnalysis:
+    """What `Lab.analyze_stale` did: the staleness frame before, the partitions chosen (None: the table),
+    and the ANALYZE's outcome (None when nothing passed the threshold)."""
+    staleness: pd.DataFrame
+    analyzed: list
+    outcome: AnalyzeOutcome | None
+
+
 def analyze_stale(spark: Callable[[], SparkSession], metastore: Metastore, table: Table, threshold: float,
-                  txn: "Transaction") -> tuple[pd.DataFrame, list, AnalyzeOutcome | None]:
-    """The staleness frame, the owners chosen, and the outcome of analyzing every column of them in one
-    Spark job (None when nothing passed the threshold)."""
+                  txn: "Transaction") -> StaleAnalysis:
+    """Analyzes every column of the owners not accurate and changed by `threshold` or more, in one Spark job."""
     frame = staleness_frame(metastore, table)
     chosen = stale_owners(frame, threshold)
     if not chosen:
-        return frame, chosen, None
+        return StaleAnalysis(frame, chosen, None)
     stmt = Analyze(table=TableName(table.dbName, table.tableName), mode="columns")
     outcome = run_analyze(spark, metastore, stmt, table.dbName, txn,
                           only=chosen if table.is_partitioned else None)
-    return frame, chosen, outcome
+    return StaleAnalysis(frame, chosen, outcome)

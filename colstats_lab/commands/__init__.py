@@ -1,4 +1,4 @@
 """Running the lab's commands: one handler per statement, shared by `Lab.sql` and `Lab`'s methods."""
-from .executor import execute
+from .executor import Repair, execute
 
-__all__ = ["execute"]
+__all__ = ["Repair", "execute"]

@@ -140,6 +140,14 @@ def _add_partitions(lab: "LabContext", stmt: st.AddPartitions) -> Result:
                                       f"{table.qualified_name}.")
 
 
+@dataclasses.dataclass(frozen=True)
+class Repair:
+    """MSCK REPAIR TABLE's details: the partitions registered for new directories, and those dropped for
+    directories gone."""
+    added: list[str]
+    dropped: list[str]
+
+
 def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
     """Hive's MSCK REPAIR TABLE over an external table's directories; a managed table's partitions are
     the lab's own writes, so there is nothing another job could have left unregistered."""
@@ -164,7 +172,7 @@ def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
     if stmt.mode != "ADD":
         said.append(f"dropped {len(dropped)} partition(s): {', '.join(dropped)}" if dropped else "dropped none")
     return Result(stmt, message=f"Repaired {table.qualified_name}: {'; '.join(said)}.",
-                  details={"added": added, "dropped": dropped})
+                  details=Repair(added, dropped))
 
 
 def _drop_partitions(lab: "LabContext", stmt: st.DropPartitions) -> Result:
@@ -363,16 +371,14 @@ def _query(lab: "LabContext", stmt: st.Query, txn) -> Result:
     bound = _bind_tables(lab, stmt.text, txn, reports, views)
     with spark_errors("Spark cannot run the query", stmt.text, views):
         frame = lab.spark.sql(bound)
-        # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .extra["spark_df"].
+        # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .spark_df.
         head = _to_pandas(frame.limit(QUERY_ROW_LIMIT + 1))
     message = None
     if len(head) > QUERY_ROW_LIMIT:
         head = head.iloc[:QUERY_ROW_LIMIT]
-        message = f"Showing the first {QUERY_ROW_LIMIT:,} rows; result.extra['spark_df'] has them all."
-    extra = {"spark_df": frame}
-    if reports:
-        extra["pruning"] = reports[0]
-    return Result(stmt, df=head, message=message, extra=extra, answered_from="scan", reason=reason)
+        message = f"Showing the first {QUERY_ROW_LIMIT:,} rows; result.spark_df has them all."
+    return Result(stmt, df=head, message=message, spark_df=frame, pruning=reports[0] if reports else None,
+                  answered_from="scan", reason=reason)
 
 
 def _to_pandas(frame) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 from pyspark.sql import SparkSession
@@ -66,12 +67,36 @@ def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Ca
                              partition_types={c: source.columns[c] for c in source.partition_columns})
 
 
+@dataclass(frozen=True)
+class SparkStatsImport:
+    """`import_spark_stats`'s details: the lab table, the columns imported and those skipped (why), the
+    table's rows and bytes as Spark keeps them (None: Spark has no row count), and the partitions imported."""
+    table: str
+    columns: list[str]
+    skipped: dict[str, str]
+    rows: int | None
+    bytes: int | None
+    partitions: list[str]
+
+
+@dataclass(frozen=True)
+class SparkStatsExport:
+    """`export_spark_stats`'s details: Spark's table and partition properties written (how many), the
+    columns skipped (why), and the optimizer's plan statistics before and after."""
+    properties: dict[str, str]
+    partition_properties: dict[str, dict[str, str]]
+    written: int
+    skipped: dict[str, str]
+    plan_before: str
+    plan_after: str
+
+
 def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: str,
                        register_external: Callable[..., Table]) -> Result:
     """Reads Spark's statistics of `spark_table` into the metastore's table of the same database and
     name, registering it as external on Spark's location (with `register_external`) when the metastore
     doesn't know it. Columns whose Hive statistics don't follow from Spark's are listed in
-    `details["skipped"]` with the reason."""
+    `details.skipped` with the reason (details: SparkStatsImport)."""
     source = read_table_statistics(spark, spark_table)
     stats = source.statistics
     table_rows = stats is not None and stats.rowCount is not None
@@ -109,8 +134,8 @@ def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: s
                           + (f"{rows} rows, " if table_rows else "")
                           + f"{len(imported)} column(s), {len(imported_partitions)} partition(s)"
                           + (f"; skipped {', '.join(skipped)}" if skipped else ""),
-                  details={"table": table.qualified_name, "columns": imported, "skipped": skipped, "rows": rows,
-                           "bytes": stats.sizeInBytes if stats else None, "partitions": imported_partitions})
+                  details=SparkStatsImport(table.qualified_name, imported, skipped, rows,
+                                           stats.sizeInBytes if stats else None, imported_partitions))
 
 
 def _import_partition_statistics(metastore, table, source) -> list[str]:
@@ -134,7 +159,8 @@ def _import_partition_statistics(metastore, table, source) -> list[str]:
 
 def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, spark_table: str) -> Result:
     """Writes the metastore's accurate table-level statistics of `table` into Spark's (Hive) catalog table
-    `spark_table` as Spark's properties; `details` has the optimizer's plan statistics before and after.
+    `spark_table` as Spark's properties; `details` (SparkStatsExport) has the optimizer's plan statistics
+    before and after.
     Columns whose stats are not accurate for the current snapshot, or that Spark's table lacks, are skipped."""
     target = read_table_statistics(spark, spark_table)
     basic_ok = metastore.stats_compliance_summary(table.dbName, table.tableName, []).not_accurate == 0
@@ -163,8 +189,7 @@ def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, 
     return Result(message=f"Exported {len(col_stats)} column(s) of {table.qualified_name} to Spark's "
                           f"{target.qualified_name}: {after}"
                           + ("" if cbo else " (spark.sql.cbo.enabled is false: Spark's optimizer uses only the size)"),
-                  details={"properties": properties, "partition_properties": partition_properties,
-                           "written": written, "skipped": skipped, "plan_before": before, "plan_after": after})
+                  details=SparkStatsExport(properties, partition_properties, written, skipped, before, after))
 
 
 def _partition_properties(metastore, table, target) -> dict[str, dict[str, str]]:
