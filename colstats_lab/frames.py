@@ -6,16 +6,19 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import Counter
+from dataclasses import dataclass
 from decimal import Decimal
 
 import pandas as pd
 
 from .coltypes import parse_type
-from .metastore import Metastore, Table
+from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
 from .metastore.model import Date, Timestamp
 from .metastore.names import make_part_name
 from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
+from .metastore.staleness import PARAM as ROWS_CHANGED
+from .metastore.staleness import describe_change, describe_total
 
 FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
                  "falses", "last_analyzed", "accurate", "reason", "coverage"]
@@ -142,6 +145,46 @@ def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
 
 
 FRESHNESS_COLUMNS = ["partition", "column", "accurate", "reason"]
+
+
+@dataclass(frozen=True)
+class StatsLevel:
+    """One level of a table as the statistics view shows it: a row per column (`level_frame`), the rows they
+    cover, the level's basic parameters read now (writes since count), and its rows changed since its
+    statistics were last accurate, in words (for an external table: its files changed since analyzed)."""
+    frame: pd.DataFrame
+    rows: int
+    parameters: dict
+    changed: str
+    partition: Partition | None  # None: the table level
+
+
+def stats_level(metastore: Metastore, table: Table, level: str = TABLE_LEVEL) -> StatsLevel:
+    frame, rows = level_frame(metastore, table, level)
+    db, name = table.dbName, table.tableName
+    partition = metastore.get_partition(db, name, level) if level != TABLE_LEVEL else None
+    params = (partition or metastore.get_table(db, name)).parameters
+    if table.tableType == "EXTERNAL_TABLE":
+        changed = _external_change(metastore, table, partition, params)
+    elif partition is None and table.is_partitioned:
+        changed = describe_total(metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]).values())
+    else:
+        changed = describe_change(params)
+    return StatsLevel(frame, rows, params, changed, partition)
+
+
+def _external_change(metastore: Metastore, table: Table, partition: Partition | None, params: dict) -> str:
+    """Another job writes an external table's files, so its rows changed are not counted; one directory's
+    files are compared with those last analyzed (a whole partitioned table's would mean listing every
+    partition to draw a header)."""
+    if partition is None and table.is_partitioned:
+        return "not counted for an external table; each partition's files are compared with those analyzed"
+    if COLUMN_STATS_ACCURATE not in params:
+        return "never analyzed"
+    owner = None if partition is None else partition.partName
+    location = table.location if partition is None else partition.location
+    moved = metastore.external_file_changes(table, {owner: location})
+    return moved.get(owner, "none: its files are those last analyzed")
 
 
 def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:

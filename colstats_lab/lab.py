@@ -26,6 +26,7 @@ from .metastore import (
     Table,
     ValidWriteIdList,
 )
+from .metastore.levels import TABLE_LEVEL
 from .metastore.names import parse_part_name, split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
@@ -116,6 +117,11 @@ class Lab:
         if self._spark is None:
             self._spark = engine.build_session(self.home, self._master, self._remote, self._spark_conf)
         return self._spark
+
+    @property
+    def metastore_path(self) -> str:
+        """The metastore's SQLite file."""
+        return self.metastore.path
 
     @property
     def metastore_url(self) -> str:
@@ -380,6 +386,37 @@ class Lab:
         empty: its metadata is up to date, as Drill's check finds it); None when it has none. No Spark."""
         table = self.resolve(name)
         return metadata_file_changes(self.metastore, table, self.snapshot(table.qualified_name))
+
+    def tables_frame(self) -> pd.DataFrame:
+        """Every table of every database at a glance, the stalest first (the dashboard's landing). No Spark."""
+        return frames.tables_frame(self.metastore)
+
+    def stats_level(self, name: str, level: str = TABLE_LEVEL) -> frames.StatsLevel:
+        """One level (the table, or a partition by name) as the statistics view shows it: a row per column,
+        its rows and basic parameters read now, and its rows changed since analyze. No Spark."""
+        return frames.stats_level(self.metastore, self.resolve(name), level)
+
+    def find_partitions(self, name: str, text: str = "", limit: int = 50) -> tuple[list[str], int]:
+        """The table's partition names holding `text`, at most `limit`, and how many hold it."""
+        table = self.resolve(name)
+        if not table.is_partitioned:
+            return [], 0
+        return self.metastore.find_partition_names(table.dbName, table.tableName, text, limit)
+
+    def freshness(self, name: str) -> pd.DataFrame:
+        """Per partition and column: whether its statistics are accurate for a reader now (None: never
+        analyzed) and why not (the freshness view's heat map). No Spark."""
+        return frames.freshness_frame(self.metastore, self.resolve(name))
+
+    def transactions(self, name: str, limit: int = 200) -> pd.DataFrame:
+        """The latest `limit` transactions that took a write ID of the table, newest first, with what they
+        wrote and what they are still the statistics writer of."""
+        return frames.transactions_frame(self.metastore, self.resolve(name), limit)
+
+    def information_schema(self, name: str, view: str, limit: int = 500) -> pd.DataFrame:
+        """The table's rows of Drill's INFORMATION_SCHEMA `view` (TABLES, COLUMNS or PARTITIONS)."""
+        table = self.resolve(name)
+        return pd.DataFrame(self.metastore.information_schema(table.dbName, table.tableName, view, limit))
 
     def stats_frame(self, name: str) -> pd.DataFrame:
         """Every statistic of the table as a tidy DataFrame: one row per partition and column (partition

@@ -111,3 +111,16 @@ def test_the_walk_sees_in_function_imports_and_skips_type_checking_ones():
               "def f():\n    from colstats_lab.sql import parse\n    return parse\n")
     seen = [node.module for node in runtime_imports(ast.parse(source))]
     assert "colstats_lab.sql" in seen and "colstats_lab.lab" not in seen
+
+
+def test_views_and_the_workbench_read_through_lab_never_the_metastore():
+    """A view presents what a Lab method returns; the magics and the dashboard go through Lab too."""
+    reaching = []
+    for package in ("ui", "workbench"):
+        folder = os.path.join(PACKAGE, package)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                reaching += [f"{package}/{name}:{node.lineno}" for node in ast.walk(ast.parse(open(path).read()))
+                             if isinstance(node, ast.Attribute) and node.attr == "metastore"]
+    assert not reaching, "reads the metastore past Lab: " + ", ".join(reaching)

@@ -7,7 +7,6 @@ import ipywidgets as widgets
 
 from ..analyze.stale import stale_owners
 from ..errors import ColstatsError
-from ..frames import freshness_frame
 from . import charts
 from . import format as fmt
 from .progress import SparkProgress
@@ -36,7 +35,7 @@ class FreshnessView(View):
         self.refresh()
 
     def refresh(self) -> None:
-        self.frame = freshness_frame(self.lab.metastore, self.table)
+        self.frame = self.lab.freshness(self.table.qualified_name)
         self.staleness = self.lab.staleness(self.table.qualified_name)
         cells = len(self.frame)
         stale = int((self.frame["accurate"] == False).sum())  # noqa: E712 - None (never analyzed) is neither

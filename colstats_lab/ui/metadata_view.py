@@ -4,7 +4,6 @@ it is up to date with the table's files; and the table's INFORMATION_SCHEMA rows
 from __future__ import annotations
 
 import ipywidgets as widgets
-import pandas as pd
 
 from ..metastore.metadata_store import INFORMATION_SCHEMA_VIEWS
 from ..metastore.table_metadata import LEVELS
@@ -36,10 +35,7 @@ class MetadataView(View):
         self.table_name = table
         self.metadata = lab.metadata(table)
         self.state = up_to_date_line(table, lab.metadata_changes(table))
-        meta = lab.resolve(table)
-        self.schema_rows = {view: pd.DataFrame(lab.metastore.information_schema(meta.dbName, meta.tableName, view,
-                                                                                ROWS_SHOWN))
-                            for view in INFORMATION_SCHEMA_VIEWS}
+        self.schema_rows = {view: lab.information_schema(table, view, ROWS_SHOWN) for view in INFORMATION_SCHEMA_VIEWS}
         present = [name for name in LEVELS if (self.metadata["level"] == name).any()]
         self.level = widgets.Dropdown(options=present, value=(level or present[0]).upper(), description="Level")
         self.table_html = widgets.HTML()

@@ -5,11 +5,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from ..frames import level_frame
 from ..metastore.levels import TABLE_LEVEL
-from ..metastore import COLUMN_STATS_ACCURATE, NoSuchObjectException
-from ..metastore.staleness import PARAM as ROWS_CHANGED
-from ..metastore.staleness import describe_change, describe_total
+from ..metastore import NoSuchObjectException
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register
@@ -45,7 +42,7 @@ class StatsView(View):
         if partition is not None:
             if not self.table.is_partitioned:
                 raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")
-            lab.metastore.get_partition(self.table.dbName, self.table.tableName, partition)  # names it when unknown
+            lab.partition(self.table.qualified_name, partition)  # names it when unknown
         self.picker = LevelPicker("Level", TABLE_LEVEL, self._find_partitions, partition)
         self.level = self.picker.dropdown
         self.table_html = widgets.HTML()
@@ -55,45 +52,20 @@ class StatsView(View):
         self.refresh()
 
     def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
-        if not self.table.is_partitioned:
-            return [], 0
-        return self.lab.metastore.find_partition_names(self.table.dbName, self.table.tableName, text, limit)
-
-    def _external_change(self, partition, params: dict) -> str:
-        """Another job writes an external table's files, so its rows changed are not counted; one
-        directory's files are compared with those last analyzed (a whole partitioned table's would mean
-        listing every partition to draw a header)."""
-        if partition is None and self.table.is_partitioned:
-            return "not counted for an external table; each partition's files are compared with those analyzed"
-        if COLUMN_STATS_ACCURATE not in params:
-            return "never analyzed"
-        owner = None if partition is None else partition.partName
-        location = self.table.location if partition is None else partition.location
-        moved = self.lab.metastore.external_file_changes(self.table, {owner: location})
-        return moved.get(owner, "none: its files are those last analyzed")
+        return self.lab.find_partitions(self.table.qualified_name, text, limit)
 
     def refresh(self) -> None:
-        level = self.level.value
-        self.frame, rows = level_frame(self.lab.metastore, self.table, level)
-        db, name = self.table.dbName, self.table.tableName
-        partition = self.lab.metastore.get_partition(db, name, level) if level != TABLE_LEVEL else None
-        # the level's own size and files, read now: writes since the view opened count
-        params = (partition or self.lab.metastore.get_table(db, name)).parameters
-        where = "whole table" if level == TABLE_LEVEL else level
-        if self.table.tableType == "EXTERNAL_TABLE":
-            changed = self._external_change(partition, params)
-        elif partition is None and self.table.is_partitioned:
-            changed = describe_total(self.lab.metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]).values())
-        else:
-            changed = describe_change(params)
+        shown = self.lab.stats_level(self.table.qualified_name, self.level.value)
+        self.frame, params = shown.frame, shown.parameters
+        where = "whole table" if shown.partition is None else shown.partition.partName
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · {fmt.escape(where)} · '
-            f'{fmt.count(rows)} rows · {fmt.size(int(params.get("totalSize", 0) or 0))} in '
+            f'{fmt.count(shown.rows)} rows · {fmt.size(int(params.get("totalSize", 0) or 0))} in '
             f'{fmt.count(int(params.get("numFiles", 0) or 0))} files'
             + (f' · {fmt.count(int(params.get("numPartitions", 0) or 0))} partitions'
-               if self.table.is_partitioned and partition is None else "")
+               if self.table.is_partitioned and shown.partition is None else "")
             + f' · <span title="rows inserted or removed since every column\'s statistics were last accurate">'
-              f'changed since analyze: {fmt.escape(changed)}</span></div>')
+              f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
         self.table_html.value = html_table(display_frame(self.frame), numeric=numeric,
                                            raw_html={"null fraction", "status"}, wrap={"reason"})

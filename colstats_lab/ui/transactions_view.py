@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from ..frames import transactions_frame
 from . import format as fmt
 from .widgets import View, html_table, register
 
@@ -20,8 +19,8 @@ class TransactionsView(View):
         super().__init__()
         self.lab = lab
         self.table = lab.resolve(table)
-        self.frame = transactions_frame(lab.metastore, self.table, SHOWN)
-        valid = lab.metastore.get_valid_write_ids(self.table.dbName, self.table.tableName)
+        self.frame = lab.transactions(self.table.qualified_name, SHOWN)
+        valid = lab.snapshot(self.table.qualified_name)
         transactional = self.table.parameters.get("transactional", "false") == "true"
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · '

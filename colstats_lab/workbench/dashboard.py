@@ -8,7 +8,6 @@ import pandas as pd
 
 from ..coltypes import parse_type
 from ..errors import ColstatsError
-from ..frames import level_frame, tables_frame
 from ..lab import Lab
 from ..ui import format as fmt
 from ..ui.freshness_view import FreshnessView
@@ -110,7 +109,8 @@ class TablePage(widgets.Tab):
     def _likely_skewed(self, meta, candidates: list[str]) -> str | None:
         """The column with the most distinct values that still repeat (NDV at most a tenth of the rows):
         the seed's case of many values with a few heavy ones. Without statistics, the first column."""
-        frame, rows = level_frame(self.lab.metastore, meta)
+        level = self.lab.stats_level(meta.qualified_name)
+        frame, rows = level.frame, level.rows
         ndv = dict(zip(frame["column"], frame["ndv"]))
         scored = [(ndv[c], c) for c in candidates if ndv.get(c) is not None and not pd.isna(ndv[c])
                   and 2 < ndv[c] <= rows / 10]
@@ -133,10 +133,10 @@ class Dashboard(widgets.VBox):
 
     def __init__(self, lab):
         self.lab = lab
-        self.tables = tables_frame(lab.metastore)
+        self.tables = lab.tables_frame()
         names = list(self.tables["database"] + "." + self.tables["table"])
         self.title = widgets.HTML('<h2 style="font-family: system-ui, sans-serif; margin-bottom: 0">colstats_lab</h2>'
-                                  f'<div class="colstats-muted">metastore {fmt.escape(lab.metastore.path)}</div>')
+                                  f'<div class="colstats-muted">metastore {fmt.escape(lab.metastore_path)}</div>')
         self.search = widgets.Text(placeholder="part of a table name", description="Find",
                                    continuous_update=True, layout=widgets.Layout(width="420px"))
         self.landing = widgets.HTML()
