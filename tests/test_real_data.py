@@ -194,6 +194,13 @@ def test_names_with_spaces_capitals_and_unicode(lab, spark):
                ["My Col", "Ünï", "UPPER"], skew_column="Ünï")
     described = lab.sql("DESCRIBE odd_names").df
     assert described["col_name"].tolist()[:3] == ["my col", "ünï", "upper"]
+    # a table whose own name holds a space and a capital, scanned by a query (a temporary view of it)
+    lab.sql("CREATE TABLE `Odd Table ü` (`My Col` INT) PARTITIONED BY (ds STRING)")
+    lab.write("Odd Table ü", frame.select("`My Col`", "ds"))
+    scanned = lab.sql("SELECT ds, sum(`My Col`) AS s FROM `odd table ü` GROUP BY ds ORDER BY ds")
+    assert scanned.answered_from == "scan" and scanned.df.values.tolist() == [["d0", 12], ["d1", 16]]
+    joined = lab.sql("SELECT count(*) AS n FROM `Odd Table ü` a JOIN odd_names b ON a.`My Col` = b.`My Col`")
+    assert joined.df.n[0] == 8
 
 
 def test_partition_values_with_slashes_equals_percent_spaces_unicode_and_null(lab, spark):

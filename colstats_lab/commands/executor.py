@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
+import re
 import shutil
 import warnings
 from typing import TYPE_CHECKING
@@ -392,6 +394,15 @@ def _to_pandas(frame) -> pd.DataFrame:
         return frame.toArrow().to_pandas(timestamp_as_object=True, date_as_object=True)
 
 
+def _view_name(db: str, name: str) -> str:
+    """A temporary view's name for a lab table: Spark takes only letters, digits and underscores in one, so
+    other characters become `_`, and a hash of the real name keeps `my table` apart from `my_table`."""
+    plain = re.sub(r"[^0-9A-Za-z_]", "_", f"{db}__{name}")
+    if plain == f"{db}__{name}":
+        return f"colstats__{plain}"
+    return f"colstats__{plain}_{hashlib.sha1(f'{db}.{name}'.encode()).hexdigest()[:8]}"
+
+
 def _bind_tables(lab: "LabContext", text: str, txn=None, reports: list | None = None,
                  views: dict[str, str] | None = None) -> str:
     """The query with each lab table replaced by a temporary view of its current snapshot; the table
@@ -406,7 +417,7 @@ def _bind_tables(lab: "LabContext", text: str, txn=None, reports: list | None = 
             continue
         if not lab.metastore.table_exists(db, name):
             continue
-        view = f"colstats__{db}__{name}"
+        view = _view_name(db, name)
         if views is not None:
             views[view] = f"{db}.{name}"
         if single is not None and single[0] is node:
