@@ -349,7 +349,7 @@ class Lab:
                                           preselected=chosen)
         return table, kept, report
 
-    def stats_answer(self, query: str, txn: Transaction | None = None) -> StatsAnswer:
+    def stats_answer(self, query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
         """Whether statistics answer `query` without a scan (`.frame`; None: Spark runs it) and why, for the
         snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job."""
         if not self.get("hive.compute.query.using.stats"):

@@ -364,13 +364,13 @@ def _set(lab: "LabContext", stmt: st.SetOption) -> Result:
 
 
 def _query(lab: "LabContext", stmt: st.Query, txn) -> Result:
-    answer = lab.stats_answer(stmt.text, txn)
+    answer = lab.stats_answer(stmt.tree if stmt.tree is not None else stmt.text, txn)
     if answer.frame is not None:
         return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)
     reason = answer.reason
     reports: list = []
     views: dict[str, str] = {}
-    bound = _bind_tables(lab, stmt.text, txn, reports, views)
+    bound = _bind_tables(lab, stmt.tree if stmt.tree is not None else stmt.text, txn, reports, views)
     with spark_errors("Spark cannot run the query", stmt.text, views):
         frame = lab.spark.sql(bound)
         # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .spark_df.
@@ -403,12 +403,12 @@ def _view_name(db: str, name: str) -> str:
     return f"colstats__{plain}_{hashlib.sha1(f'{db}.{name}'.encode()).hexdigest()[:8]}"
 
 
-def _bind_tables(lab: "LabContext", text: str, txn=None, reports: list | None = None,
+def _bind_tables(lab: "LabContext", query: str | exp.Expression, txn=None, reports: list | None = None,
                  views: dict[str, str] | None = None) -> str:
     """The query with each lab table replaced by a temporary view of its current snapshot; the table
     of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
     each view's name with its table's to `views`)."""
-    tree = parse_sql(text)
+    tree = parse_sql(query) if isinstance(query, str) else query.copy()  # the statement's tree stays as parsed
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     single = single_table_where(tree)
     for node in list(tree.find_all(exp.Table)):

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-import sqlglot
 from sqlglot import exp
 
 from ..coltypes import StatsKind, parse_type
+from ..errors import ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
 from .partition_predicate import NotAPartitionPredicate, matching_partition_names
 
@@ -38,9 +38,10 @@ class _NotFromStats(Exception):
     pass
 
 
-def answer_from_stats(metastore: Metastore, query: str, current_db: str,
+def answer_from_stats(metastore: Metastore, query: str | exp.Expression, current_db: str,
                       snapshot_of) -> StatsAnswer:
-    """`snapshot_of(table)` gives the ValidWriteIdList the query reads with."""
+    """`query` as text or as its parsed tree (read, never changed); `snapshot_of(table)` gives the
+    ValidWriteIdList the query reads with."""
     try:
         table, aggregates, where = _shape(metastore, query, current_db)
         valid: ValidWriteIdList = snapshot_of(table)
@@ -50,10 +51,11 @@ def answer_from_stats(metastore: Metastore, query: str, current_db: str,
         return StatsAnswer(None, str(why))
 
 
-def _shape(metastore: Metastore, query: str, current_db: str) -> tuple[Table, list[_Aggregate], exp.Expression | None]:
+def _shape(metastore: Metastore, query: str | exp.Expression, current_db: str
+           ) -> tuple[Table, list[_Aggregate], exp.Expression | None]:
     try:
-        tree = sqlglot.parse_one(query, read="spark")
-    except sqlglot.errors.ParseError:
+        tree = parse_sql(query) if isinstance(query, str) else query
+    except ParseError:
         raise _NotFromStats("the query is not one statistics can answer") from None
     if not isinstance(tree, exp.Select):
         raise _NotFromStats("only a single SELECT can be answered from statistics")

@@ -158,11 +158,11 @@ class _Parser:
         raw = self.sql[start:self.tokens[-1].start]
         text = raw.strip()
         try:  # a query that does not parse fails with the rest, before any statement runs
-            parse_sql(text)
+            tree = parse_sql(text)
         except ParseError as exc:  # the caret in the whole text, not in this statement alone
             lead = len(raw) - len(raw.lstrip())
             raise ParseError(exc.message, self.sql, start + lead + exc.position) from None
-        return st.Query(sql=text, text=text)
+        return st.Query(sql=text, text=text, tree=tree)
 
     def analyze(self) -> st.Statement:
         if self.accept_word("TABLES"):

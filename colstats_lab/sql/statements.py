@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..metastore.model import FieldSchema
 
@@ -217,6 +218,8 @@ class SetOption(Statement):
 
 @dataclass
 class Query(Statement):
-    """A SELECT (or WITH) query, run by Spark over the lab's tables."""
+    """A SELECT (or WITH) query, run by Spark over the lab's tables. `tree` is its sqlglot syntax tree,
+    parsed once by the parser and read by whatever decides how to run it (never changed in place)."""
 
     text: str = ""
+    tree: Any = field(default=None, compare=False, repr=False)
