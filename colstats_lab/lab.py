@@ -17,8 +17,6 @@ from .errors import spark_errors
 from .interop import exchange
 from .metastore import (
     DEFAULT_DB,
-    AlreadyExistsException,
-    FieldSchema,
     InvalidInputException,
     NoSuchObjectException,
     Metastore,
@@ -27,25 +25,21 @@ from .metastore import (
     ValidWriteIdList,
 )
 from .metastore.levels import TABLE_LEVEL
-from .metastore.names import parse_part_name, split_table_name
+from .metastore.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
 from .stats import ColumnPlan, aggregate_stats
 from .skew import DEFAULT_MODE, SkewReport, skew_report
 from .skew.report import check_options as check_skew_options
 from .sql import parse
-from .sql.partition_spec import matching_partitions
-from .sql.statements import PartitionSpecItem, Statement
-from .commands import execute
+from .sql.statements import Statement
+from .commands import execute, reads
+from .commands import tables as table_commands
 from .sql.lexer import quoted
-from .pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
-from .pruning.partition_predicate import preselect
-from .pruning.plan import parse_query
-from .tables import list_data_files, read_snapshot, snapshot_files, write_table
+from .pruning import PruningReport, StatsAnswer
+from .tables import read_snapshot, write_table
 from .tables.snapshot import PartitionFiles
 from .tables.cleaner import remove_aborted
-from .tables.external import external_partition, partition_directories
-from .tables.rewrite import rewrite_partitions
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
@@ -284,43 +278,12 @@ class Lab:
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
         raises NoSuchObjectException naming it, InvalidInputException for a spec that is not one."""
-        meta = self.resolve(table)
-        if not meta.is_partitioned:
-            raise InvalidInputException(f"{meta.qualified_name} is not partitioned: it has no partition {partition}")
-        if isinstance(partition, dict):
-            given = {str(k).lower(): v for k, v in partition.items()}
-            unknown = sorted(set(given) - set(meta.partition_key_names))
-            missing = [k for k in meta.partition_key_names if k not in given]
-            if unknown or missing:
-                raise InvalidInputException(
-                    f"partition {partition} does not name the keys of {meta.qualified_name} "
-                    f"({', '.join(meta.partition_key_names)})")
-            name = Partition(meta.dbName, meta.tableName, [None if given[k] is None else str(given[k])
-                                                          for k in meta.partition_key_names],
-                             keys=meta.partition_key_names).partName
-        elif isinstance(partition, str):
-            name = partition.strip()
-        else:
-            raise InvalidInputException(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
-        return self.metastore.get_partition(meta.dbName, meta.tableName, name)
-
+        return reads.partition(self, table, partition)
     def relayout(self, name: str, partition: dict | str | None = None) -> list[WriteResult]:
         """Rewrites partitions (all, a spec dict, or a name like `ds=2026-11-21`) under the table's current
         skew spec, as one transaction of overwrites: list-bucketing directories after `ALTER TABLE ...
         SKEWED BY ... STORED AS DIRECTORIES`, flat files after `NOT STORED AS DIRECTORIES`."""
-        table = self.resolve(name)
-        if not table.is_partitioned:
-            raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
-        if partition is not None:
-            partition = dict(zip(table.partition_key_names, self.partition(name, partition).values))
-        spec = None if partition is None else [
-            PartitionSpecItem(k.lower(), None if v is None else str(v), 0, v is None) for k, v in partition.items()]
-        parts = matching_partitions(self.metastore, table, spec)
-        with self.transaction() as txn:
-            _, results = rewrite_partitions(self.spark, self.metastore, table, parts, txn,
-                                            gather=bool(self.get("hive.stats.column.autogather")), relayout=True)
-        return results
-
+        return table_commands.relayout(self, name, partition)
     def table(self, name: str, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
         """The table's data as a Spark DataFrame: exactly the files the snapshot admits (the given
         one, the transaction's, or the current one)."""
@@ -332,45 +295,22 @@ class Lab:
                        ) -> tuple[Table, list[PartitionFiles]]:
         """The table and, per partition (all, or those given), the directories and files the snapshot
         admits (no Spark job)."""
-        table = self.resolve(name)
-        valid = snapshot or (txn.snapshot(table) if txn else self.snapshot(name))
-        if txn is not None and table.is_partitioned:
-            partitions = matching_partitions(self.metastore, table, None, txn.new_partitions(table))
-        return table, snapshot_files(self.metastore, table, valid, partitions)
-
+        return reads.snapshot_parts(self, name, snapshot, txn, partitions)
     def planned_read(self, name: str, where, alias: str | None = None, txn: Transaction | None = None
                      ) -> tuple[Table, list[PartitionFiles], PruningReport]:
         """What a SELECT over one table with the condition `where` reads: the partitions its key terms keep
         are chosen in the metastore first, only those are listed, then every pruning level decides."""
-        table = self.resolve(name)
-        chosen = preselect(self.metastore, table, where) if txn is None else None
-        table, parts = self.snapshot_parts(name, txn=txn, partitions=chosen.partitions if chosen else None)
-        kept, report = plan_with_metadata(self.metastore, table, parts, where, self.get, alias=alias,
-                                          preselected=chosen)
-        return table, kept, report
-
+        return reads.planned_read(self, name, where, alias, txn)
     def stats_answer(self, query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
         """Whether statistics answer `query` without a scan (`.frame`; None: Spark runs it) and why, for the
         snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job."""
-        if not self.get("hive.compute.query.using.stats"):
-            return StatsAnswer(None, "hive.compute.query.using.stats is off")
-        return answer_from_stats(self.metastore, query, self.current_db,
-                                 lambda table: txn.snapshot(table) if txn else self.snapshot(table.qualified_name))
-
+        return reads.stats_answer(self, query, txn)
     def explain(self, query: str, txn: Transaction | None = None) -> PruningReport:
         """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
         and the bytes of every segment, partition, list-bucketing directory, file and row group, from
         partition values, stored table metadata (`metastore.*` options) and Parquet footers; no
         Spark job runs."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInputException(f"explain takes the text of a SELECT over one lab table, not {query!r}")
-        tree = parse_query(query)
-        found = single_table_where(tree)
-        if found is None:
-            raise InvalidInputException("explain takes a SELECT over one lab table (no joins or subqueries)")
-        node, where = found
-        return self.planned_read(f"{node.db or self.current_db}.{node.name}", where, node.alias_or_name, txn)[2]
-
+        return reads.explain(self, query, txn)
     def metadata(self, name: str, level: str | None = None):
         """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per
         unit and column; `level` keeps one level); raises NoSuchObjectException if it has none."""
@@ -477,37 +417,7 @@ class Lab:
         `partition_types` says otherwise. Basic stats count files and bytes; rows stay unknown
         (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
         """
-        db, table_name = split_table_name(name, self.current_db)
-        if format.lower() != "parquet":
-            raise InvalidInputException(f"only parquet files can be registered, not {format}")
-        path = os.path.abspath(path)
-        files = list_data_files(path)
-        if not files:
-            raise InvalidInputException(f"no data files under {path}")
-        if self.metastore.table_exists(db, table_name):
-            raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
-        keys, part_dirs = partition_directories(path, files)
-        values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
-        key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
-                     for i, k in enumerate(keys)}
-        with spark_errors(f"cannot read {files[0].path} as Parquet"):
-            data_schema = self.spark.read.parquet(files[0].path).schema
-        cols = [FieldSchema(f.name.lower(), from_spark_type(f.dataType).name) for f in data_schema.fields
-                if f.name.lower() not in key_types]
-        table = Table(db, table_name.lower(), cols, [FieldSchema(k, t) for k, t in key_types.items()],
-                      location=path, tableType="EXTERNAL_TABLE",
-                      parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0"})
-        with self.metastore.transaction():
-            self.metastore.create_table(table)
-            if not keys:
-                self.metastore.alter_table_params(db, table.tableName, {
-                    "numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))})
-                return self.metastore.get_table(db, table.tableName)
-            self.metastore.add_partitions([external_partition(table, rel) for rel in part_dirs])
-            self.metastore.refresh_partitioned_table_params(db, table.tableName)
-            self.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
-        return self.metastore.get_table(db, table.tableName)
-
+        return table_commands.register_external(self, name, path, format, partition_types)
     # ---- Spark's catalog ------------------------------------------------------------------
 
     def import_spark_stats(self, spark_table: str) -> Result:
@@ -598,13 +508,3 @@ def _as_count(key: str, value) -> int:
     if count < 0:
         raise InvalidInputException(f"{key} takes 0 or more attempts, not {count}")
     return count
-
-
-def _infer_key_type(values: list[str | None]) -> str:
-    present = [v for v in values if v is not None]
-    try:
-        if present and all(str(int(v)) == v.lstrip("+") for v in present):
-            return "int"
-    except ValueError:
-        pass
-    return "string"

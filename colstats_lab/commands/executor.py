@@ -29,16 +29,18 @@ from ..skew.spec import check_list_bucketing, skewed_clause, skewed_info, with_l
 from ..tables.list_bucketing import check_partition_values
 from ..sql import statements as st
 from .describe import describe
+from .reads import planned_read, snapshot_parts, stats_answer
+from .tables import register_external
 from ..sql.partition_spec import matching_partitions, spec_values
 
 if TYPE_CHECKING:
-    from ..context import LabContext
+    from .session import Session
     from ..transaction import Transaction
 
 QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full result stays in Spark
 
 
-def execute(lab: "LabContext", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
+def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
     """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
     stored when it commits), or a transaction of their own."""
     named = getattr(stmt, "table", None)
@@ -53,29 +55,29 @@ def execute(lab: "LabContext", stmt: st.Statement, txn: "Transaction | None" = N
     return handler(lab, stmt)
 
 
-def _db(lab: "LabContext", name: str | None) -> str:
+def _db(lab: "Session", name: str | None) -> str:
     return (name or lab.current_db).lower()
 
 
-def _create_database(lab: "LabContext", stmt: st.CreateDatabase) -> Result:
+def _create_database(lab: "Session", stmt: st.CreateDatabase) -> Result:
     lab.metastore.create_database(stmt.name, stmt.comment, stmt.if_not_exists)
     return Result(stmt, message=f"Database {stmt.name} is ready.")
 
 
-def _drop_database(lab: "LabContext", stmt: st.DropDatabase) -> Result:
+def _drop_database(lab: "Session", stmt: st.DropDatabase) -> Result:
     dropped = lab.metastore.drop_database(stmt.name, stmt.if_exists, stmt.cascade)
     for table in dropped:
         _remove_files(table)
     return Result(stmt, message=f"Dropped database {stmt.name}" + (f" and {len(dropped)} tables." if dropped else "."))
 
 
-def _use(lab: "LabContext", stmt: st.UseDatabase) -> Result:
+def _use(lab: "Session", stmt: st.UseDatabase) -> Result:
     lab.metastore.get_database_location(stmt.name)
     lab.current_db = stmt.name
     return Result(stmt, message=f"Using database {stmt.name}.")
 
 
-def _create_table(lab: "LabContext", stmt: st.CreateTable) -> Result:
+def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
     db = _db(lab, stmt.table.db)
     location = os.path.join(lab.metastore.get_database_location(db), stmt.table.name)
     # Hive's setStatsStateForCreateTable: a new table holds no rows, so its statistics (zeros) are
@@ -104,7 +106,7 @@ def _all_accurate(columns: list[FieldSchema]) -> str | None:
     return StatsAccuracy(True, {c.name for c in columns}).to_param()
 
 
-def _drop_table(lab: "LabContext", stmt: st.DropTable) -> Result:
+def _drop_table(lab: "Session", stmt: st.DropTable) -> Result:
     table = lab.metastore.drop_table(_db(lab, stmt.table.db), stmt.table.name, stmt.if_exists)
     if table is None:
         return Result(stmt, message=f"Table {stmt.table} does not exist; nothing dropped.")
@@ -117,7 +119,7 @@ def _remove_files(table: Table) -> None:
         shutil.rmtree(table.location, ignore_errors=True)
 
 
-def _add_partitions(lab: "LabContext", stmt: st.AddPartitions) -> Result:
+def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     new = []
     for spec in stmt.specs:
@@ -150,7 +152,7 @@ class Repair:
     dropped: list[str]
 
 
-def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
+def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
     """Hive's MSCK REPAIR TABLE over an external table's directories; a managed table's partitions are
     the lab's own writes, so there is nothing another job could have left unregistered."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
@@ -177,7 +179,7 @@ def _repair_table(lab: "LabContext", stmt: st.RepairTable) -> Result:
                   details=Repair(added, dropped))
 
 
-def _drop_partitions(lab: "LabContext", stmt: st.DropPartitions) -> Result:
+def _drop_partitions(lab: "Session", stmt: st.DropPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     names: list[str] = []
     for spec in stmt.specs:
@@ -197,7 +199,7 @@ def _drop_partitions(lab: "LabContext", stmt: st.DropPartitions) -> Result:
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
 
 
-def _concatenate(lab: "LabContext", stmt: st.Concatenate, txn) -> Result:
+def _concatenate(lab: "Session", stmt: st.Concatenate, txn) -> Result:
     """Hive's CONCATENATE: each directory's files (each list-bucketing directory's too) merged into one,
     as one overwrite per partition under a new write ID; the statistics are gathered in the same pass,
     so they stay accurate (the rows are the same)."""
@@ -219,7 +221,7 @@ def _concatenate(lab: "LabContext", stmt: st.Concatenate, txn) -> Result:
                   details=results)
 
 
-def _alter_skewed(lab: "LabContext", stmt: st.AlterSkewed) -> Result:
+def _alter_skewed(lab: "Session", stmt: st.AlterSkewed) -> Result:
     """SKEWED BY / NOT SKEWED / NOT STORED AS DIRECTORIES: the table's spec, for partitions created after."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if stmt.skew is not None:
@@ -242,14 +244,14 @@ def _alter_skewed(lab: "LabContext", stmt: st.AlterSkewed) -> Result:
                                 "existing ones keep their layout (lab.relayout rewrites them).")
 
 
-def _require_subdirectories(lab: "LabContext") -> None:
+def _require_subdirectories(lab: "Session") -> None:
     """Hive refuses list-bucketing DDL unless its jobs may read and write sub-directories."""
     if not lab.get("hive.mapred.supports.subdirectories"):
         raise InvalidInputException("STORED AS DIRECTORIES lays out sub-directories, and "
                                     "hive.mapred.supports.subdirectories is false: SET it to true first")
 
 
-def _set_skewed_location(lab: "LabContext", stmt: st.SetSkewedLocation) -> Result:
+def _set_skewed_location(lab: "Session", stmt: st.SetSkewedLocation) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if table.skewedInfo is None:
         raise InvalidInputException(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
@@ -259,7 +261,7 @@ def _set_skewed_location(lab: "LabContext", stmt: st.SetSkewedLocation) -> Resul
                                 + ", ".join(f"{'/'.join(k)} -> {v}" for k, v in info.skewedColValueLocationMaps.items()))
 
 
-def _table_ddl(lab: "LabContext", table: Table, *changes: Change) -> None:
+def _table_ddl(lab: "Session", table: Table, *changes: Change) -> None:
     """Changes of a transactional table's definition or partitions, committed by a transaction of their
     own under its write ID, as Hive's DDL takes one."""
     with lab.txn_scope(None) as txn:
@@ -268,7 +270,7 @@ def _table_ddl(lab: "LabContext", table: Table, *changes: Change) -> None:
         txn.add(DefinitionWrite(table, txn.write_id(table)))
 
 
-def _analyze(lab: "LabContext", stmt: st.Analyze, txn) -> Result:
+def _analyze(lab: "Session", stmt: st.Analyze, txn) -> Result:
     if stmt.table.catalog:
         stmt = dataclasses.replace(stmt, table=_lab_table_of_spark(lab, stmt.table))
     with lab.txn_scope(txn) as scope:
@@ -276,7 +278,7 @@ def _analyze(lab: "LabContext", stmt: st.Analyze, txn) -> Result:
     return Result(stmt, message=outcome.message, details=outcome)
 
 
-def _analyze_tables(lab: "LabContext", stmt: st.AnalyzeTables, txn) -> Result:
+def _analyze_tables(lab: "Session", stmt: st.AnalyzeTables, txn) -> Result:
     """Each table in a transaction of its own (or all in `txn`), so a long run keeps what it finished; a
     table that cannot be analyzed (its files gone, say) is reported in its row and the others go on."""
     db = _db(lab, stmt.db)
@@ -301,22 +303,22 @@ def _analyze_tables(lab: "LabContext", stmt: st.AnalyzeTables, txn) -> Result:
                   + (f"; not analyzed: {failed}" if failed else ""), details=frame)
 
 
-def _lab_table_of_spark(lab: "LabContext", name: st.TableName) -> st.TableName:
+def _lab_table_of_spark(lab: "Session", name: st.TableName) -> st.TableName:
     """A table of Spark's session catalog as the lab's external table on its location, registered on first
     use (in a metastore transaction of its own: the registration stands whatever the statement then does)."""
     source = read_table_statistics(lab.spark, f"{name.db}.{name.name}")
-    table = lab_table_of(lab.metastore, source, lab.register_external)
+    table = lab_table_of(lab.metastore, source, lambda *args, **kwargs: register_external(lab, *args, **kwargs))
     return st.TableName(table.dbName, table.tableName)
 
 
-def _require_metastore(lab: "LabContext", statement: str) -> None:
+def _require_metastore(lab: "Session", statement: str) -> None:
     """Drill runs ANALYZE TABLE ... REFRESH METADATA and DROP METADATA only with its metastore enabled."""
     if not lab.get("metastore.enabled"):
         raise InvalidInputException(f"Metastore is disabled: ANALYZE ... {statement} works on table metadata "
                                     "kept in it. Enable it with SET metastore.enabled = true")
 
 
-def _refresh_metadata(lab: "LabContext", stmt: st.RefreshMetadata, txn) -> Result:
+def _refresh_metadata(lab: "Session", stmt: st.RefreshMetadata, txn) -> Result:
     _require_metastore(lab, "REFRESH METADATA")
     with lab.txn_scope(txn) as scope:
         outcome = run_refresh_metadata(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope,
@@ -324,7 +326,7 @@ def _refresh_metadata(lab: "LabContext", stmt: st.RefreshMetadata, txn) -> Resul
     return Result(stmt, df=outcome.to_pandas(), message=outcome.message, details=outcome)
 
 
-def _drop_metadata(lab: "LabContext", stmt: st.DropMetadata) -> Result:
+def _drop_metadata(lab: "Session", stmt: st.DropMetadata) -> Result:
     _require_metastore(lab, "DROP METADATA")
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     dropped = lab.metastore.drop_table_metadata(table.dbName, table.tableName, stmt.if_exists)
@@ -332,20 +334,20 @@ def _drop_metadata(lab: "LabContext", stmt: st.DropMetadata) -> Result:
                                                                                    "did not exist; nothing dropped."))
 
 
-def _describe(lab: "LabContext", stmt: st.Describe) -> Result:
+def _describe(lab: "Session", stmt: st.Describe) -> Result:
     return Result(stmt, df=describe(lab.metastore, stmt, lab.current_db))
 
 
-def _show_databases(lab: "LabContext", stmt: st.ShowDatabases) -> Result:
+def _show_databases(lab: "Session", stmt: st.ShowDatabases) -> Result:
     return Result(stmt, df=pd.DataFrame({"database_name": lab.metastore.get_all_databases()}))
 
 
-def _show_tables(lab: "LabContext", stmt: st.ShowTables) -> Result:
+def _show_tables(lab: "Session", stmt: st.ShowTables) -> Result:
     db = _db(lab, stmt.db)
     return Result(stmt, df=pd.DataFrame({"database": db, "tab_name": lab.metastore.get_tables(db)}))
 
 
-def _show_partitions(lab: "LabContext", stmt: st.ShowPartitions) -> Result:
+def _show_partitions(lab: "Session", stmt: st.ShowPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if not table.is_partitioned:
         raise InvalidInputException(f"table {table.qualified_name} is not partitioned")
@@ -356,15 +358,15 @@ def _show_partitions(lab: "LabContext", stmt: st.ShowPartitions) -> Result:
     return Result(stmt, df=pd.DataFrame({"partition": names}))
 
 
-def _set(lab: "LabContext", stmt: st.SetOption) -> Result:
+def _set(lab: "Session", stmt: st.SetOption) -> Result:
     if stmt.value is None:
         return Result(stmt, df=pd.DataFrame({"key": [stmt.key], "value": [str(lab.get(stmt.key))]}))
     lab.set(stmt.key, stmt.value)
     return Result(stmt, message=f"{stmt.key} = {lab.get(stmt.key)}")
 
 
-def _query(lab: "LabContext", stmt: st.Query, txn) -> Result:
-    answer = lab.stats_answer(stmt.tree if stmt.tree is not None else stmt.text, txn)
+def _query(lab: "Session", stmt: st.Query, txn) -> Result:
+    answer = stats_answer(lab, stmt.tree if stmt.tree is not None else stmt.text, txn)
     if answer.frame is not None:
         return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)
     reason = answer.reason
@@ -403,7 +405,7 @@ def _view_name(db: str, name: str) -> str:
     return f"colstats__{plain}_{hashlib.sha1(f'{db}.{name}'.encode()).hexdigest()[:8]}"
 
 
-def _bind_tables(lab: "LabContext", query: str | exp.Expression, txn=None, reports: list | None = None,
+def _bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: list | None = None,
                  views: dict[str, str] | None = None) -> str:
     """The query with each lab table replaced by a temporary view of its current snapshot; the table
     of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
@@ -421,11 +423,11 @@ def _bind_tables(lab: "LabContext", query: str | exp.Expression, txn=None, repor
         if views is not None:
             views[view] = f"{db}.{name}"
         if single is not None and single[0] is node:
-            table, parts, report = lab.planned_read(f"{db}.{name}", single[1], node.alias_or_name, txn)
+            table, parts, report = planned_read(lab, f"{db}.{name}", single[1], node.alias_or_name, txn)
             if reports is not None and report.decisions:
                 reports.append(report)
         else:
-            table, parts = lab.snapshot_parts(f"{db}.{name}", txn=txn)
+            table, parts = snapshot_parts(lab, f"{db}.{name}", txn=txn)
         read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
         node.set("this", exp.to_identifier(view))
         node.set("db", None)

@@ -1,0 +1,33 @@
+"""The session a command runs in: the Spark session (started on first use), the metastore, the options
+and the current database. `Lab` is the one implementation; commands take it as an argument and never
+import `Lab`, so data flows one way (statement -> plan -> Spark job -> merge -> metastore commit -> view)."""
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from ..metastore import Metastore, Table, ValidWriteIdList
+    from ..transaction import Transaction
+
+
+class Session(Protocol):
+    metastore: Metastore
+    current_db: str
+
+    @property
+    def spark(self) -> SparkSession: ...
+
+    def get(self, key: str) -> Any: ...
+
+    def set(self, key: str, value: Any) -> None: ...
+
+    def transaction(self) -> Transaction: ...
+
+    def txn_scope(self, txn: Transaction | None) -> AbstractContextManager[Transaction]: ...
+
+    def resolve(self, name: str | Table) -> Table: ...
+
+    def snapshot(self, name: str) -> ValidWriteIdList: ...

@@ -1,0 +1,89 @@
+"""Commands that lay out or register a table's files: relayout under the skew spec, external Parquet
+directories registered as a table."""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from ..coltypes import from_spark_type
+from ..errors import spark_errors
+from ..metastore import AlreadyExistsException, FieldSchema, InvalidInputException, Table
+from ..metastore.names import parse_part_name, split_table_name
+from ..sql.partition_spec import matching_partitions
+from ..sql.statements import PartitionSpecItem
+from ..tables import list_data_files
+from ..tables.external import external_partition, partition_directories
+from ..tables.rewrite import rewrite_partitions
+from ..tables.writer import WriteResult
+from .reads import partition as find_partition
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+def relayout(session: "Session", name: str, partition: dict | str | None = None) -> list[WriteResult]:
+    """Rewrites partitions (all, a spec dict, or a name like `ds=2026-11-21`) under the table's current
+    skew spec, as one transaction of overwrites: list-bucketing directories after `ALTER TABLE ...
+    SKEWED BY ... STORED AS DIRECTORIES`, flat files after `NOT STORED AS DIRECTORIES`."""
+    table = session.resolve(name)
+    if not table.is_partitioned:
+        raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
+    if partition is not None:
+        partition = dict(zip(table.partition_key_names, find_partition(session, name, partition).values))
+    spec = None if partition is None else [
+        PartitionSpecItem(k.lower(), None if v is None else str(v), 0, v is None) for k, v in partition.items()]
+    parts = matching_partitions(session.metastore, table, spec)
+    with session.transaction() as txn:
+        _, results = rewrite_partitions(session.spark, session.metastore, table, parts, txn,
+                                        gather=bool(session.get("hive.stats.column.autogather")), relayout=True)
+    return results
+
+
+def register_external(session: "Session", name: str, path: str, format: str = "parquet",
+                      partition_types: dict[str, str] | None = None) -> Table:
+    """Registers existing Parquet files (with `k=v` partition directories) as an external table.
+
+    Partition key types are int when every value is an integer, else string, unless
+    `partition_types` says otherwise. Basic stats count files and bytes; rows stay unknown
+    (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
+    """
+    db, table_name = split_table_name(name, session.current_db)
+    if format.lower() != "parquet":
+        raise InvalidInputException(f"only parquet files can be registered, not {format}")
+    path = os.path.abspath(path)
+    files = list_data_files(path)
+    if not files:
+        raise InvalidInputException(f"no data files under {path}")
+    if session.metastore.table_exists(db, table_name):
+        raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
+    keys, part_dirs = partition_directories(path, files)
+    values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
+    key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
+                 for i, k in enumerate(keys)}
+    with spark_errors(f"cannot read {files[0].path} as Parquet"):
+        data_schema = session.spark.read.parquet(files[0].path).schema
+    cols = [FieldSchema(f.name.lower(), from_spark_type(f.dataType).name) for f in data_schema.fields
+            if f.name.lower() not in key_types]
+    table = Table(db, table_name.lower(), cols, [FieldSchema(k, t) for k, t in key_types.items()],
+                  location=path, tableType="EXTERNAL_TABLE",
+                  parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0"})
+    with session.metastore.transaction():
+        session.metastore.create_table(table)
+        if not keys:
+            session.metastore.alter_table_params(db, table.tableName, {
+                "numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))})
+            return session.metastore.get_table(db, table.tableName)
+        session.metastore.add_partitions([external_partition(table, rel) for rel in part_dirs])
+        session.metastore.refresh_partitioned_table_params(db, table.tableName)
+        session.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
+    return session.metastore.get_table(db, table.tableName)
+
+
+def _infer_key_type(values: list[str | None]) -> str:
+    present = [v for v in values if v is not None]
+    try:
+        if present and all(str(int(v)) == v.lstrip("+") for v in present):
+            return "int"
+    except ValueError:
+        pass
+    return "string"
