@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame, SparkSession
 from . import engine, frames
 from .coltypes import from_spark_type, parse_type
 from .analyze.refresh_metadata import metadata_file_changes
-from .analyze.stale import analyze_stale, check_threshold, staleness_frame
+from .analyze.stale import staleness_frame
 from .errors import spark_errors
 from .interop import exchange
 from .metastore import (
@@ -29,15 +29,16 @@ from .metastore.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
 from .stats import ColumnPlan, aggregate_stats
-from .skew import DEFAULT_MODE, SkewReport, skew_report
-from .skew.report import check_options as check_skew_options
+from .skew import DEFAULT_MODE, SkewReport
 from .sql import parse
 from .sql.statements import Statement
 from .commands import execute, reads
+from .commands import analyze as analyze_commands
+from .commands import skew as skew_commands
 from .commands import tables as table_commands
 from .sql.lexer import quoted
 from .pruning import PruningReport, StatsAnswer
-from .tables import read_snapshot, write_table
+from .tables import read_snapshot
 from .tables.snapshot import PartitionFiles
 from .tables.cleaner import remove_aborted
 from .tables.writer import WriteResult
@@ -214,11 +215,7 @@ class Lab:
         `partition` gives every partition key a value (static); without it the data carries the
         key columns (dynamic partitions). `mode` is "append" or "overwrite" (of the partitions written).
         """
-        table = self.resolve(name)
-        with self.txn_scope(txn) as scope:
-            return write_table(self.spark, self.metastore, table, data, scope, partition, mode,
-                               gather=bool(self.get("hive.stats.column.autogather")))
-
+        return table_commands.write(self, name, data, partition, mode, txn)
     def skew(self, table: str, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
              min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
              max_items: int = 10_000) -> SkewReport:
@@ -227,26 +224,7 @@ class Lab:
         snapshot (of one partition with `partition`). `mode` "exact" counts every value; "approx" uses a
         frequent-items sketch whose counts are within 2 * rows / max_items. Raises NoSuchObjectException
         for an unknown column, InvalidInputException for a partition key."""
-        meta = self.resolve(table)
-        check_skew_options(mode, k, min_share, max_keys, max_items)
-        names = [columns] if isinstance(columns, str) else list(columns)
-        if not names or not all(isinstance(c, str) and c.strip() for c in names):
-            raise InvalidInputException(f"skew takes one or more column names, not {columns!r}")
-        names = [c.strip().lower() for c in names]
-        for name in names:
-            if meta.column(name) is None:
-                raise NoSuchObjectException(f"column {name} does not exist in table {meta.qualified_name}")
-            if name in meta.partition_key_names:
-                raise InvalidInputException(f"{name} is a partition key of {meta.qualified_name}: skew is measured "
-                                            "on data columns within partitions")
-        _, parts = self.snapshot_parts(meta.qualified_name)
-        if partition is not None:
-            wanted = self.partition(meta.qualified_name, partition).partName
-            parts = [p for p in parts if p.part_name == wanted]
-        with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
-            return skew_report(read_snapshot(self.spark, meta, parts), meta, names, k, min_share, mode, max_keys,
-                               max_items)
-
+        return skew_commands.skew(self, table, columns, partition, k, min_share, mode, max_keys, max_items)
     def staleness(self, table: str):
         """Per partition (or for the table): rows, rows changed since every column's statistics were
         last accurate, that fraction (None: unknown, e.g. an external table's files changed), whether
@@ -258,23 +236,7 @@ class Lab:
         whose rows changed by `threshold` or more since they were (Impala's rule of thumb, 30 %), or by
         an unknown amount; all of them in one Spark job, one transaction. `.details` (StaleAnalysis) has
         the staleness frame before, the partitions chosen and the ANALYZE outcome."""
-        threshold = check_threshold(threshold)
-        meta = self.resolve(table)
-        with self.txn_scope(txn) as scope:
-            done = analyze_stale(lambda: self.spark, self.metastore, meta, threshold, scope)
-        frame, chosen, outcome = done.staleness, done.analyzed, done.outcome
-        below = [r for r in frame.itertuples() if not r.accurate and r.partition not in chosen]
-        if outcome is None:
-            message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more."
-        else:
-            what = (f"{len(chosen)} of {len(frame)} partitions" if meta.is_partitioned else "the table")
-            message = f"Analyzed {what} changed by {threshold:.0%} or more. {outcome.message}"
-        if below:
-            message += (f" Left as they are ({len(below)} not accurate, changed by less than {threshold:.0%}): "
-                        + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])
-                        + (", ..." if len(below) > 5 else "") + ".")
-        return Result(message=message, details=done)
-
+        return analyze_commands.analyze_stale(self, table, threshold, txn)
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
         raises NoSuchObjectException naming it, InvalidInputException for a spec that is not one."""

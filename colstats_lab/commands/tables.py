@@ -1,5 +1,5 @@
-"""Commands that lay out or register a table's files: relayout under the skew spec, external Parquet
-directories registered as a table."""
+"""Commands over a table's files: writing data under a transaction's write ID, relayout under the skew
+spec, external Parquet directories registered as a table."""
 from __future__ import annotations
 
 import os
@@ -14,11 +14,26 @@ from ..sql.statements import PartitionSpecItem
 from ..tables import list_data_files
 from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
-from ..tables.writer import WriteResult
+from ..tables.writer import WriteResult, write_table
 from .reads import partition as find_partition
 
 if TYPE_CHECKING:
+    from ..transaction import Transaction
     from .session import Session
+
+
+def write(session: "Session", name: str, data, partition: dict | None = None, mode: str = "append",
+          txn: Transaction | None = None) -> WriteResult:
+    """Writes a Spark or pandas DataFrame into a managed table under the transaction's write ID
+    (a transaction of its own when none is given).
+
+    `partition` gives every partition key a value (static); without it the data carries the
+    key columns (dynamic partitions). `mode` is "append" or "overwrite" (of the partitions written).
+    """
+    table = session.resolve(name)
+    with session.txn_scope(txn) as scope:
+        return write_table(session.spark, session.metastore, table, data, scope, partition, mode,
+                           gather=bool(session.get("hive.stats.column.autogather")))
 
 
 def relayout(session: "Session", name: str, partition: dict | str | None = None) -> list[WriteResult]:
