@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from typing import Literal
+
 from .metastore import Metastore, MetaException, Partition, Table, ValidWriteIdList
 from .metastore.changes import Change
 

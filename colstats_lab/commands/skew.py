@@ -18,11 +18,7 @@ if TYPE_CHECKING:
 def skew(session: "Session", table: str, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
          min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
          max_items: int = 10_000) -> SkewReport:
-    """A skew report of `columns` (heavy hitters per partition and for the table, drift across partitions,
-    the values to declare skewed and the ALTER statement), from one Spark aggregation over the current
-    snapshot (of one partition with `partition`). `mode` "exact" counts every value; "approx" uses a
-    frequent-items sketch whose counts are within 2 * rows / max_items. Raises NoSuchObjectException
-    for an unknown column, InvalidInputException for a partition key."""
+    """`Lab.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
     meta = session.resolve(table)
     check_skew_options(mode, k, min_share, max_keys, max_items)
     names = [columns] if isinstance(columns, str) else list(columns)
