@@ -13,10 +13,7 @@ if TYPE_CHECKING:
 
 
 def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
-    """Analyzes every column of the partitions (or the table) whose statistics are not accurate and
-    whose rows changed by `threshold` or more since they were (Impala's rule of thumb, 30 %), or by
-    an unknown amount; all of them in one Spark job, one transaction. `.details` (StaleAnalysis) has
-    the staleness frame before, the partitions chosen and the ANALYZE outcome."""
+    """The work of `Lab.analyze_stale`, whose docstring is the reference."""
     threshold = check_threshold(threshold)
     meta = session.resolve(table)
     with session.txn_scope(txn) as scope:

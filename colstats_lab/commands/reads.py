@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 
 
 def partition(session: "Session", table: str, partition: dict | str) -> Partition:
-    """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
-    raises NoSuchObjectException naming it, InvalidInputException for a spec that is not one."""
+    """The work of `Lab.partition`, whose docstring is the reference."""
     meta = session.resolve(table)
     if not meta.is_partitioned:
         raise InvalidInputException(f"{meta.qualified_name} is not partitioned: it has no partition {partition}")
@@ -44,8 +43,7 @@ def partition(session: "Session", table: str, partition: dict | str) -> Partitio
 def snapshot_parts(session: "Session", name: str, snapshot: ValidWriteIdList | None = None,
                    txn: Transaction | None = None, partitions: list[Partition] | None = None
                    ) -> tuple[Table, list[PartitionFiles]]:
-    """The table and, per partition (all, or those given), the directories and files the snapshot
-    admits (no Spark job)."""
+    """The work of `Lab.snapshot_parts`, whose docstring is the reference."""
     table = session.resolve(name)
     valid = snapshot or (txn.snapshot(table) if txn else session.snapshot(name))
     if txn is not None and table.is_partitioned:
@@ -55,8 +53,7 @@ def snapshot_parts(session: "Session", name: str, snapshot: ValidWriteIdList | N
 
 def planned_read(session: "Session", name: str, where, alias: str | None = None, txn: Transaction | None = None
                  ) -> tuple[Table, list[PartitionFiles], PruningReport]:
-    """What a SELECT over one table with the condition `where` reads: the partitions its key terms keep
-    are chosen in the metastore first, only those are listed, then every pruning level decides."""
+    """The work of `Lab.planned_read`, whose docstring is the reference."""
     table = session.resolve(name)
     chosen = preselect(session.metastore, table, where) if txn is None else None
     table, parts = snapshot_parts(session, name, txn=txn, partitions=chosen.partitions if chosen else None)
@@ -66,8 +63,7 @@ def planned_read(session: "Session", name: str, where, alias: str | None = None,
 
 
 def stats_answer(session: "Session", query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
-    """Whether statistics answer `query` without a scan (`.frame`; None: Spark runs it) and why, for the
-    snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job."""
+    """The work of `Lab.stats_answer`, whose docstring is the reference."""
     if not session.get("hive.compute.query.using.stats"):
         return StatsAnswer(None, "hive.compute.query.using.stats is off")
     return answer_from_stats(session.metastore, query, session.current_db,
@@ -75,10 +71,7 @@ def stats_answer(session: "Session", query: str | Any, txn: Transaction | None =
 
 
 def explain(session: "Session", query: str, txn: Transaction | None = None) -> PruningReport:
-    """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
-    and the bytes of every segment, partition, list-bucketing directory, file and row group, from
-    partition values, stored table metadata (`metastore.*` options) and Parquet footers; no
-    Spark job runs."""
+    """The work of `Lab.explain`, whose docstring is the reference."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputException(f"explain takes the text of a SELECT over one lab table, not {query!r}")
     tree = parse_query(query)

@@ -24,12 +24,7 @@ if TYPE_CHECKING:
 
 def write(session: "Session", name: str, data, partition: dict | None = None, mode: str = "append",
           txn: Transaction | None = None) -> WriteResult:
-    """Writes a Spark or pandas DataFrame into a managed table under the transaction's write ID
-    (a transaction of its own when none is given).
-
-    `partition` gives every partition key a value (static); without it the data carries the
-    key columns (dynamic partitions). `mode` is "append" or "overwrite" (of the partitions written).
-    """
+    """The work of `Lab.write`, whose docstring is the reference."""
     table = session.resolve(name)
     with session.txn_scope(txn) as scope:
         return write_table(session.spark, session.metastore, table, data, scope, partition, mode,
@@ -37,9 +32,7 @@ def write(session: "Session", name: str, data, partition: dict | None = None, mo
 
 
 def relayout(session: "Session", name: str, partition: dict | str | None = None) -> list[WriteResult]:
-    """Rewrites partitions (all, a spec dict, or a name like `ds=2026-11-21`) under the table's current
-    skew spec, as one transaction of overwrites: list-bucketing directories after `ALTER TABLE ...
-    SKEWED BY ... STORED AS DIRECTORIES`, flat files after `NOT STORED AS DIRECTORIES`."""
+    """The work of `Lab.relayout`, whose docstring is the reference."""
     table = session.resolve(name)
     if not table.is_partitioned:
         raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
@@ -56,12 +49,7 @@ def relayout(session: "Session", name: str, partition: dict | str | None = None)
 
 def register_external(session: "Session", name: str, path: str, format: str = "parquet",
                       partition_types: dict[str, str] | None = None) -> Table:
-    """Registers existing Parquet files (with `k=v` partition directories) as an external table.
-
-    Partition key types are int when every value is an integer, else string, unless
-    `partition_types` says otherwise. Basic stats count files and bytes; rows stay unknown
-    (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
-    """
+    """The work of `Lab.register_external`, whose docstring is the reference."""
     db, table_name = split_table_name(name, session.current_db)
     if format.lower() != "parquet":
         raise InvalidInputException(f"only parquet files can be registered, not {format}")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("colstats_lab.txn")
 _OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.TC_OPERATION_TYPE
+_STATES = {"o": "open", "c": "committed", "a": "aborted"}  # TXNS.TXN_STATE
 
 
 class TxnAPI:
@@ -118,7 +119,7 @@ class TxnAPI:
         if row is None:
             raise NoSuchObjectException(f"transaction {txn_id} does not exist")
         if row[0] != "o":
-            state = {"c": "committed", "a": "aborted"}[row[0]]
+            state = _STATES[row[0]]
             raise MetaException(f"transaction {txn_id} is already {state}")
 
     def get_valid_write_ids(self, db_name: str, table_name: str, txn_id: int | None = None) -> ValidWriteIdList:
@@ -195,7 +196,7 @@ class TxnAPI:
         for r in txns:
             operations, partitions, table_level = written.get(r["TXN_ID"], ("", 0, False))
             out.append({
-                "txn_id": r["TXN_ID"], "state": {"o": "open", "c": "committed", "a": "aborted"}[r["TXN_STATE"]],
+                "txn_id": r["TXN_ID"], "state": _STATES[r["TXN_STATE"]],
                 "write_id": r["T2W_WRITEID"], "started": r["TXN_STARTED"], "last_heartbeat": r["TXN_LAST_HEARTBEAT"],
                 "user": r["TXN_USER"], "host": r["TXN_HOST"], "pid": r["TXN_PID"],
                 "operations": sorted({_OPERATIONS.get(op, op) for op in (operations or "").split(",") if op}),
@@ -211,4 +212,4 @@ class TxnAPI:
             row = conn.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
         if row is None:
             raise NoSuchObjectException(f"transaction {txn_id} does not exist")
-        return {"o": "open", "c": "committed", "a": "aborted"}[row[0]]
+        return _STATES[row[0]]
