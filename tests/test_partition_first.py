@@ -55,6 +55,7 @@ def test_a_partition_predicate_lists_only_the_matching_directories(tmp_path, lab
     assert partitions[partitions.kept].identifier.tolist() == [f"ds={day}"]
     counted = partitions[~partitions.kept]
     assert counted.identifier.tolist() == [f"{DAYS - 1:,} other partitions"]
+    assert f"1 of {DAYS:,} partitions kept" in report.summary()  # the ones not listed still count, one by one
 
     listed.clear()
     in_two = sorted(rows)[10:12]

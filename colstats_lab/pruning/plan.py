@@ -69,7 +69,7 @@ def plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partition
         report.decisions.insert(0, PruningDecision(
             Level.PARTITION, f"{preselected.pruned:,} other partitions", False,
             "ruled out by their key values in the metastore (not listed; rows and bytes as last recorded)",
-            preselected.pruned_rows, preselected.pruned_bytes))
+            preselected.pruned_rows, preselected.pruned_bytes, units=preselected.pruned))
     return kept, report
 
 

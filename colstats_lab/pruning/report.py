@@ -19,6 +19,7 @@ class PruningDecision:
     reason: str
     rows: int
     bytes: int
+    units: int = 1  # how many units it decides for: the partitions ruled out in the metastore are one decision
 
 
 @dataclass
@@ -63,11 +64,11 @@ class PruningReport:
         parts = []
         for level in levels:
             t = self.totals(level)
-            kept = sum(1 for d in self.decisions if d.level == level and d.kept)
-            total = sum(1 for d in self.decisions if d.level == level)
+            kept = sum(d.units for d in self.decisions if d.level == level and d.kept)
+            total = sum(d.units for d in self.decisions if d.level == level)
             share = t["bytes_kept"] / t["bytes"] if t["bytes"] else 0.0
             plural = level[:-1] + "ies" if level.endswith("y") else level + "s"
-            parts.append(f"{kept} of {total} {plural} kept, {t['rows_kept']:,} of {t['rows']:,} rows, "
+            parts.append(f"{kept:,} of {total:,} {plural} kept, {t['rows_kept']:,} of {t['rows']:,} rows, "
                          f"{share:.0%} of the bytes")
         return f"{self.table} where {self.predicate or 'TRUE'}: " + "; ".join(parts) + \
             "".join(f". Note: {note}" for note in self.notes)
