@@ -40,10 +40,10 @@ from ..metastore.table_metadata import (
 )
 from ..sql.statements import RefreshMetadata
 from ..stats.footers import FileFooter, FooterColumn, footer_column, read_footer
-from ..stats.levels import merge_column
 from ..errors import spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
-from ..metastore.sketches import bounded_ndv, estimate
+from ..metastore.merge import merge_metadata_column
+from ..metastore.sketches import bounded_ndv, estimate, sketch_ndv
 from ..tables.snapshot import PartitionFiles, snapshot_files, spark_type
 
 if TYPE_CHECKING:
@@ -346,16 +346,17 @@ class _Builder:
     def _ndv(self, column: ColumnMetadata, non_nulls: int) -> float:
         """NDV from the sketch, at most the (exact) non-null rows; from a sample, the NDV whose
         expected count of values seen in such a sample is what the sample saw (`sample_ndv`)."""
-        seen = estimate(column.sketch)
         if not self._sampled:
-            return float(bounded_ndv(seen, non_nulls))
-        return float(bounded_ndv(sample_ndv(seen, non_nulls, self.request.sample_percent / 100), non_nulls))
+            return float(sketch_ndv(column.sketch, non_nulls))
+        seen = sample_ndv(estimate(column.sketch), non_nulls, self.request.sample_percent / 100)
+        return float(bounded_ndv(seen, non_nulls))
 
     # ---- merged upward ------------------------------------------------------------------
 
     def _merge(self, level: str, identifier: str, children: list[MetadataUnit], **attributes) -> MetadataUnit:
-        columns = {name: merge_column([(u.rows, u.columns[name]) for u in children], name, self.types[name],
-                                      name in self.request.statistics) for name in self.request.columns}
+        columns = {name: merge_metadata_column([(u.rows, u.columns[name]) for u in children], name,
+                                               self.types[name], name in self.request.statistics)
+                   for name in self.request.columns}
         rows = sum(u.rows for u in children)
         for column in columns.values():
             if column.sketch is not None and self._sampled and column.nulls is not None:

@@ -1,18 +1,27 @@
-"""Merging partition statistics into table statistics without rescanning, as Hive aggregates them:
-counts add, min of mins, max of maxes, NDV from the union of the sketches, lengths weighted
-by row counts. Partitions merge into segments and segments into segments by the same rules, and
-every rule is exact in any grouping (integers, min/max, register-wise sketch unions), so the
-table level from segments equals a flat merge of every partition.
+"""Merging statistics up the levels without rescanning: the one set of rules for Hive's levels
+(partition -> segment -> table, as `SegmentStats` and `ColumnStatisticsObj`) and Drill's (row group ->
+file -> partition -> segment -> table, as `ColumnMetadata`). Counts add, min of mins and max of maxes in
+Spark's order (NaN above every number), the NDV from the union of the sketches bounded by the non-null
+rows. Every rule is exact in any grouping (integers, min/max, register-wise sketch unions), so a level
+merged from segments equals a flat merge of every part.
+
+The two differ only where the systems they follow do, on a figure some part lacks:
+- Hive's aggregators count a missing count as zero and, when a part with values has no sketch, fall back
+  to the largest part NDV as a lower bound (HIVE-SEMANTICS: NDV merging);
+- Drill's metadata leaves the parent's figure unknown: a child that may hold values but has no min/max
+  makes the parent's unknown, since pruning on a narrower range would drop rows.
 """
 from __future__ import annotations
 
 import math
+from typing import Any, Iterable
 
 from ..coltypes import StatsKind
 from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj
 from .segments import SegmentStats
+from .sketches import sketch_ndv, union
 from .stats_rows import StatsColumn
-from .sketches import bounded_ndv, estimate, union
+from .table_metadata import ColumnMetadata
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 
@@ -23,6 +32,16 @@ def spark_order(value):
         return (1, 0.0)
     return (0, value)
 
+
+def merged_range(lows: Iterable[Any], highs: Iterable[Any]) -> tuple[Any, Any]:
+    """The min of the known lows and the max of the known highs, in Spark's order (None: none known)."""
+    present_lows = [v for v in lows if v is not None]
+    present_highs = [v for v in highs if v is not None]
+    return (min(present_lows, key=spark_order) if present_lows else None,
+            max(present_highs, key=spark_order) if present_highs else None)
+
+
+# ---- Hive's levels ------------------------------------------------------------------------
 
 def merge_column_stats(parts: list[tuple[ColumnStatisticsObj, int]]) -> ColumnStatisticsObj:
     """Table-level statistics of one column from (partition stats, partition row count) pairs."""
@@ -55,18 +74,11 @@ def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
 
 def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketched, max_ndvs, lengths, max_lens,
             trues, falses) -> SegmentStats:
-    """Hive's merge rules on parallel lists: counts add (lengths as whole totals, so that the row-weighted
-    average length comes out the same in any grouping), min of mins, max of maxes, the union of the
-    sketches while every part with values has one, else the largest part NDV as the lower bound Hive
-    falls back to."""
+    """Hive's rules on parallel lists: counts add (lengths as whole totals, so that the row-weighted
+    average length comes out the same in any grouping), the merged range, the union of the sketches
+    while every part with values has one, else the largest part NDV as the lower bound Hive falls back to."""
     sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY)
-    low = high = None
-    if kind in _RANGED:
-        order = spark_order if kind is StatsKind.DOUBLE else None  # only doubles have NaN
-        present_lows = [v for v in lows if v is not None]
-        present_highs = [v for v in highs if v is not None]
-        low = min(present_lows, key=order) if present_lows else None
-        high = max(present_highs, key=order) if present_highs else None
+    low, high = merged_range(lows, highs) if kind in _RANGED else (None, None)
     return SegmentStats(col_type, kind, parts, sum(rows), sum(n or 0 for n in nulls), low, high,
                         union(sketches) if sketched else None, sketched, max(max_ndvs, default=0),
                         sum(lengths), max((n or 0 for n in max_lens), default=0),
@@ -80,7 +92,7 @@ def segment_to_obj(name: str, merged: SegmentStats) -> ColumnStatisticsObj:
     if kind not in (StatsKind.BOOLEAN, StatsKind.BINARY):
         if merged.all_sketched:
             sketch = merged.sketch
-            ndv = bounded_ndv(estimate(sketch), merged.rows - merged.nulls)
+            ndv = sketch_ndv(sketch, merged.rows - merged.nulls)
         else:
             ndv = merged.max_ndv
     if kind in _RANGED:
@@ -113,3 +125,27 @@ def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
         if merged:
             metastore.store_merged_table_statistics(
                 ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))
+
+
+# ---- Drill's levels -----------------------------------------------------------------------
+
+def has_values(rows: int, column: ColumnMetadata) -> bool:
+    """Whether the unit may hold non-null values of the column."""
+    return column.nulls is None or rows - column.nulls > 0
+
+
+def merge_metadata_column(children: list[tuple[int, ColumnMetadata]], name: str, type_name: str,
+                          with_ndv: bool) -> ColumnMetadata:
+    """One column's metadata over the children's rows; children are (rows, column) pairs. A figure
+    unknown in a child that could change it is unknown in the parent."""
+    nulls = None if any(c.nulls is None for _, c in children) else sum(c.nulls for _, c in children)
+    merged = ColumnMetadata(name, type_name, nulls=nulls, estimated=any(c.estimated for _, c in children))
+    if all(c.low is not None for rows, c in children if has_values(rows, c)):
+        merged.low, merged.high = merged_range((c.low for _, c in children), (c.high for _, c in children))
+    if with_ndv:
+        if all(c.non_nulls is not None for _, c in children):
+            merged.non_nulls = float(sum(c.non_nulls for _, c in children))
+        if merged.non_nulls is not None and all(c.sketch is not None or not c.non_nulls for _, c in children):
+            merged.sketch = union([c.sketch for _, c in children if c.sketch])
+            merged.ndv = float(sketch_ndv(merged.sketch, math.ceil(merged.non_nulls)))
+    return merged

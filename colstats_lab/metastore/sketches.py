@@ -12,8 +12,6 @@ def ndv_relative_error(lg_k: int = NDV_LG_K, sigmas: int = 3) -> float:
     return sigmas * 1.04 / (2 ** lg_k) ** 0.5
 
 
-
-
 def estimate(sketch: bytes | None) -> float:
     return hll_sketch.deserialize(sketch).get_estimate() if sketch else 0.0
 
@@ -45,6 +43,11 @@ def compact(sketch: bytes | None, lg_k: int = NDV_LG_K) -> bytes | None:
     converted = hll_union(lg_k)
     converted.update(hll_sketch.deserialize(sketch))
     return converted.get_result(tgt_hll_type.HLL_4).serialize_compact()
+
+
+def sketch_ndv(sketch: bytes | None, non_null: int) -> int:
+    """A sketch's NDV estimate, bounded by the non-null rows it describes."""
+    return bounded_ndv(estimate(sketch), non_null)
 
 
 def bounded_ndv(estimate_value: float, non_null: int) -> int:

@@ -22,7 +22,7 @@ from ..metastore.model import (
     Date,
     Timestamp,
 )
-from ..metastore.sketches import NDV_LG_K, bounded_ndv, compact, estimate
+from ..metastore.sketches import NDV_LG_K, compact, sketch_ndv
 from .sketches import ndv_input
 
 ROWS = "__rows"
@@ -87,7 +87,7 @@ class ColumnPlan:
         nulls = num_rows - non_null
         kind = self.kind
         sketch = compact(bytes(get("hll"))) if self.has_ndv and get("hll") is not None else None
-        ndv = bounded_ndv(estimate(sketch), non_null) if self.has_ndv else None
+        ndv = sketch_ndv(sketch, non_null) if self.has_ndv else None
         if kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL):
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch)
         elif kind is StatsKind.DATE:

@@ -19,7 +19,7 @@ from ..coltypes import parse_type
 from ..files import FileState
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
-from .levels import merge_column
+from ..metastore.merge import merge_metadata_column
 
 _SERVED_BASES = {"tinyint", "smallint", "int", "bigint", "string", "varchar", "char", "boolean", "decimal",
                  "date", "timestamp"}
@@ -54,9 +54,9 @@ class FileFooter:
 
 def footer_column(name: str, type_name: str, row_groups: list[RowGroupFooter]) -> ColumnMetadata:
     """One column's footer figures over several row groups (each must serve it), merged."""
-    return merge_column([(rg.rows, ColumnMetadata(name, type_name, rg.columns[name].low, rg.columns[name].high,
-                                                  rg.columns[name].nulls)) for rg in row_groups],
-                        name, type_name, False)
+    return merge_metadata_column([(rg.rows, ColumnMetadata(name, type_name, rg.columns[name].low,
+                                                           rg.columns[name].high, rg.columns[name].nulls))
+                                  for rg in row_groups], name, type_name, False)
 
 
 def footer_servable(type_name: str) -> bool:
