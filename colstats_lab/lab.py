@@ -1,7 +1,6 @@
 """Lab: the one object a user holds. It wires the Spark engine, the metastore and the statements."""
 from __future__ import annotations
 
-import json
 import os
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -10,15 +9,11 @@ import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 
 from . import engine, frames
-from .coltypes import from_spark_type, parse_type
-from .analyze.refresh_metadata import metadata_file_changes
 from .analyze.stale import staleness_frame
-from .errors import spark_errors
 from .interop import exchange
 from .metastore import (
     DEFAULT_DB,
     InvalidInputException,
-    NoSuchObjectException,
     Metastore,
     Partition,
     Table,
@@ -28,7 +23,6 @@ from .metastore.levels import TABLE_LEVEL
 from .metastore.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .result import Result
-from .stats import ColumnPlan, aggregate_stats
 from .skew import DEFAULT_MODE, SkewReport
 from .sql import parse
 from .sql.statements import Statement
@@ -36,11 +30,9 @@ from .commands import execute, reads
 from .commands import analyze as analyze_commands
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
-from .sql.lexer import quoted
 from .pruning import PruningReport, StatsAnswer
 from .tables import read_snapshot
 from .tables.snapshot import PartitionFiles
-from .tables.cleaner import remove_aborted
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
@@ -273,21 +265,15 @@ class Lab:
         partition values, stored table metadata (`metastore.*` options) and Parquet footers; no
         Spark job runs."""
         return reads.explain(self, query, txn)
-    def metadata(self, name: str, level: str | None = None):
+    def metadata(self, name: str, level: str | None = None) -> pd.DataFrame:
         """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per
         unit and column; `level` keeps one level); raises NoSuchObjectException if it has none."""
-        table = self.resolve(name)
-        stored = self.metastore.get_table_metadata(table.dbName, table.tableName)
-        if stored is None:
-            raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
-                                        f"{quoted(table.qualified_name)} REFRESH METADATA")
-        return stored.to_pandas(level)
+        return reads.metadata(self, name, level)
 
     def metadata_changes(self, name: str) -> tuple[list[str], list[str]] | None:
         """The files added or rewritten, and those removed, since the table's last REFRESH METADATA (both
         empty: its metadata is up to date, as Drill's check finds it); None when it has none. No Spark."""
-        table = self.resolve(name)
-        return metadata_file_changes(self.metastore, table, self.snapshot(table.qualified_name))
+        return reads.metadata_changes(self, name)
 
     def tables_frame(self) -> pd.DataFrame:
         """Every table of every database at a glance, the stalest first (the dashboard's landing). No Spark."""
@@ -329,43 +315,13 @@ class Lab:
         """Statistics of any DataFrame (Spark's, or pandas' brought into Spark) by ANALYZE's one-pass
         aggregation: stats_frame's columns, one row per column, or per value of the `by` columns and
         column. Stored nowhere: a DataFrame has no files or writes to judge freshness by."""
-        if isinstance(frame, pd.DataFrame):
-            frame = self.spark.createDataFrame(frame)
-        keys = [by] if isinstance(by, str) else list(by or [])
-        fields = {f.name.lower(): f for f in frame.schema.fields}
-        for key in keys:
-            if key.lower() not in fields:
-                raise NoSuchObjectException(f"column {key} does not exist in the DataFrame "
-                                            f"(it has {', '.join(f.name for f in frame.schema.fields)})")
-        columns = [(f.name, from_spark_type(f.dataType).name) for f in frame.schema.fields
-                   if f.name.lower() not in {k.lower() for k in keys}]
-        plans = [ColumnPlan(name, type_name) for name, type_name in columns if parse_type(type_name).stats_kind]
-        with spark_errors("cannot analyze the DataFrame"):
-            groups = aggregate_stats(frame, keys, plans)
-        return frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)
+        return analyze_commands.analyze_frame(self, frame, by)
 
     def report(self, name: str, path: str | None = None) -> dict | str:
         """The table's report: with a path ending .html, a standalone page of its statistics and their
         freshness (plotly inlined: no server, no network); ending .json, the same as data. Writes the
         file and returns its path; without a path, returns the data. No Spark."""
-        table = self.resolve(name)
-        if path is None:
-            return frames.report_data(self.metastore, table)
-        kind = os.path.splitext(path)[1].lower()
-        if kind == ".json":
-            text = json.dumps(frames.report_data(self.metastore, table), indent=2, allow_nan=False) + "\n"
-        elif kind in (".html", ".htm"):
-            from .ui.report import report_html
-
-            text = report_html(self.metastore, table)
-        else:
-            raise InvalidInputException(f"a report is written as .html or .json, not {path!r}")
-        try:
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(text)
-        except OSError as exc:
-            raise InvalidInputException(f"cannot write the report to {path}: {exc.strerror}") from None
-        return path
+        return reads.report(self, name, path)
 
     def snapshot(self, name: str) -> ValidWriteIdList:
         table = self.resolve(name)
@@ -399,14 +355,7 @@ class Lab:
     def clean(self) -> list[str]:
         """Removes the files of aborted writes (never read before) and staging left by ended
         transactions, in every managed table; returns the directories removed."""
-        self.metastore.abort_expired_txns()
-        removed = []
-        for db in self.metastore.get_all_databases():
-            for name in self.metastore.get_tables(db):
-                table = self.metastore.get_table(db, name)
-                if table.tableType == "MANAGED_TABLE":
-                    removed += remove_aborted(self.metastore, table)
-        return removed
+        return table_commands.clean(self)
 
     # ---- views --------------------------------------------------------------------------
 

@@ -1,11 +1,19 @@
-"""Analyzing what changed: every column of the partitions whose statistics went stale past a threshold."""
+"""Analyzing what changed (every column of the partitions whose statistics went stale past a threshold),
+and any DataFrame by ANALYZE's aggregation."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
+from .. import frames
 from ..analyze.stale import analyze_stale as analyze_stale_owners
 from ..analyze.stale import check_threshold
+from ..coltypes import from_spark_type, parse_type
+from ..errors import spark_errors
+from ..metastore import NoSuchObjectException
 from ..result import Result
+from ..stats import ColumnPlan, aggregate_stats
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -30,3 +38,21 @@ def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: T
                     + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])
                     + (", ..." if len(below) > 5 else "") + ".")
     return Result(message=message, details=done)
+
+
+def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) -> pd.DataFrame:
+    """The work of `Lab.analyze_frame`, whose docstring is the reference."""
+    if isinstance(frame, pd.DataFrame):
+        frame = session.spark.createDataFrame(frame)
+    keys = [by] if isinstance(by, str) else list(by or [])
+    fields = {f.name.lower(): f for f in frame.schema.fields}
+    for key in keys:
+        if key.lower() not in fields:
+            raise NoSuchObjectException(f"column {key} does not exist in the DataFrame "
+                                        f"(it has {', '.join(f.name for f in frame.schema.fields)})")
+    columns = [(f.name, from_spark_type(f.dataType).name) for f in frame.schema.fields
+               if f.name.lower() not in {k.lower() for k in keys}]
+    plans = [ColumnPlan(name, type_name) for name, type_name in columns if parse_type(type_name).stats_kind]
+    with spark_errors("cannot analyze the DataFrame"):
+        groups = aggregate_stats(frame, keys, plans)
+    return frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)

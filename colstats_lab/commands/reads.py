@@ -1,13 +1,21 @@
 """What a command reads: a partition by name, a table's snapshot of files, what a query over one table
-reads after pruning, and whether statistics answer a query. No Spark job."""
+reads after pruning, whether statistics answer a query, the table's stored metadata and its report.
+No Spark job."""
 from __future__ import annotations
 
+import json
+import os
 from typing import TYPE_CHECKING, Any
 
-from ..metastore import InvalidInputException, Partition, Table, ValidWriteIdList
+import pandas as pd
+
+from .. import frames
+from ..analyze.refresh_metadata import metadata_file_changes
+from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table, ValidWriteIdList
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
 from ..pruning.partition_predicate import preselect
 from ..pruning.plan import parse_query
+from ..sql.lexer import quoted
 from ..sql.partition_spec import matching_partitions
 from ..tables import snapshot_files
 from ..tables.snapshot import PartitionFiles
@@ -80,3 +88,41 @@ def explain(session: "Session", query: str, txn: Transaction | None = None) -> P
         raise InvalidInputException("explain takes a SELECT over one lab table (no joins or subqueries)")
     node, where = found
     return planned_read(session, f"{node.db or session.current_db}.{node.name}", where, node.alias_or_name, txn)[2]
+
+
+def metadata(session: "Session", name: str, level: str | None = None) -> pd.DataFrame:
+    """The work of `Lab.metadata`, whose docstring is the reference."""
+    table = session.resolve(name)
+    stored = session.metastore.get_table_metadata(table.dbName, table.tableName)
+    if stored is None:
+        raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
+                                    f"{quoted(table.qualified_name)} REFRESH METADATA")
+    return stored.to_pandas(level)
+
+
+def metadata_changes(session: "Session", name: str) -> tuple[list[str], list[str]] | None:
+    """The work of `Lab.metadata_changes`, whose docstring is the reference."""
+    table = session.resolve(name)
+    return metadata_file_changes(session.metastore, table, session.snapshot(table.qualified_name))
+
+
+def report(session: "Session", name: str, path: str | None = None) -> dict | str:
+    """The work of `Lab.report`, whose docstring is the reference."""
+    table = session.resolve(name)
+    if path is None:
+        return frames.report_data(session.metastore, table)
+    kind = os.path.splitext(path)[1].lower()
+    if kind == ".json":
+        text = json.dumps(frames.report_data(session.metastore, table), indent=2, allow_nan=False) + "\n"
+    elif kind in (".html", ".htm"):
+        from ..ui.report import report_html  # plotly loads only for a page
+
+        text = report_html(session.metastore, table)
+    else:
+        raise InvalidInputException(f"a report is written as .html or .json, not {path!r}")
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        raise InvalidInputException(f"cannot write the report to {path}: {exc.strerror}") from None
+    return path

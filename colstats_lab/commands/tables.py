@@ -1,5 +1,5 @@
 """Commands over a table's files: writing data under a transaction's write ID, relayout under the skew
-spec, external Parquet directories registered as a table."""
+spec, external Parquet directories registered as a table, and the files aborted writes left behind."""
 from __future__ import annotations
 
 import os
@@ -12,6 +12,7 @@ from ..metastore.names import parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import PartitionSpecItem
 from ..tables import list_data_files
+from ..tables.cleaner import remove_aborted
 from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..tables.writer import WriteResult, write_table
@@ -90,3 +91,16 @@ def _infer_key_type(values: list[str | None]) -> str:
     except ValueError:
         pass
     return "string"
+
+
+def clean(session: "Session") -> list[str]:
+    """The work of `Lab.clean`, whose docstring is the reference."""
+    metastore = session.metastore
+    metastore.abort_expired_txns()
+    removed = []
+    for db in metastore.get_all_databases():
+        for name in metastore.get_tables(db):
+            table = metastore.get_table(db, name)
+            if table.tableType == "MANAGED_TABLE":
+                removed += remove_aborted(metastore, table)
+    return removed

@@ -138,13 +138,15 @@ def merge_metadata_column(children: list[tuple[int, ColumnMetadata]], name: str,
                           with_ndv: bool) -> ColumnMetadata:
     """One column's metadata over the children's rows; children are (rows, column) pairs. A figure
     unknown in a child that could change it is unknown in the parent."""
-    nulls = None if any(c.nulls is None for _, c in children) else sum(c.nulls for _, c in children)
+    counted = [c.nulls for _, c in children if c.nulls is not None]
+    nulls = sum(counted) if len(counted) == len(children) else None
     merged = ColumnMetadata(name, type_name, nulls=nulls, estimated=any(c.estimated for _, c in children))
     if all(c.low is not None for rows, c in children if has_values(rows, c)):
         merged.low, merged.high = merged_range((c.low for _, c in children), (c.high for _, c in children))
     if with_ndv:
-        if all(c.non_nulls is not None for _, c in children):
-            merged.non_nulls = float(sum(c.non_nulls for _, c in children))
+        non_nulls = [c.non_nulls for _, c in children if c.non_nulls is not None]
+        if len(non_nulls) == len(children):
+            merged.non_nulls = float(sum(non_nulls))
         if merged.non_nulls is not None and all(c.sketch is not None or not c.non_nulls for _, c in children):
             merged.sketch = union([c.sketch for _, c in children if c.sketch])
             merged.ndv = float(sketch_ndv(merged.sketch, math.ceil(merged.non_nulls)))
