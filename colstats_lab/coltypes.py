@@ -74,6 +74,15 @@ class ColumnType:
         return _PRIMITIVE_KINDS.get(self.base)
 
     @property
+    def stored_stats_kind(self) -> StatsKind:
+        """The statistics family of a column statistics are kept for; raises for complex types, which
+        never have any."""
+        kind = self.stats_kind
+        if kind is None:
+            raise ValueError(f"{self.name} columns have no statistics")
+        return kind
+
+    @property
     def precision_scale(self) -> tuple[int, int]:
         match = _PARAMETRIC.match(self.name)
         if self.base != "decimal":

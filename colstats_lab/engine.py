@@ -141,7 +141,8 @@ def _claim_background(settings: SessionSettings) -> SparkSession | None:
         start, _background = _background, None
     if start is None:
         return None
-    start.thread.join()
+    if start.thread is not None:
+        start.thread.join()
     if start.session is None:
         return None  # the start failed: building again raises the error where the user is
     if start.settings == settings:
@@ -190,7 +191,7 @@ def _build(settings: SessionSettings) -> SparkSession:
     wanted = {**DEFAULT_CONF, "spark.sql.warehouse.dir": os.path.join(settings.home, "spark-warehouse"), **conf}
     if SparkContext._active_spark_context is not None:
         return _session_beside(SparkSession.builder.getOrCreate(), wanted)
-    builder = SparkSession.builder.master(settings.master).appName("colstats_lab")
+    builder = SparkSession.builder.master(settings.master or "local[*]").appName("colstats_lab")
     for key, value in wanted.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()

@@ -25,10 +25,9 @@ def staleness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     since its column statistics were last all accurate and their fraction (None: unknown), whether every
     column's statistics are accurate now, and why not."""
     compliance = metastore.stats_compliance(table.dbName, table.tableName, sorted(table.stats_column_names))
+    owners: list[tuple[str | None, dict[str, str]]] = [(None, table.parameters)]
     if table.is_partitioned:
-        owners = metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]).items()
-    else:
-        owners = [(None, table.parameters)]
+        owners = list(metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]).items())
     records = []
     for name, params in owners:
         ok, why = compliance[name]

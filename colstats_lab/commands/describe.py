@@ -139,7 +139,7 @@ def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -
 
 
 def _accuracy_text(accuracy: StatsAccuracy, column: str) -> str:
-    parts = {"BASIC_STATS": "true" if accuracy.basic else "false"}
+    parts: dict[str, object] = {"BASIC_STATS": "true" if accuracy.basic else "false"}
     if accuracy.basic:
         parts["COLUMN_STATS"] = {column: "true" if column in accuracy.columns else "false"}
     return json.dumps(parts, separators=(",", ":"), ensure_ascii=False)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type
-from .exceptions import InvalidObjectException
+from .exceptions import InvalidObjectException, NoSuchObjectException
 from .names import escape_path_name, make_part_name
 
 _EPOCH = dt.date(1970, 1, 1)
@@ -321,6 +321,13 @@ class Table:
     def column(self, name: str) -> FieldSchema | None:
         lowered = name.lower()
         return next((c for c in self.cols + self.partitionKeys if c.name == lowered), None)
+
+    def column_type(self, name: str) -> str:
+        """The type of a column or partition key; raises naming the column when the table has none."""
+        column = self.column(name)
+        if column is None:
+            raise NoSuchObjectException(f"column {name} does not exist in {self.qualified_name}")
+        return column.type
 
 
 @dataclass

@@ -65,7 +65,7 @@ def _to_row(stats: SegmentStats) -> tuple:
 
 
 def _from_row(row) -> SegmentStats:
-    kind = parse_type(row["COLUMN_TYPE"]).stats_kind
+    kind = parse_type(row["COLUMN_TYPE"]).stored_stats_kind
     ranged = kind not in (StatsKind.STRING, StatsKind.BINARY, StatsKind.BOOLEAN)
     decode = (lambda text: text_to_value(kind, text)) if ranged else (lambda text: None)
     return SegmentStats(row["COLUMN_TYPE"], kind, row["NUM_PARTS"], row["NUM_ROWS"], row["NUM_NULLS"],

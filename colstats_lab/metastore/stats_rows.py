@@ -107,7 +107,7 @@ def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
 
 def row_to_obj(row) -> ColumnStatisticsObj:
     col_type = parse_type(row["COLUMN_TYPE"])
-    kind = col_type.stats_kind
+    kind = col_type.stored_stats_kind
     data_class = STATS_DATA_CLASSES[kind]
     common = dict(numNulls=row["NUM_NULLS"], bitVectors=row["BIT_VECTOR"])
     if kind in _RANGED:
@@ -163,7 +163,7 @@ class StatsColumn:
         as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for a timestamp), HIGH_VALUE, the exact high,
         NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES, NUM_FALSES, PART_NAME) of one column."""
         name, col_type = rows[0][0], rows[0][1]
-        kind = parse_type(col_type).stats_kind
+        kind = parse_type(col_type).stored_stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
          trues, falses, parts) = (list(values) for values in zip(*rows))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP):

@@ -89,8 +89,8 @@ def _aggregate(table: Table, projection: exp.Expression) -> _Aggregate:
             return _Aggregate("count", column, alias or f"count({column})")
     if isinstance(node, (exp.Min, exp.Max)) and isinstance(node.this, exp.Column):
         column = _data_column(table, node.this)
-        if parse_type(table.column(column).type).stats_kind not in _RANGED:
-            raise _NotFromStats(f"there is no min/max statistic for {column} ({table.column(column).type})")
+        if parse_type(table.column_type(column)).stats_kind not in _RANGED:
+            raise _NotFromStats(f"there is no min/max statistic for {column} ({table.column_type(column)})")
         function = "min" if isinstance(node, exp.Min) else "max"
         return _Aggregate(function, column, alias or f"{function}({column})")
     raise _NotFromStats(f"{projection.sql(dialect='spark')} is not count, min or max of a column")

@@ -211,7 +211,7 @@ def _membership(column: exp.Expression, literals: list, table: Table, domain: Do
     held = _held(column, table, domain)
     if held is None:
         return None
-    texts = [_literal_text(lit, table.column(column.name).type) for lit in literals]
+    texts = [_literal_text(lit, table.column_type(column.name)) for lit in literals]
     if any(t is None for t in texts):
         return None
     kind, value = held

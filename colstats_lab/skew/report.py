@@ -18,6 +18,7 @@ of the ranking, the recommendation, the statement and the scan fractions.
 from __future__ import annotations
 
 import json
+from typing import cast
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -167,10 +168,10 @@ class SkewReport:
 
     @property
     def skewed_info(self) -> SkewedInfo:
-        types = [self.table.column(c).type for c in self.columns]
+        types = [self.table.column_type(c) for c in self.columns]
         values = [[canonical_value(c, t, _text(x), what="skewed value") for c, t, x in zip(self.columns, types, v)]
                   for v in (self.recommended if len(self.columns) > 1 else [(v,) for v in self.recommended])]
-        return SkewedInfo(list(self.columns), values)
+        return SkewedInfo(list(self.columns), cast(list[list[str]], values))  # heavy hitters are never NULL
 
     @property
     def statement(self) -> str:

@@ -53,7 +53,7 @@ def check_list_bucketing(table: Table) -> None:
 def with_locations(info: SkewedInfo, locations: list[tuple[tuple[str, ...], str]], table: Table) -> SkewedInfo:
     """`info` with `SET SKEWED LOCATION` entries: each value must be skewed, each location a relative
     directory inside the partition that no other value or the default directory uses."""
-    types = [table.column(c).type for c in info.skewedColNames]
+    types = [table.column_type(c) for c in info.skewedColNames]
     known = {tuple(v) for v in info.skewedColValues}
     merged = dict(info.skewedColValueLocationMaps)
     for value, location in locations:
@@ -77,7 +77,7 @@ def with_locations(info: SkewedInfo, locations: list[tuple[tuple[str, ...], str]
 
 def skewed_clause(info: SkewedInfo, table: Table, stored_as_directories: bool) -> str:
     """`SKEWED BY (x) ON (6, 20) STORED AS DIRECTORIES` for `info`, literals typed per column."""
-    types = [parse_type(table.column(c).type) for c in info.skewedColNames]
+    types = [parse_type(table.column_type(c)) for c in info.skewedColNames]
 
     def literal(text: str, col_type) -> str:
         if col_type.stats_kind.name in ("LONG", "DOUBLE", "DECIMAL", "BOOLEAN"):

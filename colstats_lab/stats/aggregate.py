@@ -35,7 +35,7 @@ class ColumnPlan:
 
     @property
     def kind(self) -> StatsKind:
-        return parse_type(self.type_name).stats_kind
+        return parse_type(self.type_name).stored_stats_kind
 
     def inputs(self, index: int) -> list[Column]:
         """Per-row values the aggregates read, computed in a projection below the aggregation so
@@ -86,7 +86,8 @@ class ColumnPlan:
         non_null = get("nonnull") or 0
         nulls = num_rows - non_null
         kind = self.kind
-        sketch = compact(bytes(get("hll"))) if self.has_ndv and get("hll") is not None else None
+        hll = get("hll") if self.has_ndv else None
+        sketch = compact(bytes(hll)) if hll is not None else None
         ndv = sketch_ndv(sketch, non_null) if self.has_ndv else None
         if kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL):
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch)

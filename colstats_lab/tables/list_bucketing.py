@@ -51,7 +51,7 @@ def _with_table_locations(spec: SkewedInfo, table: Table) -> SkewedInfo:
 def directory_column(table: Table, specs: dict[str, SkewedInfo], partition: dict) -> Column:
     """Each row's list-bucketing sub-directory (NULL in partitions laid out without one)."""
     def typed(name: str, text: str) -> Column:
-        return F.lit(text).cast(spark_type(table.column(name).type))
+        return F.lit(text).cast(spark_type(table.column_type(name)))
 
     def by_spec(spec: SkewedInfo) -> Column:
         expr = None
@@ -68,7 +68,7 @@ def directory_column(table: Table, specs: dict[str, SkewedInfo], partition: dict
         condition = _all([F.col(f"`{k.name}`").isNull() if v is None else F.col(f"`{k.name}`") == typed(k.name, v)
                           for k, (_, v) in zip(table.partitionKeys, parse_part_name(name))])
         expr = F.when(condition, by_spec(spec)) if expr is None else expr.when(condition, by_spec(spec))
-    return expr
+    return expr if expr is not None else F.lit(None).cast("string")
 
 
 def _all(terms: list[Column]) -> Column:

@@ -113,7 +113,7 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
     for index, key in enumerate(table.partitionKeys):
         pairs = []
         for part in parts:
-            if part.files:
-                pairs += [F.lit(part.part_name + "/"), F.lit(part.partition.values[index])]
+            if part.files and part.partition is not None:
+                pairs += [F.lit(part.partition.partName + "/"), F.lit(part.partition.values[index])]
         keys.append(F.element_at(F.create_map(*pairs), directory).cast(spark_type(key.type)).alias(key.name))
     return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys)
