@@ -262,3 +262,21 @@ def test_strings_of_a_megabyte(lab, spark):
     assert s.maxColLen == 1_000_000 and s.numDVs == 3
     report = lab.skew("mega", "s")
     assert len(report.statement) < 3_000_000
+
+
+def test_zero_finds_the_negative_zeros_another_job_wrote(lab, tmp_path):
+    """-0.0 = 0 is true in Spark SQL; parquet-java's dictionary filter compared the bits and skipped the
+    row groups holding -0.0, so the lab's query over such files found none of them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    amounts = [-0.0, 1.5, -0.0, 2.5, None, 1.5] * 20  # few distinct values: dictionary-encoded
+    root = tmp_path / "ledger"
+    (root / "ds=a").mkdir(parents=True)
+    pq.write_table(pa.table({"amount": pa.array(amounts, pa.float64())}), root / "ds=a" / "part-0.parquet",
+                   use_dictionary=True)
+    lab.register_external("ledger", str(root), partition_types={"ds": "string"})
+    zeros = sum(1 for v in amounts if v == 0)  # Python, like SQL, has -0.0 == 0
+    for condition in ("amount = 0", "amount = 0.0D", "amount IN (0, 7)", "amount = -0.0D"):
+        result = lab.sql(f"SELECT count(*) AS n FROM ledger WHERE {condition}")
+        assert result.df["n"].iloc[0] == zeros, condition

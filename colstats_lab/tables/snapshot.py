@@ -11,7 +11,7 @@ from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
-from ..files import DataFile, decoded_uri_path, list_data_files
+from ..files import DataFile, decoded_uri_path, list_data_files, parquet_reader
 from .layout import admitted_dirs
 
 log = logging.getLogger("colstats_lab.scan")
@@ -87,7 +87,7 @@ def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]
         return spark.createDataFrame([], schema)
     if any(_in_subdirectory(p) for p in parts):
         return _read_by_partition(spark, table, parts)
-    reader = spark.read.schema(schema).option("basePath", table.location)
+    reader = parquet_reader(spark).schema(schema).option("basePath", table.location)
     return reader.parquet(*files).select(*[f"`{f.name}`" for f in schema.fields])
 
 
@@ -108,7 +108,7 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
     segment = F.regexp_extract(F.col("_metadata.file_path"),
                                r"((?:[^/]+/){%d})(?:base_[0-9]+|delta_[0-9]+_[0-9]+(?:_[0-9]+)?)/" % depth, 1)
     directory = decoded_uri_path(segment)
-    frame = spark.read.schema(data_schema).parquet(*files)
+    frame = parquet_reader(spark).schema(data_schema).parquet(*files)
     keys = []
     for index, key in enumerate(table.partitionKeys):
         pairs = []
