@@ -8,7 +8,7 @@ NEWEST := .venv-newest
 SMOKE := tests/test_parser.py tests/test_analyze_stats.py tests/test_skew_report.py tests/test_workbench.py \
          tests/test_exports.py tests/test_cli.py
 
-.PHONY: install java browser dashboard demo lab test test-all newest lock bench clean
+.PHONY: install hooks java browser dashboard demo lab test test-all newest lock bench clean
 
 install: $(STAMP)
 
@@ -19,6 +19,10 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install -q -c requirements.lock -e '.[test]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
+
+# ruff and mypy before each commit (.githooks/pre-commit)
+hooks: $(STAMP)
+	git config core.hooksPath .githooks
 
 # after changing a range in pyproject.toml: the newest versions it admits become the tested set
 lock:
