@@ -187,6 +187,7 @@ def test_a_partition_with_no_rows_and_one_holding_99_percent(lab, spark):
     assert explained.totals()["rows_kept"] == 0
 
 
+@pytest.mark.slow
 def test_names_with_spaces_capitals_and_unicode(lab, spark):
     frame = spark.createDataFrame([(i, f"ü{i % 3}", float(i), f"d{i % 2}") for i in range(8)],
                                   "`My Col` int, `Ünï` string, UPPER double, ds string")
@@ -203,6 +204,7 @@ def test_names_with_spaces_capitals_and_unicode(lab, spark):
     assert joined.df.n[0] == 8
 
 
+@pytest.mark.slow
 def test_partition_values_with_slashes_equals_percent_spaces_unicode_and_null(lab, spark):
     values = ["a/b", "k=v", "50%", "with space", "ünï", None]
     frame = spark.createDataFrame([(i, i, values[i % len(values)]) for i in range(12)], "id bigint, x int, ds string")
