@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from datasketches import hll_sketch, tgt_hll_type
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +12,7 @@ from colstats_lab.metastore import ColumnStatisticsData, ColumnStatisticsObj, Do
 from colstats_lab.metastore.merge import merge_column_stats, merge_metadata_column
 from colstats_lab.metastore.sketches import ndv_relative_error
 from colstats_lab.metastore.table_metadata import ColumnMetadata
+from test_stats_segments import _sketch
 
 _longs = st.one_of(st.none(), st.integers(-2**63, 2**63 - 1))
 _doubles = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True).map(lambda v: 0.0 if v == 0 else v))
@@ -24,15 +24,6 @@ def _spark_order(value):
 
 def _distinct_key(value):
     return "NaN" if isinstance(value, float) and math.isnan(value) else value
-
-
-def _sketch(values: list) -> bytes | None:
-    if not values:
-        return None
-    sketch = hll_sketch(12, tgt_hll_type.HLL_8)
-    for value in values:
-        sketch.update(value)
-    return sketch.serialize_compact()
 
 
 def _hive_part(type_name: str, values: list) -> tuple[ColumnStatisticsObj, int]:
