@@ -7,7 +7,7 @@ merged from segments equals a flat merge of every part.
 
 The two differ only where the systems they follow do, on a figure some part lacks:
 - Hive's aggregators count a missing count as zero and, when a part with values has no sketch, fall back
-  to the largest part NDV as a lower bound (HIVE-SEMANTICS: NDV merging);
+  to the largest part NDV as a lower bound (what its aggregators do without bit vectors);
 - Drill's metadata leaves the parent's figure unknown: a child that may hold values but has no min/max
   makes the parent's unknown, since pruning on a narrower range would drop rows.
 """
