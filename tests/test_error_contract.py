@@ -10,7 +10,6 @@ from __future__ import annotations
 import inspect
 import os
 import re
-import shutil
 import sqlite3
 
 import pandas as pd
@@ -26,6 +25,7 @@ from IPython.utils.capture import capture_output
 import colstats_lab
 from colstats_lab import Lab
 from colstats_lab.errors import ColstatsError, ParseError
+from lab_copies import copy_lab_home
 
 # what may change in a failed command: its own transaction, aborted, and the write ID it took
 TXN_TABLES = ("TXNS", "TXN_TO_WRITE_ID", "NEXT_WRITE_ID", "TXN_COMPONENTS")
@@ -118,13 +118,7 @@ def fresh(template, tmp_path_factory, spark):
 
     def make() -> Lab:
         home = root / f"ex{next(count)}"
-        shutil.copytree(template, home)
-        # the copy's locations still point into the template: point them into the copy
-        conn = sqlite3.connect(home / "metastore.db")
-        with conn:
-            conn.execute("UPDATE SDS SET LOCATION = replace(LOCATION, ?, ?)", (str(template), str(home)))
-            conn.execute("UPDATE DBS SET DB_LOCATION_URI = replace(DB_LOCATION_URI, ?, ?)", (str(template), str(home)))
-        conn.close()
+        copy_lab_home(template, home)
         lab = Lab(home=str(home), spark=spark)
         opened.append(lab)
         return lab

@@ -3,10 +3,10 @@ Drill metadata with its up-to-date state and INFORMATION_SCHEMA, transactions) s
 table, and only the analyze button and a chosen skew run Spark."""
 from __future__ import annotations
 
-
 import pandas as pd
 import pytest
 
+from colstats_lab import Lab
 from colstats_lab.frames import freshness_frame, transactions_frame
 from colstats_lab.sql import parse
 from colstats_lab.sql.lexer import quoted
@@ -15,13 +15,16 @@ from colstats_lab.ui.freshness_view import FreshnessView
 from colstats_lab.ui.metadata_view import MetadataView
 from colstats_lab.ui.pruning_view import PruningPanel
 from colstats_lab.ui.transactions_view import TransactionsView
+from lab_copies import copy_lab_home
 
 ROWS = {"d1": [(1, 5), (2, 5), (3, None)], "d2": [(4, 7), (5, 8)], "d3": [(6, 1)]}
 
 
-@pytest.fixture
-def events(lab, spark):
+@pytest.fixture(scope="module")
+def events_template(tmp_path_factory, spark):
     """d1 and d2 analyzed, then a row appended to d2; d3 never analyzed; one write to d3 aborted."""
+    home = tmp_path_factory.mktemp("table_page") / "template"
+    lab = Lab(home=str(home), spark=spark)
     lab.set("hive.stats.column.autogather", False)
     lab.sql("CREATE TABLE events (id BIGINT, x INT) PARTITIONED BY (ds STRING)")
     for ds, rows in ROWS.items():
@@ -33,7 +36,18 @@ def events(lab, spark):
         with lab.transaction() as txn:
             lab.write("events", spark.createDataFrame([(8, 2)], "id bigint, x int"), partition={"ds": "d3"}, txn=txn)
             raise RuntimeError("the job failed after writing")
-    return lab
+    lab.close()
+    return home
+
+
+@pytest.fixture
+def events(events_template, tmp_path, spark):
+    """A copy of the template's lab for each test (they analyze and write)."""
+    copy_lab_home(events_template, tmp_path / "lab")
+    lab = Lab(home=str(tmp_path / "lab"), spark=spark)
+    lab.set("hive.stats.column.autogather", False)
+    yield lab
+    lab.close()
 
 
 def test_freshness_frame_says_accurate_stale_and_never_analyzed_per_cell(events):
