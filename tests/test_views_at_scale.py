@@ -76,3 +76,18 @@ def test_the_skew_heat_map_shows_the_partitions_where_heavy_hitters_weigh_most()
     by_day = {f"ds={d}": (i % 97) / 100 for i, d in enumerate(DAYS)}
     assert [heat.z[0][j] for j in range(len(heat.x))] == [by_day[p] for p in heat.x]
     assert set(heat.z[1]) == {0.1} and list(heat.y) == ["7", "8"]
+
+
+def test_distinct_value_bars_start_at_one_so_the_smallest_ndv_shows():
+    """A log axis left to itself starts near the smallest NDV, and that column's bar had no height."""
+    import math
+
+    rows = pd.DataFrame({"column": ["flag", "id", "city"], "null_fraction": [0.0, 0.0, 0.25],
+                         "ndv": [4, 30_000_000, None]})
+    fig = charts.null_and_ndv_figure(rows, "t")
+    low, high = fig.layout.yaxis2.range
+    assert low == 0  # 10 ** 0 = 1 distinct value: every bar of 2 or more has height
+    assert math.log10(4) / high > 0.05  # 4 distinct values rise a visible part of the axis
+    assert high >= math.log10(30_000_000)  # the largest fits
+    empty = charts.null_and_ndv_figure(rows.assign(ndv=[None, None, None]), "t")
+    assert empty.layout.yaxis2.range[1] == math.log10(10) * 1.05

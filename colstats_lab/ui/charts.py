@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Set
 
 import numpy as np
@@ -47,6 +48,12 @@ def top_values_figure(top: pd.DataFrame, others: int, total: int, title: str, lo
     return fig
 
 
+def _axis_top(values: pd.Series, least: float = 10.0) -> float:
+    """The largest value, at least `least` (and `least` when there is none)."""
+    top = values.max(skipna=True)
+    return float(top) if pd.notna(top) and top > least else least
+
+
 def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
     """Null fraction and distinct values per column, side by side."""
     fig = go.Figure()
@@ -59,7 +66,9 @@ def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
     fig.update_layout(
         title=title, height=320, margin=dict(l=60, r=60, t=50, b=60), template="plotly_white", barmode="group",
         yaxis=dict(title="null fraction", tickformat=".0%", rangemode="tozero"),
-        yaxis2=dict(title="distinct values", overlaying="y", side="right", type="log", tickformat=",d"),
+        # log, as NDVs run from 1 to millions; from 1 up, else the bars start at the smallest NDV and it shows as none
+        yaxis2=dict(title="distinct values", overlaying="y", side="right", type="log", tickformat=",d",
+                    range=[0, math.log10(_axis_top(rows["ndv"])) * 1.05]),
         legend=dict(orientation="h", y=-0.25),
     )
     return fig
