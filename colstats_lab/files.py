@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrameReader, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epoch)
 
@@ -72,9 +73,26 @@ def decoded_uri_path(uri_path: Column) -> Column:
     return F.url_decode(F.regexp_replace(uri_path, r"\+", "%2B"))
 
 
-def parquet_reader(spark: SparkSession) -> DataFrameReader:
-    """Spark's Parquet reader with parquet-java's dictionary filter off. That filter compares doubles by
-    their bits, so `x = 0` skips a row group whose dictionary holds -0.0 although Spark's own `-0.0 = 0`
-    is true: a wrong answer on Spark 4.3 (SPARK-26677 once turned the same filter off for a NULL bug).
-    Row groups are still skipped by their min/max."""
-    return spark.read.option("parquet.filter.dictionary.enabled", "false")
+def parquet_reader(spark: SparkSession, schema: T.StructType) -> DataFrameReader:
+    """Spark's Parquet reader for files of `schema`; with a float or double column, parquet-java's
+    dictionary filter is off. That filter compares floating-point values by their bits, so `x = 0` skips
+    a row group whose dictionary holds -0.0 although Spark's own `-0.0 = 0` is true: a wrong answer on
+    Spark 4.3 (SPARK-26677 once turned the same filter off for a NULL bug). Row groups are still skipped
+    by their min/max, and tables without such columns keep the filter."""
+    reader = spark.read.schema(schema)
+    if _holds_floating_point(schema):
+        reader = reader.option("parquet.filter.dictionary.enabled", "false")
+    return reader
+
+
+def _holds_floating_point(data_type: T.DataType) -> bool:
+    """A float or double anywhere in the type, nested fields, elements and map values included."""
+    if isinstance(data_type, (T.FloatType, T.DoubleType)):
+        return True
+    if isinstance(data_type, T.StructType):
+        return any(_holds_floating_point(f.dataType) for f in data_type.fields)
+    if isinstance(data_type, T.ArrayType):
+        return _holds_floating_point(data_type.elementType)
+    if isinstance(data_type, T.MapType):
+        return _holds_floating_point(data_type.keyType) or _holds_floating_point(data_type.valueType)
+    return False

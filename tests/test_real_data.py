@@ -275,10 +275,10 @@ def test_zero_finds_the_negative_zeros_another_job_wrote(lab, tmp_path):
     amounts = [-0.0, 1.5, -0.0, 2.5, None, 1.5] * 20  # few distinct values: dictionary-encoded
     root = tmp_path / "ledger"
     (root / "ds=a").mkdir(parents=True)
-    pq.write_table(pa.table({"amount": pa.array(amounts, pa.float64())}), root / "ds=a" / "part-0.parquet",
-                   use_dictionary=True)
+    pq.write_table(pa.table({"amount": pa.array(amounts, pa.float64()), "rate": pa.array(amounts, pa.float32())}),
+                   root / "ds=a" / "part-0.parquet", use_dictionary=True)
     lab.register_external("ledger", str(root), partition_types={"ds": "string"})
     zeros = sum(1 for v in amounts if v == 0)  # Python, like SQL, has -0.0 == 0
-    for condition in ("amount = 0", "amount = 0.0D", "amount IN (0, 7)", "amount = -0.0D"):
+    for condition in ("amount = 0", "amount = 0.0D", "amount IN (0, 7)", "amount = -0.0D", "rate = 0"):
         result = lab.sql(f"SELECT count(*) AS n FROM ledger WHERE {condition}")
         assert result.df["n"].iloc[0] == zeros, condition

@@ -87,7 +87,7 @@ def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]
         return spark.createDataFrame([], schema)
     if any(_in_subdirectory(p) for p in parts):
         return _read_by_partition(spark, table, parts)
-    reader = parquet_reader(spark).schema(schema).option("basePath", table.location)
+    reader = parquet_reader(spark, schema).option("basePath", table.location)
     return reader.parquet(*files).select(*[f"`{f.name}`" for f in schema.fields])
 
 
@@ -108,7 +108,7 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
     segment = F.regexp_extract(F.col("_metadata.file_path"),
                                r"((?:[^/]+/){%d})(?:base_[0-9]+|delta_[0-9]+_[0-9]+(?:_[0-9]+)?)/" % depth, 1)
     directory = decoded_uri_path(segment)
-    frame = parquet_reader(spark).schema(data_schema).parquet(*files)
+    frame = parquet_reader(spark, data_schema).parquet(*files)
     keys = []
     for index, key in enumerate(table.partitionKeys):
         pairs = []
