@@ -366,13 +366,14 @@ def _set(lab: "Session", stmt: st.SetOption) -> Result:
 
 
 def _query(lab: "Session", stmt: st.Query, txn) -> Result:
-    answer = stats_answer(lab, stmt.tree if stmt.tree is not None else stmt.text, txn)
+    query = stmt.tree if stmt.tree is not None else stmt.text  # parsed once, by the statement parser
+    answer = stats_answer(lab, query, txn)
     if answer.frame is not None:
         return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)
     reason = answer.reason
     reports: list = []
     views: dict[str, str] = {}
-    bound = _bind_tables(lab, stmt.tree if stmt.tree is not None else stmt.text, txn, reports, views)
+    bound = _bind_tables(lab, query, txn, reports, views)
     with spark_errors("Spark cannot run the query", stmt.text, views):
         frame = lab.spark.sql(bound)
         # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .spark_df.
