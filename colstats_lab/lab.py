@@ -265,9 +265,12 @@ class Lab:
         partition values, stored table metadata (`metastore.*` options) and Parquet footers; no
         Spark job runs."""
         return reads.explain(self, query, txn)
+
     def metadata(self, name: str, level: str | None = None) -> pd.DataFrame:
         """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per
-        unit and column; `level` keeps one level); raises NoSuchObjectException if it has none."""
+        unit and column; `level` keeps one level, by Drill's name: TABLE, SEGMENT, PARTITION, FILE or
+        ROW_GROUP, any case); raises NoSuchObjectException if it has none, InvalidInputException naming
+        an unknown level."""
         return reads.metadata(self, name, level)
 
     def metadata_changes(self, name: str) -> tuple[list[str], list[str]] | None:

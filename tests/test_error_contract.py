@@ -240,6 +240,7 @@ def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
     (lambda lab: lab.register_external("again", "/nonexistent/dir"), "no data files under /nonexistent/dir"),
     (lambda lab: lab.register_external("again", "/tmp", format="csv"), "only parquet files can be registered"),
     (lambda lab: lab.metadata("sales"), "has no metadata"),
+    (lambda lab: lab.metadata("sales", "BOGUS"), "unknown metadata level 'BOGUS'"),
     (lambda lab: lab.view("nosuchview"), "no view named 'nosuchview'"),
     (lambda lab: lab.view_stats("sales", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
     (lambda lab: lab.view_skew("sales", "x", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),

@@ -12,6 +12,7 @@ import pandas as pd
 from .. import frames
 from ..analyze.refresh_metadata import metadata_file_changes
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table, ValidWriteIdList
+from ..metastore.levels import Level
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
 from ..pruning.partition_predicate import preselect
 from ..pruning.plan import parse_query
@@ -92,12 +93,13 @@ def explain(session: "Session", query: str, txn: Transaction | None = None) -> P
 
 def metadata(session: "Session", name: str, level: str | None = None) -> pd.DataFrame:
     """The work of `Lab.metadata`, whose docstring is the reference."""
+    wanted = Level.of_metadata(level).drill_name if level is not None else None  # names an unknown level
     table = session.resolve(name)
     stored = session.metastore.get_table_metadata(table.dbName, table.tableName)
     if stored is None:
         raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
                                     f"{quoted(table.qualified_name)} REFRESH METADATA")
-    return stored.to_pandas(level)
+    return stored.to_pandas(wanted)
 
 
 def metadata_changes(session: "Session", name: str) -> tuple[list[str], list[str]] | None:
