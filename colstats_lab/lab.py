@@ -208,6 +208,7 @@ class Lab:
         key columns (dynamic partitions). `mode` is "append" or "overwrite" (of the partitions written).
         """
         return table_commands.write(self, name, data, partition, mode, txn)
+
     def skew(self, table: str, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
              min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
              max_items: int = 10_000) -> SkewReport:
@@ -217,6 +218,7 @@ class Lab:
         frequent-items sketch whose counts are within 2 * rows / max_items. Raises NoSuchObjectException
         for an unknown column, InvalidInputException for a partition key."""
         return skew_commands.skew(self, table, columns, partition, k, min_share, mode, max_keys, max_items)
+
     def staleness(self, table: str):
         """Per partition (or for the table): rows, rows changed since every column's statistics were
         last accurate, that fraction (None: unknown, e.g. an external table's files changed), whether
@@ -229,15 +231,18 @@ class Lab:
         an unknown amount; all of them in one Spark job, one transaction. `.details` (StaleAnalysis) has
         the staleness frame before, the partitions chosen and the ANALYZE outcome."""
         return analyze_commands.analyze_stale(self, table, threshold, txn)
+
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
         raises NoSuchObjectException naming it, InvalidInputException for a spec that is not one."""
         return reads.partition(self, table, partition)
+
     def relayout(self, name: str, partition: dict | str | None = None) -> list[WriteResult]:
         """Rewrites partitions (all, a spec dict, or a name like `ds=2026-11-21`) under the table's current
         skew spec, as one transaction of overwrites: list-bucketing directories after `ALTER TABLE ...
         SKEWED BY ... STORED AS DIRECTORIES`, flat files after `NOT STORED AS DIRECTORIES`."""
         return table_commands.relayout(self, name, partition)
+
     def table(self, name: str, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
         """The table's data as a Spark DataFrame: exactly the files the snapshot admits (the given
         one, the transaction's, or the current one)."""
@@ -250,15 +255,18 @@ class Lab:
         """The table and, per partition (all, or those given), the directories and files the snapshot
         admits (no Spark job)."""
         return reads.snapshot_parts(self, name, snapshot, txn, partitions)
+
     def planned_read(self, name: str, where, alias: str | None = None, txn: Transaction | None = None
                      ) -> tuple[Table, list[PartitionFiles], PruningReport]:
         """What a SELECT over one table with the condition `where` reads: the partitions its key terms keep
         are chosen in the metastore first, only those are listed, then every pruning level decides."""
         return reads.planned_read(self, name, where, alias, txn)
+
     def stats_answer(self, query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
         """Whether statistics answer `query` without a scan (`.frame`; None: Spark runs it) and why, for the
         snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job."""
         return reads.stats_answer(self, query, txn)
+
     def explain(self, query: str, txn: Transaction | None = None) -> PruningReport:
         """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
         and the bytes of every segment, partition, list-bucketing directory, file and row group, from
