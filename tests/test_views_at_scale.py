@@ -89,5 +89,6 @@ def test_distinct_value_bars_start_at_one_so_the_smallest_ndv_shows():
     assert low == 0  # 10 ** 0 = 1 distinct value: every bar of 2 or more has height
     assert math.log10(4) / high > 0.05  # 4 distinct values rise a visible part of the axis
     assert high >= math.log10(30_000_000)  # the largest fits
+    assert fig.layout.yaxis2.dtick == 1  # ticks at 1, 10, 100, ... (left to itself: 1, 5, 21, 94, 429)
     empty = charts.null_and_ndv_figure(rows.assign(ndv=[None, None, None]), "t")
     assert empty.layout.yaxis2.range[1] == math.log10(10) * 1.05

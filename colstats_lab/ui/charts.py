@@ -67,7 +67,7 @@ def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
         title=title, height=320, margin=dict(l=60, r=60, t=50, b=60), template="plotly_white", barmode="group",
         yaxis=dict(title="null fraction", tickformat=".0%", rangemode="tozero"),
         # log, as NDVs run from 1 to millions; from 1 up, else the bars start at the smallest NDV and it shows as none
-        yaxis2=dict(title="distinct values", overlaying="y", side="right", type="log", tickformat=",d",
+        yaxis2=dict(title="distinct values", overlaying="y", side="right", type="log", tickformat=",d", dtick=1,
                     range=[0, math.log10(_axis_top(rows["ndv"])) * 1.05]),
         legend=dict(orientation="h", y=-0.25),
     )
