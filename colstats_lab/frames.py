@@ -15,13 +15,15 @@ from .coltypes import parse_type
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
 from .metastore.model import Date, Timestamp
 from .metastore.names import make_part_name
+from .metastore.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
 from .metastore.staleness import PARAM as ROWS_CHANGED
 from .metastore.staleness import describe_change, describe_total
 
-FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "avg_len", "max_len", "trues",
-                 "falses", "last_analyzed", "accurate", "reason", "coverage"]
+FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "quartiles", "avg_len", "max_len",
+                 "trues", "falses", "last_analyzed", "accurate", "reason", "coverage"]
+QUARTILE_COLUMNS = ["partition", "rows", "min", "q1", "median", "q3", "max"]
 
 
 def _values(obj) -> dict:
@@ -31,6 +33,10 @@ def _values(obj) -> dict:
         out["min"], out["max"] = data.lowValue, data.highValue
     if hasattr(data, "numDVs"):
         out["ndv"] = data.numDVs
+    distribution = Distribution.of(getattr(data, "histogram", None), obj.colType)
+    quartiles = distribution.quartiles() if distribution is not None else None
+    if quartiles:
+        out["quartiles"] = [column_value(q, obj.colType) for q in quartiles]
     if hasattr(data, "avgColLen"):
         out["avg_len"], out["max_len"] = data.avgColLen, data.maxColLen
     if hasattr(data, "numTrues"):
@@ -84,6 +90,34 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
             record["coverage"] = f"{aggr.covered[column.name]} of {aggr.partsRequested}"
         records.append(record)
     return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
+
+
+def distribution(metastore: Metastore, table: Table, column: str, partition: str | None = None
+                 ) -> Distribution | None:
+    """The KLL sketch of a column at the table level or in one partition (None without one)."""
+    type_name = table.column_type(column)
+    if partition in (None, TABLE_LEVEL):
+        stats = metastore.get_table_statistics(table.dbName, table.tableName, [column])
+    else:
+        stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], [column]).get(partition)
+    objs = stats.statsObj if stats else []
+    return Distribution.of(getattr(objs[0].statsData.value, "histogram", None), type_name) if objs else None
+
+
+def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int = 60) -> pd.DataFrame:
+    """Per partition (the last `limit` by name) its rows and the column's min, quartiles and max from its
+    sketch, in the column's type; partitions without a sketch are left out. One metastore read."""
+    type_name = table.column_type(column)
+    found = metastore.partition_stats_columns(table.dbName, table.tableName, [column]).get(column.lower())
+    records = []
+    if found is not None:
+        for name, rows, histogram in list(zip(found.parts, found.rows, found.histograms))[-limit:]:
+            sketch = Distribution.of(histogram, type_name)
+            quartiles = sketch.quartiles() if sketch is not None else None
+            if quartiles:
+                typed = [column_value(v, type_name) for v in (sketch.low, *quartiles, sketch.high)]
+                records.append([name, rows, *typed])
+    return pd.DataFrame(records, columns=QUARTILE_COLUMNS)
 
 
 def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, str]:

@@ -22,6 +22,7 @@ from .metastore import (
 from .metastore.levels import TABLE_LEVEL
 from .metastore.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
+from .metastore.quantiles import Distribution
 from .result import Result
 from .skew import DEFAULT_MODE, SkewReport
 from .sql import parse
@@ -45,13 +46,14 @@ _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.c
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
                     "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5}
 _BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
-                    "hive.metastore.stats.ndv.densityfunction",
+                    "hive.metastore.stats.ndv.densityfunction", "hive.stats.kll.enable",
                     "hive.optimize.listbucketing", "hive.mapred.supports.subdirectories",
                     "metastore.enabled", "metastore.metadata.use_schema", "metastore.metadata.use_statistics",
                     "metastore.metadata.fallback_to_file_metadata")
 # settings the metastore itself reads, as Hive's metastore-side configuration
 _METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.timeout": "txn_timeout_s",
-                      "hive.metastore.stats.ndv.densityfunction": "ndv_density_function"}
+                      "hive.metastore.stats.ndv.densityfunction": "ndv_density_function",
+                      "hive.stats.kll.enable": "kll_enabled"}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -163,7 +165,7 @@ class Lab:
 
     def get(self, key: str) -> Any:
         """A setting: `hive.txn.stats.enabled`, `hive.txn.timeout` (s), `hive.txn.heartbeat.interval` (s),
-        `hive.compute.query.using.stats`, `hive.stats.column.autogather`,
+        `hive.compute.query.using.stats`, `hive.stats.column.autogather`, `hive.stats.kll.enable`,
         `hive.metastore.stats.ndv.densityfunction`, and Drill's `metastore.enabled`,
         `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
         `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
@@ -267,12 +269,14 @@ class Lab:
         snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job."""
         return reads.stats_answer(self, query, txn)
 
-    def explain(self, query: str, txn: Transaction | None = None) -> PruningReport:
+    def explain(self, query: str, txn: Transaction | None = None, run: bool = False) -> PruningReport:
         """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
         and the bytes of every segment, partition, list-bucketing directory, file and row group, from
-        partition values, stored table metadata (`metastore.*` options) and Parquet footers; no
-        Spark job runs."""
-        return reads.explain(self, query, txn)
+        partition values, stored table metadata (`metastore.*` options) and Parquet footers, and
+        `estimated_rows`, the rows its WHERE keeps estimated from statistics accurate for the reader
+        (the estimator is pruning/estimate.py's; `.estimate.how` says what it used). No Spark job runs,
+        but with `run`, which counts the rows the WHERE keeps of the files kept (`actual_rows`)."""
+        return reads.explain(self, query, txn, run)
 
     def metadata(self, name: str, level: str | None = None) -> pd.DataFrame:
         """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per
@@ -294,6 +298,17 @@ class Lab:
         """One level (the table, or a partition by name) as the statistics view shows it: a row per column,
         its rows and basic parameters read now, and its rows changed since analyze. No Spark."""
         return frames.stats_level(self.metastore, self.resolve(name), level)
+
+    def distribution(self, name: str, column: str, partition: str | None = None) -> Distribution | None:
+        """The column's KLL sketch (`hive.stats.kll.enable`) at the table level or in one partition, to ask
+        for quantiles, ranks and quartiles (values in days for dates, microseconds for timestamps); None
+        where none was gathered. No Spark."""
+        return frames.distribution(self.metastore, self.resolve(name), column, partition)
+
+    def quartiles(self, name: str, column: str, limit: int = 60) -> pd.DataFrame:
+        """Per partition (the last `limit` by name) its rows and the column's min, Q1, median, Q3 and max
+        from its sketch, in the column's type, as Hive defines quartiles. No Spark."""
+        return frames.quartiles_frame(self.metastore, self.resolve(name), column, limit)
 
     def find_partitions(self, name: str, text: str = "", limit: int = 50) -> tuple[list[str], int]:
         """The table's partition names holding `text`, at most `limit`, and how many hold it."""

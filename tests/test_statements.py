@@ -31,8 +31,8 @@ def test_describe_formatted_column_gives_hives_rows(sales):
     info = _info(sales.sql("DESCRIBE FORMATTED sales x"))
     # Hive's rows in Hive's order; a partitioned table's adds how many partitions the figures cover
     assert list(info) == ["col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
-                          "max_col_len", "num_trues", "num_falses", "bit_vector", "comment", "COLUMN_STATS_ACCURATE",
-                          "coverage"]
+                          "max_col_len", "num_trues", "num_falses", "bit_vector", "histogram", "comment",
+                          "COLUMN_STATS_ACCURATE", "coverage"]
     assert info["coverage"] == f"all {len(sales.metastore.get_partition_names('default', 'sales'))} partitions"
     assert (info["min"], info["max"], info["num_nulls"], info["distinct_count"]) == ("-2", "5", "1", "2")
     assert info["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true","COLUMN_STATS":{"x":"true"}}'

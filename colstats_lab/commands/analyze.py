@@ -52,7 +52,8 @@ def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) 
                                         f"(it has {', '.join(f.name for f in frame.schema.fields)})")
     columns = [(f.name, from_spark_type(f.dataType).name) for f in frame.schema.fields
                if f.name.lower() not in {k.lower() for k in keys}]
-    plans = [ColumnPlan(name, type_name) for name, type_name in columns if parse_type(type_name).stats_kind]
+    kll = bool(session.get("hive.stats.kll.enable"))
+    plans = [ColumnPlan(name, type_name, kll) for name, type_name in columns if parse_type(type_name).stats_kind]
     with spark_errors("cannot analyze the DataFrame"):
         groups = aggregate_stats(frame, keys, plans)
     return frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)

@@ -9,13 +9,14 @@ import pandas as pd
 from ..coltypes import StatsKind, parse_type
 from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
 from ..metastore.model import ColumnStatisticsObj, Partition
+from ..metastore.quantiles import Distribution, value_text
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
 from ..sql.partition_spec import exact_partition
 from ..sql.statements import Describe
 
 COLUMN_ROWS = ("col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
-               "max_col_len", "num_trues", "num_falses", "bit_vector", "comment", COLUMN_STATS_ACCURATE)
+               "max_col_len", "num_trues", "num_falses", "bit_vector", "histogram", "comment", COLUMN_STATS_ACCURATE)
 COVERAGE_ROW = "coverage"  # ours: a partitioned table's figures come from how many of its partitions
 
 
@@ -162,4 +163,8 @@ def _stats_rows(obj: ColumnStatisticsObj) -> dict[str, str]:
         out["num_falses"] = str(data.numFalses)
     if data.bitVectors:
         out["bit_vector"] = "HL"
+    distribution = Distribution.of(getattr(data, "histogram", None), obj.colType)
+    quartiles = distribution.quartiles() if distribution is not None else None
+    if quartiles:
+        out["histogram"] = ", ".join(f"Q{i}: {value_text(q, obj.colType)}" for i, q in enumerate(quartiles, 1))
     return out

@@ -18,6 +18,8 @@ from typing import Any, Iterable
 
 from ..coltypes import StatsKind
 from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj
+from .quantiles import merge as merge_histograms
+from .quantiles import sketch_family
 from .segments import SegmentStats
 from .sketches import sketch_ndv, union
 from .stats_rows import StatsColumn
@@ -60,7 +62,8 @@ def merge_partitions(column: StatsColumn) -> SegmentStats:
     lengths = [round((a or 0.0) * r) for a, r in zip(column.avg_lens, column.rows)] if column.avg_lens else []
     return _merged(column.col_type, column.kind, len(column.rows), column.rows, column.nulls, column.lows,
                    column.highs, column.sketches, [bool(s) or not n for s, n in zip(column.sketches, column.ndvs)],
-                   [n or 0 for n in column.ndvs], lengths, column.max_lens, column.trues, column.falses)
+                   [n or 0 for n in column.ndvs], lengths, column.max_lens, column.trues, column.falses,
+                   column.histograms or [None] * len(column.rows))
 
 
 def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
@@ -69,20 +72,25 @@ def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
     pick = lambda attribute: [getattr(p, attribute) for p in parts]  # noqa: E731
     return _merged(first.col_type, first.kind, sum(pick("parts")), pick("rows"), pick("nulls"), pick("low"),
                    pick("high"), pick("sketch"), pick("all_sketched"), pick("max_ndv"), pick("total_len"),
-                   pick("max_len"), pick("trues"), pick("falses"))
+                   pick("max_len"), pick("trues"), pick("falses"), pick("histogram"))
 
 
 def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketched, max_ndvs, lengths, max_lens,
-            trues, falses) -> SegmentStats:
+            trues, falses, histograms) -> SegmentStats:
     """Hive's rules on parallel lists: counts add (lengths as whole totals, so that the row-weighted
     average length comes out the same in any grouping), the merged range, the union of the sketches
-    while every part with values has one, else the largest part NDV as the lower bound Hive falls back to."""
+    while every part with values has one, else the largest part NDV as the lower bound Hive falls back to.
+    The KLL sketches merge while every part with values has one: a union missing a part would describe
+    other rows than the merged level's."""
     sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY)
     low, high = merged_range(lows, highs) if kind in _RANGED else (None, None)
+    family = sketch_family(col_type)
+    complete = all(h is not None or r - (n or 0) <= 0 for h, r, n in zip(histograms, rows, nulls))
+    histogram = merge_histograms(histograms, family) if family is not None and complete else None
     return SegmentStats(col_type, kind, parts, sum(rows), sum(n or 0 for n in nulls), low, high,
                         union(sketches) if sketched else None, sketched, max(max_ndvs, default=0),
                         sum(lengths), max((n or 0 for n in max_lens), default=0),
-                        sum(n or 0 for n in trues), sum(n or 0 for n in falses))
+                        sum(n or 0 for n in trues), sum(n or 0 for n in falses), histogram)
 
 
 def segment_to_obj(name: str, merged: SegmentStats) -> ColumnStatisticsObj:
@@ -96,7 +104,7 @@ def segment_to_obj(name: str, merged: SegmentStats) -> ColumnStatisticsObj:
         else:
             ndv = merged.max_ndv
     if kind in _RANGED:
-        data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch)
+        data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram)
     elif kind in (StatsKind.STRING, StatsKind.BINARY):
         avg_len = merged.total_len / merged.rows if merged.rows else 0.0
         data = (data_class(merged.max_len, avg_len, merged.nulls, ndv, sketch) if kind is StatsKind.STRING

@@ -71,6 +71,7 @@ class LongColumnStatsData:
     numNulls: int
     numDVs: int
     bitVectors: bytes | None = None
+    histogram: bytes | None = None  # Hive 4's KLL sketch (HISTOGRAM), as Spark's kll_sketch_agg_* writes it
 
 
 @dataclass
@@ -82,6 +83,7 @@ class DoubleColumnStatsData:
     numNulls: int
     numDVs: int
     bitVectors: bytes | None = None
+    histogram: bytes | None = None
 
 
 @dataclass
@@ -91,6 +93,7 @@ class DecimalColumnStatsData:
     numNulls: int
     numDVs: int
     bitVectors: bytes | None = None
+    histogram: bytes | None = None
 
 
 @dataclass
@@ -100,6 +103,7 @@ class DateColumnStatsData:
     numNulls: int
     numDVs: int
     bitVectors: bytes | None = None
+    histogram: bytes | None = None
 
 
 @dataclass
@@ -109,6 +113,7 @@ class TimestampColumnStatsData:
     numNulls: int
     numDVs: int
     bitVectors: bytes | None = None
+    histogram: bytes | None = None
 
 
 @dataclass

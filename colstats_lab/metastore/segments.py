@@ -44,24 +44,26 @@ class SegmentStats:
     max_len: int
     trues: int
     falses: int
+    histogram: bytes | None = None  # the union of the KLL sketches; None when a part with values has none
 
 
 _SEGMENT_COLUMNS = ("COLUMN_TYPE", "NUM_PARTS", "NUM_ROWS", "NUM_NULLS", "LOW_VALUE", "HIGH_VALUE", "BIT_VECTOR",
-                    "ALL_SKETCHED", "MAX_NUM_DISTINCTS", "TOTAL_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES")
+                    "ALL_SKETCHED", "MAX_NUM_DISTINCTS", "TOTAL_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
+                    "HISTOGRAM")
 
 # the statistics rows of one column in partitions, as StatsColumn.from_rows reads them
 PARTITION_STATS_SELECT = (
     "SELECT S.COLUMN_NAME, S.COLUMN_TYPE, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER), S.NUM_NULLS, "
     "S.LOW_VALUE, COALESCE(S.LOW_VALUE_MICROS, S.LONG_LOW_VALUE), S.HIGH_VALUE, "
     "COALESCE(S.HIGH_VALUE_MICROS, S.LONG_HIGH_VALUE), S.NUM_DISTINCTS, S.BIT_VECTOR, "
-    "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME FROM PART_COL_STATS S "
+    "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME, S.HISTOGRAM FROM PART_COL_STATS S "
     "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' ")
 
 
 def _to_row(stats: SegmentStats) -> tuple:
     return (stats.col_type, stats.parts, stats.rows, stats.nulls, value_to_text(stats.kind, stats.low),
             value_to_text(stats.kind, stats.high), stats.sketch, int(stats.all_sketched), stats.max_ndv,
-            stats.total_len, stats.max_len, stats.trues, stats.falses)
+            stats.total_len, stats.max_len, stats.trues, stats.falses, stats.histogram)
 
 
 def _from_row(row) -> SegmentStats:
@@ -71,7 +73,7 @@ def _from_row(row) -> SegmentStats:
     return SegmentStats(row["COLUMN_TYPE"], kind, row["NUM_PARTS"], row["NUM_ROWS"], row["NUM_NULLS"],
                         decode(row["LOW_VALUE"]), decode(row["HIGH_VALUE"]), row["BIT_VECTOR"],
                         bool(row["ALL_SKETCHED"]), row["MAX_NUM_DISTINCTS"], row["TOTAL_COL_LEN"],
-                        row["MAX_COL_LEN"], row["NUM_TRUES"], row["NUM_FALSES"])
+                        row["MAX_COL_LEN"], row["NUM_TRUES"], row["NUM_FALSES"], row["HISTOGRAM"])
 
 
 @dataclass

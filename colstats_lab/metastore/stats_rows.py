@@ -24,7 +24,7 @@ ROW_COLUMNS = (
     "COLUMN_NAME", "COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE",
     "DOUBLE_LOW_VALUE", "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE",
     "NUM_NULLS", "NUM_DISTINCTS", "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
-    "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS",
+    "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS", "HISTOGRAM",
 )
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
@@ -85,7 +85,7 @@ def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
     if data.numNulls is None or data.numNulls < 0:
         raise InvalidInputException(f"column {obj.colName}: numNulls must be a count, got {data.numNulls!r}")
     low = high = long_low = long_high = double_low = double_high = decimal_low = decimal_high = None
-    ndv = avg_len = max_len = trues = falses = micros_low = micros_high = None
+    ndv = avg_len = max_len = trues = falses = micros_low = micros_high = histogram = None
     if kind in _RANGED:
         low, high = value_to_text(kind, data.lowValue), value_to_text(kind, data.highValue)
         long_low, double_low, decimal_low = _typed(kind, data.lowValue)
@@ -93,7 +93,7 @@ def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
         if kind is StatsKind.TIMESTAMP:  # the exact instants, beside Hive's seconds
             micros_low = None if data.lowValue is None else data.lowValue.microsSinceEpoch
             micros_high = None if data.highValue is None else data.highValue.microsSinceEpoch
-        ndv = data.numDVs
+        ndv, histogram = data.numDVs, data.histogram
     elif kind is StatsKind.STRING:
         avg_len, max_len, ndv = data.avgColLen, data.maxColLen, data.numDVs
     elif kind is StatsKind.BINARY:
@@ -102,7 +102,7 @@ def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
         trues, falses = data.numTrues, data.numFalses
     return (obj.colName.lower(), col_type.name, low, high, long_low, long_high, double_low, double_high,
             decimal_low, decimal_high, data.numNulls, ndv, data.bitVectors, avg_len, max_len, trues, falses,
-            micros_low, micros_high)
+            micros_low, micros_high, histogram)
 
 
 def row_to_obj(row) -> ColumnStatisticsObj:
@@ -113,7 +113,7 @@ def row_to_obj(row) -> ColumnStatisticsObj:
     if kind in _RANGED:
         data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
                           highValue=text_to_value(kind, row["HIGH_VALUE"]),
-                          numDVs=row["NUM_DISTINCTS"], **common)
+                          numDVs=row["NUM_DISTINCTS"], histogram=row["HISTOGRAM"], **common)
     elif kind is StatsKind.STRING:
         data = data_class(maxColLen=row["MAX_COL_LEN"], avgColLen=row["AVG_COL_LEN"],
                           numDVs=row["NUM_DISTINCTS"], **common)
@@ -143,6 +143,7 @@ class StatsColumn:
     trues: list = field(default_factory=list)
     falses: list = field(default_factory=list)
     parts: list = field(default_factory=list)  # the partition names, when read from the metastore
+    histograms: list = field(default_factory=list)
 
     @classmethod
     def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> "StatsColumn":
@@ -154,18 +155,19 @@ class StatsColumn:
             column.add(rows, data.numNulls, getattr(data, "lowValue", None), getattr(data, "highValue", None),
                        getattr(data, "numDVs", None), data.bitVectors, getattr(data, "avgColLen", None),
                        getattr(data, "maxColLen", None), getattr(data, "numTrues", None),
-                       getattr(data, "numFalses", None))
+                       getattr(data, "numFalses", None), getattr(data, "histogram", None))
         return column
 
     @classmethod
     def from_rows(cls, rows: list[tuple]) -> "StatsColumn":
         """From rows of (COLUMN_NAME, COLUMN_TYPE, partition numRows, NUM_NULLS, LOW_VALUE, the exact low
         as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for a timestamp), HIGH_VALUE, the exact high,
-        NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES, NUM_FALSES, PART_NAME) of one column."""
+        NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM) of
+        one column."""
         name, col_type = rows[0][0], rows[0][1]
         kind = parse_type(col_type).stored_stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
-         trues, falses, parts) = (list(values) for values in zip(*rows))
+         trues, falses, parts, histograms) = (list(values) for values in zip(*rows))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP):
             # exact as integers: LONG_* for whole numbers and dates (days), *_MICROS for timestamps
             wrap = {StatsKind.LONG: None, StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}[kind]
@@ -173,16 +175,17 @@ class StatsColumn:
         else:
             lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
         return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
-                   trues, falses, parts)
+                   trues, falses, parts, histograms)
 
     def subset(self, indexes: list[int]) -> "StatsColumn":
         """The same column in the partitions at `indexes` only."""
         pick = lambda values: [values[i] for i in indexes] if values else []  # noqa: E731
         return StatsColumn(self.name, self.col_type, self.kind, pick(self.rows), pick(self.nulls), pick(self.lows),
                            pick(self.highs), pick(self.ndvs), pick(self.sketches), pick(self.avg_lens),
-                           pick(self.max_lens), pick(self.trues), pick(self.falses), pick(self.parts))
+                           pick(self.max_lens), pick(self.trues), pick(self.falses), pick(self.parts),
+                           pick(self.histograms))
 
-    def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses) -> None:
+    def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses, histogram=None) -> None:
         self.rows.append(rows)
         self.nulls.append(nulls)
         self.lows.append(low)
@@ -193,4 +196,5 @@ class StatsColumn:
         self.max_lens.append(max_len)
         self.trues.append(trues)
         self.falses.append(falses)
+        self.histograms.append(histogram)
 

@@ -45,6 +45,7 @@ class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, Tabl
         self.txn_stats_enabled = True  # Hive's hive.txn.stats.enabled
         self.txn_timeout_s = 300.0  # Hive's hive.txn.timeout
         self.ndv_density_function = False  # Hive's hive.metastore.stats.ndv.densityfunction
+        self.kll_enabled = False  # Hive's hive.stats.kll.enable: statistics gathered with a KLL sketch
         # 64 partitions a statistics segment; a file's segments are built with one value (tests use 1
         # on a new file, to build deep segment trees from a few partitions)
         self.segment_bits = segments.BITS

@@ -12,8 +12,9 @@ import pandas as pd
 from sqlglot import exp
 
 from ..coltypes import StatsKind, parse_type
-from ..errors import ParseError, parse_sql
+from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
+from ..metastore.model import ColumnStatisticsObj
 from .partition_predicate import NotAPartitionPredicate, matching_partition_names
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
@@ -34,8 +35,8 @@ class _Aggregate:
     name: str  # the output column's name, as Spark would give it
 
 
-class _NotFromStats(Exception):
-    pass
+class NotFromStats(ColstatsError):
+    """Why the statistics cannot serve a query (its text is the reason shown to the user)."""
 
 
 def answer_from_stats(metastore: Metastore, query: str | exp.Expression, current_db: str,
@@ -47,7 +48,7 @@ def answer_from_stats(metastore: Metastore, query: str | exp.Expression, current
         valid: ValidWriteIdList = snapshot_of(table)
         partitions = _selected_partitions(metastore, table, where)
         return _answer(metastore, table, aggregates, partitions, valid)
-    except _NotFromStats as why:
+    except NotFromStats as why:
         return StatsAnswer(None, str(why))
 
 
@@ -56,20 +57,20 @@ def _shape(metastore: Metastore, query: str | exp.Expression, current_db: str
     try:
         tree = parse_sql(query) if isinstance(query, str) else query
     except ParseError:
-        raise _NotFromStats("the query is not one statistics can answer") from None
+        raise NotFromStats("the query is not one statistics can answer") from None
     if not isinstance(tree, exp.Select):
-        raise _NotFromStats("only a single SELECT can be answered from statistics")
+        raise NotFromStats("only a single SELECT can be answered from statistics")
     for clause in ("joins", "group", "having", "order", "limit", "distinct", "qualify", "windows"):
         if tree.args.get(clause):
-            raise _NotFromStats(f"a query with {clause.upper()} is answered by a scan")
+            raise NotFromStats(f"a query with {clause.upper()} is answered by a scan")
     source = tree.args.get("from") or tree.args.get("from_")
     tables = list(source.find_all(exp.Table)) if source else []
     if len(tables) != 1 or not isinstance(source.this, exp.Table):
-        raise _NotFromStats("statistics answer queries over one table")
+        raise NotFromStats("statistics answer queries over one table")
     node = tables[0]
     db = (node.db or current_db).lower()
     if not metastore.table_exists(db, node.name):
-        raise _NotFromStats(f"{db}.{node.name.lower()} is not a lab table")
+        raise NotFromStats(f"{db}.{node.name.lower()} is not a lab table")
     table = metastore.get_table(db, node.name)
     aggregates = [_aggregate(table, projection) for projection in tree.expressions]
     return table, aggregates, tree.args.get("where")
@@ -81,7 +82,7 @@ def _aggregate(table: Table, projection: exp.Expression) -> _Aggregate:
     if isinstance(node, exp.Count):
         inner = node.this
         if isinstance(inner, exp.Distinct):
-            raise _NotFromStats("count(DISTINCT ...) is answered by a scan")
+            raise NotFromStats("count(DISTINCT ...) is answered by a scan")
         if isinstance(inner, exp.Star) or (isinstance(inner, exp.Literal) and not inner.is_string):
             return _Aggregate("count", None, alias or "count(1)")
         if isinstance(inner, exp.Column):
@@ -90,17 +91,17 @@ def _aggregate(table: Table, projection: exp.Expression) -> _Aggregate:
     if isinstance(node, (exp.Min, exp.Max)) and isinstance(node.this, exp.Column):
         column = _data_column(table, node.this)
         if parse_type(table.column_type(column)).stats_kind not in _RANGED:
-            raise _NotFromStats(f"there is no min/max statistic for {column} ({table.column_type(column)})")
+            raise NotFromStats(f"there is no min/max statistic for {column} ({table.column_type(column)})")
         function = "min" if isinstance(node, exp.Min) else "max"
         return _Aggregate(function, column, alias or f"{function}({column})")
-    raise _NotFromStats(f"{projection.sql(dialect='spark')} is not count, min or max of a column")
+    raise NotFromStats(f"{projection.sql(dialect='spark')} is not count, min or max of a column")
 
 
 def _data_column(table: Table, node: exp.Column) -> str:
     name = node.name.lower()
     column = table.column(name)
     if column is None or name in table.partition_key_names:
-        raise _NotFromStats(f"{name} is not a data column of {table.qualified_name}")
+        raise NotFromStats(f"{name} is not a data column of {table.qualified_name}")
     return name
 
 
@@ -108,23 +109,34 @@ def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | 
     """The partitions the filter keeps (None: an unpartitioned table); only those are read."""
     if not table.is_partitioned:
         if where is not None:
-            raise _NotFromStats("a filter on an unpartitioned table is answered by a scan")
+            raise NotFromStats("a filter on an unpartitioned table is answered by a scan")
         return None
     if where is None:
         return metastore.get_partitions(table.dbName, table.tableName)
     try:
         names = matching_partition_names(metastore, table, where.this)
     except NotAPartitionPredicate as why:
-        raise _NotFromStats(str(why)) from None
+        raise NotFromStats(str(why)) from None
     return metastore.get_partitions(table.dbName, table.tableName, names) if names else []
 
 
 def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], partitions: list[Partition] | None,
             valid: ValidWriteIdList) -> StatsAnswer:
     columns = sorted({a.column for a in aggregates if a.column})
+    rows, objs = fresh_statistics(metastore, table, columns, partitions, valid)
+    record = {agg.name: _value(table, agg, rows, objs) for agg in aggregates}
+    names = [p.partName for p in partitions] if partitions is not None else None
+    where = (f"{len(names)} partition{'s' if len(names) != 1 else ''}" if names is not None else "the table")
+    return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid}")
+
+
+def fresh_statistics(metastore: Metastore, table: Table, columns: list[str], partitions: list[Partition] | None,
+                     valid: ValidWriteIdList) -> tuple[int, dict[str, ColumnStatisticsObj]]:
+    """The rows of the table (or of `partitions`) and the statistics of `columns` over them, merged exactly;
+    raises NotFromStats saying why when they are incomplete or not accurate for a reader with `valid`."""
     names = [p.partName for p in partitions] if partitions is not None else None
     rows = 0
-    objs: dict[str, object] = {}
+    objs: dict[str, ColumnStatisticsObj] = {}
     if names != []:
         stale = metastore.stats_compliance_summary(table.dbName, table.tableName, columns, valid, names).first
         if partitions is None:
@@ -139,16 +151,14 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
                 aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, columns, with_rows, valid,
                                                     check_compliance=False)  # checked above
                 if not aggr.complete:
-                    raise _NotFromStats(f"statistics of {', '.join(columns)}: {aggr.coverage()} the query reads "
+                    raise NotFromStats(f"statistics of {', '.join(columns)}: {aggr.coverage()} the query reads "
                                         f"(of those with rows); answered by a scan")
                 objs = {o.colName: o for o in aggr.exact}
         if stale:
             owner, why = stale
             where = f"partition {owner}" if owner else table.qualified_name
-            raise _NotFromStats(f"statistics of {where} are not accurate for this snapshot: {why}")
-    record = {agg.name: _value(table, agg, rows, objs) for agg in aggregates}
-    where = (f"{len(names)} partition{'s' if len(names) != 1 else ''}" if names is not None else "the table")
-    return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid}")
+            raise NotFromStats(f"statistics of {where} are not accurate for this snapshot: {why}")
+    return rows, objs
 
 
 def _value(table: Table, agg: _Aggregate, rows: int, objs: dict):
@@ -157,7 +167,7 @@ def _value(table: Table, agg: _Aggregate, rows: int, objs: dict):
     obj = objs.get(agg.column)
     if obj is None:
         if rows:
-            raise _NotFromStats(f"no statistics of {agg.column} for {table.qualified_name}")
+            raise NotFromStats(f"no statistics of {agg.column} for {table.qualified_name}")
         return 0 if agg.function == "count" else None
     data = obj.statsData.value
     if agg.function == "count":

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..metastore.levels import PRUNING_LEVELS, Level
+from .estimate import RowEstimate
 
 
 
@@ -32,6 +33,8 @@ class PruningReport:
     decisions: list[PruningDecision] = field(default_factory=list)
     retries: int = 0  # plans made again because the table's metadata changed meanwhile
     notes: list[str] = field(default_factory=list)
+    estimate: "RowEstimate | None" = None  # the rows the condition keeps, from statistics (lab.explain)
+    actual_rows: int | None = None  # the rows the query kept, once it ran (the pruning view's count)
 
     @property
     def levels(self) -> list[str]:
@@ -70,8 +73,17 @@ class PruningReport:
             plural = level[:-1] + "ies" if level.endswith("y") else level + "s"
             parts.append(f"{kept:,} of {total:,} {plural} kept, {t['rows_kept']:,} of {t['rows']:,} rows, "
                          f"{share:.0%} of the bytes")
-        return f"{self.table} where {self.predicate or 'TRUE'}: " + "; ".join(parts) + \
-            "".join(f". Note: {note}" for note in self.notes)
+        text = f"{self.table} where {self.predicate or 'TRUE'}: " + "; ".join(parts)
+        if self.estimate is not None:
+            text += f". Estimated: {self.estimate.describe()}"
+        if self.actual_rows is not None:
+            text += f". Kept when run: {self.actual_rows:,} rows"
+        return text + "".join(f". Note: {note}" for note in self.notes)
+
+    @property
+    def estimated_rows(self) -> int | None:
+        """The rows the condition keeps, estimated from the statistics alone (None: no estimate)."""
+        return self.estimate.rows if self.estimate is not None else None
 
     def __repr__(self) -> str:
         return self.summary()

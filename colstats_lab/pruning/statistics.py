@@ -16,6 +16,7 @@ from typing import Callable
 from sqlglot import exp
 
 from ..coltypes import parse_type
+from ..errors import ColstatsError
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import display_value
 from ..metastore.merge import spark_order
@@ -47,8 +48,9 @@ class ColumnRange:
 Lookup = Callable[[str], "ColumnRange | None"]
 
 
-class _Unknown(Exception):
-    pass
+class Undecidable(ColstatsError):
+    """A condition or literal the statistics cannot decide (caught by the planner and the estimator,
+    which then assume the least)."""
 
 
 def outcomes(node: exp.Expression | None, lookup: Lookup) -> frozenset:
@@ -57,7 +59,7 @@ def outcomes(node: exp.Expression | None, lookup: Lookup) -> frozenset:
         return frozenset({TRUE})
     try:
         return _outcomes(node, lookup)
-    except _Unknown:
+    except Undecidable:
         return ANYTHING
 
 
@@ -85,7 +87,7 @@ def _outcomes(node: exp.Expression, lookup: Lookup) -> frozenset:
             return _in(node, lookup)
         if isinstance(node, (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)):
             return _comparison(node, lookup)
-    except _Unknown:
+    except Undecidable:
         pass
     return ANYTHING
 
@@ -117,10 +119,10 @@ def or3(a: str, b: str) -> str:
 
 def _column(node: exp.Expression, lookup: Lookup) -> ColumnRange:
     if not isinstance(node, exp.Column):
-        raise _Unknown
+        raise Undecidable
     found = lookup(node.name.lower())
     if found is None:
-        raise _Unknown
+        raise Undecidable
     return found
 
 
@@ -134,13 +136,13 @@ def _with_nulls(column: ColumnRange, outcomes_of_values: set) -> frozenset:
     return frozenset(out)
 
 
-_FLIP = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE}
+FLIP = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE}
 
 
 def _comparison(node: exp.Expression, lookup: Lookup) -> frozenset:
     op, left, right = type(node), node.this, node.expression
     if not isinstance(left, exp.Column):
-        op, left, right = _FLIP[op], right, left
+        op, left, right = FLIP[op], right, left
     column = _column(left, lookup)
     value = literal_value(right, column.type_name)
     if value is None:
@@ -161,11 +163,11 @@ def _comparison(node: exp.Expression, lookup: Lookup) -> frozenset:
 
 def _in(node: exp.In, lookup: Lookup) -> frozenset:
     if node.args.get("query") or node.args.get("unnest") or node.args.get("field"):
-        raise _Unknown
+        raise Undecidable
     column = _column(node.this, lookup)
     values = [literal_value(e, column.type_name) for e in node.expressions]
     if any(v is None for v in values):
-        raise _Unknown  # a NULL in the list: TRUE or NULL, never FALSE; not worth the cases
+        raise Undecidable  # a NULL in the list: TRUE or NULL, never FALSE; not worth the cases
     if column.low is None:
         return _with_nulls(column, set())
     low, high = spark_order(column.low), spark_order(column.high)
@@ -180,7 +182,7 @@ def _in(node: exp.In, lookup: Lookup) -> frozenset:
 
 def _is_null(node: exp.Is, lookup: Lookup) -> frozenset:
     if not isinstance(node.expression, exp.Null):
-        raise _Unknown
+        raise Undecidable
     column = _column(node.this, lookup)
     out = set()
     if column.nulls is None or column.nulls > 0:
@@ -192,7 +194,7 @@ def _is_null(node: exp.Is, lookup: Lookup) -> frozenset:
 
 def literal_value(node: exp.Expression, type_name: str):
     """A literal compared with a column of `type_name`, in the statistics' form; None for NULL.
-    Raises _Unknown when Spark's comparison would not be a plain comparison of the two values."""
+    Raises Undecidable when Spark's comparison would not be a plain comparison of the two values."""
     if isinstance(node, exp.Null):
         return None
     base = parse_type(type_name).base
@@ -200,20 +202,20 @@ def literal_value(node: exp.Expression, type_name: str):
         node = node.this  # DATE '...', TIMESTAMP '...'
     if isinstance(node, exp.Boolean):
         if base != "boolean":
-            raise _Unknown
+            raise Undecidable
         return bool(node.this)
     negative = isinstance(node, exp.Neg)
     if negative:
         node = node.this
     if not isinstance(node, exp.Literal):
-        raise _Unknown
+        raise Undecidable
     text = ("-" if negative else "") + node.this
     if not node.is_string and base not in _INTEGERS + ("float", "double", "decimal"):
-        raise _Unknown  # a number against a string or date column compares as numbers
+        raise Undecidable  # a number against a string or date column compares as numbers
     try:
         return text_value(text, type_name, from_string=node.is_string)
     except (ValueError, InvalidOperation, TypeError):
-        raise _Unknown from None
+        raise Undecidable from None
 
 
 def text_value(text: str, type_name: str, from_string: bool = True):

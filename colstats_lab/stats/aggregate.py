@@ -22,6 +22,7 @@ from ..metastore.model import (
     Date,
     Timestamp,
 )
+from ..metastore.quantiles import KLL_K, sketch_family
 from ..metastore.sketches import NDV_LG_K, compact, sketch_ndv
 from .sketches import ndv_input
 
@@ -32,6 +33,7 @@ ROWS = "__rows"
 class ColumnPlan:
     name: str
     type_name: str
+    histogram: bool = False  # Hive's hive.stats.kll.enable: a KLL sketch of the values as well
 
     @property
     def kind(self) -> StatsKind:
@@ -72,6 +74,10 @@ class ColumnPlan:
             out += [F.count_if(value).alias(p + "trues"), F.count_if(~value).alias(p + "falses")]
         if self.has_ndv:
             out.append(F.hll_sketch_agg(F.col(p + "h"), NDV_LG_K).alias(p + "hll"))
+        family = sketch_family(self.type_name) if self.histogram else None
+        if family is not None:
+            out.append(F.call_function(f"kll_sketch_agg_{family.value}", value.cast(family.value),
+                                       F.lit(KLL_K)).alias(p + "kll"))
         return out
 
     @property
@@ -89,16 +95,19 @@ class ColumnPlan:
         hll = get("hll") if self.has_ndv else None
         sketch = compact(bytes(hll)) if hll is not None else None
         ndv = sketch_ndv(sketch, non_null) if self.has_ndv else None
+        family = sketch_family(self.type_name) if self.histogram else None
+        kll = get("kll") if family is not None else None
+        histogram = bytes(kll) if kll is not None else None
         if kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL):
-            data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch)
+            data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch, histogram)
         elif kind is StatsKind.DATE:
             low, high = get("min"), get("max")
             data = STATS_DATA_CLASSES[kind](None if low is None else Date(low), None if high is None else Date(high),
-                                            nulls, ndv, sketch)
+                                            nulls, ndv, sketch, histogram)
         elif kind is StatsKind.TIMESTAMP:
             low, high = get("min"), get("max")
             data = STATS_DATA_CLASSES[kind](None if low is None else Timestamp(low),
-                                            None if high is None else Timestamp(high), nulls, ndv, sketch)
+                                            None if high is None else Timestamp(high), nulls, ndv, sketch, histogram)
         elif kind is StatsKind.STRING:
             data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls, ndv, sketch)
         elif kind is StatsKind.BINARY:

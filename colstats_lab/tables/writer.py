@@ -86,7 +86,8 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
     frame = _aligned_frame(spark, table, data, partition or {})
     collect = None
-    plans = [ColumnPlan(c.name, c.type) for c in table.cols if parse_type(c.type).stats_kind is not None]
+    plans = [ColumnPlan(c.name, c.type, metastore.kll_enabled) for c in table.cols
+             if parse_type(c.type).stats_kind is not None]
     dynamic = table.is_partitioned and not partition
     if gather and plans and not dynamic:
         frame, collect = observe_stats(frame, plans)

@@ -236,3 +236,59 @@ def show(fig: go.Figure) -> None:
     display({PLOTLY_MIME: json.loads(fig.to_json()),
              "text/html": fig.to_html(full_html=False, include_plotlyjs="cdn"),
              "text/plain": f"<plotly figure: {fig.layout.title.text}>"}, raw=True)
+
+
+def distribution_figure(sketch, type_name: str, title: str, bins: int = 30) -> go.Figure:
+    """The column's values as a histogram of `bins` equal-width bins between its min and max, each bar's
+    rows read from the KLL sketch's CDF (so within the sketch's rank error), the quartiles marked by
+    dotted lines and named in the title."""
+    from ..metastore.quantiles import column_value
+
+    low, high, count = float(sketch.low), float(sketch.high), sketch.count
+    whole = sketch.family.value == "bigint"
+    edges = np.linspace(low, high, bins + 1) if high > low else np.array([low, high])
+    below = [sketch.fraction_below(math.ceil(e) if whole else float(e), False) for e in edges]
+    below[-1] = 1.0  # the last bin holds the maximum
+    counts = [max(0.0, b - a) * count for a, b in zip(below, below[1:])] if high > low else [float(count)]
+    middles = [(a + b) / 2 for a, b in zip(edges, edges[1:])] if high > low else [low]
+    ranges = [f"{column_value(math.ceil(a) if whole else a, type_name)} to {column_value(b, type_name)}"
+              for a, b in zip(edges, edges[1:])] if high > low else [str(column_value(low, type_name))]
+    fig = go.Figure(go.Bar(x=[_plotted(column_value(m, type_name)) for m in middles], y=counts,
+                           marker_color="#4c78a8", customdata=ranges,
+                           hovertemplate="%{customdata}: about %{y:,.0f} rows<extra></extra>"))
+    quartiles = sketch.quartiles() or []
+    for value in quartiles:
+        fig.add_shape(type="line", xref="x", yref="paper", x0=_plotted(column_value(value, type_name)),
+                      x1=_plotted(column_value(value, type_name)), y0=0, y1=1,
+                      line=dict(color="#f58518", dash="dot"))
+    named = ", ".join(f"{n} {column_value(v, type_name)}" for n, v in zip(("Q1", "median", "Q3"), quartiles))
+    fig.update_layout(title=f"{title}<br><sup>{named}</sup>" if named else title, height=320, bargap=0.02,
+                      margin=dict(l=60, r=20, t=70, b=50), template="plotly_white",
+                      xaxis=dict(title="value"), yaxis=dict(title="rows", tickformat=",d"))
+    return fig
+
+
+def quartiles_figure(frame: pd.DataFrame, type_name: str, title: str) -> go.Figure:
+    """One box per partition from its sketch: min and max as the whiskers, Q1, median and Q3 as the box, so a
+    shift between partitions shows at a glance."""
+    def numbers(values):
+        return [_plotted(v) for v in values]
+
+    fig = go.Figure(go.Box(x=list(frame["partition"]), q1=numbers(frame["q1"]), median=numbers(frame["median"]),
+                           q3=numbers(frame["q3"]), lowerfence=numbers(frame["min"]), upperfence=numbers(frame["max"]),
+                           marker_color="#4c78a8", name="quartiles"))
+    fig.update_layout(title=title, height=340, margin=dict(l=60, r=20, t=50, b=90), template="plotly_white",
+                      xaxis=dict(title="partition", type="category"), yaxis=dict(title=type_name), showlegend=False)
+    return fig
+
+
+def _plotted(value):
+    """A statistic's value as plotly draws it on a value axis (dates and instants as datetimes)."""
+    from ..metastore.model import Date, Timestamp
+
+    if isinstance(value, Date):
+        return value.to_date().isoformat()
+    if isinstance(value, Timestamp):
+        return value.to_datetime().isoformat(sep=" ")
+    return float(value)
+

@@ -17,6 +17,8 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
         "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
         "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
         "distinct": frame["ndv"].map(fmt.count),
+        "Q1 / median / Q3": frame["quartiles"].map(lambda q: " / ".join(fmt.number(v) for v in q)
+                                                   if isinstance(q, list) else ""),
         "avg len": frame["avg_len"].map(lambda v: "" if v is None or pd.isna(v) else f"{v:.2f}"),
         "max len": frame["max_len"].map(fmt.count),
         "true / false": [f"{fmt.count(t)} / {fmt.count(f)}" if t is not None and not pd.isna(t) else ""
@@ -47,8 +49,12 @@ class StatsView(View):
         self.level = self.picker.dropdown
         self.table_html = widgets.HTML()
         self.chart = widgets.Output() if chart else None
+        self.column = widgets.Dropdown(options=[], description="Distribution")
+        self.distribution_chart = widgets.Output()
         self.level.observe(lambda change: self.refresh(), names="value")
-        self.children = [self.header, self.picker.box, self.table_html] + ([self.chart] if chart else [])
+        self.column.observe(lambda change: self.refresh_distribution(), names="value")
+        self.children = [self.header, self.picker.box, self.table_html] + (
+            [self.chart, self.column, self.distribution_chart] if chart else [])
         self.refresh()
 
     def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
@@ -78,3 +84,33 @@ class StatsView(View):
             if self.figure is not None:
                 with self.chart:
                     charts.show(self.figure)
+            sketched = [c for c, q in zip(self.frame["column"], self.frame["quartiles"]) if isinstance(q, list)]
+            keep = self.column.value if self.column.value in sketched else (sketched[0] if sketched else None)
+            self.column.options = sketched
+            self.column.value = keep
+            self.column.layout.display = None if sketched else "none"
+            self.refresh_distribution()
+
+    def refresh_distribution(self) -> None:
+        """The chosen column's histogram at this level and, at a partitioned table's level, its quartiles in
+        each partition side by side."""
+        self.distribution_chart.clear_output()
+        self.distribution_figures = []
+        column = self.column.value
+        if not column:
+            return
+        level = self.level.value
+        sketch = self.lab.distribution(self.table.qualified_name, column, level)
+        type_name = self.table.column_type(column)
+        where = "whole table" if level == TABLE_LEVEL else level
+        if sketch is not None and not sketch.is_empty:
+            self.distribution_figures.append(charts.distribution_figure(
+                sketch, type_name, f"{self.table.tableName}.{column} · {where}: distribution (KLL sketch)"))
+        if self.table.is_partitioned and level == TABLE_LEVEL:
+            by_partition = self.lab.quartiles(self.table.qualified_name, column)
+            if len(by_partition):
+                self.distribution_figures.append(charts.quartiles_figure(
+                    by_partition, type_name, f"{self.table.tableName}.{column}: quartiles per partition"))
+        with self.distribution_chart:
+            for figure in self.distribution_figures:
+                charts.show(figure)

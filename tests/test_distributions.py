@@ -1,0 +1,183 @@
+"""KLL distribution sketches (Hive 4's HISTOGRAM, `hive.stats.kll.enable`): gathered in the one Spark
+pass, stored per partition, merged up, and asked for quartiles and ranks; every figure is checked
+against the exact one pandas computes over the same rows."""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from colstats_lab.metastore.quantiles import Distribution, rank_error
+
+DAYS = ("d1", "d2")
+ROWS = 1_500  # above KLL's k = 200, so the sketches leave their exact mode
+TYPES = {"b": "bigint", "i": "int", "d": "double", "f": "float", "m": "decimal(12,2)", "dt": "date", "ts": "timestamp",
+         "c": "bigint"}
+
+
+def _rows(day_index: int) -> pd.DataFrame:
+    rng = np.random.default_rng(day_index)
+    n = ROWS
+    skewed = np.where(rng.random(n) < 0.4, 7, rng.integers(0, 10_000, n))  # 40 % one value
+    doubles = rng.normal(day_index * 3.0, 1.0, n)
+    doubles[::50] = np.nan
+    floats = rng.exponential(2.0, n).astype("float32")
+    frame = pd.DataFrame({
+        "b": pd.array(skewed, dtype="Int64"),
+        "i": pd.array(rng.integers(-500, 500, n), dtype="Int32"),
+        "d": doubles,
+        "f": floats,
+        "m": [None if k % 11 == 0 else Decimal(f"{v:.2f}")
+              for k, v in enumerate(rng.uniform(-100, 100, n))],
+        "dt": [dt.date(2024, 1, 1) + dt.timedelta(days=int(v)) for v in rng.integers(0, 400, n)],
+        "ts": [dt.datetime(2024, 1, 1) + dt.timedelta(seconds=int(v)) for v in rng.integers(0, 10**7, n)],
+        "c": pd.array([42] * n, dtype="Int64"),  # a constant column
+    })
+    frame.loc[frame.index % 7 == 0, "b"] = pd.NA  # nulls
+    return frame
+
+
+def _sketch_units(column: str, values: pd.Series) -> np.ndarray:
+    """The non-null, non-NaN values in the units the sketches hold (days, microseconds, floats)."""
+    present = values.dropna()
+    if column == "dt":
+        return np.array([(v - dt.date(1970, 1, 1)).days for v in present], dtype=np.int64)
+    if column == "ts":
+        return np.array([int((v - dt.datetime(1970, 1, 1)).total_seconds() * 1_000_000) for v in present],
+                        dtype=np.int64)
+    if column == "m":
+        return np.array([float(v) for v in present])
+    out = present.to_numpy(dtype=float)
+    return out[~np.isnan(out)]
+
+
+@pytest.fixture(scope="module")
+def analyzed(tmp_path_factory, spark):
+    from colstats_lab import Lab
+
+    lab = Lab(home=str(tmp_path_factory.mktemp("distributions")), spark=spark)
+    lab.set("hive.stats.kll.enable", True)
+    columns = ", ".join(f"{name} {type_name}" for name, type_name in TYPES.items())
+    lab.sql(f"CREATE TABLE t ({columns}) PARTITIONED BY (ds STRING)")
+    frames = {}
+    for index, day in enumerate(DAYS):
+        frames[day] = _rows(index)
+        lab.write("t", frames[day], partition={"ds": day})
+    yield lab, frames
+    lab.close()
+
+
+def _check_ranks(distribution: Distribution, exact: np.ndarray) -> None:
+    """Quartiles and CDF values within KLL's stated rank error of the exact ranks."""
+    bound = rank_error()
+    values = np.sort(exact)
+    n = len(values)
+    assert distribution.count == n
+    for rank, quartile in zip((0.25, 0.5, 0.75), distribution.quartiles()):
+        # the returned value's exact rank range [below, at or below] must come within the bound of the rank
+        below = np.searchsorted(values, quartile, side="left") / n
+        at_or_below = np.searchsorted(values, quartile, side="right") / n
+        assert below - bound <= rank <= at_or_below + bound, (rank, quartile, below, at_or_below)
+    for probe in np.quantile(values, [0.1, 0.33, 0.5, 0.9]):
+        exact_below = np.searchsorted(values, probe, side="left") / n
+        assert abs(distribution.fraction_below(probe.item()) - exact_below) <= bound
+
+
+@pytest.mark.parametrize("column", sorted(TYPES))
+def test_each_partition_and_the_table_hold_quartiles_and_ranks_within_kll_error(analyzed, column):
+    lab, frames = analyzed
+    ms = lab.metastore
+    type_name = TYPES[column]
+    per_partition = ms.get_partitions_statistics("default", "t", [f"ds={d}" for d in DAYS], [column])
+    for day in DAYS:
+        obj = per_partition[f"ds={day}"].statsObj[0]
+        distribution = Distribution.of(obj.statsData.value.histogram, type_name)
+        assert distribution is not None, f"ds={day} {column} has no sketch"
+        _check_ranks(distribution, _sketch_units(column, frames[day][column]))
+    table_level = ms.get_table_statistics("default", "t", [column]).statsObj[0]
+    merged = Distribution.of(table_level.statsData.value.histogram, type_name)
+    assert merged is not None
+    _check_ranks(merged, _sketch_units(column, pd.concat([frames[d][column] for d in DAYS])))
+
+
+def test_hive_prints_the_quartiles_with_the_exclusive_criterion(lab):
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE q (b BIGINT, f FLOAT, day DATE, s STRING)")
+    values = [2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7]  # the example in Hive's stats_histogram tests
+    lab.write("q", pd.DataFrame({"b": values, "f": [v / 10 for v in values],
+                                 "day": [dt.date(2026, 1, v) for v in values], "s": ["x"] * len(values)}))
+    lab.sql("ANALYZE TABLE q COMPUTE STATISTICS FOR COLUMNS")
+
+    def histogram(column):
+        frame = lab.sql(f"DESCRIBE FORMATTED q {column}").df
+        return dict(zip(frame.info_name, frame.info_value))["histogram"]
+
+    assert histogram("b") == "Q1: 2, Q2: 2, Q3: 4"
+    assert histogram("f") == "Q1: 0.2, Q2: 0.2, Q3: 0.4"  # float's digits, as Java prints a float
+    assert histogram("day") == "Q1: 2026-01-02, Q2: 2026-01-02, Q3: 2026-01-04"
+    assert histogram("s") == ""  # strings have no sketch
+    # where the criteria differ: exclusive asks for the value at index floor(r * n), inclusive one before
+    lab.sql("CREATE TABLE four (b BIGINT)")
+    lab.write("four", pd.DataFrame({"b": [4, 1, 3, 2]}))
+    frame = lab.sql("DESCRIBE FORMATTED four b").df
+    assert dict(zip(frame.info_name, frame.info_value))["histogram"] == "Q1: 2, Q2: 3, Q3: 4"
+
+
+def test_without_the_setting_no_sketch_is_kept_and_a_partial_one_never_reaches_the_table(lab):
+    lab.sql("CREATE TABLE p (x BIGINT) PARTITIONED BY (ds STRING)")
+    lab.write("p", pd.DataFrame({"x": range(100)}), partition={"ds": "a"})
+    lab.write("p", pd.DataFrame({"x": range(100, 300)}), partition={"ds": "b"})
+    ms = lab.metastore
+    assert ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
+    frame = lab.sql("DESCRIBE FORMATTED p x").df
+    assert dict(zip(frame.info_name, frame.info_value))["histogram"] == ""
+
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("ANALYZE TABLE p PARTITION (ds='b') COMPUTE STATISTICS FOR COLUMNS")
+    parts = ms.get_partitions_statistics("default", "p", ["ds=a", "ds=b"], ["x"])
+    assert parts["ds=a"].statsObj[0].statsData.value.histogram is None
+    assert Distribution.of(parts["ds=b"].statsObj[0].statsData.value.histogram, "bigint").count == 200
+    # a table-level sketch of ds=b alone would describe other rows than the table's
+    assert ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
+
+    lab.sql("ANALYZE TABLE p PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
+    table = Distribution.of(ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram,
+                            "bigint")
+    assert table.count == 300 and table.low == 0 and table.high == 299
+
+
+def test_an_append_merges_the_written_rows_sketch_into_the_partitions(lab):
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE a (x DOUBLE) PARTITIONED BY (ds STRING)")
+    lab.write("a", pd.DataFrame({"x": [float(v) for v in range(1000)]}), partition={"ds": "a"})
+    lab.write("a", pd.DataFrame({"x": [float(v) for v in range(1000, 3000)] + [math.nan, None]}),
+              partition={"ds": "a"})
+    obj = lab.metastore.get_partitions_statistics("default", "a", ["ds=a"], ["x"])["ds=a"].statsObj[0]
+    distribution = Distribution.of(obj.statsData.value.histogram, "double")
+    assert distribution.count == 3000  # the null and the NaN are in no sketch
+    _check_ranks(distribution, np.arange(3000, dtype=float))
+
+
+def test_the_statistics_view_draws_each_sketched_columns_distribution_and_its_quartiles_per_partition(analyzed):
+    lab, frames = analyzed
+    view = lab.view_stats("t")
+    assert list(view.column.options) == sorted(TYPES, key=list(TYPES).index)  # every column here has a sketch
+    view.column.value = "d"
+    histogram, boxes = view.distribution_figures
+    exact = _sketch_units("d", pd.concat([frames[d]["d"] for d in DAYS]))
+    assert sum(histogram.data[0].y) == pytest.approx(len(exact), rel=1e-9)  # the bars hold every value
+    assert boxes.data[0].x == tuple(f"ds={d}" for d in DAYS)
+    by_partition = lab.quartiles("t", "d")
+    for day, median in zip(DAYS, boxes.data[0].median):
+        values = np.sort(_sketch_units("d", frames[day]["d"]))
+        at = np.searchsorted(values, median, side="left") / len(values)
+        assert abs(at - 0.5) <= rank_error()  # the box's median is the partition's, within the sketch's error
+    assert list(by_partition["median"]) == list(boxes.data[0].median)
+    shown = view.table_html.value
+    assert "Q1 / median / Q3" in shown
+    view.level.value = "ds=d1"  # one partition: its histogram alone
+    assert len(view.distribution_figures) == 1
