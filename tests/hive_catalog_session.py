@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import sys
 
 from colstats_lab import Lab
@@ -65,7 +66,9 @@ def main(home: str, rows_file: str) -> None:
     spark.sql("CREATE TABLE daily_native USING parquet PARTITIONED BY (ds) AS SELECT * FROM daily_spark")
     spark.sql("ANALYZE TABLE daily_native PARTITION (ds) COMPUTE STATISTICS")
     imported_daily = lab.import_spark_stats("default.daily_native")
+    histograms = _histograms_both_ways(spark, lab)
     print(json.dumps({
+        "histograms": histograms,
         "daily_partition_properties": daily.details.partition_properties,
         "daily_spark_partitions": {name: [s.sizeInBytes, s.rowCount] for name, s in
                                    read_table_statistics(spark, "daily_spark").partitions.items()},
@@ -85,6 +88,42 @@ def main(home: str, rows_file: str) -> None:
         "mixed_case_described": describe(spark, "users_spark", "userId"),
         "mixed_case_filter_before": plan_filter_before, "mixed_case_filter_after": _filter_plan(spark),
     }))
+
+
+HISTOGRAM_ROWS = 2_000  # x: 90 % in [0, 100), the rest spread over [100, 10000)
+
+
+def _histograms_both_ways(spark, lab) -> dict:
+    """Our KLL sketch exported as Spark's histogram, and Spark's own histogram imported as a sketch."""
+    lab.sql("CREATE TABLE hist (x BIGINT)")
+    lab.write("hist", spark.range(HISTOGRAM_ROWS).selectExpr(
+        "IF(id % 10 = 0, 100 + id * 9900 DIV 2000, id % 100) AS x"))
+    lab.table("hist").write.format("parquet").saveAsTable("default.hist_spark")
+    lab.export_spark_stats("hist", "default.hist_spark")  # gathered on write without a sketch
+    without = _row_estimate(spark, "hist_spark")
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("ANALYZE TABLE hist COMPUTE STATISTICS FOR COLUMNS")
+    lab.export_spark_stats("hist", "default.hist_spark")
+    spark.conf.set("spark.sql.cbo.planStats.enabled", "true")
+    spark.conf.set("spark.sql.statistics.histogram.enabled", "true")
+    spark.sql("CREATE TABLE hist_native USING parquet AS SELECT * FROM hist_spark")
+    spark.sql("ANALYZE TABLE hist_native COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.import_spark_stats("default.hist_native")
+    imported = lab.distribution("hist_native", "x")
+    return {"described": describe(spark, "hist_spark", "x"), "estimate_without": without,
+            "estimate_with": _row_estimate(spark, "hist_spark"), "native_estimate": _row_estimate(spark, "hist_native"),
+            "actual": spark.sql("SELECT count(*) FROM hist_spark WHERE x < 100").collect()[0][0],
+            "imported_quartiles": imported.quartiles() if imported is not None else None,
+            "exact_quartiles": [r[0] for r in spark.sql(
+                "SELECT x FROM (SELECT x, row_number() OVER (ORDER BY x) - 1 AS i FROM hist_spark) "
+                f"WHERE i IN ({HISTOGRAM_ROWS // 4}, {HISTOGRAM_ROWS // 2}, {3 * HISTOGRAM_ROWS // 4}) ORDER BY i").collect()]}
+
+
+def _row_estimate(spark, table: str) -> int | None:
+    """The optimizer's rows for `x < 100` over `table` (cbo on), from EXPLAIN COST."""
+    plan = spark.sql(f"EXPLAIN COST SELECT * FROM {table} WHERE x < 100").collect()[0][0]
+    found = re.search(r"rowCount=([0-9.E+]+)", plan)  # the first: the filter's, at the plan's top
+    return int(float(found.group(1))) if found else None
 
 
 def _filter_plan(spark) -> str:

@@ -115,3 +115,22 @@ def test_partition_statistics_go_both_ways_as_spark_keeps_them(report):
     assert all(int(exported[p]["spark.sql.statistics.totalSize"]) == size for p, (size, _) in seen.items())
     assert report["daily_imported"] == ["ds=a", "ds=b"]
     assert report["daily_native_rows"] == {"ds=a": "10", "ds=b": "20"}
+
+
+def test_spark_uses_the_histogram_exported_from_our_sketch_and_ours_keeps_spark_s(report):
+    found = report["histograms"]
+    actual = found["actual"]
+    assert actual == 1_800
+    described = found["described"]
+    assert described["histogram"].startswith("height: ") and "num_of_bins: 254" in described["histogram"]
+    assert any(key.startswith("bin_") for key in described)
+    # without a histogram Spark spreads the rows evenly between min and max: about 1 % of them
+    assert found["estimate_without"] < 100
+    # with ours it follows the distribution: within the sketch's rank error plus a bin (1/254) of the rows
+    assert abs(found["estimate_with"] - actual) <= (0.0133 + 1 / 254) * 2_000 + 1
+    assert abs(found["native_estimate"] - actual) <= (0.0133 + 1 / 254) * 2_000 + 1
+    # Spark's own histogram imported: its quartiles within a bin of the exact ones
+    exact = found["exact_quartiles"]
+    assert found["imported_quartiles"] is not None
+    for ours, want in zip(found["imported_quartiles"], exact):
+        assert abs(ours - want) <= 1 or want >= 100, (found["imported_quartiles"], exact)

@@ -16,7 +16,8 @@ from ..metastore.accurate import StatsAccuracy
 from ..result import Result
 from ..metastore.merge import merge_table_level
 from ..tables.external import external_partition
-from ..stats.spark_properties import (CatalogStatistics, NotConvertible, column_stat_from_hive, hive_stats_from_spark,
+from ..stats.spark_properties import (DEFAULT_NUM_BINS, CatalogStatistics, NotConvertible, column_stat_from_hive,
+                                      hive_stats_from_spark,
                                       stats_to_properties)
 from .spark_catalog import (
     SparkTable,
@@ -170,13 +171,14 @@ def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, 
     stored = metastore.get_table_statistics(table.dbName, table.tableName, column_names)
     rows = int(table.parameters.get("numRows", 0))
     col_stats, skipped = {}, {}
+    num_bins = int(spark.conf.get("spark.sql.statistics.histogram.numBins", str(DEFAULT_NUM_BINS)))
     for obj in (stored.statsObj if stored else []):
         reason = _export_blocker(metastore, table, obj, target.columns)
         if reason:
             skipped[obj.colName] = reason
             continue
         # Spark's optimizer looks a column's statistics up by the name its schema spells (userId, not userid)
-        col_stats[target.spelled.get(obj.colName, obj.colName)] = column_stat_from_hive(obj, rows)
+        col_stats[target.spelled.get(obj.colName, obj.colName)] = column_stat_from_hive(obj, rows, num_bins)
     statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
     properties = stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns])
     partition_properties = _partition_properties(metastore, table, target)

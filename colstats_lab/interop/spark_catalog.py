@@ -19,10 +19,14 @@ from dataclasses import dataclass, field
 from pyspark.sql import SparkSession
 
 from ..metastore.names import parse_part_name
+from ..stats.spark_histogram import HistogramBin, SparkHistogram
 from ..stats.spark_properties import STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics, to_external_string
 from ..errors import ColstatsError, spark_errors
 
 _STATISTICS_ROW = re.compile(r"^(\d+) bytes(?:, (\d+) rows)?")
+_NUMBER = r"(-?[0-9.]+(?:E-?[0-9]+)?|NaN|-?Infinity)"
+_HISTOGRAM_ROW = re.compile(rf"^height: {_NUMBER}, num_of_bins: (\d+)$")
+_BIN_ROW = re.compile(rf"^lower_bound: {_NUMBER}, upper_bound: {_NUMBER}, distinct_count: (\d+)$")
 _PLAN_STATISTICS = re.compile(r"Statistics\(sizeInBytes=([^,)]+)(?:, rowCount=([^,)]+))?")
 _DEFAULT_METASTORE_URL = "jdbc:derby:;databaseName=metastore_db;create=true"
 _DEFAULT_METASTORE_DRIVER = "org.apache.derby.jdbc.EmbeddedDriver"
@@ -118,8 +122,25 @@ def _describe_column(spark: SparkSession, qualified: str, column: str, type_name
         return None if counts[key] is None else int(counts[key])
 
     low, high = (_property_bound(value(key), type_name) for key in ("min", "max"))
+    histogram = _described_histogram(rows)
     return CatalogColumnStat(distinctCount=integer("distinct_count"), nullCount=integer("num_nulls"),
-                             avgLen=integer("avg_col_len"), maxLen=integer("max_col_len"), min=low, max=high)
+                             avgLen=integer("avg_col_len"), maxLen=integer("max_col_len"), min=low, max=high,
+                             histogram=histogram.serialize() if histogram is not None else None)
+
+
+def _described_histogram(rows: dict[str, str]) -> SparkHistogram | None:
+    """The histogram DESCRIBE EXTENDED spells out (`histogram: height: H, num_of_bins: N` and a `bin_i` row
+    `lower_bound: L, upper_bound: U, distinct_count: D` per bin), as Spark keeps it."""
+    head = _HISTOGRAM_ROW.match(rows.get("histogram") or "")
+    if not head:
+        return None
+    bins = []
+    for i in range(int(head.group(2))):
+        found = _BIN_ROW.match(rows.get(f"bin_{i}") or "")
+        if not found:
+            return None
+        bins.append(HistogramBin(float(found.group(1)), float(found.group(2)), int(found.group(3))))
+    return SparkHistogram(float(head.group(1)), tuple(bins))
 
 
 def _property_bound(text: str | None, type_name: str) -> str | None:

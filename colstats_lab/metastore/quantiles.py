@@ -55,6 +55,13 @@ def load(blob: bytes, family: SketchFamily):
     return kll_doubles_sketch.deserialize(bytes(blob))
 
 
+def new_sketch(family: SketchFamily):
+    """An empty sketch of the family, with Spark's k."""
+    if family is SketchFamily.BIGINT:
+        return kll_items_sketch(KLL_K)
+    return kll_floats_sketch(KLL_K) if family is SketchFamily.FLOAT else kll_doubles_sketch(KLL_K)
+
+
 def dump(sketch, family: SketchFamily) -> bytes:
     return sketch.serialize(_LONGS) if family is SketchFamily.BIGINT else sketch.serialize()
 

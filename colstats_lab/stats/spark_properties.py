@@ -30,6 +30,8 @@ import numpy as np
 
 from ..errors import ColstatsError
 from ..coltypes import StatsKind, parse_type
+from ..metastore.quantiles import Distribution
+from .spark_histogram import SparkHistogram, histogram_from_sketch, sketch_from_histogram
 from ..metastore.model import (BinaryColumnStatsData, BooleanColumnStatsData, ColumnStatisticsData,
                                ColumnStatisticsObj, Date, DateColumnStatsData, DecimalColumnStatsData,
                                DoubleColumnStatsData, LongColumnStatsData, StringColumnStatsData, Timestamp,
@@ -50,6 +52,8 @@ _EPOCH = dt.datetime(1970, 1, 1)
 _DEFAULT_SIZE = {"tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "float": 4, "double": 8, "date": 4,
                  "timestamp": 8, "timestamp_ntz": 8, "boolean": 1, "string": 20, "binary": 100}
 _DECIMAL_MAX_LONG_DIGITS = 18
+DEFAULT_NUM_BINS = 254  # spark.sql.statistics.histogram.numBins
+_WHOLE = (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP)
 _DECIMAL_CONTEXT = Context(prec=80)  # room for decimal(38, s) at any scale
 
 
@@ -253,11 +257,14 @@ def default_size(type_name) -> int:
     return _DEFAULT_SIZE.get(base, _DEFAULT_SIZE["string"] if base in ("varchar", "char") else 8)
 
 
-def column_stat_from_hive(obj: ColumnStatisticsObj, row_count: int) -> CatalogColumnStat:
+def column_stat_from_hive(obj: ColumnStatisticsObj, row_count: int, num_bins: int = DEFAULT_NUM_BINS
+                          ) -> CatalogColumnStat:
     """What Spark's ANALYZE would have recorded, from Hive's stats of a column over `row_count` rows.
 
     Strings/binary: Spark's avgLen is the rounded-up mean length of non-null values (Hive's averages over
-    all rows), and binary has no NDV in Hive so none is given. Booleans: min/max from the true/false counts."""
+    all rows), and binary has no NDV in Hive so none is given. Booleans: min/max from the true/false counts.
+    A column with a KLL sketch gets Spark's equi-height histogram of `num_bins` bins built from it, as
+    Spark's ANALYZE does with spark.sql.statistics.histogram.enabled (stats/spark_histogram.py)."""
     stats = obj.statsData.value
     kind = obj.statsData.kind
     size = default_size(obj.colType)
@@ -272,8 +279,12 @@ def column_stat_from_hive(obj: ColumnStatisticsObj, row_count: int) -> CatalogCo
         average = -(-total_length // non_null) if non_null > 0 else size
         return CatalogColumnStat(distinctCount=getattr(stats, "numDVs", None), nullCount=stats.numNulls,
                                  avgLen=average, maxLen=stats.maxColLen if non_null > 0 else size)
+    sketch = Distribution.of(stats.histogram, obj.colType)
+    histogram = histogram_from_sketch(sketch, row_count - stats.numNulls, stats.numDVs or 0, num_bins,
+                                      kind in _WHOLE) if sketch is not None else None
     return CatalogColumnStat(distinctCount=stats.numDVs, nullCount=stats.numNulls, avgLen=size, maxLen=size,
-                             min=_bound(stats.lowValue, obj.colType), max=_bound(stats.highValue, obj.colType))
+                             min=_bound(stats.lowValue, obj.colType), max=_bound(stats.highValue, obj.colType),
+                             histogram=histogram.serialize() if histogram is not None else None)
 
 
 def _bound(value, type_name) -> str | None:
@@ -318,6 +329,8 @@ def hive_stats_from_spark(col_name: str, type_name: str, stat: CatalogColumnStat
         low, high = (None if v is None else from_external_string(v, type_name, stat.version)
                      for v in (stat.min, stat.max))
         data = _ranged(kind, low, high, nulls, ndv)
+        if stat.histogram:
+            data.histogram = sketch_from_histogram(SparkHistogram.deserialize(stat.histogram), type_name)
     return ColumnStatisticsObj(col_name, type_name, ColumnStatisticsData.of(data))
 
 
