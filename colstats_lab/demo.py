@@ -11,7 +11,9 @@ DEMO_ROWS_PER_DAY = 20_000
 
 
 def build_demo(lab: Lab, rows_per_day: int = DEMO_ROWS_PER_DAY, days: int = DEMO_DAYS) -> bool:
-    """Creates and fills the demo table unless it exists; returns True when it was built."""
+    """Creates and fills the demo table unless it exists; returns True when it was built. The lab gathers
+    KLL sketches from here on (hive.stats.kll.enable), so the demo shows distributions."""
+    lab.set("hive.stats.kll.enable", True)
     if lab.metastore.table_exists(lab.current_db, DEMO_TABLE):
         return False
     lab.sql(f"CREATE TABLE {DEMO_TABLE} (id BIGINT, x INT, amount DOUBLE, price DECIMAL(10,2), note STRING, "
@@ -31,7 +33,8 @@ def build_demo(lab: Lab, rows_per_day: int = DEMO_ROWS_PER_DAY, days: int = DEMO
     data = rows.select(
         F.col("id"),
         F.when(uniform_for(11) < 0.02, F.lit(None)).otherwise(skewed).cast("int").alias("x"),
-        F.round(uniform_for(3) * 500 - 50, 2).alias("amount"),
+        # amounts spread exponentially, their mean growing 20 % a day: a shift the quartiles show
+        F.round(-F.log(uniform_for(3) + 1e-9) * (40 + 8 * day), 2).alias("amount"),
         (uniform_for(5) * 100).cast("decimal(10,2)").alias("price"),
         F.when(uniform_for(13) < 0.1, F.lit(None))
          .otherwise(F.concat(F.lit("note-"), (F.col("id") % 97).cast("string"))).alias("note"),

@@ -23,7 +23,7 @@ from .metastore.staleness import describe_change, describe_total
 
 FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "quartiles", "avg_len", "max_len",
                  "trues", "falses", "last_analyzed", "accurate", "reason", "coverage"]
-QUARTILE_COLUMNS = ["partition", "rows", "min", "q1", "median", "q3", "max"]
+QUARTILE_COLUMNS = ["partition", "rows", "min", "p05", "q1", "median", "q3", "p95", "max"]
 
 
 def _values(obj) -> dict:
@@ -105,8 +105,9 @@ def distribution(metastore: Metastore, table: Table, column: str, partition: str
 
 
 def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int = 60) -> pd.DataFrame:
-    """Per partition (the last `limit` by name) its rows and the column's min, quartiles and max from its
-    sketch, in the column's type; partitions without a sketch are left out. One metastore read."""
+    """Per partition (the last `limit` by name) its rows and the column's min, 5th percentile, quartiles,
+    95th percentile and max from its sketch, in the column's type; partitions without a sketch are left
+    out. One metastore read."""
     type_name = table.column_type(column)
     found = metastore.partition_stats_columns(table.dbName, table.tableName, [column]).get(column.lower())
     records = []
@@ -115,7 +116,8 @@ def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int 
             sketch = Distribution.of(histogram, type_name)
             quartiles = sketch.quartiles() if sketch is not None else None
             if quartiles:
-                typed = [column_value(v, type_name) for v in (sketch.low, *quartiles, sketch.high)]
+                typed = [column_value(v, type_name) for v in
+                         (sketch.low, sketch.quantile(0.05), *quartiles, sketch.quantile(0.95), sketch.high)]
                 records.append([name, rows, *typed])
     return pd.DataFrame(records, columns=QUARTILE_COLUMNS)
 

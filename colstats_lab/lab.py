@@ -306,8 +306,9 @@ class Lab:
         return frames.distribution(self.metastore, self.resolve(name), column, partition)
 
     def quartiles(self, name: str, column: str, limit: int = 60) -> pd.DataFrame:
-        """Per partition (the last `limit` by name) its rows and the column's min, Q1, median, Q3 and max
-        from its sketch, in the column's type, as Hive defines quartiles. No Spark."""
+        """Per partition (the last `limit` by name) its rows and the column's min, 5th percentile, Q1, median,
+        Q3, 95th percentile and max from its sketch, in the column's type, quartiles as Hive defines them.
+        No Spark."""
         return frames.quartiles_frame(self.metastore, self.resolve(name), column, limit)
 
     def find_partitions(self, name: str, text: str = "", limit: int = 50) -> tuple[list[str], int]:

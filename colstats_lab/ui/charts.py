@@ -238,24 +238,25 @@ def show(fig: go.Figure) -> None:
              "text/plain": f"<plotly figure: {fig.layout.title.text}>"}, raw=True)
 
 
-def distribution_figure(sketch, type_name: str, title: str, bins: int = 30) -> go.Figure:
-    """The column's values as a histogram of `bins` equal-width bins between its min and max, each bar's
-    rows read from the KLL sketch's CDF (so within the sketch's rank error), the quartiles marked by
-    dotted lines and named in the title."""
+def distribution_figure(sketch, type_name: str, title: str, bins: int = 20) -> go.Figure:
+    """The column's values as a histogram of `bins` equal-width bins between its min and max, each bar the
+    share of the values read from the KLL sketch's CDF (so within the sketch's rank error; a sketch
+    imported from Spark's histogram holds shares, not counts), the quartiles marked by dotted lines and
+    named in the title."""
     from ..metastore.quantiles import column_value
 
-    low, high, count = float(sketch.low), float(sketch.high), sketch.count
+    low, high = float(sketch.low), float(sketch.high)
     whole = sketch.family.value == "bigint"
     edges = np.linspace(low, high, bins + 1) if high > low else np.array([low, high])
     below = [sketch.fraction_below(math.ceil(e) if whole else float(e), False) for e in edges]
     below[-1] = 1.0  # the last bin holds the maximum
-    counts = [max(0.0, b - a) * count for a, b in zip(below, below[1:])] if high > low else [float(count)]
+    shares = [max(0.0, b - a) for a, b in zip(below, below[1:])] if high > low else [1.0]
     middles = [(a + b) / 2 for a, b in zip(edges, edges[1:])] if high > low else [low]
     ranges = [f"{column_value(math.ceil(a) if whole else a, type_name)} to {column_value(b, type_name)}"
               for a, b in zip(edges, edges[1:])] if high > low else [str(column_value(low, type_name))]
-    fig = go.Figure(go.Bar(x=[_plotted(column_value(m, type_name)) for m in middles], y=counts,
+    fig = go.Figure(go.Bar(x=[_plotted(column_value(m, type_name)) for m in middles], y=shares,
                            marker_color="#4c78a8", customdata=ranges,
-                           hovertemplate="%{customdata}: about %{y:,.0f} rows<extra></extra>"))
+                           hovertemplate="%{customdata}: about %{y:.1%} of the values<extra></extra>"))
     quartiles = sketch.quartiles() or []
     for value in quartiles:
         fig.add_shape(type="line", xref="x", yref="paper", x0=_plotted(column_value(value, type_name)),
@@ -264,20 +265,22 @@ def distribution_figure(sketch, type_name: str, title: str, bins: int = 30) -> g
     named = ", ".join(f"{n} {column_value(v, type_name)}" for n, v in zip(("Q1", "median", "Q3"), quartiles))
     fig.update_layout(title=f"{title}<br><sup>{named}</sup>" if named else title, height=320, bargap=0.02,
                       margin=dict(l=60, r=20, t=70, b=50), template="plotly_white",
-                      xaxis=dict(title="value"), yaxis=dict(title="rows", tickformat=",d"))
+                      xaxis=dict(title="value"), yaxis=dict(title="share of the values", tickformat=".0%"))
     return fig
 
 
 def quartiles_figure(frame: pd.DataFrame, type_name: str, title: str) -> go.Figure:
-    """One box per partition from its sketch: min and max as the whiskers, Q1, median and Q3 as the box, so a
-    shift between partitions shows at a glance."""
+    """One box per partition from its sketch: Q1, median and Q3 as the box, the 5th and 95th percentiles as
+    the whiskers (min and max would dwarf the box of a long-tailed column), so a shift between partitions
+    shows at a glance."""
     def numbers(values):
         return [_plotted(v) for v in values]
 
     fig = go.Figure(go.Box(x=list(frame["partition"]), q1=numbers(frame["q1"]), median=numbers(frame["median"]),
-                           q3=numbers(frame["q3"]), lowerfence=numbers(frame["min"]), upperfence=numbers(frame["max"]),
+                           q3=numbers(frame["q3"]), lowerfence=numbers(frame["p05"]), upperfence=numbers(frame["p95"]),
                            marker_color="#4c78a8", name="quartiles"))
-    fig.update_layout(title=title, height=340, margin=dict(l=60, r=20, t=50, b=90), template="plotly_white",
+    fig.update_layout(title=f"{title}<br><sup>box: Q1 to Q3 with the median; whiskers: 5th to 95th percentile</sup>",
+                      height=340, margin=dict(l=60, r=20, t=60, b=90), template="plotly_white",
                       xaxis=dict(title="partition", type="category"), yaxis=dict(title=type_name), showlegend=False)
     return fig
 

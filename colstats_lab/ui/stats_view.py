@@ -11,14 +11,18 @@ from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register
 
+QUARTILES = "Q1, median, Q3"
+
+
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     shown = pd.DataFrame({
         "column": frame["column"], "type": frame["type"],
         "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
         "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
         "distinct": frame["ndv"].map(fmt.count),
-        "Q1 / median / Q3": frame["quartiles"].map(lambda q: " / ".join(fmt.number(v) for v in q)
-                                                   if isinstance(q, list) else ""),
+        # one quartile a line: a timestamp's three would widen the table past the screen
+        QUARTILES: frame["quartiles"].map(lambda q: "<br>".join(fmt.escape(fmt.number(v)) for v in q)
+                                          if isinstance(q, list) else ""),
         "avg len": frame["avg_len"].map(lambda v: "" if v is None or pd.isna(v) else f"{v:.2f}"),
         "max len": frame["max_len"].map(fmt.count),
         "true / false": [f"{fmt.count(t)} / {fmt.count(f)}" if t is not None and not pd.isna(t) else ""
@@ -74,7 +78,7 @@ class StatsView(View):
               f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
         self.table_html.value = html_table(display_frame(self.frame), numeric=numeric,
-                                           raw_html={"null fraction", "status"}, wrap={"reason"})
+                                           raw_html={"null fraction", "status", QUARTILES}, wrap={"reason"})
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]
@@ -85,7 +89,11 @@ class StatsView(View):
                 with self.chart:
                     charts.show(self.figure)
             sketched = [c for c, q in zip(self.frame["column"], self.frame["quartiles"]) if isinstance(q, list)]
-            keep = self.column.value if self.column.value in sketched else (sketched[0] if sketched else None)
+            # first a column that is not a unique key: an id's distribution is flat
+            keys = {c for c, n, nulls in zip(self.frame["column"], self.frame["ndv"], self.frame["nulls"])
+                    if n and shown.rows and n >= 0.9 * (shown.rows - nulls)}
+            first = next((c for c in sketched if c not in keys), sketched[0] if sketched else None)
+            keep = self.column.value if self.column.value in sketched else first
             self.column.options = sketched
             self.column.value = keep
             self.column.layout.display = None if sketched else "none"

@@ -168,8 +168,11 @@ class Dashboard(widgets.VBox):
 
 
 def open_dashboard(home: str | None = None):
-    """The dashboard on the lab at `home` ($COLSTATS_HOME or ./.colstats), or one line saying why not."""
+    """The dashboard on the lab at `home` ($COLSTATS_HOME or ./.colstats), or one line saying why not. Its
+    ANALYZEs gather KLL sketches (hive.stats.kll.enable), for the distributions it draws."""
     try:
-        return Dashboard(Lab.current(home))
+        lab = Lab.current(home)
+        lab.set("hive.stats.kll.enable", True)
+        return Dashboard(lab)
     except ColstatsError as exc:
         return refusal(exc)
