@@ -93,3 +93,12 @@ def test_no_estimate_from_statistics_the_reader_cannot_trust(lab):
     report = lab.explain("SELECT * FROM t WHERE x < 5")
     assert report.estimated_rows is None
     assert "no estimate" in report.summary()
+
+
+def test_the_pruning_view_shows_the_estimate_and_on_request_the_rows_kept(sales):
+    lab, rows = sales
+    view = lab.view_pruning("SELECT * FROM sales WHERE amount > 40.5")
+    assert f"Estimated: about {view.report.estimated_rows:,} rows (amount: KLL CDF)" in view.header.value
+    assert "Kept when run" not in view.header.value  # no Spark job until asked
+    view.count_button.click()
+    assert f"Kept when run: {_kept(rows, 'amount > 40.5'):,} rows" in view.header.value

@@ -19,8 +19,13 @@ class PruningView(View):
 
     def __init__(self, lab, query: str, report: PruningReport | None = None):
         super().__init__()
+        self.lab, self.query = lab, query
         self.report = self.result = report or lab.explain(query)
-        self.header.value = f'<div class="colstats-header">{fmt.escape(self.report.summary())}</div>'
+        self.set_header()
+        # the estimate beside the rows the query keeps: counting them is a Spark job, so only on request
+        self.count_button = widgets.Button(description="Count the rows kept (Spark)", icon="play",
+                                           layout=widgets.Layout(width="auto"))
+        self.count_button.on_click(lambda _: self.count_rows())
         self.measure = widgets.ToggleButtons(options=["bytes", "rows"], value="bytes", description="Size by")
         self.level = widgets.Dropdown(options=["all levels"] + self.report.levels, value="all levels",
                                       description="Level")
@@ -31,10 +36,23 @@ class PruningView(View):
         self.level.observe(lambda change: self.refresh_table(), names="value")
         self.pruned_only.observe(lambda change: self.refresh_table(), names="value")
         self.levels_figure = charts.pruning_levels_figure(self.report)
-        self.children = [self.header, self.measure, self.chart, widgets.HBox([self.level, self.pruned_only]),
-                         self.decisions_html]
+        self.children = [self.header, self.count_button, self.measure, self.chart,
+                         widgets.HBox([self.level, self.pruned_only]), self.decisions_html]
         self.refresh()
         self.refresh_table()
+
+    def set_header(self) -> None:
+        self.header.value = f'<div class="colstats-header">{fmt.escape(self.report.summary())}</div>'
+
+    def count_rows(self) -> None:
+        """Runs the query's WHERE over the kept files (lab.explain with run) and shows the rows it kept
+        beside the estimate."""
+        try:
+            self.report = self.result = self.lab.explain(self.query, run=True)
+        except ColstatsError as exc:
+            self.header.value += refusal(exc).value
+            return
+        self.set_header()
 
     def refresh(self) -> None:
         self.treemap = charts.pruning_treemap(self.report, self.measure.value)
