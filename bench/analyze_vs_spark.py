@@ -1,5 +1,7 @@
 """Our ANALYZE ... FOR ALL COLUMNS (which also yields per-partition stats and sketches) against
-Spark's native ANALYZE ... FOR ALL COLUMNS on the same data, in the same run.
+Spark's native ANALYZE ... FOR ALL COLUMNS on the same data, in the same run; then both again with
+distributions: our KLL sketches (hive.stats.kll.enable) against Spark's equi-height histograms
+(spark.sql.statistics.histogram.enabled).
 
     .venv/bin/python bench/analyze_vs_spark.py [--rows 10000000] [--partitions 30] [--runs 3]
 """
@@ -27,6 +29,21 @@ def main() -> None:
     print(f"ours   (per-partition + table stats, sketches): median {ours:.2f} s  runs {['%.2f' % t for t in ours_runs]}")
     print(f"native (Spark ANALYZE, table level only):      median {native:.2f} s  runs {['%.2f' % t for t in native_runs]}")
     print(f"ratio ours / native: {ours / native:.2f}  (target <= 1.0)")
+
+    # with distributions: our KLL sketches against Spark's equi-height histograms, on the same rows
+    lab.set("hive.stats.kll.enable", True)
+    spark.conf.set("spark.sql.statistics.histogram.enabled", "true")
+    lab.sql(ours_sql)
+    spark.sql(native_sql)
+    kll, kll_runs = median_of(args.runs, lambda: lab.sql(ours_sql))
+    histograms, histogram_runs = median_of(args.runs, lambda: spark.sql(native_sql))
+    spark.conf.set("spark.sql.statistics.histogram.enabled", "false")
+    lab.set("hive.stats.kll.enable", False)
+    print(f"ours with KLL sketches:                          median {kll:.2f} s  runs {['%.2f' % t for t in kll_runs]}")
+    print(f"native with histograms (numBins 254):            median {histograms:.2f} s  "
+          f"runs {['%.2f' % t for t in histogram_runs]}")
+    print(f"ratio ours / native with distributions: {kll / histograms:.2f}  (target <= 0.6)")
+    print(f"KLL's extra cost over our run without it: {kll / ours:.2f}x")
     print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
 
 

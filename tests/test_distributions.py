@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 from decimal import Decimal
 
 import numpy as np
@@ -105,7 +106,7 @@ def test_each_partition_and_the_table_hold_quartiles_and_ranks_within_kll_error(
 
 
 def test_hive_prints_the_quartiles_with_the_exclusive_criterion(lab):
-    lab.set("hive.stats.kll.enable", True)
+    lab.sql("SET hive.stats.kll.enable = true")  # Hive's statement, as well as lab.set
     lab.sql("CREATE TABLE q (b BIGINT, f FLOAT, day DATE, s STRING)")
     values = [2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7]  # the example in Hive's stats_histogram tests
     lab.write("q", pd.DataFrame({"b": values, "f": [v / 10 for v in values],
@@ -184,3 +185,40 @@ def test_the_statistics_view_draws_each_sketched_columns_distribution_and_its_qu
     assert "Q1, median, Q3" in shown
     view.level.value = "ds=d1"  # one partition: its histogram alone
     assert len(view.distribution_figures) == 1
+
+
+def test_drills_levels_keep_a_sketch_per_unit_merged_up_and_refreshed_incrementally(lab, tmp_path):
+    from metadata_tables import _as_metadata, build_table, make_rows, write_file
+
+    root = str(tmp_path / "events")
+    written = build_table(root, partitions=("d1", "d2"), files_per_partition=2, rows_per_file=300)
+    lab.register_external("events", root, partition_types={"ds": "string"})
+    lab.set("metastore.enabled", True)
+    lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL")
+    stored = lab.metastore.get_table_metadata("default", "events")
+    assert all(c.histogram is None for u in stored.units for c in u.columns.values())  # the setting is off
+
+    lab.set("hive.stats.kll.enable", True)
+    outcome = lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL").details
+    assert outcome.kind == "full" and "KLL" in outcome.reason  # the last refresh had no sketches to reuse
+
+    def exact(values, type_name):
+        present = [_as_metadata(v, type_name) for v in values if v is not None]
+        return np.array([v for v in present if not (isinstance(v, float) and math.isnan(v))])
+
+    def check(unit_type: str, rows_of):
+        for unit in lab.metastore.get_table_metadata("default", "events").of_type(unit_type):
+            for name, type_name in (("x", "int"), ("amount", "double"), ("d", "date"), ("ts", "timestamp")):
+                sketch = Distribution.of(unit.columns[name].histogram, type_name)
+                _check_ranks(sketch, exact(rows_of(unit, name), type_name))
+
+    check("FILE", lambda unit, name: written[unit.path][name])
+    everything = lambda unit, name: [v for rows in written.values() for v in rows[name]]  # noqa: E731
+    check("TABLE", everything)
+
+    added = os.path.join(root, "ds=d2", "part-9.parquet")  # another job adds a file
+    written[added] = make_rows(99, 250, start_id=99_000, x_range=(500, 600))
+    write_file(added, written[added])
+    outcome = lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL").details
+    assert outcome.kind == "incremental" and outcome.scanned_files == [added]
+    check("TABLE", everything)

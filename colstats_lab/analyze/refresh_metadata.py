@@ -44,6 +44,7 @@ from ..errors import spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
 from ..metastore.merge import merge_metadata_column
 from ..metastore.sketches import bounded_ndv, estimate, sketch_ndv
+from ..metastore.quantiles import sketch_family
 from ..tables.snapshot import PartitionFiles, snapshot_files, spark_type
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class MetadataRequest:
     statistics: list[str]  # columns that also get NDV and non-null counts
     mode: str | None
     sample_percent: float | None  # None: every row
+    histograms: bool = False  # KLL sketches of the columns of types that have one (hive.stats.kll.enable)
 
     @property
     def depth(self) -> int:
@@ -75,6 +77,8 @@ class MetadataRequest:
         if not set(self.statistics) <= set(last.statistics) or (
                 self.statistics and (self.mode, self.sample_percent) != (last.mode, last.sample_percent)):
             return "the statistics asked for are not a subset of the last analyze's"
+        if self.histograms and not last.histograms:
+            return "the last analyze gathered no KLL sketches (hive.stats.kll.enable was off)"
         return None
 
 
@@ -166,6 +170,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     started = time.perf_counter()
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     request, skipped = metadata_request(table, stmt, default_level)
+    request = replace(request, histograms=metastore.kll_enabled)
     parts = snapshot_files(metastore, table, txn.snapshot(table))
     states = {f.path: f.state for p in parts for f in p.files}
     last = metastore.get_table_metadata(table.dbName, table.tableName)
@@ -192,7 +197,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     units = builder.units()
     outcome.units = {level: n for level in LEVELS if (n := sum(1 for u in units if u.type == level))}
     analysis = MetadataAnalysis(request.level, request.columns, request.statistics, request.mode,
-                                request.sample_percent, int(time.time()))
+                                request.sample_percent, int(time.time()), histograms=request.histograms)
     txn.add(ReplaceMetadata(table, analysis, tuple(units)))
     outcome.seconds = time.perf_counter() - started
     return outcome
@@ -265,6 +270,8 @@ class _Builder:
             column = unit.columns[name]
             if name not in self.request.statistics:
                 column = replace(column, non_nulls=None, ndv=None, sketch=None)
+            if not self.request.histograms:
+                column = replace(column, histogram=None)
             columns[name] = column
         return replace(unit, columns=columns)
 
@@ -276,9 +283,13 @@ class _Builder:
         footers = {path: read_footer(path, self.types, self.states.get(path)) for path in self.to_read}
         self.served = {c for c in self.request.columns if all(f.served(c) for f in footers.values())}
         outcome.footer_columns = [c for c in self.request.columns if c in self.served]
+        sketched = {name for name in self.request.columns
+                    if self.request.histograms and sketch_family(self.types[name]) is not None}
         scan = [ScanColumn(name, self.types[name], min_max=name not in self.served and _has_min_max(self.types[name]),
-                           nulls=name not in self.served, ndv=name in self.request.statistics)
-                for name in self.request.columns if name not in self.served or name in self.request.statistics]
+                           nulls=name not in self.served, ndv=name in self.request.statistics,
+                           histogram=name in sketched)
+                for name in self.request.columns
+                if name not in self.served or name in self.request.statistics or name in sketched]
         outcome.scan_columns = [c.name for c in scan if c.nulls]
         outcome.ndv_columns = [c.name for c in scan if c.ndv]
         groups: dict[tuple[str, int | None], ScannedGroup] = {}
@@ -332,6 +343,8 @@ class _Builder:
             column.nulls = rows - (seen.non_nulls or 0) if seen is not None else rows
             if seen is not None:
                 column.low, column.high = seen.low, seen.high
+        if self.request.histograms and sketch_family(self.types[name]) is not None:
+            column.histogram = seen.histogram if seen is not None else None
         if name in self.request.statistics:
             column.sketch = seen.sketch if seen is not None else None
             if self._sampled:

@@ -158,4 +158,7 @@ def merge_metadata_column(children: list[tuple[int, ColumnMetadata]], name: str,
         if merged.non_nulls is not None and all(c.sketch is not None or not c.non_nulls for _, c in children):
             merged.sketch = union([c.sketch for _, c in children if c.sketch])
             merged.ndv = float(sketch_ndv(merged.sketch, math.ceil(merged.non_nulls)))
+    family = sketch_family(type_name)
+    if family is not None and all(c.histogram is not None for rows, c in children if has_values(rows, c)):
+        merged.histogram = merge_histograms([c.histogram for _, c in children], family)
     return merged

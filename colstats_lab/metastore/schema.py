@@ -431,12 +431,13 @@ _V8 = "\n".join([
 ])
 
 # Hive 4's HISTOGRAM column (HIVE-26221): a KLL sketch of the column's values per table and partition,
-# and its union per segment. A segment's sketch is NULL when a part holding values has none, as its
-# parent's then is.
+# and its union per segment (and per Drill metadata unit). A merged sketch is NULL when a part holding
+# values has none.
 _V9 = """
 ALTER TABLE TAB_COL_STATS ADD COLUMN HISTOGRAM BLOB;
 ALTER TABLE PART_COL_STATS ADD COLUMN HISTOGRAM BLOB;
 ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN HISTOGRAM BLOB;
+ALTER TABLE METADATA_COLUMN_STATS ADD COLUMN HISTOGRAM BLOB;
 """
 
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]

@@ -39,6 +39,7 @@ class ColumnMetadata:
     ndv: float | None = None
     sketch: bytes | None = None
     estimated: bool = False
+    histogram: bytes | None = None  # a KLL sketch of the values (metastore.quantiles), over every row
 
 
 @dataclass
@@ -85,6 +86,7 @@ class MetadataAnalysis:
     sample_percent: float | None = None
     analyzed_at: int = 0
     version: int = 0
+    histograms: bool = False  # KLL sketches gathered (hive.stats.kll.enable)
 
 
 @dataclass
@@ -167,7 +169,7 @@ def load_metadata_analysis(conn, tbl_id: int) -> MetadataAnalysis | None:
     columns = json.loads(row["INTERESTING_COLUMNS"])
     return MetadataAnalysis(row["METADATA_LEVEL"], columns["columns"], columns["statistics"],
                             row["STATISTICS_MODE"] or None, row["SAMPLE_PERCENT"], row["ANALYZED_AT"],
-                            row["METADATA_VERSION"])
+                            row["METADATA_VERSION"], bool(columns.get("histograms")))
 
 
 def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
@@ -186,7 +188,7 @@ def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
         type_name = r["COLUMN_TYPE"]
         units[r["UNIT_ID"]].columns[r["COLUMN_NAME"]] = ColumnMetadata(
             r["COLUMN_NAME"], type_name, _decode(r["LOW_VALUE"], type_name), _decode(r["HIGH_VALUE"], type_name),
-            r["NULLS_COUNT"], r["NON_NULLS_COUNT"], r["NDV"], r["BIT_VECTOR"], bool(r["ESTIMATED"]))
+            r["NULLS_COUNT"], r["NON_NULLS_COUNT"], r["NDV"], r["BIT_VECTOR"], bool(r["ESTIMATED"]), r["HISTOGRAM"])
     return TableMetadata(analysis, list(units.values()))
 
 
@@ -198,7 +200,8 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
     conn.execute("DELETE FROM METADATA_UNITS WHERE TBL_ID = ?", (tbl_id,))
     conn.execute("INSERT OR REPLACE INTO METADATA_ANALYSES (TBL_ID, METADATA_LEVEL, INTERESTING_COLUMNS, "
                  "STATISTICS_MODE, SAMPLE_PERCENT, ANALYZED_AT, METADATA_VERSION) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                 (tbl_id, analysis.level, json.dumps({"columns": analysis.columns, "statistics": analysis.statistics}),
+                 (tbl_id, analysis.level, json.dumps({"columns": analysis.columns, "statistics": analysis.statistics,
+                                                      "histograms": analysis.histograms}),
                   analysis.mode or "", analysis.sample_percent,
                   analysis.analyzed_at, version))
     stats_rows = []
@@ -214,10 +217,10 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
         for c in unit.columns.values():
             stats_rows.append((cursor.lastrowid, c.name, c.type, _encode(c.low, c.type), _encode(c.high, c.type),
                                display_value(c.low, c.type), display_value(c.high, c.type), c.nulls, c.non_nulls,
-                               c.ndv, c.sketch, int(c.estimated)))
+                               c.ndv, c.sketch, int(c.estimated), c.histogram))
     conn.executemany("INSERT INTO METADATA_COLUMN_STATS (UNIT_ID, COLUMN_NAME, COLUMN_TYPE, LOW_VALUE, HIGH_VALUE, "
-                     "MIN_VAL, MAX_VAL, NULLS_COUNT, NON_NULLS_COUNT, NDV, BIT_VECTOR, ESTIMATED) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", stats_rows)
+                     "MIN_VAL, MAX_VAL, NULLS_COUNT, NON_NULLS_COUNT, NDV, BIT_VECTOR, ESTIMATED, HISTOGRAM) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", stats_rows)
     return version
 
 

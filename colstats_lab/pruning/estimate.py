@@ -143,6 +143,9 @@ def _number(value: Any) -> float:
 def _below(column: _Column, value: Any, inclusive: bool, how: list[str]) -> float:
     """The share of all rows whose value is below `value` (at or below with `inclusive`)."""
     name = column.obj.colName
+    if column.non_null_share == 0:
+        how.append(f"{name}: only nulls")
+        return 0.0
     distribution = column.distribution
     if distribution is not None and not distribution.is_empty:
         how.append(f"{name}: KLL CDF")
@@ -165,6 +168,9 @@ def _below(column: _Column, value: Any, inclusive: bool, how: list[str]) -> floa
 def _equal(column: _Column, value: Any, how: list[str]) -> float:
     """The share of all rows equal to `value`."""
     name = column.obj.colName
+    if column.non_null_share == 0:
+        how.append(f"{name}: only nulls")
+        return 0.0
     data = column.data
     low, high = getattr(data, "lowValue", None), getattr(data, "highValue", None)
     if low is not None and high is not None and not (_number(low) <= float(value) <= _number(high)):

@@ -17,6 +17,7 @@ from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..files import decoded_uri_path
+from ..metastore.quantiles import KLL_K, sketch_family
 from ..metastore.sketches import NDV_LG_K, compact
 from .sketches import ndv_input
 
@@ -30,6 +31,7 @@ class ScanColumn:
     min_max: bool  # compute min and max
     nulls: bool  # compute the non-null count
     ndv: bool  # compute an HLL sketch and a non-null count of the (sampled) rows it saw
+    histogram: bool = False  # compute a KLL sketch of every row's value
 
     def value(self):
         col = F.col(f"`{self.name}`")
@@ -48,6 +50,7 @@ class ScannedColumn:
     high: object = None
     sketch: bytes | None = None
     sampled_non_nulls: int | None = None  # over the rows the sketch saw
+    histogram: bytes | None = None  # a KLL sketch over every row
 
 
 @dataclass
@@ -88,9 +91,10 @@ def scan_metadata(spark: SparkSession, schema: T.StructType, files: list[str], c
         group = ScannedGroup(path, rg, record["__rows"])
         for i, c in enumerate(columns):
             sketch = record.get(f"__s{i}")
+            kll = record.get(f"__k{i}")
             group.columns[c.name] = ScannedColumn(record.get(f"__n{i}"), record.get(f"__lo{i}"),
                                                   record.get(f"__hi{i}"), compact(bytes(sketch)) if sketch else None,
-                                                  record.get(f"__sn{i}"))
+                                                  record.get(f"__sn{i}"), bytes(kll) if kll is not None else None)
         out[(path, rg)] = group
     return out
 
@@ -116,6 +120,10 @@ def _scan_columns(spark: SparkSession, columns: tuple[ScanColumn, ...],
             aggregates += [F.min(f"__v{i}").alias(f"__lo{i}"), F.max(f"__v{i}").alias(f"__hi{i}")]
         if c.ndv:
             aggregates += [F.hll_sketch_agg(f"__h{i}", NDV_LG_K).alias(f"__s{i}"), F.count(f"__h{i}").alias(f"__sn{i}")]
+        family = sketch_family(c.type_name) if c.histogram else None
+        if family is not None:
+            aggregates.append(F.call_function(f"kll_sketch_agg_{family.value}", F.col(f"__v{i}").cast(family.value),
+                                              F.lit(KLL_K)).alias(f"__k{i}"))
     return tuple(inputs), tuple(aggregates)
 
 
