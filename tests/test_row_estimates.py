@@ -102,3 +102,17 @@ def test_the_pruning_view_shows_the_estimate_and_on_request_the_rows_kept(sales)
     assert "Kept when run" not in view.header.value  # no Spark job until asked
     view.count_button.click()
     assert f"Kept when run: {_kept(rows, 'amount > 40.5'):,} rows" in view.header.value
+
+
+def test_not_skips_the_nulls_an_all_null_column_keeps_nothing_and_a_function_of_a_key_is_unknown(lab):
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE n (a BIGINT, e BIGINT) PARTITIONED BY (ds STRING)")
+    lab.write("n", pd.DataFrame({"a": pd.array([None] * 100 + list(range(100)), dtype="Int64"),
+                                 "e": pd.array([None] * 200, dtype="Int64")}), partition={"ds": "x"})
+    assert lab.explain("SELECT * FROM n WHERE NOT (a < 10)", run=True).estimated_rows == 90  # NULL < 10 is NULL
+    assert lab.explain("SELECT * FROM n WHERE a IS NOT NULL").estimated_rows == 100
+    assert lab.explain("SELECT * FROM n WHERE e < 5").estimated_rows == 0
+    unknown = lab.explain("SELECT * FROM n WHERE upper(ds) = 'X'")  # the pruning cannot decide it
+    assert unknown.estimated_rows == round(200 / 3)
+    assert unknown.estimate.how == ["UPPER(ds) = 'X' taken as 0.33"]
+    assert lab.explain("SELECT * FROM n WHERE ds = 'x'").estimated_rows == 200

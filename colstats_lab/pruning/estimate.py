@@ -8,9 +8,11 @@ keeps a fraction of them:
   (more than twice the sketch's rank error), else the non-null share over the NDV; 0 outside [min, max];
 - `<>`: the non-null share less the equality's;
 - IS NULL / IS NOT NULL: the null share and its complement;
-- AND multiplies (the columns taken as independent), OR adds less the overlap, NOT complements;
+- AND multiplies (the columns taken as independent), OR adds less the overlap, NOT complements within the
+  rows where its comparison is not NULL;
 - a condition on partition keys alone keeps 1 (the plan has already kept exactly its partitions);
-  anything else keeps 1/3, the classic default for an unknown predicate, and is named in `how`.
+  anything else keeps 1/3, the classic default for an unknown predicate, and is named in `how` (so does
+  a condition on keys the pruning may not have decided, such as a function of a key).
 A range's fraction is within the sketch's rank error (KLL_K = 200: 1.33 % of the rows per bound, 99 %
 confidence) of the exact fraction; that error adds per bound and multiplies across AND.
 """
@@ -39,7 +41,8 @@ class RowEstimate:
     def describe(self) -> str:
         if self.rows is None:
             return "no estimate: " + "; ".join(self.how)
-        return f"about {self.rows:,} rows ({'; '.join(self.how) or 'no condition'})"
+        rows = f"{self.rows:,} row{'' if self.rows == 1 else 's'}"
+        return f"about {rows} ({'; '.join(self.how) or 'no condition'})"
 
 
 @dataclass
@@ -81,16 +84,38 @@ def _fraction(node: exp.Expression, columns: dict[str, _Column], keys: set[str],
     if isinstance(node, exp.Or):
         a, b = _fraction(node.this, columns, keys, how), _fraction(node.expression, columns, keys, how)
         return a + b - a * b
-    if isinstance(node, exp.Not):
-        return 1.0 - _fraction(node.this, columns, keys, how)
+    if isinstance(node, exp.Not):  # NOT of a comparison keeps no row where the comparison is NULL
+        return max(0.0, _decided_share(node.this, columns) - _fraction(node.this, columns, keys, how))
     named = {c.name.lower() for c in node.find_all(exp.Column)}
-    if named and named <= keys:
+    if named and named <= keys and _plain(node):
         return 1.0
     try:
         return _leaf(node, columns, how)
     except (_Unsure, Undecidable):
         how.append(f"{node.sql(dialect='spark')} taken as {UNKNOWN_FRACTION:.2f}")
         return UNKNOWN_FRACTION
+
+
+_PLAIN = (exp.Column, exp.Identifier, exp.Literal, exp.Neg, exp.Cast, exp.DataType, exp.Null, exp.Boolean, exp.Paren,
+          exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.In, exp.Between, exp.Is, exp.Not)
+
+
+def _plain(node: exp.Expression) -> bool:
+    """Whether a condition compares columns with literals only: the partition pruning decides those
+    exactly (a function of a key, `'a' 'b'` concatenated, ... it may not)."""
+    return all(isinstance(n, _PLAIN) for n in node.walk())
+
+
+def _decided_share(node: exp.Expression, columns: dict[str, _Column]) -> float:
+    """The share of rows on which `node` is TRUE or FALSE rather than NULL: a comparison of one column is
+    NULL on that column's nulls; anything else is taken as never NULL."""
+    if isinstance(node, exp.Paren):
+        return _decided_share(node.this, columns)
+    if isinstance(node, (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In)):
+        named = {c.name.lower() for c in node.find_all(exp.Column)}
+        if len(named) == 1 and (name := next(iter(named))) in columns:
+            return columns[name].non_null_share
+    return 1.0
 
 
 def _leaf(node: exp.Expression, columns: dict[str, _Column], how: list[str]) -> float:
