@@ -37,6 +37,7 @@ def _values(obj) -> dict:
     quartiles = distribution.quartiles() if distribution is not None else None
     if quartiles:
         out["quartiles"] = [column_value(q, obj.colType) for q in quartiles]
+        out["q1"], out["median"], out["q3"] = out["quartiles"]
     if hasattr(data, "avgColLen"):
         out["avg_len"], out["max_len"] = data.avgColLen, data.maxColLen
     if hasattr(data, "numTrues"):
@@ -136,8 +137,8 @@ def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, s
 
 
 
-TIDY_COLUMNS = ["partition", "column", "type", "rows", "min", "max", "nulls", "null_fraction", "ndv", "avg_len",
-                "max_len", "trues", "falses", "last_analyzed", "accurate", "reason"]
+TIDY_COLUMNS = ["partition", "column", "type", "rows", "min", "max", "nulls", "null_fraction", "ndv", "q1", "median",
+                "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason"]
 
 
 def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
@@ -146,6 +147,9 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     TIDY_COLUMNS. `accurate` is for a reader now (HIVE-19416's rule, the files as analyzed for an
     external table), None where a column was never analyzed; `last_analyzed` is a UTC timestamp."""
     level, rows = level_frame(metastore, table, None)
+    quartiles = [q if isinstance(q, list) else [None] * 3 for q in level["quartiles"]]
+    level = level.assign(**{name: pd.Series([q[i] for q in quartiles], index=level.index, dtype=object)
+                            for i, name in enumerate(("q1", "median", "q3"))})
     frames = [level.drop(columns="coverage").assign(partition=None, rows=rows)]
     if table.is_partitioned:
         frames.append(_partitions_frame(metastore, table))
@@ -288,8 +292,9 @@ def groups_frame(groups: dict, columns: list[tuple[str, str]], keys: list[str]) 
 
 
 def _python_bounds(frame: pd.DataFrame) -> None:
-    """min and max as Python values in an object column: a column of ints stays ints, None stays None."""
-    for bound in ("min", "max"):
+    """min, max and the quartiles as Python values in an object column: a column of ints stays ints, None
+    stays None."""
+    for bound in ("min", "max", "q1", "median", "q3"):
         frame[bound] = pd.Series([_python_value(v) for v in frame[bound]], index=frame.index, dtype=object)
 
 

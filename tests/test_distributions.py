@@ -4,6 +4,7 @@ against the exact one pandas computes over the same rows."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import os
 from decimal import Decimal
@@ -222,3 +223,18 @@ def test_drills_levels_keep_a_sketch_per_unit_merged_up_and_refreshed_incrementa
     outcome = lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL").details
     assert outcome.kind == "incremental" and outcome.scanned_files == [added]
     check("TABLE", everything)
+
+
+def test_the_tidy_frame_and_the_json_report_carry_describes_quartiles(analyzed, tmp_path):
+    lab, _ = analyzed
+    frame = lab.stats_frame("t")
+    for column in ("b", "dt", "ts"):
+        described = lab.sql(f"DESCRIBE FORMATTED t {column}").df
+        histogram = dict(zip(described.info_name, described.info_value))["histogram"]
+        row = frame[frame.partition.isna() & (frame.column == column)].iloc[0]
+        shown = [str(v) if column != "ts" else v.strftime("%Y-%m-%d %H:%M:%S") for v in (row["q1"], row["median"], row["q3"])]
+        assert histogram == ", ".join(f"Q{i}: {v}" for i, v in enumerate(shown, 1))
+    assert frame[frame.column == "b"]["q1"].notna().all()  # every partition's too
+    report = json.loads(open(lab.report("t", str(tmp_path / "t.json"))).read())
+    dates = [r for r in report["statistics"] if r["column"] == "dt" and r["partition"] is None][0]
+    assert dates["q1"] == str(frame[frame.partition.isna() & (frame.column == "dt")].iloc[0].q1)
