@@ -133,28 +133,14 @@ def _lz4_decompress(block: bytes, size: int) -> bytes:
     while at < len(block):
         token = block[at]
         at += 1
-        literals = token >> 4
-        if literals == 15:
-            while True:
-                extra = block[at]
-                at += 1
-                literals += extra
-                if extra != 255:
-                    break
+        literals, at = _length(token >> 4, block, at)
         out += block[at:at + literals]
         at += literals
         if at >= len(block):
             break
         offset = block[at] | block[at + 1] << 8
         at += 2
-        length = token & 0x0F
-        if length == 15:
-            while True:
-                extra = block[at]
-                at += 1
-                length += extra
-                if extra != 255:
-                    break
+        length, at = _length(token & 0x0F, block, at)
         length += 4
         start = len(out) - offset
         if offset == 0 or start < 0:
@@ -164,6 +150,20 @@ def _lz4_decompress(block: bytes, size: int) -> bytes:
     if len(out) != size:
         raise BadSparkHistogram(f"a Spark histogram's LZ4 block holds {len(out)} bytes, not {size}")
     return bytes(out)
+
+
+def _length(nibble: int, block: bytes, at: int) -> tuple[int, int]:
+    """A length from its token's nibble: 15 continues in the following bytes, each added, until one is not
+    255; returns the length and where the block goes on."""
+    length = nibble
+    if nibble == 15:
+        while True:
+            extra = block[at]
+            at += 1
+            length += extra
+            if extra != 255:
+                break
+    return length, at
 
 
 def _checksum(data: bytes) -> int:
