@@ -3,8 +3,11 @@ the bytes Spark's `kll_sketch_agg_bigint / _float / _double` write, read, merged
 and ranks here.
 
 Whole numbers, dates (days since the epoch) and timestamps (microseconds since the epoch) are sketched
-as longs, floats as floats, doubles and decimals as doubles. Nulls and NaN are not in a sketch (KLL
-ignores NaN), so every figure is over the non-null, non-NaN values.
+as longs, floats as floats, doubles and decimals as doubles (a decimal of more than 15 significant
+digits comes back rounded). Python's datasketches reads Spark's doubles and floats sketches as they are;
+it has no longs sketch, so the bigint ones are read and written as an items sketch of Python ints
+(`PyLongsSerDe` lays each item out as the longs sketch does: Spark reads them back). Nulls and NaN are
+in no sketch (KLL ignores NaN), so every figure is over the non-null, non-NaN values.
 
 Quartiles follow Hive's definition: ranks 0.25, 0.5 and 0.75 asked with the exclusive criterion, which on
 exact data is the sorted value at 0-based index floor(r · n).
@@ -18,6 +21,7 @@ import numpy
 from datasketches import PyLongsSerDe, kll_doubles_sketch, kll_floats_sketch, kll_items_sketch
 
 from ..coltypes import StatsKind, parse_type
+from .model import Date, Timestamp
 
 KLL_K = 200  # Spark's and Hive's default: about 1.33 % normalized rank error
 QUARTILE_RANKS = (0.25, 0.5, 0.75)
@@ -84,8 +88,6 @@ def merge(blobs: Iterable[bytes | None], family: SketchFamily) -> bytes | None:
 def column_value(value, type_name: str):
     """A sketch's value in the column's type as the metastore's model holds it: a Date for a date, a
     Timestamp for a timestamp, an int for whole numbers, a float otherwise."""
-    from .model import Date, Timestamp
-
     kind = parse_type(type_name).stats_kind
     if value is None:
         return None

@@ -11,6 +11,8 @@ import plotly.graph_objects as go
 from IPython.display import display
 
 from ..metastore.levels import Level
+from ..metastore.model import Date, Timestamp
+from ..metastore.quantiles import SketchFamily, column_value
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 OTHERS = "(others)"
@@ -243,10 +245,8 @@ def distribution_figure(sketch, type_name: str, title: str, bins: int = 20) -> g
     share of the values read from the KLL sketch's CDF (so within the sketch's rank error; a sketch
     imported from Spark's histogram holds shares, not counts), the quartiles marked by dotted lines and
     named in the title."""
-    from ..metastore.quantiles import column_value
-
     low, high = float(sketch.low), float(sketch.high)
-    whole = sketch.family.value == "bigint"
+    whole = sketch.family is SketchFamily.BIGINT
     edges = np.linspace(low, high, bins + 1) if high > low else np.array([low, high])
     below = [sketch.fraction_below(math.ceil(e) if whole else float(e), False) for e in edges]
     below[-1] = 1.0  # the last bin holds the maximum
@@ -287,8 +287,6 @@ def quartiles_figure(frame: pd.DataFrame, type_name: str, title: str) -> go.Figu
 
 def _plotted(value):
     """A statistic's value as plotly draws it on a value axis (dates and instants as datetimes)."""
-    from ..metastore.model import Date, Timestamp
-
     if isinstance(value, Date):
         return value.to_date().isoformat()
     if isinstance(value, Timestamp):
