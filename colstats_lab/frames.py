@@ -14,6 +14,8 @@ import pandas as pd
 from .coltypes import parse_type
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
 from .metastore.model import Date, Timestamp
+from .metastore import drift
+from .metastore.history import state_picker
 from .metastore.names import make_part_name
 from .metastore.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
@@ -394,3 +396,59 @@ def plain(value):
     if hasattr(value, "item"):  # numpy scalars
         return plain(value.item())
     return value
+
+
+HISTORY_COLUMNS = ["recorded_at", "txn_id", "write_id", "cause", "rows", "nulls", "null_fraction", "ndv", "min",
+                   "max", "q1", "median", "q3", "last_analyzed"]
+
+
+def history_frame(metastore: Metastore, table: Table, column: str, partition: str | None = None) -> pd.DataFrame:
+    """Every kept state of a column's statistics at the table level or in one partition, oldest first:
+    when it was stored, by which transaction and write ID and why, and its figures (HISTORY_COLUMNS)."""
+    records = []
+    for _, state in metastore.get_stats_history(table.dbName, table.tableName, column, partition):
+        figures = _values(state.stats)
+        records.append({
+            "recorded_at": state.recorded_at, "txn_id": state.txn_id, "write_id": state.write_id,
+            "cause": state.cause or "a direct metastore call", "rows": state.rows, "nulls": figures["nulls"],
+            "null_fraction": drift.null_fraction(state.stats, state.rows), "ndv": figures.get("ndv"),
+            "min": figures.get("min"), "max": figures.get("max"), "q1": figures.get("q1"),
+            "median": figures.get("median"), "q3": figures.get("q3"), "last_analyzed": state.last_analyzed})
+    frame = pd.DataFrame(records, columns=HISTORY_COLUMNS, dtype=object)
+    _python_bounds(frame)
+    for moment in ("recorded_at", "last_analyzed"):
+        frame[moment] = pd.to_datetime(frame[moment].astype("float64"), unit="s", utc=True)
+    return frame
+
+
+COMPARE_COLUMNS = ["partition", "column", "write_id_then", "write_id_now", "rows_then", "rows_now",
+                   "null_fraction_then", "null_fraction_now", "null_fraction_change", "ndv_then", "ndv_now",
+                   "ndv_change", "min_then", "min_now", "new_min", "max_then", "max_now", "new_max", "psi"]
+
+
+def compare_frame(metastore: Metastore, table: Table, then, now=None) -> pd.DataFrame:
+    """Per partition (None: the table level) and column, the state kept at `then` against the one at `now`
+    (the latest when None): a write ID (an int) picks the last state stored by that write or before it,
+    a time (datetime, or ISO text; UTC when naive) the last stored by then. Cells without a state at both
+    are left out. The measures are metastore.drift's (COMPARE_COLUMNS)."""
+    pick_then, pick_now = state_picker(then), state_picker(now)
+    cells: dict[tuple, list] = {}
+    for owner, state in metastore.get_stats_history(table.dbName, table.tableName, None, False):
+        cells.setdefault((owner, state.stats.colName), []).append(state)
+    order = {c.name.lower(): i for i, c in enumerate(table.cols)}
+    records = []
+    for (owner, column), states in sorted(cells.items(), key=lambda item: (item[0][0] is not None, item[0][0] or "",
+                                                                           order.get(item[0][1], 0))):
+        earlier, later = pick_then(states), pick_now(states)
+        if earlier is None or later is None:
+            continue
+        change = drift.compare(earlier.stats, earlier.rows, later.stats, later.rows)
+        records.append({
+            "partition": owner, "column": column, "write_id_then": earlier.write_id, "write_id_now": later.write_id,
+            "rows_then": earlier.rows, "rows_now": later.rows, "null_fraction_then": change.null_fraction_then,
+            "null_fraction_now": change.null_fraction_now, "null_fraction_change": change.null_fraction_change,
+            "ndv_then": change.ndv_then, "ndv_now": change.ndv_now, "ndv_change": change.ndv_change,
+            "min_then": _python_value(change.min_then), "min_now": _python_value(change.min_now),
+            "new_min": change.new_min, "max_then": _python_value(change.max_then),
+            "max_now": _python_value(change.max_now), "new_max": change.new_max, "psi": change.psi})
+    return pd.DataFrame(records, columns=COMPARE_COLUMNS, dtype=object)

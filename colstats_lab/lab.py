@@ -22,6 +22,7 @@ from .metastore import (
 from .metastore.levels import TABLE_LEVEL
 from .metastore.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
+from .metastore.history import DEFAULT_KEEP
 from .metastore.quantiles import Distribution
 from .result import Result
 from .skew import DEFAULT_MODE, SkewReport
@@ -44,7 +45,8 @@ _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.c
                     # Drill's metastore options, with Drill's defaults
                     "metastore.enabled": False, "metastore.metadata.store.depth_level": "ROW_GROUP",
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
-                    "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5}
+                    "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5,
+                    "colstats.history.keep": DEFAULT_KEEP}
 _BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
                     "hive.metastore.stats.ndv.densityfunction", "hive.stats.kll.enable",
                     "hive.optimize.listbucketing", "hive.mapred.supports.subdirectories",
@@ -129,14 +131,18 @@ class Lab:
 
     # ---- statements ---------------------------------------------------------------------
 
-    def sql(self, text: str, txn: Transaction | None = None) -> Result:
+    def sql(self, text: str, txn: Transaction | None = None, as_of=None) -> Result:
         """Runs one or more `;`-separated statements; returns the last one's Result.
 
         Raises ParseError (with a caret under the bad token) before anything runs, and the
         metastore's exceptions (NoSuchObjectException, InvalidInputException, ...) naming what
         is wrong; each statement commits in one metastore transaction or not at all. With `txn`,
-        statements read its snapshot and their statistics are stored when it commits.
+        statements read its snapshot and their statistics are stored when it commits. With `as_of`
+        (a write ID, or a time: datetime or ISO text, UTC when naive), `DESCRIBE [FORMATTED] t
+        [PARTITION (...)] col` answers from the statistics kept as they stood then (`lab.history`).
         """
+        if as_of is not None:
+            return reads.describe_as_of(self, self.parse(text), as_of)
         results = [self.run(stmt, txn) for stmt in self.parse(text)]  # parse never returns none
         return results[-1]
 
@@ -169,7 +175,8 @@ class Lab:
         `hive.metastore.stats.ndv.densityfunction`, and Drill's `metastore.enabled`,
         `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
         `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
-        `metastore.retrieval.retry_attempts`."""
+        `metastore.retrieval.retry_attempts`, and `colstats.history.keep` (states of each column's
+        statistics history `clean()` keeps)."""
         if key in _METASTORE_OPTIONS:
             return getattr(self.metastore, _METASTORE_OPTIONS[key])
         return self._options.get(key, _DEFAULT_OPTIONS.get(key))
@@ -183,7 +190,7 @@ class Lab:
             value = _as_bool(key, value)
         elif key == "metastore.metadata.store.depth_level":
             value = LEVELS[level_depth(str(value))] if str(value).upper() != "ALL" else "ALL"
-        elif key == "metastore.retrieval.retry_attempts":
+        elif key in ("metastore.retrieval.retry_attempts", "colstats.history.keep"):
             value = _as_count(key, value)
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
             value = _as_seconds(key, value)
@@ -311,6 +318,21 @@ class Lab:
         No Spark."""
         return frames.quartiles_frame(self.metastore, self.resolve(name), column, limit)
 
+    def history(self, name: str, column: str, partition: str | None = None) -> pd.DataFrame:
+        """Every kept state of a column's statistics at the table level or in one partition (by name), oldest
+        first: when it was stored (UTC), by which transaction and write ID and why, the rows it describes,
+        nulls, null fraction, NDV, min, max and quartiles. The metastore keeps each state as it is stored
+        (writes, ANALYZE, merges); `lab.clean()` keeps the last `colstats.history.keep` per cell. No Spark."""
+        return frames.history_frame(self.metastore, self.resolve(name), column, partition)
+
+    def compare(self, name: str, then, now=None) -> pd.DataFrame:
+        """What changed in the table's statistics between two moments, per partition and column, from the
+        kept states alone: `then` and `now` are write IDs (int) or times (datetime or ISO text, UTC when
+        naive); `now` None is the latest. Columns: the null fraction then, now and its change, the NDV and
+        its relative change, min and max and whether a new one appeared, and the PSI of the two KLL sketches
+        (metastore/drift.py). No Spark."""
+        return frames.compare_frame(self.metastore, self.resolve(name), then, now)
+
     def find_partitions(self, name: str, text: str = "", limit: int = 50) -> tuple[list[str], int]:
         """The table's partition names holding `text`, at most `limit`, and how many hold it."""
         table = self.resolve(name)
@@ -381,7 +403,8 @@ class Lab:
 
     def clean(self) -> list[str]:
         """Removes the files of aborted writes (never read before) and staging left by ended
-        transactions, in every managed table; returns the directories removed."""
+        transactions, in every managed table, and keeps the last `colstats.history.keep` states of each
+        column's statistics history; returns the directories removed."""
         return table_commands.clean(self)
 
     # ---- views --------------------------------------------------------------------------

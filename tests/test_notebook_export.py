@@ -41,7 +41,7 @@ def test_an_exported_notebook_keeps_the_skew_views_charts(tmp_path, monkeypatch)
     monkeypatch.setenv("COLSTATS_HOME", str(tmp_path / "lab"))
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell("%skew t.x --top 2")]
-    NotebookClient(notebook, timeout=300, kernel_name="python3", store_widget_state=True,
+    NotebookClient(notebook, timeout=300, kernel_name="python3", store_widget_state=True, shutdown_kernel="immediate",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     exported, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
     charts = _chart_html(exported)

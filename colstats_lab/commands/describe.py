@@ -7,7 +7,9 @@ import json
 import pandas as pd
 
 from ..coltypes import StatsKind, parse_type
-from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
+from ..metastore import (COLUMN_STATS_ACCURATE, InvalidInputException, Metastore, NoSuchObjectException,
+                         StatsAccuracy, Table)
+from ..metastore.history import state_picker
 from ..metastore.model import ColumnStatisticsObj, Partition
 from ..metastore.quantiles import Distribution, value_text
 from ..metastore.staleness import PARAM as ROWS_CHANGED
@@ -18,6 +20,7 @@ from ..sql.statements import Describe
 COLUMN_ROWS = ("col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
                "max_col_len", "num_trues", "num_falses", "bit_vector", "histogram", "comment", COLUMN_STATS_ACCURATE)
 COVERAGE_ROW = "coverage"  # ours: a partitioned table's figures come from how many of its partitions
+AS_OF_ROW = "as_of"  # ours: which kept state a DESCRIBE as of a write or a time shows
 
 
 def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFrame:
@@ -107,6 +110,32 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
     if obj is not None:
         values.update(_stats_rows(obj))
     values[COLUMN_STATS_ACCURATE] = _accuracy_text(_accuracy(metastore, table, partition), column.name)
+    return pd.DataFrame(list(values.items()), columns=["info_name", "info_value"])
+
+
+def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of) -> pd.DataFrame:
+    """DESCRIBE [FORMATTED] t [PARTITION (..)] col as the statistics stood at `as_of` (a write ID, or a
+    time: see metastore.history.state_picker), from the kept states; an `as_of` row says which state it
+    is. The accuracy row is empty: it speaks of a reader now, not then."""
+    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    if not stmt.column:
+        raise InvalidInputException("as_of describes one column: DESCRIBE FORMATTED t [PARTITION (...)] col")
+    partition = exact_partition(metastore, table, stmt.partition) if stmt.partition else None
+    column = table.column(stmt.column[0])
+    if column is None:
+        raise NoSuchObjectException(f"column {stmt.column[0]} does not exist in table {table.qualified_name}")
+    owner = partition.partName if partition is not None else None
+    states = [s for _, s in metastore.get_stats_history(table.dbName, table.tableName, column.name, owner)]
+    state = state_picker(as_of)(states)
+    values = dict.fromkeys(COLUMN_ROWS, "")
+    values.update(col_name=column.name, data_type=column.type, comment=column.comment or "")
+    if state is None:
+        values[AS_OF_ROW] = f"no statistics of {column.name} kept as of {as_of!r}"
+    else:
+        values.update(_stats_rows(state.stats))
+        stored = dt.datetime.fromtimestamp(state.recorded_at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        writer = f"write ID {state.write_id}" if state.write_id is not None else "a direct metastore call"
+        values[AS_OF_ROW] = f"the state stored {stored} by {writer}: {state.cause or 'no commit'}"
     return pd.DataFrame(list(values.items()), columns=["info_name", "info_value"])
 
 

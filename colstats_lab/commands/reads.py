@@ -11,6 +11,9 @@ import pandas as pd
 from sqlglot import exp
 
 from .. import frames
+from ..result import Result
+from ..sql.statements import Describe
+from .describe import describe_as_of as describe_column_as_of
 from ..errors import spark_errors
 from ..analyze.refresh_metadata import metadata_file_changes
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table, ValidWriteIdList
@@ -157,3 +160,14 @@ def report(session: "Session", name: str, path: str | None = None) -> dict | str
     except OSError as exc:
         raise InvalidInputException(f"cannot write the report to {path}: {exc.strerror}") from None
     return path
+
+
+def describe_as_of(session: "Session", statements: list, as_of) -> Result:
+    """The work of `Lab.sql` with `as_of`, whose docstring is the reference: DESCRIBE statements only."""
+    results = []
+    for stmt in statements:
+        if not isinstance(stmt, Describe):
+            raise InvalidInputException(f"as_of answers DESCRIBE ... col from the statistics kept, not a "
+                                        f"{type(stmt).__name__} statement")
+        results.append(Result(stmt, df=describe_column_as_of(session.metastore, stmt, session.current_db, as_of)))
+    return results[-1]

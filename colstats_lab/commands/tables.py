@@ -97,6 +97,7 @@ def clean(session: "Session") -> list[str]:
     """The work of `Lab.clean`, whose docstring is the reference."""
     metastore = session.metastore
     metastore.abort_expired_txns()
+    metastore.prune_stats_history(int(session.get("colstats.history.keep")))
     removed = []
     for db in metastore.get_all_databases():
         for name in metastore.get_tables(db):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .common import _alive
 from .exceptions import MetaException, NoSuchObjectException
+from .history import record_history_rows
 from .txn import ValidWriteIdList
 
 if TYPE_CHECKING:
@@ -99,8 +100,15 @@ class TxnAPI:
         change fails, nothing of the commit is kept and the Hive transaction is aborted at once, not left
         open until its timeout; the error is raised."""
         try:
-            with self.transaction():
-                results = [change.apply(self) for change in changes]
+            with self.transaction() as conn:
+                results = []
+                for change in changes:
+                    # the history triggers read which transaction stored a state, and why
+                    conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE) VALUES (1, ?, ?)",
+                                 (txn_id, change.describe()))
+                    results.append(change.apply(self))
+                conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
+                record_history_rows(conn, txn_id)
                 self.commit_txn(txn_id)
         except BaseException as exc:
             if self.txn_state(txn_id) == "open":

@@ -20,8 +20,9 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
         "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
         "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
         "distinct": frame["ndv"].map(fmt.count),
-        # one quartile a line: a timestamp's three would widen the table past the screen
-        QUARTILES: frame["quartiles"].map(lambda q: "<br>".join(fmt.escape(fmt.number(v)) for v in q)
+        # a cell that wraps: a timestamp's three would widen the table past the screen, and a row's text
+        # stays one line (a <br> in it broke each row read as text in two)
+        QUARTILES: frame["quartiles"].map(lambda q: " / ".join(fmt.number(v) for v in q)
                                           if isinstance(q, list) else ""),
         "avg len": frame["avg_len"].map(lambda v: "" if v is None or pd.isna(v) else f"{v:.2f}"),
         "max len": frame["max_len"].map(fmt.count),
@@ -78,7 +79,7 @@ class StatsView(View):
               f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
         self.table_html.value = html_table(display_frame(self.frame), numeric=numeric,
-                                           raw_html={"null fraction", "status", QUARTILES}, wrap={"reason"})
+                                           raw_html={"null fraction", "status"}, wrap={"reason", QUARTILES})
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]

@@ -1,0 +1,119 @@
+"""Statistics over time: every state of a (table or partition, column)'s statistics, as the schema's
+triggers keep them in COL_STATS_HISTORY when each is stored (migration 10). This module reads them,
+completes the states a commit stored with the rows they describe, and keeps the last N per cell.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Callable
+
+from .exceptions import InvalidInputException
+from .model import ColumnStatisticsObj
+from .stats_rows import ROW_COLUMNS, row_to_obj
+
+DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
+
+
+@dataclass(frozen=True)
+class StatsState:
+    """One stored state of one column's statistics: the figures (with their sketches), the rows they
+    describe, the transaction and write ID that stored them (None for a direct metastore call), what that
+    commit did, and when (seconds since the epoch, UTC)."""
+
+    history_id: int
+    stats: ColumnStatisticsObj
+    rows: int | None
+    txn_id: int | None
+    write_id: int | None
+    cause: str | None
+    recorded_at: int
+    last_analyzed: int
+
+
+def record_history_rows(conn, txn_id: int) -> None:
+    """Gives the states commit `txn_id` stored the rows their owners hold once its changes are applied (the
+    triggers fire before a write's numRows lands), inside the commit's SQLite transaction."""
+    conn.execute(
+        "UPDATE COL_STATS_HISTORY SET NUM_ROWS = COALESCE(CASE WHEN PART_NAME IS NULL THEN "
+        "(SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS TP WHERE TP.TBL_ID = COL_STATS_HISTORY.TBL_ID "
+        " AND TP.PARAM_KEY = 'numRows') ELSE "
+        "(SELECT CAST(PP.PARAM_VALUE AS INTEGER) FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
+        " AND PP.PARAM_KEY = 'numRows' WHERE P.TBL_ID = COL_STATS_HISTORY.TBL_ID "
+        " AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END, NUM_ROWS) WHERE TXN_ID = ?", (txn_id,))
+
+
+_SELECT = (f"SELECT HISTORY_ID, {', '.join(c for c in ROW_COLUMNS)}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, "
+           "RECORDED_AT, LAST_ANALYZED FROM COL_STATS_HISTORY ")
+
+
+def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | bool = False,
+                 engine: str = "hive") -> list[tuple[str | None, StatsState]]:
+    """(owner, state) pairs of the kept states, oldest first: of one column (every column with None), of
+    one owner (the table level with None; every owner with False)."""
+    where, args = ["TBL_ID = ?", "ENGINE = ?"], [tbl_id, engine]
+    if column is not None:
+        where.append("COLUMN_NAME = ?")
+        args.append(column.lower())
+    if part_name is not False:
+        where.append("PART_NAME IS ?")
+        args.append(part_name)
+    rows = conn.execute(_SELECT.replace("SELECT ", "SELECT PART_NAME, ", 1) + "WHERE " + " AND ".join(where)
+                        + " ORDER BY HISTORY_ID", args).fetchall()
+    return [(r["PART_NAME"], StatsState(r["HISTORY_ID"], row_to_obj(r), r["NUM_ROWS"], r["TXN_ID"], r["WRITE_ID"],
+                                        r["CAUSE"], r["RECORDED_AT"], r["LAST_ANALYZED"])) for r in rows]
+
+
+def prune_history(conn, keep: int) -> int:
+    """Keeps the last `keep` states of every cell; returns how many were removed."""
+    return conn.execute(
+        "DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID IN (SELECT HISTORY_ID FROM (SELECT HISTORY_ID, "
+        "row_number() OVER (PARTITION BY TBL_ID, PART_NAME, COLUMN_NAME, ENGINE ORDER BY HISTORY_ID DESC) AS N "
+        "FROM COL_STATS_HISTORY) WHERE N > ?)", (keep,)).rowcount
+
+
+def state_picker(moment) -> Callable[[list[StatsState]], StatsState | None]:
+    """A function picking, of a cell's states (oldest first), the one in force at `moment`: the latest when
+    None; for a write ID (an int) the last stored by that write or an earlier one; for a time (datetime, or
+    ISO text; UTC when naive) the last stored by then. Raises InvalidInputException naming anything else."""
+    if moment is None:
+        return lambda states: states[-1] if states else None
+    if isinstance(moment, bool) or not isinstance(moment, (int, str, dt.datetime)):
+        raise InvalidInputException(f"then/now is a write ID (an int) or a time (datetime or ISO text), "
+                                    f"not {moment!r}")
+    if isinstance(moment, int):
+        return lambda states: next((s for s in reversed(states) if s.write_id is not None and s.write_id <= moment),
+                                   None)
+    if isinstance(moment, str):
+        try:
+            moment = dt.datetime.fromisoformat(moment)
+        except ValueError:
+            raise InvalidInputException(f"then/now {moment!r} is not an ISO time such as 2026-11-24T09:00") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    seconds = moment.timestamp()
+    return lambda states: next((s for s in reversed(states) if s.recorded_at <= seconds), None)
+
+
+class HistoryAPI:
+    """The metastore's calls over the statistics history (a mixin of Metastore)."""
+
+    def get_stats_history(self, db_name: str, table_name: str, col_name: str | None = None,
+                          part_name: str | None | bool = None, engine: str = "hive"
+                          ) -> list[tuple[str | None, StatsState]]:
+        """(owner, state) pairs of every kept state of a column's statistics (every column's with None), oldest
+        first: at the table level (part_name None), in one partition, or everywhere (part_name False).
+        Raises NoSuchObjectException naming an unknown table, partition or column."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            if col_name is not None:
+                self._check_columns_exist(table, [col_name])
+            if isinstance(part_name, str):
+                self.get_partition(db_name, table_name, part_name)
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            return read_history(conn, tbl_id, col_name, part_name, engine)
+
+    def prune_stats_history(self, keep: int = DEFAULT_KEEP) -> int:
+        """Keeps the last `keep` states of every (owner, column) in every table; returns how many went."""
+        with self.transaction() as conn:
+            return prune_history(conn, keep)

@@ -1,0 +1,205 @@
+"""Statistics over time: every stored state of a column's statistics is kept (with its sketches), none
+from an aborted transaction; `compare` measures drift between two states from statistics alone, checked
+against the same measures computed with pandas over the two snapshots' rows."""
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from colstats_lab.metastore import drift
+from colstats_lab.metastore.quantiles import Distribution, rank_error
+from colstats_lab.metastore.sketches import ndv_relative_error
+
+
+def _figures(values: pd.Series) -> dict:
+    present = values.dropna()
+    return {"rows": len(values), "nulls": int(values.isna().sum()),
+            "min": None if present.empty else int(present.min()), "max": None if present.empty else int(present.max())}
+
+
+def _states(lab, partition):
+    return [(s.rows, s.stats.statsData.value.numNulls, s.stats.statsData.value.lowValue,
+             s.stats.statsData.value.highValue) for _, s in lab.metastore.get_stats_history("default", "t", "x", partition)]
+
+
+def _as_tuple(f: dict) -> tuple:
+    return f["rows"], f["nulls"], f["min"], f["max"]
+
+
+def test_each_committed_state_is_kept_with_its_writer_and_an_aborted_one_is_not(lab):
+    lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
+    first = pd.Series([1, 2, None, 4], dtype="Int64")
+    lab.write("t", pd.DataFrame({"x": first}), partition={"ds": "a"})
+    more = pd.Series([10, None], dtype="Int64")
+    lab.write("t", pd.DataFrame({"x": more}), partition={"ds": "a"})
+    with pytest.raises(RuntimeError):
+        with lab.transaction() as txn:
+            lab.write("t", pd.DataFrame({"x": pd.Series([99], dtype="Int64")}), partition={"ds": "a"}, txn=txn)
+            raise RuntimeError("the job failed after writing")
+    lab.sql("ANALYZE TABLE t PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
+    replaced = pd.Series([-5, None, None], dtype="Int64")
+    lab.write("t", pd.DataFrame({"x": replaced}), partition={"ds": "a"}, mode="overwrite")
+
+    both = pd.concat([first, more], ignore_index=True)
+    expected = [_figures(first), _figures(both), _figures(both), _figures(replaced)]
+    assert _states(lab, "ds=a") == [_as_tuple(f) for f in expected]
+    assert _states(lab, None) == [_as_tuple(f) for f in expected]  # the table level holds the one partition
+
+    kept = lab.metastore.get_stats_history("default", "t", "x", "ds=a")
+    committed = sorted(t["txn_id"] for t in lab.metastore.table_transactions("default", "t")
+                       if t["state"] == "committed")
+    assert [s.txn_id for _, s in kept] == committed  # the aborted transaction stored nothing
+    assert [s.write_id for _, s in kept] == [1, 2, 4, 5]  # write 3 was the aborted one's
+    assert [s.cause.split()[0] for _, s in kept] == ["append", "append", "statistics", "overwrite"]
+    history = lab.history("t", "x", partition="ds=a")
+    assert list(history["rows"]) == [4, 6, 6, 3] and list(history["nulls"]) == [1, 2, 2, 2]
+    assert list(history["null_fraction"]) == [0.25, 2 / 6, 2 / 6, 2 / 3]
+
+
+def test_retention_keeps_the_last_states_and_a_dropped_partition_takes_its_history(lab):
+    lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
+    for day in ("a", "b"):
+        for value in range(4):
+            lab.write("t", pd.DataFrame({"x": [value]}), partition={"ds": day})
+    assert len(_states(lab, "ds=a")) == 4
+    lab.set("colstats.history.keep", 2)
+    lab.clean()
+    assert [s[2:] for s in _states(lab, "ds=a")] == [(0, 2), (0, 3)]  # the last two: min and max
+    lab.sql("ALTER TABLE t DROP PARTITION (ds='a')")
+    with sqlite3.connect(lab.metastore.path) as conn:
+        left = conn.execute("SELECT DISTINCT PART_NAME FROM COL_STATS_HISTORY WHERE PART_NAME IS NOT NULL").fetchall()
+    assert left == [("ds=b",)]
+    lab.sql("DROP TABLE t")
+    with sqlite3.connect(lab.metastore.path) as conn:
+        assert conn.execute("SELECT count(*) FROM COL_STATS_HISTORY").fetchone()[0] == 0
+
+
+def _pandas_psi(then: np.ndarray, now: np.ndarray, edges: list) -> float:
+    """PSI over the same bins, from the rows themselves."""
+    def shares(values):
+        cuts = [0, *(np.searchsorted(np.sort(values), e, side="left") for e in edges), len(values)]
+        return [(b - a) / len(values) for a, b in zip(cuts, cuts[1:])]
+    return drift.psi(shares(then), shares(now))
+
+
+def test_compare_gives_what_pandas_says_changed_between_two_snapshots(lab):
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE t (x BIGINT, amount DOUBLE) PARTITIONED BY (ds STRING)")
+    rng = np.random.default_rng(5)
+    before = pd.DataFrame({"x": pd.array(rng.integers(0, 3000, 4000), dtype="Int64"),
+                           "amount": rng.normal(100, 10, 4000)})
+    before.loc[::20, "x"] = pd.NA
+    lab.write("t", before, partition={"ds": "a"})
+    after = pd.DataFrame({"x": pd.array(rng.integers(0, 6000, 4000), dtype="Int64"),
+                          "amount": rng.normal(110, 10, 4000)})  # a shift of one standard deviation
+    after.loc[::5, "x"] = pd.NA
+    lab.write("t", after, partition={"ds": "a"}, mode="overwrite")
+
+    changes = lab.compare("t", then=1)
+    row = changes[(changes.partition == "ds=a") & (changes.column == "x")].iloc[0]
+    assert (row.write_id_then, row.write_id_now) == (1, 2)
+    assert row.null_fraction_then == before.x.isna().mean() and row.null_fraction_now == after.x.isna().mean()
+    assert row.null_fraction_change == pytest.approx(after.x.isna().mean() - before.x.isna().mean())
+    exact_change = after.x.nunique() / before.x.nunique() - 1
+    assert abs(row.ndv_change - exact_change) <= 3 * ndv_relative_error() * (1 + exact_change)
+    assert row.max_now == after.x.max() and bool(row.new_max) and not bool(row.new_min)
+
+    amount = changes[(changes.partition == "ds=a") & (changes.column == "amount")].iloc[0]
+    then_sketch = Distribution.of(lab.metastore.get_stats_history("default", "t", "amount", "ds=a")[0][1]
+                                  .stats.statsData.value.histogram, "double")
+    exact = _pandas_psi(before.amount.to_numpy(), after.amount.to_numpy(), drift.bin_edges(then_sketch))
+    assert exact > 0.25  # a shift a person should hear of
+    # each of the 20 shares is within twice the rank error; PSI moves by at most that times its slope
+    assert abs(amount.psi - exact) <= 0.15 * exact
+    same = lab.compare("t", then=1, now=1)
+    assert (same.psi.dropna() == 0).all() and (same.null_fraction_change == 0).all()
+    with pytest.raises(Exception, match="write ID"):
+        lab.compare("t", then=1.5)
+
+
+@st.composite
+def _operations(draw):
+    ops = []
+    for _ in range(draw(st.integers(2, 5))):
+        kind = draw(st.sampled_from(["append", "overwrite", "analyze", "aborted"]))
+        day = draw(st.sampled_from(["a", "b"]))
+        values = draw(st.lists(st.one_of(st.none(), st.integers(-50, 50)), min_size=1, max_size=6))
+        ops.append((kind, day, values))
+    return ops
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=_operations())
+def test_the_history_is_what_a_model_of_the_commits_predicts(tmp_path_factory, spark, ops):
+    from colstats_lab import Lab
+
+    lab = Lab(home=str(tmp_path_factory.mktemp("history")), spark=spark)
+    try:
+        lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
+        rows: dict[str, pd.Series] = {}
+        expected: dict[str, list] = {"a": [], "b": []}
+        for kind, day, values in ops:
+            batch = pd.Series(values, dtype="Int64")
+            if kind == "analyze":
+                lab.sql("ANALYZE TABLE t PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
+                for known in rows:
+                    expected[known].append(_as_tuple(_figures(rows[known])))
+            elif kind == "aborted":
+                with pytest.raises(RuntimeError):
+                    with lab.transaction() as txn:
+                        lab.write("t", pd.DataFrame({"x": batch}), partition={"ds": day}, txn=txn)
+                        raise RuntimeError("aborted")
+            else:
+                lab.write("t", pd.DataFrame({"x": batch}), partition={"ds": day}, mode=kind)
+                rows[day] = batch if kind == "overwrite" or day not in rows else \
+                    pd.concat([rows[day], batch], ignore_index=True)
+                expected[day].append(_as_tuple(_figures(rows[day])))
+        for day in ("a", "b"):
+            if day in rows:
+                assert _states(lab, f"ds={day}") == expected[day], (day, ops)
+        if rows:
+            everything = pd.concat(list(rows.values()), ignore_index=True)
+            assert _states(lab, None)[-1] == _as_tuple(_figures(everything))
+    finally:
+        lab.close()
+
+
+def test_psi_of_identical_shares_is_zero_and_grows_with_the_shift():
+    same = [0.1] * 10
+    assert drift.psi(same, same) == 0
+    assert drift.psi(same, [0.2, 0.0] * 5) > drift.psi(same, [0.12, 0.08] * 5) > 0
+    assert math.isfinite(drift.psi(same, [1.0] + [0.0] * 9))
+    assert rank_error() < 0.02
+
+
+def test_describe_as_of_a_write_or_a_time_answers_from_the_state_kept_then(lab):
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
+    lab.write("t", pd.DataFrame({"x": [1, 2, 3, 4]}), partition={"ds": "a"})
+    stored_first = lab.history("t", "x", partition="ds=a").recorded_at.iloc[0]
+    time.sleep(1.1)  # states are timed to the second
+    lab.write("t", pd.DataFrame({"x": [50, None]}), partition={"ds": "a"})
+
+    def described(as_of, partition=True):
+        text = "DESCRIBE FORMATTED t PARTITION (ds='a') x" if partition else "DESCRIBE FORMATTED t x"
+        frame = lab.sql(text, as_of=as_of).df
+        return dict(zip(frame.info_name, frame.info_value))
+
+    then = described(1)
+    assert (then["max"], then["num_nulls"], then["histogram"]) == ("4", "0", "Q1: 2, Q2: 3, Q3: 4")
+    assert "write ID 1" in then["as_of"] and then["COLUMN_STATS_ACCURATE"] == ""
+    now = described(2, partition=False)
+    assert (now["max"], now["num_nulls"]) == ("50", "1")
+    assert described(stored_first.to_pydatetime())["max"] == "4"  # a time as well as a write ID
+    assert described(stored_first.isoformat())["max"] == "4"
+    assert "no statistics of x kept" in described(0)["as_of"]
+    with pytest.raises(Exception, match="as_of answers DESCRIBE"):
+        lab.sql("SHOW TABLES", as_of=1)
