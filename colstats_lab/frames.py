@@ -452,3 +452,19 @@ def compare_frame(metastore: Metastore, table: Table, then, now=None) -> pd.Data
             "new_min": change.new_min, "max_then": _python_value(change.max_then),
             "max_now": _python_value(change.max_now), "new_max": change.new_max, "psi": change.psi})
     return pd.DataFrame(records, columns=COMPARE_COLUMNS, dtype=object)
+
+
+EXPECTATION_COLUMNS = ["expectation_id", "column", "rule", "threshold", "partition", "write_id", "recorded_at",
+                       "figure", "passed", "checked_at"]
+
+
+def expectations_frame(metastore: Metastore, table: Table, expectation_id: int | None = None) -> pd.DataFrame:
+    """Every stored outcome of the table's rules (or of one expectation), oldest state first: the rule and
+    its threshold, the state checked (partition None: the table level; its write ID and when it was
+    stored, UTC), the figure and whether it passed."""
+    records = [r for r in metastore.expectation_results(table.dbName, table.tableName)
+               if expectation_id is None or r["expectation_id"] == expectation_id]
+    frame = pd.DataFrame(records, columns=EXPECTATION_COLUMNS)
+    for moment in ("recorded_at", "checked_at"):
+        frame[moment] = pd.to_datetime(frame[moment].astype("float64"), unit="s", utc=True)
+    return frame

@@ -333,6 +333,22 @@ class Lab:
         (metastore/drift.py). No Spark."""
         return frames.compare_frame(self.metastore, self.resolve(name), then, now)
 
+    def expect(self, name: str, column: str, **rules) -> pd.DataFrame:
+        """Stores rules on a column's statistics, checked from statistics alone (no scan) on every state the
+        history keeps of it from now on, inside the commit that stores it (each write and ANALYZE): `nulls_below`
+        (a null fraction), `ndv_between` ((low, high)), `psi_below` (against the cell's previous state, or a
+        partition's first state against the partition before it), `min_at_least`, `max_at_most`. Checks
+        them at once on each partition's and the table's latest state; returns those outcomes (the frame of
+        `lab.expectations`). Raises InvalidInputException naming an unknown or malformed rule."""
+        table = self.resolve(name)
+        expectation_id = self.metastore.add_expectation(table.dbName, table.tableName, column, rules)
+        return frames.expectations_frame(self.metastore, table, expectation_id)
+
+    def expectations(self, name: str) -> pd.DataFrame:
+        """Every outcome of the table's rules (`lab.expect`), oldest state first: rule, threshold, the state
+        checked (partition, write ID, when stored), the figure and whether it passed. No Spark."""
+        return frames.expectations_frame(self.metastore, self.resolve(name))
+
     def find_partitions(self, name: str, text: str = "", limit: int = 50) -> tuple[list[str], int]:
         """The table's partition names holding `text`, at most `limit`, and how many hold it."""
         table = self.resolve(name)

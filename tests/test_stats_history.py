@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from colstats_lab.metastore import drift
+from colstats_lab.metastore.levels import TABLE_LEVEL
 from colstats_lab.metastore.quantiles import Distribution, rank_error
 from colstats_lab.metastore.sketches import ndv_relative_error
 
@@ -203,3 +204,69 @@ def test_describe_as_of_a_write_or_a_time_answers_from_the_state_kept_then(lab):
     assert "no statistics of x kept" in described(0)["as_of"]
     with pytest.raises(Exception, match="as_of answers DESCRIBE"):
         lab.sql("SHOW TABLES", as_of=1)
+
+
+def test_rules_fire_exactly_when_the_figures_cross_their_thresholds_and_are_checked_at_each_commit(lab):
+    from colstats_lab.metastore import InvalidInputException
+
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
+    rng = np.random.default_rng(9)
+    days = {"a": pd.Series(rng.integers(0, 1000, 2000), dtype="Int64"),
+            "b": pd.Series(rng.integers(0, 1000, 2000), dtype="Int64")}
+    days["a"][:100] = pd.NA  # 5 % nulls
+    days["b"][:300] = pd.NA  # 15 % nulls
+    for day, values in days.items():
+        lab.write("t", pd.DataFrame({"x": values}), partition={"ds": day})
+    outcomes = lab.expect("t", "x", nulls_below=0.10, max_at_most=998)
+    by_cell = {(r.partition, r.rule): r for r in outcomes.itertuples()}
+    assert bool(by_cell[("ds=a", "nulls_below")].passed) and not by_cell[("ds=b", "nulls_below")].passed
+    assert float(by_cell[("ds=b", "nulls_below")].figure) == days["b"].isna().mean()
+    assert by_cell[("ds=a", "max_at_most")].passed == (days["a"].max() <= 998)
+    assert (None, "nulls_below") in by_cell  # the table level too: 10 % nulls, not below 0.10
+    assert not by_cell[(None, "nulls_below")].passed
+
+    lab.expect("t", "x", psi_below=0.2)
+    shifted = pd.Series(rng.integers(500, 1500, 2000), dtype="Int64")  # half the values above a's range
+    lab.write("t", pd.DataFrame({"x": shifted}), partition={"ds": "c"})  # checked in the commit itself
+    with pytest.raises(RuntimeError):
+        with lab.transaction() as txn:
+            lab.write("t", pd.DataFrame({"x": shifted}), partition={"ds": "d"}, txn=txn)
+            raise RuntimeError("aborted")
+    results = lab.expectations("t")
+    assert "ds=d" not in set(results.partition)  # the aborted write stored no state to check
+    new_day = results[(results.partition == "ds=c")]
+    psi = new_day[new_day.rule == "psi_below"].iloc[0]  # against ds=b, the partition before it
+    assert not psi.passed and float(psi.figure) > 0.2
+    assert bool(new_day[new_day.rule == "nulls_below"].iloc[0].passed)
+
+    with pytest.raises(InvalidInputException, match="nulls_above is not a rule"):
+        lab.expect("t", "x", nulls_above=0.1)
+    with pytest.raises(InvalidInputException, match="ndv_between"):
+        lab.expect("t", "x", ndv_between=(10, 5))
+    with pytest.raises(InvalidInputException, match="max_at_most 'abc'"):
+        lab.expect("t", "x", max_at_most="abc")
+
+
+def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
+    from IPython.core.error import UsageError
+    from IPython.core.interactiveshell import InteractiveShell
+
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
+    for values in ([1, 2, None, 4], [5, 6, 7, None, None]):
+        lab.write("t", pd.DataFrame({"x": pd.Series(values, dtype="Int64")}), partition={"ds": "a"})
+    lab.expect("t", "x", nulls_below=0.3)
+    ip = InteractiveShell.instance()
+    ip.user_ns["lab"] = lab
+    ip.run_line_magic("load_ext", "colstats_lab")
+    view = ip.run_line_magic("drift", "t.x --lab lab --partition ds=a")
+    assert list(view.result["null_fraction"]) == [0.25, 3 / 9]  # the states kept, as the timeline draws them
+    nulls, ndv, median = view.figure.data[:3]
+    assert list(nulls.y) == [0.25, 3 / 9] and list(ndv.y) == [3, 6]
+    assert "FAIL" in view.rules_html.value and "0.3" in view.rules_html.value  # 3/9 nulls is not below 0.3
+    view.picker.dropdown.value = TABLE_LEVEL
+    assert "whole table" in view.header.value and len(view.result) == 2
+    with pytest.raises(UsageError, match="column nope does not exist"):
+        ip.run_line_magic("drift", "t.nope --lab lab")
+    ip.user_ns.pop("_", None)

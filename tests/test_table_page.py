@@ -127,9 +127,13 @@ def test_metadata_view_says_whether_the_metadata_is_up_to_date_and_shows_informa
 def test_table_page_builds_each_tab_when_opened_and_refusals_are_one_line(events):
     page = TablePage(events, "default.events")
     assert list(page.titles) == list(TABS)
-    assert [bool(tab.children) for tab in page.children] == [True, False, False, False, False, False]
+    assert [bool(tab.children) for tab in page.children] == [True] + [False] * (len(TABS) - 1)
     page.selected_index = TABS.index("Metadata")  # no REFRESH METADATA yet
-    assert "has no metadata: run ANALYZE TABLE `default`.`events` REFRESH METADATA" in page.children[4].children[0].value
+    assert ("has no metadata: run ANALYZE TABLE `default`.`events` REFRESH METADATA"
+            in page.children[TABS.index("Metadata")].children[0].value)
+    page.selected_index = TABS.index("Drift")
+    drift = page.children[TABS.index("Drift")].children[0]
+    assert len(drift.result) >= 1 and "kept states" in drift.header.value  # the states the writes kept
     page.selected_index = TABS.index("Skew")
     assert page.column.value.startswith("(pick a column") and page.skew_area.children == ()
     events.sql("CREATE TABLE `plain t` (v INT)")  # an unpartitioned table beside partitioned ones

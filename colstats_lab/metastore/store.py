@@ -17,6 +17,7 @@ from .catalog import CatalogAPI
 from .column_stats import ColumnStatisticsAPI
 from .common import BUSY_TIMEOUT_MS, DEFAULT_DB
 from .exceptions import MetaException
+from .expectations import ExpectationsAPI
 from .history import HistoryAPI
 from .metadata_store import TableMetadataAPI
 from .schema import migrate
@@ -25,7 +26,8 @@ from .stats_accuracy import StatsAccuracyAPI
 from .txns import TxnAPI
 
 
-class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, TableMetadataAPI, TxnAPI, HistoryAPI):
+class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, TableMetadataAPI, TxnAPI, HistoryAPI,
+                ExpectationsAPI):
     """A Hive-schema metastore in the SQLite file at `path` (created and migrated on open)."""
 
     def __init__(self, path: str, warehouse: str | None = None):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .common import _alive
 from .exceptions import MetaException, NoSuchObjectException
+from .expectations import evaluate_commit
 from .history import record_history_rows
 from .txn import ValidWriteIdList
 
@@ -109,6 +110,7 @@ class TxnAPI:
                     results.append(change.apply(self))
                 conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
                 record_history_rows(conn, txn_id)
+                evaluate_commit(conn, txn_id)  # the column's rules, on the states this commit stored
                 self.commit_txn(txn_id)
         except BaseException as exc:
             if self.txn_state(txn_id) == "open":

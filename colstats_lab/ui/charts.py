@@ -293,3 +293,32 @@ def _plotted(value):
         return value.to_datetime().isoformat(sep=" ")
     return float(value)
 
+
+
+def history_figure(history: pd.DataFrame, title: str) -> go.Figure:
+    """A column's kept states over time: the null fraction, the distinct values and, where the states have
+    sketches, the median with Q1 to Q3 shaded; a point per state, its write ID and cause on hover."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                        subplot_titles=("null fraction", "distinct values", "median (Q1 to Q3)"))
+    when = list(history["recorded_at"])
+    hover = [f"write {w if w is not None else '-'}: {c}" for w, c in zip(history["write_id"], history["cause"])]
+    fig.add_trace(go.Scatter(x=when, y=list(history["null_fraction"]), mode="lines+markers", name="null fraction",
+                             customdata=hover, hovertemplate="%{y:.2%}<br>%{customdata}<extra></extra>"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=when, y=list(history["ndv"]), mode="lines+markers", name="distinct values",
+                             customdata=hover, hovertemplate="%{y:,}<br>%{customdata}<extra></extra>"), row=2, col=1)
+    sketched = history[history["median"].notna()]
+    if len(sketched):
+        at = list(sketched["recorded_at"])
+        fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["q3"]], mode="lines", line=dict(width=0),
+                                 showlegend=False, hoverinfo="skip"), row=3, col=1)
+        fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["q1"]], mode="lines", line=dict(width=0),
+                                 fill="tonexty", fillcolor="rgba(76,120,168,0.25)", showlegend=False,
+                                 hoverinfo="skip"), row=3, col=1)
+        fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["median"]], mode="lines+markers",
+                                 name="median"), row=3, col=1)
+    fig.update_layout(title=title, height=620, margin=dict(l=60, r=20, t=70, b=40), template="plotly_white",
+                      showlegend=False)
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=1)
+    return fig

@@ -10,6 +10,7 @@ from ..coltypes import parse_type
 from ..errors import ColstatsError
 from ..lab import Lab
 from ..ui import format as fmt
+from ..ui.drift_view import DriftView
 from ..ui.freshness_view import FreshnessView
 from ..ui.metadata_view import MetadataView
 from ..ui.progress import SparkProgress
@@ -52,7 +53,7 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-TABS = ("Statistics", "Freshness", "Skew", "Pruning", "Metadata", "Transactions")
+TABS = ("Statistics", "Freshness", "Skew", "Pruning", "Drift", "Metadata", "Transactions")
 
 
 class TablePage(widgets.Tab):
@@ -70,7 +71,7 @@ class TablePage(widgets.Tab):
     def open_tab(self, index: int | None) -> None:
         if index is None or self.children[index].children:
             return
-        builders = (self._statistics, self._freshness, self._skew, self._pruning, self._metadata,
+        builders = (self._statistics, self._freshness, self._skew, self._pruning, self._drift, self._metadata,
                     self._transactions)
         try:
             content = builders[index]()
@@ -90,6 +91,9 @@ class TablePage(widgets.Tab):
 
     def _metadata(self):
         return MetadataView(self.lab, self.table)
+
+    def _drift(self):
+        return DriftView(self.lab, self.table)
 
     def _transactions(self):
         return TransactionsView(self.lab, self.table)

@@ -126,6 +126,24 @@ class ColstatsMagics(Magics):
                                      min_share=min_share, mode=mode)
         return self._returned(view)
 
+    @magic_arguments()
+    @argument("target", help="table.column, e.g. sales.x")
+    @argument("--lab", default=None, help="the variable holding the Lab to use")
+    @argument("--partition", default=None, help="a partition instead of the table level, e.g. ds=2026-11-21")
+    @line_magic
+    def drift(self, line: str):
+        """`%drift table.column [--partition ds=...] [--lab NAME]`: the column's statistics over time (null
+        fraction, distinct values, quartiles at each kept state) and its rules' outcomes (`lab.expect`). The
+        value is the drift view; `.result` is the history frame."""
+        args = _arguments(self.drift, line)
+        table, dot, column = _unquoted(args.target).rpartition(".")
+        if not dot or not table or not column:
+            raise UsageError(f"expected table.column, got {args.target!r}")
+        lab = self._lab(args.lab)
+        with _user_errors():
+            view = lab.view("drift", table, column.strip(), partition=args.partition and _unquoted(args.partition))
+        return self._returned(view)
+
     @line_cell_magic
     def explain(self, line: str, cell: str | None = None):
         """`%explain [--lab NAME] SELECT ...`, or `%%explain [--lab NAME]` over a cell holding the query:

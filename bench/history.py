@@ -1,0 +1,113 @@
+"""The cost of keeping statistics history (migration 10's triggers) on a one-partition overwrite and on an
+ANALYZE of the whole table, against the same operations with the history triggers dropped, alternating
+run by run in the same lab; and how much the metastore grows per kept state.
+
+    .venv/bin/python bench/history.py [--rows 10000000] [--partitions 30] [--runs 3]
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import statistics
+
+from common import bench_arguments, bench_lab, bench_table, timed
+
+from colstats_lab.metastore.schema import MIGRATIONS, _split
+
+TRIGGERS = ("TAB_COL_STATS_HISTORY", "PART_COL_STATS_HISTORY")
+
+
+def set_history(path: str, on: bool) -> None:
+    """Creates or drops the triggers that keep the history (migration 10's, as it creates them)."""
+    with sqlite3.connect(path) as conn:
+        for name in TRIGGERS:
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        if on:
+            for statement in _split(MIGRATIONS[9]):
+                if any(f"CREATE TRIGGER {name} " in statement for name in TRIGGERS):
+                    conn.execute(statement)
+
+
+def history_rows(path: str) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT count(*) FROM COL_STATS_HISTORY").fetchone()[0]
+
+
+def checkpointed_size(path: str) -> int:
+    """The metastore file's size once its write-ahead log is folded in."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return os.path.getsize(path)
+
+
+def metastore_only(lab, path: str, runs: int) -> None:
+    """The metastore's share alone: storing one ANALYZE's partition statistics again (the states the last
+    ANALYZE stored, re-stored through the metastore's bulk call), with and without the triggers."""
+    from colstats_lab.metastore.model import ColumnStatistics, ColumnStatisticsDesc
+
+    ms = lab.metastore
+    names = ms.get_partition_names("default", "bench")
+    columns = [c.name for c in ms.get_table("default", "bench").cols]
+    stored = ms.get_partitions_statistics("default", "bench", names, columns)
+    batch = [ColumnStatistics(ColumnStatisticsDesc(False, "default", "bench", name, 0), stored[name].statsObj)
+             for name in names]
+    spent: dict[bool, list[float]] = {True: [], False: []}
+    txn = lab.transaction()  # a transactional table's statistics are stored under a write ID
+    table = ms.get_table("default", "bench")
+    write_id, valid = txn.write_id(table), txn.snapshot(table)
+    for run in range(runs * 3):
+        for on in ((True, False) if run % 2 == 0 else (False, True)):
+            set_history(path, on)
+            spent[on].append(timed(lambda: ms.set_aggr_stats_for(batch, write_id, valid)))
+    txn.abort("the benchmark's")
+    set_history(path, True)
+    with_history, without = statistics.median(spent[True]), statistics.median(spent[False])
+    print(f"metastore only: storing {len(batch) * len(columns)} column states takes {with_history * 1000:.0f} ms "
+          f"with history, {without * 1000:.0f} ms without (ratio {with_history / without:.2f})")
+
+
+def main() -> None:
+    args = bench_arguments(runs=3)
+    lab = bench_lab(fresh=True)
+    lab.set("hive.stats.kll.enable", True)
+    source = bench_table(lab, args.rows, args.partitions)
+    day = source.where("ds = '2026-10-01'").drop("ds").cache()
+    day.count()
+    path = lab.metastore.path
+    analyze = "ANALYZE TABLE bench COMPUTE STATISTICS FOR ALL COLUMNS"
+    print(f"table: {args.rows:,} rows, {args.partitions} partitions, 11 columns, KLL sketches on")
+    lab.sql(analyze)  # warm the paths once
+    lab.write("bench", day, partition={"ds": "2026-10-01"}, mode="overwrite")
+    times: dict[tuple[str, bool], list[float]] = {}
+    for run in range(args.runs):
+        for on in ((True, False) if run % 2 == 0 else (False, True)):  # neither side always goes first
+            set_history(path, on)
+            times.setdefault(("write", on), []).append(
+                timed(lambda: lab.write("bench", day, partition={"ds": "2026-10-01"}, mode="overwrite")))
+            times.setdefault(("analyze", on), []).append(timed(lambda: lab.sql(analyze)))
+    set_history(path, True)
+    for operation in ("write", "analyze"):
+        with_history = statistics.median(times[(operation, True)])
+        without = statistics.median(times[(operation, False)])
+        print(f"{operation:8} with history {with_history:.2f} s, without {without:.2f} s: "
+              f"ratio {with_history / without:.3f} (target <= 1.05); runs with "
+              f"{['%.2f' % t for t in times[(operation, True)]]}, without "
+              f"{['%.2f' % t for t in times[(operation, False)]]}")
+    metastore_only(lab, path, args.runs)
+
+    before_rows = history_rows(path)
+    before_bytes = checkpointed_size(path)
+    lab.sql(analyze)
+    added = history_rows(path) - before_rows
+    with sqlite3.connect(path) as conn:
+        sizes = conn.execute("SELECT avg(length(BIT_VECTOR)), avg(length(HISTOGRAM)) FROM COL_STATS_HISTORY "
+                             "WHERE HISTORY_ID > (SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY) - ?",
+                             (added,)).fetchone()
+    grown = checkpointed_size(path) - before_bytes
+    print(f"one ANALYZE kept {added} states ({args.partitions} partitions and the table, 11 columns); the file grew "
+          f"{grown / 1024:.0f} KiB: {grown / max(added, 1):.0f} bytes a state (HLL sketch {sizes[0] or 0:.0f} B, "
+          f"KLL sketch {sizes[1] or 0:.0f} B on average)")
+
+
+if __name__ == "__main__":
+    main()

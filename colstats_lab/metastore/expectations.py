@@ -1,0 +1,184 @@
+"""Checks from statistics alone: rules on a column's figures, stored in STATS_EXPECTATIONS and evaluated
+against every state the history keeps of that column (migration 10), when each is stored, inside the
+commit that stores it (no scan); each outcome is a row of STATS_EXPECTATION_RESULTS with the figure.
+
+The rules, each a threshold a person reads off the figures:
+- nulls_below: the null fraction is below it;
+- ndv_between: (low, high), the NDV lies within, ends included;
+- psi_below: the PSI of the state's KLL sketch against the cell's previous state, or for a partition's
+  first state against the last state of the partition before it by name (yesterday, for daily ones), is
+  below it; no sketch on either side: not checked;
+- min_at_least / max_at_most: the column's min and max (numbers, dates as ISO text, ...) stay within.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..coltypes import parse_type
+from .drift import null_fraction, sketch_psi
+from .exceptions import InvalidInputException
+from .history import StatsState, read_history
+from .merge import spark_order
+from .quantiles import Distribution
+from .stats_rows import text_to_value
+
+RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rule: str
+    passed: bool
+    figure: Any  # what the rule looked at (None: the state lacks it, and the rule was not checked)
+
+
+def checked_rules(rules: dict) -> dict:
+    """The rules as stored (JSON-able); raises InvalidInputException naming an unknown or malformed one."""
+    if not rules:
+        raise InvalidInputException(f"expect takes at least one rule: {', '.join(RULES)}")
+    out = {}
+    for name, value in rules.items():
+        if name not in RULES:
+            raise InvalidInputException(f"{name} is not a rule: the rules are {', '.join(RULES)}")
+        if name == "ndv_between":
+            if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value)
+                    and value[0] <= value[1]):
+                raise InvalidInputException(f"ndv_between takes (low, high) whole numbers, low <= high, not {value!r}")
+            value = list(value)
+        elif name in ("nulls_below", "psi_below"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise InvalidInputException(f"{name} takes a number at least 0, not {value!r}")
+            value = float(value)
+        else:
+            value = str(value)
+        out[name] = value
+    return out
+
+
+def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None) -> list[Outcome]:
+    """Each rule's outcome on one state (`previous`: the state its PSI is against)."""
+    data = state.stats.statsData.value
+    out = []
+    for name, threshold in rules.items():
+        if name == "nulls_below":
+            figure = null_fraction(state.stats, state.rows)
+            out.append(Outcome(name, figure is not None and figure < threshold, figure))
+        elif name == "ndv_between":
+            figure = getattr(data, "numDVs", None)
+            out.append(Outcome(name, figure is not None and threshold[0] <= figure <= threshold[1], figure))
+        elif name == "psi_below":
+            figure = None
+            if previous is not None:
+                figure = sketch_psi(Distribution.of(getattr(previous.stats.statsData.value, "histogram", None),
+                                                    previous.stats.colType),
+                                    Distribution.of(getattr(data, "histogram", None), state.stats.colType))
+            if figure is not None:
+                out.append(Outcome(name, figure < threshold, figure))
+        else:
+            bound = text_to_value(kind, threshold)
+            figure = getattr(data, "lowValue" if name == "min_at_least" else "highValue", None)
+            if figure is not None:
+                ok = spark_order(figure) >= spark_order(bound) if name == "min_at_least" \
+                    else spark_order(figure) <= spark_order(bound)
+                out.append(Outcome(name, ok, figure))
+    return out
+
+
+def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = None) -> int:
+    """Evaluates the stored rules on the states commit `txn_id` stored (or on the states `history_ids`),
+    storing each outcome; returns how many outcomes were stored."""
+    if history_ids is None:
+        found = conn.execute("SELECT H.HISTORY_ID FROM COL_STATS_HISTORY H WHERE H.TXN_ID = ? AND EXISTS "
+                             "(SELECT 1 FROM STATS_EXPECTATIONS E WHERE E.TBL_ID = H.TBL_ID "
+                             "AND E.COLUMN_NAME = H.COLUMN_NAME)", (txn_id,)).fetchall()
+        history_ids = [r[0] for r in found]
+    stored = 0
+    now = int(time.time())
+    for history_id in history_ids:
+        tbl_id, column, part_name, engine = conn.execute(
+            "SELECT TBL_ID, COLUMN_NAME, PART_NAME, ENGINE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?",
+            (history_id,)).fetchone()
+        states = read_history(conn, tbl_id, column, part_name, engine)
+        at = next(i for i, (_, s) in enumerate(states) if s.history_id == history_id)
+        state = states[at][1]
+        previous = states[at - 1][1] if at > 0 else _previous_partition(conn, tbl_id, column, part_name, engine,
+                                                                        history_id)
+        kind = state.stats.statsData.kind
+        for expectation_id, rules in conn.execute(
+                "SELECT EXPECTATION_ID, RULES FROM STATS_EXPECTATIONS WHERE TBL_ID = ? AND COLUMN_NAME = ?",
+                (tbl_id, column)).fetchall():
+            for outcome in evaluate(json.loads(rules), kind, state, previous):
+                conn.execute("INSERT OR REPLACE INTO STATS_EXPECTATION_RESULTS (EXPECTATION_ID, HISTORY_ID, RULE, "
+                             "PASSED, FIGURE, CHECKED_AT) VALUES (?, ?, ?, ?, ?, ?)",
+                             (expectation_id, history_id, outcome.rule, int(outcome.passed),
+                              _figure_text(outcome.figure), now))
+                stored += 1
+    return stored
+
+
+def _previous_partition(conn, tbl_id: int, column: str, part_name: str | None, engine: str,
+                        before_id: int) -> StatsState | None:
+    """The last state, stored before `before_id`, of the partition just before `part_name` by name."""
+    if part_name is None:
+        return None
+    row = conn.execute("SELECT max(PART_NAME) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
+                       "AND ENGINE = ? AND PART_NAME < ? AND HISTORY_ID < ?",
+                       (tbl_id, column, engine, part_name, before_id)).fetchone()
+    if row[0] is None:
+        return None
+    earlier = [s for _, s in read_history(conn, tbl_id, column, row[0], engine) if s.history_id < before_id]
+    return earlier[-1] if earlier else None
+
+
+def _figure_text(figure) -> str | None:
+    if figure is None:
+        return None
+    return repr(figure) if isinstance(figure, float) else str(figure)
+
+
+class ExpectationsAPI:
+    """The metastore's calls over stored rules and their outcomes (a mixin of Metastore)."""
+
+    def add_expectation(self, db_name: str, table_name: str, col_name: str, rules: dict) -> int:
+        """Stores rules on a column and evaluates them on each of its cells' latest kept state, in one
+        transaction; returns the expectation's ID. Raises naming an unknown table or column, or a bad rule."""
+        stored_rules = checked_rules(rules)
+        with self.transaction() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, [col_name])
+            kind = parse_type(table.column_type(col_name)).stored_stats_kind
+            for name in ("min_at_least", "max_at_most"):
+                if name in stored_rules:
+                    try:
+                        text_to_value(kind, stored_rules[name])
+                    except (ValueError, ArithmeticError):
+                        raise InvalidInputException(f"{name} {stored_rules[name]!r} is not a value of column "
+                                                    f"{col_name} ({table.column_type(col_name)})") from None
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            expectation_id = conn.execute(
+                "INSERT INTO STATS_EXPECTATIONS (TBL_ID, COLUMN_NAME, RULES, CREATED_AT) VALUES (?, ?, ?, ?)",
+                (tbl_id, col_name.lower(), json.dumps(stored_rules), int(time.time()))).lastrowid
+            latest = [r[0] for r in conn.execute(
+                "SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
+                "GROUP BY PART_NAME, ENGINE", (tbl_id, col_name.lower()))]
+            evaluate_commit(conn, None, latest)
+            return expectation_id
+
+    def expectation_results(self, db_name: str, table_name: str) -> list[dict]:
+        """Every stored outcome of the table's rules, oldest first: the rule and its threshold, the state
+        checked (partition, write ID, when stored), the figure and whether it passed."""
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            rows = conn.execute(
+                "SELECT E.EXPECTATION_ID, E.COLUMN_NAME, E.RULES, H.PART_NAME, H.WRITE_ID, H.RECORDED_AT, R.RULE, "
+                "R.FIGURE, R.PASSED, R.CHECKED_AT FROM STATS_EXPECTATION_RESULTS R "
+                "JOIN STATS_EXPECTATIONS E ON E.EXPECTATION_ID = R.EXPECTATION_ID "
+                "JOIN COL_STATS_HISTORY H ON H.HISTORY_ID = R.HISTORY_ID WHERE E.TBL_ID = ? "
+                "ORDER BY H.HISTORY_ID, E.EXPECTATION_ID, R.RULE", (tbl_id,)).fetchall()
+        return [{"expectation_id": r[0], "column": r[1], "rule": r[6], "threshold": json.loads(r[2])[r[6]],
+                 "partition": r[3], "write_id": r[4], "recorded_at": r[5], "figure": r[7], "passed": bool(r[8]),
+                 "checked_at": r[9]} for r in rows]
