@@ -423,7 +423,8 @@ def history_frame(metastore: Metastore, table: Table, column: str, partition: st
 
 COMPARE_COLUMNS = ["partition", "column", "write_id_then", "write_id_now", "rows_then", "rows_now",
                    "null_fraction_then", "null_fraction_now", "null_fraction_change", "ndv_then", "ndv_now",
-                   "ndv_change", "min_then", "min_now", "new_min", "max_then", "max_now", "new_max", "psi"]
+                   "ndv_change", "min_then", "min_now", "new_min", "max_then", "max_now", "new_max", "psi",
+                   "hitters_entering", "hitters_leaving"]
 
 
 def compare_frame(metastore: Metastore, table: Table, then, now=None) -> pd.DataFrame:
@@ -450,7 +451,9 @@ def compare_frame(metastore: Metastore, table: Table, then, now=None) -> pd.Data
             "ndv_then": change.ndv_then, "ndv_now": change.ndv_now, "ndv_change": change.ndv_change,
             "min_then": _python_value(change.min_then), "min_now": _python_value(change.min_now),
             "new_min": change.new_min, "max_then": _python_value(change.max_then),
-            "max_now": _python_value(change.max_now), "new_max": change.new_max, "psi": change.psi})
+            "max_now": _python_value(change.max_now), "new_max": change.new_max, "psi": change.psi,
+            "hitters_entering": [_python_value(v) for v in change.hitters_entering],
+            "hitters_leaving": [_python_value(v) for v in change.hitters_leaving]})
     return pd.DataFrame(records, columns=COMPARE_COLUMNS, dtype=object)
 
 

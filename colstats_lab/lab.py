@@ -329,8 +329,8 @@ class Lab:
         """What changed in the table's statistics between two moments, per partition and column, from the
         kept states alone: `then` and `now` are write IDs (int) or times (datetime or ISO text, UTC when
         naive); `now` None is the latest. Columns: the null fraction then, now and its change, the NDV and
-        its relative change, min and max and whether a new one appeared, and the PSI of the two KLL sketches
-        (metastore/drift.py). No Spark."""
+        its relative change, min and max and whether a new one appeared, the PSI of the two KLL sketches, and
+        the heavy hitters entering and leaving (metastore/drift.py). No Spark."""
         return frames.compare_frame(self.metastore, self.resolve(name), then, now)
 
     def expect(self, name: str, column: str, **rules) -> pd.DataFrame:

@@ -270,3 +270,23 @@ def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
     with pytest.raises(UsageError, match="column nope does not exist"):
         ip.run_line_magic("drift", "t.nope --lab lab")
     ip.user_ns.pop("_", None)
+
+
+def test_heavy_hitters_entering_and_leaving_are_read_off_the_two_sketches():
+    from colstats_lab.metastore.model import ColumnStatisticsData, ColumnStatisticsObj, LongColumnStatsData
+    from colstats_lab.metastore.quantiles import SketchFamily, dump, new_sketch
+
+    def state(values):
+        sketch = new_sketch(SketchFamily.BIGINT)
+        for v in values:
+            sketch.update(int(v))
+        data = LongColumnStatsData(int(min(values)), int(max(values)), 0, len(set(values)),
+                                   histogram=dump(sketch, SketchFamily.BIGINT))
+        return ColumnStatisticsObj("x", "bigint", ColumnStatisticsData.of(data))
+
+    rng = np.random.default_rng(3)
+    then = np.concatenate([np.full(3000, 7), rng.integers(100, 100_000, 7000)])  # 7 holds 30 %
+    now = np.concatenate([np.full(2000, 9), np.full(200, 7), rng.integers(100, 100_000, 7800)])  # 9: 20 %, 7: 2 %
+    change = drift.compare(state(then), len(then), state(now), len(now))
+    assert change.hitters_entering == (9,) and change.hitters_leaving == (7,)
+    assert drift.compare(state(then), len(then), state(then), len(then)).hitters_entering == ()

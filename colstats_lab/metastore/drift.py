@@ -8,7 +8,11 @@ measures people watch for drift.
   into ten bins, each state's share of the values in each bin comes from its CDF, and
   PSI = sum((now - then) * ln(now / then)), a share of 0 counted as 0.0001. Under 0.1 is usually read as
   stable, over 0.25 as a shift. Each share is within twice the sketch's rank error (1.33 %) of the exact
-  one, so a PSI under about 0.01 is noise.
+  one, so a PSI under about 0.01 is noise;
+- heavy hitters entering and leaving: the values holding more than HEAVY_SHARE of a state's values, read
+  off its KLL sketch (a value spanning two or more of its percentiles, then its share from the CDF), in
+  the later state and not the earlier, and the reverse. Numbers, dates and timestamps only: strings have
+  no sketch.
 """
 from __future__ import annotations
 
@@ -18,10 +22,11 @@ from typing import Any
 
 from .merge import spark_order
 from .model import ColumnStatisticsObj
-from .quantiles import Distribution
+from .quantiles import Distribution, column_value
 
 PSI_BINS = 10
 _EMPTY_SHARE = 1e-4
+HEAVY_SHARE = 0.05  # a value holding over 5 % of the values: well above the sketch's 1.33 % error
 
 
 def null_fraction(stats: ColumnStatisticsObj, rows: int | None) -> float | None:
@@ -58,6 +63,20 @@ def sketch_psi(then: Distribution | None, now: Distribution | None) -> float | N
     return psi(shares(then, edges), shares(now, edges))
 
 
+def heavy_hitters(distribution: Distribution | None, share: float = HEAVY_SHARE) -> dict[Any, float]:
+    """The values holding more than `share` of the sketch's values, with their shares."""
+    if distribution is None or distribution.is_empty:
+        return {}
+    percentiles = [distribution.quantile(i / 100) for i in range(1, 100)]
+    candidates = {a for a, b in zip(percentiles, percentiles[1:]) if a == b}
+    out = {}
+    for value in sorted(candidates, key=spark_order):
+        mass = distribution.fraction_below(value, True) - distribution.fraction_below(value, False)
+        if mass > share:
+            out[value] = mass
+    return out
+
+
 @dataclass(frozen=True)
 class Change:
     """One column's figures in two states and what changed (None where a state lacks the figure)."""
@@ -71,6 +90,8 @@ class Change:
     max_then: Any
     max_now: Any
     psi: float | None
+    hitters_entering: tuple = ()  # heavy hitters of the later state that the earlier one did not have
+    hitters_leaving: tuple = ()
 
     @property
     def null_fraction_change(self) -> float | None:
@@ -104,8 +125,12 @@ def compare(then: ColumnStatisticsObj, then_rows: int | None, now: ColumnStatist
             ) -> Change:
     """What changed from one state of a column's statistics to another."""
     a, b = then.statsData.value, now.statsData.value
+    earlier = Distribution.of(getattr(a, "histogram", None), then.colType)
+    later = Distribution.of(getattr(b, "histogram", None), now.colType)
+    before, after = heavy_hitters(earlier), heavy_hitters(later)
+    both = earlier is not None and later is not None
     return Change(null_fraction(then, then_rows), null_fraction(now, now_rows), getattr(a, "numDVs", None),
                   getattr(b, "numDVs", None), getattr(a, "lowValue", None), getattr(b, "lowValue", None),
-                  getattr(a, "highValue", None), getattr(b, "highValue", None),
-                  sketch_psi(Distribution.of(getattr(a, "histogram", None), then.colType),
-                             Distribution.of(getattr(b, "histogram", None), now.colType)))
+                  getattr(a, "highValue", None), getattr(b, "highValue", None), sketch_psi(earlier, later),
+                  tuple(column_value(v, now.colType) for v in after if v not in before) if both else (),
+                  tuple(column_value(v, then.colType) for v in before if v not in after) if both else ())
