@@ -35,7 +35,7 @@ def _values(obj) -> dict:
         out["min"], out["max"] = data.lowValue, data.highValue
     if hasattr(data, "numDVs"):
         out["ndv"] = data.numDVs
-    distribution = Distribution.of(getattr(data, "histogram", None), obj.colType)
+    distribution = Distribution.of_stats(obj)
     quartiles = distribution.quartiles() if distribution is not None else None
     if quartiles:
         out["quartiles"] = [column_value(q, obj.colType) for q in quartiles]
@@ -98,13 +98,13 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
 def distribution(metastore: Metastore, table: Table, column: str, partition: str | None = None
                  ) -> Distribution | None:
     """The KLL sketch of a column at the table level or in one partition (None without one)."""
-    type_name = table.column_type(column)
+    table.column_type(column)  # names an unknown column
     if partition in (None, TABLE_LEVEL):
         stats = metastore.get_table_statistics(table.dbName, table.tableName, [column])
     else:
         stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], [column]).get(partition)
     objs = stats.statsObj if stats else []
-    return Distribution.of(getattr(objs[0].statsData.value, "histogram", None), type_name) if objs else None
+    return Distribution.of_stats(objs[0]) if objs else None
 
 
 def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int = 60) -> pd.DataFrame:

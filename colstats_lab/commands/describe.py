@@ -192,7 +192,7 @@ def _stats_rows(obj: ColumnStatisticsObj) -> dict[str, str]:
         out["num_falses"] = str(data.numFalses)
     if data.bitVectors:
         out["bit_vector"] = "HL"
-    distribution = Distribution.of(getattr(data, "histogram", None), obj.colType)
+    distribution = Distribution.of_stats(obj)
     quartiles = distribution.quartiles() if distribution is not None else None
     if quartiles:
         out["histogram"] = ", ".join(f"Q{i}: {value_text(q, obj.colType)}" for i, q in enumerate(quartiles, 1))

@@ -125,8 +125,7 @@ def compare(then: ColumnStatisticsObj, then_rows: int | None, now: ColumnStatist
             ) -> Change:
     """What changed from one state of a column's statistics to another."""
     a, b = then.statsData.value, now.statsData.value
-    earlier = Distribution.of(getattr(a, "histogram", None), then.colType)
-    later = Distribution.of(getattr(b, "histogram", None), now.colType)
+    earlier, later = Distribution.of_stats(then), Distribution.of_stats(now)
     before, after = heavy_hitters(earlier), heavy_hitters(later)
     both = earlier is not None and later is not None
     return Change(null_fraction(then, then_rows), null_fraction(now, now_rows), getattr(a, "numDVs", None),

@@ -72,9 +72,7 @@ def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None) 
         elif name == "psi_below":
             figure = None
             if previous is not None:
-                figure = sketch_psi(Distribution.of(getattr(previous.stats.statsData.value, "histogram", None),
-                                                    previous.stats.colType),
-                                    Distribution.of(getattr(data, "histogram", None), state.stats.colType))
+                figure = sketch_psi(Distribution.of_stats(previous.stats), Distribution.of_stats(state.stats))
             if figure is not None:
                 out.append(Outcome(name, figure < threshold, figure))
         else:

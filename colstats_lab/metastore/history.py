@@ -43,7 +43,7 @@ def record_history_rows(conn, txn_id: int) -> None:
         " AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END, NUM_ROWS) WHERE TXN_ID = ?", (txn_id,))
 
 
-_SELECT = (f"SELECT HISTORY_ID, {', '.join(c for c in ROW_COLUMNS)}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, "
+_SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, "
            "RECORDED_AT, LAST_ANALYZED FROM COL_STATS_HISTORY ")
 
 
@@ -58,8 +58,7 @@ def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | 
     if part_name is not False:
         where.append("PART_NAME IS ?")
         args.append(part_name)
-    rows = conn.execute(_SELECT.replace("SELECT ", "SELECT PART_NAME, ", 1) + "WHERE " + " AND ".join(where)
-                        + " ORDER BY HISTORY_ID", args).fetchall()
+    rows = conn.execute(_SELECT + "WHERE " + " AND ".join(where) + " ORDER BY HISTORY_ID", args).fetchall()
     return [(r["PART_NAME"], StatsState(r["HISTORY_ID"], row_to_obj(r), r["NUM_ROWS"], r["TXN_ID"], r["WRITE_ID"],
                                         r["CAUSE"], r["RECORDED_AT"], r["LAST_ANALYZED"])) for r in rows]
 

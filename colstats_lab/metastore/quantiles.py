@@ -126,6 +126,11 @@ class Distribution:
         family = sketch_family(type_name)
         return cls(blob, family) if blob and family is not None else None
 
+    @classmethod
+    def of_stats(cls, obj) -> "Distribution | None":
+        """The sketch a ColumnStatisticsObj carries, if its type has one and it was gathered."""
+        return cls.of(getattr(obj.statsData.value, "histogram", None), obj.colType)
+
     @property
     def count(self) -> int:
         """How many values the sketch summarizes."""

@@ -60,7 +60,7 @@ class _Column:
 
     @property
     def distribution(self) -> Distribution | None:
-        return Distribution.of(getattr(self.data, "histogram", None), self.obj.colType)
+        return Distribution.of_stats(self.obj)
 
 
 class _Unsure(Exception):
@@ -165,6 +165,12 @@ def _number(value: Any) -> float:
     return float(value)
 
 
+def _probe(column: _Column, value: Any) -> Any:
+    """A literal as the column's sketch compares it: a float for doubles and decimals (a Decimal literal
+    against a doubles sketch), the value itself otherwise (days, microseconds, whole numbers)."""
+    return float(value) if column.obj.statsData.kind in (StatsKind.DOUBLE, StatsKind.DECIMAL) else value
+
+
 def _below(column: _Column, value: Any, inclusive: bool, how: list[str]) -> float:
     """The share of all rows whose value is below `value` (at or below with `inclusive`)."""
     name = column.obj.colName
@@ -174,9 +180,7 @@ def _below(column: _Column, value: Any, inclusive: bool, how: list[str]) -> floa
     distribution = column.distribution
     if distribution is not None and not distribution.is_empty:
         how.append(f"{name}: KLL CDF")
-        return column.non_null_share * distribution.fraction_below(float(value) if column.obj.statsData.kind in
-                                                                   (StatsKind.DOUBLE, StatsKind.DECIMAL) else value,
-                                                                   inclusive)
+        return column.non_null_share * distribution.fraction_below(_probe(column, value), inclusive)
     data = column.data
     low, high = getattr(data, "lowValue", None), getattr(data, "highValue", None)
     if low is None or high is None:
@@ -203,7 +207,7 @@ def _equal(column: _Column, value: Any, how: list[str]) -> float:
         return 0.0
     distribution = column.distribution
     if distribution is not None and not distribution.is_empty:
-        probe = float(value) if column.obj.statsData.kind in (StatsKind.DOUBLE, StatsKind.DECIMAL) else value
+        probe = _probe(column, value)
         mass = distribution.fraction_below(probe, True) - distribution.fraction_below(probe, False)
         if mass > 2 * rank_error():
             how.append(f"{name}: heavy hitter in the KLL sketch")

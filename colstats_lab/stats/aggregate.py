@@ -22,9 +22,9 @@ from ..metastore.model import (
     Date,
     Timestamp,
 )
-from ..metastore.quantiles import KLL_K, sketch_family
+from ..metastore.quantiles import sketch_family
 from ..metastore.sketches import NDV_LG_K, compact, sketch_ndv
-from .sketches import ndv_input
+from .sketches import kll_aggregate, ndv_input
 
 ROWS = "__rows"
 
@@ -74,10 +74,9 @@ class ColumnPlan:
             out += [F.count_if(value).alias(p + "trues"), F.count_if(~value).alias(p + "falses")]
         if self.has_ndv:
             out.append(F.hll_sketch_agg(F.col(p + "h"), NDV_LG_K).alias(p + "hll"))
-        family = sketch_family(self.type_name) if self.histogram else None
-        if family is not None:
-            out.append(F.call_function(f"kll_sketch_agg_{family.value}", value.cast(family.value),
-                                       F.lit(KLL_K)).alias(p + "kll"))
+        kll = kll_aggregate(value, self.type_name) if self.histogram else None
+        if kll is not None:
+            out.append(kll.alias(p + "kll"))
         return out
 
     @property

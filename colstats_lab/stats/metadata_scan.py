@@ -17,9 +17,8 @@ from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..files import decoded_uri_path
-from ..metastore.quantiles import KLL_K, sketch_family
 from ..metastore.sketches import NDV_LG_K, compact
-from .sketches import ndv_input
+from .sketches import kll_aggregate, ndv_input
 
 SAMPLE_SEED = 20261122
 
@@ -120,10 +119,9 @@ def _scan_columns(spark: SparkSession, columns: tuple[ScanColumn, ...],
             aggregates += [F.min(f"__v{i}").alias(f"__lo{i}"), F.max(f"__v{i}").alias(f"__hi{i}")]
         if c.ndv:
             aggregates += [F.hll_sketch_agg(f"__h{i}", NDV_LG_K).alias(f"__s{i}"), F.count(f"__h{i}").alias(f"__sn{i}")]
-        family = sketch_family(c.type_name) if c.histogram else None
-        if family is not None:
-            aggregates.append(F.call_function(f"kll_sketch_agg_{family.value}", F.col(f"__v{i}").cast(family.value),
-                                              F.lit(KLL_K)).alias(f"__k{i}"))
+        kll = kll_aggregate(F.col(f"__v{i}"), c.type_name) if c.histogram else None
+        if kll is not None:
+            aggregates.append(kll.alias(f"__k{i}"))
     return tuple(inputs), tuple(aggregates)
 
 

@@ -15,6 +15,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type
+from ..metastore.quantiles import KLL_K, sketch_family
 
 
 def ndv_input(column: Column, type_name: str) -> Column:
@@ -29,3 +30,12 @@ def ndv_input(column: Column, type_name: str) -> Column:
     if base == "timestamp":
         return F.unix_micros(column)
     return F.when(column.isNotNull(), F.xxhash64(column))
+
+
+def kll_aggregate(value: Column, type_name: str) -> Column | None:
+    """Spark's KLL sketch aggregate of a column's values in the sketch's units (days for dates,
+    microseconds for timestamps: what `value` holds), or None for a type without a distribution sketch."""
+    family = sketch_family(type_name)
+    if family is None:
+        return None
+    return F.call_function(f"kll_sketch_agg_{family.value}", value.cast(family.value), F.lit(KLL_K))
