@@ -481,7 +481,7 @@ def _as_count(key: str, value) -> int:
     try:
         count = int(value)
     except (TypeError, ValueError):
-        raise InvalidInputException(f"{key} takes a whole number of attempts, not {value!r}") from None
+        raise InvalidInputException(f"{key} takes a whole number, not {value!r}") from None
     if count < 0:
-        raise InvalidInputException(f"{key} takes 0 or more attempts, not {count}")
+        raise InvalidInputException(f"{key} takes 0 or more, not {count}")
     return count
