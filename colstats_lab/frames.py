@@ -15,7 +15,7 @@ from .coltypes import parse_type
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
 from .metastore.model import Date, Timestamp
 from .metastore import drift
-from .metastore.history import state_picker
+from .metastore.history import engine_of, state_picker
 from .metastore.names import make_part_name
 from .metastore.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
@@ -402,11 +402,14 @@ HISTORY_COLUMNS = ["recorded_at", "txn_id", "write_id", "cause", "rows", "nulls"
                    "max", "q1", "median", "q3", "last_analyzed"]
 
 
-def history_frame(metastore: Metastore, table: Table, column: str, partition: str | None = None) -> pd.DataFrame:
-    """Every kept state of a column's statistics at the table level or in one partition, oldest first:
-    when it was stored, by which transaction and write ID and why, and its figures (HISTORY_COLUMNS)."""
+def history_frame(metastore: Metastore, table: Table, column: str, partition: str | None = None,
+                  source: str = "statistics") -> pd.DataFrame:
+    """Every kept state of a column's statistics (or, with source "metadata", of its REFRESH METADATA
+    figures) at the table level or in one partition, oldest first: when it was stored, by which
+    transaction and write ID and why, and its figures (HISTORY_COLUMNS)."""
     records = []
-    for _, state in metastore.get_stats_history(table.dbName, table.tableName, column, partition):
+    for _, state in metastore.get_stats_history(table.dbName, table.tableName, column, partition,
+                                                engine_of(source)):
         figures = _values(state.stats)
         records.append({
             "recorded_at": state.recorded_at, "txn_id": state.txn_id, "write_id": state.write_id,
@@ -427,14 +430,16 @@ COMPARE_COLUMNS = ["partition", "column", "write_id_then", "write_id_now", "rows
                    "hitters_entering", "hitters_leaving"]
 
 
-def compare_frame(metastore: Metastore, table: Table, then, now=None) -> pd.DataFrame:
+def compare_frame(metastore: Metastore, table: Table, then, now=None, source: str = "statistics") -> pd.DataFrame:
     """Per partition (None: the table level) and column, the state kept at `then` against the one at `now`
     (the latest when None): a write ID (an int) picks the last state stored by that write or before it,
     a time (datetime, or ISO text; UTC when naive) the last stored by then. Cells without a state at both
-    are left out. The measures are metastore.drift's (COMPARE_COLUMNS)."""
+    are left out. The measures are metastore.drift's (COMPARE_COLUMNS); source "metadata" compares the
+    states REFRESH METADATA kept."""
     pick_then, pick_now = state_picker(then), state_picker(now)
+    engine = engine_of(source)
     cells: dict[tuple, list] = {}
-    for owner, state in metastore.get_stats_history(table.dbName, table.tableName, None, False):
+    for owner, state in metastore.get_stats_history(table.dbName, table.tableName, None, False, engine):
         cells.setdefault((owner, state.stats.colName), []).append(state)
     order = {c.name.lower(): i for i, c in enumerate(table.cols)}
     records = []

@@ -318,20 +318,24 @@ class Lab:
         No Spark."""
         return frames.quartiles_frame(self.metastore, self.resolve(name), column, limit)
 
-    def history(self, name: str, column: str, partition: str | None = None) -> pd.DataFrame:
+    def history(self, name: str, column: str, partition: str | None = None, source: str = "statistics"
+                ) -> pd.DataFrame:
         """Every kept state of a column's statistics at the table level or in one partition (by name), oldest
         first: when it was stored (UTC), by which transaction and write ID and why, the rows it describes,
         nulls, null fraction, NDV, min, max and quartiles. The metastore keeps each state as it is stored
-        (writes, ANALYZE, merges); `lab.clean()` keeps the last `colstats.history.keep` per cell. No Spark."""
-        return frames.history_frame(self.metastore, self.resolve(name), column, partition)
+        (writes, ANALYZE, merges); `lab.clean()` keeps the last `colstats.history.keep` per cell. With
+        `source="metadata"`, the states each REFRESH METADATA kept (its TABLE unit and each partition's).
+        No Spark."""
+        return frames.history_frame(self.metastore, self.resolve(name), column, partition, source)
 
-    def compare(self, name: str, then, now=None) -> pd.DataFrame:
+    def compare(self, name: str, then, now=None, source: str = "statistics") -> pd.DataFrame:
         """What changed in the table's statistics between two moments, per partition and column, from the
         kept states alone: `then` and `now` are write IDs (int) or times (datetime or ISO text, UTC when
         naive); `now` None is the latest. Columns: the null fraction then, now and its change, the NDV and
         its relative change, min and max and whether a new one appeared, the PSI of the two KLL sketches, and
-        the heavy hitters entering and leaving (metastore/drift.py). No Spark."""
-        return frames.compare_frame(self.metastore, self.resolve(name), then, now)
+        the heavy hitters entering and leaving (metastore/drift.py); `source="metadata"` compares the states
+        REFRESH METADATA kept. No Spark."""
+        return frames.compare_frame(self.metastore, self.resolve(name), then, now, source)
 
     def expect(self, name: str, column: str, **rules) -> pd.DataFrame:
         """Stores rules on a column's statistics, checked from statistics alone (no scan) on every state the

@@ -10,10 +10,10 @@ import re
 import nbformat
 import plotly
 import pytest
-from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 from playwright.sync_api import sync_playwright
 
+from kernel_runs import run_notebook
 from served import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.slow  # the full lane only: a real kernel and nbconvert
@@ -41,8 +41,7 @@ def test_an_exported_notebook_keeps_the_skew_views_charts(tmp_path, monkeypatch)
     monkeypatch.setenv("COLSTATS_HOME", str(tmp_path / "lab"))
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell("%skew t.x --top 2")]
-    NotebookClient(notebook, timeout=300, kernel_name="python3", store_widget_state=True, shutdown_kernel="immediate",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    run_notebook(notebook, str(tmp_path), timeout=300, store_widget_state=True)
     exported, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
     charts = _chart_html(exported)
     bars = next(c for c in charts if "Most frequent values of x" in c)

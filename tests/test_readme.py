@@ -9,8 +9,8 @@ import textwrap
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
+from kernel_runs import run_notebook
 from served import ARTIFACTS
 
 pytestmark = pytest.mark.slow  # the full lane only: a real kernel starting Spark
@@ -50,10 +50,7 @@ def test_the_quick_start_reaches_a_statistics_view(tmp_path, monkeypatch):
     notebook.cells = [nbformat.v4.new_code_cell(code) for code in cells]
     started = dt.datetime.now(dt.timezone.utc)
     try:
-        # shut down at once: a graceful shutdown of a kernel holding a Spark JVM has waited out the whole
-        # timeout in CI (the cells took 19 s, the client returned after 620 s)
-        NotebookClient(notebook, timeout=600, kernel_name="python3", shutdown_kernel="immediate",
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()  # a cell that raises fails here
+        run_notebook(notebook, str(tmp_path), timeout=600)
     finally:
         _write_timing(notebook, started)
     outputs = notebook.cells[-1].outputs

@@ -290,3 +290,33 @@ def test_heavy_hitters_entering_and_leaving_are_read_off_the_two_sketches():
     change = drift.compare(state(then), len(then), state(now), len(now))
     assert change.hitters_entering == (9,) and change.hitters_leaving == (7,)
     assert drift.compare(state(then), len(then), state(then), len(then)).hitters_entering == ()
+
+
+def test_each_refresh_metadata_keeps_the_table_and_partition_figures_as_metadata_states(lab):
+    lab.sql("CREATE TABLE t (x BIGINT, s STRING) PARTITIONED BY (ds STRING)")
+    day_a = pd.DataFrame({"x": pd.Series([3, None, 7], dtype="Int64"), "s": ["p", None, "q"]})
+    day_b = pd.DataFrame({"x": pd.Series([50, 60], dtype="Int64"), "s": ["r", "r"]})
+    lab.write("t", day_a, partition={"ds": "a"})
+    lab.sql("SET metastore.enabled = true")
+    lab.sql("ANALYZE TABLE t REFRESH METADATA 'partition' LEVEL")
+    time.sleep(1.1)  # states are stamped to the second: `then` below must pick the first refresh's
+    lab.write("t", day_b, partition={"ds": "b"})
+    lab.sql("ANALYZE TABLE t REFRESH METADATA 'partition' LEVEL")
+
+    statistics_before = len(lab.history("t", "x"))
+    table = lab.history("t", "x", source="metadata")
+    both = pd.concat([day_a, day_b], ignore_index=True)
+    assert [_as_tuple(f) for f in (_figures(day_a["x"]), _figures(both["x"]))] == \
+        list(zip(table["rows"], table["nulls"], table["min"], table["max"]))
+    assert all(cause.startswith("replace the metadata of default.t") for cause in table["cause"])
+    assert list(lab.history("t", "s", source="metadata")["nulls"]) == [1, 1]
+    day = lab.history("t", "x", partition="ds=a", source="metadata")
+    assert list(zip(day["rows"], day["min"], day["max"])) == [(3, 3, 7), (3, 3, 7)]  # refreshed, unchanged
+    assert len(lab.history("t", "x")) == statistics_before  # the statistics' own history is apart
+
+    change = lab.compare("t", then=table["recorded_at"].iloc[0].to_pydatetime(), source="metadata")
+    level = change[change["partition"].isna() & (change["column"] == "x")].iloc[0]
+    assert (level["rows_then"], level["rows_now"], level["max_then"], level["max_now"], level["new_max"]) == \
+        (3, 5, 7, 60, True)
+    with pytest.raises(Exception, match="source 'drill' is not one of statistics, metadata"):
+        lab.history("t", "x", source="drill")

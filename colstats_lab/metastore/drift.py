@@ -30,9 +30,11 @@ HEAVY_SHARE = 0.05  # a value holding over 5 % of the values: well above the ske
 
 
 def null_fraction(stats: ColumnStatisticsObj, rows: int | None) -> float | None:
-    if not rows:
+    """None without rows, or when the state does not know its nulls (Drill's metadata may not)."""
+    nulls = stats.statsData.value.numNulls
+    if not rows or nulls is None:
         return None
-    return stats.statsData.value.numNulls / rows
+    return nulls / rows
 
 
 def bin_edges(then: Distribution, bins: int = PSI_BINS) -> list[Any]:

@@ -20,7 +20,7 @@ from typing import Any
 from ..coltypes import parse_type
 from .drift import null_fraction, sketch_psi
 from .exceptions import InvalidInputException
-from .history import StatsState, read_history
+from .history import HIVE, StatsState, read_history
 from .merge import spark_order
 from .quantiles import Distribution
 from .stats_rows import text_to_value
@@ -89,9 +89,9 @@ def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = No
     """Evaluates the stored rules on the states commit `txn_id` stored (or on the states `history_ids`),
     storing each outcome; returns how many outcomes were stored."""
     if history_ids is None:
-        found = conn.execute("SELECT H.HISTORY_ID FROM COL_STATS_HISTORY H WHERE H.TXN_ID = ? AND EXISTS "
+        found = conn.execute("SELECT H.HISTORY_ID FROM COL_STATS_HISTORY H WHERE H.TXN_ID = ? AND H.ENGINE = ? AND EXISTS "
                              "(SELECT 1 FROM STATS_EXPECTATIONS E WHERE E.TBL_ID = H.TBL_ID "
-                             "AND E.COLUMN_NAME = H.COLUMN_NAME)", (txn_id,)).fetchall()
+                             "AND E.COLUMN_NAME = H.COLUMN_NAME)", (txn_id, HIVE)).fetchall()
         history_ids = [r[0] for r in found]
     stored = 0
     now = int(time.time())
@@ -161,7 +161,7 @@ class ExpectationsAPI:
                 (tbl_id, col_name.lower(), json.dumps(stored_rules), int(time.time()))).lastrowid
             latest = [r[0] for r in conn.execute(
                 "SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
-                "GROUP BY PART_NAME, ENGINE", (tbl_id, col_name.lower()))]
+                "AND ENGINE = ? GROUP BY PART_NAME", (tbl_id, col_name.lower(), HIVE))]
             evaluate_commit(conn, None, latest)
             return expectation_id
 

@@ -1,18 +1,35 @@
 """Statistics over time: every state of a (table or partition, column)'s statistics, as the schema's
 triggers keep them in COL_STATS_HISTORY when each is stored (migration 10). This module reads them,
 completes the states a commit stored with the rows they describe, and keeps the last N per cell.
+
+A REFRESH METADATA's figures (Drill's units, which no trigger sees: they are replaced wholesale) are kept
+here too, as states of engine DRILL: the TABLE unit's and each partition's, the finer units (files, row
+groups) being the metadata's working detail rather than what a person watches.
 """
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .exceptions import InvalidInputException
 from .model import ColumnStatisticsObj
-from .stats_rows import ROW_COLUMNS, row_to_obj
+from .stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
+
+if TYPE_CHECKING:
+    from .table_metadata import MetadataUnit
 
 DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
+HIVE, DRILL = "hive", "drill"  # the engines of kept states: statistics (ANALYZE, writes), REFRESH METADATA
+SOURCES = {"statistics": HIVE, "metadata": DRILL}  # how lab.history and lab.compare name them
+
+
+def engine_of(source: str) -> str:
+    """The engine of the states a source names; raises InvalidInputException naming an unknown one."""
+    if source not in SOURCES:
+        raise InvalidInputException(f"source {source!r} is not one of {', '.join(SOURCES)} (the statistics of "
+                                    "ANALYZE and writes, or the metadata of REFRESH METADATA)")
+    return SOURCES[source]
 
 
 @dataclass(frozen=True)
@@ -32,15 +49,41 @@ class StatsState:
 
 
 def record_history_rows(conn, txn_id: int) -> None:
-    """Gives the states commit `txn_id` stored the rows their owners hold once its changes are applied (the
-    triggers fire before a write's numRows lands), inside the commit's SQLite transaction."""
+    """Gives the statistics states commit `txn_id` stored the rows their owners hold once its changes are
+    applied (the triggers fire before a write's numRows lands), inside the commit's SQLite transaction; a
+    DRILL state keeps the rows its unit counted."""
     conn.execute(
         "UPDATE COL_STATS_HISTORY SET NUM_ROWS = COALESCE(CASE WHEN PART_NAME IS NULL THEN "
         "(SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS TP WHERE TP.TBL_ID = COL_STATS_HISTORY.TBL_ID "
         " AND TP.PARAM_KEY = 'numRows') ELSE "
         "(SELECT CAST(PP.PARAM_VALUE AS INTEGER) FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
         " AND PP.PARAM_KEY = 'numRows' WHERE P.TBL_ID = COL_STATS_HISTORY.TBL_ID "
-        " AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END, NUM_ROWS) WHERE TXN_ID = ?", (txn_id,))
+        " AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END, NUM_ROWS) WHERE TXN_ID = ? AND ENGINE = ?",
+        (txn_id, HIVE))
+
+
+def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], analyzed_at: int) -> None:
+    """Keeps, as DRILL states, the column figures of the TABLE unit and of each partition's unit (a PARTITION
+    unit, else the SEGMENT of the partition's whole path) a REFRESH METADATA stored, with the commit that
+    stored them (STATS_HISTORY_CONTEXT) and the rows each unit counted."""
+    owners: dict[str | None, MetadataUnit] = {}
+    for unit in units:
+        if unit.type == "TABLE":
+            owners[None] = unit
+        elif unit.type in ("PARTITION", "SEGMENT") and unit.part_name is not None:
+            owners.setdefault(unit.part_name, unit)
+    context = conn.execute("SELECT C.TXN_ID, C.CAUSE, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TBLS T "
+                           "ON T.TBL_ID = ? JOIN DBS D ON D.DB_ID = T.DB_ID WHERE W.T2W_TXNID = C.TXN_ID "
+                           "AND W.T2W_DATABASE = D.NAME AND W.T2W_TABLE = T.TBL_NAME) "
+                           "FROM (SELECT 1) LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1", (tbl_id,)).fetchone()
+    recorded_at = int(dt.datetime.now(dt.timezone.utc).timestamp())
+    placeholders = ", ".join("?" * (len(ROW_COLUMNS) + 9))
+    conn.executemany(
+        f"INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, ENGINE, {', '.join(ROW_COLUMNS)}, LAST_ANALYZED, "
+        f"NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, RECORDED_AT) VALUES ({placeholders})",
+        [(tbl_id, part_name, DRILL, *figures_to_values(column.as_statistics()), analyzed_at, unit.rows,
+          context[0], context[2], context[1], recorded_at)
+         for part_name, unit in owners.items() for column in unit.columns.values()])
 
 
 _SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, "
@@ -48,7 +91,7 @@ _SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, T
 
 
 def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | bool = False,
-                 engine: str = "hive") -> list[tuple[str | None, StatsState]]:
+                 engine: str = HIVE) -> list[tuple[str | None, StatsState]]:
     """(owner, state) pairs of the kept states, oldest first: of one column (every column with None), of
     one owner (the table level with None; every owner with False)."""
     where, args = ["TBL_ID = ?", "ENGINE = ?"], [tbl_id, engine]
@@ -98,7 +141,7 @@ class HistoryAPI:
     """The metastore's calls over the statistics history (a mixin of Metastore)."""
 
     def get_stats_history(self, db_name: str, table_name: str, col_name: str | None = None,
-                          part_name: str | None | bool = None, engine: str = "hive"
+                          part_name: str | None | bool = None, engine: str = HIVE
                           ) -> list[tuple[str | None, StatsState]]:
         """(owner, state) pairs of every kept state of a column's statistics (every column's with None), oldest
         first: at the table level (part_name None), in one partition, or everywhere (part_name False).

@@ -77,13 +77,21 @@ def obj_to_row(obj: ColumnStatisticsObj) -> dict:
 
 def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
     """The row's values for one column's statistics in ROW_COLUMNS order (the bulk path: no dict per row)."""
+    kind = obj.statsData.kind
+    if parse_type(obj.colType).stats_kind is not kind:
+        raise InvalidInputException(f"column {obj.colName} of type {obj.colType} cannot carry {kind.value}")
+    nulls = obj.statsData.value.numNulls
+    if nulls is None or nulls < 0:
+        raise InvalidInputException(f"column {obj.colName}: numNulls must be a count, got {nulls!r}")
+    return figures_to_values(obj)
+
+
+def figures_to_values(obj: ColumnStatisticsObj) -> tuple:
+    """obj_to_values without its checks, for figures that may be unknown (None): a history state of
+    Drill's metadata, which counts no true/false values or lengths and may not know the nulls."""
     col_type = parse_type(obj.colType)
     kind = obj.statsData.kind
-    if col_type.stats_kind is not kind:
-        raise InvalidInputException(f"column {obj.colName} of type {obj.colType} cannot carry {kind.value}")
     data = obj.statsData.value
-    if data.numNulls is None or data.numNulls < 0:
-        raise InvalidInputException(f"column {obj.colName}: numNulls must be a count, got {data.numNulls!r}")
     low = high = long_low = long_high = double_low = double_high = decimal_low = decimal_high = None
     ndv = avg_len = max_len = trues = falses = micros_low = micros_high = histogram = None
     if kind in _RANGED:

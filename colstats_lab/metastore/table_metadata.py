@@ -13,10 +13,11 @@ import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..coltypes import parse_type
+from ..coltypes import StatsKind, parse_type
 from ..files import FileState
 from .levels import METADATA_LEVELS, Level
-from .model import Date, Timestamp
+from .history import record_metadata_history
+from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Date, Timestamp
 
 LEVELS = tuple(level.drill_name for level in METADATA_LEVELS)  # as metadata units store their type
 
@@ -40,6 +41,28 @@ class ColumnMetadata:
     sketch: bytes | None = None
     estimated: bool = False
     histogram: bytes | None = None  # a KLL sketch of the values (metastore.quantiles), over every row
+
+    def as_statistics(self) -> ColumnStatisticsObj:
+        """The same figures as Hive's statistics object, which the history keeps: what Drill does not
+        count (lengths, trues and falses) or does not know is None, and strings keep no min/max."""
+        kind = parse_type(self.type).stored_stats_kind
+        data_class = STATS_DATA_CLASSES[kind]
+        ndv = None if self.ndv is None else round(self.ndv)
+        figures: dict[str, object] = {"numNulls": self.nulls, "bitVectors": self.sketch}
+        if kind is StatsKind.STRING:
+            figures.update(maxColLen=None, avgColLen=None, numDVs=ndv)
+        elif kind is StatsKind.BINARY:
+            figures.update(maxColLen=None, avgColLen=None)
+        elif kind is StatsKind.BOOLEAN:
+            figures.update(numTrues=None, numFalses=None)
+        else:
+            low, high = self.low, self.high
+            if kind in (StatsKind.DATE, StatsKind.TIMESTAMP) and low is not None:
+                wrap = Date if kind is StatsKind.DATE else Timestamp
+                low, high = wrap(low), wrap(high)  # type: ignore[arg-type]  # days or microseconds, as kept
+            figures.update(lowValue=low, highValue=high, numDVs=ndv, histogram=self.histogram)
+        data = data_class(**figures)
+        return ColumnStatisticsObj(self.name, parse_type(self.type).name, ColumnStatisticsData.of(data))
 
 
 @dataclass
@@ -221,6 +244,7 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
     conn.executemany("INSERT INTO METADATA_COLUMN_STATS (UNIT_ID, COLUMN_NAME, COLUMN_TYPE, LOW_VALUE, HIGH_VALUE, "
                      "MIN_VAL, MAX_VAL, NULLS_COUNT, NON_NULLS_COUNT, NDV, BIT_VECTOR, ESTIMATED, HISTOGRAM) "
                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", stats_rows)
+    record_metadata_history(conn, tbl_id, units, analysis.analyzed_at)
     return version
 
 
