@@ -399,7 +399,7 @@ def plain(value):
 
 
 HISTORY_COLUMNS = ["recorded_at", "txn_id", "write_id", "cause", "rows", "nulls", "null_fraction", "ndv", "min",
-                   "max", "q1", "median", "q3", "last_analyzed"]
+                   "max", "q1", "median", "q3", "top_values", "last_analyzed"]
 
 
 def history_frame(metastore: Metastore, table: Table, column: str, partition: str | None = None,
@@ -416,7 +416,9 @@ def history_frame(metastore: Metastore, table: Table, column: str, partition: st
             "cause": state.cause or "a direct metastore call", "rows": state.rows, "nulls": figures["nulls"],
             "null_fraction": drift.null_fraction(state.stats, state.rows), "ndv": figures.get("ndv"),
             "min": figures.get("min"), "max": figures.get("max"), "q1": figures.get("q1"),
-            "median": figures.get("median"), "q3": figures.get("q3"), "last_analyzed": state.last_analyzed})
+            "median": figures.get("median"), "q3": figures.get("q3"),
+            "top_values": None if state.top_values is None else list(state.top_values.values),
+            "last_analyzed": state.last_analyzed})
     frame = pd.DataFrame(records, columns=HISTORY_COLUMNS, dtype=object)
     _python_bounds(frame)
     for moment in ("recorded_at", "last_analyzed"):
@@ -448,7 +450,8 @@ def compare_frame(metastore: Metastore, table: Table, then, now=None, source: st
         earlier, later = pick_then(states), pick_now(states)
         if earlier is None or later is None:
             continue
-        change = drift.compare(earlier.stats, earlier.rows, later.stats, later.rows)
+        change = drift.compare(earlier.stats, earlier.rows, later.stats, later.rows, earlier.top_values,
+                               later.top_values)
         records.append({
             "partition": owner, "column": column, "write_id_then": earlier.write_id, "write_id_now": later.write_id,
             "rows_then": earlier.rows, "rows_now": later.rows, "null_fraction_then": change.null_fraction_then,

@@ -322,7 +322,9 @@ class Lab:
                 ) -> pd.DataFrame:
         """Every kept state of a column's statistics at the table level or in one partition (by name), oldest
         first: when it was stored (UTC), by which transaction and write ID and why, the rows it describes,
-        nulls, null fraction, NDV, min, max and quartiles. The metastore keeps each state as it is stored
+        nulls, null fraction, NDV, min, max, quartiles, and the top values (value, count) where a skew report
+        counted the rows the state describes (`lab.skew` of that column, its statistics accurate then). The
+        metastore keeps each state as it is stored
         (writes, ANALYZE, merges); `lab.clean()` keeps the last `colstats.history.keep` per cell. With
         `source="metadata"`, the states each REFRESH METADATA kept (its TABLE unit and each partition's).
         No Spark."""
@@ -332,8 +334,9 @@ class Lab:
         """What changed in the table's statistics between two moments, per partition and column, from the
         kept states alone: `then` and `now` are write IDs (int) or times (datetime or ISO text, UTC when
         naive); `now` None is the latest. Columns: the null fraction then, now and its change, the NDV and
-        its relative change, min and max and whether a new one appeared, the PSI of the two KLL sketches, and
-        the heavy hitters entering and leaving (metastore/drift.py); `source="metadata"` compares the states
+        its relative change, min and max and whether a new one appeared, the PSI of the two KLL sketches (or,
+        for strings, of the top values skew reports kept), and the heavy hitters entering and leaving
+        (metastore/drift.py); `source="metadata"` compares the states
         REFRESH METADATA kept. No Spark."""
         return frames.compare_frame(self.metastore, self.resolve(name), then, now, source)
 

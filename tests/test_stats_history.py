@@ -320,3 +320,55 @@ def test_each_refresh_metadata_keeps_the_table_and_partition_figures_as_metadata
         (3, 5, 7, 60, True)
     with pytest.raises(Exception, match="source 'drill' is not one of statistics, metadata"):
         lab.history("t", "x", source="drill")
+
+
+def _top_psi(before: pd.Series, after: pd.Series, k: int) -> float:
+    """PSI over the earlier rows' k most frequent values and one bin for the rest, from the rows alone."""
+    then = before.value_counts().head(k) / before.count()
+    now = after.value_counts().head(k) / after.count()
+    expected = [*then, 1 - then.sum()]
+    actual = [now.get(v, 0.0) for v in then.index] + [1 - sum(now.get(v, 0.0) for v in then.index)]
+    return sum((max(a, 1e-4) - max(e, 1e-4)) * math.log(max(a, 1e-4) / max(e, 1e-4))
+               for e, a in zip(expected, actual))
+
+
+def test_a_skew_report_keeps_top_values_on_fresh_states_and_compare_measures_strings_by_them(lab):
+    lab.sql("CREATE TABLE t (s STRING) PARTITIONED BY (ds STRING)")
+    rng = np.random.default_rng(11)
+    before = pd.Series(rng.choice(["red", "green", "blue", "grey"], 3000, p=[0.4, 0.3, 0.2, 0.1]), dtype=object)
+    before[::10] = None
+    lab.write("t", pd.DataFrame({"s": before}), partition={"ds": "a"})
+    lab.skew("t", "s", mode="exact", k=5)
+    lab.expect("t", "s", psi_below=0.2)
+    after = pd.Series(rng.choice(["red", "green", "blue", "pink"], 3000, p=[0.1, 0.3, 0.2, 0.4]), dtype=object)
+    lab.write("t", pd.DataFrame({"s": after}), partition={"ds": "a"}, mode="overwrite")
+    lab.skew("t", "s", mode="exact", k=5)
+
+    kept = lab.history("t", "s", partition="ds=a")
+    counted = before.value_counts().head(5)
+    assert kept["top_values"].iloc[0] == [(value, int(count)) for value, count in counted.items()]
+    assert kept["top_values"].iloc[1][0] == ("pink", int((after == "pink").sum()))
+    change = lab.compare("t", then=1)
+    day = change[change.partition == "ds=a"].iloc[0]
+    assert day.psi == pytest.approx(_top_psi(before.dropna(), after, 5))
+    assert day.hitters_entering == ["pink"] and day.hitters_leaving == ["grey"]
+    level = change[change.partition.isna()].iloc[0]
+    assert level.psi == pytest.approx(day.psi)  # one partition: the table level counted the same rows
+    # the rule could not be checked at the overwrite's commit (no top values yet): the report checked it
+    outcome = lab.expectations("t").query("partition == 'ds=a' and rule == 'psi_below'")
+    assert list(outcome.passed) == [False] and float(outcome.figure.iloc[0]) == pytest.approx(day.psi, rel=1e-3)
+
+    lab.set("hive.stats.column.autogather", False)
+    lab.write("t", pd.DataFrame({"s": ["red"] * 5}), partition={"ds": "a"})  # the statistics go stale
+    lab.skew("t", "s", mode="exact", k=5)
+    assert lab.history("t", "s", partition="ds=a")["top_values"].iloc[-1][0][0] == "pink"  # not the stale one's
+
+
+def test_heavy_hitters_are_not_guessed_from_a_top_list_that_ends_above_their_share():
+    from colstats_lab.metastore.history import TopValues
+
+    short = TopValues((("a", 50), ("b", 40)), rows=100, nulls=0, mode="exact", k=2)  # a third value may hold 10 %
+    assert drift.top_value_hitters(short, "string") is None
+    complete = TopValues((("a", 50), ("b", 46), ("c", 4)), rows=100, nulls=0, mode="exact", k=3)
+    assert drift.top_value_hitters(complete, "string") == {"a": 0.5, "b": 0.46}
+    assert drift.top_values_psi(complete, complete) == 0

@@ -4,9 +4,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import spark_errors
-from ..metastore import InvalidInputException, NoSuchObjectException
+from ..metastore import InvalidInputException, NoSuchObjectException, Table
 from ..skew import DEFAULT_MODE, SkewReport, skew_report
+from ..metastore.history import TopValues
+from ..metastore.levels import TABLE_LEVEL
+from ..metastore.txn import ValidWriteIdList
 from ..skew.report import check_options as check_skew_options
+from ..skew.report import value_as_text
 from ..tables import read_snapshot
 from .reads import partition as find_partition
 from .reads import snapshot_parts
@@ -31,10 +35,35 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
         if name in meta.partition_key_names:
             raise InvalidInputException(f"{name} is a partition key of {meta.qualified_name}: skew is measured "
                                         "on data columns within partitions")
-    _, parts = snapshot_parts(session, meta.qualified_name)
+    valid = session.snapshot(meta.qualified_name)
+    _, parts = snapshot_parts(session, meta.qualified_name, valid)
     if partition is not None:
         wanted = find_partition(session, meta.qualified_name, partition).partName
         parts = [p for p in parts if p.part_name == wanted]
     with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
-        return skew_report(read_snapshot(session.spark, meta, parts), meta, names, k, min_share, mode, max_keys,
-                           max_items)
+        report = skew_report(read_snapshot(session.spark, meta, parts), meta, names, k, min_share, mode, max_keys,
+                             max_items)
+    if len(names) == 1:
+        keep_top_values(session, meta, report, valid)
+    return report
+
+
+def keep_top_values(session: "Session", meta: Table, report: SkewReport, valid: ValidWriteIdList) -> list:
+    """Keeps the report's top values in the statistics history, on the latest state of each partition (and
+    of the table) whose statistics of the column are accurate for the snapshot the report read and count
+    the same rows, so `lab.compare` can measure drift of strings too; returns the owners they were kept
+    for. A report over the whole table gives the table level its values too."""
+    column = report.columns[0]
+    compliance = session.metastore.per_column_compliance(meta.dbName, meta.tableName, [[column]], valid)
+    accurate = {owner for owner, [(ok, _)] in compliance.items() if ok}
+    counted: dict[str | None, TopValues] = {}
+    for label, rows in report.totals.items():
+        owner = None if label == TABLE_LEVEL else label
+        whole_table = owner is None and all(p in accurate for p in compliance)
+        if owner in accurate or whole_table:
+            values = tuple((value_as_text(v), int(c)) for v, c in report.for_partition(label)[["value", "count"]]
+                           .itertuples(index=False))
+            counted[owner] = TopValues(values, rows, report.null_count(label), report.mode, report.k)
+    if not counted:
+        return []
+    return session.metastore.keep_top_values(meta.dbName, meta.tableName, column, counted)

@@ -11,8 +11,14 @@ measures people watch for drift.
   one, so a PSI under about 0.01 is noise;
 - heavy hitters entering and leaving: the values holding more than HEAVY_SHARE of a state's values, read
   off its KLL sketch (a value spanning two or more of its percentiles, then its share from the CDF), in
-  the later state and not the earlier, and the reverse. Numbers, dates and timestamps only: strings have
-  no sketch.
+  the later state and not the earlier, and the reverse.
+
+Strings have no sketch: where a skew report counted the top values of the rows both states describe
+(history.TopValues), the PSI is over the earlier state's top values, each a bin, and one bin for every
+other value (a value outside a state's top k counts in that state's other bin), and the heavy hitters
+are the top values over HEAVY_SHARE (none are reported when a list of k values ends still over it: a
+value outside it may be one too; with k >= 20 that cannot happen). A sketch, where both states have one,
+is preferred.
 """
 from __future__ import annotations
 
@@ -20,9 +26,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..coltypes import StatsKind, parse_type
+from .history import TopValues
 from .merge import spark_order
 from .model import ColumnStatisticsObj
 from .quantiles import Distribution, column_value
+from .stats_rows import text_to_value
 
 PSI_BINS = 10
 _EMPTY_SHARE = 1e-4
@@ -63,6 +72,31 @@ def sketch_psi(then: Distribution | None, now: Distribution | None) -> float | N
         return None
     edges = bin_edges(then)
     return psi(shares(then, edges), shares(now, edges))
+
+
+def top_values_psi(then: TopValues | None, now: TopValues | None) -> float | None:
+    """PSI of two states' top values over the earlier one's values and one bin for the others; None
+    without both, or when either counted no values."""
+    if then is None or now is None or not then.shares or not now.shares:
+        return None
+    before, after = then.shares, now.shares
+    listed = list(before)
+    expected = [before[v] for v in listed] + [max(0.0, 1 - sum(before.values()))]
+    actual = [after.get(v, 0.0) for v in listed] + [max(0.0, 1 - sum(after.get(v, 0.0) for v in listed))]
+    return psi(expected, actual)
+
+
+def top_value_hitters(top: TopValues | None, type_name: str, share: float = HEAVY_SHARE) -> dict[Any, float] | None:
+    """The top values holding more than `share` of the non-null values, as the column's values; None when
+    the list cannot tell (k values listed, the last of them still over `share`: another may be too)."""
+    if top is None:
+        return None
+    if len(top.values) >= top.k and top.shares and min(top.shares.values()) > share:
+        return None
+    kind = parse_type(type_name).stored_stats_kind
+    typed = (lambda text: text) if kind in (StatsKind.STRING, StatsKind.BOOLEAN, StatsKind.BINARY) \
+        else (lambda text: text_to_value(kind, text))
+    return {typed(value): mass for value, mass in top.shares.items() if mass > share}
 
 
 def heavy_hitters(distribution: Distribution | None, share: float = HEAVY_SHARE) -> dict[Any, float]:
@@ -123,15 +157,25 @@ def _beyond(now, then, lower: bool) -> bool:
     return spark_order(now) < spark_order(then) if lower else spark_order(now) > spark_order(then)
 
 
-def compare(then: ColumnStatisticsObj, then_rows: int | None, now: ColumnStatisticsObj, now_rows: int | None
-            ) -> Change:
-    """What changed from one state of a column's statistics to another."""
+def compare(then: ColumnStatisticsObj, then_rows: int | None, now: ColumnStatisticsObj, now_rows: int | None,
+            then_top: TopValues | None = None, now_top: TopValues | None = None) -> Change:
+    """What changed from one state of a column's statistics to another (with the top values a skew report
+    counted on each, where one did)."""
     a, b = then.statsData.value, now.statsData.value
     earlier, later = Distribution.of_stats(then), Distribution.of_stats(now)
-    before, after = heavy_hitters(earlier), heavy_hitters(later)
-    both = earlier is not None and later is not None
+    shift: float | None = None
+    before: dict[Any, float] | None = {}
+    after: dict[Any, float] | None = {}
+    if earlier is not None and later is not None:
+        shift = sketch_psi(earlier, later)
+        before = {column_value(v, then.colType): m for v, m in heavy_hitters(earlier).items()}
+        after = {column_value(v, now.colType): m for v, m in heavy_hitters(later).items()}
+    elif then_top is not None and now_top is not None:
+        shift = top_values_psi(then_top, now_top)
+        before, after = top_value_hitters(then_top, then.colType), top_value_hitters(now_top, now.colType)
+    if before is None or after is None:  # a top list that cannot tell
+        before = after = {}
     return Change(null_fraction(then, then_rows), null_fraction(now, now_rows), getattr(a, "numDVs", None),
                   getattr(b, "numDVs", None), getattr(a, "lowValue", None), getattr(b, "lowValue", None),
-                  getattr(a, "highValue", None), getattr(b, "highValue", None), sketch_psi(earlier, later),
-                  tuple(column_value(v, now.colType) for v in after if v not in before) if both else (),
-                  tuple(column_value(v, then.colType) for v in before if v not in after) if both else ())
+                  getattr(a, "highValue", None), getattr(b, "highValue", None), shift,
+                  tuple(v for v in after if v not in before), tuple(v for v in before if v not in after))

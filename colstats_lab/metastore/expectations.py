@@ -5,9 +5,10 @@ commit that stores it (no scan); each outcome is a row of STATS_EXPECTATION_RESU
 The rules, each a threshold a person reads off the figures:
 - nulls_below: the null fraction is below it;
 - ndv_between: (low, high), the NDV lies within, ends included;
-- psi_below: the PSI of the state's KLL sketch against the cell's previous state, or for a partition's
-  first state against the last state of the partition before it by name (yesterday, for daily ones), is
-  below it; no sketch on either side: not checked;
+- psi_below: the PSI (metastore.drift: of the KLL sketches, or of the top values a skew report kept) of
+  the state against the cell's previous state, or for a partition's first state against the last state of
+  the partition before it by name (yesterday, for daily ones), is below it; nothing to measure on either
+  side: not checked (top values kept later by a skew report check it then);
 - min_at_least / max_at_most: the column's min and max (numbers, dates as ISO text, ...) stay within.
 """
 from __future__ import annotations
@@ -18,11 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..coltypes import parse_type
-from .drift import null_fraction, sketch_psi
+from .drift import compare, null_fraction
 from .exceptions import InvalidInputException
 from .history import HIVE, StatsState, read_history
 from .merge import spark_order
-from .quantiles import Distribution
 from .stats_rows import text_to_value
 
 RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most")
@@ -72,7 +72,8 @@ def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None) 
         elif name == "psi_below":
             figure = None
             if previous is not None:
-                figure = sketch_psi(Distribution.of_stats(previous.stats), Distribution.of_stats(state.stats))
+                figure = compare(previous.stats, previous.rows, state.stats, state.rows, previous.top_values,
+                                 state.top_values).psi
             if figure is not None:
                 out.append(Outcome(name, figure < threshold, figure))
         else:

@@ -9,6 +9,7 @@ groups) being the metadata's working detail rather than what a person watches.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -33,6 +34,37 @@ def engine_of(source: str) -> str:
 
 
 @dataclass(frozen=True)
+class TopValues:
+    """The most frequent non-null values a skew report counted on the rows a state describes: each value
+    as text with its count, most frequent first; the rows and nulls it counted; its mode (exact, or
+    approx: each count within 2 * rows / max_items) and k."""
+
+    values: tuple[tuple[str, int], ...]
+    rows: int
+    nulls: int
+    mode: str
+    k: int
+
+    @property
+    def shares(self) -> dict[str, float]:
+        """Each value's share of the non-null values."""
+        present = self.rows - self.nulls
+        return {value: count / present for value, count in self.values} if present > 0 else {}
+
+    def to_json(self) -> str:
+        return json.dumps({"values": [list(v) for v in self.values], "rows": self.rows, "nulls": self.nulls,
+                           "mode": self.mode, "k": self.k})
+
+    @classmethod
+    def from_json(cls, text: str | None) -> "TopValues | None":
+        if text is None:
+            return None
+        kept = json.loads(text)
+        return cls(tuple((str(v), int(c)) for v, c in kept["values"]), kept["rows"], kept["nulls"], kept["mode"],
+                   kept["k"])
+
+
+@dataclass(frozen=True)
 class StatsState:
     """One stored state of one column's statistics: the figures (with their sketches), the rows they
     describe, the transaction and write ID that stored them (None for a direct metastore call), what that
@@ -46,6 +78,7 @@ class StatsState:
     cause: str | None
     recorded_at: int
     last_analyzed: int
+    top_values: TopValues | None = None  # where a skew report counted the rows this state describes
 
 
 def record_history_rows(conn, txn_id: int) -> None:
@@ -87,7 +120,7 @@ def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], anal
 
 
 _SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, "
-           "RECORDED_AT, LAST_ANALYZED FROM COL_STATS_HISTORY ")
+           "RECORDED_AT, LAST_ANALYZED, TOP_VALUES FROM COL_STATS_HISTORY ")
 
 
 def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | bool = False,
@@ -103,7 +136,8 @@ def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | 
         args.append(part_name)
     rows = conn.execute(_SELECT + "WHERE " + " AND ".join(where) + " ORDER BY HISTORY_ID", args).fetchall()
     return [(r["PART_NAME"], StatsState(r["HISTORY_ID"], row_to_obj(r), r["NUM_ROWS"], r["TXN_ID"], r["WRITE_ID"],
-                                        r["CAUSE"], r["RECORDED_AT"], r["LAST_ANALYZED"])) for r in rows]
+                                        r["CAUSE"], r["RECORDED_AT"], r["LAST_ANALYZED"],
+                                        TopValues.from_json(r["TOP_VALUES"]))) for r in rows]
 
 
 def prune_history(conn, keep: int) -> int:
@@ -154,6 +188,30 @@ class HistoryAPI:
                 self.get_partition(db_name, table_name, part_name)
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             return read_history(conn, tbl_id, col_name, part_name, engine)
+
+    def keep_top_values(self, db_name: str, table_name: str, col_name: str,
+                        counted: dict[str | None, TopValues]) -> list[str | None]:
+        """Keeps the top values a skew report counted, per owner (None: the table level), on the owner's
+        latest statistics state of the column when that state describes the same rows (the caller has
+        judged it accurate for the snapshot the report read); returns the owners they were kept for. One
+        transaction."""
+        kept = []
+        with self.transaction() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            for owner, top in counted.items():
+                latest = conn.execute(
+                    "SELECT HISTORY_ID, NUM_ROWS FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? AND "
+                    "PART_NAME IS ? AND ENGINE = ? ORDER BY HISTORY_ID DESC LIMIT 1",
+                    (tbl_id, col_name.lower(), owner, HIVE)).fetchone()
+                if latest is not None and latest["NUM_ROWS"] == top.rows:
+                    conn.execute("UPDATE COL_STATS_HISTORY SET TOP_VALUES = ? WHERE HISTORY_ID = ?",
+                                 (top.to_json(), latest["HISTORY_ID"]))
+                    kept.append((owner, latest["HISTORY_ID"]))
+            if kept and conn.execute("SELECT 1 FROM STATS_EXPECTATIONS WHERE TBL_ID = ? AND COLUMN_NAME = ?",
+                                     (tbl_id, col_name.lower())).fetchone():
+                from .expectations import evaluate_commit  # imported here: expectations builds on this module
+                evaluate_commit(conn, None, [history_id for _, history_id in kept])  # a PSI is measurable now
+        return [owner for owner, _ in kept]
 
     def prune_stats_history(self, keep: int = DEFAULT_KEEP) -> int:
         """Keeps the last `keep` states of every (owner, column) in every table; returns how many went."""

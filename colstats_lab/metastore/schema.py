@@ -536,7 +536,13 @@ BEGIN
 END;""",
 ])
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
+# The top values a skew report counted, kept on the state of the column they describe (metastore.history):
+# JSON, so drift can compare strings, which have no KLL sketch.
+_V11 = """
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN TOP_VALUES TEXT;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

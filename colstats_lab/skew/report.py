@@ -169,7 +169,7 @@ class SkewReport:
     @property
     def skewed_info(self) -> SkewedInfo:
         types = [self.table.column_type(c) for c in self.columns]
-        values = [[canonical_value(c, t, _text(x), what="skewed value") for c, t, x in zip(self.columns, types, v)]
+        values = [[canonical_value(c, t, value_as_text(x), what="skewed value") for c, t, x in zip(self.columns, types, v)]
                   for v in (self.recommended if len(self.columns) > 1 else [(v,) for v in self.recommended])]
         return SkewedInfo(list(self.columns), cast(list[list[str]], values))  # heavy hitters are never NULL
 
@@ -203,7 +203,8 @@ class SkewReport:
         return " AND ".join(f"{c} = {v!r}" for c, v in zip(self.columns, values))
 
 
-def _text(value) -> str:
+def value_as_text(value) -> str:
+    """A counted value as text: a string as it is, a boolean as JSON (true), anything else by str."""
     return value if isinstance(value, str) else json.dumps(value) if isinstance(value, bool) else str(value)
 
 
