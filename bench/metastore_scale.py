@@ -28,7 +28,7 @@ from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, Col
                                     DoubleColumnStatsData, FieldSchema, LongColumnStatsData, Metastore, Partition,
                                     StatsAccuracy, StringColumnStatsData, Table)
 from colstats_lab.pruning.answers import answer_from_stats
-from colstats_lab.sql.describe import describe
+from colstats_lab.commands.describe import describe
 from colstats_lab.sql.parser import parse_one
 from colstats_lab.metastore.merge import merge_table_level
 from colstats_lab.metastore.sketches import NDV_LG_K, compact

@@ -399,25 +399,30 @@ def plain(value):
 
 
 HISTORY_COLUMNS = ["recorded_at", "txn_id", "write_id", "cause", "rows", "nulls", "null_fraction", "ndv", "min",
-                   "max", "q1", "median", "q3", "top_values", "last_analyzed"]
+                   "max", "q1", "median", "q3", "top_values", "psi", "last_analyzed"]
 
 
 def history_frame(metastore: Metastore, table: Table, column: str, partition: str | None = None,
                   source: str = "statistics") -> pd.DataFrame:
     """Every kept state of a column's statistics (or, with source "metadata", of its REFRESH METADATA
     figures) at the table level or in one partition, oldest first: when it was stored, by which
-    transaction and write ID and why, and its figures (HISTORY_COLUMNS)."""
+    transaction and write ID and why, and its figures (HISTORY_COLUMNS); `psi` is against the state
+    before it (None for the first, or without sketches or top values on both)."""
     records = []
+    previous = None
     for _, state in metastore.get_stats_history(table.dbName, table.tableName, column, partition,
                                                 engine_of(source)):
         figures = _values(state.stats)
+        shift = None if previous is None else drift.states_psi(previous.stats, state.stats, previous.top_values,
+                                                               state.top_values)
+        previous = state
         records.append({
             "recorded_at": state.recorded_at, "txn_id": state.txn_id, "write_id": state.write_id,
             "cause": state.cause or "a direct metastore call", "rows": state.rows, "nulls": figures["nulls"],
             "null_fraction": drift.null_fraction(state.stats, state.rows), "ndv": figures.get("ndv"),
             "min": figures.get("min"), "max": figures.get("max"), "q1": figures.get("q1"),
             "median": figures.get("median"), "q3": figures.get("q3"),
-            "top_values": None if state.top_values is None else list(state.top_values.values),
+            "top_values": None if state.top_values is None else list(state.top_values.values), "psi": shift,
             "last_analyzed": state.last_analyzed})
     frame = pd.DataFrame(records, columns=HISTORY_COLUMNS, dtype=object)
     _python_bounds(frame)

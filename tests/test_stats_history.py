@@ -264,6 +264,9 @@ def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
     assert list(view.result["null_fraction"]) == [0.25, 3 / 9]  # the states kept, as the timeline draws them
     nulls, ndv, median = view.figure.data[:3]
     assert list(nulls.y) == [0.25, 3 / 9] and list(ndv.y) == [3, 6]
+    shift = view.figure.data[-1]  # the second state's PSI against the first, as compare measures it
+    measured = lab.compare("t", then=1).query("partition == 'ds=a'").psi.iloc[0]
+    assert shift.name == "PSI" and list(shift.y) == [pytest.approx(measured)] and measured > 0.25
     assert "FAIL" in view.rules_html.value and "0.3" in view.rules_html.value  # 3/9 nulls is not below 0.3
     view.picker.dropdown.value = TABLE_LEVEL
     assert "whole table" in view.header.value and len(view.result) == 2
@@ -348,6 +351,7 @@ def test_a_skew_report_keeps_top_values_on_fresh_states_and_compare_measures_str
     counted = before.value_counts().head(5)
     assert kept["top_values"].iloc[0] == [(value, int(count)) for value, count in counted.items()]
     assert kept["top_values"].iloc[1][0] == ("pink", int((after == "pink").sum()))
+    assert kept["psi"].iloc[0] is None and kept["psi"].iloc[1] == pytest.approx(_top_psi(before.dropna(), after, 5))
     change = lab.compare("t", then=1)
     day = change[change.partition == "ds=a"].iloc[0]
     assert day.psi == pytest.approx(_top_psi(before.dropna(), after, 5))

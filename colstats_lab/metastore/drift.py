@@ -86,6 +86,15 @@ def top_values_psi(then: TopValues | None, now: TopValues | None) -> float | Non
     return psi(expected, actual)
 
 
+def states_psi(then: ColumnStatisticsObj, now: ColumnStatisticsObj, then_top: TopValues | None = None,
+               now_top: TopValues | None = None) -> float | None:
+    """The PSI of two states: of their KLL sketches, else of the top values skew reports kept on them."""
+    earlier, later = Distribution.of_stats(then), Distribution.of_stats(now)
+    if earlier is not None and later is not None:
+        return sketch_psi(earlier, later)
+    return top_values_psi(then_top, now_top)
+
+
 def top_value_hitters(top: TopValues | None, type_name: str, share: float = HEAVY_SHARE) -> dict[Any, float] | None:
     """The top values holding more than `share` of the non-null values, as the column's values; None when
     the list cannot tell (k values listed, the last of them still over `share`: another may be too)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..coltypes import parse_type
-from .drift import compare, null_fraction
+from .drift import null_fraction, states_psi
 from .exceptions import InvalidInputException
 from .history import HIVE, StatsState, read_history
 from .merge import spark_order
@@ -72,8 +72,7 @@ def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None) 
         elif name == "psi_below":
             figure = None
             if previous is not None:
-                figure = compare(previous.stats, previous.rows, state.stats, state.rows, previous.top_values,
-                                 state.top_values).psi
+                figure = states_psi(previous.stats, state.stats, previous.top_values, state.top_values)
             if figure is not None:
                 out.append(Outcome(name, figure < threshold, figure))
         else:

@@ -296,12 +296,14 @@ def _plotted(value):
 
 
 def history_figure(history: pd.DataFrame, title: str) -> go.Figure:
-    """A column's kept states over time: the null fraction, the distinct values and, where the states have
-    sketches, the median with Q1 to Q3 shaded; a point per state, its write ID and cause on hover."""
+    """A column's kept states over time: the null fraction, the distinct values, where the states have
+    sketches the median with Q1 to Q3 shaded, and the PSI of each state against the one before it (sketches,
+    or the top values skew reports kept); a point per state, its write ID and cause on hover."""
     from plotly.subplots import make_subplots
 
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
-                        subplot_titles=("null fraction", "distinct values", "median (Q1 to Q3)"))
+    fig = make_subplots(rows=4, cols=1, shared_xaxes=True, vertical_spacing=0.05,
+                        subplot_titles=("null fraction", "distinct values", "median (Q1 to Q3)",
+                                        "PSI against the state before"))
     when = list(history["recorded_at"])
     hover = [f"write {w if w is not None else '-'}: {c}" for w, c in zip(history["write_id"], history["cause"])]
     fig.add_trace(go.Scatter(x=when, y=list(history["null_fraction"]), mode="lines+markers", name="null fraction",
@@ -318,7 +320,12 @@ def history_figure(history: pd.DataFrame, title: str) -> go.Figure:
                                  hoverinfo="skip"), row=3, col=1)
         fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["median"]], mode="lines+markers",
                                  name="median"), row=3, col=1)
-    fig.update_layout(title=title, height=620, margin=dict(l=60, r=20, t=70, b=40), template="plotly_white",
+    shifted = history[history["psi"].notna()]
+    if len(shifted):
+        fig.add_trace(go.Scatter(x=list(shifted["recorded_at"]), y=list(shifted["psi"]), mode="lines+markers",
+                                 name="PSI", customdata=[h for h, kept in zip(hover, history["psi"].notna()) if kept],
+                                 hovertemplate="PSI %{y:.3f}<br>%{customdata}<extra></extra>"), row=4, col=1)
+    fig.update_layout(title=title, height=780, margin=dict(l=60, r=20, t=70, b=40), template="plotly_white",
                       showlegend=False)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=1)
     return fig
