@@ -139,6 +139,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--partitions", type=int, default=100_000)
     parser.add_argument("--home", default="/tmp/colstats-bench-metastore")
+    parser.add_argument("--without-history", action="store_true",
+                        help="drop the statistics history's triggers first: what keeping history costs here")
     args = parser.parse_args()
     shutil.rmtree(args.home, ignore_errors=True)
     os.makedirs(args.home)
@@ -146,6 +148,11 @@ def main() -> None:
     now = int(time.time())
     path = os.path.join(args.home, "metastore.db")
     big_ms, small_ms = Metastore(path), Metastore(os.path.join(args.home, "small.db"))
+    if args.without_history:
+        for ms in (big_ms, small_ms):
+            for trigger in ("TAB_COL_STATS_HISTORY", "PART_COL_STATS_HISTORY"):
+                ms._conn.execute(f"DROP TRIGGER {trigger}")
+    kept = sqlite3.connect(path)
     values = partition_values(args.partitions)
     figures = build_wide(big_ms, values, COLUMNS, pool, now)
     build_wide(small_ms, partition_values(30), COLUMNS, pool, now)
@@ -179,7 +186,9 @@ def main() -> None:
         ratios[what] = (big, small)
 
     print(f"metastore: {args.partitions:,} partitions x {len(COLUMNS)} columns, {size / 2**20:.0f} MiB, "
-          f"{rows:,} statistics rows, {size / rows:.0f} bytes per statistics row")
+          f"{rows:,} statistics rows, {size / rows:.0f} bytes per statistics row, "
+          f"{kept.execute('SELECT count(*) FROM COL_STATS_HISTORY').fetchone()[0]:,} kept history states"
+          + (" (history triggers dropped)" if args.without_history else ""))
     for what, seconds in figures.items():
         print(f"  {what:<62} {seconds * 1000:10.1f} ms")
     print(f"  filter {one_percent!r} -> {len(found[-1])} partitions")
