@@ -400,6 +400,37 @@ def plain(value):
 
 HISTORY_COLUMNS = ["recorded_at", "txn_id", "write_id", "cause", "rows", "nulls", "null_fraction", "ndv", "min",
                    "max", "q1", "median", "q3", "top_values", "psi", "last_analyzed"]
+ACROSS_COLUMNS = ["partition", *HISTORY_COLUMNS, "accurate", "reason"]
+
+
+def _state_records(pairs, owner_column: bool) -> list[dict]:
+    """One record per (owner, state), in order: its figures (HISTORY_COLUMNS) and its PSI against the
+    record before it."""
+    records = []
+    previous = None
+    for owner, state in pairs:
+        figures = _values(state.stats)
+        shift = None if previous is None else drift.states_psi(previous.stats, state.stats, previous.top_values,
+                                                               state.top_values)
+        previous = state
+        records.append({
+            **({"partition": owner} if owner_column else {}),
+            "recorded_at": state.recorded_at, "txn_id": state.txn_id, "write_id": state.write_id,
+            "cause": state.cause or "a direct metastore call", "rows": state.rows, "nulls": figures["nulls"],
+            "null_fraction": drift.null_fraction(state.stats, state.rows), "ndv": figures.get("ndv"),
+            "min": figures.get("min"), "max": figures.get("max"), "q1": figures.get("q1"),
+            "median": figures.get("median"), "q3": figures.get("q3"),
+            "top_values": None if state.top_values is None else list(state.top_values.values), "psi": shift,
+            "last_analyzed": state.last_analyzed})
+    return records
+
+
+def _states_frame(records: list[dict], columns: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame(records, columns=columns, dtype=object)
+    _python_bounds(frame)
+    for moment in ("recorded_at", "last_analyzed"):
+        frame[moment] = pd.to_datetime(frame[moment].astype("float64"), unit="s", utc=True)
+    return frame
 
 
 def history_frame(metastore: Metastore, table: Table, column: str, partition: str | None = None,
@@ -408,27 +439,23 @@ def history_frame(metastore: Metastore, table: Table, column: str, partition: st
     figures) at the table level or in one partition, oldest first: when it was stored, by which
     transaction and write ID and why, and its figures (HISTORY_COLUMNS); `psi` is against the state
     before it (None for the first, or without sketches or top values on both)."""
-    records = []
-    previous = None
-    for _, state in metastore.get_stats_history(table.dbName, table.tableName, column, partition,
-                                                engine_of(source)):
-        figures = _values(state.stats)
-        shift = None if previous is None else drift.states_psi(previous.stats, state.stats, previous.top_values,
-                                                               state.top_values)
-        previous = state
-        records.append({
-            "recorded_at": state.recorded_at, "txn_id": state.txn_id, "write_id": state.write_id,
-            "cause": state.cause or "a direct metastore call", "rows": state.rows, "nulls": figures["nulls"],
-            "null_fraction": drift.null_fraction(state.stats, state.rows), "ndv": figures.get("ndv"),
-            "min": figures.get("min"), "max": figures.get("max"), "q1": figures.get("q1"),
-            "median": figures.get("median"), "q3": figures.get("q3"),
-            "top_values": None if state.top_values is None else list(state.top_values.values), "psi": shift,
-            "last_analyzed": state.last_analyzed})
-    frame = pd.DataFrame(records, columns=HISTORY_COLUMNS, dtype=object)
-    _python_bounds(frame)
-    for moment in ("recorded_at", "last_analyzed"):
-        frame[moment] = pd.to_datetime(frame[moment].astype("float64"), unit="s", utc=True)
-    return frame
+    states = metastore.get_stats_history(table.dbName, table.tableName, column, partition, engine_of(source))
+    return _states_frame(_state_records(states, False), HISTORY_COLUMNS)
+
+
+def across_partitions_frame(metastore: Metastore, table: Table, column: str, limit: int = 365) -> pd.DataFrame:
+    """The latest kept state of a column in each of the last `limit` partitions by name, in name order:
+    HISTORY_COLUMNS with the partition first, `psi` against the partition before it (a day against the
+    day before, for daily partitions), and whether that state is accurate for a reader now and why not (a
+    partition written since without gathering keeps a state that no longer describes it)."""
+    states = metastore.get_latest_partition_states(table.dbName, table.tableName, column, limit)
+    records = _state_records(states, True)
+    if records:
+        verdicts = metastore.per_column_compliance(table.dbName, table.tableName, [[column]],
+                                                   part_names=[r["partition"] for r in records])
+        for record in records:
+            [(record["accurate"], record["reason"])] = verdicts.get(record["partition"], [(None, "dropped")])
+    return _states_frame(records, ACROSS_COLUMNS)
 
 
 COMPARE_COLUMNS = ["partition", "column", "write_id_then", "write_id_now", "rows_then", "rows_now",

@@ -330,6 +330,16 @@ class Lab:
         No Spark."""
         return frames.history_frame(self.metastore, self.resolve(name), column, partition, source)
 
+    def across_partitions(self, name: str, column: str, limit: int = 365) -> pd.DataFrame:
+        """A column's latest kept state in each of the table's last `limit` partitions by name, in name
+        order: `history`'s columns with the partition first, and `psi` against the partition before (a day
+        against the day before, for daily partitions). No Spark."""
+        table = self.resolve(name)
+        if not table.is_partitioned:
+            raise InvalidInputException(f"{table.qualified_name} is not partitioned: lab.history shows its "
+                                        "statistics over time")
+        return frames.across_partitions_frame(self.metastore, table, column, limit)
+
     def compare(self, name: str, then, now=None, source: str = "statistics") -> pd.DataFrame:
         """What changed in the table's statistics between two moments, per partition and column, from the
         kept states alone: `then` and `now` are write IDs (int) or times (datetime or ISO text, UTC when

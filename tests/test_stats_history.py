@@ -270,6 +270,7 @@ def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
     assert "FAIL" in view.rules_html.value and "0.3" in view.rules_html.value  # 3/9 nulls is not below 0.3
     view.picker.dropdown.value = TABLE_LEVEL
     assert "whole table" in view.header.value and len(view.result) == 2
+    assert "whole table" in ip.run_line_magic("drift", "t.x --lab lab --over-time").header.value
     with pytest.raises(UsageError, match="column nope does not exist"):
         ip.run_line_magic("drift", "t.nope --lab lab")
     ip.user_ns.pop("_", None)
@@ -376,3 +377,43 @@ def test_heavy_hitters_are_not_guessed_from_a_top_list_that_ends_above_their_sha
     complete = TopValues((("a", 50), ("b", 46), ("c", 4)), rows=100, nulls=0, mode="exact", k=3)
     assert drift.top_value_hitters(complete, "string") == {"a": 0.5, "b": 0.46}
     assert drift.top_values_psi(complete, complete) == 0
+
+
+def test_across_partitions_shows_each_days_latest_state_against_the_day_before(lab):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
+    rng = np.random.default_rng(3)
+    days = {"ds=2026-11-01": rng.integers(0, 1000, 2000), "ds=2026-11-02": rng.integers(0, 1000, 2000),
+            "ds=2026-11-03": rng.integers(500, 1500, 2000)}  # the third day moved up by half its range
+    for name, values in days.items():
+        lab.write("t", pd.DataFrame({"x": values}), partition={"ds": name.split("=")[1]})
+    lab.write("t", pd.DataFrame({"x": [5000]}), partition={"ds": "2026-11-01"})  # a later state of day one
+
+    across = lab.across_partitions("t", "x")
+    assert list(across["partition"]) == list(days)
+    first = np.append(days["ds=2026-11-01"], 5000)
+    assert (across["rows"].iloc[0], across["max"].iloc[0]) == (len(first), 5000)  # its latest state
+    assert list(across["min"]) == [int(first.min()), int(days["ds=2026-11-02"].min()),
+                                   int(days["ds=2026-11-03"].min())]
+    assert across["psi"].iloc[0] is None and across["psi"].iloc[1] < 0.1 < 0.25 < across["psi"].iloc[2]
+    assert list(lab.across_partitions("t", "x", limit=2)["partition"]) == list(days)[1:]
+    assert list(across["accurate"]) == [True, True, True]
+    lab.set("hive.stats.column.autogather", False)
+    lab.write("t", pd.DataFrame({"x": [7]}), partition={"ds": "2026-11-02"})  # its state no longer describes it
+    lab.set("hive.stats.column.autogather", True)
+    stale = lab.across_partitions("t", "x")
+    assert list(stale["accurate"]) == [True, False, True] and "write" in stale["reason"].iloc[1]
+
+    ip = InteractiveShell.instance()
+    ip.user_ns["lab"] = lab
+    ip.run_line_magic("load_ext", "colstats_lab")
+    view = ip.run_line_magic("drift", "t.x --lab lab")  # a partitioned table: across its partitions first
+    assert "across partitions" in view.header.value and list(view.figure.data[0].x) == list(days)
+    assert "1 not accurate now" in view.header.value
+    assert list(view.figure.data[0].marker.symbol) == ["circle", "circle-open", "circle"]
+    with pytest.raises(Exception, match="is not partitioned"):
+        lab.sql("CREATE TABLE flat (x BIGINT)")
+        lab.across_partitions("flat", "x")
+    ip.user_ns.pop("_", None)

@@ -135,9 +135,23 @@ def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | 
         where.append("PART_NAME IS ?")
         args.append(part_name)
     rows = conn.execute(_SELECT + "WHERE " + " AND ".join(where) + " ORDER BY HISTORY_ID", args).fetchall()
-    return [(r["PART_NAME"], StatsState(r["HISTORY_ID"], row_to_obj(r), r["NUM_ROWS"], r["TXN_ID"], r["WRITE_ID"],
-                                        r["CAUSE"], r["RECORDED_AT"], r["LAST_ANALYZED"],
-                                        TopValues.from_json(r["TOP_VALUES"]))) for r in rows]
+    return [(r["PART_NAME"], _state(r)) for r in rows]
+
+
+def _state(r) -> StatsState:
+    return StatsState(r["HISTORY_ID"], row_to_obj(r), r["NUM_ROWS"], r["TXN_ID"], r["WRITE_ID"], r["CAUSE"],
+                      r["RECORDED_AT"], r["LAST_ANALYZED"], TopValues.from_json(r["TOP_VALUES"]))
+
+
+def read_latest_states(conn, tbl_id: int, column: str, limit: int, engine: str = HIVE
+                       ) -> list[tuple[str | None, StatsState]]:
+    """(partition, state) pairs of the latest kept state of a column in each of the last `limit` partitions
+    by name, in name order."""
+    rows = conn.execute(
+        _SELECT + "WHERE HISTORY_ID IN (SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND "
+        "COLUMN_NAME = ? AND ENGINE = ? AND PART_NAME IS NOT NULL GROUP BY PART_NAME ORDER BY PART_NAME DESC "
+        "LIMIT ?) ORDER BY PART_NAME", (tbl_id, column.lower(), engine, limit)).fetchall()
+    return [(r["PART_NAME"], _state(r)) for r in rows]
 
 
 def prune_history(conn, keep: int) -> int:
@@ -188,6 +202,19 @@ class HistoryAPI:
                 self.get_partition(db_name, table_name, part_name)
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             return read_history(conn, tbl_id, col_name, part_name, engine)
+
+    def get_latest_partition_states(self, db_name: str, table_name: str, col_name: str, limit: int = 365
+                                    ) -> list[tuple[str | None, StatsState]]:
+        """(partition, state) pairs: the latest kept state of a column's statistics in each of the last
+        `limit` partitions by name, in name order. Raises NoSuchObjectException naming an unknown table or
+        column, InvalidInputException for a limit that is not a positive whole number."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInputException(f"limit takes a whole number of at least 1, not {limit!r}")
+        with self.snapshot() as conn:
+            table = self.get_table(db_name, table_name)
+            self._check_columns_exist(table, [col_name])
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            return read_latest_states(conn, tbl_id, col_name, limit)
 
     def keep_top_values(self, db_name: str, table_name: str, col_name: str,
                         counted: dict[str | None, TopValues]) -> list[str | None]:

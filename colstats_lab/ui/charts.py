@@ -295,24 +295,32 @@ def _plotted(value):
 
 
 
-def history_figure(history: pd.DataFrame, title: str) -> go.Figure:
+def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at") -> go.Figure:
     """A column's kept states over time: the null fraction, the distinct values, where the states have
     sketches the median with Q1 to Q3 shaded, and the PSI of each state against the one before it (sketches,
-    or the top values skew reports kept); a point per state, its write ID and cause on hover."""
+    or the top values skew reports kept); a point per state, its write ID and cause on hover. `along` is the
+    x axis: the time each state was stored, or "partition" for the latest state of each partition."""
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=4, cols=1, shared_xaxes=True, vertical_spacing=0.05,
                         subplot_titles=("null fraction", "distinct values", "median (Q1 to Q3)",
-                                        "PSI against the state before"))
-    when = list(history["recorded_at"])
+                                        "PSI against the partition before" if along == "partition"
+                                        else "PSI against the state before"))
+    when = list(history[along])
     hover = [f"write {w if w is not None else '-'}: {c}" for w, c in zip(history["write_id"], history["cause"])]
+    if "accurate" in history:  # a state that no longer describes its partition: hollow, with the reason
+        hover = [h if ok is not False else f"{h}<br>not accurate now: {why}"
+                 for h, ok, why in zip(hover, history["accurate"], history["reason"])]
+    symbols = ["circle-open" if ok is False else "circle" for ok in history.get("accurate", [True] * len(history))]
     fig.add_trace(go.Scatter(x=when, y=list(history["null_fraction"]), mode="lines+markers", name="null fraction",
-                             customdata=hover, hovertemplate="%{y:.2%}<br>%{customdata}<extra></extra>"), row=1, col=1)
+                             marker=dict(symbol=symbols, size=8), customdata=hover,
+                             hovertemplate="%{y:.2%}<br>%{customdata}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Scatter(x=when, y=list(history["ndv"]), mode="lines+markers", name="distinct values",
-                             customdata=hover, hovertemplate="%{y:,}<br>%{customdata}<extra></extra>"), row=2, col=1)
+                             marker=dict(symbol=symbols, size=8), customdata=hover,
+                             hovertemplate="%{y:,}<br>%{customdata}<extra></extra>"), row=2, col=1)
     sketched = history[history["median"].notna()]
     if len(sketched):
-        at = list(sketched["recorded_at"])
+        at = list(sketched[along])
         fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["q3"]], mode="lines", line=dict(width=0),
                                  showlegend=False, hoverinfo="skip"), row=3, col=1)
         fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["q1"]], mode="lines", line=dict(width=0),
@@ -322,10 +330,12 @@ def history_figure(history: pd.DataFrame, title: str) -> go.Figure:
                                  name="median"), row=3, col=1)
     shifted = history[history["psi"].notna()]
     if len(shifted):
-        fig.add_trace(go.Scatter(x=list(shifted["recorded_at"]), y=list(shifted["psi"]), mode="lines+markers",
+        fig.add_trace(go.Scatter(x=list(shifted[along]), y=list(shifted["psi"]), mode="lines+markers",
                                  name="PSI", customdata=[h for h, kept in zip(hover, history["psi"].notna()) if kept],
                                  hovertemplate="PSI %{y:.3f}<br>%{customdata}<extra></extra>"), row=4, col=1)
     fig.update_layout(title=title, height=780, margin=dict(l=60, r=20, t=70, b=40), template="plotly_white",
                       showlegend=False)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(rangemode="tozero", row=2, col=1)  # a steady count reads as steady, not as noise
+    fig.update_yaxes(rangemode="tozero", tickformat=".2~g", row=4, col=1)
     return fig

@@ -1,9 +1,11 @@
 """The drift view: one column's statistics over time, from the states the history keeps (null fraction,
-distinct values and the quartiles at each write and ANALYZE), and the outcomes of its rules."""
+distinct values, the quartiles and the PSI at each write and ANALYZE), or across the table's partitions
+(each one's latest state, against the partition before it), and the outcomes of its rules."""
 from __future__ import annotations
 
 import ipywidgets as widgets
 
+from ..metastore import InvalidInputException
 from ..metastore.levels import TABLE_LEVEL
 from . import charts
 from . import format as fmt
@@ -12,9 +14,12 @@ from .widgets import LevelPicker, View, html_table, register
 
 @register("drift")
 class DriftView(View):
-    """A column's kept states as timelines, at the table level or one partition, with its rules' outcomes."""
+    """A column's kept states as timelines, at the table level or one partition, or each partition's latest
+    state in name order (`along`: "time" or "partitions"; by default partitions for a partitioned table
+    when no partition is asked for), with its rules' outcomes."""
 
-    def __init__(self, lab, table: str, column: str | None = None, partition: str | None = None):
+    def __init__(self, lab, table: str, column: str | None = None, partition: str | None = None,
+                 along: str | None = None):
         super().__init__()
         self.lab = lab
         self.table = lab.resolve(table)
@@ -24,11 +29,23 @@ class DriftView(View):
         self.column = widgets.Dropdown(options=names, value=column.lower() if column else names[0],
                                        description="Column", layout=widgets.Layout(width="420px"))
         self.picker = LevelPicker("Level", TABLE_LEVEL, self._find_partitions, partition)
+        # over time: one cell's kept states; across partitions: each partition's latest (daily data drifting)
+        if along not in (None, "time", "partitions"):
+            raise InvalidInputException(f"along is time or partitions, not {along!r}")
+        if along == "partitions" and not self.table.is_partitioned:
+            raise InvalidInputException(f"{self.table.qualified_name} is not partitioned: its drift is over time")
+        if along is None:  # a daily table drifts from day to day: shown first unless a partition was asked for
+            along = "partitions" if self.table.is_partitioned and partition is None else "time"
+        self.along = widgets.ToggleButtons(options=[("over time", "time"), ("across partitions", "partitions")],
+                                           value=along, description="Show")
+        self.along.layout.display = None if self.table.is_partitioned else "none"
         self.chart = widgets.Output()
         self.rules_html = widgets.HTML()
         self.column.observe(lambda change: self.refresh(), names="value")
         self.picker.dropdown.observe(lambda change: self.refresh(), names="value")
-        self.children = [self.header, widgets.HBox([self.column]), self.picker.box, self.chart, self.rules_html]
+        self.along.observe(lambda change: self.refresh(), names="value")
+        self.children = [self.header, widgets.HBox([self.column]), self.along, self.picker.box, self.chart,
+                         self.rules_html]
         self.refresh()
 
     def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
@@ -36,26 +53,39 @@ class DriftView(View):
 
     def refresh(self) -> None:
         column, level = self.column.value, self.picker.dropdown.value
-        partition = None if level == TABLE_LEVEL else level
-        self.history = self.result = self.lab.history(self.table.qualified_name, column, partition=partition)
-        where = "whole table" if partition is None else partition
+        across = self.along.value == "partitions"
+        partition = None if level == TABLE_LEVEL or across else level
+        self.picker.box.layout.display = "none" if across else None
+        if across:
+            self.history = self.result = self.lab.across_partitions(self.table.qualified_name, column)
+            stale = int((self.history["accurate"] == False).sum())  # noqa: E712 (None: never judged)
+            where, counted = "across partitions", f"the latest state of {len(self.history):,} partitions" + (
+                f" ({stale:,} not accurate now: hollow points)" if stale else "")
+            title = f"{self.table.tableName}.{column} across partitions (each against the one before)"
+        else:
+            self.history = self.result = self.lab.history(self.table.qualified_name, column, partition=partition)
+            where = "whole table" if partition is None else partition
+            counted, title = f"{len(self.history):,} kept states", f"{self.table.tableName}.{column} · {where} over time"
         self.header.value = (f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}.'
-                             f'{fmt.escape(column)}</b> · {fmt.escape(where)} · {len(self.history):,} kept states'
-                             '</div>')
+                             f'{fmt.escape(column)}</b> · {fmt.escape(where)} · {counted}</div>')
         self.chart.clear_output()
-        self.figure = charts.history_figure(self.history, f"{self.table.tableName}.{column} · {where} over time") \
+        self.figure = charts.history_figure(self.history, title, "partition" if across else "recorded_at") \
             if len(self.history) else None
         if self.figure is not None:
             with self.chart:
                 charts.show(self.figure)
         outcomes = self.lab.expectations(self.table.qualified_name)
-        outcomes = outcomes[(outcomes["column"] == column) & (outcomes["partition"].isna() if partition is None
-                                                              else outcomes["partition"] == partition)]
+        if across:
+            outcomes = outcomes[(outcomes["column"] == column) & outcomes["partition"].notna()].tail(50)
+        else:
+            outcomes = outcomes[(outcomes["column"] == column) & (outcomes["partition"].isna() if partition is None
+                                                                  else outcomes["partition"] == partition)]
         if len(outcomes):
             shown = outcomes.assign(
                 passed=outcomes["passed"].map({True: "pass", False: "FAIL"}), figure=outcomes["figure"].map(_figure),
                 recorded_at=outcomes["recorded_at"].dt.strftime("%Y-%m-%d %H:%M:%S"))[
-                ["recorded_at", "write_id", "rule", "threshold", "figure", "passed"]]
+                (["partition"] if across else []) + ["recorded_at", "write_id", "rule", "threshold", "figure",
+                                                     "passed"]]
             self.rules_html.value = html_table(shown, numeric={"write_id", "figure"})
         else:
             self.rules_html.value = ('<div class="colstats-muted">No rules on this column: '

@@ -130,18 +130,22 @@ class ColstatsMagics(Magics):
     @argument("target", help="table.column, e.g. sales.x")
     @argument("--lab", default=None, help="the variable holding the Lab to use")
     @argument("--partition", default=None, help="a partition instead of the table level, e.g. ds=2026-11-21")
+    @argument("--over-time", action="store_true", help="the table level's states over time, not the partitions")
     @line_magic
     def drift(self, line: str):
-        """`%drift table.column [--partition ds=...] [--lab NAME]`: the column's statistics over time (null
-        fraction, distinct values, quartiles at each kept state) and its rules' outcomes (`lab.expect`). The
-        value is the drift view; `.result` is the history frame."""
+        """`%drift table.column [--partition ds=... | --over-time] [--lab NAME]`: for a partitioned table the
+        latest state of each partition against the partition before; with --partition that partition's states
+        over time, with --over-time the table level's (null fraction, distinct values, quartiles and PSI at
+        each kept state); and the column's rules' outcomes (`lab.expect`). The value is the drift view;
+        `.result` is its frame."""
         args = _arguments(self.drift, line)
         table, dot, column = _unquoted(args.target).rpartition(".")
         if not dot or not table or not column:
             raise UsageError(f"expected table.column, got {args.target!r}")
         lab = self._lab(args.lab)
         with _user_errors():
-            view = lab.view("drift", table, column.strip(), partition=args.partition and _unquoted(args.partition))
+            view = lab.view("drift", table, column.strip(), partition=args.partition and _unquoted(args.partition),
+                            along="time" if args.over_time or args.partition else None)
         return self._returned(view)
 
     @line_cell_magic
