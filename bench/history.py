@@ -1,6 +1,9 @@
 """The cost of keeping statistics history (migration 10's triggers) on a one-partition overwrite and on an
 ANALYZE of the whole table, against the same operations with the history triggers dropped, alternating
-run by run in the same lab; and how much the metastore grows per kept state.
+run by run in the same lab; and how much the metastore grows per kept state. Then what keeping costs on
+the other two paths that store history: a skew report keeping its top values (against the same report
+with the keeping left out) and a REFRESH METADATA keeping its table and partition figures (against the
+same refresh with the recording left out).
 
     .venv/bin/python bench/history.py [--rows 10000000] [--partitions 30] [--runs 3]
 """
@@ -66,6 +69,40 @@ def metastore_only(lab, path: str, runs: int) -> None:
           f"with history, {without * 1000:.0f} ms without (ratio {with_history / without:.2f})")
 
 
+def alternated(runs: int, with_history, without) -> tuple[float, float]:
+    """Median seconds of `with_history()` and `without()` over `runs` alternated pairs."""
+    spent: dict[bool, list[float]] = {True: [], False: []}
+    for run in range(runs):
+        for on in ((True, False) if run % 2 == 0 else (False, True)):
+            spent[on].append(timed(with_history if on else without))
+    return statistics.median(spent[True]), statistics.median(spent[False])
+
+
+def other_paths(lab, runs: int) -> None:
+    """A skew report keeping its top values, and a REFRESH METADATA keeping its figures, each against the
+    same work with the keeping replaced by nothing."""
+    from colstats_lab.commands import skew as skew_command
+    from colstats_lab.metastore import table_metadata
+
+    keep, record = skew_command.keep_top_values, table_metadata.record_metadata_history
+
+    def report(keeping: bool) -> None:
+        skew_command.keep_top_values = keep if keeping else (lambda *args: [])
+        lab.skew("bench", "category", mode="exact")
+
+    def refresh(keeping: bool) -> None:  # dropped first: a full refresh, not one that finds nothing changed
+        table_metadata.record_metadata_history = record if keeping else (lambda *args: None)
+        lab.sql("ANALYZE TABLE bench DROP METADATA IF EXISTS")
+        lab.sql("ANALYZE TABLE bench REFRESH METADATA 'partition' LEVEL")
+
+    lab.set("metastore.enabled", True)
+    for what, work in (("skew report (category, exact)", report), ("REFRESH METADATA 'partition'", refresh)):
+        work(True)  # warm
+        with_history, without = alternated(runs, lambda: work(True), lambda: work(False))
+        print(f"{what:30} keeping {with_history:.2f} s, without {without:.2f} s: ratio {with_history / without:.3f}")
+    skew_command.keep_top_values, table_metadata.record_metadata_history = keep, record
+
+
 def main() -> None:
     args = bench_arguments(runs=3)
     lab = bench_lab(fresh=True)
@@ -104,6 +141,7 @@ def main() -> None:
                              "WHERE HISTORY_ID > (SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY) - ?",
                              (added,)).fetchone()
     grown = checkpointed_size(path) - before_bytes
+    other_paths(lab, args.runs)
     print(f"one ANALYZE kept {added} states ({args.partitions} partitions and the table, 11 columns); the file grew "
           f"{grown / 1024:.0f} KiB: {grown / max(added, 1):.0f} bytes a state (HLL sketch {sizes[0] or 0:.0f} B, "
           f"KLL sketch {sizes[1] or 0:.0f} B on average)")
