@@ -5,10 +5,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import spark_errors
 from ..metastore import InvalidInputException, NoSuchObjectException, Table
-from ..skew import DEFAULT_MODE, SkewReport, skew_report
 from ..metastore.history import TopValues
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore.txn import ValidWriteIdList
+from ..skew import DEFAULT_MODE, SkewReport, skew_report
 from ..skew.report import check_options as check_skew_options
 from ..skew.report import value_as_text
 from ..tables import read_snapshot
@@ -66,4 +66,4 @@ def keep_top_values(session: "Session", meta: Table, report: SkewReport, valid: 
             counted[owner] = TopValues(values, rows, report.null_count(label), report.mode, report.k)
     if not counted:
         return []
-    return session.metastore.keep_top_values(meta.dbName, meta.tableName, column, counted)
+    return session.metastore.keep_top_values(meta.dbName, meta.tableName, column, counted, valid)

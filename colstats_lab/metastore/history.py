@@ -19,6 +19,7 @@ from .stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
 
 if TYPE_CHECKING:
     from .table_metadata import MetadataUnit
+    from .txn import ValidWriteIdList
 
 DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
 HIVE, DRILL = "hive", "drill"  # the engines of kept states: statistics (ANALYZE, writes), REFRESH METADATA
@@ -216,21 +217,22 @@ class HistoryAPI:
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             return read_latest_states(conn, tbl_id, col_name, limit)
 
-    def keep_top_values(self, db_name: str, table_name: str, col_name: str,
-                        counted: dict[str | None, TopValues]) -> list[str | None]:
-        """Keeps the top values a skew report counted, per owner (None: the table level), on the owner's
-        latest statistics state of the column when that state describes the same rows (the caller has
-        judged it accurate for the snapshot the report read); returns the owners they were kept for. One
-        transaction."""
+    def keep_top_values(self, db_name: str, table_name: str, col_name: str, counted: dict[str | None, TopValues],
+                        snapshot: "ValidWriteIdList") -> list[str | None]:
+        """Keeps the top values a skew report counted over `snapshot`, per owner (None: the table level), on
+        the owner's latest statistics state of the column when that state describes the same rows and its
+        writer is in the snapshot (the caller has judged the statistics accurate for it: a commit since then
+        stored a newer state, which keeps none); returns the owners they were kept for. One transaction."""
         kept = []
         with self.transaction() as conn:
             tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
             for owner, top in counted.items():
                 latest = conn.execute(
-                    "SELECT HISTORY_ID, NUM_ROWS FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? AND "
-                    "PART_NAME IS ? AND ENGINE = ? ORDER BY HISTORY_ID DESC LIMIT 1",
+                    "SELECT HISTORY_ID, NUM_ROWS, WRITE_ID FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND "
+                    "COLUMN_NAME = ? AND PART_NAME IS ? AND ENGINE = ? ORDER BY HISTORY_ID DESC LIMIT 1",
                     (tbl_id, col_name.lower(), owner, HIVE)).fetchone()
-                if latest is not None and latest["NUM_ROWS"] == top.rows:
+                if latest is not None and latest["NUM_ROWS"] == top.rows and (
+                        latest["WRITE_ID"] is None or snapshot.is_write_id_valid(latest["WRITE_ID"])):
                     conn.execute("UPDATE COL_STATS_HISTORY SET TOP_VALUES = ? WHERE HISTORY_ID = ?",
                                  (top.to_json(), latest["HISTORY_ID"]))
                     kept.append((owner, latest["HISTORY_ID"]))
