@@ -133,7 +133,9 @@ def test_table_page_builds_each_tab_when_opened_and_refusals_are_one_line(events
             in page.children[TABS.index("Metadata")].children[0].value)
     page.selected_index = TABS.index("Drift")
     drift = page.children[TABS.index("Drift")].children[0]
-    assert len(drift.result) >= 1 and "kept states" in drift.header.value  # the states the writes kept
+    # a partitioned table: each partition's latest kept state, the one another job's file made stale flagged
+    assert list(drift.result["partition"]) == ["ds=d1", "ds=d2"] and list(drift.result["accurate"]) == [True, False]
+    assert "the latest state of 2 partitions (1 not accurate now" in drift.header.value
     page.selected_index = TABS.index("Skew")
     assert page.column.value.startswith("(pick a column") and page.skew_area.children == ()
     events.sql("CREATE TABLE `plain t` (v INT)")  # an unpartitioned table beside partitioned ones
