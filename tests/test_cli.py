@@ -82,6 +82,7 @@ def test_bad_arguments_exit_2_with_the_problem_named(shop, capsys):
     assert exited.value.code == 2
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_check_and_report_run_as_commands_without_starting_spark(shop, tmp_path):
     lab, _ = shop
     lab.sql("ANALYZE TABLE shop.orders COMPUTE STATISTICS FOR ALL COLUMNS")

@@ -134,6 +134,7 @@ def test_relayout_rewrites_a_partition_under_the_current_spec(lab):
     assert '"x":"true"' in flags  # the rewrite gathered its statistics
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_relayout_of_every_partition_in_one_transaction_keeps_every_row_and_its_statistics(lab):
     lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING)")
     days = {"2026-11-21": _rows(120), "2026-11-22": _rows(60, offset=1000), "2026-11-23": _rows(30, offset=5000)}
@@ -290,6 +291,7 @@ def test_list_bucketing_rules(lb, tmp_path):
     assert lb.metastore.get_table("default", "ext").skewedInfo.skewedColValues == [["30"]]
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_partition_values_with_escaped_characters_read_back_from_list_bucketing_directories(lab):
     lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING, hr INT) "
             "SKEWED BY (x) ON (30) STORED AS DIRECTORIES")

@@ -75,6 +75,7 @@ def conditions(draw, depth=2):
     return f"({draw(conditions(depth - 1))}) {shape.upper()} ({draw(conditions(depth - 1))})"
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(condition=conditions(), use_metadata=st.booleans())
 def test_pruned_reads_return_the_full_scans_rows_and_never_prune_a_matching_file(pruned_lab, every_row, condition,

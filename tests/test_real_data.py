@@ -142,6 +142,7 @@ def _unescape(text: str) -> str:
     return parse_part_name(f"ds={text}")[0][1]
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_a_column_of_nulls_only(lab, spark):
     frame = spark.createDataFrame([(i, None, None, f"d{i % 2}") for i in range(6)], "id bigint, x int, s string, ds string")
     end_to_end(lab, spark, "allnull", "id BIGINT, x INT, s STRING", frame, ["x", "s"])
@@ -170,6 +171,7 @@ def test_only_empty_strings(lab, spark):
     assert lab.skew("empties", "s").recommended == [""]
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_a_partition_with_no_rows_and_one_holding_99_percent(lab, spark):
     rows = [(i, i % 7, "big") for i in range(990)] + [(i, 100 + i, "small") for i in range(10)]
     frame = spark.createDataFrame(rows, "id bigint, x int, ds string")

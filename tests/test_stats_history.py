@@ -296,6 +296,7 @@ def test_heavy_hitters_entering_and_leaving_are_read_off_the_two_sketches():
     assert drift.compare(state(then), len(then), state(then), len(then)).hitters_entering == ()
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_each_refresh_metadata_keeps_the_table_and_partition_figures_as_metadata_states(lab):
     lab.sql("CREATE TABLE t (x BIGINT, s STRING) PARTITIONED BY (ds STRING)")
     day_a = pd.DataFrame({"x": pd.Series([3, None, 7], dtype="Int64"), "s": ["p", None, "q"]})
@@ -336,6 +337,7 @@ def _top_psi(before: pd.Series, after: pd.Series, k: int) -> float:
                for e, a in zip(expected, actual))
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_a_skew_report_keeps_top_values_on_fresh_states_and_compare_measures_strings_by_them(lab):
     lab.sql("CREATE TABLE t (s STRING) PARTITIONED BY (ds STRING)")
     rng = np.random.default_rng(11)
@@ -379,6 +381,7 @@ def test_heavy_hitters_are_not_guessed_from_a_top_list_that_ends_above_their_sha
     assert drift.top_values_psi(complete, complete) == 0
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_across_partitions_shows_each_days_latest_state_against_the_day_before(lab):
     from IPython.core.interactiveshell import InteractiveShell
 

@@ -77,6 +77,7 @@ def test_row_group_level_every_level_equals_the_rows(ext):
     assert table.last_modified == max(int(os.stat(p).st_mtime * 1000) for p in files)
 
 
+@pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
 def test_footer_fast_path_equals_a_spark_scan(ext, spark):
     lab, root, files = ext
     outcome = lab.sql("ANALYZE TABLE events COLUMNS (id, x, note, d, ts) REFRESH METADATA 'ROW_GROUP' LEVEL").details
