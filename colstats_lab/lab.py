@@ -323,11 +323,10 @@ class Lab:
         """Every kept state of a column's statistics at the table level or in one partition (by name), oldest
         first: when it was stored (UTC), by which transaction and write ID and why, the rows it describes,
         nulls, null fraction, NDV, min, max, quartiles, and the top values (value, count) where a skew report
-        counted the rows the state describes (`lab.skew` of that column, its statistics accurate then). The
-        metastore keeps each state as it is stored
-        (writes, ANALYZE, merges); `lab.clean()` keeps the last `colstats.history.keep` per cell. With
-        `source="metadata"`, the states each REFRESH METADATA kept (its TABLE unit and each partition's).
-        No Spark."""
+        counted the rows the state describes (`lab.skew` of that column, its statistics accurate then), and
+        the PSI against the state before. The metastore keeps each state as it is stored (writes, ANALYZE,
+        merges); `lab.clean()` keeps the last `colstats.history.keep` per cell. With `source="metadata"`, the
+        states each REFRESH METADATA kept (its TABLE unit and each partition's). No Spark."""
         return frames.history_frame(self.metastore, self.resolve(name), column, partition, source)
 
     def across_partitions(self, name: str, column: str, limit: int = 365) -> pd.DataFrame:
@@ -346,8 +345,7 @@ class Lab:
         naive); `now` None is the latest. Columns: the null fraction then, now and its change, the NDV and
         its relative change, min and max and whether a new one appeared, the PSI of the two KLL sketches (or,
         for strings, of the top values skew reports kept), and the heavy hitters entering and leaving
-        (metastore/drift.py); `source="metadata"` compares the states
-        REFRESH METADATA kept. No Spark."""
+        (metastore/drift.py); `source="metadata"` compares the states REFRESH METADATA kept. No Spark."""
         return frames.compare_frame(self.metastore, self.resolve(name), then, now, source)
 
     def expect(self, name: str, column: str, **rules) -> pd.DataFrame:

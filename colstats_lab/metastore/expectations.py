@@ -21,7 +21,7 @@ from typing import Any
 from ..coltypes import parse_type
 from .drift import null_fraction, states_psi
 from .exceptions import InvalidInputException
-from .history import HIVE, StatsState, read_history
+from .history import HIVE, StatsState, read_states_up_to
 from .merge import spark_order
 from .stats_rows import text_to_value
 
@@ -99,11 +99,8 @@ def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = No
         tbl_id, column, part_name, engine = conn.execute(
             "SELECT TBL_ID, COLUMN_NAME, PART_NAME, ENGINE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?",
             (history_id,)).fetchone()
-        states = read_history(conn, tbl_id, column, part_name, engine)
-        at = next(i for i, (_, s) in enumerate(states) if s.history_id == history_id)
-        state = states[at][1]
-        previous = states[at - 1][1] if at > 0 else _previous_partition(conn, tbl_id, column, part_name, engine,
-                                                                        history_id)
+        state, *before = read_states_up_to(conn, tbl_id, column, part_name, engine, history_id, 2)
+        previous = before[0] if before else _previous_partition(conn, tbl_id, column, part_name, engine, history_id)
         kind = state.stats.statsData.kind
         for expectation_id, rules in conn.execute(
                 "SELECT EXPECTATION_ID, RULES FROM STATS_EXPECTATIONS WHERE TBL_ID = ? AND COLUMN_NAME = ?",
@@ -127,8 +124,8 @@ def _previous_partition(conn, tbl_id: int, column: str, part_name: str | None, e
                        (tbl_id, column, engine, part_name, before_id)).fetchone()
     if row[0] is None:
         return None
-    earlier = [s for _, s in read_history(conn, tbl_id, column, row[0], engine) if s.history_id < before_id]
-    return earlier[-1] if earlier else None
+    earlier = read_states_up_to(conn, tbl_id, column, row[0], engine, before_id - 1, 1)
+    return earlier[0] if earlier else None
 
 
 def _figure_text(figure) -> str | None:

@@ -144,6 +144,16 @@ def _state(r) -> StatsState:
                       r["RECORDED_AT"], r["LAST_ANALYZED"], TopValues.from_json(r["TOP_VALUES"]))
 
 
+def read_states_up_to(conn, tbl_id: int, column: str, part_name: str | None, engine: str, history_id: int,
+                      count: int) -> list[StatsState]:
+    """The last `count` kept states of one cell stored at or before `history_id`, newest first: a state and
+    the ones before it without reading the cell's whole history."""
+    rows = conn.execute(_SELECT + "WHERE TBL_ID = ? AND COLUMN_NAME = ? AND PART_NAME IS ? AND ENGINE = ? AND "
+                        "HISTORY_ID <= ? ORDER BY HISTORY_ID DESC LIMIT ?",
+                        (tbl_id, column.lower(), part_name, engine, history_id, count)).fetchall()
+    return [_state(r) for r in rows]
+
+
 def read_latest_states(conn, tbl_id: int, column: str, limit: int, engine: str = HIVE
                        ) -> list[tuple[str | None, StatsState]]:
     """(partition, state) pairs of the latest kept state of a column in each of the last `limit` partitions
