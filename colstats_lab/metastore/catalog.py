@@ -460,6 +460,15 @@ class CatalogAPI:
             conn.execute("DELETE FROM SDS WHERE SD_ID = ?", (part_row["SD_ID"],))
             return part
 
+    def set_partition_locations(self, db_name: str, table_name: str, locations: dict[str, str]) -> None:
+        """Points partitions (by name) at new directories: an external table's partitions as the catalog
+        that owns them places them."""
+        with self.transaction() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            conn.executemany(
+                "UPDATE SDS SET LOCATION = ? WHERE SD_ID = (SELECT SD_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?)",
+                [(location, tbl_id, name) for name, location in locations.items()])
+
     def alter_partition_params(self, db_name: str, table_name: str, part_name: str,
                                updates: dict[str, str | None], write_id: int | None = None,
                                valid_write_ids: ValidWriteIdList | None = None) -> bool:

@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
-from ..metastore import Metastore, Partition, Table, ValidWriteIdList
+from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
 from ..files import DataFile, decoded_uri_path, list_data_files, parquet_reader
 from .layout import admitted_dirs
 
@@ -66,6 +66,8 @@ def snapshot_files(metastore: Metastore, table: Table, valid: ValidWriteIdList,
         partitions = metastore.get_partitions(table.dbName, table.tableName)
     out = []
     for part in partitions:
+        if not part.location:  # a catalog's partition whose location was never fetched: reading it would find nothing
+            raise MetaException(f"partition {part.partName} of {table.qualified_name} has no location yet")
         dirs = _dirs(table, part.location, valid)
         out.append(PartitionFiles(part, dirs, [f for d in dirs for f in list_data_files(d)]))
     return out
@@ -87,6 +89,8 @@ def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]
         return spark.createDataFrame([], schema)
     if any(_in_subdirectory(p) for p in parts):
         return _read_by_partition(spark, table, parts)
+    if any(_elsewhere(table, p) for p in parts):
+        return _read_by_file(spark, table, parts)
     reader = parquet_reader(spark, schema).option("basePath", table.location)
     return reader.parquet(*files).select(*[f"`{f.name}`" for f in schema.fields])
 
@@ -95,6 +99,31 @@ def _in_subdirectory(part: PartitionFiles) -> bool:
     return any(os.path.dirname(f.path) not in part.dirs for f in part.files)
 
 
+
+
+def _elsewhere(table: Table, part: PartitionFiles) -> bool:
+    """A partition whose directory is not `<table>/<k=v...>`: a catalog placed it (Hive's ALTER PARTITION
+    SET LOCATION, or ADD PARTITION ... LOCATION), so its path says nothing of its values."""
+    if part.partition is None or table.tableType != "EXTERNAL_TABLE":
+        return False
+    return os.path.normpath(part.partition.location) != os.path.normpath(os.path.join(table.location,
+                                                                                        part.partition.partName))
+
+
+def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
+    """Partitions at locations of their own: the files are read without partition discovery (which would take
+    values from the paths, or refuse paths that do not agree), and each row's partition values come from
+    the partition its file belongs to (`_metadata.file_path`, decoded)."""
+    data_schema = T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols])
+    files = [f.path for p in parts for f in p.files]
+    frame = parquet_reader(spark, data_schema).option("recursiveFileLookup", "true").parquet(*files)
+    path = decoded_uri_path(F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", ""))
+    keys = []
+    for index, key in enumerate(table.partitionKeys):
+        pairs = [item for p in parts if p.partition is not None for f in p.files
+                 for item in (F.lit(os.path.normpath(f.path)), F.lit(p.partition.values[index]))]
+        keys.append(F.element_at(F.create_map(*pairs), path).cast(spark_type(key.type)).alias(key.name))
+    return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys)
 
 
 def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
