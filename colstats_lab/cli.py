@@ -13,10 +13,19 @@ import sys
 from .engine import EngineError, check_java
 
 
-def _lab(home: str | None):
+def _lab(args):
+    """The lab on --home, with the catalogs --attach names attached."""
     from .lab import Lab
 
-    return Lab(home=home)
+    lab = Lab(home=args.home)
+    for item in args.attach or []:
+        name, sep, uri = item.partition("=")
+        if not sep:
+            from .metastore import InvalidInputException
+
+            raise InvalidInputException(f"--attach takes NAME=thrift://host:port, not {item!r}")
+        lab.attach(name, uri)
+    return lab
 
 
 def cmd_check_java(_args) -> int:
@@ -31,7 +40,7 @@ def cmd_check_java(_args) -> int:
 def cmd_demo(args) -> int:
     from .demo import DEMO_TABLE, build_demo
 
-    lab = _lab(args.home)
+    lab = _lab(args)
     built = build_demo(lab)
     print(f"{'Built' if built else 'Found'} demo table {DEMO_TABLE} in {lab.home}")
     print(lab.sql(f"ANALYZE TABLE {DEMO_TABLE} COMPUTE STATISTICS FOR ALL COLUMNS").message)
@@ -79,9 +88,8 @@ def cmd_dashboard(args) -> int:
 def cmd_sql(args) -> int:
     from .errors import ColstatsError
 
-    lab = _lab(args.home)
     try:
-        print(lab.sql(args.statement))
+        print(_lab(args).sql(args.statement))
     except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
@@ -107,7 +115,7 @@ def cmd_analyze(args) -> int:
 
     try:
         statement = analyze_statement(args)
-        result = _lab(args.home).sql(statement)
+        result = _lab(args).sql(statement)
     except (ColstatsError, ValueError) as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
@@ -122,8 +130,8 @@ def cmd_check(args) -> int:
     Spark, the metastore and, for external tables, a listing of their files."""
     from .errors import ColstatsError
 
-    lab = _lab(args.home)
     try:
+        lab = _lab(args)
         names = args.tables or [f"{args.db}.{t}" for t in lab.metastore.get_tables(args.db)]
         frames = {name: lab.stats_frame(name) for name in names}
     except ColstatsError as exc:
@@ -150,7 +158,18 @@ def cmd_report(args) -> int:
     from .errors import ColstatsError
 
     try:
-        print(_lab(args.home).report(args.table, args.output))
+        print(_lab(args).report(args.table, args.output))
+    except ColstatsError as exc:
+        print(f"colstats-lab: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_publish(args) -> int:
+    from .errors import ColstatsError
+
+    try:
+        print(_lab(args).publish(args.table).message)
     except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
@@ -160,6 +179,8 @@ def cmd_report(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="colstats-lab", description=__doc__)
     parser.add_argument("--home", default=None, help="the lab's folder (default ./.colstats)")
+    parser.add_argument("--attach", action="append", metavar="NAME=URI",
+                        help="attach a Hive Metastore (hms=thrift://host:9083): its tables are NAME.db.t")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("check-java", help="say whether a suitable Java is installed").set_defaults(func=cmd_check_java)
     sub.add_parser("demo", help="build the demo table, analyze it, print its statistics").set_defaults(func=cmd_demo)
@@ -191,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("table")
     report.add_argument("output", help="a path ending .html or .json")
     report.set_defaults(func=cmd_report)
+    publish = sub.add_parser("publish", help="write the lab's accurate statistics of an attached HMS table into "
+                                              "that HMS (withdrawing what went stale)")
+    publish.add_argument("table", help="NAME.db.t of a catalog attached with --attach")
+    publish.set_defaults(func=cmd_publish)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -11,6 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 from . import engine, frames
 from .analyze.stale import staleness_frame
 from .interop import exchange
+from .interop.hms_client import HiveMetastoreClient
 from .metastore import (
     DEFAULT_DB,
     InvalidInputException,
@@ -30,6 +31,7 @@ from .sql import parse
 from .sql.statements import Statement
 from .commands import execute, reads
 from .commands import analyze as analyze_commands
+from .commands import catalogs
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
 from .pruning import PruningReport, StatsAnswer
@@ -84,6 +86,7 @@ class Lab:
         self._master, self._remote, self._spark_conf = master, remote, spark_conf
         self.current_db = DEFAULT_DB
         self._options: dict[str, Any] = {}
+        self.catalogs: dict[str, HiveMetastoreClient] = {}
         Lab._current = self
 
     @classmethod
@@ -206,6 +209,9 @@ class Lab:
         Table is read again by its name. Raises NoSuchObjectException naming an unknown one."""
         if isinstance(name, Table):
             return self.metastore.get_table(name.dbName, name.tableName)
+        in_catalog = catalogs.split_catalog_name(self, name)
+        if in_catalog is not None:
+            return catalogs.catalog_table(self, in_catalog)
         return self.metastore.get_table(*split_table_name(name, self.current_db))
 
     def write(self, name: str, data, partition: dict | None = None, mode: str = "append",
@@ -416,6 +422,32 @@ class Lab:
         (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
         """
         return table_commands.register_external(self, name, path, format, partition_types)
+    # ---- attached catalogs ----------------------------------------------------------------
+
+    def attach(self, name: str, uri: str) -> None:
+        """Attaches the Hive Metastore at `uri` (`thrift://host:9083`) as catalog `name`: its tables are then
+        `name.db.t` in statements (`SHOW TABLES IN name.db`, `DESCRIBE FORMATTED name.db.t c`, `ANALYZE TABLE
+        name.db.t ...`) and methods. The lab reads their schema, partitions and locations from the HMS (a
+        partition's location only when it is used), their rows with Spark, and keeps their statistics as an
+        external table's in the lab database `name_db`. Raises MetastoreUnreachable naming the URI."""
+        catalogs.attach(self, name, uri)
+
+    def publish(self, table: str) -> Result:
+        """Writes the lab's statistics of an attached HMS table (`hms.db.t`, or its lab name) into that HMS:
+        partition and table column statistics, `numRows`/`totalSize`/`numFiles`, `COLUMN_STATS_ACCURATE`
+        and Spark's `spark.sql.statistics.*` parameters, of what is accurate now only; what it published
+        before and knows to be stale is withdrawn. Batched calls; nothing written when nothing changed.
+        `.details` is a PublishOutcome (partitions published, withdrawn, unchanged, write calls)."""
+        return catalogs.publish(self, table)
+
+    def engines(self, table: str, partition: str | None = None) -> pd.DataFrame:
+        """What each engine sees of an attached HMS table's statistics: one row per column at the table level
+        (`partition` None), or per partition and column (a partition name, or "*" for every partition): the
+        lab's figures and whether they are accurate (`lab_*`), the column statistics the HMS holds and who
+        wrote them (`hms_*`), Spark's parameters' figures (`spark_*`), whether the HMS's agree with the lab's
+        (`agrees`), and whether the lab's evidence shows them `stale`, with the `reason`."""
+        return catalogs.engines(self, table, partition)
+
     # ---- Spark's catalog ------------------------------------------------------------------
 
     def import_spark_stats(self, spark_table: str) -> Result:
@@ -467,6 +499,8 @@ class Lab:
         return self.view("skew", table, column, k=k, partition=partition, min_share=min_share, mode=mode)
 
     def close(self) -> None:
+        for client in self.catalogs.values():
+            client.close()
         self.metastore.close()
         if getattr(self, "_engine", None) is not None:
             self._engine.dispose()

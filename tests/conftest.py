@@ -34,3 +34,13 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def hms_uri(tmp_path_factory):
+    """A real Hive Metastore 2.3 (pyspark's jars, embedded Derby) on 127.0.0.1, one for the test session."""
+    import hms_server
+
+    process, uri = hms_server.start(str(tmp_path_factory.mktemp("hms") / "server"))
+    yield uri
+    hms_server.stop(process)

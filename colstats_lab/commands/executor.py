@@ -28,6 +28,8 @@ from ..result import Result
 from ..skew.spec import check_list_bucketing, skewed_clause, skewed_info, with_locations
 from ..tables.list_bucketing import check_partition_values
 from ..sql import statements as st
+from ..sql.parser import SPARK_CATALOG
+from . import catalogs
 from .describe import describe
 from .reads import planned_read, snapshot_parts, stats_answer
 from .tables import register_external
@@ -44,15 +46,35 @@ def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None
     """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
     stored when it commits), or a transaction of their own."""
     named = getattr(stmt, "table", None)
-    if isinstance(named, st.TableName) and named.catalog and not isinstance(stmt, st.Analyze):
+    if isinstance(named, st.TableName) and named.catalog and named.catalog != SPARK_CATALOG:
+        stmt = _on_catalog_table(lab, stmt, named)
+    elif isinstance(named, st.TableName) and named.catalog and not isinstance(stmt, st.Analyze):
         raise InvalidInputException(f"{named}: Spark's tables are named by ANALYZE TABLE only; once analyzed, "
                                     f"the lab's table is {named.db}.{named.name}")
+    if isinstance(stmt, st.ShowTables) and stmt.catalog:
+        return catalogs.show_tables(lab, stmt)
     if type(stmt) in _TXN_HANDLERS:
         return _TXN_HANDLERS[type(stmt)](lab, stmt, txn)
     handler = _HANDLERS.get(type(stmt))
     if handler is None:
         raise InvalidInputException(f"{type(stmt).__name__} is parsed but not runnable yet")
     return handler(lab, stmt)
+
+
+# statements that read an attached catalog's table; the others would change it, which is its owner's job
+_CATALOG_STATEMENTS = (st.Analyze, st.Describe, st.ShowPartitions)
+
+
+def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -> st.Statement:
+    """The statement on the lab's mirror of an attached catalog's table, followed and with the locations of
+    the partitions it names fetched (fetched again for ANALYZE, which reads their files)."""
+    client = catalogs.client_of(lab, named.catalog or "", stmt.sql, named.catalog_position)
+    if not isinstance(stmt, _CATALOG_STATEMENTS):
+        raise InvalidInputException(f"{named} is a table of the Hive Metastore at {client.uri}: the lab analyzes and "
+                                    "describes it; change it with the engine that owns it")
+    table = catalogs.catalog_table(lab, named, getattr(stmt, "partition", None),
+                                   refetch=isinstance(stmt, st.Analyze))
+    return dataclasses.replace(stmt, table=st.TableName(table.dbName, table.tableName))
 
 
 def _db(lab: "Session", name: str | None) -> str:

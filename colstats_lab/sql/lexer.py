@@ -115,5 +115,6 @@ def _read_backquoted(sql: str, start: int) -> tuple[str, int]:
 
 
 def quoted(name: str) -> str:
-    """`db.t` or `t` as the parser reads it back: each part in backquotes, so odd characters stay a name."""
-    return ".".join(f"`{part.replace('`', '``')}`" for part in name.split(".", 1))
+    """`catalog.db.t`, `db.t` or `t` as the parser reads it back: each part in backquotes, so odd characters
+    stay a name."""
+    return ".".join(f"`{part.replace('`', '``')}`" for part in name.split(".", 2))

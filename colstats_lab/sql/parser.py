@@ -94,7 +94,8 @@ class _Parser:
         return name
 
     def table_name(self) -> st.TableName:
-        """t, db.t, or spark_catalog.db.t: a table of Spark's session catalog."""
+        """t, db.t, or catalog.db.t: a table of Spark's session catalog (spark_catalog) or of a catalog the
+        lab attached (which the statement's run checks)."""
         first_token = self.tok
         first = self.object_name()
         if not self.accept_symbol("."):
@@ -102,10 +103,7 @@ class _Parser:
         second = self.object_name()
         if not self.accept_symbol("."):
             return st.TableName(first, second)
-        if first != SPARK_CATALOG:
-            raise self.error(f"unknown catalog {first_token.text!r}: a three-part name starts with {SPARK_CATALOG} "
-                             "(Spark's session catalog)", first_token)
-        return st.TableName(second, self.object_name(), SPARK_CATALOG)
+        return st.TableName(second, self.object_name(), first, first_token.start - self.tokens[0].start)
 
     def if_not_exists(self) -> bool:
         if self.accept_word("IF"):
@@ -546,6 +544,8 @@ class _Parser:
             stmt = st.ShowTables()
             if self.accept_word("IN", "FROM"):
                 stmt.db = self.object_name("a database name")
+                if self.accept_symbol("."):  # catalog.db: an attached catalog's database
+                    stmt.catalog, stmt.db = stmt.db, self.object_name("a database name")
             return stmt
         if self.accept_word("PARTITIONS"):
             stmt = st.ShowPartitions(table=self.table_name())

@@ -11,7 +11,9 @@ from ..metastore.model import FieldSchema
 class TableName:
     db: str | None
     name: str
-    catalog: str | None = None  # "spark_catalog": Spark's table, registered in the lab on first use
+    # "spark_catalog": Spark's table, registered in the lab on first use; another name: an attached catalog's
+    catalog: str | None = None
+    catalog_position: int = field(default=-1, compare=False)  # the catalog's offset in the statement, for errors
 
     def __str__(self) -> str:
         name = f"{self.db}.{self.name}" if self.db else self.name
@@ -202,6 +204,7 @@ class ShowDatabases(Statement):
 @dataclass
 class ShowTables(Statement):
     db: str | None = None
+    catalog: str | None = None  # an attached catalog (SHOW TABLES IN hms.db)
 
 
 @dataclass

@@ -11,6 +11,7 @@ from ..errors import ColstatsError
 from ..lab import Lab
 from ..ui import format as fmt
 from ..ui.drift_view import DriftView
+from ..ui.engines_view import EnginesView
 from ..ui.freshness_view import FreshnessView
 from ..ui.metadata_view import MetadataView
 from ..ui.progress import SparkProgress
@@ -53,7 +54,7 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-TABS = ("Statistics", "Freshness", "Skew", "Pruning", "Drift", "Metadata", "Transactions")
+TABS = ("Statistics", "Freshness", "Skew", "Pruning", "Drift", "Metadata", "Transactions", "Engines")
 
 
 class TablePage(widgets.Tab):
@@ -72,7 +73,7 @@ class TablePage(widgets.Tab):
         if index is None or self.children[index].children:
             return
         builders = (self._statistics, self._freshness, self._skew, self._pruning, self._drift, self._metadata,
-                    self._transactions)
+                    self._transactions, self._engines)
         try:
             content = builders[index]()
         except ColstatsError as exc:
@@ -97,6 +98,15 @@ class TablePage(widgets.Tab):
 
     def _transactions(self):
         return TransactionsView(self.lab, self.table)
+
+    def _engines(self):
+        """An attached HMS's table: what each engine reads of it. The lab's own tables have no other reader."""
+        meta = self.lab.resolve(self.table)
+        if "colstats.catalog" not in meta.parameters:
+            return widgets.HTML('<div class="colstats-header">Only the lab reads this table\'s statistics. Tables of '
+                                'a Hive Metastore attached with <code>lab.attach("hms", "thrift://host:9083")</code> show '
+                                'here what Hive, Trino, Impala and Spark read of them, and publish the lab\'s.</div>')
+        return EnginesView(self.lab, self.table)
 
     def _skew(self):
         meta = self.lab.resolve(self.table)

@@ -1,0 +1,127 @@
+"""Catalogs the lab attaches (a Hive Metastore over Thrift): their tables named `catalog.db.t` in statements
+and methods, mirrored as the lab's external tables, and the lab's statistics published back to them."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from ..errors import ParseError
+from ..interop.hms_client import HiveMetastoreClient
+from ..interop.hms_engines import engines_frame
+from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
+from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, mirror, resolve
+from ..metastore import COLUMN_STATS_ACCURATE, InvalidInputException, NoSuchObjectException, Table
+from ..result import Result
+from ..sql import statements as st
+from ..sql.parser import SPARK_CATALOG
+from ..sql.partition_spec import matching_partitions
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+def attach(session: "Session", name: str, uri: str) -> HiveMetastoreClient:
+    """The work of `Lab.attach`, whose docstring is the reference."""
+    if not isinstance(name, str) or not name.isidentifier() or name.lower() == SPARK_CATALOG:
+        raise InvalidInputException(f"a catalog is attached under a simple name other than {SPARK_CATALOG}, not {name!r}")
+    if not isinstance(uri, str) or not uri.startswith("thrift://"):
+        raise InvalidInputException(f"only Hive Metastores (thrift://host:port) can be attached, not {uri!r}")
+    client = HiveMetastoreClient(uri)
+    previous = session.catalogs.pop(name.lower(), None)
+    if previous is not None:
+        previous.close()
+    session.catalogs[name.lower()] = client
+    return client
+
+
+def client_of(session: "Session", catalog: str, statement: str | None = None, position: int = -1) -> HiveMetastoreClient:
+    """The attached catalog `catalog`; an unknown one is a parse error with its caret when it comes from a
+    statement, else NoSuchObjectException naming it."""
+    client = session.catalogs.get(catalog.lower())
+    if client is not None:
+        return client
+    message = (f"unknown catalog {catalog!r}: attach it first (lab.attach({catalog!r}, 'thrift://host:9083')), "
+               f"or name Spark's session catalog {SPARK_CATALOG}")
+    if statement is not None and position >= 0:
+        raise ParseError(message, statement, position)
+    raise NoSuchObjectException(message)
+
+
+def client_of_mirror(session: "Session", table: Table) -> HiveMetastoreClient:
+    """The HMS a mirror came from: its catalog as attached, or attached again from the URI the mirror
+    recorded (a dashboard, or another process on the same metastore)."""
+    catalog, uri = table.parameters.get(CATALOG_PARAM), table.parameters.get(URI_PARAM)
+    if not catalog or not uri:
+        raise InvalidInputException(f"{table.qualified_name} is not a table of an attached catalog")
+    client = session.catalogs.get(catalog)
+    if client is None or client.uri != uri:
+        client = attach(session, catalog, uri)
+    return client
+
+
+def catalog_table(session: "Session", name: st.TableName, spec: list[st.PartitionSpecItem] | None = None,
+                  refetch: bool = False, statement: str | None = None, fetch: bool = True) -> Table:
+    """The lab's mirror of an attached catalog's table, followed now, with the locations of the partitions
+    `spec` names (all without one) fetched, or fetched again with `refetch`; with `fetch` false, followed by
+    partition names only."""
+    client = client_of(session, name.catalog or "", statement, name.catalog_position)
+    db = name.db or session.current_db
+    source = describe_table(client, (name.catalog or "").lower(), db, name.name)
+    with session.metastore.transaction():
+        table = mirror(session.metastore, client, source)
+    if fetch:
+        names = None
+        if spec and table.is_partitioned:
+            names = [p.partName for p in matching_partitions(session.metastore, table, spec)]
+        resolve(session.metastore, client, table, names, refetch=refetch)
+    return session.metastore.get_table(table.dbName, table.tableName)
+
+
+def split_catalog_name(session: "Session", name: str) -> st.TableName | None:
+    """`catalog.db.t` as a TableName when `catalog` is attached; None for the lab's own names."""
+    if not isinstance(name, str):
+        return None
+    parts = name.strip().lower().split(".")
+    if len(parts) == 3 and all(parts) and parts[0] in session.catalogs:
+        return st.TableName(parts[1], parts[2], parts[0])
+    return None
+
+
+def show_tables(session: "Session", stmt: st.ShowTables) -> Result:
+    client = client_of(session, stmt.catalog or "")
+    db = stmt.db or "default"
+    return Result(stmt, df=pd.DataFrame({"database": f"{stmt.catalog}.{db}", "tab_name": client.get_all_tables(db)}))
+
+
+def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient, str]:
+    """An attached catalog's table named either way (`hms.db.t` or the mirror's lab name), followed by its
+    partition names; its client; its catalog name."""
+    catalog_name = split_catalog_name(session, name)
+    if catalog_name is None:
+        mirror_table = session.resolve(name)
+        client_of_mirror(session, mirror_table)
+        source_db, source_name = mirror_table.parameters[SOURCE_PARAM].split(".", 1)
+        catalog_name = st.TableName(source_db, source_name, mirror_table.parameters[CATALOG_PARAM])
+    table = catalog_table(session, catalog_name, fetch=False)
+    return table, session.catalogs[catalog_name.catalog or ""], str(catalog_name)
+
+
+def publish(session: "Session", name: str) -> Result:
+    """The work of `Lab.publish`, whose docstring is the reference. The partitions it may publish or withdraw
+    are fetched again first: another job may have moved one since the lab read its files."""
+    table, client, qualified = _followed(session, name)
+    if table.is_partitioned:
+        touched = [p.partName for p in session.metastore.get_partitions(table.dbName, table.tableName)
+                   if p.location and (PUBLISHED_PARAM in p.parameters or COLUMN_STATS_ACCURATE in p.parameters)]
+        resolve(session.metastore, client, table, touched, refetch=True)
+    outcome: PublishOutcome = publish_to_hms(session.metastore, client, table, qualified)
+    return Result(message=outcome.message, details=outcome)
+
+
+def engines(session: "Session", name: str, partition: str | None = None) -> pd.DataFrame:
+    """The work of `Lab.engines`, whose docstring is the reference."""
+    table, client, _ = _followed(session, name)
+    if table.is_partitioned:
+        resolve(session.metastore, client, table, None if partition in (None, "*") else [partition])
+    return engines_frame(session.metastore, client, table, partition)

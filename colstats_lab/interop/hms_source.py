@@ -1,0 +1,193 @@
+"""A Hive Metastore's table as a source of the lab's: its schema, partitions and locations read from the
+HMS, its statistics kept in the lab's metastore as an external table's (freshness: the files as
+analyzed), under the lab database `<catalog>_<db>`.
+
+Partitions are followed on each use by their names (one cheap call): names the HMS added are registered,
+names it dropped are dropped with their statistics. A partition's location is fetched only when a
+statement needs that partition (`resolve`): until then it is registered without one, which no read
+accepts (`tables.snapshot` refuses a partition with no location), so one day of a 100,000-partition
+table asks the HMS for that day's partition objects only.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from pymetastore.hive_metastore import ttypes
+
+from ..files import list_data_files
+from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
+from ..metastore.merge import merge_table_level
+from ..metastore.names import make_part_name, parse_part_name
+from .hms_client import HiveMetastoreClient
+
+log = logging.getLogger("colstats_lab.hms")
+
+CATALOG_PARAM = "colstats.catalog"        # the attach name the mirror belongs to
+URI_PARAM = "colstats.catalog.uri"        # the HMS it mirrors
+SOURCE_PARAM = "colstats.catalog.table"   # db.table in that HMS
+
+
+@dataclass(frozen=True)
+class HmsTable:
+    """What the lab needs of an HMS table: its names, local location, columns and partition keys."""
+
+    catalog: str
+    db: str
+    name: str
+    location: str
+    cols: list[FieldSchema]
+    partition_keys: list[FieldSchema]
+    raw: ttypes.Table
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.catalog}.{self.db}.{self.name}"
+
+    @property
+    def lab_db(self) -> str:
+        return lab_database(self.catalog, self.db)
+
+
+def lab_database(catalog: str, db: str) -> str:
+    """The lab database that holds the mirrors of an attached catalog's database `db`."""
+    return f"{catalog}_{db}".lower()
+
+
+def local_path(location: str | None, what: str) -> str:
+    """A location the lab can list and Spark can read: `file:` URIs and plain paths. Other file systems
+    (hdfs://, s3a://) are refused by name: the lab's freshness rule lists files on the local file system."""
+    if not location:
+        raise InvalidInputException(f"{what} has no location")
+    parsed = urlparse(location)
+    if parsed.scheme in ("", "file"):
+        return unquote(parsed.path) if parsed.scheme else location
+    raise InvalidInputException(f"{what} is at {location}: the lab reads tables on local or mounted paths "
+                                "(file:) only, not on " + parsed.scheme)
+
+
+def describe_table(client: HiveMetastoreClient, catalog: str, db: str, name: str) -> HmsTable:
+    """The HMS's table, checked to be one the lab can read; raises naming the table and what it cannot."""
+    raw = client.get_table(db, name)
+    qualified = f"{catalog}.{db}.{name}"
+    params = raw.parameters or {}
+    if raw.tableType == "VIRTUAL_VIEW":
+        raise InvalidInputException(f"{qualified} is a view: the lab analyzes tables")
+    if str(params.get("transactional", "")).lower() == "true":
+        raise InvalidInputException(
+            f"{qualified} is a transactional table: its files hold writes the HMS has not committed or has "
+            "aborted, which the lab cannot tell apart without the HMS's write IDs; it is not analyzed yet")
+    storage = " ".join(filter(None, [raw.sd.inputFormat, raw.sd.serdeInfo.serializationLib if raw.sd.serdeInfo else None,
+                                     params.get("spark.sql.sources.provider")])).lower()
+    if "parquet" not in storage:
+        raise InvalidInputException(f"{qualified} is stored as {raw.sd.inputFormat}: the lab reads Parquet tables only")
+    cols = [FieldSchema(c.name.lower(), c.type.lower(), c.comment) for c in raw.sd.cols]
+    keys = [FieldSchema(c.name.lower(), c.type.lower(), c.comment) for c in raw.partitionKeys or []]
+    return HmsTable(catalog, db.lower(), name.lower(), local_path(raw.sd.location, qualified), cols, keys, raw)
+
+
+def _partition(table: Table, name: str, location: str) -> Partition:
+    """The lab's partition `name` of the mirror at `location` ("" while not fetched), its files counted."""
+    inside = list_data_files(location) if location else []
+    return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)], location=location,
+                     parameters={"numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
+                                 "numRows": "0", "rawDataSize": "0"})
+
+
+def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) -> Table:
+    """The lab's table for the HMS's `source`, registered now when the lab does not have it (again when the
+    HMS's schema changed: statistics of other columns describe nothing the HMS now has), with the HMS's
+    partitions followed by name."""
+    db, name = source.lab_db, source.name
+    if metastore.table_exists(db, name):
+        table = metastore.get_table(db, name)
+        if table.parameters.get(SOURCE_PARAM) != f"{source.db}.{source.name}" or \
+                table.parameters.get(CATALOG_PARAM) != source.catalog:
+            raise InvalidInputException(f"lab table {table.qualified_name} is not the mirror of {source.qualified_name}")
+        same_schema = ([(c.name, c.type) for c in table.cols] == [(c.name, c.type) for c in source.cols]
+                       and [(c.name, c.type) for c in table.partitionKeys] ==
+                       [(c.name, c.type) for c in source.partition_keys])
+        if same_schema and table.location.rstrip("/") == source.location.rstrip("/"):
+            if table.parameters.get(URI_PARAM) != client.uri:
+                metastore.alter_table_params(db, name, {URI_PARAM: client.uri})
+            if table.is_partitioned:
+                follow_partitions(metastore, table, client.get_partition_names(source.db, source.name))
+            return metastore.get_table(db, name)
+        log.warning("%s changed in the HMS (schema or location): its statistics in the lab are dropped and the "
+                    "table registered again", source.qualified_name)
+        metastore.drop_table(db, name)
+    if db not in metastore.get_all_databases():
+        metastore.create_database(db, f"tables of {source.catalog}.{source.db} ({client.uri})", if_not_exists=True)
+    table = Table(db, name, source.cols, source.partition_keys, location=source.location, tableType="EXTERNAL_TABLE",
+                  parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", CATALOG_PARAM: source.catalog,
+                              URI_PARAM: client.uri, SOURCE_PARAM: f"{source.db}.{source.name}"})
+    with metastore.transaction():
+        metastore.create_table(table)
+        if table.is_partitioned:
+            names = client.get_partition_names(source.db, source.name)
+            metastore.add_partitions([_partition(table, n, "") for n in names])
+            metastore.refresh_partitioned_table_params(db, name)
+            metastore.alter_table_params(db, name, {"COLUMN_STATS_ACCURATE": None})
+        else:
+            inside = list_data_files(source.location)
+            metastore.alter_table_params(db, name, {"numFiles": str(len(inside)),
+                                                    "totalSize": str(sum(f.size for f in inside))})
+    return metastore.get_table(db, name)
+
+
+def follow_partitions(metastore: Metastore, table: Table, names: list[str]) -> None:
+    """The lab's partitions of a catalog's table made the catalog's `names`: added ones are registered
+    without a location until fetched, dropped ones are dropped with their statistics (the files are the
+    catalog's)."""
+    with metastore.transaction():
+        have = set(metastore.get_partition_names(table.dbName, table.tableName))
+        dropped = sorted(have - set(names))
+        for name in dropped:
+            metastore.drop_partition(table.dbName, table.tableName, name)
+        added = sorted(set(names) - have)
+        if added:
+            metastore.add_partitions([_partition(table, name, "") for name in added])
+        if added or dropped:
+            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+            # the table level no longer holds what dropped partitions held
+            merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
+            log.info("%s: followed the catalog's partitions: %d added, %d dropped", table.qualified_name,
+                     len(added), len(dropped))
+
+
+def resolve(metastore: Metastore, client: HiveMetastoreClient, table: Table, names: list[str] | None,
+            refetch: bool = False) -> list[ttypes.Partition]:
+    """Fetches the locations of the mirror's partitions `names` (all when None) that it has not fetched yet,
+    or of all of them with `refetch` (another job may have moved one), in batched calls; returns the HMS's
+    partition objects fetched."""
+    if not table.is_partitioned:
+        return []
+    db, source = table.parameters[SOURCE_PARAM].split(".", 1)
+    known = metastore.get_partitions(table.dbName, table.tableName, names)
+    wanted = [p.partName for p in known if refetch or not p.location]
+    if not wanted:
+        return []
+    fetched = client.get_partitions_by_names(db, source, wanted)
+    moved: dict[str, str] = {}
+    current = {p.partName: p.location for p in known}
+    for raw in fetched:
+        name = hms_partition_name(table, raw)
+        location = local_path(raw.sd.location, f"partition {name} of {table.parameters[CATALOG_PARAM]}.{db}.{source}")
+        if current.get(name) != location:
+            moved[name] = location
+    if moved:
+        with metastore.transaction():
+            metastore.set_partition_locations(table.dbName, table.tableName, moved)
+            for name, location in moved.items():
+                inside = list_data_files(location)
+                metastore.alter_partition_params(table.dbName, table.tableName, name, {
+                    "numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside))})
+            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+    return fetched
+
+
+def hms_partition_name(table: Table, raw: ttypes.Partition) -> str:
+    """The name of the HMS's partition `raw` as the lab spells it (Hive's escaping)."""
+    return make_part_name(table.partition_key_names, raw.values)

@@ -1,0 +1,99 @@
+"""The engines view: for a table of an attached Hive Metastore, the lab's figures beside what the HMS holds
+(whoever wrote them) and what Spark's parameters hold, where they disagree and which the lab's evidence
+shows stale; and a button that publishes the lab's accurate figures (withdrawing its stale ones). It
+answers "I ran ANALYZE, why is the plan still bad"."""
+from __future__ import annotations
+
+import ipywidgets as widgets
+import pandas as pd
+
+from ..errors import ColstatsError
+from . import format as fmt
+from .widgets import View, badge, html_table, refusal, register
+
+TABLE_LEVEL = "(table)"
+SHOWN = {"column": "column", "lab": "lab: nulls · NDV · min · max", "lab_badge": "lab", "hms": "HMS: nulls · NDV · min · max",
+         "hms_writer": "HMS written by", "spark": "Spark: rows · NDV · min · max", "verdict": "agrees", "why": "stale?"}
+
+
+def _figures(row, prefix: str) -> str:
+    values = [row[f"{prefix}_{k}"] for k in ("nulls", "ndv", "min", "max")]
+    if all(v is None or (isinstance(v, float) and pd.isna(v)) for v in values):
+        return "—"
+    return " · ".join("–" if v is None or (isinstance(v, float) and pd.isna(v)) else fmt.escape(v) for v in values)
+
+
+def _spark(row) -> str:
+    values = [row["spark_rows"], row["spark_ndv"], row["spark_min"], row["spark_max"]]
+    if all(v is None for v in values):
+        return "—"
+    return " · ".join("–" if v is None else fmt.escape(v) for v in values)
+
+
+def engines_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """`Lab.engines`' frame as the view shows it: one line a column, badges for accuracy and staleness."""
+    rows = []
+    for _, row in frame.iterrows():
+        stale = row["stale"] is True
+        rows.append({
+            "column": fmt.escape(row["column"]), "lab": _figures(row, "lab"),
+            "lab_badge": badge(row["lab_accurate"], row["lab_reason"] or ""),
+            "hms": _figures(row, "hms"), "hms_writer": fmt.escape(row["hms_writer"] or "—"), "spark": _spark(row),
+            "verdict": "—" if row["agrees"] is None else ("yes" if row["agrees"] else
+                                                          f'<span title="{fmt.escape(row["reason"] or "")}">no</span>'),
+            "why": (f'<span class="colstats-badge colstats-stale" title="{fmt.escape(row["reason"] or "")}">stale</span> '
+                    f'{fmt.escape(row["reason"] or "")}') if stale else "",
+        })
+    return pd.DataFrame(rows, columns=list(SHOWN)).rename(columns=SHOWN)
+
+
+@register("engines")
+class EnginesView(View):
+    """What Hive, Trino, Impala and Spark read for one table of an attached HMS, at the table level or one
+    partition, with a button that publishes the lab's accurate figures there."""
+
+    def __init__(self, lab, table: str, partition: str | None = None):
+        super().__init__()
+        self.lab = lab
+        self.table = lab.resolve(table)
+        self.name = table
+        self.partition = widgets.Combobox(placeholder=TABLE_LEVEL, description="Partition",
+                                          options=[TABLE_LEVEL] + lab.find_partitions(self.table.qualified_name)[0]
+                                          if self.table.is_partitioned else [TABLE_LEVEL],
+                                          ensure_option=True, layout=widgets.Layout(width="420px"))
+        self.button = widgets.Button(description="Publish to the HMS", icon="upload", button_style="primary",
+                                     layout=widgets.Layout(width="auto"))
+        self.grid = widgets.HTML()
+        self.partition.observe(lambda change: self.show(change["new"] or None), names="value")
+        self.button.on_click(lambda _: self.publish())
+        self.children = [self.header, widgets.HBox([self.partition, self.button]), self.message, self.grid]
+        self.show(partition)
+
+    def show(self, partition: str | None) -> None:
+        where = self.where = None if partition in (None, TABLE_LEVEL) else partition
+        try:
+            self.frame = self.lab.engines(self.name, where)
+        except ColstatsError as exc:
+            self.children = [self.header, refusal(exc)]
+            return
+        self.result = self.frame
+        disagree = int((self.frame["agrees"] == False).sum())  # noqa: E712 - None (nothing to compare) is neither
+        stale = int((self.frame["stale"] == True).sum())  # noqa: E712
+        source = self.table.parameters.get("colstats.catalog.table", self.table.qualified_name)
+        self.header.value = (
+            f'<div class="colstats-header"><b>{fmt.escape(self.table.parameters.get("colstats.catalog", ""))}.'
+            f'{fmt.escape(source)}</b> at {fmt.escape(self.table.parameters.get("colstats.catalog.uri", ""))} · '
+            f'{where or "table level"} · {fmt.count(len(self.frame))} column(s), {fmt.count(disagree)} where the HMS '
+            f'disagrees with the lab, {fmt.count(stale)} stale by the lab\'s evidence</div>')
+        self.grid.value = html_table(engines_rows(self.frame), raw_html=set(SHOWN.values()) - {"column"},
+                                     wrap={SHOWN["why"]})
+
+    def publish(self) -> None:
+        self.button.disabled = True
+        try:
+            self.say(self.lab.publish(self.name).message)
+        except ColstatsError as exc:  # a viewer sees one line, never a traceback
+            self.say(str(exc))
+        finally:
+            self.button.disabled = False
+        self.show(self.where)
