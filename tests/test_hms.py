@@ -231,7 +231,7 @@ def test_publish_twice_writes_nothing_and_a_stale_partition_is_withdrawn(hms_lab
     time.sleep(1.1)
     write_rows(f"{location}/ds=2026-01-01", rows_of(0, 3), "part-2.parquet")
     view.show("ds=2026-01-01")
-    assert f"{len(COLUMNS)} stale by the lab's evidence" in view.header.value and "files changed" in view.grid.value
+    assert f"{len(COLUMNS)} stale by the lab's evidence" in view.header.value and "files changed" in view.message.value
     view.publish()
     assert "1 withdrawn" in view.message.value and "0 stale" in view.header.value
 
@@ -332,3 +332,40 @@ def test_bad_names_and_servers_are_named(hms_lab, sales, tmp_path, spark):
     with pytest.raises(InvalidInputException, match="thrift://host:port"):
         other.attach("bad", "http://example")
     other.close()
+
+
+def test_the_dashboards_engines_tab_in_a_browser(hms_lab, hms, sales):
+    from playwright.sync_api import sync_playwright
+
+    from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
+    from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
+
+    db, location, _ = sales
+    hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")
+    hms_lab.publish(f"hms.{db}.sales")
+    time.sleep(1.1)
+    write_rows(f"{location}/ds=2026-01-02", rows_of(1, 4), "part-1.parquet")  # another job appends to one day
+    port = free_port()
+    env = {**os.environ, "COLSTATS_HOME": hms_lab.home, "PLOOMBER_STATS_ENABLED": "false"}
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with serving(voila_command(DASHBOARD_NOTEBOOK, port), port, os.path.join(hms_lab.home, "voila.log"), env=env) as url:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
+            page.goto(url, timeout=120_000)
+            page.locator("table.colstats-table").first.wait_for(timeout=120_000)
+            page.locator(".widget-dropdown", has_text="Table").locator("select").select_option(f"hms_{db}.sales")
+            page.locator("table.colstats-table").nth(1).wait_for(timeout=120_000)
+            page.locator(".lm-TabBar-tab", has_text="Engines").click()
+            tab = page.locator(".widget-tab-contents .lm-Widget:visible").first
+            tab.locator("table.colstats-table").wait_for(timeout=60_000)
+            text = tab.inner_text()
+            # the table level: the lab published it, then a partition's files changed: every column stale
+            assert f"hms.{db}.sales at thrift://" in text and f"{len(COLUMNS)} stale by the lab's evidence" in text
+            assert "files changed since the last analyze (1 added" in text
+            tab.locator("button", has_text="Publish to the HMS").click()
+            tab.locator("text=1 withdrawn").wait_for(timeout=60_000)
+            assert "0 stale by the lab's evidence" in tab.inner_text()
+            page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_engines.png"), full_page=True)
+            browser.close()
+    assert "COLUMN_STATS_ACCURATE" not in hms.get_partition_by_name(db, "sales", "ds=2026-01-02").parameters

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pandas as pd
+from sqlglot import exp
 
-from ..errors import ParseError
+from ..errors import ParseError, parse_sql
 from ..interop.hms_client import HiveMetastoreClient
 from ..interop.hms_engines import engines_frame
 from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
@@ -125,3 +126,23 @@ def engines(session: "Session", name: str, partition: str | None = None) -> pd.D
     if table.is_partitioned:
         resolve(session.metastore, client, table, None if partition in (None, "*") else [partition])
     return engines_frame(session.metastore, client, table, partition)
+
+
+def on_mirrors(session: "Session", query):
+    """A query (text or sqlglot tree) with each `catalog.db.t` of an attached catalog replaced by its lab
+    mirror, followed and with every partition's location fetched (a query may read any of them); the
+    query as given when it names none."""
+    if not session.catalogs:
+        return query
+    tree = parse_sql(query) if isinstance(query, str) else query
+    found = [node for node in tree.find_all(exp.Table) if node.catalog and node.catalog.lower() in session.catalogs]
+    if not found:
+        return query
+    tree = tree.copy()
+    for node in list(tree.find_all(exp.Table)):
+        if node.catalog and node.catalog.lower() in session.catalogs:
+            table = catalog_table(session, st.TableName(node.db.lower(), node.name.lower(), node.catalog.lower()))
+            node.set("catalog", None)
+            node.set("db", exp.to_identifier(table.dbName))
+            node.set("this", exp.to_identifier(table.tableName))
+    return tree

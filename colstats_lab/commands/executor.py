@@ -389,6 +389,7 @@ def _set(lab: "Session", stmt: st.SetOption) -> Result:
 
 def _query(lab: "Session", stmt: st.Query, txn) -> Result:
     query = stmt.tree if stmt.tree is not None else stmt.text  # parsed once, by the statement parser
+    query = catalogs.on_mirrors(lab, query)
     answer = stats_answer(lab, query, txn)
     if answer.frame is not None:
         return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)

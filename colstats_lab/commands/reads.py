@@ -13,6 +13,7 @@ from sqlglot import exp
 from .. import frames
 from ..result import Result
 from ..sql.statements import Describe
+from . import catalogs
 from .describe import describe_as_of as describe_column_as_of
 from ..errors import spark_errors
 from ..analyze.refresh_metadata import metadata_file_changes
@@ -82,6 +83,7 @@ def stats_answer(session: "Session", query: str | Any, txn: Transaction | None =
     """The work of `Lab.stats_answer`, whose docstring is the reference."""
     if not session.get("hive.compute.query.using.stats"):
         return StatsAnswer(None, "hive.compute.query.using.stats is off")
+    query = catalogs.on_mirrors(session, query)
     return answer_from_stats(session.metastore, query, session.current_db,
                              lambda table: txn.snapshot(table) if txn else session.snapshot(table.qualified_name))
 
@@ -90,7 +92,7 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
     """The work of `Lab.explain`, whose docstring is the reference."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputException(f"explain takes the text of a SELECT over one lab table, not {query!r}")
-    tree = parse_query(query)
+    tree = catalogs.on_mirrors(session, parse_query(query))
     found = single_table_where(tree)
     if found is None:
         raise InvalidInputException("explain takes a SELECT over one lab table (no joins or subqueries)")

@@ -13,7 +13,7 @@ from .widgets import View, badge, html_table, refusal, register
 
 TABLE_LEVEL = "(table)"
 SHOWN = {"column": "column", "lab": "lab: nulls · NDV · min · max", "lab_badge": "lab", "hms": "HMS: nulls · NDV · min · max",
-         "hms_writer": "HMS written by", "spark": "Spark: rows · NDV · min · max", "verdict": "agrees", "why": "stale?"}
+         "hms_writer": "HMS written by", "spark": "Spark: rows · NDV · min · max", "verdict": "agrees"}
 
 
 def _figures(row, prefix: str) -> str:
@@ -39,10 +39,10 @@ def engines_rows(frame: pd.DataFrame) -> pd.DataFrame:
             "column": fmt.escape(row["column"]), "lab": _figures(row, "lab"),
             "lab_badge": badge(row["lab_accurate"], row["lab_reason"] or ""),
             "hms": _figures(row, "hms"), "hms_writer": fmt.escape(row["hms_writer"] or "—"), "spark": _spark(row),
-            "verdict": "—" if row["agrees"] is None else ("yes" if row["agrees"] else
-                                                          f'<span title="{fmt.escape(row["reason"] or "")}">no</span>'),
-            "why": (f'<span class="colstats-badge colstats-stale" title="{fmt.escape(row["reason"] or "")}">stale</span> '
-                    f'{fmt.escape(row["reason"] or "")}') if stale else "",
+            "verdict": ("—" if row["agrees"] is None else "yes" if row["agrees"] else
+                        f'<span title="{fmt.escape(row["reason"] or "")}">no</span>')
+            + (f' <span class="colstats-badge colstats-stale" title="{fmt.escape(row["reason"] or "")}">stale</span>'
+               if stale else ""),
         })
     return pd.DataFrame(rows, columns=list(SHOWN)).rename(columns=SHOWN)
 
@@ -86,14 +86,19 @@ class EnginesView(View):
             f'{where or "table level"} · {fmt.count(len(self.frame))} column(s), {fmt.count(disagree)} where the HMS '
             f'disagrees with the lab, {fmt.count(stale)} stale by the lab\'s evidence</div>')
         self.grid.value = html_table(engines_rows(self.frame), raw_html=set(SHOWN.values()) - {"column"},
-                                     wrap={SHOWN["why"]})
+                                     wrap={SHOWN["lab"], SHOWN["hms"], SHOWN["spark"]})
+        reasons = self.frame.loc[self.frame["stale"] == True, "reason"].dropna().unique()  # noqa: E712
+        self.say(f"Stale: {reasons[0]}" + (f" (and {len(reasons) - 1} other reason(s): hover a badge)"
+                                           if len(reasons) > 1 else "") if len(reasons) else "")
 
     def publish(self) -> None:
+        """Publishes, then shows what the engines read now and what the publish did."""
         self.button.disabled = True
         try:
-            self.say(self.lab.publish(self.name).message)
+            message = self.lab.publish(self.name).message
         except ColstatsError as exc:  # a viewer sees one line, never a traceback
-            self.say(str(exc))
+            message = str(exc)
         finally:
             self.button.disabled = False
         self.show(self.where)
+        self.say(message)
