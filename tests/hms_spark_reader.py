@@ -25,7 +25,10 @@ def main(home: str, uri: str, table: str, columns: str) -> None:
         "spark.sql.warehouse.dir": f"{home}/spark-warehouse", "spark.sql.shuffle.partitions": "1",
         "spark.sql.cbo.enabled": "true"})
     out = {"described": {c: describe(spark, table, c) for c in columns.split(",")},
-           "plan": plan_rows(spark, f"SELECT * FROM {table}")}
+           "plan": plan_rows(spark, f"SELECT * FROM {table}"),
+           "partition": {r.col_name: r.data_type for r in
+                         spark.sql(f"DESCRIBE TABLE EXTENDED {table} PARTITION (ds = '2026-01-02')").collect()}
+           .get("Partition Statistics")}
     db = table.split(".")[0]
     spark.sql(f"CREATE TABLE {db}.spark_made (k BIGINT, s STRING) USING parquet")
     spark.sql(f"INSERT INTO {db}.spark_made VALUES (1, 'a'), (2, 'bb'), (2, NULL), (7, 'a'), (9, 'cccc')")

@@ -203,6 +203,8 @@ def test_publish_twice_writes_nothing_and_a_stale_partition_is_withdrawn(hms_lab
     write_rows(f"{location}/ds=2026-01-03", rows_of(2, 5), "part-1.parquet")
     withdrawn = hms_lab.publish(f"hms.{db}.sales").details
     assert withdrawn.withdrawn == ["ds=2026-01-03"] and withdrawn.table_withdrawn
+    # every column there was the lab's: one delete for the partition, one for the table, then the two flags
+    assert withdrawn.write_calls == 4
     stats = hms.get_partitions_statistics_req(ttypes.PartitionsStatsRequest(
         db, "sales", ["x", "note"], [f"ds={d}" for d in DAYS])).partStats
     assert sorted(stats) == ["ds=2026-01-01", "ds=2026-01-02"]
@@ -286,6 +288,8 @@ def test_engines_shows_what_other_engines_wrote_and_what_spark_reads(hms_lab, hm
     assert report["described"]["x"]["num_nulls"] == str(x["nulls"])
     assert report["described"]["note"]["max_col_len"] == str(expected(whole, "note", "string")["max_len"])
     assert "rowCount=120" in report["plan"]
+    day = os.path.join(location, "ds=2026-01-02", "part-0.parquet")
+    assert report["partition"] == f"{os.path.getsize(day)} bytes, 40 rows"  # Spark's partition statistics
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.spark_made COMPUTE STATISTICS FOR ALL COLUMNS")
     made = hms_lab.engines(f"hms.{db}.spark_made").set_index("column")
     assert made.loc["k", "spark_ndv"] == 4 and made.loc["k", "spark_rows"] == 5 and made.loc["k", "spark_min"] == "1"

@@ -112,11 +112,12 @@ def publish(session: "Session", name: str) -> Result:
     """The work of `Lab.publish`, whose docstring is the reference. The partitions it may publish or withdraw
     are fetched again first: another job may have moved one since the lab read its files."""
     table, client, qualified = _followed(session, name)
+    fetched = []
     if table.is_partitioned:
         touched = [p.partName for p in session.metastore.get_partitions(table.dbName, table.tableName)
                    if p.location and (PUBLISHED_PARAM in p.parameters or COLUMN_STATS_ACCURATE in p.parameters)]
-        resolve(session.metastore, client, table, touched, refetch=True)
-    outcome: PublishOutcome = publish_to_hms(session.metastore, client, table, qualified)
+        fetched = resolve(session.metastore, client, table, touched, refetch=True)
+    outcome: PublishOutcome = publish_to_hms(session.metastore, client, table, qualified, fetched)
     return Result(message=outcome.message, details=outcome)
 
 

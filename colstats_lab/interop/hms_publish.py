@@ -128,10 +128,11 @@ class _Owner:
 
 
 def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qualified: str,
-            num_bins: int = DEFAULT_NUM_BINS) -> PublishOutcome:
+            fetched: list[ttypes.Partition] | None = None, num_bins: int = DEFAULT_NUM_BINS) -> PublishOutcome:
     """Publishes the lab's accurate statistics of the mirror `table` into the HMS it mirrors and withdraws
     what it published before where they are no longer accurate. The mirror's partitions must be fetched
-    (`hms_source.resolve`) and followed first."""
+    (`hms_source.resolve`) and followed first; `fetched`, the HMS's partition objects that fetch returned,
+    are not asked for again."""
     started = time.perf_counter()
     calls_before = client.write_calls
     db, name = table.parameters[SOURCE_PARAM].split(".", 1)
@@ -142,11 +143,14 @@ def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qua
     if table.is_partitioned:
         compliance = metastore.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])
         owners = _partition_owners(metastore, table, columns, hms_types, compliance)
-        raw_parts = {hms_partition_name(table, p): p for p in client.get_partitions_by_names(db, name, list(owners))}
+        raw_parts = {hms_partition_name(table, p): p for p in fetched or []}
+        missing = [n for n in owners if n not in raw_parts]
+        raw_parts.update({hms_partition_name(table, p): p for p in client.get_partitions_by_names(db, name, missing)}
+                         if missing else {})
         current = client.get_partitions_statistics(db, name, list(owners), columns)
         stats_calls: list[ttypes.ColumnStatistics] = []
         altered: list[ttypes.Partition] = []
-        withdrawals: list[tuple[str, str]] = []
+        withdrawals: list[tuple[str, str | None]] = []
         for part_name, owner in owners.items():
             raw = raw_parts[part_name]
             now = {o.colName: o for o in current.get(part_name, [])}
@@ -158,7 +162,8 @@ def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qua
                 stats_calls.append(ttypes.ColumnStatistics(
                     ttypes.ColumnStatisticsDesc(False, db, name, part_name, int(time.time())), changed))
             gone = sorted(c for c in ours - set(wanted) if c in now)
-            withdrawals += [(part_name, c) for c in gone]
+            # every column there is the lab's to withdraw: one call for all of them (a null column name)
+            withdrawals += [(part_name, None)] if gone and set(gone) == set(now) else [(part_name, c) for c in gone]
             if owner.basic:
                 new_params = _with(params, owner.params)
             else:
@@ -172,7 +177,7 @@ def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qua
                 outcome.published.append(part_name)
             else:
                 outcome.withdrawn.append(part_name)
-        for part_name, column in withdrawals:  # Hive 2.3 has no batched delete
+        for part_name, column in withdrawals:  # Hive 2.3 has no delete of many partitions at once
             client.delete_partition_column_statistics(db, name, part_name, column)
         if stats_calls:
             client.set_aggr_stats_for(stats_calls)
@@ -290,9 +295,7 @@ def _publish_table_level(client: HiveMetastoreClient, raw_table: ttypes.Table, d
     current = {o.colName: o for o in client.get_table_statistics(db, name, columns)} if (owner.basic or ours) else {}
     if owner.basic:
         wanted = {o.colName: o for o in owner.stats}
-        for column in sorted(ours - set(wanted)):
-            if column in current:
-                client.delete_table_column_statistics(db, name, column)
+        _withdraw_table_columns(client, db, name, sorted(c for c in ours - set(wanted) if c in current), current)
         changed = [o for c, o in wanted.items() if current.get(c) != o]
         if changed:
             client.set_aggr_stats_for([ttypes.ColumnStatistics(
@@ -300,11 +303,18 @@ def _publish_table_level(client: HiveMetastoreClient, raw_table: ttypes.Table, d
         new_params = _with(params, owner.params)
         outcome.table_columns = sorted(wanted)
     else:
-        for column in sorted(ours):
-            if column in current:
-                client.delete_table_column_statistics(db, name, column)
+        _withdraw_table_columns(client, db, name, sorted(c for c in ours if c in current), current)
         new_params = _withdrawn(params) if PUBLISHED_PARAM in params else params
         outcome.table_withdrawn = PUBLISHED_PARAM in params
     if new_params != params:
         raw_table.parameters = new_params
         client.alter_table(raw_table)
+
+
+def _withdraw_table_columns(client: HiveMetastoreClient, db: str, name: str, columns: list[str], current: dict) -> None:
+    """Deletes the table-level statistics of `columns`: in one call when they are all the server holds."""
+    if columns and set(columns) == set(current):
+        client.delete_table_column_statistics(db, name, None)
+        return
+    for column in columns:
+        client.delete_table_column_statistics(db, name, column)
