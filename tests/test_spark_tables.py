@@ -72,3 +72,23 @@ def test_spark_table_names_that_cannot_be_analyzed_are_named(lab, spark, spark_t
     with pytest.raises(ParseError) as caught:
         lab.sql(f"ANALYZE TABLE hive.{db}.events COMPUTE STATISTICS")
     assert "unknown catalog 'hive'" in caught.value.message and caught.value.position == len("ANALYZE TABLE ")
+
+
+def test_a_partition_spark_keeps_at_a_location_of_its_own_is_read_there(lab, spark, spark_table, tmp_path):
+    db = spark_table
+    elsewhere = str(tmp_path / "elsewhere" / "day three")
+    spark.createDataFrame([(9, "x"), (None, "y"), (11, None)], "id int, kind string").write.parquet(elsewhere)
+    spark.sql(f"ALTER TABLE {db}.events ADD PARTITION (ds='d3') LOCATION '{elsewhere}'")
+    lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert lab.metastore.get_partition(db, "events", "ds=d3").location == elsewhere
+    figures = _figures(lab, db)
+    assert figures[("ds=d3", "id")] == (9, 11, 1, True)  # not an empty partition read at <table>/ds=d3
+    theirs = spark.sql(f"SELECT count(*) AS n, sum(id) AS s FROM {db}.events").collect()[0]
+    ours = lab.sql(f"SELECT count(*) AS n, sum(id) AS s FROM {db}.events").df.iloc[0]
+    assert (ours.n, ours.s) == (theirs.n, theirs.s) == (8, 31)
+    # Spark moves another day: the lab follows it there
+    moved = str(tmp_path / "moved")
+    spark.createDataFrame([(100, "m")], "id int, kind string").write.parquet(moved)
+    spark.sql(f"ALTER TABLE {db}.events PARTITION (ds='d1') SET LOCATION '{moved}'")
+    lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events PARTITION (ds='d1') COMPUTE STATISTICS FOR COLUMNS id")
+    assert _figures(lab, db)[("ds=d1", "id")] == (100, 100, 0, True)

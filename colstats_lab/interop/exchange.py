@@ -1,6 +1,7 @@
 """Moving statistics between the lab's metastore and Spark's catalog (`Lab.import_spark_stats` / `export_spark_stats`)."""
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -29,16 +30,26 @@ from .spark_catalog import (
 
 def _follow_spark_partitions(metastore: Metastore, table: Table, source: SparkTable) -> None:
     """The lab's partitions of Spark's table made Spark's: those Spark added since (another job's INSERT)
-    are registered, those Spark dropped are dropped with their statistics (the files are Spark's)."""
+    are registered, those Spark dropped are dropped with their statistics (the files are Spark's), and each
+    is where Spark keeps it (ALTER TABLE ... PARTITION ... SET LOCATION, ADD PARTITION ... LOCATION)."""
     with metastore.transaction():
-        have = set(metastore.get_partition_names(table.dbName, table.tableName))
-        dropped = sorted(have - set(source.partition_names))
+        have = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName)}
+        dropped = sorted(set(have) - set(source.partition_names))
         for name in dropped:
             metastore.drop_partition(table.dbName, table.tableName, name)
-        added = sorted(set(source.partition_names) - have)
+        added = sorted(set(source.partition_names) - set(have))
         if added:
-            metastore.add_partitions([external_partition(table, name) for name in added])
-        if added or dropped:
+            metastore.add_partitions([external_partition(table, name, source.partition_locations.get(name))
+                                      for name in added])
+        moved = {name: location for name, location in source.partition_locations.items()
+                 if name in have and os.path.normpath(have[name]) != os.path.normpath(location)}
+        if moved:
+            metastore.set_partition_locations(table.dbName, table.tableName, moved)
+            for name, location in moved.items():
+                inside = list_data_files(location)
+                metastore.alter_partition_params(table.dbName, table.tableName, name, {
+                    "numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside))})
+        if added or dropped or moved:
             metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
             # the table level no longer holds what dropped partitions held
             merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
@@ -64,8 +75,11 @@ def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Ca
                                     "only Parquet tables can be read by the lab")
     if source.database not in metastore.get_all_databases():
         metastore.create_database(source.database)
-    return register_external(source.qualified_name, source.location,
-                             partition_types={c: source.columns[c] for c in source.partition_columns})
+    table = register_external(source.qualified_name, source.location,
+                              partition_types={c: source.columns[c] for c in source.partition_columns})
+    if table.is_partitioned:  # what the directories under its location do not say: partitions placed elsewhere
+        _follow_spark_partitions(metastore, table, source)
+    return table
 
 
 @dataclass(frozen=True)

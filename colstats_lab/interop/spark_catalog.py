@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from pyspark.sql import SparkSession
 
@@ -52,6 +53,7 @@ class SparkTable:
     # partition name (Hive's escaping) -> the partition's statistics, for those Spark keeps any of
     partitions: dict[str, CatalogStatistics] = field(default_factory=dict)
     partition_names: list[str] = field(default_factory=list)  # every partition Spark's catalog has
+    partition_locations: dict[str, str] = field(default_factory=dict)  # partition name -> its directory
 
     @property
     def qualified_name(self) -> str:
@@ -93,18 +95,28 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
                 col_stats[column] = stat
         statistics = CatalogStatistics(int(match.group(1)), None if match.group(2) is None else int(match.group(2)),
                                        col_stats)
-    partitions, partition_names = {}, []
+    partitions, partition_names, partition_locations = {}, [], {}
     if partition_columns:
         for (name,) in spark.sql(f"SHOW PARTITIONS {qualified}").collect():
             partition_names.append(name)
             spec = ", ".join(f"`{k}` = {_quote(v)}" for k, v in parse_part_name(name))
-            rows = {r[0]: r[1] for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} PARTITION ({spec})").collect()}
+            described = spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} PARTITION ({spec})").collect()
+            rows = {r[0]: r[1] for r in described}
+            # the partition's Location comes first; the table's own follows in its storage information
+            where = next((r[1] for r in described if r[0] == "Location"), None)
+            if where:
+                partition_locations[name] = _local(where)
             found = _STATISTICS_ROW.match(rows.get("Partition Statistics") or "")
             if found:
                 partitions[name] = CatalogStatistics(int(found.group(1)),
                                                      None if found.group(2) is None else int(found.group(2)))
     return SparkTable(database, table, location, info.get("Provider"), columns, partition_columns, statistics,
-                      spelled, partitions, partition_names)
+                      spelled, partitions, partition_names, partition_locations)
+
+
+def _local(location: str) -> str:
+    """Spark's `file:` URI of a directory as a path (percent-escapes decoded)."""
+    return unquote(re.sub(r"^file:(//)?", "", location)) if location.startswith("file:") else location
 
 
 def _describe_column(spark: SparkSession, qualified: str, column: str, type_name: str) -> CatalogColumnStat | None:

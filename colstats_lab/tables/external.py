@@ -21,10 +21,11 @@ def partition_directories(path: str, files=None) -> tuple[list[str], list[str]]:
     return keys, directories
 
 
-def external_partition(table: Table, rel: str) -> Partition:
-    """The partition of external `table` in its directory `rel`, with its files counted and its rows
-    unknown (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files."""
-    location = os.path.join(table.location, rel)
+def external_partition(table: Table, rel: str, location: str | None = None) -> Partition:
+    """The partition of external `table` named `rel` in its directory (`rel` under the table's, unless a
+    catalog placed it at `location`), with its files counted and its rows unknown (numRows 0, no
+    accuracy flag) until ANALYZE, as Hive leaves loaded files."""
+    location = location or os.path.join(table.location, rel)
     inside = list_data_files(location)
     return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(rel)], location=location,
                      parameters={"numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
