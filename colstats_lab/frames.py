@@ -342,7 +342,8 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
                 "files": int(params.get("numFiles", 0) or 0), "rows": int(params.get("numRows", 0) or 0),
                 "bytes": int(params.get("totalSize", 0) or 0),
                 "accurate_columns": int(sum(a is True for a in level["accurate"])), "columns": len(names),
-                "stale_partitions": summary.not_accurate if summary else 0,
+                # statistics never computed are not stale: nothing was analyzed to go out of date
+                "stale_partitions": summary.not_accurate if summary and not pd.isna(analyzed) else 0,
                 "stale_reason": (f"{summary.first[0]}: {summary.first[1]}" if summary.first[0] else summary.first[1])
                 if summary and summary.first else None,
                 "last_analyzed": None if pd.isna(analyzed) else pd.Timestamp(int(analyzed), unit="s", tz="UTC"),

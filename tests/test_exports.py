@@ -161,3 +161,25 @@ def test_the_landing_frame_lists_every_table_the_stalest_first(lab, exported, sp
         "WHERE C.TC_TABLE = 'untouched' AND C.TC_OPERATION_TYPE = 'i' AND T.TXN_STATE = 'c'").fetchone()[0]
     assert frame.loc["untouched", "last_write"] == pd.Timestamp(started, unit="s", tz="UTC")
     assert frame.loc["fresh", "last_write"] <= frame.loc["untouched", "last_write"]
+
+
+def test_a_table_never_analyzed_says_so_on_the_landing(lab, tmp_path):
+    """Registered files (or writes without gathering) were never analyzed: nothing went stale."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from colstats_lab.frames import tables_frame
+    from colstats_lab.workbench.dashboard import landing_rows
+
+    for day in ("d1", "d2"):
+        os.makedirs(tmp_path / "logs" / f"ds={day}")
+        pq.write_table(pa.table({"v": [1, 2]}), str(tmp_path / "logs" / f"ds={day}" / "part-0.parquet"))
+    lab.register_external("logs", str(tmp_path / "logs"))
+    frame = tables_frame(lab.metastore)
+    logs = frame.set_index("table").loc["logs"]
+    assert logs["stale_partitions"] == 0 and "never computed" in logs["stale_reason"]
+    badge = landing_rows(frame).set_index("table").loc["default.logs", "statistics"]
+    assert ">never analyzed</span>" in badge and "not accurate" not in badge
+    lab.sql("ANALYZE TABLE logs PARTITION (ds='d1') COMPUTE STATISTICS FOR ALL COLUMNS")
+    badge = landing_rows(tables_frame(lab.metastore)).set_index("table").loc["default.logs", "statistics"]
+    assert "not accurate in 1 partition(s)" in badge  # analyzed once: the other day is now what is missing

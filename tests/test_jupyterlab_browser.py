@@ -84,6 +84,11 @@ def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
             views = page.locator(".jp-OutputArea .colstats-header").all_inner_texts()
             charts = page.locator(".jp-OutputArea .js-plotly-plot").count()
             skew_bars = page.locator(".jp-OutputArea .js-plotly-plot .bars path").count()
+            # the quartiles of a date and a timestamp stay inside the notebook's width, a value a line
+            stats_table.scroll_into_view_if_needed()
+            area = page.locator(".jp-NotebookPanel").first.bounding_box()
+            quartile_edges = [stats_table.locator("tbody tr", has_text=column).first.locator("td").nth(7).bounding_box()
+                              for column in ("day", "ts")]
             for name, shown in (("stats", stats_table), ("pruning", treemap.first)):
                 shown.scroll_into_view_if_needed()
                 page.screenshot(path=os.path.join(ARTIFACTS, f"jupyterlab_{name}.png"))
@@ -104,3 +109,5 @@ def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
     # the pruning view: one of the week's partitions kept, with its rows
     assert any(f"1 of 7 partitions kept, {int(day.parameters['numRows']):,} of {rows:,} rows" in v for v in views)
     assert charts >= 5 and skew_bars > 0  # stats chart, skew bars, heat map and scan fractions, treemap
+    for box in quartile_edges:
+        assert box["x"] + box["width"] <= area["x"] + area["width"], (box, area)

@@ -135,7 +135,9 @@ def test_bad_input_is_a_short_message_and_the_shell_goes_on(shell):
 
 def test_jupysql_queries_the_live_metastore(shell, lab):
     shell.run_cell_magic("analyze", "--no-view", "ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS x")
-    shell.run_line_magic("load_ext", "sql")
+    with capture_output() as loading:  # jupysql reads [tool.jupysql] of a pyproject.toml with the toml package
+        shell.run_line_magic("load_ext", "sql")
+    assert "toml" not in loading.stdout + loading.stderr
     shell.run_line_magic("config", "SqlMagic.displaylimit = 0")
     shell.run_line_magic("sql", lab.metastore_url)
     result = shell.run_line_magic("sql", "SELECT PART_NAME, NUM_NULLS FROM PART_COL_STATS WHERE COLUMN_NAME = 'x' "

@@ -14,6 +14,9 @@ exact data is the sorted value at 0-based index floor(r · n).
 """
 from __future__ import annotations
 
+import atexit
+import weakref
+
 import enum
 from typing import Any, Iterable
 
@@ -35,7 +38,6 @@ class SketchFamily(enum.Enum):
     DOUBLE = "double"
 
 
-_LONGS = PyLongsSerDe()
 
 
 def sketch_family(type_name: str) -> SketchFamily | None:
@@ -53,7 +55,7 @@ def sketch_family(type_name: str) -> SketchFamily | None:
 
 def load(blob: bytes, family: SketchFamily):
     if family is SketchFamily.BIGINT:
-        return kll_items_sketch.deserialize(bytes(blob), _LONGS)
+        return kll_items_sketch.deserialize(bytes(blob), PyLongsSerDe())
     if family is SketchFamily.FLOAT:
         return kll_floats_sketch.deserialize(bytes(blob))
     return kll_doubles_sketch.deserialize(bytes(blob))
@@ -67,7 +69,7 @@ def new_sketch(family: SketchFamily):
 
 
 def dump(sketch, family: SketchFamily) -> bytes:
-    return sketch.serialize(_LONGS) if family is SketchFamily.BIGINT else sketch.serialize()
+    return sketch.serialize(PyLongsSerDe()) if family is SketchFamily.BIGINT else sketch.serialize()
 
 
 def merge(blobs: Iterable[bytes | None], family: SketchFamily) -> bytes | None:
@@ -113,13 +115,33 @@ def rank_error(k: int = KLL_K) -> float:
     return kll_doubles_sketch.get_normalized_rank_error(k, False)
 
 
+_LIVE: "weakref.WeakSet[Distribution]" = weakref.WeakSet()
+
+
+@atexit.register
+def _release_sketches() -> None:
+    """Drops the datasketches objects live distributions hold before the interpreter ends: an IPython
+    session's variables outlive the datasketches module, and nanobind then prints a "leaked" report of
+    dozens of lines on exit."""
+    for distribution in list(_LIVE):
+        distribution._loaded = None
+
+
 class Distribution:
     """One stored sketch, asked for what the views, DESCRIBE and the row estimates need. Values come
     back in the sketch's units: days for dates and microseconds for timestamps."""
 
     def __init__(self, blob: bytes, family: SketchFamily):
         self.family = family
-        self._sketch = load(blob, family)
+        self._blob = blob
+        self._loaded = load(blob, family)
+        _LIVE.add(self)
+
+    @property
+    def _sketch(self):
+        if self._loaded is None:  # released at exit, asked for again
+            self._loaded = load(self._blob, self.family)
+        return self._loaded
 
     @classmethod
     def of(cls, blob: bytes | None, type_name: str) -> "Distribution | None":

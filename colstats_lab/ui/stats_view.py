@@ -20,9 +20,11 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
         "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
         "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
         "distinct": frame["ndv"].map(fmt.count),
-        # a cell that wraps: a timestamp's three would widen the table past the screen, and a row's text
-        # stays one line (a <br> in it broke each row read as text in two)
-        QUARTILES: frame["quartiles"].map(lambda q: " / ".join(fmt.number(v) for v in q)
+        # a narrow cell that wraps between values, never inside one (a date broke at its hyphens): a timestamp's
+        # three side by side pushed the table past a 1,400 px screen, and a row's text stays one line (a <br>
+        # in it broke each row read as text in two)
+        QUARTILES: frame["quartiles"].map(lambda q: " / ".join(f'<span style="white-space: nowrap">'
+                                                               f'{fmt.escape(fmt.number(v))}</span>' for v in q)
                                           if isinstance(q, list) else ""),
         "avg len": frame["avg_len"].map(lambda v: "" if v is None or pd.isna(v) else f"{v:.2f}"),
         "max len": frame["max_len"].map(fmt.count),
@@ -79,7 +81,8 @@ class StatsView(View):
               f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
         self.table_html.value = html_table(display_frame(self.frame), numeric=numeric,
-                                           raw_html={"null fraction", "status"}, wrap={"reason", QUARTILES})
+                                           raw_html={"null fraction", "status", QUARTILES}, wrap={"reason"},
+                                           narrow={QUARTILES})
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]

@@ -18,6 +18,7 @@ _STYLE = """<style>
 .colstats-table td {padding: 3px 10px; border-bottom: 1px solid #ddd; white-space: nowrap;}
 .colstats-table td.num {text-align: right; font-variant-numeric: tabular-nums;}
 .colstats-table td.wrap {white-space: normal; min-width: 240px; max-width: 520px; color: #555; font-size: 12px;}
+.colstats-table td.narrow {white-space: normal; min-width: 150px; max-width: 165px; font-size: 12px;}
 .colstats-badge {border-radius: 8px; padding: 1px 8px; font-size: 12px; color: white;}
 .colstats-ok {background: #2e7d32;} .colstats-stale {background: #c62828;} .colstats-none {background: #757575;}
 .colstats-bar {display: inline-block; width: 70px; height: 8px; background: #e0e0e0; margin-right: 6px;
@@ -25,6 +26,7 @@ _STYLE = """<style>
 .colstats-bar > span {display: inline-block; vertical-align: top; height: 8px; background: #e45756;}
 .colstats-header {font-family: system-ui, sans-serif; font-size: 14px; margin: 4px 0;}
 .colstats-muted {font-family: system-ui, sans-serif; font-size: 12px; color: #666;}
+.colstats-opens {cursor: pointer;} .colstats-opens:hover {background: #eef3fb;}
 </style>"""
 
 
@@ -130,15 +132,19 @@ def fraction_bar(fraction: float | None) -> str:
 
 
 def html_table(frame: pd.DataFrame, numeric: Set[str] = frozenset(), raw_html: Set[str] = frozenset(),
-               wrap: Set[str] = frozenset()) -> str:
+               wrap: Set[str] = frozenset(), row_attributes: list[str] | None = None,
+               narrow: Set[str] = frozenset()) -> str:
+    """A frame as the views' table: `wrap` columns wrap their text in a wide cell, `narrow` ones in a narrow
+    one (a value a line); `row_attributes`, one per row, go into each `<tr>` as they are."""
     head = "".join(f"<th>{fmt.escape(c)}</th>" for c in frame.columns)
     body = []
-    for row in frame.itertuples(index=False):
+    for index, row in enumerate(frame.itertuples(index=False)):
         cells = []
         for name, value in zip(frame.columns, row):
             text = value if name in raw_html else fmt.escape(value)
-            css = "num" if name in numeric else ("wrap" if name in wrap else "")
+            css = "num" if name in numeric else ("wrap" if name in wrap else "narrow" if name in narrow else "")
             cells.append(f'<td class="{css}">{text}</td>' if css else f"<td>{text}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        attributes = f" {row_attributes[index]}" if row_attributes else ""
+        body.append(f"<tr{attributes}>" + "".join(cells) + "</tr>")
     return (f'{_STYLE}<div style="overflow-x: auto"><table class="colstats-table"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')

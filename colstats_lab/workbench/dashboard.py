@@ -3,6 +3,8 @@ freshness, skew, pruning, Drill metadata and transactions in tabs. Nothing start
 ANALYZE or a skew is asked for."""
 from __future__ import annotations
 
+import json
+
 import ipywidgets as widgets
 import pandas as pd
 
@@ -38,6 +40,9 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
             what = "the table" if pd.isna(row.partitions) else f"{row.stale_partitions:,} partition(s)"
             return (f'<span class="colstats-badge colstats-stale" title="{fmt.escape(row.stale_reason or "")}">'
                     f'not accurate in {what}</span>')
+        if row.last_analyzed is None or pd.isna(row.last_analyzed):
+            return (f'<span class="colstats-badge colstats-none" title="{fmt.escape(row.stale_reason or "")}">'
+                    'never analyzed</span>')
         if row.accurate_columns < row.columns:
             return f'<span class="colstats-badge colstats-none">{row.columns - row.accurate_columns} never analyzed</span>'
         return '<span class="colstats-badge colstats-ok">accurate</span>'
@@ -142,6 +147,15 @@ class TablePage(widgets.Tab):
         self.skew_area.children = [view]
 
 
+def _opens(table: str) -> str:
+    """A landing row's attributes: a click picks its table in the picker below, as choosing it there does
+    (the widget sees the select's change event; an HTML widget has no click events of its own)."""
+    script = ("var s=this.closest('.colstats-dashboard').querySelector('.colstats-picker select');"
+              f"for(var o of s.options){{if(o.textContent==={json.dumps(table)}){{s.selectedIndex=o.index;}}}}"
+              "s.dispatchEvent(new Event('change', {bubbles: true}));")
+    return f'class="colstats-opens" title="open {fmt.escape(table)}" onclick="{fmt.escape(script)}"'
+
+
 class Dashboard(widgets.VBox):
     """The landing table with a search box, a table picker, and the picked table's page below it."""
 
@@ -156,19 +170,21 @@ class Dashboard(widgets.VBox):
         self.landing = widgets.HTML()
         self.picker = widgets.Dropdown(options=names, value=None, description="Table",
                                        layout=widgets.Layout(width="420px"))
+        self.picker.add_class("colstats-picker")
         self.page_area = widgets.VBox()
         self.status = widgets.HTML("" if names else "No tables yet: run `make dashboard` to build the demo.")
         self.search.observe(lambda change: self.show_landing(change["new"]), names="value")
         self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
         self.show_landing("")
         super().__init__([self.title, self.search, self.landing, self.picker, self.status, self.page_area])
+        self.add_class("colstats-dashboard")
 
     def show_landing(self, text: str) -> None:
         shown = landing_rows(self.tables)
         if text.strip():
             shown = shown[shown["table"].str.contains(text.strip(), case=False, regex=False)]
         self.landing.value = html_table(shown, numeric={"partitions", "files", "rows", "size"},
-                                        raw_html={"statistics"})
+                                        raw_html={"statistics"}, row_attributes=[_opens(t) for t in shown["table"]])
 
     def show_table(self, table: str | None) -> None:
         if not table:
