@@ -67,7 +67,9 @@ def main(home: str, rows_file: str) -> None:
     spark.sql("ANALYZE TABLE daily_native PARTITION (ds) COMPUTE STATISTICS")
     imported_daily = lab.import_spark_stats("default.daily_native")
     histograms = _histograms_both_ways(spark, lab)
+    filtered = _partition_filter_plans(spark, lab)
     print(json.dumps({
+        "filtered": filtered,
         "histograms": histograms,
         "daily_partition_properties": daily.details.partition_properties,
         "daily_spark_partitions": {name: [s.sizeInBytes, s.rowCount] for name, s in
@@ -103,9 +105,9 @@ def _histograms_both_ways(spark, lab) -> dict:
     without = _row_estimate(spark, "hist_spark")
     lab.set("hive.stats.kll.enable", True)
     lab.sql("ANALYZE TABLE hist COMPUTE STATISTICS FOR COLUMNS")
+    spark.conf.set("spark.sql.statistics.histogram.enabled", "true")  # the export writes histograms as Spark would
     lab.export_spark_stats("hist", "default.hist_spark")
     spark.conf.set("spark.sql.cbo.planStats.enabled", "true")
-    spark.conf.set("spark.sql.statistics.histogram.enabled", "true")
     spark.sql("CREATE TABLE hist_native USING parquet AS SELECT * FROM hist_spark")
     spark.sql("ANALYZE TABLE hist_native COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.import_spark_stats("default.hist_native")
@@ -117,6 +119,27 @@ def _histograms_both_ways(spark, lab) -> dict:
             "exact_quartiles": [r[0] for r in spark.sql(
                 "SELECT x FROM (SELECT x, row_number() OVER (ORDER BY x) - 1 AS i FROM hist_spark) "
                 f"WHERE i IN ({HISTOGRAM_ROWS // 4}, {HISTOGRAM_ROWS // 2}, {3 * HISTOGRAM_ROWS // 4}) ORDER BY i").collect()]}
+
+
+def _partition_filter_plans(spark, lab) -> dict:
+    """One partitioned table's files read by two Spark tables: one with the lab's exported statistics, one with
+    Spark's own ANALYZE (table and partitions); the optimizer's statistics of a one-partition filter on each."""
+    rows = spark.range(300).selectExpr("id", "CAST(id % 3 AS STRING) AS p")
+    rows.write.format("parquet").partitionBy("p").saveAsTable("default.parts_lab")
+    location = spark.sql("DESCRIBE TABLE EXTENDED parts_lab").where("col_name = 'Location'").collect()[0][1]
+    spark.sql(f"CREATE TABLE parts_native (id BIGINT, p STRING) USING parquet PARTITIONED BY (p) LOCATION '{location}'")
+    spark.sql("ALTER TABLE parts_native RECOVER PARTITIONS")
+    spark.sql("ANALYZE TABLE parts_native COMPUTE STATISTICS FOR ALL COLUMNS")
+    spark.sql("ANALYZE TABLE parts_native PARTITION (p) COMPUTE STATISTICS")
+    lab.register_external("parts", location.removeprefix("file:"))
+    lab.sql("ANALYZE TABLE parts COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.export_spark_stats("parts", "default.parts_lab")
+
+    def plan(table: str) -> list[str]:
+        text = spark.sql(f"EXPLAIN COST SELECT id FROM {table} WHERE p = '2'").collect()[0][0]
+        return re.findall(r"Statistics\([^)]*\)", text.split("== Physical Plan ==")[0])
+
+    return {"lab": plan("parts_lab"), "native": plan("parts_native")}
 
 
 def _row_estimate(spark, table: str) -> int | None:

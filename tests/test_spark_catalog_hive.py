@@ -134,3 +134,10 @@ def test_spark_uses_the_histogram_exported_from_our_sketch_and_ours_keeps_spark_
     assert found["imported_quartiles"] is not None
     for ours, want in zip(found["imported_quartiles"], exact):
         assert abs(ours - want) <= 1 or want >= 100, (found["imported_quartiles"], exact)
+
+
+def test_a_partition_filter_is_estimated_as_with_sparks_own_analyze(report):
+    """The lab exports the partition column's statistics too: Spark's estimate of `p = '2'` (rows and bytes)
+    on the lab's figures is the one its own ANALYZE gives on the same files."""
+    filtered = report["filtered"]
+    assert filtered["lab"] == filtered["native"] and any("rowCount=" in line for line in filtered["lab"])

@@ -17,9 +17,9 @@ from ..metastore.accurate import StatsAccuracy
 from ..result import Result
 from ..metastore.merge import merge_table_level
 from ..tables.external import external_partition
-from ..stats.spark_properties import (DEFAULT_NUM_BINS, CatalogStatistics, NotConvertible, column_stat_from_hive,
-                                      hive_stats_from_spark,
-                                      stats_to_properties)
+from ..stats.spark_properties import (DEFAULT_NUM_BINS, CatalogColumnStat, CatalogStatistics, NotConvertible,
+                                      column_stat_from_hive, hive_stats_from_spark, partition_column_stat,
+                                      rows_by_key_value, stats_to_properties)
 from .spark_catalog import (
     SparkTable,
     plan_statistics,
@@ -181,20 +181,9 @@ def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, 
     basic_ok = metastore.stats_compliance_summary(table.dbName, table.tableName, []).not_accurate == 0
     if not basic_ok:
         raise InvalidInputException(f"the statistics of {table.qualified_name} are not accurate; ANALYZE it first")
-    column_names = [c.name for c in table.cols]
-    stored = metastore.get_table_statistics(table.dbName, table.tableName, column_names)
-    rows = int(table.parameters.get("numRows", 0))
-    col_stats, skipped = {}, {}
     num_bins = int(spark.conf.get("spark.sql.statistics.histogram.numBins", str(DEFAULT_NUM_BINS)))
-    for obj in (stored.statsObj if stored else []):
-        reason = _export_blocker(metastore, table, obj, target.columns)
-        if reason:
-            skipped[obj.colName] = reason
-            continue
-        # Spark's optimizer looks a column's statistics up by the name its schema spells (userId, not userid)
-        col_stats[target.spelled.get(obj.colName, obj.colName)] = column_stat_from_hive(obj, rows, num_bins)
-    statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
-    properties = stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns])
+    histograms = spark.conf.get("spark.sql.statistics.histogram.enabled", "false") == "true"
+    properties, skipped, col_stats = spark_statistics_properties(metastore, table, target, num_bins, histograms)
     partition_properties = _partition_properties(metastore, table, target)
     with spark_errors(f"cannot write statistics into Spark's table {target.qualified_name}"):
         before = plan_statistics(spark, target.qualified_name)
@@ -206,6 +195,35 @@ def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, 
                           f"{target.qualified_name}: {after}"
                           + ("" if cbo else " (spark.sql.cbo.enabled is false: Spark's optimizer uses only the size)"),
                   details=SparkStatsExport(properties, partition_properties, written, skipped, before, after))
+
+
+def spark_statistics_properties(metastore: Metastore, table: Table, target: SparkTable, num_bins: int,
+                                histograms: bool) -> tuple[dict[str, str], dict[str, str], dict[str, CatalogColumnStat]]:
+    """The `spark.sql.statistics.*` properties Spark's own ANALYZE ... FOR ALL COLUMNS would write for Spark's
+    table `target` on the lab table's files: its size and rows, each data column's accurate statistics and
+    each partition column's (from the partitions: every row of one holds its value), with histograms of
+    `num_bins` bins when `histograms` (Spark's spark.sql.statistics.histogram.enabled). Returns the
+    properties, the columns skipped with why, and the column statistics by Spark's spelling."""
+    column_names = [c.name for c in table.cols]
+    stored = metastore.get_table_statistics(table.dbName, table.tableName, column_names)
+    rows = int(table.parameters.get("numRows", 0))
+    col_stats, skipped = {}, {}
+    for obj in (stored.statsObj if stored else []):
+        reason = _export_blocker(metastore, table, obj, target.columns)
+        if reason:
+            skipped[obj.colName] = reason
+            continue
+        # Spark's optimizer looks a column's statistics up by the name its schema spells (userId, not userid)
+        col_stats[target.spelled.get(obj.colName, obj.colName)] = column_stat_from_hive(obj, rows, num_bins, histograms)
+    parts = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
+    for index, key in enumerate(table.partitionKeys):
+        if key.name not in target.columns:
+            continue
+        # by Spark's type of the key: the lab may have taken `p=0` directories for an int where Spark has a string
+        col_stats[target.spelled.get(key.name, key.name)] = partition_column_stat(
+            target.columns[key.name], rows_by_key_value(parts, index), num_bins, histograms)
+    statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
+    return stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns]), skipped, col_stats
 
 
 def _partition_properties(metastore, table, target) -> dict[str, dict[str, str]]:

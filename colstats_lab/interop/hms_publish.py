@@ -28,7 +28,7 @@ from ..metastore import ColumnStatisticsObj, Metastore, Table
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogStatistics, column_stat_from_hive,
-                                      stats_to_properties)
+                                      partition_column_stat, rows_by_key_value, stats_to_properties)
 from .hms_client import HiveMetastoreClient
 from .hms_source import SOURCE_PARAM, hms_partition_name
 
@@ -279,8 +279,13 @@ def _level_owner(metastore: Metastore, table: Table, columns: list[str], hms_typ
     rows, size = int(table.parameters.get("numRows", 0) or 0), int(table.parameters.get("totalSize", 0) or 0)
     stored = metastore.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
     objs = [o for o in (stored.statsObj if stored else []) if o.colName in columns]
-    spark = stats_to_properties(CatalogStatistics(size, rows, {o.colName: column_stat_from_hive(o, rows, num_bins)
-                                                               for o in objs}), [c.name for c in table.cols])
+    col_stats = {o.colName: column_stat_from_hive(o, rows, num_bins) for o in objs}
+    if basic and table.is_partitioned:  # Spark's statistics of the partition keys, from the partitions' rows
+        parts = metastore.get_partitions(table.dbName, table.tableName)
+        for index, key in enumerate(table.partitionKeys):
+            col_stats[key.name] = partition_column_stat(key.type, rows_by_key_value(parts, index), num_bins)
+    spark = stats_to_properties(CatalogStatistics(size, rows, col_stats),
+                                [c.name for c in table.cols + table.partitionKeys])
     published = [o.colName for o in objs]
     params = _basic_params(table.parameters, published, rows, size, spark)
     if not column_flags:  # Hive keeps a partitioned table's column flags on its partitions

@@ -99,7 +99,7 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
     if partition_columns:
         for (name,) in spark.sql(f"SHOW PARTITIONS {qualified}").collect():
             partition_names.append(name)
-            spec = ", ".join(f"`{k}` = {_quote(v)}" for k, v in parse_part_name(name))
+            spec = ", ".join(f"`{k}` = {'NULL' if v is None else _quote(v)}" for k, v in parse_part_name(name))
             described = spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} PARTITION ({spec})").collect()
             rows = {r[0]: r[1] for r in described}
             # the partition's Location comes first; the table's own follows in its storage information

@@ -169,6 +169,21 @@ class Distribution:
         """Q1, Q2 and Q3 as Hive asks for them; None for an empty sketch."""
         return None if self.is_empty else [self._sketch.get_quantile(r, False) for r in QUARTILE_RANKS]
 
+    def spark_endpoints(self, count: int) -> list[Any]:
+        """The bounds of Spark's `count` equi-height bins: the minimum, the value at each rank i/count by
+        Spark's percentile rule (the smallest value at least that share of the values is at or below:
+        on exact data the ceil(i/count · n)-th, so 1, 2, 3, 4 has its median at 2) and the maximum."""
+        if self.is_empty:
+            return []
+        inner = [self._sketch.get_quantile(i / count, True) for i in range(1, count)]
+        return [self._sketch.get_min_value(), *inner, self._sketch.get_max_value()]
+
+    def exact_values(self) -> list[Any] | None:
+        """Every value the sketch summarizes, while it holds them all (it has not compacted); else None."""
+        if self._sketch.is_estimation_mode():
+            return None
+        return [item for item, weight in self._sketch for _ in range(weight)]
+
     def quantiles(self, count: int) -> list[Any]:
         """The boundaries of `count` bins of equal height: the minimum, the ranks i/count and the maximum."""
         if self.is_empty:

@@ -6,20 +6,26 @@ internal form (days for dates, microseconds for timestamps), serialized by `Hist
 big-endian (Java's DataOutputStream), through lz4-java's `LZ4BlockOutputStream`, then Base64. That
 stream is a sequence of blocks: the magic `LZ4Block`, a token (method | level), the compressed and the
 original length and an xxHash32 checksum (seed 0x9747b28c, masked to 28 bits) of the original bytes, all
-little-endian, then the block; an empty block ends it. We write raw (uncompressed) blocks, which Spark's
-reader accepts, and read raw and LZ4-compressed ones.
+little-endian, then the block; an empty block ends it. Blocks are LZ4-compressed by the lz4 library's
+block compressor (LZ4's default, which lz4-java's fast compressor also is) and stored raw where that
+does not make them smaller, as lz4-java does: the text is Spark's own, byte for byte.
 
-From a stored KLL sketch the bins are Spark's: numBins ranks i/numBins asked of the sketch, height the
-non-null rows over numBins. Spark counts each bin's distinct values with a sketch of its own, which a
-KLL sketch cannot give; a bin whose bounds are equal holds one value, and the column's other distinct
+From a stored KLL sketch the bins are Spark's: its percentiles i/numBins of the values (the smallest
+value at or below which that share lies), height the non-null rows over numBins, and each bin's distinct
+values counted as Spark counts them, while the sketch still holds every value. Past that (the sketch
+compacts beyond 200 values) a bin whose bounds are equal holds one value and the column's other distinct
 values are spread over the other bins in proportion to their width (at most the bin's height, and for
-whole numbers at most the integers it spans).
+whole numbers at most the integers it spans): Spark counts them with a sketch per bin, which a KLL sketch
+cannot give.
 """
 from __future__ import annotations
 
 import base64
+import bisect
 import struct
 from dataclasses import dataclass
+
+import lz4.block
 
 from ..errors import ColstatsError
 from ..metastore.quantiles import SketchFamily, dump, new_sketch, sketch_family
@@ -68,28 +74,56 @@ class SparkHistogram:
         return cls(height, bins)
 
 
-def histogram_from_sketch(distribution, non_null: int, ndv: int, num_bins: int, whole_numbers: bool
-                          ) -> SparkHistogram | None:
+def histogram_from_sketch(distribution, non_null: int, ndv: int, num_bins: int, whole_numbers: bool,
+                          endpoint=float) -> SparkHistogram | None:
     """Spark's equi-height histogram of `num_bins` bins from a KLL sketch of a column with `non_null`
-    values and `ndv` distinct ones (see the module's note on each bin's ndv); None for an empty sketch."""
-    bounds = [float(v) for v in distribution.quantiles(num_bins)]
+    values and `ndv` distinct ones, by Spark's rules: the bins' bounds are Spark's percentiles of the
+    values (`Distribution.spark_endpoints`, each made a double by `endpoint`: Spark writes a float's
+    bound through its decimal text), and each bin's distinct values are counted as Spark's
+    `approx_count_distinct_for_intervals` counts them while the sketch holds every value (`interval_ndvs`),
+    else spread as the module's note says. None for an empty sketch."""
+    bounds = [endpoint(v) for v in distribution.spark_endpoints(num_bins)]
     if not bounds or non_null <= 0:
         return None
     height = non_null / num_bins
     pairs = list(zip(bounds, bounds[1:]))
+    values = distribution.exact_values()
+    counts = interval_ndvs(bounds, [float(v) for v in values]) if values is not None else \
+        _spread_ndvs(pairs, ndv, height, whole_numbers)
+    return SparkHistogram(height, tuple(HistogramBin(lo, hi, count) for (lo, hi), count in zip(pairs, counts)))
+
+
+def interval_ndvs(endpoints: list[float], values: list[float]) -> list[int]:
+    """The distinct values in each interval between `endpoints`, as Spark's ApproxCountDistinctForIntervals
+    places them: the first interval holds both its bounds, each other one (lo, hi]; a value equal to
+    several endpoints goes to the interval ending at the first of them; an interval whose bounds are
+    equal counts 1, and values outside the endpoints none. Values as doubles (a float widened, as Spark
+    widens it here)."""
+    seen: list[set[float]] = [set() for _ in range(len(endpoints) - 1)]
+    for value in values:
+        if value < endpoints[0] or value > endpoints[-1] or value != value:
+            continue
+        at = bisect.bisect_left(endpoints, value)  # the first endpoint >= value
+        seen[max(at - 1, 0)].add(value)
+    return [1 if lo == hi else len(found) for (lo, hi), found in zip(zip(endpoints, endpoints[1:]), seen)]
+
+
+def _spread_ndvs(pairs: list[tuple[float, float]], ndv: int, height: float, whole_numbers: bool) -> list[int]:
+    """Each bin's distinct values when the sketch no longer holds every value: a bin whose bounds are equal
+    holds 1, the column's other distinct values spread over the others by width, at most the bin's height
+    and, for whole numbers, the integers it spans."""
     single = sum(1 for lo, hi in pairs if lo == hi)
     spread = max(ndv - single, 0)
     width = sum(hi - lo for lo, hi in pairs)
-    bins = []
+    counts = []
     for lo, hi in pairs:
         if lo == hi:
-            count = 1
-        else:
-            count = round(spread * (hi - lo) / width) if width else 1
-            cap = min(height, hi - lo + 1) if whole_numbers else height
-            count = int(min(max(count, 1), max(cap, 1)))
-        bins.append(HistogramBin(lo, hi, count))
-    return SparkHistogram(height, tuple(bins))
+            counts.append(1)
+            continue
+        count = round(spread * (hi - lo) / width) if width else 1
+        cap = min(height, hi - lo + 1) if whole_numbers else height
+        counts.append(int(min(max(count, 1), max(cap, 1))))
+    return counts
 
 
 # ---- lz4-java's block stream --------------------------------------------------------------
@@ -99,7 +133,9 @@ def _lz4_blocks(payload: bytes) -> bytes:
     out = bytearray()
     for start in range(0, len(payload), _BLOCK_SIZE):
         block = payload[start:start + _BLOCK_SIZE]
-        out += _HEADER.pack(_MAGIC, _RAW | level, len(block), len(block), _checksum(block)) + block
+        packed = lz4.block.compress(block, mode="default", store_size=False)
+        method, body = (_LZ4, packed) if len(packed) < len(block) else (_RAW, block)
+        out += _HEADER.pack(_MAGIC, method | level, len(body), len(block), _checksum(block)) + body
     out += _HEADER.pack(_MAGIC, _RAW | level, 0, 0, 0)
     return bytes(out)
 
@@ -117,53 +153,16 @@ def _lz4_read(stream: bytes) -> bytes:
         block = stream[at:at + compressed]
         at += compressed
         method = token & 0xF0
-        data = block if method == _RAW else _lz4_decompress(block, original) if method == _LZ4 else None
-        if data is None:
+        if method not in (_RAW, _LZ4):
             raise BadSparkHistogram(f"unknown LZ4Block method {method:#x} in a Spark histogram")
-        if _checksum(data) != check & 0x0FFFFFFF:
+        try:
+            data = block if method == _RAW else lz4.block.decompress(block, uncompressed_size=original)
+        except lz4.block.LZ4BlockError:
+            raise BadSparkHistogram("a Spark histogram's LZ4 block does not decompress") from None
+        if len(data) != original or _checksum(data) != check & 0x0FFFFFFF:
             raise BadSparkHistogram("a Spark histogram's block fails its checksum")
         out += data
     return bytes(out)
-
-
-def _lz4_decompress(block: bytes, size: int) -> bytes:
-    """One LZ4 block (the block format: sequences of literals and back-references) of `size` bytes."""
-    out = bytearray()
-    at = 0
-    while at < len(block):
-        token = block[at]
-        at += 1
-        literals, at = _length(token >> 4, block, at)
-        out += block[at:at + literals]
-        at += literals
-        if at >= len(block):
-            break
-        offset = block[at] | block[at + 1] << 8
-        at += 2
-        length, at = _length(token & 0x0F, block, at)
-        length += 4
-        start = len(out) - offset
-        if offset == 0 or start < 0:
-            raise BadSparkHistogram("a Spark histogram's LZ4 block points before its start")
-        for i in range(length):  # may overlap what it copies
-            out.append(out[start + i])
-    if len(out) != size:
-        raise BadSparkHistogram(f"a Spark histogram's LZ4 block holds {len(out)} bytes, not {size}")
-    return bytes(out)
-
-
-def _length(nibble: int, block: bytes, at: int) -> tuple[int, int]:
-    """A length from its token's nibble: 15 continues in the following bytes, each added, until one is not
-    255; returns the length and where the block goes on."""
-    length = nibble
-    if nibble == 15:
-        while True:
-            extra = block[at]
-            at += 1
-            length += extra
-            if extra != 255:
-                break
-    return length, at
 
 
 def _checksum(data: bytes) -> int:

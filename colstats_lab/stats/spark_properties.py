@@ -20,6 +20,7 @@ histograms and keeps no min/max for strings.
 """
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import math
 import warnings
@@ -31,7 +32,8 @@ import numpy as np
 from ..errors import ColstatsError
 from ..coltypes import StatsKind, parse_type
 from ..metastore.quantiles import Distribution
-from .spark_histogram import SparkHistogram, histogram_from_sketch, sketch_from_histogram
+from .spark_histogram import (HistogramBin, SparkHistogram, histogram_from_sketch, interval_ndvs,
+                              sketch_from_histogram)
 from ..metastore.model import (BinaryColumnStatsData, BooleanColumnStatsData, ColumnStatisticsData,
                                ColumnStatisticsObj, Date, DateColumnStatsData, DecimalColumnStatsData,
                                DoubleColumnStatsData, LongColumnStatsData, StringColumnStatsData, Timestamp,
@@ -257,14 +259,14 @@ def default_size(type_name) -> int:
     return _DEFAULT_SIZE.get(base, _DEFAULT_SIZE["string"] if base in ("varchar", "char") else 8)
 
 
-def column_stat_from_hive(obj: ColumnStatisticsObj, row_count: int, num_bins: int = DEFAULT_NUM_BINS
-                          ) -> CatalogColumnStat:
+def column_stat_from_hive(obj: ColumnStatisticsObj, row_count: int, num_bins: int = DEFAULT_NUM_BINS,
+                          histogram: bool = True) -> CatalogColumnStat:
     """What Spark's ANALYZE would have recorded, from Hive's stats of a column over `row_count` rows.
 
     Strings/binary: Spark's avgLen is the rounded-up mean length of non-null values (Hive's averages over
     all rows), and binary has no NDV in Hive so none is given. Booleans: min/max from the true/false counts.
-    A column with a KLL sketch gets Spark's equi-height histogram of `num_bins` bins built from it, as
-    Spark's ANALYZE does with spark.sql.statistics.histogram.enabled (stats/spark_histogram.py)."""
+    A column with a KLL sketch gets Spark's equi-height histogram of `num_bins` bins built from it (with
+    `histogram`, as Spark's ANALYZE does with spark.sql.statistics.histogram.enabled; stats/spark_histogram.py)."""
     stats = obj.statsData.value
     kind = obj.statsData.kind
     size = default_size(obj.colType)
@@ -280,11 +282,94 @@ def column_stat_from_hive(obj: ColumnStatisticsObj, row_count: int, num_bins: in
         return CatalogColumnStat(distinctCount=getattr(stats, "numDVs", None), nullCount=stats.numNulls,
                                  avgLen=average, maxLen=stats.maxColLen if non_null > 0 else size)
     sketch = Distribution.of(stats.histogram, obj.colType)
-    histogram = histogram_from_sketch(sketch, row_count - stats.numNulls, stats.numDVs or 0, num_bins,
-                                      kind in _WHOLE) if sketch is not None else None
+    # Spark writes a float's bin bounds through its decimal text, as its min and max
+    endpoint = (lambda v: float(java_float_string(v))) if _base(obj.colType) == "float" else float
+    bins = histogram_from_sketch(sketch, row_count - stats.numNulls, stats.numDVs or 0, num_bins,
+                                 kind in _WHOLE, endpoint) if sketch is not None and histogram else None
     return CatalogColumnStat(distinctCount=stats.numDVs, nullCount=stats.numNulls, avgLen=size, maxLen=size,
                              min=_bound(stats.lowValue, obj.colType), max=_bound(stats.highValue, obj.colType),
-                             histogram=histogram.serialize() if histogram is not None else None)
+                             histogram=bins.serialize() if bins is not None else None)
+
+
+def rows_by_key_value(partitions, index: int) -> dict:
+    """The rows each value of the `index`-th partition key holds, over `partitions` (their numRows)."""
+    rows: dict = {}
+    for part in partitions:
+        value = part.values[index]
+        rows[value] = rows.get(value, 0) + int(part.parameters.get("numRows", 0) or 0)
+    return rows
+
+
+def partition_column_stat(type_name: str, rows_by_value: dict, num_bins: int = DEFAULT_NUM_BINS,
+                          histogram: bool = True) -> CatalogColumnStat:
+    """What Spark's ANALYZE records for a partition column, from the partitions alone: every row of a
+    partition holds its value (`rows_by_value`: the value's text, None for the default partition, to its
+    rows), so nulls, distinct values, bounds and lengths follow exactly, and so does the equi-height
+    histogram (Spark's percentiles of the rows, its per-bin distinct values) of a numeric, date or
+    timestamp key."""
+    base = _base(type_name)
+    size = default_size(type_name)
+    held = {v: n for v, n in rows_by_value.items() if n > 0}
+    nulls = held.pop(None, 0)
+    non_null = sum(held.values())
+    if base in ("string", "varchar", "char"):
+        longest = max((len(v) for v in held), default=0)
+        total = sum(len(v) * n for v, n in held.items())
+        return CatalogColumnStat(distinctCount=len(held), nullCount=nulls,
+                                 avgLen=-(-total // non_null) if non_null else size,
+                                 maxLen=longest if non_null else size)
+    typed = sorted((_typed(v, base), n) for v, n in held.items())
+    bounds = ([to_external_string(typed[0][0], type_name), to_external_string(typed[-1][0], type_name)]
+              if typed else [None, None])
+    bins = None
+    if histogram and typed and base not in ("boolean",):
+        bins = _weighted_histogram([(_as_double(v, base), n) for v, n in typed], non_null, num_bins)
+    return CatalogColumnStat(distinctCount=len(held), nullCount=nulls, avgLen=size, maxLen=size, min=bounds[0],
+                             max=bounds[1], histogram=bins.serialize() if bins is not None else None)
+
+
+def _typed(text: str, base: str):
+    if base in ("tinyint", "smallint", "int", "bigint"):
+        return int(text)
+    if base in ("float", "double"):
+        return float(text)
+    if base == "decimal":
+        return Decimal(text)
+    if base == "date":
+        return dt.date.fromisoformat(text)
+    if base in ("timestamp", "timestamp_ntz"):
+        return dt.datetime.fromisoformat(text)
+    if base == "boolean":
+        return text.lower() == "true"
+    raise UnsupportedStatisticsType(f"Spark keeps no statistics for a partition column of type {base}")
+
+
+def _as_double(value, base: str) -> float:
+    """A value as Spark's histogram holds it: days for dates, microseconds for timestamps."""
+    if base == "date":
+        return float((value - dt.date(1970, 1, 1)).days)
+    if base in ("timestamp", "timestamp_ntz"):
+        return float(Timestamp.from_datetime(value).microsSinceEpoch)
+    if base == "float":
+        return float(java_float_string(value))
+    return float(value)
+
+
+def _weighted_histogram(values: list[tuple[float, int]], total: int, num_bins: int) -> SparkHistogram:
+    """Spark's histogram of `total` rows holding sorted distinct values with their row counts: each bound the
+    value holding the ceil(i/numBins · total)-th row, each bin's distinct values as Spark places them."""
+    cumulative, running = [], 0
+    for _, count in values:
+        running += count
+        cumulative.append(running)
+    bounds = [values[0][0]]
+    for i in range(1, num_bins):
+        rank = math.ceil(i / num_bins * total)
+        bounds.append(values[bisect.bisect_left(cumulative, rank)][0])
+    bounds.append(values[-1][0])
+    counts = interval_ndvs(bounds, [v for v, _ in values])
+    return SparkHistogram(total / num_bins, tuple(HistogramBin(lo, hi, n)
+                                                  for (lo, hi), n in zip(zip(bounds, bounds[1:]), counts)))
 
 
 def _bound(value, type_name) -> str | None:
