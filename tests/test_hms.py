@@ -23,7 +23,7 @@ from pymetastore.hive_metastore import ttypes
 import hms_tables
 from colstats_lab import Lab
 from colstats_lab.errors import ColstatsError, ParseError
-from colstats_lab.metastore import InvalidInputException
+from colstats_lab.metastore import InvalidInputException, escape_path_name
 from colstats_lab.workbench.dashboard import TABS, TablePage
 
 pytestmark = pytest.mark.slow  # the full lane only: a Hive Metastore in another process
@@ -255,6 +255,25 @@ def test_partitions_the_hms_adds_and_drops_are_followed(hms_lab, hms, sales):
 
     # ds=2026-01-04 was analyzed for x only: the table level's x is accurate in every partition, note is not
     assert '"x":"true"' in accuracy("x") and '"note":"false"' in accuracy("note")
+
+
+def test_partition_values_hive_escapes_in_directory_names(hms_lab, hms, tmp_path):
+    """`a:b c` lives in `ds=a%3Ab c`, as Hive names it: the HMS's location is the directory's own name."""
+    db, location = "t_escaped", str(tmp_path / "data" / "odd")
+    values = {"a:b c": rows_of(0, 6), "50%": rows_of(1, 4)}
+    directories = {}
+    for value, frame in values.items():
+        directories[(value,)] = f"{location}/ds={escape_path_name(value)}"
+        write_rows(directories[(value,)], frame)
+    hms_tables.create_table(hms, db, "odd", COLUMNS, [("ds", "string")], location)
+    hms_tables.add_partitions(hms, db, "odd", COLUMNS, directories)
+    hms_lab.sql(f"ANALYZE TABLE hms.{db}.odd COMPUTE STATISTICS FOR COLUMNS x")
+    for value, frame in values.items():
+        name = f"ds={escape_path_name(value)}"
+        x = hms_lab.metastore.get_partition_column_statistics(f"hms_{db}", "odd", name, "x").statsObj[0].statsData.value
+        assert (x.numNulls, x.lowValue) == (int(frame["x"].isna().sum()), int(frame["x"].dropna().min())), value
+    counted = hms_lab.sql(f"SELECT ds, count(*) AS n FROM hms.{db}.odd GROUP BY ds ORDER BY ds").df
+    assert dict(zip(counted["ds"], counted["n"])) == {"50%": 4, "a:b c": 6}
 
 
 def test_engines_shows_what_other_engines_wrote_and_what_spark_reads(hms_lab, hms, sales, hms_uri, tmp_path):

@@ -92,3 +92,12 @@ def test_a_partition_spark_keeps_at_a_location_of_its_own_is_read_there(lab, spa
     spark.sql(f"ALTER TABLE {db}.events PARTITION (ds='d1') SET LOCATION '{moved}'")
     lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events PARTITION (ds='d1') COMPUTE STATISTICS FOR COLUMNS id")
     assert _figures(lab, db)[("ds=d1", "id")] == (100, 100, 0, True)
+
+
+def test_partition_values_with_hives_escapes_are_read_where_spark_wrote_them(lab, spark, spark_table):
+    db = spark_table
+    spark.createDataFrame([(7, "k", "a:b c"), (8, None, "50%"), (9, "m", "50%")], "id int, kind string, ds string") \
+        .write.insertInto(f"{db}.events")
+    lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    figures = _figures(lab, db)
+    assert figures[("ds=a%3Ab c", "id")] == (7, 7, 0, True) and figures[("ds=50%25", "id")] == (8, 9, 0, True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 from pymetastore.hive_metastore import ttypes
 
@@ -61,11 +61,14 @@ def local_path(location: str | None, what: str) -> str:
     (hdfs://, s3a://) are refused by name: the lab's freshness rule lists files on the local file system."""
     if not location:
         raise InvalidInputException(f"{what} has no location")
-    parsed = urlparse(location)
-    if parsed.scheme in ("", "file"):
-        return unquote(parsed.path) if parsed.scheme else location
+    if location.startswith("/"):
+        return location
+    if location.startswith("file:"):
+        # Hadoop's Path text, not a URI: a partition directory's own escapes (ds=a%3Ab for "a:b") are its name
+        path = location[len("file:"):]
+        return path[2:] if path.startswith("///") else path
     raise InvalidInputException(f"{what} is at {location}: the lab reads tables on local or mounted paths "
-                                "(file:) only, not on " + parsed.scheme)
+                                "(file:) only, not on " + (urlparse(location).scheme or location))
 
 
 def describe_table(client: HiveMetastoreClient, catalog: str, db: str, name: str) -> HmsTable:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from urllib.parse import unquote
 
 from pyspark.sql import SparkSession
 
@@ -115,8 +114,9 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
 
 
 def _local(location: str) -> str:
-    """Spark's `file:` URI of a directory as a path (percent-escapes decoded)."""
-    return unquote(re.sub(r"^file:(//)?", "", location)) if location.startswith("file:") else location
+    """Spark's `file:` location of a directory as a path. It is Hadoop's Path text, not a URI: `ds=a%3Ab` is
+    the directory's own name (Hive's escape of `a:b`), never decoded."""
+    return re.sub(r"^file:(//)?", "", location) if location.startswith("file:") else location
 
 
 def _describe_column(spark: SparkSession, qualified: str, column: str, type_name: str) -> CatalogColumnStat | None:
