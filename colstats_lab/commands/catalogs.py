@@ -135,15 +135,11 @@ def on_mirrors(session: "Session", query):
     query as given when it names none."""
     if not session.catalogs:
         return query
-    tree = parse_sql(query) if isinstance(query, str) else query
-    found = [node for node in tree.find_all(exp.Table) if node.catalog and node.catalog.lower() in session.catalogs]
-    if not found:
-        return query
-    tree = tree.copy()
-    for node in list(tree.find_all(exp.Table)):
-        if node.catalog and node.catalog.lower() in session.catalogs:
-            table = catalog_table(session, st.TableName(node.db.lower(), node.name.lower(), node.catalog.lower()))
-            node.set("catalog", None)
-            node.set("db", exp.to_identifier(table.dbName))
-            node.set("this", exp.to_identifier(table.tableName))
-    return tree
+    tree = (parse_sql(query) if isinstance(query, str) else query).copy()  # the statement's tree stays as parsed
+    named = [node for node in tree.find_all(exp.Table) if node.catalog and node.catalog.lower() in session.catalogs]
+    for node in named:
+        table = catalog_table(session, st.TableName(node.db.lower(), node.name.lower(), node.catalog.lower()))
+        node.set("catalog", None)
+        node.set("db", exp.to_identifier(table.dbName))
+        node.set("this", exp.to_identifier(table.tableName))
+    return tree if named else query

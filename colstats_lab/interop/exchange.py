@@ -1,8 +1,6 @@
 """Moving statistics between the lab's metastore and Spark's catalog (`Lab.import_spark_stats` / `export_spark_stats`)."""
 from __future__ import annotations
 
-import os
-import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -15,8 +13,7 @@ from ..files import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..result import Result
-from ..metastore.merge import merge_table_level
-from ..tables.external import external_partition
+from ..tables.external import follow_partitions
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, CatalogColumnStat, CatalogStatistics, NotConvertible,
                                       column_stat_from_hive, hive_stats_from_spark, partition_column_stat,
                                       rows_by_key_value, stats_to_properties)
@@ -27,33 +24,6 @@ from .spark_catalog import (
     write_partition_statistics,
     write_table_statistics,
 )
-
-def _follow_spark_partitions(metastore: Metastore, table: Table, source: SparkTable) -> None:
-    """The lab's partitions of Spark's table made Spark's: those Spark added since (another job's INSERT)
-    are registered, those Spark dropped are dropped with their statistics (the files are Spark's), and each
-    is where Spark keeps it (ALTER TABLE ... PARTITION ... SET LOCATION, ADD PARTITION ... LOCATION)."""
-    with metastore.transaction():
-        have = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName)}
-        dropped = sorted(set(have) - set(source.partition_names))
-        for name in dropped:
-            metastore.drop_partition(table.dbName, table.tableName, name)
-        added = sorted(set(source.partition_names) - set(have))
-        if added:
-            metastore.add_partitions([external_partition(table, name, source.partition_locations.get(name))
-                                      for name in added])
-        moved = {name: location for name, location in source.partition_locations.items()
-                 if name in have and os.path.normpath(have[name]) != os.path.normpath(location)}
-        if moved:
-            metastore.set_partition_locations(table.dbName, table.tableName, moved)
-            for name, location in moved.items():
-                inside = list_data_files(location)
-                metastore.alter_partition_params(table.dbName, table.tableName, name, {
-                    "numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside))})
-        if added or dropped or moved:
-            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-            # the table level no longer holds what dropped partitions held
-            merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
-
 
 def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Callable[..., Table]) -> Table:
     """The lab's table for Spark's table `source`: an external table on Spark's location, registered now
@@ -66,7 +36,7 @@ def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Ca
                 f"lab table {table.qualified_name} is not Spark's table: it is {table.tableType} at "
                 f"{table.location}, Spark's is at {source.location}")
         if table.is_partitioned:
-            _follow_spark_partitions(metastore, table, source)
+            follow_partitions(metastore, table, source.partition_names, source.partition_locations)
         return table
     if not source.location:
         raise InvalidInputException(f"Spark's table {source.qualified_name} has no location to register")
@@ -78,7 +48,7 @@ def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Ca
     table = register_external(source.qualified_name, source.location,
                               partition_types={c: source.columns[c] for c in source.partition_columns})
     if table.is_partitioned:  # what the directories under its location do not say: partitions placed elsewhere
-        _follow_spark_partitions(metastore, table, source)
+        follow_partitions(metastore, table, source.partition_names, source.partition_locations)
     return table
 
 

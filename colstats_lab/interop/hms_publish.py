@@ -104,8 +104,7 @@ def _decimal(value: Decimal | None) -> ttypes.Decimal | None:
     """Hive's Decimal: the unscaled value as big-endian two's complement bytes (Java's BigInteger), and the scale."""
     if value is None:
         return None
-    sign, digits, exponent = value.as_tuple()
-    scale = max(0, -int(exponent))
+    scale = max(0, -int(value.as_tuple().exponent))
     unscaled = int(value.scaleb(scale))
     length = max(1, (unscaled + (unscaled < 0)).bit_length() // 8 + 1)
     return ttypes.Decimal(scale=scale, unscaled=unscaled.to_bytes(length, "big", signed=True))
@@ -125,6 +124,7 @@ class _Owner:
     basic: bool
     params: dict[str, str]
     stats: list[ttypes.ColumnStatisticsObj]
+    recorded: str | None = None  # the lab's record of what it published there (its mirror's parameter)
 
 
 def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qualified: str,
@@ -239,11 +239,12 @@ def _partition_owners(metastore: Metastore, table: Table, columns: list[str], hm
         if basic:
             spark = stats_to_properties(CatalogStatistics(size, rows), [])
             owners[part.partName] = _Owner(part.partName, True, _basic_params(part.parameters, published, rows, size,
-                                                                               spark), objs)
+                                                                               spark), objs, part.parameters.get(PUBLISHED_PARAM))
         else:  # withdrawn: the files' count and size as they are now, which Hive keeps true without a scan
             files = list_data_files(part.location) if part.location else []
             owners[part.partName] = _Owner(part.partName, False, {"numFiles": str(len(files)),
-                                                                  "totalSize": str(sum(f.size for f in files))}, [])
+                                                                  "totalSize": str(sum(f.size for f in files))}, [],
+                                           part.parameters.get(PUBLISHED_PARAM))
     return owners
 
 
@@ -252,8 +253,9 @@ def _record(metastore: Metastore, table: Table, owners: dict[str, _Owner]) -> No
     later publish knows what to withdraw without reading every partition of the server."""
     with metastore.transaction():
         for name, owner in owners.items():
-            metastore.alter_partition_params(table.dbName, table.tableName, name, {
-                PUBLISHED_PARAM: owner.params[PUBLISHED_PARAM] if owner.basic else None})
+            now = owner.params[PUBLISHED_PARAM] if owner.basic else None
+            if now != owner.recorded:  # a publish with nothing changed writes nothing here either
+                metastore.alter_partition_params(table.dbName, table.tableName, name, {PUBLISHED_PARAM: now})
 
 
 def _table_owner(metastore: Metastore, table: Table, columns: list[str], hms_types: dict[str, str],

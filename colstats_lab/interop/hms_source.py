@@ -11,16 +11,15 @@ table asks the HMS for that day's partition objects only.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from pymetastore.hive_metastore import ttypes
 
 from ..files import list_data_files
-from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
-from ..metastore.merge import merge_table_level
-from ..metastore.names import make_part_name, parse_part_name
+from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
+from ..metastore.names import make_part_name
+from ..tables.external import external_partition, follow_partitions, move_partitions
 from .hms_client import HiveMetastoreClient
 
 log = logging.getLogger("colstats_lab.hms")
@@ -91,14 +90,6 @@ def describe_table(client: HiveMetastoreClient, catalog: str, db: str, name: str
     return HmsTable(catalog, db.lower(), name.lower(), local_path(raw.sd.location, qualified), cols, keys, raw)
 
 
-def _partition(table: Table, name: str, location: str) -> Partition:
-    """The lab's partition `name` of the mirror at `location` ("" while not fetched), its files counted."""
-    inside = list_data_files(location) if location else []
-    return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)], location=location,
-                     parameters={"numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
-                                 "numRows": "0", "rawDataSize": "0"})
-
-
 def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) -> Table:
     """The lab's table for the HMS's `source`, registered now when the lab does not have it (again when the
     HMS's schema changed: statistics of other columns describe nothing the HMS now has), with the HMS's
@@ -116,7 +107,7 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
             if table.parameters.get(URI_PARAM) != client.uri:
                 metastore.alter_table_params(db, name, {URI_PARAM: client.uri})
             if table.is_partitioned:
-                follow_partitions(metastore, table, client.get_partition_names(source.db, source.name))
+                follow_partitions(metastore, table, client.get_partition_names(source.db, source.name), {})
             return metastore.get_table(db, name)
         log.warning("%s changed in the HMS (schema or location): its statistics in the lab are dropped and the "
                     "table registered again", source.qualified_name)
@@ -130,7 +121,7 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
         metastore.create_table(table)
         if table.is_partitioned:
             names = client.get_partition_names(source.db, source.name)
-            metastore.add_partitions([_partition(table, n, "") for n in names])
+            metastore.add_partitions([external_partition(table, n, "") for n in names])
             metastore.refresh_partitioned_table_params(db, name)
             metastore.alter_table_params(db, name, {"COLUMN_STATS_ACCURATE": None})
         else:
@@ -138,26 +129,6 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
             metastore.alter_table_params(db, name, {"numFiles": str(len(inside)),
                                                     "totalSize": str(sum(f.size for f in inside))})
     return metastore.get_table(db, name)
-
-
-def follow_partitions(metastore: Metastore, table: Table, names: list[str]) -> None:
-    """The lab's partitions of a catalog's table made the catalog's `names`: added ones are registered
-    without a location until fetched, dropped ones are dropped with their statistics (the files are the
-    catalog's)."""
-    with metastore.transaction():
-        have = set(metastore.get_partition_names(table.dbName, table.tableName))
-        dropped = sorted(have - set(names))
-        for name in dropped:
-            metastore.drop_partition(table.dbName, table.tableName, name)
-        added = sorted(set(names) - have)
-        if added:
-            metastore.add_partitions([_partition(table, name, "") for name in added])
-        if added or dropped:
-            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-            # the table level no longer holds what dropped partitions held
-            merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
-            log.info("%s: followed the catalog's partitions: %d added, %d dropped", table.qualified_name,
-                     len(added), len(dropped))
 
 
 def resolve(metastore: Metastore, client: HiveMetastoreClient, table: Table, names: list[str] | None,
@@ -173,20 +144,12 @@ def resolve(metastore: Metastore, client: HiveMetastoreClient, table: Table, nam
     if not wanted:
         return []
     fetched = client.get_partitions_by_names(db, source, wanted)
-    moved: dict[str, str] = {}
-    current = {p.partName: p.location for p in known}
+    locations = {}
     for raw in fetched:
         name = hms_partition_name(table, raw)
-        location = local_path(raw.sd.location, f"partition {name} of {table.parameters[CATALOG_PARAM]}.{db}.{source}")
-        if current.get(name) != location:
-            moved[name] = location
-    if moved:
-        with metastore.transaction():
-            metastore.set_partition_locations(table.dbName, table.tableName, moved)
-            for name, location in moved.items():
-                inside = list_data_files(location)
-                metastore.alter_partition_params(table.dbName, table.tableName, name, {
-                    "numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside))})
+        locations[name] = local_path(raw.sd.location, f"partition {name} of {table.parameters[CATALOG_PARAM]}.{db}.{source}")
+    with metastore.transaction():
+        if move_partitions(metastore, table, locations):
             metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
     return fetched
 
