@@ -340,7 +340,27 @@ def test_one_day_of_ten_thousand_partitions_fetches_that_day(tmp_path, spark, hm
     lab.close()
 
 
-def test_bad_names_and_servers_are_named(hms_lab, sales, tmp_path, spark):
+def test_an_unpartitioned_table_is_published_and_withdrawn_at_the_table_level(hms_lab, hms, tmp_path):
+    db, location = "t_flat", str(tmp_path / "data" / "flat")
+    write_rows(location, rows_of(0, 25))
+    hms_tables.create_table(hms, db, "flat", COLUMNS, [], location)
+    hms_lab.sql(f"ANALYZE TABLE hms.{db}.flat COMPUTE STATISTICS FOR ALL COLUMNS")
+    first = hms_lab.publish(f"hms.{db}.flat").details
+    assert sorted(first.table_columns) == sorted(c for c, _ in COLUMNS) and "partition" not in first.message
+    params = hms.get_table(db, "flat").parameters
+    assert params["numRows"] == "25" and json.loads(params["COLUMN_STATS_ACCURATE"])["COLUMN_STATS"]["x"] == "true"
+    assert hms_lab.publish(f"hms.{db}.flat").details.write_calls == 0
+    time.sleep(1.1)
+    write_rows(location, rows_of(1, 3), "part-9.parquet")  # another job appends
+    assert hms_lab.engines(f"hms.{db}.flat")["stale"].all()
+    withdrawn = hms_lab.publish(f"hms.{db}.flat").details
+    assert withdrawn.table_withdrawn and "no longer accurate" in withdrawn.message
+    assert "numRows" not in hms.get_table(db, "flat").parameters
+    assert hms.get_table_statistics_req(ttypes.TableStatsRequest(db, "flat", ["x"])).tableStats == []
+    assert hms_lab.sql(f"SELECT count(*) AS n FROM hms.{db}.flat").df.n[0] == 28
+
+
+def test_bad_names_and_servers_are_named(hms_lab, hms, sales, tmp_path, spark):
     db, _, _ = sales
     with pytest.raises(ParseError) as caught:
         hms_lab.sql(f"ANALYZE TABLE nosuch.{db}.sales COMPUTE STATISTICS")
@@ -349,6 +369,15 @@ def test_bad_names_and_servers_are_named(hms_lab, sales, tmp_path, spark):
         hms_lab.sql(f"DESCRIBE hms.{db}.nosuch")
     with pytest.raises(InvalidInputException, match="change it with the engine that owns it"):
         hms_lab.sql(f"DROP TABLE hms.{db}.sales")
+    with pytest.raises(ColstatsError, match="database hms.nodb does not exist"):
+        hms_lab.sql("SHOW TABLES IN hms.nodb")
+    text = ttypes.Table("texty", db, "test", 0, 0, 0, hms_tables.storage(str(tmp_path / "text"), [("a", "int")]), [], {},
+                        None, None, "EXTERNAL_TABLE")
+    text.sd.inputFormat = "org.apache.hadoop.mapred.TextInputFormat"
+    text.sd.serdeInfo.serializationLib = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+    hms.create_table(text)
+    with pytest.raises(InvalidInputException, match=f"hms.{db}.texty is stored as org.apache.hadoop.mapred.TextInputFormat"):
+        hms_lab.sql(f"ANALYZE TABLE hms.{db}.texty COMPUTE STATISTICS")
     other = Lab(home=str(tmp_path / "other"), spark=spark)
     with pytest.raises(ColstatsError, match="thrift://127.0.0.1:9"):
         other.attach("dead", "thrift://127.0.0.1:9")

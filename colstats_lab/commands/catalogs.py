@@ -92,6 +92,8 @@ def split_catalog_name(session: "Session", name: str) -> st.TableName | None:
 def show_tables(session: "Session", stmt: st.ShowTables) -> Result:
     client = client_of(session, stmt.catalog or "")
     db = stmt.db or "default"
+    if db not in client.get_all_databases():  # Hive 2.3 lists no tables of a database it does not have, silently
+        raise NoSuchObjectException(f"database {stmt.catalog}.{db} does not exist in the Hive Metastore at {client.uri}")
     return Result(stmt, df=pd.DataFrame({"database": f"{stmt.catalog}.{db}", "tab_name": client.get_all_tables(db)}))
 
 

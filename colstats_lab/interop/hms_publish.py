@@ -49,17 +49,21 @@ class PublishOutcome:
     table_withdrawn: bool = False
     write_calls: int = 0
     seconds: float = 0.0
+    partitioned: bool = True
 
     @property
     def message(self) -> str:
-        parts = [f"Published {self.table}: {len(self.published)} partition(s) written, {self.unchanged} unchanged, "
-                 f"{len(self.withdrawn)} withdrawn"]
+        parts = [f"{len(self.published)} partition(s) written, {self.unchanged} unchanged, {len(self.withdrawn)} "
+                 "withdrawn"] if self.partitioned else []
         if self.table_columns:
             parts.append(f"table level: {len(self.table_columns)} column(s)")
         elif self.table_withdrawn:
-            parts.append("table level withdrawn (not every partition is accurate)")
+            parts.append("table level withdrawn (" + ("not every partition is accurate)" if self.partitioned else
+                                                      "its statistics are no longer accurate)"))
+        elif not self.partitioned:
+            parts.append("nothing accurate to publish")
         parts.append(f"{self.write_calls} write call(s), {self.seconds:.2f} s")
-        return "; ".join(parts)
+        return f"Published {self.table}: " + "; ".join(parts)
 
 
 def thrift_stats_obj(obj: ColumnStatisticsObj, hms_type: str) -> ttypes.ColumnStatisticsObj:
@@ -136,7 +140,7 @@ def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qua
     started = time.perf_counter()
     calls_before = client.write_calls
     db, name = table.parameters[SOURCE_PARAM].split(".", 1)
-    outcome = PublishOutcome(qualified)
+    outcome = PublishOutcome(qualified, partitioned=table.is_partitioned)
     raw_table = client.get_table(db, name)
     hms_types = {c.name.lower(): c.type for c in raw_table.sd.cols}
     columns = sorted(c for c in table.stats_column_names if c in hms_types)
