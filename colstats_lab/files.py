@@ -8,7 +8,7 @@ from pyspark.sql import Column, DataFrameReader, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epoch)
+FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epoch) or the snapshot that added it
 
 
 @dataclass(frozen=True)
@@ -16,11 +16,14 @@ class DataFile:
     path: str
     size: int
     modified: float
+    added_in: int | None = None  # an Iceberg or Delta file: the snapshot id or log version that added it
+    record_count: int | None = None  # rows, where the format's metadata counts them
 
     @property
     def state(self) -> FileState:
-        """(path, bytes, last modified in ms): what tells a changed file from the one seen before."""
-        return self.path, self.size, int(self.modified * 1000)
+        """(path, bytes, last modified in ms, or the snapshot that added a table format's file): what tells a
+        changed file from the one seen before."""
+        return self.path, self.size, int(self.modified * 1000) if self.added_in is None else self.added_in
 
 
 def is_data_file(name: str) -> bool:

@@ -11,7 +11,6 @@ from pyspark.sql import DataFrame, SparkSession
 from . import engine, frames
 from .analyze.stale import staleness_frame
 from .interop import exchange
-from .interop.hms_client import HiveMetastoreClient
 from .metastore import (
     DEFAULT_DB,
     InvalidInputException,
@@ -86,7 +85,7 @@ class Lab:
         self._master, self._remote, self._spark_conf = master, remote, spark_conf
         self.current_db = DEFAULT_DB
         self._options: dict[str, Any] = {}
-        self.catalogs: dict[str, HiveMetastoreClient] = {}
+        self.catalogs: dict[str, catalogs.AttachedCatalog] = {}
         Lab._current = self
 
     @classmethod
@@ -212,7 +211,7 @@ class Lab:
         in_catalog = catalogs.split_catalog_name(self, name)
         if in_catalog is not None:
             return catalogs.catalog_table(self, in_catalog)
-        return self.metastore.get_table(*split_table_name(name, self.current_db))
+        return catalogs.followed(self, self.metastore.get_table(*split_table_name(name, self.current_db)))
 
     def write(self, name: str, data, partition: dict | None = None, mode: str = "append",
               txn: Transaction | None = None) -> WriteResult:
@@ -415,21 +414,27 @@ class Lab:
 
     def register_external(self, name: str, path: str, format: str = "parquet",
                           partition_types: dict[str, str] | None = None) -> Table:
-        """Registers existing Parquet files (with `k=v` partition directories) as an external table.
+        """Registers existing Parquet files (with `k=v` partition directories) as an external table; with
+        `format="delta"`, the Delta table at `path`; with `format="iceberg"`, the Iceberg table of the
+        metadata file `path` (read-only: pinned to the snapshot that file names).
 
         Partition key types are int when every value is an integer, else string, unless
-        `partition_types` says otherwise. Basic stats count files and bytes; rows stay unknown
-        (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
+        `partition_types` says otherwise (a format's tables carry their own). Basic stats count files and
+        bytes; rows stay unknown (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files.
+        A Delta or Iceberg table is followed to its current snapshot whenever the lab uses it: statistics
+        of partitions a later commit changed are stale, and the reason names the commit.
         """
         return table_commands.register_external(self, name, path, format, partition_types)
     # ---- attached catalogs ----------------------------------------------------------------
 
-    def attach(self, name: str, uri: str) -> None:
-        """Attaches the Hive Metastore at `uri` (`thrift://host:9083`) as catalog `name`: its tables are then
+    def attach(self, name: str, uri: str | dict) -> None:
+        """Attaches the Hive Metastore at `uri` (`thrift://host:9083`), or the Iceberg catalog pyiceberg opens
+        with the properties `uri` (a dict: `load_catalog(name, **uri)`), as catalog `name`: its tables are then
         `name.db.t` in statements (`SHOW TABLES IN name.db`, `DESCRIBE FORMATTED name.db.t c`, `ANALYZE TABLE
-        name.db.t ...`) and methods. The lab reads their schema, partitions and locations from the HMS (a
-        partition's location only when it is used), their rows with Spark, and keeps their statistics as an
-        external table's in the lab database `name_db`. Raises MetastoreUnreachable naming the URI."""
+        name.db.t ...`) and methods. The lab reads their schema, partitions and locations from the catalog (an
+        HMS partition's location only when it is used; an Iceberg table's current snapshot on each use), their
+        rows with Spark, and keeps their statistics as an external table's in the lab database `name_db`.
+        Raises MetastoreUnreachable naming an HMS's URI that does not answer."""
         catalogs.attach(self, name, uri)
 
     def publish(self, table: str) -> Result:

@@ -238,7 +238,7 @@ def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
     (lambda lab: lab.relayout("flat"), "default.flat is not partitioned"),
     (lambda lab: lab.relayout("sales", "ds=nope"), "partition ds=nope of default.sales does not exist"),
     (lambda lab: lab.register_external("again", "/nonexistent/dir"), "no data files under /nonexistent/dir"),
-    (lambda lab: lab.register_external("again", "/tmp", format="csv"), "only parquet files can be registered"),
+    (lambda lab: lab.register_external("again", "/tmp", format="csv"), "metadata file can be registered, not csv"),
     (lambda lab: lab.metadata("sales"), "has no metadata"),
     (lambda lab: lab.metadata("sales", "BOGUS"), "unknown metadata level 'BOGUS'"),
     (lambda lab: lab.view("nosuchview"), "no view named 'nosuchview'"),

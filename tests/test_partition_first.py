@@ -81,14 +81,14 @@ def test_few_ruled_out_partitions_are_still_reported_one_by_one(tmp_path, lab):
 def test_one_day_answered_from_statistics_checks_only_that_days_files(tmp_path, lab, monkeypatch):
     """The freshness of an external partition's statistics is judged from its own directory: an answer
     for one day of many lists that day alone, and a file another job adds there makes it a scan."""
-    from colstats_lab.metastore import stats_accuracy
+    from colstats_lab.metastore import snapshot_files
 
     root = str(tmp_path / "days")
     rows = _write_days(root)
     lab.register_external("days", root, partition_types={"ds": "string"})
     day = sorted(rows)[700]
     lab.sql(f"ANALYZE TABLE days PARTITION (ds = '{day}') COMPUTE STATISTICS FOR COLUMNS")
-    listed = _count_listings(monkeypatch, stats_accuracy)
+    listed = _count_listings(monkeypatch, snapshot_files)
     query = f"SELECT count(*), max(x) FROM days WHERE ds = '{day}'"
     answer = lab.sql(query)
     assert answer.answered_from == "stats", answer.reason

@@ -43,6 +43,7 @@ from ..stats.footers import FileFooter, FooterColumn, footer_column, read_footer
 from ..errors import spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
 from ..metastore.merge import merge_metadata_column
+from ..metastore.snapshot_files import field_ids_of
 from ..metastore.sketches import bounded_ndv, estimate, sketch_ndv
 from ..metastore.quantiles import sketch_family
 from ..tables.snapshot import PartitionFiles, snapshot_files, spark_type
@@ -280,7 +281,8 @@ class _Builder:
     def collect(self, spark: Callable[[], SparkSession], outcome: RefreshOutcome) -> None:
         outcome.scanned_files = sorted(self.to_read)
         outcome.reused_files = sorted(p for p in self.states if p not in set(self.to_read))
-        footers = {path: read_footer(path, self.types, self.states.get(path)) for path in self.to_read}
+        field_ids = field_ids_of(self.table)
+        footers = {path: read_footer(path, self.types, self.states.get(path), field_ids) for path in self.to_read}
         self.served = {c for c in self.request.columns if all(f.served(c) for f in footers.values())}
         outcome.footer_columns = [c for c in self.request.columns if c in self.served]
         sketched = {name for name in self.request.columns

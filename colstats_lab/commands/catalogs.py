@@ -1,7 +1,10 @@
-"""Catalogs the lab attaches (a Hive Metastore over Thrift): their tables named `catalog.db.t` in statements
-and methods, mirrored as the lab's external tables, and the lab's statistics published back to them."""
+"""Catalogs the lab attaches (a Hive Metastore over Thrift, an Iceberg catalog through pyiceberg): their tables
+named `catalog.db.t` in statements and methods, mirrored as the lab's external tables, and the lab's statistics
+published back to them; and the tables of a format (Iceberg, Delta) followed to their current snapshot
+whenever the lab uses them, by whichever name."""
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -11,7 +14,12 @@ from ..errors import ParseError, parse_sql
 from ..interop.hms_client import HiveMetastoreClient
 from ..interop.hms_engines import engines_frame
 from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
-from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, mirror, resolve
+from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, lab_database, mirror, resolve
+from ..interop.delta_source import DeltaSource
+from ..interop.iceberg_source import IcebergCatalog, metadata_file_source
+from ..interop import snapshot_source
+from ..interop.snapshot_source import TableSource
+from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..metastore import COLUMN_STATS_ACCURATE, InvalidInputException, NoSuchObjectException, Table
 from ..result import Result
 from ..sql import statements as st
@@ -22,13 +30,21 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-def attach(session: "Session", name: str, uri: str) -> HiveMetastoreClient:
+AttachedCatalog = HiveMetastoreClient | IcebergCatalog
+
+
+def attach(session: "Session", name: str, uri: str | dict) -> AttachedCatalog:
     """The work of `Lab.attach`, whose docstring is the reference."""
     if not isinstance(name, str) or not name.isidentifier() or name.lower() == SPARK_CATALOG:
         raise InvalidInputException(f"a catalog is attached under a simple name other than {SPARK_CATALOG}, not {name!r}")
-    if not isinstance(uri, str) or not uri.startswith("thrift://"):
-        raise InvalidInputException(f"only Hive Metastores (thrift://host:port) can be attached, not {uri!r}")
-    client = HiveMetastoreClient(uri)
+    client: AttachedCatalog
+    if isinstance(uri, dict):
+        client = IcebergCatalog(name.lower(), uri)
+    elif isinstance(uri, str) and uri.startswith("thrift://"):
+        client = HiveMetastoreClient(uri)
+    else:
+        raise InvalidInputException("a Hive Metastore is attached by its URI (thrift://host:port) and an Iceberg catalog "
+                                    f"by pyiceberg's catalog properties (a dict), not {uri!r}")
     previous = session.catalogs.pop(name.lower(), None)
     if previous is not None:
         previous.close()
@@ -36,7 +52,7 @@ def attach(session: "Session", name: str, uri: str) -> HiveMetastoreClient:
     return client
 
 
-def client_of(session: "Session", catalog: str, statement: str | None = None, position: int = -1) -> HiveMetastoreClient:
+def client_of(session: "Session", catalog: str, statement: str | None = None, position: int = -1) -> AttachedCatalog:
     """The attached catalog `catalog`; an unknown one is a parse error with its caret when it comes from a
     statement, else NoSuchObjectException naming it."""
     client = session.catalogs.get(catalog.lower())
@@ -54,11 +70,44 @@ def client_of_mirror(session: "Session", table: Table) -> HiveMetastoreClient:
     recorded (a dashboard, or another process on the same metastore)."""
     catalog, uri = table.parameters.get(CATALOG_PARAM), table.parameters.get(URI_PARAM)
     if not catalog or not uri:
-        raise InvalidInputException(f"{table.qualified_name} is not a table of an attached catalog")
+        raise InvalidInputException(f"{table.qualified_name} is not a table of an attached Hive Metastore")
     client = session.catalogs.get(catalog)
-    if client is None or client.uri != uri:
+    if not isinstance(client, HiveMetastoreClient) or client.uri != uri:
         client = attach(session, catalog, uri)
+    assert isinstance(client, HiveMetastoreClient)
     return client
+
+
+def followed(session: "Session", table: Table) -> Table:
+    """An Iceberg or Delta table followed to its current snapshot (any other table as it is): the lab's
+    statistics of it are judged against the files a reader sees now, never those of a snapshot gone by."""
+    fmt = table.parameters.get(FORMAT_PARAM)
+    source: TableSource
+    if fmt == "delta":
+        followed_version = table.parameters.get(SNAPSHOT_PARAM) or ""
+        source = DeltaSource(table.parameters[snapshot_source.SOURCE_PARAM],
+                             int(followed_version) if followed_version.isdigit() else None)
+    elif fmt == "iceberg" and table.parameters.get(CATALOG_PARAM):
+        catalog = table.parameters[CATALOG_PARAM]
+        client = session.catalogs.get(catalog)
+        options = table.parameters.get(snapshot_source.OPTIONS_PARAM, "{}")
+        if not isinstance(client, IcebergCatalog) or client.options != options:
+            client = IcebergCatalog(catalog, json.loads(options))
+            session.catalogs[catalog] = client
+        _, db, name = table.parameters[snapshot_source.SOURCE_PARAM].rsplit(".", 2)
+        source = client.table(db, name)
+    elif fmt == "iceberg":
+        source = metadata_file_source(table.parameters[snapshot_source.SOURCE_PARAM])
+    else:
+        return table
+    return snapshot_source.follow(session.metastore, table.dbName, table.tableName, source.current())
+
+
+def follow_named(session: "Session", name: st.TableName) -> None:
+    """The lab's table `name`, when it is an Iceberg or Delta table, followed to its current snapshot."""
+    db, table_name = (name.db or session.current_db).lower(), name.name.lower()
+    if session.metastore.table_exists(db, table_name):
+        followed(session, session.metastore.get_table(db, table_name))
 
 
 def catalog_table(session: "Session", name: st.TableName, spec: list[st.PartitionSpecItem] | None = None,
@@ -68,6 +117,10 @@ def catalog_table(session: "Session", name: st.TableName, spec: list[st.Partitio
     partition names only."""
     client = client_of(session, name.catalog or "", statement, name.catalog_position)
     db = name.db or session.current_db
+    if isinstance(client, IcebergCatalog):
+        snapshot = client.table(db, name.name).current()
+        snapshot.catalog = client.name
+        return snapshot_source.follow(session.metastore, lab_database(client.name, db), name.name.lower(), snapshot)
     source = describe_table(client, (name.catalog or "").lower(), db, name.name)
     with session.metastore.transaction():
         table = mirror(session.metastore, client, source)
@@ -93,21 +146,26 @@ def show_tables(session: "Session", stmt: st.ShowTables) -> Result:
     client = client_of(session, stmt.catalog or "")
     db = stmt.db or "default"
     if db not in client.get_all_databases():  # Hive 2.3 lists no tables of a database it does not have, silently
-        raise NoSuchObjectException(f"database {stmt.catalog}.{db} does not exist in the Hive Metastore at {client.uri}")
+        raise NoSuchObjectException(f"database {stmt.catalog}.{db} does not exist in the {client.kind} at {client.uri}")
     return Result(stmt, df=pd.DataFrame({"database": f"{stmt.catalog}.{db}", "tab_name": client.get_all_tables(db)}))
 
 
 def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient, str]:
-    """An attached catalog's table named either way (`hms.db.t` or the mirror's lab name), followed by its
+    """An attached HMS's table named either way (`hms.db.t` or the mirror's lab name), followed by its
     partition names; its client; its catalog name."""
     catalog_name = split_catalog_name(session, name)
+    if catalog_name is not None and isinstance(session.catalogs.get(catalog_name.catalog or ""), IcebergCatalog):
+        raise InvalidInputException(f"{name} is an Iceberg table: publishing its statistics as Puffin files is not "
+                                    "built yet")
     if catalog_name is None:
         mirror_table = session.resolve(name)
         client_of_mirror(session, mirror_table)
         source_db, source_name = mirror_table.parameters[SOURCE_PARAM].split(".", 1)
         catalog_name = st.TableName(source_db, source_name, mirror_table.parameters[CATALOG_PARAM])
     table = catalog_table(session, catalog_name, fetch=False)
-    return table, session.catalogs[catalog_name.catalog or ""], str(catalog_name)
+    client = session.catalogs[catalog_name.catalog or ""]
+    assert isinstance(client, HiveMetastoreClient)
+    return table, client, str(catalog_name)
 
 
 def publish(session: "Session", name: str) -> Result:
@@ -135,9 +193,12 @@ def on_mirrors(session: "Session", query):
     """A query (text or sqlglot tree) with each `catalog.db.t` of an attached catalog replaced by its lab
     mirror, followed and with every partition's location fetched (a query may read any of them); the
     query as given when it names none."""
+    tree = (parse_sql(query) if isinstance(query, str) else query).copy()  # the statement's tree stays as parsed
+    for node in tree.find_all(exp.Table):
+        if not node.catalog and node.name:
+            follow_named(session, st.TableName(node.db.lower() or None, node.name.lower()))
     if not session.catalogs:
         return query
-    tree = (parse_sql(query) if isinstance(query, str) else query).copy()  # the statement's tree stays as parsed
     named = [node for node in tree.find_all(exp.Table) if node.catalog and node.catalog.lower() in session.catalogs]
     for node in named:
         table = catalog_table(session, st.TableName(node.db.lower(), node.name.lower(), node.catalog.lower()))

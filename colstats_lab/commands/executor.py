@@ -51,6 +51,8 @@ def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None
     elif isinstance(named, st.TableName) and named.catalog and not isinstance(stmt, st.Analyze):
         raise InvalidInputException(f"{named}: Spark's tables are named by ANALYZE TABLE only; once analyzed, "
                                     f"the lab's table is {named.db}.{named.name}")
+    elif isinstance(named, st.TableName) and not named.catalog:
+        catalogs.follow_named(lab, named)
     if isinstance(stmt, st.ShowTables) and stmt.catalog:
         return catalogs.show_tables(lab, stmt)
     if type(stmt) in _TXN_HANDLERS:
@@ -62,7 +64,7 @@ def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None
 
 
 # statements that read an attached catalog's table; the others would change it, which is its owner's job
-_CATALOG_STATEMENTS = (st.Analyze, st.Describe, st.ShowPartitions)
+_CATALOG_STATEMENTS = (st.Analyze, st.RefreshMetadata, st.Describe, st.ShowPartitions)
 
 
 def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -> st.Statement:
@@ -70,10 +72,10 @@ def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -
     the partitions it names fetched (fetched again for ANALYZE, which reads their files)."""
     client = catalogs.client_of(lab, named.catalog or "", stmt.sql, named.catalog_position)
     if not isinstance(stmt, _CATALOG_STATEMENTS):
-        raise InvalidInputException(f"{named} is a table of the Hive Metastore at {client.uri}: the lab analyzes and "
+        raise InvalidInputException(f"{named} is a table of the {client.kind} at {client.uri}: the lab analyzes and "
                                     "describes it; change it with the engine that owns it")
     table = catalogs.catalog_table(lab, named, getattr(stmt, "partition", None),
-                                   refetch=isinstance(stmt, st.Analyze))
+                                   refetch=isinstance(stmt, (st.Analyze, st.RefreshMetadata)))
     return dataclasses.replace(stmt, table=st.TableName(table.dbName, table.tableName))
 
 

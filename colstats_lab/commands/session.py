@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from ..interop.hms_client import HiveMetastoreClient
+    from .catalogs import AttachedCatalog
     from ..metastore import Metastore, Table, ValidWriteIdList
     from ..transaction import Transaction
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 class Session(Protocol):
     metastore: Metastore
     current_db: str
-    catalogs: dict[str, HiveMetastoreClient]  # attached catalogs by name
+    catalogs: dict[str, AttachedCatalog]  # attached catalogs by name
 
     @property
     def spark(self) -> SparkSession: ...

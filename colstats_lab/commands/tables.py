@@ -11,6 +11,9 @@ from ..metastore import AlreadyExistsException, FieldSchema, InvalidInputExcepti
 from ..metastore.names import parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import PartitionSpecItem
+from ..interop import snapshot_source
+from ..interop.delta_source import DeltaSource
+from ..interop.iceberg_source import metadata_file_source
 from ..tables import list_data_files
 from ..tables.cleaner import remove_aborted
 from ..tables.external import external_partition, partition_directories
@@ -52,8 +55,14 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
                       partition_types: dict[str, str] | None = None) -> Table:
     """The work of `Lab.register_external`, whose docstring is the reference."""
     db, table_name = split_table_name(name, session.current_db)
+    if format.lower() in ("delta", "iceberg"):
+        if session.metastore.table_exists(db, table_name):
+            raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
+        source = DeltaSource(path) if format.lower() == "delta" else metadata_file_source(os.path.abspath(path))
+        return snapshot_source.follow(session.metastore, db, table_name.lower(), source.current())
     if format.lower() != "parquet":
-        raise InvalidInputException(f"only parquet files can be registered, not {format}")
+        raise InvalidInputException(f"parquet files, a Delta table or an Iceberg metadata file can be registered, "
+                                    f"not {format}")
     path = os.path.abspath(path)
     files = list_data_files(path)
     if not files:

@@ -42,6 +42,8 @@ class HiveMetastoreClient:
     """One connection to a Hive Metastore (`thrift://host:port`); raises MetastoreUnreachable naming the URI
     when nothing answers there. Methods are named after the Thrift calls they make."""
 
+    kind = "Hive Metastore"
+
     def __init__(self, uri: str, timeout_s: float = 60.0):
         parsed = urlparse(uri)
         if parsed.scheme != "thrift" or not parsed.hostname or not parsed.port:

@@ -542,7 +542,24 @@ _V11 = """
 ALTER TABLE COL_STATS_HISTORY ADD COLUMN TOP_VALUES TEXT;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11]
+# The data files of an Iceberg or Delta table's snapshot, per partition, as the format's metadata lists them
+# (its directories also hold files of older snapshots, which no reader of this one sees): what reads and the
+# freshness rule take in place of a directory listing. ADDED_IN is the snapshot id (Delta: the log version)
+# that added the file, RECORD_COUNT the rows the format counts in it.
+_V12 = """
+CREATE TABLE SNAPSHOT_FILES (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    PART_ID INTEGER REFERENCES PARTITIONS (PART_ID) ON DELETE CASCADE,
+    FILE_PATH TEXT NOT NULL,
+    FILE_SIZE INTEGER NOT NULL,
+    ADDED_IN INTEGER NOT NULL,
+    RECORD_COUNT INTEGER
+);
+CREATE INDEX SNAPSHOT_FILES_BY_OWNER ON SNAPSHOT_FILES (TBL_ID, PART_ID);
+CREATE INDEX SNAPSHOT_FILES_BY_PART ON SNAPSHOT_FILES (PART_ID);
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..files import FileState, describe_changes, file_changes, list_data_files
+from ..files import FileState, describe_changes, file_changes
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .common import _NO_FILES, is_transactional
 from .model import Table
+from .snapshot_files import describe_snapshot_changes, is_snapshot_table
 from .txn import ValidWriteIdList
 
 
@@ -216,11 +217,13 @@ class StatsAccuracyAPI:
                 if r["FILE_PATH"]:
                     files.add((r["FILE_PATH"], r["FILE_SIZE"], r["MODIFIED_MS"]))
         out = {}
-        for name, location in locations.items():
-            now = {f.state for f in list_data_files(location)} if location else set()
+        snapshot = is_snapshot_table(table)
+        for name, files in self.owner_files(table, locations).items():
+            now = {f.state for f in files}
             before = seen.get(name)
             if before is None:
                 out[name] = "the files it was analyzed from were not recorded: ANALYZE it again"
             elif before != now:
-                out[name] = describe_changes(*file_changes(before, now))
+                out[name] = (describe_snapshot_changes(table, name, before, now) if snapshot
+                             else describe_changes(*file_changes(before, now)))
         return out

@@ -22,12 +22,13 @@ from .history import HistoryAPI
 from .metadata_store import TableMetadataAPI
 from .schema import migrate
 from .skew import SkewAPI
+from .snapshot_files import SnapshotFilesAPI
 from .stats_accuracy import StatsAccuracyAPI
 from .txns import TxnAPI
 
 
 class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, TableMetadataAPI, TxnAPI, HistoryAPI,
-                ExpectationsAPI):
+                ExpectationsAPI, SnapshotFilesAPI):
     """A Hive-schema metastore in the SQLite file at `path` (created and migrated on open)."""
 
     def __init__(self, path: str, warehouse: str | None = None):

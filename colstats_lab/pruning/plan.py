@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..metastore import Metastore, Table
 from ..metastore.levels import Level
+from ..metastore.snapshot_files import field_ids_of
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
 from ..stats.footers import FileFooter, footer_column, read_footer
 from ..tables.snapshot import PartitionFiles
@@ -224,7 +225,7 @@ class _Planner:
 
     def _footer(self, path: str) -> FileFooter:
         if path not in self.footers:
-            self.footers[path] = read_footer(path, self.types, self.states.get(path))
+            self.footers[path] = read_footer(path, self.types, self.states.get(path), field_ids_of(self.table))
         return self.footers[path]
 
     # ---- deciding -----------------------------------------------------------------------

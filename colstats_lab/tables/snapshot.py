@@ -12,6 +12,7 @@ from pyspark.sql import types as T
 from ..coltypes import parse_type
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
 from ..files import DataFile, decoded_uri_path, list_data_files, parquet_reader
+from ..metastore.snapshot_files import field_ids_of, is_snapshot_table
 from .layout import admitted_dirs
 
 log = logging.getLogger("colstats_lab.scan")
@@ -59,6 +60,8 @@ def spark_schema(table: Table) -> T.StructType:
 def snapshot_files(metastore: Metastore, table: Table, valid: ValidWriteIdList,
                    partitions: list[Partition] | None = None) -> list[PartitionFiles]:
     """What a reader with `valid` sees of each partition (all of them unless given)."""
+    if is_snapshot_table(table):
+        return _format_snapshot_files(metastore, table, partitions)
     if not table.is_partitioned:
         dirs = _dirs(table, table.location, valid)
         return [PartitionFiles(None, dirs, [f for d in dirs for f in list_data_files(d)])]
@@ -71,6 +74,19 @@ def snapshot_files(metastore: Metastore, table: Table, valid: ValidWriteIdList,
         dirs = _dirs(table, part.location, valid)
         out.append(PartitionFiles(part, dirs, [f for d in dirs for f in list_data_files(d)]))
     return out
+
+
+def _format_snapshot_files(metastore: Metastore, table: Table,
+                           partitions: list[Partition] | None) -> list[PartitionFiles]:
+    """An Iceberg or Delta table's partitions with the files its snapshot lists (not those its directories
+    hold, which include older snapshots' files)."""
+    if not table.is_partitioned:
+        files = metastore.owner_files(table, {None: table.location})[None]
+        return [PartitionFiles(None, [table.location], files)]
+    if partitions is None:
+        partitions = metastore.get_partitions(table.dbName, table.tableName)
+    files_of = metastore.owner_files(table, {p.partName: p.location for p in partitions})
+    return [PartitionFiles(p, [p.location], files_of.get(p.partName, [])) for p in partitions]
 
 
 def _dirs(table: Table, location: str, valid: ValidWriteIdList) -> list[str]:
@@ -87,6 +103,8 @@ def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]
               sum(p.total_size for p in parts), len(parts))
     if not files:
         return spark.createDataFrame([], schema)
+    if is_snapshot_table(table):
+        return _read_by_file(spark, table, parts)
     if any(_in_subdirectory(p) for p in parts):
         return _read_by_partition(spark, table, parts)
     if any(_elsewhere(table, p) for p in parts):
@@ -114,7 +132,12 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     """Partitions at locations of their own: the files are read without partition discovery (which would take
     values from the paths, or refuse paths that do not agree), and each row's partition values come from
     the partition its file belongs to (`_metadata.file_path`, decoded)."""
-    data_schema = T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols])
+    field_ids = field_ids_of(table)
+    if field_ids:
+        # Iceberg's columns are their field ids: by name, a renamed column reads NULL from older files
+        spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
+    data_schema = T.StructType([T.StructField(c.name, spark_type(c.type), metadata={"parquet.field.id": field_ids[c.name]}
+                                              if c.name in field_ids else {}) for c in table.cols])
     files = [f.path for p in parts for f in p.files]
     frame = parquet_reader(spark, data_schema).option("recursiveFileLookup", "true").parquet(*files)
     path = decoded_uri_path(F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", ""))

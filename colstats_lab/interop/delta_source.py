@@ -1,0 +1,93 @@
+"""Delta tables through deltalake (delta-rs): each log version as the lab follows a snapshot
+(`snapshot_source`). Partition values live in the add actions (and the paths), not in the files. The log's add
+actions do not say which commit added a file: the versions after the one the lab followed last are read to
+find it (up to `_VERSIONS_READ` of them; past that, a file is said to come from the current version).
+Deletion vectors and column mapping are refused by name: reading the files as they are would count deleted
+rows, or read renamed columns as NULL."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from urllib.parse import unquote
+
+import pyarrow as pa
+from deltalake import DeltaTable
+from deltalake.exceptions import DeltaError, TableNotFoundError
+
+from ..files import DataFile
+from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
+from .snapshot_source import FormatFile, FormatSnapshot, TableSource
+
+_VERSIONS_READ = 20
+_PRIMITIVES = {"boolean": "boolean", "byte": "tinyint", "short": "smallint", "integer": "int", "long": "bigint",
+               "float": "float", "double": "double", "date": "date", "timestamp": "timestamp",
+               "timestamp_ntz": "timestamp", "string": "string", "binary": "binary"}
+
+
+def hive_type(delta_type, what: str) -> str:
+    """The Hive type name the lab keeps for a Delta type; refuses by name what it does not analyze."""
+    name = str(getattr(delta_type, "type", ""))
+    if name.startswith("decimal"):
+        return name.replace(" ", "")
+    if name not in _PRIMITIVES:
+        raise InvalidInputException(f"{what} is of Delta type {delta_type}, which the lab does not analyze yet")
+    return _PRIMITIVES[name]
+
+
+class DeltaSource(TableSource):
+    def __init__(self, path: str, since: int | None = None):
+        self.path = os.path.abspath(path)
+        self.since = since  # the version the lab followed last: files added after it are placed by version
+
+    def current(self) -> FormatSnapshot:
+        try:
+            table = DeltaTable(self.path)
+        except TableNotFoundError as error:
+            raise NoSuchObjectException(f"no Delta table at {self.path} (no _delta_log there)") from error
+        except DeltaError as error:
+            raise InvalidInputException(f"cannot read the Delta table at {self.path}: {error}") from error
+        mapping = table.metadata().configuration.get("delta.columnMapping.mode", "none")
+        if mapping != "none":
+            raise InvalidInputException(f"the Delta table at {self.path} uses column mapping ({mapping}): the lab "
+                                        "does not read it yet, and by name would read renamed columns as NULL")
+        if "deletionVectors" in (table.protocol().reader_features or []):
+            raise InvalidInputException(f"the Delta table at {self.path} has deletion vectors enabled: the lab does "
+                                        "not apply them yet, and would count deleted rows")
+        key_names = [k.lower() for k in table.metadata().partition_columns]
+        fields = {f.name.lower(): f for f in table.schema().fields}
+        keys = [FieldSchema(k, hive_type(fields[k].type, f"partition column {k} of {self.path}")) for k in key_names]
+        cols = [FieldSchema(name, hive_type(f.type, f"column {f.name} of {self.path}"))
+                for name, f in fields.items() if name not in key_names]
+        actions = pa.table(table.get_add_actions(flatten=True)).to_pylist()
+        added_in = self._versions_adding({a["path"] for a in actions}, table.version())
+        originals = {k.lower(): k for k in table.metadata().partition_columns}
+        files = [FormatFile(DataFile(os.path.join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
+                                     added_in.get(a["path"]), a.get("num_records")),
+                            [_key_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
+        return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files)
+
+
+    def _versions_adding(self, paths: set[str], current: int) -> dict[str, int]:
+        """The version that added each of `paths` not in version `since` (files in it keep what the lab
+        recorded); every one of them is the current version's when `since` is unknown or too far back."""
+        if self.since is None or self.since >= current:
+            return {}
+        if current - self.since > _VERSIONS_READ:
+            return {}
+        seen = set(pa.table(DeltaTable(self.path, version=self.since).get_add_actions()).column("path").to_pylist())
+        out: dict[str, int] = {}
+        for version in range(self.since + 1, current):
+            at = pa.table(DeltaTable(self.path, version=version).get_add_actions()).column("path").to_pylist()
+            for path in set(at) & paths - seen - out.keys():
+                out[path] = version
+        return out
+
+
+def _key_text(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return str(value)

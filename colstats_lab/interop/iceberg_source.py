@@ -1,0 +1,169 @@
+"""Iceberg tables through pyiceberg: an attached catalog (`lab.attach("ice", {...properties})`, whose tables
+are `ice.db.t`) or one metadata file (`register_external(..., format="iceberg")`, read-only), each snapshot
+as the lab follows one (`snapshot_source`). Columns are Iceberg's field ids, so a renamed column still reads
+its older files; partitions are the spec's fields (identity values, or a transform's: `ts_day=2026-01-02`)."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any, Callable
+
+from pyiceberg import types as it
+from pyiceberg.catalog import Catalog, load_catalog
+from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+from pyiceberg.table import StaticTable
+from pyiceberg.table import Table as IcebergTable
+from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform, MonthTransform,
+                                  TruncateTransform, YearTransform)
+
+from ..files import DataFile
+from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
+from .snapshot_source import FormatFile, FormatSnapshot, TableSource, local_path
+
+_PRIMITIVES: dict[type, str] = {
+    it.BooleanType: "boolean", it.IntegerType: "int", it.LongType: "bigint", it.FloatType: "float",
+    it.DoubleType: "double", it.DateType: "date", it.TimestampType: "timestamp", it.TimestamptzType: "timestamp",
+    it.StringType: "string", it.BinaryType: "binary",
+}
+_DATA_FILE, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
+_DELETED = 2  # a manifest entry's status: the file left the table in this snapshot
+
+
+def hive_type(field_type: it.IcebergType, what: str) -> str:
+    """The Hive type name the lab keeps for an Iceberg type; refuses by name what it does not analyze."""
+    if isinstance(field_type, it.DecimalType):
+        return f"decimal({field_type.precision},{field_type.scale})"
+    name = _PRIMITIVES.get(type(field_type))
+    if name is None:
+        raise InvalidInputException(f"{what} is of Iceberg type {field_type}, which the lab does not analyze yet")
+    return name
+
+
+class IcebergCatalog:
+    """An Iceberg catalog attached under a name: pyiceberg's `load_catalog(name, **properties)`."""
+
+    kind = "Iceberg catalog"
+
+    def __init__(self, name: str, properties: dict[str, Any]):
+        self.name = name
+        self.properties = {str(k): str(v) for k, v in properties.items()}
+        self.uri = self.properties.get("uri") or json.dumps(self.properties, sort_keys=True)
+        try:
+            self.catalog: Catalog = load_catalog(name, **self.properties)
+        except Exception as error:  # pyiceberg raises ValueError, NotImplementedError, driver errors...
+            raise InvalidInputException(f"cannot open Iceberg catalog {name} ({self.uri}): {error}") from error
+
+    @property
+    def options(self) -> str:
+        return json.dumps(self.properties, sort_keys=True)
+
+    def get_all_databases(self) -> list[str]:
+        return [".".join(ns) for ns in self.catalog.list_namespaces()]
+
+    def get_all_tables(self, db: str) -> list[str]:
+        try:
+            return sorted(identifier[-1] for identifier in self.catalog.list_tables(db))
+        except NoSuchNamespaceError as error:
+            raise NoSuchObjectException(f"database {self.name}.{db} does not exist in {self.kind} {self.uri}") from error
+
+    def table(self, db: str, name: str) -> "IcebergSource":
+        qualified = f"{self.name}.{db}.{name}"
+
+        def load() -> IcebergTable:
+            try:
+                return self.catalog.load_table((db, name))
+            except (NoSuchTableError, NoSuchNamespaceError) as error:
+                raise NoSuchObjectException(f"table {qualified} does not exist in {self.kind} {self.uri}") from error
+        return IcebergSource(load, qualified, self.options)
+
+    def close(self) -> None:
+        """Nothing held open: pyiceberg's SQL catalog opens its engine per call."""
+
+
+def metadata_file_source(path: str) -> "IcebergSource":
+    """The Iceberg table of one metadata file, read-only and pinned to the snapshot that file names."""
+    def load() -> IcebergTable:
+        try:
+            return StaticTable.from_metadata(path)
+        except (OSError, ValueError) as error:
+            raise InvalidInputException(f"cannot read Iceberg metadata file {path}: {error}") from error
+    return IcebergSource(load, path, "")
+
+
+class IcebergSource(TableSource):
+    def __init__(self, load: Callable[[], IcebergTable], source: str, options: str):
+        self._load = load
+        self.source = source
+        self.options = options
+
+    def current(self) -> FormatSnapshot:
+        table = self._load()
+        schema = table.schema()
+        if len(table.metadata.partition_specs) > 1:
+            raise InvalidInputException(f"{self.source}: its partition spec changed (spec ids "
+                                        f"{sorted(s.spec_id for s in table.metadata.partition_specs)}); the lab reads "
+                                        "tables of one partition spec only, for now")
+        spec = table.spec()
+        keys, key_sources, transforms = [], set(), []
+        for pf in spec.fields:
+            source = schema.find_field(pf.source_id)
+            source_type = hive_type(source.field_type, f"partition source column {source.name} of {self.source}")
+            keys.append(FieldSchema(pf.name.lower(), _key_type(pf.transform, source_type, pf.name, self.source)))
+            transforms.append((pf.name, pf.transform, source.field_type))
+            if isinstance(pf.transform, IdentityTransform) and pf.name.lower() == source.name.lower():
+                key_sources.add(source.field_id)  # the column is the partition key, as in Hive
+        cols, field_ids = [], {}
+        for column in schema.fields:
+            if column.field_id in key_sources:
+                continue
+            cols.append(FieldSchema(column.name.lower(), hive_type(column.field_type, f"column {column.name} of "
+                                                                                      f"{self.source}"), column.doc))
+            field_ids[column.name.lower()] = column.field_id
+        snapshot = table.current_snapshot()
+        files = []
+        if snapshot is not None:
+            for entry in table.inspect.entries().to_pylist():
+                if entry["status"] == _DELETED:
+                    continue
+                data = entry["data_file"]
+                if data["content"] != _DATA_FILE:
+                    kind = "position" if data["content"] == _POSITION_DELETES else "equality"
+                    raise InvalidInputException(
+                        f"{self.source} has {kind} delete files at snapshot {snapshot.snapshot_id} "
+                        f"({data['file_path']}): the lab does not apply them yet, and would count deleted rows")
+                path = local_path(data["file_path"], f"a data file of {self.source}")
+                values = [_key_text(data["partition"].get(name), transform, source_type)
+                          for name, transform, source_type in transforms]
+                files.append(FormatFile(DataFile(path, data["file_size_in_bytes"], 0.0, entry["snapshot_id"],
+                                                 data["record_count"]), values))
+        return FormatSnapshot("iceberg", self.source, local_path(table.metadata.location, self.source),
+                              None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
+                              self.options)
+
+
+def _key_type(transform, source_type: str, name: str, source: str) -> str:
+    if isinstance(transform, (IdentityTransform, TruncateTransform)):
+        return source_type
+    if isinstance(transform, DayTransform):
+        return "date"
+    if isinstance(transform, BucketTransform):
+        return "int"
+    if isinstance(transform, (YearTransform, MonthTransform, HourTransform)):
+        return "string"  # Iceberg's own text of the period: 2026, 2026-01, 2026-01-02-13
+    raise InvalidInputException(f"partition field {name} of {source} uses transform {transform}, which the lab "
+                                "does not read yet")
+
+
+def _key_text(value, transform, source_type: it.IcebergType) -> str | None:
+    """A partition value as the lab's partition name spells it."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(transform, (YearTransform, MonthTransform, HourTransform)) and isinstance(value, int):
+        return transform.to_human_string(source_type, value)
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)

@@ -1,0 +1,179 @@
+"""Table formats whose files are a snapshot's (Iceberg, Delta), as sources of the lab's tables: the seam each
+format's module fills (`iceberg_source`, `delta_source`) and the one way the lab follows a snapshot.
+
+A format's table is kept in the lab as an external table whose parameters name the format, the source and the
+snapshot followed (`colstats.source.*`); its partitions are the format's (identity values, or a transform's:
+`ts_day=2026-01-02`), and the files of each partition are those the snapshot lists, recorded in the
+metastore (SNAPSHOT_FILES) with the snapshot that added each. Reads take those files, never a directory
+listing; the freshness rule compares them with the files each ANALYZE read, so a commit makes stale exactly
+the partitions whose files it added or removed, and says which snapshot did.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlparse
+
+from ..files import DataFile
+from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
+from ..metastore.merge import merge_table_level
+from ..metastore.names import make_part_name, parse_part_name
+from .hms_source import CATALOG_PARAM
+from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, SNAPSHOT_PARAM
+
+log = logging.getLogger("colstats_lab.sources")
+
+SOURCE_PARAM = "colstats.source.table"   # what the format calls the table: `ice.db.t`, or the Delta table's path
+OPTIONS_PARAM = "colstats.source.options"  # JSON: how to open it again (a catalog's properties)
+
+
+@dataclass
+class FormatFile:
+    """One data file of a snapshot: its state, and its partition's values as Hive's text (None: NULL)."""
+
+    file: DataFile
+    values: list[str | None]
+
+
+@dataclass
+class FormatSnapshot:
+    """What the lab needs of a format's table at one snapshot."""
+
+    format: str                 # "iceberg" or "delta"
+    source: str                 # the table as the format names it
+    location: str               # its root directory
+    snapshot: int | None        # snapshot id or log version; None: no snapshot yet (an empty table)
+    cols: list[FieldSchema]
+    partition_keys: list[FieldSchema]
+    files: list[FormatFile]
+    field_ids: dict[str, int] = field(default_factory=dict)
+    options: str = ""
+    catalog: str = ""           # the attach name of the catalog it came from, if any
+
+    def part_name(self, values: list[str | None]) -> str:
+        return make_part_name([k.name for k in self.partition_keys], values)
+
+
+class TableSource(ABC):
+    """A table of some format, opened: its current snapshot, read again on each use."""
+
+    @abstractmethod
+    def current(self) -> FormatSnapshot:
+        """The snapshot a reader now sees; raises naming what the lab cannot read (delete files it cannot
+        apply, nested columns, a partition spec that changed)."""
+
+
+def local_path(location: str, what: str) -> str:
+    """A format's file location (`file:///...`, URL-encoded where a writer encoded it, or a plain path) as
+    a local path; other file systems are refused by name."""
+    if location.startswith("/"):
+        return location
+    parsed = urlparse(location)
+    if parsed.scheme == "file":
+        return unquote(parsed.path)
+    raise InvalidInputException(f"{what} is at {location}: the lab reads tables on local or mounted paths only, "
+                                f"not on {parsed.scheme or location}")
+
+
+def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -> Table:
+    """The lab's table `db.name` made the format's `snapshot`: registered when new (again when its schema
+    changed: statistics of other columns describe nothing the format now has), else its partitions and
+    their files followed, in one metastore transaction; nothing is written when the snapshot is the one
+    followed already."""
+    with metastore.transaction():
+        if metastore.table_exists(db, name):
+            table = metastore.get_table(db, name)
+            if table.parameters.get(FORMAT_PARAM) != snapshot.format or \
+                    table.parameters.get(SOURCE_PARAM) != snapshot.source:
+                raise InvalidInputException(f"lab table {table.qualified_name} is not the {snapshot.format} table "
+                                            f"{snapshot.source}")
+            if _same_schema(table, snapshot):
+                if table.parameters.get(SNAPSHOT_PARAM) != str(snapshot.snapshot):
+                    _follow_files(metastore, table, snapshot)
+                return metastore.get_table(db, name)
+            log.warning("%s: its schema changed in %s; its statistics in the lab are dropped and the table "
+                        "registered again", snapshot.source, snapshot.format)
+            metastore.drop_table(db, name)
+        if db not in metastore.get_all_databases():
+            metastore.create_database(db, f"{snapshot.format} tables", if_not_exists=True)
+        params = {"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", FORMAT_PARAM: snapshot.format,
+                  SOURCE_PARAM: snapshot.source, SNAPSHOT_PARAM: "", FIELD_IDS_PARAM: _field_ids_text(snapshot)}
+        if snapshot.options:
+            params[OPTIONS_PARAM] = snapshot.options
+        if snapshot.catalog:
+            params[CATALOG_PARAM] = snapshot.catalog
+        table = Table(db, name, snapshot.cols, snapshot.partition_keys, location=snapshot.location,
+                      tableType="EXTERNAL_TABLE", parameters=params)
+        metastore.create_table(table)
+        _follow_files(metastore, metastore.get_table(db, name), snapshot)
+        return metastore.get_table(db, name)
+
+
+def _field_ids_text(snapshot: FormatSnapshot) -> str:
+    return json.dumps(snapshot.field_ids, sort_keys=True) if snapshot.field_ids else ""
+
+
+def _same_schema(table: Table, snapshot: FormatSnapshot) -> bool:
+    return ([(c.name, c.type) for c in table.cols] == [(c.name, c.type) for c in snapshot.cols]
+            and [(c.name, c.type) for c in table.partitionKeys] == [(c.name, c.type) for c in snapshot.partition_keys]
+            and (table.parameters.get(FIELD_IDS_PARAM) or "") == _field_ids_text(snapshot)
+            and table.location.rstrip("/") == snapshot.location.rstrip("/"))
+
+
+def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) -> None:
+    """Partitions the snapshot added are registered and those it emptied dropped with their statistics; the
+    owners whose files changed get the snapshot's files and their sums. A file kept from the snapshot
+    before keeps the snapshot that added it."""
+    recorded = metastore.snapshot_file_states(table.dbName, table.tableName)
+    added_in = {path: added for states in recorded.values() for path, _, added in states}
+    by_owner: dict[str | None, list[DataFile]] = {}
+    for item in snapshot.files:
+        owner = snapshot.part_name(item.values) if table.is_partitioned else None
+        data_file = item.file
+        if data_file.path in added_in and data_file.added_in is None:
+            data_file = DataFile(data_file.path, data_file.size, 0.0, added_in[data_file.path], data_file.record_count)
+        elif data_file.added_in is None:
+            data_file = DataFile(data_file.path, data_file.size, 0.0, snapshot.snapshot or 0, data_file.record_count)
+        by_owner.setdefault(owner, []).append(data_file)
+    changed = {owner: files for owner, files in by_owner.items()
+               if {f.state for f in files} != recorded.get(owner, set())}
+    if table.is_partitioned:
+        named = {owner or "": files for owner, files in by_owner.items()}
+        have = {p.partName for p in metastore.get_partitions(table.dbName, table.tableName)}
+        dropped = sorted(have - named.keys())
+        for part_name in dropped:
+            metastore.drop_partition(table.dbName, table.tableName, part_name)
+        added = sorted(named.keys() - have)
+        if added:
+            metastore.add_partitions([_partition(table, name, named[name]) for name in added])
+        metastore.replace_snapshot_files(table.dbName, table.tableName, changed)
+        for name in {owner or "" for owner in changed} - set(added):
+            metastore.alter_partition_params(table.dbName, table.tableName, name, _sums(named[name]))
+        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+        if dropped:  # the table level no longer holds what dropped partitions held
+            merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
+        log.info("%s followed to %s %s: %d partition(s) added, %d dropped, %d with other files",
+                 table.qualified_name, snapshot.format, snapshot.snapshot, len(added), len(dropped), len(changed))
+    else:
+        files = by_owner.get(None, [])
+        if {f.state for f in files} != recorded.get(None, set()):
+            metastore.replace_snapshot_files(table.dbName, table.tableName, {None: files})
+        metastore.alter_table_params(table.dbName, table.tableName, _sums(files))
+    metastore.alter_table_params(table.dbName, table.tableName, {SNAPSHOT_PARAM: str(snapshot.snapshot)})
+
+
+def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:
+    """A partition the snapshot added, placed in the directory of its files (the format's layout; reads go
+    by the recorded files, never by the directory), rows unknown until ANALYZE."""
+    directory = os.path.dirname(files[0].path) if files else os.path.join(table.location, name)
+    return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)], location=directory,
+                     parameters={"numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files)),
+                                 "numRows": "0", "rawDataSize": "0"})
+
+
+def _sums(files: list[DataFile]) -> dict[str, str | None]:
+    return {"numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))}

@@ -1,0 +1,119 @@
+"""The data files of an Iceberg or Delta table's current snapshot, per partition, as its source last recorded
+them (SNAPSHOT_FILES): what a reader of that snapshot reads, and what the freshness rule compares the files
+an ANALYZE read with. A directory listing cannot stand in for them: a table format's directories also hold
+the files of older snapshots (an overwrite or a copy-on-write delete leaves the files it replaced)."""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from ..files import DataFile, FileState, list_data_files
+from .model import Table
+
+if TYPE_CHECKING:
+    import sqlite3
+    from contextlib import AbstractContextManager
+
+FORMAT_PARAM = "colstats.source.format"      # "iceberg" or "delta": the table's files are its snapshot's
+SNAPSHOT_PARAM = "colstats.source.snapshot"  # the snapshot id (Delta: log version) the recorded files are of
+FIELD_IDS_PARAM = "colstats.source.fieldIds"  # JSON {column: Iceberg field id}: how Spark finds a column in files
+SNAPSHOT_FORMATS = ("iceberg", "delta")
+
+
+def is_snapshot_table(table: Table) -> bool:
+    """A table whose files are those of a table format's snapshot, not those its directories hold."""
+    return table.parameters.get(FORMAT_PARAM) in SNAPSHOT_FORMATS
+
+
+def field_ids_of(table: Table) -> dict[str, int]:
+    """The Iceberg field id of each column of the table (empty for tables whose files name their columns)."""
+    return json.loads(table.parameters.get(FIELD_IDS_PARAM) or "{}")
+
+
+def snapshot_word(table: Table) -> str:
+    return "version" if table.parameters.get(FORMAT_PARAM) == "delta" else "snapshot"
+
+
+def describe_snapshot_changes(table: Table, owner: str | None, before: set[FileState], now: set[FileState]) -> str:
+    """Why an owner's statistics no longer describe the snapshot, naming the snapshots that changed its files:
+    "snapshot 8123 appended 2 files to ds=2026-01-02 after the last analyze"."""
+    word, where = snapshot_word(table), owner or "the table"
+    before_paths, now_by_path = {path for path, *_ in before}, {path: added for path, _, added in now}
+    added: dict[int, int] = {}
+    for path, added_in in now_by_path.items():
+        if path not in before_paths:
+            added[added_in] = added.get(added_in, 0) + 1
+    removed = len(before_paths - now_by_path.keys())
+    if not added and not removed:
+        return f"the files of {where} were rewritten after the last analyze"
+    if not removed:
+        said = "; ".join(f"{word} {added_in} appended {_files(count)}" for added_in, count in sorted(added.items()))
+        return f"{said} to {where} after the last analyze"
+    said = "; ".join(f"{word} {added_in} added {_files(count)}" for added_in, count in sorted(added.items()))
+    current = table.parameters.get(SNAPSHOT_PARAM, "?")
+    gone = f"{_files(removed)} removed by {word} {current} or an earlier one"
+    return f"{said + ' and ' if said else ''}{gone} in {where} after the last analyze"
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'s' * (count != 1)}"
+
+
+class SnapshotFilesAPI:
+    """The files of snapshot tables' partitions. A mixin of Metastore (store.py), which holds the connection
+    and the transaction scopes every call runs in."""
+
+    if TYPE_CHECKING:  # what Metastore and its other mixins give
+        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        def snapshot(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row: ...
+
+        def _part_id(self, db_name: str, table_name: str, part_name: str) -> int: ...
+
+    def replace_snapshot_files(self, db_name: str, table_name: str, files: dict[str | None, list[DataFile]]) -> None:
+        """Records the snapshot's files of the owners in `files` (partition name, or None for an unpartitioned
+        table) in place of those recorded before."""
+        with self.transaction() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            for part_name, data_files in files.items():
+                part_id = None if part_name is None else self._part_id(db_name, table_name, part_name)
+                conn.execute("DELETE FROM SNAPSHOT_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
+                conn.executemany(
+                    "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [(tbl_id, part_id, f.path, f.size, f.added_in or 0, f.record_count) for f in data_files])
+
+    def snapshot_file_states(self, db_name: str, table_name: str) -> dict[str | None, set[FileState]]:
+        """Every owner's recorded files as (path, bytes, added in), for a source to tell what a commit changed."""
+        with self.snapshot() as conn:
+            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            out: dict[str | None, set[FileState]] = {}
+            for name, path, size, added_in in conn.execute(
+                    "SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN FROM SNAPSHOT_FILES F "
+                    "LEFT JOIN PARTITIONS P ON P.PART_ID = F.PART_ID WHERE F.TBL_ID = ?", (tbl_id,)):
+                out.setdefault(name, set()).add((path, size, added_in))
+            return out
+
+    def owner_files(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, list[DataFile]]:
+        """The data files a reader of the table now sees in each owner of `locations` (partition name or None,
+        with its directory): a snapshot table's as its snapshot lists them, others' as their directories
+        hold them."""
+        if not is_snapshot_table(table):
+            return {name: list_data_files(location) if location else [] for name, location in locations.items()}
+        out: dict[str | None, list[DataFile]] = {name: [] for name in locations}
+        with self.snapshot() as conn:
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            if table.is_partitioned:
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT FROM PARTITIONS P "
+                       "JOIN SNAPSHOT_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ? "
+                       "AND P.PART_NAME IN (SELECT value FROM json_each(?)) ORDER BY F.FILE_PATH")
+                args: tuple = (tbl_id, json.dumps([name for name in locations if name is not None]))
+            else:
+                sql = ("SELECT NULL, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT FROM SNAPSHOT_FILES "
+                       "WHERE TBL_ID = ? AND PART_ID IS NULL ORDER BY FILE_PATH")
+                args = (tbl_id,)
+            for name, path, size, added_in, records in conn.execute(sql, args):
+                out.setdefault(name, []).append(DataFile(path, size, 0.0, added_in, records))
+        return out

@@ -1,0 +1,243 @@
+"""Iceberg and Delta tables as lab tables: written by pyiceberg and deltalake themselves, analyzed by the lab,
+every figure checked against pandas over the format library's own read of the same snapshot; a later commit
+makes stale exactly the partitions whose files it added or removed, and says which commit did."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+from pyiceberg.catalog import load_catalog
+from pyiceberg.expressions import EqualTo
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import DayTransform, IdentityTransform
+from pyiceberg.types import DoubleType, IntegerType, ListType, LongType, NestedField, StringType, TimestampType
+
+from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+
+ICEBERG_SCHEMA = Schema(
+    NestedField(1, "id", LongType(), required=False), NestedField(2, "ds", StringType(), required=False),
+    NestedField(3, "ts", TimestampType(), required=False), NestedField(4, "x", IntegerType(), required=False),
+    NestedField(5, "amount", DoubleType(), required=False), NestedField(6, "note", StringType(), required=False))
+BY_DS_AND_DAY = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "ds"),
+                              PartitionField(3, 1001, DayTransform(), "ts_day"))
+
+
+def rows(n: int, ds: str, day: int, first_id: int = 0) -> pa.Table:
+    """Rows with NULLs in every column but id and the partition's; strings of several lengths, one non-ASCII."""
+    ids = list(range(first_id, first_id + n))
+    return pa.table({
+        "id": pa.array(ids, pa.int64()), "ds": [ds] * n,
+        "ts": pa.array([dt.datetime(2026, 1, day, i % 24, i % 60) for i in ids], pa.timestamp("us")),
+        "x": pa.array([None if i % 5 == 0 else (i * 7) % 23 - 4 for i in ids], pa.int32()),
+        "amount": pa.array([None if i % 4 == 3 else i * 1.25 - 10 for i in ids], pa.float64()),
+        "note": [None if i % 6 == 1 else "é" * (i % 4) + "n" * (i % 3) for i in ids]})
+
+
+def expected(frame: pd.DataFrame, column: str) -> dict:
+    """The lab's figures of a column, from pandas: rows, nulls, distinct values, min and max (strings: lengths
+    over all rows, a NULL as 0, as Hive counts them)."""
+    values = frame[column].dropna()
+    figures = {"rows": len(frame), "nulls": int(frame[column].isna().sum()), "ndv": values.nunique()}
+    if frame[column].dtype == object and len(values) and isinstance(values.iloc[0], str):
+        lengths = values.map(len)
+        return {**figures, "max_len": int(lengths.max()), "avg_len": float(lengths.sum()) / len(frame)}
+    return {**figures, "min": values.min(), "max": values.max()}
+
+
+def assert_stats(lab, table: str, frame: pd.DataFrame, partition_of=None) -> None:
+    """Every column's figures in the lab, per partition and for the table, equal pandas' over `frame`."""
+    stats = lab.stats_frame(table)
+    for _, row in stats.iterrows():
+        part = frame if row.partition is None else frame[partition_of(frame) == row.partition]
+        want = expected(part, row.column)
+        where = f"{row.partition}.{row.column}"
+        assert row.rows == want["rows"] and row.nulls == want["nulls"], (where, row.to_dict(), want)
+        assert row.ndv == want["ndv"], (where, row.ndv, want)  # HLL is exact on these few values
+        if "avg_len" in want:
+            assert row.max_len == want["max_len"] and row.avg_len == pytest.approx(want["avg_len"]), (where, want)
+        elif row.type == "timestamp":
+            assert pd.Timestamp(row["min"]).tz_localize(None) == want["min"], (where, row["min"], want)
+            assert pd.Timestamp(row["max"]).tz_localize(None) == want["max"], (where, row["max"], want)
+        else:
+            assert float(row["min"]) == float(want["min"]) and float(row["max"]) == float(want["max"]), (where, want)
+        assert row.accurate, (where, row.reason)
+
+
+def stale(lab, table: str) -> dict:
+    """The partitions whose statistics are not accurate now, with the reason."""
+    fresh = lab.freshness(table)
+    return dict(sorted({r.partition: r.reason for r in fresh.itertuples() if not r.accurate}.items()))
+
+
+@pytest.fixture
+def iceberg(tmp_path):
+    """A SQL catalog on SQLite with a local warehouse, as pyiceberg keeps one; its properties."""
+    properties = {"type": "sql", "uri": f"sqlite:///{tmp_path}/iceberg-catalog.db",
+                  "warehouse": f"file://{tmp_path}/iceberg-warehouse"}
+    catalog = load_catalog("ice", **properties)
+    catalog.create_namespace("db")
+    return catalog, properties
+
+
+def iceberg_partition(frame: pd.DataFrame) -> pd.Series:
+    return "ds=" + frame["ds"] + "/ts_day=" + frame["ts"].dt.strftime("%Y-%m-%d")
+
+
+def test_an_iceberg_table_is_analyzed_as_pyiceberg_reads_it(lab, iceberg):
+    catalog, properties = iceberg
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
+    table.append(rows(30, "web", 1))
+    table.append(rows(12, "app", 2, 100))
+    table.append(rows(7, "web", 2, 200))
+    lab.attach("ice", properties)
+    assert lab.sql("SHOW TABLES IN ice.db").df["tab_name"].tolist() == ["events"]
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert lab.sql("SHOW PARTITIONS ice.db.events").df["partition"].tolist() == [
+        "ds=app/ts_day=2026-01-02", "ds=web/ts_day=2026-01-01", "ds=web/ts_day=2026-01-02"]
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    assert_stats(lab, "ice.db.events", truth, iceberg_partition)
+    answer = lab.stats_answer("SELECT count(*), min(id), max(x) FROM ice.db.events")
+    assert answer.frame is not None, answer.reason
+    assert answer.frame.iloc[0].tolist() == [len(truth), truth["id"].min(), truth["x"].max()]
+    described = lab.sql("DESCRIBE FORMATTED ice.db.events PARTITION (ds='web', ts_day='2026-01-02') note").df
+    figures = dict(zip(described.info_name, described.info_value))
+    part = truth[iceberg_partition(truth) == "ds=web/ts_day=2026-01-02"]
+    assert figures["num_nulls"] == str(part["note"].isna().sum())
+    # the lab's name for it works as well, and a query reads the snapshot's rows
+    assert lab.sql("SELECT count(*) FROM ice_db.events WHERE ds = 'web'").df.iloc[0, 0] == (truth.ds == "web").sum()
+
+
+def test_each_iceberg_commit_makes_stale_exactly_the_partitions_it_touched(lab, iceberg):
+    catalog, properties = iceberg
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
+    table.append(rows(30, "web", 1))
+    table.append(rows(12, "app", 2, 100))
+    table.append(rows(7, "web", 2, 200))
+    lab.attach("ice", properties)
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert stale(lab, "ice.db.events") == {}
+
+    table = catalog.load_table("db.events")
+    table.append(rows(3, "app", 2, 300))  # another writer appends to one partition
+    appended = catalog.load_table("db.events").current_snapshot().snapshot_id
+    assert stale(lab, "ice.db.events") == {
+        "ds=app/ts_day=2026-01-02": f"snapshot {appended} appended 1 file to ds=app/ts_day=2026-01-02 after the last "
+                                    "analyze"}
+    # an answer from statistics is never a figure of a snapshot gone by
+    count = lab.stats_answer("SELECT count(*) FROM ice.db.events")
+    assert count.frame is None and "appended 1 file" in count.reason
+    assert lab.sql("SELECT count(*) FROM ice.db.events").df.iloc[0, 0] == 52
+
+    # a copy-on-write delete rewrites the files holding the rows it deletes, in the partitions they are in
+    catalog.load_table("db.events").delete(EqualTo("id", 5))
+    assert sorted(stale(lab, "ice.db.events")) == ["ds=app/ts_day=2026-01-02", "ds=web/ts_day=2026-01-01"]
+    assert "removed" in stale(lab, "ice.db.events")["ds=web/ts_day=2026-01-01"]
+
+    # re-analyzing in Drill's form reads only the files the commits added
+    lab.sql("SET metastore.enabled = true")
+    first = lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA COMPUTE STATISTICS").details
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    catalog.load_table("db.events").append(rows(2, "web", 2, 400))
+    refresh = lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA COMPUTE STATISTICS").details
+    newest = [t.file.file_path for t in catalog.load_table("db.events").scan().plan_files()
+              if t.file.file_path not in {f"file://{p}" for p in first.scanned_files + first.reused_files}]
+    assert [f"file://{p}" for p in refresh.scanned_files] == newest and len(newest) == 1
+    lab.sql("ANALYZE TABLE ice.db.events PARTITION (ds='web', ts_day='2026-01-02') COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert stale(lab, "ice.db.events") == {}
+    assert_stats(lab, "ice.db.events", catalog.load_table("db.events").scan().to_pandas(), iceberg_partition)
+
+
+def test_an_overwritten_iceberg_partition_is_stale_and_its_old_files_are_not_read(lab, iceberg):
+    catalog, properties = iceberg
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
+    table.append(rows(30, "web", 1))
+    table.append(rows(12, "app", 2, 100))
+    lab.attach("ice", properties)
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    catalog.load_table("db.events").overwrite(rows(4, "app", 2, 500), overwrite_filter=EqualTo("ds", "app"))
+    assert list(stale(lab, "ice.db.events")) == ["ds=app/ts_day=2026-01-02"]
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    assert len(truth) == 34  # the replaced files are still on disk, and are not rows of this snapshot
+    assert_stats(lab, "ice.db.events", truth, iceberg_partition)
+
+
+def test_renamed_and_added_iceberg_columns_are_read_by_field_id(lab, iceberg):
+    catalog, properties = iceberg
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
+    table.append(rows(20, "web", 1))
+    with table.update_schema() as update:
+        update.rename_column("x", "clicks")
+        update.add_column("score", DoubleType())
+    table = catalog.load_table("db.events")
+    later = rows(6, "web", 1, 50).rename_columns(["id", "ds", "ts", "clicks", "amount", "note"])
+    table.append(later.append_column("score", pa.array([0.5 * i for i in range(6)], pa.float64())))
+    lab.attach("ice", properties)
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    assert truth["clicks"].notna().sum() > 6  # the older file's values, under the new name
+    assert_stats(lab, "ice.db.events", truth, iceberg_partition)
+    # footers are read by field id too (Drill's levels and pruning use them)
+    lab.sql("SET metastore.enabled = true")
+    lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA COMPUTE STATISTICS")
+    assert truth["clicks"].max() < 100
+    report = lab.explain("SELECT * FROM ice.db.events WHERE clicks > 100")
+    assert report.kept() == [] and len(report.pruned()) == 2, report.to_pandas()
+    report = lab.explain("SELECT * FROM ice.db.events WHERE clicks >= 18")  # only the older file holds one
+    assert len(report.kept()) == 1 and "ts_day" in report.kept()[0], report.to_pandas()
+
+
+def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path):
+    path = str(tmp_path / "delta-events")
+    frame = rows(30, "2026-01-01", 1).to_pandas()
+    write_deltalake(path, frame, partition_by=["ds"])
+    write_deltalake(path, rows(10, "2026-01-02", 2, 100).to_pandas(), partition_by=["ds"], mode="append")
+    write_deltalake(path, rows(5, "2026-01-03", 3, 200).to_pandas(), partition_by=["ds"], mode="append")
+    lab.register_external("events", path, format="delta")
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+
+    def truth():
+        return DeltaTable(path).to_pandas()
+
+    def partition_of(f):
+        return "ds=" + f["ds"]
+    assert_stats(lab, "events", truth(), partition_of)
+
+    write_deltalake(path, rows(4, "2026-01-02", 2, 300).to_pandas(), partition_by=["ds"], mode="append")  # version 3
+    DeltaTable(path).delete("id = 7")  # version 4: rewrites the file of 2026-01-01 holding it
+    assert stale(lab, "events") == {
+        "ds=2026-01-01": "version 4 added 1 file and 1 file removed by version 4 or an earlier one in ds=2026-01-01 "
+                         "after the last analyze",
+        "ds=2026-01-02": "version 3 appended 1 file to ds=2026-01-02 after the last analyze"}
+    assert lab.sql("SELECT count(*) FROM events").df.iloc[0, 0] == len(truth()) == 48
+    # a partition overwritten (version 5): its old files stay on disk and are not rows of this version
+    write_deltalake(path, rows(2, "2026-01-03", 3, 900).to_pandas(), partition_by=["ds"], mode="overwrite",
+                    predicate="ds = '2026-01-03'")
+    assert sorted(stale(lab, "events")) == ["ds=2026-01-01", "ds=2026-01-02", "ds=2026-01-03"]
+    assert len(os.listdir(os.path.join(path, "ds=2026-01-03"))) == 2
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert stale(lab, "events") == {}
+    assert_stats(lab, "events", truth(), partition_of)
+
+
+def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
+    catalog, properties = iceberg
+    catalog.create_table("db.tagged", schema=Schema(
+        NestedField(1, "id", LongType(), required=False),
+        NestedField(2, "tags", ListType(3, StringType(), element_required=False), required=False)))
+    lab.attach("ice", properties)
+    with pytest.raises(InvalidInputException, match="column tags of ice.db.tagged is of Iceberg type list"):
+        lab.sql("ANALYZE TABLE ice.db.tagged COMPUTE STATISTICS FOR ALL COLUMNS")
+    with pytest.raises(NoSuchObjectException, match="table ice.db.nothing does not exist"):
+        lab.sql("DESCRIBE ice.db.nothing")
+    with pytest.raises(NoSuchObjectException, match="no Delta table at .*not-delta"):
+        lab.register_external("nothing", str(tmp_path / "not-delta"), format="delta")
+    with pytest.raises(InvalidInputException, match="cannot open Iceberg catalog bad"):
+        lab.attach("bad", {"type": "no-such-catalog-type"})
+    with pytest.raises(InvalidInputException, match="Iceberg table: publishing"):
+        lab.publish("ice.db.tagged")
