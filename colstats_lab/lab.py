@@ -442,7 +442,13 @@ class Lab:
         partition and table column statistics, `numRows`/`totalSize`/`numFiles`, `COLUMN_STATS_ACCURATE`
         and Spark's `spark.sql.statistics.*` parameters, of what is accurate now only; what it published
         before and knows to be stale is withdrawn. Batched calls; nothing written when nothing changed.
-        `.details` is a PublishOutcome (partitions published, withdrawn, unchanged, write calls)."""
+        `.details` is a PublishOutcome (partitions published, withdrawn, unchanged, write calls).
+
+        For an attached Iceberg catalog's table (`ice.db.t`): partitions whose files changed since they were
+        analyzed are analyzed first, then a Puffin file for the current snapshot with one theta-sketch blob per
+        column (its `ndv` property) is written and registered on that snapshot, which Trino and Spark's Iceberg
+        scan read. Each partition's sketch is kept, so only partitions whose files changed are scanned again.
+        `.details` is a PuffinOutcome."""
         return catalogs.publish(self, table)
 
     def engines(self, table: str, partition: str | None = None) -> pd.DataFrame:
@@ -450,7 +456,11 @@ class Lab:
         (`partition` None), or per partition and column (a partition name, or "*" for every partition): the
         lab's figures and whether they are accurate (`lab_*`), the column statistics the HMS holds and who
         wrote them (`hms_*`), Spark's parameters' figures (`spark_*`), whether the HMS's agree with the lab's
-        (`agrees`), and whether the lab's evidence shows them `stale`, with the `reason`."""
+        (`agrees`), and whether the lab's evidence shows them `stale`, with the `reason`.
+
+        For an Iceberg table: one row per theta blob of every Puffin file registered on it (the lab's and
+        other engines'), its `puffin_ndv`, who wrote it, its snapshot and whether that is the current one,
+        beside the lab's own NDV and whether that is accurate now."""
         return catalogs.engines(self, table, partition)
 
     # ---- Spark's catalog ------------------------------------------------------------------

@@ -264,6 +264,7 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
         for table in ("STATS_EXPECTATION_RESULTS", "STATS_EXPECTATIONS", "COL_STATS_HISTORY", "STATS_HISTORY_CONTEXT"):
             conn.execute(f"DROP TABLE {table}")
         conn.execute("DROP TABLE SNAPSHOT_FILES")  # 12's
+        conn.execute("DROP TABLE THETA_SKETCHES")
         for later in ("TAB_COL_STATS", "PART_COL_STATS", "PART_STATS_SEGMENTS", "METADATA_COLUMN_STATS"):  # 9's
             conn.execute(f"ALTER TABLE {later} DROP COLUMN HISTOGRAM")
         conn.execute("PRAGMA user_version = 7")

@@ -16,12 +16,14 @@ from ..interop.hms_engines import engines_frame
 from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
 from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, lab_database, mirror, resolve
 from ..interop.delta_source import DeltaSource
-from ..interop.iceberg_source import IcebergCatalog, metadata_file_source
+from ..interop.iceberg_publish import publish_puffin, puffin_frame
+from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
 from ..interop import snapshot_source
 from ..interop.snapshot_source import TableSource
 from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..metastore import COLUMN_STATS_ACCURATE, InvalidInputException, NoSuchObjectException, Table
 from ..result import Result
+from .analyze import analyze_stale
 from ..sql import statements as st
 from ..sql.parser import SPARK_CATALOG
 from ..sql.partition_spec import matching_partitions
@@ -78,16 +80,15 @@ def client_of_mirror(session: "Session", table: Table) -> HiveMetastoreClient:
     return client
 
 
-def followed(session: "Session", table: Table) -> Table:
-    """An Iceberg or Delta table followed to its current snapshot (any other table as it is): the lab's
-    statistics of it are judged against the files a reader sees now, never those of a snapshot gone by."""
+def source_of(session: "Session", table: Table) -> TableSource | None:
+    """The format's source of an Iceberg or Delta table, opened again from what the lab recorded (its catalog
+    as attached, or attached again from its properties); None for other tables."""
     fmt = table.parameters.get(FORMAT_PARAM)
-    source: TableSource
     if fmt == "delta":
         followed_version = table.parameters.get(SNAPSHOT_PARAM) or ""
-        source = DeltaSource(table.parameters[snapshot_source.SOURCE_PARAM],
-                             int(followed_version) if followed_version.isdigit() else None)
-    elif fmt == "iceberg" and table.parameters.get(CATALOG_PARAM):
+        return DeltaSource(table.parameters[snapshot_source.SOURCE_PARAM],
+                           int(followed_version) if followed_version.isdigit() else None)
+    if fmt == "iceberg" and table.parameters.get(CATALOG_PARAM):
         catalog = table.parameters[CATALOG_PARAM]
         client = session.catalogs.get(catalog)
         options = table.parameters.get(snapshot_source.OPTIONS_PARAM, "{}")
@@ -95,10 +96,17 @@ def followed(session: "Session", table: Table) -> Table:
             client = IcebergCatalog(catalog, json.loads(options))
             session.catalogs[catalog] = client
         _, db, name = table.parameters[snapshot_source.SOURCE_PARAM].rsplit(".", 2)
-        source = client.table(db, name)
-    elif fmt == "iceberg":
-        source = metadata_file_source(table.parameters[snapshot_source.SOURCE_PARAM])
-    else:
+        return client.table(db, name)
+    if fmt == "iceberg":
+        return metadata_file_source(table.parameters[snapshot_source.SOURCE_PARAM])
+    return None
+
+
+def followed(session: "Session", table: Table) -> Table:
+    """An Iceberg or Delta table followed to its current snapshot (any other table as it is): the lab's
+    statistics of it are judged against the files a reader sees now, never those of a snapshot gone by."""
+    source = source_of(session, table)
+    if source is None:
         return table
     return snapshot_source.follow(session.metastore, table.dbName, table.tableName, source.current())
 
@@ -154,9 +162,6 @@ def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient
     """An attached HMS's table named either way (`hms.db.t` or the mirror's lab name), followed by its
     partition names; its client; its catalog name."""
     catalog_name = split_catalog_name(session, name)
-    if catalog_name is not None and isinstance(session.catalogs.get(catalog_name.catalog or ""), IcebergCatalog):
-        raise InvalidInputException(f"{name} is an Iceberg table: publishing its statistics as Puffin files is not "
-                                    "built yet")
     if catalog_name is None:
         mirror_table = session.resolve(name)
         client_of_mirror(session, mirror_table)
@@ -171,6 +176,12 @@ def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient
 def publish(session: "Session", name: str) -> Result:
     """The work of `Lab.publish`, whose docstring is the reference. The partitions it may publish or withdraw
     are fetched again first: another job may have moved one since the lab read its files."""
+    table = session.resolve(name)
+    source = source_of(session, table)
+    if isinstance(source, IcebergSource):
+        return _publish_puffin(session, table, source)
+    if source is not None:
+        raise InvalidInputException(f"{name} is a Delta table: Delta keeps no NDV for the lab to publish into")
     table, client, qualified = _followed(session, name)
     fetched = []
     if table.is_partitioned:
@@ -181,8 +192,24 @@ def publish(session: "Session", name: str) -> Result:
     return Result(message=outcome.message, details=outcome)
 
 
+def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> Result:
+    """Partitions whose files changed since they were analyzed are analyzed first (one Spark job), so what
+    is registered describes the current snapshot; then the Puffin file."""
+    if not source.writable:
+        raise InvalidInputException(f"{table.qualified_name} was registered from the metadata file {source.source}, "
+                                    "which the lab only reads: attach its catalog to publish statistics to it")
+    stale = analyze_stale(session, table.qualified_name, 0.0).details
+    table = session.metastore.get_table(table.dbName, table.tableName)
+    outcome = publish_puffin(session.spark, session.metastore, table, source.load(), source.source)
+    outcome.analyzed_first = [p for p in stale.analyzed if p is not None] or (["the table"] if stale.analyzed else [])
+    return Result(message=outcome.message, details=outcome)
+
+
 def engines(session: "Session", name: str, partition: str | None = None) -> pd.DataFrame:
     """The work of `Lab.engines`, whose docstring is the reference."""
+    source = source_of(session, session.resolve(name))
+    if isinstance(source, IcebergSource):
+        return puffin_frame(session.metastore, session.resolve(name), source.load())
     table, client, _ = _followed(session, name)
     if table.is_partitioned:
         resolve(session.metastore, client, table, None if partition in (None, "*") else [partition])

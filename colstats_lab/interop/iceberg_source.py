@@ -87,24 +87,25 @@ def metadata_file_source(path: str) -> "IcebergSource":
             return StaticTable.from_metadata(path)
         except (OSError, ValueError) as error:
             raise InvalidInputException(f"cannot read Iceberg metadata file {path}: {error}") from error
-    return IcebergSource(load, path, "")
+    return IcebergSource(load, path, "", writable=False)
 
 
 class IcebergSource(TableSource):
-    def __init__(self, load: Callable[[], IcebergTable], source: str, options: str):
-        self._load = load
+    def __init__(self, load: Callable[[], IcebergTable], source: str, options: str, writable: bool = True):
+        self.load = load
         self.source = source
         self.options = options
+        self.writable = writable  # a catalog's table; a metadata file is read-only
 
     def current(self) -> FormatSnapshot:
-        table = self._load()
+        table = self.load()
         schema = table.schema()
         if len(table.metadata.partition_specs) > 1:
             raise InvalidInputException(f"{self.source}: its partition spec changed (spec ids "
                                         f"{sorted(s.spec_id for s in table.metadata.partition_specs)}); the lab reads "
                                         "tables of one partition spec only, for now")
         spec = table.spec()
-        keys, key_sources, transforms = [], set(), []
+        keys, key_sources, transforms, identity_ids = [], set(), [], {}
         for pf in spec.fields:
             source = schema.find_field(pf.source_id)
             source_type = hive_type(source.field_type, f"partition source column {source.name} of {self.source}")
@@ -112,7 +113,8 @@ class IcebergSource(TableSource):
             transforms.append((pf.name, pf.transform, source.field_type))
             if isinstance(pf.transform, IdentityTransform) and pf.name.lower() == source.name.lower():
                 key_sources.add(source.field_id)  # the column is the partition key, as in Hive
-        cols, field_ids = [], {}
+                identity_ids[pf.name.lower()] = source.field_id
+        cols, field_ids = [], dict(identity_ids)
         for column in schema.fields:
             if column.field_id in key_sources:
                 continue

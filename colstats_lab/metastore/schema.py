@@ -545,7 +545,9 @@ ALTER TABLE COL_STATS_HISTORY ADD COLUMN TOP_VALUES TEXT;
 # The data files of an Iceberg or Delta table's snapshot, per partition, as the format's metadata lists them
 # (its directories also hold files of older snapshots, which no reader of this one sees): what reads and the
 # freshness rule take in place of a directory listing. ADDED_IN is the snapshot id (Delta: the log version)
-# that added the file, RECORD_COUNT the rows the format counts in it.
+# that added the file, RECORD_COUNT the rows the format counts in it. THETA_SKETCHES keeps each partition's
+# theta sketch of a column in Iceberg's serialization (what a Puffin blob holds), with a digest of the files
+# it was computed from: a table-level blob is their union, and only partitions whose files changed are scanned.
 _V12 = """
 CREATE TABLE SNAPSHOT_FILES (
     TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
@@ -557,6 +559,15 @@ CREATE TABLE SNAPSHOT_FILES (
 );
 CREATE INDEX SNAPSHOT_FILES_BY_OWNER ON SNAPSHOT_FILES (TBL_ID, PART_ID);
 CREATE INDEX SNAPSHOT_FILES_BY_PART ON SNAPSHOT_FILES (PART_ID);
+CREATE TABLE THETA_SKETCHES (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    PART_ID INTEGER REFERENCES PARTITIONS (PART_ID) ON DELETE CASCADE,
+    COLUMN_NAME TEXT NOT NULL,
+    FILES_DIGEST TEXT NOT NULL,
+    SKETCH BLOB NOT NULL
+);
+CREATE UNIQUE INDEX THETA_SKETCHES_BY_OWNER ON THETA_SKETCHES (TBL_ID, IFNULL(PART_ID, -1), COLUMN_NAME);
+CREATE INDEX THETA_SKETCHES_BY_PART ON THETA_SKETCHES (PART_ID);
 """
 
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12]

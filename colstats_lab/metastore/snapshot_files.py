@@ -4,6 +4,7 @@ an ANALYZE read with. A directory listing cannot stand in for them: a table form
 the files of older snapshots (an overwrite or a copy-on-write delete leaves the files it replaced)."""
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import TYPE_CHECKING
 
@@ -117,3 +118,31 @@ class SnapshotFilesAPI:
             for name, path, size, added_in, records in conn.execute(sql, args):
                 out.setdefault(name, []).append(DataFile(path, size, 0.0, added_in, records))
         return out
+
+    # ---- theta sketches for Puffin ------------------------------------------------------
+
+    def files_digest(self, table: Table, owners: list[str | None]) -> dict[str | None, str]:
+        """A digest of each owner's snapshot files (their paths, sizes and adding snapshots): what a theta
+        sketch of the owner was computed from."""
+        files = self.owner_files(table, {owner: "" for owner in owners})
+        return {owner: hashlib.sha1(json.dumps(sorted(f.state for f in files.get(owner, []))).encode()).hexdigest()
+                for owner in owners}
+
+    def theta_sketches(self, table: Table) -> dict[tuple[str | None, str], tuple[str, bytes]]:
+        """Every stored theta sketch of the table: (owner, column) -> (files digest, sketch)."""
+        with self.snapshot() as conn:
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            return {(name, column): (digest, bytes(sketch)) for name, column, digest, sketch in conn.execute(
+                "SELECT P.PART_NAME, T.COLUMN_NAME, T.FILES_DIGEST, T.SKETCH FROM THETA_SKETCHES T "
+                "LEFT JOIN PARTITIONS P ON P.PART_ID = T.PART_ID WHERE T.TBL_ID = ?", (tbl_id,))}
+
+    def store_theta_sketches(self, table: Table, sketches: dict[tuple[str | None, str], tuple[str, bytes]]) -> None:
+        """Keeps the theta sketches given, in place of those of the same owner and column."""
+        with self.transaction() as conn:
+            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            for (owner, column), (digest, sketch) in sketches.items():
+                part_id = None if owner is None else self._part_id(table.dbName, table.tableName, owner)
+                conn.execute("DELETE FROM THETA_SKETCHES WHERE TBL_ID = ? AND PART_ID IS ? AND COLUMN_NAME = ?",
+                             (tbl_id, part_id, column))
+                conn.execute("INSERT INTO THETA_SKETCHES (TBL_ID, PART_ID, COLUMN_NAME, FILES_DIGEST, SKETCH) "
+                             "VALUES (?, ?, ?, ?, ?)", (tbl_id, part_id, column, digest, sketch))

@@ -95,16 +95,24 @@ def _dirs(table: Table, location: str, valid: ValidWriteIdList) -> list[str]:
     return admitted_dirs(location, valid)
 
 
-def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
-    """The rows of those partitions as a DataFrame with the table's schema (partition keys last)."""
+FILE_COLUMN = "__colstats_file"
+
+
+def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False) -> DataFrame:
+    """The rows of those partitions as a DataFrame with the table's schema (partition keys last); with
+    `with_file` (an Iceberg or Delta table's), then each row's file path as the lab records it (FILE_COLUMN)."""
     schema = spark_schema(table)
     files = [f.path for p in parts for f in p.files]
     log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(files),
               sum(p.total_size for p in parts), len(parts))
+    if with_file and not is_snapshot_table(table):
+        raise MetaException(f"{table.qualified_name}: rows with their file are read of Iceberg and Delta tables only")
     if not files:
+        if with_file:
+            schema = T.StructType(schema.fields + [T.StructField(FILE_COLUMN, T.StringType())])
         return spark.createDataFrame([], schema)
     if is_snapshot_table(table):
-        return _read_by_file(spark, table, parts)
+        return _read_by_file(spark, table, parts, with_file)
     if any(_in_subdirectory(p) for p in parts):
         return _read_by_partition(spark, table, parts)
     if any(_elsewhere(table, p) for p in parts):
@@ -128,7 +136,7 @@ def _elsewhere(table: Table, part: PartitionFiles) -> bool:
                                                                                         part.partition.partName))
 
 
-def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
+def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False) -> DataFrame:
     """Partitions at locations of their own: the files are read without partition discovery (which would take
     values from the paths, or refuse paths that do not agree), and each row's partition values come from
     the partition its file belongs to (`_metadata.file_path`, decoded)."""
@@ -146,7 +154,8 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
         pairs = [item for p in parts if p.partition is not None for f in p.files
                  for item in (F.lit(os.path.normpath(f.path)), F.lit(p.partition.values[index]))]
         keys.append(F.element_at(F.create_map(*pairs), path).cast(spark_type(key.type)).alias(key.name))
-    return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys)
+    file_column = [path.alias(FILE_COLUMN)] if with_file else []
+    return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys, *file_column)
 
 
 def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:

@@ -1,0 +1,231 @@
+"""The lab's NDV published where Iceberg readers look: a Puffin file for the current snapshot with one
+`apache-datasketches-theta-v1` blob per column (Iceberg's single-value serialization, default seed, the `ndv`
+property), registered on that snapshot. Each partition's theta sketch is kept in the metastore with the
+files it came from, so after one partition is overwritten only that partition is scanned and the table's
+blob is the union of the partitions' sketches (Trino and Iceberg's own procedure rescan the whole table).
+
+The serialization is built from Spark's public functions: little-endian bytes of int, long, date (days) and
+timestamp (microseconds) from their two's-complement hex, float and double from their IEEE bits (Java's
+`floatToIntBits`/`doubleToLongBits` through `reflect`, computed in a projection before the aggregation,
+which does not accept a non-deterministic argument), strings as UTF-8, booleans as one byte."""
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from importlib.metadata import version
+from dataclasses import dataclass, field
+
+import pandas as pd
+from datasketches import compact_theta_sketch, theta_union
+from pyiceberg.table import Table as IcebergTable
+from pyiceberg.table.puffin import PuffinFile
+from pyiceberg.table.statistics import StatisticsFile
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+
+from ..coltypes import parse_type
+from ..metastore import Metastore, Table
+from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
+from ..tables.snapshot import FILE_COLUMN, read_snapshot, snapshot_files
+from .puffin import THETA_BLOB, Blob, write_puffin
+from .snapshot_source import local_path
+
+log = logging.getLogger("colstats_lab.puffin")
+
+_LITTLE_ENDIAN_BYTES = {"int": 4, "smallint": 4, "tinyint": 4, "date": 4, "bigint": 8, "timestamp": 8}
+
+
+def iceberg_bytes(name: str, type_name: str) -> Column | None:
+    """Iceberg's single-value serialization of column `name` (NULL stays NULL); None for a type without one
+    here (decimal: Iceberg's minimal big-endian unscaled bytes are not built yet)."""
+    base = parse_type(type_name).base
+    quoted = "`" + name.replace("`", "``") + "`"
+    column = F.col(quoted)
+    if base in ("string", "varchar", "char"):
+        return column.cast("string").cast("binary")
+    if base == "binary":
+        return column
+    if base == "boolean":
+        return F.when(column, F.lit(b"\x01")).when(~column, F.lit(b"\x00"))
+    if base == "date":
+        return _little_endian(F.datediff(column, F.lit("1970-01-01").cast("date")).cast("bigint"), 4)
+    if base == "timestamp":
+        return _little_endian(F.unix_micros(column), 8)
+    if base == "double":
+        bits = F.expr(f"reflect('java.lang.Double', 'doubleToLongBits', {quoted})")
+        return _little_endian(F.when(column.isNotNull(), bits).cast("bigint"), 8)
+    if base == "float":
+        bits = F.expr(f"reflect('java.lang.Float', 'floatToIntBits', {quoted})")
+        return _little_endian(F.when(column.isNotNull(), bits).cast("bigint"), 4)
+    if base in _LITTLE_ENDIAN_BYTES:
+        return _little_endian(column.cast("bigint"), _LITTLE_ENDIAN_BYTES[base])
+    return None
+
+
+def _little_endian(value: Column, size: int) -> Column:
+    """The low `size` bytes of a bigint, least significant first: its 16-digit two's-complement hex, cut to
+    the last 2·size digits, read back pair by pair in reverse."""
+    digits = F.substring(F.lpad(F.hex(value), 16, "0"), 17 - 2 * size, 2 * size)
+    return F.unhex(F.array_join(F.reverse(F.regexp_extract_all(digits, F.lit("(..)"), 1)), ""))
+
+
+@dataclass
+class PuffinOutcome:
+    """What a publish to Iceberg did."""
+
+    table: str
+    snapshot_id: int
+    statistics_path: str = ""
+    ndv: dict[str, int] = field(default_factory=dict)   # column -> the NDV its blob says
+    scanned: list = field(default_factory=list)         # partitions whose sketches were computed now
+    reused: list = field(default_factory=list)          # partitions whose kept sketches still held
+    analyzed_first: list = field(default_factory=list)  # partitions ANALYZE refreshed first
+    skipped_columns: list = field(default_factory=list)
+    unchanged: bool = False  # the registered statistics file already said this: nothing written
+    seconds: float = 0.0
+
+    @property
+    def message(self) -> str:
+        if self.unchanged:
+            return (f"Nothing to publish: {self.statistics_path} already holds the NDV of {len(self.ndv)} column(s) "
+                    f"of {self.table} for snapshot {self.snapshot_id}.")
+        where = (f"{len(self.scanned)} partition(s) scanned for sketches, {len(self.reused)} reused"
+                 if self.scanned or self.reused else "no rows")
+        text = (f"Published NDV of {len(self.ndv)} column(s) of {self.table} for snapshot {self.snapshot_id} "
+                f"to {self.statistics_path} ({where}) in {self.seconds:.1f} s.")
+        if self.analyzed_first:
+            text += f" Analyzed first, as their files changed: {', '.join(str(p) for p in self.analyzed_first)}."
+        if self.skipped_columns:
+            text += f" No blob for: {', '.join(self.skipped_columns)} (decimal)."
+        return text
+
+
+def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceberg: IcebergTable,
+                   source: str) -> PuffinOutcome:
+    """Writes and registers the Puffin file of the snapshot `table` follows (the caller followed it and
+    analyzed what was stale); scans only the partitions whose files changed since their sketches were kept."""
+    started = time.perf_counter()
+    snapshot_id = int(table.parameters[SNAPSHOT_PARAM])
+    snapshot = iceberg.snapshot_by_id(snapshot_id)
+    if snapshot is None:
+        raise ValueError(f"{source} has no snapshot {snapshot_id}")
+    outcome = PuffinOutcome(source, snapshot_id)
+    field_ids = field_ids_of(table)
+    columns = [(c.name, c.type) for c in table.cols + table.partitionKeys if c.name in field_ids]
+    sketched = [(name, type_name) for name, type_name in columns if iceberg_bytes(name, type_name) is not None]
+    outcome.skipped_columns = [name for name, _ in columns if (name, _) not in sketched]
+    owners: list[str | None] = ([p.partName for p in metastore.get_partitions(table.dbName, table.tableName)]
+                                if table.is_partitioned else [None])
+    digests = metastore.files_digest(table, owners)
+    kept = metastore.theta_sketches(table)
+    stale = [owner for owner in owners
+             if any(kept.get((owner, name), ("",))[0] != digests[owner] for name, _ in sketched)]
+    outcome.scanned, outcome.reused = stale, [o for o in owners if o not in stale]
+    if stale:
+        fresh = _sketch_partitions(spark, metastore, table, stale, sketched)
+        metastore.store_theta_sketches(table, {(owner, name): (digests[owner], sketch)
+                                               for (owner, name), sketch in fresh.items()})
+        kept.update({key: (digests[key[0]], sketch) for key, sketch in fresh.items()})
+    blobs = []
+    for name, _ in sketched:
+        union = theta_union()
+        for owner in owners:
+            union.update(compact_theta_sketch.deserialize(kept[(owner, name)][1]))
+        result = union.get_result()
+        outcome.ndv[name] = round(result.get_estimate())
+        blobs.append(Blob(THETA_BLOB, [field_ids[name]], snapshot_id, snapshot.sequence_number or 0,
+                          result.serialize(), {"ndv": str(outcome.ndv[name])}))
+    registered = next((f for f in iceberg.metadata.statistics if f.snapshot_id == snapshot_id), None)
+    if registered is not None and _same_blobs(registered, blobs):
+        outcome.statistics_path, outcome.unchanged = registered.statistics_path, True
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+    metadata_dir = local_path(iceberg.metadata.location, source).rstrip("/") + "/metadata"
+    path = f"{metadata_dir}/{snapshot_id}-colstats-{uuid.uuid4()}.stats"
+    written = write_puffin(path, blobs, {"created-by": f"colstats_lab {version('colstats_lab')}"})
+    statistics = StatisticsFile.model_validate({
+        "snapshot-id": snapshot_id, "statistics-path": "file://" + written.path,
+        "file-size-in-bytes": written.file_size, "file-footer-size-in-bytes": written.footer_size,
+        "blob-metadata": [{"type": b.type, "snapshot-id": b.snapshot_id, "sequence-number": b.sequence_number,
+                           "fields": b.fields, "properties": b.properties} for b in blobs]})
+    with iceberg.update_statistics() as update:
+        update.set_statistics(statistics)
+    if registered is not None and os.path.basename(registered.statistics_path).startswith(f"{snapshot_id}-colstats-"):
+        # the lab's own file it replaces: nothing references it any more
+        replaced = local_path(registered.statistics_path, "a statistics file")
+        if os.path.dirname(replaced) == metadata_dir:
+            os.remove(replaced)
+    outcome.statistics_path = statistics.statistics_path
+    outcome.seconds = time.perf_counter() - started
+    log.info("%s", outcome.message)
+    return outcome
+
+
+def _same_blobs(registered: StatisticsFile, blobs: list[Blob]) -> bool:
+    """Whether the statistics file registered on the snapshot already says what `blobs` say (each column's
+    NDV): publishing again would only replace it with its equal."""
+    said = {(tuple(b.fields), b.type, (b.properties or {}).get("ndv")) for b in registered.blob_metadata}
+    return said == {(tuple(b.fields), b.type, b.properties.get("ndv")) for b in blobs}
+
+
+def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, owners: list,
+                       columns: list[tuple[str, str]]) -> dict[tuple[str | None, str], bytes]:
+    """One Spark job: each file's theta sketch of every column, unioned per partition here (a file belongs
+    to one partition; grouping by file keeps the job free of the partition keys' types)."""
+    partitions = (metastore.get_partitions(table.dbName, table.tableName, [o for o in owners if o is not None])
+                  if table.is_partitioned else None)
+    parts = snapshot_files(metastore, table, metastore.get_valid_write_ids(table.dbName, table.tableName), partitions)
+    owner_of = {os.path.normpath(f.path): p.part_name for p in parts for f in p.files}
+    frame = read_snapshot(spark, table, parts, with_file=True)
+    serialized = frame.select(F.col(FILE_COLUMN), *[iceberg_bytes(name, type_name).alias(f"c{i}")  # type: ignore[union-attr]
+                                                    for i, (name, type_name) in enumerate(columns)])
+    rows = serialized.groupBy(FILE_COLUMN).agg(*[F.theta_sketch_agg(f"c{i}").alias(f"c{i}")
+                                                 for i in range(len(columns))]).collect()
+    unions = {(owner, name): theta_union() for owner in owners for name, _ in columns}
+    for row in rows:
+        owner = owner_of[os.path.normpath(row[FILE_COLUMN])]
+        for i, (name, _) in enumerate(columns):
+            unions[(owner, name)].update(compact_theta_sketch.deserialize(bytes(row[f"c{i}"])))
+    return {key: union.get_result().serialize() for key, union in unions.items()}
+
+
+PUFFIN_COLUMNS = ["column", "lab_ndv", "lab_accurate", "puffin_ndv", "written_by", "snapshot_id", "current",
+                  "statistics_path"]
+
+
+def puffin_frame(metastore: Metastore, table: Table, iceberg: IcebergTable) -> pd.DataFrame:
+    """The NDV every Puffin file registered on the table says, beside the lab's own table-level NDV (and
+    whether that is accurate now): one row per theta blob, with who wrote it and whether it describes the
+    current snapshot. Other engines' figures are shown, never taken as the lab's."""
+    field_ids = field_ids_of(table)
+    names = {field_id: name for name, field_id in field_ids.items()}
+    columns = [c for c in field_ids if c in table.stats_column_names or c in table.partition_key_names]
+    stored = metastore.get_table_statistics(table.dbName, table.tableName, [c for c in columns
+                                                                            if c in table.stats_column_names])
+    lab_ndv = {o.colName: o.statsData.value.numDVs for o in (stored.statsObj if stored else [])
+               if getattr(o.statsData.value, "numDVs", None) is not None}
+    summary = metastore.column_compliance(table.dbName, table.tableName, [[c] for c in lab_ndv]) if lab_ndv else []
+    accurate = {c: s.accurate for c, s in zip(lab_ndv, summary)}
+    current = int(table.parameters.get(SNAPSHOT_PARAM) or 0)
+    records = []
+    for statistics in iceberg.metadata.statistics:
+        path = local_path(statistics.statistics_path, f"a statistics file of {table.qualified_name}")
+        try:
+            with open(path, "rb") as handle:
+                puffin = PuffinFile(handle.read())
+        except (OSError, ValueError) as error:
+            log.warning("cannot read Puffin file %s: %s", path, error)
+            continue
+        for blob in puffin.footer.blobs:
+            if blob.type != THETA_BLOB or len(blob.fields) != 1:
+                continue
+            column = names.get(blob.fields[0], f"field {blob.fields[0]}")
+            ndv = blob.properties.get("ndv")
+            records.append({"column": column, "lab_ndv": lab_ndv.get(column), "lab_accurate": accurate.get(column),
+                            "puffin_ndv": int(ndv) if ndv is not None and ndv.isdigit() else None,
+                            "written_by": puffin.footer.properties.get("created-by", ""),
+                            "snapshot_id": blob.snapshot_id, "current": blob.snapshot_id == current,
+                            "statistics_path": statistics.statistics_path})
+    return pd.DataFrame(records, columns=PUFFIN_COLUMNS, dtype=object)
