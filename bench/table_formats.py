@@ -65,6 +65,7 @@ def main() -> None:
     args = parser.parse_args()
     home = os.path.join(BENCH_HOME, "formats")
     shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(home)
     layout, warehouse = os.path.join(home, "hive_layout"), os.path.join(home, "warehouse")
     properties = {"type": "sql", "uri": f"sqlite:///{home}/iceberg.db", "warehouse": f"file://{warehouse}"}
     catalog = load_catalog("ice", **properties)

@@ -139,5 +139,8 @@ def parse_type(text: str) -> ColumnType:
 
 
 def from_spark_type(spark_type) -> ColumnType:
-    """The Hive type for a pyspark DataType (for tables registered from existing files)."""
-    return parse_type(spark_type.simpleString())
+    """The Hive type for a pyspark DataType (for tables registered from existing files). Spark's
+    timestamp_ntz (a Parquet timestamp not adjusted to UTC, as pyarrow and pandas write naive datetimes) is
+    Hive's timestamp, which has no time zone either."""
+    text = spark_type.simpleString()
+    return parse_type("timestamp" if text == "timestamp_ntz" else text)

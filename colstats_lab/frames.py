@@ -17,6 +17,7 @@ from .metastore.model import Date, Timestamp
 from .metastore import drift
 from .metastore.history import engine_of, state_picker
 from .metastore.names import make_part_name
+from .metastore.snapshot_files import FORMAT_PARAM, is_snapshot_table
 from .metastore.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
@@ -312,6 +313,8 @@ def _python_value(value):
 def table_kind(table: Table) -> str:
     if table.skewedInfo is not None and table.storedAsSubDirectories:
         return "list-bucketing"
+    if is_snapshot_table(table):
+        return table.parameters[FORMAT_PARAM]  # iceberg, delta
     return "external" if table.tableType == "EXTERNAL_TABLE" else "managed"
 
 

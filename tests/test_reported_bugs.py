@@ -1,6 +1,7 @@
 """The four bugs a new user met on everyday data, each tried the way the user tried it."""
 from __future__ import annotations
 
+import datetime as dt
 import os
 import time
 
@@ -184,3 +185,17 @@ def test_magics_turn_bad_input_into_one_line(nulls_table, line, named):
         shell.run_cell("%" + line)
     assert "Traceback" not in captured.stdout + captured.stderr
     assert named in captured.stdout + captured.stderr
+
+
+def test_parquet_files_with_naive_timestamps_register_as_hive_timestamps(lab, tmp_path):
+    """pyarrow and pandas write naive datetimes as Parquet timestamps not adjusted to UTC, which Spark reads as
+    timestamp_ntz: registering such files failed with "unknown column type 'timestamp_ntz'"."""
+    os.makedirs(tmp_path / "naive" / "ds=a")
+    pq.write_table(pa.table({"ts": pa.array([dt.datetime(2026, 1, 2, 3, 4, 5), None, dt.datetime(2025, 12, 31)],
+                                            pa.timestamp("us"))}), str(tmp_path / "naive" / "ds=a" / "p.parquet"))
+    table = lab.register_external("naive", str(tmp_path / "naive"))
+    assert [(c.name, c.type) for c in table.cols] == [("ts", "timestamp")]
+    lab.sql("ANALYZE TABLE naive COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = lab.stats_frame("naive").set_index("partition").loc["ds=a"]
+    assert str(stats["min"]) == "2025-12-31 00:00:00" and str(stats["max"]) == "2026-01-02 03:04:05"
+    assert stats["nulls"] == 1

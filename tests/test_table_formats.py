@@ -129,6 +129,11 @@ def test_each_iceberg_commit_makes_stale_exactly_the_partitions_it_touched(lab, 
     table = catalog.load_table("db.events")
     table.append(rows(3, "app", 2, 300))  # another writer appends to one partition
     appended = catalog.load_table("db.events").current_snapshot().snapshot_id
+    # a reader of the metastore alone (the dashboard's landing) sees a commit the lab has not followed yet
+    judged = lab.metastore.stats_compliance("ice_db", "events", ["x"])
+    assert all(not ok and "not followed yet" in why for ok, why in judged.values()), judged
+    landing = lab.tables_frame().set_index("table").loc["events"]
+    assert landing.kind == "iceberg" and landing.stale_partitions == 3
     assert stale(lab, "ice.db.events") == {
         "ds=app/ts_day=2026-01-02": f"snapshot {appended} appended 1 file to ds=app/ts_day=2026-01-02 after the last "
                                     "analyze"}
@@ -213,6 +218,9 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     assert_stats(lab, "events", truth(), partition_of)
 
     write_deltalake(path, rows(4, "2026-01-02", 2, 300).to_pandas(), partition_by=["ds"], mode="append")  # version 3
+    judged = lab.metastore.stats_compliance("default", "events", ["x"])  # the metastore alone: not followed yet
+    assert all(not ok and "versions after 2, not followed yet" in why for ok, why in judged.values()), judged
+    assert lab.tables_frame().set_index("table").loc["events"].kind == "delta"
     DeltaTable(path).delete("id = 7")  # version 4: rewrites the file of 2026-01-01 holding it
     assert stale(lab, "events") == {
         "ds=2026-01-01": "version 4 added 1 file and 1 file removed by version 4 or an earlier one in ds=2026-01-01 "

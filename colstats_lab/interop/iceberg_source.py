@@ -140,7 +140,8 @@ class IcebergSource(TableSource):
                                                  data["record_count"]), values))
         return FormatSnapshot("iceberg", self.source, local_path(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
-                              self.options)
+                              self.options, metadata=local_path(table.metadata_location, self.source)
+                              if self.writable else "")
 
 
 def _key_type(transform, source_type: str, name: str, source: str) -> str:

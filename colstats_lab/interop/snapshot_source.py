@@ -23,7 +23,7 @@ from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition
 from ..metastore.merge import merge_table_level
 from ..metastore.names import make_part_name, parse_part_name
 from .hms_source import CATALOG_PARAM
-from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, SNAPSHOT_PARAM
+from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, METADATA_PARAM, SNAPSHOT_PARAM
 
 log = logging.getLogger("colstats_lab.sources")
 
@@ -53,6 +53,7 @@ class FormatSnapshot:
     field_ids: dict[str, int] = field(default_factory=dict)
     options: str = ""
     catalog: str = ""           # the attach name of the catalog it came from, if any
+    metadata: str = ""          # an Iceberg catalog's table: its current metadata file
 
     def part_name(self, values: list[str | None]) -> str:
         return make_part_name([k.name for k in self.partition_keys], values)
@@ -92,7 +93,8 @@ def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -
                 raise InvalidInputException(f"lab table {table.qualified_name} is not the {snapshot.format} table "
                                             f"{snapshot.source}")
             if _same_schema(table, snapshot):
-                if table.parameters.get(SNAPSHOT_PARAM) != str(snapshot.snapshot):
+                if table.parameters.get(SNAPSHOT_PARAM) != str(snapshot.snapshot) or \
+                        (table.parameters.get(METADATA_PARAM) or "") != snapshot.metadata:
                     _follow_files(metastore, table, snapshot)
                 return metastore.get_table(db, name)
             log.warning("%s: its schema changed in %s; its statistics in the lab are dropped and the table "
@@ -163,7 +165,8 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
         if {f.state for f in files} != recorded.get(None, set()):
             metastore.replace_snapshot_files(table.dbName, table.tableName, {None: files})
         metastore.alter_table_params(table.dbName, table.tableName, _sums(files))
-    metastore.alter_table_params(table.dbName, table.tableName, {SNAPSHOT_PARAM: str(snapshot.snapshot)})
+    metastore.alter_table_params(table.dbName, table.tableName, {SNAPSHOT_PARAM: str(snapshot.snapshot),
+                                                                 METADATA_PARAM: snapshot.metadata or None})
 
 
 def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:

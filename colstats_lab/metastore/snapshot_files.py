@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from typing import TYPE_CHECKING
 
 from ..files import DataFile, FileState, list_data_files
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
 
 FORMAT_PARAM = "colstats.source.format"      # "iceberg" or "delta": the table's files are its snapshot's
 SNAPSHOT_PARAM = "colstats.source.snapshot"  # the snapshot id (Delta: log version) the recorded files are of
+METADATA_PARAM = "colstats.source.metadata"  # an Iceberg catalog's table: the metadata file followed
 FIELD_IDS_PARAM = "colstats.source.fieldIds"  # JSON {column: Iceberg field id}: how Spark finds a column in files
 SNAPSHOT_FORMATS = ("iceberg", "delta")
 
@@ -24,6 +27,34 @@ SNAPSHOT_FORMATS = ("iceberg", "delta")
 def is_snapshot_table(table: Table) -> bool:
     """A table whose files are those of a table format's snapshot, not those its directories hold."""
     return table.parameters.get(FORMAT_PARAM) in SNAPSHOT_FORMATS
+
+
+def unfollowed_commit(table: Table) -> str | None:
+    """Why the snapshot the lab follows may no longer be the table's, told from the file system alone (the
+    lab follows a table whenever a command uses it; a reader of the metastore only, such as the dashboard's
+    landing, relies on this): Delta's log has the next version, or Iceberg's metadata folder holds a newer
+    metadata file than the one followed. None when neither shows."""
+    fmt, followed = table.parameters.get(FORMAT_PARAM), table.parameters.get(SNAPSHOT_PARAM) or ""
+    if fmt == "delta" and followed.isdigit():
+        if os.path.exists(os.path.join(table.location, "_delta_log", f"{int(followed) + 1:020d}.json")):
+            return f"the Delta log has versions after {followed}, not followed yet: use the table through the lab"
+    metadata = table.parameters.get(METADATA_PARAM)
+    if fmt == "iceberg" and metadata:
+        number = _metadata_number(os.path.basename(metadata))
+        try:
+            names = os.listdir(os.path.dirname(metadata))
+        except OSError:
+            return f"the table's metadata folder {os.path.dirname(metadata)} cannot be read"
+        if number is not None and any((_metadata_number(n) or -1) > number for n in names):
+            return (f"the table has commits after snapshot {followed}, not followed yet: use the table through "
+                    "the lab")
+    return None
+
+
+def _metadata_number(name: str) -> int | None:
+    """The version in an Iceberg metadata file's name: `00007-<uuid>.metadata.json` or `v7.metadata.json`."""
+    match = re.match(r"^v?(\d+)[-.].*\.metadata\.json$", name)
+    return int(match.group(1)) if match else None
 
 
 def field_ids_of(table: Table) -> dict[str, int]:

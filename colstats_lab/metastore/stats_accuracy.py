@@ -11,7 +11,7 @@ from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .common import _NO_FILES, is_transactional
 from .model import Table
-from .snapshot_files import describe_snapshot_changes, is_snapshot_table
+from .snapshot_files import describe_snapshot_changes, is_snapshot_table, unfollowed_commit
 from .txn import ValidWriteIdList
 
 
@@ -226,4 +226,7 @@ class StatsAccuracyAPI:
             elif before != now:
                 out[name] = (describe_snapshot_changes(table, name, before, now) if snapshot
                              else describe_changes(*file_changes(before, now)))
+        moved = unfollowed_commit(table) if snapshot else None
+        if moved:
+            out = {name: out.get(name) or moved for name in locations}
         return out
