@@ -77,7 +77,8 @@ def main() -> None:
         rows = day_rows(index, per_day, index)
         directory = os.path.join(layout, f"ds=2026-10-{index + 1:02d}")
         os.makedirs(directory)
-        pq.write_table(rows.drop_columns(["ds"]), os.path.join(directory, "part-0.parquet"))
+        # the codec pyiceberg writes (zstd), so that both tables are the same files but for their layout
+        pq.write_table(rows.drop_columns(["ds"]), os.path.join(directory, "part-0.parquet"), compression="zstd")
         table.append(rows)
     lab = Lab(home=os.path.join(home, "lab"), spark_conf={"spark.driver.memory": "4g",
                                                           "spark.sql.shuffle.partitions": "8"})

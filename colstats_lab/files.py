@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+import re
+import string
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from pyspark.sql import Column, DataFrameReader, SparkSession
 from pyspark.sql import functions as F
@@ -68,6 +71,21 @@ def file_changes(before: set[FileState], now: set[FileState]) -> tuple[int, int,
 
 def describe_changes(added: int, removed: int, rewritten: int) -> str:
     return f"files changed since the last analyze ({added} added, {removed} removed, {rewritten} rewritten)"
+
+
+# what java.net.URI leaves unquoted in a path (Hadoop's Path.toUri, which Spark's `_metadata.file_path` spells)
+_URI_PATH_SAFE = frozenset(string.ascii_letters + string.digits + "_-!.~'()*,;:$&+=/@")
+
+
+def spark_file_uri(path: str) -> str:
+    """A local file's path as Spark's `_metadata.file_path` spells it: `file:` and the path with the ASCII
+    characters a URI path cannot hold %-quoted (a space as %20, `%` as %25, `#` as %23)."""
+    return "file:" + "".join(c if c in _URI_PATH_SAFE or ord(c) > 127 else f"%{ord(c):02X}" for c in path)
+
+
+def local_file_path(uri: str) -> str:
+    """The local path of a `file:` URI as Spark spells one (the inverse of `spark_file_uri`)."""
+    return unquote(re.sub(r"^file:(//)?", "", uri))
 
 
 def decoded_uri_path(uri_path: Column) -> Column:

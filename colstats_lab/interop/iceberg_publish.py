@@ -26,6 +26,7 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type
+from ..files import local_file_path
 from ..metastore import Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..tables.snapshot import FILE_COLUMN, read_snapshot, snapshot_files
@@ -185,7 +186,7 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
                                                  for i in range(len(columns))]).collect()
     unions = {(owner, name): theta_union() for owner in owners for name, _ in columns}
     for row in rows:
-        owner = owner_of[os.path.normpath(row[FILE_COLUMN])]
+        owner = owner_of[os.path.normpath(local_file_path(row[FILE_COLUMN]))]
         for i, (name, _) in enumerate(columns):
             unions[(owner, name)].update(compact_theta_sketch.deserialize(bytes(row[f"c{i}"])))
     return {key: union.get_result().serialize() for key, union in unions.items()}

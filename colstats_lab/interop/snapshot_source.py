@@ -16,7 +16,7 @@ import os
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 from ..files import DataFile
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
@@ -69,13 +69,15 @@ class TableSource(ABC):
 
 
 def local_path(location: str, what: str) -> str:
-    """A format's file location (`file:///...`, URL-encoded where a writer encoded it, or a plain path) as
-    a local path; other file systems are refused by name."""
+    """An Iceberg location (`file:///...`, `file:/...` or a plain path) as a local path. It is the path's own
+    text, never URI-decoded: pyiceberg names a partition's folder `ds=50%25` for the value `50%`, and
+    `ds=50%25` is that folder's name on disk. Other file systems are refused by name."""
     if location.startswith("/"):
         return location
+    if location.startswith("file:"):
+        path = location[len("file:"):]
+        return path[2:] if path.startswith("///") else path
     parsed = urlparse(location)
-    if parsed.scheme == "file":
-        return unquote(parsed.path)
     raise InvalidInputException(f"{what} is at {location}: the lab reads tables on local or mounted paths only, "
                                 f"not on {parsed.scheme or location}")
 
