@@ -21,6 +21,7 @@ class DataFile:
     modified: float
     added_in: int | None = None  # an Iceberg or Delta file: the snapshot id or log version that added it
     record_count: int | None = None  # rows, where the format's metadata counts them
+    content: int = 0  # Iceberg's: 0 rows, 1 position deletes (rows of data files it removes)
 
     @property
     def state(self) -> FileState:

@@ -6,21 +6,30 @@ from __future__ import annotations
 import datetime as dt
 import os
 import struct
+import uuid
 
 import mmh3
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
-from datasketches import compact_theta_sketch, update_theta_sketch
+from datasketches import compact_theta_sketch, theta_union, update_theta_sketch
 from deltalake import DeltaTable, write_deltalake
 from pyiceberg.catalog import load_catalog
 from pyiceberg.expressions import EqualTo
+from pyiceberg.manifest import DataFile as IcebergDataFile
+from pyiceberg.manifest import DataFileContent, FileFormat, ManifestContent, ManifestWriterV2
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.table.puffin import PuffinFile
+from pyiceberg.table.snapshots import Operation
+from pyiceberg.table.update.snapshot import _FastAppendFiles
 from pyiceberg.transforms import DayTransform, IdentityTransform
 from pyiceberg.types import DoubleType, IntegerType, ListType, LongType, NestedField, StringType, TimestampType
 
+from pyspark.sql import functions as F
+
+from colstats_lab.interop.iceberg_publish import theta_inputs
 from colstats_lab.metastore import InvalidInputException, NoSuchObjectException, escape_path_name
 
 ICEBERG_SCHEMA = Schema(
@@ -356,3 +365,92 @@ def test_odd_partition_values_and_a_warehouse_path_with_spaces_read_every_row(la
     assert_stats(lab, "odd.db.t", truth, lambda f: "ds=" + f["ds"].map(escape_path_name))
     counted = lab.sql("SELECT ds, count(*) AS n FROM odd.db.t GROUP BY ds").df
     assert dict(zip(counted.ds, counted.n)) == truth.groupby("ds").size().to_dict()
+
+
+class _DeleteManifestWriter(ManifestWriterV2):
+    """A v2 manifest of delete files (pyiceberg writes data manifests only): content "deletes"."""
+
+    def content(self) -> ManifestContent:
+        return ManifestContent.DELETES
+
+    @property
+    def _meta(self) -> dict[str, str]:
+        return {**super()._meta, "content": "deletes"}
+
+
+def commit_position_deletes(table, data_file, positions: list[int]) -> None:
+    """A position-delete file as Iceberg's spec lays it out (`file_path` and `pos` with their reserved field
+    ids, sorted by position), committed in a delete manifest by a snapshot of operation "delete"; pyiceberg
+    writes neither itself, so its snapshot producer is given the manifest writer here."""
+    schema = pa.schema([pa.field("file_path", pa.string(), nullable=False, metadata={"PARQUET:field_id": "2147483546"}),
+                        pa.field("pos", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "2147483545"})])
+    path = os.path.join(os.path.dirname(data_file.file_path.removeprefix("file://")), f"deletes-{uuid.uuid4()}.parquet")
+    pq.write_table(pa.table({"file_path": [data_file.file_path] * len(positions), "pos": sorted(positions)},
+                            schema=schema), path)
+    delete_file = IcebergDataFile.from_args(
+        content=DataFileContent.POSITION_DELETES, file_path=f"file://{path}", file_format=FileFormat.PARQUET,
+        partition=data_file.partition, record_count=len(positions), file_size_in_bytes=os.path.getsize(path),
+        column_sizes={}, value_counts={}, null_value_counts={}, nan_value_counts={}, lower_bounds={},
+        upper_bounds={}, split_offsets=None, equality_ids=None, sort_order_id=None, spec_id=data_file.spec_id)
+    with table.transaction() as transaction:
+        producer = _FastAppendFiles(operation=Operation.DELETE, transaction=transaction, io=table.io)
+        producer.new_manifest_writer = lambda spec: _DeleteManifestWriter(  # type: ignore[method-assign]
+            spec, producer.schema(), producer.new_manifest_output(), producer._snapshot_id, producer._compression)
+        with producer:
+            producer.append_data_file(delete_file)
+
+
+def test_position_deletes_are_applied_and_their_commit_makes_the_partition_stale(lab, iceberg):
+    catalog, properties = iceberg
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY,
+                                 properties={"format-version": "2"})
+    table.append(rows(30, "web", 1))
+    table.append(rows(12, "app", 2, 100))
+    lab.attach("ice", properties)
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    web = next(t.file for t in table.scan().plan_files() if "ds=web" in t.file.file_path)
+    commit_position_deletes(catalog.load_table("db.events"), web, [0, 5, 6, 29])  # ids 0, 5, 6 and 29
+    deleting = catalog.load_table("db.events").current_snapshot().snapshot_id
+    assert stale(lab, "ice.db.events") == {
+        "ds=web/ts_day=2026-01-01": f"snapshot {deleting} appended 1 file to ds=web/ts_day=2026-01-01 after the "
+                                    "last analyze"}
+    truth = catalog.load_table("db.events").scan().to_pandas()  # pyiceberg applies the deletes itself
+    assert len(truth) == 38 and not {0, 5, 6, 29} & set(truth.id)
+    assert lab.sql("SELECT count(*), sum(id) FROM ice.db.events").df.iloc[0].tolist() == [38, truth.id.sum()]
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert_stats(lab, "ice.db.events", truth, iceberg_partition)
+    assert lab.stats_answer("SELECT count(*) FROM ice.db.events").frame.iloc[0, 0] == 38
+    lab.publish("ice.db.events")
+    assert_puffin_matches(catalog, lab, "db.events")  # the sketches hold the rows a reader sees
+    lab.sql("SET metastore.enabled = true")
+    with pytest.raises(InvalidInputException, match="position-delete files in ds=web/ts_day=2026-01-01"):
+        lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA COMPUTE STATISTICS")
+
+
+def test_theta_inputs_hash_every_type_as_iceberg_serializes_it(spark):
+    """Each type's sketch holds the hashes of Iceberg's single-value serialization, written here from the spec:
+    negatives, extremes, -0.0 apart from 0.0, a date before 1970, a non-ASCII string."""
+    values = {
+        "bigint": ([0, -1, 2**63 - 1, -2**63, 42], lambda v: struct.pack("<q", v)),
+        "int": ([0, -7, 2**31 - 1, -2**31, 300], lambda v: struct.pack("<i", v)),
+        "smallint": ([0, -2, 32767], lambda v: struct.pack("<i", v)),
+        "double": ([0.0, -0.0, 1.5, -2.25, 1e300], lambda v: struct.pack("<d", v)),
+        "float": ([0.0, 2.5, -1.25], lambda v: struct.pack("<f", v)),
+        "date": ([dt.date(2026, 1, 2), dt.date(1969, 12, 31), dt.date(1, 1, 1)],
+                 lambda v: struct.pack("<i", (v - dt.date(1970, 1, 1)).days)),
+        "timestamp": ([dt.datetime(2026, 1, 2, 3, 4, 5, 6), dt.datetime(1960, 1, 1)],
+                      lambda v: struct.pack("<q", (v - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1))),
+        "string": (["é", "abc", "a b"], lambda v: v.encode("utf-8")),
+        "boolean": ([True, False], lambda v: bytes([int(v)])),
+    }
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    for type_name, (items, serialized) in values.items():
+        frame = spark.createDataFrame([(v,) for v in items] + [(None,)], f"v {type_name}")
+        inputs = theta_inputs("v", type_name)
+        row = frame.select(*[c.alias(f"c{i}") for i, c in enumerate(inputs)]).agg(
+            *[F.theta_sketch_agg(f"c{i}").alias(f"c{i}") for i in range(len(inputs))]).first()
+        union = theta_union()
+        for i in range(len(inputs)):
+            union.update(compact_theta_sketch.deserialize(bytes(row[f"c{i}"])))
+        assert set(union.get_result()) == theta_hashes([serialized(v) for v in items]), type_name
+    assert theta_inputs("v", "decimal(10,2)") is None

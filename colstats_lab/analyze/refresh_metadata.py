@@ -173,6 +173,12 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     request, skipped = metadata_request(table, stmt, default_level)
     request = replace(request, histograms=metastore.kll_enabled)
     parts = snapshot_files(metastore, table, txn.snapshot(table))
+    with_deletes = [p.part_name or table.qualified_name for p in parts if p.deletes]
+    if with_deletes:
+        raise InvalidInputException(
+            f"{table.qualified_name} has position-delete files in {with_deletes[0]}: REFRESH METADATA keeps each "
+            "file's figures from its footer, which counts the rows they delete; use ANALYZE TABLE ... COMPUTE "
+            "STATISTICS, which reads the rows a reader sees")
     states = {f.path: f.state for p in parts for f in p.files}
     last = metastore.get_table_metadata(table.dbName, table.tableName)
     outcome = RefreshOutcome(table.qualified_name, request.level, False, "full", "first analyze of the table",
@@ -211,7 +217,8 @@ def metadata_file_changes(metastore: Metastore, table: Table, snapshot: ValidWri
     last = metastore.get_table_metadata(table.dbName, table.tableName)
     if last is None:
         return None
-    states = {f.path: f.state for p in snapshot_files(metastore, table, snapshot) for f in p.files}
+    # a position-delete file counts as a change: the rows it deletes are in files the metadata describes
+    states = {f.path: f.state for p in snapshot_files(metastore, table, snapshot) for f in p.files + p.deletes}
     return _files_since(last, states)
 
 

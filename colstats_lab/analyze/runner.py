@@ -212,7 +212,7 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
     if table.tableType == "EXTERNAL_TABLE" and mode != "noscan":
         # another job may change these files at any time: readers compare them with a listing
         metastore.record_analyzed_files(table.dbName, table.tableName, {
-            p.part_name: [f.state for f in p.files] for p in files if p.partition is None or p.part_name in current})
+            p.part_name: p.states for p in files if p.partition is None or p.part_name in current})
     if table.is_partitioned:
         metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
         metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)

@@ -4,10 +4,10 @@ property), registered on that snapshot. Each partition's theta sketch is kept in
 files it came from, so after one partition is overwritten only that partition is scanned and the table's
 blob is the union of the partitions' sketches (Trino and Iceberg's own procedure rescan the whole table).
 
-The serialization is built from Spark's public functions: little-endian bytes of int, long, date (days) and
-timestamp (microseconds) from their two's-complement hex, float and double from their IEEE bits (Java's
-`floatToIntBits`/`doubleToLongBits` through `reflect`, computed in a projection before the aggregation,
-which does not accept a non-deterministic argument), strings as UTF-8, booleans as one byte."""
+The serialization is fed through Spark's public functions (`theta_inputs`): DataSketches hashes a long as its
+8 little-endian bytes, which is Iceberg's serialization of a bigint, a timestamp's microseconds and (through
+its bits) a double; int and date values become their 4 little-endian bytes arithmetically; strings are their
+UTF-8 bytes, booleans one byte."""
 from __future__ import annotations
 
 import logging
@@ -35,41 +35,51 @@ from .snapshot_source import local_path
 
 log = logging.getLogger("colstats_lab.puffin")
 
-_LITTLE_ENDIAN_BYTES = {"int": 4, "smallint": 4, "tinyint": 4, "date": 4, "bigint": 8, "timestamp": 8}
+_FOUR_BYTES = ("int", "smallint", "tinyint")
+_NEGATIVE_ZERO = b"\x00" * 7 + b"\x80"  # -0.0 as Iceberg serializes a double: its IEEE bits, little-endian
 
 
-def iceberg_bytes(name: str, type_name: str) -> Column | None:
-    """Iceberg's single-value serialization of column `name` (NULL stays NULL); None for a type without one
-    here (decimal: Iceberg's minimal big-endian unscaled bytes are not built yet)."""
+def theta_inputs(name: str, type_name: str) -> list[Column] | None:
+    """Columns whose theta sketches, unioned, are the sketch of column `name` over Iceberg's single-value
+    serialization (NULL is no value); None for a type without one here (decimal: Iceberg's minimal big-endian
+    unscaled bytes are not built yet). DataSketches hashes a long as its 8 little-endian bytes, so a bigint,
+    a timestamp's microseconds and a double (whose bits it hashes, with -0.0 folded into 0.0: -0.0 gets a
+    sketch of its own) go in as they are; 4-byte values are turned into their little-endian bytes
+    arithmetically (an order of magnitude faster than by text)."""
     base = parse_type(type_name).base
-    quoted = "`" + name.replace("`", "``") + "`"
-    column = F.col(quoted)
+    column = F.col("`" + name.replace("`", "``") + "`")
     if base in ("string", "varchar", "char"):
-        return column.cast("string").cast("binary")
+        return [column.cast("string")]
     if base == "binary":
-        return column
+        return [column]
     if base == "boolean":
-        return F.when(column, F.lit(b"\x01")).when(~column, F.lit(b"\x00"))
-    if base == "date":
-        return _little_endian(F.datediff(column, F.lit("1970-01-01").cast("date")).cast("bigint"), 4)
+        return [F.when(column, F.lit(b"\x01")).when(~column, F.lit(b"\x00"))]
+    if base == "bigint":
+        return [column]
     if base == "timestamp":
-        return _little_endian(F.unix_micros(column), 8)
+        return [F.unix_micros(column)]
+    if base == "date":
+        return [_little_endian(F.datediff(column, F.lit("1970-01-01").cast("date")), 4)]
+    if base in _FOUR_BYTES:
+        return [_little_endian(column, 4)]
     if base == "double":
-        bits = F.expr(f"reflect('java.lang.Double', 'doubleToLongBits', {quoted})")
-        return _little_endian(F.when(column.isNotNull(), bits).cast("bigint"), 8)
-    if base == "float":
-        bits = F.expr(f"reflect('java.lang.Float', 'floatToIntBits', {quoted})")
-        return _little_endian(F.when(column.isNotNull(), bits).cast("bigint"), 4)
-    if base in _LITTLE_ENDIAN_BYTES:
-        return _little_endian(column.cast("bigint"), _LITTLE_ENDIAN_BYTES[base])
+        # a zero's sign shows in its text (Spark's atan2 and division fold -0.0 into 0.0); text of zeros only
+        negative_zero = F.when(column == 0, column.cast("string") == "-0.0").otherwise(F.lit(False))
+        return [F.when(~negative_zero, column), F.when(negative_zero, F.lit(_NEGATIVE_ZERO))]
+    if base == "float":  # rare: its IEEE bits through Java (a reflective call a value)
+        bits = F.expr("reflect('java.lang.Float', 'floatToRawIntBits', " + "`" + name.replace("`", "``") + "`)")
+        return [_little_endian(F.when(column.isNotNull(), bits).cast("bigint"), 4)]
     return None
 
 
 def _little_endian(value: Column, size: int) -> Column:
-    """The low `size` bytes of a bigint, least significant first: its 16-digit two's-complement hex, cut to
-    the last 2·size digits, read back pair by pair in reverse."""
-    digits = F.substring(F.lpad(F.hex(value), 16, "0"), 17 - 2 * size, 2 * size)
-    return F.unhex(F.array_join(F.reverse(F.regexp_extract_all(digits, F.lit("(..)"), 1)), ""))
+    """The low `size` bytes of an integer, least significant first: the bytes swapped into a number whose
+    big-endian hex is the little-endian order, then read back as bytes."""
+    number = value.cast("bigint")
+    swapped = F.shiftleft(number.bitwiseAND(255), 8 * (size - 1))
+    for i in range(1, size):
+        swapped = swapped.bitwiseOR(F.shiftleft(F.shiftright(number, 8 * i).bitwiseAND(255), 8 * (size - 1 - i)))
+    return F.unhex(F.lpad(F.hex(swapped), 2 * size, "0"))
 
 
 @dataclass
@@ -115,7 +125,7 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
     outcome = PuffinOutcome(source, snapshot_id)
     field_ids = field_ids_of(table)
     columns = [(c.name, c.type) for c in table.cols + table.partitionKeys if c.name in field_ids]
-    sketched = [(name, type_name) for name, type_name in columns if iceberg_bytes(name, type_name) is not None]
+    sketched = [(name, type_name) for name, type_name in columns if theta_inputs(name, type_name) is not None]
     outcome.skipped_columns = [name for name, _ in columns if (name, _) not in sketched]
     owners: list[str | None] = ([p.partName for p in metastore.get_partitions(table.dbName, table.tableName)]
                                 if table.is_partitioned else [None])
@@ -180,15 +190,16 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
     parts = snapshot_files(metastore, table, metastore.get_valid_write_ids(table.dbName, table.tableName), partitions)
     owner_of = {os.path.normpath(f.path): p.part_name for p in parts for f in p.files}
     frame = read_snapshot(spark, table, parts, with_file=True)
-    serialized = frame.select(F.col(FILE_COLUMN), *[iceberg_bytes(name, type_name).alias(f"c{i}")  # type: ignore[union-attr]
-                                                    for i, (name, type_name) in enumerate(columns)])
-    rows = serialized.groupBy(FILE_COLUMN).agg(*[F.theta_sketch_agg(f"c{i}").alias(f"c{i}")
-                                                 for i in range(len(columns))]).collect()
+    inputs = [(name, i, column) for name, type_name in columns
+              for i, column in enumerate(theta_inputs(name, type_name) or [])]
+    aliases = [f"c{n}" for n in range(len(inputs))]
+    serialized = frame.select(F.col(FILE_COLUMN), *[column.alias(alias) for (_, _, column), alias in zip(inputs, aliases)])
+    rows = serialized.groupBy(FILE_COLUMN).agg(*[F.theta_sketch_agg(alias).alias(alias) for alias in aliases]).collect()
     unions = {(owner, name): theta_union() for owner in owners for name, _ in columns}
     for row in rows:
         owner = owner_of[os.path.normpath(local_file_path(row[FILE_COLUMN]))]
-        for i, (name, _) in enumerate(columns):
-            unions[(owner, name)].update(compact_theta_sketch.deserialize(bytes(row[f"c{i}"])))
+        for (name, _, _), alias in zip(inputs, aliases):
+            unions[(owner, name)].update(compact_theta_sketch.deserialize(bytes(row[alias])))
     return {key: union.get_result().serialize() for key, union in unions.items()}
 
 

@@ -128,16 +128,15 @@ class IcebergSource(TableSource):
                 if entry["status"] == _DELETED:
                     continue
                 data = entry["data_file"]
-                if data["content"] != _DATA_FILE:
-                    kind = "position" if data["content"] == _POSITION_DELETES else "equality"
+                if data["content"] == _EQUALITY_DELETES:
                     raise InvalidInputException(
-                        f"{self.source} has {kind} delete files at snapshot {snapshot.snapshot_id} "
+                        f"{self.source} has equality delete files at snapshot {snapshot.snapshot_id} "
                         f"({data['file_path']}): the lab does not apply them yet, and would count deleted rows")
                 path = local_path(data["file_path"], f"a data file of {self.source}")
                 values = [_key_text(data["partition"].get(name), transform, source_type)
                           for name, transform, source_type in transforms]
                 files.append(FormatFile(DataFile(path, data["file_size_in_bytes"], 0.0, entry["snapshot_id"],
-                                                 data["record_count"]), values))
+                                                 data["record_count"], content=data["content"]), values))
         return FormatSnapshot("iceberg", self.source, local_path(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
                               self.options, metadata=local_path(table.metadata_location, self.source)

@@ -15,7 +15,7 @@ import logging
 import os
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlparse
 
 from ..files import DataFile
@@ -138,10 +138,8 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
     for item in snapshot.files:
         owner = snapshot.part_name(item.values) if table.is_partitioned else None
         data_file = item.file
-        if data_file.path in added_in and data_file.added_in is None:
-            data_file = DataFile(data_file.path, data_file.size, 0.0, added_in[data_file.path], data_file.record_count)
-        elif data_file.added_in is None:
-            data_file = DataFile(data_file.path, data_file.size, 0.0, snapshot.snapshot or 0, data_file.record_count)
+        if data_file.added_in is None:  # Delta's: kept from the version the lab saw it first, or this one
+            data_file = replace(data_file, added_in=added_in.get(data_file.path, snapshot.snapshot or 0))
         by_owner.setdefault(owner, []).append(data_file)
     changed = {owner: files for owner, files in by_owner.items()
                if {f.state for f in files} != recorded.get(owner, set())}
@@ -174,11 +172,12 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
 def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:
     """A partition the snapshot added, placed in the directory of its files (the format's layout; reads go
     by the recorded files, never by the directory), rows unknown until ANALYZE."""
-    directory = os.path.dirname(files[0].path) if files else os.path.join(table.location, name)
+    rows = [f for f in files if not f.content] or files
+    directory = os.path.dirname(rows[0].path) if rows else os.path.join(table.location, name)
     return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)], location=directory,
-                     parameters={"numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files)),
-                                 "numRows": "0", "rawDataSize": "0"})
+                     parameters={**{k: v or "" for k, v in _sums(files).items()}, "numRows": "0", "rawDataSize": "0"})
 
 
 def _sums(files: list[DataFile]) -> dict[str, str | None]:
-    return {"numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))}
+    rows = [f for f in files if not f.content]
+    return {"numFiles": str(len(rows)), "totalSize": str(sum(f.size for f in rows))}

@@ -545,7 +545,7 @@ ALTER TABLE COL_STATS_HISTORY ADD COLUMN TOP_VALUES TEXT;
 # The data files of an Iceberg or Delta table's snapshot, per partition, as the format's metadata lists them
 # (its directories also hold files of older snapshots, which no reader of this one sees): what reads and the
 # freshness rule take in place of a directory listing. ADDED_IN is the snapshot id (Delta: the log version)
-# that added the file, RECORD_COUNT the rows the format counts in it. THETA_SKETCHES keeps each partition's
+# that added the file, RECORD_COUNT the rows the format counts in it, CONTENT 1 for a position-delete file. THETA_SKETCHES keeps each partition's
 # theta sketch of a column in Iceberg's serialization (what a Puffin blob holds), with a digest of the files
 # it was computed from: a table-level blob is their union, and only partitions whose files changed are scanned.
 _V12 = """
@@ -555,7 +555,8 @@ CREATE TABLE SNAPSHOT_FILES (
     FILE_PATH TEXT NOT NULL,
     FILE_SIZE INTEGER NOT NULL,
     ADDED_IN INTEGER NOT NULL,
-    RECORD_COUNT INTEGER
+    RECORD_COUNT INTEGER,
+    CONTENT INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX SNAPSHOT_FILES_BY_OWNER ON SNAPSHOT_FILES (TBL_ID, PART_ID);
 CREATE INDEX SNAPSHOT_FILES_BY_PART ON SNAPSHOT_FILES (PART_ID);

@@ -113,9 +113,9 @@ class SnapshotFilesAPI:
                 part_id = None if part_name is None else self._part_id(db_name, table_name, part_name)
                 conn.execute("DELETE FROM SNAPSHOT_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 conn.executemany(
-                    "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    [(tbl_id, part_id, f.path, f.size, f.added_in or 0, f.record_count) for f in data_files])
+                    "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(tbl_id, part_id, f.path, f.size, f.added_in or 0, f.record_count, f.content) for f in data_files])
 
     def snapshot_file_states(self, db_name: str, table_name: str) -> dict[str | None, set[FileState]]:
         """Every owner's recorded files as (path, bytes, added in), for a source to tell what a commit changed."""
@@ -130,24 +130,25 @@ class SnapshotFilesAPI:
 
     def owner_files(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, list[DataFile]]:
         """The data files a reader of the table now sees in each owner of `locations` (partition name or None,
-        with its directory): a snapshot table's as its snapshot lists them, others' as their directories
-        hold them."""
+        with its directory): a snapshot table's as its snapshot lists them (its position-delete files among
+        them, `content` 1), others' as their directories hold them."""
         if not is_snapshot_table(table):
             return {name: list_data_files(location) if location else [] for name, location in locations.items()}
         out: dict[str | None, list[DataFile]] = {name: [] for name in locations}
         with self.snapshot() as conn:
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             if table.is_partitioned:
-                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT FROM PARTITIONS P "
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT, F.CONTENT "
+                       "FROM PARTITIONS P "
                        "JOIN SNAPSHOT_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ? "
                        "AND P.PART_NAME IN (SELECT value FROM json_each(?)) ORDER BY F.FILE_PATH")
                 args: tuple = (tbl_id, json.dumps([name for name in locations if name is not None]))
             else:
-                sql = ("SELECT NULL, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT FROM SNAPSHOT_FILES "
+                sql = ("SELECT NULL, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT FROM SNAPSHOT_FILES "
                        "WHERE TBL_ID = ? AND PART_ID IS NULL ORDER BY FILE_PATH")
                 args = (tbl_id,)
-            for name, path, size, added_in, records in conn.execute(sql, args):
-                out.setdefault(name, []).append(DataFile(path, size, 0.0, added_in, records))
+            for name, path, size, added_in, records, content in conn.execute(sql, args):
+                out.setdefault(name, []).append(DataFile(path, size, 0.0, added_in, records, content))
         return out
 
     # ---- theta sketches for Puffin ------------------------------------------------------

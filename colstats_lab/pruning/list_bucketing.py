@@ -60,7 +60,7 @@ def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.E
                                              sum(f.size for f in files)))
             if keep:
                 kept_files.extend(files)
-        kept_parts.append(PartitionFiles(part.partition, part.dirs, kept_files))
+        kept_parts.append(PartitionFiles(part.partition, part.dirs, kept_files, part.deletes))
     return kept_parts, decisions
 
 

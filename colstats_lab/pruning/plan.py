@@ -145,7 +145,7 @@ class _Planner:
                 self._row_groups(part, data_file.path, keep, reason)
                 if keep:
                     kept_files.append(data_file)
-            kept_parts.append(PartitionFiles(part.partition, part.dirs, kept_files))
+            kept_parts.append(PartitionFiles(part.partition, part.dirs, kept_files, part.deletes))
         return kept_parts
 
     # ---- partitions and segments --------------------------------------------------------

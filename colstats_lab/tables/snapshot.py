@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -25,6 +25,12 @@ class PartitionFiles:
     partition: Partition | None
     dirs: list[str]
     files: list[DataFile]
+    deletes: list[DataFile] = field(default_factory=list)  # an Iceberg partition's position-delete files
+
+    @property
+    def states(self) -> list:
+        """What tells these files from others: the data files' states and the delete files'."""
+        return [f.state for f in self.files + self.deletes]
 
     @property
     def part_name(self) -> str | None:
@@ -82,11 +88,13 @@ def _format_snapshot_files(metastore: Metastore, table: Table,
     hold, which include older snapshots' files)."""
     if not table.is_partitioned:
         files = metastore.owner_files(table, {None: table.location})[None]
-        return [PartitionFiles(None, [table.location], files)]
+        return [PartitionFiles(None, [table.location], [f for f in files if not f.content],
+                               [f for f in files if f.content])]
     if partitions is None:
         partitions = metastore.get_partitions(table.dbName, table.tableName)
     files_of = metastore.owner_files(table, {p.partName: p.location for p in partitions})
-    return [PartitionFiles(p, [p.location], files_of.get(p.partName, [])) for p in partitions]
+    return [PartitionFiles(p, [p.location], [f for f in files_of.get(p.partName, []) if not f.content],
+                           [f for f in files_of.get(p.partName, []) if f.content]) for p in partitions]
 
 
 def _dirs(table: Table, location: str, valid: ValidWriteIdList) -> list[str]:
@@ -113,7 +121,7 @@ def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles]
             schema = T.StructType(schema.fields + [T.StructField(FILE_COLUMN, T.StringType())])
         return spark.createDataFrame([], schema)
     if is_snapshot_table(table):
-        return _read_by_file(spark, table, parts, with_file)
+        return _read_format_snapshot(spark, table, parts, with_file)
     if any(_in_subdirectory(p) for p in parts):
         return _read_by_partition(spark, table, parts)
     if any(_elsewhere(table, p) for p in parts):
@@ -137,7 +145,32 @@ def _elsewhere(table: Table, part: PartitionFiles) -> bool:
                                                                                         part.partition.partName))
 
 
-def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False) -> DataFrame:
+_ROW_FILE, _ROW_INDEX = "__colstats_row_file", "__colstats_row_index"
+
+
+def _read_format_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool) -> DataFrame:
+    """An Iceberg or Delta table's rows. In a partition with position-delete files, the rows they name (data
+    file and row position) are left out by an anti-join on the file's path and `_metadata.row_index`; the
+    other partitions are read as they are, so a table with one such partition pays for that one only."""
+    plain = [p for p in parts if p.files and not p.deletes]
+    deleting = [p for p in parts if p.files and p.deletes]
+    frames = [_read_by_file(spark, table, plain, with_file)] if plain else []
+    if deleting:
+        frame = _read_by_file(spark, table, deleting, with_file, positions=True)
+        deleted = (spark.read.parquet(*[d.path for p in deleting for d in p.deletes])
+                   .select(F.regexp_replace(F.col("file_path"), r"^file:(//)?", "").alias("deleted_file"),
+                           F.col("pos").alias("deleted_row")))
+        kept = frame.join(deleted, on=(frame[_ROW_FILE] == deleted["deleted_file"]) &
+                          (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
+        frames.append(kept.drop(_ROW_FILE, _ROW_INDEX))
+    out = frames[0]
+    for frame in frames[1:]:
+        out = out.unionByName(frame)
+    return out
+
+
+def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False,
+                  positions: bool = False) -> DataFrame:
     """Partitions at locations of their own: the files are read without partition discovery (which would take
     values from the paths, or refuse paths that do not agree), and each row's partition values come from
     the partition its file belongs to, looked up by `_metadata.file_path` as Spark spells it (a lookup a row:
@@ -151,14 +184,16 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
                                               if c.name in field_ids else {}) for c in table.cols])
     files = [f.path for p in parts for f in p.files]
     spelled = F.col("_metadata.file_path")
+    decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
+    file_column = [spelled.alias(FILE_COLUMN)] if with_file else []
+    if positions:  # each row's file (as a path) and position in it, which position deletes name
+        file_column += [decoded.alias(_ROW_FILE), F.col("_metadata.row_index").alias(_ROW_INDEX)]
     root = _partition_root(table, parts)
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
         schema = T.StructType(data_schema.fields + [T.StructField(k.name, spark_type(k.type)) for k in table.partitionKeys])
         frame = parquet_reader(spark, schema).option("basePath", root).parquet(*files)
-        file_column = [spelled.alias(FILE_COLUMN)] if with_file else []
         return frame.select(*[F.col(f"`{f.name}`") for f in schema.fields], *file_column)
     frame = parquet_reader(spark, data_schema).option("recursiveFileLookup", "true").parquet(*files)
-    decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
     keys = []
     for index, key in enumerate(table.partitionKeys):
         by_uri, by_path = [], []
@@ -172,7 +207,6 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
         value_of = F.coalesce(F.element_at(F.create_map(*by_uri), spelled),
                               F.element_at(F.create_map(*by_path), decoded))
         keys.append(value_of.cast(spark_type(key.type)).alias(key.name))
-    file_column = [spelled.alias(FILE_COLUMN)] if with_file else []
     return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys, *file_column)
 
 
