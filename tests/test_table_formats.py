@@ -31,6 +31,7 @@ from pyspark.sql import functions as F
 
 from colstats_lab.interop.iceberg_publish import theta_inputs
 from colstats_lab.metastore import InvalidInputException, NoSuchObjectException, escape_path_name
+from colstats_lab.workbench.dashboard import TABS, TablePage
 
 ICEBERG_SCHEMA = Schema(
     NestedField(1, "id", LongType(), required=False), NestedField(2, "ds", StringType(), required=False),
@@ -346,6 +347,12 @@ def test_publish_writes_a_puffin_file_iceberg_readers_read_and_rescans_only_what
     lab_ndv = dict(zip(current.column, current.lab_ndv))
     # the lab's NDV counts the empty string, which a theta sketch never holds (DataSketches skips empty input)
     assert lab_ndv == {**ndv, "ds": None, "note": ndv["note"] + 1} and current.lab_accurate.dropna().all()
+    # the dashboard's Engines tab of an Iceberg table: the blobs registered, the current snapshot's first
+    page = TablePage(lab, "ice_db.events")
+    page.selected_index = TABS.index("Engines")
+    view = page.children[TABS.index("Engines")].children[0]
+    assert f"{2 * len(ndv)} theta blob(s) registered, {len(ndv)} for the current snapshot" in view.header.value
+    assert view.grid.value.count("(current)") == len(ndv) and view.grid.value.count("(older)") == len(ndv)
 
 
 def test_odd_partition_values_and_a_warehouse_path_with_spaces_read_every_row(lab, tmp_path):

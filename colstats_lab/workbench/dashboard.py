@@ -13,7 +13,9 @@ from ..errors import ColstatsError
 from ..lab import Lab
 from ..ui import format as fmt
 from ..ui.drift_view import DriftView
+from ..metastore.snapshot_files import FORMAT_PARAM
 from ..ui.engines_view import EnginesView
+from ..ui.puffin_view import PuffinView
 from ..ui.freshness_view import FreshnessView
 from ..ui.metadata_view import MetadataView
 from ..ui.progress import SparkProgress
@@ -107,6 +109,12 @@ class TablePage(widgets.Tab):
     def _engines(self):
         """An attached HMS's table: what each engine reads of it. The lab's own tables have no other reader."""
         meta = self.lab.resolve(self.table)
+        if meta.parameters.get(FORMAT_PARAM) == "iceberg":
+            return PuffinView(self.lab, self.table)
+        if meta.parameters.get(FORMAT_PARAM) == "delta":
+            return widgets.HTML('<div class="colstats-header">Delta keeps per-file minimums, maximums and NULL counts '
+                                'in its log and no distinct counts: there is nothing of the lab\'s for other engines '
+                                'to read there.</div>')
         if "colstats.catalog" not in meta.parameters:
             return widgets.HTML('<div class="colstats-header">Only the lab reads this table\'s statistics. Tables of '
                                 'a Hive Metastore attached with <code>lab.attach("hms", "thrift://host:9083")</code> show '
