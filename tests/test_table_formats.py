@@ -98,16 +98,22 @@ def iceberg(tmp_path):
     return catalog, properties
 
 
+def three_appends(catalog):
+    """db.events partitioned by ds and day(ts), written by three appends: three partitions, two days."""
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
+    table.append(rows(30, "web", 1))
+    table.append(rows(12, "app", 2, 100))
+    table.append(rows(7, "web", 2, 200))
+    return table
+
+
 def iceberg_partition(frame: pd.DataFrame) -> pd.Series:
     return "ds=" + frame["ds"] + "/ts_day=" + frame["ts"].dt.strftime("%Y-%m-%d")
 
 
 def test_an_iceberg_table_is_analyzed_as_pyiceberg_reads_it(lab, iceberg):
     catalog, properties = iceberg
-    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
-    table.append(rows(30, "web", 1))
-    table.append(rows(12, "app", 2, 100))
-    table.append(rows(7, "web", 2, 200))
+    three_appends(catalog)
     lab.attach("ice", properties)
     assert lab.sql("SHOW TABLES IN ice.db").df["tab_name"].tolist() == ["events"]
     lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
@@ -128,10 +134,7 @@ def test_an_iceberg_table_is_analyzed_as_pyiceberg_reads_it(lab, iceberg):
 
 def test_each_iceberg_commit_makes_stale_exactly_the_partitions_it_touched(lab, iceberg):
     catalog, properties = iceberg
-    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
-    table.append(rows(30, "web", 1))
-    table.append(rows(12, "app", 2, 100))
-    table.append(rows(7, "web", 2, 200))
+    three_appends(catalog)
     lab.attach("ice", properties)
     lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert stale(lab, "ice.db.events") == {}
@@ -325,10 +328,7 @@ def assert_puffin_matches(catalog, lab, table_name: str) -> dict[str, int]:
 
 def test_publish_writes_a_puffin_file_iceberg_readers_read_and_rescans_only_what_changed(lab, iceberg):
     catalog, properties = iceberg
-    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
-    table.append(rows(30, "web", 1))
-    table.append(rows(12, "app", 2, 100))
-    table.append(rows(7, "web", 2, 200))
+    three_appends(catalog)
     lab.attach("ice", properties)
     first = lab.publish("ice.db.events").details  # nothing analyzed yet: it analyzes first
     assert sorted(first.analyzed_first) == sorted(first.scanned) == [

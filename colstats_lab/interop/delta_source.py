@@ -6,7 +6,6 @@ Deletion vectors and column mapping are refused by name: reading the files as th
 rows, or read renamed columns as NULL."""
 from __future__ import annotations
 
-import datetime as dt
 import os
 from urllib.parse import unquote
 
@@ -16,7 +15,7 @@ from deltalake.exceptions import DeltaError, TableNotFoundError
 
 from ..files import DataFile
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
-from .snapshot_source import FormatFile, FormatSnapshot, TableSource
+from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
 _VERSIONS_READ = 20
 _PRIMITIVES = {"boolean": "boolean", "byte": "tinyint", "short": "smallint", "integer": "int", "long": "bigint",
@@ -63,7 +62,7 @@ class DeltaSource(TableSource):
         originals = {k.lower(): k for k in table.metadata().partition_columns}
         files = [FormatFile(DataFile(os.path.join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
                                      added_in.get(a["path"]), a.get("num_records")),
-                            [_key_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
+                            [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
         return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files)
 
 
@@ -81,13 +80,3 @@ class DeltaSource(TableSource):
             for path in set(at) & paths - seen - out.keys():
                 out[path] = version
         return out
-
-
-def _key_text(value) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    return str(value)

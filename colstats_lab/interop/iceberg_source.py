@@ -4,7 +4,6 @@ as the lab follows one (`snapshot_source`). Columns are Iceberg's field ids, so 
 its older files; partitions are the spec's fields (identity values, or a transform's: `ts_day=2026-01-02`)."""
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any, Callable
 
@@ -18,7 +17,7 @@ from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, 
 
 from ..files import DataFile
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
-from .snapshot_source import FormatFile, FormatSnapshot, TableSource, local_path
+from .snapshot_source import FormatFile, FormatSnapshot, TableSource, local_path, partition_text
 
 _PRIMITIVES: dict[type, str] = {
     it.BooleanType: "boolean", it.IntegerType: "int", it.LongType: "bigint", it.FloatType: "float",
@@ -157,15 +156,8 @@ def _key_type(transform, source_type: str, name: str, source: str) -> str:
 
 
 def _key_text(value, transform, source_type: it.IcebergType) -> str | None:
-    """A partition value as the lab's partition name spells it."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
+    """A partition value as the lab's partition name spells it; a period (year, month, hour) as Iceberg's own
+    text of it."""
     if isinstance(transform, (YearTransform, MonthTransform, HourTransform)) and isinstance(value, int):
         return transform.to_human_string(source_type, value)
-    if isinstance(value, bytes):
-        return value.hex()
-    return str(value)
+    return partition_text(value)

@@ -68,6 +68,18 @@ class TableSource(ABC):
         apply, nested columns, a partition spec that changed)."""
 
 
+def partition_text(value) -> str | None:
+    """A partition value as the lab's partition names spell it (Hive's text: `true`, `2026-01-02`,
+    `2026-01-02 03:04:05`); None for NULL, which names the default partition."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)
+
+
 def local_path(location: str, what: str) -> str:
     """An Iceberg location (`file:///...`, `file:/...` or a plain path) as a local path. It is the path's own
     text, never URI-decoded: pyiceberg names a partition's folder `ds=50%25` for the value `50%`, and

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..errors import ColstatsError
 from . import format as fmt
-from .widgets import View, badge, html_table, refusal, register
+from .widgets import View, badge, html_table, publish_from, refusal, register
 
 TABLE_LEVEL = "(table)"
 SHOWN = {"column": "column", "lab": "lab: nulls · NDV · min · max", "lab_badge": "lab", "hms": "HMS: nulls · NDV · min · max",
@@ -93,12 +93,4 @@ class EnginesView(View):
 
     def publish(self) -> None:
         """Publishes, then shows what the engines read now and what the publish did."""
-        self.button.disabled = True
-        try:
-            message = self.lab.publish(self.name).message
-        except ColstatsError as exc:  # a viewer sees one line, never a traceback
-            message = str(exc)
-        finally:
-            self.button.disabled = False
-        self.show(self.where)
-        self.say(message)
+        publish_from(self, self.button, lambda: self.lab.publish(self.name).message, lambda: self.show(self.where))

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..errors import ColstatsError
 from . import format as fmt
-from .widgets import View, badge, html_table, refusal, register
+from .widgets import View, badge, html_table, publish_from, refusal, register
 
 SHOWN = {"column": "column", "lab_ndv": "lab NDV", "lab_badge": "lab", "puffin_ndv": "Puffin NDV",
          "written_by": "written by", "snapshot": "snapshot"}
@@ -64,12 +64,4 @@ class PuffinView(View):
 
     def publish(self) -> None:
         """Publishes, then shows what is registered now and what the publish did."""
-        self.button.disabled = True
-        try:
-            message = self.lab.publish(self.name).message
-        except ColstatsError as exc:  # a viewer sees one line, never a traceback
-            message = str(exc)
-        finally:
-            self.button.disabled = False
-        self.show()
-        self.say(message)
+        publish_from(self, self.button, lambda: self.lab.publish(self.name).message, self.show)

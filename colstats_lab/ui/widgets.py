@@ -8,6 +8,7 @@ from typing import Callable
 import ipywidgets as widgets
 import pandas as pd
 
+from ..errors import ColstatsError
 from . import format as fmt
 
 VIEWS: dict[str, type["View"]] = {}
@@ -62,6 +63,20 @@ class View(widgets.VBox):
 
     def say(self, text: str) -> None:
         self.message.value = f'<div class="colstats-header">{fmt.escape(text)}</div>'
+
+
+def publish_from(view: View, button: widgets.Button, publish: Callable[[], str], refresh: Callable[[], None]) -> None:
+    """A view's publish button pressed: the button held while `publish` runs, then the view refreshed and the
+    publish's message (or the refusal, one line, never a traceback) said under it."""
+    button.disabled = True
+    try:
+        message = publish()
+    except ColstatsError as exc:
+        message = str(exc)
+    finally:
+        button.disabled = False
+    refresh()
+    view.say(message)
 
 
 LEVEL_CHOICES = 200  # partitions a level picker lists at once
