@@ -150,9 +150,12 @@ def test_each_iceberg_commit_makes_stale_exactly_the_partitions_it_touched(lab, 
     assert stale(lab, "ice.db.events") == {
         "ds=app/ts_day=2026-01-02": f"snapshot {appended} appended 1 file to ds=app/ts_day=2026-01-02 after the last "
                                     "analyze"}
-    # an answer from statistics is never a figure of a snapshot gone by
-    count = lab.stats_answer("SELECT count(*) FROM ice.db.events")
-    assert count.frame is None and "appended 1 file" in count.reason
+    # an answer is never a figure of a snapshot gone by: count(*) comes from the new snapshot's record counts,
+    # a min from a scan (the lab's statistics of that partition are stale)
+    count = lab.stats_answer("SELECT count(*) AS n FROM ice.db.events WHERE ds = 'app'")
+    assert count.frame.n.tolist() == [15] and f"metadata of snapshot {appended}" in count.reason
+    smallest = lab.stats_answer("SELECT min(id) FROM ice.db.events")
+    assert smallest.frame is None and "appended 1 file" in smallest.reason
     assert lab.sql("SELECT count(*) FROM ice.db.events").df.iloc[0, 0] == 52
 
     # a copy-on-write delete rewrites the files holding the rows it deletes, in the partitions they are in
@@ -248,6 +251,13 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert stale(lab, "events") == {}
     assert_stats(lab, "events", truth(), partition_of)
+    # the Engines tab: which columns Delta's log keeps figures for, in how many files (the lab has no NDV to put there)
+    page = TablePage(lab, "default.events")
+    page.selected_index = TABS.index("Engines")
+    text = page.children[TABS.index("Engines")].children[0].value
+    files = len(DeltaTable(path).file_uris())
+    for column in ("id", "ts", "x", "amount", "note"):
+        assert f"<code>{column}</code>: {files} of {files} file(s)" in text, text
 
 
 def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
@@ -262,6 +272,14 @@ def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
         lab.sql("DESCRIBE ice.db.nothing")
     with pytest.raises(NoSuchObjectException, match="no Delta table at .*not-delta"):
         lab.register_external("nothing", str(tmp_path / "not-delta"), format="delta")
+    deletion_vectors, mapped = str(tmp_path / "dv"), str(tmp_path / "mapped")
+    write_deltalake(deletion_vectors, pd.DataFrame({"id": [1, 2]}), configuration={"delta.enableDeletionVectors": "true"})
+    with pytest.raises(InvalidInputException, match="has deletion vectors enabled"):
+        lab.register_external("dv", deletion_vectors, format="delta")
+    write_deltalake(mapped, pd.DataFrame({"id": [1, 2]}), configuration={"delta.columnMapping.mode": "name"})
+    with pytest.raises(InvalidInputException, match=r"uses column mapping \(name\)"):
+        lab.register_external("mapped", mapped, format="delta")
+    assert not {"dv", "mapped"} & set(lab.metastore.get_tables("default"))
     with pytest.raises(InvalidInputException, match="cannot open Iceberg catalog bad"):
         lab.attach("bad", {"type": "no-such-catalog-type"})
     path = str(tmp_path / "delta")

@@ -63,7 +63,11 @@ class DeltaSource(TableSource):
         files = [FormatFile(DataFile(os.path.join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
                                      added_in.get(a["path"]), a.get("num_records")),
                             [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
-        return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files)
+        # which columns the log keeps figures for (delta-rs: the first 32), in how many files
+        log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{c.name}") is not None
+                                      or a.get(f"null_count.{c.name}") is not None) for c in cols}
+        return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files,
+                              log_statistics=log_statistics)
 
 
     def _versions_adding(self, paths: set[str], current: int) -> dict[str, int]:

@@ -23,7 +23,7 @@ from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition
 from ..metastore.merge import merge_table_level
 from ..metastore.names import make_part_name, parse_part_name
 from .hms_source import CATALOG_PARAM
-from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, METADATA_PARAM, SNAPSHOT_PARAM
+from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, LOG_STATISTICS_PARAM, METADATA_PARAM, SNAPSHOT_PARAM
 
 log = logging.getLogger("colstats_lab.sources")
 
@@ -54,6 +54,7 @@ class FormatSnapshot:
     options: str = ""
     catalog: str = ""           # the attach name of the catalog it came from, if any
     metadata: str = ""          # an Iceberg catalog's table: its current metadata file
+    log_statistics: dict[str, int] = field(default_factory=dict)  # Delta: column -> files the log has figures of
 
     def part_name(self, values: list[str | None]) -> str:
         return make_part_name([k.name for k in self.partition_keys], values)
@@ -177,8 +178,9 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
         if {f.state for f in files} != recorded.get(None, set()):
             metastore.replace_snapshot_files(table.dbName, table.tableName, {None: files})
         metastore.alter_table_params(table.dbName, table.tableName, _sums(files))
-    metastore.alter_table_params(table.dbName, table.tableName, {SNAPSHOT_PARAM: str(snapshot.snapshot),
-                                                                 METADATA_PARAM: snapshot.metadata or None})
+    metastore.alter_table_params(table.dbName, table.tableName, {
+        SNAPSHOT_PARAM: str(snapshot.snapshot), METADATA_PARAM: snapshot.metadata or None,
+        LOG_STATISTICS_PARAM: json.dumps(snapshot.log_statistics) if snapshot.log_statistics else None})
 
 
 def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:
