@@ -201,6 +201,7 @@ def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> 
     stale = analyze_stale(session, table.qualified_name, 0.0).details
     table = session.metastore.get_table(table.dbName, table.tableName)
     outcome = publish_puffin(session.spark, session.metastore, table, source.load(), source.source)
+    followed(session, table)  # registering the file wrote a metadata file: follow it, or readers see a commit
     outcome.analyzed_first = [p for p in stale.analyzed if p is not None] or (["the table"] if stale.analyzed else [])
     return Result(message=outcome.message, details=outcome)
 
