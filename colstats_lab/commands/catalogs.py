@@ -20,6 +20,7 @@ from ..interop.iceberg_publish import publish_puffin, puffin_frame
 from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
 from ..interop import snapshot_source
 from ..interop.snapshot_source import TableSource
+from ..metastore.names import split_table_name
 from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..metastore import COLUMN_STATS_ACCURATE, InvalidInputException, NoSuchObjectException, Table
 from ..result import Result
@@ -176,11 +177,10 @@ def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient
 def publish(session: "Session", name: str) -> Result:
     """The work of `Lab.publish`, whose docstring is the reference. The partitions it may publish or withdraw
     are fetched again first: another job may have moved one since the lab read its files."""
-    table = session.resolve(name)
-    source = source_of(session, table)
-    if isinstance(source, IcebergSource):
-        return _publish_puffin(session, table, source)
-    if source is not None:
+    formatted = _format_table(session, name)
+    if formatted is not None and isinstance(formatted[1], IcebergSource):
+        return _publish_puffin(session, formatted[0], formatted[1])
+    if formatted is not None:
         raise InvalidInputException(f"{name} is a Delta table: Delta keeps no NDV for the lab to publish into")
     table, client, qualified = _followed(session, name)
     fetched = []
@@ -190,6 +190,20 @@ def publish(session: "Session", name: str) -> Result:
         fetched = resolve(session.metastore, client, table, touched, refetch=True)
     outcome: PublishOutcome = publish_to_hms(session.metastore, client, table, qualified, fetched)
     return Result(message=outcome.message, details=outcome)
+
+
+def _format_table(session: "Session", name: str) -> tuple[Table, TableSource] | None:
+    """An Iceberg or Delta table named either way, followed, with its source; None for any other table (an
+    HMS's is not looked up here: that would fetch every partition's location)."""
+    catalog_name = split_catalog_name(session, name)
+    if catalog_name is not None:
+        if not isinstance(session.catalogs.get(catalog_name.catalog or ""), IcebergCatalog):
+            return None
+        table = catalog_table(session, catalog_name)
+    else:
+        table = session.metastore.get_table(*split_table_name(name, session.current_db))
+    source = source_of(session, table)
+    return None if source is None else (followed(session, table), source)
 
 
 def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> Result:
@@ -208,9 +222,9 @@ def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> 
 
 def engines(session: "Session", name: str, partition: str | None = None) -> pd.DataFrame:
     """The work of `Lab.engines`, whose docstring is the reference."""
-    source = source_of(session, session.resolve(name))
-    if isinstance(source, IcebergSource):
-        return puffin_frame(session.metastore, session.resolve(name), source.load())
+    formatted = _format_table(session, name)
+    if formatted is not None and isinstance(formatted[1], IcebergSource):
+        return puffin_frame(session.metastore, formatted[0], formatted[1].load())
     table, client, _ = _followed(session, name)
     if table.is_partitioned:
         resolve(session.metastore, client, table, None if partition in (None, "*") else [partition])
