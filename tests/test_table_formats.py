@@ -162,8 +162,10 @@ def test_each_iceberg_commit_makes_stale_exactly_the_partitions_it_touched(lab, 
 
     # a copy-on-write delete rewrites the files holding the rows it deletes, in the partitions they are in
     catalog.load_table("db.events").delete(EqualTo("id", 5))
+    deleting = catalog.load_table("db.events").current_snapshot().snapshot_id
     assert sorted(stale(lab, "ice.db.events")) == ["ds=app/ts_day=2026-01-02", "ds=web/ts_day=2026-01-01"]
-    assert "removed" in stale(lab, "ice.db.events")["ds=web/ts_day=2026-01-01"]
+    assert stale(lab, "ice.db.events")["ds=web/ts_day=2026-01-01"] == (
+        f"snapshot {deleting} removed 1 file, wrote 1 file in ds=web/ts_day=2026-01-01 after the last analyze")
 
     # re-analyzing in Drill's form reads only the files the commits added
     lab.sql("SET metastore.enabled = true")
@@ -241,8 +243,7 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     assert lab.tables_frame().set_index("table").loc["events"].kind == "delta"
     DeltaTable(path).delete("id = 7")  # version 4: rewrites the file of 2026-01-01 holding it
     assert stale(lab, "events") == {
-        "ds=2026-01-01": "version 4 added 1 file and 1 file removed by version 4 or an earlier one in ds=2026-01-01 "
-                         "after the last analyze",
+        "ds=2026-01-01": "version 4 removed 1 file, wrote 1 file in ds=2026-01-01 after the last analyze",
         "ds=2026-01-02": "version 3 appended 1 file to ds=2026-01-02 after the last analyze"}
     assert lab.sql("SELECT count(*) FROM events").df.iloc[0, 0] == len(truth()) == 48
     # a partition overwritten (version 5): its old files stay on disk and are not rows of this version

@@ -82,8 +82,12 @@ def describe_snapshot_changes(table: Table, owner: str | None, before: set[FileS
     if not removed:
         said = "; ".join(f"{word} {added_in} appended {_files(count)}" for added_in, count in sorted(added.items()))
         return f"{said} to {where} after the last analyze"
-    said = "; ".join(f"{word} {added_in} added {_files(count)}" for added_in, count in sorted(added.items()))
     current = table.parameters.get(SNAPSHOT_PARAM, "?")
+    if set(added) <= {int(current) if current.lstrip("-").isdigit() else None}:
+        # one commit replaced files (an overwrite, a copy-on-write delete or update)
+        written = f", wrote {_files(sum(added.values()))}" if added else ""
+        return f"{word} {current} removed {_files(removed)}{written} in {where} after the last analyze"
+    said = "; ".join(f"{word} {added_in} added {_files(count)}" for added_in, count in sorted(added.items()))
     gone = f"{_files(removed)} removed by {word} {current} or an earlier one"
     return f"{said + ' and ' if said else ''}{gone} in {where} after the last analyze"
 
