@@ -460,7 +460,8 @@ class Lab:
 
         For an Iceberg table: one row per theta blob of every Puffin file registered on it (the lab's and
         other engines'), its `puffin_ndv`, who wrote it, its snapshot and whether that is the current one,
-        beside the lab's own NDV and whether that is accurate now."""
+        beside the lab's own NDV and whether that is accurate now. For a Delta table: per column, how many of
+        its files the log keeps minimum, maximum and NULL count for (Delta keeps no distinct counts)."""
         return catalogs.engines(self, table, partition)
 
     # ---- Spark's catalog ------------------------------------------------------------------

@@ -261,10 +261,16 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     files = len(DeltaTable(path).file_uris())
     for column in ("id", "ts", "x", "amount", "note"):
         assert f"<code>{column}</code>: {files} of {files} file(s)" in text, text
+    shown = lab.engines("events")
+    assert dict(zip(shown.column, shown.files_with_figures)) == {c: files for c in ("id", "ts", "x", "amount", "note")}
 
 
 def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
     catalog, properties = iceberg
+    catalog.create_table("db.nothing_yet", schema=Schema(NestedField(1, "id", LongType(), required=False)))
+    lab.attach("ice", properties)
+    with pytest.raises(InvalidInputException, match="ice.db.nothing_yet has no snapshot yet"):
+        lab.publish("ice.db.nothing_yet")
     catalog.create_table("db.tagged", schema=Schema(
         NestedField(1, "id", LongType(), required=False),
         NestedField(2, "tags", ListType(3, StringType(), element_required=False), required=False)))
@@ -509,3 +515,15 @@ def test_month_bucket_and_truncate_partitions_are_the_formats_own(lab, tmp_path)
                 + "/note_trunc=" + notes)
     assert sorted(lab.sql("SHOW PARTITIONS ice.db.events").df["partition"]) == sorted(set(partition_of(truth)))
     assert_stats(lab, "ice.db.events", truth, partition_of)
+
+
+def test_a_delta_column_named_in_mixed_case_with_a_space_is_read_and_its_log_figures_counted(lab, tmp_path):
+    path = str(tmp_path / "mixed")
+    write_deltalake(path, pd.DataFrame({"Odd Name": ["x", None, "zz"], "n": [1.0, None, None]}))
+    lab.register_external("mixed", path, format="delta")
+    lab.sql("ANALYZE TABLE mixed COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = lab.stats_frame("mixed").set_index("column")
+    assert stats.loc["odd name", "nulls"] == 1 and stats.loc["odd name", "max_len"] == 2
+    assert stats.loc["n", "nulls"] == 2 and float(stats.loc["n", "max"]) == 1.0
+    shown = lab.engines("mixed")
+    assert dict(zip(shown.column, shown.files_with_figures)) == {"odd name": 1, "n": 1}

@@ -15,7 +15,7 @@ from ..interop.hms_client import HiveMetastoreClient
 from ..interop.hms_engines import engines_frame
 from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
 from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, lab_database, mirror, resolve
-from ..interop.delta_source import DeltaSource
+from ..interop.delta_source import DeltaSource, log_statistics_frame
 from ..interop.iceberg_publish import publish_puffin, puffin_frame
 from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
 from ..interop import snapshot_source
@@ -225,6 +225,8 @@ def engines(session: "Session", name: str, partition: str | None = None) -> pd.D
     formatted = _format_table(session, name)
     if formatted is not None and isinstance(formatted[1], IcebergSource):
         return puffin_frame(session.metastore, formatted[0], formatted[1].load())
+    if formatted is not None:
+        return log_statistics_frame(formatted[0])
     table, client, _ = _followed(session, name)
     if table.is_partitioned:
         resolve(session.metastore, client, table, None if partition in (None, "*") else [partition])

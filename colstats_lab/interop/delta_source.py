@@ -6,15 +6,18 @@ Deletion vectors and column mapping are refused by name: reading the files as th
 rows, or read renamed columns as NULL."""
 from __future__ import annotations
 
+import json
 import os
 from urllib.parse import unquote
 
+import pandas as pd
 import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError, TableNotFoundError
 
 from ..files import DataFile
-from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
+from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException, Table
+from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
 _VERSIONS_READ = 20
@@ -31,6 +34,17 @@ def hive_type(delta_type, what: str) -> str:
     if name not in _PRIMITIVES:
         raise InvalidInputException(f"{what} is of Delta type {delta_type}, which the lab does not analyze yet")
     return _PRIMITIVES[name]
+
+
+LOG_STATISTICS_COLUMNS = ["column", "files_with_figures", "files"]
+
+
+def log_statistics_frame(table: Table) -> pd.DataFrame:
+    """What other engines read of a Delta table: per column, how many of its files the log keeps minimum,
+    maximum and NULL count for (engines prune files with them; Delta keeps no distinct counts)."""
+    kept = json.loads(table.parameters.get(LOG_STATISTICS_PARAM) or "{}")
+    files = int(table.parameters.get("numFiles", 0) or 0)
+    return pd.DataFrame([(column, count, files) for column, count in kept.items()], columns=LOG_STATISTICS_COLUMNS)
 
 
 class DeltaSource(TableSource):
@@ -64,8 +78,8 @@ class DeltaSource(TableSource):
                                      added_in.get(a["path"]), a.get("num_records")),
                             [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
         # which columns the log keeps figures for (delta-rs: the first 32), in how many files
-        log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{c.name}") is not None
-                                      or a.get(f"null_count.{c.name}") is not None) for c in cols}
+        log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{fields[c.name].name}") is not None
+                                      or a.get(f"null_count.{fields[c.name].name}") is not None) for c in cols}
         return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files,
                               log_statistics=log_statistics)
 

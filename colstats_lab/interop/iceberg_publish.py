@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 
 from ..coltypes import parse_type
 from ..files import local_file_path
-from ..metastore import Metastore, Table
+from ..metastore import InvalidInputException, Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..tables.snapshot import FILE_COLUMN, read_snapshot, snapshot_files
 from .puffin import THETA_BLOB, Blob, write_puffin
@@ -118,10 +118,12 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
     """Writes and registers the Puffin file of the snapshot `table` follows (the caller followed it and
     analyzed what was stale); scans only the partitions whose files changed since their sketches were kept."""
     started = time.perf_counter()
-    snapshot_id = int(table.parameters[SNAPSHOT_PARAM])
-    snapshot = iceberg.snapshot_by_id(snapshot_id)
+    followed = table.parameters.get(SNAPSHOT_PARAM) or ""
+    snapshot = iceberg.snapshot_by_id(int(followed)) if followed.lstrip("-").isdigit() else None
     if snapshot is None:
-        raise ValueError(f"{source} has no snapshot {snapshot_id}")
+        raise InvalidInputException(f"{source} has no snapshot{' ' + followed if followed else ' yet'}: "
+                                    "there are no rows to publish statistics of")
+    snapshot_id = snapshot.snapshot_id
     outcome = PuffinOutcome(source, snapshot_id)
     field_ids = field_ids_of(table)
     columns = [(c.name, c.type) for c in table.cols + table.partitionKeys if c.name in field_ids]

@@ -56,6 +56,11 @@ class FormatSnapshot:
     metadata: str = ""          # an Iceberg catalog's table: its current metadata file
     log_statistics: dict[str, int] = field(default_factory=dict)  # Delta: column -> files the log has figures of
 
+    @property
+    def token(self) -> str:
+        """The snapshot as the lab's table records it: "" for a table with no snapshot yet."""
+        return "" if self.snapshot is None else str(self.snapshot)
+
     def part_name(self, values: list[str | None]) -> str:
         return make_part_name([k.name for k in self.partition_keys], values)
 
@@ -108,7 +113,7 @@ def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -
                 raise InvalidInputException(f"lab table {table.qualified_name} is not the {snapshot.format} table "
                                             f"{snapshot.source}")
             if _same_schema(table, snapshot):
-                if table.parameters.get(SNAPSHOT_PARAM) != str(snapshot.snapshot) or \
+                if table.parameters.get(SNAPSHOT_PARAM) != snapshot.token or \
                         (table.parameters.get(METADATA_PARAM) or "") != snapshot.metadata:
                     _follow_files(metastore, table, snapshot)
                 return metastore.get_table(db, name)
@@ -179,7 +184,7 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
             metastore.replace_snapshot_files(table.dbName, table.tableName, {None: files})
         metastore.alter_table_params(table.dbName, table.tableName, _sums(files))
     metastore.alter_table_params(table.dbName, table.tableName, {
-        SNAPSHOT_PARAM: str(snapshot.snapshot), METADATA_PARAM: snapshot.metadata or None,
+        SNAPSHOT_PARAM: snapshot.token, METADATA_PARAM: snapshot.metadata or None,
         LOG_STATISTICS_PARAM: json.dumps(snapshot.log_statistics) if snapshot.log_statistics else None})
 
 

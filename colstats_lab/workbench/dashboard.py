@@ -13,7 +13,7 @@ from ..errors import ColstatsError
 from ..lab import Lab
 from ..ui import format as fmt
 from ..ui.drift_view import DriftView
-from ..metastore.snapshot_files import FORMAT_PARAM, LOG_STATISTICS_PARAM
+from ..metastore.snapshot_files import FORMAT_PARAM
 from ..ui.engines_view import EnginesView
 from ..ui.puffin_view import PuffinView
 from ..ui.freshness_view import FreshnessView
@@ -112,7 +112,7 @@ class TablePage(widgets.Tab):
         if meta.parameters.get(FORMAT_PARAM) == "iceberg":
             return PuffinView(self.lab, self.table)
         if meta.parameters.get(FORMAT_PARAM) == "delta":
-            return widgets.HTML(delta_log_statistics(meta))
+            return widgets.HTML(delta_log_statistics(self.lab.engines(self.table)))
         if "colstats.catalog" not in meta.parameters:
             return widgets.HTML('<div class="colstats-header">Only the lab reads this table\'s statistics. Tables of '
                                 'a Hive Metastore attached with <code>lab.attach("hms", "thrift://host:9083")</code> show '
@@ -203,13 +203,11 @@ class Dashboard(widgets.VBox):
         self.page_area.children = [self.page]
 
 
-def delta_log_statistics(table) -> str:
-    """What other engines read of a Delta table: the minimums, maximums and NULL counts its log keeps per file
-    (for which columns, in how many files), and no distinct counts."""
-    kept = json.loads(table.parameters.get(LOG_STATISTICS_PARAM) or "{}")
-    files = int(table.parameters.get("numFiles", 0) or 0)
-    lines = "".join(f"<li><code>{fmt.escape(column)}</code>: {fmt.count(count)} of {fmt.count(files)} file(s)</li>"
-                    for column, count in kept.items())
+def delta_log_statistics(frame: pd.DataFrame) -> str:
+    """What other engines read of a Delta table (`Lab.engines`' frame of it): the minimums, maximums and NULL
+    counts its log keeps per file, for which columns and in how many files, and no distinct counts."""
+    lines = "".join(f"<li><code>{fmt.escape(row.column)}</code>: {fmt.count(row.files_with_figures)} of "
+                    f"{fmt.count(row.files)} file(s)</li>" for row in frame.itertuples())
     return ('<div class="colstats-header">The Delta log keeps each file\'s minimums, maximums and NULL counts, '
             'which engines prune files with, and no distinct counts: there is no NDV of the lab\'s to publish '
             f'there. Columns with figures in the log:<ul>{lines or "<li>none</li>"}</ul></div>')
