@@ -24,7 +24,7 @@ from ..metastore.names import split_table_name
 from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..metastore import COLUMN_STATS_ACCURATE, InvalidInputException, NoSuchObjectException, Table
 from ..result import Result
-from .analyze import analyze_stale
+from ..analyze.stale import analyze_stale as analyze_stale_owners
 from ..sql import statements as st
 from ..sql.parser import SPARK_CATALOG
 from ..sql.partition_spec import matching_partitions
@@ -212,7 +212,8 @@ def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> 
     if not source.writable:
         raise InvalidInputException(f"{table.qualified_name} was registered from the metadata file {source.source}, "
                                     "which the lab only reads: attach its catalog to publish statistics to it")
-    stale = analyze_stale(session, table.qualified_name, 0.0).details
+    with session.txn_scope(None) as txn:  # the table is followed already: no second reading of its snapshot
+        stale = analyze_stale_owners(lambda: session.spark, session.metastore, table, 0.0, txn)
     table = session.metastore.get_table(table.dbName, table.tableName)
     outcome = publish_puffin(session.spark, session.metastore, table, source.load(), source.source)
     followed(session, table)  # registering the file wrote a metadata file: follow it, or readers see a commit

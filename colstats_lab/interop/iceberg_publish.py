@@ -128,7 +128,7 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
     field_ids = field_ids_of(table)
     columns = [(c.name, c.type) for c in table.cols + table.partitionKeys if c.name in field_ids]
     sketched = [(name, type_name) for name, type_name in columns if theta_inputs(name, type_name) is not None]
-    outcome.skipped_columns = [name for name, _ in columns if (name, _) not in sketched]
+    outcome.skipped_columns = [name for name, type_name in columns if (name, type_name) not in sketched]
     owners: list[str | None] = ([p.partName for p in metastore.get_partitions(table.dbName, table.tableName)]
                                 if table.is_partitioned else [None])
     digests = metastore.files_digest(table, owners)

@@ -194,9 +194,10 @@ def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:
     rows = [f for f in files if not f.content] or files
     directory = os.path.dirname(rows[0].path) if rows else os.path.join(table.location, name)
     return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)], location=directory,
-                     parameters={**{k: v or "" for k, v in _sums(files).items()}, "numRows": "0", "rawDataSize": "0"})
+                     parameters={**_sums(files), "numRows": "0", "rawDataSize": "0"})
 
 
-def _sums(files: list[DataFile]) -> dict[str, str | None]:
+def _sums(files: list[DataFile]) -> dict:
+    """numFiles and totalSize of the data files among `files` (delete files are not rows)."""
     rows = [f for f in files if not f.content]
     return {"numFiles": str(len(rows)), "totalSize": str(sum(f.size for f in rows))}
