@@ -527,3 +527,20 @@ def test_a_delta_column_named_in_mixed_case_with_a_space_is_read_and_its_log_fig
     assert stats.loc["n", "nulls"] == 2 and float(stats.loc["n", "max"]) == 1.0
     shown = lab.engines("mixed")
     assert dict(zip(shown.column, shown.files_with_figures)) == {"odd name": 1, "n": 1}
+
+
+def test_string_bounds_a_writer_cut_are_no_minimum_or_maximum_but_still_prune(lab, tmp_path):
+    """delta-rs (Rust's parquet crate) keeps 64 bytes of a string bound in footers and in the log, the maximum
+    rounded up: 'c' * 100 is bounded by 'c' * 63 + 'd'. Drill's metadata must still say the true maximum, and
+    a query must still find the rows its bound admits."""
+    path = str(tmp_path / "long-strings")
+    long_values = ["a" * 100 + "b", "c" * 100, "bb", None]
+    write_deltalake(path, pd.DataFrame({"id": [1, 2, 3, 4], "s": long_values}))
+    lab.register_external("long_strings", path, format="delta")
+    lab.set("metastore.enabled", True)
+    lab.sql("ANALYZE TABLE long_strings REFRESH METADATA 'FILE' LEVEL")
+    file_level = lab.metadata("long_strings", "FILE").set_index("column").loc["s"]
+    assert (file_level["min"], file_level["max"]) == ("a" * 100 + "b", "c" * 100)
+    assert lab.sql("SELECT id FROM long_strings WHERE s > '" + "c" * 99 + "'").df["id"].tolist() == [2]
+    report = lab.explain("SELECT id FROM long_strings WHERE s > '" + "d" + "'")
+    assert [d.kept for d in report.decisions if d.level.name == "FILE"] == [False], report.decisions

@@ -197,7 +197,7 @@ class _Planner:
         if self.options.footers:
             footer = self._footer(path)
             columns = {name: footer_column(name, self.types[name], footer.row_groups) for name in self.types
-                       if footer.served(name)}
+                       if footer.bounded(name)}
             return self._lookup(values, None, columns, footer.rows), "Parquet footer"
         return self._lookup(values, None), None
 

@@ -6,6 +6,12 @@ A footer figure is used only where it equals what Spark's own min/max/count woul
 integers, strings, booleans, decimals, dates and TIMESTAMP_MICROS timestamps. Floating-point
 columns are left to the scan (a footer's min/max leave NaN out, Spark orders NaN above every
 number), as are INT96 timestamps (no footer min/max) and a chunk whose writer omitted min/max.
+
+Some writers truncate string bounds: Rust's parquet crate (delta-rs, polars) keeps 64 bytes and rounds
+the maximum up. Such a bound still bounds the values, so pruning uses it, but it is no minimum or maximum:
+from writers not known to keep strings whole (parquet-mr, which Spark, Hive and Iceberg's Java writers use,
+and Arrow's C++ writer, which drops a bound rather than cut it), a string bound of `WHOLE_STRING_BELOW`
+characters or more is taken as a bound only.
 """
 from __future__ import annotations
 
@@ -21,6 +27,9 @@ from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from ..metastore.merge import merge_metadata_column
 
+WHOLE_STRING_WRITERS = ("parquet-mr", "parquet-cpp")
+WHOLE_STRING_BELOW = 32  # Delta's own prefix length; Rust's parquet crate cuts at 64
+_STRING_BASES = {"string", "varchar", "char"}
 _SERVED_BASES = {"tinyint", "smallint", "int", "bigint", "string", "varchar", "char", "boolean", "decimal",
                  "date", "timestamp"}
 
@@ -30,6 +39,7 @@ class FooterColumn:
     low: object
     high: object
     nulls: int
+    exact: bool = True  # low and high are the minimum and maximum; False: bounds only, for pruning
 
 
 @dataclass
@@ -48,7 +58,11 @@ class FileFooter:
     row_groups: list[RowGroupFooter]
 
     def served(self, column: str) -> bool:
-        """True when every row group's footer has this column's figures."""
+        """True when every row group's footer has this column's figures, its minimum and maximum exact."""
+        return all(column in rg.columns and rg.columns[column].exact for rg in self.row_groups)
+
+    def bounded(self, column: str) -> bool:
+        """True when every row group's footer bounds this column's values (what pruning needs)."""
         return all(column in rg.columns for rg in self.row_groups)
 
 
@@ -88,6 +102,7 @@ def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str,
     positions = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
     if field_ids:
         positions = _positions_by_field_id(meta, dict(field_ids))
+    whole_strings = (meta.created_by or "").startswith(WHOLE_STRING_WRITERS)
     groups, first = [], 0
     for index in range(meta.num_row_groups):
         rg = meta.row_group(index)
@@ -99,7 +114,7 @@ def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str,
             if name not in positions:  # a file written before the column existed: all nulls
                 group.columns[name] = FooterColumn(None, None, rg.num_rows)
                 continue
-            figure = _column_figure(chunks[positions[name]], rg.num_rows, type_name)
+            figure = _column_figure(chunks[positions[name]], rg.num_rows, type_name, whole_strings)
             if figure is not None:
                 group.columns[name] = figure
         groups.append(group)
@@ -116,7 +131,7 @@ def _positions_by_field_id(meta, field_ids: dict[str, int]) -> dict[str, int]:
     return {name: by_id[field_id] for name, field_id in field_ids.items() if field_id in by_id}
 
 
-def _column_figure(chunk, rows: int, type_name: str) -> FooterColumn | None:
+def _column_figure(chunk, rows: int, type_name: str, whole_strings: bool) -> FooterColumn | None:
     stats = chunk.statistics
     if chunk.physical_type == "INT96" or stats is None or not stats.has_null_count:
         return None
@@ -125,9 +140,15 @@ def _column_figure(chunk, rows: int, type_name: str) -> FooterColumn | None:
     if not stats.has_min_max:
         return None
     try:
-        return FooterColumn(_value(stats.min, type_name), _value(stats.max, type_name), stats.null_count)
+        low, high = _value(stats.min, type_name), _value(stats.max, type_name)
     except (TypeError, ValueError):
         return None
+    return FooterColumn(low, high, stats.null_count, exact=whole_strings or not possibly_cut(low, high, type_name))
+
+
+def possibly_cut(low, high, type_name: str) -> bool:
+    """Whether string bounds this long may have been cut by a writer that truncates them."""
+    return parse_type(type_name).base in _STRING_BASES and max(len(low), len(high)) >= WHOLE_STRING_BELOW
 
 
 def _value(value, type_name: str):
