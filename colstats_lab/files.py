@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from pyspark.sql import Column, DataFrameReader, SparkSession
@@ -15,6 +15,20 @@ FileState = tuple[str, int, int]  # path, bytes, last modified (ms since the epo
 
 
 @dataclass(frozen=True)
+class ColumnFigures:
+    """A column's figures in one file as a table format's metadata keeps them (Iceberg's manifests, Delta's log),
+    in the values the lab's statistics keep (days, microseconds, Decimal, text). With `exact`, low and high are
+    the column's minimum and maximum; without, they only bound its values (a string bound the format cut,
+    Delta's millisecond timestamps widened to every microsecond they stand for): for pruning, never an answer.
+    Both None: no bounds (every value NULL when `nulls` is the file's record count)."""
+
+    nulls: int | None
+    low: object = None
+    high: object = None
+    exact: bool = False
+
+
+@dataclass(frozen=True)
 class DataFile:
     path: str
     size: int
@@ -22,6 +36,7 @@ class DataFile:
     added_in: int | None = None  # an Iceberg or Delta file: the snapshot id or log version that added it
     record_count: int | None = None  # rows, where the format's metadata counts them
     content: int = 0  # Iceberg's: 0 rows, 1 position deletes (rows of data files it removes)
+    figures: dict[str, ColumnFigures] | None = field(default=None, compare=False)  # the format's, per column
 
     @property
     def state(self) -> FileState:

@@ -544,3 +544,62 @@ def test_string_bounds_a_writer_cut_are_no_minimum_or_maximum_but_still_prune(la
     assert lab.sql("SELECT id FROM long_strings WHERE s > '" + "c" * 99 + "'").df["id"].tolist() == [2]
     report = lab.explain("SELECT id FROM long_strings WHERE s > '" + "d" + "'")
     assert [d.kept for d in report.decisions if d.level.name == "FILE"] == [False], report.decisions
+
+
+def test_manifest_figures_feed_drills_file_level_and_pruning_without_footers(lab, iceberg, monkeypatch):
+    """Iceberg's manifests keep each file's record count, NULL counts and bounds: Drill's FILE level takes them
+    where they are exact and reads no footer; a string bound cut at 16 characters prunes but is no maximum."""
+    catalog, properties = iceberg
+    three_appends(catalog)
+    table = catalog.create_table("db.notes", schema=pa.schema([("id", pa.int64()), ("note", pa.string())]))
+    table.append(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "note": ["ant", None, "bee"]}))
+    table.append(pa.table({"id": pa.array([4, 5], pa.int64()), "note": ["x" * 40 + "1", "x" * 40 + "2"]}))
+    lab.attach("ice", properties)
+    lab.set("metastore.enabled", True)
+    footers_read = []
+    real_read_metadata = pq.read_metadata
+    monkeypatch.setattr(pq, "read_metadata", lambda path, *a, **k: footers_read.append(path) or
+                        real_read_metadata(path, *a, **k))
+    outcome = lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA 'FILE' LEVEL").details
+    assert outcome.metadata_columns == ["id", "ts", "x", "note"] and footers_read == [], (outcome.message, footers_read)
+    assert outcome.scan_columns == ["amount"]  # a double's bounds leave NaN out: the scan gives them
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    table_level = lab.metadata("ice.db.events", "TABLE").set_index("column")
+    for column in ("id", "x", "note", "amount"):
+        assert table_level.loc[column, "nulls"] == truth[column].isna().sum(), column
+    assert int(table_level.loc["x", "max"]) == truth["x"].max()
+    assert table_level.loc["note", "min"] == truth["note"].dropna().min()
+
+    footers_read.clear()  # before any metadata of db.notes: files are decided by their manifest figures
+    report = lab.explain("SELECT id FROM ice.db.notes WHERE note > 'y'")
+    files = [d for d in report.decisions if d.level.name == "FILE"]
+    assert [d.kept for d in files] == [False, False] and footers_read == [], (report.decisions, footers_read)
+    assert all(d.reason.endswith("[Iceberg manifest]") for d in files), files
+    assert any("max xxxxxxxxxxxxxxxy" in d.reason for d in files), files  # the bound cut at 16 characters, rounded up
+    outcome = lab.sql("ANALYZE TABLE ice.db.notes REFRESH METADATA 'FILE' LEVEL").details
+    assert outcome.metadata_columns == ["id"] and outcome.footer_columns == ["note"], outcome.message
+    notes = lab.metadata("ice.db.notes", "TABLE").set_index("column")
+    assert (notes.loc["note", "min"], notes.loc["note", "max"]) == ("ant", "x" * 40 + "2")
+    assert lab.sql("SELECT id FROM ice.db.notes WHERE note > '" + "x" * 40 + "1'").df["id"].tolist() == [5]
+
+
+def test_delta_millisecond_bounds_never_prune_a_row_they_cut(lab, tmp_path):
+    """Delta's log keeps timestamps to the millisecond, the maximum cut down: 00:00:00.999999 is logged as
+    00:00:00.999. A query for later instants must still read the file, and the maximum must stay exact."""
+    path = str(tmp_path / "delta-ms")
+    stamps = pa.array([dt.datetime(2026, 1, 1, 0, 0, 0, 123456), dt.datetime(2026, 1, 1, 0, 0, 0, 999999), None],
+                      pa.timestamp("us"))
+    write_deltalake(path, pa.table({"id": pa.array([1, 2, 3], pa.int64()), "ts": stamps}))
+    logged = pa.table(DeltaTable(path).get_add_actions(flatten=True)).column("max.ts").to_pylist()
+    assert logged == [dt.datetime(2026, 1, 1, 0, 0, 0, 999000)]  # what delta-rs keeps: the case at hand
+    lab.register_external("stamps", path, format="delta")
+    lab.set("metastore.enabled", True)
+    query = "SELECT id FROM stamps WHERE ts > '2026-01-01 00:00:00.9995'"
+    assert lab.sql(query).df["id"].tolist() == [2]
+    assert [d.kept for d in lab.explain(query).decisions if d.level.name == "FILE"] == [True]
+    later = lab.explain("SELECT id FROM stamps WHERE ts > '2026-01-01 00:00:01'")
+    assert [(d.kept, "Delta log" in d.reason) for d in later.decisions if d.level.name == "FILE"] == [(False, True)]
+    outcome = lab.sql("ANALYZE TABLE stamps REFRESH METADATA 'FILE' LEVEL").details
+    assert "ts" not in outcome.metadata_columns and outcome.metadata_columns == ["id"], outcome.message
+    file_level = lab.metadata("stamps", "FILE").set_index("column").loc["ts"]
+    assert file_level["max"].startswith("2026-01-01 00:00:00.999999"), file_level["max"]

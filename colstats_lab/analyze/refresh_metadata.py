@@ -39,7 +39,7 @@ from ..metastore.table_metadata import (
     level_depth,
 )
 from ..sql.statements import RefreshMetadata
-from ..stats.footers import FileFooter, FooterColumn, footer_column, read_footer
+from ..stats.footers import FileFooter, FooterColumn, file_footer, footer_column, read_footer
 from ..errors import spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
 from ..metastore.merge import merge_metadata_column
@@ -93,6 +93,7 @@ class RefreshOutcome:
     scanned_files: list[str] = field(default_factory=list)
     reused_files: list[str] = field(default_factory=list)
     removed_files: list[str] = field(default_factory=list)
+    metadata_columns: list[str] = field(default_factory=list)  # min, max and nulls from the format's metadata
     footer_columns: list[str] = field(default_factory=list)  # min, max and nulls from footers
     scan_columns: list[str] = field(default_factory=list)  # min, max and nulls from the scan
     ndv_columns: list[str] = field(default_factory=list)  # NDV sketches from the scan
@@ -108,7 +109,11 @@ class RefreshOutcome:
         head = f"Collected / refreshed metadata for table [{self.table}]"
         what = (f"{self.kind} analyze at {self.level} level ({self.reason}): {len(self.scanned_files)} files read, "
                 f"{len(self.reused_files)} reused from the metastore, {len(self.removed_files)} gone")
-        how = f"footers gave row counts and min/max/nulls of {', '.join(self.footer_columns) or 'no column'}; "
+        if self.metadata_columns:
+            how = (f"the table format's metadata gave row counts and min/max/nulls of {', '.join(self.metadata_columns)}"
+                   f", footers those of {', '.join(self.footer_columns) or 'no other column'}; ")
+        else:
+            how = f"footers gave row counts and min/max/nulls of {', '.join(self.footer_columns) or 'no column'}; "
         if self.spark_job:
             read = ([f"min/max/nulls of {', '.join(self.scan_columns)}"] if self.scan_columns else []) + \
                    ([f"NDV of {', '.join(self.ndv_columns)}"] if self.ndv_columns else [])
@@ -289,9 +294,15 @@ class _Builder:
         outcome.scanned_files = sorted(self.to_read)
         outcome.reused_files = sorted(p for p in self.states if p not in set(self.to_read))
         field_ids = field_ids_of(self.table)
-        footers = {path: read_footer(path, self.types, self.states.get(path), field_ids) for path in self.to_read}
+        data_files = {f.path: f for p in self.parts for f in p.files}
+        if self.request.depth == ROW_GROUP:
+            footers = {path: read_footer(path, self.types, self.states.get(path), field_ids) for path in self.to_read}
+        else:  # a table format's own figures where it keeps them whole, footers for the rest
+            footers = {path: file_footer(data_files[path], self.types, field_ids) for path in self.to_read}
         self.served = {c for c in self.request.columns if all(f.served(c) for f in footers.values())}
-        outcome.footer_columns = [c for c in self.request.columns if c in self.served]
+        from_metadata = {c for c in self.served if footers and all(c in f.from_metadata for f in footers.values())}
+        outcome.metadata_columns = [c for c in self.request.columns if c in from_metadata]
+        outcome.footer_columns = [c for c in self.request.columns if c in self.served - from_metadata]
         sketched = {name for name in self.request.columns
                     if self.request.histograms and sketch_family(self.types[name]) is not None}
         scan = [ScanColumn(name, self.types[name], min_max=name not in self.served and _has_min_max(self.types[name]),

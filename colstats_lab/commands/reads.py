@@ -19,6 +19,7 @@ from ..errors import spark_errors
 from ..analyze.refresh_metadata import metadata_file_changes
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table, ValidWriteIdList
 from ..metastore.levels import Level
+from ..metastore.snapshot_files import is_snapshot_table
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.estimate import RowEstimate, estimate_rows
@@ -133,7 +134,7 @@ def metadata(session: "Session", name: str, level: str | None = None) -> pd.Data
     if stored is None:
         raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
                                     f"{quoted(table.qualified_name)} REFRESH METADATA")
-    return stored.to_pandas(wanted)
+    return stored.to_pandas(wanted, file_times=not is_snapshot_table(table))
 
 
 def metadata_changes(session: "Session", name: str) -> tuple[list[str], list[str]] | None:

@@ -15,9 +15,10 @@ import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError, TableNotFoundError
 
-from ..files import DataFile
+from ..files import ColumnFigures, DataFile
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException, Table
 from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
+from .file_figures import DELTA_STRINGS_WHOLE_BELOW, column_figures
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
 _VERSIONS_READ = 20
@@ -75,7 +76,8 @@ class DeltaSource(TableSource):
         added_in = self._versions_adding({a["path"] for a in actions}, table.version())
         originals = {k.lower(): k for k in table.metadata().partition_columns}
         files = [FormatFile(DataFile(os.path.join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
-                                     added_in.get(a["path"]), a.get("num_records")),
+                                     added_in.get(a["path"]), a.get("num_records"),
+                                     figures=_figures(a, cols, fields)),
                             [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
         # which columns the log keeps figures for (delta-rs: the first 32), in how many files
         log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{fields[c.name].name}") is not None
@@ -98,3 +100,16 @@ class DeltaSource(TableSource):
             for path in set(at) & paths - seen - out.keys():
                 out[path] = version
         return out
+
+
+def _figures(action: dict, cols: list[FieldSchema], fields: dict) -> dict[str, ColumnFigures]:
+    """An add action's figures per lab column (the log names columns as the table's schema spells them)."""
+    out = {}
+    for column in cols:
+        name = fields[column.name].name
+        figure = column_figures(column.type, action.get("num_records"), action.get(f"null_count.{name}"),
+                                action.get(f"min.{name}"), action.get(f"max.{name}"),
+                                strings_whole_below=DELTA_STRINGS_WHOLE_BELOW, timestamps_in_ms=True)
+        if figure is not None:
+            out[column.name] = figure
+    return out

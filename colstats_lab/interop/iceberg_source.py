@@ -15,8 +15,9 @@ from pyiceberg.table import Table as IcebergTable
 from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform, MonthTransform,
                                   TruncateTransform, YearTransform)
 
-from ..files import DataFile
+from ..files import ColumnFigures, DataFile
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
+from .file_figures import column_figures, iceberg_string_cut
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, local_path, partition_text
 
 _PRIMITIVES: dict[type, str] = {
@@ -113,13 +114,15 @@ class IcebergSource(TableSource):
             if isinstance(pf.transform, IdentityTransform) and pf.name.lower() == source.name.lower():
                 key_sources.add(source.field_id)  # the column is the partition key, as in Hive
                 identity_ids[pf.name.lower()] = source.field_id
-        cols, field_ids = [], dict(identity_ids)
+        cols, field_ids, named = [], dict(identity_ids), {}
         for column in schema.fields:
             if column.field_id in key_sources:
                 continue
             cols.append(FieldSchema(column.name.lower(), hive_type(column.field_type, f"column {column.name} of "
                                                                                       f"{self.source}"), column.doc))
             field_ids[column.name.lower()] = column.field_id
+            named[column.name] = cols[-1]
+        cut = {name: iceberg_string_cut(table.properties, name) for name in named}
         snapshot = table.current_snapshot()
         files = []
         if snapshot is not None:
@@ -134,12 +137,30 @@ class IcebergSource(TableSource):
                 path = local_path(data["file_path"], f"a data file of {self.source}")
                 values = [_key_text(data["partition"].get(name), transform, source_type)
                           for name, transform, source_type in transforms]
+                figures = _figures(entry.get("readable_metrics") or {}, named, cut, data["record_count"]) \
+                    if data["content"] == _DATA_FILE else None
                 files.append(FormatFile(DataFile(path, data["file_size_in_bytes"], 0.0, entry["snapshot_id"],
-                                                 data["record_count"], content=data["content"]), values))
+                                                 data["record_count"], content=data["content"], figures=figures),
+                                        values))
         return FormatSnapshot("iceberg", self.source, local_path(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
                               self.options, metadata=local_path(table.metadata_location, self.source)
                               if self.writable else "")
+
+
+def _figures(metrics: dict, named: dict[str, FieldSchema], cut: dict[str, int | None],
+             rows: int) -> dict[str, ColumnFigures]:
+    """A data file's figures per lab column, from its manifest entry's metrics (by the current schema's names)."""
+    out = {}
+    for name, column in named.items():
+        metric = metrics.get(name)
+        if metric is None:
+            continue
+        figure = column_figures(column.type, rows, metric.get("null_value_count"), metric.get("lower_bound"),
+                                metric.get("upper_bound"), strings_whole_below=cut[name])
+        if figure is not None:
+            out[column.name] = figure
+    return out
 
 
 def _key_type(transform, source_type: str, name: str, source: str) -> str:

@@ -170,7 +170,7 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
         added = sorted(named.keys() - have)
         if added:
             metastore.add_partitions([_partition(table, name, named[name]) for name in added])
-        metastore.replace_snapshot_files(table.dbName, table.tableName, changed)
+        metastore.replace_snapshot_files(table, changed)
         for name in {owner or "" for owner in changed} - set(added):
             metastore.alter_partition_params(table.dbName, table.tableName, name, _sums(named[name]))
         metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
@@ -181,7 +181,7 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
     else:
         files = by_owner.get(None, [])
         if {f.state for f in files} != recorded.get(None, set()):
-            metastore.replace_snapshot_files(table.dbName, table.tableName, {None: files})
+            metastore.replace_snapshot_files(table, {None: files})
         metastore.alter_table_params(table.dbName, table.tableName, _sums(files))
     metastore.alter_table_params(table.dbName, table.tableName, {
         SNAPSHOT_PARAM: snapshot.token, METADATA_PARAM: snapshot.metadata or None,

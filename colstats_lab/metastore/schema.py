@@ -571,7 +571,13 @@ CREATE UNIQUE INDEX THETA_SKETCHES_BY_OWNER ON THETA_SKETCHES (TBL_ID, IFNULL(PA
 CREATE INDEX THETA_SKETCHES_BY_PART ON THETA_SKETCHES (PART_ID);
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12]
+# Each snapshot file's figures as its format's metadata keeps them, JSON {column: [nulls, low, high, exact]}
+# (values as table metadata keeps them): Drill's FILE level and pruning take them in place of footers.
+_V13 = """
+ALTER TABLE SNAPSHOT_FILES ADD COLUMN FIGURES TEXT;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

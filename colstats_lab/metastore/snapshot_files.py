@@ -10,8 +10,9 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ..files import DataFile, FileState, list_data_files
+from ..files import ColumnFigures, DataFile, FileState, list_data_files
 from .model import Table
+from .table_metadata import decode_value, encode_value
 
 if TYPE_CHECKING:
     import sqlite3
@@ -63,6 +64,12 @@ def field_ids_of(table: Table) -> dict[str, int]:
     return json.loads(table.parameters.get(FIELD_IDS_PARAM) or "{}")
 
 
+def file_statistics_source(table: Table) -> str:
+    """Where the table format keeps each file's figures, as a pruning report names it."""
+    return {"iceberg": "Iceberg manifest", "delta": "Delta log"}.get(table.parameters.get(FORMAT_PARAM) or "",
+                                                                     "Parquet footer")
+
+
 def snapshot_word(table: Table) -> str:
     return "version" if table.parameters.get(FORMAT_PARAM) == "delta" else "snapshot"
 
@@ -92,6 +99,21 @@ def describe_snapshot_changes(table: Table, owner: str | None, before: set[FileS
     return f"{said + ' and ' if said else ''}{gone} in {where} after the last analyze"
 
 
+def _figures_text(figures: dict[str, ColumnFigures] | None, types: dict[str, str]) -> str | None:
+    if figures is None:
+        return None
+    return json.dumps({name: [f.nulls, encode_value(f.low, types[name]), encode_value(f.high, types[name]), f.exact]
+                       for name, f in figures.items() if name in types})
+
+
+def _figures_of(text: str | None, types: dict[str, str]) -> dict[str, ColumnFigures] | None:
+    """The figures recorded of a file, of the table's columns as they are now."""
+    if text is None:
+        return None
+    return {name: ColumnFigures(nulls, decode_value(low, types[name]), decode_value(high, types[name]), bool(exact))
+            for name, (nulls, low, high, exact) in json.loads(text).items() if name in types}
+
+
 def _files(count: int) -> str:
     return f"{count} file{'s' * (count != 1)}"
 
@@ -109,18 +131,21 @@ class SnapshotFilesAPI:
 
         def _part_id(self, db_name: str, table_name: str, part_name: str) -> int: ...
 
-    def replace_snapshot_files(self, db_name: str, table_name: str, files: dict[str | None, list[DataFile]]) -> None:
+    def replace_snapshot_files(self, table: Table, files: dict[str | None, list[DataFile]]) -> None:
         """Records the snapshot's files of the owners in `files` (partition name, or None for an unpartitioned
-        table) in place of those recorded before."""
+        table) in place of those recorded before, with the figures the format keeps of each."""
+        db_name, table_name = table.dbName, table.tableName
+        types = {c.name: c.type for c in table.cols}
         with self.transaction() as conn:
             tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
             for part_name, data_files in files.items():
                 part_id = None if part_name is None else self._part_id(db_name, table_name, part_name)
                 conn.execute("DELETE FROM SNAPSHOT_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 conn.executemany(
-                    "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(tbl_id, part_id, f.path, f.size, f.added_in or 0, f.record_count, f.content) for f in data_files])
+                    "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT, "
+                    "FIGURES) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(tbl_id, part_id, f.path, f.size, f.added_in or 0, f.record_count, f.content,
+                      _figures_text(f.figures, types)) for f in data_files])
 
     def snapshot_file_states(self, db_name: str, table_name: str) -> dict[str | None, set[FileState]]:
         """Every owner's recorded files as (path, bytes, added in), for a source to tell what a commit changed."""
@@ -143,17 +168,19 @@ class SnapshotFilesAPI:
         with self.snapshot() as conn:
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             if table.is_partitioned:
-                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT, F.CONTENT "
-                       "FROM PARTITIONS P "
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT, F.CONTENT, "
+                       "F.FIGURES FROM PARTITIONS P "
                        "JOIN SNAPSHOT_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ? "
                        "AND P.PART_NAME IN (SELECT value FROM json_each(?)) ORDER BY F.FILE_PATH")
                 args: tuple = (tbl_id, json.dumps([name for name in locations if name is not None]))
             else:
-                sql = ("SELECT NULL, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT FROM SNAPSHOT_FILES "
+                sql = ("SELECT NULL, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT, FIGURES FROM SNAPSHOT_FILES "
                        "WHERE TBL_ID = ? AND PART_ID IS NULL ORDER BY FILE_PATH")
                 args = (tbl_id,)
-            for name, path, size, added_in, records, content in conn.execute(sql, args):
-                out.setdefault(name, []).append(DataFile(path, size, 0.0, added_in, records, content))
+            types = {c.name: c.type for c in table.cols}
+            for name, path, size, added_in, records, content, figures in conn.execute(sql, args):
+                out.setdefault(name, []).append(DataFile(path, size, 0.0, added_in, records, content,
+                                                         _figures_of(figures, types)))
         return out
 
     # ---- theta sketches for Puffin ------------------------------------------------------

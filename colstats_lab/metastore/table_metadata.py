@@ -120,16 +120,18 @@ class TableMetadata:
     def of_type(self, level: str) -> list[MetadataUnit]:
         return [u for u in self.units if u.type == level]
 
-    def to_pandas(self, level: str | None = None):
+    def to_pandas(self, level: str | None = None, file_times: bool = True):
         """One row per unit and column, levels from TABLE down: level, identifier, rows, bytes,
-        last_modified (UTC), column, min, max, nulls, ndv, est_non_nulls, estimated."""
+        last_modified (UTC), column, min, max, nulls, ndv, est_non_nulls, estimated. Without `file_times` (a
+        table format's files, which a unit tells apart by the snapshot that added them), last_modified is None."""
         import pandas as pd
 
         records = []
         units = sorted((u for u in self.units if level is None or u.type == level.upper()),
                        key=lambda u: (u.depth, u.identifier))
         for u in units:
-            modified = pd.to_datetime(u.last_modified, unit="ms") if u.last_modified is not None else None
+            modified = pd.to_datetime(u.last_modified, unit="ms") if u.last_modified is not None and file_times \
+                else None
             for c in u.columns.values() or [None]:
                 records.append({"level": u.type, "identifier": u.identifier, "rows": u.rows, "bytes": u.bytes,
                                 "last_modified": modified, "column": c.name if c else None,
@@ -143,7 +145,7 @@ class TableMetadata:
                                                            "estimated"])
 
 
-def _encode(value, type_name: str):
+def encode_value(value, type_name: str):
     if value is None:
         return None
     if isinstance(value, float) and math.isnan(value):
@@ -155,7 +157,7 @@ def _encode(value, type_name: str):
     return value
 
 
-def _decode(value, type_name: str):
+def decode_value(value, type_name: str):
     if value is None:
         return None
     base = parse_type(type_name).base
@@ -210,7 +212,7 @@ def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
                           "WHERE U.TBL_ID = ?", (tbl_id,)):
         type_name = r["COLUMN_TYPE"]
         units[r["UNIT_ID"]].columns[r["COLUMN_NAME"]] = ColumnMetadata(
-            r["COLUMN_NAME"], type_name, _decode(r["LOW_VALUE"], type_name), _decode(r["HIGH_VALUE"], type_name),
+            r["COLUMN_NAME"], type_name, decode_value(r["LOW_VALUE"], type_name), decode_value(r["HIGH_VALUE"], type_name),
             r["NULLS_COUNT"], r["NON_NULLS_COUNT"], r["NDV"], r["BIT_VECTOR"], bool(r["ESTIMATED"]), r["HISTOGRAM"])
     return TableMetadata(analysis, list(units.values()))
 
@@ -238,7 +240,7 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
              unit.location, unit.path, unit.row_group, unit.rows, unit.bytes, unit.last_modified,
              json.dumps(unit.files) if unit.files is not None else None, int(unit.estimated)))
         for c in unit.columns.values():
-            stats_rows.append((cursor.lastrowid, c.name, c.type, _encode(c.low, c.type), _encode(c.high, c.type),
+            stats_rows.append((cursor.lastrowid, c.name, c.type, encode_value(c.low, c.type), encode_value(c.high, c.type),
                                display_value(c.low, c.type), display_value(c.high, c.type), c.nulls, c.non_nulls,
                                c.ndv, c.sketch, int(c.estimated), c.histogram))
     conn.executemany("INSERT INTO METADATA_COLUMN_STATS (UNIT_ID, COLUMN_NAME, COLUMN_TYPE, LOW_VALUE, HIGH_VALUE, "

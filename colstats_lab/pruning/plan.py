@@ -18,9 +18,9 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..metastore import Metastore, Table
 from ..metastore.levels import Level
-from ..metastore.snapshot_files import field_ids_of
+from ..metastore.snapshot_files import field_ids_of, file_statistics_source
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
-from ..stats.footers import FileFooter, footer_column, read_footer
+from ..stats.footers import FileFooter, file_footer, footer_column, read_footer
 from ..tables.snapshot import PartitionFiles
 from .list_bucketing import prune_list_bucketing
 from .partition_predicate import Preselection
@@ -112,7 +112,9 @@ class _Planner:
         self.footers: dict[str, FileFooter] = {}
         self.stored: dict[tuple[str, str], MetadataUnit] = {}
         self.stored_groups: dict[str, list[MetadataUnit]] = {}
-        self.states = {f.path: f.state for p in parts for f in p.files}
+        self.files = {f.path: f for p in parts for f in p.files}
+        self.states = {path: f.state for path, f in self.files.items()}
+        self.field_ids = field_ids_of(table)
         if options.metadata is not None:
             for unit in options.metadata.units:
                 if unit.type == "ROW_GROUP":
@@ -198,11 +200,16 @@ class _Planner:
             footer = self._footer(path)
             columns = {name: footer_column(name, self.types[name], footer.row_groups) for name in self.types
                        if footer.bounded(name)}
-            return self._lookup(values, None, columns, footer.rows), "Parquet footer"
+            source = file_statistics_source(self.table) if footer.from_metadata else "Parquet footer"
+            return self._lookup(values, None, columns, footer.rows), source
         return self._lookup(values, None), None
 
     def _row_groups(self, part: PartitionFiles, path: str, file_kept: bool, file_reason: str) -> None:
         footer = self._footer(path)
+        if footer.whole_file:  # the format's figures decided the file: its footer is read only when Spark reads it
+            if not file_kept:
+                return
+            footer = read_footer(path, self.types, self.states.get(path), self.field_ids)
         relative = self._relative(path)
         file_unit = self.stored.get(("FILE", path))
         fresh = file_unit is not None and file_unit.describes_file(self.states[path])
@@ -225,7 +232,7 @@ class _Planner:
 
     def _footer(self, path: str) -> FileFooter:
         if path not in self.footers:
-            self.footers[path] = read_footer(path, self.types, self.states.get(path), field_ids_of(self.table))
+            self.footers[path] = file_footer(self.files[path], self.types, self.field_ids, exact=False)
         return self.footers[path]
 
     # ---- deciding -----------------------------------------------------------------------

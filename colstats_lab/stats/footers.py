@@ -22,7 +22,7 @@ from functools import lru_cache
 import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
-from ..files import FileState
+from ..files import DataFile, FileState
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from ..metastore.merge import merge_metadata_column
@@ -56,6 +56,8 @@ class FileFooter:
     path: str
     rows: int
     row_groups: list[RowGroupFooter]
+    from_metadata: frozenset[str] = frozenset()  # columns whose figures the table format's metadata gave
+    whole_file: bool = False  # one row group stands for the file: the format's figures, no footer's groups
 
     def served(self, column: str) -> bool:
         """True when every row group's footer has this column's figures, its minimum and maximum exact."""
@@ -89,6 +91,33 @@ def read_footer(path: str, columns: dict[str, str], state: FileState | None = No
     if state is None or state[0] != path:
         return _read_footer(path, columns, ids)
     return _footer_of_state(state, tuple(columns.items()), ids)
+
+
+def file_footer(data_file: DataFile, columns: dict[str, str], field_ids: dict[str, int] | None = None, *,
+                exact: bool = True) -> FileFooter:
+    """A file's figures as a footer gives them, for the whole file: from the table format's own metadata
+    (`data_file.figures`) where it keeps them, reading no footer, and from the file's footer for the columns
+    it does not (with `exact`, also those whose bounds the format cut: pruning takes bounds, Drill's levels
+    take minimum and maximum). A file without the format's figures is its footer, row groups and all."""
+    if data_file.figures is None or data_file.record_count is None:
+        return read_footer(data_file.path, columns, data_file.state, field_ids)
+    rows = data_file.record_count
+    group = RowGroupFooter(0, 0, rows, data_file.size)
+    for name, type_name in columns.items():
+        figure = data_file.figures.get(name)
+        if figure is None or not footer_servable(type_name) or (figure.low is None and figure.nulls != rows):
+            continue
+        if figure.nulls is not None and (figure.exact or not exact):
+            group.columns[name] = FooterColumn(figure.low, figure.high, figure.nulls, figure.exact)
+    from_metadata = frozenset(group.columns)
+    missing = [name for name, type_name in columns.items() if footer_servable(type_name) and name not in group.columns]
+    if missing:
+        footer = read_footer(data_file.path, columns, data_file.state, field_ids)
+        for name in missing:
+            if footer.bounded(name):
+                merged = footer_column(name, columns[name], footer.row_groups)
+                group.columns[name] = FooterColumn(merged.low, merged.high, merged.nulls or 0, footer.served(name))
+    return FileFooter(data_file.path, rows, [group], from_metadata, whole_file=True)
 
 
 @lru_cache(maxsize=8192)
@@ -140,7 +169,7 @@ def _column_figure(chunk, rows: int, type_name: str, whole_strings: bool) -> Foo
     if not stats.has_min_max:
         return None
     try:
-        low, high = _value(stats.min, type_name), _value(stats.max, type_name)
+        low, high = statistics_value(stats.min, type_name), statistics_value(stats.max, type_name)
     except (TypeError, ValueError):
         return None
     return FooterColumn(low, high, stats.null_count, exact=whole_strings or not possibly_cut(low, high, type_name))
@@ -151,7 +180,7 @@ def possibly_cut(low, high, type_name: str) -> bool:
     return parse_type(type_name).base in _STRING_BASES and max(len(low), len(high)) >= WHOLE_STRING_BELOW
 
 
-def _value(value, type_name: str):
+def statistics_value(value, type_name: str):
     """A footer value in the same form the metadata scan produces."""
     base = parse_type(type_name).base
     if base == "date":
