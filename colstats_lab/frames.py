@@ -17,7 +17,7 @@ from .metastore.model import Date, Timestamp
 from .metastore import drift
 from .metastore.history import engine_of, state_picker
 from .metastore.names import make_part_name
-from .metastore.snapshot_files import FORMAT_PARAM, is_snapshot_table
+from .tables.kinds import kind_of
 from .metastore.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
@@ -207,7 +207,7 @@ def stats_level(metastore: Metastore, table: Table, level: str = TABLE_LEVEL) ->
     db, name = table.dbName, table.tableName
     partition = metastore.get_partition(db, name, level) if level != TABLE_LEVEL else None
     params = (partition or metastore.get_table(db, name)).parameters
-    if table.tableType == "EXTERNAL_TABLE":
+    if kind_of(table).written_elsewhere:
         changed = _external_change(metastore, table, partition, params)
     elif partition is None and table.is_partitioned:
         changed = describe_total(metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]).values())
@@ -311,11 +311,7 @@ def _python_value(value):
 
 
 def table_kind(table: Table) -> str:
-    if table.skewedInfo is not None and table.storedAsSubDirectories:
-        return "list-bucketing"
-    if is_snapshot_table(table):
-        return table.parameters[FORMAT_PARAM]  # iceberg, delta
-    return "external" if table.tableType == "EXTERNAL_TABLE" else "managed"
+    return kind_of(table).label(table)
 
 
 LANDING_COLUMNS = ["database", "table", "kind", "partitions", "files", "rows", "bytes", "accurate_columns",

@@ -11,7 +11,7 @@ import pytest
 
 from colstats_lab.metastore.levels import Level
 from colstats_lab.pruning.partition_predicate import LISTED_PRUNED_LIMIT
-from colstats_lab.tables import snapshot
+from colstats_lab.tables import kinds
 
 PARTITION_LEVEL = str(Level.PARTITION)  # read by DataFrame.query("... @PARTITION_LEVEL")
 
@@ -47,7 +47,7 @@ def test_a_partition_predicate_lists_only_the_matching_directories(tmp_path, lab
     root = str(tmp_path / "days")
     rows = _write_days(root)
     lab.register_external("days", root, partition_types={"ds": "string"})
-    listed = _count_listings(monkeypatch, snapshot)
+    listed = _count_listings(monkeypatch, kinds)
     day = sorted(rows)[700]
     report = lab.explain(f"SELECT * FROM days WHERE ds = '{day}' AND x >= 0")
     assert [os.path.basename(d) for d in listed] == [f"ds={day}"]

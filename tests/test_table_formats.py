@@ -263,6 +263,9 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
         assert f"<code>{column}</code>: {files} of {files} file(s)" in text, text
     shown = lab.engines("events")
     assert dict(zip(shown.column, shown.files_with_figures)) == {c: files for c in ("id", "ts", "x", "amount", "note")}
+    # its directories keep the files of older versions: they are not its partitions, and MSCK REPAIR says so
+    with pytest.raises(InvalidInputException, match="is a delta table, whose partitions are those its snapshot lists"):
+        lab.sql("MSCK REPAIR TABLE events")
 
 
 def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):

@@ -46,7 +46,8 @@ from ..metastore.merge import merge_metadata_column
 from ..metastore.snapshot_files import field_ids_of
 from ..metastore.sketches import bounded_ndv, estimate, sketch_ndv
 from ..metastore.quantiles import sketch_family
-from ..tables.snapshot import PartitionFiles, snapshot_files, spark_type
+from ..tables.kinds import snapshot_files
+from ..tables.snapshot import PartitionFiles, spark_type
 
 if TYPE_CHECKING:
     from ..transaction import Transaction

@@ -32,7 +32,8 @@ from ..metastore.merge import merge_table_level
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
 from ..files import DataFile
 from ..tables.layout import footer_counts
-from ..tables.snapshot import PartitionFiles, read_snapshot, snapshot_files
+from ..tables.kinds import kind_of, read_snapshot, snapshot_files
+from ..tables.snapshot import PartitionFiles
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -209,7 +210,7 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
                 partition_stats.append(stats)
     if partition_stats:
         metastore.set_aggr_stats_for(partition_stats, write_id, valid)
-    if table.tableType == "EXTERNAL_TABLE" and mode != "noscan":
+    if kind_of(table).written_elsewhere and mode != "noscan":
         # another job may change these files at any time: readers compare them with a listing
         metastore.record_analyzed_files(table.dbName, table.tableName, {
             p.part_name: p.states for p in files if p.partition is None or p.part_name in current})

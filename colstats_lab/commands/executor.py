@@ -21,7 +21,7 @@ from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputExcepti
                          Partition, StatsAccuracy, Table)
 from ..pruning import single_table_where
 from ..metastore.changes import AddPartitions, AlterSkew, Change, DefinitionWrite, DropPartitions
-from ..tables import read_snapshot
+from ..tables import kind_of, read_snapshot
 from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..result import Result
@@ -180,9 +180,15 @@ def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
     """Hive's MSCK REPAIR TABLE over an external table's directories; a managed table's partitions are
     the lab's own writes, so there is nothing another job could have left unregistered."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
-    if table.tableType != "EXTERNAL_TABLE":
+    kind = kind_of(table)
+    if kind.name == "managed":
         raise InvalidInputException(f"MSCK REPAIR TABLE repairs external tables; {table.qualified_name} is managed: "
                                     "its partitions are the lab's own writes")
+    if not kind.directories_are_partitions:
+        raise InvalidInputException(f"MSCK REPAIR TABLE repairs tables whose directories are their partitions; "
+                                    f"{table.qualified_name} is a {kind.name} table, whose partitions are those its "
+                                    "snapshot lists (its directories keep older snapshots' files): the lab follows "
+                                    "the snapshot whenever it uses the table")
     if not table.is_partitioned:
         return Result(stmt, message=f"Table {table.qualified_name} is not partitioned: nothing to repair.")
     keys, on_disk = partition_directories(table.location) if os.path.isdir(table.location) else ([], [])

@@ -19,7 +19,6 @@ from ..errors import spark_errors
 from ..analyze.refresh_metadata import metadata_file_changes
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table, ValidWriteIdList
 from ..metastore.levels import Level
-from ..metastore.snapshot_files import is_snapshot_table
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.estimate import RowEstimate, estimate_rows
@@ -28,6 +27,7 @@ from ..pruning.plan import parse_query
 from ..sql.lexer import quoted
 from ..sql.partition_spec import matching_partitions
 from ..tables import read_snapshot, snapshot_files
+from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def metadata(session: "Session", name: str, level: str | None = None) -> pd.Data
     if stored is None:
         raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
                                     f"{quoted(table.qualified_name)} REFRESH METADATA")
-    return stored.to_pandas(wanted, file_times=not is_snapshot_table(table))
+    return stored.to_pandas(wanted, file_times=kind_of(table).file_times)
 
 
 def metadata_changes(session: "Session", name: str) -> tuple[list[str], list[str]] | None:

@@ -29,7 +29,8 @@ from ..coltypes import parse_type
 from ..files import local_file_path
 from ..metastore import InvalidInputException, Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
-from ..tables.snapshot import FILE_COLUMN, read_snapshot, snapshot_files
+from ..tables.kinds import read_snapshot, snapshot_files
+from ..tables.snapshot import FILE_COLUMN
 from .puffin import THETA_BLOB, Blob, write_puffin
 from .snapshot_source import local_path
 

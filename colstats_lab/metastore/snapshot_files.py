@@ -64,12 +64,6 @@ def field_ids_of(table: Table) -> dict[str, int]:
     return json.loads(table.parameters.get(FIELD_IDS_PARAM) or "{}")
 
 
-def file_statistics_source(table: Table) -> str:
-    """Where the table format keeps each file's figures, as a pruning report names it."""
-    return {"iceberg": "Iceberg manifest", "delta": "Delta log"}.get(table.parameters.get(FORMAT_PARAM) or "",
-                                                                     "Parquet footer")
-
-
 def snapshot_word(table: Table) -> str:
     return "version" if table.parameters.get(FORMAT_PARAM) == "delta" else "snapshot"
 

@@ -15,7 +15,7 @@ from ..coltypes import StatsKind, parse_type
 from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
 from ..metastore.model import ColumnStatisticsObj
-from ..metastore.snapshot_files import SNAPSHOT_PARAM, is_snapshot_table, snapshot_word, unfollowed_commit
+from ..tables.kinds import kind_of
 from .partition_predicate import NotAPartitionPredicate, matching_partition_names
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
@@ -123,8 +123,8 @@ def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | 
 
 def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], partitions: list[Partition] | None,
             valid: ValidWriteIdList) -> StatsAnswer:
-    if is_snapshot_table(table) and all(a.function == "count" and a.column is None for a in aggregates):
-        counted = _format_record_counts(metastore, table, partitions)
+    if all(a.function == "count" and a.column is None for a in aggregates):
+        counted = kind_of(table).record_count(metastore, table, partitions)
         if counted is not None:
             rows, reason = counted
             return StatsAnswer(pd.DataFrame([{agg.name: rows for agg in aggregates}]), reason)
@@ -134,23 +134,6 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
     names = [p.partName for p in partitions] if partitions is not None else None
     where = (f"{len(names)} partition{'s' if len(names) != 1 else ''}" if names is not None else "the table")
     return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid}")
-
-
-def _format_record_counts(metastore: Metastore, table: Table, partitions: list[Partition] | None
-                          ) -> tuple[int, str] | None:
-    """count(*) of an Iceberg or Delta table from the record counts its snapshot's metadata keeps for every
-    data file: exact whether or not the lab's statistics are fresh. None (a scan, or the lab's statistics)
-    when a file has no count, position deletes remove rows from some, or a commit was not followed yet."""
-    if unfollowed_commit(table):
-        return None
-    owners = {p.partName: p.location for p in partitions} if partitions is not None else {None: table.location}
-    files = [f for listed in metastore.owner_files(table, owners).values() for f in listed]
-    if any(f.content or f.record_count is None for f in files):
-        return None
-    rows = sum(f.record_count or 0 for f in files)
-    where = f"{len(owners)} partition{'s' if len(owners) != 1 else ''}" if partitions is not None else "the table"
-    return rows, (f"answered from the record counts of {len(files)} file(s) of {where} in the metadata of "
-                  f"{snapshot_word(table)} {table.parameters.get(SNAPSHOT_PARAM)}")
 
 
 def fresh_statistics(metastore: Metastore, table: Table, columns: list[str], partitions: list[Partition] | None,

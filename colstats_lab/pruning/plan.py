@@ -18,9 +18,10 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..metastore import Metastore, Table
 from ..metastore.levels import Level
-from ..metastore.snapshot_files import field_ids_of, file_statistics_source
+from ..metastore.snapshot_files import field_ids_of
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
 from ..stats.footers import FileFooter, file_footer, footer_column, read_footer
+from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles
 from .list_bucketing import prune_list_bucketing
 from .partition_predicate import Preselection
@@ -200,7 +201,7 @@ class _Planner:
             footer = self._footer(path)
             columns = {name: footer_column(name, self.types[name], footer.row_groups) for name in self.types
                        if footer.bounded(name)}
-            source = file_statistics_source(self.table) if footer.from_metadata else "Parquet footer"
+            source = kind_of(self.table).file_statistics if footer.from_metadata else "Parquet footer"
             return self._lookup(values, None, columns, footer.rows), source
         return self._lookup(values, None), None
 

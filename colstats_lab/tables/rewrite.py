@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import SparkSession
 
 from ..metastore import Metastore, Partition, Table
-from .snapshot import read_snapshot, snapshot_files
+from .kinds import read_snapshot, snapshot_files
 from .writer import WriteResult, write_table
 
 if TYPE_CHECKING:

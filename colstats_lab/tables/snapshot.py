@@ -1,4 +1,4 @@
-"""Reading a table as a snapshot: the files a ValidWriteIdList admits, as one Spark DataFrame."""
+"""Reading a snapshot's files as one Spark DataFrame, each kind of layout its way (`kinds` picks one)."""
 from __future__ import annotations
 
 import logging
@@ -10,10 +10,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
-from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
-from ..files import DataFile, decoded_uri_path, list_data_files, parquet_reader, spark_file_uri
-from ..metastore.snapshot_files import field_ids_of, is_snapshot_table
-from .layout import admitted_dirs
+from ..metastore import Partition, Table
+from ..files import DataFile, decoded_uri_path, parquet_reader, spark_file_uri
+from ..metastore.snapshot_files import field_ids_of
 
 log = logging.getLogger("colstats_lab.scan")
 
@@ -63,69 +62,28 @@ def spark_schema(table: Table) -> T.StructType:
     return T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols + table.partitionKeys])
 
 
-def snapshot_files(metastore: Metastore, table: Table, valid: ValidWriteIdList,
-                   partitions: list[Partition] | None = None) -> list[PartitionFiles]:
-    """What a reader with `valid` sees of each partition (all of them unless given)."""
-    if is_snapshot_table(table):
-        return _format_snapshot_files(metastore, table, partitions)
-    if not table.is_partitioned:
-        dirs = _dirs(table, table.location, valid)
-        return [PartitionFiles(None, dirs, [f for d in dirs for f in list_data_files(d)])]
-    if partitions is None:
-        partitions = metastore.get_partitions(table.dbName, table.tableName)
-    out = []
-    for part in partitions:
-        if not part.location:  # a catalog's partition whose location was never fetched: reading it would find nothing
-            raise MetaException(f"partition {part.partName} of {table.qualified_name} has no location yet")
-        dirs = _dirs(table, part.location, valid)
-        out.append(PartitionFiles(part, dirs, [f for d in dirs for f in list_data_files(d)]))
-    return out
-
-
-def _format_snapshot_files(metastore: Metastore, table: Table,
-                           partitions: list[Partition] | None) -> list[PartitionFiles]:
-    """An Iceberg or Delta table's partitions with the files its snapshot lists (not those its directories
-    hold, which include older snapshots' files)."""
-    if not table.is_partitioned:
-        files = metastore.owner_files(table, {None: table.location})[None]
-        return [PartitionFiles(None, [table.location], [f for f in files if not f.content],
-                               [f for f in files if f.content])]
-    if partitions is None:
-        partitions = metastore.get_partitions(table.dbName, table.tableName)
-    files_of = metastore.owner_files(table, {p.partName: p.location for p in partitions})
-    return [PartitionFiles(p, [p.location], [f for f in files_of.get(p.partName, []) if not f.content],
-                           [f for f in files_of.get(p.partName, []) if f.content]) for p in partitions]
-
-
-def _dirs(table: Table, location: str, valid: ValidWriteIdList) -> list[str]:
-    if table.tableType == "EXTERNAL_TABLE":
-        return [location] if os.path.isdir(location) else []
-    return admitted_dirs(location, valid)
-
-
 FILE_COLUMN = "__colstats_file"
 
 
-def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False) -> DataFrame:
-    """The rows of those partitions as a DataFrame with the table's schema (partition keys last); with
-    `with_file` (an Iceberg or Delta table's), then each row's file as Spark spells it (FILE_COLUMN, a `file:`
-    URI: `local_file_path` gives the path the lab records)."""
+def empty_frame(spark: SparkSession, table: Table, with_file: bool = False) -> DataFrame:
+    """No rows, in the table's schema (and FILE_COLUMN with `with_file`)."""
     schema = spark_schema(table)
-    files = [f.path for p in parts for f in p.files]
-    log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(files),
-              sum(p.total_size for p in parts), len(parts))
-    if with_file and not is_snapshot_table(table):
-        raise MetaException(f"{table.qualified_name}: rows with their file are read of Iceberg and Delta tables only")
-    if not files:
-        if with_file:
-            schema = T.StructType(schema.fields + [T.StructField(FILE_COLUMN, T.StringType())])
-        return spark.createDataFrame([], schema)
-    if is_snapshot_table(table):
-        return _read_format_snapshot(spark, table, parts, with_file)
+    if with_file:
+        schema = T.StructType(schema.fields + [T.StructField(FILE_COLUMN, T.StringType())])
+    return spark.createDataFrame([], schema)
+
+
+def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
+    """A managed or external table's rows: partition values from Spark's partition discovery under the
+    table's root, unless list-bucketing sub-directories or partitions placed elsewhere make the paths lie."""
     if any(_in_subdirectory(p) for p in parts):
         return _read_by_partition(spark, table, parts)
     if any(_elsewhere(table, p) for p in parts):
         return _read_by_file(spark, table, parts)
+    schema = spark_schema(table)
+    files = [f.path for p in parts for f in p.files]
+    log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(files),
+              sum(p.total_size for p in parts), len(parts))
     reader = parquet_reader(spark, schema).option("basePath", table.location)
     return reader.parquet(*files).select(*[f"`{f.name}`" for f in schema.fields])
 
@@ -148,7 +106,7 @@ def _elsewhere(table: Table, part: PartitionFiles) -> bool:
 _ROW_FILE, _ROW_INDEX = "__colstats_row_file", "__colstats_row_index"
 
 
-def _read_format_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool) -> DataFrame:
+def read_format_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool) -> DataFrame:
     """An Iceberg or Delta table's rows. In a partition with position-delete files, the rows they name (data
     file and row position) are left out by an anti-join on the file's path and `_metadata.row_index`; the
     other partitions are read as they are, so a table with one such partition pays for that one only."""

@@ -39,7 +39,8 @@ from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
 from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
                              values_by_directory)
 from .partition_values import canonical_value
-from .snapshot import PartitionFiles, read_snapshot, spark_type
+from .kinds import read_snapshot
+from .snapshot import PartitionFiles, spark_type
 
 if TYPE_CHECKING:
     from ..transaction import Transaction

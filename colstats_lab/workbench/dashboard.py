@@ -13,7 +13,7 @@ from ..errors import ColstatsError
 from ..lab import Lab
 from ..ui import format as fmt
 from ..ui.drift_view import DriftView
-from ..metastore.snapshot_files import FORMAT_PARAM
+from ..tables.kinds import kind_of
 from ..ui.engines_view import EnginesView
 from ..ui.puffin_view import PuffinView
 from ..ui.freshness_view import FreshnessView
@@ -109,9 +109,10 @@ class TablePage(widgets.Tab):
     def _engines(self):
         """An attached HMS's table: what each engine reads of it. The lab's own tables have no other reader."""
         meta = self.lab.resolve(self.table)
-        if meta.parameters.get(FORMAT_PARAM) == "iceberg":
+        kind = kind_of(meta).name
+        if kind == "iceberg":
             return PuffinView(self.lab, self.table)
-        if meta.parameters.get(FORMAT_PARAM) == "delta":
+        if kind == "delta":
             return widgets.HTML(delta_log_statistics(self.lab.engines(self.table)))
         if "colstats.catalog" not in meta.parameters:
             return widgets.HTML('<div class="colstats-header">Only the lab reads this table\'s statistics. Tables of '

@@ -1,0 +1,164 @@
+"""The seam every kind of table is read through: where a snapshot's files are, how Spark reads them, what
+the files' own metadata says without a scan, and what tells one snapshot from the next. ANALYZE, pruning,
+answers and the views ask `kind_of(table)` and never the table's kind themselves.
+
+- managed: Hive's layout, written by the lab; a reader's write-ID list admits base and delta directories.
+- external: directories another job writes into (registered, an HMS's or Spark's catalog table mirrored);
+  each partition's directory listed as it is now, the files as analyzed telling freshness.
+- iceberg, delta: the files a table format's snapshot lists, recorded when the lab follows it; record
+  counts, NULL counts and bounds from its manifests or log; the snapshot id or log version.
+Following a catalog (an HMS, Spark's, an Iceberg catalog, a Delta log) into the lab's tables is
+`commands.catalogs`' and `interop`'s work; past it, every kind is one of these.
+"""
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+
+from pyspark.sql import DataFrame, SparkSession
+
+from ..files import list_data_files
+from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
+from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, is_snapshot_table, snapshot_word,
+                                        unfollowed_commit)
+from .layout import admitted_dirs
+from .snapshot import PartitionFiles, empty_frame, read_format_snapshot, read_hive_layout
+
+
+class TableKind(ABC):
+    """How the lab lists and reads one kind of table."""
+
+    name: str
+    file_statistics = "Parquet footer"  # where each file's own figures come from, as a pruning report says
+    file_times = True  # a file's state holds its modification time (not the snapshot that added it)
+    rows_name_their_file = False  # reads can give each row's file (what Puffin's per-file sketches need)
+    written_elsewhere = False  # another writer changes its files: rows changed go uncounted, files analyzed recorded
+    directories_are_partitions = False  # MSCK REPAIR TABLE registers the partition directories found on disk
+
+    def label(self, table: Table) -> str:
+        """The kind as the tables frame shows it."""
+        if table.skewedInfo is not None and table.storedAsSubDirectories:
+            return "list-bucketing"
+        return self.name
+
+    @abstractmethod
+    def files(self, metastore: Metastore, table: Table, valid: ValidWriteIdList,
+              partitions: list[Partition] | None) -> list[PartitionFiles]:
+        """What a reader with `valid` sees of each partition (all of them unless given)."""
+
+    def read(self, spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool) -> DataFrame:
+        """The rows of those partitions, partition keys last; with `with_file`, each row's file."""
+        return read_hive_layout(spark, table, parts)
+
+    def record_count(self, metastore: Metastore, table: Table, partitions: list[Partition] | None
+                     ) -> tuple[int, str] | None:
+        """count(*) from the files' own metadata, with what it came from; None when it keeps none."""
+        return None
+
+    def _listed(self, metastore: Metastore, table: Table, valid: ValidWriteIdList,
+                partitions: list[Partition] | None) -> list[PartitionFiles]:
+        if not table.is_partitioned:
+            dirs = self._dirs(table.location, valid)
+            return [PartitionFiles(None, dirs, [f for d in dirs for f in list_data_files(d)])]
+        if partitions is None:
+            partitions = metastore.get_partitions(table.dbName, table.tableName)
+        out = []
+        for part in partitions:
+            if not part.location:  # a catalog's partition whose location was never fetched: reading it finds nothing
+                raise MetaException(f"partition {part.partName} of {table.qualified_name} has no location yet")
+            dirs = self._dirs(part.location, valid)
+            out.append(PartitionFiles(part, dirs, [f for d in dirs for f in list_data_files(d)]))
+        return out
+
+    def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
+        raise NotImplementedError
+
+
+class ManagedTable(TableKind):
+    name = "managed"
+
+    def files(self, metastore, table, valid, partitions=None):
+        return self._listed(metastore, table, valid, partitions)
+
+    def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
+        return admitted_dirs(location, valid)
+
+
+class ExternalTable(TableKind):
+    name = "external"
+    written_elsewhere = True
+    directories_are_partitions = True
+
+    def files(self, metastore, table, valid, partitions=None):
+        return self._listed(metastore, table, valid, partitions)
+
+    def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
+        return [location] if os.path.isdir(location) else []
+
+
+class FormatTable(TableKind):
+    """An Iceberg or Delta table: the files its followed snapshot lists (SNAPSHOT_FILES), never a listing."""
+
+    file_times = False
+    rows_name_their_file = True
+    written_elsewhere = True
+
+    def __init__(self, name: str, file_statistics: str):
+        self.name, self.file_statistics = name, file_statistics
+
+    def files(self, metastore, table, valid, partitions=None):
+        if not table.is_partitioned:
+            files = metastore.owner_files(table, {None: table.location})[None]
+            return [PartitionFiles(None, [table.location], [f for f in files if not f.content],
+                                   [f for f in files if f.content])]
+        if partitions is None:
+            partitions = metastore.get_partitions(table.dbName, table.tableName)
+        files_of = metastore.owner_files(table, {p.partName: p.location for p in partitions})
+        return [PartitionFiles(p, [p.location], [f for f in files_of.get(p.partName, []) if not f.content],
+                               [f for f in files_of.get(p.partName, []) if f.content]) for p in partitions]
+
+    def read(self, spark, table, parts, with_file):
+        return read_format_snapshot(spark, table, parts, with_file)
+
+    def record_count(self, metastore, table, partitions):
+        """Exact whether or not the lab's statistics are fresh. None (a scan, or the lab's statistics) when a
+        file has no count, position deletes remove rows from some, or a commit was not followed yet."""
+        if unfollowed_commit(table):
+            return None
+        owners = {p.partName: p.location for p in partitions} if partitions is not None else {None: table.location}
+        files = [f for listed in metastore.owner_files(table, owners).values() for f in listed]
+        if any(f.content or f.record_count is None for f in files):
+            return None
+        rows = sum(f.record_count or 0 for f in files)
+        where = f"{len(owners)} partition{'s' if len(owners) != 1 else ''}" if partitions is not None else "the table"
+        return rows, (f"answered from the record counts of {len(files)} file(s) of {where} in the metadata of "
+                      f"{snapshot_word(table)} {table.parameters.get(SNAPSHOT_PARAM)}")
+
+
+_MANAGED, _EXTERNAL = ManagedTable(), ExternalTable()
+_FORMATS = {"iceberg": FormatTable("iceberg", "Iceberg manifest"), "delta": FormatTable("delta", "Delta log")}
+
+
+def kind_of(table: Table) -> TableKind:
+    """The one place that tells the kinds apart."""
+    if is_snapshot_table(table):
+        return _FORMATS[table.parameters[FORMAT_PARAM]]
+    return _EXTERNAL if table.tableType == "EXTERNAL_TABLE" else _MANAGED
+
+
+def snapshot_files(metastore: Metastore, table: Table, valid: ValidWriteIdList,
+                   partitions: list[Partition] | None = None) -> list[PartitionFiles]:
+    """What a reader with `valid` sees of each partition (all of them unless given)."""
+    return kind_of(table).files(metastore, table, valid, partitions)
+
+
+def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False) -> DataFrame:
+    """The rows of those partitions as a DataFrame with the table's schema (partition keys last); with
+    `with_file` (an Iceberg or Delta table's), then each row's file as Spark spells it (FILE_COLUMN, a `file:`
+    URI: `local_file_path` gives the path the lab records)."""
+    kind = kind_of(table)
+    if with_file and not kind.rows_name_their_file:
+        raise MetaException(f"{table.qualified_name}: rows with their file are read of Iceberg and Delta tables only")
+    if not any(p.files for p in parts):
+        return empty_frame(spark, table, with_file)
+    return kind.read(spark, table, parts, with_file)
