@@ -579,6 +579,8 @@ def test_manifest_figures_feed_drills_file_level_and_pruning_without_footers(lab
     assert [d.kept for d in files] == [False, False] and footers_read == [], (report.decisions, footers_read)
     assert all(d.reason.endswith("[Iceberg manifest]") for d in files), files
     assert any("max xxxxxxxxxxxxxxxy" in d.reason for d in files), files  # the bound cut at 16 characters, rounded up
+    landing = lab.tables_frame().set_index("table").loc["notes"]  # never analyzed: rows from the record counts
+    assert (landing.kind, landing.rows) == ("iceberg", 5)
     outcome = lab.sql("ANALYZE TABLE ice.db.notes REFRESH METADATA 'FILE' LEVEL").details
     assert outcome.metadata_columns == ["id"] and outcome.footer_columns == ["note"], outcome.message
     notes = lab.metadata("ice.db.notes", "TABLE").set_index("column")

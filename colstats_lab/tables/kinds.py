@@ -125,7 +125,9 @@ class FormatTable(TableKind):
         file has no count, position deletes remove rows from some, or a commit was not followed yet."""
         if unfollowed_commit(table):
             return None
-        owners = {p.partName: p.location for p in partitions} if partitions is not None else {None: table.location}
+        named = partitions if partitions is not None or not table.is_partitioned else \
+            metastore.get_partitions(table.dbName, table.tableName)
+        owners = {p.partName: p.location for p in named} if named is not None else {None: table.location}
         files = [f for listed in metastore.owner_files(table, owners).values() for f in listed]
         if any(f.content or f.record_count is None for f in files):
             return None
