@@ -585,6 +585,8 @@ def test_manifest_figures_feed_drills_file_level_and_pruning_without_footers(lab
     assert outcome.metadata_columns == ["id"] and outcome.footer_columns == ["note"], outcome.message
     notes = lab.metadata("ice.db.notes", "TABLE").set_index("column")
     assert (notes.loc["note", "min"], notes.loc["note", "max"]) == ("ant", "x" * 40 + "2")
+    lab.sql("ANALYZE TABLE ice.db.notes DROP METADATA")  # the lab's record only: allowed on a catalog's table
+    assert lab.metastore.get_table_metadata("ice_db", "notes") is None
     assert lab.sql("SELECT id FROM ice.db.notes WHERE note > '" + "x" * 40 + "1'").df["id"].tolist() == [5]
 
 

@@ -63,8 +63,9 @@ def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None
     return handler(lab, stmt)
 
 
-# statements that read an attached catalog's table; the others would change it, which is its owner's job
-_CATALOG_STATEMENTS = (st.Analyze, st.RefreshMetadata, st.Describe, st.ShowPartitions)
+# statements that read an attached catalog's table (or drop only the lab's record of it); the others would change
+# it, which is its owner's job
+_CATALOG_STATEMENTS = (st.Analyze, st.RefreshMetadata, st.DropMetadata, st.Describe, st.ShowPartitions)
 
 
 def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -> st.Statement:
