@@ -246,6 +246,17 @@ class Lab:
         the staleness frame before, the partitions chosen and the ANALYZE outcome."""
         return analyze_commands.analyze_stale(self, table, threshold, txn)
 
+    def autoanalyze(self, databases: list[str] | str | None = None, mode: str = "all", threshold: float = 0.3,
+                    budget: str | float = "15m", columns: str = "all") -> Result:
+        """One round of auto-analyze (`colstats-lab autoanalyze` runs them on a schedule): over the tables of
+        `databases` (all by default) not marked `skip.stats.autoupdate=true`, the partitions whose statistics
+        are not accurate and whose rows changed by `threshold` or more (any change where rows cannot be
+        counted; never analyzed too, in mode "all"), most stale first, one ANALYZE a table within the
+        `budget` ("15m", "90s" or seconds); mode "existing" (or columns "analyzed") refreshes only the columns
+        analyzed before. Partitions with an open write wait for it. `details` is the round (`.due`,
+        `.analyzed`, `.left`, `.held_back`, `to_pandas()`)."""
+        return analyze_commands.autoanalyze(self, databases, mode, threshold, budget, columns)
+
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
         raises NoSuchObjectException naming it, InvalidInputException for a spec that is not one."""

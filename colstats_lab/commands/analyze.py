@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .. import frames
+from ..analyze.autoanalyze import AutoAnalyzeOptions, duration_seconds, run_round
 from ..analyze.stale import analyze_stale as analyze_stale_owners
 from ..analyze.stale import check_threshold
 from ..coltypes import from_spark_type, parse_type
@@ -38,6 +39,23 @@ def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: T
                     + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])
                     + (", ..." if len(below) > 5 else "") + ".")
     return Result(message=message, details=done)
+
+
+def autoanalyze(session: "Session", databases: list[str] | str | None = None, mode: str = "all",
+                threshold: float = 0.3, budget: str | float = "15m", columns: str = "all",
+                worker: str | None = None) -> Result:
+    """The work of `Lab.autoanalyze`, whose docstring is the reference."""
+    from . import catalogs
+
+    named = (databases,) if isinstance(databases, str) else tuple(databases or ())
+    for db in named:
+        if db.lower() not in session.metastore.get_all_databases():
+            raise NoSuchObjectException(f"database {db} does not exist")
+    options = AutoAnalyzeOptions(tuple(db.lower() for db in named), mode, threshold,
+                                 duration_seconds(budget, "the budget"), columns).checked()
+    outcome = run_round(lambda: session.spark, session.metastore, options, session.transaction,
+                        follow=lambda table: catalogs.followed(session, table), worker=worker)
+    return Result(message=outcome.message, details=outcome)
 
 
 def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) -> pd.DataFrame:

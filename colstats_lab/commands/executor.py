@@ -65,7 +65,8 @@ def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None
 
 # statements that read an attached catalog's table (or drop only the lab's record of it); the others would change
 # it, which is its owner's job
-_CATALOG_STATEMENTS = (st.Analyze, st.RefreshMetadata, st.DropMetadata, st.Describe, st.ShowPartitions)
+_CATALOG_STATEMENTS = (st.Analyze, st.RefreshMetadata, st.DropMetadata, st.Describe, st.ShowPartitions,
+                       st.ShowTableProperties)
 
 
 def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -> st.Statement:
@@ -389,6 +390,52 @@ def _show_partitions(lab: "Session", stmt: st.ShowPartitions) -> Result:
     return Result(stmt, df=pd.DataFrame({"partition": names}))
 
 
+# what the lab itself keeps in a table's parameters: set by hand, a figure would say what no ANALYZE computed
+_OWN_PROPERTIES = {"numRows", "rawDataSize", "totalSize", "numFiles", "numPartitions", "COLUMN_STATS_ACCURATE",
+                   "transactional", "transactional_properties", "EXTERNAL"}
+
+
+def _own_property(key: str) -> bool:
+    return key in _OWN_PROPERTIES or key.startswith(("colstats.", "spark.sql.statistics."))
+
+
+def _set_table_properties(lab: "Session", stmt: st.SetTableProperties) -> Result:
+    """Hive's SET TBLPROPERTIES for the properties that are the user's (`skip.stats.autoupdate`, `comment`,
+    a team's tags); the lab's own statistics and bookkeeping are refused by name."""
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    for key, _, _ in stmt.properties:
+        if _own_property(key):
+            raise InvalidInputException(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
+                                        "ANALYZE and the lab's writes keep it; it is not set by hand")
+    lab.metastore.alter_table_params(table.dbName, table.tableName, {key: value for key, value, _ in stmt.properties})
+    shown = ", ".join(f"{key}={value}" for key, value, _ in stmt.properties)
+    return Result(stmt, message=f"{table.qualified_name}: set {shown}")
+
+
+def _unset_table_properties(lab: "Session", stmt: st.UnsetTableProperties) -> Result:
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    for key, _ in stmt.keys:
+        if _own_property(key):
+            raise InvalidInputException(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
+                                        "it is not unset by hand")
+        if key not in table.parameters and not stmt.if_exists:
+            raise InvalidInputException(f"{table.qualified_name} has no property {key} (UNSET TBLPROPERTIES IF EXISTS "
+                                        "ignores it)")
+    lab.metastore.alter_table_params(table.dbName, table.tableName, {key: None for key, _ in stmt.keys})
+    return Result(stmt, message=f"{table.qualified_name}: unset {', '.join(key for key, _ in stmt.keys)}")
+
+
+def _show_table_properties(lab: "Session", stmt: st.ShowTableProperties) -> Result:
+    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    if stmt.key is not None:
+        value = table.parameters.get(stmt.key)
+        # Hive answers a missing key with a row saying so, not an error
+        shown = value if value is not None else f"Table {table.qualified_name} does not have property: {stmt.key}"
+        return Result(stmt, df=pd.DataFrame({"prpt_name": [stmt.key], "prpt_value": [shown]}))
+    items = sorted(table.parameters.items())
+    return Result(stmt, df=pd.DataFrame(items, columns=["prpt_name", "prpt_value"]))
+
+
 def _set(lab: "Session", stmt: st.SetOption) -> Result:
     if stmt.value is None:
         return Result(stmt, df=pd.DataFrame({"key": [stmt.key], "value": [str(lab.get(stmt.key))]}))
@@ -485,6 +532,9 @@ _HANDLERS = {
     st.SetOption: _set,
     st.AlterSkewed: _alter_skewed,
     st.SetSkewedLocation: _set_skewed_location,
+    st.SetTableProperties: _set_table_properties,
+    st.UnsetTableProperties: _unset_table_properties,
+    st.ShowTableProperties: _show_table_properties,
 }
 _TXN_HANDLERS = {st.Analyze: _analyze, st.AnalyzeTables: _analyze_tables, st.RefreshMetadata: _refresh_metadata,
                  st.Query: _query,

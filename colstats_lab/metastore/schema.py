@@ -577,7 +577,33 @@ _V13 = """
 ALTER TABLE SNAPSHOT_FILES ADD COLUMN FIGURES TEXT;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13]
+# Auto-analyze workers: the owners (a partition's name, '' for an unpartitioned table) each worker's ANALYZE
+# transaction claims, alive while that transaction is open; and every round a worker ran, with its options (JSON)
+# and what it did (TABLES: JSON, per table the partitions analyzed and the seconds, or the error).
+_V14 = """
+CREATE TABLE AUTOANALYZE_CLAIMS (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    OWNER TEXT NOT NULL,
+    TXN_ID INTEGER NOT NULL REFERENCES TXNS (TXN_ID),
+    CLAIMED_AT REAL NOT NULL,
+    PRIMARY KEY (TBL_ID, OWNER)
+);
+CREATE INDEX AUTOANALYZE_CLAIMS_BY_TXN ON AUTOANALYZE_CLAIMS (TXN_ID);
+CREATE TABLE AUTOANALYZE_ROUNDS (
+    ROUND_ID INTEGER PRIMARY KEY,
+    WORKER TEXT NOT NULL,
+    STARTED_AT REAL NOT NULL,
+    ENDED_AT REAL,
+    OPTIONS TEXT NOT NULL,
+    DUE INTEGER NOT NULL DEFAULT 0,
+    ANALYZED INTEGER NOT NULL DEFAULT 0,
+    LEFT_FOR_LATER INTEGER NOT NULL DEFAULT 0,
+    FAILED INTEGER NOT NULL DEFAULT 0,
+    TABLES TEXT
+);
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

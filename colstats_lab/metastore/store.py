@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from . import segments
+from .autoanalyze import AutoAnalyzeAPI
 from .catalog import CatalogAPI
 from .column_stats import ColumnStatisticsAPI
 from .common import BUSY_TIMEOUT_MS, DEFAULT_DB
@@ -28,7 +29,7 @@ from .txns import TxnAPI
 
 
 class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, TableMetadataAPI, TxnAPI, HistoryAPI,
-                ExpectationsAPI, SnapshotFilesAPI):
+                ExpectationsAPI, SnapshotFilesAPI, AutoAnalyzeAPI):
     """A Hive-schema metastore in the SQLite file at `path` (created and migrated on open)."""
 
     def __init__(self, path: str, warehouse: str | None = None):

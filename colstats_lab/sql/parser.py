@@ -485,7 +485,29 @@ class _Parser:
             self.expect_word("AS")
             self.expect_word("DIRECTORIES")
             return st.AlterSkewed(table=table, not_stored_as_directories=True)
+        if self.accept_word("UNSET"):
+            self.expect_word("TBLPROPERTIES")
+            stmt = st.UnsetTableProperties(table=table, if_exists=self.if_exists())
+            self.expect_symbol("(")
+            while True:
+                stmt.keys.append((self.string(), self.tok.start))
+                if not self.accept_symbol(","):
+                    break
+            self.expect_symbol(")")
+            return stmt
         if self.accept_word("SET"):
+            if self.accept_word("TBLPROPERTIES"):
+                stmt = st.SetTableProperties(table=table)
+                self.expect_symbol("(")
+                while True:
+                    start = self.tok.start
+                    key = self.string()
+                    self.expect_symbol("=")
+                    stmt.properties.append((key, self.string(), start))
+                    if not self.accept_symbol(","):
+                        break
+                self.expect_symbol(")")
+                return stmt
             self.expect_word("SKEWED")
             self.expect_word("LOCATION")
             self.expect_symbol("(")
@@ -500,7 +522,8 @@ class _Parser:
             self.expect_symbol(")")
             return stmt
         raise self.error(f"expected ADD PARTITION, DROP PARTITION, [PARTITION (..)] CONCATENATE, SKEWED BY, "
-                         f"NOT SKEWED, NOT STORED AS DIRECTORIES or SET SKEWED LOCATION, found {self.tok.describe()}")
+                         f"NOT SKEWED, NOT STORED AS DIRECTORIES, SET SKEWED LOCATION, SET TBLPROPERTIES or "
+                         f"UNSET TBLPROPERTIES, found {self.tok.describe()}")
 
     def peek_arity(self) -> int:
         """How many elements the skewed value at the cursor has: 1, or the items of `( ... )`."""
@@ -552,7 +575,13 @@ class _Parser:
             if self.accept_word("PARTITION"):
                 stmt.partition = self.partition_spec(allow_unvalued=False)
             return stmt
-        raise self.error(f"expected DATABASES, TABLES or PARTITIONS, found {self.tok.describe()}")
+        if self.accept_word("TBLPROPERTIES"):
+            shown = st.ShowTableProperties(table=self.table_name())
+            if self.accept_symbol("("):
+                shown.key = self.string()
+                self.expect_symbol(")")
+            return shown
+        raise self.error(f"expected DATABASES, TABLES, PARTITIONS or TBLPROPERTIES, found {self.tok.describe()}")
 
     def set_option(self) -> st.SetOption:
         start = self.tok

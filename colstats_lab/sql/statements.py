@@ -96,6 +96,31 @@ class SetSkewedLocation(Statement):
 
 
 @dataclass
+class SetTableProperties(Statement):
+    """Hive's `ALTER TABLE t SET TBLPROPERTIES ('k'='v', ...)`."""
+
+    table: TableName = None
+    properties: list[tuple[str, str, int]] = field(default_factory=list)  # (key, value, offset of the key)
+
+
+@dataclass
+class UnsetTableProperties(Statement):
+    """Hive's `ALTER TABLE t UNSET TBLPROPERTIES [IF EXISTS] ('k', ...)`."""
+
+    table: TableName = None
+    keys: list[tuple[str, int]] = field(default_factory=list)  # (key, offset)
+    if_exists: bool = False
+
+
+@dataclass
+class ShowTableProperties(Statement):
+    """Hive's `SHOW TBLPROPERTIES t [('k')]`: rows prpt_name, prpt_value."""
+
+    table: TableName = None
+    key: str | None = None
+
+
+@dataclass
 class Concatenate(Statement):
     """Hive's `ALTER TABLE t [PARTITION (..)] CONCATENATE`: each directory's files merged into one."""
 

@@ -1,0 +1,305 @@
+"""Auto-analyze: statistics kept fresh unattended, as Hive's StatsUpdaterThread keeps them
+(`hive.stats.auto.update` all | existing, the table property `skip.stats.autoupdate`), with the lab's exact
+staleness deciding what is due.
+
+A round: every table of the databases named (all of them by default) not opted out; its owners (partitions,
+or the table) whose statistics are not accurate now and are due: rows changed since the last ANALYZE over the
+owner's rows at or past the threshold (Impala's rule of thumb: 30 %), any change where it cannot be counted in
+rows (an external, Iceberg or Delta table's files), or never analyzed (mode `all` only). An owner with an open
+write waits for it to end. Most stale first, table by table, one ANALYZE (one Spark job) a table, within the
+time budget; what did not fit waits for the next round. Each table's owners are claimed in the metastore by the
+ANALYZE's own transaction before they are read, and judged again once claimed, so two workers never analyze
+one owner: a claim lives while its transaction heartbeats and ends with it (a killed worker's with the abort of
+its expired transaction). Statistics are stored with the worker's write ID, as any ANALYZE's are: a write that
+commits meanwhile leaves its partition stale, never falsely accurate."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import pandas as pd
+from pyspark.sql import SparkSession
+
+from ..errors import ColstatsError
+from ..metastore import InvalidInputException, Metastore, Table
+from ..metastore.autoanalyze import TABLE_OWNER
+from ..sql.statements import Analyze, TableName
+from ..transaction import Transaction
+from .runner import run_analyze
+from .stale import check_threshold, staleness_frame
+
+log = logging.getLogger("colstats_lab.autoanalyze")
+
+MODES = ("all", "existing")
+COLUMN_CHOICES = ("all", "analyzed")
+SKIP_PARAM = "skip.stats.autoupdate"
+_UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def duration_seconds(text: str | float | int, what: str) -> float:
+    """`90`, `30s`, `10m` or `1h` as seconds; raises naming a malformed one."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool) and text >= 0:
+        return float(text)
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", str(text))
+    if match is None:
+        raise InvalidInputException(f"{what} is a duration such as 90s, 10m or 1h, not {text!r}")
+    return float(match.group(1)) * _UNITS[match.group(2) or "s"]
+
+
+@dataclass(frozen=True)
+class AutoAnalyzeOptions:
+    databases: tuple[str, ...] = ()  # none: every database
+    mode: str = "all"  # or "existing": only owners analyzed before, only the columns analyzed before
+    threshold: float = 0.3
+    budget_s: float = 900.0
+    columns: str = "all"  # or "analyzed": the columns analyzed before (all of them where none were)
+
+    def checked(self) -> "AutoAnalyzeOptions":
+        if self.mode not in MODES:
+            raise InvalidInputException(f"mode is one of {', '.join(MODES)}, not {self.mode!r}")
+        if self.columns not in COLUMN_CHOICES:
+            raise InvalidInputException(f"columns is one of {', '.join(COLUMN_CHOICES)}, not {self.columns!r}")
+        check_threshold(self.threshold)
+        if self.budget_s < 0:
+            raise InvalidInputException(f"the budget is a duration, not {self.budget_s!r}")
+        return self
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> "AutoAnalyzeOptions":
+        values = json.loads(text)
+        return cls(**{**values, "databases": tuple(values.get("databases") or ())})
+
+
+@dataclass(frozen=True)
+class DueOwner:
+    """A partition (owner None: an unpartitioned table) whose statistics are due, and why."""
+
+    db: str
+    table: str
+    owner: str | None
+    changed_fraction: float | None  # None: not countable in rows (files another job changes), or never analyzed
+    reason: str
+    analyzed_columns: frozenset[str]
+
+    @property
+    def qualified_table(self) -> str:
+        return f"{self.db}.{self.table}"
+
+    @property
+    def staleness(self) -> float:
+        """How stale, for the order: the changed fraction; a change that cannot be counted, or no statistics
+        at all, counts as everything changed."""
+        return 1.0 if self.changed_fraction is None else self.changed_fraction
+
+    def describe(self) -> str:
+        where = f"{self.qualified_table} {self.owner}" if self.owner else self.qualified_table
+        how = "never analyzed" if not self.analyzed_columns else (
+            f"{self.changed_fraction:.0%} of rows changed" if self.changed_fraction is not None else self.reason)
+        return f"{where} ({how})"
+
+
+QUEUE_COLUMNS = ["database", "table", "partition", "changed_fraction", "never_analyzed", "reason"]
+
+
+def due_owners(metastore: Metastore, options: AutoAnalyzeOptions, held_back: dict[str, str] | None = None
+               ) -> list[DueOwner]:
+    """What a round would analyze now, most stale first. Reads the metastore (and external tables' listings)
+    alone. `held_back`, when given, collects what waits and why (opted out, an open write)."""
+    due: list[DueOwner] = []
+    for db in options.databases or tuple(metastore.get_all_databases()):
+        for name in metastore.get_tables(db):
+            table = metastore.get_table(db, name)
+            due += _due_in(metastore, table, options, held_back if held_back is not None else {})
+    return sorted(due, key=lambda d: (-d.staleness, d.db, d.table, d.owner or ""))
+
+
+def _due_in(metastore: Metastore, table: Table, options: AutoAnalyzeOptions, held_back: dict[str, str]
+            ) -> list[DueOwner]:
+    if str(table.parameters.get(SKIP_PARAM, "")).strip().lower() == "true":
+        held_back[table.qualified_name] = f"{SKIP_PARAM}=true"
+        return []
+    if not table.stats_column_names:
+        return []
+    frame = staleness_frame(metastore, table)
+    if frame["accurate"].all():
+        return []
+    writes = metastore.open_writes(table.dbName, table.tableName)
+    if TABLE_OWNER in writes:
+        held_back[table.qualified_name] = f"open write in transaction {writes[TABLE_OWNER]}"
+        return []
+    analyzed = metastore.analyzed_columns(table.dbName, table.tableName)
+    restricted = options.mode == "existing" or options.columns == "analyzed"
+    judged: dict[frozenset[str], dict] = {}  # accuracy of the columns analyzed before, per set of them
+    out = []
+    for row in frame.itertuples():
+        if row.accurate:
+            continue
+        key = row.partition if row.partition is not None else TABLE_OWNER
+        columns = frozenset(analyzed.get(key, ()))
+        if not columns and options.mode == "existing":
+            continue
+        if restricted and columns:  # only those columns are refreshed: judged by them, or it is due forever
+            if columns not in judged:
+                judged[columns] = metastore.stats_compliance(table.dbName, table.tableName, sorted(columns))
+            if judged[columns][row.partition][0]:
+                continue
+        if key in writes:
+            held_back[f"{table.qualified_name} {row.partition}"] = f"open write in transaction {writes[key]}"
+            continue
+        fraction = row.changed_fraction
+        if columns and fraction is not None and fraction < options.threshold:
+            continue
+        out.append(DueOwner(table.dbName, table.tableName, row.partition, fraction, row.reason, columns))
+    return out
+
+
+def queue_frame(due: list[DueOwner]) -> pd.DataFrame:
+    return pd.DataFrame([(d.db, d.table, d.owner, d.changed_fraction, not d.analyzed_columns, d.reason)
+                         for d in due], columns=QUEUE_COLUMNS)
+
+
+@dataclass
+class RoundOutcome:
+    """One round: what was due, what was analyzed (per table: owners, seconds), left for the next round, failed."""
+
+    round_id: int
+    worker: str
+    options: AutoAnalyzeOptions
+    due: list[DueOwner] = field(default_factory=list)
+    analyzed: list[dict] = field(default_factory=list)  # {"table", "owners", "seconds", "columns"}
+    left: list[DueOwner] = field(default_factory=list)
+    taken: list[DueOwner] = field(default_factory=list)  # claimed or analyzed by another worker meanwhile
+    failed: list[dict] = field(default_factory=list)  # {"table", "error"}
+    held_back: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def analyzed_owners(self) -> int:
+        return sum(len(a["owners"]) for a in self.analyzed)
+
+    @property
+    def message(self) -> str:
+        if not self.due:
+            text = "Auto-analyze: nothing due"
+        else:
+            text = (f"Auto-analyze: {len(self.due)} due; analyzed {self.analyzed_owners} in "
+                    f"{len(self.analyzed)} table(s)")
+            if self.left:
+                text += f"; {len(self.left)} left for the next round (budget {self.options.budget_s:.0f} s)"
+            if self.taken:
+                text += f"; {len(self.taken)} taken by another worker"
+            if self.failed:
+                text += f"; {len(self.failed)} table(s) failed: " + "; ".join(
+                    f"{f['table']}: {f['error']}" for f in self.failed)
+        if self.held_back:
+            text += "; waiting: " + "; ".join(f"{k} ({v})" for k, v in sorted(self.held_back.items()))
+        return f"{text}. {self.seconds:.1f} s."
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per table analyzed: table, partitions, columns, seconds."""
+        return pd.DataFrame([(a["table"], len(a["owners"]), a["columns"], a["seconds"]) for a in self.analyzed],
+                            columns=["table", "partitions", "columns", "seconds"])
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_round(spark: Callable[[], SparkSession], metastore: Metastore, options: AutoAnalyzeOptions,
+              new_transaction: Callable[[], Transaction], follow: Callable[[Table], Table] = lambda t: t,
+              worker: str | None = None) -> RoundOutcome:
+    """One round (see the module's docstring); `follow` brings a table another system owns up to date before
+    it is judged (an Iceberg or Delta table's current snapshot)."""
+    options = options.checked()
+    started = time.perf_counter()
+    worker = worker or worker_name()
+    outcome = RoundOutcome(metastore.start_autoanalyze_round(worker, options.to_json()), worker, options)
+    for db in options.databases or tuple(metastore.get_all_databases()):
+        for name in metastore.get_tables(db):
+            follow(metastore.get_table(db, name))
+    outcome.due = due_owners(metastore, options, outcome.held_back)
+    if outcome.due:
+        log.info("round %d (%s): %d due, most stale first: %s", outcome.round_id, worker, len(outcome.due),
+                 ", ".join(d.describe() for d in outcome.due[:10]) + (", ..." if len(outcome.due) > 10 else ""))
+    for key, why in sorted(outcome.held_back.items()):
+        log.info("round %d: %s waits: %s", outcome.round_id, key, why)
+    by_table: dict[tuple[str, str], list[DueOwner]] = {}
+    for due in outcome.due:
+        by_table.setdefault((due.db, due.table), []).append(due)
+    for (db, name), owners in by_table.items():
+        if outcome.analyzed and time.perf_counter() - started >= options.budget_s:
+            outcome.left += owners
+            continue
+        _analyze_table(spark, metastore, options, new_transaction, db, name, owners, outcome)
+    if outcome.left:
+        log.info("round %d: left for the next round (budget %.0f s spent): %s", outcome.round_id, options.budget_s,
+                 ", ".join(d.describe() for d in outcome.left))
+    outcome.seconds = time.perf_counter() - started
+    metastore.end_autoanalyze_round(outcome.round_id, len(outcome.due), outcome.analyzed_owners, len(outcome.left),
+                                    len(outcome.failed), json.dumps(outcome.analyzed + outcome.failed))
+    log.info("round %d done in %.1f s: %d analyzed, %d left, %d failed", outcome.round_id, outcome.seconds,
+             outcome.analyzed_owners, len(outcome.left), len(outcome.failed))
+    return outcome
+
+
+def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new_transaction,
+                   db: str, name: str, owners: list[DueOwner], outcome: RoundOutcome) -> None:
+    qualified = f"{db}.{name}"
+    began = time.perf_counter()
+    txn = new_transaction()
+    try:
+        keys = [d.owner if d.owner is not None else TABLE_OWNER for d in owners]
+        claimed = set(metastore.claim_for_analyze(txn.txn_id, db, name, keys))
+        # judged again once ours: another worker may have analyzed them between the queue and the claim
+        table = metastore.get_table(db, name)
+        still = {(d.owner if d.owner is not None else TABLE_OWNER)
+                 for d in _due_in(metastore, table, options, {})}
+        mine = [d for d in owners if (d.owner if d.owner is not None else TABLE_OWNER) in claimed & still]
+        outcome.taken += [d for d in owners if d not in mine]
+        if not mine:
+            log.info("round %d: %s: every due partition was claimed or analyzed by another worker",
+                     outcome.round_id, qualified)
+            txn.abort("nothing left to analyze")
+            return
+        columns = _columns(table, options, mine)
+        stmt = Analyze(table=TableName(db, name), mode="columns",
+                       columns=None if columns is None else [(c, 0) for c in columns])
+        run_analyze(spark, metastore, stmt, db, txn,
+                    only=[d.owner for d in mine if d.owner is not None] if table.is_partitioned else None)
+        txn.commit()
+        seconds = time.perf_counter() - began
+        outcome.analyzed.append({"table": qualified, "owners": [d.owner for d in mine],
+                                 "columns": "all" if columns is None else ", ".join(columns), "seconds": seconds})
+        log.info("round %d: analyzed %s: %s in %.1f s", outcome.round_id, qualified,
+                 ", ".join(d.owner or "the table" for d in mine), seconds)
+    except ColstatsError as error:
+        if txn.state == "open":
+            txn.abort(str(error))
+        outcome.failed.append({"table": qualified, "error": str(error)})
+        log.error("round %d: %s failed: %s", outcome.round_id, qualified, error)
+    except BaseException:
+        if txn.state == "open":
+            txn.abort("the worker stopped")
+        raise
+    finally:
+        metastore.release_claims(txn.txn_id)
+
+
+def _columns(table: Table, options: AutoAnalyzeOptions, owners: list[DueOwner]) -> list[str] | None:
+    """The columns to analyze (None: all): those analyzed before in mode `existing` or with columns
+    `analyzed`, where any were."""
+    if options.mode == "all" and options.columns == "all":
+        return None
+    before = set().union(*(d.analyzed_columns for d in owners))
+    if not before:
+        return None
+    return [c.name for c in table.cols if c.name in before]

@@ -1,0 +1,107 @@
+"""Auto-analyze in one process: what a round picks (the threshold at its edge, modes `all` and `existing`,
+the opt-out property, an open write, the budget), and that what it stores equals pandas over the rows.
+Workers in processes of their own are `test_autoanalyze_processes.py`."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from colstats_lab.metastore import InvalidInputException
+
+
+def stale_table(lab, name: str = "moved") -> None:
+    """Four partitions of 10 rows analyzed, then (autogather off) a: +5 rows (5 of 15, 33%), b: +4 (4 of 14,
+    29%), c: +10 (10 of 20, 50%), d untouched; and e written, never analyzed."""
+    lab.sql(f"CREATE TABLE {name} (v INT, w STRING) PARTITIONED BY (d STRING)")
+    lab.write(name, pd.DataFrame({"v": list(range(40)), "w": [f"w{i}" for i in range(40)],
+                                  "d": [("a", "b", "c", "d")[i % 4] for i in range(40)]}))
+    lab.set("hive.stats.column.autogather", False)
+    for part, rows in (("a", 5), ("b", 4), ("c", 10), ("e", 3)):
+        lab.write(name, pd.DataFrame({"v": [1000 + i for i in range(rows)], "w": ["new"] * rows}),
+                  partition={"d": part})
+
+
+def stats_of(lab, table: str, partition: str) -> dict:
+    frame = lab.stats_frame(table)
+    return {r.column: r for r in frame[frame.partition == partition].itertuples()}
+
+
+def test_a_round_analyzes_exactly_the_partitions_due_most_stale_first(lab):
+    stale_table(lab)
+    outcome = lab.autoanalyze(threshold=0.3).details
+    assert [d.owner for d in outcome.due] == ["d=e", "d=c", "d=a"]  # never analyzed counts as all changed
+    assert [a["owners"] for a in outcome.analyzed] == [["d=e", "d=c", "d=a"]]  # one table: one ANALYZE
+    assert outcome.message.startswith("Auto-analyze: 3 due; analyzed 3 in 1 table(s)")
+    accurate = lab.staleness("moved").set_index("partition")["accurate"].to_dict()
+    assert accurate == {"d=a": True, "d=b": False, "d=c": True, "d=d": True, "d=e": True}
+    rows = lab.table("moved").toPandas()
+    for part in ("a", "c", "e"):
+        want = rows[rows.d == part]
+        got = stats_of(lab, "moved", f"d={part}")
+        assert (got["v"].rows, int(got["v"].max), got["v"].ndv) == (len(want), want.v.max(), want.v.nunique())
+    again = lab.autoanalyze(threshold=0.3).details
+    assert again.due == [] and again.analyzed == []
+
+
+def test_the_threshold_at_its_edge(lab):
+    stale_table(lab)
+    lab.autoanalyze(threshold=0.3)  # a, c, e
+    assert lab.autoanalyze(threshold=4 / 14 + 1e-9).details.due == []
+    picked = lab.autoanalyze(threshold=4 / 14).details
+    assert [d.owner for d in picked.due] == ["d=b"] and picked.analyzed[0]["owners"] == ["d=b"]
+    with pytest.raises(InvalidInputException, match="between 0 and 1"):
+        lab.autoanalyze(threshold=1.5)
+    with pytest.raises(InvalidInputException, match="mode is one of all, existing"):
+        lab.autoanalyze(mode="some")
+    with pytest.raises(InvalidInputException, match="duration such as 90s"):
+        lab.autoanalyze(budget="ten minutes")
+
+
+def test_existing_refreshes_the_columns_analyzed_before_and_leaves_the_never_analyzed(lab):
+    lab.sql("CREATE TABLE two (v INT, w STRING) PARTITIONED BY (d STRING)")
+    lab.set("hive.stats.column.autogather", False)
+    lab.write("two", pd.DataFrame({"v": [1, 2], "w": ["a", "b"]}), partition={"d": "old"})
+    lab.sql("ANALYZE TABLE two PARTITION (d='old') COMPUTE STATISTICS FOR COLUMNS v")
+    lab.write("two", pd.DataFrame({"v": [3, 4], "w": ["c", "d"]}), partition={"d": "old"})  # 2 of 4
+    lab.write("two", pd.DataFrame({"v": [9], "w": ["z"]}), partition={"d": "new"})
+    existing = lab.autoanalyze(mode="existing").details
+    assert [d.owner for d in existing.due] == ["d=old"] and existing.analyzed[0]["columns"] == "v"
+    old = stats_of(lab, "two", "d=old")
+    assert (old["v"].rows, int(old["v"].max), old["v"].accurate) == (4, 4, True)
+    assert "w" not in old or old["w"].accurate is not True  # never analyzed there: left so
+    assert lab.staleness("two").set_index("partition").loc["d=new", "accurate"] is False
+    assert lab.autoanalyze(mode="existing").details.due == []  # v is accurate again: nothing more to refresh
+    everything = lab.autoanalyze(mode="all").details  # every column, where some never were analyzed too
+    assert [d.owner for d in everything.due] == ["d=new", "d=old"] and everything.analyzed[0]["columns"] == "all"
+    new, old = stats_of(lab, "two", "d=new"), stats_of(lab, "two", "d=old")
+    assert new["w"].accurate and new["v"].rows == 1 and old["w"].accurate and old["w"].ndv == 4
+
+
+def test_an_opted_out_table_and_an_open_write_wait(lab):
+    stale_table(lab)
+    lab.sql("ALTER TABLE moved SET TBLPROPERTIES ('skip.stats.autoupdate'='true', 'owner.team'='ads')")
+    held = lab.autoanalyze().details
+    assert held.due == [] and held.held_back == {"default.moved": "skip.stats.autoupdate=true"}
+    assert lab.sql("SHOW TBLPROPERTIES moved ('owner.team')").df.values.tolist() == [["owner.team", "ads"]]
+    lab.sql("ALTER TABLE moved UNSET TBLPROPERTIES ('skip.stats.autoupdate')")
+    with lab.transaction() as txn:
+        lab.write("moved", pd.DataFrame({"v": [1], "w": ["x"]}), partition={"d": "c"}, txn=txn)
+        during = lab.autoanalyze().details
+        assert "d=c" not in {d.owner for d in during.due}
+        assert during.held_back["default.moved d=c"] == f"open write in transaction {txn.txn_id}"
+    after = lab.autoanalyze().details  # the write committed: d=c is due again, with its new row
+    assert [d.owner for d in after.due] == ["d=c"]
+    assert stats_of(lab, "moved", "d=c")["v"].rows == 21
+    with pytest.raises(InvalidInputException, match="numRows is the lab's own statistics"):
+        lab.sql("ALTER TABLE moved SET TBLPROPERTIES ('numRows'='5')")
+
+
+def test_the_budget_leaves_the_rest_for_the_next_round(lab):
+    stale_table(lab, "first")
+    stale_table(lab, "second")
+    one = lab.autoanalyze(budget=0).details  # a round analyzes at least one table
+    assert [a["table"] for a in one.analyzed] == ["default.first"]
+    assert {d.table for d in one.left} == {"second"} and "left for the next round" in one.message
+    two = lab.autoanalyze(budget="10m").details
+    assert [a["table"] for a in two.analyzed] == ["default.second"]
+
