@@ -154,6 +154,44 @@ def cmd_check(args) -> int:
     return 1 if failing else 0
 
 
+def cmd_autoanalyze(args) -> int:
+    """Rounds of auto-analyze: one with --once, else one every --every until stopped (SIGTERM or Ctrl-C end
+    the round under way without storing it: its partitions stay as they were and are claimed no more)."""
+    import logging
+    import signal
+    import time
+
+    from .analyze.autoanalyze import duration_seconds
+    from .errors import ColstatsError
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logger = logging.getLogger("colstats_lab.autoanalyze")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+    def stop(_signum, _frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        every = None if args.once else duration_seconds(args.every, "--every")
+        lab = _lab(args)
+        while True:
+            began = time.monotonic()
+            result = lab.autoanalyze(args.db, args.mode, args.threshold, args.budget, args.columns)
+            print(result.message, flush=True)
+            if every is None:
+                return 1 if result.details.failed else 0
+            time.sleep(max(0.0, every - (time.monotonic() - began)))
+    except ColstatsError as exc:
+        print(f"colstats-lab: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("colstats-lab: auto-analyze stopped", file=sys.stderr)
+        return 0
+
+
 def cmd_report(args) -> int:
     from .errors import ColstatsError
 
@@ -208,6 +246,19 @@ def main(argv: list[str] | None = None) -> int:
                        help="columns never analyzed do not fail the check (statistics gone stale still do)")
     check.add_argument("--show", type=int, default=10, help="stale statistics listed per table")
     check.set_defaults(func=cmd_check)
+    auto = sub.add_parser("autoanalyze", help="keep statistics fresh: analyze the partitions gone stale, round "
+                                              "after round (or --once)")
+    auto.add_argument("--db", action="append", help="a database to watch (repeatable; default: all)")
+    when = auto.add_mutually_exclusive_group()
+    when.add_argument("--every", default="10m", help="time between rounds' starts, e.g. 10m, 90s (default 10m)")
+    when.add_argument("--once", action="store_true", help="one round, then exit (1 if a table failed)")
+    auto.add_argument("--mode", default="all", help="all: never-analyzed partitions too; existing: only the "
+                                                     "columns analyzed before, as Hive's hive.stats.auto.update")
+    auto.add_argument("--threshold", type=float, default=0.3,
+                      help="fraction of a partition's rows changed that makes it due (default 0.3)")
+    auto.add_argument("--budget", default="15m", help="time a round may take; the rest waits (default 15m)")
+    auto.add_argument("--columns", default="all", help="all, or analyzed: only the columns analyzed before")
+    auto.set_defaults(func=cmd_autoanalyze)
     report = sub.add_parser("report", help="write a table's report as a standalone HTML page or JSON (no Spark)")
     report.add_argument("table")
     report.add_argument("output", help="a path ending .html or .json")

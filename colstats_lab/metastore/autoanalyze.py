@@ -50,7 +50,9 @@ class AutoAnalyzeAPI:
             conn.execute("DELETE FROM AUTOANALYZE_CLAIMS WHERE TXN_ID = ?", (txn_id,))
 
     def claims(self) -> list[dict]:
-        """Claims held by open transactions: database, table, owner, transaction, host and pid, since when."""
+        """Claims held by live transactions (those of dead workers' are let go first): database, table, owner,
+        transaction, host and pid, since when."""
+        self.abort_expired_txns()
         with self.snapshot() as conn:
             return [dict(r) for r in conn.execute(
                 "SELECT D.NAME AS db, T.TBL_NAME AS tbl, C.OWNER AS owner, C.TXN_ID AS txn, X.TXN_HOST AS host, "

@@ -100,6 +100,12 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         frame = frame.withColumn(DIRECTORY_COLUMN, directory_column(table, specs, partition or {}))
         partition_by.append(DIRECTORY_COLUMN)
     write_id = txn.write_id(table)
+    # the partition a static write goes to is known now: recorded at once, an auto-analyze worker holds back
+    # that partition only, not the whole table, while the write runs
+    announced = [_static_name(table, partition)] if table.is_partitioned and partition else \
+        [] if table.is_partitioned else [None]
+    if announced:
+        metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, announced, "i", write_id)
     valid = txn.snapshot(table)
     staging = os.path.join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
     moved: list[str] = []
@@ -119,7 +125,9 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     gathered = {name: collect() for name in written} if collect else {}
     if gather and plans and dynamic and written:
         gathered = _gather_per_partition(spark, table, written, plans)
-    metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, list(written), "i", write_id)
+    unannounced = [name for name in written if name not in announced]
+    if unannounced:
+        metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, unannounced, "i", write_id)
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written])
     txn.add(WriteChange(table, mode, write_id, valid, written, gathered, relayout))
@@ -195,6 +203,13 @@ def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> 
     return frame.select(*columns)
 
 
+def _static_name(table: Table, partition: dict) -> str:
+    """The name of the partition a static spec gives every key of."""
+    values = [canonical_value(k.name, k.type, {x.lower(): v for x, v in partition.items()}[k.name])
+              for k in table.partitionKeys]
+    return Partition(table.dbName, table.tableName, values, keys=table.partition_key_names).partName
+
+
 def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, partition: dict,
                       moved: list[str], specs: dict[str, SkewedInfo]) -> dict[str | None, FilesWritten]:
     """Renames Spark's output directories into the table as this write's delta (or base) directories,
@@ -206,10 +221,7 @@ def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, part
         leaves.setdefault(part_name, []).append((sub, path))
     if table.is_partitioned and partition and not leaves:
         # A static partition written with no rows still exists, empty (and an overwrite empties it).
-        values = [canonical_value(k.name, k.type, {x.lower(): v for x, v in partition.items()}[k.name])
-                  for k in table.partitionKeys]
-        name = Partition(table.dbName, table.tableName, values, keys=table.partition_key_names).partName
-        leaves = {name: None}
+        leaves = {_static_name(table, partition): None}
     if not table.is_partitioned:
         leaves = {None: [(None, staging)]}
     for rel, sources in sorted(leaves.items(), key=lambda kv: kv[0] or ""):

@@ -1,0 +1,92 @@
+"""Auto-analyze workers as processes of their own on one metastore file, as a cron job or two machines would
+run them: two at once never analyze one partition, a write committed meanwhile is never taken for analyzed,
+and a worker killed while it holds claims leaves every partition as it was and nothing claimed."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def worker(home: str, log_path: str, *extra: str) -> subprocess.Popen:
+    with open(log_path, "w") as log:
+        return subprocess.Popen([sys.executable, "-m", "colstats_lab.cli", "--home", home, "autoanalyze", "--once",
+                                 *extra], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def changed_table(lab, name: str, parts: int, changed: int) -> list[str]:
+    """`parts` partitions of 10 rows, analyzed; then (autogather off) the first `changed` get 10 rows more
+    (50% of their rows). Returns the changed partitions' names."""
+    lab.sql(f"CREATE TABLE {name} (v INT, w STRING) PARTITIONED BY (d STRING)")
+    lab.set("hive.stats.column.autogather", True)
+    lab.write(name, pd.DataFrame({"v": list(range(parts * 10)), "w": [f"w{i % 7}" for i in range(parts * 10)],
+                                  "d": [f"p{i % parts:02d}" for i in range(parts * 10)]}))
+    lab.set("hive.stats.column.autogather", False)
+    for index in range(changed):
+        lab.write(name, pd.DataFrame({"v": list(range(500, 510)), "w": ["new"] * 10}), partition={"d": f"p{index:02d}"})
+    return [f"d=p{index:02d}" for index in range(changed)]
+
+
+def never_falsely_accurate(lab, name: str) -> None:
+    """Every partition whose statistics say accurate holds the rows they count."""
+    rows = lab.table(name).toPandas().groupby("d").size()
+    frame = lab.stats_frame(name)
+    for r in frame[(frame.column == "v") & frame.partition.notna()].itertuples():
+        if r.accurate:
+            assert r.rows == rows[r.partition.split("=")[1]], (r.partition, r.rows)
+
+
+def test_two_workers_and_a_writer_share_one_metastore(lab, tmp_path):
+    first = changed_table(lab, "clicks", parts=8, changed=4)
+    second = changed_table(lab, "views", parts=8, changed=6)
+    workers = [worker(lab.home, str(tmp_path / f"worker{i}.log")) for i in (1, 2)]
+    written = 0
+    while any(w.poll() is None for w in workers):  # a writer meanwhile, into partitions the workers analyze
+        lab.write("clicks", pd.DataFrame({"v": [900 + written], "w": ["late"]}), partition={"d": "p00"})
+        written += 1
+        time.sleep(0.5)
+    logs = [open(tmp_path / f"worker{i}.log").read() for i in (1, 2)]
+    assert [w.returncode for w in workers] == [0, 0], logs
+    rounds = lab.metastore.autoanalyze_rounds()
+    analyzed = [(t["table"], owner) for r in rounds for t in json.loads(r["tables"] or "[]") for owner in t["owners"]]
+    assert len(analyzed) == len(set(analyzed)), (analyzed, logs)  # no partition analyzed twice
+    # the one the writer kept writing may have waited for its open write; the others were analyzed, once
+    expected = {("default.clicks", p) for p in first} | {("default.views", p) for p in second}
+    assert expected - {("default.clicks", "d=p00")} <= set(analyzed) <= expected, logs
+    assert all(r["ended_at"] is not None for r in rounds) and lab.metastore.claims() == []
+    never_falsely_accurate(lab, "clicks")
+    never_falsely_accurate(lab, "views")
+    assert written > 0
+    last = lab.autoanalyze().details  # the writer is done: what waited, or went stale meanwhile, is analyzed
+    assert {d.owner for d in last.due} <= {"d=p00"}
+    assert lab.staleness("clicks")["accurate"].all() and lab.staleness("views")["accurate"].all()
+    never_falsely_accurate(lab, "clicks")
+
+
+def test_a_worker_killed_while_it_holds_claims_leaves_everything_as_it_was(lab, tmp_path):
+    stale = changed_table(lab, "orders", parts=6, changed=3)
+    before = lab.stats_frame("orders")
+    killed = worker(lab.home, str(tmp_path / "killed.log"))
+    deadline = time.time() + 120
+    while not lab.metastore.claims():
+        assert killed.poll() is None and time.time() < deadline, open(tmp_path / "killed.log").read()
+        time.sleep(0.1)
+    assert sorted(c["owner"] for c in lab.metastore.claims()) == stale
+    time.sleep(3)  # into its Spark start or its job
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait()
+    assert lab.metastore.claims() == []  # its transaction is aborted: its process is gone
+    after = lab.stats_frame("orders")
+    pd.testing.assert_frame_equal(before, after)  # nothing of its round stored
+    assert lab.metastore.autoanalyze_rounds()[0]["ended_at"] is None
+    done = lab.autoanalyze().details
+    assert sorted(done.analyzed[0]["owners"]) == stale
+    assert lab.staleness("orders")["accurate"].all()
