@@ -137,8 +137,13 @@ def cmd_check(args) -> int:
     except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
+    from .analyze.autoanalyze import worker_queue
+
+    queue = worker_queue(lab.metastore)  # None: no auto-analyze worker runs on this metastore
+    queued = {(d.qualified_table, d.owner) for d in queue or []}
     failing = 0
     for name, frame in frames.items():
+        qualified = lab.resolve(name).qualified_name
         cells = frame[frame["partition"].notna()] if frame["partition"].notna().any() else frame
         stale = cells[cells["accurate"].map(lambda a: a is False)]
         never = cells[cells["accurate"].isna()]
@@ -148,7 +153,9 @@ def cmd_check(args) -> int:
               f"column statistics accurate, {len(stale)} not accurate, {len(never)} never analyzed")
         for row in stale.head(args.show).itertuples():
             where = f"{row.partition} " if row.partition else ""
-            print(f"      {where}{row.column}: {row.reason}")
+            owner = row.partition if row.partition else None
+            note = "; stale, queued for auto-analyze" if (qualified, owner) in queued else ""
+            print(f"      {where}{row.column}: {row.reason}{note}")
         if len(stale) > args.show:
             print(f"      ... and {len(stale) - args.show} more")
     return 1 if failing else 0

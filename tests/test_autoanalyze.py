@@ -105,3 +105,21 @@ def test_the_budget_leaves_the_rest_for_the_next_round(lab):
     two = lab.autoanalyze(budget="10m").details
     assert [a["table"] for a in two.analyzed] == ["default.second"]
 
+
+
+def test_check_and_the_landing_say_what_is_queued(lab, capsys):
+    from colstats_lab.cli import main as cli_main
+    from colstats_lab.workbench.dashboard import Dashboard
+
+    assert Dashboard(lab).workers.value == ""  # no worker ever ran: nothing said
+    stale_table(lab)
+    lab.autoanalyze(threshold=0.3, budget=0)
+    lab.write("moved", pd.DataFrame({"v": list(range(20)), "w": ["late"] * 20}), partition={"d": "a"})  # 20 of 35
+    shown = Dashboard(lab).workers.value
+    assert "3 of 3 due analyzed in 1 table(s)" in shown and "Queue</b> (1 partition(s) due" in shown, shown
+    assert "default.moved d=a (57% of rows changed)" in shown
+    capsys.readouterr()
+    assert cli_main(["--home", lab.home, "check", "moved", "--show", "50"]) == 1
+    said = capsys.readouterr().out
+    assert "d=a v: partition changed by write" in said and "; stale, queued for auto-analyze" in said
+    assert [line for line in said.splitlines() if "d=b" in line and "queued" in line] == []  # 29%: below 30%

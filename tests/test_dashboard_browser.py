@@ -26,6 +26,7 @@ def dashboard(lab, spark, tmp_path):
     lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE sales REFRESH METADATA")
+    lab.autoanalyze(threshold=0.001)  # a worker's round while all is accurate: the queue keeps its options
     lab.set("hive.stats.column.autogather", False)
     first_day = lab.metastore.get_partition_names("default", "sales")[0]
     lab.write("sales", lab.table("sales").where(f"ds = '{first_day.split('=')[1]}'").limit(5).drop("ds"),
@@ -91,6 +92,9 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         assert badge.get_attribute("title").startswith(f"{stale[0]}: partition changed by write")  # the reason on hover
         assert lab.metastore.path in page.locator(".colstats-muted", has_text="metastore").first.inner_text()
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_landing.png"), full_page=True)
+        workers = page.locator(".colstats-workers").first.inner_text()
+        assert "0 of 0 due analyzed" in workers and "Queue (3 partition(s) due" in workers, workers
+        assert f"default.sales {stale[0]} (0.25% of rows changed)" in workers and "default.hot ds=d1 (never analyzed)" in workers
 
         assert "never analyzed" in by_name["default.hot"]  # written without gathering: nothing went stale
         landing.locator("tbody tr", has_text="default.sales").click()  # a person clicks the row

@@ -79,6 +79,11 @@ class AutoAnalyzeOptions:
         return cls(**{**values, "databases": tuple(values.get("databases") or ())})
 
 
+def share(fraction: float) -> str:
+    """A fraction as a percentage a person reads: 33%, and 0.25% where whole percents would say 0%."""
+    return f"{fraction:.0%}" if fraction == 0 or fraction >= 0.01 else f"{fraction:.2%}"
+
+
 @dataclass(frozen=True)
 class DueOwner:
     """A partition (owner None: an unpartitioned table) whose statistics are due, and why."""
@@ -103,7 +108,7 @@ class DueOwner:
     def describe(self) -> str:
         where = f"{self.qualified_table} {self.owner}" if self.owner else self.qualified_table
         how = "never analyzed" if not self.analyzed_columns else (
-            f"{self.changed_fraction:.0%} of rows changed" if self.changed_fraction is not None else self.reason)
+            f"{share(self.changed_fraction)} of rows changed" if self.changed_fraction is not None else self.reason)
         return f"{where} ({how})"
 
 
@@ -160,6 +165,15 @@ def _due_in(metastore: Metastore, table: Table, options: AutoAnalyzeOptions, hel
             continue
         out.append(DueOwner(table.dbName, table.tableName, row.partition, fraction, row.reason, columns))
     return out
+
+
+def worker_queue(metastore: Metastore) -> list[DueOwner] | None:
+    """What the next round would analyze under the options of the latest round any worker ran (None: no
+    worker ever ran on this metastore): what `check` and the dashboard call queued."""
+    rounds = metastore.autoanalyze_rounds(limit=1)
+    if not rounds:
+        return None
+    return due_owners(metastore, AutoAnalyzeOptions.from_json(rounds[0]["options"]))
 
 
 def queue_frame(due: list[DueOwner]) -> pd.DataFrame:

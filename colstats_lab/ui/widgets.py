@@ -25,7 +25,7 @@ _STYLE = """<style>
 .colstats-bar {display: inline-block; width: 70px; height: 8px; background: #e0e0e0; margin-right: 6px;
                vertical-align: middle;}
 .colstats-bar > span {display: inline-block; vertical-align: top; height: 8px; background: #e45756;}
-.colstats-header {font-family: system-ui, sans-serif; font-size: 14px; margin: 4px 0;}
+.colstats-header, .colstats-workers {font-family: system-ui, sans-serif; font-size: 14px; margin: 4px 0;}
 .colstats-muted {font-family: system-ui, sans-serif; font-size: 12px; color: #666;}
 .colstats-opens {cursor: pointer;} .colstats-opens:hover {background: #eef3fb;}
 </style>"""

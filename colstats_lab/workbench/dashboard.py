@@ -14,6 +14,7 @@ from ..lab import Lab
 from ..ui import format as fmt
 from ..ui.drift_view import DriftView
 from ..tables.kinds import kind_of
+from ..ui.autoanalyze_view import autoanalyze_html
 from ..ui.engines_view import EnginesView
 from ..ui.puffin_view import PuffinView
 from ..ui.freshness_view import FreshnessView
@@ -175,6 +176,7 @@ class Dashboard(widgets.VBox):
         self.search = widgets.Text(placeholder="part of a table name", description="Find",
                                    continuous_update=True, layout=widgets.Layout(width="420px"))
         self.landing = widgets.HTML()
+        self.workers = widgets.HTML(autoanalyze_html(lab.metastore))
         self.picker = widgets.Dropdown(options=names, value=None, description="Table",
                                        layout=widgets.Layout(width="420px"))
         self.picker.add_class("colstats-picker")
@@ -183,7 +185,8 @@ class Dashboard(widgets.VBox):
         self.search.observe(lambda change: self.show_landing(change["new"]), names="value")
         self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
         self.show_landing("")
-        super().__init__([self.title, self.search, self.landing, self.picker, self.status, self.page_area])
+        super().__init__([self.title, self.search, self.landing, self.workers, self.picker, self.status,
+                          self.page_area])
         self.add_class("colstats-dashboard")
 
     def show_landing(self, text: str) -> None:
