@@ -9,6 +9,13 @@ statistics with the table-level merge that follows (an ANALYZE of one partition 
 job), get_aggr_stats_for over every partition, DESCRIBE FORMATTED of a column at table level, and a
 one-day `count(*), min, max` answered from statistics. Prints the peak RSS (target < 1 GiB) and the
 SQLite plan of the by-filter listing.
+
+Then (issue 34's history at Hive scale) `--rounds` daily rounds of auto-analyze where `--changed` of the
+partitions change each day: each round stores the changed partitions' new statistics in one commit, as a
+worker's ANALYZE does (its states settled: equal ones dropped, sketches thinned past the latest
+`colstats.history.sketches`), and the same store with history off is timed beside it. Prints the file's size
+after the first full ANALYZE and after the rounds (target <= 1.3x), and each round's store time with history
+over without (target <= 1.2x).
 """
 from __future__ import annotations
 
@@ -30,6 +37,7 @@ from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, Col
 from colstats_lab.pruning.answers import answer_from_stats
 from colstats_lab.commands.describe import describe
 from colstats_lab.sql.parser import parse_one
+from colstats_lab.metastore.history import settle_history
 from colstats_lab.metastore.merge import merge_table_level
 from colstats_lab.metastore.sketches import NDV_LG_K, compact
 
@@ -135,10 +143,56 @@ def answer_seconds(ms: Metastore, table: str, runs: int = 5) -> float:
     return times[runs // 2]
 
 
+def on_disk(path: str) -> int:
+    return sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
+
+
+def store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -> float:
+    """One worker round's commit: the statistics of `values`' partitions stored in one transaction with the
+    commit's context, as Metastore.apply stores an ANALYZE's, history kept or not; returns its seconds."""
+    def commit():
+        txn = ms.open_txn()
+        with ms.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) VALUES (1, ?, ?, ?)",
+                         (txn, "auto-analyze round", int(keep)))
+            ms.set_aggr_stats_for(stats_for(values, COLUMNS, pool, now, first=first))
+            conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
+            settle_history(conn, txn, ms.history_sketches)
+        ms.commit_txn(txn)
+    return timed(commit)
+
+
+def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float) -> None:
+    """Daily rounds on the wide table: `changed` of its partitions (a different slice each day) analyzed
+    again; the file's growth and each round's store against the same store without history."""
+    ms._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    first_size = on_disk(ms.path)
+    per_day = max(1, int(len(values) * changed))
+    ratios = []
+    for day in range(rounds):
+        start = (day * per_day * 7) % (len(values) - per_day)  # spread over the table
+        slice_ = values[start:start + per_day]
+        without = store_round(ms, slice_, pool, now, first=start + 10_000 * day + 1, keep=False)
+        with_history = store_round(ms, slice_, pool, now, first=start + 10_000 * day + 2, keep=True)
+        ratios.append(with_history / without)
+    ms._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    last_size = on_disk(ms.path)
+    states = ms._conn.execute("SELECT count(*), count(BIT_VECTOR) FROM COL_STATS_HISTORY").fetchone()
+    print(f"history: {rounds} daily rounds, {per_day:,} partitions x {len(COLUMNS)} columns a round "
+          f"({changed:.0%}); file {first_size / 2**20:.0f} MiB after the first full ANALYZE, "
+          f"{last_size / 2**20:.0f} MiB after the rounds = {last_size / first_size:.2f}x (target <= 1.3); "
+          f"{states[0]:,} kept states, {states[1]:,} with sketches")
+    ordered = sorted(ratios)
+    print(f"  a round's store with history / without: median {ordered[len(ordered) // 2]:.2f}, "
+          f"worst {ordered[-1]:.2f} (target <= 1.2)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--partitions", type=int, default=100_000)
     parser.add_argument("--home", default="/tmp/colstats-bench-metastore")
+    parser.add_argument("--rounds", type=int, default=30, help="daily auto-analyze rounds after the build")
+    parser.add_argument("--changed", type=float, default=0.01, help="share of the partitions changed a day")
     parser.add_argument("--without-history", action="store_true",
                         help="drop the statistics history's triggers first: what keeping history costs here")
     args = parser.parse_args()
@@ -198,6 +252,8 @@ def main() -> None:
     merged = big_ms.get_table_column_statistics("default", "wide", "n0").obj("n0").statsData.longStats
     print(f"  table-level n0: low {merged.lowValue} high {merged.highValue} nulls {merged.numNulls} ndv {merged.numDVs}")
     print(f"  peak RSS of this process: {peak_rss_mib():.0f} MiB")
+    if args.rounds and not args.without_history:
+        history_rounds(big_ms, values, pool, now, args.rounds, args.changed)
     print("query plans:")
     print("  by filter:", query_plan(path,
           "SELECT P.PART_NAME FROM PARTITIONS P JOIN PARTITION_KEY_VALS K0 ON K0.PART_ID = P.PART_ID AND "

@@ -140,7 +140,7 @@ def cmd_check(args) -> int:
     from .analyze.autoanalyze import worker_queue
 
     queue = worker_queue(lab.metastore)  # None: no auto-analyze worker runs on this metastore
-    queued = {(d.qualified_table, d.owner) for d in queue or []}
+    queued = {(d.qualified_table, d.owner) for d in (queue[1] if queue else [])}
     failing = 0
     for name, frame in frames.items():
         qualified = lab.resolve(name).qualified_name

@@ -414,7 +414,10 @@ def _state_records(pairs, owner_column: bool) -> list[dict]:
     for owner, state in pairs:
         figures = _values(state.stats)
         shift = None if previous is None else drift.states_psi(previous.stats, state.stats, previous.top_values,
-                                                               state.top_values)
+                                                               state.top_values, previous.bins, state.kept_psi)
+        if "q1" not in figures and state.quantiles and state.quantiles.get("quartiles"):  # thinned: kept apart
+            figures["q1"], figures["median"], figures["q3"] = [column_value(q, state.stats.colType)
+                                                               for q in state.quantiles["quartiles"]]
         previous = state
         records.append({
             **({"partition": owner} if owner_column else {}),

@@ -9,6 +9,7 @@ import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 
 from . import engine, frames
+from .analyze.autoanalyze import worker_queue
 from .analyze.stale import staleness_frame
 from .interop import exchange
 from .metastore import (
@@ -47,16 +48,17 @@ _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.c
                     "metastore.enabled": False, "metastore.metadata.store.depth_level": "ROW_GROUP",
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
                     "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5,
-                    "colstats.history.keep": DEFAULT_KEEP}
+                    "colstats.history.keep": DEFAULT_KEEP, "colstats.history.max_bytes": None}
 _BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
                     "hive.metastore.stats.ndv.densityfunction", "hive.stats.kll.enable",
                     "hive.optimize.listbucketing", "hive.mapred.supports.subdirectories",
                     "metastore.enabled", "metastore.metadata.use_schema", "metastore.metadata.use_statistics",
-                    "metastore.metadata.fallback_to_file_metadata")
+                    "metastore.metadata.fallback_to_file_metadata", "colstats.history.enabled")
 # settings the metastore itself reads, as Hive's metastore-side configuration
 _METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.timeout": "txn_timeout_s",
                       "hive.metastore.stats.ndv.densityfunction": "ndv_density_function",
-                      "hive.stats.kll.enable": "kll_enabled"}
+                      "hive.stats.kll.enable": "kll_enabled", "colstats.history.enabled": "history_enabled",
+                      "colstats.history.sketches": "history_sketches"}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -194,6 +196,10 @@ class Lab:
             value = LEVELS[level_depth(str(value))] if str(value).upper() != "ALL" else "ALL"
         elif key in ("metastore.retrieval.retry_attempts", "colstats.history.keep"):
             value = _as_count(key, value)
+        elif key == "colstats.history.sketches":
+            value = max(1, _as_count(key, value))  # the latest state keeps its sketches: it is the one in force
+        elif key == "colstats.history.max_bytes":
+            value = None if value is None else _as_count(key, value)
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
             value = _as_seconds(key, value)
         if key in _METASTORE_OPTIONS:
@@ -256,6 +262,15 @@ class Lab:
         analyzed before. Partitions with an open write wait for it. `details` is the round (`.due`,
         `.analyzed`, `.left`, `.held_back`, `to_pandas()`)."""
         return analyze_commands.autoanalyze(self, databases, mode, threshold, budget, columns)
+
+    def autoanalyze_rounds(self, limit: int = 10) -> list[dict]:
+        """The latest auto-analyze rounds any worker ran on this metastore, newest first (what each did)."""
+        return self.metastore.autoanalyze_rounds(limit)
+
+    def autoanalyze_queue(self):
+        """What the next auto-analyze round would analyze, most stale first, under the options of the latest
+        round any worker ran, with those options: (options, due); None when no worker ever ran. No Spark."""
+        return worker_queue(self.metastore)
 
     def partition(self, table: str, partition: dict | str) -> Partition:
         """One partition of a table, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value;
@@ -491,11 +506,13 @@ class Lab:
         session (UnsupportedCatalog otherwise). `.details` has the plan statistics before and after."""
         return exchange.export_spark_stats(self.spark, self.metastore, self.resolve(table), spark_table)
 
-    def clean(self) -> list[str]:
+    def clean(self, max_bytes: int | None = None) -> list[str]:
         """Removes the files of aborted writes (never read before) and staging left by ended
-        transactions, in every managed table, and keeps the last `colstats.history.keep` states of each
-        column's statistics history; returns the directories removed."""
-        return table_commands.clean(self)
+        transactions, in every managed table; keeps the last `colstats.history.keep` states of each
+        column's statistics history, and (with `max_bytes`, else `colstats.history.max_bytes`) drops the
+        oldest states until the history takes at most that many bytes, a cell's latest state always kept;
+        compacts the file when states went, so the space returns to the disk. Returns the directories removed."""
+        return table_commands.clean(self, max_bytes)
 
     # ---- views --------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ against the same measures computed with pandas over the two snapshots' rows."""
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
 import time
 
@@ -49,19 +50,18 @@ def test_each_committed_state_is_kept_with_its_writer_and_an_aborted_one_is_not(
     lab.write("t", pd.DataFrame({"x": replaced}), partition={"ds": "a"}, mode="overwrite")
 
     both = pd.concat([first, more], ignore_index=True)
-    expected = [_figures(first), _figures(both), _figures(both), _figures(replaced)]
+    # the ANALYZE found what the second write's gathering had kept: no second copy, the kept one confirmed
+    expected = [_figures(first), _figures(both), _figures(replaced)]
     assert _states(lab, "ds=a") == [_as_tuple(f) for f in expected]
     assert _states(lab, None) == [_as_tuple(f) for f in expected]  # the table level holds the one partition
 
     kept = lab.metastore.get_stats_history("default", "t", "x", "ds=a")
-    committed = sorted(t["txn_id"] for t in lab.metastore.table_transactions("default", "t")
-                       if t["state"] == "committed")
-    assert [s.txn_id for _, s in kept] == committed  # the aborted transaction stored nothing
-    assert [s.write_id for _, s in kept] == [1, 2, 4, 5]  # write 3 was the aborted one's
-    assert [s.cause.split()[0] for _, s in kept] == ["append", "append", "statistics", "overwrite"]
+    assert [s.write_id for _, s in kept] == [1, 2, 5]  # write 3 was the aborted one's, 4 the ANALYZE's
+    assert [s.cause.split()[0] for _, s in kept] == ["append", "append", "overwrite"]
+    assert kept[1][1].confirmed_at is not None and kept[0][1].confirmed_at is None
     history = lab.history("t", "x", partition="ds=a")
-    assert list(history["rows"]) == [4, 6, 6, 3] and list(history["nulls"]) == [1, 2, 2, 2]
-    assert list(history["null_fraction"]) == [0.25, 2 / 6, 2 / 6, 2 / 3]
+    assert list(history["rows"]) == [4, 6, 3] and list(history["nulls"]) == [1, 2, 2]
+    assert list(history["null_fraction"]) == [0.25, 2 / 6, 2 / 3]
 
 
 def test_retention_keeps_the_last_states_and_a_dropped_partition_takes_its_history(lab):
@@ -147,12 +147,21 @@ def test_the_history_is_what_a_model_of_the_commits_predicts(tmp_path_factory, s
         lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
         rows: dict[str, pd.Series] = {}
         expected: dict[str, list] = {"a": [], "b": []}
+        last_key: dict[str, tuple] = {}
+
+        def keep(day: str) -> None:
+            """A state is kept unless it equals the day's previous one: the same rows, figures and distinct
+            values (hence the same sketch)."""
+            key = (_as_tuple(_figures(rows[day])), frozenset(rows[day].dropna()))
+            if last_key.get(day) != key:
+                expected[day].append(key[0])
+                last_key[day] = key
         for kind, day, values in ops:
             batch = pd.Series(values, dtype="Int64")
             if kind == "analyze":
                 lab.sql("ANALYZE TABLE t PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
                 for known in rows:
-                    expected[known].append(_as_tuple(_figures(rows[known])))
+                    keep(known)
             elif kind == "aborted":
                 with pytest.raises(RuntimeError):
                     with lab.transaction() as txn:
@@ -162,7 +171,7 @@ def test_the_history_is_what_a_model_of_the_commits_predicts(tmp_path_factory, s
                 lab.write("t", pd.DataFrame({"x": batch}), partition={"ds": day}, mode=kind)
                 rows[day] = batch if kind == "overwrite" or day not in rows else \
                     pd.concat([rows[day], batch], ignore_index=True)
-                expected[day].append(_as_tuple(_figures(rows[day])))
+                keep(day)
         for day in ("a", "b"):
             if day in rows:
                 assert _states(lab, f"ds={day}") == expected[day], (day, ops)
@@ -316,7 +325,7 @@ def test_each_refresh_metadata_keeps_the_table_and_partition_figures_as_metadata
     assert all(cause.startswith("replace the metadata of default.t") for cause in table["cause"])
     assert list(lab.history("t", "s", source="metadata")["nulls"]) == [1, 1]
     day = lab.history("t", "x", partition="ds=a", source="metadata")
-    assert list(zip(day["rows"], day["min"], day["max"])) == [(3, 3, 7), (3, 3, 7)]  # refreshed, unchanged
+    assert list(zip(day["rows"], day["min"], day["max"])) == [(3, 3, 7)]  # refreshed, unchanged: kept once
     assert len(lab.history("t", "x")) == statistics_before  # the statistics' own history is apart
 
     change = lab.compare("t", then=table["recorded_at"].iloc[0].to_pydatetime(), source="metadata")
@@ -420,3 +429,49 @@ def test_across_partitions_shows_each_days_latest_state_against_the_day_before(l
         lab.sql("CREATE TABLE flat (x BIGINT)")
         lab.across_partitions("flat", "x")
     ip.user_ns.pop("_", None)
+
+
+def test_the_latest_states_keep_their_sketches_and_drift_on_older_ones_stays_what_it_was(lab):
+    """Sketches are kept for the latest `colstats.history.sketches` states of a cell; an older state keeps its
+    quartiles and its shares of its decile edges, so its PSI against the next state and its quartiles read
+    the same after its sketches went as before."""
+    lab.set("hive.stats.kll.enable", True)
+    lab.set("colstats.history.sketches", 2)
+    lab.sql("CREATE TABLE k (x BIGINT) PARTITIONED BY (ds STRING)")
+    seen = []  # each state's psi against the one before and its quartiles, read while both had sketches
+    for step in range(5):
+        values = pd.Series([(i * (step + 3)) % (50 + 40 * step) for i in range(600)], dtype="Int64")
+        lab.write("k", pd.DataFrame({"x": values}), partition={"ds": "a"}, mode="overwrite")
+        history = lab.history("k", "x", partition="ds=a")
+        seen.append(tuple(history.iloc[-1][["psi", "q1", "median", "q3"]]))
+    history = lab.history("k", "x", partition="ds=a")
+    assert [tuple(r) for r in history[["psi", "q1", "median", "q3"]].itertuples(index=False)] == seen
+    kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
+    with_sketches = [s.stats.statsData.value.histogram is not None for _, s in kept]
+    assert with_sketches == [False, False, False, True, True]
+    assert all(s.quantiles is not None for _, s in kept[:3]) and all(s.quantiles is None for _, s in kept[3:])
+
+
+def test_history_can_be_turned_off_and_bounded_in_bytes(lab):
+    lab.sql("CREATE TABLE b (x BIGINT, s STRING) PARTITIONED BY (ds STRING)")
+    for day in range(6):
+        frame = pd.DataFrame({"x": pd.Series(range(day * 100, day * 100 + 300), dtype="Int64"),
+                              "s": [f"v{i % (day + 5)}" for i in range(300)]})
+        lab.write("b", frame, partition={"ds": f"d{day % 2}"})
+    states = len(lab.metastore.get_stats_history("default", "b", None, False))
+    lab.set("colstats.history.enabled", False)  # a backfill: statistics stored, no history kept
+    lab.write("b", pd.DataFrame({"x": pd.Series([7], dtype="Int64"), "s": ["new"]}), partition={"ds": "d0"})
+    assert len(lab.metastore.get_stats_history("default", "b", None, False)) == states
+    assert lab.stats_frame("b").query("partition == 'ds=d0' and column == 'x'").rows.iloc[0] == 901
+    lab.set("colstats.history.enabled", True)
+
+    def on_disk() -> int:  # the file and its write-ahead log
+        return sum(os.path.getsize(p) for p in (lab.metastore.path, lab.metastore.path + "-wal") if os.path.exists(p))
+    size_before = on_disk()
+    budget = lab.metastore.history_bytes() // 3
+    lab.clean(max_bytes=budget)
+    kept = lab.metastore.get_stats_history("default", "b", None, False)
+    latest = {(owner, s.stats.colName) for owner, s in kept}
+    assert lab.metastore.history_bytes() <= budget or len(kept) == len(latest)  # a cell's latest always stays
+    assert len(kept) < states and latest == {(o, c) for o in (None, "ds=d0", "ds=d1") for c in ("x", "s")}
+    assert on_disk() < size_before  # compacted: the space went back to the disk

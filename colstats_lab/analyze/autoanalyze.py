@@ -167,13 +167,14 @@ def _due_in(metastore: Metastore, table: Table, options: AutoAnalyzeOptions, hel
     return out
 
 
-def worker_queue(metastore: Metastore) -> list[DueOwner] | None:
-    """What the next round would analyze under the options of the latest round any worker ran (None: no
-    worker ever ran on this metastore): what `check` and the dashboard call queued."""
+def worker_queue(metastore: Metastore) -> tuple[AutoAnalyzeOptions, list[DueOwner]] | None:
+    """What the next round would analyze under the options of the latest round any worker ran, with those
+    options (None: no worker ever ran on this metastore): what `check` and the dashboard call queued."""
     rounds = metastore.autoanalyze_rounds(limit=1)
     if not rounds:
         return None
-    return due_owners(metastore, AutoAnalyzeOptions.from_json(rounds[0]["options"]))
+    options = AutoAnalyzeOptions.from_json(rounds[0]["options"])
+    return options, due_owners(metastore, options)
 
 
 def queue_frame(due: list[DueOwner]) -> pd.DataFrame:

@@ -55,6 +55,9 @@ def autoanalyze(session: "Session", databases: list[str] | str | None = None, mo
                                  duration_seconds(budget, "the budget"), columns).checked()
     outcome = run_round(lambda: session.spark, session.metastore, options, session.transaction,
                         follow=lambda table: catalogs.followed(session, table), worker=worker)
+    budget = session.get("colstats.history.max_bytes")
+    if budget is not None:  # the history bounded as the worker goes, not only when someone cleans
+        session.metastore.prune_stats_history(int(session.get("colstats.history.keep")), int(budget))
     return Result(message=outcome.message, details=outcome)
 
 

@@ -102,11 +102,12 @@ def _infer_key_type(values: list[str | None]) -> str:
     return "string"
 
 
-def clean(session: "Session") -> list[str]:
+def clean(session: "Session", max_bytes: int | None = None) -> list[str]:
     """The work of `Lab.clean`, whose docstring is the reference."""
     metastore = session.metastore
     metastore.abort_expired_txns()
-    metastore.prune_stats_history(int(session.get("colstats.history.keep")))
+    budget = max_bytes if max_bytes is not None else session.get("colstats.history.max_bytes")
+    metastore.prune_stats_history(int(session.get("colstats.history.keep")), budget)
     removed = []
     for db in metastore.get_all_databases():
         for name in metastore.get_tables(db):

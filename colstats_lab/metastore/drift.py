@@ -87,11 +87,19 @@ def top_values_psi(then: TopValues | None, now: TopValues | None) -> float | Non
 
 
 def states_psi(then: ColumnStatisticsObj, now: ColumnStatisticsObj, then_top: TopValues | None = None,
-               now_top: TopValues | None = None) -> float | None:
-    """The PSI of two states: of their KLL sketches, else of the top values skew reports kept on them."""
+               now_top: TopValues | None = None, then_bins: tuple[list, list[float]] | None = None,
+               kept_psi: float | None = None) -> float | None:
+    """The PSI of two states: of their KLL sketches, else of the top values skew reports kept on them. Where
+    history thinned the sketches away the figure stays: the earlier state's decile edges and shares of them
+    (`then_bins`), or the later state's PSI measured before its own sketch went (`kept_psi`)."""
     earlier, later = Distribution.of_stats(then), Distribution.of_stats(now)
     if earlier is not None and later is not None:
         return sketch_psi(earlier, later)
+    if later is None and kept_psi is not None:
+        return kept_psi
+    if earlier is None and then_bins is not None and later is not None and not later.is_empty:
+        edges, expected = then_bins
+        return psi(expected, shares(later, edges))
     return top_values_psi(then_top, now_top)
 
 

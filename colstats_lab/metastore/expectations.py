@@ -72,7 +72,8 @@ def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None) 
         elif name == "psi_below":
             figure = None
             if previous is not None:
-                figure = states_psi(previous.stats, state.stats, previous.top_values, state.top_values)
+                figure = states_psi(previous.stats, state.stats, previous.top_values, state.top_values,
+                                    previous.bins, state.kept_psi)
             if figure is not None:
                 out.append(Outcome(name, figure < threshold, figure))
         else:

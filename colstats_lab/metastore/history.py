@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from .txn import ValidWriteIdList
 
 DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
+DEFAULT_SKETCHES = 2  # colstats.history.sketches: the latest states of a cell that keep their sketches
+STATE_OVERHEAD_BYTES = 160  # a kept state's row and index entries beside its sketches and texts, about
 HIVE, DRILL = "hive", "drill"  # the engines of kept states: statistics (ANALYZE, writes), REFRESH METADATA
 SOURCES = {"statistics": HIVE, "metadata": DRILL}  # how lab.history and lab.compare name them
 
@@ -80,6 +82,20 @@ class StatsState:
     recorded_at: int
     last_analyzed: int
     top_values: TopValues | None = None  # where a skew report counted the rows this state describes
+    quantiles: dict | None = None  # a state whose sketches were thinned: its quartiles, deciles and shares
+    confirmed_at: int | None = None  # the last time the same figures were stored again
+
+    @property
+    def kept_psi(self) -> float | None:
+        """A thinned state's PSI against the state before it, measured while it still had its sketch."""
+        return self.quantiles.get("psi_before") if self.quantiles else None
+
+    @property
+    def bins(self) -> tuple[list, list[float]] | None:
+        """A thinned state's decile edges and its shares of them (what a PSI against it needs)."""
+        if not self.quantiles:
+            return None
+        return self.quantiles["edges"], self.quantiles["shares"]
 
 
 def record_history_rows(conn, txn_id: int) -> None:
@@ -121,7 +137,118 @@ def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], anal
 
 
 _SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, "
-           "RECORDED_AT, LAST_ANALYZED, TOP_VALUES FROM COL_STATS_HISTORY ")
+           "RECORDED_AT, LAST_ANALYZED, TOP_VALUES, QUANTILES, CONFIRMED_AT FROM COL_STATS_HISTORY ")
+# what makes two states the same: every figure, and the rows described (not when it was analyzed); their
+# sketches are compared apart, by what they hold (`_same_sketches`)
+_SAME_FIGURES = " AND ".join(f"P.{c} IS N.{c}" for c in (*ROW_COLUMNS, "NUM_ROWS", "ENGINE")
+                             if c not in ("BIT_VECTOR", "HISTOGRAM"))
+_SAME_CELL = ("Q.TBL_ID = {t}.TBL_ID AND Q.COLUMN_NAME = {t}.COLUMN_NAME AND Q.PART_NAME IS {t}.PART_NAME "
+              "AND Q.ENGINE = {t}.ENGINE")
+
+
+def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES) -> tuple[int, int]:
+    """What a commit's states leave of the history, in the commit's SQLite transaction: a state equal to its
+    cell's previous one is dropped, the previous one noting when it was confirmed; in the cells the commit
+    touched, the states past the latest `sketches` lose their sketches, keeping their quartiles, decile
+    edges and shares of them (drift checks against them stay what they were). Returns (dropped, thinned)."""
+    candidates = conn.execute(
+        f"SELECT N.HISTORY_ID, P.HISTORY_ID, N.RECORDED_AT, N.LAST_ANALYZED, N.COLUMN_TYPE, N.BIT_VECTOR, "
+        f"P.BIT_VECTOR, N.HISTOGRAM, P.HISTOGRAM FROM COL_STATS_HISTORY N "
+        f"JOIN COL_STATS_HISTORY P ON P.HISTORY_ID = (SELECT max(Q.HISTORY_ID) FROM COL_STATS_HISTORY Q WHERE "
+        f"{_SAME_CELL.format(t='N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE N.TXN_ID = ? AND {_SAME_FIGURES}",
+        (txn_id,)).fetchall()
+    same = [r[:4] for r in candidates if _same_sketches(r[4], r[5], r[6], r[7], r[8])]
+    if same:
+        conn.executemany("UPDATE COL_STATS_HISTORY SET CONFIRMED_AT = ?, LAST_ANALYZED = ? WHERE HISTORY_ID = ?",
+                         [(recorded, analyzed, previous) for _, previous, recorded, analyzed in same])
+        conn.executemany("DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?", [(new,) for new, *_ in same])
+    old = conn.execute(
+        f"SELECT H.HISTORY_ID, H.COLUMN_TYPE, H.HISTOGRAM, (SELECT max(Q.HISTORY_ID) FROM COL_STATS_HISTORY Q "
+        f"WHERE {_SAME_CELL.format(t='H')} AND Q.HISTORY_ID < H.HISTORY_ID) AS PREVIOUS FROM COL_STATS_HISTORY H "
+        f"WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) AND EXISTS (SELECT 1 FROM COL_STATS_HISTORY Q "
+        f"WHERE Q.TXN_ID = ? AND {_SAME_CELL.format(t='H')}) AND (SELECT count(*) FROM COL_STATS_HISTORY Q WHERE "
+        f"{_SAME_CELL.format(t='H')} AND Q.HISTORY_ID > H.HISTORY_ID) >= ? ORDER BY H.HISTORY_ID",
+        (txn_id, max(1, sketches))).fetchall()
+    for r in old:  # oldest first: a state's previous one is thinned (its bins kept) before it
+        previous = conn.execute("SELECT HISTOGRAM, QUANTILES FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?",
+                                (r["PREVIOUS"],)).fetchone() if r["PREVIOUS"] is not None else None
+        conn.execute("UPDATE COL_STATS_HISTORY SET BIT_VECTOR = NULL, HISTOGRAM = NULL, QUANTILES = ? "
+                     "WHERE HISTORY_ID = ?", (_quantiles_text(r["HISTOGRAM"], r["COLUMN_TYPE"], previous),
+                                              r["HISTORY_ID"]))
+    return len(same), len(old)
+
+
+def _same_sketches(type_name: str, ndv_now: bytes | None, ndv_then: bytes | None, kll_now: bytes | None,
+                   kll_then: bytes | None) -> bool:
+    """Two states' sketches hold the same: HLL coupons or registers whatever the order values came in; a KLL
+    sketch the same bytes, or (exact, before it compacts) the same values. An estimating KLL sketch of the
+    same values differs from run to run (its compactions are random): such a state is kept again."""
+    from .quantiles import Distribution
+    from .sketches import same_sketch
+
+    if not same_sketch(ndv_now, ndv_then):
+        return False
+    if kll_now == kll_then:
+        return True
+    if kll_now is None or kll_then is None:
+        return False
+    now, then = Distribution.of(kll_now, type_name), Distribution.of(kll_then, type_name)
+    if now is None or then is None:
+        return False
+    exact_now, exact_then = now.exact_values(), then.exact_values()
+    return exact_now is not None and exact_then is not None and sorted(exact_now) == sorted(exact_then)
+
+
+def _quantiles_text(histogram: bytes | None, type_name: str, previous) -> str | None:
+    """What a thinned state keeps of its KLL sketch: quartiles, the decile edges a PSI bins by, its own shares
+    of those bins, and its PSI against the state before it (`previous`: its sketch, or what it kept of it)."""
+    from .drift import bin_edges, psi, shares, sketch_psi  # drift reads states of this module
+    from .quantiles import Distribution
+
+    distribution = Distribution.of(histogram, type_name)
+    if distribution is None or distribution.is_empty:
+        return None
+    edges = bin_edges(distribution)
+    before = None
+    if previous is not None and previous["HISTOGRAM"] is not None:
+        before = sketch_psi(Distribution.of(previous["HISTOGRAM"], type_name), distribution)
+    elif previous is not None and previous["QUANTILES"]:
+        kept = json.loads(previous["QUANTILES"])
+        before = psi(kept["shares"], shares(distribution, kept["edges"]))
+    return json.dumps({"quartiles": distribution.quartiles(), "edges": edges, "shares": shares(distribution, edges),
+                       "psi_before": before})
+
+
+def history_bytes(conn) -> int:
+    """About how many bytes the kept states take: their sketches and texts, and a row's overhead each."""
+    return int(conn.execute(
+        "SELECT COALESCE(sum(COALESCE(length(BIT_VECTOR), 0) + COALESCE(length(HISTOGRAM), 0) + "
+        "COALESCE(length(TOP_VALUES), 0) + COALESCE(length(QUANTILES), 0) + COALESCE(length(LOW_VALUE), 0) + "
+        f"COALESCE(length(HIGH_VALUE), 0) + {STATE_OVERHEAD_BYTES}), 0) FROM COL_STATS_HISTORY").fetchone()[0])
+
+
+def bound_history(conn, max_bytes: int) -> int:
+    """Drops the oldest states (never a cell's latest) until the kept ones take at most `max_bytes`, about;
+    returns how many went."""
+    over = history_bytes(conn) - max_bytes
+    if over <= 0:
+        return 0
+    dropped = 0
+    rows = conn.execute(
+        "SELECT HISTORY_ID, COALESCE(length(BIT_VECTOR), 0) + COALESCE(length(HISTOGRAM), 0) + "
+        "COALESCE(length(TOP_VALUES), 0) + COALESCE(length(QUANTILES), 0) + COALESCE(length(LOW_VALUE), 0) + "
+        f"COALESCE(length(HIGH_VALUE), 0) + {STATE_OVERHEAD_BYTES} FROM COL_STATS_HISTORY H WHERE EXISTS "
+        f"(SELECT 1 FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='H')} AND Q.HISTORY_ID > H.HISTORY_ID) "
+        "ORDER BY HISTORY_ID")
+    doomed = []
+    for history_id, size in rows:
+        if over <= 0:
+            break
+        doomed.append((history_id,))
+        over -= size
+        dropped += 1
+    conn.executemany("DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?", doomed)
+    return dropped
 
 
 def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | bool = False,
@@ -141,7 +268,8 @@ def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | 
 
 def _state(r) -> StatsState:
     return StatsState(r["HISTORY_ID"], row_to_obj(r), r["NUM_ROWS"], r["TXN_ID"], r["WRITE_ID"], r["CAUSE"],
-                      r["RECORDED_AT"], r["LAST_ANALYZED"], TopValues.from_json(r["TOP_VALUES"]))
+                      r["RECORDED_AT"], r["LAST_ANALYZED"], TopValues.from_json(r["TOP_VALUES"]),
+                      json.loads(r["QUANTILES"]) if r["QUANTILES"] else None, r["CONFIRMED_AT"])
 
 
 def read_states_up_to(conn, tbl_id: int, column: str, part_name: str | None, engine: str, history_id: int,
@@ -252,7 +380,20 @@ class HistoryAPI:
                 evaluate_commit(conn, None, [history_id for _, history_id in kept])  # a PSI is measurable now
         return [owner for owner, _ in kept]
 
-    def prune_stats_history(self, keep: int = DEFAULT_KEEP) -> int:
-        """Keeps the last `keep` states of every (owner, column) in every table; returns how many went."""
+    def prune_stats_history(self, keep: int = DEFAULT_KEEP, max_bytes: int | None = None) -> int:
+        """Keeps the last `keep` states of every (owner, column) in every table and, with `max_bytes`, drops
+        the oldest states until the history takes about that many bytes at most (a cell's latest state
+        stays); compacts the file when any went (VACUUM: the space returns to the disk). Returns how many
+        went."""
         with self.transaction() as conn:
-            return prune_history(conn, keep)
+            gone = prune_history(conn, keep)
+            if max_bytes is not None:
+                gone += bound_history(conn, max_bytes)
+        if gone:
+            self.compact()
+        return gone
+
+    def history_bytes(self) -> int:
+        """About how many bytes the kept states of every table's statistics history take."""
+        with self.snapshot() as conn:
+            return history_bytes(conn)

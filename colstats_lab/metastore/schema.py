@@ -453,9 +453,11 @@ _HISTORY_STATS = ("COLUMN_TYPE, LOW_VALUE, HIGH_VALUE, LONG_LOW_VALUE, LONG_HIGH
                   "HIGH_VALUE_MICROS, HISTOGRAM, LAST_ANALYZED")
 
 
-def _history_trigger(table: str, owner: str, rows: str) -> str:
+def _history_trigger(table: str, owner: str, rows: str, switch: bool = False) -> str:
     new = ", ".join(f"NEW.{c.strip()}" for c in _HISTORY_STATS.split(","))
-    return f"""CREATE TRIGGER {table}_HISTORY AFTER INSERT ON {table}
+    # from migration 15, a commit may turn keeping off (colstats.history.enabled=false, for a backfill)
+    when = "\nWHEN (SELECT KEEP FROM STATS_HISTORY_CONTEXT WHERE ID = 1) IS NOT 0" if switch else ""
+    return f"""CREATE TRIGGER {table}_HISTORY AFTER INSERT ON {table}{when}
 BEGIN
     INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, COLUMN_NAME, ENGINE, {_HISTORY_STATS}, NUM_ROWS, TXN_ID,
         WRITE_ID, CAUSE, RECORDED_AT)
@@ -603,7 +605,26 @@ CREATE TABLE AUTOANALYZE_ROUNDS (
 );
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14]
+# History that fits a Hive-sized table: a commit may keep no history (STATS_HISTORY_CONTEXT.KEEP 0); a state
+# equal to its cell's previous one is not kept again, the previous one noting when it was confirmed
+# (CONFIRMED_AT); a state past the latest `colstats.history.sketches` of its cell loses its sketches and
+# keeps what drift checks need of them (QUANTILES: JSON, its KLL quartiles, decile edges and its shares of
+# them).
+_V15 = "\n".join([
+    """ALTER TABLE COL_STATS_HISTORY ADD COLUMN CONFIRMED_AT INTEGER;
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN QUANTILES TEXT;
+ALTER TABLE STATS_HISTORY_CONTEXT ADD COLUMN KEEP INTEGER NOT NULL DEFAULT 1;
+DROP TRIGGER TAB_COL_STATS_HISTORY;
+DROP TRIGGER PART_COL_STATS_HISTORY;""",
+    _history_trigger("TAB_COL_STATS", "NEW.TBL_ID, NULL",
+                     "SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS WHERE TBL_ID = NEW.TBL_ID "
+                     "AND PARAM_KEY = 'numRows'", switch=True),
+    _history_trigger("PART_COL_STATS", "(SELECT TBL_ID FROM PARTITIONS WHERE PART_ID = NEW.PART_ID), NEW.PART_NAME",
+                     "SELECT CAST(PARAM_VALUE AS INTEGER) FROM PARTITION_PARAMS WHERE PART_ID = NEW.PART_ID "
+                     "AND PARAM_KEY = 'numRows'", switch=True),
+])
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -45,6 +45,26 @@ def compact(sketch: bytes | None, lg_k: int = NDV_LG_K) -> bytes | None:
     return converted.get_result(tgt_hll_type.HLL_4).serialize_compact()
 
 
+def same_sketch(a: bytes | None, b: bytes | None) -> bool:
+    """Whether two stored sketches hold the same coupons or registers, whatever order the values came in
+    (DataSketches keeps a small sketch's coupons in arrival order, and an estimating one's HIP estimate
+    depends on it)."""
+    if a == b:
+        return True
+    if not a or not b:
+        return False
+    return _canonical(a) == _canonical(b)
+
+
+def _canonical(sketch: bytes) -> bytes:
+    mode = sketch[7] & 3  # DataSketches' HLL preamble: the current mode in the low bits of byte 7
+    if mode in (0, 1):  # LIST (8-byte preamble) or SET (12): 4-byte coupons after it, in arrival order
+        start = 8 if mode == 0 else 12
+        coupons = sorted(sketch[i:i + 4] for i in range(start, len(sketch), 4))
+        return sketch[:start] + b"".join(coupons)
+    return union([sketch]) or b""  # registers, with the order-dependent HIP estimate set aside
+
+
 def sketch_ndv(sketch: bytes | None, non_null: int) -> int:
     """A sketch's NDV estimate, bounded by the non-null rows it describes."""
     return bounded_ndv(estimate(sketch), non_null)

@@ -19,7 +19,7 @@ from .column_stats import ColumnStatisticsAPI
 from .common import BUSY_TIMEOUT_MS, DEFAULT_DB
 from .exceptions import MetaException
 from .expectations import ExpectationsAPI
-from .history import HistoryAPI
+from .history import DEFAULT_SKETCHES, HistoryAPI
 from .metadata_store import TableMetadataAPI
 from .schema import migrate
 from .skew import SkewAPI
@@ -49,6 +49,8 @@ class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, Tabl
         self._lock = threading.RLock()
         self.txn_stats_enabled = True  # Hive's hive.txn.stats.enabled
         self.txn_timeout_s = 300.0  # Hive's hive.txn.timeout
+        self.history_enabled = True  # colstats.history.enabled: commits keep states of their statistics
+        self.history_sketches = DEFAULT_SKETCHES  # colstats.history.sketches
         self.ndv_density_function = False  # Hive's hive.metastore.stats.ndv.densityfunction
         self.kll_enabled = False  # Hive's hive.stats.kll.enable: statistics gathered with a KLL sketch
         # 64 partitions a statistics segment; a file's segments are built with one value (tests use 1
@@ -69,6 +71,15 @@ class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, Tabl
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def compact(self) -> None:
+        """Rewrites the file without its free pages (VACUUM), so space that deleted rows freed returns to the
+        disk; waits for other connections' transactions, as a write does. Not inside a transaction."""
+        with self._lock:
+            if self._depth:
+                raise MetaException("the metastore is compacted outside a transaction")
+            self._conn.execute("VACUUM")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # ---- transactions -------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 from .common import _alive
 from .exceptions import MetaException, NoSuchObjectException
 from .expectations import evaluate_commit
-from .history import record_history_rows
+from .history import record_history_rows, settle_history
 from .txn import ValidWriteIdList
 
 if TYPE_CHECKING:
@@ -105,11 +105,12 @@ class TxnAPI:
                 results = []
                 for change in changes:
                     # the history triggers read which transaction stored a state, and why
-                    conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE) VALUES (1, ?, ?)",
-                                 (txn_id, change.describe()))
+                    conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
+                                 "VALUES (1, ?, ?, ?)", (txn_id, change.describe(), int(self.history_enabled)))
                     results.append(change.apply(self))
                 conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
                 record_history_rows(conn, txn_id)
+                settle_history(conn, txn_id, self.history_sketches)
                 evaluate_commit(conn, txn_id)  # the column's rules, on the states this commit stored
                 self.commit_txn(txn_id)
         except BaseException as exc:

@@ -5,27 +5,26 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from ..analyze.autoanalyze import AutoAnalyzeOptions, due_owners, share
-from ..metastore import Metastore
+from ..analyze.autoanalyze import AutoAnalyzeOptions, DueOwner, share
 from . import format as fmt
 
 SHOWN = 10
 
 
-def autoanalyze_html(metastore: Metastore) -> str:
-    rounds = metastore.autoanalyze_rounds(limit=5)
-    if not rounds:
+def autoanalyze_html(rounds: list[dict], queued: tuple[AutoAnalyzeOptions, list[DueOwner]] | None) -> str:
+    """`Lab.autoanalyze_rounds()` and `Lab.autoanalyze_queue()` as the landing shows them."""
+    if not rounds or queued is None:
         return ""
-    options = AutoAnalyzeOptions.from_json(rounds[0]["options"])
-    queue = due_owners(metastore, options)
+    options, queue = queued
     lines = "".join(f"<li>{_round(r)}</li>" for r in rounds)
     waiting = "".join(f"<li>{fmt.escape(d.describe())}</li>" for d in queue[:SHOWN])
     more = f"<li>… and {len(queue) - SHOWN:,} more</li>" if len(queue) > SHOWN else ""
     how = (f"threshold {share(options.threshold)}, mode {options.mode}, "
            f"{', '.join(options.databases) if options.databases else 'every database'}")
-    queued = (f"<b>Queue</b> ({len(queue):,} partition(s) due, most stale first; {fmt.escape(how)}):"
-              f"<ul>{waiting}{more}</ul>" if queue else f"<b>Queue</b>: nothing due ({fmt.escape(how)}).")
-    return (f'<div class="colstats-workers"><b>Auto-analyze</b>, latest rounds:<ul>{lines}</ul>{queued}</div>')
+    said = (f"<b>Queue</b> ({len(queue):,} partition(s) due, most stale first; {fmt.escape(how)}):"
+            f"<ul>{waiting}{more}</ul>" if queue else f"<b>Queue</b>: nothing due ({fmt.escape(how)}).")
+    return f'<div class="colstats-workers"><b>Auto-analyze</b>, latest rounds:<ul>{lines}</ul>{said}</div>'
+
 
 
 def _round(r: dict) -> str:

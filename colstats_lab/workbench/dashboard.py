@@ -176,7 +176,7 @@ class Dashboard(widgets.VBox):
         self.search = widgets.Text(placeholder="part of a table name", description="Find",
                                    continuous_update=True, layout=widgets.Layout(width="420px"))
         self.landing = widgets.HTML()
-        self.workers = widgets.HTML(autoanalyze_html(lab.metastore))
+        self.workers = widgets.HTML(autoanalyze_html(lab.autoanalyze_rounds(5), lab.autoanalyze_queue()))
         self.picker = widgets.Dropdown(options=names, value=None, description="Table",
                                        layout=widgets.Layout(width="420px"))
         self.picker.add_class("colstats-picker")
