@@ -123,3 +123,22 @@ def test_check_and_the_landing_say_what_is_queued(lab, capsys):
     said = capsys.readouterr().out
     assert "d=a v: partition changed by write" in said and "; stale, queued for auto-analyze" in said
     assert [line for line in said.splitlines() if "d=b" in line and "queued" in line] == []  # 29%: below 30%
+
+
+def test_a_partition_another_job_left_unreadable_fails_alone(lab, tmp_path):
+    """One ANALYZE a table, until it fails: then the due partitions one by one, so a file another job wrote
+    with the wrong type keeps its own partition stale, not the table's others."""
+    root = tmp_path / "ext"
+    for day in ("d1", "d2", "d3"):
+        (root / f"ds={day}").mkdir(parents=True)
+        pd.DataFrame({"v": list(range(10)), "s": ["a"] * 10}).to_parquet(root / f"ds={day}" / "part-0.parquet")
+    lab.register_external("ext", str(root), partition_types={"ds": "string"})
+    assert lab.autoanalyze().details.analyzed[0]["owners"] == ["ds=d1", "ds=d2", "ds=d3"]
+    for day in ("d1", "d2"):
+        pd.DataFrame({"v": [99], "s": ["b"]}).to_parquet(root / f"ds={day}" / "part-1.parquet")
+    pd.DataFrame({"v": [7], "s": [1]}).to_parquet(root / "ds=d3" / "part-1.parquet")  # s written as a number
+    round_ = lab.autoanalyze().details
+    assert sorted(o for a in round_.analyzed for o in a["owners"]) == ["ds=d1", "ds=d2"]
+    assert [f["table"] for f in round_.failed] == ["default.ext ds=d3"] and "s" in round_.failed[0]["error"]
+    accurate = lab.staleness("ext").set_index("partition")["accurate"].to_dict()
+    assert accurate == {"ds=d1": True, "ds=d2": True, "ds=d3": False}

@@ -299,8 +299,16 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
     except ColstatsError as error:
         if txn.state == "open":
             txn.abort(str(error))
-        outcome.failed.append({"table": qualified, "error": str(error)})
-        log.error("round %d: %s failed: %s", outcome.round_id, qualified, error)
+        metastore.release_claims(txn.txn_id)
+        if len(owners) > 1 and all(d.owner is not None for d in owners):
+            # one unreadable partition (a file another job left) must not keep the others stale forever
+            log.warning("round %d: %s failed (%s): its partitions one by one", outcome.round_id, qualified, error)
+            for due in owners:
+                _analyze_table(spark, metastore, options, new_transaction, db, name, [due], outcome)
+            return
+        where = f"{qualified} {owners[0].owner}" if len(owners) == 1 and owners[0].owner else qualified
+        outcome.failed.append({"table": where, "error": str(error)})
+        log.error("round %d: %s failed: %s", outcome.round_id, where, error)
     except BaseException:
         if txn.state == "open":
             txn.abort("the worker stopped")
