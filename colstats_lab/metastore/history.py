@@ -164,9 +164,11 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES) -> tuple
         conn.executemany("DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?", [(new,) for new, *_ in same])
     old = conn.execute(
         f"SELECT H.HISTORY_ID, H.COLUMN_TYPE, H.HISTOGRAM, (SELECT max(Q.HISTORY_ID) FROM COL_STATS_HISTORY Q "
-        f"WHERE {_SAME_CELL.format(t='H')} AND Q.HISTORY_ID < H.HISTORY_ID) AS PREVIOUS FROM COL_STATS_HISTORY H "
-        f"WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) AND EXISTS (SELECT 1 FROM COL_STATS_HISTORY Q "
-        f"WHERE Q.TXN_ID = ? AND {_SAME_CELL.format(t='H')}) AND (SELECT count(*) FROM COL_STATS_HISTORY Q WHERE "
+        f"WHERE {_SAME_CELL.format(t='H')} AND Q.HISTORY_ID < H.HISTORY_ID) AS PREVIOUS "
+        f"FROM (SELECT DISTINCT TBL_ID, COLUMN_NAME, PART_NAME, ENGINE FROM COL_STATS_HISTORY WHERE TXN_ID = ?) C "
+        f"JOIN COL_STATS_HISTORY H ON H.TBL_ID = C.TBL_ID AND H.COLUMN_NAME = C.COLUMN_NAME "
+        f"AND H.PART_NAME IS C.PART_NAME AND H.ENGINE = C.ENGINE "
+        f"WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) AND (SELECT count(*) FROM COL_STATS_HISTORY Q WHERE "
         f"{_SAME_CELL.format(t='H')} AND Q.HISTORY_ID > H.HISTORY_ID) >= ? ORDER BY H.HISTORY_ID",
         (txn_id, max(1, sketches))).fetchall()
     for r in old:  # oldest first: a state's previous one is thinned (its bins kept) before it
