@@ -142,3 +142,23 @@ def test_a_partition_another_job_left_unreadable_fails_alone(lab, tmp_path):
     assert [f["table"] for f in round_.failed] == ["default.ext ds=d3"] and "s" in round_.failed[0]["error"]
     accurate = lab.staleness("ext").set_index("partition")["accurate"].to_dict()
     assert accurate == {"ds=d1": True, "ds=d2": True, "ds=d3": False}
+
+
+def test_a_write_that_commits_during_the_workers_analyze_leaves_its_partition_stale(lab):
+    """HIVE-19416's rule for the worker: its statistics carry its own write ID, so a write committed after
+    the worker took its snapshot (here: when its ANALYZE first asks for Spark) leaves the partition stale."""
+    from colstats_lab.analyze.autoanalyze import AutoAnalyzeOptions, run_round
+
+    stale_table(lab)
+    late = pd.DataFrame({"v": [5000], "w": ["late"]})
+
+    def spark_after_a_write():
+        lab.write("moved", late, partition={"d": "c"})  # commits while the worker's ANALYZE holds its snapshot
+        return lab.spark
+    outcome = run_round(spark_after_a_write, lab.metastore, AutoAnalyzeOptions(threshold=0.3), lab.transaction)
+    assert outcome.analyzed[0]["owners"] == ["d=e", "d=c", "d=a"]
+    frame = lab.staleness("moved").set_index("partition")
+    assert frame.loc["d=a", "accurate"] and frame.loc["d=e", "accurate"]
+    assert not frame.loc["d=c", "accurate"] and "changed by write" in frame.loc["d=c", "reason"], frame.loc["d=c"]
+    stored = stats_of(lab, "moved", "d=c")["v"]
+    assert (stored.rows, int(stored.max)) == (20, 1009)  # what the worker read: the late row is not in it

@@ -90,3 +90,23 @@ def test_a_worker_killed_while_it_holds_claims_leaves_everything_as_it_was(lab, 
     done = lab.autoanalyze().details
     assert sorted(done.analyzed[0]["owners"]) == stale
     assert lab.staleness("orders")["accurate"].all()
+
+
+def test_a_worker_runs_round_after_round_until_it_is_told_to_stop(lab, tmp_path):
+    stale = changed_table(lab, "events", parts=3, changed=1)
+    log_path = str(tmp_path / "every.log")
+    with open(log_path, "w") as log:
+        running = subprocess.Popen([sys.executable, "-m", "colstats_lab.cli", "--home", lab.home, "autoanalyze",
+                                    "--every", "1s"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 120
+    while len(lab.metastore.autoanalyze_rounds()) < 3 or lab.metastore.autoanalyze_rounds()[0]["ended_at"] is None:
+        assert running.poll() is None and time.time() < deadline, open(log_path).read()
+        time.sleep(0.2)
+    os.killpg(running.pid, signal.SIGTERM)
+    assert running.wait(timeout=60) == 0, open(log_path).read()
+    said = open(log_path).read()
+    assert "auto-analyze stopped" in said and said.count("Auto-analyze: nothing due") >= 2, said
+    rounds = lab.metastore.autoanalyze_rounds()
+    analyzed = [o for r in rounds for t in json.loads(r["tables"] or "[]") for o in t.get("owners", [])]
+    assert analyzed == stale  # the first round analyzed it; the next ones found nothing due
+    assert lab.metastore.claims() == []
