@@ -96,6 +96,11 @@ class DueOwner:
     analyzed_columns: frozenset[str]
 
     @property
+    def claim_key(self) -> str:
+        """The owner as claims and open writes name it (TABLE_OWNER for an unpartitioned table)."""
+        return self.owner if self.owner is not None else TABLE_OWNER
+
+    @property
     def qualified_table(self) -> str:
         return f"{self.db}.{self.table}"
 
@@ -272,13 +277,11 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
     began = time.perf_counter()
     txn = new_transaction()
     try:
-        keys = [d.owner if d.owner is not None else TABLE_OWNER for d in owners]
-        claimed = set(metastore.claim_for_analyze(txn.txn_id, db, name, keys))
+        claimed = set(metastore.claim_for_analyze(txn.txn_id, db, name, [d.claim_key for d in owners]))
         # judged again once ours: another worker may have analyzed them between the queue and the claim
         table = metastore.get_table(db, name)
-        still = {(d.owner if d.owner is not None else TABLE_OWNER)
-                 for d in _due_in(metastore, table, options, {})}
-        mine = [d for d in owners if (d.owner if d.owner is not None else TABLE_OWNER) in claimed & still]
+        still = {d.claim_key for d in _due_in(metastore, table, options, {})}
+        mine = [d for d in owners if d.claim_key in claimed & still]
         outcome.taken += [d for d in owners if d not in mine]
         if not mine:
             log.info("round %d: %s: every due partition was claimed or analyzed by another worker",
@@ -298,8 +301,7 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
                  ", ".join(d.owner or "the table" for d in mine), seconds)
     except ColstatsError as error:
         if txn.state == "open":
-            txn.abort(str(error))
-        metastore.release_claims(txn.txn_id)
+            txn.abort(str(error))  # its claims end with it
         if len(owners) > 1 and all(d.owner is not None for d in owners):
             # one unreadable partition (a file another job left) must not keep the others stale forever
             log.warning("round %d: %s failed (%s): its partitions one by one", outcome.round_id, qualified, error)

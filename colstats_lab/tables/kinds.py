@@ -55,8 +55,11 @@ class TableKind(ABC):
         """count(*) from the files' own metadata, with what it came from; None when it keeps none."""
         return None
 
-    def _listed(self, metastore: Metastore, table: Table, valid: ValidWriteIdList,
-                partitions: list[Partition] | None) -> list[PartitionFiles]:
+
+class DirectoryTable(TableKind):
+    """A table whose partitions are directories, listed as they are now (which of them a reader sees: `_dirs`)."""
+
+    def files(self, metastore, table, valid, partitions=None):
         if not table.is_partitioned:
             dirs = self._dirs(table.location, valid)
             return [PartitionFiles(None, dirs, [f for d in dirs for f in list_data_files(d)])]
@@ -70,27 +73,22 @@ class TableKind(ABC):
             out.append(PartitionFiles(part, dirs, [f for d in dirs for f in list_data_files(d)]))
         return out
 
+    @abstractmethod
     def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
-        raise NotImplementedError
+        """The directories under `location` a reader with `valid` sees."""
 
 
-class ManagedTable(TableKind):
+class ManagedTable(DirectoryTable):
     name = "managed"
-
-    def files(self, metastore, table, valid, partitions=None):
-        return self._listed(metastore, table, valid, partitions)
 
     def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
         return admitted_dirs(location, valid)
 
 
-class ExternalTable(TableKind):
+class ExternalTable(DirectoryTable):
     name = "external"
     written_elsewhere = True
     directories_are_partitions = True
-
-    def files(self, metastore, table, valid, partitions=None):
-        return self._listed(metastore, table, valid, partitions)
 
     def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
         return [location] if os.path.isdir(location) else []
