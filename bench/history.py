@@ -1,5 +1,5 @@
-"""The cost of keeping statistics history (migration 10's triggers) on a one-partition overwrite and on an
-ANALYZE of the whole table, against the same operations with the history triggers dropped, alternating
+"""The cost of keeping statistics history on a one-partition overwrite and on an ANALYZE of the whole
+table, against the same operations with keeping off (`colstats.history.enabled=false`), alternating
 run by run in the same lab; and how much the metastore grows per kept state. Then what keeping costs on
 the other two paths that store history: a skew report keeping its top values (against the same report
 with the keeping left out) and a REFRESH METADATA keeping its table and partition figures (against the
@@ -15,20 +15,21 @@ import statistics
 
 from common import bench_arguments, bench_lab, bench_table, timed
 
-from colstats_lab.metastore.schema import MIGRATIONS, _split
-
-TRIGGERS = ("TAB_COL_STATS_HISTORY", "PART_COL_STATS_HISTORY")
 
 
-def set_history(path: str, on: bool) -> None:
-    """Creates or drops the triggers that keep the history (migration 10's, as it creates them)."""
-    with sqlite3.connect(path) as conn:
-        for name in TRIGGERS:
-            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-        if on:
-            for statement in _split(MIGRATIONS[9]):
-                if any(f"CREATE TRIGGER {name} " in statement for name in TRIGGERS):
-                    conn.execute(statement)
+def set_history(lab, on: bool) -> None:
+    """Turns keeping history on or off for the lab's commits (colstats.history.enabled)."""
+    lab.set("colstats.history.enabled", on)
+
+
+def store_keeping(ms, on: bool, store) -> float:
+    """Seconds of `store()`, a direct metastore call, in a commit context that keeps history or not."""
+    def run():
+        with ms.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, KEEP) VALUES (1, ?)", (int(on),))
+            store()
+            conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
+    return timed(run)
 
 
 def history_rows(path: str) -> int:
@@ -43,9 +44,9 @@ def checkpointed_size(path: str) -> int:
     return os.path.getsize(path)
 
 
-def metastore_only(lab, path: str, runs: int) -> None:
+def metastore_only(lab, runs: int) -> None:
     """The metastore's share alone: storing one ANALYZE's partition statistics again (the states the last
-    ANALYZE stored, re-stored through the metastore's bulk call), with and without the triggers."""
+    ANALYZE stored, re-stored through the metastore's bulk call), keeping history and not."""
     from colstats_lab.metastore.model import ColumnStatistics, ColumnStatisticsDesc
 
     ms = lab.metastore
@@ -60,10 +61,8 @@ def metastore_only(lab, path: str, runs: int) -> None:
     write_id, valid = txn.write_id(table), txn.snapshot(table)
     for run in range(runs * 3):
         for on in ((True, False) if run % 2 == 0 else (False, True)):
-            set_history(path, on)
-            spent[on].append(timed(lambda: ms.set_aggr_stats_for(batch, write_id, valid)))
+            spent[on].append(store_keeping(ms, on, lambda: ms.set_aggr_stats_for(batch, write_id, valid)))
     txn.abort("the benchmark's")
-    set_history(path, True)
     with_history, without = statistics.median(spent[True]), statistics.median(spent[False])
     print(f"metastore only: storing {len(batch) * len(columns)} column states takes {with_history * 1000:.0f} ms "
           f"with history, {without * 1000:.0f} ms without (ratio {with_history / without:.2f})")
@@ -118,11 +117,11 @@ def main() -> None:
     times: dict[tuple[str, bool], list[float]] = {}
     for run in range(args.runs):
         for on in ((True, False) if run % 2 == 0 else (False, True)):  # neither side always goes first
-            set_history(path, on)
+            set_history(lab, on)
             times.setdefault(("write", on), []).append(
                 timed(lambda: lab.write("bench", day, partition={"ds": "2026-10-01"}, mode="overwrite")))
             times.setdefault(("analyze", on), []).append(timed(lambda: lab.sql(analyze)))
-    set_history(path, True)
+    set_history(lab, True)
     for operation in ("write", "analyze"):
         with_history = statistics.median(times[(operation, True)])
         without = statistics.median(times[(operation, False)])
@@ -130,7 +129,7 @@ def main() -> None:
               f"ratio {with_history / without:.3f} (target <= 1.05); runs with "
               f"{['%.2f' % t for t in times[(operation, True)]]}, without "
               f"{['%.2f' % t for t in times[(operation, False)]]}")
-    metastore_only(lab, path, args.runs)
+    metastore_only(lab, args.runs)
 
     before_rows = history_rows(path)
     before_bytes = checkpointed_size(path)

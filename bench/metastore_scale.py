@@ -11,9 +11,11 @@ one-day `count(*), min, max` answered from statistics. Prints the peak RSS (targ
 SQLite plan of the by-filter listing.
 
 Then (issue 34's history at Hive scale) `--rounds` daily rounds of auto-analyze where `--changed` of the
-partitions change each day: each round stores the changed partitions' new statistics in one commit, as a
-worker's ANALYZE does (its states settled: equal ones dropped, sketches thinned past the latest
-`colstats.history.sketches`), and the same store with history off is timed beside it. Prints the file's size
+partitions change each day: each round commits the changed partitions' new statistics as a worker's ANALYZE
+does (its AnalyzeChange through Metastore.apply, without the Spark job: statistics rows, flags, the table's
+parameters and merged level, the states settled: equal ones dropped, sketches thinned past the latest
+`colstats.history.sketches`), and the same commit with history off is timed beside it; then the statistics
+rows alone (set_aggr_stats_for), with history and without. Prints the file's size
 after the first full ANALYZE and after the rounds (target <= 1.3x), and each round's store time with history
 over without (target <= 1.2x).
 """
@@ -40,6 +42,9 @@ from colstats_lab.sql.parser import parse_one
 from colstats_lab.metastore.history import settle_history
 from colstats_lab.metastore.merge import merge_table_level
 from colstats_lab.metastore.sketches import NDV_LG_K, compact
+from colstats_lab.analyze.runner import AnalyzeChange, AnalyzeOutcome
+from colstats_lab.stats.aggregate import ColumnPlan, GroupStats
+from colstats_lab.tables.snapshot import PartitionFiles
 
 COLUMNS = ([(f"n{i}", "bigint") for i in range(10)] + [(f"d{i}", "double") for i in range(4)]
            + [(f"s{i}", "string") for i in range(4)] + [(f"day{i}", "date") for i in range(2)])
@@ -148,8 +153,28 @@ def on_disk(path: str) -> int:
 
 
 def store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -> float:
-    """One worker round's commit: the statistics of `values`' partitions stored in one transaction with the
-    commit's context, as Metastore.apply stores an ANALYZE's, history kept or not; returns its seconds."""
+    """One worker round's commit, as its ANALYZE stores it (an AnalyzeChange applied by Metastore.apply, so
+    without its Spark job): the partitions' basic and column statistics of `values`, their flags, the table's
+    parameters and merged level, and the commit's history settled, history kept or not; returns its seconds."""
+    table = ms.get_table("default", "wide")
+    parts = {p.partName: p for p in ms.get_partitions("default", "wide", [f"ds={ds}/hr={hr}" for ds, hr in values])}
+    stats = list(stats_for(values, COLUMNS, pool, now, first=first))
+    files = tuple(PartitionFiles(parts[s.statsDesc.partName], [], []) for s in stats)
+    groups = {tuple(f.partition.values): GroupStats(tuple(f.partition.values), 1000, s.statsObj)
+              for f, s in zip(files, stats)}
+    ms.history_enabled = keep
+    txn = ms.open_txn()
+    change = AnalyzeChange(table, "columns", ms.allocate_table_write_id(txn, "default", "wide"),
+                           ms.get_valid_write_ids("default", "wide", txn), tuple(ColumnPlan(n, t) for n, t in COLUMNS),
+                           files, groups, {f.part_name: 0 for f in files},
+                           AnalyzeOutcome("default.wide", "columns", [], [], None, []))
+    seconds = timed(lambda: ms.apply(txn, [change]))
+    ms.history_enabled = True
+    return seconds
+
+
+def bare_store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -> float:
+    """The column statistics rows of that commit alone (set_aggr_stats_for), with its history settled."""
     def commit():
         txn = ms.open_txn()
         with ms.transaction() as conn:
@@ -168,13 +193,19 @@ def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float
     ms._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     first_size = on_disk(ms.path)
     per_day = max(1, int(len(values) * changed))
-    ratios = []
+    ratios, seconds = [], []
     for day in range(rounds):
         start = (day * per_day * 7) % (len(values) - per_day)  # spread over the table
         slice_ = values[start:start + per_day]
-        without = store_round(ms, slice_, pool, now, first=start + 10_000 * day + 1, keep=False)
-        with_history = store_round(ms, slice_, pool, now, first=start + 10_000 * day + 2, keep=True)
+        first = start + 10_000 * day
+        if day % 2:  # neither side always goes first
+            with_history = store_round(ms, slice_, pool, now, first=first + 2, keep=True)
+            without = store_round(ms, slice_, pool, now, first=first + 1, keep=False)
+        else:
+            without = store_round(ms, slice_, pool, now, first=first + 1, keep=False)
+            with_history = store_round(ms, slice_, pool, now, first=first + 2, keep=True)
         ratios.append(with_history / without)
+        seconds.append(with_history)
     ms._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     last_size = on_disk(ms.path)
     states = ms._conn.execute("SELECT count(*), count(BIT_VECTOR) FROM COL_STATS_HISTORY").fetchone()
@@ -184,7 +215,16 @@ def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float
           f"{states[0]:,} kept states, {states[1]:,} with sketches")
     ordered = sorted(ratios)
     print(f"  a round's store with history / without: median {ordered[len(ordered) // 2]:.2f}, "
-          f"worst {ordered[-1]:.2f} (target <= 1.2)")
+          f"worst {ordered[-1]:.2f} (target <= 1.2); with history median {sorted(seconds)[len(seconds) // 2]:.3f} s")
+    bare = []
+    for day in range(5):  # after the file's size is taken: these keep states of their own
+        start = (day * per_day * 11 + 3) % (len(values) - per_day)
+        slice_, first = values[start:start + per_day], 900_000 + 10 * day
+        without = bare_store_round(ms, slice_, pool, now, first=first, keep=False)
+        bare.append(bare_store_round(ms, slice_, pool, now, first=first + 1, keep=True) / without)
+    bare.sort()
+    print(f"  its column statistics rows alone (set_aggr_stats_for), with history / without: median "
+          f"{bare[len(bare) // 2]:.2f}, worst {bare[-1]:.2f}")
 
 
 def main() -> None:
@@ -194,7 +234,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30, help="daily auto-analyze rounds after the build")
     parser.add_argument("--changed", type=float, default=0.01, help="share of the partitions changed a day")
     parser.add_argument("--without-history", action="store_true",
-                        help="drop the statistics history's triggers first: what keeping history costs here")
+                        help="keep no statistics history while building: what keeping history costs here")
     args = parser.parse_args()
     shutil.rmtree(args.home, ignore_errors=True)
     os.makedirs(args.home)
@@ -203,9 +243,8 @@ def main() -> None:
     path = os.path.join(args.home, "metastore.db")
     big_ms, small_ms = Metastore(path), Metastore(os.path.join(args.home, "small.db"))
     if args.without_history:
-        for ms in (big_ms, small_ms):
-            for trigger in ("TAB_COL_STATS_HISTORY", "PART_COL_STATS_HISTORY"):
-                ms._conn.execute(f"DROP TRIGGER {trigger}")
+        for ms in (big_ms, small_ms):  # what direct calls store keeps no history (a commit context saying so)
+            ms._conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, KEEP) VALUES (1, 0)")
     kept = sqlite3.connect(path)
     values = partition_values(args.partitions)
     figures = build_wide(big_ms, values, COLUMNS, pool, now)
@@ -242,7 +281,7 @@ def main() -> None:
     print(f"metastore: {args.partitions:,} partitions x {len(COLUMNS)} columns, {size / 2**20:.0f} MiB, "
           f"{rows:,} statistics rows, {size / rows:.0f} bytes per statistics row, "
           f"{kept.execute('SELECT count(*) FROM COL_STATS_HISTORY').fetchone()[0]:,} kept history states"
-          + (" (history triggers dropped)" if args.without_history else ""))
+          + (" (history not kept)" if args.without_history else ""))
     for what, seconds in figures.items():
         print(f"  {what:<62} {seconds * 1000:10.1f} ms")
     print(f"  filter {one_percent!r} -> {len(found[-1])} partitions")

@@ -13,6 +13,7 @@ from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
 from .common import _COLUMN_AT, _PART_STATS_INSERT, _STATS_BATCH, _checked_stats, _json_list, _now, is_transactional
 from .exceptions import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
+from .history import keep_states, last_stats_row
 from .merge import merge_partitions, merge_segments, segment_to_obj
 from .model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
 from .segments import PARTITION_STATS_SELECT
@@ -180,8 +181,10 @@ class ColumnStatisticsAPI:
             (replacing if key in taken else new).append(row)
             taken.add(key)  # a partition repeated in the batch: its later rows replace the first
         columns, marks = ", ".join(_PART_STATS_INSERT), ", ".join("?" * len(_PART_STATS_INSERT))
+        before = last_stats_row(conn, "PART_COL_STATS")
         conn.executemany(f"INSERT INTO PART_COL_STATS ({columns}) VALUES ({marks})", new)
         conn.executemany(f"INSERT OR REPLACE INTO PART_COL_STATS ({columns}) VALUES ({marks})", replacing)
+        keep_states(conn, "PART_COL_STATS", before)
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
                              partition_level: bool) -> None:
@@ -212,13 +215,16 @@ class ColumnStatisticsAPI:
 
     @staticmethod
     def _replace_stats_rows(conn, table: str, rows: list[dict]) -> None:
-        """Inserts stats rows, each replacing the row of its owner, column and engine (the UNIQUE key)."""
+        """Inserts stats rows, each replacing the row of its owner, column and engine (the UNIQUE key), each
+        kept as a state of the statistics' history."""
         if not rows:
             return
         names = list(rows[0])
+        before = last_stats_row(conn, table)
         conn.executemany(
             f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
             [[r[n] for n in names] for r in rows])
+        keep_states(conn, table, before)
 
     def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str,
                                     valid_write_ids: ValidWriteIdList | None = None) -> ColumnStatistics:

@@ -1,8 +1,8 @@
-"""Statistics over time: every state of a (table or partition, column)'s statistics, as the schema's
-triggers keep them in COL_STATS_HISTORY when each is stored (migration 10). This module reads them,
-completes the states a commit stored with the rows they describe, and keeps the last N per cell.
+"""Statistics over time: every state of a (table or partition, column)'s statistics, kept in
+COL_STATS_HISTORY as each store writes them (`keep_states`). This module keeps and reads them, completes the
+states a commit stored with the rows they describe, and settles what a commit leaves of them.
 
-A REFRESH METADATA's figures (Drill's units, which no trigger sees: they are replaced wholesale) are kept
+A REFRESH METADATA's figures (Drill's units, which are replaced wholesale) are kept
 here too, as states of engine DRILL: the TABLE unit's and each partition's, the finer units (files, row
 groups) being the metadata's working detail rather than what a person watches.
 """
@@ -98,18 +98,55 @@ class StatsState:
         return self.quantiles["edges"], self.quantiles["shares"]
 
 
+# the figures a kept state copies from its statistics row (the table's columns of migration 10)
+_STATE_COLUMNS = ("COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE", "DOUBLE_LOW_VALUE",
+                  "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE", "NUM_NULLS", "NUM_DISTINCTS",
+                  "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES", "LOW_VALUE_MICROS",
+                  "HIGH_VALUE_MICROS", "HISTOGRAM", "LAST_ANALYZED")
+# a partition's row names its table through PARTITIONS, a table's row directly
+_OWNERS = {"PART_COL_STATS": ("(SELECT TBL_ID FROM PARTITIONS P WHERE P.PART_ID = S.PART_ID)", "S.PART_NAME",
+                              "SELECT CAST(PARAM_VALUE AS INTEGER) FROM PARTITION_PARAMS WHERE PART_ID = S.PART_ID "
+                              "AND PARAM_KEY = 'numRows'"),
+           "TAB_COL_STATS": ("S.TBL_ID", "NULL",
+                             "SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS WHERE TBL_ID = S.TBL_ID "
+                             "AND PARAM_KEY = 'numRows'")}
+
+
+def last_stats_row(conn, stats_table: str) -> int:
+    """The newest row id of TAB_COL_STATS or PART_COL_STATS: rows a store adds after it have larger ids (SQLite
+    numbers a row past the largest before the insert, a replaced one included), which `keep_states` keeps."""
+    return conn.execute(f"SELECT coalesce(max(CS_ID), 0) FROM {stats_table}").fetchone()[0]
+
+
+def keep_states(conn, stats_table: str, after: int) -> None:
+    """Keeps in COL_STATS_HISTORY, as states, the statistics rows of `stats_table` stored since row id `after`,
+    with the commit that stored them (STATS_HISTORY_CONTEXT: its transaction, hence the write ID, what it did,
+    and whether it keeps history at all; a direct call has none) and the rows their owner holds now. One
+    statement for a whole store: a trigger per row cost a round of auto-analyze 1.3-1.5x its store."""
+    tbl_id, part_name, rows = _OWNERS[stats_table]
+    figures = ", ".join(_STATE_COLUMNS)
+    conn.execute(
+        f"INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, COLUMN_NAME, ENGINE, {figures}, NUM_ROWS, TXN_ID, "
+        f"WRITE_ID, CAUSE, RECORDED_AT) "
+        f"SELECT {tbl_id}, {part_name}, S.COLUMN_NAME, S.ENGINE, {', '.join('S.' + c for c in _STATE_COLUMNS)}, "
+        f"({rows}), C.TXN_ID, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = C.TXN_ID "
+        f"AND T2W_DATABASE = S.DB_NAME AND T2W_TABLE = S.TABLE_NAME), C.CAUSE, CAST(strftime('%s', 'now') AS INTEGER) "
+        f"FROM {stats_table} S LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1 "
+        f"WHERE S.CS_ID > ? AND C.KEEP IS NOT 0", (after,))
+
+
 def record_history_rows(conn, txn_id: int) -> None:
     """Gives the statistics states commit `txn_id` stored the rows their owners hold once its changes are
-    applied (the triggers fire before a write's numRows lands), inside the commit's SQLite transaction; a
-    DRILL state keeps the rows its unit counted."""
-    conn.execute(
-        "UPDATE COL_STATS_HISTORY SET NUM_ROWS = COALESCE(CASE WHEN PART_NAME IS NULL THEN "
-        "(SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS TP WHERE TP.TBL_ID = COL_STATS_HISTORY.TBL_ID "
-        " AND TP.PARAM_KEY = 'numRows') ELSE "
-        "(SELECT CAST(PP.PARAM_VALUE AS INTEGER) FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
-        " AND PP.PARAM_KEY = 'numRows' WHERE P.TBL_ID = COL_STATS_HISTORY.TBL_ID "
-        " AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END, NUM_ROWS) WHERE TXN_ID = ? AND ENGINE = ?",
-        (txn_id, HIVE))
+    applied (a state is kept as it is stored, before a write's numRows lands), inside the commit's SQLite
+    transaction; a DRILL state keeps the rows its unit counted."""
+    rows = ("CASE WHEN PART_NAME IS NULL THEN (SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS TP "
+            "WHERE TP.TBL_ID = COL_STATS_HISTORY.TBL_ID AND TP.PARAM_KEY = 'numRows') ELSE "
+            "(SELECT CAST(PP.PARAM_VALUE AS INTEGER) FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
+            "AND PP.PARAM_KEY = 'numRows' WHERE P.TBL_ID = COL_STATS_HISTORY.TBL_ID "
+            "AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END")
+    # only the states whose rows changed: an UPDATE rewrites a state's sketches with it
+    conn.execute(f"UPDATE COL_STATS_HISTORY SET NUM_ROWS = {rows} WHERE TXN_ID = ? AND ENGINE = ? "
+                 f"AND {rows} IS NOT NULL AND NUM_ROWS IS NOT {rows}", (txn_id, HIVE))
 
 
 def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], analyzed_at: int) -> None:
@@ -168,15 +205,23 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES) -> tuple
         f"FROM (SELECT DISTINCT TBL_ID, COLUMN_NAME, PART_NAME, ENGINE FROM COL_STATS_HISTORY WHERE TXN_ID = ?) C "
         f"JOIN COL_STATS_HISTORY H ON H.TBL_ID = C.TBL_ID AND H.COLUMN_NAME = C.COLUMN_NAME "
         f"AND H.PART_NAME IS C.PART_NAME AND H.ENGINE = C.ENGINE "
-        f"WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) AND (SELECT count(*) FROM COL_STATS_HISTORY Q WHERE "
-        f"{_SAME_CELL.format(t='H')} AND Q.HISTORY_ID > H.HISTORY_ID) >= ? ORDER BY H.HISTORY_ID",
-        (txn_id, max(1, sketches))).fetchall()
+        # older than the cell's `sketches`-th latest state: one look-up a cell, not a count a state
+        f"AND H.HISTORY_ID < (SELECT Q.HISTORY_ID FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='C')} "
+        f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) "
+        f"WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) ORDER BY H.HISTORY_ID",
+        (txn_id, max(1, sketches) - 1)).fetchall()
+    kept: dict[int, str | None] = {}  # what each state thinned here keeps (QUANTILES), its sketches gone
     for r in old:  # oldest first: a state's previous one is thinned (its bins kept) before it
-        previous = conn.execute("SELECT HISTOGRAM, QUANTILES FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?",
-                                (r["PREVIOUS"],)).fetchone() if r["PREVIOUS"] is not None else None
-        conn.execute("UPDATE COL_STATS_HISTORY SET BIT_VECTOR = NULL, HISTOGRAM = NULL, QUANTILES = ? "
-                     "WHERE HISTORY_ID = ?", (_quantiles_text(r["HISTOGRAM"], r["COLUMN_TYPE"], previous),
-                                              r["HISTORY_ID"]))
+        text = None
+        if r["HISTOGRAM"] is not None:  # only a KLL sketch leaves figures to keep
+            before = r["PREVIOUS"]
+            previous = ({"HISTOGRAM": None, "QUANTILES": kept[before]} if before in kept else
+                        conn.execute("SELECT HISTOGRAM, QUANTILES FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?",
+                                     (before,)).fetchone() if before is not None else None)
+            text = _quantiles_text(r["HISTOGRAM"], r["COLUMN_TYPE"], previous)
+        kept[r["HISTORY_ID"]] = text
+    conn.executemany("UPDATE COL_STATS_HISTORY SET BIT_VECTOR = NULL, HISTOGRAM = NULL, QUANTILES = ? "
+                     "WHERE HISTORY_ID = ?", [(text, history_id) for history_id, text in kept.items()])
     return len(same), len(old)
 
 

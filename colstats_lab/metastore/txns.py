@@ -104,7 +104,7 @@ class TxnAPI:
             with self.transaction() as conn:
                 results = []
                 for change in changes:
-                    # the history triggers read which transaction stored a state, and why
+                    # the states kept as statistics are stored name which transaction stored them, and why
                     conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
                                  "VALUES (1, ?, ?, ?)", (txn_id, change.describe(), int(self.history_enabled)))
                     results.append(change.apply(self))
