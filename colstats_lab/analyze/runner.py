@@ -7,7 +7,7 @@ statistics are stored but not marked accurate: they describe data that is no lon
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, ClassVar
 
 from pyspark.sql import SparkSession
@@ -30,6 +30,8 @@ from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
 from ..metastore.merge import merge_table_level
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
+from ..stats.footers import GroupFigures, group_figures
+from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
 from ..tables.layout import footer_counts
 from ..tables.kinds import kind_of, read_snapshot, snapshot_files
@@ -49,6 +51,7 @@ class AnalyzeOutcome:
     skipped_columns: list[str] = field(default_factory=list)
     stale_partitions: list[str | None] = field(default_factory=list)
     seconds: float = 0.0
+    footer_columns: list[str] = field(default_factory=list)  # min, max and NULL count from footers, not the scan
 
     @property
     def message(self) -> str:
@@ -59,6 +62,8 @@ class AnalyzeOutcome:
                        f" ({', '.join(self.columns)})")
         rows = f", {self.num_rows:,} rows" if self.num_rows is not None else ""
         text = f"Analyzed {self.table}: {what} for {where}{rows} in {self.seconds:.1f} s."
+        if self.footer_columns:
+            text += f" Minimum, maximum and NULLs of {', '.join(self.footer_columns)} from the files' footers."
         if self.skipped_columns:
             text += f" Skipped (no statistics for their type): {', '.join(self.skipped_columns)}."
         if self.stale_partitions:
@@ -111,11 +116,12 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     files = snapshot_files(metastore, table, valid, partitions)
     groups: dict[tuple, GroupStats] = {}
     if stmt.mode != "noscan":
+        plans, footers = _footer_plans(table, files, plans)
         frame = read_snapshot(spark(), table, files)  # Spark starts only once the statement is known good
         with spark_errors(f"cannot analyze {table.qualified_name}"):  # a file another job left unreadable
-            groups = aggregate_stats(frame, table.partition_key_names, plans)
+            groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
-                             None, skipped)
+                             None, skipped, footer_columns=[p.name for p in plans if p.from_footers])
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
                                  write_id)
@@ -125,9 +131,25 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     return outcome
 
 
+def _footer_plans(table: Table, files: list[PartitionFiles], plans: list[ColumnPlan]
+                  ) -> tuple[list[ColumnPlan], dict[tuple, GroupFigures]]:
+    """The plans with `from_footers` set for the columns whose minimum, maximum and NULL count every file's
+    footer (or table format's figures) holds exactly, and each partition's figures of them: the scan then
+    computes only what footers lack (sketches, string lengths, true and false counts). Iceberg's position
+    deletes remove rows footers still count: such a snapshot is scanned for every figure."""
+    if not plans or any(p.deletes for p in files):
+        return plans, {}
+    served, footers = group_figures({_values_of(p): p.files for p in files},
+                                    {p.name: p.type_name for p in plans}, field_ids_of(table))
+    return [replace(p, from_footers=p.name in served) for p in plans], footers
+
+
+def _values_of(part: PartitionFiles) -> tuple:
+    return tuple(part.partition.values) if part.partition else ()
+
+
 def _group_of(part: PartitionFiles, plans: list[ColumnPlan], groups: dict) -> GroupStats:
-    values = tuple(part.partition.values) if part.partition else ()
-    return groups.get(values) or empty_stats(plans, values)
+    return groups.get(_values_of(part)) or empty_stats(plans, _values_of(part))
 
 
 def _raw_data_size(files: list[DataFile]) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import Any, Callable
 
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
@@ -24,6 +24,9 @@ from ..metastore.model import (
 )
 from ..metastore.quantiles import sketch_family
 from ..metastore.sketches import NDV_LG_K, compact, sketch_ndv
+from ..errors import QueryError
+from ..metastore.table_metadata import ColumnMetadata
+from .footers import GroupFigures
 from .sketches import kll_aggregate, ndv_input
 
 ROWS = "__rows"
@@ -34,6 +37,8 @@ class ColumnPlan:
     name: str
     type_name: str
     histogram: bool = False  # Hive's hive.stats.kll.enable: a KLL sketch of the values as well
+    # minimum, maximum and NULL count come from the files' footers (footers.group_figures), not the scan
+    from_footers: bool = False
 
     @property
     def kind(self) -> StatsKind:
@@ -63,10 +68,10 @@ class ColumnPlan:
     def aggregates(self, index: int) -> list[Column]:
         p = f"__c{index}_"
         value = F.col(p + "v")
-        out = [F.count(value).alias(p + "nonnull")]
         kind = self.kind
+        out = [] if self.from_footers else [F.count(value).alias(p + "nonnull")]
         if kind in (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE, StatsKind.DATE, StatsKind.TIMESTAMP):
-            out += [F.min(value).alias(p + "min"), F.max(value).alias(p + "max")]
+            out += [] if self.from_footers else [F.min(value).alias(p + "min"), F.max(value).alias(p + "max")]
         elif kind in (StatsKind.STRING, StatsKind.BINARY):
             length = F.col(p + "len")
             out += [F.max(length).alias(p + "maxlen"), F.sum(length).alias(p + "sumlen")]
@@ -84,10 +89,18 @@ class ColumnPlan:
         """Hive keeps no NDV for booleans and binaries."""
         return self.kind not in (StatsKind.BOOLEAN, StatsKind.BINARY)
 
-    def stats_obj(self, index: int, row: dict | None, num_rows: int) -> ColumnStatisticsObj:
-        """The column's statistics from one aggregate row (None: a group with no rows)."""
+    def stats_obj(self, index: int, row: dict | None, num_rows: int,
+                  footer: ColumnMetadata | None = None) -> ColumnStatisticsObj:
+        """The column's statistics from one aggregate row (None: a group with no rows) and, for a column
+        `from_footers`, the group's footer figures."""
         p = f"__c{index}_"
-        get = (lambda key: row[p + key]) if row is not None else (lambda key: None)
+        from_footer: dict[str, Any] = ({"nonnull": num_rows - (footer.nulls or 0), "min": footer.low,
+                                         "max": footer.high} if self.from_footers and footer is not None else {})
+
+        def get(key: str) -> Any:
+            if key in from_footer:
+                return from_footer[key]
+            return row[p + key] if row is not None else None
         non_null = get("nonnull") or 0
         nulls = num_rows - non_null
         kind = self.kind
@@ -139,9 +152,12 @@ def _aggregation(session: SparkSession, columns: tuple[ColumnPlan, ...]) -> tupl
     return inputs, exprs
 
 
-def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan]) -> dict[tuple, GroupStats]:
+def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan],
+                    footers: dict[tuple, GroupFigures] | None = None) -> dict[tuple, GroupStats]:
     """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
-    group's partition values as text (the empty tuple when there are no keys)."""
+    group's partition values as text (the empty tuple when there are no keys). `footers` holds each
+    group's footer figures of the columns planned `from_footers`; a group whose footers count other rows
+    than the scan read (a file rewritten meanwhile) raises, as its figures would mix two states."""
     keys = [F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
     column_inputs, exprs = _aggregation(frame.sparkSession, tuple(columns))
     inputs = frame.select(*keys, *column_inputs)
@@ -157,7 +173,15 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
         if not group_keys and num_rows == 0:
             continue
         values = tuple(record[f"__k{i}"] for i in range(len(group_keys)))
-        out[values] = GroupStats(values, num_rows, [p.stats_obj(i, record, num_rows) for i, p in enumerate(columns)])
+        figures = (footers or {}).get(values)
+        if any(p.from_footers for p in columns) and (figures is None or figures.rows != num_rows):
+            where = ", ".join(f"{k}={v}" for k, v in zip(group_keys, values)) or "the table"
+            raise QueryError(f"the files of {where} changed while being analyzed: their footers count "
+                                    f"{figures.rows if figures else 0:,} rows, the scan read {num_rows:,}; "
+                                    f"run the ANALYZE again")
+        out[values] = GroupStats(values, num_rows, [
+            p.stats_obj(i, record, num_rows, figures.columns.get(p.name) if figures else None)
+            for i, p in enumerate(columns)])
     return out
 
 

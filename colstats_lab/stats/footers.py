@@ -200,3 +200,30 @@ def statistics_value(value, type_name: str):
     if base == "boolean":
         return bool(value)
     return value
+
+
+@dataclass
+class GroupFigures:
+    """One group's (partition's) rows and, per column its footers serve, the group's minimum, maximum and
+    NULL count, merged over every row group of every file."""
+    rows: int
+    columns: dict[str, ColumnMetadata]
+
+
+def group_figures(groups: dict[tuple, list[DataFile]], columns: dict[str, str],
+                  field_ids: dict[str, int] | None = None) -> tuple[frozenset[str], dict[tuple, GroupFigures]]:
+    """The columns (name -> type) whose minimum, maximum and NULL count every file of every group serves
+    exactly, from its footer or its table format's figures, and each group's figures of them: what an ANALYZE
+    needs not scan for. A file whose footer cannot be read serves nothing: the scan gives every figure."""
+    asked = {name: type_name for name, type_name in columns.items() if footer_servable(type_name)}
+    if not asked:
+        return frozenset(), {}
+    try:
+        footers = {key: [file_footer(f, asked, field_ids) for f in files] for key, files in groups.items()}
+    except (OSError, ValueError):  # pyarrow's errors are both: a file not local, not Parquet, or cut short
+        return frozenset(), {}
+    served = frozenset(name for name in asked if all(f.served(name) for group in footers.values() for f in group))
+    return served, {key: GroupFigures(sum(f.rows for f in group),
+                                      {name: footer_column(name, asked[name], [rg for f in group for rg in f.row_groups])
+                                       for name in served})
+                    for key, group in footers.items()}
