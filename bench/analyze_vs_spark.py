@@ -10,6 +10,18 @@ from __future__ import annotations
 from common import bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib
 
 
+def every_figure_scanned(lab, sql: str) -> None:
+    """The same ANALYZE with no column's figures taken from footers: what it cost before they were."""
+    from colstats_lab.analyze import runner
+
+    served = runner._footer_plans
+    runner._footer_plans = lambda table, files, plans: (plans, {})
+    try:
+        lab.sql(sql)
+    finally:
+        runner._footer_plans = served
+
+
 def main() -> None:
     args = bench_arguments(runs=3)
     lab = bench_lab(fresh=True)
@@ -28,7 +40,11 @@ def main() -> None:
     native, native_runs = median_of(args.runs, lambda: spark.sql(native_sql))
     print(f"ours   (per-partition + table stats, sketches): median {ours:.2f} s  runs {['%.2f' % t for t in ours_runs]}")
     print(f"native (Spark ANALYZE, table level only):      median {native:.2f} s  runs {['%.2f' % t for t in native_runs]}")
-    print(f"ratio ours / native: {ours / native:.2f}  (target <= 1.0)")
+    print(f"ratio ours / native: {ours / native:.2f}  (target <= 0.6)")
+    print(f"  minimum, maximum and NULLs from footers for: {', '.join(lab.sql(ours_sql).details.footer_columns)}")
+    scanned, scanned_runs = median_of(args.runs, lambda: every_figure_scanned(lab, ours_sql))
+    print(f"ours, every figure scanned (before footers served them): median {scanned:.2f} s  "
+          f"runs {['%.2f' % t for t in scanned_runs]}  ratio {scanned / native:.2f}")
 
     # with distributions: our KLL sketches against Spark's equi-height histograms, on the same rows
     lab.set("hive.stats.kll.enable", True)
@@ -42,7 +58,7 @@ def main() -> None:
     print(f"ours with KLL sketches:                          median {kll:.2f} s  runs {['%.2f' % t for t in kll_runs]}")
     print(f"native with histograms (numBins 254):            median {histograms:.2f} s  "
           f"runs {['%.2f' % t for t in histogram_runs]}")
-    print(f"ratio ours / native with distributions: {kll / histograms:.2f}  (target <= 0.6)")
+    print(f"ratio ours / native with distributions: {kll / histograms:.2f}  (target <= 0.35)")
     print(f"KLL's extra cost over our run without it: {kll / ours:.2f}x")
     print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
 
