@@ -155,8 +155,8 @@ def _same(stored: dict, expected: dict) -> bool:
 
 
 @pytest.mark.slow
-@settings(max_examples=int(os.environ.get('FOOTER_EXAMPLES', 12)), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=int(os.environ.get("FOOTER_EXAMPLES", 12)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(drawn=tables(), writer=st.sampled_from(["pyarrow", "spark"]))
 def test_footer_figures_equal_the_rows_over_random_files(tmp_path_factory, spark, drawn, writer):
     partitions, _, _ = drawn
@@ -209,3 +209,50 @@ def test_analyze_names_the_columns_its_footers_served_and_equals_a_scan(lab, spa
     again = {o.colName: _stored(o) for o in lab.metastore.get_partitions_statistics(
         "default", "ext", ["ds=1"], ["x", "note", "day"])["ds=1"].statsObj}
     assert again == from_footers
+
+
+def _written(lab, table: str, partition: str, names: list[str]) -> dict:
+    stats = lab.metastore.get_partitions_statistics("default", table, [partition], names)[partition]
+    flags = lab.metastore.get_partition("default", table, partition).parameters["COLUMN_STATS_ACCURATE"]
+    assert all(f'"{n}":"true"' in flags for n in names), flags
+    return {o.colName: _stored(o) for o in stats.statsObj}
+
+
+def test_a_gathered_write_takes_min_max_and_nulls_from_the_footers_it_wrote(lab, spark):
+    """A static and a dynamic write gather from the new files' footers; Spark's INT96 timestamps and strings
+    too long for a footer's bounds are gathered from the rows instead; every figure equals pandas'."""
+    import pandas as pd
+
+    lab.sql("CREATE TABLE w (n BIGINT, note STRING, ts TIMESTAMP, day DATE) PARTITIONED BY (ds STRING)")
+    rows = pd.DataFrame({"n": [5, None, -2], "note": ["ab", None, "xyz"],
+                         "ts": pd.to_datetime(["2026-01-01 00:00:00.000001", None, "1969-12-31 23:59:59"], utc=True,
+                                              format="ISO8601"),
+                         "day": [dt.date(2026, 5, 1), dt.date(1999, 1, 2), None]}).astype({"n": "Int64"})
+    micros = lambda text: (dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc) - EPOCH)  # noqa: E731
+    expected = {"n": {"nulls": 1, "low": -2, "high": 5}, "note": {"nulls": 1, "maxlen": 3},
+                "ts": {"nulls": 1, "low": micros("1969-12-31 23:59:59") // dt.timedelta(microseconds=1),
+                       "high": micros("2026-01-01 00:00:00.000001") // dt.timedelta(microseconds=1)},
+                "day": {"nulls": 1, "low": (dt.date(1999, 1, 2) - dt.date(1970, 1, 1)).days,
+                        "high": (dt.date(2026, 5, 1) - dt.date(1970, 1, 1)).days}}
+    names = list(expected)
+
+    static = lab.write("w", rows, partition={"ds": "s"})
+    assert static.footer_columns == names
+    assert _written(lab, "w", "ds=s", names) == expected
+
+    dynamic = lab.write("w", rows.assign(ds=["d1", "d2", "d1"]))
+    assert dynamic.footer_columns == names
+    assert _written(lab, "w", "ds=d1", ["n"])["n"] == {"nulls": 0, "low": -2, "high": 5}
+
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "INT96")
+    try:
+        int96 = lab.write("w", rows, partition={"ds": "int96"})
+    finally:
+        spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    assert int96.footer_columns == ["n", "note", "day"]
+    assert _written(lab, "w", "ds=int96", names) == expected
+
+    long_notes = rows.assign(note=["x" * 70_000, None, "y"])  # parquet-mr keeps no bounds past 4 KiB
+    long = lab.write("w", long_notes, partition={"ds": "long"})
+    assert "note" not in long.footer_columns and "n" in long.footer_columns
+    assert _written(lab, "w", "ds=long", names) == {**expected, "note": {"nulls": 1, "maxlen": 70_000}}

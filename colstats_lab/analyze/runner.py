@@ -7,7 +7,7 @@ statistics are stored but not marked accurate: they describe data that is no lon
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, ClassVar
 
 from pyspark.sql import SparkSession
@@ -30,7 +30,8 @@ from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
 from ..metastore.merge import merge_table_level
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
-from ..stats.footers import GroupFigures, group_figures
+from ..stats.aggregate import served_by_footers
+from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
 from ..tables.layout import footer_counts
@@ -137,11 +138,9 @@ def _footer_plans(table: Table, files: list[PartitionFiles], plans: list[ColumnP
     footer (or table format's figures) holds exactly, and each partition's figures of them: the scan then
     computes only what footers lack (sketches, string lengths, true and false counts). Iceberg's position
     deletes remove rows footers still count: such a snapshot is scanned for every figure."""
-    if not plans or any(p.deletes for p in files):
+    if any(p.deletes for p in files):
         return plans, {}
-    served, footers = group_figures({_values_of(p): p.files for p in files},
-                                    {p.name: p.type_name for p in plans}, field_ids_of(table))
-    return [replace(p, from_footers=p.name in served) for p in plans], footers
+    return served_by_footers(plans, {_values_of(p): p.files for p in files}, field_ids_of(table))
 
 
 def _values_of(part: PartitionFiles) -> tuple:

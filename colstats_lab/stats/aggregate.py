@@ -7,7 +7,7 @@ aggregates reaches the driver.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -26,7 +26,8 @@ from ..metastore.quantiles import sketch_family
 from ..metastore.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
 from ..metastore.table_metadata import ColumnMetadata
-from .footers import GroupFigures
+from ..files import DataFile
+from .footers import GroupFigures, group_figures
 from .sketches import kll_aggregate, ndv_input
 
 ROWS = "__rows"
@@ -185,12 +186,23 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
     return out
 
 
+def served_by_footers(plans: list[ColumnPlan], files: dict[tuple, list[DataFile]],
+                      field_ids: dict[str, int] | None = None) -> tuple[list[ColumnPlan], dict[tuple, GroupFigures]]:
+    """`plans` with `from_footers` set for the columns whose minimum, maximum and NULL count every one of
+    `files` (per group) holds exactly, and each group's figures of them (footers.group_figures)."""
+    if not plans:
+        return plans, {}
+    served, figures = group_figures(files, {p.name: p.type_name for p in plans}, field_ids)
+    return [replace(p, from_footers=p.name in served) for p in plans], figures
+
+
 def empty_stats(columns: list[ColumnPlan], values: tuple = ()) -> GroupStats:
     """The statistics of a group with no rows."""
     return GroupStats(values, 0, [p.stats_obj(i, None, 0) for i, p in enumerate(columns)])
 
 
-def observe_stats(frame: DataFrame, columns: list[ColumnPlan]) -> tuple[DataFrame, Callable[[], GroupStats]]:
+def observe_stats(frame: DataFrame, columns: list[ColumnPlan]
+                  ) -> tuple[DataFrame, Callable[[GroupFigures | None], GroupStats | None]]:
     """The frame with the same aggregation attached as an observation (`DataFrame.observe`), so the
     action that writes it also computes its statistics, with no second pass; call the returned
     function after that action for the rows' statistics."""
@@ -200,9 +212,17 @@ def observe_stats(frame: DataFrame, columns: list[ColumnPlan]) -> tuple[DataFram
     inputs = frame.select("*", *column_inputs)
     observed = inputs.observe(observation, *exprs).select(*original)
 
-    def collect() -> GroupStats:
+    def collect(figures: GroupFigures | None = None) -> GroupStats | None:
+        """The written rows' statistics; None when columns planned `from_footers` lack their footer
+        figures (`figures`: the written files', footers.group_figures) or those count other rows."""
         record = observation.get
         num_rows = record[ROWS]
-        return GroupStats((), num_rows, [plan.stats_obj(i, record, num_rows) for i, plan in enumerate(columns)])
+        if any(p.from_footers for p in columns) and (
+                figures is None or figures.rows != num_rows
+                or any(p.name not in figures.columns for p in columns if p.from_footers)):
+            return None
+        return GroupStats((), num_rows, [plan.stats_obj(i, record, num_rows,
+                                                        figures.columns.get(plan.name) if figures else None)
+                                         for i, plan in enumerate(columns)])
 
     return observed, collect

@@ -8,7 +8,7 @@ import os
 import shutil
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
 import pandas as pd
@@ -34,6 +34,8 @@ from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
 from ..metastore.merge import merge_column_stats, merge_table_level
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
+from ..stats.aggregate import served_by_footers
+from ..stats.footers import footer_servable, group_figures
 from ..files import is_data_file, list_data_files
 from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
 from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
@@ -53,6 +55,7 @@ class WriteResult:
     write_id: int
     mode: str
     partitions: dict[str | None, "FilesWritten"]  # partition name (None: unpartitioned) -> what was written
+    footer_columns: list[str] = field(default_factory=list)  # gathered min, max and NULLs from the new footers
 
     @property
     def num_rows(self) -> int:
@@ -90,8 +93,9 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     plans = [ColumnPlan(c.name, c.type, metastore.kll_enabled) for c in table.cols
              if parse_type(c.type).stats_kind is not None]
     dynamic = table.is_partitioned and not partition
-    if gather and plans and not dynamic:
-        frame, collect = observe_stats(frame, plans)
+    if gather and plans and not dynamic:  # min, max and NULLs from the new files' footers where they will hold them
+        observed_plans = [replace(p, from_footers=_footer_will_hold(spark, p)) for p in plans]
+        frame, collect = observe_stats(frame, observed_plans)
     specs = layout_specs(metastore, table, frame, partition or {}, relayout)
     for name in specs:
         check_partition_values(table, [v for _, v in parse_part_name(name)])
@@ -122,35 +126,66 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    gathered = {name: collect() for name in written} if collect else {}
+    gathered: dict[str | None, GroupStats] = {}
+    from_footers: set[str] = set()
+    if collect is not None:
+        types = {p.name: p.type_name for p in plans}
+        observed = {p.name for p in observed_plans if p.from_footers}
+        for name, files in written.items():
+            _, figures = group_figures({(): list_data_files(files.directory)}, types)
+            stats = collect(figures.get(()))
+            if stats is not None:
+                gathered[name] = stats
+        missed = {name: files for name, files in written.items() if name not in gathered}
+        from_footers = observed
+        if missed:  # a footer without a figure it was expected to hold: the new files are read instead
+            more, served = _gather_per_partition(spark, table, missed, plans)
+            gathered.update(more)
+            from_footers &= served
     if gather and plans and dynamic and written:
-        gathered = _gather_per_partition(spark, table, written, plans)
+        gathered, from_footers = _gather_per_partition(spark, table, written, plans)
     unannounced = [name for name in written if name not in announced]
     if unannounced:
         metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, unannounced, "i", write_id)
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written])
     txn.add(WriteChange(table, mode, write_id, valid, written, gathered, relayout))
-    return WriteResult(write_id, mode, written)
+    return WriteResult(write_id, mode, written, [p.name for p in plans if p.name in from_footers and gathered])
 
 
-def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str, "FilesWritten"],
-                          plans: list[ColumnPlan]) -> dict[str, GroupStats]:
+def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str | None, "FilesWritten"],
+                          plans: list[ColumnPlan]) -> tuple[dict[str | None, GroupStats], set[str]]:
     """Each written partition's statistics of the rows just written, from one aggregation over the new
-    files grouped by partition (an observation cannot group, and the files are still in the page cache)."""
-    parts = [PartitionFiles(_new_partition(table, name), [files.directory], list_data_files(files.directory))
-             for name, files in written.items()]
-    groups = aggregate_stats(read_snapshot(spark, table, parts), table.partition_key_names, plans)
-    out = {}
+    files grouped by partition (an observation cannot group, and the files are still in the page cache), and
+    the columns whose minimum, maximum and NULLs came from the new files' footers."""
+    parts = [PartitionFiles(_new_partition(table, name) if name is not None else None, [files.directory],
+                            list_data_files(files.directory)) for name, files in written.items()]
+    plans, footers = served_by_footers(plans, {_values_of(part): part.files for part in parts})
+    groups = aggregate_stats(read_snapshot(spark, table, parts), table.partition_key_names, plans, footers)
+    out: dict[str | None, GroupStats] = {}
     for name, part in zip(written, parts):
-        values = tuple(part.partition.values)
+        values = _values_of(part)
         group = groups.get(values)
         if group is not None and group.num_rows == written[name].num_rows:
             out[name] = group
         elif written[name].num_rows == 0:
             out[name] = empty_stats(plans, values)
         # else the aggregation's rows do not match the files': leave the partition's columns not accurate
-    return out
+    return out, {p.name for p in plans if p.from_footers}
+
+
+def _values_of(part: PartitionFiles) -> tuple:
+    return tuple(part.partition.values) if part.partition else ()
+
+
+def _footer_will_hold(spark: SparkSession, plan: ColumnPlan) -> bool:
+    """Whether the Parquet files Spark is about to write will hold the column's minimum, maximum and NULL count
+    in their footers: every type footers serve, timestamps only when written as TIMESTAMP_MICROS (Spark's
+    default INT96 keeps no bounds). The footers are checked once written all the same."""
+    if not footer_servable(plan.type_name):
+        return False
+    return parse_type(plan.type_name).base != "timestamp" or \
+        spark.conf.get("spark.sql.parquet.outputTimestampType", "INT96") == "TIMESTAMP_MICROS"
 
 
 def _new_partition(table: Table, name: str, write_id: int = 0) -> Partition:
