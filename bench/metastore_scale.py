@@ -39,7 +39,7 @@ from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, Col
 from colstats_lab.pruning.answers import answer_from_stats
 from colstats_lab.commands.describe import describe
 from colstats_lab.sql.parser import parse_one
-from colstats_lab.metastore.history import settle_history
+from colstats_lab.metastore.history import last_state, settle_history
 from colstats_lab.metastore.merge import merge_table_level
 from colstats_lab.metastore.sketches import NDV_LG_K, compact
 from colstats_lab.analyze.runner import AnalyzeChange, AnalyzeOutcome
@@ -178,11 +178,12 @@ def bare_store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -
     def commit():
         txn = ms.open_txn()
         with ms.transaction() as conn:
+            since = last_state(conn)
             conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) VALUES (1, ?, ?, ?)",
                          (txn, "auto-analyze round", int(keep)))
             ms.set_aggr_stats_for(stats_for(values, COLUMNS, pool, now, first=first))
             conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
-            settle_history(conn, txn, ms.history_sketches)
+            settle_history(conn, txn, ms.history_sketches, since)
         ms.commit_txn(txn)
     return timed(commit)
 

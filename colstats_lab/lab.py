@@ -198,6 +198,8 @@ class Lab:
             value = _as_count(key, value)
         elif key == "colstats.history.sketches":
             value = max(1, _as_count(key, value))  # the latest state keeps its sketches: it is the one in force
+            if value < self.metastore.history_sketches:  # a commit thins only the cells it touches
+                self.metastore.thin_stats_history(value)
         elif key == "colstats.history.max_bytes":
             value = None if value is None else _as_count(key, value)
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):

@@ -451,6 +451,15 @@ def test_the_latest_states_keep_their_sketches_and_drift_on_older_ones_stays_wha
     assert with_sketches == [False, False, False, True, True]
     assert all(s.quantiles is not None for _, s in kept[:3]) and all(s.quantiles is None for _, s in kept[3:])
 
+    lab.set("colstats.history.sketches", 1)  # lowered: the states past the latest one are thinned at once
+    kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
+    assert [s.stats.statsData.value.histogram is not None for _, s in kept] == [False, False, False, False, True]
+    assert [tuple(r) for r in lab.history("k", "x", partition="ds=a")[["psi", "q1", "median", "q3"]]
+            .itertuples(index=False)] == seen
+    lab.write("k", pd.DataFrame({"x": pd.Series(range(300), dtype="Int64")}), partition={"ds": "a"}, mode="overwrite")
+    kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
+    assert [s.stats.statsData.value.histogram is not None for _, s in kept] == [False] * 5 + [True]
+
 
 def test_history_can_be_turned_off_and_bounded_in_bytes(lab):
     lab.sql("CREATE TABLE b (x BIGINT, s STRING) PARTITIONED BY (ds STRING)")

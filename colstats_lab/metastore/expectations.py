@@ -86,13 +86,14 @@ def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None) 
     return out
 
 
-def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = None) -> int:
+def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = None, since: int = 0) -> int:
     """Evaluates the stored rules on the states commit `txn_id` stored (or on the states `history_ids`),
-    storing each outcome; returns how many outcomes were stored."""
+    storing each outcome (`since`: the newest state's id before the commit); returns how many were stored."""
     if history_ids is None:
-        found = conn.execute("SELECT H.HISTORY_ID FROM COL_STATS_HISTORY H WHERE H.TXN_ID = ? AND H.ENGINE = ? AND EXISTS "
+        found = conn.execute("SELECT H.HISTORY_ID FROM COL_STATS_HISTORY H WHERE H.HISTORY_ID > ? AND H.TXN_ID = ? "
+                             "AND H.ENGINE = ? AND EXISTS "
                              "(SELECT 1 FROM STATS_EXPECTATIONS E WHERE E.TBL_ID = H.TBL_ID "
-                             "AND E.COLUMN_NAME = H.COLUMN_NAME)", (txn_id, HIVE)).fetchall()
+                             "AND E.COLUMN_NAME = H.COLUMN_NAME)", (since, txn_id, HIVE)).fetchall()
         history_ids = [r[0] for r in found]
     stored = 0
     now = int(time.time())

@@ -135,7 +135,14 @@ def keep_states(conn, stats_table: str, after: int) -> None:
         f"WHERE S.CS_ID > ? AND C.KEEP IS NOT 0", (after,))
 
 
-def record_history_rows(conn, txn_id: int) -> None:
+def last_state(conn) -> int:
+    """The newest state's id: a commit's states are those past it when the commit starts (it holds SQLite's
+    write lock, so no other commit's states come between), found by their ids' range instead of an index on
+    TXN_ID that every kept state would also have to update."""
+    return conn.execute("SELECT coalesce(max(HISTORY_ID), 0) FROM COL_STATS_HISTORY").fetchone()[0]
+
+
+def record_history_rows(conn, txn_id: int, since: int = 0) -> None:
     """Gives the statistics states commit `txn_id` stored the rows their owners hold once its changes are
     applied (a state is kept as it is stored, before a write's numRows lands), inside the commit's SQLite
     transaction; a DRILL state keeps the rows its unit counted."""
@@ -145,8 +152,8 @@ def record_history_rows(conn, txn_id: int) -> None:
             "AND PP.PARAM_KEY = 'numRows' WHERE P.TBL_ID = COL_STATS_HISTORY.TBL_ID "
             "AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END")
     # only the states whose rows changed: an UPDATE rewrites a state's sketches with it
-    conn.execute(f"UPDATE COL_STATS_HISTORY SET NUM_ROWS = {rows} WHERE TXN_ID = ? AND ENGINE = ? "
-                 f"AND {rows} IS NOT NULL AND NUM_ROWS IS NOT {rows}", (txn_id, HIVE))
+    conn.execute(f"UPDATE COL_STATS_HISTORY SET NUM_ROWS = {rows} WHERE HISTORY_ID > ? AND TXN_ID = ? "
+                 f"AND ENGINE = ? AND {rows} IS NOT NULL AND NUM_ROWS IS NOT {rows}", (since, txn_id, HIVE))
 
 
 def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], analyzed_at: int) -> None:
@@ -183,7 +190,7 @@ _SAME_CELL = ("Q.TBL_ID = {t}.TBL_ID AND Q.COLUMN_NAME = {t}.COLUMN_NAME AND Q.P
               "AND Q.ENGINE = {t}.ENGINE")
 
 
-def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES) -> tuple[int, int]:
+def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES, since: int = 0) -> tuple[int, int]:
     """What a commit's states leave of the history, in the commit's SQLite transaction: a state equal to its
     cell's previous one is dropped, the previous one noting when it was confirmed; in the cells the commit
     touched, the states past the latest `sketches` lose their sketches, keeping their quartiles, decile
@@ -192,29 +199,47 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES) -> tuple
         f"SELECT N.HISTORY_ID, P.HISTORY_ID, N.RECORDED_AT, N.LAST_ANALYZED, N.COLUMN_TYPE, N.BIT_VECTOR, "
         f"P.BIT_VECTOR, N.HISTOGRAM, P.HISTOGRAM FROM COL_STATS_HISTORY N "
         f"JOIN COL_STATS_HISTORY P ON P.HISTORY_ID = (SELECT max(Q.HISTORY_ID) FROM COL_STATS_HISTORY Q WHERE "
-        f"{_SAME_CELL.format(t='N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE N.TXN_ID = ? AND {_SAME_FIGURES}",
-        (txn_id,)).fetchall()
+        f"{_SAME_CELL.format(t='N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
+        f"AND {_SAME_FIGURES}", (since, txn_id)).fetchall()
     same = [r[:4] for r in candidates if _same_sketches(r[4], r[5], r[6], r[7], r[8])]
     if same:
         conn.executemany("UPDATE COL_STATS_HISTORY SET CONFIRMED_AT = ?, LAST_ANALYZED = ? WHERE HISTORY_ID = ?",
                          [(recorded, analyzed, previous) for _, previous, recorded, analyzed in same])
         conn.executemany("DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?", [(new,) for new, *_ in same])
+    # once every commit is settled, a cell holds at most `sketches` states with sketches before a commit, so the
+    # one `sketches` back from each new state is the one to thin: a short walk back a state, not every older
+    # state of every touched cell (a lowered setting thins the whole history at once: thin_history)
     old = conn.execute(
-        f"SELECT H.HISTORY_ID, H.COLUMN_TYPE, H.HISTOGRAM, (SELECT max(Q.HISTORY_ID) FROM COL_STATS_HISTORY Q "
-        f"WHERE {_SAME_CELL.format(t='H')} AND Q.HISTORY_ID < H.HISTORY_ID) AS PREVIOUS "
-        f"FROM (SELECT DISTINCT TBL_ID, COLUMN_NAME, PART_NAME, ENGINE FROM COL_STATS_HISTORY WHERE TXN_ID = ?) C "
-        f"JOIN COL_STATS_HISTORY H ON H.TBL_ID = C.TBL_ID AND H.COLUMN_NAME = C.COLUMN_NAME "
-        f"AND H.PART_NAME IS C.PART_NAME AND H.ENGINE = C.ENGINE "
-        # older than the cell's `sketches`-th latest state: one look-up a cell, not a count a state
-        f"AND H.HISTORY_ID < (SELECT Q.HISTORY_ID FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='C')} "
-        f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) "
-        f"WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) ORDER BY H.HISTORY_ID",
-        (txn_id, max(1, sketches) - 1)).fetchall()
+        f"SELECT T.HISTORY_ID, T.COLUMN_TYPE, T.HISTOGRAM, T.TBL_ID, T.COLUMN_NAME, T.PART_NAME, T.ENGINE "
+        f"FROM COL_STATS_HISTORY N JOIN COL_STATS_HISTORY T ON T.HISTORY_ID = (SELECT Q.HISTORY_ID "
+        f"FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='N')} AND Q.HISTORY_ID < N.HISTORY_ID "
+        f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
+        f"AND (T.BIT_VECTOR IS NOT NULL OR T.HISTOGRAM IS NOT NULL) ORDER BY T.HISTORY_ID",
+        (max(1, sketches) - 1, since, txn_id)).fetchall()
+    _drop_sketches(conn, old)
+    return len(same), len(old)
+
+
+def thin_history(conn, sketches: int) -> int:
+    """Drops the sketches of every state past its cell's latest `sketches` (as settle_history does for the cells
+    a commit touches), keeping what drift checks need of them; returns how many states were thinned."""
+    old = conn.execute(
+        f"SELECT H.HISTORY_ID, H.COLUMN_TYPE, H.HISTOGRAM, H.TBL_ID, H.COLUMN_NAME, H.PART_NAME, H.ENGINE "
+        f"FROM COL_STATS_HISTORY H WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) "
+        f"AND H.HISTORY_ID < (SELECT Q.HISTORY_ID FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='H')} "
+        f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) ORDER BY H.HISTORY_ID", (max(1, sketches) - 1,)).fetchall()
+    _drop_sketches(conn, old)
+    return len(old)
+
+
+def _drop_sketches(conn, states: list) -> None:
+    """Drops the sketches of `states` (oldest first, with their cells), each keeping its quartiles, decile
+    edges, shares of them and its PSI against the state before it."""
     kept: dict[int, str | None] = {}  # what each state thinned here keeps (QUANTILES), its sketches gone
-    for r in old:  # oldest first: a state's previous one is thinned (its bins kept) before it
+    for r in states:  # oldest first: a state's previous one is thinned (its bins kept) before it
         text = None
         if r["HISTOGRAM"] is not None:  # only a KLL sketch leaves figures to keep
-            before = r["PREVIOUS"]
+            before = _previous_state(conn, r)
             previous = ({"HISTOGRAM": None, "QUANTILES": kept[before]} if before in kept else
                         conn.execute("SELECT HISTOGRAM, QUANTILES FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?",
                                      (before,)).fetchone() if before is not None else None)
@@ -222,7 +247,14 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES) -> tuple
         kept[r["HISTORY_ID"]] = text
     conn.executemany("UPDATE COL_STATS_HISTORY SET BIT_VECTOR = NULL, HISTOGRAM = NULL, QUANTILES = ? "
                      "WHERE HISTORY_ID = ?", [(text, history_id) for history_id, text in kept.items()])
-    return len(same), len(old)
+
+
+def _previous_state(conn, state) -> int | None:
+    """The id of the state kept before `state` in its cell (a row with HISTORY_ID and its cell's columns)."""
+    return conn.execute("SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
+                        "AND PART_NAME IS ? AND ENGINE = ? AND HISTORY_ID < ?",
+                        (state["TBL_ID"], state["COLUMN_NAME"], state["PART_NAME"], state["ENGINE"],
+                         state["HISTORY_ID"])).fetchone()[0]
 
 
 def _same_sketches(type_name: str, ndv_now: bytes | None, ndv_then: bytes | None, kll_now: bytes | None,
@@ -439,6 +471,12 @@ class HistoryAPI:
         if gone:
             self.compact()
         return gone
+
+    def thin_stats_history(self, sketches: int) -> int:
+        """Keeps sketches only in each cell's latest `sketches` states (colstats.history.sketches lowered: the
+        states past it are thinned at once, as each commit thins those of the cells it touches)."""
+        with self.transaction() as conn:
+            return thin_history(conn, sketches)
 
     def history_bytes(self) -> int:
         """About how many bytes the kept states of every table's statistics history take."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 from .common import _alive
 from .exceptions import MetaException, NoSuchObjectException
 from .expectations import evaluate_commit
-from .history import record_history_rows, settle_history
+from .history import last_state, record_history_rows, settle_history
 from .txn import ValidWriteIdList
 
 if TYPE_CHECKING:
@@ -103,15 +103,19 @@ class TxnAPI:
         try:
             with self.transaction() as conn:
                 results = []
+                since = last_state(conn)
                 for change in changes:
                     # the states kept as statistics are stored name which transaction stored them, and why
                     conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
                                  "VALUES (1, ?, ?, ?)", (txn_id, change.describe(), int(self.history_enabled)))
                     results.append(change.apply(self))
                 conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
-                record_history_rows(conn, txn_id)
-                settle_history(conn, txn_id, self.history_sketches)
-                evaluate_commit(conn, txn_id)  # the column's rules, on the states this commit stored
+                if last_state(conn) > since:  # the commit kept states
+                    if any(change.kind != "statistics" for change in changes):
+                        # a write's numRows lands after its gathered states; an ANALYZE sets it before its own
+                        record_history_rows(conn, txn_id, since)
+                    settle_history(conn, txn_id, self.history_sketches, since)
+                    evaluate_commit(conn, txn_id, since=since)  # the column's rules, on the states this commit stored
                 self.commit_txn(txn_id)
         except BaseException as exc:
             if self.txn_state(txn_id) == "open":
