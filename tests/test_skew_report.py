@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+from colstats_lab.metastore.levels import TABLE_LEVEL
 
 HOT = {"2026-11-20": [6, 20, 30, 40], "2026-11-21": [20, 30, 40, 77], "2026-11-22": [20, 30, 77, 91]}
 ROWS_PER_DAY = 4000
@@ -163,3 +164,37 @@ def test_exact_measures_and_ties_against_pandas(skewed, spark):
     measures = report.measures().set_index("partition")
     counts = data["2026-11-21"]["x"].value_counts()
     assert measures.loc["ds=2026-11-21", "max_over_median"] == pytest.approx(counts.max() / _lower_median(counts))
+
+
+def test_approximate_rows_and_nulls_equal_pandas_from_footers_or_the_scan(lab, tmp_path):
+    """The approximate report takes each partition's rows (and one column's NULLs) from the footers where they
+    stand for the rows; a key Spark spells otherwise (hr=01 read as 1), a double's NULLs and the NULL
+    partition still come out as pandas counts them."""
+    import os
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = str(tmp_path / "ext")
+    frames = {}
+    for index, (ds, hr) in enumerate([("a", "01"), ("a", "2"), ("b", "01"), ("__HIVE_DEFAULT_PARTITION__", "3")]):
+        rnd = np.random.default_rng(index)
+        x = pd.array(rnd.integers(0, 5, 200 + 50 * index), dtype="Int64")
+        x[rnd.random(len(x)) < 0.1 * index] = pd.NA
+        amount = np.where(rnd.random(len(x)) < 0.2, np.nan, rnd.random(len(x)))
+        frame = pd.DataFrame({"x": x, "amount": pd.array(amount, dtype="Float64").fillna(pd.NA) if index % 2 else amount})
+        os.makedirs(f"{root}/ds={ds}/hr={hr}")
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), f"{root}/ds={ds}/hr={hr}/part.parquet")
+        frames[(ds, hr)] = frame
+    for key_type in ("string", "int"):
+        name = f"ext_{key_type}"
+        lab.register_external(name, root, partition_types={"ds": "string", "hr": key_type})
+        for column in ("x", "amount"):
+            report = lab.skew(name, column, mode="approx", k=3)
+            for (ds, hr), frame in frames.items():
+                label = f"ds={ds}/hr={int(hr) if key_type == 'int' else hr}"  # Spark reads hr=01 as 1
+                assert report.totals[label] == len(frame), (key_type, column, label, report.totals)
+                assert report.null_count(label) == int(frame[column].isna().sum()), (key_type, column, label)
+            assert report.totals[TABLE_LEVEL] == sum(len(f) for f in frames.values())
+            assert report.null_count() == sum(int(f[column].isna().sum()) for f in frames.values())

@@ -4,7 +4,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import spark_errors
-from ..metastore import InvalidInputException, NoSuchObjectException, Table
+from ..coltypes import parse_type
+from ..metastore import DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
+from ..metastore.snapshot_files import field_ids_of
+from ..stats.footers import group_figures
+from ..tables.snapshot import PartitionFiles
 from ..metastore.history import TopValues
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore.txn import ValidWriteIdList
@@ -40,12 +44,55 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     if partition is not None:
         wanted = find_partition(session, meta.qualified_name, partition).partName
         parts = [p for p in parts if p.part_name == wanted]
+    footers = _footer_counts(meta, parts, names[0]) if mode == "approx" and len(names) == 1 else None
     with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
         report = skew_report(read_snapshot(session.spark, meta, parts), meta, names, k, min_share, mode, max_keys,
-                             max_items)
+                             max_items, footers)
     if len(names) == 1:
         keep_top_values(session, meta, report, valid)
     return report
+
+
+def _footer_counts(meta: Table, parts: list[PartitionFiles], column: str) -> dict[str, tuple[int, int | None]] | None:
+    """Each partition's rows, and NULLs of `column` where every footer holds them exactly, as the files' footers
+    count them, by the partition's name as a skew report spells it (Spark's text of each key's value); None
+    where footers cannot stand for the rows (Iceberg's position deletes) or a key's value would be spelled
+    otherwise than the metastore keeps it."""
+    if any(p.deletes for p in parts):
+        return None
+    labels: dict[tuple, list] = {}
+    for part in parts:
+        label = _report_label(meta, part)
+        if label is None:
+            return None
+        labels[(label,)] = part.files
+    found = meta.column(column)
+    if found is None:
+        return None
+    served, figures = group_figures(labels, {column: found.type}, field_ids_of(meta))
+    if not figures and labels:
+        return None  # a footer could not be read: the query counts
+    return {key[0]: (f.rows, f.columns[column].nulls if column in served else None) for key, f in figures.items()}
+
+
+def _report_label(meta: Table, part: PartitionFiles) -> str | None:
+    """A partition's name as a skew report builds it from the rows' key values (skew.report._partition_label),
+    or None where Spark would spell a value otherwise than the metastore keeps it (a date, a decimal, ...)."""
+    if part.partition is None:
+        return TABLE_LEVEL
+    names = []
+    for key, value in zip(meta.partitionKeys, part.partition.values):
+        base = parse_type(key.type).base
+        if value is None or value in ("", DEFAULT_PARTITION_NAME):
+            text = DEFAULT_PARTITION_NAME
+        elif base in ("string", "varchar", "char"):
+            text = value
+        elif base in ("tinyint", "smallint", "int", "bigint") and value.lstrip("-").isdigit():
+            text = str(int(value))
+        else:
+            return None
+        names.append(f"{key.name}={text}")
+    return "/".join(names)
 
 
 def keep_top_values(session: "Session", meta: Table, report: SkewReport, valid: ValidWriteIdList) -> list:

@@ -216,8 +216,6 @@ def group_figures(groups: dict[tuple, list[DataFile]], columns: dict[str, str],
     exactly, from its footer or its table format's figures, and each group's figures of them: what an ANALYZE
     needs not scan for. A file whose footer cannot be read serves nothing: the scan gives every figure."""
     asked = {name: type_name for name, type_name in columns.items() if footer_servable(type_name)}
-    if not asked:
-        return frozenset(), {}
     try:
         footers = {key: [file_footer(f, asked, field_ids) for f in files] for key, files in groups.items()}
     except (OSError, ValueError):  # pyarrow's errors are both: a file not local, not Parquet, or cut short
