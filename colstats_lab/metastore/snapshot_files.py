@@ -10,7 +10,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ..files import ColumnFigures, DataFile, FileState, list_data_files
+from ..files import ColumnFigures, DataFile, FileState, data_file_states, list_data_files
 from .model import Table
 from .table_metadata import decode_value, encode_value
 
@@ -151,6 +151,12 @@ class SnapshotFilesAPI:
                     "LEFT JOIN PARTITIONS P ON P.PART_ID = F.PART_ID WHERE F.TBL_ID = ?", (tbl_id,)):
                 out.setdefault(name, set()).add((path, size, added_in))
             return out
+
+    def owner_file_states(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, set[FileState]]:
+        """The states of `owner_files`: a directory's straight from its listing (no DataFile a file)."""
+        if not is_snapshot_table(table):
+            return {name: data_file_states(location) if location else set() for name, location in locations.items()}
+        return {name: {f.state for f in files} for name, files in self.owner_files(table, locations).items()}
 
     def owner_files(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, list[DataFile]]:
         """The data files a reader of the table now sees in each owner of `locations` (partition name or None,
