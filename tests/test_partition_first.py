@@ -30,15 +30,19 @@ def _write_days(root: str) -> dict[str, int]:
 
 
 def _count_listings(monkeypatch, module) -> list[str]:
-    """The directories `module` lists from now on, in order (its real listing still runs)."""
+    """The directories `module` lists from now on, in order, for its files or their states alone (its real
+    listing still runs)."""
     listed: list[str] = []
-    real_listing = module.list_data_files
 
-    def counting(directory):
-        listed.append(directory)
-        return real_listing(directory)
+    def counting(real):
+        def listing(directory):
+            listed.append(directory)
+            return real(directory)
+        return listing
 
-    monkeypatch.setattr(module, "list_data_files", counting)
+    for name in ("list_data_files", "data_file_states"):
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, counting(getattr(module, name)))
     return listed
 
 
