@@ -175,15 +175,23 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
             continue
         values = tuple(record[f"__k{i}"] for i in range(len(group_keys)))
         figures = (footers or {}).get(values)
-        if any(p.from_footers for p in columns) and (figures is None or figures.rows != num_rows):
+        if not _footers_hold(columns, figures, num_rows):
             where = ", ".join(f"{k}={v}" for k, v in zip(group_keys, values)) or "the table"
             raise QueryError(f"the files of {where} changed while being analyzed: their footers count "
-                                    f"{figures.rows if figures else 0:,} rows, the scan read {num_rows:,}; "
-                                    f"run the ANALYZE again")
+                             f"{figures.rows if figures else 0:,} rows, the scan read {num_rows:,}; "
+                             f"run the ANALYZE again")
         out[values] = GroupStats(values, num_rows, [
             p.stats_obj(i, record, num_rows, figures.columns.get(p.name) if figures else None)
             for i, p in enumerate(columns)])
     return out
+
+
+def _footers_hold(columns: list[ColumnPlan], figures: GroupFigures | None, num_rows: int) -> bool:
+    """Whether a group's footer figures stand for the rows the aggregation read, for every column planned
+    `from_footers` (none planned: nothing to hold)."""
+    planned = [p.name for p in columns if p.from_footers]
+    return not planned or (figures is not None and figures.rows == num_rows
+                           and all(name in figures.columns for name in planned))
 
 
 def served_by_footers(plans: list[ColumnPlan], files: dict[tuple, list[DataFile]],
@@ -217,9 +225,7 @@ def observe_stats(frame: DataFrame, columns: list[ColumnPlan]
         figures (`figures`: the written files', footers.group_figures) or those count other rows."""
         record = observation.get
         num_rows = record[ROWS]
-        if any(p.from_footers for p in columns) and (
-                figures is None or figures.rows != num_rows
-                or any(p.name not in figures.columns for p in columns if p.from_footers)):
+        if not _footers_hold(columns, figures, num_rows):
             return None
         return GroupStats((), num_rows, [plan.stats_obj(i, record, num_rows,
                                                         figures.columns.get(plan.name) if figures else None)
