@@ -62,6 +62,18 @@ def median_of(runs: int, fn) -> tuple[float, list[float]]:
     return statistics.median(times), times
 
 
+def alternated_medians(runs: int, works: dict) -> dict[str, float]:
+    """Median seconds of each named work over `runs` rounds, one run of each per round, so every work sees
+    the same machine (one warm-up round first)."""
+    for work in works.values():
+        work()
+    times: dict[str, list[float]] = {name: [] for name in works}
+    for _ in range(runs):
+        for name, work in works.items():
+            times[name].append(timed(work))
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def peak_rss_mib() -> float:
     """Peak resident memory of this Python process (the JVM is a separate process)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

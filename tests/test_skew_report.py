@@ -198,3 +198,52 @@ def test_approximate_rows_and_nulls_equal_pandas_from_footers_or_the_scan(lab, t
                 assert report.null_count(label) == int(frame[column].isna().sum()), (key_type, column, label)
             assert report.totals[TABLE_LEVEL] == sum(len(f) for f in frames.values())
             assert report.null_count() == sum(int(f[column].isna().sum()) for f in frames.values())
+
+
+def _pandas_top(values: pd.Series, k: int) -> list[tuple]:
+    return sorted(values.value_counts().items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+def test_exact_table_top_values_merged_from_the_partitions_lists_equal_pandas(skewed):
+    """The table's exact top k come from the partitions' ranked lists where those prove them (the two values
+    hot every day), with an estimated distinct count and no median; where they do not (a value hot one day
+    only, absent from another day's list), from every value's count, with the exact distinct count."""
+    from colstats_lab.metastore.sketches import ndv_relative_error
+
+    lab, data = skewed
+    every = pd.concat(list(data.values()))
+    for k in (2, 3, 20):
+        report = lab.skew("events", "x", mode="exact", k=k, min_share=0.0)
+        got = report.for_partition(TABLE_LEVEL)
+        assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], k), k
+        measures = report.measures().set_index("partition")
+        if k == 2:  # 20 and 30 are in every day's list and no other value can reach them
+            assert TABLE_LEVEL in report.estimated and bool(measures.loc[TABLE_LEVEL, "distinct_estimated"])
+            truth = every["x"].nunique()
+            assert abs(measures.loc[TABLE_LEVEL, "distinct"] - truth) <= ndv_relative_error() * truth
+            assert pd.isna(measures.loc[TABLE_LEVEL, "max_over_median"])
+        else:  # 40 or 77 is missing from a day's list, or the 20th count is within reach of the tail
+            assert not report.estimated
+            assert measures.loc[TABLE_LEVEL, "distinct"] == every["x"].nunique()
+            counts = every["x"].value_counts()
+            assert measures.loc[TABLE_LEVEL, "max_over_median"] == pytest.approx(counts.max() / _lower_median(counts))
+        for ds in HOT:  # each day keeps its own top k, whatever the table's path
+            day = report.for_partition(f"ds={ds}")
+            assert list(zip(day["value"], day["count"])) == _pandas_top(data[ds]["x"], k)
+
+
+def test_a_value_below_every_partitions_list_still_tops_the_table(lab, spark):
+    """Each day 150 values of its own hold 5 rows and value 0 holds 4: no day lists 0 in its top 100, yet the
+    table's top value is 0 with 12 rows; the lists cannot prove otherwise, so the table is counted."""
+    lab.sql("CREATE TABLE hidden (x INT) PARTITIONED BY (ds STRING)")
+    rows = []
+    for day in range(3):
+        xs = [0] * 4 + [v for v in range(1000 * (day + 1), 1000 * (day + 1) + 150) for _ in range(5)]
+        lab.write("hidden", spark.createDataFrame([(x,) for x in xs], "x int"), partition={"ds": f"d{day}"})
+        rows += [(f"d{day}", x) for x in xs]
+    every = pd.DataFrame(rows, columns=["ds", "x"])
+    report = lab.skew("hidden", "x", mode="exact", k=3, min_share=0.0)
+    got = report.for_partition(TABLE_LEVEL)
+    assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], 3) == [(0, 12), (1000, 5), (1001, 5)]
+    assert report.measures().set_index("partition").loc[TABLE_LEVEL, "distinct"] == every["x"].nunique()
+    assert not report.estimated
