@@ -7,7 +7,7 @@ distributions: our KLL sketches (hive.stats.kll.enable) against Spark's equi-hei
 """
 from __future__ import annotations
 
-from common import bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib
+from common import alternated_medians, bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib
 
 
 def every_figure_scanned(lab, sql: str) -> None:
@@ -20,6 +20,22 @@ def every_figure_scanned(lab, sql: str) -> None:
         lab.sql(sql)
     finally:
         runner._footer_plans = served
+
+
+def scan_floors(lab, runs: int) -> dict[str, float]:
+    """Median seconds of the two floors below ANALYZE, as plain Spark jobs over the table's files: one cheap
+    aggregate per column, and the aggregates footers cannot give (HLL of every column, string lengths)."""
+    from pyspark.sql import functions as F
+
+    from colstats_lab.stats.sketches import ndv_input
+
+    frame = lab.table("bench")
+    types = {f.name: f.dataType.simpleString() for f in frame.schema.fields if f.name != "ds"}
+    lacking = [F.hll_sketch_agg(ndv_input(F.col(c), t)) for c, t in types.items()]
+    lacking += [agg(F.length(c)) for c, t in types.items() if t == "string" for agg in (F.max, F.sum)]
+    return alternated_medians(runs, {
+        "cheap": lambda: frame.groupBy("ds").agg(*[F.max(c) for c in types]).collect(),
+        "lacking": lambda: frame.groupBy("ds").agg(*lacking).collect()})
 
 
 def main() -> None:
@@ -42,6 +58,10 @@ def main() -> None:
     print(f"native (Spark ANALYZE, table level only):      median {native:.2f} s  runs {['%.2f' % t for t in native_runs]}")
     print(f"ratio ours / native: {ours / native:.2f}  (target <= 0.6)")
     print(f"  minimum, maximum and NULLs from footers for: {', '.join(lab.sql(ours_sql).details.footer_columns)}")
+    floors = scan_floors(lab, args.runs)
+    print(f"the scan's floor, one Spark job grouped by ds: one cheap aggregate per column {floors['cheap']:.2f} s "
+          f"({floors['cheap'] / native:.2f} of native); what footers lack (an HLL sketch of every column, string "
+          f"lengths) {floors['lacking']:.2f} s ({floors['lacking'] / native:.2f} of native)")
     scanned, scanned_runs = median_of(args.runs, lambda: every_figure_scanned(lab, ours_sql))
     print(f"ours, every figure scanned (before footers served them): median {scanned:.2f} s  "
           f"runs {['%.2f' % t for t in scanned_runs]}  ratio {scanned / native:.2f}")

@@ -18,7 +18,7 @@ import sys
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from common import DDL, bench_lab, bench_table, median_of, peak_rss_mib, timed
+from common import DDL, alternated_medians, bench_lab, bench_table, median_of, peak_rss_mib, timed
 
 QUERIES = [
     "SELECT count(*) FROM bench",
@@ -92,13 +92,39 @@ def managed(lab, args) -> None:
         lab.write("target", one_day, partition={"ds": f"{'g' if gather else 'p'}{slot[0]}"})
 
     plain_slot, gather_slot = [0], [0]
-    write(False, plain_slot)
-    write(True, gather_slot)
-    plain, _ = median_of(args.runs, lambda: write(False, plain_slot))
-    gathered, _ = median_of(args.runs, lambda: write(True, gather_slot))
+    times = alternated_medians(args.runs, {"plain": lambda: write(False, plain_slot),
+                                           "gathered": lambda: write(True, gather_slot)})
+    plain, gathered = times["plain"], times["gathered"]
     print(f"write of {day_rows:,} rows into one partition: plain {plain:.2f} s, with statistics gathered "
           f"{gathered:.2f} s, overhead ratio {gathered / plain:.2f}")
+    write_floor(lab, one_day, args.runs)
     dynamic_writes(lab, source, args)
+
+
+def write_floor(lab, rows, runs: int) -> None:
+    """The floor below a gathered write: Spark writing the same rows to Parquet, bare and with the aggregates
+    footers cannot give (an HLL sketch of every column, string lengths) observed on the write."""
+    import uuid
+
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    from colstats_lab.stats.sketches import ndv_input
+
+    types = {f.name: f.dataType.simpleString() for f in rows.schema.fields}
+    lacking = [F.hll_sketch_agg(ndv_input(F.col(c), t)).alias(f"n_{c}") for c, t in types.items()]
+    lacking += [agg(F.length(c)).alias(f"{agg.__name__}_{c}") for c, t in types.items() if t == "string"
+                for agg in (F.max, F.sum)]
+    root = os.path.join(lab.home, "write_floor")
+
+    def write(observed: bool):
+        frame = rows.observe(Observation(uuid.uuid4().hex), *lacking) if observed else rows
+        frame.write.parquet(os.path.join(root, uuid.uuid4().hex))
+
+    times = alternated_medians(runs, {"bare": lambda: write(False), "observed": lambda: write(True)})
+    shutil.rmtree(root, ignore_errors=True)
+    print(f"  its floor: Spark's own Parquet write of those rows {times['bare']:.2f} s, with HLL sketches and "
+          f"string lengths observed {times['observed']:.2f} s, ratio {times['observed'] / times['bare']:.2f}")
 
 
 def dynamic_writes(lab, source, args) -> None:

@@ -23,15 +23,18 @@ from .metastore import (
 from .metastore.levels import TABLE_LEVEL
 from .metastore.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
+from .metastore.frequent_items import MAX_FREQUENT_ITEMS
 from .metastore.history import DEFAULT_KEEP
 from .metastore.quantiles import Distribution
 from .result import Result
 from .skew import DEFAULT_MODE, SkewReport
+from .skew.join import ShuffleSkewReport
 from .sql import parse
 from .sql.statements import Statement
 from .commands import execute, reads
 from .commands import analyze as analyze_commands
 from .commands import catalogs
+from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
 from .pruning import PruningReport, StatsAnswer
@@ -58,7 +61,7 @@ _BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", 
 _METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.timeout": "txn_timeout_s",
                       "hive.metastore.stats.ndv.densityfunction": "ndv_density_function",
                       "hive.stats.kll.enable": "kll_enabled", "colstats.history.enabled": "history_enabled",
-                      "colstats.history.sketches": "history_sketches"}
+                      "colstats.history.sketches": "history_sketches", "colstats.frequent.items": "frequent_items"}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 
@@ -200,6 +203,11 @@ class Lab:
             value = max(1, _as_count(key, value))  # the latest state keeps its sketches: it is the one in force
             if value < self.metastore.history_sketches:  # a commit thins only the cells it touches
                 self.metastore.thin_stats_history(value)
+        elif key == "colstats.frequent.items":
+            value = _as_count(key, value)
+            if value > MAX_FREQUENT_ITEMS:
+                raise InvalidInputException(f"{key} takes at most {MAX_FREQUENT_ITEMS:,} (Spark's bound on the values "
+                                            f"a frequent-items sketch tracks), not {value:,}")
         elif key == "colstats.history.max_bytes":
             value = None if value is None else _as_count(key, value)
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
@@ -240,6 +248,18 @@ class Lab:
         frequent-items sketch whose counts are within 2 * rows / max_items. Raises NoSuchObjectException
         for an unknown column, InvalidInputException for a partition key."""
         return skew_commands.skew(self, table, columns, partition, k, min_share, mode, max_keys, max_items)
+
+    def join_skew(self, left: str, left_key: str, right: str, right_key: str, where: str | None = None,
+                  how: str = "inner", run: bool = False) -> ShuffleSkewReport:
+        """The shuffle of `left JOIN right ON left_key = right_key` predicted before it runs: each hot key's
+        rows on both sides and output rows, the shuffle partition Spark hashes it to, each task's predicted
+        rows (`.tasks`), whether AQE's skew join would split it, and a one-sentence `.recommendation`. From
+        statistics (frequent values, rows, NULLs and NDV of the partitions `where` keeps) where they are
+        accurate now, else counted by one aggregation per side. `where` chooses partitions by their keys
+        (qualify a key both tables have: `orders.ds = '2026-11-21'`); `how` is inner, left, right or full;
+        `run=True` also counts each task's rows as Spark places them (`.tasks.actual_rows`). Raises
+        NoSuchObjectException for an unknown table or column, InvalidInputException for a bad argument."""
+        return join_skew_commands.join_skew(self, left, left_key, right, right_key, where, how, run)
 
     def staleness(self, table: str):
         """Per partition (or for the table): rows, rows changed since every column's statistics were

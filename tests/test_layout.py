@@ -14,12 +14,13 @@ PACKAGE = os.path.dirname(os.path.abspath(colstats_lab.__file__))
 # may import anything, as long as the graph stays acyclic
 MAY_IMPORT = {
     "errors": set(),
+    "sizes": set(),
     "coltypes": {"errors"},
     "files": set(),
     "metastore": {"coltypes", "errors", "files"},  # SQLite and Hive's rules only
     "stats": {"coltypes", "errors", "files", "metastore"},
     "sql": {"coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
-    "ui": {"analyze", "coltypes", "errors", "frames", "metastore", "pruning", "skew", "sql"},  # never Lab
+    "ui": {"analyze", "coltypes", "errors", "frames", "metastore", "pruning", "sizes", "skew", "sql"},  # never Lab
 }
 
 

@@ -25,6 +25,7 @@ from ..metastore import (
     Table,
     ValidWriteIdList,
 )
+from ..metastore.frequent_items import items_tracked
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
@@ -73,12 +74,16 @@ class AnalyzeOutcome:
         return text
 
 
-def column_plans(table: Table, stmt: Analyze, kll: bool) -> tuple[list[ColumnPlan], list[str]]:
+def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
+                 ) -> tuple[list[ColumnPlan], list[str]]:
     """The columns to analyze and the ones skipped; raises naming an unknown or unsupported column.
-    With `kll` each column of a type with a distribution sketch gets one."""
+    With `kll` each column of a type with a distribution sketch gets one; each column of a key's type a
+    frequent-items sketch tracking `frequent_items` values (0: none)."""
     keys = set(table.partition_key_names)
     if stmt.columns is None:
-        plans = [ColumnPlan(c.name, c.type, kll) for c in table.cols if parse_type(c.type).stats_kind is not None]
+        plans = [ColumnPlan(c.name, c.type, kll, frequent_items=items_tracked(table.parameters, c.name, c.type,
+                                                                                frequent_items))
+                 for c in table.cols if parse_type(c.type).stats_kind is not None]
         skipped = [c.name for c in table.cols if parse_type(c.type).stats_kind is None]
         return plans, skipped
     plans, seen = [], set()
@@ -93,7 +98,9 @@ def column_plans(table: Table, stmt: Analyze, kll: bool) -> tuple[list[ColumnPla
         if col_type.stats_kind is None:
             raise InvalidInputException(f"column {name} is {col_type.name}: no statistics are kept for that type")
         if name not in seen:
-            plans.append(ColumnPlan(name, by_name[name].type, kll))
+            plans.append(ColumnPlan(name, by_name[name].type, kll,
+                                    frequent_items=items_tracked(table.parameters, name, by_name[name].type,
+                                                                 frequent_items)))
             seen.add(name)
     return plans, []
 
@@ -107,7 +114,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     if stmt.partition and not table.is_partitioned:
         raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
-    plans, skipped = column_plans(table, stmt, metastore.kll_enabled) if stmt.mode == "columns" else ([], [])
+    plans, skipped = (column_plans(table, stmt, metastore.kll_enabled, metastore.frequent_items)
+                      if stmt.mode == "columns" else ([], []))
     partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
                   if table.is_partitioned else None)
     if partitions is not None and only is not None:

@@ -17,6 +17,7 @@ from ..analyze import run_analyze, run_refresh_metadata
 from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
 from ..errors import ColstatsError, parse_sql, spark_errors
+from ..metastore.frequent_items import COLUMNS_PROPERTY
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
 from ..pruning import single_table_where
@@ -395,7 +396,13 @@ _OWN_PROPERTIES = {"numRows", "rawDataSize", "totalSize", "numFiles", "numPartit
                    "transactional", "transactional_properties", "EXTERNAL"}
 
 
+# the lab's properties a user sets: which columns keep frequent-items sketches
+_USER_SETTINGS = {COLUMNS_PROPERTY}
+
+
 def _own_property(key: str) -> bool:
+    if key in _USER_SETTINGS:
+        return False
     return key in _OWN_PROPERTIES or key.startswith(("colstats.", "spark.sql.statistics."))
 
 

@@ -63,6 +63,10 @@ class ColumnStatisticsAPI:
         for obj in stats.statsObj:
             self._upsert_stats(self._conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj),
                                stats.engine)
+        self._conn.executemany("INSERT INTO TAB_COL_FREQUENT_ITEMS (CS_ID, ITEMS) SELECT CS_ID, ? FROM TAB_COL_STATS "
+                               "WHERE TBL_ID = ? AND COLUMN_NAME = ? AND ENGINE = ?",
+                               [(obj.frequentItems, row["TBL_ID"], obj.colName.lower(), stats.engine)
+                                for obj in stats.statsObj if obj.frequentItems])
         return row
 
     def update_partition_column_statistics(self, stats: ColumnStatistics, write_id: int | None = None,
@@ -156,6 +160,10 @@ class ColumnStatisticsAPI:
                 writers.append((write_id, part["PART_ID"]))
                 accurate &= verified and flags.basic
             self._insert_partition_stats_rows(conn, rows)
+            conn.executemany("INSERT INTO PART_COL_FREQUENT_ITEMS (CS_ID, ITEMS) SELECT CS_ID, ? FROM PART_COL_STATS "
+                             "WHERE PART_ID = ? AND COLUMN_NAME = ? AND ENGINE = ?",
+                             [(obj.frequentItems, owners[s.statsDesc.partName]["PART_ID"], obj.colName.lower(),
+                               s.engine) for s in table_stats for obj in s.statsObj if obj.frequentItems])
             segments.mark_stale(conn, row["TBL_ID"], {p["PART_ID"] for p in owners.values()})
             conn.executemany("INSERT INTO PARTITION_PARAMS (PART_ID, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
                              "ON CONFLICT (PART_ID, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
@@ -225,6 +233,26 @@ class ColumnStatisticsAPI:
             f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
             [[r[n] for n in names] for r in rows])
         keep_states(conn, table, before)
+
+    def get_frequent_items(self, db_name: str, table_name: str, col_name: str, part_names: list[str] | None = None,
+                           engine: str = "hive") -> dict[str | None, bytes]:
+        """The frequent-items sketches stored beside a column's statistics (metastore.frequent_items): per
+        partition name of `part_names` (None: every partition), or under None the table row of a table
+        without partitions. Whether those statistics are accurate for a reader is the caller's to check."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            if self.get_table(db_name, table_name).is_partitioned:
+                rows = conn.execute(
+                    "SELECT S.PART_NAME, F.ITEMS FROM PART_COL_FREQUENT_ITEMS F JOIN PART_COL_STATS S ON "
+                    "S.CS_ID = F.CS_ID JOIN PARTITIONS P ON P.PART_ID = S.PART_ID WHERE P.TBL_ID = ? AND "
+                    "S.COLUMN_NAME = ? AND S.ENGINE = ?", (row["TBL_ID"], col_name.lower(), engine)).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT NULL, F.ITEMS FROM TAB_COL_FREQUENT_ITEMS F JOIN TAB_COL_STATS S ON S.CS_ID = F.CS_ID "
+                    "WHERE S.TBL_ID = ? AND S.COLUMN_NAME = ? AND S.ENGINE = ?",
+                    (row["TBL_ID"], col_name.lower(), engine)).fetchall()
+        wanted = None if part_names is None else set(part_names)
+        return {r[0]: bytes(r[1]) for r in rows if wanted is None or r[0] in wanted}
 
     def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str,
                                     valid_write_ids: ValidWriteIdList | None = None) -> ColumnStatistics:

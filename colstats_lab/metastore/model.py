@@ -195,6 +195,8 @@ class ColumnStatisticsObj:
     colName: str
     colType: str
     statsData: ColumnStatisticsData
+    # not Hive's: the values' frequent-items sketch (metastore.frequent_items), stored beside the row
+    frequentItems: bytes | None = None
 
     def __post_init__(self):
         expected = parse_type(self.colType).stats_kind

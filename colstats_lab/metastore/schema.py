@@ -633,7 +633,22 @@ DROP TRIGGER PART_COL_STATS_HISTORY;
 DROP INDEX COL_STATS_HISTORY_TXN;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15, _V16]
+# Frequent values of a column beside its statistics row: Spark's approx_top_k_accumulate sketch (DataSketches'
+# frequent-items sketch) of the values. Keyed by the statistics row, so a row replaced by any writer takes
+# its sketch with it (INSERT OR REPLACE deletes, and the delete cascades): a sketch is never older than
+# the figures beside it. The table level of a partitioned table keeps none: partitions' sketches merge on read.
+_V17 = """CREATE TABLE PART_COL_FREQUENT_ITEMS (
+    CS_ID INTEGER PRIMARY KEY REFERENCES PART_COL_STATS (CS_ID) ON DELETE CASCADE,
+    ITEMS BLOB NOT NULL
+);
+CREATE TABLE TAB_COL_FREQUENT_ITEMS (
+    CS_ID INTEGER PRIMARY KEY REFERENCES TAB_COL_STATS (CS_ID) ON DELETE CASCADE,
+    ITEMS BLOB NOT NULL
+);
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15, _V16,
+                         _V17]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

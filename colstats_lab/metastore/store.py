@@ -19,6 +19,7 @@ from .column_stats import ColumnStatisticsAPI
 from .common import BUSY_TIMEOUT_MS, DEFAULT_DB
 from .exceptions import MetaException
 from .expectations import ExpectationsAPI
+from .frequent_items import DEFAULT_FREQUENT_ITEMS
 from .history import DEFAULT_SKETCHES, HistoryAPI
 from .metadata_store import TableMetadataAPI
 from .schema import migrate
@@ -59,6 +60,7 @@ class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, Tabl
         self.history_sketches = DEFAULT_SKETCHES  # colstats.history.sketches
         self.ndv_density_function = False  # Hive's hive.metastore.stats.ndv.densityfunction
         self.kll_enabled = False  # Hive's hive.stats.kll.enable: statistics gathered with a KLL sketch
+        self.frequent_items = DEFAULT_FREQUENT_ITEMS  # colstats.frequent.items: values each sketch tracks (0: none)
         # 64 partitions a statistics segment; a file's segments are built with one value (tests use 1
         # on a new file, to build deep segment trees from a few partitions)
         self.segment_bits = segments.BITS

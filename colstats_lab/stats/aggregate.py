@@ -23,6 +23,7 @@ from ..metastore.model import (
     Timestamp,
 )
 from ..metastore.quantiles import sketch_family
+from ..metastore.frequent_items import sketchable
 from ..metastore.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
 from ..metastore.table_metadata import ColumnMetadata
@@ -40,6 +41,8 @@ class ColumnPlan:
     histogram: bool = False  # Hive's hive.stats.kll.enable: a KLL sketch of the values as well
     # minimum, maximum and NULL count come from the files' footers (footers.group_figures), not the scan
     from_footers: bool = False
+    # values a frequent-items sketch tracks (colstats.frequent.items; 0: none), for sketchable types
+    frequent_items: int = 0
 
     @property
     def kind(self) -> StatsKind:
@@ -64,7 +67,13 @@ class ColumnPlan:
             out.append(F.length(col).alias(p + "len"))
         if self.has_ndv:
             out.append(ndv_input(col, self.type_name).alias(p + "h"))
+        if self.keeps_frequent_items:
+            out.append((value if kind is StatsKind.STRING else value.cast("bigint")).alias(p + "f"))
         return out
+
+    @property
+    def keeps_frequent_items(self) -> bool:
+        return self.frequent_items > 0 and sketchable(self.type_name)
 
     def aggregates(self, index: int) -> list[Column]:
         p = f"__c{index}_"
@@ -83,6 +92,8 @@ class ColumnPlan:
         kll = kll_aggregate(value, self.type_name) if self.histogram else None
         if kll is not None:
             out.append(kll.alias(p + "kll"))
+        if self.keeps_frequent_items:
+            out.append(F.expr(f"approx_top_k_accumulate({p}f, {int(self.frequent_items)}).sketch").alias(p + "freq"))
         return out
 
     @property
@@ -127,7 +138,9 @@ class ColumnPlan:
             data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls)
         else:
             data = STATS_DATA_CLASSES[kind](get("trues") or 0, get("falses") or 0, nulls)
-        return ColumnStatisticsObj(self.name, self.type_name, ColumnStatisticsData.of(data))
+        frequent = get("freq") if self.keeps_frequent_items else None
+        return ColumnStatisticsObj(self.name, self.type_name, ColumnStatisticsData.of(data),
+                                   bytes(frequent) if frequent is not None else None)
 
 
 def _avg(total, rows: int) -> float:

@@ -29,6 +29,7 @@ from ..metastore import (
     Table,
     ValidWriteIdList,
 )
+from ..metastore.frequent_items import items_tracked
 from ..metastore.names import parse_part_name
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
@@ -90,7 +91,9 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
     frame = _aligned_frame(spark, table, data, partition or {})
     collect = None
-    plans = [ColumnPlan(c.name, c.type, metastore.kll_enabled) for c in table.cols
+    plans = [ColumnPlan(c.name, c.type, metastore.kll_enabled,
+                        frequent_items=items_tracked(table.parameters, c.name, c.type, metastore.frequent_items))
+             for c in table.cols
              if parse_type(c.type).stats_kind is not None]
     dynamic = table.is_partitioned and not partition
     if gather and plans and not dynamic:  # min, max and NULLs from the new files' footers where they will hold them

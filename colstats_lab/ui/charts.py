@@ -339,3 +339,30 @@ def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at"
     fig.update_yaxes(rangemode="tozero", row=2, col=1)  # a steady count reads as steady, not as noise
     fig.update_yaxes(rangemode="tozero", tickformat=".2~g", row=4, col=1)
     return fig
+
+
+def shuffle_tasks_figure(tasks: pd.DataFrame, title: str, split: set[int] | None = None,
+                         split_rows: float | None = None) -> go.Figure:
+    """A shuffle's tasks, largest first: predicted output rows as bars (red where AQE's skew join would split
+    the task), measured rows beside them once counted, and the rows past which AQE splits as a line."""
+    ordered = tasks.sort_values("predicted_rows", ascending=False)
+    labels = [f"task {p}" for p in ordered["partition"]]
+    split = split or set()
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=labels, y=ordered["predicted_rows"], name="predicted rows",
+                         marker_color=["#e45756" if p in split else "#4c78a8" for p in ordered["partition"]],
+                         hovertemplate="%{x}: %{y:,.0f} rows predicted<extra></extra>"))
+    if ordered["actual_rows"].notna().any():
+        fig.add_trace(go.Bar(x=labels, y=ordered["actual_rows"].astype("float"), name="rows as Spark placed them",
+                             marker_color="#54a24b", hovertemplate="%{x}: %{y:,.0f} rows counted<extra></extra>"))
+    tallest = float(ordered["predicted_rows"].max()) if len(ordered) else 0.0
+    if split_rows is not None and split_rows <= 2 * tallest:
+        fig.add_hline(y=split_rows, line_dash="dash", line_color="#e45756",
+                      annotation_text="AQE splits a task past this", annotation_position="top right")
+    elif split_rows is not None:  # far above every bar: drawn, it would flatten them
+        title += (f"<br><sup>AQE splits a task past about {split_rows:,.0f} rows, "
+                  f"{split_rows / max(tallest, 1):,.0f}x the largest</sup>")
+    fig.update_layout(title=title, height=340, margin=dict(l=60, r=20, t=50, b=60), template="plotly_white",
+                      barmode="group", yaxis=dict(title="output rows", tickformat=",d"),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig

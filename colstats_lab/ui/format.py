@@ -5,20 +5,7 @@ import datetime as dt
 import html
 import math
 
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
-
-
-def size(num_bytes: int | None) -> str:
-    """`446.2 MiB`; bytes always carry a unit."""
-    if num_bytes is None:
-        return ""
-    value = float(num_bytes)
-    for unit in _UNITS:
-        if abs(value) < 1024 or unit == _UNITS[-1]:
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return ""
-
+from ..sizes import size  # noqa: F401 - the views format sizes through here
 
 def count(value: int | float | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):

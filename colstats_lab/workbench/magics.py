@@ -6,6 +6,8 @@ under the bad token, and no traceback.
 """
 from __future__ import annotations
 
+import re
+
 from contextlib import contextmanager, nullcontext
 from typing import Iterator
 
@@ -108,7 +110,12 @@ class ColstatsMagics(Magics):
     def skew(self, line: str):
         """The heavy hitters of one or more columns per partition, with the list-bucketing recommendation,
         how the shares move across partitions, and the scan list bucketing saves. The value is the skew
-        view; `.result` is the SkewReport, whose attributes read through (`r = %skew sales.x; r.recommended`)."""
+        view; `.result` is the SkewReport, whose attributes read through (`r = %skew sales.x; r.recommended`).
+        `%skew [--run] orders.customer_id [LEFT|RIGHT|FULL] JOIN customers.id [WHERE ds = '...']` predicts a
+        join's shuffle skew from statistics instead (`--run` also counts each task as Spark places it)."""
+        join = _JOIN.match(line.strip())
+        if join is not None:
+            return self._join_skew(join)
         args = _arguments(self.skew, line)
         table, dot, columns = _unquoted(args.target).rpartition(".")
         names = [c.strip() for c in columns.split(",") if c.strip()]
@@ -124,6 +131,22 @@ class ColstatsMagics(Magics):
                 view = lab.view_skew(table, names if len(names) > 1 else names[0], k=top,
                                      partition=args.partition and _unquoted(args.partition),
                                      min_share=min_share, mode=mode)
+        return self._returned(view)
+
+    def _join_skew(self, join) -> object:
+        """`%skew [--lab NAME] [--run] orders.customer_id [LEFT|RIGHT|FULL [OUTER]] JOIN customers.id [WHERE ...]`:
+        the join's shuffle predicted from statistics (the join skew view; `.result` is the report)."""
+        sides = []
+        for target in (join["left"], join["right"]):
+            table, dot, column = _unquoted(target).rpartition(".")
+            if not dot or not table or not column:
+                raise UsageError(f"expected table.column on each side of JOIN, got {target!r}")
+            sides += [table, column]
+        lab = self._lab(join["lab"])
+        with _user_errors():
+            with SparkProgress(lab.spark):
+                view = lab.view("join_skew", *sides, where=join["where"], how=(join["how"] or "inner").lower(),
+                                run=bool(join["run"]))
         return self._returned(view)
 
     @magic_arguments()
@@ -170,6 +193,11 @@ class ColstatsMagics(Magics):
         with _user_errors():
             view = lab.view_pruning(query)
         return self._returned(view)
+
+
+_JOIN = re.compile(r"^(?:--lab\s+(?P<lab>\S+)\s+)?(?P<run>--run\s+)?(?P<left>\S+)\s+"
+                   r"(?:(?P<how>inner|left|right|full)\s+(?:outer\s+)?)?join\s+(?P<right>\S+)"
+                   r"(?:\s+where\s+(?P<where>.+))?$", re.IGNORECASE | re.DOTALL)
 
 
 def _view_of(lab: Lab, stmt, result):

@@ -1,0 +1,214 @@
+"""Predicting a join's (or an aggregation's) shuffle skew from statistics: each side's heavy keys from the
+frequent-items sketches kept with its column statistics, its rows, NULL keys and distinct keys, over the
+partitions the WHERE keeps; used only where they are accurate for the current snapshot, else counted by
+one Spark aggregation over that side's rows, and the report says which."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from sqlglot import exp
+
+from ..coltypes import parse_type
+from ..errors import parse_sql, spark_errors
+from ..metastore import InvalidInputException, NoSuchObjectException, Table
+from ..metastore.frequent_items import COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, FrequentItems, sketchable
+from ..metastore.sketches import sketch_ndv
+from ..pruning.answers import NotFromStats, fresh_statistics
+from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
+from ..skew.join import HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure, predict_join
+from ..tables import read_snapshot
+from .reads import snapshot_parts
+
+if TYPE_CHECKING:
+    from .session import Session
+
+COUNTED_ITEMS = 4096  # values the counting sketch tracks when statistics cannot serve a side
+
+
+def join_skew(session: "Session", left: str, left_key: str, right: str, right_key: str, where: str | None = None,
+              how: str = "inner", run: bool = False) -> ShuffleSkewReport:
+    """`Lab.join_skew`: checks the arguments before Spark starts, then predicts from statistics."""
+    how = _how(how)
+    tables = [session.resolve(left), session.resolve(right)]
+    keys = [_key(tables[0], left_key), _key(tables[1], right_key)]
+    condition = _condition(where)
+    names = [_kept(session, t, condition, tables) for t in tables]
+    key_type = _common_type(tables[0].column_type(keys[0]), tables[1].column_type(keys[1]))
+    settings = ShuffleSettings.of(session.spark)
+    sides = [_side(session, t, k, n) for t, k, n in zip(tables, keys, names)]
+    with spark_errors("cannot place the join's keys"):
+        report = predict_join(sides[0], sides[1], how, settings,
+                              lambda values: hash_partitions(session.spark, values, key_type, settings.partitions))
+    if run:
+        frames = [_rows(session, t, n) for t, n in zip(tables, names)]
+        with spark_errors("cannot measure the join's shuffle"):
+            measure(report, frames[0], frames[1], key_type)
+    return report
+
+
+def _how(how: str) -> str:
+    text = str(how).strip().lower().replace("_", " ")
+    text = {"left outer": "left", "right outer": "right", "full outer": "full", "outer": "full"}.get(text, text)
+    if text not in HOW:
+        raise InvalidInputException(f"how is one of {', '.join(HOW)}, not {how!r}")
+    return text
+
+
+def _key(table: Table, key: str) -> str:
+    name = str(key).strip().lower()
+    column = table.column(name)
+    if column is None:
+        raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+    if name in table.partition_key_names:
+        raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: a join on it reads "
+                                    "partitions, and its skew is the partitions' sizes")
+    return name
+
+
+def _condition(where: str | None):
+    """The WHERE as sqlglot's tree; a ParseError with a caret under the bad token."""
+    if where is None or not str(where).strip():
+        return None
+    return parse_sql(str(where))
+
+
+def _kept(session: "Session", table: Table, condition: exp.Expression | None, tables: list[Table]) -> list[str] | None:
+    """The names of `table`'s partitions the WHERE's terms on it keep (None: the whole table). Each term names
+    one table's partition keys; a term on another column cannot be predicted from statistics."""
+    if condition is None:
+        return None
+    mine = []
+    for term in condition.flatten() if isinstance(condition, exp.And) else [condition]:
+        columns = list(term.find_all(exp.Column))
+        owners = {_owner(c, tables) for c in columns}
+        if owners == {table.qualified_name}:
+            mine.append(term.copy().transform(lambda n: exp.column(n.name) if isinstance(n, exp.Column) else n))
+    if not mine:
+        return None
+    if not table.is_partitioned:
+        raise InvalidInputException(f"{table.qualified_name} has no partitions for the WHERE to choose")
+    try:
+        return matching_partition_names(session.metastore, table, exp.and_(*mine) if len(mine) > 1 else mine[0])  # type: ignore[arg-type]
+    except NotAPartitionPredicate as why:
+        raise InvalidInputException(f"the WHERE of a skew prediction chooses partitions: {why}") from None
+
+
+def _owner(column: exp.Column, tables: list[Table]) -> str:
+    """The table a WHERE's column belongs to: by its qualifier, else the one table with that partition key."""
+    name, qualifier = column.name.lower(), (column.table or "").lower()
+    if qualifier:
+        for table in tables:
+            if qualifier in (table.tableName, table.qualified_name):
+                return table.qualified_name
+        raise NoSuchObjectException(f"the WHERE names table {qualifier}, which the prediction does not join")
+    holders = [t.qualified_name for t in tables if name in t.partition_key_names]
+    if not holders:
+        raise InvalidInputException(f"the WHERE of a skew prediction chooses partitions by their keys: {name} is "
+                                    f"not a partition key of {' or '.join(t.qualified_name for t in tables)}")
+    if len(holders) > 1:
+        raise InvalidInputException(f"both tables have a partition key {name}: qualify it ({tables[0].tableName}.{name})")
+    return holders[0]
+
+
+def _common_type(left: str, right: str) -> str:
+    """The type Spark compares (and hashes) both keys as."""
+    a, b = parse_type(left), parse_type(right)
+    if a.name == b.name:
+        return a.name
+    integral = ("tinyint", "smallint", "int", "bigint")
+    if a.base in integral and b.base in integral:
+        return max(a.base, b.base, key=integral.index)
+    if a.base in ("string", "varchar", "char") and b.base in ("string", "varchar", "char"):
+        return "string"
+    raise InvalidInputException(f"the keys are {a.name} and {b.name}: predict a join on keys of one type")
+
+
+def _side(session: "Session", table: Table, key: str, names: list[str] | None) -> ShuffleSide:
+    """One side from its statistics where they are accurate and every kept partition kept a sketch of the
+    key; otherwise from one Spark aggregation over the kept rows."""
+    metastore = session.metastore
+    valid = session.snapshot(table.qualified_name)
+    partitions = (metastore.get_partitions(table.dbName, table.tableName, names) if names
+                  else [] if names == [] else metastore.get_partitions(table.dbName, table.tableName)) \
+        if table.is_partitioned else None
+    with_rows = [p.partName for p in partitions or [] if int(p.parameters.get("numRows") or 0)]
+    size = (sum(int(p.parameters.get("totalSize") or 0) for p in partitions) if partitions is not None
+            else int(table.parameters.get("totalSize") or 0))
+    row_bytes = _row_bytes(session, table)
+    why = None
+    if not sketchable(table.column_type(key)):
+        why = f"{key} is {table.column_type(key)}, whose frequent values no sketch keeps"
+    else:
+        try:
+            rows, objs = fresh_statistics(metastore, table, [key], partitions, valid)
+            sketches = metastore.get_frequent_items(table.dbName, table.tableName, key,
+                                                    with_rows if partitions is not None else None)
+            missing = [p for p in (with_rows if partitions is not None else [None]) if p not in sketches]
+            if missing and rows:
+                why = (f"the statistics of {missing[0] or table.qualified_name} keep no frequent values of {key}; "
+                       f"to keep them, ALTER TABLE {table.qualified_name} SET TBLPROPERTIES "
+                       f"('{COLUMNS_PROPERTY}'='{key}') and ANALYZE")
+            else:
+                items = FrequentItems.merged(list(sketches.values()), table.column_type(key))
+                obj = objs.get(key)
+                data = obj.statsData.value if obj is not None else None
+                nulls = int(getattr(data, "numNulls", 0) or 0)
+                distinct = int(getattr(data, "numDVs", 0) or 0)
+                where = (f"{len(with_rows)} partition{'s' if len(with_rows) != 1 else ''}" if partitions is not None
+                         else "the table")
+                return ShuffleSide(table.qualified_name, key, table.column_type(key), rows, nulls, distinct,
+                                   items.top() if items else [], items.max_error if items else 0, row_bytes, size,
+                                   f"statistics of {where}, accurate for {valid}")
+        except NotFromStats as stale:
+            why = str(stale)
+    return _counted(session, table, key, names, row_bytes, size, why)
+
+
+def _counted(session: "Session", table: Table, key: str, names: list[str] | None, row_bytes: float, size: int,
+             why: str) -> ShuffleSide:
+    """The side's figures from one aggregation over its rows: a frequent-items sketch of the key as ANALYZE
+    keeps it, the rows, NULL keys and an HLL sketch of the keys."""
+    frame = _rows(session, table, names)
+    column = F.col(f"`{key}`")
+    type_name = table.column_type(key)
+    image = column if parse_type(type_name).base in ("string", "varchar", "char") else \
+        (F.unix_date(column) if parse_type(type_name).base == "date" else column).cast("bigint")
+    with spark_errors(f"cannot count the keys of {table.qualified_name}"):
+        row = frame.select(image.alias("f"), F.xxhash64(column).alias("h"), column.isNull().alias("n")) \
+            .agg(F.expr(f"approx_top_k_accumulate(f, {max(COUNTED_ITEMS, DEFAULT_FREQUENT_ITEMS)}).sketch").alias("s"),
+                 F.count(F.lit(1)).alias("rows"), F.count_if("n").alias("nulls"),
+                 F.hll_sketch_agg(F.when(~F.col("n"), F.col("h"))).alias("hll")).collect()[0]  # one row
+    rows, nulls = int(row["rows"]), int(row["nulls"])
+    items = FrequentItems.merged([bytes(row["s"])], type_name) if rows else None
+    distinct = sketch_ndv(bytes(row["hll"]), rows - nulls) if row["hll"] is not None else 0
+    return ShuffleSide(table.qualified_name, key, type_name, rows, nulls, distinct, items.top() if items else [],
+                       items.max_error if items else 0, row_bytes, size, f"counted: {why}")
+
+
+def _rows(session: "Session", table: Table, names: list[str] | None) -> DataFrame:
+    """The side's rows in the current snapshot, of the kept partitions."""
+    _, parts = snapshot_parts(session, table.qualified_name)
+    if names is not None:
+        wanted = set(names)
+        parts = [p for p in parts if p.part_name in wanted]
+    return read_snapshot(session.spark, table, parts)
+
+
+def _row_bytes(session: "Session", table: Table) -> float:
+    """A row's bytes in a shuffle as Spark estimates it: 8 per column and a row header, plus each string
+    column's average length (from the table's statistics where it has them, else 20)."""
+    lengths = {}
+    stats = session.metastore.get_table_statistics(table.dbName, table.tableName,
+                                                   [c.name for c in table.cols]) if table.cols else None
+    for obj in (stats.statsObj if stats else []):
+        average = getattr(obj.statsData.value, "avgColLen", None)
+        if average is not None:
+            lengths[obj.colName] = float(average)
+    total = 8.0
+    for column in [*table.cols, *table.partitionKeys]:
+        total += 8
+        if parse_type(column.type).base in ("string", "varchar", "char", "binary"):
+            total += lengths.get(column.name, 20.0)
+    return total

@@ -1,0 +1,16 @@
+"""Byte sizes as every message spells them (the views' format re-exports this): `446.2 MiB`."""
+from __future__ import annotations
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def size(num_bytes: int | None) -> str:
+    """`446.2 MiB`; bytes always carry a unit."""
+    if num_bytes is None:
+        return ""
+    value = float(num_bytes)
+    for unit in _UNITS:
+        if abs(value) < 1024 or unit == _UNITS[-1]:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return ""

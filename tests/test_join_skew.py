@@ -1,0 +1,189 @@
+"""Join skew predicted from statistics, checked against Spark's own placement: each side repartitioned by
+the key as the join's shuffle does and its rows counted per `spark_partition_id()`; the counts the test
+compares with are pandas' over the rows written."""
+from __future__ import annotations
+
+import random
+import uuid
+
+import pandas as pd
+import pytest
+
+from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+from colstats_lab.metastore.frequent_items import FrequentItems
+
+DAYS = ["2026-11-20", "2026-11-21", "2026-11-22"]
+HOT = 7  # the customer most orders name
+NULLS = 900  # orders of no customer, on the last day
+
+
+def _orders(day: int) -> pd.DataFrame:
+    rnd = random.Random(day)
+    rows = []
+    for i in range(3000):
+        if rnd.random() < 0.5:
+            customer = HOT
+        else:
+            customer = rnd.randint(100, 400)
+        rows.append((day * 10_000 + i, customer, f"c{customer % 50}", rnd.random() * 100))
+    if day == 2:
+        rows += [(90_000 + i, None, None, 1.0) for i in range(NULLS)]
+    return pd.DataFrame(rows, columns=["id", "customer_id", "segment", "amount"]).astype({"customer_id": "Int64"})
+
+
+@pytest.fixture(scope="module")
+def shop(spark, tmp_path_factory):
+    from colstats_lab import Lab
+
+    lab = Lab(home=str(tmp_path_factory.mktemp("joins")), spark=spark)
+    lab.sql("CREATE TABLE orders (id BIGINT, customer_id BIGINT, segment STRING, amount DOUBLE) "
+            "PARTITIONED BY (ds STRING)")
+    lab.sql("ALTER TABLE orders SET TBLPROPERTIES ('colstats.frequent.items.columns'='customer_id, segment')")
+    lab.sql("CREATE TABLE customers (id BIGINT, name STRING, segment STRING)")
+    lab.sql("ALTER TABLE customers SET TBLPROPERTIES ('colstats.frequent.items.columns'='*')")
+    orders = {}
+    for day, ds in enumerate(DAYS):
+        orders[ds] = _orders(day)
+        lab.write("orders", orders[ds], partition={"ds": ds})
+    # customer 7 has two rows (a duplicate the right side brings), every other customer one
+    customers = pd.DataFrame([(c, f"name {c}", f"c{c % 50}") for c in range(1, 401)] + [(HOT, "again", "c7")],
+                             columns=["id", "name", "segment"])
+    lab.write("customers", customers)
+    lab.sql("ANALYZE TABLE orders PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
+    lab.sql("ANALYZE TABLE customers COMPUTE STATISTICS FOR COLUMNS")
+    yield lab, orders, customers
+    lab.close()
+
+
+def _joined_per_key(orders: pd.DataFrame, customers: pd.DataFrame, left: str, right: str) -> pd.Series:
+    matched = orders.dropna(subset=[left]).merge(customers, left_on=left, right_on=right)
+    return matched.groupby(left).size()
+
+
+def test_sketches_merged_over_partitions_hold_the_rows_counts_within_their_bound(shop):
+    lab, orders, _ = shop
+    sketches = lab.metastore.get_frequent_items("default", "orders", "customer_id")
+    assert sorted(sketches) == [f"ds={ds}" for ds in DAYS]
+    merged = FrequentItems.merged(list(sketches.values()), "bigint")
+    every = pd.concat(orders.values())
+    counts = every["customer_id"].dropna().value_counts()
+    assert merged.rows == len(every["customer_id"].dropna())
+    for item in merged.top(10):
+        assert item.lower <= counts[item.value] <= item.upper
+        assert abs(item.estimate - counts[item.value]) <= merged.max_error
+    assert merged.top(1)[0].value == HOT
+
+
+def test_predicted_hot_keys_and_largest_task_match_sparks_placement(shop, spark):
+    lab, orders, customers = shop
+    every = pd.concat(orders.values())
+    group = f"join-skew-{uuid.uuid4().hex}"
+    spark.sparkContext.setJobGroup(group, "the prediction alone")
+    try:
+        predicted = lab.join_skew("orders", "customer_id", "customers", "id")
+    finally:
+        spark.sparkContext.setJobGroup("", "")
+    assert spark.sparkContext.statusTracker().getJobIdsForGroup(group) == []  # statistics alone, no Spark job
+    report = lab.join_skew("orders", "customer_id", "customers", "id", run=True)
+    assert report.sides[0].source.startswith("statistics") and report.sides[1].source.startswith("statistics")
+    assert predicted.hot_keys.equals(report.hot_keys)
+    truth = _joined_per_key(every, customers, "customer_id", "id")
+    hot = report.hot_keys.set_index("key")
+    assert hot.loc[HOT, "left_rows"] == (every["customer_id"] == HOT).sum()
+    assert hot.loc[HOT, "right_rows"] == 2
+    assert hot.loc[HOT, "output_rows"] == truth[HOT]
+    tasks = report.tasks.set_index("partition")
+    assert len(tasks) == int(spark.conf.get("spark.sql.shuffle.partitions"))
+    # Spark's placement: the task holding customer 7 is the largest, as predicted, and its rows agree
+    assert int(tasks["actual_rows"].idxmax()) == int(hot.loc[HOT, "partition"]) == int(report.largest["partition"])
+    assert tasks["actual_rows"].sum() == truth.sum()
+    largest = int(report.largest["partition"])
+    predicted, actual = tasks.loc[largest, "predicted_rows"], tasks.loc[largest, "actual_rows"]
+    assert abs(predicted - actual) <= 0.1 * actual
+    # a few KiB of customers: Spark broadcasts them and shuffles nothing, which the recommendation says
+    assert report.broadcast == "default.customers" and report.recommendation.startswith("Nothing to do: Spark broadcasts")
+
+
+def test_shuffle_partitions_and_aqe_thresholds_change_the_prediction_as_sparks_run(shop, spark):
+    lab, _, _ = shop
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    try:
+        for n in (3, 7):
+            spark.conf.set("spark.sql.shuffle.partitions", str(n))
+            report = lab.join_skew("orders", "customer_id", "customers", "id", run=True)
+            assert len(report.tasks) == n
+            hot_partition = int(report.hot_keys.set_index("key").loc[HOT, "partition"])
+            assert int(report.tasks.set_index("partition")["actual_rows"].idxmax()) == hot_partition
+        assert report.split_by_aqe() == []  # a few KiB: under the 256 MiB threshold
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+        report = lab.join_skew("orders", "customer_id", "customers", "id")
+        assert report.recommendation.startswith("Broadcast default.customers")  # shuffled, skewed, small
+        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "1b")
+        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2")
+        report = lab.join_skew("orders", "customer_id", "customers", "id")
+        assert int(report.largest["partition"]) in report.split_by_aqe()
+        assert report.recommendation.startswith("Nothing to do: AQE")
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+        spark.conf.unset("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes")
+        spark.conf.unset("spark.sql.adaptive.skewJoin.skewedPartitionFactor")
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+
+
+def test_null_keys_of_an_outer_join_land_in_one_task(shop, spark):
+    lab, orders, customers = shop
+    report = lab.join_skew("orders", "customer_id", "customers", "id", where="ds = '2026-11-22'", how="left",
+                           run=True)
+    n = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    day = orders["2026-11-22"]
+    assert report.sides[0].rows == len(day) and report.sides[0].nulls == NULLS
+    tasks = report.tasks.set_index("partition")
+    assert tasks["actual_rows"].sum() == len(day.merge(customers, left_on="customer_id", right_on="id", how="left"))
+    assert tasks.loc[42 % n, "actual_left_rows"] >= NULLS  # Spark hashes every NULL key to pmod(42, n)
+
+
+def test_a_string_key_hashes_as_spark_hashes_it(shop, spark):
+    lab, orders, customers = shop
+    report = lab.join_skew("orders", "segment", "customers", "segment", run=True)
+    every = pd.concat(orders.values())
+    truth = _joined_per_key(every, customers, "segment", "segment")
+    top = report.hot_keys.iloc[0]
+    assert top["key"] == truth.idxmax() and top["output_rows"] == truth.max()
+    assert int(report.tasks.set_index("partition")["actual_rows"].idxmax()) == int(top["partition"])
+
+
+def test_stale_statistics_are_never_used_the_side_is_counted(shop, spark):
+    lab, orders, customers = shop
+    lab.set("hive.stats.column.autogather", False)
+    try:
+        extra = pd.DataFrame([(99_999, HOT, "c7", 1.0)], columns=["id", "customer_id", "segment", "amount"])
+        lab.write("orders", extra, partition={"ds": DAYS[0]}, mode="append")
+        report = lab.join_skew("orders", "customer_id", "customers", "id")
+        assert report.sides[0].source.startswith("counted")
+        every = pd.concat([*orders.values(), extra])
+        assert report.hot_keys.set_index("key").loc[HOT, "left_rows"] == (every["customer_id"] == HOT).sum()
+    finally:
+        lab.set("hive.stats.column.autogather", True)
+        lab.sql("ANALYZE TABLE orders PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
+        orders[DAYS[0]] = pd.concat([orders[DAYS[0]], extra], ignore_index=True)
+
+
+def test_a_key_without_kept_frequent_values_is_counted_and_says_how_to_keep_them(shop):
+    lab, orders, customers = shop
+    report = lab.join_skew("orders", "id", "customers", "id")
+    assert report.sides[0].source.startswith("counted") and "colstats.frequent.items.columns" in report.sides[0].source
+    assert report.sides[1].source.startswith("statistics")
+    assert lab.metastore.get_frequent_items("default", "orders", "amount") == {}  # not named: not kept
+    assert report.hot_keys.set_index("key").loc[HOT, "right_rows"] == 2
+
+
+def test_bad_arguments_name_the_problem(shop):
+    lab, _, _ = shop
+    with pytest.raises(NoSuchObjectException, match="nope"):
+        lab.join_skew("orders", "nope", "customers", "id")
+    with pytest.raises(InvalidInputException, match="how is one of"):
+        lab.join_skew("orders", "customer_id", "customers", "id", how="sideways")
+    with pytest.raises(InvalidInputException, match="amount is not a partition key"):
+        lab.join_skew("orders", "customer_id", "customers", "id", where="amount > 5")
+    with pytest.raises(InvalidInputException, match="partition key of default.orders"):
+        lab.join_skew("orders", "ds", "customers", "id")
