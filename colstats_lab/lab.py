@@ -261,6 +261,12 @@ class Lab:
         NoSuchObjectException for an unknown table or column, InvalidInputException for a bad argument."""
         return join_skew_commands.join_skew(self, left, left_key, right, right_key, where, how, run)
 
+    def group_skew(self, table: str, key: str, where: str | None = None, run: bool = False) -> ShuffleSkewReport:
+        """The shuffle of `groupBy(key)` predicted from statistics, as `join_skew` predicts a join's: each hot
+        key's rows and task, each task's rows before map-side combining (`.tasks`; `run=True` adds
+        `actual_rows` as Spark places them) and a `.recommendation`."""
+        return join_skew_commands.group_skew(self, table, key, where, run)
+
     def staleness(self, table: str):
         """Per partition (or for the table): rows, rows changed since every column's statistics were
         last accurate, that fraction (None: unknown, e.g. an external table's files changed), whether

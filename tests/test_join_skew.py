@@ -187,3 +187,44 @@ def test_bad_arguments_name_the_problem(shop):
         lab.join_skew("orders", "customer_id", "customers", "id", where="amount > 5")
     with pytest.raises(InvalidInputException, match="partition key of default.orders"):
         lab.join_skew("orders", "ds", "customers", "id")
+
+
+def test_an_aggregations_tasks_match_sparks_placement(shop, spark):
+    lab, orders, _ = shop
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "16")  # the hot customer's task then holds 15x the median
+    try:
+        report = lab.group_skew("orders", "customer_id", run=True)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+    every = pd.concat(orders.values())
+    assert report.kind == "aggregation" and report.hot_keys.iloc[0]["key"] == HOT
+    assert report.hot_keys.iloc[0]["rows"] == (every["customer_id"] == HOT).sum()
+    tasks = report.tasks.set_index("partition")
+    assert tasks["actual_rows"].sum() == len(every)  # NULL keys are a group of their own
+    largest = int(report.largest["partition"])
+    assert int(tasks["actual_rows"].idxmax()) == largest
+    predicted, actual = tasks.loc[largest, "predicted_rows"], tasks.loc[largest, "actual_rows"]
+    assert abs(predicted - actual) <= 0.1 * actual
+    assert "partial aggregation" in report.recommendation and "customer_id = 7" in report.recommendation
+
+
+def test_the_magic_shows_the_view_and_run_it_draws_sparks_placement(shop, spark):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    lab, _, _ = shop
+    shell = InteractiveShell.instance()
+    shell.user_ns["lab"] = lab
+    shell.run_line_magic("load_ext", "colstats_lab")
+    with capture_output():
+        view = shell.run_line_magic("skew", "--lab lab orders.customer_id LEFT JOIN customers.id "
+                                            "WHERE orders.ds = '2026-11-22'")
+    assert view.result.how == "left" and view.result.sides[0].rows == len(shop[1]["2026-11-22"])
+    assert "left join" in view.header.value and "Recommendation" in view.recommendation_html.value
+    assert [trace.name for trace in view.figure.data] == ["predicted rows"]
+    with capture_output():
+        view.run_button.click()
+    assert view.result.measured and [t.name for t in view.figure.data] == ["predicted rows", "rows as Spark placed them"]
+    with pytest.raises(Exception, match="expected table.column on each side of JOIN"):
+        shell.run_line_magic("skew", "--lab lab orders JOIN customers.id")

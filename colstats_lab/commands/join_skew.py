@@ -17,7 +17,8 @@ from ..metastore.frequent_items import COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS,
 from ..metastore.sketches import sketch_ndv
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
-from ..skew.join import HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure, predict_join
+from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure,
+                         measure_aggregation, predict_aggregation, predict_join)
 from ..tables import read_snapshot
 from .reads import snapshot_parts
 
@@ -45,6 +46,26 @@ def join_skew(session: "Session", left: str, left_key: str, right: str, right_ke
         frames = [_rows(session, t, n) for t, n in zip(tables, names)]
         with spark_errors("cannot measure the join's shuffle"):
             measure(report, frames[0], frames[1], key_type)
+    return report
+
+
+def group_skew(session: "Session", table: str, key: str, where: str | None = None, run: bool = False
+               ) -> ShuffleSkewReport:
+    """`Lab.group_skew`: the shuffle of `groupBy(key)` over the partitions `where` keeps, from statistics."""
+    meta = session.resolve(table)
+    if not isinstance(key, str):
+        raise InvalidInputException(f"group_skew predicts one key column, not {key!r}")
+    name = _key(meta, key)
+    names = _kept(session, meta, _condition(where), [meta])
+    settings = ShuffleSettings.of(session.spark)
+    side = _side(session, meta, name, names)
+    type_name = parse_type(meta.column_type(name)).name
+    with spark_errors("cannot place the aggregation's keys"):
+        report = predict_aggregation(side, settings,
+                                     lambda values: hash_partitions(session.spark, values, type_name, settings.partitions))
+    if run:
+        with spark_errors("cannot measure the aggregation's shuffle"):
+            measure_aggregation(report, _rows(session, meta, names), type_name)
     return report
 
 

@@ -178,6 +178,67 @@ def predict_join(left: ShuffleSide, right: ShuffleSide, how: str, settings: Shuf
     return report
 
 
+def predict_aggregation(side: ShuffleSide, settings: ShuffleSettings,
+                        place: Callable[[list], list[int]]) -> ShuffleSkewReport:
+    """A `groupBy(key)`'s shuffle from the side's statistics: each task's input rows before any map-side
+    combining (what an aggregate without a partial form, such as collect_list or a window, receives)."""
+    n = settings.partitions
+    hot = _hot_values(side)
+    placed = dict(zip(hot, place(hot)))
+    rows = []
+    for value in hot:
+        estimate, low, high = side.rows_of(value)
+        rows.append({"key": value, "rows": estimate, "rows_low": low, "rows_high": high, "partition": placed[value]})
+    hot_keys = pd.DataFrame(rows, columns=["key", "rows", "rows_low", "rows_high", "partition"]) \
+        .sort_values("rows", ascending=False, kind="stable").reset_index(drop=True)
+    light = max(side.rows - side.nulls - float(hot_keys["rows"].sum()), 0.0)
+    counts = [light / n] * n
+    for key in hot_keys.itertuples(index=False):
+        counts[key.partition] += key.rows
+    counts[NULL_HASH % n] += side.nulls  # NULL is a group of its own, hashed to the seed's task
+    tasks = pd.DataFrame({"partition": range(n), "predicted_rows": counts})
+    tasks["aqe_splits"] = False  # AQE splits skewed joins, never an aggregation's partitions
+    tasks["actual_rows"] = pd.Series([None] * n, dtype="Int64")
+    report = ShuffleSkewReport("aggregation", "group by", [side], settings, hot_keys, tasks)
+    _recommend_aggregation(report)
+    return report
+
+
+def _recommend_aggregation(report: ShuffleSkewReport) -> None:
+    side, settings, ratio = report.sides[0], report.settings, report.skew_ratio
+    largest = report.largest
+    if ratio < settings.skew_factor:
+        report.recommendation = (f"Nothing to do: the largest task is predicted at {ratio:.1f}x the median, under "
+                                 f"the skew factor {settings.skew_factor:g}.")
+        return
+    task = int(largest["partition"])
+    held = report.hot_keys[report.hot_keys["partition"] == task]["key"].head(3).tolist()
+    if side.nulls and task == NULL_HASH % settings.partitions and side.nulls >= 0.5 * float(largest["predicted_rows"]):
+        what = f"the {side.nulls:,} NULL {side.key} rows"
+    else:
+        what = f"{side.key} = {', '.join(map(str, held))}" if held else "its keys"
+    factor = max(2, math.ceil(ratio / settings.skew_factor))
+    report.recommendation = (f"Task {task} receives {ratio:.0f}x the median task's rows ({what}): Spark's partial "
+                             "aggregation combines them map-side for sum, count, min, max and avg, so only aggregates "
+                             "without a partial form (collect_list, percentile, count(DISTINCT ...), a window) feel "
+                             f"it; for those, salt by a factor of {factor} and aggregate twice.")
+    report.code = (f"df.groupBy('{side.key}', (F.rand() * {factor}).cast('int').alias('salt')).agg(...)"
+                   f".groupBy('{side.key}').agg(...)")
+
+
+def measure_aggregation(report: ShuffleSkewReport, frame: DataFrame, key_type: str) -> ShuffleSkewReport:
+    """Fills `tasks.actual_rows`: the rows of each task after `repartition(n, key)`, as the aggregation's
+    shuffle places them, counted with `spark_partition_id()`."""
+    n = report.settings.partitions
+    side = report.sides[0]
+    counted = {int(r["p"]): int(r["count"]) for r in
+               frame.select(F.col(f"`{side.key}`").cast(key_type).alias("k")).repartition(n, "k")
+               .select(F.spark_partition_id().alias("p")).groupBy("p").count().collect()}  # one row per task
+    report.tasks["actual_rows"] = pd.array([counted.get(p, 0) for p in range(n)], dtype="Int64")
+    report.measured = True
+    return report
+
+
 def _hot_values(*sides: ShuffleSide) -> list:
     seen: dict = {}
     for side in sides:
