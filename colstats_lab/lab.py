@@ -249,15 +249,16 @@ class Lab:
         for an unknown column, InvalidInputException for a partition key."""
         return skew_commands.skew(self, table, columns, partition, k, min_share, mode, max_keys, max_items)
 
-    def join_skew(self, left: str, left_key: str, right: str, right_key: str, where: str | None = None,
-                  how: str = "inner", run: bool = False) -> ShuffleSkewReport:
+    def join_skew(self, left: str, left_key: str | list[str], right: str, right_key: str | list[str],
+                  where: str | None = None, how: str = "inner", run: bool = False) -> ShuffleSkewReport:
         """The shuffle of `left JOIN right ON left_key = right_key` predicted before it runs: each hot key's
         rows on both sides and output rows, the shuffle partition Spark hashes it to, each task's predicted
         rows (`.tasks`), whether AQE's skew join would split it, and a one-sentence `.recommendation`. From
         statistics (frequent values, rows, NULLs and NDV of the partitions `where` keeps) where they are
         accurate now, else counted by one aggregation per side. `where` chooses partitions by their keys
         (qualify a key both tables have: `orders.ds = '2026-11-21'`); `how` is inner, left, right or full;
-        `run=True` also counts each task's rows as Spark places them (`.tasks.actual_rows`). Raises
+        `run=True` also counts each task's rows as Spark places them (`.tasks.actual_rows`). A composite key
+        (a list of columns on each side) is counted by one aggregation per side. Raises
         NoSuchObjectException for an unknown table or column, InvalidInputException for a bad argument."""
         return join_skew_commands.join_skew(self, left, left_key, right, right_key, where, how, run)
 

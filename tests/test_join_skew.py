@@ -228,3 +228,19 @@ def test_the_magic_shows_the_view_and_run_it_draws_sparks_placement(shop, spark)
     assert view.result.measured and [t.name for t in view.figure.data] == ["predicted rows", "rows as Spark placed them"]
     with pytest.raises(Exception, match="expected table.column on each side of JOIN"):
         shell.run_line_magic("skew", "--lab lab orders JOIN customers.id")
+
+
+def test_a_composite_key_is_counted_and_placed_as_spark_hashes_both_columns(shop):
+    lab, orders, customers = shop
+    report = lab.join_skew("orders", ["customer_id", "segment"], "customers", ["id", "segment"], run=True)
+    every = pd.concat(orders.values())
+    truth = every.dropna(subset=["customer_id"]).merge(customers, left_on=["customer_id", "segment"],
+                                                     right_on=["id", "segment"]).groupby(["customer_id", "segment"]).size()
+    assert all(side.source.startswith("counted") for side in report.sides)
+    top = report.hot_keys.iloc[0]
+    assert tuple(top["key"]) == (HOT, "c7") and top["output_rows"] == truth[(HOT, "c7")]
+    tasks = report.tasks.set_index("partition")
+    assert tasks["actual_rows"].sum() == truth.sum()
+    assert int(tasks["actual_rows"].idxmax()) == int(top["partition"]) == int(report.largest["partition"])
+    with pytest.raises(InvalidInputException, match="give as many on each side"):
+        lab.join_skew("orders", ["customer_id", "segment"], "customers", "id")

@@ -4,6 +4,7 @@ partitions the WHERE keeps; used only where they are accurate for the current sn
 one Spark aggregation over that side's rows, and the report says which."""
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
@@ -13,7 +14,7 @@ from sqlglot import exp
 from ..coltypes import parse_type
 from ..errors import parse_sql, spark_errors
 from ..metastore import InvalidInputException, NoSuchObjectException, Table
-from ..metastore.frequent_items import COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, FrequentItems, sketchable
+from ..metastore.frequent_items import COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, FrequentItems, FrequentValue, sketchable
 from ..metastore.sketches import sketch_ndv
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
@@ -28,17 +29,23 @@ if TYPE_CHECKING:
 COUNTED_ITEMS = 4096  # values the counting sketch tracks when statistics cannot serve a side
 
 
-def join_skew(session: "Session", left: str, left_key: str, right: str, right_key: str, where: str | None = None,
-              how: str = "inner", run: bool = False) -> ShuffleSkewReport:
+def join_skew(session: "Session", left: str, left_key: str | list[str], right: str, right_key: str | list[str],
+              where: str | None = None, how: str = "inner", run: bool = False) -> ShuffleSkewReport:
     """`Lab.join_skew`: checks the arguments before Spark starts, then predicts from statistics."""
     how = _how(how)
     tables = [session.resolve(left), session.resolve(right)]
-    keys = [_key(tables[0], left_key), _key(tables[1], right_key)]
+    keys = [_keys(tables[0], left_key), _keys(tables[1], right_key)]
+    if len(keys[0]) != len(keys[1]):
+        raise InvalidInputException(f"the join pairs {len(keys[0])} key column(s) of {tables[0].qualified_name} with "
+                                    f"{len(keys[1])} of {tables[1].qualified_name}: give as many on each side")
     condition = _condition(where)
     names = [_kept(session, t, condition, tables) for t in tables]
-    key_type = _common_type(tables[0].column_type(keys[0]), tables[1].column_type(keys[1]))
+    types = [_common_type(tables[0].column_type(a), tables[1].column_type(b)) for a, b in zip(*keys)]
+    key_type: str | list[str] = types[0] if len(types) == 1 else types
     settings = ShuffleSettings.of(session.spark)
-    sides = [_side(session, t, k, n) for t, k, n in zip(tables, keys, names)]
+    sides = [_side(session, t, k[0], n) if len(k) == 1 else _counted(session, t, k, n, _row_bytes(session, t),
+                                                                       _size(session, t, n), "a composite key is counted")
+             for t, k, n in zip(tables, keys, names)]
     with spark_errors("cannot place the join's keys"):
         report = predict_join(sides[0], sides[1], how, settings,
                               lambda values: hash_partitions(session.spark, values, key_type, settings.partitions))
@@ -75,6 +82,23 @@ def _how(how: str) -> str:
     if text not in HOW:
         raise InvalidInputException(f"how is one of {', '.join(HOW)}, not {how!r}")
     return text
+
+
+def _keys(table: Table, key: str | list[str]) -> list[str]:
+    """The key's columns: one name, or a list of them (a composite key)."""
+    names = [key] if isinstance(key, str) else list(key)
+    if not names:
+        raise InvalidInputException(f"a join key of {table.qualified_name} names at least one column")
+    return [_key(table, name) for name in names]
+
+
+def _size(session: "Session", table: Table, names: list[str] | None) -> int:
+    """The bytes of the kept partitions' files (of the table's, unpartitioned), as their statistics record."""
+    if not table.is_partitioned:
+        return int(table.parameters.get("totalSize") or 0)
+    partitions = (session.metastore.get_partitions(table.dbName, table.tableName, names) if names
+                  else [] if names == [] else session.metastore.get_partitions(table.dbName, table.tableName))
+    return sum(int(p.parameters.get("totalSize") or 0) for p in partitions)
 
 
 def _key(table: Table, key: str) -> str:
@@ -156,7 +180,7 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
         if table.is_partitioned else None
     with_rows = [p.partName for p in partitions or [] if int(p.parameters.get("numRows") or 0)]
     size = (sum(int(p.parameters.get("totalSize") or 0) for p in partitions) if partitions is not None
-            else int(table.parameters.get("totalSize") or 0))
+            else _size(session, table, names))
     row_bytes = _row_bytes(session, table)
     why = None
     if not sketchable(table.column_type(key)):
@@ -184,28 +208,41 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
                                    f"statistics of {where}, accurate for {valid}")
         except NotFromStats as stale:
             why = str(stale)
-    return _counted(session, table, key, names, row_bytes, size, why)
+    return _counted(session, table, [key], names, row_bytes, size, why)
 
 
-def _counted(session: "Session", table: Table, key: str, names: list[str] | None, row_bytes: float, size: int,
+def _counted(session: "Session", table: Table, keys: list[str], names: list[str] | None, row_bytes: float, size: int,
              why: str) -> ShuffleSide:
     """The side's figures from one aggregation over its rows: a frequent-items sketch of the key as ANALYZE
-    keeps it, the rows, NULL keys and an HLL sketch of the keys."""
+    keeps it (a composite key's as JSON text), the rows, NULL keys (a NULL in any column) and an HLL sketch
+    of the keys."""
     frame = _rows(session, table, names)
-    column = F.col(f"`{key}`")
-    type_name = table.column_type(key)
-    image = column if parse_type(type_name).base in ("string", "varchar", "char") else \
-        (F.unix_date(column) if parse_type(type_name).base == "date" else column).cast("bigint")
+    columns = [F.col(f"`{k}`") for k in keys]
+    any_null = F.lit(False)
+    for column in columns:
+        any_null = any_null | column.isNull()
+    if len(keys) > 1:
+        type_name = "string"
+        image = F.when(~any_null, F.to_json(F.struct(*[c.alias(f"k{i}") for i, c in enumerate(columns)])))
+    else:
+        column, type_name = columns[0], table.column_type(keys[0])
+        image = column if parse_type(type_name).base in ("string", "varchar", "char") else \
+            (F.unix_date(column) if parse_type(type_name).base == "date" else column).cast("bigint")
     with spark_errors(f"cannot count the keys of {table.qualified_name}"):
-        row = frame.select(image.alias("f"), F.xxhash64(column).alias("h"), column.isNull().alias("n")) \
+        row = frame.select(image.alias("f"), F.xxhash64(*columns).alias("h"), any_null.alias("n")) \
             .agg(F.expr(f"approx_top_k_accumulate(f, {max(COUNTED_ITEMS, DEFAULT_FREQUENT_ITEMS)}).sketch").alias("s"),
                  F.count(F.lit(1)).alias("rows"), F.count_if("n").alias("nulls"),
                  F.hll_sketch_agg(F.when(~F.col("n"), F.col("h"))).alias("hll")).collect()[0]  # one row
     rows, nulls = int(row["rows"]), int(row["nulls"])
     items = FrequentItems.merged([bytes(row["s"])], type_name) if rows else None
     distinct = sketch_ndv(bytes(row["hll"]), rows - nulls) if row["hll"] is not None else 0
-    return ShuffleSide(table.qualified_name, key, type_name, rows, nulls, distinct, items.top() if items else [],
-                       items.max_error if items else 0, row_bytes, size, f"counted: {why}")
+    frequent = items.top() if items else []
+    if len(keys) > 1:  # each value back from its JSON text to the tuple of the key's columns
+        frequent = [FrequentValue(tuple(json.loads(str(v.value)).get(f"k{i}") for i in range(len(keys))), v.estimate,
+                                  v.lower, v.upper) for v in frequent]
+    return ShuffleSide(table.qualified_name, ", ".join(keys), type_name, rows, nulls, distinct, frequent,
+                       items.max_error if items else 0, row_bytes, size, f"counted: {why}",
+                       tuple(keys) if len(keys) > 1 else ())
 
 
 def _rows(session: "Session", table: Table, names: list[str] | None) -> DataFrame:

@@ -7,6 +7,7 @@ from ..errors import spark_errors
 from ..coltypes import parse_type
 from ..metastore import DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
 from ..metastore.snapshot_files import field_ids_of
+from ..pruning.answers import NotFromStats, fresh_statistics
 from ..stats.footers import group_figures
 from ..tables.snapshot import PartitionFiles
 from ..metastore.history import TopValues
@@ -45,12 +46,30 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
         wanted = find_partition(session, meta.qualified_name, partition).partName
         parts = [p for p in parts if p.part_name == wanted]
     footers = _footer_counts(meta, parts, names[0]) if mode == "approx" and len(names) == 1 else None
+    distinct = _distinct_estimate(session, meta, names, parts, valid) if mode == "exact" else None
     with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
         report = skew_report(read_snapshot(session.spark, meta, parts), meta, names, k, min_share, mode, max_keys,
-                             max_items, footers)
+                             max_items, footers, distinct)
     if len(names) == 1:
         keep_top_values(session, meta, report, valid)
     return report
+
+
+def _distinct_estimate(session: "Session", meta: Table, names: list[str], parts: list[PartitionFiles],
+                       valid: ValidWriteIdList) -> int | None:
+    """The distinct values of one column over the partitions read, from statistics accurate for the snapshot
+    the report reads (their HLL sketches merged); None where they are not, or for several columns."""
+    if len(names) != 1 or not meta.is_partitioned:
+        return None
+    wanted = {p.part_name for p in parts if p.part_name is not None}
+    partitions = session.metastore.get_partitions(meta.dbName, meta.tableName, sorted(wanted)) if wanted else []
+    try:
+        _, objs = fresh_statistics(session.metastore, meta, names, partitions, valid)
+    except NotFromStats:
+        return None
+    found = objs.get(names[0])
+    distinct = getattr(found.statsData.value, "numDVs", None) if found is not None else None
+    return None if distinct is None else int(distinct)
 
 
 def _footer_counts(meta: Table, parts: list[PartitionFiles], column: str) -> dict[str, tuple[int, int | None]] | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import pandas as pd
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..metastore.frequent_items import FrequentValue
@@ -73,7 +73,7 @@ class ShuffleSide:
     keys, its heavy keys (`frequent`, with bounds) and the most rows a key not listed may hold."""
 
     table: str
-    key: str
+    key: str  # the key as a reader names it: one column, or several joined by ", "
     key_type: str
     rows: int
     nulls: int
@@ -83,6 +83,11 @@ class ShuffleSide:
     row_bytes: float  # bytes a row takes in the shuffle (Spark's estimate: 8 per column plus strings' lengths)
     size_bytes: int  # the files' bytes, which Spark compares with autoBroadcastJoinThreshold
     source: str  # where the figures come from, in words
+    columns: tuple[str, ...] = ()  # the key's columns (a composite key has several; empty: `key` itself)
+
+    @property
+    def key_columns(self) -> list[str]:
+        return list(self.columns) or [self.key]
 
     def rows_of(self, value) -> tuple[float, int, int]:
         """A key's rows: estimate, lower and upper bound."""
@@ -143,14 +148,20 @@ class ShuffleSkewReport:
         return sorted(self.tasks.loc[self.tasks["aqe_splits"], "partition"].tolist())
 
 
-def hash_partitions(spark: SparkSession, values: list, type_name: str, partitions: int) -> list[int]:
-    """Each value's shuffle partition as Spark computes it (`pmod(hash(key), n)` on the key as `type_name`),
-    evaluated by Spark as literals over a one-row inline table, which its optimizer folds: no job runs."""
+def hash_partitions(spark: SparkSession, values: list, type_name: str | list[str], partitions: int) -> list[int]:
+    """Each value's shuffle partition as Spark computes it (`pmod(hash(key, ...), n)` on the key as `type_name`;
+    a composite key's values are tuples and `type_name` a list), evaluated by Spark as literals over a
+    one-row inline table, which its optimizer folds: no job runs."""
+    types = type_name if isinstance(type_name, list) else [type_name]
     one_row = spark.sql("SELECT * FROM VALUES (0) AS t(i)")
+
+    def hashed(value) -> Column:
+        parts = value if isinstance(type_name, list) else (value,)
+        return F.hash(*[F.lit(part).cast(t) for part, t in zip(parts, types)])
     placed: list[int] = []
     for start in range(0, len(values), HASHED_AT_ONCE):
         chunk = values[start:start + HASHED_AT_ONCE]
-        row = one_row.select(*[F.pmod(F.hash(F.lit(v).cast(type_name)), F.lit(int(partitions))).alias(f"p{i}")
+        row = one_row.select(*[F.pmod(hashed(v), F.lit(int(partitions))).alias(f"p{i}")
                                for i, v in enumerate(chunk)]).collect()[0]
         placed += [int(row[f"p{i}"]) for i in range(len(chunk))]
     return placed
@@ -226,17 +237,35 @@ def _recommend_aggregation(report: ShuffleSkewReport) -> None:
                    f".groupBy('{side.key}').agg(...)")
 
 
-def measure_aggregation(report: ShuffleSkewReport, frame: DataFrame, key_type: str) -> ShuffleSkewReport:
+def measure_aggregation(report: ShuffleSkewReport, frame: DataFrame, key_type: str | list[str]) -> ShuffleSkewReport:
     """Fills `tasks.actual_rows`: the rows of each task after `repartition(n, key)`, as the aggregation's
     shuffle places them, counted with `spark_partition_id()`."""
     n = report.settings.partitions
     side = report.sides[0]
     counted = {int(r["p"]): int(r["count"]) for r in
-               frame.select(F.col(f"`{side.key}`").cast(key_type).alias("k")).repartition(n, "k")
+               _keyed(frame, side, key_type).repartition(n, *_key_names(side))
                .select(F.spark_partition_id().alias("p")).groupBy("p").count().collect()}  # one row per task
     report.tasks["actual_rows"] = pd.array([counted.get(p, 0) for p in range(n)], dtype="Int64")
     report.measured = True
     return report
+
+
+def _key_names(side: ShuffleSide) -> list[str]:
+    return [f"k{i}" for i in range(len(side.key_columns))]
+
+
+def _keyed(frame: DataFrame, side: ShuffleSide, key_type: str | list[str]) -> DataFrame:
+    """The side's key columns cast to the type(s) the shuffle hashes, named k0, k1, ..."""
+    types = key_type if isinstance(key_type, list) else [key_type]
+    return frame.select(*[F.col(f"`{c}`").cast(t).alias(n)
+                          for c, t, n in zip(side.key_columns, types, _key_names(side))])
+
+
+def _any_null_key(side: ShuffleSide) -> Column:
+    condition = F.lit(False)
+    for name in _key_names(side):
+        condition = condition | F.col(name).isNull()
+    return condition
 
 
 def _hot_values(*sides: ShuffleSide) -> list:
@@ -379,7 +408,8 @@ def _mib(num_bytes: float) -> str:
     return size(int(num_bytes))
 
 
-def measure(report: ShuffleSkewReport, left: DataFrame, right: DataFrame, key_type: str) -> ShuffleSkewReport:
+def measure(report: ShuffleSkewReport, left: DataFrame, right: DataFrame, key_type: str | list[str]
+            ) -> ShuffleSkewReport:
     """Fills `tasks.actual_rows` (and each side's `actual_left_rows`, `actual_right_rows`) from Spark's own
     placement: each side repartitioned by its key cast to `key_type`, as the shuffle does, and the rows of
     every (task, key) counted with `spark_partition_id()`; a task's output is the sum over its keys of
@@ -387,17 +417,19 @@ def measure(report: ShuffleSkewReport, left: DataFrame, right: DataFrame, key_ty
     n = report.settings.partitions
     how = report.how
 
-    def placed(frame: DataFrame, key: str, keep_nulls: bool) -> DataFrame:
-        keyed = frame.select(F.col(f"`{key}`").cast(key_type).alias("k"))
-        if not keep_nulls:
-            keyed = keyed.where(F.col("k").isNotNull())
-        return keyed.repartition(n, "k").select(F.spark_partition_id().alias("p"), "k") \
-            .groupBy("p", "k").count()
+    def placed(frame: DataFrame, side: ShuffleSide, keep_nulls: bool) -> DataFrame:
+        keyed = _keyed(frame, side, key_type)
+        if not keep_nulls:  # an inner side drops a row with any NULL key before the shuffle
+            keyed = keyed.where(~_any_null_key(side))
+        names = _key_names(side)
+        return keyed.repartition(n, *names).select(F.spark_partition_id().alias("p"), *names) \
+            .withColumn("k", F.when(~_any_null_key(side), F.lit(True))) \
+            .groupBy("p", *names, "k").count()
 
     left_side, right_side = report.sides
-    lc = placed(left, left_side.key, how in ("left", "full")).withColumnRenamed("count", "l")
-    rc = placed(right, right_side.key, how in ("right", "full")).withColumnRenamed("count", "r")
-    joined = lc.join(rc, on=["p", "k"], how="full")
+    lc = placed(left, left_side, how in ("left", "full")).withColumnRenamed("count", "l")
+    rc = placed(right, right_side, how in ("right", "full")).withColumnRenamed("count", "r")
+    joined = lc.join(rc, on=["p", *_key_names(left_side), "k"], how="full")
     lefts, rights = F.coalesce(F.col("l"), F.lit(0)), F.coalesce(F.col("r"), F.lit(0))
     matched = F.when(F.col("k").isNotNull(), lefts * rights).otherwise(F.lit(0))
     if how == "left":

@@ -226,15 +226,18 @@ def value_as_text(value) -> str:
 
 def skew_report(frame: DataFrame, table: Table, columns: list[str], k: int = 20, min_share: float = 0.02,
                 mode: str = DEFAULT_MODE, max_keys: int = 10, max_items: int = 10_000,
-                footers: dict[str, tuple[int, int | None]] | None = None) -> SkewReport:
+                footers: dict[str, tuple[int, int | None]] | None = None,
+                distinct: int | None = None) -> SkewReport:
     """One Spark query over `frame` (the table's rows) grouped by partition and `columns`. `footers` (approx
     mode): each partition's rows and NULLs of the one column (None: not known) as the files' footers count
-    them, by the partition's name as the report spells it; the query then counts neither."""
+    them, by the partition's name as the report spells it; the query then counts neither. `distinct` (exact
+    mode): the table's distinct values as its statistics estimate them, for a table level merged from the
+    partitions' lists; without it the query sketches them too."""
     check_options(mode, k, min_share, max_keys, max_items)
     # grouped by the keys as they are: the partition's name is built on the aggregated rows, not on every row
     keys = [F.col(f"`{key}`").alias(f"k{i}") for i, key in enumerate(table.partition_key_names)]
     if mode == "exact":
-        return _exact(frame, table, columns, keys, k, min_share, max_keys)
+        return _exact(frame, table, columns, keys, k, min_share, max_keys, distinct)
     return _approx(frame, table, columns, keys, k, min_share, max_keys, max_items, footers)
 
 
@@ -268,19 +271,20 @@ def _partition_label(table: Table) -> Column:
                               for i, key in enumerate(keys)]).alias("partition")
 
 
-def _exact(frame, table, columns, keys, k, min_share, max_keys) -> SkewReport:
+def _exact(frame, table, columns, keys, k, min_share, max_keys, distinct_estimate: int | None = None) -> SkewReport:
     names = [f"v{i}" for i in range(len(columns))]
     key_names = [f"k{i}" for i in range(len(keys))]
     counts = frame.groupBy(*keys, *[F.col(f"`{c}`").alias(n) for c, n in zip(columns, names)]).count() \
         .withColumn("is_null", _any_null([F.col(n) for n in names]))
     ranked = max(k, RANKED) if table.is_partitioned else k
-    image = ndv_input(F.col(names[0]), table.column_type(columns[0])) if len(names) == 1 else F.xxhash64(*names)
-    distinct_values = F.hll_sketch_agg(F.when(~F.col("is_null"), image)).alias("sketch")
-    per_partition = counts.groupBy(*key_names).agg(*_exact_measures(names, ranked), distinct_values) \
-        .select(_partition_label(table), "*")
+    measures = _exact_measures(names, ranked)
+    if table.is_partitioned and distinct_estimate is None:  # the table's distinct values, should the lists merge
+        image = ndv_input(F.col(names[0]), table.column_type(columns[0])) if len(names) == 1 else F.xxhash64(*names)
+        measures.append(F.hll_sketch_agg(F.when(~F.col("is_null"), image)).alias("sketch"))
+    per_partition = counts.groupBy(*key_names).agg(*measures).select(_partition_label(table), "*")
     lists = [_RankedValues.of(r, names) for r in per_partition.collect() if r["rows"]]  # n values, five figures
     if table.is_partitioned:
-        lists.append(_merged(lists, k) or _table_level(frame, columns, names, k))
+        lists.append(_merged(lists, k, distinct_estimate) or _table_level(frame, columns, names, k))
     records, totals, nulls, distinct, median, estimated = [], {}, {}, {}, {}, set()
     for ranked_values in lists:
         part = ranked_values.partition
@@ -323,7 +327,7 @@ class _RankedValues:
         return 0 if len(self.top) == self.distinct else self.top[-1][1]
 
 
-def _merged(lists: list[_RankedValues], k: int) -> _RankedValues | None:
+def _merged(lists: list[_RankedValues], k: int, distinct_estimate: int | None = None) -> _RankedValues | None:
     """The table's top k merged from the partitions' ranked values, or None where the lists cannot prove
     them: each of the k must be in every list that does not hold all its partition's values (so its
     count is the table's), and the k-th count must exceed the most any other value could hold (its
@@ -357,8 +361,9 @@ def _merged(lists: list[_RankedValues], k: int) -> _RankedValues | None:
         frequencies = sorted(counts.values())
         median = float(frequencies[(len(frequencies) + 1) // 2 - 1]) if frequencies else None
         return _RankedValues(TABLE_LEVEL, merged, rows, nulls, len(counts), median)
-    sketch = union([r.sketch for r in lists if r.sketch is not None])
-    distinct = min(max(sketch_ndv(sketch, rows - nulls), len(counts)), rows - nulls)
+    if distinct_estimate is None:
+        distinct_estimate = sketch_ndv(union([r.sketch for r in lists if r.sketch is not None]), rows - nulls)
+    distinct = min(max(distinct_estimate, len(counts)), rows - nulls)
     return _RankedValues(TABLE_LEVEL, merged, rows, nulls, distinct, None, estimated=True)
 
 
