@@ -244,3 +244,27 @@ def test_a_composite_key_is_counted_and_placed_as_spark_hashes_both_columns(shop
     assert int(tasks["actual_rows"].idxmax()) == int(top["partition"]) == int(report.largest["partition"])
     with pytest.raises(InvalidInputException, match="give as many on each side"):
         lab.join_skew("orders", ["customer_id", "segment"], "customers", "id")
+
+
+def test_an_approximate_skew_report_comes_from_the_kept_sketches_while_they_are_fresh(shop):
+    lab, orders, _ = shop
+    report = lab.skew("orders", "customer_id", mode="approx", k=5)
+    assert report.source.startswith("statistics")
+    every = pd.concat(orders.values())
+    for label, frame in [*((f"ds={ds}", orders[ds]) for ds in DAYS), ("(table)", every)]:
+        counts = frame["customer_id"].value_counts()
+        top = report.for_partition(label)
+        assert top.iloc[0]["value"] == HOT
+        assert all(abs(c - counts[v]) <= report.max_items for v, c in zip(top["value"], top["count"]))
+        assert report.totals[label] == len(frame) and report.null_count(label) == frame["customer_id"].isna().sum()
+    view = lab.view_skew("orders", "customer_id", mode="approx")
+    assert "kept with the statistics" in view.header.value
+    lab.set("hive.stats.column.autogather", False)
+    try:
+        extra = pd.DataFrame([(99_998, HOT, "c7", 1.0)], columns=["id", "customer_id", "segment", "amount"])
+        lab.write("orders", extra, partition={"ds": DAYS[1]}, mode="append")
+        assert lab.skew("orders", "customer_id", mode="approx").source == "scan"  # stale: never used
+    finally:
+        lab.set("hive.stats.column.autogather", True)
+        lab.sql("ANALYZE TABLE orders PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
+        orders[DAYS[1]] = pd.concat([orders[DAYS[1]], extra], ignore_index=True)

@@ -5,15 +5,17 @@ from typing import TYPE_CHECKING
 
 from ..errors import spark_errors
 from ..coltypes import parse_type
-from ..metastore import DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
+from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
 from ..metastore.snapshot_files import field_ids_of
 from ..pruning.answers import NotFromStats, fresh_statistics
+from ..metastore.frequent_items import FrequentItems, sketchable
 from ..stats.footers import group_figures
 from ..tables.snapshot import PartitionFiles
 from ..metastore.history import TopValues
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore.txn import ValidWriteIdList
 from ..skew import DEFAULT_MODE, SkewReport, skew_report
+from ..skew.report import report_from_sketches
 from ..skew.report import check_options as check_skew_options
 from ..skew.report import value_as_text
 from ..tables import read_snapshot
@@ -45,6 +47,11 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     if partition is not None:
         wanted = find_partition(session, meta.qualified_name, partition).partName
         parts = [p for p in parts if p.part_name == wanted]
+    if mode == "approx" and len(names) == 1:
+        kept = _kept_sketches(session, meta, names[0], parts, valid)
+        if kept is not None:  # fresh statistics keep the column's frequent values: no scan
+            return report_from_sketches(meta, names[0], kept, k, min_share, max_keys,
+                                        f"statistics: the frequent-items sketches kept with them, accurate for {valid}")
     footers = _footer_counts(meta, parts, names[0]) if mode == "approx" and len(names) == 1 else None
     distinct = _distinct_estimate(session, meta, names, parts, valid) if mode == "exact" else None
     with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
@@ -53,6 +60,43 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     if len(names) == 1:
         keep_top_values(session, meta, report, valid)
     return report
+
+
+def _kept_sketches(session: "Session", meta: Table, column: str, parts: list[PartitionFiles], valid: ValidWriteIdList
+                   ) -> dict[str, tuple[int, int, FrequentItems]] | None:
+    """Per partition label (as a report spells it) its rows, the column's NULLs and its frequent-items sketch,
+    where the column's statistics are accurate for the snapshot in every partition read and each kept a
+    sketch; None otherwise (the report then scans)."""
+    type_name = meta.column_type(column)
+    if not sketchable(type_name) or any(p.deletes for p in parts):
+        return None
+    metastore = session.metastore
+    names = [p.part_name for p in parts if p.part_name is not None]
+    stats: dict[str | None, ColumnStatistics]
+    rows: dict[str | None, int]
+    if meta.is_partitioned:
+        stats = {name: found for name, found in metastore.get_partitions_statistics(
+            meta.dbName, meta.tableName, names, [column], valid_write_ids=valid).items()}
+        rows = {p.partName: int(p.parameters.get("numRows") or 0)
+                for p in (metastore.get_partitions(meta.dbName, meta.tableName, names) if names else [])}
+    else:
+        table_stats = metastore.get_table_statistics(meta.dbName, meta.tableName, [column], valid_write_ids=valid)
+        stats = {None: table_stats} if table_stats is not None else {}
+        rows = {None: int(meta.parameters.get("numRows") or 0)}
+    sketches = metastore.get_frequent_items(meta.dbName, meta.tableName, column, names if meta.is_partitioned else None)
+    kept: dict[str, tuple[int, int, FrequentItems]] = {}
+    for part in parts:
+        owner = part.part_name
+        label = _report_label(meta, part)
+        found = stats.get(owner)
+        if label is None or found is None or not found.isStatsCompliant or owner not in sketches:
+            return None
+        obj = next((o for o in found.statsObj if o.colName == column), None)
+        items = FrequentItems.merged([sketches[owner]], type_name)
+        if obj is None or items is None:
+            return None
+        kept[label] = (rows.get(owner, 0), int(obj.statsData.value.numNulls or 0), items)
+    return kept
 
 
 def _distinct_estimate(session: "Session", meta: Table, names: list[str], parts: list[PartitionFiles],

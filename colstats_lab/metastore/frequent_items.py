@@ -81,6 +81,17 @@ class FrequentItems:
             union.merge(other)
         return cls(union, type_name)
 
+    @classmethod
+    def union(cls, parts: list["FrequentItems"]) -> "FrequentItems":
+        """The union of merged sketches of one column (the first one grows)."""
+        union = frequent_items_sketch.deserialize(parts[0]._sketch.serialize(parts[0]._serde()), parts[0]._serde())
+        for other in parts[1:]:
+            union.merge(other._sketch)
+        return cls(union, parts[0].type_name)
+
+    def _serde(self):
+        return PyStringsSerDe() if parse_type(self.type_name).base in STRINGS else PyLongsSerDe()
+
     @property
     def rows(self) -> int:
         """The non-NULL rows the sketches counted."""

@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 
 from ..errors import QueryError
 from ..metastore import InvalidInputException, SkewedInfo, Table
+from ..metastore.frequent_items import FrequentItems
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore.sketches import sketch_ndv, union
 from ..stats.sketches import ndv_input
@@ -72,6 +73,7 @@ class SkewReport:
     max_items: int | None = None
     nulls: dict[str, int] = field(default_factory=dict)
     estimated: set[str] = field(default_factory=set)
+    source: str = "scan"  # or where the counts came from without one ("statistics ...")
 
     @property
     def partitions(self) -> list[str]:
@@ -447,6 +449,31 @@ def _approx(frame, table, columns, keys, k, min_share, max_keys, max_items, foot
                     for rank, (value, count) in enumerate(entries, start=1)]
     return SkewReport(table, list(columns), "approx", k, min_share, max_keys, _frame(records, totals), totals,
                       max_items=max_items, nulls=nulls)
+
+
+def report_from_sketches(table: Table, column: str, partitions: dict[str, tuple[int, int, FrequentItems]], k: int,
+                         min_share: float, max_keys: int, source: str) -> SkewReport:
+    """An approximate report from the frequent-items sketches kept with the statistics, no scan: per partition
+    label its rows, NULLs and sketch; the table level merges them. Each count is the middle of the sketch's
+    bounds, within `max_items` (here the sketch's maximum error, in rows) of the true count."""
+    records, totals, nulls = [], {}, {}
+    levels: dict[str, tuple[int, int, FrequentItems | None]] = dict(partitions)
+    if table.is_partitioned:
+        sketches = [items for _, _, items in partitions.values()]
+        merged = FrequentItems.union(sketches) if sketches else None
+        levels[TABLE_LEVEL] = (sum(r for r, _, _ in partitions.values()), sum(n for _, n, _ in partitions.values()),
+                               merged)
+    widest = 0
+    for label, (rows, null_rows, items) in levels.items():
+        totals[label], nulls[label] = rows, null_rows
+        if items is None:
+            continue
+        widest = max(widest, items.max_error)
+        entries = sorted(((v.value, v.estimate) for v in items.top()), key=lambda e: (-e[1], str(e[0])))[:k]
+        records += [{"partition": label, "value": value, "count": count, "rank": rank}
+                    for rank, (value, count) in enumerate(entries, start=1)]
+    return SkewReport(table, [column], "approx", k, min_share, max_keys, _frame(records, totals), totals,
+                      max_items=widest, nulls=nulls, source=source)
 
 
 def _frame(records: list[dict], totals: dict[str, int]) -> pd.DataFrame:

@@ -57,7 +57,9 @@ class SkewView(View):
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table_name)}.{fmt.escape(self.top.column)}</b> · '
             f'{fmt.escape(where)} · {fmt.count(total)} rows · top {len(self.rows)} values hold '
-            f'{fmt.percent(self.top.top_share(level))} · {self.top.mode} counts</div>')
+            f'{fmt.percent(self.top.top_share(level))} · {self.top.mode} counts'
+            f'{" from the frequent-items sketches kept with the statistics (no scan)" if self.top.source != "scan" else ""}'
+            '</div>')
         recommended = {_label(v) for v in self.top.recommended}
         shown = self.rows.assign(value=self.rows["value"].map(_label))
         self.chart.clear_output()
