@@ -268,3 +268,25 @@ def test_an_approximate_skew_report_comes_from_the_kept_sketches_while_they_are_
         lab.set("hive.stats.column.autogather", True)
         lab.sql("ANALYZE TABLE orders PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
         orders[DAYS[1]] = pd.concat([orders[DAYS[1]], extra], ignore_index=True)
+
+
+def test_keys_that_are_all_null_or_absent_get_a_sentence_not_an_error(lab, spark):
+    lab.sql("CREATE TABLE nulls (k BIGINT) PARTITIONED BY (ds STRING)")
+    lab.write("nulls", pd.DataFrame({"k": pd.array([None] * 40, dtype="Int64")}), partition={"ds": "a"})
+    lab.sql("CREATE TABLE dims (k BIGINT)")
+    lab.write("dims", pd.DataFrame({"k": [1, 2, 3]}))
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "8")
+    try:
+        left = lab.join_skew("nulls", "k", "dims", "k", how="left", run=True)
+        grouped = lab.group_skew("nulls", "k", run=True)
+        nothing = lab.join_skew("nulls", "k", "dims", "k", where="ds = 'none'")
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+    n = 8
+    assert left.tasks.set_index("partition").loc[42 % n, "actual_rows"] == 40
+    assert left.recommendation.startswith("Filter or handle the NULL keys") and "median task empty" in left.recommendation
+    assert grouped.tasks.set_index("partition").loc[42 % n, "actual_rows"] == 40
+    assert nothing.sides[0].rows == 0 and nothing.recommendation.startswith("Nothing to do")

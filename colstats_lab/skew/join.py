@@ -140,8 +140,10 @@ class ShuffleSkewReport:
     @property
     def skew_ratio(self) -> float:
         """The largest task's predicted rows over the median task's."""
-        median = self.median_rows
-        return float(self.largest["predicted_rows"] / median) if median else math.inf
+        median, largest = self.median_rows, float(self.largest["predicted_rows"])
+        if not largest:
+            return 0.0  # no rows at all
+        return largest / median if median else math.inf
 
     def split_by_aqe(self) -> list[int]:
         """The partitions AQE's skew-join rule would split, with the session's settings."""
@@ -228,8 +230,8 @@ def _recommend_aggregation(report: ShuffleSkewReport) -> None:
         what = f"the {side.nulls:,} NULL {side.key} rows"
     else:
         what = f"{side.key} = {', '.join(map(str, held))}" if held else "its keys"
-    factor = max(2, math.ceil(ratio / settings.skew_factor))
-    report.recommendation = (f"Task {task} receives {ratio:.0f}x the median task's rows ({what}): Spark's partial "
+    factor = _salt_factor(ratio, settings)
+    report.recommendation = (f"Task {task} receives the most rows, {_times_median(ratio)} ({what}): Spark's partial "
                              "aggregation combines them map-side for sum, count, min, max and avg, so only aggregates "
                              "without a partial form (collect_list, percentile, count(DISTINCT ...), a window) feel "
                              f"it; for those, salt by a factor of {factor} and aggregate twice.")
@@ -344,7 +346,8 @@ def _recommend_join(report: ShuffleSkewReport) -> None:
     small = min(report.sides, key=lambda s: s.size_bytes)
     largest = report.largest
     ratio = report.skew_ratio
-    fits = 0 <= small.size_bytes <= settings.broadcast_threshold_bytes and settings.broadcast_threshold_bytes >= 0
+    known = small.size_bytes > 0 or small.rows == 0  # a side of rows whose bytes no statistics record: unknown
+    fits = known and small.size_bytes <= settings.broadcast_threshold_bytes and settings.broadcast_threshold_bytes >= 0
     broadcastable = report.how == "inner" or (report.how == "left" and small is right) or \
         (report.how == "right" and small is left)
     if fits and broadcastable:
@@ -361,18 +364,18 @@ def _recommend_join(report: ShuffleSkewReport) -> None:
     if null_side is not None:
         report.recommendation = (f"Filter or handle the NULL keys of {null_side.table}: its {null_side.nulls:,} "
                                  f"NULL {null_side.key} rows all go to task {NULL_HASH % settings.partitions}, "
-                                 f"{ratio:.0f}x the median task; salting them with a random key spreads them.")
+                                 f"{_times_median(ratio)}; salting them with a random key spreads them.")
         report.code = (f"F.coalesce(F.col('{null_side.key}'), F.concat(F.lit('null-'), "
                        f"(F.rand() * {settings.partitions}).cast('int').cast('string')))")
         return
     splits = report.split_by_aqe()
     if splits and int(largest["partition"]) in splits:
         report.recommendation = (f"Nothing to do: AQE's skew join splits task {int(largest['partition'])} "
-                                 f"({ratio:.0f}x the median) with the session's settings.")
+                                 f"({_times_median(ratio)}) with the session's settings.")
         return
-    if broadcastable and small.size_bytes <= BROADCAST_ADVISED_BYTES:
+    if broadcastable and known and small.size_bytes <= BROADCAST_ADVISED_BYTES:
         report.recommendation = (f"Broadcast {small.table} ({_mib(small.size_bytes)}): the join then shuffles "
-                                 f"nothing, and the largest task ({ratio:.0f}x the median) goes away.")
+                                 f"nothing, and the largest task ({_times_median(ratio)}) goes away.")
         report.code = f"big.join(F.broadcast({small.table.split('.')[-1]}), ...)"
         return
     largest_bytes = float(max(largest["left_bytes"], largest["right_bytes"]))
@@ -380,13 +383,13 @@ def _recommend_join(report: ShuffleSkewReport) -> None:
         below = max(int(largest_bytes / 2), 1)
         report.recommendation = (f"Lower AQE's skewedPartitionThresholdInBytes below task {int(largest['partition'])}'s "
                                  f"{_mib(largest_bytes)} (it is {_mib(settings.skew_threshold_bytes)}): AQE then splits "
-                                 f"the task that is {ratio:.0f}x the median.")
+                                 f"the largest task ({_times_median(ratio)}).")
         report.code = f"spark.conf.set('spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes', '{below}b')"
         return
     hot = report.hot_keys.head(5)["key"].tolist()
-    factor = max(2, math.ceil(ratio / settings.skew_factor))
+    factor = _salt_factor(ratio, settings)
     report.recommendation = (f"Salt the hot keys {', '.join(map(str, hot))} by a factor of {factor}: the largest "
-                             f"task then falls from {ratio:.0f}x to about {ratio / factor:.0f}x the median.")
+                             f"task ({_times_median(ratio)}) then holds about a {factor}th of its rows.")
     report.code = (f"salt = F.when(F.col(key).isin({hot!r}), (F.rand() * {factor}).cast('int')).otherwise(0)  "
                    f"# join on (key, salt); the other side exploded over salt 0..{factor - 1} for those keys")
 
@@ -402,6 +405,18 @@ def _null_heavy(report: ShuffleSkewReport) -> ShuffleSide | None:
         if side.nulls and side.nulls >= 0.5 * float(largest["predicted_rows"]):
             return side
     return None
+
+
+def _times_median(ratio: float) -> str:
+    """`12x the median` (a median task of no rows: `with the median task empty`)."""
+    return f"{ratio:.0f}x the median" if math.isfinite(ratio) else "with the median task empty"
+
+
+def _salt_factor(ratio: float, settings: ShuffleSettings) -> int:
+    """How many ways to split a hot key so its task comes down to about the skew factor times the median."""
+    if not math.isfinite(ratio):
+        return settings.partitions
+    return max(2, math.ceil(ratio / settings.skew_factor))
 
 
 def _mib(num_bytes: float) -> str:
