@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from ..coltypes import parse_type
 from ..errors import parse_sql, spark_errors
-from ..metastore import InvalidInputException, NoSuchObjectException, Table
+from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
 from ..metastore.frequent_items import COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, FrequentItems, FrequentValue, sketchable
 from ..metastore.sketches import sketch_ndv
 from ..pruning.answers import NotFromStats, fresh_statistics
@@ -43,8 +43,9 @@ def join_skew(session: "Session", left: str, left_key: str | list[str], right: s
     types = [_common_type(tables[0].column_type(a), tables[1].column_type(b)) for a, b in zip(*keys)]
     key_type: str | list[str] = types[0] if len(types) == 1 else types
     settings = ShuffleSettings.of(session.spark)
-    sides = [_side(session, t, k[0], n) if len(k) == 1 else _counted(session, t, k, n, _row_bytes(session, t),
-                                                                       _size(session, t, n), "a composite key is counted")
+    sides = [_side(session, t, k[0], n) if len(k) == 1 else
+             _counted(session, t, k, n, _row_bytes(session, t), _size(t, _partitions(session, t, n)),
+                      "a composite key is counted")
              for t, k, n in zip(tables, keys, names)]
     with spark_errors("cannot place the join's keys"):
         report = predict_join(sides[0], sides[1], how, settings,
@@ -92,12 +93,19 @@ def _keys(table: Table, key: str | list[str]) -> list[str]:
     return [_key(table, name) for name in names]
 
 
-def _size(session: "Session", table: Table, names: list[str] | None) -> int:
-    """The bytes of the kept partitions' files (of the table's, unpartitioned), as their statistics record."""
+def _partitions(session: "Session", table: Table, names: list[str] | None) -> list[Partition] | None:
+    """The kept partitions (every one when `names` is None); None for a table without partitions."""
     if not table.is_partitioned:
+        return None
+    if names is None:
+        return session.metastore.get_partitions(table.dbName, table.tableName)
+    return session.metastore.get_partitions(table.dbName, table.tableName, names) if names else []
+
+
+def _size(table: Table, partitions: list[Partition] | None) -> int:
+    """The bytes of the kept partitions' files (of the table's, unpartitioned), as their statistics record."""
+    if partitions is None:
         return int(table.parameters.get("totalSize") or 0)
-    partitions = (session.metastore.get_partitions(table.dbName, table.tableName, names) if names
-                  else [] if names == [] else session.metastore.get_partitions(table.dbName, table.tableName))
     return sum(int(p.parameters.get("totalSize") or 0) for p in partitions)
 
 
@@ -175,12 +183,9 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
     key; otherwise from one Spark aggregation over the kept rows."""
     metastore = session.metastore
     valid = session.snapshot(table.qualified_name)
-    partitions = (metastore.get_partitions(table.dbName, table.tableName, names) if names
-                  else [] if names == [] else metastore.get_partitions(table.dbName, table.tableName)) \
-        if table.is_partitioned else None
+    partitions = _partitions(session, table, names)
     with_rows = [p.partName for p in partitions or [] if int(p.parameters.get("numRows") or 0)]
-    size = (sum(int(p.parameters.get("totalSize") or 0) for p in partitions) if partitions is not None
-            else _size(session, table, names))
+    size = _size(table, partitions)
     row_bytes = _row_bytes(session, table)
     why = None
     if not sketchable(table.column_type(key)):
@@ -246,11 +251,10 @@ def _counted(session: "Session", table: Table, keys: list[str], names: list[str]
 
 
 def _rows(session: "Session", table: Table, names: list[str] | None) -> DataFrame:
-    """The side's rows in the current snapshot, of the kept partitions."""
-    _, parts = snapshot_parts(session, table.qualified_name)
-    if names is not None:
-        wanted = set(names)
-        parts = [p for p in parts if p.part_name in wanted]
+    """The side's rows in the current snapshot, of the kept partitions (only theirs are listed)."""
+    if names == []:
+        return read_snapshot(session.spark, table, [])
+    _, parts = snapshot_parts(session, table.qualified_name, partitions=_partitions(session, table, names))
     return read_snapshot(session.spark, table, parts)
 
 

@@ -62,6 +62,11 @@ class FrequentValue:
     upper: int
 
 
+def _serde(type_name: str):
+    """DataSketches' serde for the items Spark's sketch of this column type holds."""
+    return PyStringsSerDe() if parse_type(type_name).base in STRINGS else PyLongsSerDe()
+
+
 class FrequentItems:
     """One column's frequent values over the rows of the sketches merged into it."""
 
@@ -72,7 +77,7 @@ class FrequentItems:
     @classmethod
     def merged(cls, blobs: list[bytes], type_name: str) -> "FrequentItems | None":
         """The union of stored sketches of one column (None: there are none)."""
-        serde = PyStringsSerDe() if parse_type(type_name).base in STRINGS else PyLongsSerDe()
+        serde = _serde(type_name)
         sketches = [frequent_items_sketch.deserialize(bytes(b), serde) for b in blobs]
         if not sketches:
             return None
@@ -84,13 +89,11 @@ class FrequentItems:
     @classmethod
     def union(cls, parts: list["FrequentItems"]) -> "FrequentItems":
         """The union of merged sketches of one column (the first one grows)."""
-        union = frequent_items_sketch.deserialize(parts[0]._sketch.serialize(parts[0]._serde()), parts[0]._serde())
+        serde = _serde(parts[0].type_name)
+        union = frequent_items_sketch.deserialize(parts[0]._sketch.serialize(serde), serde)  # a copy to grow
         for other in parts[1:]:
             union.merge(other._sketch)
         return cls(union, parts[0].type_name)
-
-    def _serde(self):
-        return PyStringsSerDe() if parse_type(self.type_name).base in STRINGS else PyLongsSerDe()
 
     @property
     def rows(self) -> int:

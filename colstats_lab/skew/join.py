@@ -14,8 +14,9 @@ it is split only for the sides the join type allows (inner: both, left outer: le
 """
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
@@ -41,7 +42,6 @@ class ShuffleSettings:
     skew_join: bool = True
     skew_factor: float = 5.0
     skew_threshold_bytes: int = 256 * 2**20
-    advisory_bytes: int = 64 * 2**20
     broadcast_threshold_bytes: int = 10 * 2**20
 
     @classmethod
@@ -53,7 +53,6 @@ class ShuffleSettings:
                    conf("spark.sql.adaptive.skewJoin.enabled", "true").lower() == "true",
                    float(conf("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "5.0")),
                    _bytes(conf("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "256MB")),
-                   _bytes(conf("spark.sql.adaptive.advisoryPartitionSizeInBytes", "64MB")),
                    _bytes(conf("spark.sql.autoBroadcastJoinThreshold", "10MB")))
 
 
@@ -91,10 +90,14 @@ class ShuffleSide:
 
     def rows_of(self, value) -> tuple[float, int, int]:
         """A key's rows: estimate, lower and upper bound."""
-        for item in self.frequent:
-            if item.value == value:
-                return float(item.estimate), item.lower, item.upper
+        item = self._listed.get(value)
+        if item is not None:
+            return float(item.estimate), item.lower, item.upper
         return min(self.light_key_rows, float(self.max_error)), 0, self.max_error
+
+    @functools.cached_property
+    def _listed(self) -> dict:
+        return {item.value: item for item in self.frequent}
 
     @property
     def light_rows(self) -> float:
@@ -126,7 +129,6 @@ class ShuffleSkewReport:
     recommendation: str = ""
     code: str = ""
     broadcast: str | None = None  # the side Spark would broadcast, when one fits its threshold
-    notes: list[str] = field(default_factory=list)
     measured: bool = False
 
     @property

@@ -319,7 +319,7 @@ class _RankedValues:
     def of(cls, row, names: list[str]) -> "_RankedValues":
         top = [(entry[names[0]] if len(names) == 1 else tuple(entry[n] for n in names), int(entry["count"]))
                for entry in row["top"] or []]
-        sketch = row["sketch"] if "sketch" in row.__fields__ else None
+        sketch = row.asDict().get("sketch")
         return cls(row["partition"], top, int(row["rows"]), int(row["nulls"]), int(row["distinct"]),
                    None if row["median"] is None else float(row["median"]), None if sketch is None else bytes(sketch))
 
