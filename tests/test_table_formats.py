@@ -610,3 +610,30 @@ def test_delta_millisecond_bounds_never_prune_a_row_they_cut(lab, tmp_path):
     assert "ts" not in outcome.metadata_columns and outcome.metadata_columns == ["id"], outcome.message
     file_level = lab.metadata("stamps", "FILE").set_index("column").loc["ts"]
     assert file_level["max"].startswith("2026-01-01 00:00:00.999999"), file_level["max"]
+
+
+def test_an_iceberg_key_named_on_the_labs_mirror_keeps_its_frequent_values_and_predicts_a_join(lab, iceberg, tmp_path):
+    """Which columns keep frequent-items sketches is the lab's setting: set on its mirror of a catalog's table
+    (never written to the catalog), the next ANALYZE keeps them and a join predicted from them is placed as
+    Spark places it; another commit makes them stale, and the side is counted."""
+    catalog, properties = iceberg
+    table = three_appends(catalog)
+    path = str(tmp_path / "dim")
+    write_deltalake(path, pd.DataFrame({"x": list(range(-4, 19)) * 3}))
+    lab.attach("ice", properties)
+    lab.register_external("dim", path, format="delta")
+    lab.sql("ALTER TABLE ice.db.events SET TBLPROPERTIES ('colstats.frequent.items.columns'='x')")
+    lab.sql("ALTER TABLE dim SET TBLPROPERTIES ('colstats.frequent.items.columns'='x')")
+    assert "colstats.frequent.items.columns" not in catalog.load_table("db.events").properties
+    with pytest.raises(InvalidInputException, match="change it with the engine that owns it"):
+        lab.sql("ALTER TABLE ice.db.events SET TBLPROPERTIES ('team'='x')")
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    lab.sql("ANALYZE TABLE dim COMPUTE STATISTICS FOR ALL COLUMNS")
+    report = lab.join_skew("ice.db.events", "x", "dim", "x", run=True)
+    assert all(side.source.startswith("statistics") for side in report.sides)
+    truth = table.scan().to_pandas().dropna(subset=["x"]).merge(pd.DataFrame({"x": list(range(-4, 19)) * 3}), on="x")
+    assert report.tasks["actual_rows"].sum() == len(truth)
+    top = report.hot_keys.iloc[0]
+    assert top["output_rows"] == truth.groupby("x").size().max()
+    table.append(rows(5, "web", 1, 900))
+    assert lab.join_skew("ice.db.events", "x", "dim", "x").sides[0].source.startswith("counted")

@@ -74,12 +74,22 @@ def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -
     """The statement on the lab's mirror of an attached catalog's table, followed and with the locations of
     the partitions it names fetched (fetched again for ANALYZE, which reads their files)."""
     client = catalogs.client_of(lab, named.catalog or "", stmt.sql, named.catalog_position)
-    if not isinstance(stmt, _CATALOG_STATEMENTS):
+    if not isinstance(stmt, _CATALOG_STATEMENTS) and not _lab_settings_only(stmt):
         raise InvalidInputException(f"{named} is a table of the {client.kind} at {client.uri}: the lab analyzes and "
                                     "describes it; change it with the engine that owns it")
     table = catalogs.catalog_table(lab, named, getattr(stmt, "partition", None),
                                    refetch=isinstance(stmt, (st.Analyze, st.RefreshMetadata)))
     return dataclasses.replace(stmt, table=st.TableName(table.dbName, table.tableName))
+
+
+def _lab_settings_only(stmt: st.Statement) -> bool:
+    """Whether the statement sets or unsets only the lab's own settings of a table (which columns keep
+    frequent-items sketches): kept on the lab's mirror of a catalog's table, never written to the catalog."""
+    if isinstance(stmt, st.SetTableProperties):
+        return all(key in _USER_SETTINGS for key, _, _ in stmt.properties)
+    if isinstance(stmt, st.UnsetTableProperties):
+        return all(key in _USER_SETTINGS for key, _ in stmt.keys)
+    return False
 
 
 def _db(lab: "Session", name: str | None) -> str:
