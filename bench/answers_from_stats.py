@@ -101,20 +101,27 @@ def managed(lab, args) -> None:
     dynamic_writes(lab, source, args)
 
 
+def footers_lack(schema, keys=()) -> list:
+    """The aggregates Parquet footers cannot give: an HLL sketch of every column and string lengths (every
+    column but the partition `keys`)."""
+    from pyspark.sql import functions as F
+
+    from colstats_lab.stats.sketches import ndv_input
+
+    types = {f.name: f.dataType.simpleString() for f in schema.fields if f.name not in keys}
+    lacking = [F.hll_sketch_agg(ndv_input(F.col(c), t)).alias(f"n_{c}") for c, t in types.items()]
+    return lacking + [agg(F.length(c)).alias(f"{agg.__name__}_{c}") for c, t in types.items() if t == "string"
+                      for agg in (F.max, F.sum)]
+
+
 def write_floor(lab, rows, runs: int) -> None:
     """The floor below a gathered write: Spark writing the same rows to Parquet, bare and with the aggregates
     footers cannot give (an HLL sketch of every column, string lengths) observed on the write."""
     import uuid
 
     from pyspark.sql import Observation
-    from pyspark.sql import functions as F
 
-    from colstats_lab.stats.sketches import ndv_input
-
-    types = {f.name: f.dataType.simpleString() for f in rows.schema.fields}
-    lacking = [F.hll_sketch_agg(ndv_input(F.col(c), t)).alias(f"n_{c}") for c, t in types.items()]
-    lacking += [agg(F.length(c)).alias(f"{agg.__name__}_{c}") for c, t in types.items() if t == "string"
-                for agg in (F.max, F.sum)]
+    lacking = footers_lack(rows.schema)
     root = os.path.join(lab.home, "write_floor")
 
     def write(observed: bool):
@@ -146,6 +153,31 @@ def dynamic_writes(lab, source, args) -> None:
     plain, gathered = statistics.median(times[False]), statistics.median(times[True])
     print(f"dynamic write of {args.rows:,} rows into {args.partitions} partitions: plain {plain:.2f} s, with "
           f"each partition's statistics gathered {gathered:.2f} s, ratio {gathered / plain:.2f}")
+    dynamic_floor(lab, source, args.runs)
+
+
+def dynamic_floor(lab, source, runs: int) -> None:
+    """The floor below a gathered dynamic write: Spark's own dynamic-partition Parquet write of the same rows,
+    bare and followed by one aggregation of what footers lack over the written files, grouped by partition
+    (an observation cannot group by partition, so every single-pass design computes one aggregate per
+    partition and column on every row)."""
+    import uuid
+
+    keys = ["ds"]
+    lacking = footers_lack(source.schema, keys)
+    root = os.path.join(lab.home, "dynamic_floor")
+
+    def write(aggregated: bool):
+        path = os.path.join(root, uuid.uuid4().hex)
+        source.write.partitionBy(*keys).parquet(path)
+        if aggregated:
+            lab.spark.read.parquet(path).groupBy(*keys).agg(*lacking).collect()
+
+    times = alternated_medians(runs, {"bare": lambda: write(False), "aggregated": lambda: write(True)})
+    shutil.rmtree(root, ignore_errors=True)
+    print(f"  its floor: Spark's own dynamic-partition write of those rows {times['bare']:.2f} s, then one "
+          f"aggregation of HLL sketches and string lengths by partition over the new files "
+          f"{times['aggregated']:.2f} s in all, ratio {times['aggregated'] / times['bare']:.2f}")
 
 
 def external_listing(lab, partitions: int, runs: int) -> None:

@@ -142,11 +142,18 @@ def test_nothing_changed_is_up_to_date_with_no_spark_job(ext):
 def test_added_file_alone_is_read(ext):
     lab, root, files = ext
     lab.sql(STATEMENT)
+    rows_before = {(u.type, u.identifier): u.unit_id for u in _units(lab)}
     new = os.path.join(root, "ds=d2", "part-9.parquet")
     write_file(new, make_rows(99, 70, start_id=99_000))
     outcome = lab.sql(STATEMENT).details
     assert outcome.kind == "incremental" and outcome.scanned_files == [new]
     assert sorted(outcome.reused_files) == sorted(files)
+    # only what holds the new file is merged again: its file (from its row groups), ds=d2, its segment, the table
+    assert outcome.merged_units == {"FILE": 1, "PARTITION": 1, "SEGMENT": 1, "TABLE": 1}
+    rows_after = {(u.type, u.identifier): u.unit_id for u in _units(lab)}
+    rewritten = {key for key, unit_id in rows_after.items() if rows_before.get(key) != unit_id}
+    assert rewritten == {("TABLE", "default.events"), ("PARTITION", "ds=d2"), ("SEGMENT", "ds=d2")} | {
+        (u.type, u.identifier) for u in _units(lab) if u.path == new}
     _equals_from_scratch(lab, STATEMENT)
 
 

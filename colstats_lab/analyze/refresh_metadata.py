@@ -5,8 +5,8 @@ PARTITION, FILE, ROW_GROUP), each level above merged from the one below.
   refresh saw, at the same level, for the same or fewer columns, nothing runs.
 - Incremental: otherwise, when the level is the same and the columns (and statistics) asked for
   are a subset of the last refresh's, only files not seen before are read; the metadata of the
-  untouched files (or, above FILE level, of untouched partitions) is taken from the metastore and
-  the upper levels are merged again. Drill's two other cases (a column list that is not a subset, a
+  untouched files, partitions and segments is taken from the metastore (their stored rows stay as
+  they are) and only the units above a changed file are merged again. Drill's two other cases (a column list that is not a subset, a
   different level) collect everything again.
 - Row counts, min, max and null counts come from Parquet footers where they hold them as Spark
   would compute them (`stats.footers`); the rest, and NDV sketches, from one Spark scan grouped
@@ -101,6 +101,7 @@ class RefreshOutcome:
     spark_job: bool = False
     skipped_columns: list[str] = field(default_factory=list)
     units: dict[str, int] = field(default_factory=dict)
+    merged_units: dict[str, int] = field(default_factory=dict)  # units merged again from those below, by level
     seconds: float = 0.0
 
     @property
@@ -209,6 +210,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
         outcome.kind, outcome.reason = "full", "files changed and nothing below the level could be reused"
     units = builder.units()
     outcome.units = {level: n for level in LEVELS if (n := sum(1 for u in units if u.type == level))}
+    outcome.merged_units = {level: builder.merged[level] for level in LEVELS if level in builder.merged}
     analysis = MetadataAnalysis(request.level, request.columns, request.statistics, request.mode,
                                 request.sample_percent, int(time.time()), histograms=request.histograms)
     txn.add(ReplaceMetadata(table, analysis, tuple(units)))
@@ -248,8 +250,10 @@ class _Builder:
         self.file_units: dict[str, MetadataUnit] = {}
         self.row_groups: dict[str, list[MetadataUnit]] = {}
         self.partition_units: dict[str | None, MetadataUnit] = {}
+        self.segment_units: dict[str, MetadataUnit] = {}  # stored segments, reused where their files are unchanged
         self.to_read: list[str] = []
         self.served: set[str] = set()
+        self.merged: dict[str, int] = {}  # units merged again, by level
         self._reuse(last)
 
     # ---- what is reused -----------------------------------------------------------------
@@ -268,17 +272,22 @@ class _Builder:
                     if depth == ROW_GROUP:
                         self.row_groups[path] = [self._project(u) for u in sorted(groups.get(path, []),
                                                                                   key=lambda u: u.row_group)]
-        elif last is not None and depth in (SEGMENT, PARTITION) and self.table.is_partitioned:
-            stored = {u.identifier: u for u in last.of_type(LEVELS[depth])}
+        if last is not None and depth >= SEGMENT and self.table.is_partitioned:
+            # a partition whose files are the ones its stored unit was merged from keeps that unit: only the
+            # partitions that changed, and the levels above them, are merged again
+            stored = {u.identifier: u for u in last.of_type(LEVELS[min(depth, PARTITION)])}
             for part in self.parts:
                 unit = stored.get(part.part_name)
-                if unit is not None and unit.describes_files(f.state for f in part.files):
+                if unit is not None and unit.describes_files(f.state for f in part.files) and \
+                        (depth < FILE or all(f.path in self.file_units for f in part.files)):
                     self.partition_units[part.part_name] = replace(self._project(unit), type="PARTITION")
+            self.segment_units = {u.identifier: u for u in last.of_type("SEGMENT")}
         covered = set(self.file_units) | {s[0] for u in self.partition_units.values() for s in u.files or []}
         self.to_read = [path for path in self.states if path not in covered]
 
     def _project(self, unit: MetadataUnit) -> MetadataUnit:
-        """A stored unit with only the columns (and statistics) this refresh asks for."""
+        """A stored unit with only the columns (and statistics) this refresh asks for; one they leave as it
+        was keeps its stored row."""
         columns = {}
         for name in self.request.columns:
             column = unit.columns[name]
@@ -287,7 +296,8 @@ class _Builder:
             if not self.request.histograms:
                 column = replace(column, histogram=None)
             columns[name] = column
-        return replace(unit, columns=columns)
+        unchanged = columns == unit.columns
+        return replace(unit, columns=columns, unit_id=unit.unit_id if unchanged else None)
 
     # ---- what is read -------------------------------------------------------------------
 
@@ -388,6 +398,7 @@ class _Builder:
     # ---- merged upward ------------------------------------------------------------------
 
     def _merge(self, level: str, identifier: str, children: list[MetadataUnit], **attributes) -> MetadataUnit:
+        self.merged[level] = self.merged.get(level, 0) + 1
         columns = {name: merge_metadata_column([(u.rows, u.columns[name]) for u in children], name,
                                                self.types[name], name in self.request.statistics)
                    for name in self.request.columns}
@@ -448,11 +459,16 @@ class _Builder:
             for unit in partitions:
                 by_prefix.setdefault("/".join(unit.part_name.split("/")[:length]), []).append(unit)
             for prefix, children in sorted(by_prefix.items()):
+                files = sorted(s for c in children for s in c.files or [])
+                stored = self.segment_units.get(prefix)
+                if stored is not None and stored.describes_files(files):
+                    out.append(self._project(stored))
+                    continue
                 segment = self._merge("SEGMENT", prefix, children, key=prefix.split("/")[0],
                                       partition_column=keys[length - 1],
                                       partition_value=children[0].partition_values[keys[length - 1]],
                                       location=f"{self.table.location}/{prefix}")
-                segment.files = sorted(s for c in children for s in c.files or [])
+                segment.files = files
                 segment.part_name = prefix if length == len(keys) else None
                 out.append(segment)
         return out

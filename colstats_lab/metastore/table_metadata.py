@@ -83,6 +83,8 @@ class MetadataUnit:
     files: list[FileState] | None = None
     columns: dict[str, ColumnMetadata] = field(default_factory=dict)
     estimated: bool = False
+    # the stored row it was loaded from: a refresh that keeps the unit as it is keeps that row too
+    unit_id: int | None = field(default=None, compare=False)
 
     @property
     def depth(self) -> int:
@@ -207,7 +209,7 @@ def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
             r["METADATA_TYPE"], r["METADATA_IDENTIFIER"], r["METADATA_KEY"], r["PART_NAME"], r["PARTITION_COLUMN"],
             r["PARTITION_VALUE"], json.loads(r["PARTITION_VALUES"]) if r["PARTITION_VALUES"] else None,
             r["LOCATION"], r["PATH"], r["ROW_GROUP_INDEX"], r["ROW_COUNT"], r["BYTES"], r["LAST_MODIFIED_TIME"],
-            [tuple(f) for f in json.loads(r["FILES"])] if r["FILES"] else None, {}, bool(r["ESTIMATED"]))
+            [tuple(f) for f in json.loads(r["FILES"])] if r["FILES"] else None, {}, bool(r["ESTIMATED"]), r["UNIT_ID"])
     for r in conn.execute("SELECT S.* FROM METADATA_COLUMN_STATS S JOIN METADATA_UNITS U ON U.UNIT_ID = S.UNIT_ID "
                           "WHERE U.TBL_ID = ?", (tbl_id,)):
         type_name = r["COLUMN_TYPE"]
@@ -219,10 +221,13 @@ def load_table_metadata(conn, tbl_id: int) -> TableMetadata | None:
 
 def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units: list[MetadataUnit]) -> int:
     """Replaces the table's metadata with these units (inside the caller's transaction); returns the
-    new metadata version."""
+    new metadata version. A unit loaded from the table's stored metadata and kept as it was (its `unit_id`)
+    keeps its row; every other row is replaced."""
     previous = conn.execute("SELECT METADATA_VERSION FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).fetchone()
     version = (previous[0] if previous else 0) + 1
-    conn.execute("DELETE FROM METADATA_UNITS WHERE TBL_ID = ?", (tbl_id,))
+    stored = {r[0] for r in conn.execute("SELECT UNIT_ID FROM METADATA_UNITS WHERE TBL_ID = ?", (tbl_id,))}
+    kept = {u.unit_id for u in units if u.unit_id is not None} & stored
+    conn.executemany("DELETE FROM METADATA_UNITS WHERE UNIT_ID = ?", [(i,) for i in stored - kept])
     conn.execute("INSERT OR REPLACE INTO METADATA_ANALYSES (TBL_ID, METADATA_LEVEL, INTERESTING_COLUMNS, "
                  "STATISTICS_MODE, SAMPLE_PERCENT, ANALYZED_AT, METADATA_VERSION) VALUES (?, ?, ?, ?, ?, ?, ?)",
                  (tbl_id, analysis.level, json.dumps({"columns": analysis.columns, "statistics": analysis.statistics,
@@ -231,6 +236,8 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
                   analysis.analyzed_at, version))
     stats_rows = []
     for unit in units:
+        if unit.unit_id in kept:
+            continue
         cursor = conn.execute(
             "INSERT INTO METADATA_UNITS (TBL_ID, METADATA_TYPE, METADATA_KEY, METADATA_IDENTIFIER, PART_NAME, "
             "PARTITION_COLUMN, PARTITION_VALUE, PARTITION_VALUES, LOCATION, PATH, ROW_GROUP_INDEX, ROW_COUNT, BYTES, "
