@@ -101,37 +101,51 @@ def managed(lab, args) -> None:
     dynamic_writes(lab, source, args)
 
 
-def footers_lack(schema, keys=()) -> list:
-    """The aggregates Parquet footers cannot give: an HLL sketch of every column and string lengths (every
-    column but the partition `keys`)."""
+def footers_lack(schema, keys=()) -> tuple[list, list]:
+    """The aggregates Parquet footers cannot give (every column but the partition `keys`): the row count, an
+    HLL sketch of every column, string lengths, true and false counts, and the minimum, maximum and non-NULL
+    count of the types whose footers never serve them (floats: a NaN keeps them out). Their per-row inputs,
+    to compute in a projection below the aggregation as the lab does, and the aggregates over those inputs."""
     from pyspark.sql import functions as F
 
+    from colstats_lab.stats.footers import footer_servable
     from colstats_lab.stats.sketches import ndv_input
 
     types = {f.name: f.dataType.simpleString() for f in schema.fields if f.name not in keys}
-    lacking = [F.hll_sketch_agg(ndv_input(F.col(c), t)).alias(f"n_{c}") for c, t in types.items()]
-    return lacking + [agg(F.length(c)).alias(f"{agg.__name__}_{c}") for c, t in types.items() if t == "string"
-                      for agg in (F.max, F.sum)]
+    strings = [c for c, t in types.items() if t == "string"]
+    unserved = [c for c, t in types.items() if not footer_servable(t)]
+    booleans = [c for c, t in types.items() if t == "boolean"]
+    inputs = [ndv_input(F.col(c), t).alias(f"h_{c}") for c, t in types.items()]
+    inputs += [F.length(c).alias(f"len_{c}") for c in strings]
+    inputs += [F.col(c).alias(f"v_{c}") for c in unserved + booleans]
+    aggregates = [F.count(F.lit(1)).alias("rows")] + [F.hll_sketch_agg(f"h_{c}").alias(f"n_{c}") for c in types]
+    aggregates += [agg(f"len_{c}").alias(f"{agg.__name__}_{c}") for c in strings for agg in (F.max, F.sum)]
+    aggregates += [agg(f"v_{c}").alias(f"{agg.__name__}_{c}") for c in unserved for agg in (F.min, F.max, F.count)]
+    aggregates += [F.count_if(F.col(f"v_{c}")).alias(f"t_{c}") for c in booleans]
+    aggregates += [F.count_if(~F.col(f"v_{c}")).alias(f"f_{c}") for c in booleans]
+    return inputs, aggregates
 
 
 def write_floor(lab, rows, runs: int) -> None:
     """The floor below a gathered write: Spark writing the same rows to Parquet, bare and with the aggregates
-    footers cannot give (an HLL sketch of every column, string lengths) observed on the write."""
+    footers cannot give (`footers_lack`) observed on the write."""
     import uuid
 
     from pyspark.sql import Observation
 
-    lacking = footers_lack(rows.schema)
+    inputs, lacking = footers_lack(rows.schema)
     root = os.path.join(lab.home, "write_floor")
 
     def write(observed: bool):
-        frame = rows.observe(Observation(uuid.uuid4().hex), *lacking) if observed else rows
+        frame = rows.select("*", *inputs).observe(Observation(uuid.uuid4().hex), *lacking).select(*rows.columns) \
+            if observed else rows
         frame.write.parquet(os.path.join(root, uuid.uuid4().hex))
 
     times = alternated_medians(runs, {"bare": lambda: write(False), "observed": lambda: write(True)})
     shutil.rmtree(root, ignore_errors=True)
-    print(f"  its floor: Spark's own Parquet write of those rows {times['bare']:.2f} s, with HLL sketches and "
-          f"string lengths observed {times['observed']:.2f} s, ratio {times['observed'] / times['bare']:.2f}")
+    print(f"  its floor: Spark's own Parquet write of those rows {times['bare']:.2f} s, with what footers lack "
+          f"(HLL sketches, string lengths, true/false counts, floats' min/max) observed {times['observed']:.2f} s, "
+          f"ratio {times['observed'] / times['bare']:.2f}")
 
 
 def dynamic_writes(lab, source, args) -> None:
@@ -164,19 +178,19 @@ def dynamic_floor(lab, source, runs: int) -> None:
     import uuid
 
     keys = ["ds"]
-    lacking = footers_lack(source.schema, keys)
+    inputs, lacking = footers_lack(source.schema, keys)
     root = os.path.join(lab.home, "dynamic_floor")
 
     def write(aggregated: bool):
         path = os.path.join(root, uuid.uuid4().hex)
         source.write.partitionBy(*keys).parquet(path)
         if aggregated:
-            lab.spark.read.parquet(path).groupBy(*keys).agg(*lacking).collect()
+            lab.spark.read.parquet(path).select(*keys, *inputs).groupBy(*keys).agg(*lacking).collect()
 
     times = alternated_medians(runs, {"bare": lambda: write(False), "aggregated": lambda: write(True)})
     shutil.rmtree(root, ignore_errors=True)
     print(f"  its floor: Spark's own dynamic-partition write of those rows {times['bare']:.2f} s, then one "
-          f"aggregation of HLL sketches and string lengths by partition over the new files "
+          f"aggregation of what footers lack by partition over the new files "
           f"{times['aggregated']:.2f} s in all, ratio {times['aggregated'] / times['bare']:.2f}")
 
 
