@@ -18,7 +18,7 @@ import sys
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from common import DDL, alternated_medians, bench_lab, bench_table, median_of, peak_rss_mib, timed
+from common import DDL, alternated_medians, bench_lab, bench_table, footers_lack, median_of, peak_rss_mib, timed
 
 QUERIES = [
     "SELECT count(*) FROM bench",
@@ -99,31 +99,6 @@ def managed(lab, args) -> None:
           f"{gathered:.2f} s, overhead ratio {gathered / plain:.2f}")
     write_floor(lab, one_day, args.runs)
     dynamic_writes(lab, source, args)
-
-
-def footers_lack(schema, keys=()) -> tuple[list, list]:
-    """The aggregates Parquet footers cannot give (every column but the partition `keys`): the row count, an
-    HLL sketch of every column, string lengths, true and false counts, and the minimum, maximum and non-NULL
-    count of the types whose footers never serve them (floats: a NaN keeps them out). Their per-row inputs,
-    to compute in a projection below the aggregation as the lab does, and the aggregates over those inputs."""
-    from pyspark.sql import functions as F
-
-    from colstats_lab.stats.footers import footer_servable
-    from colstats_lab.stats.sketches import ndv_input
-
-    types = {f.name: f.dataType.simpleString() for f in schema.fields if f.name not in keys}
-    strings = [c for c, t in types.items() if t == "string"]
-    unserved = [c for c, t in types.items() if not footer_servable(t)]
-    booleans = [c for c, t in types.items() if t == "boolean"]
-    inputs = [ndv_input(F.col(c), t).alias(f"h_{c}") for c, t in types.items()]
-    inputs += [F.length(c).alias(f"len_{c}") for c in strings]
-    inputs += [F.col(c).alias(f"v_{c}") for c in unserved + booleans]
-    aggregates = [F.count(F.lit(1)).alias("rows")] + [F.hll_sketch_agg(f"h_{c}").alias(f"n_{c}") for c in types]
-    aggregates += [agg(f"len_{c}").alias(f"{agg.__name__}_{c}") for c in strings for agg in (F.max, F.sum)]
-    aggregates += [agg(f"v_{c}").alias(f"{agg.__name__}_{c}") for c in unserved for agg in (F.min, F.max, F.count)]
-    aggregates += [F.count_if(F.col(f"v_{c}")).alias(f"t_{c}") for c in booleans]
-    aggregates += [F.count_if(~F.col(f"v_{c}")).alias(f"f_{c}") for c in booleans]
-    return inputs, aggregates
 
 
 def write_floor(lab, rows, runs: int) -> None:

@@ -6,8 +6,8 @@ PARTITION, FILE, ROW_GROUP), each level above merged from the one below.
 - Incremental: otherwise, when the level is the same and the columns (and statistics) asked for
   are a subset of the last refresh's, only files not seen before are read; the metadata of the
   untouched files, partitions and segments is taken from the metastore (their stored rows stay as
-  they are) and only the units above a changed file are merged again. Drill's two other cases (a column list that is not a subset, a
-  different level) collect everything again.
+  they are) and only the units above a changed file are merged again. Drill's two other cases (a
+  column list that is not a subset, a different level) collect everything again.
 - Row counts, min, max and null counts come from Parquet footers where they hold them as Spark
   would compute them (`stats.footers`); the rest, and NDV sketches, from one Spark scan grouped
   by file (and row group) of the files to read; no Spark job runs when footers serve everything.

@@ -84,8 +84,11 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
     files = [f.path for p in parts for f in p.files]
     log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(files),
               sum(p.total_size for p in parts), len(parts))
-    reader = parquet_reader(spark, schema).option("basePath", table.location)
-    return reader.parquet(*files).select(*[f"`{f.name}`" for f in schema.fields])
+    frame = parquet_reader(spark, schema).option("basePath", table.location).parquet(*files)
+    names = [f.name for f in schema.fields]
+    # Spark puts the keys found in the paths last, in the paths' order, which is the table's: a select that
+    # changes nothing would cost a gateway call a column
+    return frame if frame.columns == names else frame.select(*[f"`{name}`" for name in names])
 
 
 def _in_subdirectory(part: PartitionFiles) -> bool:
