@@ -116,6 +116,42 @@ def test_approximate_mode_meets_its_guarantee(skewed):
             assert abs(count - truth[value]) <= bound, (ds, value, count, truth[value])
 
 
+def test_the_approximate_table_level_merges_the_partitions_sketches_within_the_guarantee(skewed):
+    lab, data = skewed
+    total = len(HOT) * ROWS_PER_DAY
+    truth = _true_counts(data)
+    evicting = lab.skew("events", "x", mode="approx", max_items=64, min_share=0.02, k=10)
+    found = evicting.heavy_hitters(TABLE_LEVEL)
+    assert {20, 30, 40, 77} <= set(found["value"])  # in two or three days each: far above the bound
+    for value, count in zip(found["value"], found["count"]):
+        assert abs(count - truth[value]) <= 2.0 * total / 64, (value, count, truth[value])
+    # with room for every value, each count is exact: an int, a string and a pair of them, against pandas
+    rows = pd.concat(data.values())
+    for columns in (["x"], ["y"], ["x", "y"]):
+        report = lab.skew("events", columns if len(columns) > 1 else columns[0], mode="approx", k=5, min_share=0.0)
+        keys = rows[columns[0]] if len(columns) == 1 else pd.Series(list(zip(rows["x"], rows["y"])))
+        expected = [(v, n) for v, n in _pandas_top(keys, 5)]
+        got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
+        assert [(tuple(v) if isinstance(v, (list, tuple)) else v, n) for v, n in got] == expected, columns
+
+
+def test_approximate_counts_of_a_date_a_double_and_a_boolean(lab):
+    """Each comes out as pandas counts it; values tied at the k-th count are kept by value, so reports repeat."""
+    import datetime
+
+    frame = pd.DataFrame({"d": [datetime.date(2026, 1, 1 + i % 3) for i in range(30)],
+                          "f": [0.5 * (i % 4) for i in range(30)], "b": [i % 5 == 0 for i in range(30)]})
+    lab.sql("CREATE TABLE typed (d DATE, f DOUBLE, b BOOLEAN) PARTITIONED BY (p STRING)")
+    lab.write("typed", frame.iloc[:12], partition={"p": "one"})
+    lab.write("typed", frame.iloc[12:], partition={"p": "two"})
+    for column in ("d", "f", "b"):
+        report = lab.skew("typed", column, mode="approx", k=3, min_share=0.0)
+        got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
+        assert got == _pandas_top(frame[column], 3), column
+        part = list(zip(report.heavy_hitters("p=one")["value"], report.heavy_hitters("p=one")["count"]))
+        assert part == _pandas_top(frame[column].iloc[:12], 3), column
+
+
 def test_bad_requests_name_the_problem(skewed):
     lab, _ = skewed
     with pytest.raises(NoSuchObjectException, match="column zz does not exist in table default.events"):

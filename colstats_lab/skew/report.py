@@ -437,16 +437,17 @@ def _approx(frame, table, columns, keys, k, min_share, max_keys, max_items, foot
         totals[r["partition"]] = int(total or 0)
         nulls[r["partition"]] = int((r["nulls"] if counted_nulls else null_rows) or 0)
         entries = []
-        for entry in [e for e in r["top"] or [] if e["item"] is not None][:k]:
+        for entry in [e for e in r["top"] or [] if e["item"] is not None]:
             value = entry["item"]
             if len(columns) > 1:
                 decoded = json.loads(value)
                 value = tuple(decoded.get(f"v{i}") for i in range(len(columns)))
             entries.append((value, int(entry["count"])))
-        # the sketch orders ties arbitrarily: order them by value, as exact mode does, so reports repeat
-        entries.sort(key=lambda e: (-e[1], e[0] is None, str(e[0])))
+        # the sketch orders ties arbitrarily: order them by value, as exact mode does, before keeping k, so
+        # reports repeat
+        entries.sort(key=lambda e: (-e[1], str(e[0])))
         records += [{"partition": r["partition"], "value": value, "count": count, "rank": rank}
-                    for rank, (value, count) in enumerate(entries, start=1)]
+                    for rank, (value, count) in enumerate(entries[:k], start=1)]
     return SkewReport(table, list(columns), "approx", k, min_share, max_keys, _frame(records, totals), totals,
                       max_items=max_items, nulls=nulls)
 

@@ -29,7 +29,7 @@ from ..errors import QueryError
 from ..metastore.table_metadata import ColumnMetadata
 from ..files import DataFile
 from .footers import GroupFigures, group_figures
-from .sketches import kll_aggregate, ndv_input
+from .sketches import frequent_items_input, kll_aggregate, ndv_input
 
 ROWS = "__rows"
 
@@ -68,7 +68,7 @@ class ColumnPlan:
         if self.has_ndv:
             out.append(ndv_input(col, self.type_name).alias(p + "h"))
         if self.keeps_frequent_items:
-            out.append((value if kind is StatsKind.STRING else value.cast("bigint")).alias(p + "f"))
+            out.append(frequent_items_input(col, self.type_name).alias(p + "f"))
         return out
 
     @property
