@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar
+from typing import TYPE_CHECKING, Callable, ClassVar, cast
 
 from pyspark.sql import SparkSession
 
@@ -202,41 +202,48 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
     fresh_table = metastore.get_table(table.dbName, table.tableName)
     partition_stats = []
     total_rows = 0
-    for part in files:
-        if part.partition is not None and part.part_name not in current:
-            continue  # dropped while we were scanning
+    kept = [part for part in files if part.partition is None or part.part_name in current]  # not dropped meanwhile
+    updates: dict[str | None, dict[str, str | None]] = {}
+    for part in kept:
         params = current[part.part_name].parameters if part.partition is not None else fresh_table.parameters
         group = _group_of(part, plans, groups)
-        updates: dict[str, str | None] = {"numFiles": str(len(part.files)), "totalSize": str(part.total_size)}
+        changes: dict[str, str | None] = {"numFiles": str(len(part.files)), "totalSize": str(part.total_size)}
         if mode != "noscan":
             total_rows += group.num_rows
             previous = StatsAccuracy.parse(params.get(COLUMN_STATS_ACCURATE))
             columns = previous.columns if previous.basic else set()
-            updates.update(numRows=str(group.num_rows), rawDataSize=str(raw_sizes[part.part_name]))
-            updates[COLUMN_STATS_ACCURATE] = StatsAccuracy(True, columns | {p.name for p in plans}).to_param()
-        if part.partition is not None:
-            accurate = metastore.alter_partition_params(table.dbName, table.tableName, part.part_name, updates,
-                                                        write_id=write_id, valid_write_ids=valid)
-        else:
-            accurate = metastore.alter_table_params(table.dbName, table.tableName, updates, write_id=write_id,
-                                                    valid_write_ids=valid)
+            changes.update(numRows=str(group.num_rows), rawDataSize=str(raw_sizes[part.part_name]))
+            changes[COLUMN_STATS_ACCURATE] = StatsAccuracy(True, columns | {p.name for p in plans}).to_param()
+        updates[part.part_name] = changes
+    if table.is_partitioned:  # every partition's in one call: the table is read once, not once a partition
+        accuracy = metastore.alter_partitions_params(
+            table.dbName, table.tableName, {cast(str, name): changes for name, changes in updates.items()},
+            write_id=write_id, valid_write_ids=valid) if updates else {}
+    else:
+        accuracy = {None: metastore.alter_table_params(table.dbName, table.tableName, updates[None],
+                                                       write_id=write_id, valid_write_ids=valid)}
+    resets: dict[str | None, dict[str, str | None]] = {}
+    for part in kept:
+        accurate = accuracy[part.part_name]
         if mode != "noscan" and not accurate:
             outcome.stale_partitions.append(part.part_name)
-        complete = StatsAccuracy.parse(updates.get(COLUMN_STATS_ACCURATE)).columns >= table.stats_column_names
+        complete = StatsAccuracy.parse(updates[part.part_name].get(COLUMN_STATS_ACCURATE)).columns \
+            >= table.stats_column_names
         # another job changes an external table's files uncounted: its changed fraction stays unknown
         if mode != "noscan" and accurate and complete and table.tableType == "MANAGED_TABLE":
-            reset = {ROWS_CHANGED: "0"}  # every column's statistics hold again
-            if part.partition is not None:
-                metastore.alter_partition_params(table.dbName, table.tableName, part.part_name, reset)
-            else:
-                metastore.alter_table_params(table.dbName, table.tableName, reset)
-        if plans:
-            desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName, part.part_name, now)
-            stats = ColumnStatistics(desc, group.columns)
-            if part.partition is None:
-                metastore.update_table_column_statistics(stats, write_id, valid)
-            else:
-                partition_stats.append(stats)
+            resets[part.part_name] = {ROWS_CHANGED: "0"}  # every column's statistics hold again
+    if resets and table.is_partitioned:
+        metastore.alter_partitions_params(table.dbName, table.tableName,
+                                          {cast(str, name): reset for name, reset in resets.items()})
+    elif resets:
+        metastore.alter_table_params(table.dbName, table.tableName, resets[None])
+    for part in kept if plans else []:
+        desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName, part.part_name, now)
+        stats = ColumnStatistics(desc, _group_of(part, plans, groups).columns)
+        if part.partition is None:
+            metastore.update_table_column_statistics(stats, write_id, valid)
+        else:
+            partition_stats.append(stats)
     if partition_stats:
         metastore.set_aggr_stats_for(partition_stats, write_id, valid)
     if kind_of(table).written_elsewhere and mode != "noscan":

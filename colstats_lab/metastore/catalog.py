@@ -475,14 +475,33 @@ class CatalogAPI:
         """Sets partition parameters (None removes a key) and, if given, the write ID of this stats
         writer, with the same rule for accuracy as `alter_table_params`; returns whether the
         partition's statistics are accurate afterwards."""
+        return self.alter_partitions_params(db_name, table_name, {part_name: updates}, write_id,
+                                            valid_write_ids)[part_name]
+
+    def alter_partitions_params(self, db_name: str, table_name: str, updates: dict[str, dict[str, str | None]],
+                                write_id: int | None = None, valid_write_ids: ValidWriteIdList | None = None
+                                ) -> dict[str, bool]:
+        """`alter_partition_params` of many partitions of one table (partition name -> its updates), the table
+        read once; returns whether each partition's statistics are accurate afterwards. Raises
+        NoSuchObjectException naming the first partition that does not exist, before changing any."""
         with self.transaction() as conn:
-            part_id = self._part_id(db_name, table_name, part_name)
+            row = self._table_row(db_name, table_name)
+            found = {r[0]: (r[1], r[2]) for r in conn.execute(
+                "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
+                "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(list(updates))))}
+            missing = [name for name in updates if name not in found]
+            if missing:
+                raise NoSuchObjectException(
+                    f"partition {missing[0]} of {db_name.lower()}.{table_name.lower()} does not exist")
             table = self.get_table(db_name, table_name)
-            current = conn.execute("SELECT WRITE_ID FROM PARTITIONS WHERE PART_ID = ?", (part_id,)).fetchone()[0]
-            accurate = self._guard_accuracy(table, current, updates, write_id, valid_write_ids)
-            self._update_params("PARTITION_PARAMS", "PART_ID", part_id, updates)
+            accurate = {}
+            for name, changes in updates.items():
+                part_id, current = found[name]
+                accurate[name] = self._guard_accuracy(table, current, changes, write_id, valid_write_ids)
+                self._update_params("PARTITION_PARAMS", "PART_ID", part_id, changes)
             if write_id is not None:
-                conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?", (write_id, part_id))
+                conn.executemany("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?",
+                                 [(write_id, found[name][0]) for name in updates])
             return accurate
 
     def _partition_keys(self, tbl_id: int) -> list[str]:
