@@ -203,10 +203,11 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
     partition_stats = []
     total_rows = 0
     kept = [part for part in files if part.partition is None or part.part_name in current]  # not dropped meanwhile
+    grouped = {part.part_name: _group_of(part, plans, groups) for part in kept}
     updates: dict[str | None, dict[str, str | None]] = {}
     for part in kept:
         params = current[part.part_name].parameters if part.partition is not None else fresh_table.parameters
-        group = _group_of(part, plans, groups)
+        group = grouped[part.part_name]
         changes: dict[str, str | None] = {"numFiles": str(len(part.files)), "totalSize": str(part.total_size)}
         if mode != "noscan":
             total_rows += group.num_rows
@@ -239,7 +240,7 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
         metastore.alter_table_params(table.dbName, table.tableName, resets[None])
     for part in kept if plans else []:
         desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName, part.part_name, now)
-        stats = ColumnStatistics(desc, _group_of(part, plans, groups).columns)
+        stats = ColumnStatistics(desc, grouped[part.part_name].columns)
         if part.partition is None:
             metastore.update_table_column_statistics(stats, write_id, valid)
         else:

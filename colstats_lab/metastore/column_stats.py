@@ -241,18 +241,21 @@ class ColumnStatisticsAPI:
         without partitions. Whether those statistics are accurate for a reader is the caller's to check."""
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
-            if self.get_table(db_name, table_name).is_partitioned:
+            if self._partition_keys(row["TBL_ID"]):
+                # only the partitions asked for are read: their sketches may be tens of KiB each
+                chosen = "" if part_names is None else " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
                 rows = conn.execute(
                     "SELECT S.PART_NAME, F.ITEMS FROM PART_COL_FREQUENT_ITEMS F JOIN PART_COL_STATS S ON "
                     "S.CS_ID = F.CS_ID JOIN PARTITIONS P ON P.PART_ID = S.PART_ID WHERE P.TBL_ID = ? AND "
-                    "S.COLUMN_NAME = ? AND S.ENGINE = ?", (row["TBL_ID"], col_name.lower(), engine)).fetchall()
+                    f"S.COLUMN_NAME = ? AND S.ENGINE = ?{chosen}",
+                    (row["TBL_ID"], col_name.lower(), engine,
+                     *([] if part_names is None else [_json_list(part_names)]))).fetchall()
             else:
                 rows = conn.execute(
                     "SELECT NULL, F.ITEMS FROM TAB_COL_FREQUENT_ITEMS F JOIN TAB_COL_STATS S ON S.CS_ID = F.CS_ID "
                     "WHERE S.TBL_ID = ? AND S.COLUMN_NAME = ? AND S.ENGINE = ?",
                     (row["TBL_ID"], col_name.lower(), engine)).fetchall()
-        wanted = None if part_names is None else set(part_names)
-        return {r[0]: bytes(r[1]) for r in rows if wanted is None or r[0] in wanted}
+        return {r[0]: bytes(r[1]) for r in rows}
 
     def get_table_column_statistics(self, db_name: str, table_name: str, col_name: str,
                                     valid_write_ids: ValidWriteIdList | None = None) -> ColumnStatistics:

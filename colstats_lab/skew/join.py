@@ -460,11 +460,8 @@ def measure(report: ShuffleSkewReport, left: DataFrame, right: DataFrame, key_ty
     per_task = joined.groupBy("p").agg(F.sum(output).alias("out"), F.sum(lefts).alias("lin"),
                                        F.sum(rights).alias("rin"))
     counted = {int(row["p"]): row for row in per_task.collect()}  # one row per task
-    tasks = report.tasks
-    tasks["actual_rows"] = pd.array([int(counted[p]["out"]) if p in counted else 0 for p in range(n)], dtype="Int64")
-    tasks["actual_left_rows"] = pd.array([int(counted[p]["lin"]) if p in counted else 0 for p in range(n)],
-                                         dtype="Int64")
-    tasks["actual_right_rows"] = pd.array([int(counted[p]["rin"]) if p in counted else 0 for p in range(n)],
-                                          dtype="Int64")
+    for column, figure in (("actual_rows", "out"), ("actual_left_rows", "lin"), ("actual_right_rows", "rin")):
+        report.tasks[column] = pd.array([int(counted[p][figure]) if p in counted else 0 for p in range(n)],
+                                        dtype="Int64")
     report.measured = True
     return report

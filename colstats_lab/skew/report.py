@@ -470,9 +470,8 @@ def report_from_sketches(table: Table, column: str, partitions: dict[str, tuple[
         if items is None:
             continue
         widest = max(widest, items.max_error)
-        entries = sorted(((v.value, v.estimate) for v in items.top()), key=lambda e: (-e[1], str(e[0])))[:k]
-        records += [{"partition": label, "value": value, "count": count, "rank": rank}
-                    for rank, (value, count) in enumerate(entries, start=1)]
+        records += [{"partition": label, "value": v.value, "count": v.estimate, "rank": rank}
+                    for rank, v in enumerate(items.top(k), start=1)]
     return SkewReport(table, [column], "approx", k, min_share, max_keys, _frame(records, totals), totals,
                       max_items=widest, nulls=nulls, source=source)
 
