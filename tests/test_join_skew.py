@@ -290,3 +290,29 @@ def test_keys_that_are_all_null_or_absent_get_a_sentence_not_an_error(lab, spark
     assert left.recommendation.startswith("Filter or handle the NULL keys") and "median task empty" in left.recommendation
     assert grouped.tasks.set_index("partition").loc[42 % n, "actual_rows"] == 40
     assert nothing.sides[0].rows == 0 and nothing.recommendation.startswith("Nothing to do")
+
+
+def test_a_decimal_or_double_key_is_counted_value_by_value(lab, spark):
+    """Keys no sketch keeps are counted as their exact text: 1.50 and 1.70 stay two keys, placed as Spark
+    places them."""
+    from decimal import Decimal
+
+    rnd = random.Random(5)
+    cents = [150] * 100 + [170] * 80 + [rnd.randint(100, 199) for _ in range(120)]
+    lab.sql("CREATE TABLE priced (k DECIMAL(10,2), w DOUBLE)")
+    lab.write("priced", pd.DataFrame({"k": [Decimal(c) / 100 for c in cents], "w": [c / 100 for c in cents]}))
+    lab.sql("CREATE TABLE prices (k DECIMAL(10,2), w DOUBLE)")
+    lab.write("prices", pd.DataFrame({"k": [Decimal(c) / 100 for c in range(100, 200)],
+                                      "w": [c / 100 for c in range(100, 200)]}))
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        for key, hot in (("k", [Decimal("1.50"), Decimal("1.70")]), ("w", [1.5, 1.7])):
+            report = lab.join_skew("priced", key, "prices", key, run=True)
+            assert all(side.source.startswith("counted") for side in report.sides)
+            top = report.hot_keys.head(2)
+            assert list(top["key"]) == hot and list(top["output_rows"]) == [cents.count(150), cents.count(170)], key
+            tasks = report.tasks.set_index("partition")
+            assert tasks["actual_rows"].sum() == len(cents)  # every left key meets one right row
+            assert int(tasks["actual_rows"].idxmax()) == int(report.largest["partition"]) == int(top.iloc[0]["partition"])
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")

@@ -5,6 +5,7 @@ one Spark aggregation over that side's rows, and the report says which."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
@@ -14,10 +15,12 @@ from sqlglot import exp
 from ..coltypes import parse_type
 from ..errors import parse_sql, spark_errors
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
-from ..metastore.frequent_items import COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, FrequentItems, FrequentValue, sketchable
+from ..metastore.frequent_items import (COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, INTEGRAL, STRINGS, FrequentItems,
+                                        FrequentValue, sketchable)
 from ..metastore.sketches import sketch_ndv
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
+from ..stats.sketches import frequent_items_input
 from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure,
                          measure_aggregation, predict_aggregation, predict_join)
 from ..tables import read_snapshot
@@ -170,10 +173,9 @@ def _common_type(left: str, right: str) -> str:
     a, b = parse_type(left), parse_type(right)
     if a.name == b.name:
         return a.name
-    integral = ("tinyint", "smallint", "int", "bigint")
-    if a.base in integral and b.base in integral:
-        return max(a.base, b.base, key=integral.index)
-    if a.base in ("string", "varchar", "char") and b.base in ("string", "varchar", "char"):
+    if a.base in INTEGRAL and b.base in INTEGRAL:
+        return max(a.base, b.base, key=INTEGRAL.index)
+    if a.base in STRINGS and b.base in STRINGS:
         return "string"
     raise InvalidInputException(f"the keys are {a.name} and {b.name}: predict a join on keys of one type")
 
@@ -219,20 +221,20 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
 def _counted(session: "Session", table: Table, keys: list[str], names: list[str] | None, row_bytes: float, size: int,
              why: str) -> ShuffleSide:
     """The side's figures from one aggregation over its rows: a frequent-items sketch of the key as ANALYZE
-    keeps it (a composite key's as JSON text), the rows, NULL keys (a NULL in any column) and an HLL sketch
-    of the keys."""
+    keeps it (a composite key, or one of a type no sketch keeps, as JSON text), the rows, NULL keys (a NULL in
+    any column) and an HLL sketch of the keys."""
     frame = _rows(session, table, names)
     columns = [F.col(f"`{k}`") for k in keys]
     any_null = F.lit(False)
     for column in columns:
         any_null = any_null | column.isNull()
-    if len(keys) > 1:
+    as_text = len(keys) > 1 or not sketchable(table.column_type(keys[0]))
+    if as_text:  # a double or decimal as a bigint would merge keys: their exact text is sketched
         type_name = "string"
         image = F.when(~any_null, F.to_json(F.struct(*[c.alias(f"k{i}") for i, c in enumerate(columns)])))
     else:
-        column, type_name = columns[0], table.column_type(keys[0])
-        image = column if parse_type(type_name).base in ("string", "varchar", "char") else \
-            (F.unix_date(column) if parse_type(type_name).base == "date" else column).cast("bigint")
+        type_name = table.column_type(keys[0])
+        image = frequent_items_input(columns[0], type_name)
     with spark_errors(f"cannot count the keys of {table.qualified_name}"):
         row = frame.select(image.alias("f"), F.xxhash64(*columns).alias("h"), any_null.alias("n")) \
             .agg(F.expr(f"approx_top_k_accumulate(f, {max(COUNTED_ITEMS, DEFAULT_FREQUENT_ITEMS)}).sketch").alias("s"),
@@ -242,12 +244,22 @@ def _counted(session: "Session", table: Table, keys: list[str], names: list[str]
     items = FrequentItems.merged([bytes(row["s"])], type_name) if rows else None
     distinct = sketch_ndv(bytes(row["hll"]), rows - nulls) if row["hll"] is not None else 0
     frequent = items.top() if items else []
-    if len(keys) > 1:  # each value back from its JSON text to the tuple of the key's columns
-        frequent = [FrequentValue(tuple(json.loads(str(v.value)).get(f"k{i}") for i in range(len(keys))), v.estimate,
-                                  v.lower, v.upper) for v in frequent]
+    if as_text:  # each value back from its JSON text: a composite key's as the tuple of its columns
+        types = [parse_type(table.column_type(k)).base for k in keys]
+        frequent = [FrequentValue(_from_json(str(v.value), types), v.estimate, v.lower, v.upper) for v in frequent]
+        type_name = "string" if len(keys) > 1 else table.column_type(keys[0])
     return ShuffleSide(table.qualified_name, ", ".join(keys), type_name, rows, nulls, distinct, frequent,
                        items.max_error if items else 0, row_bytes, size, f"counted: {why}",
                        tuple(keys) if len(keys) > 1 else ())
+
+
+def _from_json(text: str, bases: list[str]):
+    """A key's value from the JSON text `to_json` gave it: exact decimals, floats as Python's (whose text
+    round-trips Spark's), the rest as JSON reads them; a tuple for a composite key."""
+    decoded = json.loads(text, parse_float=Decimal)
+    values = [decoded.get(f"k{i}") for i in range(len(bases))]
+    values = [float(v) if base in ("float", "double") and v is not None else v for v, base in zip(values, bases)]
+    return tuple(values) if len(values) > 1 else values[0]
 
 
 def _rows(session: "Session", table: Table, names: list[str] | None) -> DataFrame:
