@@ -126,7 +126,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     groups: dict[tuple, GroupStats] = {}
     if stmt.mode != "noscan":
         plans, footers = _footer_plans(table, files, plans)
-        frame = read_snapshot(spark(), table, files)  # Spark starts only once the statement is known good
+        frame = read_snapshot(spark(), table, files, reuse=True)  # Spark starts once the statement is known good
         with spark_errors(f"cannot analyze {table.qualified_name}"):  # a file another job left unreadable
             groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],

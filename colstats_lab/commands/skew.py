@@ -55,8 +55,8 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     footers = _footer_counts(meta, parts, names[0]) if mode == "approx" and len(names) == 1 else None
     distinct = _distinct_estimate(session, meta, names, parts, valid) if mode == "exact" else None
     with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
-        report = skew_report(read_snapshot(session.spark, meta, parts), meta, names, k, min_share, mode, max_keys,
-                             max_items, footers, distinct)
+        rows = read_snapshot(session.spark, meta, parts, reuse=True)
+        report = skew_report(rows, meta, names, k, min_share, mode, max_keys, max_items, footers, distinct)
     if len(names) == 1:
         keep_top_values(session, meta, report, valid)
     return report

@@ -192,7 +192,7 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
                   if table.is_partitioned else None)
     parts = snapshot_files(metastore, table, metastore.get_valid_write_ids(table.dbName, table.tableName), partitions)
     owner_of = {os.path.normpath(f.path): p.part_name for p in parts for f in p.files}
-    frame = read_snapshot(spark, table, parts, with_file=True)
+    frame = read_snapshot(spark, table, parts, with_file=True, reuse=True)
     inputs = [(name, i, column) for name, type_name in columns
               for i, column in enumerate(theta_inputs(name, type_name) or [])]
     aliases = [f"c{n}" for n in range(len(inputs))]

@@ -19,10 +19,11 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ..files import list_data_files
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
-from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, is_snapshot_table, snapshot_word,
+from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, field_ids_of, is_snapshot_table, snapshot_word,
                                         unfollowed_commit)
 from .layout import admitted_dirs
-from .snapshot import PartitionFiles, empty_frame, read_format_snapshot, read_hive_layout
+from .resolved_reads import resolved_read
+from .snapshot import PartitionFiles, empty_frame, read_by_field_ids, read_format_snapshot, read_hive_layout
 
 
 class TableKind(ABC):
@@ -152,13 +153,32 @@ def snapshot_files(metastore: Metastore, table: Table, valid: ValidWriteIdList,
     return kind_of(table).files(metastore, table, valid, partitions)
 
 
-def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False) -> DataFrame:
+def read_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False,
+                  reuse: bool = False) -> DataFrame:
     """The rows of those partitions as a DataFrame with the table's schema (partition keys last); with
     `with_file` (an Iceberg or Delta table's), then each row's file as Spark spells it (FILE_COLUMN, a `file:`
-    URI: `local_file_path` gives the path the lab records)."""
+    URI: `local_file_path` gives the path the lab records). With `reuse`, the DataFrame this session resolved
+    for exactly these files before (`resolved_reads`): for the lab's own aggregations only, since a user joining
+    one DataFrame with itself would find its columns ambiguous."""
     kind = kind_of(table)
     if with_file and not kind.rows_name_their_file:
         raise MetaException(f"{table.qualified_name}: rows with their file are read of Iceberg and Delta tables only")
     if not any(p.files for p in parts):
         return empty_frame(spark, table, with_file)
-    return kind.read(spark, table, parts, with_file)
+    if not reuse:
+        return kind.read(spark, table, parts, with_file)
+    frame = resolved_read(spark, _read_key(kind, table, parts, with_file),
+                          lambda: kind.read(spark, table, parts, with_file))
+    read_by_field_ids(spark, table)  # a reused read's scan runs under the setting its first one made
+    return frame
+
+
+def _read_key(kind: TableKind, table: Table, parts: list[PartitionFiles], with_file: bool) -> tuple:
+    """All a read depends on: the table's place, columns and field ids, and each partition's values, place,
+    directories and files' states."""
+    return (kind.name, table.qualified_name, table.location, table.tableType, with_file,
+            tuple((c.name, c.type) for c in table.cols + table.partitionKeys),
+            tuple(sorted(field_ids_of(table).items())),
+            tuple((p.part_name, tuple(p.partition.values), p.partition.location) if p.partition else None
+                  for p in parts),
+            tuple((tuple(p.dirs), tuple(p.states)) for p in parts))

@@ -130,6 +130,15 @@ def read_format_snapshot(spark: SparkSession, table: Table, parts: list[Partitio
     return out
 
 
+def read_by_field_ids(spark: SparkSession, table: Table) -> dict[str, int]:
+    """The table's Iceberg field ids; when it has them, Spark is set to match Parquet columns by them (a setting
+    its scans read when they run): by name, a renamed column reads NULL from older files."""
+    field_ids = field_ids_of(table)
+    if field_ids:
+        spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
+    return field_ids
+
+
 def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False,
                   positions: bool = False) -> DataFrame:
     """Partitions at locations of their own: the files are read without partition discovery (which would take
@@ -137,10 +146,7 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     the partition its file belongs to, looked up by `_metadata.file_path` as Spark spells it (a lookup a row:
     decoding the path of every row cost 6 s over 10M rows); a path Spark spells otherwise than
     `spark_file_uri` is looked up decoded."""
-    field_ids = field_ids_of(table)
-    if field_ids:
-        # Iceberg's columns are their field ids: by name, a renamed column reads NULL from older files
-        spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
+    field_ids = read_by_field_ids(spark, table)
     data_schema = T.StructType([T.StructField(c.name, spark_type(c.type), metadata={"parquet.field.id": field_ids[c.name]}
                                               if c.name in field_ids else {}) for c in table.cols])
     files = [f.path for p in parts for f in p.files]
