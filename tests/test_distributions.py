@@ -152,6 +152,56 @@ def test_without_the_setting_no_sketch_is_kept_and_a_partial_one_never_reaches_t
     assert table.count == 300 and table.low == 0 and table.high == 299
 
 
+def test_whether_a_sketch_compacted_is_read_off_its_preamble_as_loading_it_tells(lab):
+    """The history tells an estimating sketch (whose bytes differ from run to run) without loading it: every
+    sketch Spark wrote, exact (up to k = 200 values) or compacted, for longs, floats and doubles alike."""
+    from colstats_lab.metastore.quantiles import compacted
+
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE k (b BIGINT, f FLOAT, d DOUBLE) PARTITIONED BY (ds STRING)")
+    for day, rows in (("one", 1), ("few", 150), ("many", 5_000)):
+        lab.write("k", pd.DataFrame({"b": pd.array(range(rows), dtype="Int64"), "f": [v / 3 for v in range(rows)],
+                                     "d": [v / 7 for v in range(rows)]}).astype({"f": "float32"}), partition={"ds": day})
+    seen = set()
+    for stats in lab.metastore.get_partitions_statistics("default", "k", ["ds=one", "ds=few", "ds=many"],
+                                                                 ["b", "f", "d"]).values():
+        for obj in stats.statsObj:
+            blob = obj.statsData.value.histogram
+            estimating = Distribution.of(blob, obj.colType)._sketch.is_estimation_mode()
+            assert compacted(blob) == estimating, (stats.statsDesc.partName, obj.colName)
+            seen.add((obj.colType, estimating))
+    assert seen == {(t, e) for t in ("bigint", "float", "double") for e in (False, True)}
+
+
+def test_merged_long_sketches_hold_their_ranks_and_spark_reads_them_back(lab, spark):
+    """Longs sketches are merged as doubles where every item is below 2^53 and as Python ints where one is not
+    (here one partition's, so that column's table-level merge mixes both): the table's sketches hold KLL's
+    rank error against numpy's exact ranks, in Python and in Spark's own functions over the bytes we wrote."""
+    from pyspark.sql import functions as F
+
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE longs (small BIGINT, huge BIGINT) PARTITIONED BY (ds STRING)")
+    rng = np.random.default_rng(5)
+    frames = []
+    for day, base in (("d1", 2**60), ("d2", 0)):
+        frame = pd.DataFrame({"small": rng.integers(-10**15, 10**15, ROWS), "huge": base + rng.integers(0, 10**9, ROWS)})
+        lab.write("longs", frame, partition={"ds": day})
+        frames.append(frame)
+    bound = rank_error()
+    for column in ("small", "huge"):
+        exact = np.sort(np.concatenate([f[column].to_numpy() for f in frames]))
+        blob = lab.metastore.get_table_statistics("default", "longs", [column]).statsObj[0].statsData.value.histogram
+        _check_ranks(Distribution.of(blob, "bigint"), exact)
+        row = spark.createDataFrame([(bytearray(blob),)], "s binary").select(
+            F.kll_sketch_get_n_bigint("s").alias("n"),
+            *[F.kll_sketch_get_quantile_bigint("s", F.lit(r)).alias(f"q{i}") for i, r in enumerate((0.0, 0.5, 1.0))]
+        ).first()
+        assert row["n"] == len(exact)
+        assert (row["q0"], row["q2"]) == (exact[0], exact[-1])
+        median_rank = np.searchsorted(exact, row["q1"], side="right") / len(exact)
+        assert abs(median_rank - 0.5) <= bound, (column, row["q1"])
+
+
 def test_an_append_merges_the_written_rows_sketch_into_the_partitions(lab):
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE a (x DOUBLE) PARTITIONED BY (ds STRING)")

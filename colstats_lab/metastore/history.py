@@ -262,15 +262,15 @@ def _same_sketches(type_name: str, ndv_now: bytes | None, ndv_then: bytes | None
     """Two states' sketches hold the same: HLL coupons or registers whatever the order values came in; a KLL
     sketch the same bytes, or (exact, before it compacts) the same values. An estimating KLL sketch of the
     same values differs from run to run (its compactions are random): such a state is kept again."""
-    from .quantiles import Distribution
+    from .quantiles import Distribution, compacted
     from .sketches import same_sketch
 
     if not same_sketch(ndv_now, ndv_then):
         return False
     if kll_now == kll_then:
         return True
-    if kll_now is None or kll_then is None:
-        return False
+    if kll_now is None or kll_then is None or compacted(kll_now) or compacted(kll_then):
+        return False  # told without loading them: a long's sketch is read a value at a time, through Python
     now, then = Distribution.of(kll_now, type_name), Distribution.of(kll_then, type_name)
     if now is None or then is None:
         return False

@@ -5,9 +5,12 @@ and ranks here.
 Whole numbers, dates (days since the epoch) and timestamps (microseconds since the epoch) are sketched
 as longs, floats as floats, doubles and decimals as doubles (a decimal of more than 15 significant
 digits comes back rounded). Python's datasketches reads Spark's doubles and floats sketches as they are;
-it has no longs sketch, so the bigint ones are read and written as an items sketch of Python ints
-(`PyLongsSerDe` lays each item out as the longs sketch does: Spark reads them back). Nulls and NaN are
-in no sketch (KLL ignores NaN), so every figure is over the non-null, non-NaN values.
+it has no longs sketch. A longs sketch lays its items out as a doubles sketch does, eight bytes each, so one
+whose items are all whole numbers a double holds exactly (below 2^53 in magnitude: any date, any timestamp
+in microseconds) is read as a doubles sketch of the same items, and written back as longs; one holding a
+larger item is read and written as an items sketch of Python ints (`PyLongsSerDe`, which passes every item
+through Python: 0.14 ms for a sketch of 10,000s of values, 500 times the doubles sketch's). Spark reads both
+back. Nulls and NaN are in no sketch (KLL ignores NaN), so every figure is over the non-null, non-NaN values.
 
 Quartiles follow Hive's definition: ranks 0.25, 0.5 and 0.75 asked with the exclusive criterion, which on
 exact data is the sorted value at 0-based index floor(r · n).
@@ -53,12 +56,60 @@ def sketch_family(type_name: str) -> SketchFamily | None:
     return None
 
 
+_EXACT_IN_DOUBLE = 2 ** 53  # every whole number of smaller magnitude is a double exactly
+
+
+def _items_offset(blob: bytes) -> int | None:
+    """Where a serialized KLL sketch's items start (its minimum and maximum, then the values it keeps), in
+    DataSketches' form: after 5 preamble ints and a 4-byte offset a level (byte 18 counts the levels), or after 2
+    preamble ints for a sketch of one value; None for an empty sketch, or bytes of another form."""
+    if len(blob) > 18 and blob[0] == 5:
+        offset = 20 + 4 * blob[18]
+    elif len(blob) == 16 and blob[0] == 2:
+        offset = 8
+    else:
+        return None
+    return offset if offset < len(blob) and (len(blob) - offset) % 8 == 0 else None
+
+
+def _longs_as_doubles(blob: bytes) -> bytes | None:
+    """A longs sketch's bytes as a doubles sketch's of the same items; None when an item is too large for a
+    double to hold exactly, or the bytes have no items."""
+    offset = _items_offset(blob)
+    if offset is None:
+        return None
+    items = numpy.frombuffer(blob, dtype="<i8", offset=offset)
+    if items.max() >= _EXACT_IN_DOUBLE or items.min() <= -_EXACT_IN_DOUBLE:
+        return None
+    return bytes(blob[:offset]) + items.astype("<f8").tobytes()
+
+
+def _doubles_as_longs(blob: bytes) -> bytes:
+    offset = _items_offset(blob)
+    if offset is None:  # empty: the same bytes in either family
+        return blob
+    return blob[:offset] + numpy.frombuffer(blob, dtype="<f8", offset=offset).astype("<i8").tobytes()
+
+
 def load(blob: bytes, family: SketchFamily):
+    """The sketch; a longs sketch as a doubles sketch where it can be (`_longs_as_doubles`), else as an items
+    sketch of Python ints."""
     if family is SketchFamily.BIGINT:
+        as_doubles = _longs_as_doubles(bytes(blob))
+        if as_doubles is not None:
+            return kll_doubles_sketch.deserialize(as_doubles)
         return kll_items_sketch.deserialize(bytes(blob), PyLongsSerDe())
     if family is SketchFamily.FLOAT:
         return kll_floats_sketch.deserialize(bytes(blob))
     return kll_doubles_sketch.deserialize(bytes(blob))
+
+
+def compacted(blob: bytes) -> bool:
+    """Whether a serialized sketch has compacted (it estimates; its bytes differ from run to run over the same
+    values), read from its preamble without loading it: DataSketches' KLL form, Java's and C++'s alike, keeps a
+    sketch of more than one value in 5 preamble ints, its count of levels at byte 18; one level holds every
+    value as it came."""
+    return len(blob) > 18 and blob[0] == 5 and blob[18] > 1
 
 
 def new_sketch(family: SketchFamily):
@@ -69,7 +120,10 @@ def new_sketch(family: SketchFamily):
 
 
 def dump(sketch, family: SketchFamily) -> bytes:
-    return sketch.serialize(PyLongsSerDe()) if family is SketchFamily.BIGINT else sketch.serialize()
+    """A sketch `load` or `new_sketch` gave, in the bytes Spark's sketch of the family has."""
+    if isinstance(sketch, kll_items_sketch):
+        return sketch.serialize(PyLongsSerDe())
+    return _doubles_as_longs(sketch.serialize()) if family is SketchFamily.BIGINT else sketch.serialize()
 
 
 def merge(blobs: Iterable[bytes | None], family: SketchFamily) -> bytes | None:
@@ -81,9 +135,12 @@ def merge(blobs: Iterable[bytes | None], family: SketchFamily) -> bytes | None:
         return None
     if len(present) == 1:
         return bytes(present[0])
-    merged = load(present[0], family)
-    for blob in present[1:]:
-        merged.merge(load(blob, family))
+    sketches = [load(blob, family) for blob in present]
+    if len({type(sketch) for sketch in sketches}) > 1:  # longs, some too large for doubles: all as items
+        sketches = [kll_items_sketch.deserialize(bytes(blob), PyLongsSerDe()) for blob in present]
+    merged = sketches[0]
+    for sketch in sketches[1:]:
+        merged.merge(sketch)
     return dump(merged, family)
 
 
@@ -153,6 +210,10 @@ class Distribution:
         """The sketch a ColumnStatisticsObj carries, if its type has one and it was gathered."""
         return cls.of(getattr(obj.statsData.value, "histogram", None), obj.colType)
 
+    def _value(self, item) -> Any:
+        """An item as the sketch's family spells it: a long's as an int, whether read as a double or not."""
+        return int(item) if self.family is SketchFamily.BIGINT else item
+
     @property
     def count(self) -> int:
         """How many values the sketch summarizes."""
@@ -163,11 +224,11 @@ class Distribution:
         return bool(self._sketch.is_empty())
 
     def quantile(self, rank: float) -> Any:
-        return None if self.is_empty else self._sketch.get_quantile(rank, False)
+        return None if self.is_empty else self._value(self._sketch.get_quantile(rank, False))
 
     def quartiles(self) -> list[Any] | None:
         """Q1, Q2 and Q3 as Hive asks for them; None for an empty sketch."""
-        return None if self.is_empty else [self._sketch.get_quantile(r, False) for r in QUARTILE_RANKS]
+        return None if self.is_empty else [self._value(self._sketch.get_quantile(r, False)) for r in QUARTILE_RANKS]
 
     def spark_endpoints(self, count: int) -> list[Any]:
         """The bounds of Spark's `count` equi-height bins: the minimum, the value at each rank i/count by
@@ -176,31 +237,33 @@ class Distribution:
         if self.is_empty:
             return []
         inner = [self._sketch.get_quantile(i / count, True) for i in range(1, count)]
-        return [self._sketch.get_min_value(), *inner, self._sketch.get_max_value()]
+        return [self._value(v) for v in (self._sketch.get_min_value(), *inner, self._sketch.get_max_value())]
 
     def exact_values(self) -> list[Any] | None:
         """Every value the sketch summarizes, while it holds them all (it has not compacted); else None."""
         if self._sketch.is_estimation_mode():
             return None
-        return [item for item, weight in self._sketch for _ in range(weight)]
+        return [self._value(item) for item, weight in self._sketch for _ in range(weight)]
 
     def quantiles(self, count: int) -> list[Any]:
         """The boundaries of `count` bins of equal height: the minimum, the ranks i/count and the maximum."""
         if self.is_empty:
             return []
         inner = [self._sketch.get_quantile(i / count, False) for i in range(1, count)]
-        return [self._sketch.get_min_value(), *inner, self._sketch.get_max_value()]
+        return [self._value(v) for v in (self._sketch.get_min_value(), *inner, self._sketch.get_max_value())]
 
     def fraction_below(self, value, inclusive: bool = False) -> float:
         """The fraction of the values below `value` (at or below with `inclusive`)."""
         if self.is_empty:
             return 0.0
+        if self.family is SketchFamily.BIGINT and isinstance(self._sketch, kll_doubles_sketch):
+            value = float(value)  # its items are below 2^53 in magnitude: a larger value rounds past them all
         return float(self._sketch.get_rank(value, inclusive))
 
     @property
     def low(self) -> Any:
-        return None if self.is_empty else self._sketch.get_min_value()
+        return None if self.is_empty else self._value(self._sketch.get_min_value())
 
     @property
     def high(self) -> Any:
-        return None if self.is_empty else self._sketch.get_max_value()
+        return None if self.is_empty else self._value(self._sketch.get_max_value())
