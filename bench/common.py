@@ -62,11 +62,13 @@ def median_of(runs: int, fn) -> tuple[float, list[float]]:
     return statistics.median(times), times
 
 
-def alternated_medians(runs: int, works: dict) -> dict[str, float]:
+def alternated_medians(runs: int, works: dict, warmups: int = 1) -> dict[str, float]:
     """Median seconds of each named work over `runs` rounds, one run of each per round, so every work sees
-    the same machine (one warm-up round first)."""
-    for work in works.values():
-        work()
+    the same machine (`warmups` rounds first: the JVM's JIT speeds a job up over its first few runs, at 1M rows
+    for about five)."""
+    for _ in range(warmups):
+        for work in works.values():
+            work()
     times: dict[str, list[float]] = {name: [] for name in works}
     for _ in range(runs):
         for name, work in works.items():
@@ -84,6 +86,7 @@ def bench_arguments(runs: int = 3) -> argparse.Namespace:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--partitions", type=int, default=30)
     parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--warmups", type=int, default=1, help="rounds of every timed work before the timed ones")
     return parser.parse_args()
 
 
@@ -98,15 +101,16 @@ def bench_table(lab: Lab, rows: int, partitions: int, name: str = "bench"):
     return source
 
 
-def footers_lack(schema, keys=()) -> tuple[list, list]:
+def footers_lack(schema, keys=(), kll: bool = False) -> tuple[list, list]:
     """The aggregates Parquet footers cannot give (every column but the partition `keys`): the row count, an
     HLL sketch of every column, string lengths, true and false counts, and the minimum, maximum and non-NULL
-    count of the types whose footers never serve them (floats: a NaN keeps them out). Their per-row inputs,
-    to compute in a projection below the aggregation as the lab does, and the aggregates over those inputs."""
+    count of the types whose footers never serve them (floats: a NaN keeps them out); with `kll`, a KLL sketch of
+    every column of a type that has one. Their per-row inputs, to compute in a projection below the aggregation
+    as the lab does, and the aggregates over those inputs."""
     from pyspark.sql import functions as F
 
     from colstats_lab.stats.footers import footer_servable
-    from colstats_lab.stats.sketches import ndv_input
+    from colstats_lab.stats.sketches import kll_aggregate, ndv_input
 
     types = {f.name: f.dataType.simpleString() for f in schema.fields if f.name not in keys}
     strings = [c for c, t in types.items() if t == "string"]
@@ -120,4 +124,9 @@ def footers_lack(schema, keys=()) -> tuple[list, list]:
     aggregates += [agg(f"v_{c}").alias(f"{agg.__name__}_{c}") for c in unserved for agg in (F.min, F.max, F.count)]
     aggregates += [F.count_if(F.col(f"v_{c}")).alias(f"t_{c}") for c in booleans]
     aggregates += [F.count_if(~F.col(f"v_{c}")).alias(f"f_{c}") for c in booleans]
+    if kll:  # in the sketch's units: days for dates, microseconds for timestamps
+        units = {"date": F.unix_date, "timestamp": F.unix_micros}
+        distributed = {c: t for c, t in types.items() if kll_aggregate(F.col(c), t) is not None}
+        inputs += [(units[t](F.col(c)) if t in units else F.col(c)).alias(f"d_{c}") for c, t in distributed.items()]
+        aggregates += [kll_aggregate(F.col(f"d_{c}"), t).alias(f"kll_{c}") for c, t in distributed.items()]
     return inputs, aggregates

@@ -8,7 +8,7 @@
   `ALTER TABLE ... SKEWED BY ... STORED AS DIRECTORIES` + `lab.relayout`, from the pruning report,
   and the queries' times.
 
-    .venv/bin/python bench/skew.py [--rows 10000000] [--partitions 30] [--runs 3]
+    .venv/bin/python bench/skew.py [--rows 10000000] [--partitions 30] [--runs 3] [--warmups 1]
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def main() -> None:
     times = alternated_medians(args.runs, {
         "plain x": lambda: plain("x"), "exact x": lambda: lab.skew("bench", "x", mode="exact"),
         "approx x": lambda: lab.skew("bench", "x", mode="approx"),
-        "plain id": lambda: plain("id"), "exact id": lambda: lab.skew("bench", "id", mode="exact")})
+        "plain id": lambda: plain("id"), "exact id": lambda: lab.skew("bench", "id", mode="exact")}, args.warmups)
     base = times["plain x"]
     print(f"table: {args.rows:,} rows, {args.partitions} partitions")
     print(f"plain groupBy(ds, x).count(): {base:.2f} s")
