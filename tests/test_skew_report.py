@@ -91,6 +91,23 @@ def test_recommendation_statement_and_scan_fractions(skewed):
     assert (fractions["without"] == 1.0).all()
 
 
+def test_a_report_shows_itself_as_a_summary_and_the_tables_heavy_hitters(skewed):
+    """What a notebook cell or a console prints for `lab.skew(...)`: one line naming the column, the rows and the
+    values to declare, then the table's heavy hitters; never the whole table object."""
+    lab, data = skewed
+    report = lab.skew("events", "x", mode="exact", min_share=0.05, max_keys=4)
+    truth = _true_counts(data)
+    total = sum(truth.values())
+    top4 = [v for v, _ in sorted(truth.items(), key=lambda kv: -kv[1])[:4]]
+    lines = repr(report).splitlines()
+    assert lines[0] == (f"Skew of default.events.x (exact, scan): {total:,} rows in 3 partitions; the top 20 values "
+                        f"hold {sum(n for _, n in truth.most_common(20)) / total:.1%}; to declare skewed: "
+                        f"{', '.join(map(str, top4))} ({sum(truth[v] for v in top4) / total:.1%} of the rows)")
+    heavy = [v for v, n in truth.items() if n / total >= 0.05]
+    assert len(lines) == 2 + len(heavy) and "FieldSchema" not in repr(report)
+    assert report._repr_html_().count("<tr") == 1 + len(heavy)  # the header row, then one a value
+
+
 def test_multi_column_skew_and_partial_keys(skewed):
     lab, data = skewed
     report = lab.skew("events", ["x", "y"], min_share=0.05)

@@ -23,6 +23,7 @@ of the ranking, the recommendation, the statement and the scan fractions.
 """
 from __future__ import annotations
 
+import html
 import json
 import math
 from typing import cast
@@ -145,6 +146,24 @@ class SkewReport:
                             "overlap": len(previous[1] & current) / len(either) if either else 1.0})
             previous = (part, current)
         return pd.DataFrame(out, columns=["partition", "after", "entered", "left", "overlap"])
+
+    def summary(self) -> str:
+        """One line: the columns, the rows, what the top values hold, the values to declare skewed and where the
+        counts came from."""
+        parts = self.partitions
+        where = f"{len(parts):,} partition{'s' if len(parts) != 1 else ''}" if parts else "the table"
+        declared = (f"{', '.join(map(str, self.recommended))} ({self.covered_share:.1%} of the rows)"
+                    if self.recommended else f"none (no value holds {self.min_share:.0%} of the rows)")
+        return (f"Skew of {self.table.qualified_name}.{', '.join(self.columns)} ({self.mode}, {self.source}): "
+                f"{self.totals.get(TABLE_LEVEL, 0):,} rows in {where}; the top {len(self._rows(None))} values hold "
+                f"{self.top_share():.1%}; to declare skewed: {declared}")
+
+    def __repr__(self) -> str:
+        """The summary and the table's heavy hitters (a report's frame holds every partition's top k)."""
+        return f"{self.summary()}\n{self.heavy_hitters().to_string(index=False)}"
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(self.summary())}</p>" + self.heavy_hitters().to_html(index=False)
 
     @property
     def recommended(self) -> list:
