@@ -59,12 +59,19 @@ def sketch_family(type_name: str) -> SketchFamily | None:
 _EXACT_IN_DOUBLE = 2 ** 53  # every whole number of smaller magnitude is a double exactly
 
 
+def _levels(blob: bytes) -> int | None:
+    """The levels of a serialized KLL sketch of more than one value, from its preamble (DataSketches' form, Java's
+    and C++'s alike: 5 preamble ints, the level count at byte 18); None for an empty or one-value sketch."""
+    return blob[18] if len(blob) > 18 and blob[0] == 5 else None
+
+
 def _items_offset(blob: bytes) -> int | None:
-    """Where a serialized KLL sketch's items start (its minimum and maximum, then the values it keeps), in
-    DataSketches' form: after 5 preamble ints and a 4-byte offset a level (byte 18 counts the levels), or after 2
-    preamble ints for a sketch of one value; None for an empty sketch, or bytes of another form."""
-    if len(blob) > 18 and blob[0] == 5:
-        offset = 20 + 4 * blob[18]
+    """Where a serialized KLL sketch's items start (its minimum and maximum, then the values it keeps): after the
+    preamble and a 4-byte offset a level, or after 2 preamble ints for a sketch of one value; None for an empty
+    sketch, or bytes of another form."""
+    levels = _levels(blob)
+    if levels is not None:
+        offset = 20 + 4 * levels
     elif len(blob) == 16 and blob[0] == 2:
         offset = 8
     else:
@@ -74,10 +81,10 @@ def _items_offset(blob: bytes) -> int | None:
 
 def _longs_as_doubles(blob: bytes) -> bytes | None:
     """A longs sketch's bytes as a doubles sketch's of the same items; None when an item is too large for a
-    double to hold exactly, or the bytes have no items."""
+    double to hold exactly, or the bytes are of another form."""
     offset = _items_offset(blob)
-    if offset is None:
-        return None
+    if offset is None:  # an empty sketch is its 8 preamble bytes, the same in either family
+        return bytes(blob) if len(blob) == 8 else None
     items = numpy.frombuffer(blob, dtype="<i8", offset=offset)
     if items.max() >= _EXACT_IN_DOUBLE or items.min() <= -_EXACT_IN_DOUBLE:
         return None
@@ -94,22 +101,26 @@ def _doubles_as_longs(blob: bytes) -> bytes:
 def load(blob: bytes, family: SketchFamily):
     """The sketch; a longs sketch as a doubles sketch where it can be (`_longs_as_doubles`), else as an items
     sketch of Python ints."""
+    return _load_all([blob], family)[0]
+
+
+def _load_all(blobs: list[bytes], family: SketchFamily) -> list:
+    """The sketches, all of one kind so that they merge: longs sketches as doubles sketches when every one of
+    them can be, else all as items sketches."""
     if family is SketchFamily.BIGINT:
-        as_doubles = _longs_as_doubles(bytes(blob))
-        if as_doubles is not None:
-            return kll_doubles_sketch.deserialize(as_doubles)
-        return kll_items_sketch.deserialize(bytes(blob), PyLongsSerDe())
+        as_doubles = [_longs_as_doubles(bytes(blob)) for blob in blobs]
+        if all(converted is not None for converted in as_doubles):
+            return [kll_doubles_sketch.deserialize(converted) for converted in as_doubles]
+        return [kll_items_sketch.deserialize(bytes(blob), PyLongsSerDe()) for blob in blobs]
     if family is SketchFamily.FLOAT:
-        return kll_floats_sketch.deserialize(bytes(blob))
-    return kll_doubles_sketch.deserialize(bytes(blob))
+        return [kll_floats_sketch.deserialize(bytes(blob)) for blob in blobs]
+    return [kll_doubles_sketch.deserialize(bytes(blob)) for blob in blobs]
 
 
 def compacted(blob: bytes) -> bool:
     """Whether a serialized sketch has compacted (it estimates; its bytes differ from run to run over the same
-    values), read from its preamble without loading it: DataSketches' KLL form, Java's and C++'s alike, keeps a
-    sketch of more than one value in 5 preamble ints, its count of levels at byte 18; one level holds every
-    value as it came."""
-    return len(blob) > 18 and blob[0] == 5 and blob[18] > 1
+    values), read from its preamble without loading it: one level holds every value as it came."""
+    return (_levels(blob) or 0) > 1
 
 
 def new_sketch(family: SketchFamily):
@@ -135,9 +146,7 @@ def merge(blobs: Iterable[bytes | None], family: SketchFamily) -> bytes | None:
         return None
     if len(present) == 1:
         return bytes(present[0])
-    sketches = [load(blob, family) for blob in present]
-    if len({type(sketch) for sketch in sketches}) > 1:  # longs, some too large for doubles: all as items
-        sketches = [kll_items_sketch.deserialize(bytes(blob), PyLongsSerDe()) for blob in present]
+    sketches = _load_all(present, family)
     merged = sketches[0]
     for sketch in sketches[1:]:
         merged.merge(sketch)
