@@ -17,8 +17,9 @@ MAY_IMPORT = {
     "sizes": set(),
     "coltypes": {"errors"},
     "files": set(),
-    "metastore": {"coltypes", "errors", "files"},  # SQLite and Hive's rules only
-    "stats": {"coltypes", "errors", "files", "metastore"},
+    "file_columns": {"errors"},  # how a table's columns are found in its files: names and units, no I/O of its own
+    "metastore": {"coltypes", "errors", "file_columns", "files"},  # SQLite and Hive's rules only
+    "stats": {"coltypes", "errors", "file_columns", "files", "metastore"},
     "sql": {"coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
     "ui": {"analyze", "coltypes", "errors", "frames", "metastore", "pruning", "sizes", "skew", "sql"},  # never Lab
 }

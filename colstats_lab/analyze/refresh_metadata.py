@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
 from pyspark.sql import SparkSession
-from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table, ValidWriteIdList
@@ -47,7 +46,7 @@ from ..metastore.snapshot_files import field_ids_of
 from ..metastore.sketches import bounded_ndv, estimate, sketch_ndv
 from ..metastore.quantiles import sketch_family
 from ..tables.kinds import snapshot_files
-from ..tables.snapshot import PartitionFiles, spark_type
+from ..tables.snapshot import PartitionFiles, file_schema, table_columns
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -326,12 +325,13 @@ class _Builder:
         groups: dict[tuple[str, int | None], ScannedGroup] = {}
         if scan and self.to_read:
             outcome.spark_job = True
-            schema = T.StructType([T.StructField(c.name, spark_type(c.type)) for c in self.table.cols])
+            schema = file_schema(self.table)
             starts = ({p: [rg.first_row for rg in f.row_groups] for p, f in footers.items()}
                       if self.request.depth == ROW_GROUP else None)
             fraction = self.request.sample_percent / 100 if self.request.sample_percent else None
             with spark_errors(f"cannot collect the metadata of {self.table.qualified_name}"):
-                groups = scan_metadata(spark(), schema, self.to_read, scan, starts, fraction)
+                groups = scan_metadata(spark(), schema, self.to_read, scan, starts, fraction,
+                                       as_table=table_columns(self.table))
         for path in self.to_read:
             self._leaf_units(footers[path], groups)
 

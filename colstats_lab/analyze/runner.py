@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
 from ..errors import spark_errors
+from ..file_columns import nanos_columns
 from ..metastore import (
     COLUMN_STATS_ACCURATE,
     ColumnStatistics,
@@ -54,6 +55,7 @@ class AnalyzeOutcome:
     stale_partitions: list[str | None] = field(default_factory=list)
     seconds: float = 0.0
     footer_columns: list[str] = field(default_factory=list)  # min, max and NULL count from footers, not the scan
+    truncated_columns: list[str] = field(default_factory=list)  # nanosecond timestamps, read to the microsecond
 
     @property
     def message(self) -> str:
@@ -66,6 +68,9 @@ class AnalyzeOutcome:
         text = f"Analyzed {self.table}: {what} for {where}{rows} in {self.seconds:.1f} s."
         if self.footer_columns:
             text += f" Minimum, maximum and NULLs of {', '.join(self.footer_columns)} from the files' footers."
+        if self.truncated_columns:
+            text += (f" The files keep {', '.join(self.truncated_columns)} in nanoseconds: truncated to the microsecond, "
+                     "Spark's precision.")
         if self.skipped_columns:
             text += f" Skipped (no statistics for their type): {', '.join(self.skipped_columns)}."
         if self.stale_partitions:
@@ -130,7 +135,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
         with spark_errors(f"cannot analyze {table.qualified_name}"):  # a file another job left unreadable
             groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
-                             None, skipped, footer_columns=[p.name for p in plans if p.from_footers])
+                             None, skipped, footer_columns=[p.name for p in plans if p.from_footers],
+                             truncated_columns=[p.name for p in plans if p.name in nanos_columns(table.parameters)])
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
                                  write_id)

@@ -28,10 +28,10 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
     partition = exact_partition(metastore, table, stmt.partition) if stmt.partition else None
     if stmt.column:
         return _describe_column(metastore, table, partition, stmt.column[0])
-    rows = [(c.name, c.type, c.comment or "") for c in table.cols]
+    rows = [(table.spelled(c.name), c.type, c.comment or "") for c in table.cols]
     if table.partitionKeys:
         rows += [("", "", ""), ("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
-        rows += [(k.name, k.type, k.comment or "") for k in table.partitionKeys]
+        rows += [(table.spelled(k.name), k.type, k.comment or "") for k in table.partitionKeys]
     if stmt.formatted:
         rows += [("", "", "")]
         changed = _not_accurate(metastore, table, partition)
@@ -85,7 +85,7 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
     if column is None:
         raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
     values = dict.fromkeys(COLUMN_ROWS, "")
-    values.update(col_name=column.name, data_type=column.type, comment=column.comment or "")
+    values.update(col_name=table.spelled(column.name), data_type=column.type, comment=column.comment or "")
     is_key = column.name in table.partition_key_names
     has_stats = not is_key and parse_type(column.type).stats_kind is not None
     obj = None
@@ -128,7 +128,7 @@ def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of)
     states = [s for _, s in metastore.get_stats_history(table.dbName, table.tableName, column.name, owner)]
     state = state_picker(as_of)(states)
     values = dict.fromkeys(COLUMN_ROWS, "")
-    values.update(col_name=column.name, data_type=column.type, comment=column.comment or "")
+    values.update(col_name=table.spelled(column.name), data_type=column.type, comment=column.comment or "")
     if state is None:
         values[AS_OF_ROW] = f"no statistics of {column.name} kept as of {as_of!r}"
     else:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..coltypes import from_spark_type
-from ..errors import spark_errors
 from ..metastore import AlreadyExistsException, FieldSchema, InvalidInputException, Table
 from ..metastore.names import parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
@@ -16,7 +14,7 @@ from ..interop.delta_source import DeltaSource
 from ..interop.iceberg_source import metadata_file_source
 from ..tables import list_data_files
 from ..tables.cleaner import remove_aborted
-from ..tables.external import external_partition, partition_directories
+from ..tables.external import external_partition, file_columns, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..tables.writer import WriteResult, write_table
 from .reads import partition as find_partition
@@ -73,13 +71,10 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
     key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                  for i, k in enumerate(keys)}
-    with spark_errors(f"cannot read {files[0].path} as Parquet"):
-        data_schema = session.spark.read.parquet(files[0].path).schema
-    cols = [FieldSchema(f.name.lower(), from_spark_type(f.dataType).name) for f in data_schema.fields
-            if f.name.lower() not in key_types]
-    table = Table(db, table_name.lower(), cols, [FieldSchema(k, t) for k, t in key_types.items()],
+    found = file_columns(session.spark, files[0].path, keys)
+    table = Table(db, table_name.lower(), found.cols, [FieldSchema(k, t) for k, t in key_types.items()],
                   location=path, tableType="EXTERNAL_TABLE",
-                  parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0"})
+                  parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", **found.parameters})
     with session.metastore.transaction():
         session.metastore.create_table(table)
         if not keys:

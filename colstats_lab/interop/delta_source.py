@@ -15,6 +15,7 @@ import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError, TableNotFoundError
 
+from ..file_columns import by_lower_name
 from ..files import ColumnFigures, DataFile
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException, Table
 from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
@@ -68,6 +69,7 @@ class DeltaSource(TableSource):
             raise InvalidInputException(f"the Delta table at {self.path} has deletion vectors enabled: the lab does "
                                         "not apply them yet, and would count deleted rows")
         key_names = [k.lower() for k in table.metadata().partition_columns]
+        spelled = by_lower_name([f.name for f in table.schema().fields], f"the Delta table at {self.path}")
         fields = {f.name.lower(): f for f in table.schema().fields}
         keys = [FieldSchema(k, hive_type(fields[k].type, f"partition column {k} of {self.path}")) for k in key_names]
         cols = [FieldSchema(name, hive_type(f.type, f"column {f.name} of {self.path}"))
@@ -83,7 +85,7 @@ class DeltaSource(TableSource):
         log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{fields[c.name].name}") is not None
                                       or a.get(f"null_count.{fields[c.name].name}") is not None) for c in cols}
         return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files,
-                              log_statistics=log_statistics)
+                              log_statistics=log_statistics, spelled=list(spelled.values()))
 
 
     def _versions_adding(self, paths: set[str], current: int) -> dict[str, int]:

@@ -10,12 +10,14 @@ table asks the HMS for that day's partition objects only.
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from pymetastore.hive_metastore import ttypes
 
+from ..file_columns import SPELLING_PARAM, spelling_param
 from ..files import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
 from ..metastore.names import make_part_name
@@ -70,6 +72,22 @@ def local_path(location: str | None, what: str) -> str:
                                 "(file:) only, not on " + (urlparse(location).scheme or location))
 
 
+def spark_schema_names(parameters: dict[str, str]) -> list[str]:
+    """The column names of the case-preserving schema Spark keeps in a table's parameters
+    (`spark.sql.sources.schema`, or split into `.numParts` and `.part.N`), where the HMS keeps lower-case
+    names; none when Spark did not write the table."""
+    text = parameters.get("spark.sql.sources.schema")
+    if text is None and str(parameters.get("spark.sql.sources.schema.numParts", "")).isdigit():
+        parts = [parameters.get(f"spark.sql.sources.schema.part.{i}")
+                 for i in range(int(parameters["spark.sql.sources.schema.numParts"]))]
+        text = None if None in parts else "".join(p or "" for p in parts)
+    try:
+        fields = json.loads(text).get("fields", []) if text else []
+    except (ValueError, AttributeError):  # not Spark's JSON: the HMS's names stand
+        return []
+    return [str(f["name"]) for f in fields if isinstance(f, dict) and "name" in f]
+
+
 def describe_table(client: HiveMetastoreClient, catalog: str, db: str, name: str) -> HmsTable:
     """The HMS's table, checked to be one the lab can read; raises naming the table and what it cannot."""
     raw = client.get_table(db, name)
@@ -114,9 +132,12 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
         metastore.drop_table(db, name)
     if db not in metastore.get_all_databases():
         metastore.create_database(db, f"tables of {source.catalog}.{source.db} ({client.uri})", if_not_exists=True)
+    params = {"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", CATALOG_PARAM: source.catalog,
+              URI_PARAM: client.uri, SOURCE_PARAM: f"{source.db}.{source.name}"}
+    if spelling := spelling_param(spark_schema_names(source.raw.parameters or {})):
+        params[SPELLING_PARAM] = spelling
     table = Table(db, name, source.cols, source.partition_keys, location=source.location, tableType="EXTERNAL_TABLE",
-                  parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", CATALOG_PARAM: source.catalog,
-                              URI_PARAM: client.uri, SOURCE_PARAM: f"{source.db}.{source.name}"})
+                  parameters=params)
     with metastore.transaction():
         metastore.create_table(table)
         if table.is_partitioned:

@@ -16,6 +16,7 @@ from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, 
                                   TruncateTransform, YearTransform)
 
 from ..files import ColumnFigures, DataFile
+from ..file_columns import by_lower_name
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
 from .file_figures import column_figures, iceberg_string_cut
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, local_path, partition_text
@@ -114,6 +115,9 @@ class IcebergSource(TableSource):
             if isinstance(pf.transform, IdentityTransform) and pf.name.lower() == source.name.lower():
                 key_sources.add(source.field_id)  # the column is the partition key, as in Hive
                 identity_ids[pf.name.lower()] = source.field_id
+        spelled = by_lower_name([f.name for f in schema.fields] + [pf.name for pf in spec.fields
+                                                                   if pf.source_id not in key_sources],
+                                f"the Iceberg table {self.source}")
         cols, field_ids, named = [], dict(identity_ids), {}
         for column in schema.fields:
             if column.field_id in key_sources:
@@ -145,7 +149,7 @@ class IcebergSource(TableSource):
         return FormatSnapshot("iceberg", self.source, local_path(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
                               self.options, metadata=local_path(table.metadata_location, self.source)
-                              if self.writable else "")
+                              if self.writable else "", spelled=list(spelled.values()))
 
 
 def _figures(metrics: dict, named: dict[str, FieldSchema], cut: dict[str, int | None],

@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlparse
 
+from ..file_columns import SPELLING_PARAM, spelling_param
 from ..files import DataFile
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.merge import merge_table_level
@@ -55,6 +56,7 @@ class FormatSnapshot:
     catalog: str = ""           # the attach name of the catalog it came from, if any
     metadata: str = ""          # an Iceberg catalog's table: its current metadata file
     log_statistics: dict[str, int] = field(default_factory=dict)  # Delta: column -> files the log has figures of
+    spelled: list[str] = field(default_factory=list)  # the columns and keys as the format's schema spells them
 
     @property
     def token(self) -> str:
@@ -128,6 +130,8 @@ def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -
             params[OPTIONS_PARAM] = snapshot.options
         if snapshot.catalog:
             params[CATALOG_PARAM] = snapshot.catalog
+        if spelling := spelling_param(snapshot.spelled):
+            params[SPELLING_PARAM] = spelling
         table = Table(db, name, snapshot.cols, snapshot.partition_keys, location=snapshot.location,
                       tableType="EXTERNAL_TABLE", parameters=params)
         metastore.create_table(table)

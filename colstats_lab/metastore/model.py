@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type
+from ..file_columns import spellings
 from .exceptions import InvalidObjectException, NoSuchObjectException
 from .names import escape_path_name, make_part_name
 
@@ -324,6 +325,11 @@ class Table:
     def stats_column_names(self) -> set[str]:
         """The data columns whose type carries column statistics."""
         return {c.name for c in self.cols if parse_type(c.type).stats_kind is not None}
+
+    def spelled(self, name: str) -> str:
+        """A column's name as the table's files spell it (`userId`); the metastore's lower-case name when the
+        files spell it so, or the table kept no spelling."""
+        return spellings(self.parameters).get(name.lower(), name)
 
     def column(self, name: str) -> FieldSchema | None:
         lowered = name.lower()

@@ -22,6 +22,7 @@ from functools import lru_cache
 import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
+from ..file_columns import by_lower_name, micros_of_nanos
 from ..files import DataFile, FileState
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
@@ -128,9 +129,10 @@ def _footer_of_state(state: FileState, columns: tuple[tuple[str, str], ...],
 
 def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str, int], ...] = ()) -> FileFooter:
     meta = pq.read_metadata(path)
-    positions = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
     if field_ids:
         positions = _positions_by_field_id(meta, dict(field_ids))
+    else:
+        positions = _positions_by_name(meta, path, columns)
     whole_strings = (meta.created_by or "").startswith(WHOLE_STRING_WRITERS)
     groups, first = [], 0
     for index in range(meta.num_row_groups):
@@ -151,6 +153,16 @@ def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str,
     return FileFooter(path, meta.num_rows, groups)
 
 
+def _positions_by_name(meta, path: str, columns: dict[str, str]) -> dict[str, int]:
+    """Each asked column's chunk index found by its name, case-insensitively (the table's names are lower-case,
+    a file's as its writer spelled them); raises naming the file when an asked name matches two columns."""
+    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    index = {name: i for i, name in enumerate(paths)}
+    asked = {name.lower() for name in columns}
+    spelled = by_lower_name((name for name in paths if name.lower() in asked), f"Parquet file {path}")
+    return {lower: index[name] for lower, name in spelled.items()}
+
+
 def _positions_by_field_id(meta, field_ids: dict[str, int]) -> dict[str, int]:
     """Each column's chunk index found by its field id (the tables that carry ids have flat schemas: one
     chunk a top-level field); a column whose id the file lacks was added after the file was written."""
@@ -169,10 +181,18 @@ def _column_figure(chunk, rows: int, type_name: str, whole_strings: bool) -> Foo
     if not stats.has_min_max:
         return None
     try:
-        low, high = statistics_value(stats.min, type_name), statistics_value(stats.max, type_name)
+        if _in_nanoseconds(chunk):  # a scan reads them truncated to the microsecond: so are the bounds
+            low, high = micros_of_nanos(stats.min_raw), micros_of_nanos(stats.max_raw)
+        else:
+            low, high = statistics_value(stats.min, type_name), statistics_value(stats.max, type_name)
     except (TypeError, ValueError):
         return None
     return FooterColumn(low, high, stats.null_count, exact=whole_strings or not possibly_cut(low, high, type_name))
+
+
+def _in_nanoseconds(chunk) -> bool:
+    """A TIMESTAMP(NANOS) column chunk (pandas' and pyarrow's default unit)."""
+    return chunk.physical_type == "INT64" and '"timeUnit":"nanoseconds"' in chunk.statistics.logical_type.to_json()
 
 
 def possibly_cut(low, high, type_name: str) -> bool:

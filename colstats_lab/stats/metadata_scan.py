@@ -67,14 +67,18 @@ def local_path(file_uri: str) -> str:
 
 def scan_metadata(spark: SparkSession, schema: T.StructType, files: list[str], columns: list[ScanColumn],
                   row_group_starts: dict[str, list[int]] | None = None,
-                  sample_fraction: float | None = None) -> dict[tuple[str, int | None], ScannedGroup]:
-    """Runs the scan over `files` (data columns `schema`); groups by file, and by row group when
+                  sample_fraction: float | None = None,
+                  as_table: list[Column] | None = None) -> dict[tuple[str, int | None], ScannedGroup]:
+    """Runs the scan over `files` (data columns `schema` as the files hold them, made the table's by the
+    `as_table` columns where given); groups by file, and by row group when
     `row_group_starts` (path -> first row of each row group) is given. With `sample_fraction` the
     sketches see a Bernoulli sample of the rows (the caller scales their counts), while min, max and
     null counts still cover every row, in the same pass."""
     if not files:
         return {}
     frame = spark.read.schema(schema).parquet(*files)
+    if as_table is not None:
+        frame = frame.select(*as_table)  # `_metadata` stays readable after a projection of the file's relation
     keys = [F.col("_metadata.file_path").alias("__file")]
     if row_group_starts is not None:
         keys.append(_row_group_index(row_group_starts).alias("__rg"))

@@ -2,12 +2,24 @@
 data files, and a partition made from one of them (files counted, rows unknown until ANALYZE)."""
 from __future__ import annotations
 
+import json
 import logging
 import os
+import tempfile
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
+
+from ..coltypes import from_spark_type
+from ..errors import spark_errors
+from ..file_columns import NANOS_PARAM, SPELLING_PARAM, by_lower_name, nanos_param, spelling_param
 from ..files import list_data_files
-from ..metastore import InvalidInputException, Metastore, Partition, Table
+from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.merge import merge_table_level
 from ..metastore.names import parse_part_name
 
@@ -24,6 +36,101 @@ def partition_directories(path: str, files=None) -> tuple[list[str], list[str]]:
         if [k for k, _ in parse_part_name(rel)] != keys:
             raise InvalidInputException(f"directory {rel} does not follow the partition layout {'/'.join(keys)}")
     return keys, directories
+
+
+SKIPPED_PARAM = "colstats.columns.skipped"  # JSON {column: why the lab cannot read it}: left out of the table
+
+# Parquet logical types Spark 4.3 refuses to read at all: its schema inference fails for the whole file
+_UNREADABLE = {"TIME": "a TIME column, which Spark does not read", "FLOAT16": "a FLOAT16 column, which Spark does not read",
+               "UUID": "a UUID column, which Spark does not read", "INTERVAL": "an INTERVAL column, which Spark does not read"}
+_MAX_DECIMAL_DIGITS = 38
+
+
+@dataclass
+class FileColumns:
+    """A Parquet file's columns as the lab registers them: the columns (lower-case names, Hive types), the
+    parameters that keep the file's spelling and its nanosecond timestamps, and the columns left out, why."""
+
+    cols: list[FieldSchema]
+    parameters: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def file_columns(spark: SparkSession, path: str, partition_keys: list[str]) -> FileColumns:
+    """The columns of the Parquet file at `path` as Spark reads them, the partition keys (as the directories
+    spell them) left out but their spelling kept. A
+    file holding two names that differ only in case is refused by name; a nanosecond timestamp is a
+    timestamp (read truncated to the microsecond); a column Spark cannot read is left out by name, with why,
+    and the others kept."""
+    try:
+        parquet = pq.ParquetFile(path).schema
+    except (OSError, ValueError) as exc:  # pyarrow's: not Parquet, cut short
+        raise InvalidInputException(f"cannot read {path} as Parquet: {exc}") from None
+    arrow = parquet.to_arrow_schema()
+    by_lower_name(arrow.names, f"Parquet file {path}")
+    leaves: dict[str, list] = {}
+    for i in range(len(parquet)):
+        column = parquet.column(i)
+        leaves.setdefault(column.path.split(".")[0], []).append(column)
+    skipped = {name: why for name in arrow.names if (why := _unreadable(leaves.get(name, [])))}
+    nanos = [name for name in arrow.names if name not in skipped and _nanosecond_timestamp(leaves.get(name, []))]
+    with spark_errors(f"cannot read {path} as Parquet"), _nanos_as_long(spark, bool(nanos)):
+        if skipped:  # Spark infers no file with such a column: it infers the others from a file of their schema
+            schema = _inferred_without(spark, arrow, set(skipped))
+        else:
+            schema = spark.read.parquet(path).schema
+    keys = {k.lower() for k in partition_keys}
+    cols = [FieldSchema(f.name.lower(), "timestamp" if f.name in nanos else from_spark_type(f.dataType).name)
+            for f in schema.fields if f.name.lower() not in keys]
+    kept = [f.name for f in schema.fields if f.name.lower() not in keys]
+    parameters = {SPELLING_PARAM: spelling_param(kept + list(partition_keys)), NANOS_PARAM: nanos_param(nanos),
+                  SKIPPED_PARAM: json.dumps({k.lower(): v for k, v in skipped.items()}) if skipped else None}
+    for name, why in skipped.items():
+        log.warning("%s: column %s is left out: it is %s", path, name, why)
+    return FileColumns(cols, {k: v for k, v in parameters.items() if v is not None}, skipped)
+
+
+def _unreadable(leaves: list) -> str | None:
+    """Why Spark cannot read a column with these Parquet leaves; None when it can."""
+    for leaf in leaves:
+        logical = leaf.logical_type.type
+        if logical in _UNREADABLE:
+            return _UNREADABLE[logical]
+        if logical == "DECIMAL" and leaf.precision > _MAX_DECIMAL_DIGITS:
+            return f"a decimal of {leaf.precision} digits, past Spark's {_MAX_DECIMAL_DIGITS}"
+    return None
+
+
+def _nanosecond_timestamp(leaves: list) -> bool:
+    """A top-level TIMESTAMP(NANOS) column (a leaf of a nested one is its struct's business)."""
+    return len(leaves) == 1 and "." not in leaves[0].path and leaves[0].logical_type.type == "TIMESTAMP" \
+        and '"timeUnit":"nanoseconds"' in leaves[0].logical_type.to_json()
+
+
+@contextmanager
+def _nanos_as_long(spark: SparkSession, wanted: bool) -> Iterator[None]:
+    """Spark's inference with TIMESTAMP(NANOS) read as the long it is (it refuses the file otherwise)."""
+    key = "spark.sql.legacy.parquet.nanosAsLong"
+    if not wanted:
+        yield
+        return
+    before = spark.conf.get(key, "false") or "false"
+    spark.conf.set(key, "true")
+    try:
+        yield
+    finally:
+        spark.conf.set(key, before)
+
+
+def _inferred_without(spark: SparkSession, arrow: pa.Schema, left_out: set[str]):
+    """Spark's schema of a file like the one of `arrow` without the columns `left_out`: inferred from an
+    empty file pyarrow writes with those columns' types (timestamps in microseconds or nanoseconds as
+    there)."""
+    kept = pa.schema([f for f in arrow if f.name not in left_out])
+    with tempfile.TemporaryDirectory(prefix="colstats-schema-") as folder:
+        empty = os.path.join(folder, "schema.parquet")
+        pq.write_table(kept.empty_table(), empty)
+        return spark.read.parquet(empty).schema
 
 
 def external_partition(table: Table, rel: str, location: str | None = None) -> Partition:

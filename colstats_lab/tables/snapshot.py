@@ -5,11 +5,12 @@ import logging
 import os
 from dataclasses import dataclass, field
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
+from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..files import DataFile, decoded_uri_path, parquet_reader, spark_file_uri
 from ..metastore.snapshot_files import field_ids_of
@@ -62,6 +63,23 @@ def spark_schema(table: Table) -> T.StructType:
     return T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols + table.partitionKeys])
 
 
+def file_schema(table: Table, field_ids: dict[str, int] | None = None) -> T.StructType:
+    """The data columns as Spark reads them from the table's files: a nanosecond timestamp as the long it is
+    (`table_columns` makes it the table's timestamp), each column by its Iceberg field id where given."""
+    nanos = nanos_columns(table.parameters)
+    return T.StructType([T.StructField(c.name, T.LongType() if c.name in nanos else spark_type(c.type),
+                                       metadata={"parquet.field.id": field_ids[c.name]}
+                                       if field_ids and c.name in field_ids else {}) for c in table.cols])
+
+
+def table_columns(table: Table) -> list[Column]:
+    """The data columns of a frame read with `file_schema`, in the table's types: a nanosecond timestamp
+    truncated to its microsecond (floor, as `file_columns.micros_of_nanos` and footers do)."""
+    nanos = nanos_columns(table.parameters)
+    return [F.timestamp_micros(F.expr(f"(`{c.name}` - pmod(`{c.name}`, 1000)) div 1000")).alias(c.name)
+            if c.name in nanos else F.col(f"`{c.name}`") for c in table.cols]
+
+
 FILE_COLUMN = "__colstats_file"
 
 
@@ -80,7 +98,8 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
         return _read_by_partition(spark, table, parts)
     if any(_elsewhere(table, p) for p in parts):
         return _read_by_file(spark, table, parts)
-    schema = spark_schema(table)
+    schema = T.StructType(file_schema(table).fields + [T.StructField(k.name, spark_type(k.type))
+                                                       for k in table.partitionKeys])
     files = [f.path for p in parts for f in p.files]
     log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(files),
               sum(p.total_size for p in parts), len(parts))
@@ -88,7 +107,9 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
     names = [f.name for f in schema.fields]
     # Spark puts the keys found in the paths last, in the paths' order, which is the table's: a select that
     # changes nothing would cost a gateway call a column
-    return frame if frame.columns == names else frame.select(*[f"`{name}`" for name in names])
+    if frame.columns == names and not nanos_columns(table.parameters):
+        return frame
+    return frame.select(*table_columns(table), *[F.col(f"`{k.name}`") for k in table.partitionKeys])
 
 
 def _in_subdirectory(part: PartitionFiles) -> bool:
@@ -146,9 +167,7 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     the partition its file belongs to, looked up by `_metadata.file_path` as Spark spells it (a lookup a row:
     decoding the path of every row cost 6 s over 10M rows); a path Spark spells otherwise than
     `spark_file_uri` is looked up decoded."""
-    field_ids = read_by_field_ids(spark, table)
-    data_schema = T.StructType([T.StructField(c.name, spark_type(c.type), metadata={"parquet.field.id": field_ids[c.name]}
-                                              if c.name in field_ids else {}) for c in table.cols])
+    data_schema = file_schema(table, read_by_field_ids(spark, table))
     files = [f.path for p in parts for f in p.files]
     spelled = F.col("_metadata.file_path")
     decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
@@ -159,7 +178,7 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
         schema = T.StructType(data_schema.fields + [T.StructField(k.name, spark_type(k.type)) for k in table.partitionKeys])
         frame = parquet_reader(spark, schema).option("basePath", root).parquet(*files)
-        return frame.select(*[F.col(f"`{f.name}`") for f in schema.fields], *file_column)
+        return frame.select(*table_columns(table), *[F.col(f"`{k.name}`") for k in table.partitionKeys], *file_column)
     frame = parquet_reader(spark, data_schema).option("recursiveFileLookup", "true").parquet(*files)
     keys = []
     for index, key in enumerate(table.partitionKeys):
@@ -174,7 +193,7 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
         value_of = F.coalesce(F.element_at(F.create_map(*by_uri), spelled),
                               F.element_at(F.create_map(*by_path), decoded))
         keys.append(value_of.cast(spark_type(key.type)).alias(key.name))
-    return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys, *file_column)
+    return frame.select(*table_columns(table), *keys, *file_column)
 
 
 def _partition_root(table: Table, parts: list[PartitionFiles]) -> str | None:
@@ -201,7 +220,7 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
     discovery, so the files are read without it (one scan) and each row's partition values come from
     the partition directories in its file's path (`_metadata.file_path`, a URI, decoded back to Hive's
     escaped names and looked up among the partitions read)."""
-    data_schema = T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols])
+    data_schema = file_schema(table)
     files = [f.path for p in parts for f in p.files]
     depth = len(table.partitionKeys)
     segment = F.regexp_extract(F.col("_metadata.file_path"),
@@ -215,4 +234,4 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
             if part.files and part.partition is not None:
                 pairs += [F.lit(part.partition.partName + "/"), F.lit(part.partition.values[index])]
         keys.append(F.element_at(F.create_map(*pairs), directory).cast(spark_type(key.type)).alias(key.name))
-    return frame.select(*[F.col(f"`{c.name}`") for c in table.cols], *keys)
+    return frame.select(*table_columns(table), *keys)

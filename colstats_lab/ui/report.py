@@ -22,7 +22,7 @@ def report_html(metastore: Metastore, table: Table) -> str:
     level, _ = level_frame(metastore, table, None)
     sections = [f"<h1>{html.escape(table.qualified_name)}</h1>", f'<p class="colstats-header">{_summary(data)}</p>',
                 "<h2>Statistics of the whole table</h2>",
-                html_table(display_frame(level), numeric={"min", "max", "nulls", "distinct", "avg len", "max len"},
+                html_table(display_frame(level, table), numeric={"min", "max", "nulls", "distinct", "avg len", "max len"},
                            raw_html={"null fraction", "status"}, wrap={"reason"})]
     figures = []
     analyzed = level[level["nulls"].notna()].assign(ndv=lambda f: [0 if v is None else v for v in f["ndv"]])

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from ..metastore.levels import TABLE_LEVEL
-from ..metastore import NoSuchObjectException
+from ..metastore import NoSuchObjectException, Table
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register
@@ -14,9 +14,10 @@ from .widgets import LevelPicker, View, badge, fraction_bar, html_table, registe
 QUARTILES = "Q1, median, Q3"
 
 
-def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFrame:
+    """The statistics frame as the view shows it; with `table`, columns named as its files spell them."""
     shown = pd.DataFrame({
-        "column": frame["column"], "type": frame["type"],
+        "column": frame["column"].map(table.spelled) if table is not None else frame["column"], "type": frame["type"],
         "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
         "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
         "distinct": frame["ndv"].map(fmt.count),
@@ -80,12 +81,13 @@ class StatsView(View):
             + f' · <span title="rows inserted or removed since every column\'s statistics were last accurate">'
               f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
-        self.table_html.value = html_table(display_frame(self.frame), numeric=numeric,
+        self.table_html.value = html_table(display_frame(self.frame, self.table), numeric=numeric,
                                            raw_html={"null fraction", "status", QUARTILES}, wrap={"reason"},
                                            narrow={QUARTILES})
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]
+            analyzed["column"] = analyzed["column"].map(self.table.spelled)
             self.chart.clear_output()
             self.figure = charts.null_and_ndv_figure(
                 analyzed, f"{self.table.tableName} · {where}: nulls and distinct values") if len(analyzed) else None

@@ -1,0 +1,185 @@
+"""Parquet as other writers make it: pandas' and pyarrow's defaults, camelCase and non-ASCII names, nanosecond
+timestamps, columns Spark cannot read. Every figure is computed here from the rows with pandas (or Spark's own
+read of the files), never by the code under test."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from colstats_lab.file_columns import AmbiguousColumnError
+from colstats_lab.metastore import InvalidInputException
+
+
+def _events(rows: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    kinds = np.array(["click", "view", "buy", None], dtype=object)
+    frame = pd.DataFrame({
+        "userId": rng.integers(0, 50, rows),
+        "eventType": kinds[rng.integers(0, 4, rows)],
+        "Größe": np.where(rng.random(rows) < 0.2, np.nan, rng.random(rows) * 10),
+        "UPPER": rng.integers(-1000, 1000, rows),
+    })
+    frame.loc[rng.random(rows) < 0.1, "UPPER"] = None
+    frame["UPPER"] = frame["UPPER"].astype("Int64")
+    return frame
+
+
+def _nulls(series: pd.Series) -> int:
+    return int(series.isna().sum())
+
+
+def _figures(lab, table: str, column: str):
+    stats = lab.metastore.get_table_column_statistics("default", table, column)
+    return stats.isStatsCompliant, stats.obj(column).statsData.value
+
+
+def test_mixed_case_names_read_match_and_count_as_pandas_does(lab, tmp_path):
+    root = tmp_path / "camel"
+    root.mkdir()
+    first = _events(3_000, 1)
+    first.to_parquet(root / "part-0.parquet")  # pandas' defaults: pyarrow, snappy, one row group
+    lab.register_external("camel", str(root))
+    spark_count = lab.spark.read.parquet(str(root)).where("eventType = 'click'").count()
+    expected = int((first["eventType"] == "click").sum())
+    assert spark_count == expected
+    # a query on the camelCase name, before any ANALYZE: the lab's pruning reads the footers too
+    assert lab.sql("SELECT count(*) AS n FROM camel WHERE eventType = 'click'").df["n"][0] == expected
+    assert lab.explain("SELECT * FROM camel WHERE eventType = 'click'").estimate is not None
+
+    lab.sql("ANALYZE TABLE camel COMPUTE STATISTICS FOR ALL COLUMNS")
+    for column, source in (("eventtype", "eventType"), ("größe", "Größe"), ("upper", "UPPER"), ("userid", "userId")):
+        accurate, data = _figures(lab, "camel", column)
+        assert accurate, column
+        assert data.numNulls == _nulls(first[source]), column
+        distinct = first[source].dropna().nunique()
+        assert abs(data.numDVs - distinct) <= max(1, 0.05 * distinct), column
+    _, upper = _figures(lab, "camel", "upper")
+    assert (upper.lowValue, upper.highValue) == (int(first["UPPER"].min()), int(first["UPPER"].max()))
+    _, size = _figures(lab, "camel", "größe")
+    assert size.highValue == pytest.approx(float(first["Größe"].max()))
+    _, kind = _figures(lab, "camel", "eventtype")
+    assert kind.maxColLen == max(len(v) for v in first["eventType"].dropna())
+
+    # pruning keeps the file and statistics answer as Spark does
+    report = lab.explain("SELECT * FROM camel WHERE UPPER > 990")
+    assert report.estimate is not None
+    assert lab.sql("SELECT count(*) AS n FROM camel WHERE UPPER > 990").df["n"][0] == int((first["UPPER"] > 990).sum())
+    answer = lab.stats_answer("SELECT count(*), min(UPPER), max(userId) FROM camel")
+    assert answer.frame is not None, answer.reason
+    assert list(answer.frame.iloc[0]) == [len(first), first["UPPER"].min(), first["userId"].max()]
+
+    # DESCRIBE names the columns as the files spell them
+    described = lab.sql("DESCRIBE camel").df
+    assert list(described["col_name"]) == ["userId", "eventType", "Größe", "UPPER"]
+    column = lab.sql("DESCRIBE FORMATTED camel eventtype").df.set_index("info_name")["info_value"]
+    assert column["col_name"] == "eventType"
+
+    # another job adds a file: the statistics go stale, and the next ANALYZE covers both files
+    second = _events(1_000, 2)
+    second.to_parquet(root / "part-1.parquet")
+    assert not lab.metastore.get_table_column_statistics("default", "camel", "upper").isStatsCompliant
+    lab.sql("ANALYZE TABLE camel COMPUTE STATISTICS FOR ALL COLUMNS")
+    both = pd.concat([first, second], ignore_index=True)
+    accurate, upper = _figures(lab, "camel", "upper")
+    assert accurate
+    assert (upper.numNulls, upper.lowValue, upper.highValue) == (
+        _nulls(both["UPPER"]), int(both["UPPER"].min()), int(both["UPPER"].max()))
+    assert lab.sql("SELECT count(*) AS n FROM camel WHERE eventType IS NULL").df["n"][0] == _nulls(both["eventType"])
+
+
+def test_mixed_case_partition_directories_and_keys(lab, tmp_path):
+    root = tmp_path / "byregion"
+    frames = {}
+    for region, seed in (("EU", 3), ("US", 4)):
+        (root / f"Region={region}").mkdir(parents=True)
+        frames[region] = _events(500, seed)
+        frames[region].to_parquet(root / f"Region={region}" / "data.parquet")
+    table = lab.register_external("byregion", str(root))
+    assert table.partition_key_names == ["region"]
+    lab.sql("ANALYZE TABLE byregion PARTITION (region) COMPUTE STATISTICS FOR ALL COLUMNS")
+    for region, frame in frames.items():
+        stats = lab.metastore.get_partition_column_statistics("default", "byregion", f"region={region}", "userid")
+        data = stats.obj("userid").statsData.value
+        assert (data.lowValue, data.highValue) == (frame["userId"].min(), frame["userId"].max())
+    got = lab.sql("SELECT Region, count(*) AS n FROM byregion WHERE eventType = 'buy' GROUP BY Region").df
+    assert dict(zip(got["Region"], got["n"])) == {r: int((f["eventType"] == "buy").sum()) for r, f in frames.items()}
+    assert list(lab.sql("DESCRIBE byregion").df["col_name"])[-1] == "Region"
+
+
+def test_names_that_differ_only_in_case_are_refused_by_name(lab, tmp_path):
+    root = tmp_path / "twice"
+    root.mkdir()
+    pq.write_table(pa.table({"id": [1, 2], "Id": [3, 4]}), root / "a.parquet")
+    with pytest.raises(AmbiguousColumnError, match=r"a\.parquet has columns 'id' and 'Id'"):
+        lab.register_external("twice", str(root))
+    assert not lab.metastore.table_exists("default", "twice")
+
+    # a file another job adds later with such names: ANALYZE names it rather than read either column
+    good = tmp_path / "later"
+    good.mkdir()
+    pq.write_table(pa.table({"id": [1, 2], "x": [5, 6]}), good / "a.parquet")
+    lab.register_external("later", str(good))
+    pq.write_table(pa.table({"id": [7], "ID": [8], "x": [9]}), good / "b.parquet")
+    with pytest.raises(AmbiguousColumnError, match=r"b\.parquet has columns 'id' and 'ID'"):
+        lab.sql("ANALYZE TABLE later COMPUTE STATISTICS FOR COLUMNS id")
+
+
+def test_nanosecond_timestamps_read_truncated_to_the_microsecond(lab, tmp_path):
+    root = tmp_path / "nanos"
+    root.mkdir()
+    stamps = pd.to_datetime(["2026-01-01 00:00:00.123456789", "1969-12-31 23:59:59.999999999", None,
+                             "2026-03-01 00:00:00.000000999", "2026-03-01 00:00:00.000001001"])
+    frame = pd.DataFrame({"eventTime": stamps, "n": [1, 2, 3, 4, 5]})
+    frame.to_parquet(root / "a.parquet")  # pandas' default: INT64 TIMESTAMP(NANOS)
+    assert "nanoseconds" in pq.ParquetFile(root / "a.parquet").schema.column(0).logical_type.to_json()
+    table = lab.register_external("nanos", str(root))
+    assert table.column_type("eventtime") == "timestamp"
+
+    # Spark keeps microseconds: each value floors to its microsecond (1969's too)
+    micros = frame["eventTime"].dt.floor("us")
+    read = lab.sql("SELECT n, eventTime FROM nanos ORDER BY n").df
+    assert [None if pd.isna(v) else pd.Timestamp(v) for v in read["eventTime"]] == \
+        [None if pd.isna(v) else v for v in micros]
+    cut = "2026-03-01 00:00:00.000001"
+    assert lab.sql(f"SELECT count(*) AS n FROM nanos WHERE eventTime >= '{cut}'").df["n"][0] == \
+        int((micros >= pd.Timestamp(cut)).sum())
+
+    result = lab.sql("ANALYZE TABLE nanos COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert "eventtime" in result.details.footer_columns
+    assert "truncated to the microsecond" in result.message
+    accurate, data = _figures(lab, "nanos", "eventtime")
+    epoch = pd.Timestamp("1970-01-01")
+    assert accurate
+    assert data.numNulls == 1
+    assert data.lowValue.microsSinceEpoch == (micros.min() - epoch) // pd.Timedelta("1us")
+    assert data.highValue.microsSinceEpoch == (micros.max() - epoch) // pd.Timedelta("1us")
+    assert data.numDVs == micros.dropna().nunique()
+
+
+def test_a_column_spark_cannot_read_is_left_out_by_name(lab, tmp_path):
+    root = tmp_path / "times"
+    root.mkdir()
+    frame = pd.DataFrame({"id": [1, 2, 3], "at": [dt.time(1, 2, 3), dt.time(4, 5, 6), None], "note": ["a", None, "c"]})
+    frame.to_parquet(root / "a.parquet")
+    table = lab.register_external("times", str(root))
+    assert [c.name for c in table.cols] == ["id", "note"]
+    assert "TIME" in table.parameters["colstats.columns.skipped"]
+    lab.sql("ANALYZE TABLE times COMPUTE STATISTICS FOR ALL COLUMNS")
+    _, note = _figures(lab, "times", "note")
+    assert note.numNulls == 1
+    assert lab.sql("SELECT count(*) AS n FROM times WHERE id > 1").df["n"][0] == 2
+
+
+def test_a_file_that_is_not_parquet_is_named(lab, tmp_path):
+    root = tmp_path / "broken"
+    root.mkdir()
+    (root / "a.parquet").write_bytes(b"not parquet at all")
+    with pytest.raises(InvalidInputException, match="a.parquet"):
+        lab.register_external("broken", str(root))
+    assert os.path.exists(root / "a.parquet")
