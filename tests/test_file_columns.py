@@ -183,3 +183,23 @@ def test_a_file_that_is_not_parquet_is_named(lab, tmp_path):
     with pytest.raises(InvalidInputException, match="a.parquet"):
         lab.register_external("broken", str(root))
     assert os.path.exists(root / "a.parquet")
+
+
+def test_a_delta_tables_camel_case_columns_take_the_logs_figures_and_spelling(lab, tmp_path):
+    from deltalake import write_deltalake
+
+    path = str(tmp_path / "delta_camel")
+    frame = _events(800, 5).rename(columns={"Größe": "sizeCm"}).assign(day=lambda f: np.where(f.index % 2, "a", "b"))
+    write_deltalake(path, frame, partition_by=["day"])
+    table = lab.register_external("dcamel", path, format="delta")
+    assert table.spelled("userid") == "userId"
+    result = lab.sql("ANALYZE TABLE dcamel COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert "userid" in result.details.footer_columns  # min, max, NULLs from the log's figures, found by spelling
+    merged = lab.metastore.get_aggr_stats_for("default", "dcamel", ["upper", "eventtype"])
+    upper = merged.obj("upper").statsData.value
+    assert (upper.numNulls, upper.lowValue, upper.highValue) == (
+        _nulls(frame["UPPER"]), int(frame["UPPER"].min()), int(frame["UPPER"].max()))
+    assert merged.obj("eventtype").statsData.value.numNulls == _nulls(frame["eventType"])
+    assert lab.sql("SELECT count(*) AS n FROM dcamel WHERE eventType = 'view' AND sizeCm > 5").df["n"][0] == \
+        int(((frame["eventType"] == "view") & (frame["sizeCm"] > 5)).sum())
+    assert list(lab.sql("DESCRIBE dcamel").df["col_name"])[:4] == ["userId", "eventType", "sizeCm", "UPPER"]
