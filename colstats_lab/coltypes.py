@@ -100,7 +100,7 @@ class ColumnType:
             return f"DECIMAL({precision},{scale})"
         if self.base in ("varchar", "char"):
             return "STRING"
-        return self.name.upper()
+        return self.name  # array, map, struct: as Hive spells it (upper-casing would rename struct fields)
 
     def __str__(self) -> str:
         return self.name
@@ -136,6 +136,27 @@ def parse_type(text: str) -> ColumnType:
     if re.match(r"^(array|map|struct)\s*<.*>$", compact):
         return ColumnType(re.sub(r"\s*([<>,:])\s*", r"\1", compact))
     raise UnsupportedTypeError(f"unknown column type {text!r}")
+
+
+def struct_fields(type_name: str) -> list[tuple[str, str]]:
+    """The (name, type) of each field of a `struct<a:int,b:struct<c:string>>` type as Hive spells it; none
+    for any other type. Field names are as the type text spells them (they may hold upper-case letters)."""
+    text = type_name.strip()
+    if not text.lower().startswith("struct<") or not text.endswith(">"):
+        return []
+    body, fields, depth, start = text[len("struct<"):-1], [], 0, 0
+    for i, char in enumerate(body + ","):
+        if char in "<(":
+            depth += 1
+        elif char in ">)":
+            depth -= 1
+        elif char == "," and depth == 0:
+            name, _, field_type = body[start:i].partition(":")
+            if not field_type:
+                raise UnsupportedTypeError(f"struct field {body[start:i]!r} of {type_name!r} has no type")
+            fields.append((name.strip().strip("`"), field_type.strip()))
+            start = i + 1
+    return fields
 
 
 def from_spark_type(spark_type) -> ColumnType:

@@ -11,7 +11,6 @@ from decimal import Decimal
 
 import pandas as pd
 
-from .coltypes import parse_type
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
 from .metastore.model import Date, Timestamp
 from .metastore import drift
@@ -52,7 +51,7 @@ def _values(obj) -> dict:
 def level_frame(metastore: Metastore, table: Table, partition: str | None = None) -> tuple[pd.DataFrame, int]:
     """One row per column of the table level (partition None) or of one partition, as the statistics view
     shows them, and the row count they cover."""
-    columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
+    columns = table.stats_columns
     names = [c.name for c in columns]
     one = None if partition in (None, TABLE_LEVEL) else [partition]
     compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
@@ -164,7 +163,7 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
 
 def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     """stats_frame's rows of every partition: three reads of the metastore whatever the number of partitions."""
-    columns = [c for c in table.cols if parse_type(c.type).stats_kind is not None]
+    columns = table.stats_columns
     names = [c.name for c in columns]
     db, name = table.dbName, table.tableName
     stats = metastore.get_partitions_statistics(db, name, None, names) if names else {}
@@ -237,7 +236,7 @@ def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     if not table.is_partitioned:
         level, _ = level_frame(metastore, table, None)
         return level.assign(partition=TABLE_LEVEL)[FRESHNESS_COLUMNS]
-    names = [c.name for c in table.cols if parse_type(c.type).stats_kind is not None]
+    names = [c.name for c in table.stats_columns]
     db, name = table.dbName, table.tableName
     verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
     analyzed = metastore.analyzed_partition_columns(db, name)

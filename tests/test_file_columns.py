@@ -203,3 +203,101 @@ def test_a_delta_tables_camel_case_columns_take_the_logs_figures_and_spelling(la
     assert lab.sql("SELECT count(*) AS n FROM dcamel WHERE eventType = 'view' AND sizeCm > 5").df["n"][0] == \
         int(((frame["eventType"] == "view") & (frame["sizeCm"] > 5)).sum())
     assert list(lab.sql("DESCRIBE dcamel").df["col_name"])[:4] == ["userId", "eventType", "sizeCm", "UPPER"]
+
+
+def _leaves(table: pa.Table) -> dict[str, pa.ChunkedArray]:
+    """Every struct leaf as a column of its own, NULL where a struct on the way is (pyarrow's flatten), keyed
+    by its lower-case path; arrays and maps are left out."""
+    while any(pa.types.is_struct(f.type) for f in table.schema):
+        table = table.flatten()
+    return {name.lower(): table.column(name) for name in table.column_names
+            if not pa.types.is_list(table.schema.field(name).type) and not pa.types.is_map(table.schema.field(name).type)}
+
+
+def _check_leaf(lab, table: str, column: str, values: pa.ChunkedArray):
+    import pyarrow.compute as pc
+
+    accurate, data = _figures(lab, table, column)
+    assert accurate, column
+    assert data.numNulls == values.null_count, column
+    present = values.drop_null()
+    distinct = len(pc.unique(present))
+    assert abs(data.numDVs - distinct) <= max(1, 0.05 * distinct), column
+    if pa.types.is_string(values.type):
+        lengths = pc.utf8_length(present).to_pylist()
+        assert data.maxColLen == max(lengths, default=0), column
+        assert data.avgColLen == pytest.approx(sum(lengths) / len(values)), column
+    elif pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+        assert data.lowValue == pc.min(present).as_py() and data.highValue == pc.max(present).as_py(), column
+
+
+def test_struct_leaves_are_columns_of_their_own_with_pyarrows_figures(lab, tmp_path):
+    root = tmp_path / "events"
+    root.mkdir()
+    rng = np.random.default_rng(7)
+    rows = 2_000
+    user = pa.StructArray.from_arrays(
+        [pa.array(np.where(rng.random(rows) < 0.1, None, rng.integers(0, 300, rows)).tolist(), pa.int64()),
+         pa.array([None if rng.random() < 0.2 else f"user-{rng.integers(0, 90)}" for _ in range(rows)])],
+        names=["Id", "name"])
+    payload = pa.StructArray.from_arrays(
+        [user, pa.array(np.where(rng.random(rows) < 0.3, np.nan, rng.random(rows)), pa.float64(), from_pandas=True),
+         pa.array([None if i % 7 == 0 else i % 50 for i in range(rows)], pa.int32())],
+        names=["user", "amount", "Score"], mask=pa.array(rng.random(rows) < 0.15))
+    first = pa.table({"eventId": np.arange(rows), "payload": payload,
+                      "tags": pa.array([[] if i % 3 == 0 else ["a", "b"][: i % 3] for i in range(rows)]),
+                      "attrs": pa.array([None if i % 5 == 0 else [("k", i)] for i in range(rows)],
+                                        pa.map_(pa.string(), pa.int64()))})
+    pq.write_table(first, root / "a.parquet", row_group_size=700)
+    lab.register_external("events", str(root))
+
+    result = lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    leaves = _leaves(first)
+    assert result.details.columns == ["eventid", "payload.user.id", "payload.user.name", "payload.amount",
+                                      "payload.score"]
+    assert "payload.user.id" in result.details.footer_columns
+    assert "tags" in result.message and "attrs" in result.message  # skipped, by name
+    for name in result.details.columns:
+        _check_leaf(lab, "events", name, leaves[name])
+
+    described = lab.sql("DESCRIBE FORMATTED events payload.user.id").df.set_index("info_name")["info_value"]
+    assert described["col_name"] == "payload.user.id" and described["data_type"] == "bigint"
+    assert int(described["num_nulls"]) == leaves["payload.user.id"].null_count
+    frame = lab.stats_frame("events").set_index("column")
+    assert frame.loc["payload.score", "nulls"] == leaves["payload.score"].null_count
+    with pytest.raises(InvalidInputException, match="payload.user.id"):
+        lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS payload")
+
+    # a leaf by itself, after another job added a file
+    second = first.slice(0, 500)
+    pq.write_table(second, root / "b.parquet")
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS payload.user.name, payload.Score")
+    both = _leaves(pa.concat_tables([first, second]))
+    _check_leaf(lab, "events", "payload.user.name", both["payload.user.name"])
+    _check_leaf(lab, "events", "payload.score", both["payload.score"])
+
+
+def test_a_spark_written_struct_of_a_struct(lab, spark, tmp_path):
+    from pyspark.sql import functions as F
+
+    path = str(tmp_path / "spark_nested")
+    frame = spark.range(3_000).select(
+        F.col("id").alias("eventId"),
+        F.when(F.col("id") % 11 == 0, F.lit(None)).otherwise(F.struct(
+            F.struct((F.col("id") % 97).alias("Id"), F.when(F.col("id") % 4 == 0, None)
+                     .otherwise(F.concat(F.lit("n"), (F.col("id") % 13).cast("string"))).alias("name")).alias("user"),
+            F.to_date(F.lit("2026-01-01")).alias("day"))).alias("payload"))
+    frame.write.parquet(path)
+    lab.register_external("sparknested", path)
+    lab.sql("ANALYZE TABLE sparknested COMPUTE STATISTICS FOR ALL COLUMNS")
+    expected = frame.agg(F.count(F.lit(1)).alias("rows"), F.count("payload.user.Id").alias("ids"),
+                         F.min("payload.user.Id").alias("low"), F.max("payload.user.Id").alias("high"),
+                         F.count_distinct("payload.user.name").alias("names"),
+                         F.count("payload.user.name").alias("named"), F.count("payload.day").alias("days")).first()
+    _, ids = _figures(lab, "sparknested", "payload.user.id")
+    assert (ids.numNulls, ids.lowValue, ids.highValue) == (expected["rows"] - expected["ids"], expected["low"],
+                                                           expected["high"])
+    _, names = _figures(lab, "sparknested", "payload.user.name")
+    assert names.numNulls == expected["rows"] - expected["named"] and names.numDVs == expected["names"]
+    _, days = _figures(lab, "sparknested", "payload.day")
+    assert days.numNulls == expected["rows"] - expected["days"]

@@ -23,6 +23,7 @@ from ..metastore import (
     Metastore,
     NoSuchObjectException,
     StatsAccuracy,
+    ColumnPath,
     Table,
     ValidWriteIdList,
 )
@@ -82,30 +83,35 @@ class AnalyzeOutcome:
 def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
                  ) -> tuple[list[ColumnPlan], list[str]]:
     """The columns to analyze and the ones skipped; raises naming an unknown or unsupported column.
+    A struct column stands for its leaves (`payload.user.id`), each a column of its own.
     With `kll` each column of a type with a distribution sketch gets one; each column of a key's type a
     frequent-items sketch tracking `frequent_items` values (0: none)."""
     keys = set(table.partition_key_names)
+
+    def plan(column: ColumnPath) -> ColumnPlan:
+        return ColumnPlan(column.name, column.type, kll, path=column.path,
+                          frequent_items=items_tracked(table.parameters, column.name, column.type, frequent_items))
+
+    stats_columns = table.stats_columns
     if stmt.columns is None:
-        plans = [ColumnPlan(c.name, c.type, kll, frequent_items=items_tracked(table.parameters, c.name, c.type,
-                                                                                frequent_items))
-                 for c in table.cols if parse_type(c.type).stats_kind is not None]
-        skipped = [c.name for c in table.cols if parse_type(c.type).stats_kind is None]
-        return plans, skipped
+        covered = {c.path[0] for c in stats_columns}
+        return [plan(c) for c in stats_columns], [c.name for c in table.cols if c.name not in covered]
     plans, seen = [], set()
-    by_name = {c.name: c for c in table.cols}
+    by_name = {c.name: c for c in stats_columns}
     for name, _pos in stmt.columns:
         if name in keys:
             raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: "
                                         "partition keys have no column statistics")
         if name not in by_name:
-            raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
-        col_type = parse_type(by_name[name].type)
-        if col_type.stats_kind is None:
-            raise InvalidInputException(f"column {name} is {col_type.name}: no statistics are kept for that type")
+            whole = table.column(name)
+            if whole is None:
+                raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+            leaves = [c.name for c in stats_columns if c.path[0] == whole.name]
+            raise InvalidInputException(
+                f"column {name} is {parse_type(whole.type).name}: no statistics are kept for that type"
+                + (f"; its leaves are columns of their own: {', '.join(leaves)}" if leaves else ""))
         if name not in seen:
-            plans.append(ColumnPlan(name, by_name[name].type, kll,
-                                    frequent_items=items_tracked(table.parameters, name, by_name[name].type,
-                                                                 frequent_items)))
+            plans.append(plan(by_name[name]))
             seen.add(name)
     return plans, []
 

@@ -81,11 +81,12 @@ def _time(seconds: int) -> str:
 
 
 def _describe_column(metastore: Metastore, table: Table, partition: Partition | None, name: str) -> pd.DataFrame:
-    column = table.column(name)
+    column = table.column(name) or table.stats_column(name)  # a struct's leaf by its path too
     if column is None:
         raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
     values = dict.fromkeys(COLUMN_ROWS, "")
-    values.update(col_name=table.spelled(column.name), data_type=column.type, comment=column.comment or "")
+    values.update(col_name=table.spelled(column.name), data_type=column.type,
+                  comment=getattr(column, "comment", None) or "")
     is_key = column.name in table.partition_key_names
     has_stats = not is_key and parse_type(column.type).stats_kind is not None
     obj = None

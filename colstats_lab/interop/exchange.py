@@ -6,6 +6,7 @@ from typing import Callable
 
 from pyspark.sql import SparkSession
 
+from .hms_publish import LEAF_NOT_EXPORTED
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Table
 from ..errors import spark_errors
@@ -177,7 +178,8 @@ def spark_statistics_properties(metastore: Metastore, table: Table, target: Spar
     column_names = [c.name for c in table.cols]
     stored = metastore.get_table_statistics(table.dbName, table.tableName, column_names)
     rows = int(table.parameters.get("numRows", 0))
-    col_stats, skipped = {}, {}
+    col_stats: dict = {}
+    skipped = {c.name: LEAF_NOT_EXPORTED for c in table.stats_columns if c.is_leaf}
     for obj in (stored.statsObj if stored else []):
         reason = _export_blocker(metastore, table, obj, target.columns)
         if reason:

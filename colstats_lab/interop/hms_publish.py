@@ -36,6 +36,9 @@ PUBLISHED_PARAM = "colstats.published"  # the columns the lab published on a par
 BASIC_PARAMS = ("numRows", "totalSize", "numFiles")
 
 
+LEAF_NOT_EXPORTED = "a struct's leaf: Hive's and Spark's column statistics have no nested columns"
+
+
 @dataclass
 class PublishOutcome:
     """What `Lab.publish` did: partitions published and withdrawn (names), columns published at the table
@@ -50,6 +53,7 @@ class PublishOutcome:
     write_calls: int = 0
     seconds: float = 0.0
     partitioned: bool = True
+    not_published: dict[str, str] = field(default_factory=dict)  # columns the HMS cannot hold, and why
 
     @property
     def message(self) -> str:
@@ -62,6 +66,8 @@ class PublishOutcome:
                                                       "its statistics are no longer accurate)"))
         elif not self.partitioned:
             parts.append("nothing accurate to publish")
+        if self.not_published:
+            parts.append(f"not published: {', '.join(self.not_published)} ({next(iter(self.not_published.values()))})")
         parts.append(f"{self.write_calls} write call(s), {self.seconds:.2f} s")
         return f"Published {self.table}: " + "; ".join(parts)
 
@@ -144,6 +150,7 @@ def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qua
     raw_table = client.get_table(db, name)
     hms_types = {c.name.lower(): c.type for c in raw_table.sd.cols}
     columns = sorted(c for c in table.stats_column_names if c in hms_types)
+    outcome.not_published = {c.name: LEAF_NOT_EXPORTED for c in table.stats_columns if c.is_leaf}
     if table.is_partitioned:
         compliance = metastore.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])
         owners = _partition_owners(metastore, table, columns, hms_types, compliance)

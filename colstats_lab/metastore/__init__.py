@@ -25,6 +25,7 @@ from .model import (
     LongColumnStatsData,
     Partition,
     SkewedInfo,
+    ColumnPath,
     StringColumnStatsData,
     Table,
     Timestamp,

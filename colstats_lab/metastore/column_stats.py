@@ -140,7 +140,7 @@ class ColumnStatisticsAPI:
                 "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
                 "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
             params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
-            types = {c.name: parse_type(c.type).name for c in table.cols}
+            types = _column_types(table)
             rows, flags_set, flags_cleared, writers = [], [], [], []
             for stats in table_stats:
                 desc = stats.statsDesc
@@ -199,7 +199,7 @@ class ColumnStatisticsAPI:
         self._check_columns_of(self.get_table(desc.dbName, desc.tableName), objs)
 
     def _check_columns_of(self, table: Table, objs: list[ColumnStatisticsObj]) -> None:
-        self._check_column_types(table, {c.name: parse_type(c.type).name for c in table.cols}, objs)
+        self._check_column_types(table, _column_types(table), objs)
 
     @staticmethod
     def _check_column_types(table: Table, types: dict[str, str], objs: list[ColumnStatisticsObj]) -> None:
@@ -481,7 +481,7 @@ class ColumnStatisticsAPI:
                          exact=list(objs))
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
-        known = {c.name for c in table.cols}
+        known = {c.name for c in table.cols} | table.stats_column_names
         for name in col_names:
             if name.lower() not in known:
                 raise NoSuchObjectException(f"column {name.lower()} does not exist in table {table.qualified_name}")
@@ -518,3 +518,8 @@ class ColumnStatisticsAPI:
             self._clear_flags("PARTITION_PARAMS", "PART_ID", part_id, self._params("PARTITION_PARAMS", "PART_ID", part_id),
                               col_name)
         return True
+
+
+def _column_types(table: Table) -> dict[str, str]:
+    """Each column statistics may be kept for (struct leaves too: `payload.user.id`), with its type."""
+    return {**{c.name: parse_type(c.type).name for c in table.cols}, **{c.name: c.type for c in table.stats_columns}}

@@ -5,7 +5,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..coltypes import StatsKind, parse_type
+from ..coltypes import StatsKind, parse_type, struct_fields
 from ..file_columns import spellings
 from .exceptions import InvalidObjectException, NoSuchObjectException
 from .names import escape_path_name, make_part_name
@@ -293,6 +293,35 @@ class SkewedInfo:
         return "/".join([DEFAULT_LIST_BUCKETING_DIR_NAME] * len(self.skewedColNames))
 
 
+@dataclass(frozen=True)
+class ColumnPath:
+    """A column statistics are kept for: a data column, or a struct's leaf named by its `path`."""
+
+
+    name: str              # as the metastore keys its statistics: `x`, `payload.user.id`
+    type: str
+    path: tuple[str, ...]  # the column, then each struct field down to the leaf
+
+    @property
+    def is_leaf(self) -> bool:
+        return len(self.path) > 1
+
+
+def leaf_name(path: tuple[str, ...]) -> str:
+    """A struct leaf's column name: the path's parts joined by dots, a part holding a dot in backticks."""
+    return ".".join(f"`{part}`" if "." in part or "`" in part else part for part in path)
+
+
+def _stats_leaves(out: list[ColumnPath], name: str, path: tuple[str, ...], type_name: str) -> None:
+    fields = struct_fields(type_name)
+    if fields:
+        for field_name, field_type in fields:
+            sub = path + (field_name.lower(),)
+            _stats_leaves(out, leaf_name(sub), sub, field_type)
+    elif parse_type(type_name).stats_kind is not None:
+        out.append(ColumnPath(name, parse_type(type_name).name, path))
+
+
 @dataclass
 class Table:
     dbName: str
@@ -323,8 +352,24 @@ class Table:
 
     @property
     def stats_column_names(self) -> set[str]:
-        """The data columns whose type carries column statistics."""
-        return {c.name for c in self.cols if parse_type(c.type).stats_kind is not None}
+        """The columns that carry column statistics: data columns of a type that has them, and the leaves of
+        struct columns (`payload.user.id`)."""
+        return {c.name for c in self.stats_columns}
+
+    @property
+    def stats_columns(self) -> list[ColumnPath]:
+        """The columns statistics are kept for, in the table's order: each data column of a type that has
+        them, and in place of a struct column its leaves of such types, named by their path
+        (`payload.user.id`; a field whose own name holds a dot quoted with backticks, as Spark does). Leaves
+        under arrays and maps are not columns of their own."""
+        out: list[ColumnPath] = []
+        for column in self.cols:
+            _stats_leaves(out, column.name, (column.name,), column.type)
+        return out
+
+    def stats_column(self, name: str) -> ColumnPath | None:
+        lowered = name.lower()
+        return next((c for c in self.stats_columns if c.name == lowered), None)
 
     def spelled(self, name: str) -> str:
         """A column's name as the table's files spell it (`userId`); the metastore's lower-case name when the

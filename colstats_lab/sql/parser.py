@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..coltypes import UnsupportedTypeError, parse_type
 from ..errors import parse_sql
-from ..metastore.model import FieldSchema
+from ..metastore.model import FieldSchema, leaf_name
 from . import statements as st
 from .lexer import ParseError, Token, TokenKind, tokenize
 
@@ -265,10 +265,18 @@ class _Parser:
     def column_list(self) -> list[tuple[str, int]]:
         columns = []
         while True:
-            token = self.identifier("a column name")
-            columns.append((token.text.lower(), token.start))
+            columns.append(self.column_path())
             if not self.accept_symbol(","):
                 return columns
+
+    def column_path(self) -> tuple[str, int]:
+        """A column, or a struct's leaf by its path (`payload.user.id`, a part holding a dot in backticks), as
+        the metastore names it, and where it starts."""
+        start = self.identifier("a column name")
+        parts = [start.text.lower()]
+        while self.accept_symbol("."):
+            parts.append(self.identifier("a struct field name").text.lower())
+        return (parts[0] if len(parts) == 1 else leaf_name(tuple(parts))), start.start
 
     def partition_spec(self, allow_unvalued: bool) -> list[st.PartitionSpecItem]:
         self.expect_symbol("(")
@@ -556,8 +564,7 @@ class _Parser:
         if self.accept_word("PARTITION"):
             stmt.partition = self.partition_spec(allow_unvalued=False)
         if self.tok.kind is not TokenKind.END:
-            token = self.identifier("a column name")
-            stmt.column = (token.text.lower(), token.start)
+            stmt.column = self.column_path()
         return stmt
 
     def show(self) -> st.Statement:

@@ -43,6 +43,14 @@ class ColumnPlan:
     from_footers: bool = False
     # values a frequent-items sketch tracks (colstats.frequent.items; 0: none), for sketchable types
     frequent_items: int = 0
+    path: tuple[str, ...] = ()  # a struct leaf's column and fields (`Table.stats_columns`); () for `name` itself
+
+    @property
+    def column(self) -> Column:
+        """The column's values in a read of the table: a struct leaf by its path, NULL where any struct on
+        the way is."""
+        parts = self.path if len(self.path) > 1 else (self.name,)
+        return F.col(".".join(f"`{part}`" for part in parts))
 
     @property
     def kind(self) -> StatsKind:
@@ -51,7 +59,7 @@ class ColumnPlan:
     def inputs(self, index: int) -> list[Column]:
         """Per-row values the aggregates read, computed in a projection below the aggregation so
         that Spark generates code for them (the sketch aggregate itself runs interpreted)."""
-        col = F.col(f"`{self.name}`")
+        col = self.column
         p = f"__c{index}_"
         kind = self.kind
         if kind is StatsKind.DOUBLE:

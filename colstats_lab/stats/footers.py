@@ -140,7 +140,7 @@ def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str,
         chunks = [rg.column(i) for i in range(rg.num_columns)]
         group = RowGroupFooter(index, first, rg.num_rows, sum(c.total_compressed_size for c in chunks))
         for name, type_name in columns.items():
-            if not footer_servable(type_name):
+            if not footer_servable(type_name) or "`" in name:  # a leaf under a field named with a dot: scanned
                 continue
             if name not in positions:  # a file written before the column existed: all nulls
                 group.columns[name] = FooterColumn(None, None, rg.num_rows)

@@ -91,10 +91,9 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
     frame = _aligned_frame(spark, table, data, partition or {})
     collect = None
-    plans = [ColumnPlan(c.name, c.type, metastore.kll_enabled,
+    plans = [ColumnPlan(c.name, c.type, metastore.kll_enabled, path=c.path,
                         frequent_items=items_tracked(table.parameters, c.name, c.type, metastore.frequent_items))
-             for c in table.cols
-             if parse_type(c.type).stats_kind is not None]
+             for c in table.stats_columns]
     dynamic = table.is_partitioned and not partition
     if gather and plans and not dynamic:  # min, max and NULLs from the new files' footers where they will hold them
         observed_plans = [replace(p, from_footers=_footer_will_hold(spark, p)) for p in plans]
