@@ -301,3 +301,43 @@ def test_a_spark_written_struct_of_a_struct(lab, spark, tmp_path):
     assert names.numNulls == expected["rows"] - expected["named"] and names.numDVs == expected["names"]
     _, days = _figures(lab, "sparknested", "payload.day")
     assert days.numNulls == expected["rows"] - expected["days"]
+
+
+def test_leaf_predicates_prune_by_footers_and_answer_as_spark_does(lab, tmp_path):
+    root = tmp_path / "leafy"
+    for part, (low, high) in {"a": (0, 100), "b": (1_000, 1_100)}.items():
+        (root / f"k={part}").mkdir(parents=True)
+        ids = list(range(low, high))
+        user = pa.StructArray.from_arrays([pa.array(ids, pa.int64()), pa.array([f"u{i % 9}" for i in ids])],
+                                          names=["id", "name"])
+        pq.write_table(pa.table({"id": [-i for i in ids], "payload": pa.StructArray.from_arrays([user], names=["user"])}),
+                       root / f"k={part}" / "data.parquet")
+    lab.register_external("leafy", str(root))
+    queries = ["SELECT count(*) AS n FROM leafy WHERE payload.user.id >= 1050",
+               "SELECT count(*) AS n FROM leafy l WHERE l.payload.user.id < 10 AND id <= 0",
+               "SELECT max(payload.user.id) AS n FROM leafy", "SELECT min(leafy.payload.user.id) AS n FROM leafy"]
+    spark_view = lab.spark.read.parquet(str(root))
+    spark_view.createOrReplaceTempView("leafy_by_spark")
+    expected = [lab.spark.sql(q.replace("leafy", "leafy_by_spark")).first()["n"] for q in queries]
+    assert expected == [50, 10, 1_099, 0]
+    assert [lab.sql(q).df["n"][0] for q in queries] == expected  # before ANALYZE: footers prune, Spark counts
+    report = lab.explain(queries[0])
+    assert "1 of 2 partitions kept" in str(report) or "1 of 2 files kept" in str(report)
+    lab.sql("ANALYZE TABLE leafy PARTITION (k) COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert [lab.sql(q).df["n"][0] for q in queries] == expected
+    # min and max of a leaf from statistics: the leaf's, never the top-level column `id` of the same last name
+    for query, value in zip(queries[2:], expected[2:]):
+        answer = lab.stats_answer(query)
+        assert answer.frame is not None and answer.frame.iloc[0, 0] == value, answer.reason
+
+
+def test_a_struct_field_named_like_a_partition_key_is_not_the_key(lab):
+    lab.sql("CREATE TABLE w (id BIGINT, p STRUCT<id:BIGINT, ds:STRING>) PARTITIONED BY (ds STRING)")
+    lab.write("w", lab.spark.sql("SELECT id, named_struct('id', id * 1000, 'ds', 'b') AS p FROM range(10)"),
+              partition={"ds": "a"})
+    assert lab.sql("SELECT count(*) AS n FROM w WHERE p.ds = 'b'").df["n"][0] == 10
+    assert lab.sql("SELECT count(*) AS n FROM w WHERE ds = 'b'").df["n"][0] == 0
+    lab.sql("ANALYZE TABLE w PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert lab.stats_answer("SELECT max(p.id) AS m FROM w").frame["m"][0] == 9_000
+    assert lab.stats_answer("SELECT max(id) AS m FROM w").frame["m"][0] == 9
+    assert lab.sql("SELECT count(*) AS n FROM w WHERE p.ds = 'b'").df["n"][0] == 10

@@ -526,6 +526,8 @@ def _bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports:
         else:
             table, parts = snapshot_parts(lab, f"{db}.{name}", txn=txn)
         read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
+        if not node.alias:  # `SELECT t.x FROM t` still calls the view by the table's name
+            node.set("alias", exp.TableAlias(this=exp.to_identifier(node.name)))
         node.set("this", exp.to_identifier(view))
         node.set("db", None)
         node.set("catalog", None)

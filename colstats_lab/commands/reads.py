@@ -24,6 +24,7 @@ from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.estimate import RowEstimate, estimate_rows
 from ..pruning.partition_predicate import preselect
 from ..pruning.plan import parse_query
+from ..pruning.references import qualifiers_of, resolved_references
 from ..sql.lexer import quoted
 from ..sql.partition_spec import matching_partitions
 from ..tables import read_snapshot, snapshot_files
@@ -73,6 +74,7 @@ def planned_read(session: "Session", name: str, where, alias: str | None = None,
                  ) -> tuple[Table, list[PartitionFiles], PruningReport]:
     """The work of `Lab.planned_read`, whose docstring is the reference."""
     table = session.resolve(name)
+    where = resolved_references(where, table, qualifiers_of(table, alias))  # `p.ds` is struct p's, not key ds
     chosen = preselect(session.metastore, table, where) if txn is None else None
     table, parts = snapshot_parts(session, name, txn=txn, partitions=chosen.partitions if chosen else None)
     kept, report = plan_with_metadata(session.metastore, table, parts, where, session.get, alias=alias,
@@ -100,7 +102,8 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
     node, where = found
     table, kept, report = planned_read(session, f"{node.db or session.current_db}.{node.name}", where,
                                        node.alias_or_name, txn)
-    report.estimate = _estimate(session, table, kept, where, txn)
+    report.estimate = _estimate(session, table, kept,
+                                resolved_references(where, table, qualifiers_of(table, node.alias_or_name)), txn)
     if run:
         rows = read_snapshot(session.spark, table, kept).alias(node.alias_or_name)
         with spark_errors(f"cannot count the rows kept of {table.qualified_name}"):
@@ -113,7 +116,7 @@ def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], wher
     """The rows `where` keeps of the partitions the plan kept (a file left: no row of the others can
     match), from statistics accurate for the reader."""
     keys = {k.lower() for k in table.partition_key_names}
-    data_columns = {c.name.lower() for c in table.cols}
+    data_columns = {c.name.lower() for c in table.cols} | table.stats_column_names
     named = sorted({c.name.lower() for c in where.find_all(exp.Column)} & data_columns) if where is not None else []
     valid = txn.snapshot(table) if txn else session.snapshot(table.qualified_name)
     if not any(p.files for p in kept):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlglot import exp
 
+from .references import qualifiers_of, referenced_column, resolved_references
 from ..coltypes import StatsKind, parse_type
 from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
@@ -73,11 +74,14 @@ def _shape(metastore: Metastore, query: str | exp.Expression, current_db: str
     if not metastore.table_exists(db, node.name):
         raise NotFromStats(f"{db}.{node.name.lower()} is not a lab table")
     table = metastore.get_table(db, node.name)
-    aggregates = [_aggregate(table, projection) for projection in tree.expressions]
-    return table, aggregates, tree.args.get("where")
+    qualifiers = qualifiers_of(table, node.alias_or_name)
+    aggregates = [_aggregate(table, projection, qualifiers) for projection in tree.expressions]
+    where = tree.args.get("where")
+    return table, aggregates, None if where is None else exp.Where(this=resolved_references(where.this, table,
+                                                                                           qualifiers))
 
 
-def _aggregate(table: Table, projection: exp.Expression) -> _Aggregate:
+def _aggregate(table: Table, projection: exp.Expression, qualifiers: set[str]) -> _Aggregate:
     alias = projection.alias if isinstance(projection, exp.Alias) else None
     node = projection.this if isinstance(projection, exp.Alias) else projection
     if isinstance(node, exp.Count):
@@ -86,24 +90,30 @@ def _aggregate(table: Table, projection: exp.Expression) -> _Aggregate:
             raise NotFromStats("count(DISTINCT ...) is answered by a scan")
         if isinstance(inner, exp.Star) or (isinstance(inner, exp.Literal) and not inner.is_string):
             return _Aggregate("count", None, alias or "count(1)")
-        if isinstance(inner, exp.Column):
-            column = _data_column(table, inner)
+        if isinstance(inner, (exp.Column, exp.Dot)):
+            column = _data_column(table, inner, qualifiers)
             return _Aggregate("count", column, alias or f"count({column})")
-    if isinstance(node, (exp.Min, exp.Max)) and isinstance(node.this, exp.Column):
-        column = _data_column(table, node.this)
-        if parse_type(table.column_type(column)).stats_kind not in _RANGED:
-            raise NotFromStats(f"there is no min/max statistic for {column} ({table.column_type(column)})")
+    if isinstance(node, (exp.Min, exp.Max)) and isinstance(node.this, (exp.Column, exp.Dot)):
+        column = _data_column(table, node.this, qualifiers)
+        column_type = _type_of(table, column)
+        if parse_type(column_type).stats_kind not in _RANGED:
+            raise NotFromStats(f"there is no min/max statistic for {column} ({column_type})")
         function = "min" if isinstance(node, exp.Min) else "max"
         return _Aggregate(function, column, alias or f"{function}({column})")
     raise NotFromStats(f"{projection.sql(dialect='spark')} is not count, min or max of a column")
 
 
-def _data_column(table: Table, node: exp.Column) -> str:
-    name = node.name.lower()
-    column = table.column(name)
-    if column is None or name in table.partition_key_names:
-        raise NotFromStats(f"{name} is not a data column of {table.qualified_name}")
+def _data_column(table: Table, node: exp.Column | exp.Dot, qualifiers: set[str]) -> str:
+    """The data column or struct leaf a reference names (`p.id` is the leaf of struct p, never column id)."""
+    name = referenced_column(table, node, qualifiers)
+    if name is None or name in table.partition_key_names:
+        raise NotFromStats(f"{node.sql(dialect='spark')} is not a data column of {table.qualified_name}")
     return name
+
+
+def _type_of(table: Table, name: str) -> str:
+    leaf = table.stats_column(name)
+    return leaf.type if leaf is not None else table.column_type(name)
 
 
 def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | None) -> list[Partition] | None:

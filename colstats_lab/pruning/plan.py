@@ -20,6 +20,7 @@ from ..metastore import Metastore, Table
 from ..metastore.levels import Level
 from ..metastore.snapshot_files import field_ids_of
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
+from .references import qualifiers_of, resolved_references
 from ..stats.footers import FileFooter, file_footer, footer_column, read_footer
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles
@@ -50,7 +51,7 @@ def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expres
     """The partitions' files left to read under `where` (on the table, named `alias` in the query),
     and the report of what was pruned and why."""
     options = options or PlanningOptions()
-    where = _own_columns(where, {table.tableName.lower(), (alias or table.tableName).lower()})
+    where = resolved_references(where, table, qualifiers_of(table, alias))
     planner = _Planner(table, parts, where, options)
     kept = planner.plan()
     predicate = where.sql(dialect="spark") if where is not None else None
@@ -107,7 +108,7 @@ class _Planner:
     def __init__(self, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
                  options: PlanningOptions):
         self.table, self.parts, self.where, self.options = table, parts, where, options
-        self.types = {c.name: c.type for c in table.cols}
+        self.types = {**{c.name: c.type for c in table.cols}, **{c.name: c.type for c in table.stats_columns}}
         self.key_types = {k.name: k.type for k in table.partitionKeys}
         self.decisions: list[PruningDecision] = []
         self.footers: dict[str, FileFooter] = {}
@@ -282,20 +283,6 @@ class _Planner:
 
     def _relative(self, path: str) -> str:
         return path[len(self.table.location):].lstrip("/")
-
-
-def _own_columns(where: exp.Expression | None, names: set[str]) -> exp.Expression | None:
-    """The condition with references to anything but the table's columns (`s.x`, a struct's field)
-    made opaque, so the planner never reads them as the table's column x."""
-    if where is None:
-        return None
-
-    def opaque(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and node.table and node.table.lower() not in names:
-            return exp.Anonymous(this="opaque", expressions=[])
-        return node
-
-    return where.copy().transform(opaque)
 
 
 def single_table_where(tree: exp.Expression) -> tuple[exp.Table, exp.Expression | None] | None:
