@@ -341,3 +341,25 @@ def test_a_struct_field_named_like_a_partition_key_is_not_the_key(lab):
     assert lab.stats_answer("SELECT max(p.id) AS m FROM w").frame["m"][0] == 9_000
     assert lab.stats_answer("SELECT max(id) AS m FROM w").frame["m"][0] == 9
     assert lab.sql("SELECT count(*) AS n FROM w WHERE p.ds = 'b'").df["n"][0] == 10
+
+
+def test_skew_of_a_leaf_counts_as_pandas_does(lab, tmp_path):
+    root = tmp_path / "skewed"
+    root.mkdir()
+    rng = np.random.default_rng(11)
+    ids = np.where(rng.random(3_000) < 0.4, 7, rng.integers(0, 1_000, 3_000))
+    user = pa.StructArray.from_arrays([pa.array(ids, pa.int64())], names=["Id"],
+                                      mask=pa.array(rng.random(3_000) < 0.05))
+    table = pa.table({"n": np.arange(3_000), "payload": pa.StructArray.from_arrays([user], names=["user"])})
+    pq.write_table(table, root / "a.parquet")
+    lab.register_external("skewed", str(root))
+    leaf = _leaves(table)["payload.user.id"].to_pandas()
+    counts = leaf.dropna().astype("int64").value_counts()
+    for mode in ("exact", "approx"):
+        report = lab.skew("skewed", "payload.user.id", mode=mode)
+        top = report.heavy_hitters()
+        assert int(top["value"].iloc[0]) == int(counts.index[0]), mode
+        assert int(top["count"].iloc[0]) == int(counts.iloc[0]), mode
+        assert report.null_count() == int(leaf.isna().sum()), mode
+    with pytest.raises(InvalidInputException, match="payload.user.id"):
+        lab.skew("skewed", "payload")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pyspark.sql import functions as F
+
 from ..errors import spark_errors
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
@@ -36,9 +38,17 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     if not names or not all(isinstance(c, str) and c.strip() for c in names):
         raise InvalidInputException(f"skew takes one or more column names, not {columns!r}")
     names = [c.strip().lower() for c in names]
+    leaves = {}
     for name in names:
-        if meta.column(name) is None:
+        leaf = meta.stats_column(name)
+        if leaf is not None and leaf.is_leaf:
+            leaves[name] = leaf.path
+        elif meta.column(name) is None:
             raise NoSuchObjectException(f"column {name} does not exist in table {meta.qualified_name}")
+        elif parse_type(meta.column_type(name)).stats_kind is None:
+            inside = [c.name for c in meta.stats_columns if c.path[0] == name]
+            raise InvalidInputException(f"column {name} is {meta.column_type(name)}: skew is measured on scalar "
+                                        "values" + (f", such as its leaves {', '.join(inside)}" if inside else ""))
         if name in meta.partition_key_names:
             raise InvalidInputException(f"{name} is a partition key of {meta.qualified_name}: skew is measured "
                                         "on data columns within partitions")
@@ -56,6 +66,8 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     distinct = _distinct_estimate(session, meta, names, parts, valid) if mode == "exact" else None
     with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
         rows = read_snapshot(session.spark, meta, parts, reuse=True)
+        if leaves:  # a struct's leaf, NULL where a struct on its way is, as a column of its own
+            rows = rows.select("*", *[F.col(".".join(f"`{p}`" for p in path)).alias(name) for name, path in leaves.items()])
         report = skew_report(rows, meta, names, k, min_share, mode, max_keys, max_items, footers, distinct)
     if len(names) == 1:
         keep_top_values(session, meta, report, valid)
@@ -129,7 +141,7 @@ def _footer_counts(meta: Table, parts: list[PartitionFiles], column: str) -> dic
         if label is None:
             return None
         labels[(label,)] = part.files
-    found = meta.column(column)
+    found = meta.column(column) or meta.stats_column(column)
     if found is None:
         return None
     served, figures = group_figures(labels, {column: found.type}, field_ids_of(meta))

@@ -381,8 +381,9 @@ class Table:
         return next((c for c in self.cols + self.partitionKeys if c.name == lowered), None)
 
     def column_type(self, name: str) -> str:
-        """The type of a column or partition key; raises naming the column when the table has none."""
-        column = self.column(name)
+        """The type of a column, partition key or struct leaf (`payload.user.id`); raises naming the column when
+        the table has none."""
+        column = self.column(name) or self.stats_column(name)
         if column is None:
             raise NoSuchObjectException(f"column {name} does not exist in {self.qualified_name}")
         return column.type
