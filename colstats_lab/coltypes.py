@@ -100,7 +100,7 @@ class ColumnType:
             return f"DECIMAL({precision},{scale})"
         if self.base in ("varchar", "char"):
             return "STRING"
-        return self.name  # array, map, struct: as Hive spells it (upper-casing would rename struct fields)
+        return _complex_ddl(self.name)
 
     def __str__(self) -> str:
         return self.name
@@ -138,24 +138,45 @@ def parse_type(text: str) -> ColumnType:
     raise UnsupportedTypeError(f"unknown column type {text!r}")
 
 
-def struct_fields(type_name: str) -> list[tuple[str, str]]:
-    """The (name, type) of each field of a `struct<a:int,b:struct<c:string>>` type as Hive spells it; none
-    for any other type. Field names are as the type text spells them (they may hold upper-case letters)."""
-    text = type_name.strip()
-    if not text.lower().startswith("struct<") or not text.endswith(">"):
-        return []
-    body, fields, depth, start = text[len("struct<"):-1], [], 0, 0
+def _complex_ddl(text: str) -> str:
+    """An array, map or struct type in Spark's DDL: each struct field's name quoted (it may hold any character,
+    `größe` or `a.b`, and keeps its case), each element type in Spark's DDL."""
+    lowered = text.lower()
+    if lowered.startswith("struct<"):
+        return "struct<" + ",".join("`" + name.replace("`", "``") + "`:" + parse_type(kind).spark_ddl()
+                                    for name, kind in struct_fields(text)) + ">"
+    if lowered.startswith(("array<", "map<")):
+        head = text[:text.index("<")]
+        return head + "<" + ",".join(parse_type(part).spark_ddl() for part in _top_level_parts(text[len(head) + 1:-1])) + ">"
+    return text
+
+
+def _top_level_parts(body: str) -> list[str]:
+    """`body` split at the commas outside any `<...>` or `(...)`."""
+    parts, depth, start = [], 0, 0
     for i, char in enumerate(body + ","):
         if char in "<(":
             depth += 1
         elif char in ">)":
             depth -= 1
         elif char == "," and depth == 0:
-            name, _, field_type = body[start:i].partition(":")
-            if not field_type:
-                raise UnsupportedTypeError(f"struct field {body[start:i]!r} of {type_name!r} has no type")
-            fields.append((name.strip().strip("`"), field_type.strip()))
+            parts.append(body[start:i])
             start = i + 1
+    return parts
+
+
+def struct_fields(type_name: str) -> list[tuple[str, str]]:
+    """The (name, type) of each field of a `struct<a:int,b:struct<c:string>>` type as Hive spells it; none
+    for any other type. Field names are as the type text spells them (they may hold upper-case letters)."""
+    text = type_name.strip()
+    if not text.lower().startswith("struct<") or not text.endswith(">"):
+        return []
+    fields = []
+    for part in _top_level_parts(text[len("struct<"):-1]):
+        name, _, field_type = part.partition(":")
+        if not field_type:
+            raise UnsupportedTypeError(f"struct field {part!r} of {type_name!r} has no type")
+        fields.append((name.strip().strip("`"), field_type.strip()))
     return fields
 
 

@@ -363,3 +363,13 @@ def test_skew_of_a_leaf_counts_as_pandas_does(lab, tmp_path):
         assert report.null_count() == int(leaf.isna().sum()), mode
     with pytest.raises(InvalidInputException, match="payload.user.id"):
         lab.skew("skewed", "payload")
+
+
+def test_a_table_of_nothing_readable_is_refused_naming_each_column(lab, tmp_path):
+    root = tmp_path / "unreadable"
+    root.mkdir()
+    stamps = pa.array([1, None], pa.timestamp("ns"))
+    pq.write_table(pa.table({"at": pa.array([dt.time(1), None]),
+                             "inner": pa.StructArray.from_arrays([stamps], names=["seen"])}), root / "a.parquet")
+    with pytest.raises(InvalidInputException, match=r"at is a TIME column.*inner is a nanosecond timestamp inside it"):
+        lab.register_external("unreadable", str(root))

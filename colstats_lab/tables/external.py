@@ -85,6 +85,9 @@ def file_columns(spark: SparkSession, path: str, partition_keys: list[str]) -> F
     kept = [f.name for f in schema.fields if f.name.lower() not in keys]
     parameters = {SPELLING_PARAM: spelling_param(kept + list(partition_keys)), NANOS_PARAM: nanos_param(nanos),
                   SKIPPED_PARAM: json.dumps({k.lower(): v for k, v in skipped.items()}) if skipped else None}
+    if not cols:
+        raise InvalidInputException(f"no column of {path} can be read: " + "; ".join(
+            f"{name} is {why}" for name, why in skipped.items()) if skipped else f"{path} has no data columns")
     for name, why in skipped.items():
         log.warning("%s: column %s is left out: it is %s", path, name, why)
     return FileColumns(cols, {k: v for k, v in parameters.items() if v is not None}, skipped)
@@ -96,6 +99,8 @@ def _unreadable(leaves: list) -> str | None:
         logical = leaf.logical_type.type
         if logical in _UNREADABLE:
             return _UNREADABLE[logical]
+        if "." in leaf.path and logical == "TIMESTAMP" and '"timeUnit":"nanoseconds"' in leaf.logical_type.to_json():
+            return f"a nanosecond timestamp inside it ({leaf.path}), which the lab reads at the top level only, for now"
         if logical == "DECIMAL" and leaf.precision > _MAX_DECIMAL_DIGITS:
             return f"a decimal of {leaf.precision} digits, past Spark's {_MAX_DECIMAL_DIGITS}"
     return None
