@@ -23,13 +23,15 @@ def report_html(metastore: Metastore, table: Table) -> str:
     sections = [f"<h1>{html.escape(table.qualified_name)}</h1>", f'<p class="colstats-header">{_summary(data)}</p>',
                 "<h2>Statistics of the whole table</h2>",
                 html_table(display_frame(level, table), numeric={"min", "max", "nulls", "distinct", "avg len", "max len"},
-                           raw_html={"null fraction", "status"}, wrap={"reason"})]
+                           raw_html={"column", "null fraction", "status"}, wrap={"reason"})]
     figures = []
-    analyzed = level[level["nulls"].notna()].assign(ndv=lambda f: [0 if v is None else v for v in f["ndv"]])
+    analyzed = level[level["nulls"].notna()].assign(ndv=lambda f: [0 if v is None else v for v in f["ndv"]],
+                                                     column=lambda f: f["column"].map(table.spelled))
     if len(analyzed):
         figures.append(charts.null_and_ndv_figure(analyzed, f"{table.tableName}: nulls and distinct values"))
     if table.is_partitioned and frame["partition"].notna().any():
-        figures.append(charts.freshness_heatmap(frame, f"{table.tableName}: statistics per partition and column"))
+        figures.append(charts.freshness_heatmap(frame.assign(column=frame["column"].map(table.spelled)),
+                                                f"{table.tableName}: statistics per partition and column"))
     for number, figure in enumerate(figures):
         # the first figure carries plotly's script inline; the others use it
         sections.append(figure.to_html(full_html=False, include_plotlyjs=number == 0))

@@ -14,10 +14,22 @@ from .widgets import LevelPicker, View, badge, fraction_bar, html_table, registe
 QUARTILES = "Q1, median, Q3"
 
 
+def column_label(table: Table | None, name: str) -> str:
+    """A column's name as HTML: as the files spell it; a struct's leaf indented by its depth, its structs muted
+    before its own name (`payload . user . id`)."""
+    leaf = table.stats_column(name) if table is not None else None
+    if leaf is None or not leaf.is_leaf:
+        return fmt.escape(table.spelled(name) if table is not None else name)
+    indent = "&nbsp;" * 3 * (len(leaf.path) - 1)
+    parents = "".join(f'<span style="color: #777">{fmt.escape(p)}.</span>' for p in leaf.path[:-1])
+    return f'<span title="{fmt.escape(name)}">{indent}{parents}{fmt.escape(leaf.path[-1])}</span>'
+
+
 def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFrame:
-    """The statistics frame as the view shows it; with `table`, columns named as its files spell them."""
+    """The statistics frame as the view shows it (`column` is HTML); with `table`, columns named as its files
+    spell them and struct leaves indented."""
     shown = pd.DataFrame({
-        "column": frame["column"].map(table.spelled) if table is not None else frame["column"], "type": frame["type"],
+        "column": frame["column"].map(lambda name: column_label(table, name)), "type": frame["type"],
         "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
         "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
         "distinct": frame["ndv"].map(fmt.count),
@@ -82,7 +94,7 @@ class StatsView(View):
               f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
         numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
         self.table_html.value = html_table(display_frame(self.frame, self.table), numeric=numeric,
-                                           raw_html={"null fraction", "status", QUARTILES}, wrap={"reason"},
+                                           raw_html={"column", "null fraction", "status", QUARTILES}, wrap={"reason"},
                                            narrow={QUARTILES})
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
