@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from .errors import ColstatsError
 
 SPELLING_PARAM = "colstats.columns.spelling"  # JSON {lower-case name: the files' spelling}, names not lower-case only
+SKIPPED_PARAM = "colstats.columns.skipped"  # JSON {column: why the lab cannot read it}: left out of the table
 NANOS_PARAM = "colstats.columns.timestampNanos"  # comma-separated: timestamp columns the files keep in nanoseconds
 
 

@@ -373,3 +373,32 @@ def test_a_table_of_nothing_readable_is_refused_naming_each_column(lab, tmp_path
                              "inner": pa.StructArray.from_arrays([stamps], names=["seen"])}), root / "a.parquet")
     with pytest.raises(InvalidInputException, match=r"at is a TIME column.*inner is a nanosecond timestamp inside it"):
         lab.register_external("unreadable", str(root))
+
+
+def test_a_delta_tables_struct_leaves_take_the_logs_figures(lab, tmp_path):
+    from deltalake import write_deltalake
+
+    path = str(tmp_path / "delta_nested")
+    rng = np.random.default_rng(13)
+    rows = 600
+    user = pa.StructArray.from_arrays(
+        [pa.array(np.where(rng.random(rows) < 0.1, None, rng.integers(0, 500, rows)).tolist(), pa.int64()),
+         pa.array([None if rng.random() < 0.2 else f"n{rng.integers(0, 40)}" for _ in range(rows)])],
+        names=["Id", "name"])
+    table = pa.table({"eventId": np.arange(rows),
+                      "payload": pa.StructArray.from_arrays([user], names=["user"], mask=pa.array(rng.random(rows) < 0.1)),
+                      "tags": pa.array([["a"] * (i % 3) for i in range(rows)])})
+    # whole tables, not slices: deltalake 1.6 aborts the process on a sliced struct array with a validity mask
+    for start, stop in ((0, 400), (400, rows)):
+        write_deltalake(path, pa.Table.from_pylist(table.slice(start, stop - start).to_pylist(), table.schema),
+                        mode="append")
+    registered = lab.register_external("dnested", path, format="delta")
+    assert registered.column_type("payload.user.id") == "bigint"
+    result = lab.sql("ANALYZE TABLE dnested COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert {"payload.user.id", "payload.user.name"} <= set(result.details.footer_columns)  # from the log
+    assert "tags" in result.message
+    leaves = _leaves(table)
+    for name in ("payload.user.id", "payload.user.name", "eventid"):
+        _check_leaf(lab, "dnested", name, leaves[name])
+    assert lab.sql("SELECT count(*) AS n FROM dnested WHERE payload.user.id < 50").df["n"][0] == \
+        int(np.sum(np.array([v is not None and v < 50 for v in leaves["payload.user.id"].to_pylist()])))

@@ -17,7 +17,8 @@ from deltalake.exceptions import DeltaError, TableNotFoundError
 
 from ..file_columns import by_lower_name
 from ..files import ColumnFigures, DataFile
-from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException, Table
+from ..metastore import ColumnPath, FieldSchema, InvalidInputException, NoSuchObjectException, Table
+from ..metastore.model import leaf_name
 from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
 from .file_figures import DELTA_STRINGS_WHOLE_BELOW, column_figures
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
@@ -72,20 +73,29 @@ class DeltaSource(TableSource):
         spelled = by_lower_name([f.name for f in table.schema().fields], f"the Delta table at {self.path}")
         fields = {f.name.lower(): f for f in table.schema().fields}
         keys = [FieldSchema(k, hive_type(fields[k].type, f"partition column {k} of {self.path}")) for k in key_names]
-        cols = [FieldSchema(name, hive_type(f.type, f"column {f.name} of {self.path}"))
-                for name, f in fields.items() if name not in key_names]
+        cols, skipped, log_names = [], {}, {}
+        for name, f in fields.items():
+            if name in key_names:
+                continue
+            type_name = nested_hive_type(f.type)
+            if type_name is None:
+                skipped[name] = f"of Delta type {f.type}, which the lab does not read yet"
+                continue
+            cols.append(FieldSchema(name, type_name))
+            log_names.update(_log_names(f.name, f.type))
+        leaves = Table("", "", cols).stats_columns
         actions = pa.table(table.get_add_actions(flatten=True)).to_pylist()
         added_in = self._versions_adding({a["path"] for a in actions}, table.version())
         originals = {k.lower(): k for k in table.metadata().partition_columns}
         files = [FormatFile(DataFile(os.path.join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
                                      added_in.get(a["path"]), a.get("num_records"),
-                                     figures=_figures(a, cols, fields)),
+                                     figures=_figures(a, leaves, log_names)),
                             [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
         # which columns the log keeps figures for (delta-rs: the first 32), in how many files
-        log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{fields[c.name].name}") is not None
-                                      or a.get(f"null_count.{fields[c.name].name}") is not None) for c in cols}
+        log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{log_names.get(c.name)}") is not None
+                                      or a.get(f"null_count.{log_names.get(c.name)}") is not None) for c in leaves}
         return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files,
-                              log_statistics=log_statistics, spelled=list(spelled.values()))
+                              log_statistics=log_statistics, spelled=list(spelled.values()), skipped=skipped)
 
 
     def _versions_adding(self, paths: set[str], current: int) -> dict[str, int]:
@@ -104,14 +114,56 @@ class DeltaSource(TableSource):
         return out
 
 
-def _figures(action: dict, cols: list[FieldSchema], fields: dict) -> dict[str, ColumnFigures]:
-    """An add action's figures per lab column (the log names columns as the table's schema spells them)."""
+def _figures(action: dict, leaves: list[ColumnPath], log_names: dict[str, str]) -> dict[str, ColumnFigures]:
+    """An add action's figures per lab column and struct leaf (the log names them as the table's schema spells
+    them, a leaf by its dotted path)."""
     out = {}
-    for column in cols:
-        name = fields[column.name].name
+    for column in leaves:
+        name = log_names.get(column.name)
+        if name is None:
+            continue
         figure = column_figures(column.type, action.get("num_records"), action.get(f"null_count.{name}"),
                                 action.get(f"min.{name}"), action.get(f"max.{name}"),
                                 strings_whole_below=DELTA_STRINGS_WHOLE_BELOW, timestamps_in_ms=True)
         if figure is not None:
             out[column.name] = figure
     return out
+
+
+def nested_hive_type(delta_type) -> str | None:
+    """The Hive type of a Delta column, structs, arrays and maps included; None where some part of it is of a
+    type the lab does not read, or a struct field's name could not be spelled in a type's text."""
+    kind = type(delta_type).__name__
+    if kind == "StructType":
+        fields = []
+        for field in delta_type.fields:
+            inner = nested_hive_type(field.type)
+            if inner is None or any(c in field.name for c in ":,<>`"):
+                return None
+            fields.append(f"{field.name.lower()}:{inner}")
+        return "struct<" + ",".join(fields) + ">"
+    if kind == "ArrayType":
+        element = nested_hive_type(delta_type.element_type)
+        return None if element is None else f"array<{element}>"
+    if kind == "MapType":
+        key, value = nested_hive_type(delta_type.key_type), nested_hive_type(delta_type.value_type)
+        return None if key is None or value is None else f"map<{key},{value}>"
+    try:
+        return hive_type(delta_type, "")
+    except InvalidInputException:
+        return None
+
+
+def _log_names(name: str, delta_type, path: tuple[str, ...] = ()) -> dict[str, str]:
+    """Each column and struct leaf (the lab's name) with the dotted name the log keeps its figures under; a leaf
+    under a field whose name holds a dot has none (the log's name would be ambiguous)."""
+    here = path + (name,)
+    if type(delta_type).__name__ == "StructType":
+        out: dict[str, str] = {}
+        for field in delta_type.fields:
+            out.update(_log_names(field.name, field.type, here))
+        return out
+    if len(here) > 1 and any("." in part for part in here):
+        return {}
+    lab_name = here[0].lower() if len(here) == 1 else leaf_name(tuple(p.lower() for p in here))
+    return {lab_name: ".".join(here)}

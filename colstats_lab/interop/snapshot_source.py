@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlparse
 
-from ..file_columns import SPELLING_PARAM, spelling_param
+from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.merge import merge_table_level
@@ -57,6 +57,7 @@ class FormatSnapshot:
     metadata: str = ""          # an Iceberg catalog's table: its current metadata file
     log_statistics: dict[str, int] = field(default_factory=dict)  # Delta: column -> files the log has figures of
     spelled: list[str] = field(default_factory=list)  # the columns and keys as the format's schema spells them
+    skipped: dict[str, str] = field(default_factory=dict)  # columns the lab cannot read, left out, and why
 
     @property
     def token(self) -> str:
@@ -132,6 +133,10 @@ def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -
             params[CATALOG_PARAM] = snapshot.catalog
         if spelling := spelling_param(snapshot.spelled):
             params[SPELLING_PARAM] = spelling
+        if snapshot.skipped:
+            params[SKIPPED_PARAM] = json.dumps(snapshot.skipped, sort_keys=True)
+            log.warning("%s: columns left out: %s", snapshot.source,
+                        "; ".join(f"{name} ({why})" for name, why in snapshot.skipped.items()))
         table = Table(db, name, snapshot.cols, snapshot.partition_keys, location=snapshot.location,
                       tableType="EXTERNAL_TABLE", parameters=params)
         metastore.create_table(table)

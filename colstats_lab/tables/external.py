@@ -17,7 +17,7 @@ from pyspark.sql import SparkSession
 
 from ..coltypes import from_spark_type
 from ..errors import spark_errors
-from ..file_columns import NANOS_PARAM, SPELLING_PARAM, by_lower_name, nanos_param, spelling_param
+from ..file_columns import NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, nanos_param, spelling_param
 from ..files import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.merge import merge_table_level
@@ -37,8 +37,6 @@ def partition_directories(path: str, files=None) -> tuple[list[str], list[str]]:
             raise InvalidInputException(f"directory {rel} does not follow the partition layout {'/'.join(keys)}")
     return keys, directories
 
-
-SKIPPED_PARAM = "colstats.columns.skipped"  # JSON {column: why the lab cannot read it}: left out of the table
 
 # Parquet logical types Spark 4.3 refuses to read at all: its schema inference fails for the whole file
 _UNREADABLE = {"TIME": "a TIME column, which Spark does not read", "FLOAT16": "a FLOAT16 column, which Spark does not read",
