@@ -364,6 +364,15 @@ def test_skew_of_a_leaf_counts_as_pandas_does(lab, tmp_path):
     with pytest.raises(InvalidInputException, match="payload.user.id"):
         lab.skew("skewed", "payload")
 
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.user_ns["lab"] = lab
+    shell.run_line_magic("load_ext", "colstats_lab")
+    for target in ("skewed.payload.user.id", "default.skewed.payload.user.id"):
+        view = shell.run_line_magic("skew", f"{target} --lab lab --top 3")
+        assert int(view.result.heavy_hitters()["count"].iloc[0]) == int(counts.iloc[0]), target
+
 
 def test_a_table_of_nothing_readable_is_refused_naming_each_column(lab, tmp_path):
     root = tmp_path / "unreadable"

@@ -117,11 +117,11 @@ class ColstatsMagics(Magics):
         if join is not None:
             return self._join_skew(join)
         args = _arguments(self.skew, line)
-        table, dot, columns = _unquoted(args.target).rpartition(".")
-        names = [c.strip() for c in columns.split(",") if c.strip()]
-        if not dot or not table or not names:
-            raise UsageError(f"expected table.column, got {args.target!r}")
         lab = self._lab(args.lab)
+        table, columns = _table_and_columns(lab, _unquoted(args.target))
+        names = [c.strip() for c in columns.split(",") if c.strip()]
+        if not table or not names:
+            raise UsageError(f"expected table.column, got {args.target!r}")
         top = self.top if args.top is None else args.top
         min_share = self.min_share if args.min_share is None else args.min_share
         mode = args.mode or self.skew_mode
@@ -228,3 +228,18 @@ def load_ipython_extension(ipython) -> None:
     ipython.register_magics(ColstatsMagics)
     # Spark's cold start (about 12 s) overlaps the user's next cells instead of the first %%analyze
     Lab.start_spark_early()
+
+
+def _table_and_columns(lab, target: str) -> tuple[str, str]:
+    """`[db.]table` and the column text after it in `table.column`, `db.table.column` or a struct's leaf
+    (`events.payload.user.id`): the longest prefix of at most two names that is a table, else the first name."""
+    parts = target.split(".")
+    for size in (2, 1):
+        if len(parts) > size:
+            try:
+                lab.resolve(".".join(parts[:size]))
+            except ColstatsError:
+                continue
+            return ".".join(parts[:size]), ".".join(parts[size:])
+    table, _, columns = target.rpartition(".")
+    return table, columns
