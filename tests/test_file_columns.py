@@ -411,3 +411,13 @@ def test_a_delta_tables_struct_leaves_take_the_logs_figures(lab, tmp_path):
         _check_leaf(lab, "dnested", name, leaves[name])
     assert lab.sql("SELECT count(*) AS n FROM dnested WHERE payload.user.id < 50").df["n"][0] == \
         int(np.sum(np.array([v is not None and v < 50 for v in leaves["payload.user.id"].to_pylist()])))
+
+
+def test_analyze_frame_takes_struct_leaves(lab, spark):
+    from pyspark.sql import functions as F
+
+    frame = spark.range(500).select(F.col("id").alias("eventId"), F.when(F.col("id") % 5 == 0, None).otherwise(
+        F.struct((F.col("id") % 17).alias("Kind"), F.lit("x").alias("tag"))).alias("payload"))
+    stats = lab.analyze_frame(frame).set_index("column")
+    assert set(stats.index) == {"eventId", "payload.kind", "payload.tag"}
+    assert stats.loc["payload.kind", "nulls"] == 100 and stats.loc["payload.kind", "max"] == 16

@@ -10,9 +10,9 @@ from .. import frames
 from ..analyze.autoanalyze import AutoAnalyzeOptions, duration_seconds, run_round
 from ..analyze.stale import analyze_stale as analyze_stale_owners
 from ..analyze.stale import check_threshold
-from ..coltypes import from_spark_type, parse_type
+from ..coltypes import from_spark_type
 from ..errors import spark_errors
-from ..metastore import NoSuchObjectException
+from ..metastore import FieldSchema, NoSuchObjectException, Table
 from ..result import Result
 from ..stats import ColumnPlan, aggregate_stats
 
@@ -71,10 +71,11 @@ def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) 
         if key.lower() not in fields:
             raise NoSuchObjectException(f"column {key} does not exist in the DataFrame "
                                         f"(it has {', '.join(f.name for f in frame.schema.fields)})")
-    columns = [(f.name, from_spark_type(f.dataType).name) for f in frame.schema.fields
+    columns = [FieldSchema(f.name, from_spark_type(f.dataType).name) for f in frame.schema.fields
                if f.name.lower() not in {k.lower() for k in keys}]
     kll = bool(session.get("hive.stats.kll.enable"))
-    plans = [ColumnPlan(name, type_name, kll) for name, type_name in columns if parse_type(type_name).stats_kind]
+    # each column of a type with statistics, and each struct's leaves (`payload.user.id`) as columns of their own
+    plans = [ColumnPlan(c.name, c.type, kll, path=c.path) for c in Table("", "", columns).stats_columns]
     with spark_errors("cannot analyze the DataFrame"):
         groups = aggregate_stats(frame, keys, plans)
     return frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)
