@@ -421,3 +421,18 @@ def test_analyze_frame_takes_struct_leaves(lab, spark):
     stats = lab.analyze_frame(frame).set_index("column")
     assert set(stats.index) == {"eventId", "payload.kind", "payload.tag"}
     assert stats.loc["payload.kind", "nulls"] == 100 and stats.loc["payload.kind", "max"] == 16
+
+
+def test_spark_case_preserving_schema_in_hms_parameters_gives_the_spelling(spark):
+    from pyspark.sql import types as T
+
+    from colstats_lab.interop.hms_source import spark_schema_names
+
+    schema = T.StructType([T.StructField("userId", T.LongType()), T.StructField("Größe", T.DoubleType()),
+                           T.StructField("ds", T.StringType())]).json()
+    whole = {"spark.sql.sources.schema": schema}
+    split = {"spark.sql.sources.schema.numParts": "3", **{f"spark.sql.sources.schema.part.{i}": schema[i * 20:(i + 1) * 20]
+                                                          for i in range(2)},
+             "spark.sql.sources.schema.part.2": schema[40:]}
+    assert spark_schema_names(whole) == spark_schema_names(split) == ["userId", "Größe", "ds"]
+    assert spark_schema_names({}) == [] and spark_schema_names({"spark.sql.sources.schema": "not json"}) == []
