@@ -231,15 +231,20 @@ def _check_leaf(lab, table: str, column: str, values: pa.ChunkedArray):
         assert data.lowValue == pc.min(present).as_py() and data.highValue == pc.max(present).as_py(), column
 
 
+def _users(rng, rows: int, ids: int, names: int) -> pa.StructArray:
+    """A struct of a camelCase `Id` (10 % NULL) and a `name` (20 % NULL)."""
+    return pa.StructArray.from_arrays(
+        [pa.array(np.where(rng.random(rows) < 0.1, None, rng.integers(0, ids, rows)).tolist(), pa.int64()),
+         pa.array([None if rng.random() < 0.2 else f"user-{rng.integers(0, names)}" for _ in range(rows)])],
+        names=["Id", "name"])
+
+
 def test_struct_leaves_are_columns_of_their_own_with_pyarrows_figures(lab, tmp_path):
     root = tmp_path / "events"
     root.mkdir()
     rng = np.random.default_rng(7)
     rows = 2_000
-    user = pa.StructArray.from_arrays(
-        [pa.array(np.where(rng.random(rows) < 0.1, None, rng.integers(0, 300, rows)).tolist(), pa.int64()),
-         pa.array([None if rng.random() < 0.2 else f"user-{rng.integers(0, 90)}" for _ in range(rows)])],
-        names=["Id", "name"])
+    user = _users(rng, rows, 300, 90)
     payload = pa.StructArray.from_arrays(
         [user, pa.array(np.where(rng.random(rows) < 0.3, np.nan, rng.random(rows)), pa.float64(), from_pandas=True),
          pa.array([None if i % 7 == 0 else i % 50 for i in range(rows)], pa.int32())],
@@ -390,10 +395,7 @@ def test_a_delta_tables_struct_leaves_take_the_logs_figures(lab, tmp_path):
     path = str(tmp_path / "delta_nested")
     rng = np.random.default_rng(13)
     rows = 600
-    user = pa.StructArray.from_arrays(
-        [pa.array(np.where(rng.random(rows) < 0.1, None, rng.integers(0, 500, rows)).tolist(), pa.int64()),
-         pa.array([None if rng.random() < 0.2 else f"n{rng.integers(0, 40)}" for _ in range(rows)])],
-        names=["Id", "name"])
+    user = _users(rng, rows, 500, 40)
     table = pa.table({"eventId": np.arange(rows),
                       "payload": pa.StructArray.from_arrays([user], names=["user"], mask=pa.array(rng.random(rows) < 0.1)),
                       "tags": pa.array([["a"] * (i % 3) for i in range(rows)])})
