@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import lru_cache
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type, struct_fields
@@ -312,6 +313,14 @@ def leaf_name(path: tuple[str, ...]) -> str:
     return ".".join(f"`{part}`" if "." in part or "`" in part else part for part in path)
 
 
+@lru_cache(maxsize=256)  # asked per partition while planning over thousands of them
+def _stats_columns_of(columns: tuple[tuple[str, str], ...]) -> tuple[tuple[ColumnPath, ...], frozenset[str]]:
+    out: list[ColumnPath] = []
+    for name, type_name in columns:
+        _stats_leaves(out, name, (name,), type_name)
+    return tuple(out), frozenset(c.name for c in out)
+
+
 def _stats_leaves(out: list[ColumnPath], name: str, path: tuple[str, ...], type_name: str) -> None:
     fields = struct_fields(type_name)
     if fields:
@@ -354,7 +363,7 @@ class Table:
     def stats_column_names(self) -> set[str]:
         """The columns that carry column statistics: data columns of a type that has them, and the leaves of
         struct columns (`payload.user.id`)."""
-        return {c.name for c in self.stats_columns}
+        return set(_stats_columns_of(tuple((c.name, c.type) for c in self.cols))[1])
 
     @property
     def stats_columns(self) -> list[ColumnPath]:
@@ -362,10 +371,7 @@ class Table:
         them, and in place of a struct column its leaves of such types, named by their path
         (`payload.user.id`; a field whose own name holds a dot quoted with backticks, as Spark does). Leaves
         under arrays and maps are not columns of their own."""
-        out: list[ColumnPath] = []
-        for column in self.cols:
-            _stats_leaves(out, column.name, (column.name,), column.type)
-        return out
+        return list(_stats_columns_of(tuple((c.name, c.type) for c in self.cols))[0])
 
     def stats_column(self, name: str) -> ColumnPath | None:
         lowered = name.lower()
