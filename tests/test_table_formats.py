@@ -642,3 +642,41 @@ def test_an_iceberg_key_named_on_the_labs_mirror_keeps_its_frequent_values_and_p
     assert top["output_rows"] == truth.groupby("x").size().max()
     table.append(rows(5, "web", 1, 900))
     assert lab.join_skew("ice.db.events", "x", "dim", "x").sides[0].source.startswith("counted")
+
+
+def test_an_iceberg_tables_struct_leaves_read_by_field_id_take_the_manifests_figures(lab, iceberg):
+    from pyiceberg.types import StructType
+
+    catalog, properties = iceberg
+    schema = Schema(NestedField(1, "eventId", LongType(), required=False),
+                    NestedField(2, "payload", StructType(
+                        NestedField(3, "user", StructType(NestedField(4, "Id", LongType(), required=False),
+                                                          NestedField(5, "name", StringType(), required=False)),
+                                    required=False)), required=False),
+                    NestedField(6, "tags", ListType(7, StringType(), element_required=False), required=False))
+    table = catalog.create_table("db.nested", schema=schema)
+    for first in (0, 40):
+        table.append(pa.Table.from_pylist(
+            [{"eventId": i, "payload": None if i % 9 == 0 else {"user": {"Id": None if i % 4 == 0 else i % 13,
+                                                                         "name": None if i % 5 == 0 else f"n{i % 7}"}},
+              "tags": ["a"] * (i % 3)} for i in range(first, first + 40)], schema=table.schema().as_arrow()))
+    with table.update_schema() as update:  # older files keep the old name: only the field id finds them
+        update.rename_column("payload.user.Id", "userId")
+    lab.attach("ice", properties)
+    result = lab.sql("ANALYZE TABLE ice.db.nested COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert result.details.columns == ["eventid", "payload.user.userid", "payload.user.name"]
+    assert {"payload.user.userid"} <= set(result.details.footer_columns)  # from the manifests' metrics
+    truth = catalog.load_table("db.nested").scan().to_arrow()
+    while any(pa.types.is_struct(f.type) for f in truth.schema):
+        truth = truth.flatten()
+    for name, source in (("payload.user.userid", "payload.user.userId"), ("payload.user.name", "payload.user.name")):
+        values = truth.column(source)
+        stats = lab.metastore.get_table_column_statistics("ice_db", "nested", name)
+        data = stats.obj(name).statsData.value
+        assert data.numNulls == values.null_count, name
+        assert data.numDVs == len(set(values.drop_null().to_pylist())), name
+    data = lab.metastore.get_table_column_statistics("ice_db", "nested", "payload.user.userid").obj(
+        "payload.user.userid").statsData.value
+    ids = truth.column("payload.user.userId").drop_null().to_pylist()
+    assert (data.lowValue, data.highValue) == (min(ids), max(ids))
+    assert "tags" in json.loads(lab.resolve("ice.db.nested").parameters["colstats.columns.skipped"])

@@ -17,6 +17,7 @@ from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, 
 
 from ..files import ColumnFigures, DataFile
 from ..file_columns import by_lower_name
+from ..metastore.model import leaf_name
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
 from .file_figures import column_figures, iceberg_string_cut
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, local_path, partition_text
@@ -31,9 +32,17 @@ _DELETED = 2  # a manifest entry's status: the file left the table in this snaps
 
 
 def hive_type(field_type: it.IcebergType, what: str) -> str:
-    """The Hive type name the lab keeps for an Iceberg type; refuses by name what it does not analyze."""
+    """The Hive type name the lab keeps for an Iceberg type, structs included; refuses by name what it does not
+    analyze (lists and maps, for now)."""
     if isinstance(field_type, it.DecimalType):
         return f"decimal({field_type.precision},{field_type.scale})"
+    if isinstance(field_type, it.StructType):
+        fields = []
+        for field in field_type.fields:
+            if any(c in field.name for c in ":,<>`"):
+                raise InvalidInputException(f"{what} has a field named {field.name!r}, which the lab cannot spell")
+            fields.append(f"{field.name.lower()}:{hive_type(field.field_type, what)}")
+        return "struct<" + ",".join(fields) + ">"
     name = _PRIMITIVES.get(type(field_type))
     if name is None:
         raise InvalidInputException(f"{what} is of Iceberg type {field_type}, which the lab does not analyze yet")
@@ -128,9 +137,12 @@ class IcebergSource(TableSource):
                 skipped[column.name.lower()] = f"of Iceberg type {column.field_type}, which the lab does not read yet"
                 continue
             cols.append(FieldSchema(column.name.lower(), type_name, column.doc))
-            field_ids[column.name.lower()] = column.field_id
-            named[column.name] = cols[-1]
-        cut = {name: iceberg_string_cut(table.properties, name) for name in named}
+            for names, field_id, field_type in _fields(column):
+                lab_name = names[0].lower() if len(names) == 1 else leaf_name(tuple(n.lower() for n in names))
+                field_ids[lab_name] = field_id  # a struct's own id too: Spark finds its fields under it by id
+                if not isinstance(field_type, it.StructType):
+                    named[names] = FieldSchema(lab_name, hive_type(field_type, lab_name))
+        cut = {names: iceberg_string_cut(table.properties, ".".join(names)) for names in named}
         snapshot = table.current_snapshot()
         files = []
         if snapshot is not None:
@@ -156,12 +168,25 @@ class IcebergSource(TableSource):
                               if self.writable else "", spelled=list(spelled.values()), skipped=skipped)
 
 
-def _figures(metrics: dict, named: dict[str, FieldSchema], cut: dict[str, int | None],
+def _fields(column: it.NestedField, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], int, it.IcebergType]]:
+    """The column and, inside a struct, each field under it: (names from the column down, field id, type)."""
+    here = path + (column.name,)
+    out = [(here, column.field_id, column.field_type)]
+    if isinstance(column.field_type, it.StructType):
+        for field in column.field_type.fields:
+            out += _fields(field, here)
+    return out
+
+
+def _figures(metrics: dict, named: dict[tuple[str, ...], FieldSchema], cut: dict[tuple[str, ...], int | None],
              rows: int) -> dict[str, ColumnFigures]:
-    """A data file's figures per lab column, from its manifest entry's metrics (by the current schema's names)."""
+    """A data file's figures per lab column and struct leaf, from its manifest entry's metrics (by the current
+    schema's names: a leaf's under its structs', `payload` -> `user` -> `Id`)."""
     out = {}
     for name, column in named.items():
-        metric = metrics.get(name)
+        metric: dict | None = metrics
+        for part in name:
+            metric = metric.get(part) if isinstance(metric, dict) else None
         if metric is None:
             continue
         figure = column_figures(column.type, rows, metric.get("null_value_count"), metric.get("lower_bound"),

@@ -19,6 +19,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
@@ -164,12 +165,34 @@ def _positions_by_name(meta, path: str, columns: dict[str, str]) -> dict[str, in
 
 
 def _positions_by_field_id(meta, field_ids: dict[str, int]) -> dict[str, int]:
-    """Each column's chunk index found by its field id (the tables that carry ids have flat schemas: one
-    chunk a top-level field); a column whose id the file lacks was added after the file was written."""
-    arrow = meta.schema.to_arrow_schema()
-    by_id = {int(f.metadata[b"PARQUET:field_id"]): index for index, f in enumerate(arrow)
-             if f.metadata and b"PARQUET:field_id" in f.metadata}
+    """Each column's (or struct leaf's) chunk index found by its field id; a column whose id the file lacks was
+    added after the file was written."""
+    by_id: dict[int, int] = {}
+    next_chunk = [0]
+    for top in meta.schema.to_arrow_schema():
+        _leaf_chunks(top, by_id, next_chunk)
     return {name: by_id[field_id] for name, field_id in field_ids.items() if field_id in by_id}
+
+
+def _leaf_chunks(arrow_field, by_id: dict[int, int], next_chunk: list[int]) -> None:
+    """The chunk index of each primitive leaf under `arrow_field` with a field id: Parquet keeps one chunk a leaf,
+    in the schema's depth-first order (a list's elements, a map's keys and values are leaves of their own)."""
+    kind = arrow_field.type
+    if pa.types.is_map(kind):
+        children = [kind.key_field, kind.item_field]
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        children = [kind.value_field]
+    elif pa.types.is_struct(kind):
+        children = [kind.field(i) for i in range(kind.num_fields)]
+    else:
+        children = []
+    if children:
+        for child in children:
+            _leaf_chunks(child, by_id, next_chunk)
+        return
+    if arrow_field.metadata and b"PARQUET:field_id" in arrow_field.metadata:
+        by_id[int(arrow_field.metadata[b"PARQUET:field_id"])] = next_chunk[0]
+    next_chunk[0] += 1
 
 
 def _column_figure(chunk, rows: int, type_name: str, whole_strings: bool) -> FooterColumn | None:

@@ -12,6 +12,7 @@ from pyspark.sql import types as T
 from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
+from ..metastore.model import leaf_name
 from ..files import DataFile, decoded_uri_path, parquet_reader, spark_file_uri
 from ..metastore.snapshot_files import field_ids_of
 
@@ -67,9 +68,17 @@ def file_schema(table: Table, field_ids: dict[str, int] | None = None) -> T.Stru
     """The data columns as Spark reads them from the table's files: a nanosecond timestamp as the long it is
     (`table_columns` makes it the table's timestamp), each column by its Iceberg field id where given."""
     nanos = nanos_columns(table.parameters)
-    return T.StructType([T.StructField(c.name, T.LongType() if c.name in nanos else spark_type(c.type),
-                                       metadata={"parquet.field.id": field_ids[c.name]}
-                                       if field_ids and c.name in field_ids else {}) for c in table.cols])
+    return T.StructType([_with_field_id(c.name, T.LongType() if c.name in nanos else spark_type(c.type), (c.name,),
+                                        field_ids or {}) for c in table.cols])
+
+
+def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], field_ids: dict[str, int]) -> T.StructField:
+    """A field of the read schema carrying its Iceberg field id, and a struct's fields theirs (keyed in
+    `field_ids` by their lab names, `payload.user.id`), so Spark finds each by id at every depth."""
+    if isinstance(data_type, T.StructType):
+        data_type = T.StructType([_with_field_id(f.name, f.dataType, path + (f.name,), field_ids) for f in data_type.fields])
+    key = path[0] if len(path) == 1 else leaf_name(path)
+    return T.StructField(name, data_type, metadata={"parquet.field.id": field_ids[key]} if key in field_ids else {})
 
 
 def table_columns(table: Table) -> list[Column]:
