@@ -14,12 +14,14 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
+from pyspark.sql import types as T
 
 from ..coltypes import from_spark_type
 from ..errors import spark_errors
 from ..file_columns import NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, nanos_param, spelling_param
 from ..files import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
+from ..metastore.model import leaf_name
 from ..metastore.merge import merge_table_level
 from ..metastore.names import parse_part_name
 
@@ -70,18 +72,22 @@ def file_columns(spark: SparkSession, path: str, partition_keys: list[str]) -> F
     for i in range(len(parquet)):
         column = parquet.column(i)
         leaves.setdefault(column.path.split(".")[0], []).append(column)
-    skipped = {name: why for name in arrow.names if (why := _unreadable(leaves.get(name, [])))}
-    nanos = [name for name in arrow.names if name not in skipped and _nanosecond_timestamp(leaves.get(name, []))]
+    skipped = {name: why for name in arrow.names if (why := _unreadable(leaves.get(name, []), arrow.field(name)))}
+    nanos = {name: [tuple(leaf.path.split(".")[1:]) for leaf in leaves.get(name, []) if _in_nanoseconds(leaf)]
+             for name in arrow.names if name not in skipped}
+    nanos = {name: paths for name, paths in nanos.items() if paths}
     with spark_errors(f"cannot read {path} as Parquet"), _nanos_as_long(spark, bool(nanos)):
         if skipped:  # Spark infers no file with such a column: it infers the others from a file of their schema
             schema = _inferred_without(spark, arrow, set(skipped))
         else:
             schema = spark.read.parquet(path).schema
     keys = {k.lower() for k in partition_keys}
-    cols = [FieldSchema(f.name.lower(), "timestamp" if f.name in nanos else from_spark_type(f.dataType).name)
+    cols = [FieldSchema(f.name.lower(), from_spark_type(_as_timestamps(f.dataType, nanos.get(f.name, []))).name)
             for f in schema.fields if f.name.lower() not in keys]
+    nanos_names = [name if not fields else leaf_name((name.lower(), *(p.lower() for p in fields)))
+                   for name, paths in nanos.items() for fields in paths]
     kept = [f.name for f in schema.fields if f.name.lower() not in keys]
-    parameters = {SPELLING_PARAM: spelling_param(kept + list(partition_keys)), NANOS_PARAM: nanos_param(nanos),
+    parameters = {SPELLING_PARAM: spelling_param(kept + list(partition_keys)), NANOS_PARAM: nanos_param(nanos_names),
                   SKIPPED_PARAM: json.dumps({k.lower(): v for k, v in skipped.items()}) if skipped else None}
     if not cols:
         raise InvalidInputException(f"no column of {path} can be read: " + "; ".join(
@@ -91,23 +97,45 @@ def file_columns(spark: SparkSession, path: str, partition_keys: list[str]) -> F
     return FileColumns(cols, {k: v for k, v in parameters.items() if v is not None}, skipped)
 
 
-def _unreadable(leaves: list) -> str | None:
-    """Why Spark cannot read a column with these Parquet leaves; None when it can."""
+def _unreadable(leaves: list, arrow_field: pa.Field) -> str | None:
+    """Why Spark (or the lab) cannot read a column with these Parquet leaves; None when it can."""
     for leaf in leaves:
         logical = leaf.logical_type.type
         if logical in _UNREADABLE:
             return _UNREADABLE[logical]
-        if "." in leaf.path and logical == "TIMESTAMP" and '"timeUnit":"nanoseconds"' in leaf.logical_type.to_json():
-            return f"a nanosecond timestamp inside it ({leaf.path}), which the lab reads at the top level only, for now"
         if logical == "DECIMAL" and leaf.precision > _MAX_DECIMAL_DIGITS:
             return f"a decimal of {leaf.precision} digits, past Spark's {_MAX_DECIMAL_DIGITS}"
+        if _in_nanoseconds(leaf) and not _under_structs(arrow_field, leaf.path.split(".")[1:]):
+            return (f"a nanosecond timestamp inside a list or map ({leaf.path}), which the lab reads at the top "
+                    "level and in structs only, for now")
     return None
 
 
-def _nanosecond_timestamp(leaves: list) -> bool:
-    """A top-level TIMESTAMP(NANOS) column (a leaf of a nested one is its struct's business)."""
-    return len(leaves) == 1 and "." not in leaves[0].path and leaves[0].logical_type.type == "TIMESTAMP" \
-        and '"timeUnit":"nanoseconds"' in leaves[0].logical_type.to_json()
+def _in_nanoseconds(leaf) -> bool:
+    return leaf.logical_type.type == "TIMESTAMP" and '"timeUnit":"nanoseconds"' in leaf.logical_type.to_json()
+
+
+def _under_structs(arrow_field: pa.Field, fields: list[str]) -> bool:
+    """Whether the leaf `fields` below a column is reached through structs only (no list, map, or a field whose
+    own name holds a dot, which a path cannot tell apart)."""
+    kind = arrow_field.type
+    for name in fields:
+        if not pa.types.is_struct(kind) or kind.get_field_index(name) < 0:
+            return False
+        kind = kind.field(kind.get_field_index(name)).type
+    return True
+
+
+def _as_timestamps(data_type, paths: list[tuple[str, ...]]):
+    """Spark's inferred type of a column with the nanosecond leaves at `paths` (read as longs) made timestamps:
+    what the table keeps (`file_schema` reads them as the longs they are)."""
+    if not paths:
+        return data_type
+    if () in paths:
+        return T.TimestampType()
+    return T.StructType([T.StructField(f.name, _as_timestamps(f.dataType, [p[1:] for p in paths
+                                                                            if p[0].lower() == f.name.lower()]))
+                         for f in data_type.fields])
 
 
 @contextmanager

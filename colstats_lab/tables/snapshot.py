@@ -68,8 +68,32 @@ def file_schema(table: Table, field_ids: dict[str, int] | None = None) -> T.Stru
     """The data columns as Spark reads them from the table's files: a nanosecond timestamp as the long it is
     (`table_columns` makes it the table's timestamp), each column by its Iceberg field id where given."""
     nanos = nanos_columns(table.parameters)
-    return T.StructType([_with_field_id(c.name, T.LongType() if c.name in nanos else spark_type(c.type), (c.name,),
+    leaves = _nanos_leaves(table)
+    return T.StructType([_with_field_id(c.name, T.LongType() if c.name in nanos else
+                                        _as_longs(spark_type(c.type), leaves.get(c.name, [])), (c.name,),
                                         field_ids or {}) for c in table.cols])
+
+
+def _nanos_leaves(table: Table) -> dict[str, list[tuple[str, ...]]]:
+    """Per struct column, the paths below it of the nanosecond timestamp leaves its files keep."""
+    nanos = nanos_columns(table.parameters)
+    out: dict[str, list[tuple[str, ...]]] = {}
+    if any("." in name for name in nanos):
+        for leaf in table.stats_columns:
+            if leaf.is_leaf and leaf.name in nanos:
+                out.setdefault(leaf.path[0], []).append(leaf.path[1:])
+    return out
+
+
+def _as_longs(data_type: T.DataType, paths: list[tuple[str, ...]]) -> T.DataType:
+    """A struct type with the leaves at `paths` read as the longs the files keep."""
+    if not paths:
+        return data_type
+    if () in paths:
+        return T.LongType()
+    assert isinstance(data_type, T.StructType)
+    return T.StructType([T.StructField(f.name, _as_longs(f.dataType, [p[1:] for p in paths if p[0] == f.name]))
+                         for f in data_type.fields])
 
 
 def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], field_ids: dict[str, int]) -> T.StructField:
@@ -84,9 +108,25 @@ def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], fiel
 def table_columns(table: Table) -> list[Column]:
     """The data columns of a frame read with `file_schema`, in the table's types: a nanosecond timestamp
     truncated to its microsecond (floor, as `file_columns.micros_of_nanos` and footers do)."""
-    nanos = nanos_columns(table.parameters)
-    return [F.timestamp_micros(F.expr(f"(`{c.name}` - pmod(`{c.name}`, 1000)) div 1000")).alias(c.name)
-            if c.name in nanos else F.col(f"`{c.name}`") for c in table.cols]
+    nanos, leaves = nanos_columns(table.parameters), _nanos_leaves(table)
+    out = []
+    for c in table.cols:
+        if c.name in nanos:
+            out.append(_micros(f"`{c.name}`").alias(c.name))
+        elif c.name in leaves:  # a struct's nanosecond leaves, each replaced in place (a NULL struct stays NULL)
+            column = F.col(f"`{c.name}`")
+            for path in leaves[c.name]:
+                column = column.withField(".".join(f"`{p}`" for p in path),
+                                          _micros(".".join(f"`{p}`" for p in (c.name, *path))))
+            out.append(column.alias(c.name))
+        else:
+            out.append(F.col(f"`{c.name}`"))
+    return out
+
+
+def _micros(reference: str) -> Column:
+    """Nanoseconds since the epoch as a timestamp truncated to its microsecond (floor)."""
+    return F.timestamp_micros(F.expr(f"({reference} - pmod({reference}, 1000)) div 1000"))
 
 
 FILE_COLUMN = "__colstats_file"
@@ -116,7 +156,7 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
     names = [f.name for f in schema.fields]
     # Spark puts the keys found in the paths last, in the paths' order, which is the table's: a select that
     # changes nothing would cost a gateway call a column
-    if frame.columns == names and not nanos_columns(table.parameters):
+    if frame.columns == names and not nanos_columns(table.parameters):  # nothing to convert
         return frame
     return frame.select(*table_columns(table), *[F.col(f"`{k.name}`") for k in table.partitionKeys])
 
