@@ -5,8 +5,10 @@ import os
 import re
 import string
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import unquote
 
+import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrameReader, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -43,6 +45,18 @@ class DataFile:
         """(path, bytes, last modified in ms, or the snapshot that added a table format's file): what tells a
         changed file from the one seen before."""
         return self.path, self.size, int(self.modified * 1000) if self.added_in is None else self.added_in
+
+
+def parquet_metadata(data_file: DataFile):
+    """The Parquet footer (pyarrow's FileMetaData) of a data file, read once per file state: an ANALYZE reads
+    a file's figures and its raw size from it, and a command over an unchanged snapshot reads none again."""
+    return metadata_of_state(data_file.state)
+
+
+@lru_cache(maxsize=8192)
+def metadata_of_state(state: FileState):
+    """The Parquet footer of the file in `state` (path, bytes, modified), read once."""
+    return pq.read_metadata(state[0])
 
 
 def is_data_file(name: str) -> bool:

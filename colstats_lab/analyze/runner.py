@@ -172,7 +172,7 @@ def _group_of(part: PartitionFiles, plans: list[ColumnPlan], groups: dict) -> Gr
 
 
 def _raw_data_size(files: list[DataFile]) -> int:
-    return sum(footer_counts(f.path)[1] for f in files)
+    return sum(footer_counts(f)[1] for f in files)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
 from ..file_columns import by_lower_name, micros_of_nanos
-from ..files import DataFile, FileState
+from ..files import DataFile, FileState, metadata_of_state
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from ..metastore.merge import merge_metadata_column
@@ -125,11 +125,12 @@ def file_footer(data_file: DataFile, columns: dict[str, str], field_ids: dict[st
 @lru_cache(maxsize=8192)
 def _footer_of_state(state: FileState, columns: tuple[tuple[str, str], ...],
                      field_ids: tuple[tuple[str, int], ...]) -> FileFooter:
-    return _read_footer(state[0], dict(columns), field_ids)
+    return _read_footer(state[0], dict(columns), field_ids, metadata_of_state(state))
 
 
-def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str, int], ...] = ()) -> FileFooter:
-    meta = pq.read_metadata(path)
+def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str, int], ...] = (),
+                 meta=None) -> FileFooter:
+    meta = meta if meta is not None else pq.read_metadata(path)
     if field_ids:
         positions = _positions_by_field_id(meta, dict(field_ids))
     else:

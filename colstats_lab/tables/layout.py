@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import re
 
-import pyarrow.parquet as pq
 
+from ..files import DataFile, parquet_metadata
 from ..metastore.txn import ValidWriteIdList
 
 _DELTA = re.compile(r"^delta_(\d+)_(\d+)(?:_(\d+))?$")  # Hive's delta_N_N[_statement]
@@ -64,8 +64,8 @@ def write_id_of(name: str) -> int | None:
     return None
 
 
-def footer_counts(path: str) -> tuple[int, int]:
+def footer_counts(data_file: DataFile) -> tuple[int, int]:
     """(rows, uncompressed bytes) of a Parquet file from its footer; no data is read. The bytes are
     what Hive calls rawDataSize."""
-    meta = pq.read_metadata(path)
+    meta = parquet_metadata(data_file)
     return meta.num_rows, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))

@@ -301,7 +301,7 @@ def _footer_totals(directory: str) -> FilesWritten:
     """Exact row counts and sizes of the new files, from their Parquet footers (no data is read)."""
     totals = FilesWritten(directory)
     for data_file in list_data_files(directory):
-        rows, raw_bytes = footer_counts(data_file.path)
+        rows, raw_bytes = footer_counts(data_file)
         totals.num_files += 1
         totals.num_rows += rows
         totals.total_size += data_file.size
