@@ -59,13 +59,21 @@ def from_sqlglot(exc: Exception, text: str) -> ParseError:
     offset = sum(len(x) + 1 for x in text.split("\n")[:line - 1]) + max(col - 1, 0)
     description = error.get("description") or one_line(str(exc)) or "does not parse"
     missing = _MISSING.match(description)
-    if missing:  # sqlglot names its own classes: say what the user left out instead
-        node = _OPERATORS.get(missing.group(2), missing.group(2).lower())
-        description = f"expected an expression here: the {node} has no {missing.group(1)}"
+    if missing:  # sqlglot names its own classes and fields: say what the user left out instead
+        part, kind = missing.groups()
+        if kind in _CLAUSES:
+            description = f"expected a condition after {_CLAUSES[kind]}"
+        else:
+            node = _OPERATORS.get(kind, kind.lower())
+            side = "after" if part == "expression" or kind in _PREFIXES else "before" if part == "this" else None
+            description = (f"expected an expression {side} {node}" if side
+                           else f"expected an expression here: {node} is incomplete")
     return ParseError(description, text, offset)
 
 
 _MISSING = re.compile(r"Required keyword: '(\w+)' missing for <class 'sqlglot\.[\w.]*?(\w+)'>")
+_PREFIXES = {"Not", "Neg", "Cast", "Paren"}  # operators whose `this` follows them
+_CLAUSES = {"Where": "WHERE", "Having": "HAVING", "Qualify": "QUALIFY"}
 _OPERATORS = {"Mul": "'*'", "Div": "'/'", "Add": "'+'", "Sub": "'-'", "Mod": "'%'", "EQ": "'='", "NEQ": "'<>'",
               "GT": "'>'", "GTE": "'>='", "LT": "'<'", "LTE": "'<='", "And": "AND", "Or": "OR", "Not": "NOT",
               "In": "IN", "Between": "BETWEEN", "Like": "LIKE", "Alias": "alias", "Cast": "CAST"}

@@ -288,3 +288,20 @@ def test_the_tidy_frame_and_the_json_report_carry_describes_quartiles(analyzed, 
     report = json.loads(open(lab.report("t", str(tmp_path / "t.json"))).read())
     dates = [r for r in report["statistics"] if r["column"] == "dt" and r["partition"] is None][0]
     assert dates["q1"] == str(frame[frame.partition.isna() & (frame.column == "dt")].iloc[0].q1)
+
+
+def test_the_html_report_shows_quartiles_as_text_not_markup(analyzed, tmp_path):
+    """The report's "Q1, median, Q3" cells are HTML the page renders: the reader sees the values, never
+    `<span ...>` spelled out (which also pushed the status column off the page)."""
+    import html as html_module
+    import re
+
+    lab, _ = analyzed
+    page = open(lab.report("t", str(tmp_path / "t.html")), encoding="utf-8").read()
+    assert "&lt;span" not in page
+    row = lab.stats_frame("t").query("partition.isna() and column == 'b'").iloc[0]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", page)
+    text = [html_module.unescape(re.sub(r"<[^>]+>", "", c)) for c in cells]
+    from colstats_lab.ui.format import number
+
+    assert " / ".join(number(row[q]) for q in ("q1", "median", "q3")) in text

@@ -101,3 +101,18 @@ def test_a_dot_inside_a_quoted_table_or_database_name_is_refused_under_it(sql, t
     """`db.t` is two names; Hive 3 refuses a dot inside one too ("may not contain dot(.) character")."""
     err = _error(sql)
     assert "may not contain a dot" in str(err) and err.position == sql.index(token)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("SELECT * FROM sales WHERE", "expected a condition after WHERE"),
+    ("SELECT * FROM t WHERE x =", "expected an expression after '='"),
+    ("SELECT * FROM t WHERE = 3", "expected an expression before '='"),
+    ("SELECT * FROM t WHERE NOT", "expected an expression after NOT"),
+])
+def test_an_unfinished_expression_says_what_is_missing_in_the_users_words(text, message):
+    from colstats_lab.errors import ParseError, parse_sql
+
+    with pytest.raises(ParseError) as caught:
+        parse_sql(text)
+    assert caught.value.message == message
+    assert "this" not in caught.value.message.split()
