@@ -316,3 +316,29 @@ def test_a_decimal_or_double_key_is_counted_value_by_value(lab, spark):
             assert int(tasks["actual_rows"].idxmax()) == int(report.largest["partition"]) == int(top.iloc[0]["partition"])
     finally:
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+
+
+def test_a_decimal_key_past_a_long_is_placed_as_spark_places_it_and_a_struct_key_is_named(lab, spark):
+    """DECIMAL(38,0) keys beyond a long reach Spark as text (a Python int that large is no literal Py4J
+    passes); a struct key is refused in one line naming it."""
+    from decimal import Decimal
+
+    base = 10 ** 37
+    keys = [base] * 150 + [base + 1] * 60 + [base + i for i in range(2, 90)]
+    lab.sql("CREATE TABLE wide (k DECIMAL(38,0), s STRUCT<a:INT>)")
+    lab.write("wide", pd.DataFrame({"k": [Decimal(k) for k in keys], "s": [{"a": 1}] * len(keys)}))
+    lab.sql("CREATE TABLE wide_dims (k DECIMAL(38,0), s STRUCT<a:INT>)")
+    lab.write("wide_dims", pd.DataFrame({"k": [Decimal(base + i) for i in range(90)], "s": [{"a": 1}] * 90}))
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        report = lab.join_skew("wide", "k", "wide_dims", "k", run=True)
+        top = report.hot_keys.head(2)
+        assert list(top["key"]) == [Decimal(base), Decimal(base + 1)]
+        assert list(top["output_rows"]) == [150, 60]
+        tasks = report.tasks.set_index("partition")
+        assert tasks["actual_rows"].sum() == len(keys)
+        assert int(tasks["actual_rows"].idxmax()) == int(report.largest["partition"]) == int(top.iloc[0]["partition"])
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    with pytest.raises(InvalidInputException, match=r"column s of default.wide is struct<a:int>"):
+        lab.join_skew("wide", "s", "wide_dims", "s")

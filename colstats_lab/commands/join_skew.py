@@ -120,6 +120,9 @@ def _key(table: Table, key: str) -> str:
     if name in table.partition_key_names:
         raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: a join on it reads "
                                     "partitions, and its skew is the partitions' sizes")
+    if parse_type(column.type).stats_kind is None:
+        raise InvalidInputException(f"column {name} of {table.qualified_name} is {column.type}: a skew prediction "
+                                    "takes keys of scalar types")
     return name
 
 

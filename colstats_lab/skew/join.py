@@ -161,7 +161,9 @@ def hash_partitions(spark: SparkSession, values: list, type_name: str | list[str
 
     def hashed(value) -> Column:
         parts = value if isinstance(type_name, list) else (value,)
-        return F.hash(*[F.lit(part).cast(t) for part, t in zip(parts, types)])
+        # a decimal as its text: a Python int past a long is no literal Py4J can pass (38 digits fit a decimal)
+        return F.hash(*[F.lit(str(part) if t.startswith("decimal") and part is not None else part).cast(t)
+                        for part, t in zip(parts, types)])
     placed: list[int] = []
     for start in range(0, len(values), HASHED_AT_ONCE):
         chunk = values[start:start + HASHED_AT_ONCE]
