@@ -342,3 +342,33 @@ def test_a_decimal_key_past_a_long_is_placed_as_spark_places_it_and_a_struct_key
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
     with pytest.raises(InvalidInputException, match=r"column s of default.wide is struct<a:int>"):
         lab.join_skew("wide", "s", "wide_dims", "s")
+
+
+def test_a_key_hot_on_one_side_meets_its_true_count_on_the_other(lab, spark):
+    """Issue 48's case, smaller: customer 1 holds 30 % of the orders and four customers rows, customer 2 about 10 %
+    and three; every other id once. The other side's sketch lists neither key, so each is counted there: its
+    stated bounds hold the rows Spark's join gives, and the largest task is predicted where Spark places it."""
+    rnd = random.Random(48)
+    orders = [1] * 6_000 + [2] * 2_100 + [rnd.randint(3, 20_000) for _ in range(11_900)]
+    customers = [1] * 4 + [2] * 3 + list(range(3, 20_001))  # more ids than a counting sketch tracks
+    lab.sql("CREATE TABLE o48 (customer_id BIGINT)")
+    lab.write("o48", pd.DataFrame({"customer_id": orders}))
+    lab.sql("CREATE TABLE c48 (id BIGINT)")
+    lab.write("c48", pd.DataFrame({"id": customers}))
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    spark.conf.set("spark.sql.shuffle.partitions", "16")
+    try:
+        report = lab.join_skew("o48", "customer_id", "c48", "id", run=True)
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+        spark.conf.set("spark.sql.shuffle.partitions", "2")
+    hot = report.hot_keys.set_index("key")
+    for key in (1, 2):
+        truth = orders.count(key) * customers.count(key)
+        assert hot.loc[key, "right_rows"] == customers.count(key) == hot.loc[key, "right_low"] == hot.loc[key, "right_high"]
+        assert hot.loc[key, "output_low"] <= truth <= hot.loc[key, "output_high"], key
+    tasks = report.tasks.set_index("partition")
+    assert tasks["actual_rows"].sum() == sum(orders.count(k) * customers.count(k) for k in set(orders))
+    largest = int(report.largest["partition"])
+    assert largest == int(tasks["actual_rows"].idxmax()) == int(hot.loc[1, "partition"])
+    assert report.largest["predicted_rows"] == pytest.approx(tasks["actual_rows"].max(), rel=0.05)

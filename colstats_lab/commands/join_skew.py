@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
@@ -22,7 +23,7 @@ from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
 from ..stats.sketches import frequent_items_input
 from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure,
-                         measure_aggregation, predict_aggregation, predict_join)
+                         measure_aggregation, predict_aggregation, predict_join, unlisted_hot_values)
 from ..tables import read_snapshot
 from .reads import snapshot_parts
 
@@ -50,6 +51,9 @@ def join_skew(session: "Session", left: str, left_key: str | list[str], right: s
              _counted(session, t, k, n, _row_bytes(session, t), _size(t, _partitions(session, t, n)),
                       "a composite key is counted")
              for t, k, n in zip(tables, keys, names)]
+    # a key one side lists meets its true count on the other: a bound from that side's sketch would not hold it
+    sides = [replace(side, counted=_count_keys(session, t, k, n, unlisted_hot_values(side, *sides), types))
+             for side, t, k, n in zip(sides, tables, keys, names)]
     with spark_errors("cannot place the join's keys"):
         report = predict_join(sides[0], sides[1], how, settings,
                               lambda values: hash_partitions(session.spark, values, key_type, settings.partitions))
@@ -219,6 +223,31 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
         except NotFromStats as stale:
             why = str(stale)
     return _counted(session, table, [key], names, row_bytes, size, why)
+
+
+def _count_keys(session: "Session", table: Table, keys: list[str], names: list[str] | None, values: list,
+                types: list[str]) -> dict:
+    """The exact rows of each of `values` (a composite key's as tuples) among the side's kept rows: one small
+    aggregation over the rows holding them, on the key cast to the type the join compares."""
+    if not values:
+        return {}
+    columns = [F.col(f"`{k}`").cast(t).alias(f"k{i}") for i, (k, t) in enumerate(zip(keys, types))]
+    wanted = [v if isinstance(v, tuple) else (v,) for v in values]
+    if len(keys) == 1:
+        condition = columns[0].isin(*[_literal(v[0], types[0]) for v in wanted])
+    else:
+        condition = F.struct(*columns).isin(*[F.struct(*[_literal(part, t).alias(f"k{i}")
+                                                        for i, (part, t) in enumerate(zip(v, types))]) for v in wanted])
+    with spark_errors(f"cannot count the hot keys in {table.qualified_name}"):
+        found = _rows(session, table, names).where(condition).groupBy(*columns).count().collect()  # <= the hot keys
+    counts = {tuple(row[f"k{i}"] for i in range(len(keys))): int(row["count"]) for row in found}
+    return {value: counts.get(key, 0) for value, key in zip(values, wanted)}
+
+
+def _literal(value, type_name: str):
+    """A key's value as a literal of the type the join compares (a decimal as its text: a Python int past a long
+    is no literal Py4J can pass)."""
+    return F.lit(str(value) if type_name.startswith("decimal") else value).cast(type_name)
 
 
 def _counted(session: "Session", table: Table, keys: list[str], names: list[str] | None, row_bytes: float, size: int,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import pandas as pd
@@ -83,13 +83,18 @@ class ShuffleSide:
     size_bytes: int  # the files' bytes, which Spark compares with autoBroadcastJoinThreshold
     source: str  # where the figures come from, in words
     columns: tuple[str, ...] = ()  # the key's columns (a composite key has several; empty: `key` itself)
+    # keys the other side lists and this one does not, with their rows counted exactly (`counted_keys`)
+    counted: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def key_columns(self) -> list[str]:
         return list(self.columns) or [self.key]
 
     def rows_of(self, value) -> tuple[float, int, int]:
-        """A key's rows: estimate, lower and upper bound."""
+        """A key's rows: estimate, lower and upper bound (a counted key's are its exact rows)."""
+        if value in self.counted:
+            rows = int(self.counted[value])
+            return float(rows), rows, rows
         item = self._listed.get(value)
         if item is not None:
             return float(item.estimate), item.lower, item.upper
@@ -272,6 +277,15 @@ def _any_null_key(side: ShuffleSide) -> Column:
     for name in _key_names(side):
         condition = condition | F.col(name).isNull()
     return condition
+
+
+def unlisted_hot_values(side: ShuffleSide, *sides: ShuffleSide) -> list:
+    """The keys the prediction places one by one that `side`'s own figures do not list, where its sketch has
+    dropped values (a sketch that never did lists every value: an unlisted key has no rows). Their rows are
+    known only within the sketch's error, so they are counted (`ShuffleSide.counted`)."""
+    if side.max_error <= 0:
+        return []
+    return [value for value in _hot_values(*sides) if value not in side._listed]
 
 
 def _hot_values(*sides: ShuffleSide) -> list:
