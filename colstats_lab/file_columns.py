@@ -71,6 +71,12 @@ def nanos_param(names: Iterable[str]) -> str | None:
     return ",".join(listed) if listed else None
 
 
+def is_nanosecond_timestamp(logical_type) -> bool:
+    """Whether a Parquet logical type (pyarrow's, of a column or a chunk's statistics) is TIMESTAMP(NANOS)."""
+    return logical_type is not None and logical_type.type == "TIMESTAMP" and \
+        '"timeUnit":"nanoseconds"' in logical_type.to_json()
+
+
 def micros_of_nanos(nanos: int) -> int:
     """A nanosecond instant truncated to its microsecond, as a scan of the column reads it (floor)."""
     return nanos // 1000

@@ -23,7 +23,8 @@ from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
 from ..stats.sketches import frequent_items_input
 from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure,
-                         measure_aggregation, predict_aggregation, predict_join, unlisted_hot_values)
+                         measure_aggregation, predict_aggregation, predict_join, unlisted_hot_values,
+                         key_literal)
 from ..tables import read_snapshot
 from .reads import snapshot_parts
 
@@ -234,20 +235,14 @@ def _count_keys(session: "Session", table: Table, keys: list[str], names: list[s
     columns = [F.col(f"`{k}`").cast(t).alias(f"k{i}") for i, (k, t) in enumerate(zip(keys, types))]
     wanted = [v if isinstance(v, tuple) else (v,) for v in values]
     if len(keys) == 1:
-        condition = columns[0].isin(*[_literal(v[0], types[0]) for v in wanted])
+        condition = columns[0].isin(*[key_literal(v[0], types[0]) for v in wanted])
     else:
-        condition = F.struct(*columns).isin(*[F.struct(*[_literal(part, t).alias(f"k{i}")
+        condition = F.struct(*columns).isin(*[F.struct(*[key_literal(part, t).alias(f"k{i}")
                                                         for i, (part, t) in enumerate(zip(v, types))]) for v in wanted])
     with spark_errors(f"cannot count the hot keys in {table.qualified_name}"):
         found = _rows(session, table, names).where(condition).groupBy(*columns).count().collect()  # <= the hot keys
     counts = {tuple(row[f"k{i}"] for i in range(len(keys))): int(row["count"]) for row in found}
     return {value: counts.get(key, 0) for value, key in zip(values, wanted)}
-
-
-def _literal(value, type_name: str):
-    """A key's value as a literal of the type the join compares (a decimal as its text: a Python int past a long
-    is no literal Py4J can pass)."""
-    return F.lit(str(value) if type_name.startswith("decimal") else value).cast(type_name)
 
 
 def _counted(session: "Session", table: Table, keys: list[str], names: list[str] | None, row_bytes: float, size: int,

@@ -71,7 +71,7 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
     key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                  for i, k in enumerate(keys)}
-    found = file_columns(session.spark, files[0].path, keys)
+    found = file_columns(session.spark, files[0], keys)
     table = Table(db, table_name.lower(), found.cols, [FieldSchema(k, t) for k, t in key_types.items()],
                   location=path, tableType="EXTERNAL_TABLE",
                   parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", **found.parameters})

@@ -55,7 +55,7 @@ def answer_from_stats(metastore: Metastore, query: str | exp.Expression, current
 
 
 def _shape(metastore: Metastore, query: str | exp.Expression, current_db: str
-           ) -> tuple[Table, list[_Aggregate], exp.Expression | None]:
+           ) -> tuple[Table, list[_Aggregate], exp.Where | None]:
     try:
         tree = parse_sql(query) if isinstance(query, str) else query
     except ParseError:
@@ -67,7 +67,7 @@ def _shape(metastore: Metastore, query: str | exp.Expression, current_db: str
             raise NotFromStats(f"a query with {clause.upper()} is answered by a scan")
     source = tree.args.get("from") or tree.args.get("from_")
     tables = list(source.find_all(exp.Table)) if source else []
-    if len(tables) != 1 or not isinstance(source.this, exp.Table):
+    if source is None or len(tables) != 1 or not isinstance(source.this, exp.Table):
         raise NotFromStats("statistics answer queries over one table")
     node = tables[0]
     db = (node.db or current_db).lower()

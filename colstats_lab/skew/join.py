@@ -166,9 +166,7 @@ def hash_partitions(spark: SparkSession, values: list, type_name: str | list[str
 
     def hashed(value) -> Column:
         parts = value if isinstance(type_name, list) else (value,)
-        # a decimal as its text: a Python int past a long is no literal Py4J can pass (38 digits fit a decimal)
-        return F.hash(*[F.lit(str(part) if t.startswith("decimal") and part is not None else part).cast(t)
-                        for part, t in zip(parts, types)])
+        return F.hash(*[key_literal(part, t) for part, t in zip(parts, types)])
     placed: list[int] = []
     for start in range(0, len(values), HASHED_AT_ONCE):
         chunk = values[start:start + HASHED_AT_ONCE]
@@ -176,6 +174,12 @@ def hash_partitions(spark: SparkSession, values: list, type_name: str | list[str
                                for i, v in enumerate(chunk)]).collect()[0]
         placed += [int(row[f"p{i}"]) for i in range(len(chunk))]
     return placed
+
+
+def key_literal(value, type_name: str) -> Column:
+    """A key's value as a literal of the type the shuffle hashes and the join compares; a decimal as its text,
+    since a Python int past a long is no literal Py4J can pass (38 digits fit a decimal)."""
+    return F.lit(str(value) if type_name.startswith("decimal") and value is not None else value).cast(type_name)
 
 
 def predict_join(left: ShuffleSide, right: ShuffleSide, how: str, settings: ShuffleSettings,

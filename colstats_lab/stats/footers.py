@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
-from ..file_columns import by_lower_name, micros_of_nanos
+from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
 from ..files import DataFile, FileState, metadata_of_state
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
@@ -205,18 +205,13 @@ def _column_figure(chunk, rows: int, type_name: str, whole_strings: bool) -> Foo
     if not stats.has_min_max:
         return None
     try:
-        if _in_nanoseconds(chunk):  # a scan reads them truncated to the microsecond: so are the bounds
+        if chunk.physical_type == "INT64" and is_nanosecond_timestamp(stats.logical_type):  # a scan floors them too
             low, high = micros_of_nanos(stats.min_raw), micros_of_nanos(stats.max_raw)
         else:
             low, high = statistics_value(stats.min, type_name), statistics_value(stats.max, type_name)
     except (TypeError, ValueError):
         return None
     return FooterColumn(low, high, stats.null_count, exact=whole_strings or not possibly_cut(low, high, type_name))
-
-
-def _in_nanoseconds(chunk) -> bool:
-    """A TIMESTAMP(NANOS) column chunk (pandas' and pyarrow's default unit)."""
-    return chunk.physical_type == "INT64" and '"timeUnit":"nanoseconds"' in chunk.statistics.logical_type.to_json()
 
 
 def possibly_cut(low, high, type_name: str) -> bool:

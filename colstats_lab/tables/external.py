@@ -18,12 +18,14 @@ from pyspark.sql import types as T
 
 from ..coltypes import from_spark_type
 from ..errors import spark_errors
-from ..file_columns import NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, nanos_param, spelling_param
-from ..files import list_data_files
+from ..file_columns import (NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, is_nanosecond_timestamp,
+                            nanos_param, spelling_param)
+from ..files import DataFile, list_data_files, parquet_metadata
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.model import leaf_name
 from ..metastore.merge import merge_table_level
 from ..metastore.names import parse_part_name
+from .snapshot import with_leaf_type
 
 log = logging.getLogger("colstats_lab.catalogs")
 
@@ -56,14 +58,15 @@ class FileColumns:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def file_columns(spark: SparkSession, path: str, partition_keys: list[str]) -> FileColumns:
+def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[str]) -> FileColumns:
     """The columns of the Parquet file at `path` as Spark reads them, the partition keys (as the directories
     spell them) left out but their spelling kept. A
     file holding two names that differ only in case is refused by name; a nanosecond timestamp is a
     timestamp (read truncated to the microsecond); a column Spark cannot read is left out by name, with why,
     and the others kept."""
+    path = data_file.path
     try:
-        parquet = pq.ParquetFile(path).schema
+        parquet = parquet_metadata(data_file).schema
     except (OSError, ValueError) as exc:  # pyarrow's: not Parquet, cut short
         raise InvalidInputException(f"cannot read {path} as Parquet: {exc}") from None
     arrow = parquet.to_arrow_schema()
@@ -73,8 +76,8 @@ def file_columns(spark: SparkSession, path: str, partition_keys: list[str]) -> F
         column = parquet.column(i)
         leaves.setdefault(column.path.split(".")[0], []).append(column)
     skipped = {name: why for name in arrow.names if (why := _unreadable(leaves.get(name, []), arrow.field(name)))}
-    nanos = {name: [tuple(leaf.path.split(".")[1:]) for leaf in leaves.get(name, []) if _in_nanoseconds(leaf)]
-             for name in arrow.names if name not in skipped}
+    nanos = {name: [tuple(leaf.path.split(".")[1:]) for leaf in leaves.get(name, [])
+                    if is_nanosecond_timestamp(leaf.logical_type)] for name in arrow.names if name not in skipped}
     nanos = {name: paths for name, paths in nanos.items() if paths}
     with spark_errors(f"cannot read {path} as Parquet"), _nanos_as_long(spark, bool(nanos)):
         if skipped:  # Spark infers no file with such a column: it infers the others from a file of their schema
@@ -82,7 +85,8 @@ def file_columns(spark: SparkSession, path: str, partition_keys: list[str]) -> F
         else:
             schema = spark.read.parquet(path).schema
     keys = {k.lower() for k in partition_keys}
-    cols = [FieldSchema(f.name.lower(), from_spark_type(_as_timestamps(f.dataType, nanos.get(f.name, []))).name)
+    cols = [FieldSchema(f.name.lower(),
+                        from_spark_type(with_leaf_type(f.dataType, nanos.get(f.name, []), T.TimestampType())).name)
             for f in schema.fields if f.name.lower() not in keys]
     nanos_names = [name if not fields else leaf_name((name.lower(), *(p.lower() for p in fields)))
                    for name, paths in nanos.items() for fields in paths]
@@ -105,14 +109,10 @@ def _unreadable(leaves: list, arrow_field: pa.Field) -> str | None:
             return _UNREADABLE[logical]
         if logical == "DECIMAL" and leaf.precision > _MAX_DECIMAL_DIGITS:
             return f"a decimal of {leaf.precision} digits, past Spark's {_MAX_DECIMAL_DIGITS}"
-        if _in_nanoseconds(leaf) and not _under_structs(arrow_field, leaf.path.split(".")[1:]):
+        if is_nanosecond_timestamp(leaf.logical_type) and not _under_structs(arrow_field, leaf.path.split(".")[1:]):
             return (f"a nanosecond timestamp inside a list or map ({leaf.path}), which the lab reads at the top "
                     "level and in structs only, for now")
     return None
-
-
-def _in_nanoseconds(leaf) -> bool:
-    return leaf.logical_type.type == "TIMESTAMP" and '"timeUnit":"nanoseconds"' in leaf.logical_type.to_json()
 
 
 def _under_structs(arrow_field: pa.Field, fields: list[str]) -> bool:
@@ -124,18 +124,6 @@ def _under_structs(arrow_field: pa.Field, fields: list[str]) -> bool:
             return False
         kind = kind.field(kind.get_field_index(name)).type
     return True
-
-
-def _as_timestamps(data_type, paths: list[tuple[str, ...]]):
-    """Spark's inferred type of a column with the nanosecond leaves at `paths` (read as longs) made timestamps:
-    what the table keeps (`file_schema` reads them as the longs they are)."""
-    if not paths:
-        return data_type
-    if () in paths:
-        return T.TimestampType()
-    return T.StructType([T.StructField(f.name, _as_timestamps(f.dataType, [p[1:] for p in paths
-                                                                            if p[0].lower() == f.name.lower()]))
-                         for f in data_type.fields])
 
 
 @contextmanager

@@ -70,7 +70,7 @@ def file_schema(table: Table, field_ids: dict[str, int] | None = None) -> T.Stru
     nanos = nanos_columns(table.parameters)
     leaves = _nanos_leaves(table)
     return T.StructType([_with_field_id(c.name, T.LongType() if c.name in nanos else
-                                        _as_longs(spark_type(c.type), leaves.get(c.name, [])), (c.name,),
+                                        with_leaf_type(spark_type(c.type), leaves.get(c.name, []), T.LongType()), (c.name,),
                                         field_ids or {}) for c in table.cols])
 
 
@@ -85,15 +85,18 @@ def _nanos_leaves(table: Table) -> dict[str, list[tuple[str, ...]]]:
     return out
 
 
-def _as_longs(data_type: T.DataType, paths: list[tuple[str, ...]]) -> T.DataType:
-    """A struct type with the leaves at `paths` read as the longs the files keep."""
+def with_leaf_type(data_type: T.DataType, paths: list[tuple[str, ...]], leaf_type: T.DataType) -> T.DataType:
+    """`data_type` with the leaves at `paths` (struct field names below the column, matched case-insensitively;
+    () the column itself) made `leaf_type`: the files' longs of nanosecond timestamps, or the table's
+    timestamps of them."""
     if not paths:
         return data_type
     if () in paths:
-        return T.LongType()
+        return leaf_type
     assert isinstance(data_type, T.StructType)
-    return T.StructType([T.StructField(f.name, _as_longs(f.dataType, [p[1:] for p in paths if p[0] == f.name]))
-                         for f in data_type.fields])
+    return T.StructType([T.StructField(f.name, with_leaf_type(f.dataType, [p[1:] for p in paths
+                                                                            if p[0].lower() == f.name.lower()],
+                                                              leaf_type)) for f in data_type.fields])
 
 
 def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], field_ids: dict[str, int]) -> T.StructField:
