@@ -680,3 +680,17 @@ def test_an_iceberg_tables_struct_leaves_read_by_field_id_take_the_manifests_fig
     ids = truth.column("payload.user.userId").drop_null().to_pylist()
     assert (data.lowValue, data.highValue) == (min(ids), max(ids))
     assert "tags" in json.loads(lab.resolve("ice.db.nested").parameters["colstats.columns.skipped"])
+
+    # the Puffin file has a theta blob per leaf, by its field id, holding the hashes of Iceberg's serialization
+    lab.publish("ice.db.nested")
+    table = catalog.load_table("db.nested")
+    registered = [f for f in table.metadata.statistics if f.snapshot_id == table.current_snapshot().snapshot_id]
+    with open(registered[0].statistics_path.removeprefix("file://"), "rb") as handle:
+        puffin = PuffinFile(handle.read())
+    sources = {table.schema().find_field(name).field_id: (name, type_name) for name, type_name in (
+        ("eventId", "bigint"), ("payload.user.userId", "bigint"), ("payload.user.name", "string"))}
+    assert sorted(blob.fields[0] for blob in puffin.footer.blobs) == sorted(sources)
+    for blob in puffin.footer.blobs:
+        column, type_name = sources[blob.fields[0]]
+        values = [iceberg_serialized(v, type_name) for v in truth.column(column).to_pylist() if v is not None]
+        assert set(compact_theta_sketch.deserialize(puffin.get_blob_payload(blob))) == theta_hashes(values), column

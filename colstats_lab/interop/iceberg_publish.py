@@ -25,7 +25,7 @@ from pyiceberg.table.statistics import StatisticsFile
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
-from ..coltypes import parse_type
+from ..coltypes import parse_type, struct_fields
 from ..files import local_file_path
 from ..metastore import InvalidInputException, Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
@@ -40,15 +40,17 @@ _FOUR_BYTES = ("int", "smallint", "tinyint")
 _NEGATIVE_ZERO = b"\x00" * 7 + b"\x80"  # -0.0 as Iceberg serializes a double: its IEEE bits, little-endian
 
 
-def theta_inputs(name: str, type_name: str) -> list[Column] | None:
-    """Columns whose theta sketches, unioned, are the sketch of column `name` over Iceberg's single-value
+def theta_inputs(name: str, type_name: str, path: tuple[str, ...] = ()) -> list[Column] | None:
+    """Columns whose theta sketches, unioned, are the sketch of column `name` (a struct's leaf at `path`, its
+    column and fields) over Iceberg's single-value
     serialization (NULL is no value); None for a type without one here (decimal: Iceberg's minimal big-endian
     unscaled bytes are not built yet). DataSketches hashes a long as its 8 little-endian bytes, so a bigint,
     a timestamp's microseconds and a double (whose bits it hashes, with -0.0 folded into 0.0: -0.0 gets a
     sketch of its own) go in as they are; 4-byte values are turned into their little-endian bytes
     arithmetically (an order of magnitude faster than by text)."""
     base = parse_type(type_name).base
-    column = F.col("`" + name.replace("`", "``") + "`")
+    reference = ".".join("`" + part.replace("`", "``") + "`" for part in (path if len(path) > 1 else (name,)))
+    column = F.col(reference)
     if base in ("string", "varchar", "char"):
         return [column.cast("string")]
     if base == "binary":
@@ -68,7 +70,7 @@ def theta_inputs(name: str, type_name: str) -> list[Column] | None:
         negative_zero = F.when(column == 0, column.cast("string") == "-0.0").otherwise(F.lit(False))
         return [F.when(~negative_zero, column), F.when(negative_zero, F.lit(_NEGATIVE_ZERO))]
     if base == "float":  # rare: its IEEE bits through Java (a reflective call a value)
-        bits = F.expr("reflect('java.lang.Float', 'floatToRawIntBits', " + "`" + name.replace("`", "``") + "`)")
+        bits = F.expr(f"reflect('java.lang.Float', 'floatToRawIntBits', {reference})")
         return [_little_endian(F.when(column.isNotNull(), bits).cast("bigint"), 4)]
     return None
 
@@ -110,7 +112,8 @@ class PuffinOutcome:
         if self.analyzed_first:
             text += f" Analyzed first, as their files changed: {', '.join(str(p) for p in self.analyzed_first)}."
         if self.skipped_columns:
-            text += f" No blob for: {', '.join(self.skipped_columns)} (decimal)."
+            text += (f" No blob for: {', '.join(self.skipped_columns)} (blobs are built for scalar columns other "
+                     "than decimals).")
         return text
 
 
@@ -127,8 +130,13 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
     snapshot_id = snapshot.snapshot_id
     outcome = PuffinOutcome(source, snapshot_id)
     field_ids = field_ids_of(table)
-    columns = [(c.name, c.type) for c in table.cols + table.partitionKeys if c.name in field_ids]
-    sketched = [(name, type_name) for name, type_name in columns if theta_inputs(name, type_name) is not None]
+    # each scalar column and struct leaf by its field id (the spec's blobs name any field), and the keys
+    paths = {c.name: c.path for c in table.stats_columns}
+    columns = [(c.name, c.type) for c in table.cols + table.partitionKeys if c.name in field_ids
+               and not struct_fields(c.type)] + [(c.name, c.type) for c in table.stats_columns
+                                                 if c.is_leaf and c.name in field_ids]
+    sketched = [(name, type_name) for name, type_name in columns
+                if theta_inputs(name, type_name, paths.get(name, ())) is not None]
     outcome.skipped_columns = [name for name, type_name in columns if (name, type_name) not in sketched]
     owners: list[str | None] = ([p.partName for p in metastore.get_partitions(table.dbName, table.tableName)]
                                 if table.is_partitioned else [None])
@@ -193,8 +201,9 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
     parts = snapshot_files(metastore, table, metastore.get_valid_write_ids(table.dbName, table.tableName), partitions)
     owner_of = {os.path.normpath(f.path): p.part_name for p in parts for f in p.files}
     frame = read_snapshot(spark, table, parts, with_file=True, reuse=True)
+    paths = {c.name: c.path for c in table.stats_columns}
     inputs = [(name, i, column) for name, type_name in columns
-              for i, column in enumerate(theta_inputs(name, type_name) or [])]
+              for i, column in enumerate(theta_inputs(name, type_name, paths.get(name, ())) or [])]
     aliases = [f"c{n}" for n in range(len(inputs))]
     serialized = frame.select(F.col(FILE_COLUMN), *[column.alias(alias) for (_, _, column), alias in zip(inputs, aliases)])
     rows = serialized.groupBy(FILE_COLUMN).agg(*[F.theta_sketch_agg(alias).alias(alias) for alias in aliases]).collect()
