@@ -53,15 +53,18 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
                       partition_types: dict[str, str] | None = None) -> Table:
     """The work of `Lab.register_external`, whose docstring is the reference."""
     db, table_name = split_table_name(name, session.current_db)
+    # a `file:` URI (what pyiceberg and Spark give) is its local path; another scheme is refused by name,
+    # never taken for a relative path (`s3://lake/ev` was read as `<cwd>/s3:/lake/ev`)
+    path = os.path.abspath(snapshot_source.local_path(path, f"{name}'s data") if ":" in path.split("/")[0]
+                           else path)
     if format.lower() in ("delta", "iceberg"):
         if session.metastore.table_exists(db, table_name):
             raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
-        source = DeltaSource(path) if format.lower() == "delta" else metadata_file_source(os.path.abspath(path))
+        source = DeltaSource(path) if format.lower() == "delta" else metadata_file_source(path)
         return snapshot_source.follow(session.metastore, db, table_name.lower(), source.current())
     if format.lower() != "parquet":
         raise InvalidInputException(f"parquet files, a Delta table or an Iceberg metadata file can be registered, "
                                     f"not {format}")
-    path = os.path.abspath(path)
     files = list_data_files(path)
     if not files:
         raise InvalidInputException(f"no data files under {path}")
