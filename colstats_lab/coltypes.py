@@ -24,6 +24,8 @@ class StatsKind(Enum):
     STRING = "stringStats"
     BINARY = "binaryStats"
     BOOLEAN = "booleanStats"
+    # not Hive's: an array's or map's NULL count and elements per row (Hive's and Spark's ANALYZE refuse them)
+    COLLECTION = "collectionStats"
 
 
 _PRIMITIVE_KINDS = {
@@ -74,10 +76,20 @@ class ColumnType:
         return _PRIMITIVE_KINDS.get(self.base)
 
     @property
+    def is_collection(self) -> bool:
+        return self.base in ("array", "map")
+
+    @property
+    def kept_stats_kind(self) -> StatsKind | None:
+        """The family of the statistics the lab keeps for the type: its scalar family, COLLECTION for an array
+        or a map, None for a struct (its leaves are columns of their own)."""
+        return self.stats_kind or (StatsKind.COLLECTION if self.is_collection else None)
+
+    @property
     def stored_stats_kind(self) -> StatsKind:
-        """The statistics family of a column statistics are kept for; raises for complex types, which
-        never have any."""
-        kind = self.stats_kind
+        """The statistics family of a column statistics are kept for; raises for a struct, which never has
+        any."""
+        kind = self.kept_stats_kind
         if kind is None:
             raise ValueError(f"{self.name} columns have no statistics")
         return kind
@@ -163,6 +175,20 @@ def _top_level_parts(body: str) -> list[str]:
             parts.append(body[start:i])
             start = i + 1
     return parts
+
+
+def collection_parts(type_name: str) -> list[tuple[str, str]]:
+    """The (part, type) of an array's element (`element`) or a map's key and value (`key`, `value`), as
+    Iceberg names those fields; none for any other type."""
+    text = type_name.strip()
+    lowered = text.lower()
+    if lowered.startswith("array<") and text.endswith(">"):
+        return [("element", text[len("array<"):-1].strip())]
+    if lowered.startswith("map<") and text.endswith(">"):
+        parts = _top_level_parts(text[len("map<"):-1])
+        if len(parts) == 2:
+            return [("key", parts[0].strip()), ("value", parts[1].strip())]
+    return []
 
 
 def struct_fields(type_name: str) -> list[tuple[str, str]]:

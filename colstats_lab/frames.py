@@ -23,7 +23,7 @@ from .metastore.stats_accuracy import ComplianceSummary
 from .metastore.staleness import PARAM as ROWS_CHANGED
 from .metastore.staleness import describe_change, describe_total
 
-FRAME_COLUMNS = ["column", "type", "min", "max", "nulls", "null_fraction", "ndv", "quartiles", "avg_len", "max_len",
+FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "ndv", "quartiles", "avg_len", "max_len",
                  "trues", "falses", "last_analyzed", "accurate", "reason", "coverage"]
 QUARTILE_COLUMNS = ["partition", "rows", "min", "p05", "q1", "median", "q3", "p95", "max"]
 
@@ -40,8 +40,8 @@ def _values(obj) -> dict:
     if quartiles:
         out["quartiles"] = [column_value(q, obj.colType) for q in quartiles]
         out["q1"], out["median"], out["q3"] = out["quartiles"]
-    if hasattr(data, "avgColLen"):
-        out["avg_len"], out["max_len"] = data.avgColLen, data.maxColLen
+    if hasattr(data, "avgColLen"):  # an array's or map's: its elements
+        out["avg_len"], out["max_len"] = data.avgColLen, getattr(data, "maxColLen", out.get("max"))
     if hasattr(data, "numTrues"):
         out["trues"], out["falses"] = data.numTrues, data.numFalses
         out["ndv"] = int(data.numTrues > 0) + int(data.numFalses > 0)
@@ -84,6 +84,8 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
         else:
             record.update(_values(obj))
             covered_rows = rows if aggr is None else aggr.covered_rows[column.name]
+            if obj.numValues is not None:  # an array's elements, a map's entries
+                covered_rows = record["values"] = obj.numValues
             record["null_fraction"] = record["nulls"] / covered_rows if covered_rows else 0.0
             record["last_analyzed"] = stats.statsDesc.lastAnalyzed
             record["accurate"], record["reason"] = accuracy[column.name]
@@ -139,7 +141,8 @@ def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, s
 
 
 
-TIDY_COLUMNS = ["partition", "column", "type", "rows", "min", "max", "nulls", "null_fraction", "ndv", "q1", "median",
+# values: what the figures count, the rows but for an array's elements (`tags.element`), a map's entries
+TIDY_COLUMNS = ["partition", "column", "type", "rows", "values", "min", "max", "nulls", "null_fraction", "ndv", "q1", "median",
                 "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason"]
 
 
@@ -153,6 +156,7 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     level = level.assign(**{name: pd.Series([q[i] for q in quartiles], index=level.index, dtype=object)
                             for i, name in enumerate(("q1", "median", "q3"))})
     frames = [level.drop(columns="coverage").assign(partition=None, rows=rows)]
+    frames[0]["values"] = [rows if v is None else v for v in level["values"]]
     if table.is_partitioned:
         frames.append(_partitions_frame(metastore, table))
     frame = pd.concat(frames, ignore_index=True)[TIDY_COLUMNS]
@@ -181,7 +185,9 @@ def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
             else:
                 record.update(_values(obj), last_analyzed=stats[partition].statsDesc.lastAnalyzed,
                               accurate=accurate, reason=why)
-                record["null_fraction"] = record["nulls"] / rows[partition] if rows[partition] else 0.0
+                counted = rows[partition] if obj.numValues is None else obj.numValues
+                record["values"] = counted
+                record["null_fraction"] = record["nulls"] / counted if counted else 0.0
             records.append(record)
     return pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
 
@@ -283,9 +289,10 @@ def groups_frame(groups: dict, columns: list[tuple[str, str]], keys: list[str]) 
         partition = make_part_name(keys, list(values)) if keys else None
         for (name, type_name), obj in zip(columns, group.columns):
             record = dict.fromkeys(TIDY_COLUMNS)
-            record.update(partition=partition, column=name, type=type_name, rows=group.num_rows, **_values(obj),
-                          accurate=None, reason="computed from a DataFrame, not stored")
-            record["null_fraction"] = record["nulls"] / group.num_rows if group.num_rows else 0.0
+            counted = group.num_rows if obj.numValues is None else obj.numValues
+            record.update(partition=partition, column=name, type=type_name, rows=group.num_rows, values=counted,
+                          **_values(obj), accurate=None, reason="computed from a DataFrame, not stored")
+            record["null_fraction"] = record["nulls"] / counted if counted else 0.0
             records.append(record)
     frame = pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
     _python_bounds(frame)

@@ -116,7 +116,10 @@ def test_analyze_frame_gives_a_dataframes_statistics_without_storing_them(lab, s
     truth = pd.DataFrame([r[:4] for r in rows], columns=["Id", "Key", "Amount", "Day"], dtype=object)
     tables_before = lab.metastore.get_tables("default")
     whole = lab.analyze_frame(frame).set_index("column")
-    assert list(whole.index) == ["Id", "Key", "Amount", "Day"]  # arrays carry no statistics
+    assert list(whole.index) == ["Id", "Key", "Amount", "Day", "Tags", "Tags.element"]
+    # an array's sizes, and its elements' figures over its 200 elements
+    assert (whole.loc["Tags", "min"], whole.loc["Tags", "max"], whole.loc["Tags", "nulls"]) == (1, 1, 0)
+    assert (whole.loc["Tags.element", "values"], whole.loc["Tags.element", "ndv"]) == (200, 1)
     for column in ("Id", "Amount", "Day"):
         values = truth[column].dropna()
         assert (whole.loc[column, "min"], whole.loc[column, "max"]) == (values.min(), values.max())

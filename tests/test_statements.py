@@ -42,12 +42,11 @@ def test_describe_formatted_column_gives_hives_rows(sales):
     assert (flag["num_trues"], flag["num_falses"], flag["num_nulls"], flag["distinct_count"]) == ("1", "1", "1", "")
 
 
-def test_all_columns_skips_types_without_statistics_and_says_so(sales):
+def test_all_columns_takes_an_array_and_its_elements(sales):
     result = sales.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
-    assert result.details.skipped_columns == ["tags"]
-    assert "Skipped (no statistics for their type): tags" in result.message
-    with pytest.raises(InvalidInputException, match="column tags is array<string>: no statistics"):
-        sales.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS tags")
+    assert not result.details.skipped_columns and "Skipped" not in result.message
+    assert result.details.columns[-2:] == ["tags", "tags.element"]
+    assert sales.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS tags").details.columns == ["tags"]
 
 
 def test_unknown_names_are_named(sales):

@@ -268,6 +268,8 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
         conn.execute("DROP TABLE AUTOANALYZE_ROUNDS")
         conn.execute("DROP TABLE PART_COL_FREQUENT_ITEMS")  # 17's
         conn.execute("DROP TABLE TAB_COL_FREQUENT_ITEMS")
+        for later in ("TAB_COL_STATS", "PART_COL_STATS"):  # 18's
+            conn.execute(f"ALTER TABLE {later} DROP COLUMN NUM_VALUES")
         for later in ("TAB_COL_STATS", "PART_COL_STATS", "PART_STATS_SEGMENTS", "METADATA_COLUMN_STATS"):  # 9's
             conn.execute(f"ALTER TABLE {later} DROP COLUMN HISTOGRAM")
         conn.execute("PRAGMA user_version = 7")

@@ -89,8 +89,7 @@ def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
     keys = set(table.partition_key_names)
 
     def plan(column: ColumnPath) -> ColumnPlan:
-        return ColumnPlan(column.name, column.type, kll, path=column.path,
-                          frequent_items=items_tracked(table.parameters, column.name, column.type, frequent_items))
+        return ColumnPlan.of(column, kll, items_tracked(table.parameters, column.name, column.type, frequent_items))
 
     stats_columns = table.stats_columns
     if stmt.columns is None:

@@ -74,8 +74,9 @@ def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) 
     columns = [FieldSchema(f.name, from_spark_type(f.dataType).name) for f in frame.schema.fields
                if f.name.lower() not in {k.lower() for k in keys}]
     kll = bool(session.get("hive.stats.kll.enable"))
-    # each column of a type with statistics, and each struct's leaves (`payload.user.id`) as columns of their own
-    plans = [ColumnPlan(c.name, c.type, kll, path=c.path) for c in Table("", "", columns).stats_columns]
+    # each column of a type with statistics, each struct's leaves (`payload.user.id`) and each array's elements
+    # (`tags.element`) as columns of their own
+    plans = [ColumnPlan.of(c, kll) for c in Table("", "", columns).stats_columns]
     with spark_errors("cannot analyze the DataFrame"):
         groups = aggregate_stats(frame, keys, plans)
     return frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)

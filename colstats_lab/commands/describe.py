@@ -20,6 +20,7 @@ from ..sql.statements import Describe
 COLUMN_ROWS = ("col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
                "max_col_len", "num_trues", "num_falses", "bit_vector", "histogram", "comment", COLUMN_STATS_ACCURATE)
 COVERAGE_ROW = "coverage"  # ours: a partitioned table's figures come from how many of its partitions
+COUNTED_ROW = "counted"  # ours: what an array's, a map's or their values' figures count
 AS_OF_ROW = "as_of"  # ours: which kept state a DESCRIBE as of a write or a time shows
 
 
@@ -88,7 +89,7 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
     values.update(col_name=table.spelled(column.name), data_type=column.type,
                   comment=getattr(column, "comment", None) or "")
     is_key = column.name in table.partition_key_names
-    has_stats = not is_key and parse_type(column.type).stats_kind is not None
+    has_stats = not is_key and parse_type(column.type).kept_stats_kind is not None
     obj = None
     if has_stats and partition is None and table.is_partitioned:
         # as Hive's DESCRIBE: the aggregate over every partition, extrapolated where some lack statistics
@@ -188,6 +189,13 @@ def _stats_rows(obj: ColumnStatisticsObj) -> dict[str, str]:
     if kind in (StatsKind.STRING, StatsKind.BINARY):
         out["avg_col_len"] = repr(float(data.avgColLen))
         out["max_col_len"] = str(data.maxColLen)
+    if kind is StatsKind.COLLECTION:
+        out["avg_col_len"] = repr(float(data.avgColLen))
+        out["max_col_len"] = "" if data.highValue is None else str(data.highValue)
+        out[COUNTED_ROW] = ("elements" if obj.colType.startswith("array") else "entries") + \
+            " per row: min, max, max_col_len and avg_col_len (a NULL counting as none)"
+    if obj.numValues is not None:
+        out[COUNTED_ROW] = f"{obj.numValues} values (the figures are over these, not the rows)"
     if kind is StatsKind.BOOLEAN:
         out["num_trues"] = str(data.numTrues)
         out["num_falses"] = str(data.numFalses)

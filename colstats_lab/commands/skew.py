@@ -8,6 +8,7 @@ from pyspark.sql import functions as F
 from ..errors import spark_errors
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
+from ..metastore.model import leaf_name
 from ..metastore.snapshot_files import field_ids_of
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..metastore.frequent_items import FrequentItems, sketchable
@@ -41,12 +42,17 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     leaves = {}
     for name in names:
         leaf = meta.stats_column(name)
+        if leaf is not None and (leaf.is_element or leaf.is_collection):
+            what = f"the values inside {leaf_name(leaf.collection)}" if leaf.is_element else leaf.type
+            raise InvalidInputException(f"column {name} is {what}: skew is measured on scalar columns and struct "
+                                        "leaves, not inside arrays and maps yet")
         if leaf is not None and leaf.is_leaf:
             leaves[name] = leaf.path
         elif meta.column(name) is None:
             raise NoSuchObjectException(f"column {name} does not exist in table {meta.qualified_name}")
         elif parse_type(meta.column_type(name)).stats_kind is None:
-            inside = [c.name for c in meta.stats_columns if c.path[0] == name]
+            inside = [c.name for c in meta.stats_columns if c.path[0] == name and c.is_leaf and not c.is_element
+                      and not c.is_collection]
             raise InvalidInputException(f"column {name} is {meta.column_type(name)}: skew is measured on scalar "
                                         "values" + (f", such as its leaves {', '.join(inside)}" if inside else ""))
         if name in meta.partition_key_names:

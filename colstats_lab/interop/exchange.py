@@ -6,7 +6,7 @@ from typing import Callable
 
 from pyspark.sql import SparkSession
 
-from .hms_publish import LEAF_NOT_EXPORTED
+from .hms_publish import not_exported
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Table
 from ..errors import spark_errors
@@ -175,11 +175,11 @@ def spark_statistics_properties(metastore: Metastore, table: Table, target: Spar
     each partition column's (from the partitions: every row of one holds its value), with histograms of
     `num_bins` bins when `histograms` (Spark's spark.sql.statistics.histogram.enabled). Returns the
     properties, the columns skipped with why, and the column statistics by Spark's spelling."""
-    column_names = [c.name for c in table.cols]
+    skipped = not_exported(table)
+    column_names = [c.name for c in table.cols if c.name not in skipped]
     stored = metastore.get_table_statistics(table.dbName, table.tableName, column_names)
     rows = int(table.parameters.get("numRows", 0))
     col_stats: dict = {}
-    skipped = {c.name: LEAF_NOT_EXPORTED for c in table.stats_columns if c.is_leaf}
     for obj in (stored.statsObj if stored else []):
         reason = _export_blocker(metastore, table, obj, target.columns)
         if reason:

@@ -15,7 +15,7 @@ from ..files import list_data_files
 from ..metastore import ColumnStatisticsObj, Date, InvalidInputException, Metastore, Table
 from ..stats.spark_properties import stats_from_properties
 from .hms_client import HiveMetastoreClient
-from .hms_publish import PUBLISHED_PARAM, decimal_value
+from .hms_publish import PUBLISHED_PARAM, decimal_value, not_exported
 from .hms_source import SOURCE_PARAM, hms_partition_name
 
 ENGINE_COLUMNS = ["partition", "column", "lab_rows", "lab_nulls", "lab_ndv", "lab_min", "lab_max", "lab_avg_len",
@@ -111,7 +111,8 @@ def engines_frame(metastore: Metastore, client: HiveMetastoreClient, table: Tabl
     """One row per column at the table level (`partition` None), or per partition and column for a partition
     name or "*"; see ENGINE_COLUMNS."""
     db, name = table.parameters[SOURCE_PARAM].split(".", 1)
-    columns = [c.name for c in table.cols if c.name in table.stats_column_names]
+    unexported = not_exported(table)
+    columns = [c.name for c in table.cols if c.name in table.stats_column_names and c.name not in unexported]
     types = {c.name: c.type for c in table.cols}
     records: list[dict] = []
     if partition is None:

@@ -37,6 +37,14 @@ BASIC_PARAMS = ("numRows", "totalSize", "numFiles")
 
 
 LEAF_NOT_EXPORTED = "a struct's leaf: Hive's and Spark's column statistics have no nested columns"
+COLLECTION_NOT_EXPORTED = "an array's or map's sizes: Hive's and Spark's column statistics have none"
+
+
+def not_exported(table: Table) -> dict[str, str]:
+    """The lab's statistics columns Hive's and Spark's column statistics cannot carry, with why: struct leaves,
+    arrays' elements and maps' entries (nested columns), and arrays and maps themselves."""
+    return {c.name: LEAF_NOT_EXPORTED if c.is_leaf else COLLECTION_NOT_EXPORTED
+            for c in table.stats_columns if c.is_leaf or c.is_collection}
 
 
 @dataclass
@@ -149,8 +157,8 @@ def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qua
     outcome = PublishOutcome(qualified, partitioned=table.is_partitioned)
     raw_table = client.get_table(db, name)
     hms_types = {c.name.lower(): c.type for c in raw_table.sd.cols}
-    columns = sorted(c for c in table.stats_column_names if c in hms_types)
-    outcome.not_published = {c.name: LEAF_NOT_EXPORTED for c in table.stats_columns if c.is_leaf}
+    outcome.not_published = not_exported(table)
+    columns = sorted(c for c in table.stats_column_names if c in hms_types and c not in outcome.not_published)
     if table.is_partitioned:
         compliance = metastore.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])
         owners = _partition_owners(metastore, table, columns, hms_types, compliance)

@@ -32,7 +32,7 @@ from .model import (
 from .stats_rows import StatsColumn
 from .merge import merge_stats_column
 
-_NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY)
+_NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION)
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 
 
@@ -75,7 +75,8 @@ def _extrapolated(column: StatsColumn, index_of: dict[str, int], num_parts: int,
         max_len = _toward_border([(p.max_lens[0], i) for i, p in points], num_parts, lowest=False)
         avg_len = _toward_border([(float(p.avg_lens[0]), i) for i, p in points], num_parts, lowest=False)
         data = data_class(int(max_len), float(avg_len), nulls, int(ndv))
-    return ColumnStatisticsObj(column.name, column.col_type, ColumnStatisticsData.of(data))
+    return ColumnStatisticsObj(column.name, column.col_type, ColumnStatisticsData.of(data),
+                               numValues=sum(column.rows) * num_parts // found if column.counts_values else None)
 
 
 def _points(column: StatsColumn, index_of: dict[str, int]) -> list[tuple[float, StatsColumn]]:
@@ -99,7 +100,7 @@ def _single(column: StatsColumn) -> StatsColumn:
     if len(column.rows) == 1:
         return column
     data = merge_stats_column(column).statsData.value
-    merged = StatsColumn(column.name, column.col_type, column.kind)
+    merged = StatsColumn(column.name, column.col_type, column.kind, counts_values=column.counts_values)
     merged.add(sum(column.rows), data.numNulls, getattr(data, "lowValue", None), getattr(data, "highValue", None),
                getattr(data, "numDVs", None), data.bitVectors, getattr(data, "avgColLen", None),
                getattr(data, "maxColLen", None), None, None)

@@ -475,7 +475,8 @@ class ColumnStatisticsAPI:
         merged = {name: merge_segments(tops[name]) for name in col_names if name in tops}
         if not count or len(merged) < len(set(col_names)) or any(m.parts != count for m in merged.values()):
             return None
-        objs = [segment_to_obj(name, merged[name]) for name in col_names]
+        elements = {c.name for c in table.stats_columns if c.is_element}
+        objs = [segment_to_obj(name, merged[name], name in elements) for name in col_names]
         return AggrStats(colStats=objs, partsFound=count, partsRequested=count,
                          covered={n: count for n in col_names}, covered_rows={n: merged[n].rows for n in col_names},
                          exact=list(objs))

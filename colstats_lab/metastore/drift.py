@@ -39,8 +39,11 @@ HEAVY_SHARE = 0.05  # a value holding over 5 % of the values: well above the ske
 
 
 def null_fraction(stats: ColumnStatisticsObj, rows: int | None) -> float | None:
-    """None without rows, or when the state does not know its nulls (Drill's metadata may not)."""
+    """None without rows, or when the state does not know its nulls (Drill's metadata may not); over an
+    array's elements (a map's entries) for theirs."""
     nulls = stats.statsData.value.numNulls
+    if stats.numValues is not None:
+        rows = stats.numValues
     if not rows or nulls is None:
         return None
     return nulls / rows

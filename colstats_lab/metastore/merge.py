@@ -25,7 +25,8 @@ from .sketches import sketch_ndv, union
 from .stats_rows import StatsColumn
 from .table_metadata import ColumnMetadata
 
-_RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
+_RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP,
+           StatsKind.COLLECTION)
 
 
 def spark_order(value):
@@ -54,7 +55,7 @@ def merge_column_stats(parts: list[tuple[ColumnStatisticsObj, int]]) -> ColumnSt
 
 def merge_stats_column(column: StatsColumn) -> ColumnStatisticsObj:
     """Table-level statistics of one column from its statistics in every partition."""
-    return segment_to_obj(column.name, merge_partitions(column))
+    return segment_to_obj(column.name, merge_partitions(column), column.counts_values)
 
 
 def merge_partitions(column: StatsColumn) -> SegmentStats:
@@ -82,7 +83,7 @@ def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketc
     while every part with values has one, else the largest part NDV as the lower bound Hive falls back to.
     The KLL sketches merge while every part with values has one: a union missing a part would describe
     other rows than the merged level's."""
-    sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY)
+    sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION)
     low, high = merged_range(lows, highs) if kind in _RANGED else (None, None)
     family = sketch_family(col_type)
     complete = all(h is not None or r - (n or 0) <= 0 for h, r, n in zip(histograms, rows, nulls))
@@ -93,10 +94,15 @@ def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketc
                         sum(n or 0 for n in trues), sum(n or 0 for n in falses), histogram)
 
 
-def segment_to_obj(name: str, merged: SegmentStats) -> ColumnStatisticsObj:
-    """Table-level statistics of a column from its statistics merged over every partition."""
+def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False) -> ColumnStatisticsObj:
+    """Table-level statistics of a column from its statistics merged over every partition; `counts_values`
+    for a column whose values are not the rows (an array's elements: the merged rows are its values)."""
     kind, data_class = merged.kind, STATS_DATA_CLASSES[merged.kind]
     ndv, sketch = None, None
+    if kind is StatsKind.COLLECTION:
+        avg = merged.total_len / merged.rows if merged.rows else 0.0
+        return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(
+            data_class(merged.low, merged.high, avg, merged.nulls)))
     if kind not in (StatsKind.BOOLEAN, StatsKind.BINARY):
         if merged.all_sketched:
             sketch = merged.sketch
@@ -111,7 +117,8 @@ def segment_to_obj(name: str, merged: SegmentStats) -> ColumnStatisticsObj:
                 else data_class(merged.max_len, avg_len, merged.nulls))
     else:
         data = data_class(merged.trues, merged.falses, merged.nulls)
-    return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(data))
+    return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(data),
+                               numValues=merged.rows if counts_values else None)
 
 
 def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
@@ -123,11 +130,12 @@ def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
     with metastore.transaction():
         tops = metastore.segment_statistics(table.dbName, table.tableName, col_names, merge_segments,
                                             merge_partitions)
+        elements = {c.name for c in table.stats_columns if c.is_element}
         merged = []
         for name in col_names:
             top = tops.get(name.lower())
             if top:
-                merged.append(segment_to_obj(name.lower(), merge_segments(top)))
+                merged.append(segment_to_obj(name.lower(), merge_segments(top), name.lower() in elements))
             elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
                 metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
         if merged:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from decimal import Decimal
 
-from ..coltypes import StatsKind, parse_type, struct_fields
+from ..coltypes import StatsKind, collection_parts, parse_type, struct_fields
 from ..file_columns import spellings
 from .exceptions import InvalidObjectException, NoSuchObjectException
 from .names import escape_path_name, make_part_name
@@ -139,6 +139,19 @@ class BinaryColumnStatsData:
     bitVectors: bytes | None = None
 
 
+@dataclass
+class CollectionColumnStatsData:
+    """Not Hive's: an array's or map's statistics. lowValue/highValue are the fewest and most elements of a
+    non-null one; avgColLen the elements per row, a NULL counting as none (Hive's avgColLen of strings, so
+    that it merges over partitions the same way)."""
+
+    lowValue: int | None
+    highValue: int | None
+    avgColLen: float
+    numNulls: int
+    bitVectors: bytes | None = None
+
+
 STATS_DATA_CLASSES = {
     StatsKind.BOOLEAN: BooleanColumnStatsData,
     StatsKind.LONG: LongColumnStatsData,
@@ -148,6 +161,7 @@ STATS_DATA_CLASSES = {
     StatsKind.TIMESTAMP: TimestampColumnStatsData,
     StatsKind.STRING: StringColumnStatsData,
     StatsKind.BINARY: BinaryColumnStatsData,
+    StatsKind.COLLECTION: CollectionColumnStatsData,
 }
 
 
@@ -168,6 +182,7 @@ class ColumnStatisticsData:
     decimalStats: DecimalColumnStatsData | None = None
     dateStats: DateColumnStatsData | None = None
     timestampStats: TimestampColumnStatsData | None = None
+    collectionStats: CollectionColumnStatsData | None = None
 
     def __post_init__(self):
         set_members = [m for m in _UNION_MEMBERS if getattr(self, m) is not None]
@@ -199,9 +214,12 @@ class ColumnStatisticsObj:
     statsData: ColumnStatisticsData
     # not Hive's: the values' frequent-items sketch (metastore.frequent_items), stored beside the row
     frequentItems: bytes | None = None
+    # not Hive's: how many values the statistics describe when they are not the rows, as for the elements of
+    # an array (`tags.element`) or the entries of a map (`attrs.key`); None: the rows
+    numValues: int | None = None
 
     def __post_init__(self):
-        expected = parse_type(self.colType).stats_kind
+        expected = parse_type(self.colType).kept_stats_kind
         if expected is not None and self.statsData.kind is not expected:
             raise InvalidObjectException(f"column {self.colName} of type {self.colType} cannot carry {self.statsData.kind.value}")
 
@@ -296,16 +314,30 @@ class SkewedInfo:
 
 @dataclass(frozen=True)
 class ColumnPath:
-    """A column statistics are kept for: a data column, or a struct's leaf named by its `path`."""
+    """A column statistics are kept for: a data column, a struct's leaf named by its `path`, or the elements of
+    an array (`tags.element`) or the keys or values of a map (`attrs.key`, `attrs.value`)."""
 
-
-    name: str              # as the metastore keys its statistics: `x`, `payload.user.id`
+    name: str              # as the metastore keys its statistics: `x`, `payload.user.id`, `tags.element`
     type: str
-    path: tuple[str, ...]  # the column, then each struct field down to the leaf
+    path: tuple[str, ...]  # the column, then each struct field down to the leaf (then `element`, `key`, `value`)
+    element: str = ""      # `element`, `key` or `value` for the values inside the collection at path[:-1]
 
     @property
     def is_leaf(self) -> bool:
         return len(self.path) > 1
+
+    @property
+    def is_element(self) -> bool:
+        return bool(self.element)
+
+    @property
+    def is_collection(self) -> bool:
+        return parse_type(self.type).is_collection
+
+    @property
+    def collection(self) -> tuple[str, ...]:
+        """The path of the array or map an element column's values are in."""
+        return self.path[:-1]
 
 
 def leaf_name(path: tuple[str, ...]) -> str:
@@ -327,8 +359,15 @@ def _stats_leaves(out: list[ColumnPath], name: str, path: tuple[str, ...], type_
         for field_name, field_type in fields:
             sub = path + (field_name.lower(),)
             _stats_leaves(out, leaf_name(sub), sub, field_type)
-    elif parse_type(type_name).stats_kind is not None:
-        out.append(ColumnPath(name, parse_type(type_name).name, path))
+        return
+    column_type = parse_type(type_name)
+    if column_type.kept_stats_kind is None:
+        return
+    out.append(ColumnPath(name, column_type.name, path))
+    # an array's elements and a map's keys and values get statistics of their own when they are scalars
+    for part, part_type in collection_parts(type_name):
+        if parse_type(part_type).stats_kind is not None:
+            out.append(ColumnPath(leaf_name(path + (part,)), parse_type(part_type).name, path + (part,), part))
 
 
 @dataclass
@@ -369,8 +408,9 @@ class Table:
     def stats_columns(self) -> list[ColumnPath]:
         """The columns statistics are kept for, in the table's order: each data column of a type that has
         them, and in place of a struct column its leaves of such types, named by their path
-        (`payload.user.id`; a field whose own name holds a dot quoted with backticks, as Spark does). Leaves
-        under arrays and maps are not columns of their own."""
+        (`payload.user.id`; a field whose own name holds a dot quoted with backticks, as Spark does); each
+        array or map, followed by its scalar elements (`tags.element`) or keys and values (`attrs.key`,
+        `attrs.value`). Structs inside arrays and maps are not columns of their own."""
         return list(_stats_columns_of(tuple((c.name, c.type) for c in self.cols))[0])
 
     def stats_column(self, name: str) -> ColumnPath | None:

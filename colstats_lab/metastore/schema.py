@@ -647,8 +647,15 @@ CREATE TABLE TAB_COL_FREQUENT_ITEMS (
 );
 """
 
+# The count of values a statistics row describes where they are not the rows: an array's elements
+# (`tags.element`), a map's entries (`attrs.key`); NULL for every other column, whose values are the rows.
+_V18 = """ALTER TABLE TAB_COL_STATS ADD COLUMN NUM_VALUES INTEGER;
+ALTER TABLE PART_COL_STATS ADD COLUMN NUM_VALUES INTEGER;
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN NUM_VALUES INTEGER;
+"""
+
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15, _V16,
-                         _V17]
+                         _V17, _V18]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -24,7 +24,7 @@ ROW_COLUMNS = (
     "COLUMN_NAME", "COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE",
     "DOUBLE_LOW_VALUE", "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE",
     "NUM_NULLS", "NUM_DISTINCTS", "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
-    "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS", "HISTOGRAM",
+    "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES",
 )
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
@@ -41,7 +41,7 @@ def value_to_text(kind: StatsKind, value) -> str | None:
 def text_to_value(kind: StatsKind, text: str | None):
     if text is None:
         return None
-    if kind is StatsKind.LONG:
+    if kind in (StatsKind.LONG, StatsKind.COLLECTION):
         return int(text)
     if kind is StatsKind.DOUBLE:
         return float(text)
@@ -59,7 +59,7 @@ def _typed(kind: StatsKind, value):
     in whole seconds)."""
     if value is None:
         return None, None, None
-    if kind is StatsKind.LONG:
+    if kind in (StatsKind.LONG, StatsKind.COLLECTION):
         return int(value), None, None
     if kind is StatsKind.DATE:
         return value.daysSinceEpoch, None, None
@@ -78,11 +78,13 @@ def obj_to_row(obj: ColumnStatisticsObj) -> dict:
 def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
     """The row's values for one column's statistics in ROW_COLUMNS order (the bulk path: no dict per row)."""
     kind = obj.statsData.kind
-    if parse_type(obj.colType).stats_kind is not kind:
+    if parse_type(obj.colType).kept_stats_kind is not kind:
         raise InvalidInputException(f"column {obj.colName} of type {obj.colType} cannot carry {kind.value}")
     nulls = obj.statsData.value.numNulls
     if nulls is None or nulls < 0:
         raise InvalidInputException(f"column {obj.colName}: numNulls must be a count, got {nulls!r}")
+    if obj.numValues is not None and obj.numValues < nulls:
+        raise InvalidInputException(f"column {obj.colName}: numNulls {nulls} exceeds its {obj.numValues} values")
     return figures_to_values(obj)
 
 
@@ -108,9 +110,12 @@ def figures_to_values(obj: ColumnStatisticsObj) -> tuple:
         avg_len, max_len = data.avgColLen, data.maxColLen
     elif kind is StatsKind.BOOLEAN:
         trues, falses = data.numTrues, data.numFalses
+    elif kind is StatsKind.COLLECTION:  # the fewest and most elements where Hive keeps a long's range
+        low, high = value_to_text(kind, data.lowValue), value_to_text(kind, data.highValue)
+        long_low, long_high, avg_len, max_len = data.lowValue, data.highValue, data.avgColLen, data.highValue
     return (obj.colName.lower(), col_type.name, low, high, long_low, long_high, double_low, double_high,
             decimal_low, decimal_high, data.numNulls, ndv, data.bitVectors, avg_len, max_len, trues, falses,
-            micros_low, micros_high, histogram)
+            micros_low, micros_high, histogram, obj.numValues)
 
 
 def row_to_obj(row) -> ColumnStatisticsObj:
@@ -127,9 +132,21 @@ def row_to_obj(row) -> ColumnStatisticsObj:
                           numDVs=row["NUM_DISTINCTS"], **common)
     elif kind is StatsKind.BINARY:
         data = data_class(maxColLen=row["MAX_COL_LEN"], avgColLen=row["AVG_COL_LEN"], **common)
+    elif kind is StatsKind.COLLECTION:
+        data = data_class(lowValue=row["LONG_LOW_VALUE"], highValue=row["LONG_HIGH_VALUE"],
+                          avgColLen=row["AVG_COL_LEN"], **common)
     else:
         data = data_class(numTrues=row["NUM_TRUES"], numFalses=row["NUM_FALSES"], **common)
-    return ColumnStatisticsObj(row["COLUMN_NAME"], col_type.name, ColumnStatisticsData.of(data))
+    return ColumnStatisticsObj(row["COLUMN_NAME"], col_type.name, ColumnStatisticsData.of(data),
+                               numValues=_value_count(row))
+
+
+def _value_count(row) -> int | None:
+    """NUM_VALUES of a row, read by name (a history row written before it existed has none)."""
+    try:
+        return row["NUM_VALUES"]
+    except (IndexError, KeyError):
+        return None
 
 
 @dataclass
@@ -152,15 +169,19 @@ class StatsColumn:
     falses: list = field(default_factory=list)
     parts: list = field(default_factory=list)  # the partition names, when read from the metastore
     histograms: list = field(default_factory=list)
+    counts_values: bool = False  # `rows` are the values counted (an array's elements), not the partitions' rows
 
     @classmethod
     def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> "StatsColumn":
-        """From (statistics, partition rows) pairs of one column."""
+        """From (statistics, partition rows) pairs of one column (the values an object counts, where it counts
+        other values than the rows)."""
         first = parts[0][0]
-        column = cls(first.colName, first.colType, first.statsData.kind)
+        column = cls(first.colName, first.colType, first.statsData.kind,
+                     counts_values=first.numValues is not None)
         for obj, rows in parts:
             data = obj.statsData.value
-            column.add(rows, data.numNulls, getattr(data, "lowValue", None), getattr(data, "highValue", None),
+            column.add(rows if obj.numValues is None else obj.numValues, data.numNulls,
+                       getattr(data, "lowValue", None), getattr(data, "highValue", None),
                        getattr(data, "numDVs", None), data.bitVectors, getattr(data, "avgColLen", None),
                        getattr(data, "maxColLen", None), getattr(data, "numTrues", None),
                        getattr(data, "numFalses", None), getattr(data, "histogram", None))
@@ -168,22 +189,22 @@ class StatsColumn:
 
     @classmethod
     def from_rows(cls, rows: list[tuple]) -> "StatsColumn":
-        """From rows of (COLUMN_NAME, COLUMN_TYPE, partition numRows, NUM_NULLS, LOW_VALUE, the exact low
-        as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for a timestamp), HIGH_VALUE, the exact high,
-        NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN, NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM) of
-        one column."""
+        """From rows of (COLUMN_NAME, COLUMN_TYPE, the values counted (NUM_VALUES, else the partition's
+        numRows), NUM_NULLS, LOW_VALUE, the exact low as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for
+        a timestamp), HIGH_VALUE, the exact high, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN,
+        NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM, whether NUM_VALUES is set) of one column."""
         name, col_type = rows[0][0], rows[0][1]
         kind = parse_type(col_type).stored_stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
-         trues, falses, parts, histograms) = (list(values) for values in zip(*rows))
-        if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP):
-            # exact as integers: LONG_* for whole numbers and dates (days), *_MICROS for timestamps
-            wrap = {StatsKind.LONG: None, StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}[kind]
+         trues, falses, parts, histograms, counted) = (list(values) for values in zip(*rows))
+        if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP, StatsKind.COLLECTION):
+            # exact as integers: LONG_* for whole numbers, element counts and dates (days), *_MICROS for timestamps
+            wrap = {StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}.get(kind)
             lows, highs = ([v if v is None or wrap is None else wrap(v) for v in typed] for typed in (long_lows, long_highs))
         else:
             lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
         return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
-                   trues, falses, parts, histograms)
+                   trues, falses, parts, histograms, any(counted))
 
     def subset(self, indexes: list[int]) -> "StatsColumn":
         """The same column in the partitions at `indexes` only."""
@@ -191,7 +212,7 @@ class StatsColumn:
         return StatsColumn(self.name, self.col_type, self.kind, pick(self.rows), pick(self.nulls), pick(self.lows),
                            pick(self.highs), pick(self.ndvs), pick(self.sketches), pick(self.avg_lens),
                            pick(self.max_lens), pick(self.trues), pick(self.falses), pick(self.parts),
-                           pick(self.histograms))
+                           pick(self.histograms), self.counts_values)
 
     def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses, histogram=None) -> None:
         self.rows.append(rows)

@@ -20,6 +20,7 @@ from ..metastore.model import (
     ColumnStatisticsData,
     ColumnStatisticsObj,
     Date,
+    ColumnPath,
     Timestamp,
 )
 from ..metastore.quantiles import sketch_family
@@ -44,13 +45,35 @@ class ColumnPlan:
     # values a frequent-items sketch tracks (colstats.frequent.items; 0: none), for sketchable types
     frequent_items: int = 0
     path: tuple[str, ...] = ()  # a struct leaf's column and fields (`Table.stats_columns`); () for `name` itself
+    # `element`, `key` or `value`: the values inside the array or map at path[:-1], read from its explode
+    element: str = ""
 
     @property
     def column(self) -> Column:
         """The column's values in a read of the table: a struct leaf by its path, NULL where any struct on
-        the way is."""
+        the way is; an array's elements (a map's keys or values) in the read of the collection's explode."""
+        if self.element:
+            return F.col(f"__{self.element}")
         parts = self.path if len(self.path) > 1 else (self.name,)
         return F.col(".".join(f"`{part}`" for part in parts))
+
+    @classmethod
+    def of(cls, column: ColumnPath, histogram: bool = False, frequent_items: int = 0) -> "ColumnPlan":
+        """The plan of one of `Table.stats_columns`."""
+        return cls(column.name, column.type, histogram, frequent_items=frequent_items, path=column.path,
+                   element=column.element)
+
+    @property
+    def collection(self) -> tuple[str, ...]:
+        """The path of the array or map an element plan's values are in."""
+        return self.path[:-1]
+
+    def exploded(self, frame: DataFrame, keys: list[Column]) -> DataFrame:
+        """`keys` and a row per element of the array (per entry of the map) this element plan's values are
+        in, as `__element` (`__key` and `__value`): NULL and empty collections give none."""
+        collection = F.col(".".join(f"`{part}`" for part in self.collection))
+        names = ("__element",) if self.element == "element" else ("__key", "__value")
+        return frame.select(*keys, F.explode(collection).alias(*names))
 
     @property
     def kind(self) -> StatsKind:
@@ -62,7 +85,9 @@ class ColumnPlan:
         col = self.column
         p = f"__c{index}_"
         kind = self.kind
-        if kind is StatsKind.DOUBLE:
+        if kind is StatsKind.COLLECTION:
+            value = F.when(col.isNotNull(), F.size(col))
+        elif kind is StatsKind.DOUBLE:
             value = col.cast("double")
         elif kind is StatsKind.DATE:
             value = F.unix_date(col)
@@ -90,6 +115,8 @@ class ColumnPlan:
         out = [] if self.from_footers else [F.count(value).alias(p + "nonnull")]
         if kind in (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE, StatsKind.DATE, StatsKind.TIMESTAMP):
             out += [] if self.from_footers else [F.min(value).alias(p + "min"), F.max(value).alias(p + "max")]
+        elif kind is StatsKind.COLLECTION:  # the elements of each: fewest, most and in all
+            out += [F.min(value).alias(p + "min"), F.max(value).alias(p + "max"), F.sum(value).alias(p + "sumlen")]
         elif kind in (StatsKind.STRING, StatsKind.BINARY):
             length = F.col(p + "len")
             out += [F.max(length).alias(p + "maxlen"), F.sum(length).alias(p + "sumlen")]
@@ -106,13 +133,13 @@ class ColumnPlan:
 
     @property
     def has_ndv(self) -> bool:
-        """Hive keeps no NDV for booleans and binaries."""
-        return self.kind not in (StatsKind.BOOLEAN, StatsKind.BINARY)
+        """Hive keeps no NDV for booleans and binaries; the lab none of an array's or map's size."""
+        return self.kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION)
 
     def stats_obj(self, index: int, row: dict | None, num_rows: int,
                   footer: ColumnMetadata | None = None) -> ColumnStatisticsObj:
         """The column's statistics from one aggregate row (None: a group with no rows) and, for a column
-        `from_footers`, the group's footer figures."""
+        `from_footers`, the group's footer figures. `num_rows` of an element plan are the elements."""
         p = f"__c{index}_"
         from_footer: dict[str, Any] = ({"nonnull": num_rows - (footer.nulls or 0), "min": footer.low,
                                          "max": footer.high} if self.from_footers and footer is not None else {})
@@ -144,11 +171,14 @@ class ColumnPlan:
             data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls, ndv, sketch)
         elif kind is StatsKind.BINARY:
             data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls)
+        elif kind is StatsKind.COLLECTION:
+            data = STATS_DATA_CLASSES[kind](get("min"), get("max"), _avg(get("sumlen"), num_rows), nulls)
         else:
             data = STATS_DATA_CLASSES[kind](get("trues") or 0, get("falses") or 0, nulls)
         frequent = get("freq") if self.keeps_frequent_items else None
         return ColumnStatisticsObj(self.name, self.type_name, ColumnStatisticsData.of(data),
-                                   bytes(frequent) if frequent is not None else None)
+                                   bytes(frequent) if frequent is not None else None,
+                                   numValues=num_rows if self.element else None)
 
 
 def _avg(total, rows: int) -> float:
@@ -179,32 +209,55 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
     """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
     group's partition values as text (the empty tuple when there are no keys). `footers` holds each
     group's footer figures of the columns planned `from_footers`; a group whose footers count other rows
-    than the scan read (a file rewritten meanwhile) raises, as its figures would mix two states."""
+    than the scan read (a file rewritten meanwhile) raises, as its figures would mix two states.
+    The values inside an array or a map (element plans) are aggregated over its explode: one more
+    aggregation per such collection, as their rows are not the table's."""
     keys = [F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
-    column_inputs, exprs = _aggregation(frame.sparkSession, tuple(columns))
-    inputs = frame.select(*keys, *column_inputs)
-    # one row of aggregates per partition (one row without keys) is all that reaches the driver
-    if group_keys:
-        rows = inputs.groupBy(*[f"__k{i}" for i in range(len(group_keys))]).agg(*exprs).collect()
-    else:
-        rows = inputs.agg(*exprs).collect()
+    key_names = [f"__k{i}" for i in range(len(group_keys))]
+    row_plans = [p for p in columns if not p.element]
+    rows = _grouped(frame.select(*keys, *_aggregation(frame.sparkSession, tuple(row_plans))[0]), key_names,
+                    row_plans)
+    by_collection: dict[tuple[str, ...], list[ColumnPlan]] = {}
+    for plan in columns:
+        if plan.element:
+            by_collection.setdefault(plan.collection, []).append(plan)
+    inside = {}  # element plan -> its index in its collection's aggregation, and the records per group
+    for plans in by_collection.values():
+        exploded = plans[0].exploded(frame, keys)
+        column_inputs = _aggregation(frame.sparkSession, tuple(plans))[0]
+        records = _grouped(exploded.select(*key_names, *column_inputs), key_names, plans)
+        inside.update({plan: (i, records) for i, plan in enumerate(plans)})
     out = {}
-    for row in rows:
-        record = row.asDict()
+    for values, record in rows.items():
         num_rows = record[ROWS]
         if not group_keys and num_rows == 0:
             continue
-        values = tuple(record[f"__k{i}"] for i in range(len(group_keys)))
         figures = (footers or {}).get(values)
         if not _footers_hold(columns, figures, num_rows):
             where = ", ".join(f"{k}={v}" for k, v in zip(group_keys, values)) or "the table"
             raise QueryError(f"the files of {where} changed while being analyzed: their footers count "
                              f"{figures.rows if figures else 0:,} rows, the scan read {num_rows:,}; "
                              f"run the ANALYZE again")
-        out[values] = GroupStats(values, num_rows, [
-            p.stats_obj(i, record, num_rows, figures.columns.get(p.name) if figures else None)
-            for i, p in enumerate(columns)])
+        objs, row_index = [], 0
+        for plan in columns:
+            if plan.element:
+                index, records = inside[plan]
+                elements = records.get(values)
+                objs.append(plan.stats_obj(index, elements, elements[ROWS] if elements else 0))
+            else:
+                objs.append(plan.stats_obj(row_index, record, num_rows,
+                                           figures.columns.get(plan.name) if figures else None))
+                row_index += 1
+        out[values] = GroupStats(values, num_rows, objs)
     return out
+
+
+def _grouped(inputs: DataFrame, key_names: list[str], plans: list[ColumnPlan]) -> dict[tuple, dict]:
+    """The aggregates of `plans` over `inputs` per group of `key_names` (one row without keys), by the
+    group's values: one row per partition is all that reaches the driver."""
+    exprs = _aggregation(inputs.sparkSession, tuple(plans))[1]
+    collected = inputs.groupBy(*key_names).agg(*exprs).collect() if key_names else inputs.agg(*exprs).collect()
+    return {tuple(row[k] for k in key_names): row.asDict() for row in collected}
 
 
 def _footers_hold(columns: list[ColumnPlan], figures: GroupFigures | None, num_rows: int) -> bool:
@@ -221,7 +274,9 @@ def served_by_footers(plans: list[ColumnPlan], files: dict[tuple, list[DataFile]
     `files` (per group) holds exactly, and each group's figures of them (footers.group_figures)."""
     if not plans:
         return plans, {}
-    served, figures = group_figures(files, {p.name: p.type_name for p in plans}, field_ids)
+    # footers keep an element's figures over every level of its list (NULL lists and elements alike)
+    scalars = {p.name: p.type_name for p in plans if not p.element and p.kind is not StatsKind.COLLECTION}
+    served, figures = group_figures(files, scalars, field_ids)
     return [replace(p, from_footers=p.name in served) for p in plans], figures
 
 

@@ -91,11 +91,13 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
     frame = _aligned_frame(spark, table, data, partition or {})
     collect = None
-    plans = [ColumnPlan(c.name, c.type, metastore.kll_enabled, path=c.path,
-                        frequent_items=items_tracked(table.parameters, c.name, c.type, metastore.frequent_items))
+    plans = [ColumnPlan.of(c, metastore.kll_enabled,
+                           items_tracked(table.parameters, c.name, c.type, metastore.frequent_items))
              for c in table.stats_columns]
     dynamic = table.is_partitioned and not partition
     if gather and plans and not dynamic:  # min, max and NULLs from the new files' footers where they will hold them
+        # an observation sees the written rows, not an array's elements: those wait for an ANALYZE
+        plans = [p for p in plans if not p.element]
         observed_plans = [replace(p, from_footers=_footer_will_hold(spark, p)) for p in plans]
         frame, collect = observe_stats(frame, observed_plans)
     specs = layout_specs(metastore, table, frame, partition or {}, relayout)
@@ -184,7 +186,7 @@ def _footer_will_hold(spark: SparkSession, plan: ColumnPlan) -> bool:
     """Whether the Parquet files Spark is about to write will hold the column's minimum, maximum and NULL count
     in their footers: every type footers serve, timestamps only when written as TIMESTAMP_MICROS (Spark's
     default INT96 keeps no bounds). The footers are checked once written all the same."""
-    if not footer_servable(plan.type_name):
+    if not footer_servable(plan.type_name) or plan.element:
         return False
     return parse_type(plan.type_name).base != "timestamp" or \
         spark.conf.get("spark.sql.parquet.outputTimestampType", "INT96") == "TIMESTAMP_MICROS"

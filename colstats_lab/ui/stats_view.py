@@ -28,9 +28,14 @@ def column_label(table: Table | None, name: str) -> str:
 def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFrame:
     """The statistics frame as the view shows it (`column` is HTML); with `table`, columns named as its files
     spell them and struct leaves indented."""
+    counted = [_counted(type_name) for type_name in frame["type"]]
     shown = pd.DataFrame({
         "column": frame["column"].map(lambda name: column_label(table, name)), "type": frame["type"],
-        "min": frame["min"].map(fmt.number), "max": frame["max"].map(fmt.number),
+        # an array's or map's figures are its elements' (entries') count
+        "min": [fmt.number(v) + unit if unit and v is not None and not pd.isna(v) else fmt.number(v)
+                for v, unit in zip(frame["min"], counted)],
+        "max": [fmt.number(v) + unit if unit and v is not None and not pd.isna(v) else fmt.number(v)
+                for v, unit in zip(frame["max"], counted)],
         "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
         "distinct": frame["ndv"].map(fmt.count),
         # a narrow cell that wraps between values, never inside one (a date broke at its hyphens): a timestamp's
@@ -51,6 +56,12 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
     if frame["coverage"].notna().any():  # a partitioned table's level: how many partitions the figures cover
         shown.insert(len(shown.columns) - 2, "partitions", frame["coverage"].map(lambda v: v or ""))
     return shown
+
+
+def _counted(type_name: str) -> str:
+    """The unit an array's or map's figures count in (its min, max and average are sizes); '' for others."""
+    lowered = str(type_name).lower()
+    return " elements" if lowered.startswith("array<") else " entries" if lowered.startswith("map<") else ""
 
 
 @register("stats")
