@@ -1,6 +1,7 @@
 """Over random files as pyarrow writes them, with mixed-case and non-ASCII names, structs of structs (NULL at
-any level) and nanosecond timestamps: every figure ANALYZE stores for every column and struct leaf equals
-pyarrow's computation over the rows themselves (flattened: a leaf is NULL where a struct on its way is)."""
+any level), lists and maps (NULL, empty, with NULL elements and values) and nanosecond timestamps: every figure
+ANALYZE stores for every column, struct leaf, array's elements and map's keys and values equals pyarrow's
+computation over the rows themselves (flattened: a leaf is NULL where a struct on its way is)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -22,12 +23,21 @@ LEAF_TYPES = {"long": pa.int64(), "string": pa.string(), "bool": pa.bool_(), "da
               "decimal": pa.decimal128(10, 2), "nanos": pa.timestamp("ns")}
 
 
+# inside a list or map a nanosecond timestamp is left out by name (tests/test_file_columns.py)
+ELEMENT_TYPES = {name: kind for name, kind in LEAF_TYPES.items() if name != "nanos"}
+
+
 @st.composite
 def field_types(draw, depth: int):
-    """A leaf type, or (at `depth` > 0) a struct of 1 to 3 fields with distinct names whatever their case."""
-    if depth > 0 and draw(st.booleans()):
+    """A leaf type, a list of one or a map of strings to one, or (at `depth` > 0) a struct of 1 to 3 fields
+    with distinct names whatever their case."""
+    shape = draw(st.sampled_from(["leaf", "leaf", "list", "map"] + (["struct", "struct"] if depth > 0 else [])))
+    if shape == "struct":
         names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=3, unique_by=str.lower))
         return pa.struct([pa.field(name, draw(field_types(depth - 1))) for name in names])
+    if shape in ("list", "map"):
+        element = ELEMENT_TYPES[draw(st.sampled_from(sorted(ELEMENT_TYPES)))]
+        return pa.list_(element) if shape == "list" else pa.map_(pa.string(), element)
     return LEAF_TYPES[draw(st.sampled_from(sorted(LEAF_TYPES)))]
 
 
@@ -36,6 +46,15 @@ def _value(draw, kind: pa.DataType):
         if draw(st.integers(0, 4)) == 0:
             return None
         return {kind.field(i).name: _value(draw, kind.field(i).type) for i in range(kind.num_fields)}
+    if pa.types.is_map(kind):
+        if draw(st.integers(0, 4)) == 0:
+            return None
+        keys = draw(st.lists(st.text(max_size=3), max_size=4, unique=True))
+        return [(key, _value(draw, kind.item_type)) for key in keys]
+    if pa.types.is_list(kind):
+        if draw(st.integers(0, 4)) == 0:
+            return None
+        return [_value(draw, kind.value_type) for _ in range(draw(st.integers(0, 4)))]
     if draw(st.integers(0, 3)) == 0:
         return None
     if kind == pa.int64():
@@ -65,19 +84,37 @@ def files(draw):
 
 
 def _leaves(table: pa.Table) -> dict[str, pa.ChunkedArray]:
+    """Each column and struct leaf, and each list's elements and each map's keys and values (NULL lists and
+    maps hold none)."""
     while any(pa.types.is_struct(f.type) for f in table.schema):
         table = table.flatten()
-    return {name.lower(): table.column(name) for name in table.column_names}
+    out = {}
+    for name in table.column_names:
+        column = table.column(name).combine_chunks()
+        out[name.lower()] = column
+        if pa.types.is_map(column.type):
+            entries = [entry for row in column.to_pylist() if row for entry in row]
+            out[f"{name.lower()}.key"] = pa.array([k for k, _ in entries], column.type.key_type)
+            out[f"{name.lower()}.value"] = pa.array([v for _, v in entries], column.type.item_type)
+        elif pa.types.is_list(column.type):
+            out[f"{name.lower()}.element"] = pc.list_flatten(column)
+    return out
 
 
-def _expected(column: pa.ChunkedArray) -> dict:
+def _expected(column: pa.Array) -> dict:
     present = pc.drop_null(column)
     out: dict = {"nulls": column.null_count}
     kind = column.type
+    if pa.types.is_list(kind) or pa.types.is_map(kind):  # sizes: fewest, most, per row (a NULL as none)
+        sizes = [len(row) for row in present.to_pylist()]
+        if sizes:
+            out["low"], out["high"] = min(sizes), max(sizes)
+        out["avglen"] = sum(sizes) / len(column)
+        return out
     if kind == pa.string():
         lengths = pc.utf8_length(present).to_pylist()
         out["maxlen"] = max(lengths, default=0)
-        out["avglen"] = sum(lengths) / len(column)
+        out["avglen"] = sum(lengths) / len(column) if len(column) else 0.0
     elif kind == pa.bool_():
         out["trues"] = sum(present.to_pylist())
     elif len(present):
@@ -92,6 +129,8 @@ def _expected(column: pa.ChunkedArray) -> dict:
 def _stored(obj) -> dict:
     data, kind = obj.statsData.value, obj.statsData.kind.value
     out = {"nulls": data.numNulls}
+    if kind == "collectionStats":
+        out["avglen"] = data.avgColLen
     if kind == "stringStats":
         out["maxlen"], out["avglen"] = data.maxColLen, data.avgColLen
     elif kind == "booleanStats":
@@ -123,7 +162,11 @@ def test_every_leaf_figure_equals_pyarrows_over_random_nested_files(tmp_path_fac
         leaves = _leaves(pa.concat_tables([table for table, _ in drawn]))
         assert sorted(outcome.columns) == sorted(leaves)
         stored = lab.metastore.get_table_statistics("default", "random", outcome.columns)
+        inside = {name for name in leaves if name.endswith((".element", ".key", ".value"))
+                  and name.rsplit(".", 1)[0] in leaves}
         for obj in stored.statsObj:
+            # an array's elements and a map's entries are counted where the figures describe them, not the rows
+            assert obj.numValues == (len(leaves[obj.colName]) if obj.colName in inside else None), obj.colName
             expected, got = _expected(leaves[obj.colName]), _stored(obj)
             if "avglen" in expected:
                 assert got.pop("avglen") == pytest.approx(expected.pop("avglen")), obj.colName
