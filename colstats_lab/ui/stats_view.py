@@ -55,7 +55,8 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
     })
     if frame["coverage"].notna().any():  # a partitioned table's level: how many partitions the figures cover
         shown.insert(len(shown.columns) - 2, "partitions", frame["coverage"].map(lambda v: v or ""))
-    return shown
+    # whether the figures can be trusted is the view's point: beside each name, where no screen width hides it
+    return shown[["column", "status", *[c for c in shown.columns if c not in ("column", "status")]]]
 
 
 def _counted(type_name: str) -> str:
