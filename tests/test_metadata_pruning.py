@@ -144,7 +144,7 @@ def test_stale_metadata_is_not_used_and_footers_stand_in(tmp_path, lab):
         sum(v is not None for v in rewritten["x"])
     lab.set("metastore.metadata.fallback_to_file_metadata", False)
     frame = lab.explain("SELECT * FROM events WHERE x >= 900").to_pandas().set_index(["level", "identifier"])
-    assert frame.loc[(Level.FILE, os.path.relpath(target, root))].reason == "may match (no statistics)"
+    assert frame.loc[(Level.FILE, os.path.relpath(target, root))].reason == "may match (no accurate statistics)"
     other = os.path.relpath(sorted(files)[1], root)
     assert not frame.loc[(Level.FILE, other)].kept  # its partition's stored metadata still describes it
     assert "[partition metadata]" in frame.loc[(Level.PARTITION, "ds=d2")].reason
@@ -222,3 +222,25 @@ def test_use_schema_ignores_figures_stored_under_another_type(tmp_path, lab):
     lab.set("metastore.metadata.use_schema", False)
     partitions = lab.explain(query).to_pandas().query("level == 'partition'").set_index("identifier")
     assert not partitions.loc["ds=d1"].kept
+
+
+def test_partitions_are_judged_by_their_column_statistics_only_while_accurate(lab, spark):
+    lab.sql("CREATE TABLE daily (id BIGINT, x INT) PARTITIONED BY (ds STRING)")
+    for day, first in (("d1", 0), ("d2", 100), ("d3", 200)):
+        lab.write("daily", spark.createDataFrame([(i, i) for i in range(first, first + 100)], "id BIGINT, x INT"),
+                  partition={"ds": day})
+    lab.sql("ANALYZE TABLE daily COMPUTE STATISTICS FOR ALL COLUMNS")
+    decisions = {d.identifier: d for d in lab.explain("SELECT * FROM daily WHERE x >= 250").decisions
+                 if d.level is Level.PARTITION}
+    assert [name for name, d in decisions.items() if d.kept] == ["ds=d3"]
+    assert decisions["ds=d1"].reason == "x >= 250 rules it out (x: min 0, max 99, 0 nulls) [partition column statistics]"
+
+    # a write the statistics do not see: d1's are stale, so d1 is read; the others are still ruled out by theirs
+    lab.set("hive.stats.column.autogather", False)
+    lab.write("daily", spark.createDataFrame([(1, 500)], "id BIGINT, x INT"), partition={"ds": "d1"})
+    decisions = {d.identifier: d for d in lab.explain("SELECT * FROM daily WHERE x >= 450").decisions
+                 if d.level is Level.PARTITION}
+    assert [name for name, d in decisions.items() if d.kept] == ["ds=d1"]
+    assert "partition column statistics" not in decisions["ds=d1"].reason
+    truth = lab.table("daily").where("x >= 450").count()
+    assert truth == 1 and lab.sql("SELECT count(*) AS n FROM daily WHERE x >= 450").df["n"][0] == truth

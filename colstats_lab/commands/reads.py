@@ -76,9 +76,10 @@ def planned_read(session: "Session", name: str, where, alias: str | None = None,
     table = session.resolve(name)
     where = resolved_references(where, table, qualifiers_of(table, alias))  # `p.ds` is struct p's, not key ds
     chosen = preselect(session.metastore, table, where) if txn is None else None
-    table, parts = snapshot_parts(session, name, txn=txn, partitions=chosen.partitions if chosen else None)
+    valid = txn.snapshot(table) if txn else session.snapshot(name)
+    table, parts = snapshot_parts(session, name, valid, txn=txn, partitions=chosen.partitions if chosen else None)
     kept, report = plan_with_metadata(session.metastore, table, parts, where, session.get, alias=alias,
-                                      preselected=chosen)
+                                      preselected=chosen, valid=valid)
     return table, kept, report
 
 

@@ -39,6 +39,13 @@ class ValidWriteIdList:
         return high <= self.high_watermark and not any(
             low <= w <= high for w in self.open_write_ids | self.aborted_write_ids)
 
+    def describe(self) -> str:
+        """The snapshot in words: the writes it sees (Hive's string stays `str()`)."""
+        unseen = sorted(self.open_write_ids | self.aborted_write_ids)
+        seen = f"writes up to ID {self.high_watermark:,}" if self.high_watermark else "no writes"
+        return f"{self.table_name} as of {seen}" + (f" but {', '.join(map(str, unseen))} (open or aborted)"
+                                                   if unseen else "")
+
     def __str__(self) -> str:
         open_ids = ",".join(str(i) for i in sorted(self.open_write_ids))
         aborted = ",".join(str(i) for i in sorted(self.aborted_write_ids))

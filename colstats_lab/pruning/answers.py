@@ -143,7 +143,7 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
     record = {agg.name: _value(table, agg, rows, objs) for agg in aggregates}
     names = [p.partName for p in partitions] if partitions is not None else None
     where = (f"{len(names)} partition{'s' if len(names) != 1 else ''}" if names is not None else "the table")
-    return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid}")
+    return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid.describe()}")
 
 
 def fresh_statistics(metastore: Metastore, table: Table, columns: list[str], partitions: list[Partition] | None,

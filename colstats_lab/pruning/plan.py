@@ -10,7 +10,7 @@ the same footer statistics.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from sqlglot import exp
@@ -19,6 +19,7 @@ from ..errors import parse_sql
 from ..metastore import Metastore, Table
 from ..metastore.levels import Level
 from ..metastore.snapshot_files import field_ids_of
+from ..metastore.txn import ValidWriteIdList
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
 from .references import qualifiers_of, resolved_references
 from ..stats.footers import FileFooter, file_footer, footer_column, read_footer
@@ -43,6 +44,9 @@ class PlanningOptions:
     check_schema: bool = True
     retries: int = 0  # re-plans because the metadata changed while planning
     list_bucketing: bool = True
+    # per partition, its rows and the figures of the condition's columns from its column statistics, where
+    # those are accurate for the reader (`partition_statistics`)
+    partition_stats: dict[str, tuple[int, dict[str, ColumnMetadata]]] = field(default_factory=dict)
 
 
 def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
@@ -61,13 +65,16 @@ def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expres
 def plan_with_metadata(metastore: Metastore, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
                        settings: Callable[[str], object], alias: str | None = None,
                        on_planned: Callable[[], None] | None = None,
-                       preselected: Preselection | None = None) -> tuple[list[PartitionFiles], PruningReport]:
+                       preselected: Preselection | None = None, valid: ValidWriteIdList | None = None
+                       ) -> tuple[list[PartitionFiles], PruningReport]:
     """Plans with the metastore's table metadata as the `metastore.*` settings allow; when the
     metadata changed while planning, plans again, up to `metastore.retrieval.retry_attempts` times,
     then without it. `on_planned` runs after each attempt, before the check. `parts` are the
     partitions listed; with `preselected`, the others were ruled out by key values in the metastore
-    and the report counts them in one decision."""
-    kept, report = _plan_with_metadata(metastore, table, parts, where, settings, alias, on_planned)
+    and the report counts them in one decision. With `valid`, the reader's snapshot, partitions are
+    also judged by their column statistics where those are accurate for it."""
+    stats = partition_statistics(metastore, table, parts, where, valid) if valid is not None else {}
+    kept, report = _plan_with_metadata(metastore, table, parts, where, settings, alias, on_planned, stats)
     if preselected is not None:
         report.decisions.insert(0, PruningDecision(
             Level.PARTITION, f"{preselected.pruned:,} other partitions", False,
@@ -78,12 +85,15 @@ def plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partition
 
 def _plan_with_metadata(metastore: Metastore, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
                         settings: Callable[[str], object], alias: str | None,
-                        on_planned: Callable[[], None] | None) -> tuple[list[PartitionFiles], PruningReport]:
+                        on_planned: Callable[[], None] | None,
+                        partition_stats: dict[str, tuple[int, dict[str, ColumnMetadata]]]
+                        ) -> tuple[list[PartitionFiles], PruningReport]:
     enabled = bool(settings("metastore.enabled"))
     use_stored = enabled and bool(settings("metastore.metadata.use_statistics"))
     options = PlanningOptions(footers=not enabled or bool(settings("metastore.metadata.fallback_to_file_metadata")),
                               check_schema=bool(settings("metastore.metadata.use_schema")),
-                              list_bucketing=bool(settings("hive.optimize.listbucketing")))
+                              list_bucketing=bool(settings("hive.optimize.listbucketing")),
+                              partition_stats=partition_stats)
     if not use_stored:
         return plan_table_read(table, parts, where, options, alias)
     attempts = int(settings("metastore.retrieval.retry_attempts"))
@@ -102,6 +112,35 @@ def _plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partitio
     kept, report = plan_table_read(table, parts, where, options, alias)
     report.notes.append(f"the table's metadata changed during each of {attempts + 1} plannings: planned without it")
     return kept, report
+
+
+def partition_statistics(metastore: Metastore, table: Table, parts: list[PartitionFiles],
+                         where: exp.Expression | None, valid: ValidWriteIdList
+                         ) -> dict[str, tuple[int, dict[str, ColumnMetadata]]]:
+    """Per partition whose column statistics of the condition's data columns are accurate for a reader with
+    `valid` (its files as analyzed, for an external table), its rows and those columns' figures; one read of
+    the metastore. A partition whose statistics are stale is left out: it is judged by what else there is."""
+    if where is None or not table.is_partitioned:
+        return {}
+    keys = set(table.partition_key_names)
+    scalars = {c.name: c for c in table.stats_columns if not c.is_element and not c.is_collection}
+    columns = sorted({c.name.lower() for c in where.find_all(exp.Column)} & scalars.keys() - keys)
+    names = [p.part_name for p in parts if p.partition is not None]
+    if not columns or not names:
+        return {}
+    rows = {p.part_name: int(p.partition.parameters.get("numRows", 0) or 0) for p in parts if p.partition}
+    out = {}
+    for name, stats in metastore.get_partitions_statistics(table.dbName, table.tableName, names, columns,
+                                                           valid_write_ids=valid).items():
+        if not stats.isStatsCompliant:
+            continue
+        figures = {}
+        for obj in stats.statsObj:
+            data = obj.statsData.value
+            figures[obj.colName] = ColumnMetadata(obj.colName, obj.colType, getattr(data, "lowValue", None),
+                                                  getattr(data, "highValue", None), data.numNulls)
+        out[name] = (rows[name], figures)
+    return out
 
 
 class _Planner:
@@ -174,7 +213,12 @@ class _Planner:
         for part in self.parts:
             values = dict(zip(keys, part.partition.values))
             stored = self._fresh("PARTITION", part.part_name, part.files)
-            keep, reason = self._decide(self._lookup(values, stored), "partition metadata" if stored else None)
+            counted = self.options.partition_stats.get(part.part_name)
+            if stored is None and counted is not None:  # its column statistics, accurate for this reader
+                keep, reason = self._decide(self._lookup(values, None, counted[1], counted[0]),
+                                            "partition column statistics")
+            else:
+                keep, reason = self._decide(self._lookup(values, stored), "partition metadata" if stored else None)
             if part.part_name in pruned:
                 keep, reason = False, f"its {pruned[part.part_name]} is pruned"
             elif not keep:
@@ -270,7 +314,7 @@ class _Planner:
         if self.where is None:
             return True, "no condition"
         if TRUE in outcomes(self.where, lookup):
-            return True, f"may match ({source or 'no statistics'})"
+            return True, f"may match ({source or 'no accurate statistics'})"
         for term in conjuncts(self.where):
             if TRUE not in outcomes(term, lookup):
                 shown = []
@@ -278,8 +322,9 @@ class _Planner:
                     found = lookup(column)
                     if found is not None:
                         shown.append(f"{column}: {found.describe()}")
-                return False, f"{term.sql(dialect='spark')} rules it out ({'; '.join(shown)}) [{source}]"
-        return False, f"no row can satisfy the condition [{source}]"
+                return False, (f"{term.sql(dialect='spark')} rules it out ({'; '.join(shown)}) "
+                               f"[{source or 'partition values'}]")
+        return False, f"no row can satisfy the condition [{source or 'partition values'}]"
 
     def _relative(self, path: str) -> str:
         return path[len(self.table.location):].lstrip("/")
