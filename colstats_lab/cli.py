@@ -85,15 +85,55 @@ def cmd_dashboard(args) -> int:
     return 0
 
 
-def cmd_sql(args) -> int:
+def _guarded(action) -> int:
+    """Runs `action` (printing what it returns); a user's error is one line on stderr and exit code 2."""
     from .errors import ColstatsError
 
     try:
-        print(_lab(args).sql(args.statement))
+        print(action())
     except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def cmd_sql(args) -> int:
+    return _guarded(lambda: _lab(args).sql(args.statement))
+
+
+def cmd_register(args) -> int:
+    """Registers existing files (Parquet directories, a Delta table, an Iceberg metadata file) as a table."""
+    def register() -> str:
+        table = _lab(args).register_external(args.table, args.path, args.format)
+        columns = ", ".join(f"{c.name} {c.type}" for c in table.cols)
+        keys = f"; partitioned by {', '.join(table.partition_key_names)}" if table.is_partitioned else ""
+        return f"Registered {table.qualified_name} ({columns}{keys}) at {table.location}"
+    return _guarded(register)
+
+
+def cmd_describe(args) -> int:
+    from .sql.lexer import quoted
+
+    partition = f" PARTITION ({args.partition})" if args.partition else ""
+    column = f" {quoted(args.column)}" if args.column else ""
+    statement = f"DESCRIBE FORMATTED {quoted(args.table)}{partition}{column}"
+    return _guarded(lambda: _lab(args).sql(statement).df.to_string(index=False))
+
+
+def cmd_skew(args) -> int:
+    columns = [c.strip() for c in args.columns.split(",")]
+    return _guarded(lambda: repr(_lab(args).skew(args.table, columns, partition=args.partition, k=args.k,
+                                                 mode=args.mode)))
+
+
+def cmd_join_skew(args) -> int:
+    def predict() -> str:
+        report = _lab(args).join_skew(args.left, args.left_key.split(","), args.right, args.right_key.split(","),
+                                      where=args.where, how=args.how)
+        largest = report.tasks.sort_values("predicted_rows", ascending=False).head(args.show)
+        return (f"{report.recommendation}\n\nHot keys:\n{report.hot_keys.to_string(index=False)}\n\n"
+                f"Largest tasks:\n{largest.to_string(index=False)}")
+    return _guarded(predict)
 
 
 def analyze_statement(args) -> str:
@@ -200,33 +240,41 @@ def cmd_autoanalyze(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .errors import ColstatsError
-
-    try:
-        print(_lab(args).report(args.table, args.output))
-    except ColstatsError as exc:
-        print(f"colstats-lab: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return _guarded(lambda: _lab(args).report(args.table, args.output))
 
 
 def cmd_publish(args) -> int:
-    from .errors import ColstatsError
+    return _guarded(lambda: _lab(args).publish(args.table).message)
 
-    try:
-        print(_lab(args).publish(args.table).message)
-    except ColstatsError as exc:
-        print(f"colstats-lab: {exc}", file=sys.stderr)
-        return 2
-    return 0
+
+def _lab_options(parser: argparse.ArgumentParser, default) -> None:
+    """--home and --attach, on the program and on each command: they go before or after the command's name
+    (a command's own, given after it, win; `default` SUPPRESS keeps a command's absent one from hiding the
+    program's)."""
+    parser.add_argument("--home", default=default, help="the lab's folder (default ./.colstats)")
+    parser.add_argument("--attach", action="append", default=default, metavar="NAME=URI",
+                        help="attach a Hive Metastore (hms=thrift://host:9083): its tables are NAME.db.t")
+
+
+class _Commands:
+    """The subcommands' parsers, each taking the lab's options too."""
+
+    def __init__(self, parser: argparse.ArgumentParser):
+        self.sub = parser.add_subparsers(dest="command", required=True)
+        self.options = argparse.ArgumentParser(add_help=False)
+        _lab_options(self.options, argparse.SUPPRESS)
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        return self.sub.add_parser(name, parents=[self.options], **kwargs)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .skew.join import HOW
+    from .skew.report import DEFAULT_MODE, MODES
+
     parser = argparse.ArgumentParser(prog="colstats-lab", description=__doc__)
-    parser.add_argument("--home", default=None, help="the lab's folder (default ./.colstats)")
-    parser.add_argument("--attach", action="append", metavar="NAME=URI",
-                        help="attach a Hive Metastore (hms=thrift://host:9083): its tables are NAME.db.t")
-    sub = parser.add_subparsers(dest="command", required=True)
+    _lab_options(parser, None)
+    sub = _Commands(parser)
     sub.add_parser("check-java", help="say whether a suitable Java is installed").set_defaults(func=cmd_check_java)
     sub.add_parser("demo", help="build the demo table, analyze it, print its statistics").set_defaults(func=cmd_demo)
     dashboard = sub.add_parser("dashboard", help="build the demo if missing and serve the Voila dashboard")
@@ -274,6 +322,35 @@ def main(argv: list[str] | None = None) -> int:
                                               "that HMS (withdrawing what went stale)")
     publish.add_argument("table", help="NAME.db.t of a catalog attached with --attach")
     publish.set_defaults(func=cmd_publish)
+    register = sub.add_parser("register", help="register existing files as a table: Parquet under k=v "
+                                                "directories, a Delta table, or an Iceberg metadata file")
+    register.add_argument("table", help="db.table or table")
+    register.add_argument("path", help="the directory (or, for Iceberg, the metadata file); a file: URI too")
+    register.add_argument("--format", default="parquet", choices=["parquet", "delta", "iceberg"])
+    register.set_defaults(func=cmd_register)
+    describe = sub.add_parser("describe", help="DESCRIBE FORMATTED a table, or one column's statistics (no Spark)")
+    describe.add_argument("table")
+    describe.add_argument("column", nargs="?", help="a column or struct leaf (payload.user.id)")
+    describe.add_argument("--partition", help="a partition spec as in SQL, e.g. \"ds='2026-11-21'\"")
+    describe.set_defaults(func=cmd_describe)
+    skew = sub.add_parser("skew", help="the heavy hitters of one or more columns and the values to declare skewed")
+    skew.add_argument("table")
+    skew.add_argument("columns", help="a column, or several comma-separated (their combinations' skew)")
+    skew.add_argument("--partition", help="one partition, e.g. ds=2026-11-21")
+    skew.add_argument("--k", type=int, default=20, help="heavy hitters per partition (default 20)")
+    skew.add_argument("--mode", default=DEFAULT_MODE, choices=MODES,
+                      help=f"exact counts every value; approx a frequent-items sketch (default {DEFAULT_MODE})")
+    skew.set_defaults(func=cmd_skew)
+    join = sub.add_parser("join-skew", help="predict a join's shuffle: each hot key's rows on both sides and "
+                                             "the largest tasks, before it runs")
+    join.add_argument("left")
+    join.add_argument("left_key", help="the left key column (several comma-separated)")
+    join.add_argument("right")
+    join.add_argument("right_key", help="the right key column (several comma-separated)")
+    join.add_argument("--where", help="choose partitions by their keys, e.g. \"ds = '2026-11-21'\"")
+    join.add_argument("--how", default="inner", choices=HOW)
+    join.add_argument("--show", type=int, default=5, help="largest tasks listed (default 5)")
+    join.set_defaults(func=cmd_join_skew)
     args = parser.parse_args(argv)
     return args.func(args)
 

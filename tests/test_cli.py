@@ -97,3 +97,35 @@ def test_check_and_report_run_as_commands_without_starting_spark(shop, tmp_path)
     run = subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", lab.home, "check", "shop.orders"],
                          capture_output=True, text=True, env=env, timeout=120)
     assert run.returncode == 0 and "ok  shop.orders: 4 of 4" in run.stdout, run.stdout + run.stderr
+
+
+def test_register_describe_skew_and_join_skew_with_home_before_or_after_the_command(shop, tmp_path, capsys):
+    lab, _ = shop
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "clicks" / "region=eu"
+    folder.mkdir(parents=True)
+    pq.write_table(pa.table({"userId": [1, 1, 1, 2, None], "page": ["a", "b", "a", "a", "c"]}), folder / "p.parquet")
+    assert cli_main(["register", "shop.clicks", f"file://{tmp_path / 'clicks'}", "--home", lab.home]) == 0
+    assert "Registered shop.clicks (userid bigint, page string; partitioned by region)" in capsys.readouterr().out
+
+    assert cli_main(["analyze", "--home", lab.home, "shop.clicks"]) == 0
+    capsys.readouterr()
+    assert cli_main(["describe", "shop.clicks", "userId", "--home", lab.home]) == 0
+    described = capsys.readouterr().out
+    assert "userId" in described and " 1\n" in described.split("num_nulls")[1].split("\n", 1)[0] + "\n"
+
+    assert _cli(lab, "skew", "shop.clicks", "userId", "--mode", "exact") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Skew of shop.clicks.userid (exact") and "5 rows" in out
+
+    assert _cli(lab, "join-skew", "shop.clicks", "userId", "shop.orders", "id") == 0
+    out = capsys.readouterr().out
+    assert "Hot keys:" in out and "Largest tasks:" in out
+
+    assert cli_main(["describe", "--home", lab.home, "shop.nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "colstats-lab: table shop.nosuch does not exist"
+    assert cli_main(["register", "--home", lab.home, "shop.s3", "s3://lake/ev"]) == 2
+    assert "s3" in capsys.readouterr().err

@@ -436,3 +436,24 @@ def test_spark_case_preserving_schema_in_hms_parameters_gives_the_spelling(spark
              "spark.sql.sources.schema.part.2": schema[40:]}
     assert spark_schema_names(whole) == spark_schema_names(split) == ["userId", "Größe", "ds"]
     assert spark_schema_names({}) == [] and spark_schema_names({"spark.sql.sources.schema": "not json"}) == []
+
+
+def test_create_external_table_registers_files_and_checks_what_it_declares(lab, tmp_path):
+    root = tmp_path / "clicks"
+    (root / "region=eu").mkdir(parents=True)
+    frame = _events(500, 7)
+    frame.to_parquet(root / "region=eu" / "part-0.parquet")
+    with pytest.raises(InvalidInputException) as refused:
+        lab.sql(f"CREATE EXTERNAL TABLE clicks (userId BIGINT, eventType INT, nope STRING) "
+                f"PARTITIONED BY (region STRING) STORED AS PARQUET LOCATION '{root}'")
+    message = str(refused.value)
+    assert "eventtype is string there, not int" in message and "nope string is not in them" in message
+    assert "they also hold größe double" in message
+    assert not lab.metastore.table_exists("default", "clicks")  # nothing registered
+
+    result = lab.sql(f"CREATE EXTERNAL TABLE clicks (userId BIGINT, eventType STRING, Größe DOUBLE, UPPER BIGINT) "
+                     f"PARTITIONED BY (region STRING) STORED AS PARQUET LOCATION 'file://{root}'")
+    assert "registered over" in result.message
+    expected = int((frame["eventType"] == "view").sum())
+    assert lab.sql("SELECT count(*) AS n FROM clicks WHERE eventType = 'view' AND region = 'eu'").df["n"][0] == expected
+    assert lab.sql(f"CREATE EXTERNAL TABLE IF NOT EXISTS clicks LOCATION '{root}'").message.endswith("already exists.")

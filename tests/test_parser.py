@@ -87,7 +87,7 @@ def test_other_errors():
     assert _error("CREATE TABLE t (x INTEGR)").position == len("CREATE TABLE t (x ")
     assert "partition key ds is given twice" in _error("ANALYZE TABLE t PARTITION (ds, ds) COMPUTE STATISTICS").message
     assert "unterminated string" in _error("DESCRIBE t PARTITION (ds='x").message
-    assert "only STORED AS PARQUET" in _error("CREATE TABLE t (x INT) STORED AS ORC").message
+    assert "STORED AS takes PARQUET for a managed table, not ORC" in _error("CREATE TABLE t (x INT) STORED AS ORC").message
     assert "no statement" in _error(" ; ").message
     assert "unexpected" in _error("SHOW TABLES extra").message
 
@@ -116,3 +116,25 @@ def test_an_unfinished_expression_says_what_is_missing_in_the_users_words(text, 
         parse_sql(text)
     assert caught.value.message == message
     assert "this" not in caught.value.message.split()
+
+
+def test_create_external_table_in_hives_form():
+    stmt = parse_one("CREATE EXTERNAL TABLE IF NOT EXISTS shop.clicks (userId BIGINT, page STRING) "
+                     "PARTITIONED BY (region STRING) STORED AS PARQUET LOCATION '/data/clicks'")
+    assert (stmt.external, stmt.if_not_exists, stmt.location, stmt.stored_as) == (True, True, "/data/clicks", "parquet")
+    assert [(c.name, c.type) for c in stmt.columns] == [("userid", "bigint"), ("page", "string")]
+    assert [k.name for k in stmt.partition_keys] == ["region"]
+    bare = parse_one("CREATE EXTERNAL TABLE ev STORED AS DELTA LOCATION 'file:///lake/ev'")
+    assert (bare.columns, bare.stored_as, bare.location) == ([], "delta", "file:///lake/ev")
+
+
+@pytest.mark.parametrize("sql, token, message", [
+    ("CREATE EXTERNAL TABLE t STORED AS PARQUET", None, "an EXTERNAL table needs LOCATION"),
+    ("CREATE EXTERNAL TABLE t STORED AS ORC LOCATION '/x'", "ORC", "STORED AS takes PARQUET or DELTA or ICEBERG"),
+    ("CREATE TABLE t (x INT) LOCATION '/x'", "LOCATION", "LOCATION is for an EXTERNAL table"),
+    ("CREATE EXTERNAL TABLE t SKEWED BY (x) ON (1) LOCATION '/x'", "SKEWED", "SKEWED BY lays out a managed"),
+])
+def test_create_external_table_errors_point_at_the_token(sql, token, message):
+    err = _error(sql)
+    assert message in err.message
+    assert err.position == (sql.index(token) if token else len(sql))

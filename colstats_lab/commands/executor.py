@@ -31,6 +31,7 @@ from ..tables.list_bucketing import check_partition_values
 from ..sql import statements as st
 from ..sql.parser import SPARK_CATALOG
 from . import catalogs
+from . import tables as table_commands
 from .describe import describe
 from .reads import planned_read, snapshot_parts, stats_answer
 from .tables import register_external
@@ -115,6 +116,8 @@ def _use(lab: "Session", stmt: st.UseDatabase) -> Result:
 
 
 def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
+    if stmt.external:
+        return _register_table(lab, stmt)
     db = _db(lab, stmt.table.db)
     location = os.path.join(lab.metastore.get_database_location(db), stmt.table.name)
     # Hive's setStatsStateForCreateTable: a new table holds no rows, so its statistics (zeros) are
@@ -134,6 +137,20 @@ def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
     if created:
         os.makedirs(location, exist_ok=True)
     return Result(stmt, message=f"Table {db}.{stmt.table.name} " + ("created." if created else "already exists."))
+
+
+def _register_table(lab: "Session", stmt: st.CreateTable) -> Result:
+    """CREATE EXTERNAL TABLE: the files at its LOCATION registered as `Lab.register_external` does."""
+    db = _db(lab, stmt.table.db)
+    if stmt.if_not_exists and lab.metastore.table_exists(db, stmt.table.name):
+        return Result(stmt, message=f"Table {db}.{stmt.table.name} already exists.")
+    assert stmt.location is not None  # the parser requires it
+    table = table_commands.register_external(lab, f"{db}.{stmt.table.name}", stmt.location, stmt.stored_as,
+                                             {k.name: k.type for k in stmt.partition_keys} or None,
+                                             (stmt.columns, stmt.partition_keys))
+    keys = f", partitioned by {', '.join(table.partition_key_names)}" if table.is_partitioned else ""
+    return Result(stmt, message=f"Table {table.qualified_name} registered over {table.location} "
+                                f"({len(table.cols)} columns{keys}).")
 
 
 _EMPTY_STATS = {"numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0"}

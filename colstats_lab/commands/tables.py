@@ -33,6 +33,25 @@ def write(session: "Session", name: str, data, partition: dict | None = None, mo
                            gather=bool(session.get("hive.stats.column.autogather")))
 
 
+def _check_declared(name: str, path: str, cols: list[FieldSchema], keys: list[FieldSchema],
+                    declared: tuple[list[FieldSchema], list[FieldSchema]] | None) -> None:
+    """Raises naming each difference between the columns (or keys) a statement declares and those the files
+    hold: a declared column the files lack would read as NULL, one of another type as Spark's cast."""
+    if declared is None:
+        return
+    for what, held, said in (("columns", cols, declared[0]), ("partition keys", keys, declared[1])):
+        if not said:
+            continue
+        have, want = {c.name: c.type for c in held}, {c.name: c.type for c in said}
+        problems = [f"{c} {t} is not in them" for c, t in want.items() if c not in have]
+        problems += [f"{c} is {have[c]} there, not {t}" for c, t in want.items() if c in have and have[c] != t]
+        problems += [f"they also hold {c} {t}" for c, t in have.items() if c not in want]
+        if problems:
+            listed = ", ".join(f"{c.name} {c.type}" for c in held) or "none"
+            raise InvalidInputException(f"the {what} declared for {name} are not those of the files at {path} "
+                                        f"({listed}): {'; '.join(problems)}")
+
+
 def relayout(session: "Session", name: str, partition: dict | str | None = None) -> list[WriteResult]:
     """The work of `Lab.relayout`, whose docstring is the reference."""
     table = session.resolve(name)
@@ -50,8 +69,11 @@ def relayout(session: "Session", name: str, partition: dict | str | None = None)
 
 
 def register_external(session: "Session", name: str, path: str, format: str = "parquet",
-                      partition_types: dict[str, str] | None = None) -> Table:
-    """The work of `Lab.register_external`, whose docstring is the reference."""
+                      partition_types: dict[str, str] | None = None,
+                      declared: tuple[list[FieldSchema], list[FieldSchema]] | None = None) -> Table:
+    """The work of `Lab.register_external`, whose docstring is the reference. `declared`, the columns and
+    partition keys a CREATE EXTERNAL TABLE names, must be what the files hold (checked before anything is
+    registered)."""
     db, table_name = split_table_name(name, session.current_db)
     # a `file:` URI (what pyiceberg and Spark give) is its local path; another scheme is refused by name,
     # never taken for a relative path (`s3://lake/ev` was read as `<cwd>/s3:/lake/ev`)
@@ -61,7 +83,9 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
         if session.metastore.table_exists(db, table_name):
             raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
         source = DeltaSource(path) if format.lower() == "delta" else metadata_file_source(path)
-        return snapshot_source.follow(session.metastore, db, table_name.lower(), source.current())
+        snapshot = source.current()
+        _check_declared(f"{db}.{table_name.lower()}", path, snapshot.cols, snapshot.partition_keys, declared)
+        return snapshot_source.follow(session.metastore, db, table_name.lower(), snapshot)
     if format.lower() != "parquet":
         raise InvalidInputException(f"parquet files, a Delta table or an Iceberg metadata file can be registered, "
                                     f"not {format}")
@@ -75,6 +99,8 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                  for i, k in enumerate(keys)}
     found = file_columns(session.spark, files[0], keys)
+    _check_declared(f"{db}.{table_name.lower()}", path, found.cols,
+                    [FieldSchema(k, t) for k, t in key_types.items()], declared)
     table = Table(db, table_name.lower(), found.cols, [FieldSchema(k, t) for k, t in key_types.items()],
                   location=path, tableType="EXTERNAL_TABLE",
                   parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", **found.parameters})

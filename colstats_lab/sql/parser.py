@@ -333,10 +333,13 @@ class _Parser:
             if self.accept_word("COMMENT"):
                 stmt.comment = self.string()
             return stmt
+        external = self.accept_word("EXTERNAL") is not None
         self.expect_word("TABLE")
-        stmt = st.CreateTable(if_not_exists=self.if_not_exists())
+        stmt = st.CreateTable(if_not_exists=self.if_not_exists(), external=external)
         stmt.table = self.table_name()
-        stmt.columns = self.column_defs()
+        # an external table's columns may be left to its files
+        stmt.columns = self.column_defs() if not external or self.tok.is_symbol("(") else []
+        formats = ("parquet", "delta", "iceberg") if external else ("parquet",)
         while self.tok.kind is not TokenKind.END:
             if self.accept_word("COMMENT"):
                 stmt.comment = self.string()
@@ -344,15 +347,27 @@ class _Parser:
                 self.expect_word("BY")
                 stmt.partition_keys = self.column_defs()
             elif self.accept_word("SKEWED"):
+                if external:
+                    raise self.error("SKEWED BY lays out a managed table's files: an external table's are "
+                                     "another job's", self.tokens[self.i - 1])
                 stmt.skew = self.skew_spec()
             elif self.accept_word("STORED"):
                 self.expect_word("AS")
                 fmt = self.identifier("a file format")
-                if fmt.text.lower() != "parquet":
-                    raise self.error(f"only STORED AS PARQUET is supported, not {fmt.text}", fmt)
+                if fmt.text.lower() not in formats:
+                    raise self.error(f"STORED AS takes {' or '.join(f.upper() for f in formats)}"
+                                     f"{'' if external else ' for a managed table'}, not {fmt.text}", fmt)
+                stmt.stored_as = fmt.text.lower()
+            elif self.accept_word("LOCATION"):
+                if not external:
+                    raise self.error("LOCATION is for an EXTERNAL table: the lab places a managed table's files",
+                                     self.tokens[self.i - 1])
+                stmt.location = self.string()
             else:
                 raise self.error(f"unexpected {self.tok.describe()}: expected COMMENT, PARTITIONED BY, "
-                                 "SKEWED BY or STORED AS")
+                                 + ("STORED AS or LOCATION" if external else "SKEWED BY or STORED AS"))
+        if external and stmt.location is None:
+            raise self.error("an EXTERNAL table needs LOCATION '...': where its files are")
         return stmt
 
     def skew_spec(self) -> st.SkewSpec:

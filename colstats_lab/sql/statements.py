@@ -74,6 +74,10 @@ class CreateTable(Statement):
     if_not_exists: bool = False
     stored_as: str = "parquet"
     skew: SkewSpec | None = None
+    # CREATE EXTERNAL TABLE ... LOCATION '...': existing files registered (their columns read from them; any
+    # columns and keys the statement declares are checked against them)
+    external: bool = False
+    location: str | None = None
 
 
 @dataclass
