@@ -152,6 +152,28 @@ def test_without_the_setting_no_sketch_is_kept_and_a_partial_one_never_reaches_t
     assert table.count == 300 and table.low == 0 and table.high == 299
 
 
+def test_sketches_once_kept_stay_kept_by_a_session_without_the_setting_until_the_table_says_not(lab, spark):
+    from colstats_lab import Lab
+
+    lab.set("hive.stats.kll.enable", True)
+    lab.sql("CREATE TABLE k (x BIGINT)")
+    lab.write("k", pd.DataFrame({"x": range(50)}))
+    lab.sql("ANALYZE TABLE k COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert lab.resolve("k").parameters["colstats.kll.enable"] == "true"
+
+    other = Lab(home=lab.home, spark=spark)  # a new session: hive.stats.kll.enable is off there
+    try:
+        other.write("k", pd.DataFrame({"x": range(50, 80)}))
+        other.sql("ANALYZE TABLE k COMPUTE STATISTICS FOR ALL COLUMNS")
+        histogram = other.metastore.get_table_statistics("default", "k", ["x"]).statsObj[0].statsData.value.histogram
+        assert Distribution.of(histogram, "bigint").count == 80
+        other.sql("ALTER TABLE k SET TBLPROPERTIES ('colstats.kll.enable'='false')")  # the table's own choice
+        other.sql("ANALYZE TABLE k COMPUTE STATISTICS FOR ALL COLUMNS")
+        assert other.metastore.get_table_statistics("default", "k", ["x"]).statsObj[0].statsData.value.histogram is None
+    finally:
+        other.close()
+
+
 def test_whether_a_sketch_compacted_is_read_off_its_preamble_as_loading_it_tells(lab):
     """The history tells an estimating sketch (whose bytes differ from run to run) without loading it: every
     sketch Spark wrote, exact (up to k = 200 values) or compacted, for longs, floats and doubles alike."""

@@ -28,6 +28,7 @@ from pyspark.sql import SparkSession
 from ..coltypes import parse_type
 from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table, ValidWriteIdList
 from ..metastore.changes import ReplaceMetadata
+from ..metastore.quantiles import kll_for
 from ..metastore.table_metadata import (
     LEVELS,
     ColumnMetadata,
@@ -177,7 +178,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     started = time.perf_counter()
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     request, skipped = metadata_request(table, stmt, default_level)
-    request = replace(request, histograms=metastore.kll_enabled)
+    request = replace(request, histograms=kll_for(table.parameters, metastore.kll_enabled))
     parts = snapshot_files(metastore, table, txn.snapshot(table))
     with_deletes = [p.part_name or table.qualified_name for p in parts if p.deletes]
     if with_deletes:

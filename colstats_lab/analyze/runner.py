@@ -28,6 +28,7 @@ from ..metastore import (
     ValidWriteIdList,
 )
 from ..metastore.frequent_items import items_tracked
+from ..metastore.quantiles import KLL_PROPERTY, kll_for
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
@@ -124,7 +125,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     if stmt.partition and not table.is_partitioned:
         raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
-    plans, skipped = (column_plans(table, stmt, metastore.kll_enabled, metastore.frequent_items)
+    plans, skipped = (column_plans(table, stmt, kll_for(table.parameters, metastore.kll_enabled),
+                                   metastore.frequent_items)
                       if stmt.mode == "columns" else ([], []))
     partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
                   if table.is_partitioned else None)
@@ -211,6 +213,10 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
                                                                 [p.part_name for p in files])} \
         if table.is_partitioned else {}
     fresh_table = metastore.get_table(table.dbName, table.tableName)
+    if any(p.histogram for p in plans) and KLL_PROPERTY not in fresh_table.parameters:
+        # sketches once kept stay kept: a later session with hive.stats.kll.enable off does not drop them
+        metastore.alter_table_params(table.dbName, table.tableName, {KLL_PROPERTY: "true"})
+        fresh_table.parameters[KLL_PROPERTY] = "true"
     partition_stats = []
     total_rows = 0
     kept = [part for part in files if part.partition is None or part.part_name in current]  # not dropped meanwhile

@@ -18,6 +18,7 @@ from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
 from ..errors import ColstatsError, parse_sql, spark_errors
 from ..metastore.frequent_items import COLUMNS_PROPERTY
+from ..metastore.quantiles import KLL_PROPERTY
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
 from ..pruning import single_table_where
@@ -423,8 +424,8 @@ _OWN_PROPERTIES = {"numRows", "rawDataSize", "totalSize", "numFiles", "numPartit
                    "transactional", "transactional_properties", "EXTERNAL"}
 
 
-# the lab's properties a user sets: which columns keep frequent-items sketches
-_USER_SETTINGS = {COLUMNS_PROPERTY}
+# the lab's properties a user sets: which columns keep frequent-items sketches, whether KLL sketches are kept
+_USER_SETTINGS = {COLUMNS_PROPERTY, KLL_PROPERTY}
 
 
 def _own_property(key: str) -> bool:

@@ -43,6 +43,17 @@ class SketchFamily(enum.Enum):
 
 
 
+# a table's own choice of KLL sketches, kept with it so that every session, writer and worker follows it
+KLL_PROPERTY = "colstats.kll.enable"
+
+
+def kll_for(parameters: dict, session_enabled: bool) -> bool:
+    """Whether statistics of a table with `parameters` gather KLL sketches: its `colstats.kll.enable`
+    ('true' or 'false') where it has one, else the session's hive.stats.kll.enable."""
+    chosen = str(parameters.get(KLL_PROPERTY, "")).strip().lower()
+    return chosen == "true" if chosen in ("true", "false") else session_enabled
+
+
 def sketch_family(type_name: str) -> SketchFamily | None:
     """The family of a column type's KLL sketch; None for types without one (strings, booleans, ...)."""
     col_type = parse_type(type_name)

@@ -30,6 +30,7 @@ from ..metastore import (
     ValidWriteIdList,
 )
 from ..metastore.frequent_items import items_tracked
+from ..metastore.quantiles import kll_for
 from ..metastore.names import parse_part_name
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
@@ -91,7 +92,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidInputException(f"mode must be one of {MODES}, not {mode!r}")
     frame = _aligned_frame(spark, table, data, partition or {})
     collect = None
-    plans = [ColumnPlan.of(c, metastore.kll_enabled,
+    plans = [ColumnPlan.of(c, kll_for(table.parameters, metastore.kll_enabled),
                            items_tracked(table.parameters, c.name, c.type, metastore.frequent_items))
              for c in table.stats_columns]
     dynamic = table.is_partitioned and not partition
