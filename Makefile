@@ -43,7 +43,7 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 dashboard: java
-	$(PY) -m colstats_lab.cli dashboard
+	$(PY) -m colstats_lab.cli dashboard --demo
 
 demo: java
 	$(PY) -m colstats_lab.cli demo

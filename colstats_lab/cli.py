@@ -73,7 +73,7 @@ def cmd_dashboard(args) -> int:
     store = Metastore(os.path.join(home, "metastore.db"), os.path.join(home, "warehouse"))
     has_demo = store.table_exists("default", DEMO_TABLE)
     store.close()
-    if not has_demo:
+    if args.demo and not has_demo:
         # built in a child process, so this one holds no JVM while Voila serves
         subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", home, "demo"], check=True, env=env)
     if not os.path.exists(DASHBOARD_NOTEBOOK):
@@ -277,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = _Commands(parser)
     sub.add_parser("check-java", help="say whether a suitable Java is installed").set_defaults(func=cmd_check_java)
     sub.add_parser("demo", help="build the demo table, analyze it, print its statistics").set_defaults(func=cmd_demo)
-    dashboard = sub.add_parser("dashboard", help="build the demo if missing and serve the Voila dashboard")
+    dashboard = sub.add_parser("dashboard", help="serve the Voila dashboard on the lab's metastore (with --demo, "
+                                                  "the demo table built there first if missing)")
+    dashboard.add_argument("--demo", action="store_true", help="build the demo table if the metastore lacks it")
     dashboard.add_argument("--port", type=int, default=8866)
     dashboard.add_argument("--ip", default="127.0.0.1")
     dashboard.set_defaults(func=cmd_dashboard)

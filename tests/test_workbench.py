@@ -271,3 +271,15 @@ def test_explain_as_a_cell_magic_and_config_defaults(shell, lab):
     finally:
         shell.run_line_magic("config", "ColstatsMagics.top = 10")
         shell.run_line_magic("config", "ColstatsMagics.min_share = 0.02")
+
+
+def test_a_dashboard_on_an_empty_metastore_says_how_to_start_and_builds_nothing(tmp_path, spark):
+    from colstats_lab.workbench.dashboard import Dashboard
+
+    lab = Lab(home=str(tmp_path / "mine"), spark=spark)
+    try:
+        status = Dashboard(lab).status.value
+        assert "No tables in this metastore yet" in status and "colstats-lab register" in status
+        assert lab.metastore.get_tables("default") == []
+    finally:
+        lab.close()

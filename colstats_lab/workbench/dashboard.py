@@ -181,7 +181,10 @@ class Dashboard(widgets.VBox):
                                        layout=widgets.Layout(width="420px"))
         self.picker.add_class("colstats-picker")
         self.page_area = widgets.VBox()
-        self.status = widgets.HTML("" if names else "No tables yet: run `make dashboard` to build the demo.")
+        self.status = widgets.HTML("" if names else (
+            "No tables in this metastore yet. Register files with <code>lab.register_external(\"t\", \"/data/t\")</code>, "
+            "<code>CREATE EXTERNAL TABLE t STORED AS PARQUET LOCATION '/data/t'</code> or <code>colstats-lab register t "
+            "/data/t</code>, or serve the demo with <code>colstats-lab dashboard --demo</code>."))
         self.search.observe(lambda change: self.show_landing(change["new"]), names="value")
         self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
         self.show_landing("")
