@@ -46,7 +46,8 @@ def cmd_demo(args) -> int:
     print(lab.sql(f"ANALYZE TABLE {DEMO_TABLE} COMPUTE STATISTICS FOR ALL COLUMNS").message)
     for column in ("x", "amount", "price", "note", "flag", "day", "ts"):
         frame = lab.sql(f"DESCRIBE FORMATTED {DEMO_TABLE} {column}").df
-        shown = {row.info_name: row.info_value for row in frame.itertuples() if row.info_value != ""}
+        shown = {row.info_name: f"{float(row.info_value):.3f}" if row.info_name == "avg_col_len" else row.info_value
+                 for row in frame.itertuples() if row.info_value != ""}
         print("  " + ", ".join(f"{k}={v}" for k, v in shown.items() if k != "COLUMN_STATS_ACCURATE"))
     print(f"Metastore: {lab.metastore_url}")
     return 0

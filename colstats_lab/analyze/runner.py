@@ -61,7 +61,7 @@ class AnalyzeOutcome:
 
     @property
     def message(self) -> str:
-        where = (f"{len(self.partitions)} partition{'s' if len(self.partitions) != 1 else ''}"
+        where = (f"{len(self.partitions):,} partition{'s' if len(self.partitions) != 1 else ''}"
                  if self.partitions != [None] else "the table")
         what = {"noscan": "files and sizes", "basic": "basic statistics"}.get(
             self.mode, f"statistics of {len(self.columns)} column{'s' if len(self.columns) != 1 else ''}"
@@ -197,7 +197,7 @@ class AnalyzeChange:
                  self.outcome, self.write_id, self.valid)
 
     def describe(self) -> str:
-        where = f"{len(self.files)} partition(s)" if self.table.is_partitioned else "the table"
+        where = f"{len(self.files):,} partition(s)" if self.table.is_partitioned else "the table"
         what = "basic statistics" if self.mode == "noscan" else f"statistics of {len(self.plans)} column(s)"
         return f"{what} of {self.table.qualified_name}, {where}, write ID {self.write_id}"
 

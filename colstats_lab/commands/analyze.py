@@ -32,7 +32,7 @@ def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: T
     if outcome is None:
         message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more."
     else:
-        what = (f"{len(chosen)} of {len(frame)} partitions" if meta.is_partitioned else "the table")
+        what = (f"{len(chosen)} of {len(frame):,} partitions" if meta.is_partitioned else "the table")
         message = f"Analyzed {what} changed by {threshold:.0%} or more. {outcome.message}"
     if below:
         message += (f" Left as they are ({len(below)} not accurate, changed by less than {threshold:.0%}): "

@@ -146,7 +146,7 @@ def _coverage_text(aggr, name: str) -> str:
     partitions alone hold."""
     found = aggr.covered.get(name, 0)
     if found == aggr.partsRequested:
-        return f"all {found} partitions"
+        return f"all {found:,} partitions"
     if found == 0:
         return aggr.coverage(name)
     if found == 1:

@@ -195,7 +195,7 @@ def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
     _table_ddl(lab, table, added)
     for part in added.added:
         os.makedirs(part.location, exist_ok=True)
-    return Result(stmt, message=f"Added {len(added.added)} partition{'s' if len(added.added) != 1 else ''} to "
+    return Result(stmt, message=f"Added {len(added.added):,} partition{'s' if len(added.added) != 1 else ''} to "
                                       f"{table.qualified_name}.")
 
 
@@ -233,9 +233,9 @@ def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
     if added or dropped:  # the drop re-merges the table level either way
         _table_ddl(lab, table, AddPartitions(table, tuple(external_partition(table, rel) for rel in added)),
                    DropPartitions(table, tuple(dropped)))
-    said = [f"added {len(added)} partition(s): {', '.join(added)}" if added else "added none"]
+    said = [f"added {len(added):,} partition(s): {', '.join(added)}" if added else "added none"]
     if stmt.mode != "ADD":
-        said.append(f"dropped {len(dropped)} partition(s): {', '.join(dropped)}" if dropped else "dropped none")
+        said.append(f"dropped {len(dropped):,} partition(s): {', '.join(dropped)}" if dropped else "dropped none")
     return Result(stmt, message=f"Repaired {table.qualified_name}: {'; '.join(said)}.",
                   details=Repair(added, dropped))
 
@@ -276,7 +276,7 @@ def _concatenate(lab: "Session", stmt: st.Concatenate, txn) -> Result:
         before, results = rewrite_partitions(lab.spark, lab.metastore, table, parts, scope, gather=True,
                                              one_file_per_directory=True)
     after = sum(files.num_files for result in results for files in result.partitions.values())
-    where = f"{len(results)} partition{'s' if len(results) != 1 else ''}" if table.is_partitioned else "the table"
+    where = f"{len(results):,} partition{'s' if len(results) != 1 else ''}" if table.is_partitioned else "the table"
     return Result(stmt, message=f"Concatenated {where} of {table.qualified_name}: {before} files into {after} "
                                 f"(one per directory), write {results[0].write_id if results else '-'}.",
                   details=results)

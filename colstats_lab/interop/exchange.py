@@ -118,7 +118,7 @@ def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: s
     rows = stats.rowCount if table_rows else None
     return Result(message=f"Imported Spark's statistics of {source.qualified_name}: "
                           + (f"{rows} rows, " if table_rows else "")
-                          + f"{len(imported)} column(s), {len(imported_partitions)} partition(s)"
+                          + f"{len(imported)} column(s), {len(imported_partitions):,} partition(s)"
                           + (f"; skipped {', '.join(skipped)}" if skipped else ""),
                   details=SparkStatsImport(table.qualified_name, imported, skipped, rows,
                                            stats.sizeInBytes if stats else None, imported_partitions))

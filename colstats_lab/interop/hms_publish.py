@@ -65,7 +65,7 @@ class PublishOutcome:
 
     @property
     def message(self) -> str:
-        parts = [f"{len(self.published)} partition(s) written, {self.unchanged} unchanged, {len(self.withdrawn)} "
+        parts = [f"{len(self.published):,} partition(s) written, {self.unchanged} unchanged, {len(self.withdrawn)} "
                  "withdrawn"] if self.partitioned else []
         if self.table_columns:
             parts.append(f"table level: {len(self.table_columns)} column(s)")

@@ -105,7 +105,7 @@ class PuffinOutcome:
         if self.unchanged:
             return (f"Nothing to publish: {self.statistics_path} already holds the NDV of {len(self.ndv)} column(s) "
                     f"of {self.table} for snapshot {self.snapshot_id}.")
-        where = (f"{len(self.scanned)} partition(s) scanned for sketches, {len(self.reused)} reused"
+        where = (f"{len(self.scanned):,} partition(s) scanned for sketches, {len(self.reused)} reused"
                  if self.scanned or self.reused else "no rows")
         text = (f"Published NDV of {len(self.ndv)} column(s) of {self.table} for snapshot {self.snapshot_id} "
                 f"to {self.statistics_path} ({where}) in {self.seconds:.1f} s.")

@@ -44,7 +44,7 @@ class AddPartitions:
         return self.added
 
     def describe(self) -> str:
-        return f"add {len(self.partitions)} partition(s) to {self.table.qualified_name}"
+        return f"add {len(self.partitions):,} partition(s) to {self.table.qualified_name}"
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class DropPartitions:
         return self.dropped
 
     def describe(self) -> str:
-        return f"drop {len(self.names)} partition(s) of {self.table.qualified_name}"
+        return f"drop {len(self.names):,} partition(s) of {self.table.qualified_name}"
 
 
 @dataclass(frozen=True)

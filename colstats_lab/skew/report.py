@@ -154,8 +154,11 @@ class SkewReport:
         where = f"{len(parts):,} partition{'s' if len(parts) != 1 else ''}" if parts else "the table"
         declared = (f"{', '.join(map(str, self.recommended))} ({self.covered_share:.1%} of the rows)"
                     if self.recommended else f"none (no value holds {self.min_share:.0%} of the rows)")
-        return (f"Skew of {self.table.qualified_name}.{', '.join(self.columns)} ({self.mode}, {self.source}): "
-                f"{self.totals.get(TABLE_LEVEL, 0):,} rows in {where}; the top {len(self._rows(None))} values hold "
+        rows = self.totals.get(TABLE_LEVEL, 0)
+        head = f"Skew of {self.table.qualified_name}.{', '.join(self.columns)} ({self.mode}, {self.source}): "
+        if not rows:
+            return head + f"no rows in {where}: nothing is skewed"
+        return (head + f"{rows:,} rows in {where}; the top {len(self._rows(None)):,} values hold "
                 f"{self.top_share():.1%}; to declare skewed: {declared}")
 
     def __repr__(self) -> str:

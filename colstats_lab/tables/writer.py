@@ -332,7 +332,7 @@ class WriteChange:
 
     def describe(self) -> str:
         rows = sum(f.num_rows for f in self.written.values())
-        where = f"{len(self.written)} partition(s)" if self.table.is_partitioned else "the table"
+        where = f"{len(self.written):,} partition(s)" if self.table.is_partitioned else "the table"
         return f"{self.mode} of {rows:,} rows into {self.table.qualified_name}, {where}, write ID {self.write_id}"
 
 

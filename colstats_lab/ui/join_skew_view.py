@@ -12,6 +12,11 @@ from . import format as fmt
 from .widgets import View, html_table, refusal, register
 
 
+def _rows(value: float) -> str:
+    """Rows as counted (4,000) or, where a sketch gives an average multiplicity, as estimated (0.99, not 0)."""
+    return fmt.count(int(value)) if float(value).is_integer() or abs(value) >= 100 else f"{value:,.2f}"
+
+
 @register("join_skew")
 class JoinSkewView(View):
     def __init__(self, lab, left: str, left_key: str, right: str, right_key: str, where: str | None = None,
@@ -61,9 +66,8 @@ class JoinSkewView(View):
         with self.chart:
             charts.show(self.figure)
         keys = report.hot_keys.head(20)
-        shown = keys.assign(key=keys["key"].map(str), left_rows=keys["left_rows"].map(lambda v: fmt.count(int(v))),
-                            right_rows=keys["right_rows"].map(lambda v: fmt.count(int(v))),
-                            output_rows=keys["output_rows"].map(lambda v: fmt.count(int(v))),
+        shown = keys.assign(key=keys["key"].map(str), left_rows=keys["left_rows"].map(_rows),
+                            right_rows=keys["right_rows"].map(_rows), output_rows=keys["output_rows"].map(_rows),
                             task=keys["partition"])
         self.keys_html.value = html_table(shown[["key", "left_rows", "right_rows", "output_rows", "task"]],
                                           numeric={"left_rows", "right_rows", "output_rows", "task"})
