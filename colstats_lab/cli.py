@@ -57,11 +57,19 @@ def cmd_demo(args) -> int:
 DASHBOARD_NOTEBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workbench", "dashboard.ipynb")
 
 
-def voila_command(notebook: str, port: int, ip: str = "127.0.0.1") -> list[str]:
+# a kernel no page is connected to any more (its page closed) is shut down, with its Spark, after this long idle
+CULL_AFTER_SECONDS = 300
+
+
+def voila_command(notebook: str, port: int, ip: str = "127.0.0.1", cull_after: int = CULL_AFTER_SECONDS) -> list[str]:
     """The command that serves a notebook with Voila from this interpreter (its scripts may live in
-    another environment's bin when this one reaches its packages through a path file)."""
+    another environment's bin when this one reaches its packages through a path file). Voila starts a
+    kernel per page load and keeps it until the server stops; a kernel whose page closed is culled after
+    `cull_after` seconds idle (one still connected never is)."""
     return [sys.executable, "-m", "voila", notebook, f"--port={port}", "--no-browser", f"--Voila.ip={ip}",
-            "--show_tracebacks=False"]
+            "--show_tracebacks=False", f"--MappingKernelManager.cull_idle_timeout={cull_after}",
+            f"--MappingKernelManager.cull_interval={max(1, min(60, cull_after // 2))}",
+            "--MappingKernelManager.cull_connected=False"]
 
 
 def cmd_dashboard(args) -> int:
@@ -81,7 +89,7 @@ def cmd_dashboard(args) -> int:
         print(f"colstats-lab: the dashboard notebook is missing ({DASHBOARD_NOTEBOOK})", file=sys.stderr)
         return 1
     print(f"Serving the dashboard at http://{args.ip}:{args.port}/ (Ctrl-C stops it)", flush=True)
-    command = voila_command(DASHBOARD_NOTEBOOK, args.port, args.ip)
+    command = voila_command(DASHBOARD_NOTEBOOK, args.port, args.ip, args.cull_after)
     os.execve(command[0], command, env)
     return 0
 
@@ -281,6 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     dashboard = sub.add_parser("dashboard", help="serve the Voila dashboard on the lab's metastore (with --demo, "
                                                   "the demo table built there first if missing)")
     dashboard.add_argument("--demo", action="store_true", help="build the demo table if the metastore lacks it")
+    dashboard.add_argument("--cull-after", type=int, default=CULL_AFTER_SECONDS,
+                           help="seconds a closed page's kernel (and its Spark) is kept idle before it is shut "
+                                f"down (default {CULL_AFTER_SECONDS})")
     dashboard.add_argument("--port", type=int, default=8866)
     dashboard.add_argument("--ip", default="127.0.0.1")
     dashboard.set_defaults(func=cmd_dashboard)

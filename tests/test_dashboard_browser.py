@@ -167,3 +167,33 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         assert f"{fmt.count(cells)} of {fmt.count(cells)} statistics accurate" in freshness.inner_text()
         browser.close()
     assert all(ok for ok, _ in lab.metastore.stats_compliance("default", "sales", ["x"]).values())
+
+
+def _kernels_of(server_pid: int) -> int:
+    return sum("ipykernel" in " ".join(p.cmdline()) for p in psutil.Process(server_pid).children(recursive=True))
+
+
+def test_a_closed_pages_kernel_is_shut_down_and_an_open_ones_is_kept(tmp_path):
+    """Voila starts a kernel per page load (with a Spark of its own once a tab needs one) and kept every one
+    until the server stopped; a kernel no page is connected to is culled once idle."""
+    home = str(tmp_path / "empty")
+    port = free_port()
+    env = {**os.environ, "COLSTATS_HOME": home, "PLOOMBER_STATS_ENABLED": "false"}
+    command = voila_command(DASHBOARD_NOTEBOOK, port, cull_after=3)
+    with serving(command, port, str(tmp_path / "voila.log"), env=env) as url, sync_playwright() as p:
+        server = next(proc for proc in psutil.process_iter(["cmdline"])
+                      if f"--port={port}" in (proc.info["cmdline"] or []))
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        kept, closed = browser.new_page(), browser.new_page()
+        for page in (kept, closed):
+            page.goto(url, timeout=120_000)
+            page.locator(".colstats-dashboard").first.wait_for(timeout=120_000)
+        assert _kernels_of(server.pid) == 2
+        closed.close()
+        deadline = time.time() + 60
+        while _kernels_of(server.pid) > 1 and time.time() < deadline:
+            time.sleep(0.5)
+        time.sleep(4)  # past another idle timeout: the open page's kernel stays
+        assert _kernels_of(server.pid) == 1
+        assert "No tables in this metastore yet" in kept.inner_text(".colstats-dashboard")
+        browser.close()
