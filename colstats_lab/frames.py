@@ -326,8 +326,8 @@ LANDING_COLUMNS = ["database", "table", "kind", "partitions", "files", "rows", "
 
 def tables_frame(metastore: Metastore) -> pd.DataFrame:
     """Every table of every database at a glance, the stalest first: its kind and size, how many of its
-    columns have statistics accurate now (rows: as last analyzed, or an Iceberg or Delta table's record counts
-    now), how many partitions (or the table itself) hold statistics
+    columns have statistics accurate now (rows: as last analyzed, an Iceberg or Delta table's record counts
+    now, None for other files never analyzed), how many partitions (or the table itself) hold statistics
     that are not, with the first reason, when it was last analyzed, when the lab last wrote it (None for
     an external table: other jobs write it) and its Drill metadata level. Reads
     the metastore (and an external table's file listings) alone."""
@@ -347,7 +347,10 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
                 "database": db, "table": name, "kind": table_kind(table),
                 "partitions": int(params.get("numPartitions", 0) or 0) if table.is_partitioned else None,
                 "files": int(params.get("numFiles", 0) or 0),
-                "rows": counted[0] if counted else int(params.get("numRows", 0) or 0),
+                # another job's files never analyzed have rows nobody counted yet (numRows 0 is Hive's placeholder)
+                "rows": counted[0] if counted else None if (
+                    kind_of(table).written_elsewhere and pd.isna(analyzed) and not int(params.get("numRows", 0) or 0)
+                ) else int(params.get("numRows", 0) or 0),
                 "bytes": int(params.get("totalSize", 0) or 0),
                 "accurate_columns": int(sum(a is True for a in level["accurate"])), "columns": len(names),
                 # statistics never computed are not stale: nothing was analyzed to go out of date

@@ -165,6 +165,11 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         freshness.locator("button", has_text="Analyze 1 partition").click()
         freshness.locator("button", has_text="Nothing to analyze").wait_for(timeout=180_000)
         assert f"{fmt.count(cells)} of {fmt.count(cells)} statistics accurate" in freshness.inner_text()
+        # the landing follows what the page changed: sales accurate now (it said "not accurate in 1 partition(s)")
+        rows_now = int(lab.metastore.get_table("default", "sales").parameters["numRows"])
+        row = page.locator("table.colstats-table").first.locator("tbody tr", has_text="default.sales")
+        row.locator(".colstats-ok").wait_for(timeout=30_000)
+        assert f"\t{fmt.count(rows_now)}\t" in row.inner_text() and "not accurate" not in row.inner_text()
         browser.close()
     assert all(ok for ok, _ in lab.metastore.stats_compliance("default", "sales", ["x"]).values())
 

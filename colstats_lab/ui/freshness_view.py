@@ -18,9 +18,10 @@ class FreshnessView(View):
     """The freshness map of one table, a threshold on the rows changed since the statistics were accurate
     (0: every stale partition; Impala's rule of thumb is 30 %) and the button that analyzes past it."""
 
-    def __init__(self, lab, table: str, threshold: float = 0.0):
+    def __init__(self, lab, table: str, threshold: float = 0.0, on_analyzed=None):
         super().__init__()
         self.lab = lab
+        self.on_analyzed = on_analyzed  # told after the button's ANALYZE, so what shows the table redraws too
         self.table = lab.resolve(table)
         self.threshold = widgets.FloatSlider(value=threshold, min=0.0, max=1.0, step=0.05, readout_format=".0%",
                                              description="changed by ≥", style={"description_width": "initial"},
@@ -76,3 +77,5 @@ class FreshnessView(View):
         except ColstatsError as exc:  # a viewer sees one line, never a traceback
             self.say(str(exc))
         self.refresh()
+        if self.on_analyzed is not None:
+            self.on_analyzed()

@@ -53,7 +53,9 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "table": frame["database"] + "." + frame["table"], "kind": frame["kind"],
         "partitions": frame["partitions"].map(lambda v: "" if pd.isna(v) else fmt.count(int(v))),
-        "files": frame["files"].map(fmt.count), "rows": frame["rows"].map(fmt.count), "size": frame["bytes"].map(fmt.size),
+        "files": frame["files"].map(fmt.count),
+        "rows": frame["rows"].map(lambda v: "not counted" if v is None or pd.isna(v) else fmt.count(int(v))),
+        "size": frame["bytes"].map(fmt.size),
         "accurate columns": [f"{a} of {c}" for a, c in zip(frame["accurate_columns"], frame["columns"])],
         "statistics": [freshness(row) for row in frame.itertuples()],
         "last analyzed (UTC)": frame["last_analyzed"].map(_minute),
@@ -70,8 +72,9 @@ class TablePage(widgets.Tab):
     button), skew (Spark only once a column is chosen), pruning (a WHERE box), Drill metadata and the
     transactions that wrote it. Only the analyze button and the skew start Spark."""
 
-    def __init__(self, lab, table: str):
+    def __init__(self, lab, table: str, on_change=None):
         self.lab, self.table = lab, table
+        self.on_change = on_change  # told when a tab changed the table's statistics (the landing redraws)
         super().__init__(children=[widgets.VBox() for _ in TABS], titles=TABS)
         self.observe(lambda change: self.open_tab(change["new"]), names="selected_index")
         self.selected_index = 0
@@ -93,7 +96,14 @@ class TablePage(widgets.Tab):
         return self.stats
 
     def _freshness(self):
-        return FreshnessView(self.lab, self.table)
+        return FreshnessView(self.lab, self.table, on_analyzed=self._analyzed)
+
+    def _analyzed(self) -> None:
+        """After the Freshness tab's ANALYZE: the statistics tab, if built, and the landing show it too."""
+        if getattr(self, "stats", None) is not None:
+            self.stats.refresh()
+        if self.on_change is not None:
+            self.on_change()
 
     def _pruning(self):
         return PruningPanel(self.lab, self.table)
@@ -176,6 +186,9 @@ class Dashboard(widgets.VBox):
         self.search = widgets.Text(placeholder="part of a table name", description="Find",
                                    continuous_update=True, layout=widgets.Layout(width="420px"))
         self.landing = widgets.HTML()
+        self.reload = widgets.Button(description="Refresh", icon="refresh", tooltip="read the metastore again",
+                                     layout=widgets.Layout(width="auto"))
+        self.reload.on_click(lambda _: self.refresh_landing())
         self.workers = widgets.HTML(autoanalyze_html(lab.autoanalyze_rounds(5), lab.autoanalyze_queue()))
         self.picker = widgets.Dropdown(options=names, value=None, description="Table",
                                        layout=widgets.Layout(width="420px"))
@@ -188,9 +201,23 @@ class Dashboard(widgets.VBox):
         self.search.observe(lambda change: self.show_landing(change["new"]), names="value")
         self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
         self.show_landing("")
-        super().__init__([self.title, self.search, self.landing, self.workers, self.picker, self.status,
-                          self.page_area])
+        super().__init__([self.title, widgets.HBox([self.search, self.reload]), self.landing, self.workers,
+                          self.picker, self.status, self.page_area])
         self.add_class("colstats-dashboard")
+
+    def refresh_landing(self) -> None:
+        """The landing read again: what this page (or another job) changed since it was drawn."""
+        self.tables = self.lab.tables_frame()
+        names = list(self.tables["database"] + "." + self.tables["table"])
+        if list(self.picker.options) != names:  # tables added or dropped meanwhile; the page shown stays
+            current = self.picker.value
+            with self.picker.hold_trait_notifications():
+                self.picker.unobserve_all("value")
+                self.picker.options = names
+                self.picker.value = current if current in names else None
+                self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
+        self.workers.value = autoanalyze_html(self.lab.autoanalyze_rounds(5), self.lab.autoanalyze_queue())
+        self.show_landing(self.search.value)
 
     def show_landing(self, text: str) -> None:
         shown = landing_rows(self.tables)
@@ -203,7 +230,7 @@ class Dashboard(widgets.VBox):
         if not table:
             return
         try:
-            self.page = TablePage(self.lab, table)
+            self.page = TablePage(self.lab, table, on_change=self.refresh_landing)
         except ColstatsError as exc:  # e.g. dropped by another process since the landing table was read
             self.page_area.children = [refusal(exc)]
             return
