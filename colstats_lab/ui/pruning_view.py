@@ -69,7 +69,9 @@ class PruningView(View):
             frame = frame[~frame.kept]
         shown = frame.assign(kept=frame.kept.map({True: "kept", False: "pruned"}), rows=frame.rows.map(fmt.count),
                              bytes=frame.bytes.map(fmt.size))
-        self.decisions_html.value = html_table(shown, numeric={"rows", "bytes"}, wrap={"reason"})
+        # the figures before the reason, which wraps: a long file name pushed them past a 1,400 px screen
+        ordered = [c for c in shown.columns if c != "reason"] + ["reason"]
+        self.decisions_html.value = html_table(shown[ordered], numeric={"rows", "bytes"}, wrap={"reason"})
 
 
 class PruningPanel(widgets.VBox):
