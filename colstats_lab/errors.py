@@ -5,6 +5,7 @@ arise, by the helpers here, so that a caller catches one base class and a magic 
 """
 from __future__ import annotations
 
+import logging
 import re
 from contextlib import contextmanager
 from typing import Iterator
@@ -107,7 +108,13 @@ def _spark_errors() -> tuple[type[BaseException], ...]:
 def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | None = None) -> Iterator[None]:
     """Spark's errors from the block as QueryError: `what` says what was being done, then Spark's
     condition and the first line of its message, the part of the query it points at and the query
-    itself (shortened); `aliases` turns names Spark saw (temporary views) back into the user's."""
+    itself (shortened); `aliases` turns names Spark saw (temporary views) back into the user's. PySpark's
+    own log of such an error (a JSON ERROR line with Java's stack, on stderr) is held back: the QueryError
+    says it in one line."""
+    loggers = _query_context_loggers()
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
     try:
         yield
     except _spark_errors() as exc:
@@ -120,6 +127,19 @@ def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | 
         for name, alias in (aliases or {}).items():
             message = message.replace(f"`{name}`", alias).replace(name, alias)
         raise QueryError(message, query, _condition(exc)) from None
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+def _query_context_loggers() -> list[logging.Logger]:
+    """The loggers PySpark 4 writes each captured SQL or DataFrame error to, as PySpark makes them (a plain
+    logger of that name would fail on PySpark's keyword arguments)."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # an older PySpark logs no such lines
+        return []
+    return [PySparkLogger.getLogger(name) for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")]
 
 
 def _fragment(exc: BaseException) -> str | None:

@@ -277,3 +277,60 @@ def test_a_bad_file_in_an_external_directory_is_named(fresh, tmp_path):
     with pytest.raises(ColstatsError, match="data.parquet"):
         lab.register_external("junk", str(root))
     assert not lab.metastore.table_exists("default", "junk")
+
+
+API_TABLES = st.sampled_from(["sales", "flat", "ext", "nosuch", "", "default.sales", "sales.x", "`sales`", 7, None])
+API_COLUMNS = st.sampled_from(["x", "note", "id", "ds", "nosuch", "X", "`x`", "", " ", "ünï", "x,note", None, 3,
+                               ["x", "note"], [], ["x", "x"], ["id", 1]])
+API_WHERES = st.sampled_from([None, "ds = 'd1'", "ds >", "x = 1", "nosuch = 1", "", "1", "ds = 'd1' AND",
+                              "ds IN ('d1', 'd2')", "x = 'a'", "'"])
+
+
+@pytest.mark.slow
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(call=st.sampled_from(["skew", "join_skew", "explain"]), table=API_TABLES, column=API_COLUMNS,
+       other=API_TABLES, other_column=API_COLUMNS, where=API_WHERES,
+       k=st.sampled_from([1, 0, -1, 2.5, "3", 10**9]), how=st.sampled_from(["inner", "left", "outer", "cross", "", None]))
+def test_skew_join_skew_and_explain_arguments_raise_only_our_errors(fresh, call, table, column, other, other_column,
+                                                                    where, k, how):
+    lab = fresh()
+    before = metastore_dump(lab)
+    try:
+        if call == "skew":
+            lab.skew(table, column, k=k)
+        elif call == "join_skew":
+            lab.join_skew(table, column, other, other_column, where=where, how=how)
+        else:
+            lab.explain(f"SELECT * FROM {table}" + (f" WHERE {where}" if where is not None else ""))
+    except ColstatsError as exc:
+        text = str(exc)
+        assert text.strip() and "Traceback" not in text and "py4j" not in text.lower(), text
+        assert isinstance(exc, ParseError) or "\n" not in text, text  # one line; a parse error adds its caret
+        assert metastore_dump(lab) == before
+
+
+def test_spark_refusing_what_the_lab_ran_logs_no_json_error_line(fresh):
+    """PySpark 4 logs every captured SQL error as a JSON ERROR line with Java's stack on stderr; the lab's own
+    calls raise it as one line instead. Outside the lab's calls PySpark logs as it always does."""
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    lab = fresh()
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = PySparkLogger.getLogger("SQLQueryContextLogger")
+    logger.addHandler(handler)
+    try:
+        with pytest.raises(colstats_lab.QueryError):
+            lab.sql("SELECT nosuchcol FROM sales")
+        with pytest.raises(colstats_lab.QueryError):
+            lab.sql("SELECT CAST('a' AS INT) FROM sales")
+        assert records == []
+        with pytest.raises(Exception):
+            lab.spark.sql("SELECT nosuchcol_outside_the_lab").collect()
+        assert len(records) == 1
+    finally:
+        logger.removeHandler(handler)
