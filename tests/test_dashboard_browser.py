@@ -144,7 +144,7 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
 
         drift = _open_tab(page, "Drift")
         drift.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # across the partitions, the first column's
-        assert f"the latest state of {len(partitions)} partitions (1 not accurate now" in drift.inner_text()
+        assert f"all {len(partitions)} partitions (1 not accurate now" in drift.inner_text()
         assert partitions[-1] in drift.locator(".js-plotly-plot g[class*='tick'] text").all_text_contents()
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_drift.png"), full_page=True)
 

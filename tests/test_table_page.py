@@ -135,7 +135,10 @@ def test_table_page_builds_each_tab_when_opened_and_refusals_are_one_line(events
     drift = page.children[TABS.index("Drift")].children[0]
     # a partitioned table: each partition's latest kept state, the one another job's file made stale flagged
     assert list(drift.result["partition"]) == ["ds=d1", "ds=d2"] and list(drift.result["accurate"]) == [True, False]
-    assert "the latest state of 2 partitions (1 not accurate now" in drift.header.value
+    assert ("each one's latest kept state, 2 of 3 partitions (the others have no kept state) (1 not accurate now"
+            in drift.header.value)
+    notes = [a.text for a in drift.figure.layout.annotations]
+    assert any(n.startswith("no KLL sketch kept") for n in notes)  # the empty median panel says why
     page.selected_index = TABS.index("Skew")
     assert page.column.value.startswith("(pick a column") and page.skew_area.children == ()
     events.sql("CREATE TABLE `plain t` (v INT)")  # an unpartitioned table beside partitioned ones

@@ -328,7 +328,14 @@ def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at"
                                  hoverinfo="skip"), row=3, col=1)
         fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["median"]], mode="lines+markers",
                                  name="median"), row=3, col=1)
+    else:  # an empty panel says why
+        fig.add_annotation(text="no KLL sketch kept (hive.stats.kll.enable, or the table's colstats.kll.enable)",
+                           xref="x3 domain", yref="y3 domain", x=0.5, y=0.5, showarrow=False,
+                           font=dict(color="#777"))
     shifted = history[history["psi"].notna()]
+    if not len(shifted):
+        fig.add_annotation(text="no PSI: it needs KLL sketches or skew reports' top values in two states",
+                           xref="x4 domain", yref="y4 domain", x=0.5, y=0.5, showarrow=False, font=dict(color="#777"))
     if len(shifted):
         fig.add_trace(go.Scatter(x=list(shifted[along]), y=list(shifted["psi"]), mode="lines+markers",
                                  name="PSI", customdata=[h for h, kept in zip(hover, history["psi"].notna()) if kept],

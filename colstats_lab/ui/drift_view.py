@@ -11,6 +11,8 @@ from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, html_table, register
 
+ACROSS_PARTITIONS = 365  # the last partitions by name drawn across partitions: a year of days
+
 
 @register("drift")
 class DriftView(View):
@@ -57,9 +59,15 @@ class DriftView(View):
         partition = None if level == TABLE_LEVEL or across else level
         self.picker.box.layout.display = "none" if across else None
         if across:
-            self.history = self.result = self.lab.across_partitions(self.table.qualified_name, column)
+            self.history = self.result = self.lab.across_partitions(self.table.qualified_name, column,
+                                                                    limit=ACROSS_PARTITIONS)
             stale = int((self.history["accurate"] == False).sum())  # noqa: E712 (None: never judged)
-            where, counted = "across partitions", f"the latest state of {len(self.history):,} partitions" + (
+            total = self.lab.metastore.count_partitions(self.table.dbName, self.table.tableName)
+            drawn = len(self.history)
+            shown = (f"all {total:,} partitions" if drawn >= total else
+                     f"the last {drawn:,} of {total:,} partitions by name" if drawn >= ACROSS_PARTITIONS
+                     else f"{drawn:,} of {total:,} partitions (the others have no kept state)")
+            where, counted = "across partitions", f"each one's latest kept state, {shown}" + (
                 f" ({stale:,} not accurate now: hollow points)" if stale else "")
             title = f"{self.table.tableName}.{column} across partitions (each against the one before)"
         else:
