@@ -155,6 +155,15 @@ KEPT_COLOR, PRUNED_COLOR = "#54a24b", "#bab0ac"
 TREEMAP_PARTITIONS = 300  # partitions drawn one by one; the rest are summed into a box per decision
 
 
+def _file_label(identifier: str) -> str:
+    """A file's box label that fits in a box: Spark's part-00000-<uuid>-c000.snappy.parquet as part-00000…c000;
+    the whole name is on hover."""
+    name = identifier.rsplit("/", 1)[-1]
+    stem = name.split(".", 1)[0]
+    parts = stem.split("-")
+    return f"{parts[0]}-{parts[1]}…{parts[-1]}" if len(parts) > 3 and len(stem) > 24 else name
+
+
 def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
     """The table's partitions, list-bucketing directories and files as nested boxes sized by bytes (or
     rows), green where the query reads them and grey where pruning skips them. Past TREEMAP_PARTITIONS
@@ -180,11 +189,11 @@ def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
         else:
             continue
         ids.append(f"{d.level}:{d.identifier}")
-        labels.append(d.identifier.rsplit("/", 1)[-1] if d.level == Level.FILE else d.identifier)
+        labels.append(_file_label(d.identifier) if d.level == Level.FILE else d.identifier)
         parents.append(parent)
         values.append(max(getattr(d, measure), 0))
         colors.append(KEPT_COLOR if d.kept else PRUNED_COLOR)
-        hover.append(f"{'kept' if d.kept else 'pruned'}: {d.reason}")
+        hover.append(f"{d.identifier}<br>{'kept' if d.kept else 'pruned'}: {d.reason}")
     for kept, group in summed.items():
         if group:
             ids.append(f"others:{kept}")
