@@ -327,3 +327,16 @@ def test_the_html_report_shows_quartiles_as_text_not_markup(analyzed, tmp_path):
     from colstats_lab.ui.format import number
 
     assert " / ".join(number(row[q]) for q in ("q1", "median", "q3")) in text
+
+
+def test_quartiles_of_timestamps_fit_their_cell_to_the_second_and_a_shared_day_once():
+    from colstats_lab.metastore.model import Timestamp
+    from colstats_lab.ui.stats_view import display_frame
+    from colstats_lab.frames import FRAME_COLUMNS
+
+    stamps = [Timestamp.from_datetime(dt.datetime(2026, 11, 15, h, 30, 0, 123456)) for h in (9, 12, 18)]
+    frame = pd.DataFrame([dict(dict.fromkeys(FRAME_COLUMNS), column="ts", type="timestamp", quartiles=stamps,
+                               accurate=True, reason="")], dtype=object)
+    cell = display_frame(frame)["Q1, median, Q3"][0]
+    text = __import__("re").sub(r"<[^>]+>", "", cell)
+    assert text == "2026-11-15 09:30:00 / 12:30:00 / 18:30:00"

@@ -2,11 +2,14 @@
 analyzed and whether the statistics are still accurate (with the reason when not)."""
 from __future__ import annotations
 
+import datetime as dt
+
 import ipywidgets as widgets
 import pandas as pd
 
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore import NoSuchObjectException, Table
+from ..metastore.model import Timestamp
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register
@@ -42,7 +45,7 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
         # three side by side pushed the table past a 1,400 px screen, and a row's text stays one line (a <br>
         # in it broke each row read as text in two)
         QUARTILES: frame["quartiles"].map(lambda q: " / ".join(f'<span style="white-space: nowrap">'
-                                                               f'{fmt.escape(fmt.number(v))}</span>' for v in q)
+                                                               f'{fmt.escape(text)}</span>' for text in _quartile_texts(q))
                                           if isinstance(q, list) else ""),
         "avg len": frame["avg_len"].map(lambda v: "" if v is None or pd.isna(v) else f"{v:.2f}"),
         "max len": frame["max_len"].map(fmt.count),
@@ -57,6 +60,18 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
         shown.insert(len(shown.columns) - 2, "partitions", frame["coverage"].map(lambda v: v or ""))
     # whether the figures can be trusted is the view's point: beside each name, where no screen width hides it
     return shown[["column", "status", *[c for c in shown.columns if c not in ("column", "status")]]]
+
+
+def _quartile_texts(values: list) -> list[str]:
+    """Q1, median and Q3 short enough to share a narrow cell: timestamps to the second (a sketch's quantile is
+    no finer than its 1.33 % rank error) and a day they share written once."""
+    texts = [fmt.number(v) for v in values]
+    if all(isinstance(v, (Timestamp, dt.datetime)) for v in values):
+        texts = [text[:19] for text in texts]
+        days = {text.split(" ", 1)[0] for text in texts}
+        if len(days) == 1 and all(" " in text for text in texts):
+            texts = texts[:1] + [text.split(" ", 1)[1] for text in texts[1:]]
+    return texts
 
 
 def _counted(type_name: str) -> str:
