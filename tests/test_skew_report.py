@@ -300,3 +300,13 @@ def test_a_value_below_every_partitions_list_still_tops_the_table(lab, spark):
     assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], 3) == [(0, 12), (1000, 5), (1001, 5)]
     assert report.measures().set_index("partition").loc[TABLE_LEVEL, "distinct"] == every["x"].nunique()
     assert not report.estimated
+
+
+def test_values_that_just_pass_the_floor_are_called_flat_not_skewed(lab, spark):
+    """Forty values of 2.5 % each: each passes the 2 % floor, so the ten largest are recommended, and the
+    report says in the same breath that they hold 25 % because the column is flat."""
+    lab.sql("CREATE TABLE flat_keys (x INT)")
+    lab.write("flat_keys", spark.createDataFrame([(i % 40,) for i in range(4000)], "x int"))
+    report = lab.skew("flat_keys", "x", mode="exact")
+    assert len(report.recommended) == 10 and round(report.covered_share, 3) == 0.25
+    assert any(n.startswith("Each recommended value holds 2.5% to 2.5%, close to the 2% floor") for n in report.notes())

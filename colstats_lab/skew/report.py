@@ -229,6 +229,12 @@ class SkewReport:
         elif self.covered_share < 0.5:
             notes.append(f"The skewed values hold only {self.covered_share:.0%} of the rows, so a query on another "
                          f"value still reads {1 - self.covered_share:.0%} of each partition.")
+            shares = self.heavy_hitters().head(self.max_keys)["share"]
+            if float(shares.max()) < 2 * self.min_share:
+                # every value just passes the floor: many similar values, not a few hot ones
+                notes.append(f"Each recommended value holds {float(shares.min()):.1%} to {float(shares.max()):.1%}, "
+                             f"close to the {self.min_share:.0%} floor: the column is flat rather than skewed, and "
+                             "one directory per value saves each query little.")
         if len(self.heavy_hitters()) > self.max_keys:
             notes.append(f"More than {self.max_keys} values pass {self.min_share:.0%}; only the largest are "
                          "recommended, as the metastore keeps the list per partition.")

@@ -351,6 +351,8 @@ def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at"
                                  hovertemplate="PSI %{y:.3f}<br>%{customdata}<extra></extra>"), row=4, col=1)
     fig.update_layout(title=title, height=780, margin=dict(l=60, r=20, t=70, b=40), template="plotly_white",
                       showlegend=False)
+    if along == "recorded_at":  # the kept states' times are UTC
+        fig.update_xaxes(title_text="recorded (UTC)", row=4, col=1)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=2, col=1)  # a steady count reads as steady, not as noise
     fig.update_yaxes(rangemode="tozero", tickformat=".2~g", row=4, col=1)

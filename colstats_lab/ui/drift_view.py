@@ -91,7 +91,7 @@ class DriftView(View):
         if len(outcomes):
             shown = outcomes.assign(
                 passed=outcomes["passed"].map({True: "pass", False: "FAIL"}), figure=outcomes["figure"].map(_figure),
-                recorded_at=outcomes["recorded_at"].dt.strftime("%Y-%m-%d %H:%M:%S"))[
+                recorded_at=outcomes["recorded_at"].dt.strftime("%Y-%m-%d %H:%M:%S UTC"))[
                 (["partition"] if across else []) + ["recorded_at", "write_id", "rule", "threshold", "figure",
                                                      "passed"]]
             self.rules_html.value = html_table(shown, numeric={"write_id", "figure"})

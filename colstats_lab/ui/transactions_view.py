@@ -29,7 +29,7 @@ class TransactionsView(View):
             f'{len(valid.open_write_ids)} open, {len(valid.aborted_write_ids)} aborted write(s)'
             + (f" · the latest {SHOWN} shown" if len(self.frame) == SHOWN else "") + "</div>")
         shown = self.frame.assign(
-            started=self.frame["started"].map(lambda t: t.strftime("%Y-%m-%d %H:%M:%S")),
+            started=self.frame["started"].map(lambda t: t.strftime("%Y-%m-%d %H:%M:%S UTC")),
             partitions=self.frame["partitions"].map(lambda v: "" if v is None or pd.isna(v) else fmt.count(int(v))),
             valid_for_readers=self.frame["valid_for_readers"].map({True: "yes", False: "no"}),
         ).rename(columns=lambda c: c.replace("_", " "))
