@@ -62,7 +62,7 @@ class DriftView(View):
             self.history = self.result = self.lab.across_partitions(self.table.qualified_name, column,
                                                                     limit=ACROSS_PARTITIONS)
             stale = int((self.history["accurate"] == False).sum())  # noqa: E712 (None: never judged)
-            total = self.lab.metastore.count_partitions(self.table.dbName, self.table.tableName)
+            total = self.lab.find_partitions(self.table.qualified_name, "", 0)[1]
             drawn = len(self.history)
             shown = (f"all {total:,} partitions" if drawn >= total else
                      f"the last {drawn:,} of {total:,} partitions by name" if drawn >= ACROSS_PARTITIONS
