@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -248,6 +249,25 @@ def cmd_autoanalyze(args) -> int:
         return 0
 
 
+def cmd_execute(args) -> int:
+    """Runs a notebook's cells in a fresh kernel and writes it with its outputs."""
+    from .workbench.notebook_runs import execute_file
+
+    output = args.output or args.notebook
+    directory = os.path.dirname(os.path.abspath(args.notebook))
+    try:
+        cells = execute_file(args.notebook, output, args.timeout, directory)
+    except (OSError, ValueError) as exc:
+        print(f"colstats-lab: cannot run {args.notebook}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a cell that raised: nbclient's CellExecutionError ends with its error
+        last = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
+        print(f"colstats-lab: {args.notebook}: {last[-1] if last else type(exc).__name__}", file=sys.stderr)
+        return 1
+    print(f"Ran {cells} code cell(s) of {args.notebook}; wrote {output}")
+    return 0
+
+
 def cmd_report(args) -> int:
     return _guarded(lambda: _lab(args).report(args.table, args.output))
 
@@ -336,6 +356,12 @@ def main(argv: list[str] | None = None) -> int:
                                               "that HMS (withdrawing what went stale)")
     publish.add_argument("table", help="NAME.db.t of a catalog attached with --attach")
     publish.set_defaults(func=cmd_publish)
+    execute = sub.add_parser("execute", help="run a notebook's cells in a fresh kernel and save its outputs (as "
+                                              "jupyter nbconvert --execute, without its stalls on widget cells)")
+    execute.add_argument("notebook")
+    execute.add_argument("--output", help="where to write it (default: in place)")
+    execute.add_argument("--timeout", type=int, default=600, help="seconds a cell may take (default 600)")
+    execute.set_defaults(func=cmd_execute)
     register = sub.add_parser("register", help="register existing files as a table: Parquet under k=v "
                                                 "directories, a Delta table, or an Iceberg metadata file")
     register.add_argument("table", help="db.table or table")

@@ -129,3 +129,21 @@ def test_register_describe_skew_and_join_skew_with_home_before_or_after_the_comm
     assert err.strip() == "colstats-lab: table shop.nosuch does not exist"
     assert cli_main(["register", "--home", lab.home, "shop.s3", "s3://lake/ev"]) == 2
     assert "s3" in capsys.readouterr().err
+
+
+def test_execute_runs_a_notebook_in_a_kernel_and_names_a_failing_cell(tmp_path, capsys):
+    import nbformat
+
+    good = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import ipywidgets\nipywidgets.IntSlider(3)"),
+                                           nbformat.v4.new_code_cell("print(6 * 7)")])
+    nbformat.write(good, str(tmp_path / "good.ipynb"))
+    assert cli_main(["execute", str(tmp_path / "good.ipynb"), "--output", str(tmp_path / "ran.ipynb")]) == 0
+    ran = nbformat.read(str(tmp_path / "ran.ipynb"), as_version=4)
+    assert ran.cells[1].outputs[0]["text"] == "42\n"
+    assert "Ran 2 code cell(s)" in capsys.readouterr().out
+
+    bad = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
+    nbformat.write(bad, str(tmp_path / "bad.ipynb"))
+    assert cli_main(["execute", str(tmp_path / "bad.ipynb")]) == 1
+    assert "ZeroDivisionError" in capsys.readouterr().err
+    assert cli_main(["execute", str(tmp_path / "missing.ipynb")]) == 2
