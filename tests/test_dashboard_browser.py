@@ -109,6 +109,10 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         x_row = next(r for r in rows_text if r.startswith("x\t"))
         assert fmt.count(x.numNulls) in x_row and fmt.number(x.highValue) in x_row
         assert f"{fmt.count(rows)} rows" in page.locator(".colstats-header").first.inner_text()
+        # each column's status sits beside its name, inside a 1,400 px screen (it was past the right edge)
+        for badge in table.locator("tbody tr .colstats-badge").all():
+            box = badge.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 1400, box
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the stats chart
 
         freshness = _open_tab(page, "Freshness")
