@@ -20,6 +20,8 @@ def pruned_lab(tmp_path_factory, spark):
     files = build_table(root, partitions=("d1", "d2", "d3", "d4"), files_per_partition=2, rows_per_file=100)
     lab = Lab(home=str(home / "lab"), spark=spark)
     lab.register_external("events", root, partition_types={"ds": "string"})
+    # Hive's partition column statistics too: partitions are judged by them where Drill's metadata is off
+    lab.sql("ANALYZE TABLE events PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE events REFRESH METADATA 'ROW_GROUP' LEVEL")
     yield lab, root, files
@@ -42,7 +44,7 @@ _COMPARISONS = ["=", "<>", "<", "<=", ">", ">="]
 
 
 def _atom(draw):
-    kind = draw(st.sampled_from(["x", "amount", "note", "ds", "id", "d", "null", "in", "between"]))
+    kind = draw(st.sampled_from(["x", "amount", "note", "ds", "id", "d", "ts", "null", "in", "between"]))
     op = draw(st.sampled_from(_COMPARISONS))
     if kind == "x":
         return f"x {op} {draw(st.integers(-10, 220))}"
@@ -58,6 +60,8 @@ def _atom(draw):
         return f"d {op} DATE '2026-{draw(st.integers(1, 12)):02d}-{draw(st.integers(1, 28)):02d}'"
     if kind == "null":
         return f"{draw(st.sampled_from(['x', 'amount', 'note', 'ts']))} IS {draw(st.sampled_from(['', 'NOT ']))}NULL"
+    if kind == "ts":
+        return f"ts {op} TIMESTAMP '2026-{draw(st.integers(1, 12)):02d}-{draw(st.integers(1, 28)):02d} 12:00:00'"
     if kind == "in":
         values = draw(st.lists(st.integers(-5, 200), min_size=1, max_size=4))
         return f"x {draw(st.sampled_from(['', 'NOT ']))}IN ({', '.join(map(str, values))})"
@@ -88,6 +92,9 @@ def test_pruned_reads_return_the_full_scans_rows_and_never_prune_a_matching_file
         result = lab.sql(query)
     finally:
         lab.set("metastore.metadata.use_statistics", True)
+    # the rows that match, filtered after the read (cached): Spark's own read of the files with the filter may
+    # miss some, its Parquet row-group skipping being wrong around NaN and -0.0 (`amount > 214.00` read 109
+    # rows of 111, `amount = 0.00` none of 17); the lab's reads must not
     matching = every_row.where(condition).select("id", "file").toPandas()
     assert sorted(result.spark_df.toPandas()["id"]) == sorted(matching["id"])
     pruned = {os.path.join(root, f) for f in report.pruned(Level.FILE)}
@@ -244,3 +251,28 @@ def test_partitions_are_judged_by_their_column_statistics_only_while_accurate(la
     assert "partition column statistics" not in decisions["ds=d1"].reason
     truth = lab.table("daily").where("x >= 450").count()
     assert truth == 1 and lab.sql("SELECT count(*) AS n FROM daily WHERE x >= 450").df["n"][0] == truth
+
+
+def test_nan_and_negative_zero_rows_are_read_where_parquets_row_group_skipping_loses_them(lab, tmp_path):
+    """Parquet footers leave NaN out of a double's range and keep -0.0: Spark's own read with the filter pushed
+    into Parquet skips a row group holding NaN for `v > 3` and one holding -0.0 for `v = 0` (its in-memory
+    cache's batch pruning does the same). The lab's reads answer as Spark's SQL defines: NaN above every
+    number, -0.0 equal to 0.0."""
+    import math
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    values = [1.0, float("nan"), -0.0, 2.0]
+    path = tmp_path / "doubles" / "part-0.parquet"
+    path.parent.mkdir()
+    pq.write_table(pa.table({"v": values}), path, row_group_size=2)
+    lab.register_external("doubles", str(path.parent))
+
+    def key(x: float) -> float:  # Spark's order: NaN above every number; -0.0 is 0.0
+        return math.inf if math.isnan(x) else x + 0.0
+    for condition, holds in (("v > 3", lambda x: key(x) > 3), ("v = 0", lambda x: key(x) == 0),
+                             ("v >= 1", lambda x: key(x) >= 1)):
+        expected = sum(holds(v) for v in values)
+        assert lab.sql(f"SELECT count(*) AS n FROM doubles WHERE {condition}").df["n"][0] == expected, condition
+        assert lab.table("doubles").where(condition).count() == expected, condition

@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..metastore import Metastore, Table
 from ..metastore.levels import Level
+from ..metastore.model import Date, Timestamp
 from ..metastore.snapshot_files import field_ids_of
 from ..metastore.txn import ValidWriteIdList
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
@@ -137,10 +138,20 @@ def partition_statistics(metastore: Metastore, table: Table, parts: list[Partiti
         figures = {}
         for obj in stats.statsObj:
             data = obj.statsData.value
-            figures[obj.colName] = ColumnMetadata(obj.colName, obj.colType, getattr(data, "lowValue", None),
-                                                  getattr(data, "highValue", None), data.numNulls)
+            figures[obj.colName] = ColumnMetadata(obj.colName, obj.colType, _plain(getattr(data, "lowValue", None)),
+                                                  _plain(getattr(data, "highValue", None)), data.numNulls)
         out[name] = (rows[name], figures)
     return out
+
+
+def _plain(value):
+    """A statistics bound in the form the planner compares (statistics.text_value's): a date as its days, a
+    timestamp as its microseconds since the epoch, other values as they are."""
+    if isinstance(value, Date):
+        return value.daysSinceEpoch
+    if isinstance(value, Timestamp):
+        return value.microsSinceEpoch
+    return value
 
 
 class _Planner:

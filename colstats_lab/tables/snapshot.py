@@ -122,9 +122,20 @@ def table_columns(table: Table) -> list[Column]:
                 column = column.withField(".".join(f"`{p}`" for p in path),
                                           _micros(".".join(f"`{p}`" for p in (c.name, *path))))
             out.append(column.alias(c.name))
+        elif parse_type(c.type).base in ("double", "float"):
+            # a filter on nanvl(x, x) is evaluated on every row read, never pushed into Parquet's reader, whose
+            # row-group skipping answers wrong around NaN and -0.0 (footer ranges leave NaN out): measured
+            # here, `amount > 214.00` read 109 rows of 111 and `amount = 0.00` none of 17. The values are unchanged.
+            out.append(F.nanvl(F.col(f"`{c.name}`"), F.col(f"`{c.name}`")).alias(c.name))
         else:
             out.append(F.col(f"`{c.name}`"))
     return out
+
+
+def _converted(table: Table) -> bool:
+    """Whether `table_columns` changes any column: nanosecond timestamps, doubles and floats."""
+    return bool(nanos_columns(table.parameters)) or any(parse_type(c.type).base in ("double", "float")
+                                                          for c in table.cols)
 
 
 def _micros(reference: str) -> Column:
@@ -159,7 +170,7 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
     names = [f.name for f in schema.fields]
     # Spark puts the keys found in the paths last, in the paths' order, which is the table's: a select that
     # changes nothing would cost a gateway call a column
-    if frame.columns == names and not nanos_columns(table.parameters):  # nothing to convert
+    if frame.columns == names and not _converted(table):
         return frame
     return frame.select(*table_columns(table), *[F.col(f"`{k.name}`") for k in table.partitionKeys])
 
