@@ -266,13 +266,16 @@ def test_nan_and_negative_zero_rows_are_read_where_parquets_row_group_skipping_l
     values = [1.0, float("nan"), -0.0, 2.0]
     path = tmp_path / "doubles" / "part-0.parquet"
     path.parent.mkdir()
-    pq.write_table(pa.table({"v": values}), path, row_group_size=2)
+    pq.write_table(pa.table({"v": values, "p": pa.array([{"w": v} for v in values],
+                                                          pa.struct([("w", pa.float64())]))}),
+                   path, row_group_size=2)
     lab.register_external("doubles", str(path.parent))
 
     def key(x: float) -> float:  # Spark's order: NaN above every number; -0.0 is 0.0
         return math.inf if math.isnan(x) else x + 0.0
     for condition, holds in (("v > 3", lambda x: key(x) > 3), ("v = 0", lambda x: key(x) == 0),
-                             ("v >= 1", lambda x: key(x) >= 1)):
+                             ("v >= 1", lambda x: key(x) >= 1), ("p.w > 3", lambda x: key(x) > 3),
+                             ("p.w = 0", lambda x: key(x) == 0)):
         expected = sum(holds(v) for v in values)
         assert lab.sql(f"SELECT count(*) AS n FROM doubles WHERE {condition}").df["n"][0] == expected, condition
         assert lab.table("doubles").where(condition).count() == expected, condition

@@ -110,32 +110,51 @@ def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], fiel
 
 def table_columns(table: Table) -> list[Column]:
     """The data columns of a frame read with `file_schema`, in the table's types: a nanosecond timestamp
-    truncated to its microsecond (floor, as `file_columns.micros_of_nanos` and footers do)."""
-    nanos, leaves = nanos_columns(table.parameters), _nanos_leaves(table)
+    truncated to its microsecond (floor, as `file_columns.micros_of_nanos` and footers do), and a double or
+    float (a struct's leaf too) read as nanvl(x, x): the same values, but a filter on them is evaluated on
+    every row read, never pushed into Parquet's reader, whose row-group skipping answers wrong around NaN and
+    -0.0 (footer ranges leave NaN out): measured here, `amount > 214.00` read 109 rows of 111, `amount = 0.00`
+    none of 17, and `p.v > 3` on a struct's leaf none of 1."""
+    nanos, leaves, doubles = nanos_columns(table.parameters), _nanos_leaves(table), _double_leaves(table)
     out = []
     for c in table.cols:
         if c.name in nanos:
             out.append(_micros(f"`{c.name}`").alias(c.name))
-        elif c.name in leaves:  # a struct's nanosecond leaves, each replaced in place (a NULL struct stays NULL)
+        elif c.name in leaves or c.name in doubles:  # a struct's leaves replaced in place (a NULL struct stays NULL)
             column = F.col(f"`{c.name}`")
-            for path in leaves[c.name]:
-                column = column.withField(".".join(f"`{p}`" for p in path),
-                                          _micros(".".join(f"`{p}`" for p in (c.name, *path))))
+            for path in leaves.get(c.name, []):
+                column = column.withField(_dotted(path), _micros(_dotted((c.name, *path))))
+            for path in doubles.get(c.name, []):
+                column = column.withField(_dotted(path), _unpushed(F.col(_dotted((c.name, *path)))))
             out.append(column.alias(c.name))
         elif parse_type(c.type).base in ("double", "float"):
-            # a filter on nanvl(x, x) is evaluated on every row read, never pushed into Parquet's reader, whose
-            # row-group skipping answers wrong around NaN and -0.0 (footer ranges leave NaN out): measured
-            # here, `amount > 214.00` read 109 rows of 111 and `amount = 0.00` none of 17. The values are unchanged.
-            out.append(F.nanvl(F.col(f"`{c.name}`"), F.col(f"`{c.name}`")).alias(c.name))
+            out.append(_unpushed(F.col(f"`{c.name}`")).alias(c.name))
         else:
             out.append(F.col(f"`{c.name}`"))
     return out
 
 
+def _unpushed(column: Column) -> Column:
+    return F.nanvl(column, column)
+
+
+def _dotted(path: tuple[str, ...]) -> str:
+    return ".".join(f"`{p}`" for p in path)
+
+
+def _double_leaves(table: Table) -> dict[str, list[tuple[str, ...]]]:
+    """Per struct column, the paths below it of its double and float leaves."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for leaf in table.stats_columns:
+        if leaf.is_leaf and not leaf.is_element and parse_type(leaf.type).base in ("double", "float"):
+            out.setdefault(leaf.path[0], []).append(leaf.path[1:])
+    return out
+
+
 def _converted(table: Table) -> bool:
     """Whether `table_columns` changes any column: nanosecond timestamps, doubles and floats."""
-    return bool(nanos_columns(table.parameters)) or any(parse_type(c.type).base in ("double", "float")
-                                                          for c in table.cols)
+    return bool(nanos_columns(table.parameters)) or bool(_double_leaves(table)) or any(
+        parse_type(c.type).base in ("double", "float") for c in table.cols)
 
 
 def _micros(reference: str) -> Column:
