@@ -165,6 +165,12 @@ class TablePage(widgets.Tab):
         self.skew_area.children = [view]
 
 
+def _picker_names(tables: pd.DataFrame) -> list[str]:
+    """The picker's tables in name order: the landing's order (stale first) changes with every ANALYZE, and
+    a picker whose options moved under the page shown opened another table's page (ci9, 1 run in 7 here)."""
+    return sorted(tables["database"] + "." + tables["table"])
+
+
 def _opens(table: str) -> str:
     """A landing row's attributes: a click picks its table in the picker below, as choosing it there does
     (the widget sees the select's change event; an HTML widget has no click events of its own)."""
@@ -180,7 +186,7 @@ class Dashboard(widgets.VBox):
     def __init__(self, lab):
         self.lab = lab
         self.tables = lab.tables_frame()
-        names = list(self.tables["database"] + "." + self.tables["table"])
+        names = _picker_names(self.tables)
         self.title = widgets.HTML('<h2 style="font-family: system-ui, sans-serif; margin-bottom: 0">colstats_lab</h2>'
                                   f'<div class="colstats-muted">metastore {fmt.escape(lab.metastore_path)}</div>')
         self.search = widgets.Text(placeholder="part of a table name", description="Find",
@@ -208,10 +214,12 @@ class Dashboard(widgets.VBox):
     def refresh_landing(self) -> None:
         """The landing read again: what this page (or another job) changed since it was drawn."""
         self.tables = self.lab.tables_frame()
-        names = list(self.tables["database"] + "." + self.tables["table"])
+        names = _picker_names(self.tables)
         if list(self.picker.options) != names:  # tables added or dropped meanwhile; the page shown stays
             current = self.picker.value
-            with self.picker.hold_trait_notifications():
+            # one message to the browser: options and choice sent apart, the browser could select the first
+            # option in between and send that choice back, which opened another table's page
+            with self.picker.hold_sync(), self.picker.hold_trait_notifications():
                 self.picker.unobserve_all("value")
                 self.picker.options = names
                 self.picker.value = current if current in names else None
