@@ -46,6 +46,11 @@ class QueryError(ColstatsError):
         super().__init__(message)
 
 
+class StorageError(ColstatsError):
+    """A location the lab cannot list, read or write (a missing bucket, denied credentials, an unreachable
+    endpoint, a file system whose package is not installed, a file changed while it was read), named."""
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """The first line of a foreign message, shortened: what a user reads, without the JVM's stack."""
     first = next((line.strip() for line in str(text).splitlines() if line.strip()), "")
@@ -118,6 +123,11 @@ def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | 
     try:
         yield
     except _spark_errors() as exc:
+        unreadable = _unreadable_scheme(_message(exc))
+        if unreadable:
+            raise QueryError(f"{what}: Spark cannot read {unreadable}:// here: add the connector for it to the cluster "
+                             f"(hadoop-aws for s3a://), or map the prefix with colstats.storage.spark_prefixes",
+                             query, _condition(exc)) from None
         message = f"{what}: {_message(exc)}"
         fragment = _fragment(exc)
         if fragment:
@@ -130,6 +140,18 @@ def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | 
     finally:
         for logger, level in zip(loggers, levels):
             logger.setLevel(level)
+
+
+# Hadoop's words for a file system it has no class for: a class named in the configuration but not on the
+# class path (S3A without hadoop-aws), or a scheme nothing is configured for
+_MISSING_FILE_SYSTEM = re.compile(r'Class org\.apache\.hadoop\.fs\.(s3a)\.S3AFileSystem not found|'
+                                  r'No FileSystem for scheme:? "?([A-Za-z0-9+.-]+)')
+
+
+def _unreadable_scheme(message: str) -> str | None:
+    """The scheme of a location Spark has no file system for, from its message; None for other errors."""
+    match = _MISSING_FILE_SYSTEM.search(message)
+    return (match.group(1) or match.group(2)) if match else None
 
 
 def _query_context_loggers() -> list[logging.Logger]:

@@ -37,6 +37,7 @@ from .commands import catalogs
 from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
+from .storage import SPARK_PREFIXES, format_prefixes, parse_prefixes
 from .pruning import PruningReport, StatsAnswer
 from .tables import read_snapshot
 from .tables.snapshot import PartitionFiles
@@ -114,6 +115,8 @@ class Lab:
     def spark(self) -> SparkSession:
         if self._spark is None:
             self._spark = engine.build_session(self.home, self._master, self._remote, self._spark_conf)
+            if self._options.get(SPARK_PREFIXES):  # set before Spark started: Spark's reads take it from the session
+                self._spark.conf.set(SPARK_PREFIXES, self._options[SPARK_PREFIXES])
         return self._spark
 
     @property
@@ -182,8 +185,9 @@ class Lab:
         `hive.metastore.stats.ndv.densityfunction`, and Drill's `metastore.enabled`,
         `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
         `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
-        `metastore.retrieval.retry_attempts`, and `colstats.history.keep` (states of each column's
-        statistics history `clean()` keeps)."""
+        `metastore.retrieval.retry_attempts`, `colstats.history.keep` (states of each column's
+        statistics history `clean()` keeps), and `colstats.storage.spark_prefixes` (what Spark reads for
+        an object store's prefix: `s3://lake/=file:///mnt/lake/`, pairs separated by commas, or a dict)."""
         if key in _METASTORE_OPTIONS:
             return getattr(self.metastore, _METASTORE_OPTIONS[key])
         return self._options.get(key, _DEFAULT_OPTIONS.get(key))
@@ -212,6 +216,10 @@ class Lab:
             value = None if value is None else _as_count(key, value)
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
             value = _as_seconds(key, value)
+        elif key == SPARK_PREFIXES:
+            value = format_prefixes(parse_prefixes(value))
+            if self._spark is not None:
+                self._spark.conf.set(key, value)
         if key in _METASTORE_OPTIONS:
             setattr(self.metastore, _METASTORE_OPTIONS[key], value)
         else:

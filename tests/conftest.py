@@ -44,3 +44,25 @@ def hms_uri(tmp_path_factory):
     process, uri = hms_server.start(str(tmp_path_factory.mktemp("hms") / "server"))
     yield uri
     hms_server.stop(process)
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory):
+    """A real S3 server (SeaweedFS) on 127.0.0.1, one for the test session, with its bucket `lake` and that
+    bucket mounted for Spark (which has no S3A connector here); the standard AWS variables name it, the only
+    way the lab is told its endpoint and identity."""
+    import fsspec
+    import s3_server
+
+    server = s3_server.start(str(tmp_path_factory.mktemp("s3") / "server"))
+    saved = {key: os.environ.get(key) for key in server.environment}
+    os.environ.update(server.environment)
+    fsspec.filesystem("s3").mkdir("lake")
+    server.mount("lake")
+    yield server
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    s3_server.stop(server)

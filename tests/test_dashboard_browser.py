@@ -174,7 +174,8 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
             page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_analyze_timeout.png"), full_page=True)
             raise AssertionError(f"the Analyze button did not finish: {freshness.inner_text()[:2000]!r}") from None
         assert f"{fmt.count(cells)} of {fmt.count(cells)} statistics accurate" in freshness.inner_text()
-        assert page.locator(".colstats-picker select").input_value() == "default.sales"  # the landing's new order moved no page (it opened events)
+        # the landing's new order moved no page (the picker's options were reset and it opened default.events)
+        assert page.locator(".colstats-picker select").input_value() == "default.sales"
         # the landing follows what the page changed: sales accurate now (it said "not accurate in 1 partition(s)")
         rows_now = int(lab.metastore.get_table("default", "sales").parameters["numRows"])
         row = page.locator("table.colstats-table").first.locator("tbody tr", has_text="default.sales")

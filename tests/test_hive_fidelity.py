@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from colstats_lab import ParseError
-from colstats_lab.files import list_data_files
+from colstats_lab.storage import list_data_files
 from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc,
                                     ColumnStatisticsObj, InvalidInputException, LongColumnStatsData, MetaException,
                                     StatsAccuracy)

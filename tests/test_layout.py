@@ -17,9 +17,10 @@ MAY_IMPORT = {
     "sizes": set(),
     "coltypes": {"errors"},
     "files": set(),
+    "storage": {"errors", "files"},  # the one seam to every file system: above it, nothing touches `os` for a file
     "file_columns": {"errors"},  # how a table's columns are found in its files: names and units, no I/O of its own
-    "metastore": {"coltypes", "errors", "file_columns", "files"},  # SQLite and Hive's rules only
-    "stats": {"coltypes", "errors", "file_columns", "files", "metastore"},
+    "metastore": {"coltypes", "errors", "file_columns", "files", "storage"},  # SQLite and Hive's rules only
+    "stats": {"coltypes", "errors", "file_columns", "files", "metastore", "storage"},
     "sql": {"coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
     "ui": {"analyze", "coltypes", "errors", "frames", "metastore", "pruning", "sizes", "skew", "sql"},  # never Lab
 }

@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import re
-import shutil
 import warnings
 from typing import TYPE_CHECKING
 
@@ -16,6 +14,7 @@ from sqlglot import exp
 from ..analyze import run_analyze, run_refresh_metadata
 from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
+from ..storage import join, storage_for
 from ..errors import ColstatsError, parse_sql, spark_errors
 from ..metastore.frequent_items import COLUMNS_PROPERTY
 from ..metastore.quantiles import KLL_PROPERTY
@@ -120,7 +119,7 @@ def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
     if stmt.external:
         return _register_table(lab, stmt)
     db = _db(lab, stmt.table.db)
-    location = os.path.join(lab.metastore.get_database_location(db), stmt.table.name)
+    location = join(lab.metastore.get_database_location(db), stmt.table.name)
     # Hive's setStatsStateForCreateTable: a new table holds no rows, so its statistics (zeros) are
     # accurate, basic and of every column alike
     table = Table(db, stmt.table.name, stmt.columns, stmt.partition_keys, location=location, comment=stmt.comment,
@@ -136,7 +135,7 @@ def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
             check_list_bucketing(table)
     created = lab.metastore.create_table(table, stmt.if_not_exists)
     if created:
-        os.makedirs(location, exist_ok=True)
+        storage_for(location).makedirs(location)
     return Result(stmt, message=f"Table {db}.{stmt.table.name} " + ("created." if created else "already exists."))
 
 
@@ -171,7 +170,7 @@ def _drop_table(lab: "Session", stmt: st.DropTable) -> Result:
 
 def _remove_files(table: Table) -> None:
     if table.tableType == "MANAGED_TABLE" and table.location:
-        shutil.rmtree(table.location, ignore_errors=True)
+        storage_for(table.location).remove_tree(table.location)
 
 
 def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
@@ -187,14 +186,14 @@ def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
         flags = {COLUMN_STATS_ACCURATE: _all_accurate(table.cols)} if table.tableType == "MANAGED_TABLE" else {}
         part = Partition(table.dbName, table.tableName, [values[k] for k in table.partition_key_names],
                          keys=table.partition_key_names, parameters={**_EMPTY_STATS, **flags})
-        part.location = os.path.join(table.location, part.partName)
+        part.location = join(table.location, part.partName)
         if table.storedAsSubDirectories:
             check_partition_values(table, part.values)
         new.append(part)
     added = AddPartitions(table, tuple(new), stmt.if_not_exists)
     _table_ddl(lab, table, added)
     for part in added.added:
-        os.makedirs(part.location, exist_ok=True)
+        storage_for(part.location).makedirs(part.location)
     return Result(stmt, message=f"Added {len(added.added):,} partition{'s' if len(added.added) != 1 else ''} to "
                                       f"{table.qualified_name}.")
 
@@ -222,7 +221,8 @@ def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
                                     "the snapshot whenever it uses the table")
     if not table.is_partitioned:
         return Result(stmt, message=f"Table {table.qualified_name} is not partitioned: nothing to repair.")
-    keys, on_disk = partition_directories(table.location) if os.path.isdir(table.location) else ([], [])
+    keys, on_disk = (partition_directories(table.location) if storage_for(table.location).is_dir(table.location)
+                     else ([], []))
     if on_disk and keys != table.partition_key_names:
         raise InvalidInputException(f"the directories of {table.qualified_name} are partitioned by "
                                     f"{'/'.join(keys)}, the table by {'/'.join(table.partition_key_names)}")
@@ -255,7 +255,7 @@ def _drop_partitions(lab: "Session", stmt: st.DropPartitions) -> Result:
     dropped = change.dropped
     if table.tableType == "MANAGED_TABLE":
         for part in dropped:
-            shutil.rmtree(part.location, ignore_errors=True)
+            storage_for(part.location).remove_tree(part.location)
     names = ", ".join(p.partName for p in dropped) or "none"
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
 

@@ -2,7 +2,6 @@
 spec, external Parquet directories registered as a table, and the files aborted writes left behind."""
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from ..metastore import AlreadyExistsException, FieldSchema, InvalidInputException, Table
@@ -12,7 +11,7 @@ from ..sql.statements import PartitionSpecItem
 from ..interop import snapshot_source
 from ..interop.delta_source import DeltaSource
 from ..interop.iceberg_source import metadata_file_source
-from ..tables import list_data_files
+from ..storage import is_local, list_data_files, local_path, normalized, parent, relative
 from ..tables.cleaner import remove_aborted
 from ..tables.external import external_partition, file_columns, partition_directories
 from ..tables.rewrite import rewrite_partitions
@@ -75,11 +74,12 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     partition keys a CREATE EXTERNAL TABLE names, must be what the files hold (checked before anything is
     registered)."""
     db, table_name = split_table_name(name, session.current_db)
-    # a `file:` URI (what pyiceberg and Spark give) is its local path; another scheme is refused by name,
-    # never taken for a relative path (`s3://lake/ev` was read as `<cwd>/s3:/lake/ev`)
-    path = os.path.abspath(snapshot_source.local_path(path, f"{name}'s data") if ":" in path.split("/")[0]
-                           else path)
+    # a `file:` URI (what pyiceberg and Spark give) is its local path; another scheme is its file system's
+    # (`s3://lake/ev`), never taken for a relative path (it was read as `<cwd>/s3:/lake/ev`)
+    path = local_path(path) if is_local(path) else normalized(path)
     if format.lower() in ("delta", "iceberg"):
+        if not is_local(path):
+            snapshot_source.local_path(path, f"{name}'s data")  # refused by name: its metadata is read locally
         if session.metastore.table_exists(db, table_name):
             raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
         source = DeltaSource(path) if format.lower() == "delta" else metadata_file_source(path)
@@ -110,7 +110,10 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
             session.metastore.alter_table_params(db, table.tableName, {
                 "numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))})
             return session.metastore.get_table(db, table.tableName)
-        session.metastore.add_partitions([external_partition(table, rel) for rel in part_dirs])
+        in_directory: dict[str, list] = {rel: [] for rel in part_dirs}  # from the one listing: none again a partition
+        for data_file in files:
+            in_directory.setdefault(relative(parent(data_file.path), path), []).append(data_file)
+        session.metastore.add_partitions([external_partition(table, rel, inside=in_directory[rel]) for rel in part_dirs])
         session.metastore.refresh_partitioned_table_params(db, table.tableName)
         session.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
     return session.metastore.get_table(db, table.tableName)

@@ -10,7 +10,7 @@ from .hms_publish import not_exported
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Table
 from ..errors import spark_errors
-from ..files import list_data_files
+from ..storage import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..result import Result

@@ -11,7 +11,7 @@ import pandas as pd
 from pymetastore.hive_metastore import ttypes
 
 from ..coltypes import StatsKind, parse_type
-from ..files import list_data_files
+from ..storage import list_data_files
 from ..metastore import ColumnStatisticsObj, Date, InvalidInputException, Metastore, Table
 from ..stats.spark_properties import stats_from_properties
 from .hms_client import HiveMetastoreClient

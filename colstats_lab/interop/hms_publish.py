@@ -23,7 +23,7 @@ from decimal import Decimal
 from pymetastore.hive_metastore import ttypes
 
 from ..coltypes import StatsKind
-from ..files import list_data_files
+from ..storage import list_data_files
 from ..metastore import ColumnStatisticsObj, Metastore, Table
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy

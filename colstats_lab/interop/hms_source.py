@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from pymetastore.hive_metastore import ttypes
 
 from ..file_columns import SPELLING_PARAM, spelling_param
-from ..files import list_data_files
+from ..storage import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
 from ..metastore.names import make_part_name
 from ..tables.external import external_partition, follow_partitions, move_partitions

@@ -26,7 +26,7 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type, struct_fields
-from ..files import local_file_path
+from ..storage import local_file_path
 from ..metastore import InvalidInputException, Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..tables.kinds import read_snapshot, snapshot_files

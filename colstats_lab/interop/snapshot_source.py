@@ -160,7 +160,7 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
     owners whose files changed get the snapshot's files and their sums. A file kept from the snapshot
     before keeps the snapshot that added it."""
     recorded = metastore.snapshot_file_states(table.dbName, table.tableName)
-    added_in = {path: added for states in recorded.values() for path, _, added in states}
+    added_in = {path: int(added) for states in recorded.values() for path, _, added in states}
     by_owner: dict[str | None, list[DataFile]] = {}
     for item in snapshot.files:
         owner = snapshot.part_name(item.values) if table.is_partitioned else None

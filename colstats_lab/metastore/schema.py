@@ -654,8 +654,14 @@ ALTER TABLE PART_COL_STATS ADD COLUMN NUM_VALUES INTEGER;
 ALTER TABLE COL_STATS_HISTORY ADD COLUMN NUM_VALUES INTEGER;
 """
 
+# An object store's file is told apart by its ETag, which changes with its bytes: its modification time has
+# one-second resolution and is the upload's, so a same-size rewrite within a second keeps it. NULL for a local
+# file, whose state is its modification time.
+_V19 = """ALTER TABLE ANALYZED_FILES ADD COLUMN ETAG TEXT;
+"""
+
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15, _V16,
-                         _V17, _V18]
+                         _V17, _V18, _V19]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -10,7 +10,8 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ..files import ColumnFigures, DataFile, FileState, data_file_states, list_data_files
+from ..files import ColumnFigures, DataFile, FileState
+from ..storage import files_by_location, is_local, states_by_location
 from .model import Table
 from .table_metadata import decode_value, encode_value
 
@@ -76,7 +77,7 @@ def describe_snapshot_changes(table: Table, owner: str | None, before: set[FileS
     added: dict[int, int] = {}
     for path, added_in in now_by_path.items():
         if path not in before_paths:
-            added[added_in] = added.get(added_in, 0) + 1
+            added[int(added_in)] = added.get(int(added_in), 0) + 1  # a table format's token: its snapshot
     removed = len(before_paths - now_by_path.keys())
     if not added and not removed:
         return f"the files of {where} were rewritten after the last analyze"
@@ -125,6 +126,8 @@ class SnapshotFilesAPI:
 
         def _part_id(self, db_name: str, table_name: str, part_name: str) -> int: ...
 
+        def count_partitions(self, db_name: str, table_name: str) -> int: ...
+
     def replace_snapshot_files(self, table: Table, files: dict[str | None, list[DataFile]]) -> None:
         """Records the snapshot's files of the owners in `files` (partition name, or None for an unpartitioned
         table) in place of those recorded before, with the figures the format keeps of each."""
@@ -155,15 +158,22 @@ class SnapshotFilesAPI:
     def owner_file_states(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, set[FileState]]:
         """The states of `owner_files`: a directory's straight from its listing (no DataFile a file)."""
         if not is_snapshot_table(table):
-            return {name: data_file_states(location) if location else set() for name, location in locations.items()}
+            return states_by_location(locations, table.location, self._directories_under(table, locations))
         return {name: {f.state for f in files} for name, files in self.owner_files(table, locations).items()}
+
+    def _directories_under(self, table: Table, locations: dict[str | None, str]) -> int | None:
+        """How many partitions a flat listing of an object store's table would take in (a count a metastore
+        query); None for a local table, whose directories are listed each anyway."""
+        if is_local(table.location) or not table.is_partitioned or len(locations) < 2:
+            return None
+        return self.count_partitions(table.dbName, table.tableName)
 
     def owner_files(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, list[DataFile]]:
         """The data files a reader of the table now sees in each owner of `locations` (partition name or None,
         with its directory): a snapshot table's as its snapshot lists them (its position-delete files among
         them, `content` 1), others' as their directories hold them."""
         if not is_snapshot_table(table):
-            return {name: list_data_files(location) if location else [] for name, location in locations.items()}
+            return files_by_location(locations, table.location, self._directories_under(table, locations))
         out: dict[str | None, list[DataFile]] = {name: [] for name in locations}
         with self.snapshot() as conn:
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]

@@ -198,8 +198,9 @@ class StatsAccuracyAPI:
                 # an owner analyzed with no files keeps one row with an empty path, so that it reads as
                 # "analyzed empty", not "never recorded"
                 conn.executemany(
-                    "INSERT INTO ANALYZED_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, MODIFIED_MS) "
-                    "VALUES (?, ?, ?, ?, ?)", [(tbl_id, part_id, *state) for state in states or [_NO_FILES]])
+                    "INSERT INTO ANALYZED_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, MODIFIED_MS, ETAG) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", [(tbl_id, part_id, path, size, *_token_columns(token))
+                                                  for path, size, token in states or [_NO_FILES]])
 
     def external_file_changes(self, table: Table, locations: dict[str | None, str],
                               every_partition: bool = False) -> dict[str | None, str]:
@@ -217,16 +218,16 @@ class StatsAccuracyAPI:
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             seen: dict[str | None, set[FileState]] = {}
             if table.is_partitioned and every_partition:  # `locations` holds them all
-                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.MODIFIED_MS FROM PARTITIONS P "
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, COALESCE(F.ETAG, F.MODIFIED_MS) FROM PARTITIONS P "
                        "JOIN ANALYZED_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ?")
                 args: tuple = (tbl_id,)
             elif table.is_partitioned:  # the named partitions' files only: one day of 100,000 reads one
-                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.MODIFIED_MS FROM PARTITIONS P "
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, COALESCE(F.ETAG, F.MODIFIED_MS) FROM PARTITIONS P "
                        "JOIN ANALYZED_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ? "
                        "AND P.PART_NAME IN (SELECT value FROM json_each(?))")
                 args = (tbl_id, json.dumps([name for name in locations if name is not None]))
             else:
-                sql = ("SELECT NULL AS PART_NAME, FILE_PATH, FILE_SIZE, MODIFIED_MS FROM ANALYZED_FILES "
+                sql = ("SELECT NULL AS PART_NAME, FILE_PATH, FILE_SIZE, COALESCE(ETAG, MODIFIED_MS) FROM ANALYZED_FILES "
                        "WHERE TBL_ID = ? AND PART_ID IS NULL")
                 args = (tbl_id,)
             for name, path, size, modified in conn.execute(sql, args):
@@ -261,3 +262,9 @@ def _no_collection_while(bulk: bool) -> Iterator[None]:
     finally:
         if paused:
             gc.enable()
+
+
+def _token_columns(token: int | str) -> tuple[int, str | None]:
+    """(MODIFIED_MS, ETAG) of a file state's token: an object store's ETag in ETAG, else the time (or the
+    snapshot that added a table format's file) in MODIFIED_MS."""
+    return (0, token) if isinstance(token, str) else (token, None)

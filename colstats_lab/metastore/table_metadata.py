@@ -79,7 +79,7 @@ class MetadataUnit:
     row_group: int | None = None
     rows: int = 0
     bytes: int = 0
-    last_modified: int | None = None  # ms since the epoch
+    last_modified: int | str | None = None  # ms since the epoch; an object store's file: its ETag
     files: list[FileState] | None = None
     columns: dict[str, ColumnMetadata] = field(default_factory=dict)
     estimated: bool = False
@@ -132,7 +132,8 @@ class TableMetadata:
         units = sorted((u for u in self.units if level is None or u.type == level.upper()),
                        key=lambda u: (u.depth, u.identifier))
         for u in units:
-            modified = pd.to_datetime(u.last_modified, unit="ms") if u.last_modified is not None and file_times \
+            # an object store's file is told apart by its ETag, kept where a local file's time is: no time to show
+            modified = pd.to_datetime(u.last_modified, unit="ms") if isinstance(u.last_modified, int) and file_times \
                 else None
             for c in u.columns.values() or [None]:
                 records.append({"level": u.type, "identifier": u.identifier, "rows": u.rows, "bytes": u.bytes,

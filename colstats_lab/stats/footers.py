@@ -24,7 +24,8 @@ import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
-from ..files import DataFile, FileState, metadata_of_state
+from ..files import DataFile, FileState
+from ..storage import metadata_of_state, prefetch_footers
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from ..metastore.merge import merge_metadata_column
@@ -255,6 +256,7 @@ def group_figures(groups: dict[tuple, list[DataFile]], columns: dict[str, str],
     exactly, from its footer or its table format's figures, and each group's figures of them: what an ANALYZE
     needs not scan for. A file whose footer cannot be read serves nothing: the scan gives every figure."""
     asked = {name: type_name for name, type_name in columns.items() if footer_servable(type_name)}
+    prefetch_footers([f for files in groups.values() for f in files if f.figures is None])
     try:
         footers = {key: [file_footer(f, asked, field_ids) for f in files] for key, files in groups.items()}
     except (OSError, ValueError):  # pyarrow's errors are both: a file not local, not Parquet, or cut short

@@ -17,6 +17,7 @@ from pyspark.sql import types as T
 
 from ..coltypes import parse_type
 from ..files import decoded_uri_path
+from ..storage import prefixes_for, spark_file_uri, spark_uri
 from ..metastore.sketches import NDV_LG_K, compact
 from .sketches import kll_aggregate, ndv_input
 
@@ -76,12 +77,14 @@ def scan_metadata(spark: SparkSession, schema: T.StructType, files: list[str], c
     null counts still cover every row, in the same pass."""
     if not files:
         return {}
-    frame = spark.read.schema(schema).parquet(*files)
+    prefixes = prefixes_for(spark, files)
+    path_of = {spark_file_uri(path, prefixes): path for path in files}  # Spark's spelling of each file, back
+    frame = spark.read.schema(schema).parquet(*[spark_uri(path, prefixes) for path in files])
     if as_table is not None:
         frame = frame.select(*as_table)  # `_metadata` stays readable after a projection of the file's relation
     keys = [F.col("_metadata.file_path").alias("__file")]
     if row_group_starts is not None:
-        keys.append(_row_group_index(row_group_starts).alias("__rg"))
+        keys.append(_row_group_index(row_group_starts, path_of).alias("__rg"))
     sampled = sample_fraction is not None and sample_fraction < 1.0
     inputs, aggregates = _scan_columns(spark, tuple(columns), sample_fraction if sampled else None)
     frame = frame.select(*keys, *inputs)
@@ -89,7 +92,7 @@ def scan_metadata(spark: SparkSession, schema: T.StructType, files: list[str], c
     out = {}
     for row in frame.groupBy(*group_names).agg(*aggregates).collect():
         record = row.asDict()
-        path = local_path(record["__file"])
+        path = path_of.get(record["__file"]) or local_path(record["__file"])
         rg = record.get("__rg") if row_group_starts is not None else None
         group = ScannedGroup(path, rg, record["__rows"])
         for i, c in enumerate(columns):
@@ -129,14 +132,18 @@ def _scan_columns(spark: SparkSession, columns: tuple[ScanColumn, ...],
     return tuple(inputs), tuple(aggregates)
 
 
-def _row_group_index(starts: dict[str, list[int]]):
-    """The row group of each row: how many of its file's row groups start at or before its row index."""
+def _row_group_index(starts: dict[str, list[int]], path_of: dict[str, str]):
+    """The row group of each row: how many of its file's row groups start at or before its row index; a file
+    found by Spark's spelling of it (`path_of`), else by its path decoded from that spelling."""
     multi = {path: firsts for path, firsts in starts.items() if len(firsts) > 1}
     if not multi:
         return F.lit(0)
     decoded = decoded_uri_path(F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", ""))
-    lookup = F.create_map(*[x for path, firsts in multi.items()
-                            for x in (F.lit(path), F.array(*[F.lit(s) for s in firsts]))])
-    firsts = F.try_element_at(lookup, decoded)
+    spelled = {path: uri for uri, path in path_of.items()}
+    by_path = F.create_map(*[x for path, firsts in multi.items()
+                             for x in (F.lit(path), F.array(*[F.lit(s) for s in firsts]))])
+    by_uri = F.create_map(*[x for path, firsts in multi.items() if path in spelled
+                            for x in (F.lit(spelled[path]), F.array(*[F.lit(s) for s in firsts]))])
+    firsts = F.coalesce(F.try_element_at(by_uri, F.col("_metadata.file_path")), F.try_element_at(by_path, decoded))
     index = F.size(F.filter(firsts, lambda first: first <= F.col("_metadata.row_index"))) - 1
     return F.when(firsts.isNull(), F.lit(0)).otherwise(index)

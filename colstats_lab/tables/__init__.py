@@ -1,5 +1,4 @@
 """Managed table storage: Hive's insert-only layout on disk, writes with write IDs, snapshot reads."""
-from ..files import list_data_files
 from .layout import admitted_dirs, base_dir_name, delta_dir_name
 from .kinds import kind_of, read_snapshot, snapshot_files
 from .snapshot import PartitionFiles, spark_schema, spark_type

@@ -1,11 +1,10 @@
 """Removing what aborted or dead writes left on disk: their delta/base directories and staging."""
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 from ..metastore import Metastore, Table
+from ..storage import join, storage_for
 from .layout import write_id_of
 
 _STAGING = re.compile(r"^_staging_(\d+)_")
@@ -18,16 +17,15 @@ def remove_aborted(metastore: Metastore, table: Table) -> list[str]:
     removed = []
     locations = [table.location] + [p.location for p in metastore.get_partitions(table.dbName, table.tableName)]
     for location in locations:
-        if not os.path.isdir(location):
-            continue
-        for name in os.listdir(location):
-            path = os.path.join(location, name)
+        storage = storage_for(location)
+        for name in storage.child_names(location):
+            path = join(location, name)
             write_id = write_id_of(name)
             staging = _STAGING.match(name)
             if write_id is not None and write_id in valid.aborted_write_ids:
-                shutil.rmtree(path, ignore_errors=True)
+                storage.remove_tree(path)
                 removed.append(path)
             elif staging and metastore.txn_state(int(staging.group(1))) != "open":
-                shutil.rmtree(path, ignore_errors=True)
+                storage.remove_tree(path)
                 removed.append(path)
     return removed

@@ -20,7 +20,8 @@ from ..coltypes import from_spark_type
 from ..errors import spark_errors
 from ..file_columns import (NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, is_nanosecond_timestamp,
                             nanos_param, spelling_param)
-from ..files import DataFile, list_data_files, parquet_metadata
+from ..files import DataFile
+from ..storage import footer_of, join, list_data_files, normalized, parent, relative, spark_uris
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.model import leaf_name
 from ..metastore.merge import merge_table_level
@@ -34,7 +35,7 @@ def partition_directories(path: str, files=None) -> tuple[list[str], list[str]]:
     """The partition keys and the directories (relative, Hive's escaping) under `path` that hold data
     files; raises naming a directory that does not follow the layout of the others."""
     files = list_data_files(path) if files is None else files
-    directories = sorted({os.path.relpath(os.path.dirname(f.path), path) for f in files} - {"."})
+    directories = sorted({relative(parent(f.path), path) for f in files} - {"."})
     keys = [k for k, _ in parse_part_name(directories[0])] if directories else []
     for rel in directories:
         if [k for k, _ in parse_part_name(rel)] != keys:
@@ -66,7 +67,7 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     and the others kept."""
     path = data_file.path
     try:
-        parquet = parquet_metadata(data_file).schema
+        parquet = footer_of(data_file).schema
     except (OSError, ValueError) as exc:  # pyarrow's: not Parquet, cut short
         raise InvalidInputException(f"cannot read {path} as Parquet: {exc}") from None
     arrow = parquet.to_arrow_schema()
@@ -83,7 +84,7 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
         if skipped:  # Spark infers no file with such a column: it infers the others from a file of their schema
             schema = _inferred_without(spark, arrow, set(skipped))
         else:
-            schema = spark.read.parquet(path).schema
+            schema = spark.read.parquet(*spark_uris(spark, [path])).schema
     keys = {k.lower() for k in partition_keys}
     cols = [FieldSchema(f.name.lower(),
                         from_spark_type(with_leaf_type(f.dataType, nanos.get(f.name, []), T.TimestampType())).name)
@@ -152,13 +153,14 @@ def _inferred_without(spark: SparkSession, arrow: pa.Schema, left_out: set[str])
         return spark.read.parquet(empty).schema
 
 
-def external_partition(table: Table, rel: str, location: str | None = None) -> Partition:
+def external_partition(table: Table, rel: str, location: str | None = None,
+                       inside: list[DataFile] | None = None) -> Partition:
     """The partition of external `table` named `rel` in its directory (`rel` under the table's, unless a
     catalog placed it at `location`; "" while a catalog has not said where, which no read accepts), with
     its files counted and its rows unknown (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves
-    loaded files."""
-    location = os.path.join(table.location, rel) if location is None else location
-    inside = list_data_files(location)
+    loaded files. `inside`: its files, when a listing of the table's found them already."""
+    location = join(table.location, rel) if location is None else location
+    inside = list_data_files(location) if inside is None else inside
     return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(rel)], location=location,
                      parameters={"numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
                                  "numRows": "0", "rawDataSize": "0"})
@@ -192,7 +194,7 @@ def move_partitions(metastore: Metastore, table: Table, locations: dict[str, str
     counted there; returns those it moved. The caller refreshes the table's sums."""
     current = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName, list(locations))}
     moved = {name: location for name, location in locations.items()
-             if name in current and (not current[name] or os.path.normpath(current[name]) != os.path.normpath(location))}
+             if name in current and (not current[name] or normalized(current[name]) != normalized(location))}
     if moved:
         with metastore.transaction():
             metastore.set_partition_locations(table.dbName, table.tableName, moved)

@@ -12,12 +12,11 @@ Following a catalog (an HMS, Spark's, an Iceberg catalog, a Delta log) into the 
 """
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 
 from pyspark.sql import DataFrame, SparkSession
 
-from ..files import list_data_files
+from ..storage import files_by_location, is_local, list_data_files, storage_for
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
 from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, field_ids_of, is_snapshot_table, snapshot_word,
                                         unfollowed_commit)
@@ -66,13 +65,17 @@ class DirectoryTable(TableKind):
             return [PartitionFiles(None, dirs, [f for d in dirs for f in list_data_files(d)])]
         if partitions is None:
             partitions = metastore.get_partitions(table.dbName, table.tableName)
-        out = []
         for part in partitions:
             if not part.location:  # a catalog's partition whose location was never fetched: reading it finds nothing
                 raise MetaException(f"partition {part.partName} of {table.qualified_name} has no location yet")
-            dirs = self._dirs(part.location, valid)
-            out.append(PartitionFiles(part, dirs, [f for d in dirs for f in list_data_files(d)]))
-        return out
+        dirs_of = {part.partName: self._dirs(part.location, valid) for part in partitions}
+        directories = {(name, d): d for name, dirs in dirs_of.items() for d in dirs}
+        listed = files_by_location(directories, table.location,
+                                   None if len(partitions) < 2 else metastore.count_partitions(table.dbName,
+                                                                                               table.tableName))
+        return [PartitionFiles(part, dirs_of[part.partName],
+                               [f for d in dirs_of[part.partName] for f in listed[(part.partName, d)]])
+                for part in partitions]
 
     @abstractmethod
     def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
@@ -92,7 +95,8 @@ class ExternalTable(DirectoryTable):
     directories_are_partitions = True
 
     def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
-        return [location] if os.path.isdir(location) else []
+        # an object store's prefix with nothing under it lists no files: no request to ask if it is a directory
+        return [location] if not is_local(location) or storage_for(location).is_dir(location) else []
 
 
 class FormatTable(TableKind):

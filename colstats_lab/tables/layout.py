@@ -6,11 +6,10 @@ An external table's files sit directly in its partition directories.
 """
 from __future__ import annotations
 
-import os
 import re
 
-
-from ..files import DataFile, parquet_metadata
+from ..files import DataFile
+from ..storage import footer_of, join, storage_for
 from ..metastore.txn import ValidWriteIdList
 
 _DELTA = re.compile(r"^delta_(\d+)_(\d+)(?:_(\d+))?$")  # Hive's delta_N_N[_statement]
@@ -28,10 +27,7 @@ def base_dir_name(write_id: int) -> str:
 
 def admitted_dirs(location: str, valid: ValidWriteIdList) -> list[str]:
     """The base/delta directories of one partition (or unpartitioned table) a reader may see."""
-    try:
-        names = os.listdir(location)
-    except FileNotFoundError:
-        return []
+    names = storage_for(location).child_names(location)
     bases, deltas = [], []
     for name in names:
         if (m := _BASE.match(name)) and valid.is_write_id_valid(int(m.group(1))):
@@ -43,16 +39,12 @@ def admitted_dirs(location: str, valid: ValidWriteIdList) -> list[str]:
     # A delta with the base's own write ID was written after it in the same transaction: an
     # overwrite removes its transaction's earlier deltas of the partition.
     chosen += [name for write_id, name in sorted(deltas) if write_id > base_id or (base_name and write_id == base_id)]
-    return [os.path.join(location, name) for name in chosen]
+    return [join(location, name) for name in chosen]
 
 
 def own_dirs(location: str, write_id: int) -> list[str]:
     """A partition's directories written under `write_id` (one transaction's statements)."""
-    try:
-        names = os.listdir(location)
-    except FileNotFoundError:
-        return []
-    return [os.path.join(location, n) for n in sorted(names) if write_id_of(n) == write_id]
+    return [join(location, n) for n in storage_for(location).child_names(location) if write_id_of(n) == write_id]
 
 
 def write_id_of(name: str) -> int | None:
@@ -67,5 +59,5 @@ def write_id_of(name: str) -> int | None:
 def footer_counts(data_file: DataFile) -> tuple[int, int]:
     """(rows, uncompressed bytes) of a Parquet file from its footer; no data is read. The bytes are
     what Hive calls rawDataSize."""
-    meta = parquet_metadata(data_file)
+    meta = footer_of(data_file)
     return meta.num_rows, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -13,7 +12,8 @@ from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..metastore.model import leaf_name
-from ..files import DataFile, decoded_uri_path, parquet_reader, spark_file_uri
+from ..files import DataFile, decoded_uri_path, parquet_reader
+from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris
 from ..metastore.snapshot_files import field_ids_of
 
 log = logging.getLogger("colstats_lab.scan")
@@ -182,10 +182,10 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
         return _read_by_file(spark, table, parts)
     schema = T.StructType(file_schema(table).fields + [T.StructField(k.name, spark_type(k.type))
                                                        for k in table.partitionKeys])
-    files = [f.path for p in parts for f in p.files]
-    log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(files),
+    read = spark_uris(spark, [table.location] + [f.path for p in parts for f in p.files])
+    log.debug("scanning %s: %d file(s), %d bytes in %d partition(s)", table.qualified_name, len(read) - 1,
               sum(p.total_size for p in parts), len(parts))
-    frame = parquet_reader(spark, schema).option("basePath", table.location).parquet(*files)
+    frame = parquet_reader(spark, schema).option("basePath", read[0]).parquet(*read[1:])
     names = [f.name for f in schema.fields]
     # Spark puts the keys found in the paths last, in the paths' order, which is the table's: a select that
     # changes nothing would cost a gateway call a column
@@ -195,7 +195,7 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
 
 
 def _in_subdirectory(part: PartitionFiles) -> bool:
-    return any(os.path.dirname(f.path) not in part.dirs for f in part.files)
+    return any(parent(f.path) not in part.dirs for f in part.files)
 
 
 
@@ -205,8 +205,7 @@ def _elsewhere(table: Table, part: PartitionFiles) -> bool:
     SET LOCATION, or ADD PARTITION ... LOCATION), so its path says nothing of its values."""
     if part.partition is None or table.tableType != "EXTERNAL_TABLE":
         return False
-    return os.path.normpath(part.partition.location) != os.path.normpath(os.path.join(table.location,
-                                                                                        part.partition.partName))
+    return normalized(part.partition.location) != normalized(join(table.location, part.partition.partName))
 
 
 _ROW_FILE, _ROW_INDEX = "__colstats_row_file", "__colstats_row_index"
@@ -221,7 +220,7 @@ def read_format_snapshot(spark: SparkSession, table: Table, parts: list[Partitio
     frames = [_read_by_file(spark, table, plain, with_file)] if plain else []
     if deleting:
         frame = _read_by_file(spark, table, deleting, with_file, positions=True)
-        deleted = (spark.read.parquet(*[d.path for p in deleting for d in p.deletes])
+        deleted = (spark.read.parquet(*spark_uris(spark, [d.path for p in deleting for d in p.deletes]))
                    .select(F.regexp_replace(F.col("file_path"), r"^file:(//)?", "").alias("deleted_file"),
                            F.col("pos").alias("deleted_row")))
         kept = frame.join(deleted, on=(frame[_ROW_FILE] == deleted["deleted_file"]) &
@@ -250,7 +249,9 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     decoding the path of every row cost 6 s over 10M rows); a path Spark spells otherwise than
     `spark_file_uri` is looked up decoded."""
     data_schema = file_schema(table, read_by_field_ids(spark, table))
-    files = [f.path for p in parts for f in p.files]
+    paths = [f.path for p in parts for f in p.files]
+    prefixes = prefixes_for(spark, paths)
+    files = [spark_uri(path, prefixes) for path in paths]
     spelled = F.col("_metadata.file_path")
     decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
     file_column = [spelled.alias(FILE_COLUMN)] if with_file else []
@@ -259,7 +260,7 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     root = _partition_root(table, parts)
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
         schema = T.StructType(data_schema.fields + [T.StructField(k.name, spark_type(k.type)) for k in table.partitionKeys])
-        frame = parquet_reader(spark, schema).option("basePath", root).parquet(*files)
+        frame = parquet_reader(spark, schema).option("basePath", spark_uris(spark, [root])[0]).parquet(*files)
         return frame.select(*table_columns(table), *[F.col(f"`{k.name}`") for k in table.partitionKeys], *file_column)
     frame = parquet_reader(spark, data_schema).option("recursiveFileLookup", "true").parquet(*files)
     keys = []
@@ -270,8 +271,8 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
                 continue
             value = F.lit(part.partition.values[index])
             for data_file in part.files:
-                by_uri += [F.lit(spark_file_uri(os.path.normpath(data_file.path))), value]
-                by_path += [F.lit(os.path.normpath(data_file.path)), value]
+                by_uri += [F.lit(spark_file_uri(normalized(data_file.path), prefixes)), value]
+                by_path += [F.lit(normalized(data_file.path)), value]
         value_of = F.coalesce(F.element_at(F.create_map(*by_uri), spelled),
                               F.element_at(F.create_map(*by_path), decoded))
         keys.append(value_of.cast(spark_type(key.type)).alias(key.name))
@@ -289,7 +290,7 @@ def _partition_root(table: Table, parts: list[PartitionFiles]) -> str | None:
         if part.partition is None:
             return None
         for data_file in part.files:
-            directory = os.path.dirname(os.path.normpath(data_file.path))
+            directory = parent(normalized(data_file.path))
             suffix = "/" + part.partition.partName
             if not directory.endswith(suffix):
                 return None
@@ -303,7 +304,7 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
     the partition directories in its file's path (`_metadata.file_path`, a URI, decoded back to Hive's
     escaped names and looked up among the partitions read)."""
     data_schema = file_schema(table)
-    files = [f.path for p in parts for f in p.files]
+    files = spark_uris(spark, [f.path for p in parts for f in p.files])
     depth = len(table.partitionKeys)
     segment = F.regexp_extract(F.col("_metadata.file_path"),
                                r"((?:[^/]+/){%d})(?:base_[0-9]+|delta_[0-9]+_[0-9]+(?:_[0-9]+)?)/" % depth, 1)

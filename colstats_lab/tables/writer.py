@@ -38,7 +38,8 @@ from ..metastore.merge import merge_column_stats, merge_table_level
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
 from ..stats.aggregate import served_by_footers
 from ..stats.footers import footer_servable, group_figures
-from ..files import is_data_file, list_data_files
+from ..files import is_data_file
+from ..storage import list_data_files
 from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
 from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
                              values_by_directory)

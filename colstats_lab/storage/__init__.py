@@ -1,0 +1,105 @@
+"""The storage seam: every file the lab lists, stats, reads or writes goes through here, by its location's
+scheme (`filesystems`), with one location parser (`locations`) and one place that turns a location into
+the URI Spark reads (`spark_paths`). Nothing outside it touches `os` for a table's files."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Hashable, Mapping, TypeVar
+
+import pyarrow.parquet as pq
+
+from ..files import DataFile, FileState
+from .filesystems import Storage, storage_for, translated
+from .locations import is_local, join, local_path, name_of, normalized, parent, relative, same_location, scheme_of
+from .spark_paths import (SPARK_PREFIXES, format_prefixes, local_file_path, parse_prefixes, prefixes_for,
+                          spark_file_uri, spark_prefixes, spark_uri, spark_uris)
+
+__all__ = ["SPARK_PREFIXES", "Storage", "data_file_states", "files_by_location", "footer_of", "format_prefixes",
+           "is_local", "join", "list_data_files", "local_file_path", "local_path", "metadata_of_state", "name_of",
+           "normalized", "parent", "parse_prefixes", "prefetch_footers", "prefixes_for", "relative", "same_location", "scheme_of",
+           "spark_file_uri", "spark_prefixes", "spark_uri", "spark_uris", "states_by_location", "storage_for",
+           "translated"]
+
+
+def list_data_files(location: str) -> list[DataFile]:
+    """Data files under `location`, recursively, as they are now (never a cached listing)."""
+    return storage_for(location).data_files(location)
+
+
+def data_file_states(location: str) -> set[FileState]:
+    """The states of the data files under `location` (`DataFile.state`): what a freshness check compares."""
+    return storage_for(location).data_file_states(location)
+
+
+Owner = TypeVar("Owner", bound=Hashable)
+FLAT_LISTING_SHARE = 8  # a root's one flat listing replaces its directories' when they are 1 in 8 of its own or more
+
+
+def files_by_location(locations: Mapping[Owner, str], root: str | None = None,
+                      directories_under_root: int | None = None) -> dict[Owner, list[DataFile]]:
+    """The data files under each location (empty ones: none), as they are now. On an object store, locations
+    under `root` are listed by one flat listing of `root` (one LIST per 1,000 keys, not one a directory) when
+    they are at least 1 in FLAT_LISTING_SHARE of the `directories_under_root` it holds (default: all of
+    them); each other location is listed on its own. Local directories are listed each: a scandir costs no
+    request."""
+    out: dict[Owner, list[DataFile]] = {owner: [] for owner in locations}
+    rest = {owner: location for owner, location in locations.items() if location}
+    if root and not is_local(root) and len(rest) > 1:
+        below = {normalized(location): owner for owner, location in rest.items()
+                 if normalized(location).startswith(normalized(root).rstrip("/") + "/")}
+        if len(below) > 1 and len(below) * FLAT_LISTING_SHARE >= (directories_under_root or len(below)):
+            for data_file in list_data_files(root):
+                owner_location = _owning(normalized(data_file.path), below, normalized(root))
+                if owner_location is not None:
+                    out[below[owner_location]].append(data_file)
+            rest = {owner: location for owner, location in rest.items() if normalized(location) not in below}
+    for owner, location in rest.items():
+        out[owner] = list_data_files(location)
+    return out
+
+
+def _owning(path: str, locations: Mapping[str, object], root: str) -> str | None:
+    """The location among `locations` that holds `path`, found by walking up its parents to `root`."""
+    folder = parent(path)
+    while len(folder) > len(root):
+        if folder in locations:
+            return folder
+        folder = parent(folder)
+    return None
+
+
+def states_by_location(locations: Mapping[Owner, str], root: str | None = None,
+                       directories_under_root: int | None = None) -> dict[Owner, set[FileState]]:
+    """The states of `files_by_location`'s files; local directories' straight from their listings."""
+    if all(is_local(location) for location in locations.values() if location):
+        return {owner: data_file_states(location) if location else set() for owner, location in locations.items()}
+    return {owner: {f.state for f in files}
+            for owner, files in files_by_location(locations, root, directories_under_root).items()}
+
+
+def footer_of(data_file: DataFile) -> pq.FileMetaData:
+    """The Parquet footer (pyarrow's FileMetaData) of a data file, read once per file state: an ANALYZE reads
+    a file's figures and its raw size from it, and a command over an unchanged snapshot reads none again."""
+    return metadata_of_state(data_file.state)
+
+
+FOOTER_READERS = 16  # footers read at once from an object store: each is a ranged GET that mostly waits
+
+
+def prefetch_footers(data_files: list[DataFile]) -> None:
+    """Reads the footers of the object-store files among `data_files` not read yet, FOOTER_READERS at a time, so
+    that the reads one after the other that follow find them read (a local footer costs no round trip)."""
+    states = [f.state for f in data_files if not is_local(f.path)]
+    if len(states) < 2:
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(FOOTER_READERS, len(states)), thread_name_prefix="colstats-footer") as pool:
+        list(pool.map(metadata_of_state, states))
+
+
+@lru_cache(maxsize=8192)
+def metadata_of_state(state: FileState) -> pq.FileMetaData:
+    """The Parquet footer of the file in `state`, read once (on an object store: a ranged GET or two that
+    name the state's ETag)."""
+    return storage_for(state[0]).footer(state)

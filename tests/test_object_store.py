@@ -1,0 +1,226 @@
+"""Tables on an object store: a real S3 server (SeaweedFS, started once per session), listed and read by the
+lab through s3fs with the standard AWS variables only, read by Spark through the server's FUSE mount of the
+bucket (`colstats.storage.spark_prefixes`). Figures are checked against pandas over pyarrow's read of the
+same objects, freshness against another job's changes, and requests are counted at the server."""
+from __future__ import annotations
+
+import io
+import math
+import uuid
+
+import fsspec
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from fsspec.registry import known_implementations
+
+from colstats_lab.errors import ColstatsError, QueryError, StorageError
+from colstats_lab.metastore.sketches import ndv_relative_error
+from colstats_lab.storage import (SPARK_PREFIXES, footer_of, list_data_files, parse_prefixes, spark_file_uri,
+                                  spark_uri)
+
+
+def test_spark_reads_s3_through_s3a_or_the_prefix_a_user_maps():
+    assert spark_uri("s3://lake/ev/ds=1/a.parquet", {}) == "s3a://lake/ev/ds=1/a.parquet"
+    assert spark_uri("s3n://lake/ev", {}) == "s3a://lake/ev"
+    assert spark_uri("s3a://lake/ev", {}) == "s3a://lake/ev"
+    assert spark_uri("gs://lake/ev", {}) == "gs://lake/ev"
+    mapped = parse_prefixes("s3://lake/=file:///mnt/lake/, s3://other/=s3a://other-copy/")
+    assert spark_uri("s3://lake/ev/ds=1/a.parquet", mapped) == "/mnt/lake/ev/ds=1/a.parquet"
+    assert spark_uri("s3a://lake/ev", mapped) == "/mnt/lake/ev"  # a catalog's s3a:// names the same bucket
+    assert spark_uri("s3://lakehouse/ev", mapped) == "s3a://lakehouse/ev"  # a prefix ends at a slash
+    assert spark_uri("s3://other/x", mapped) == "s3a://other-copy/x"
+    assert spark_file_uri("s3://lake/a b#1.parquet", mapped) == "file:/mnt/lake/a%20b%231.parquet"
+    assert spark_file_uri("s3://lakehouse/a b.parquet", mapped) == "s3a://lakehouse/a%20b.parquet"
+    assert spark_uri("/data/ev", mapped) == "/data/ev"
+    with pytest.raises(StorageError, match="prefix=prefix pairs"):
+        parse_prefixes("s3://lake/ file:///mnt")
+    with pytest.raises(StorageError, match="not '/mnt/lake'"):
+        parse_prefixes({"/mnt/lake": "s3://lake/"})
+
+
+def _put(key: str, frame: pd.DataFrame, **options) -> None:
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), buffer, **options)
+    fsspec.filesystem("s3").pipe(key, buffer.getvalue())
+
+
+def _events(rng: np.random.Generator, rows: int) -> pd.DataFrame:
+    """What pandas writes by default: camelCase names, NULLs in every column, nanosecond timestamps."""
+    frame = pd.DataFrame({
+        "userId": rng.integers(0, 400, rows).astype("float64"),
+        "eventType": rng.choice(["view", "click", "buy", "ünïcode"], rows),
+        "amount": rng.normal(50, 20, rows).round(2),
+        "at": pd.Timestamp("2026-01-01") + pd.to_timedelta(rng.integers(0, 10**9, rows), unit="s"),
+    })
+    for column in frame.columns:
+        frame.loc[rng.random(rows) < 0.1, column] = None
+    return frame
+
+
+def _read_back(location: str) -> pd.DataFrame:
+    """pandas over pyarrow's own read of every object under `location` (s3fs, no lab code), with `ds`."""
+    fs = fsspec.filesystem("s3")
+    fs.invalidate_cache()
+    parts = []
+    for key in sorted(fs.find(location.removeprefix("s3://"))):
+        if key.rsplit("/", 1)[-1].startswith(("_", ".")):
+            continue
+        with fs.open(key, "rb") as handle:
+            frame = pq.read_table(handle).to_pandas()
+        frame["ds"] = key.split("ds=")[1].split("/")[0]
+        parts.append(frame)
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.fixture
+def s3_lab(lab, s3):
+    lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + s3.mounts["lake"]})
+    return lab
+
+
+def _table_location(name: str) -> str:
+    return f"s3://lake/{name}-{uuid.uuid4().hex[:8]}"
+
+
+def _stats(lab, table: str) -> dict:
+    frame = lab.stats_frame(table)
+    return {row["column"]: row for _, row in frame[frame["partition"].isna()].iterrows()}
+
+
+@pytest.mark.slow
+def test_an_s3_table_is_analyzed_from_one_listing_and_a_footer_a_file_and_figures_match_pyarrow(s3_lab, s3):
+    lab, location = s3_lab, _table_location("events")
+    rng = np.random.default_rng(7)
+    for day in ("2026-01-01", "2026-01-02", "2026-01-03"):
+        for part in range(3):
+            _put(f"{location.removeprefix('s3://')}/ds={day}/part-{part}.parquet", _events(rng, 400))
+    fsspec.filesystem("s3").pipe(f"{location.removeprefix('s3://')}/_SUCCESS", b"")  # a marker, not data
+
+    before = s3.requests()
+    table = lab.register_external("events", location)
+    assert table.location == location and [c.name for c in table.cols] == ["userid", "eventtype", "amount", "at"]
+    registering = s3.requests() - before
+    assert registering["LIST"] == 1 and registering["HEAD"] == 0  # one flat listing, not one a partition
+
+    before = s3.requests()
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS")
+    analyzing = s3.requests() - before
+    assert analyzing["LIST"] == 1 and analyzing["HEAD"] == 0 and analyzing["GET"] <= 9  # one GET a footer at most
+
+    truth = _read_back(location)
+    stats = _stats(lab, "events")
+    assert all(stats[c]["accurate"] for c in stats)
+    assert int(lab.resolve("events").parameters["numRows"]) == len(truth) == 3600
+    for column, name in (("userid", "userId"), ("eventtype", "eventType"), ("amount", "amount"), ("at", "at")):
+        values = truth[name]
+        assert stats[column]["nulls"] == values.isna().sum(), column
+        exact = values.nunique()
+        assert abs(stats[column]["ndv"] - exact) <= max(1, ndv_relative_error() * exact), column
+        if column in ("userid", "amount"):
+            assert stats[column]["min"] == values.min() and stats[column]["max"] == values.max(), column
+    assert stats["at"]["min"] == truth["at"].min().to_pydatetime()
+    answer = lab.sql("SELECT count(*) AS n, max(amount) AS top FROM events WHERE ds = '2026-01-02'").df
+    day = truth[truth["ds"] == "2026-01-02"]
+    assert answer["n"][0] == len(day) and math.isclose(answer["top"][0], day["amount"].max())
+
+    before = s3.requests()
+    assert lab.staleness("events")["accurate"].all()
+    checking = s3.requests() - before
+    assert checking["LIST"] == 1 and checking["GET"] == 0 and checking["HEAD"] == 0  # never a cached listing
+
+
+@pytest.mark.slow
+def test_another_jobs_changes_make_exactly_their_partitions_stale_and_an_identical_rewrite_does_not(s3_lab, s3):
+    lab, location = s3_lab, _table_location("changed")
+    key = location.removeprefix("s3://")
+    rng = np.random.default_rng(11)
+    frames = {}
+    for day in "abcde":
+        frames[day] = pd.DataFrame({"id": np.arange(100, dtype="int64"), "v": rng.integers(0, 10**6, 100)})
+        for part in range(2):
+            _put(f"{key}/ds={day}/part-{part}.parquet", frames[day], compression="none", use_dictionary=False)
+    lab.register_external("changed", location)
+    lab.sql("ANALYZE TABLE changed COMPUTE STATISTICS FOR COLUMNS")
+    fs = fsspec.filesystem("s3")
+
+    _put(f"{key}/ds=a/part-9.parquet", frames["a"], compression="none", use_dictionary=False)  # added
+    fs.rm(f"{key}/ds=b/part-1.parquet")  # removed
+    other = frames["c"].assign(v=frames["c"]["v"] + 1)  # other bytes, the same size, within the same second
+    sizes = [fs.size(f"{key}/ds=c/part-0.parquet")]
+    _put(f"{key}/ds=c/part-0.parquet", other, compression="none", use_dictionary=False)
+    _put(f"{key}/ds=d/part-0.parquet", frames["d"], compression="none", use_dictionary=False)  # identical bytes
+    fs.invalidate_cache()
+    sizes.append(fs.size(f"{key}/ds=c/part-0.parquet"))
+    assert sizes[0] == sizes[1]  # what a size-and-second check could not tell apart
+
+    staleness = lab.staleness("changed").set_index("partition")["accurate"].astype(bool)
+    assert sorted(staleness[~staleness].index) == ["ds=a", "ds=b", "ds=c"]
+    truth = _read_back(location)
+    answer = lab.sql("SELECT count(*) AS n, max(v) AS top FROM changed").df  # never from the stale figures
+    assert answer["n"][0] == len(truth) == 1000 and answer["top"][0] == truth["v"].max()
+
+    lab.sql("ANALYZE TABLE changed COMPUTE STATISTICS FOR COLUMNS")
+    assert lab.staleness("changed")["accurate"].all()
+    stats = _stats(lab, "changed")
+    assert stats["v"]["max"] == truth["v"].max() and int(lab.resolve("changed").parameters["numRows"]) == 1000
+
+
+@pytest.mark.slow
+def test_a_footer_of_an_object_rewritten_since_its_listing_fails_by_name(s3):
+    key = f"lake/{uuid.uuid4().hex[:8]}/f.parquet"
+    _put(key, pd.DataFrame({"x": [1, 2, 3]}))
+    listed = list_data_files("s3://" + key.rsplit("/", 1)[0])
+    assert [f.path for f in listed] == ["s3://" + key] and listed[0].etag
+    _put(key, pd.DataFrame({"x": [4, 5, 6]}))
+    with pytest.raises(StorageError, match=f"s3://{key} changed since it was listed"):
+        footer_of(listed[0])
+
+
+@pytest.mark.slow
+def test_storage_errors_are_one_line_naming_the_uri(s3_lab, s3, monkeypatch):
+    lab = s3_lab
+    with pytest.raises(StorageError) as missing:
+        lab.register_external("nowhere", "s3://no-such-bucket-here/ev")
+    assert "s3://no-such-bucket-here" in str(missing.value) and "\n" not in str(missing.value)
+    with pytest.raises(ColstatsError, match="no data files under s3://lake/empty-prefix"):
+        lab.register_external("empty", "s3://lake/empty-prefix")
+    with pytest.raises(StorageError, match="no file system is known for nosuch://"):
+        lab.register_external("odd", "nosuch://lake/ev")
+    if known_implementations.get("gs") and not _installed("gcsfs"):
+        with pytest.raises(StorageError, match="gcsfs"):
+            lab.register_external("gcs", "gs://lake/ev")
+
+    location = _table_location("guarded")
+    _put(f"{location.removeprefix('s3://')}/part-0.parquet", pd.DataFrame({"x": [1]}))
+    import s3fs
+
+    for variable, value, said in (("AWS_SECRET_ACCESS_KEY", "not-the-secret", "denied"),
+                                  ("AWS_ENDPOINT_URL", "http://127.0.0.1:9", "cannot reach")):
+        monkeypatch.setenv(variable, value)
+        s3fs.S3FileSystem.clear_instance_cache()  # a new client reads the environment again
+        try:
+            with pytest.raises(StorageError) as refused:
+                lab.register_external("guarded", location)
+            assert said in str(refused.value) and location in str(refused.value) and "\n" not in str(refused.value)
+        finally:
+            monkeypatch.undo()
+            s3fs.S3FileSystem.clear_instance_cache()
+    assert not lab.metastore.table_exists("default", "guarded")
+
+    lab.spark.conf.unset(SPARK_PREFIXES)  # a Spark with neither the S3A connector nor a mapping of the bucket
+    try:
+        with pytest.raises(QueryError, match=r"Spark cannot read s3a:// here: add the connector .* or map the prefix "
+                                             r"with colstats.storage.spark_prefixes"):
+            lab.register_external("guarded", location)
+    finally:
+        lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + s3.mounts["lake"]})
+    assert lab.register_external("guarded", location).location == location
+
+
+def _installed(package: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(package) is not None
