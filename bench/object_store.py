@@ -28,7 +28,7 @@ import s3_server  # noqa: E402
 from common import BENCH_HOME, alternated_medians, timed  # noqa: E402
 
 from colstats_lab import Lab  # noqa: E402
-from colstats_lab.storage import SPARK_PREFIXES, metadata_of_state, states_by_location  # noqa: E402
+from colstats_lab.storage import SPARK_PREFIXES, forget_footers, states_by_location  # noqa: E402
 
 
 def objects(prefix: str, partitions: int, files: int, rows: int) -> dict[str, bytes]:
@@ -94,7 +94,7 @@ def main() -> None:
 
         def analyze(name):
             def work():
-                metadata_of_state.cache_clear()  # each run lists and reads its footers again, as a new process would
+                forget_footers()  # each run lists and reads its footers again, as a new process would
                 lab.sql(f"ANALYZE TABLE {name} COMPUTE STATISTICS FOR COLUMNS")
             return work
 

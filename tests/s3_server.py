@@ -73,10 +73,13 @@ class S3Server:
         if bucket in self.mounts:
             return self.mounts[bucket]
         folder = os.path.join(self.folder, "mounts", bucket)
+        if os.path.ismount(folder):  # left by a run that was killed: the new mount goes on a clean folder
+            subprocess.run(["umount", "-l", folder], capture_output=True)
         os.makedirs(folder, exist_ok=True)
         log = open(os.path.join(self.folder, f"mount-{bucket}.log"), "w")
+        # no cached metadata or chunks: what S3 just wrote is what Spark reads next through the mount
         process = subprocess.Popen([weed_binary(), "mount", f"-filer={self.filer}", f"-dir={folder}",
-                                    f"-filer.path=/buckets/{bucket}", "-cacheCapacityMB=0"],
+                                    f"-filer.path=/buckets/{bucket}", "-cacheCapacityMB=0", "-cacheMetaTtlSec=0"],
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.processes.append(process)
         _wait(lambda: os.path.ismount(folder), f"the FUSE mount of {bucket}", process)

@@ -224,3 +224,36 @@ def _installed(package: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(package) is not None
+
+
+def _delta_options(s3) -> dict[str, str]:
+    """What deltalake needs to write to the test server: its own keys, from the server's identity."""
+    return {"AWS_ENDPOINT_URL": s3.endpoint, "AWS_ACCESS_KEY_ID": s3.environment["AWS_ACCESS_KEY_ID"],
+            "AWS_SECRET_ACCESS_KEY": s3.environment["AWS_SECRET_ACCESS_KEY"], "AWS_REGION": "us-east-1",
+            "AWS_ALLOW_HTTP": "true"}
+
+
+@pytest.mark.slow
+def test_a_delta_table_written_by_deltalake_to_s3_is_analyzed_and_followed_by_its_log(s3_lab, s3):
+    from deltalake import write_deltalake
+
+    lab, location = s3_lab, _table_location("delta")
+    rng = np.random.default_rng(5)
+    first = pd.DataFrame({"orderId": rng.integers(0, 10**6, 600), "amount": rng.normal(100, 30, 600).round(2),
+                          "ds": rng.choice(["2026-01-01", "2026-01-02", "2026-01-03"], 600)})
+    write_deltalake(location, first, partition_by=["ds"], storage_options=_delta_options(s3))
+    table = lab.register_external("orders", location, format="delta")
+    assert table.location == location
+    lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR COLUMNS")
+    stats = _stats(lab, "orders")
+    assert stats["orderid"]["min"] == first["orderId"].min() and stats["amount"]["max"] == first["amount"].max()
+    assert int(lab.resolve("orders").parameters["numRows"]) == 600 and all(stats[c]["accurate"] for c in stats)
+
+    more = pd.DataFrame({"orderId": [10**7], "amount": [-5.0], "ds": ["2026-01-02"]})
+    write_deltalake(location, more, partition_by=["ds"], mode="append", storage_options=_delta_options(s3))
+    staleness = lab.staleness("orders").set_index("partition")["accurate"].astype(bool)
+    assert sorted(staleness[~staleness].index) == ["ds=2026-01-02"]  # the log's version 1 added one file there
+    answer = lab.sql("SELECT count(*) AS n, max(orderId) AS top FROM orders").df
+    assert answer["n"][0] == 601 and answer["top"][0] == 10**7
+    lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR COLUMNS")
+    assert _stats(lab, "orders")["amount"]["min"] == -5.0

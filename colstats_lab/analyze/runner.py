@@ -38,6 +38,7 @@ from ..stats.aggregate import served_by_footers
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
+from ..storage import footers_read_meanwhile, is_local
 from ..tables.layout import footer_counts
 from ..tables.kinds import kind_of, read_snapshot, snapshot_files
 from ..tables.snapshot import PartitionFiles
@@ -139,7 +140,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     if stmt.mode != "noscan":
         plans, footers = _footer_plans(table, files, plans)
         frame = read_snapshot(spark(), table, files, reuse=True)  # Spark starts once the statement is known good
-        with spark_errors(f"cannot analyze {table.qualified_name}"):  # a file another job left unreadable
+        with spark_errors(f"cannot analyze {table.qualified_name}"), \
+                footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
             groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped, footer_columns=[p.name for p in plans if p.from_footers],
@@ -160,6 +162,10 @@ def _footer_plans(table: Table, files: list[PartitionFiles], plans: list[ColumnP
     computes only what footers lack (sketches, string lengths, true and false counts). Iceberg's position
     deletes remove rows footers still count: such a snapshot is scanned for every figure."""
     if any(p.deletes for p in files):
+        return plans, {}
+    if any(not is_local(f.path) and f.figures is None for p in files for f in p.files):
+        # an object store's footer is a GET: the scan, which reads every column for its sketches anyway, computes
+        # minimum, maximum and NULLs too, and the footers (for rawDataSize) are read while it runs
         return plans, {}
     return served_by_footers(plans, {_values_of(p): p.files for p in files}, field_ids_of(table))
 

@@ -170,7 +170,7 @@ def _drop_table(lab: "Session", stmt: st.DropTable) -> Result:
 
 def _remove_files(table: Table) -> None:
     if table.tableType == "MANAGED_TABLE" and table.location:
-        storage_for(table.location).remove_tree(table.location)
+        storage_for(table.location).remove(table.location)
 
 
 def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
@@ -255,7 +255,7 @@ def _drop_partitions(lab: "Session", stmt: st.DropPartitions) -> Result:
     dropped = change.dropped
     if table.tableType == "MANAGED_TABLE":
         for part in dropped:
-            storage_for(part.location).remove_tree(part.location)
+            storage_for(part.location).remove(part.location)
     names = ", ".join(p.partName for p in dropped) or "none"
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
 

@@ -78,8 +78,6 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     # (`s3://lake/ev`), never taken for a relative path (it was read as `<cwd>/s3:/lake/ev`)
     path = local_path(path) if is_local(path) else normalized(path)
     if format.lower() in ("delta", "iceberg"):
-        if not is_local(path):
-            snapshot_source.local_path(path, f"{name}'s data")  # refused by name: its metadata is read locally
         if session.metastore.table_exists(db, table_name):
             raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
         source = DeltaSource(path) if format.lower() == "delta" else metadata_file_source(path)

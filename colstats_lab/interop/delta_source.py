@@ -7,7 +7,6 @@ rows, or read renamed columns as NULL."""
 from __future__ import annotations
 
 import json
-import os
 from urllib.parse import unquote
 
 import pandas as pd
@@ -15,11 +14,14 @@ import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError, TableNotFoundError
 
+from ..errors import one_line
 from ..file_columns import by_lower_name
 from ..files import ColumnFigures, DataFile
 from ..metastore import ColumnPath, FieldSchema, InvalidInputException, NoSuchObjectException, Table
 from ..metastore.model import leaf_name
 from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
+from ..storage import is_local, join, local_path, normalized
+from ..storage.options import delta_storage_options
 from .file_figures import DELTA_STRINGS_WHOLE_BELOW, column_figures
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
@@ -52,16 +54,20 @@ def log_statistics_frame(table: Table) -> pd.DataFrame:
 
 class DeltaSource(TableSource):
     def __init__(self, path: str, since: int | None = None):
-        self.path = os.path.abspath(path)
+        self.path = local_path(path) if is_local(path) else normalized(path)
         self.since = since  # the version the lab followed last: files added after it are placed by version
+
+    def _table(self, version: int | None = None) -> DeltaTable:
+        """The log at `version` (the newest without), read with the credentials the lab lists with."""
+        return DeltaTable(self.path, version=version, storage_options=delta_storage_options(self.path))
 
     def current(self) -> FormatSnapshot:
         try:
-            table = DeltaTable(self.path)
+            table = self._table()
         except TableNotFoundError as error:
             raise NoSuchObjectException(f"no Delta table at {self.path} (no _delta_log there)") from error
-        except DeltaError as error:
-            raise InvalidInputException(f"cannot read the Delta table at {self.path}: {error}") from error
+        except (DeltaError, OSError) as error:  # an object store's: a missing bucket, denied credentials
+            raise InvalidInputException(f"cannot read the Delta table at {self.path}: {one_line(str(error))}") from None
         mapping = table.metadata().configuration.get("delta.columnMapping.mode", "none")
         if mapping != "none":
             raise InvalidInputException(f"the Delta table at {self.path} uses column mapping ({mapping}): the lab "
@@ -87,7 +93,7 @@ class DeltaSource(TableSource):
         actions = pa.table(table.get_add_actions(flatten=True)).to_pylist()
         added_in = self._versions_adding({a["path"] for a in actions}, table.version())
         originals = {k.lower(): k for k in table.metadata().partition_columns}
-        files = [FormatFile(DataFile(os.path.join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
+        files = [FormatFile(DataFile(join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
                                      added_in.get(a["path"]), a.get("num_records"),
                                      figures=_figures(a, leaves, log_names)),
                             [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
@@ -105,10 +111,10 @@ class DeltaSource(TableSource):
             return {}
         if current - self.since > _VERSIONS_READ:
             return {}
-        seen = set(pa.table(DeltaTable(self.path, version=self.since).get_add_actions()).column("path").to_pylist())
+        seen = set(pa.table(self._table(self.since).get_add_actions()).column("path").to_pylist())
         out: dict[str, int] = {}
         for version in range(self.since + 1, current):
-            at = pa.table(DeltaTable(self.path, version=version).get_add_actions()).column("path").to_pylist()
+            at = pa.table(self._table(version).get_add_actions()).column("path").to_pylist()
             for path in set(at) & paths - seen - out.keys():
                 out[path] = version
         return out

@@ -11,7 +11,6 @@ UTF-8 bytes, booleans one byte."""
 from __future__ import annotations
 
 import logging
-import os
 import time
 import uuid
 from importlib.metadata import version
@@ -26,13 +25,15 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type, struct_fields
-from ..storage import local_file_path
+from ..errors import StorageError
+from ..storage import (is_local, join, local_file_path, name_of, normalized, parent, prefixes_for, same_location,
+                       spark_file_uri, storage_for)
 from ..metastore import InvalidInputException, Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..tables.kinds import read_snapshot, snapshot_files
 from ..tables.snapshot import FILE_COLUMN
 from .puffin import THETA_BLOB, Blob, write_puffin
-from .snapshot_source import local_path
+from .snapshot_source import format_location
 
 log = logging.getLogger("colstats_lab.puffin")
 
@@ -164,21 +165,21 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
         outcome.statistics_path, outcome.unchanged = registered.statistics_path, True
         outcome.seconds = time.perf_counter() - started
         return outcome
-    metadata_dir = local_path(iceberg.metadata.location, source).rstrip("/") + "/metadata"
-    path = f"{metadata_dir}/{snapshot_id}-colstats-{uuid.uuid4()}.stats"
+    metadata_dir = join(format_location(iceberg.metadata.location, source), "metadata")
+    path = join(metadata_dir, f"{snapshot_id}-colstats-{uuid.uuid4()}.stats")
     written = write_puffin(path, blobs, {"created-by": f"colstats_lab {version('colstats_lab')}"})
     statistics = StatisticsFile.model_validate({
-        "snapshot-id": snapshot_id, "statistics-path": "file://" + written.path,
+        "snapshot-id": snapshot_id, "statistics-path": "file://" + written.path if is_local(path) else written.path,
         "file-size-in-bytes": written.file_size, "file-footer-size-in-bytes": written.footer_size,
         "blob-metadata": [{"type": b.type, "snapshot-id": b.snapshot_id, "sequence-number": b.sequence_number,
                            "fields": b.fields, "properties": b.properties} for b in blobs]})
     with iceberg.update_statistics() as update:
         update.set_statistics(statistics)
-    if registered is not None and os.path.basename(registered.statistics_path).startswith(f"{snapshot_id}-colstats-"):
+    if registered is not None and name_of(registered.statistics_path).startswith(f"{snapshot_id}-colstats-"):
         # the lab's own file it replaces: nothing references it any more
-        replaced = local_path(registered.statistics_path, "a statistics file")
-        if os.path.dirname(replaced) == metadata_dir:
-            os.remove(replaced)
+        replaced = format_location(registered.statistics_path, "a statistics file")
+        if same_location(parent(replaced), metadata_dir):
+            storage_for(replaced).remove(replaced)
     outcome.statistics_path = statistics.statistics_path
     outcome.seconds = time.perf_counter() - started
     log.info("%s", outcome.message)
@@ -199,7 +200,9 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
     partitions = (metastore.get_partitions(table.dbName, table.tableName, [o for o in owners if o is not None])
                   if table.is_partitioned else None)
     parts = snapshot_files(metastore, table, metastore.get_valid_write_ids(table.dbName, table.tableName), partitions)
-    owner_of = {os.path.normpath(f.path): p.part_name for p in parts for f in p.files}
+    prefixes = prefixes_for(spark, [f.path for p in parts for f in p.files])
+    owner_of = {spark_file_uri(normalized(f.path), prefixes): p.part_name for p in parts for f in p.files}
+    owner_by_path = {normalized(f.path): p.part_name for p in parts for f in p.files}  # a path Spark spells otherwise
     frame = read_snapshot(spark, table, parts, with_file=True, reuse=True)
     paths = {c.name: c.path for c in table.stats_columns}
     inputs = [(name, i, column) for name, type_name in columns
@@ -209,7 +212,8 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
     rows = serialized.groupBy(FILE_COLUMN).agg(*[F.theta_sketch_agg(alias).alias(alias) for alias in aliases]).collect()
     unions = {(owner, name): theta_union() for owner in owners for name, _ in columns}
     for row in rows:
-        owner = owner_of[os.path.normpath(local_file_path(row[FILE_COLUMN]))]
+        spelled = row[FILE_COLUMN]
+        owner = owner_of[spelled] if spelled in owner_of else owner_by_path[normalized(local_file_path(spelled))]
         for (name, _, _), alias in zip(inputs, aliases):
             unions[(owner, name)].update(compact_theta_sketch.deserialize(bytes(row[alias])))
     return {key: union.get_result().serialize() for key, union in unions.items()}
@@ -235,11 +239,10 @@ def puffin_frame(metastore: Metastore, table: Table, iceberg: IcebergTable) -> p
     current = int(table.parameters.get(SNAPSHOT_PARAM) or 0)
     records = []
     for statistics in iceberg.metadata.statistics:
-        path = local_path(statistics.statistics_path, f"a statistics file of {table.qualified_name}")
+        path = format_location(statistics.statistics_path, f"a statistics file of {table.qualified_name}")
         try:
-            with open(path, "rb") as handle:
-                puffin = PuffinFile(handle.read())
-        except (OSError, ValueError) as error:
+            puffin = PuffinFile(storage_for(path).read_bytes(path))
+        except (OSError, ValueError, StorageError) as error:
             log.warning("cannot read Puffin file %s: %s", path, error)
             continue
         for blob in puffin.footer.blobs:

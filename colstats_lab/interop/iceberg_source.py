@@ -20,7 +20,8 @@ from ..file_columns import by_lower_name
 from ..metastore.model import leaf_name
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
 from .file_figures import column_figures, iceberg_string_cut
-from .snapshot_source import FormatFile, FormatSnapshot, TableSource, local_path, partition_text
+from ..storage.options import iceberg_file_io_properties
+from .snapshot_source import FormatFile, FormatSnapshot, TableSource, format_location, partition_text
 
 _PRIMITIVES: dict[type, str] = {
     it.BooleanType: "boolean", it.IntegerType: "int", it.LongType: "bigint", it.FloatType: "float",
@@ -94,7 +95,7 @@ def metadata_file_source(path: str) -> "IcebergSource":
     """The Iceberg table of one metadata file, read-only and pinned to the snapshot that file names."""
     def load() -> IcebergTable:
         try:
-            return StaticTable.from_metadata(path)
+            return StaticTable.from_metadata(path, properties=iceberg_file_io_properties(path))
         except (OSError, ValueError) as error:
             raise InvalidInputException(f"cannot read Iceberg metadata file {path}: {error}") from error
     return IcebergSource(load, path, "", writable=False)
@@ -154,7 +155,7 @@ class IcebergSource(TableSource):
                     raise InvalidInputException(
                         f"{self.source} has equality delete files at snapshot {snapshot.snapshot_id} "
                         f"({data['file_path']}): the lab does not apply them yet, and would count deleted rows")
-                path = local_path(data["file_path"], f"a data file of {self.source}")
+                path = format_location(data["file_path"], f"a data file of {self.source}")
                 values = [_key_text(data["partition"].get(name), transform, source_type)
                           for name, transform, source_type in transforms]
                 figures = _figures(entry.get("readable_metrics") or {}, named, cut, data["record_count"]) \
@@ -162,9 +163,9 @@ class IcebergSource(TableSource):
                 files.append(FormatFile(DataFile(path, data["file_size_in_bytes"], 0.0, entry["snapshot_id"],
                                                  data["record_count"], content=data["content"], figures=figures),
                                         values))
-        return FormatSnapshot("iceberg", self.source, local_path(table.metadata.location, self.source),
+        return FormatSnapshot("iceberg", self.source, format_location(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
-                              self.options, metadata=local_path(table.metadata_location, self.source)
+                              self.options, metadata=format_location(table.metadata_location, self.source)
                               if self.writable else "", spelled=list(spelled.values()), skipped=skipped)
 
 

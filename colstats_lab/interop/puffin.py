@@ -4,9 +4,10 @@ Blobs and payload are stored uncompressed, which the format allows and every rea
 from __future__ import annotations
 
 import json
-import os
 import struct
 from dataclasses import dataclass, field
+
+from ..storage import storage_for
 
 MAGIC = b"PFA1"
 THETA_BLOB = "apache-datasketches-theta-v1"
@@ -30,7 +31,8 @@ class WrittenPuffin:
 
 
 def write_puffin(path: str, blobs: list[Blob], properties: dict[str, str]) -> WrittenPuffin:
-    """Writes `blobs` to a new Puffin file at `path` (written aside and renamed: a reader never sees half)."""
+    """Writes `blobs` to a new Puffin file at `path`, whole (a local one written aside and renamed, an object
+    store's in one PUT: a reader never sees half)."""
     body, described, offset = [MAGIC], [], len(MAGIC)
     for blob in blobs:
         described.append({"type": blob.type, "fields": blob.fields, "snapshot-id": blob.snapshot_id,
@@ -40,10 +42,5 @@ def write_puffin(path: str, blobs: list[Blob], properties: dict[str, str]) -> Wr
         offset += len(blob.payload)
     payload = json.dumps({"blobs": described, "properties": properties}, separators=(",", ":")).encode("utf-8")
     footer = MAGIC + payload + struct.pack("<i", len(payload)) + struct.pack("<i", 0) + MAGIC
-    temporary = path + ".writing"
-    with open(temporary, "wb") as out:
-        for part in body:
-            out.write(part)
-        out.write(footer)
-    os.replace(temporary, path)
+    storage_for(path).write_bytes(path, b"".join(body) + footer)
     return WrittenPuffin(path, offset + len(footer), len(footer))

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
-from urllib.parse import urlparse
 
 from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile
+from ..errors import StorageError
+from ..storage import join, parent, storage_for
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.merge import merge_table_level
 from ..metastore.names import make_part_name, parse_part_name
@@ -89,18 +89,21 @@ def partition_text(value) -> str | None:
     return str(value)
 
 
-def local_path(location: str, what: str) -> str:
-    """An Iceberg location (`file:///...`, `file:/...` or a plain path) as a local path. It is the path's own
-    text, never URI-decoded: pyiceberg names a partition's folder `ds=50%25` for the value `50%`, and
-    `ds=50%25` is that folder's name on disk. Other file systems are refused by name."""
+def format_location(location: str, what: str) -> str:
+    """A table format's location (Iceberg's `file:///...`, `file:/...`, a plain path, `s3://...`) as the lab keeps
+    it. A local one is its path: the path's own text, never URI-decoded (pyiceberg names a partition's folder
+    `ds=50%25` for the value `50%`, and `ds=50%25` is that folder's name on disk). An object store's URI stays
+    as it is, for the storage seam; a scheme no file system serves is refused by name."""
     if location.startswith("/"):
         return location
     if location.startswith("file:"):
         path = location[len("file:"):]
         return path[2:] if path.startswith("///") else path
-    parsed = urlparse(location)
-    raise InvalidInputException(f"{what} is at {location}: the lab reads tables on local or mounted paths only, "
-                                f"not on {parsed.scheme or location}")
+    try:
+        storage_for(location)
+    except StorageError as error:
+        raise InvalidInputException(f"{what} is at {location}: {error}") from None
+    return location
 
 
 def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -> Table:
@@ -201,7 +204,7 @@ def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:
     """A partition the snapshot added, placed in the directory of its files (the format's layout; reads go
     by the recorded files, never by the directory), rows unknown until ANALYZE."""
     rows = [f for f in files if not f.content] or files
-    directory = os.path.dirname(rows[0].path) if rows else os.path.join(table.location, name)
+    directory = parent(rows[0].path) if rows else join(table.location, name)
     return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)], location=directory,
                      parameters={**_sums(files), "numRows": "0", "rawDataSize": "0"})
 

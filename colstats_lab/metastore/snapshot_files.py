@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from typing import TYPE_CHECKING
 
 from ..files import ColumnFigures, DataFile, FileState
-from ..storage import files_by_location, is_local, states_by_location
+from ..errors import StorageError
+from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
 from .model import Table
 from .table_metadata import decode_value, encode_value
 
@@ -39,15 +39,17 @@ def unfollowed_commit(table: Table) -> str | None:
     metadata file than the one followed. None when neither shows."""
     fmt, followed = table.parameters.get(FORMAT_PARAM), table.parameters.get(SNAPSHOT_PARAM) or ""
     if fmt == "delta" and followed.isdigit():
-        if os.path.exists(os.path.join(table.location, "_delta_log", f"{int(followed) + 1:020d}.json")):
+        following = join(table.location, "_delta_log", f"{int(followed) + 1:020d}.json")
+        if storage_for(following).exists(following):
             return f"the Delta log has versions after {followed}, not followed yet: use the table through the lab"
     metadata = table.parameters.get(METADATA_PARAM)
     if fmt == "iceberg" and metadata:
-        number = _metadata_number(os.path.basename(metadata))
+        number = _metadata_number(name_of(metadata))
+        folder = parent(metadata)
         try:
-            names = os.listdir(os.path.dirname(metadata))
-        except OSError:
-            return f"the table's metadata folder {os.path.dirname(metadata)} cannot be read"
+            names = storage_for(folder).child_names(folder)
+        except (OSError, StorageError):
+            return f"the table's metadata folder {folder} cannot be read"
         if number is not None and any((_metadata_number(n) or -1) > number for n in names):
             return (f"the table has commits after snapshot {followed}, not followed yet: use the table through "
                     "the lab")

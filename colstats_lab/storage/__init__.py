@@ -3,8 +3,11 @@ scheme (`filesystems`), with one location parser (`locations`) and one place tha
 the URI Spark reads (`spark_paths`). Nothing outside it touches `os` for a table's files."""
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Hashable, Mapping, TypeVar
+import logging
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Hashable, Iterator, Mapping, TypeVar
 
 import pyarrow.parquet as pq
 
@@ -14,11 +17,13 @@ from .locations import is_local, join, local_path, name_of, normalized, parent, 
 from .spark_paths import (SPARK_PREFIXES, format_prefixes, local_file_path, parse_prefixes, prefixes_for,
                           spark_file_uri, spark_prefixes, spark_uri, spark_uris)
 
-__all__ = ["SPARK_PREFIXES", "Storage", "data_file_states", "files_by_location", "footer_of", "format_prefixes",
-           "is_local", "join", "list_data_files", "local_file_path", "local_path", "metadata_of_state", "name_of",
-           "normalized", "parent", "parse_prefixes", "prefetch_footers", "prefixes_for", "relative", "same_location", "scheme_of",
-           "spark_file_uri", "spark_prefixes", "spark_uri", "spark_uris", "states_by_location", "storage_for",
-           "translated"]
+log = logging.getLogger("colstats_lab.storage")
+
+__all__ = ["SPARK_PREFIXES", "Storage", "data_file_states", "files_by_location", "footer_of",
+           "footers_read_meanwhile", "forget_footers", "format_prefixes", "is_local", "join", "list_data_files",
+           "local_file_path", "local_path", "metadata_of_state", "name_of", "normalized", "parent", "parse_prefixes",
+           "prefetch_footers", "prefixes_for", "relative", "same_location", "scheme_of", "spark_file_uri",
+           "spark_prefixes", "spark_uri", "spark_uris", "states_by_location", "storage_for", "translated"]
 
 
 def list_data_files(location: str) -> list[DataFile]:
@@ -83,23 +88,67 @@ def footer_of(data_file: DataFile) -> pq.FileMetaData:
     return metadata_of_state(data_file.state)
 
 
-FOOTER_READERS = 16  # footers read at once from an object store: each is a ranged GET that mostly waits
+_FOOTERS_KEPT = 8192
+_footers: OrderedDict[FileState, pq.FileMetaData] = OrderedDict()  # by file state, the most recently used last
+_footers_lock = threading.Lock()
 
 
-def prefetch_footers(data_files: list[DataFile]) -> None:
-    """Reads the footers of the object-store files among `data_files` not read yet, FOOTER_READERS at a time, so
-    that the reads one after the other that follow find them read (a local footer costs no round trip)."""
-    states = [f.state for f in data_files if not is_local(f.path)]
-    if len(states) < 2:
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=min(FOOTER_READERS, len(states)), thread_name_prefix="colstats-footer") as pool:
-        list(pool.map(metadata_of_state, states))
-
-
-@lru_cache(maxsize=8192)
 def metadata_of_state(state: FileState) -> pq.FileMetaData:
     """The Parquet footer of the file in `state`, read once (on an object store: a ranged GET or two that
     name the state's ETag)."""
-    return storage_for(state[0]).footer(state)
+    with _footers_lock:
+        if state in _footers:
+            _footers.move_to_end(state)
+            return _footers[state]
+    footer = storage_for(state[0]).footer(state)
+    _keep_footers({state: footer})
+    return footer
+
+
+def _keep_footers(read: dict[FileState, pq.FileMetaData]) -> None:
+    with _footers_lock:
+        _footers.update(read)
+        while len(_footers) > _FOOTERS_KEPT:
+            _footers.popitem(last=False)
+
+
+def forget_footers() -> None:
+    """Drops every footer read (a benchmark's runs read theirs again, as a new process would)."""
+    with _footers_lock:
+        _footers.clear()
+
+
+def prefetch_footers(data_files: list[DataFile]) -> None:
+    """Reads the footers of the object-store files among `data_files` not read yet, all of them in one batch
+    per store (concurrent ranged GETs), so that the reads one at a time that follow find them read. A local
+    footer costs no round trip: none is read ahead. A footer that cannot be read is left to the read that
+    needs it, which names the file."""
+    with _footers_lock:
+        missing = list(dict.fromkeys(f.state for f in data_files if not is_local(f.path) and f.state not in _footers))
+    by_storage: dict[Storage, list[FileState]] = {}
+    for state in missing:
+        by_storage.setdefault(storage_for(state[0]), []).append(state)
+    for storage, states in by_storage.items():
+        _keep_footers(storage.footers(states))
+
+
+@contextmanager
+def footers_read_meanwhile(data_files: list[DataFile]) -> Iterator[None]:
+    """Reads the object-store footers among `data_files` on a thread while the block runs (a Spark job that
+    mostly waits for the JVM), and waits for them after it."""
+    if all(is_local(f.path) for f in data_files):
+        yield
+        return
+    reader = threading.Thread(target=_prefetch_quietly, args=(data_files,), name="colstats-footers", daemon=True)
+    reader.start()
+    try:
+        yield
+    finally:
+        reader.join()
+
+
+def _prefetch_quietly(data_files: list[DataFile]) -> None:
+    try:
+        prefetch_footers(data_files)
+    except Exception as error:  # noqa: BLE001 - the read that needs the footer raises it, naming the file
+        log.debug("footers not read ahead: %s", error)

@@ -23,9 +23,9 @@ def remove_aborted(metastore: Metastore, table: Table) -> list[str]:
             write_id = write_id_of(name)
             staging = _STAGING.match(name)
             if write_id is not None and write_id in valid.aborted_write_ids:
-                storage.remove_tree(path)
+                storage.remove(path)
                 removed.append(path)
             elif staging and metastore.txn_state(int(staging.group(1))) != "open":
-                storage.remove_tree(path)
+                storage.remove(path)
                 removed.append(path)
     return removed
