@@ -257,3 +257,68 @@ def test_a_delta_table_written_by_deltalake_to_s3_is_analyzed_and_followed_by_it
     assert answer["n"][0] == 601 and answer["top"][0] == 10**7
     lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR COLUMNS")
     assert _stats(lab, "orders")["amount"]["min"] == -5.0
+
+
+@pytest.mark.slow
+def test_an_iceberg_table_in_an_s3_warehouse_is_analyzed_and_its_puffin_file_lands_beside_it(s3_lab, s3, tmp_path):
+    from pyiceberg.catalog import load_catalog
+    from test_table_formats import assert_puffin_matches, assert_stats, iceberg_partition, three_appends
+
+    lab, warehouse = s3_lab, _table_location("warehouse")
+    properties = {"type": "sql", "uri": f"sqlite:///{tmp_path}/iceberg-catalog.db", "warehouse": warehouse,
+                  "s3.endpoint": s3.endpoint, "s3.access-key-id": s3.environment["AWS_ACCESS_KEY_ID"],
+                  "s3.secret-access-key": s3.environment["AWS_SECRET_ACCESS_KEY"], "s3.region": "us-east-1"}
+    catalog = load_catalog("ice", **properties)
+    catalog.create_namespace("db")
+    three_appends(catalog)  # pyiceberg writes its data and metadata files to the server
+    lab.attach("ice", properties)
+    assert lab.resolve("ice.db.events").location.startswith(warehouse + "/")
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    assert_stats(lab, "ice.db.events", truth, iceberg_partition)
+
+    published = lab.publish("ice.db.events").details
+    assert published.statistics_path.startswith(lab.resolve("ice.db.events").location + "/metadata/")  # on S3
+    assert_puffin_matches(catalog, lab, "db.events")
+    assert lab.publish("ice.db.events").details.unchanged
+
+
+@pytest.mark.slow
+def test_the_dashboard_shows_an_s3_table_and_what_another_job_changed_in_a_browser(s3_lab, s3):
+    import os
+
+    from playwright.sync_api import sync_playwright
+
+    from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
+    from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
+
+    lab, location = s3_lab, _table_location("shown")
+    key = location.removeprefix("s3://")
+    rng = np.random.default_rng(3)
+    for day in ("2026-02-01", "2026-02-02"):
+        _put(f"{key}/ds={day}/part-0.parquet", _events(rng, 300))
+    lab.register_external("shown", location)
+    lab.sql("ANALYZE TABLE shown COMPUTE STATISTICS FOR COLUMNS")
+    _put(f"{key}/ds=2026-02-02/part-0.parquet", _events(rng, 300))  # another job rewrites a file
+    port = free_port()
+    env = {**os.environ, "COLSTATS_HOME": lab.home, "PLOOMBER_STATS_ENABLED": "false"}  # the AWS variables too
+    with serving(voila_command(DASHBOARD_NOTEBOOK, port), port, os.path.join(lab.home, "voila.log"), env=env) as url, \
+            sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page.goto(url, timeout=120_000)
+        landing = page.locator("table.colstats-table").first
+        landing.wait_for(timeout=120_000)
+        row = landing.locator("tbody tr", has_text="default.shown")
+        assert "\texternal\t" in row.inner_text() and "not accurate in 1 partition(s)" in row.inner_text()
+        row.click()
+        table = page.locator("table.colstats-table").nth(1)
+        table.wait_for(timeout=120_000)
+        assert all(f"\n{c}\t" in "\n" + table.inner_text() for c in ("userId", "eventType", "amount", "at"))
+        page.locator(".lm-TabBar-tab", has_text="Freshness").click()
+        freshness = page.locator(".widget-tab-contents .lm-Widget:visible").first
+        freshness.locator(".js-plotly-plot").wait_for(timeout=60_000)
+        assert "1 of 2 partitions need an ANALYZE" in freshness.inner_text()
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_s3_table.png"), full_page=True)
+        browser.close()
