@@ -37,15 +37,15 @@ from .commands import catalogs
 from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
-from .storage import SPARK_PREFIXES, format_prefixes, parse_prefixes
+from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
 from .pruning import PruningReport, StatsAnswer
-from .tables import read_snapshot
+from .tables import kind_of, read_snapshot
 from .tables.snapshot import PartitionFiles
 from .tables.writer import WriteResult
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 
 _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True,
-                    "hive.stats.column.autogather": True,
+                    "hive.stats.column.autogather": True, STORAGE_LISTING: "auto",
                     # list bucketing on by default (Hive's defaults are false: it is the lab's point)
                     "hive.optimize.listbucketing": True, "hive.mapred.supports.subdirectories": True,
                     # Drill's metastore options, with Drill's defaults
@@ -92,6 +92,8 @@ class Lab:
         self.current_db = DEFAULT_DB
         self._options: dict[str, Any] = {}
         self.catalogs: dict[str, catalogs.AttachedCatalog] = {}
+        # an object store this process has no credentials for is listed through this lab's Spark
+        list_through_spark(lambda: self.spark, "auto")
         Lab._current = self
 
     @classmethod
@@ -186,8 +188,10 @@ class Lab:
         `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
         `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
         `metastore.retrieval.retry_attempts`, `colstats.history.keep` (states of each column's
-        statistics history `clean()` keeps), and `colstats.storage.spark_prefixes` (what Spark reads for
-        an object store's prefix: `s3://lake/=file:///mnt/lake/`, pairs separated by commas, or a dict)."""
+        statistics history `clean()` keeps), `colstats.storage.spark_prefixes` (what Spark reads for
+        an object store's prefix: `s3://lake/=file:///mnt/lake/`, pairs separated by commas, or a dict), and
+        `colstats.storage.listing` (`auto`: object stores this process has no credentials for are listed through
+        Spark; `store`: always through the store's client; `spark`: always through Spark)."""
         if key in _METASTORE_OPTIONS:
             return getattr(self.metastore, _METASTORE_OPTIONS[key])
         return self._options.get(key, _DEFAULT_OPTIONS.get(key))
@@ -216,6 +220,8 @@ class Lab:
             value = None if value is None else _as_count(key, value)
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
             value = _as_seconds(key, value)
+        elif key == STORAGE_LISTING:
+            list_through_spark(lambda: self.spark, str(value))
         elif key == SPARK_PREFIXES:
             value = format_prefixes(parse_prefixes(value))
             if self._spark is not None:
@@ -443,6 +449,12 @@ class Lab:
         """Per partition and column: whether its statistics are accurate for a reader now (None: never
         analyzed) and why not (the freshness view's heat map). No Spark."""
         return frames.freshness_frame(self.metastore, self.resolve(name))
+
+    def freshness_basis(self, name: str) -> str:
+        """What proves the table's statistics fresh: write IDs, each file's ETag (an object store), size and
+        modification time (a local directory, or an object store listed through Spark without credentials), or
+        the snapshot of an Iceberg or Delta table. No Spark."""
+        return kind_of(self.resolve(name)).freshness_basis(self.resolve(name))
 
     def transactions(self, name: str, limit: int = 200) -> pd.DataFrame:
         """The latest `limit` transactions that took a write ID of the table, newest first, with what they

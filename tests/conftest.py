@@ -53,10 +53,12 @@ def s3(tmp_path_factory):
     way the lab is told its endpoint and identity."""
     import fsspec
     import s3_server
+    import s3fs
 
     server = s3_server.start(str(tmp_path_factory.mktemp("s3") / "server"))
     saved = {key: os.environ.get(key) for key in server.environment}
     os.environ.update(server.environment)
+    s3fs.S3FileSystem.clear_instance_cache()  # one made by an earlier test, without these variables, is not reused
     fsspec.filesystem("s3").mkdir("lake")
     server.mount("lake")
     yield server
@@ -65,4 +67,5 @@ def s3(tmp_path_factory):
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+    s3fs.S3FileSystem.clear_instance_cache()
     s3_server.stop(server)

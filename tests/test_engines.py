@@ -5,87 +5,18 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
-from contextlib import contextmanager
 
-import pyspark
 import pytest
 
 from colstats_lab import Lab
 from engine_scenario import run
+from spark_servers import connect_server, standalone_cluster
 
 pytestmark = pytest.mark.slow  # the full lane only: a standalone cluster and a Spark Connect server of their own
 
 HERE = os.path.dirname(__file__)
-SPARK_HOME = os.path.dirname(pyspark.__file__)
-MASTER = "org.apache.spark.deploy.master.Master"
-WORKER = "org.apache.spark.deploy.worker.Worker"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for_port(port: int, log_dir: str, timeout_s: float = 180) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.5)
-    logs = "".join(open(os.path.join(log_dir, f)).read()[-2000:] for f in os.listdir(log_dir))
-    raise AssertionError(f"nothing listens on port {port} after {timeout_s} s:\n{logs}")
-
-
-def _daemon_env(tmp_path) -> dict[str, str]:
-    env = {**os.environ, "SPARK_HOME": SPARK_HOME, "SPARK_LOG_DIR": str(tmp_path / "logs"),
-           "SPARK_PID_DIR": str(tmp_path / "pids"), "SPARK_WORKER_DIR": str(tmp_path / "work"),
-           "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": os.pathsep.join(sys.path)}
-    os.makedirs(env["SPARK_LOG_DIR"], exist_ok=True)
-    return env
-
-
-def _sbin(env: dict, *args: str) -> None:
-    subprocess.run(["bash", os.path.join(SPARK_HOME, "sbin", args[0]), *args[1:]], env=env, check=True,
-                   capture_output=True, timeout=120)
-
-
-@contextmanager
-def _connect_server(tmp_path):
-    env = _daemon_env(tmp_path)
-    port = _free_port()
-    _sbin(env, "start-connect-server.sh", "--master", "local[2]", "--conf", f"spark.connect.grpc.binding.port={port}",
-          "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.session.timeZone=UTC",
-          # progress every 50 ms (2 s by default), so even the test's small job reports its stages
-          "--conf", "spark.connect.progress.reportInterval=50ms",
-          "--conf", f"spark.sql.warehouse.dir={tmp_path / 'warehouse'}")
-    try:
-        _wait_for_port(port, env["SPARK_LOG_DIR"])
-        yield f"sc://127.0.0.1:{port}", env
-    finally:
-        _sbin(env, "stop-connect-server.sh")
-
-
-@contextmanager
-def _standalone_cluster(tmp_path):
-    env = _daemon_env(tmp_path)
-    port = _free_port()
-    master = f"spark://127.0.0.1:{port}"
-    _sbin(env, "spark-daemon.sh", "start", MASTER, "1", "--host", "127.0.0.1", "--port", str(port), "--webui-port", "0")
-    try:
-        _wait_for_port(port, env["SPARK_LOG_DIR"])
-        _sbin(env, "spark-daemon.sh", "start", WORKER, "1", "--host", "127.0.0.1", "--webui-port", "0",
-              "--cores", "2", "--memory", "1g", master)
-        yield master, env
-    finally:
-        _sbin(env, "spark-daemon.sh", "stop", WORKER, "1")
-        _sbin(env, "spark-daemon.sh", "stop", MASTER, "1")
 
 
 def _scenario_elsewhere(home, how: str, url: str, env: dict) -> dict:
@@ -115,7 +46,7 @@ def _check_scenario(result: dict) -> None:
 
 def test_spark_connect_gives_what_embedded_spark_gives(embedded, tmp_path):
     _check_scenario(embedded)
-    with _connect_server(tmp_path) as (url, env):
+    with connect_server(tmp_path) as (url, env):
         remote = _scenario_elsewhere(tmp_path / "lab", "remote", url, env)
     progress = remote.pop("progress")
     assert remote == embedded
@@ -126,6 +57,6 @@ def test_spark_connect_gives_what_embedded_spark_gives(embedded, tmp_path):
 
 
 def test_standalone_cluster_gives_what_embedded_spark_gives(embedded, tmp_path):
-    with _standalone_cluster(tmp_path) as (master, env):
+    with standalone_cluster(tmp_path) as (master, env):
         clustered = _scenario_elsewhere(tmp_path / "lab", "master", master, env)
     assert clustered == embedded

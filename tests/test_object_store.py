@@ -322,3 +322,85 @@ def test_the_dashboard_shows_an_s3_table_and_what_another_job_changed_in_a_brows
         os.makedirs(ARTIFACTS, exist_ok=True)
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_s3_table.png"), full_page=True)
         browser.close()
+
+
+@pytest.mark.slow
+def test_without_storage_credentials_spark_lists_the_table_and_freshness_says_its_proof_is_weaker(s3_lab, s3,
+                                                                                                monkeypatch):
+    import s3fs
+
+    lab, location = s3_lab, _table_location("listed")
+    key = location.removeprefix("s3://")
+    rng = np.random.default_rng(17)
+    for day in ("a", "b"):  # no nanosecond timestamps: Spark's inference, which stands in for footers here, refuses them
+        for part in range(2):
+            _put(f"{key}/ds={day}/part-{part}.parquet", _events(rng, 200).drop(columns="at"))
+    truth = _read_back(location)
+    for variable in s3.environment:
+        monkeypatch.delenv(variable)  # this process has no credentials, its Spark reads the bucket its own way
+    s3fs.S3FileSystem.clear_instance_cache()
+    before = s3.requests()
+    lab.register_external("listed", location)
+    lab.sql("ANALYZE TABLE listed COMPUTE STATISTICS FOR COLUMNS")
+    assert sum((s3.requests() - before).values()) == 0  # not one request of the lab's own: Spark listed the files
+    stats = _stats(lab, "listed")
+    for column, name in (("userid", "userId"), ("amount", "amount")):
+        assert stats[column]["nulls"] == truth[name].isna().sum() and stats[column]["max"] == truth[name].max()
+    assert int(lab.resolve("listed").parameters["numRows"]) == len(truth) == 800
+    assert lab.freshness_basis("listed").startswith("each file's size and modification time (listed through Spark")
+
+    other_job = s3fs.S3FileSystem(key=s3.environment["AWS_ACCESS_KEY_ID"], endpoint_url=s3.endpoint,
+                                  secret=s3.environment["AWS_SECRET_ACCESS_KEY"])
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(_events(rng, 50).drop(columns="at"), preserve_index=False), buffer)
+    other_job.pipe(f"{key}/ds=b/part-7.parquet", buffer.getvalue())
+    staleness = lab.staleness("listed").set_index("partition")["accurate"].astype(bool)
+    assert sorted(staleness[~staleness].index) == ["ds=b"]
+    assert lab.sql("SELECT count(*) AS n FROM listed").df["n"][0] == 850
+
+
+# what a notebook on a Spark Connect server runs: a process of its own (PySpark makes no remote session in a
+# process that holds a classic one), printing what it found as JSON
+_REMOTE_NOTEBOOK = """
+import json, sys
+from colstats_lab import Lab
+from colstats_lab.storage import SPARK_PREFIXES
+home, url, location, mount = sys.argv[1:5]
+lab = Lab(home=home, remote=url)
+lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + mount})
+lab.register_external("remote", location)
+lab.sql("ANALYZE TABLE remote COMPUTE STATISTICS FOR COLUMNS")
+frame = lab.stats_frame("remote")
+table = frame[frame["partition"].isna()].set_index("column")
+print(json.dumps({"amount": [float(table.loc["amount", "min"]), float(table.loc["amount", "max"])],
+                  "eventtype_nulls": int(table.loc["eventtype", "nulls"]),
+                  "partitions": sorted(frame["partition"].dropna().unique().tolist()),
+                  "basis": lab.freshness_basis("remote")}))
+lab.close()
+"""
+
+
+@pytest.mark.slow
+def test_a_spark_connect_session_without_storage_credentials_analyzes_an_s3_table(s3, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from spark_servers import connect_server
+
+    location = _table_location("remote")
+    rng = np.random.default_rng(23)
+    for day in ("a", "b", "c"):
+        _put(f"{location.removeprefix('s3://')}/ds={day}/part-0.parquet", _events(rng, 150).drop(columns="at"))
+    truth = _read_back(location)
+    # neither the notebook nor the Connect server has credentials: the server reads the bucket through its mount
+    bare = {key: value for key, value in os.environ.items() if key not in s3.environment}
+    with connect_server(tmp_path, env=bare) as (url, _):
+        done = subprocess.run([sys.executable, "-c", _REMOTE_NOTEBOOK, str(tmp_path / "lab"), url, location,
+                               s3.mounts["lake"]], capture_output=True, text=True, timeout=600, env=bare)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["amount"] == [truth["amount"].min(), truth["amount"].max()]
+    assert found["eventtype_nulls"] == truth["eventType"].isna().sum()
+    assert found["partitions"] == ["ds=a", "ds=b", "ds=c"] and "listed through Spark" in found["basis"]

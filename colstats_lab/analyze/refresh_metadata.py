@@ -27,6 +27,7 @@ from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
 from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table, ValidWriteIdList
+from ..storage import storage_for
 from ..metastore.changes import ReplaceMetadata
 from ..metastore.quantiles import kll_for
 from ..metastore.table_metadata import (
@@ -186,6 +187,10 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
             f"{table.qualified_name} has position-delete files in {with_deletes[0]}: REFRESH METADATA keeps each "
             "file's figures from its footer, which counts the rows they delete; use ANALYZE TABLE ... COMPUTE "
             "STATISTICS, which reads the rows a reader sees")
+    unread = next((f.path for p in parts for f in p.files if not storage_for(f.path).reads_footers), None)
+    if unread is not None:
+        raise InvalidInputException(f"REFRESH METADATA keeps each file's footer figures, and {unread} is listed "
+                                    "through Spark here, with no storage credentials to read its footer")
     states = {f.path: f.state for p in parts for f in p.files}
     last = metastore.get_table_metadata(table.dbName, table.tableName)
     outcome = RefreshOutcome(table.qualified_name, request.level, False, "full", "first analyze of the table",

@@ -38,7 +38,7 @@ from ..stats.aggregate import served_by_footers
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
-from ..storage import footers_read_meanwhile, is_local
+from ..storage import FooterUnavailable, footers_read_meanwhile, is_local
 from ..tables.layout import footer_counts
 from ..tables.kinds import kind_of, read_snapshot, snapshot_files
 from ..tables.snapshot import PartitionFiles
@@ -179,7 +179,10 @@ def _group_of(part: PartitionFiles, plans: list[ColumnPlan], groups: dict) -> Gr
 
 
 def _raw_data_size(files: list[DataFile]) -> int:
-    return sum(footer_counts(f)[1] for f in files)
+    try:
+        return sum(footer_counts(f)[1] for f in files)
+    except FooterUnavailable:  # listed through Spark without credentials: unknown, 0 as before any ANALYZE
+        return 0
 
 
 @dataclass(frozen=True)

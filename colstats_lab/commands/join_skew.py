@@ -95,7 +95,10 @@ def _how(how: str) -> str:
 
 def _keys(table: Table, key: str | list[str]) -> list[str]:
     """The key's columns: one name, or a list of them (a composite key)."""
-    names = [key] if isinstance(key, str) else list(key)
+    names = [key] if isinstance(key, str) else list(key) if isinstance(key, (list, tuple)) else None
+    if names is None:  # None, a number: never iterated as if it named columns
+        raise InvalidInputException(f"a join key of {table.qualified_name} is a column name or a list of them, "
+                                    f"not {key!r}")
     if not names:
         raise InvalidInputException(f"a join key of {table.qualified_name} names at least one column")
     return [_key(table, name) for name in names]

@@ -35,7 +35,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     """`Lab.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
     meta = session.resolve(table)
     check_skew_options(mode, k, min_share, max_keys, max_items)
-    names = [columns] if isinstance(columns, str) else list(columns)
+    names = [columns] if isinstance(columns, str) else list(columns) if isinstance(columns, (list, tuple)) else []
     if not names or not all(isinstance(c, str) and c.strip() for c in names):
         raise InvalidInputException(f"skew takes one or more column names, not {columns!r}")
     names = [c.strip().lower() for c in names]

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from ..coltypes import parse_type
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
 from ..files import DataFile, FileState
-from ..storage import metadata_of_state, prefetch_footers
+from ..storage import FooterUnavailable, metadata_of_state, prefetch_footers
 from ..metastore.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from ..metastore.merge import merge_metadata_column
@@ -61,14 +61,15 @@ class FileFooter:
     row_groups: list[RowGroupFooter]
     from_metadata: frozenset[str] = frozenset()  # columns whose figures the table format's metadata gave
     whole_file: bool = False  # one row group stands for the file: the format's figures, no footer's groups
+    read: bool = True  # False: its storage reads no footer (listed through Spark): it serves and bounds nothing
 
     def served(self, column: str) -> bool:
         """True when every row group's footer has this column's figures, its minimum and maximum exact."""
-        return all(column in rg.columns and rg.columns[column].exact for rg in self.row_groups)
+        return self.read and all(column in rg.columns and rg.columns[column].exact for rg in self.row_groups)
 
     def bounded(self, column: str) -> bool:
         """True when every row group's footer bounds this column's values (what pruning needs)."""
-        return all(column in rg.columns for rg in self.row_groups)
+        return self.read and all(column in rg.columns for rg in self.row_groups)
 
 
 def footer_column(name: str, type_name: str, row_groups: list[RowGroupFooter]) -> ColumnMetadata:
@@ -91,9 +92,12 @@ def read_footer(path: str, columns: dict[str, str], state: FileState | None = No
     from the same state is reused: planning a query over a few thousand files otherwise reads every footer
     again (0.27 s for 1,500)."""
     ids = tuple(sorted((field_ids or {}).items()))
-    if state is None or state[0] != path:
-        return _read_footer(path, columns, ids)
-    return _footer_of_state(state, tuple(columns.items()), ids)
+    try:
+        if state is None or state[0] != path:
+            return _read_footer(path, columns, ids)
+        return _footer_of_state(state, tuple(columns.items()), ids)
+    except FooterUnavailable:  # no row count, no figures: whoever plans with it has Spark read the file
+        return FileFooter(path, 0, [], read=False)
 
 
 def file_footer(data_file: DataFile, columns: dict[str, str], field_ids: dict[str, int] | None = None, *,

@@ -21,7 +21,7 @@ from ..errors import spark_errors
 from ..file_columns import (NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, is_nanosecond_timestamp,
                             nanos_param, spelling_param)
 from ..files import DataFile
-from ..storage import footer_of, join, list_data_files, normalized, parent, relative, spark_uris
+from ..storage import FooterUnavailable, footer_of, join, list_data_files, normalized, parent, relative, spark_uris
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.model import leaf_name
 from ..metastore.merge import merge_table_level
@@ -68,6 +68,8 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     path = data_file.path
     try:
         parquet = footer_of(data_file).schema
+    except FooterUnavailable:  # listed through Spark: its inference alone says the columns
+        return _columns_spark_infers(spark, path, partition_keys)
     except (OSError, ValueError) as exc:  # pyarrow's: not Parquet, cut short
         raise InvalidInputException(f"cannot read {path} as Parquet: {exc}") from None
     arrow = parquet.to_arrow_schema()
@@ -100,6 +102,22 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     for name, why in skipped.items():
         log.warning("%s: column %s is left out: it is %s", path, name, why)
     return FileColumns(cols, {k: v for k, v in parameters.items() if v is not None}, skipped)
+
+
+def _columns_spark_infers(spark: SparkSession, path: str, partition_keys: list[str]) -> FileColumns:
+    """The columns of the Parquet file at `path` as Spark infers them, where its footer is not read here (no
+    storage credentials): a nanosecond timestamp or a column Spark cannot read fails in Spark's words."""
+    with spark_errors(f"cannot read {path} as Parquet"):
+        schema = spark.read.parquet(*spark_uris(spark, [path])).schema
+    names = [f.name for f in schema.fields]
+    by_lower_name(names, f"Parquet file {path}")
+    keys = {k.lower() for k in partition_keys}
+    kept = [f for f in schema.fields if f.name.lower() not in keys]
+    if not kept:
+        raise InvalidInputException(f"{path} has no data columns")
+    spelling = spelling_param([f.name for f in kept] + list(partition_keys))
+    return FileColumns([FieldSchema(f.name.lower(), from_spark_type(f.dataType).name) for f in kept],
+                       {SPELLING_PARAM: spelling} if spelling else {})
 
 
 def _unreadable(leaves: list, arrow_field: pa.Field) -> str | None:

@@ -55,6 +55,10 @@ class TableKind(ABC):
         """count(*) from the files' own metadata, with what it came from; None when it keeps none."""
         return None
 
+    def freshness_basis(self, table: Table) -> str:
+        """What proves the table's statistics fresh for a reader, as the views say it."""
+        return "write IDs (Hive's ValidWriteIdList)"
+
 
 class DirectoryTable(TableKind):
     """A table whose partitions are directories, listed as they are now (which of them a reader sees: `_dirs`)."""
@@ -94,6 +98,9 @@ class ExternalTable(DirectoryTable):
     written_elsewhere = True
     directories_are_partitions = True
 
+    def freshness_basis(self, table: Table) -> str:
+        return f"each file's {storage_for(table.location).proves_by}"
+
     def _dirs(self, location: str, valid: ValidWriteIdList) -> list[str]:
         # an object store's prefix with nothing under it lists no files: no request to ask if it is a directory
         return [location] if not is_local(location) or storage_for(location).is_dir(location) else []
@@ -122,6 +129,9 @@ class FormatTable(TableKind):
 
     def read(self, spark, table, parts, with_file):
         return read_format_snapshot(spark, table, parts, with_file)
+
+    def freshness_basis(self, table: Table) -> str:
+        return f"the {snapshot_word(table)} of the table the lab follows"
 
     def record_count(self, metastore, table, partitions):
         """Exact whether or not the lab's statistics are fresh. None (a scan, or the lab's statistics) when a

@@ -48,7 +48,9 @@ class FreshnessView(View):
             f'{fmt.count(cells - stale - never)} of {fmt.count(cells)} statistics accurate, {fmt.count(stale)} not, '
             f'{fmt.count(never)} never analyzed'
             + (f' · {fmt.count(not_accurate)} of {fmt.count(len(self.staleness))} partitions need an ANALYZE'
-               if owners == "partitions" else "") + "</div>")
+               if owners == "partitions" else "")
+            + f'<div class="colstats-muted">fresh by {fmt.escape(self.lab.freshness_basis(self.table.qualified_name))}'
+              '</div></div>')
         self.chart.clear_output()
         self.figure = charts.freshness_heatmap(self.frame, f"Statistics of {self.table.tableName} a reader can trust now")
         with self.chart:
