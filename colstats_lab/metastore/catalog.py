@@ -8,6 +8,7 @@ import sqlite3
 from typing import Iterable
 
 from ..coltypes import parse_type
+from ..storage import join
 
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
@@ -44,7 +45,7 @@ class CatalogAPI:
                 if if_not_exists:
                     return
                 raise AlreadyExistsException(f"database {name} already exists")
-            self._insert_db(name, os.path.join(self.warehouse, f"{name}.db"), description)
+            self._insert_db(name, join(self.warehouse, f"{name}.db"), description)
 
     def get_all_databases(self) -> list[str]:
         with self.snapshot() as conn:

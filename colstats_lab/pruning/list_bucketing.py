@@ -12,7 +12,6 @@ Anything else keeps directories, so a pruned scan returns the same rows as a ful
 from __future__ import annotations
 
 import itertools
-import os
 from typing import Callable
 
 from sqlglot import exp
@@ -22,6 +21,7 @@ from ..metastore import InvalidInputException, SkewedInfo, Table
 from ..tables.partition_values import canonical_value
 from ..tables.snapshot import PartitionFiles
 from ..metastore.levels import Level
+from ..storage import parent, relative
 from .report import PruningDecision
 from .statistics import ANYTHING, FALSE, NULL, TRUE, and3, conjuncts, or3
 
@@ -43,8 +43,8 @@ def prune_list_bucketing(table: Table, parts: list[PartitionFiles], where: exp.E
             continue
         by_directory: dict[str, list] = {}
         for data_file in part.files:
-            base = next(d for d in part.dirs if data_file.path.startswith(d + os.sep))
-            sub = os.path.relpath(os.path.dirname(data_file.path), base).replace(os.sep, "/")
+            base = next(d for d in part.dirs if data_file.path.startswith(d.rstrip("/") + "/"))
+            sub = relative(parent(data_file.path), base)
             by_directory.setdefault(sub, []).append(data_file)
         values = {spec.directory_of(tuple(v)): tuple(v) for v in spec.skewedColValues}
         kept_files = []
