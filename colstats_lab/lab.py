@@ -73,7 +73,8 @@ def lab_home(home: str | None = None) -> str:
 
 
 class Lab:
-    """A workbench over one metastore (`home/metastore.db`) and warehouse (`home/warehouse`).
+    """A workbench over one metastore (`home/metastore.db`) and warehouse (`home/warehouse`, or `warehouse`:
+    where a new metastore's databases keep their managed tables, an object store's prefix too).
 
     Spark starts on first use: `spark` (a session of your own), `master` (a master URL) or
     `remote` (a Spark Connect URL, `sc://host:port`); otherwise `COLSTATS_SPARK_REMOTE`,
@@ -83,10 +84,12 @@ class Lab:
     _current: "Lab | None" = None
 
     def __init__(self, home: str | None = None, spark: SparkSession | None = None, master: str | None = None,
-                 remote: str | None = None, spark_conf: dict[str, str] | None = None):
+                 remote: str | None = None, spark_conf: dict[str, str] | None = None, warehouse: str | None = None):
         self.home = lab_home(home)
         os.makedirs(self.home, exist_ok=True)
-        self.metastore = Metastore(os.path.join(self.home, "metastore.db"), os.path.join(self.home, "warehouse"))
+        # where a new metastore's databases keep their managed tables: home/warehouse, or an object store's prefix
+        self.metastore = Metastore(os.path.join(self.home, "metastore.db"), warehouse or os.path.join(self.home,
+                                                                                                       "warehouse"))
         self._spark = spark
         self._master, self._remote, self._spark_conf = master, remote, spark_conf
         self.current_db = DEFAULT_DB

@@ -404,3 +404,49 @@ def test_a_spark_connect_session_without_storage_credentials_analyzes_an_s3_tabl
     assert found["amount"] == [truth["amount"].min(), truth["amount"].max()]
     assert found["eventtype_nulls"] == truth["eventType"].isna().sum()
     assert found["partitions"] == ["ds=a", "ds=b", "ds=c"] and "listed through Spark" in found["basis"]
+
+
+@pytest.mark.slow
+def test_a_managed_table_in_an_s3_warehouse_is_written_analyzed_and_cleaned(s3, spark, tmp_path):
+    from colstats_lab import Lab
+
+    warehouse = _table_location("warehouse")
+    lab = Lab(home=str(tmp_path / "lab"), spark=spark, warehouse=warehouse)
+    fs = fsspec.filesystem("s3")
+    try:
+        lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + s3.mounts["lake"]})
+        lab.sql("CREATE TABLE orders (id BIGINT, amount DOUBLE) PARTITIONED BY (ds STRING)")
+        assert lab.resolve("orders").location == warehouse + "/orders"
+        rng = np.random.default_rng(29)
+        first = pd.DataFrame({"id": np.arange(100), "amount": rng.normal(50, 10, 100).round(2)})
+        lab.write("orders", first, partition={"ds": "2026-03-01"})  # static: one delta directory
+        both = pd.DataFrame({"id": np.arange(100, 160), "amount": rng.normal(70, 10, 60).round(2),
+                             "ds": ["2026-03-01", "2026-03-02"] * 30})
+        lab.write("orders", both)  # dynamic: a delta directory in each partition
+        with pytest.raises(RuntimeError):
+            with lab.transaction() as txn:
+                lab.write("orders", pd.DataFrame({"id": [999], "amount": [10**6]}), partition={"ds": "2026-03-02"},
+                          txn=txn)
+                raise RuntimeError("the job fails after its files landed")
+        keys = fs.find(warehouse.removeprefix("s3://"))
+        aborted = [k for k in keys if "/delta_0000003_0000003/" in k]
+        assert aborted and all("/ds=2026-03-02/" in k for k in aborted)  # on S3, yet no reader sees it
+        assert not any("_staging_" in k for k in keys)
+
+        truth = pd.concat([first.assign(ds="2026-03-01"), both], ignore_index=True)
+        answer = lab.sql("SELECT count(*) AS n, max(amount) AS top FROM orders").df
+        assert answer["n"][0] == len(truth) == 160 and answer["top"][0] == truth["amount"].max()
+        lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR COLUMNS")
+        stats = _stats(lab, "orders")
+        assert stats["amount"]["min"] == truth["amount"].min() and stats["amount"]["max"] == truth["amount"].max()
+        assert int(lab.resolve("orders").parameters["numRows"]) == 160
+
+        lab.clean()
+        fs.invalidate_cache()
+        assert not any("/delta_0000003_0000003/" in k for k in fs.find(warehouse.removeprefix("s3://")))
+        lab.sql("DROP TABLE orders")
+        fs.invalidate_cache()
+        # no file left (the FUSE mount Spark wrote through may leave the folder itself as an empty marker)
+        assert [k for k in fs.find(warehouse.removeprefix("s3://") + "/orders") if k.endswith(".parquet")] == []
+    finally:
+        lab.close()

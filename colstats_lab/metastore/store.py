@@ -12,6 +12,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+from ..storage import is_local, normalized
 from . import segments
 from .autoanalyze import AutoAnalyzeAPI
 from .catalog import CatalogAPI
@@ -39,7 +40,8 @@ class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, Tabl
     def __init__(self, path: str, warehouse: str | None = None):
         self.path = os.path.abspath(path)
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self.warehouse = os.path.abspath(warehouse or os.path.join(os.path.dirname(self.path), "warehouse"))
+        warehouse = warehouse or os.path.join(os.path.dirname(self.path), "warehouse")
+        self.warehouse = os.path.abspath(warehouse) if is_local(warehouse) else normalized(warehouse)
         self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                                      check_same_thread=False)
         self._conn.row_factory = sqlite3.Row

@@ -41,9 +41,10 @@ class Storage(ABC):
     reads_footers = True
 
     @abstractmethod
-    def data_files(self, location: str) -> list[DataFile]:
+    def data_files(self, location: str, hidden_folders: bool = False) -> list[DataFile]:
         """Data files under `location`, recursively, by Spark's rule (no name under it starting with `_` or
-        `.`); [] when nothing is there."""
+        `.`; with `hidden_folders`, the file's own name only: a writer's output before it is laid out);
+        [] when nothing is there."""
 
     def data_file_states(self, location: str) -> set[FileState]:
         """The states of `data_files(location)`: what a freshness check compares."""
@@ -85,6 +86,12 @@ class Storage(ABC):
         """Removes the file at `location`, or the directory and everything under it; nothing when it is not there."""
 
     @abstractmethod
+    def move(self, source: str, target: str) -> None:
+        """Moves the file or directory `source` to `target` (a rename locally; on an object store a server-side
+        copy of each object, then its removal: not atomic, which the write IDs that hide an unfinished write
+        allow)."""
+
+    @abstractmethod
     def read_bytes(self, location: str) -> bytes:
         """The whole file at `location`."""
 
@@ -96,8 +103,9 @@ class Storage(ABC):
 class LocalStorage(Storage):
     """The machine's own file system (and anything mounted into it)."""
 
-    def data_files(self, location: str) -> list[DataFile]:
-        return [DataFile(path, stat.st_size, stat.st_mtime) for path, stat in _local_entries(location, ordered=True)]
+    def data_files(self, location: str, hidden_folders: bool = False) -> list[DataFile]:
+        return [DataFile(path, stat.st_size, stat.st_mtime)
+                for path, stat in _local_entries(location, ordered=True, hidden_folders=hidden_folders)]
 
     def data_file_states(self, location: str) -> set[FileState]:
         # without a DataFile each or their order: a freshness check compares 10,000 partitions at a time
@@ -130,6 +138,10 @@ class LocalStorage(Storage):
         except FileNotFoundError:
             pass
 
+    def move(self, source: str, target: str) -> None:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.rename(source, target)
+
     def read_bytes(self, location: str) -> bytes:
         with open(location, "rb") as handle:
             return handle.read()
@@ -141,7 +153,7 @@ class LocalStorage(Storage):
         os.replace(temporary, location)
 
 
-def _local_entries(directory: str, ordered: bool) -> list[tuple[str, os.stat_result]]:
+def _local_entries(directory: str, ordered: bool, hidden_folders: bool = False) -> list[tuple[str, os.stat_result]]:
     """(path, stat) of the data files under `directory`: a directory's own files by name, then its
     subdirectories' (symbolic links to directories are not followed). One scandir a directory, since a
     table of 100,000 partitions is listed whole to judge its statistics' freshness."""
@@ -153,9 +165,9 @@ def _local_entries(directory: str, ordered: bool) -> list[tuple[str, os.stat_res
         entries.sort(key=_entry_name)
     files, subdirectories = [], []
     for entry in entries:
-        if not is_data_file(entry.name):
-            continue
         try:
+            if not is_data_file(entry.name) and not (hidden_folders and entry.is_dir()):
+                continue
             if entry.is_dir():
                 if not entry.is_symlink():
                     subdirectories.append(entry.path)
@@ -164,7 +176,7 @@ def _local_entries(directory: str, ordered: bool) -> list[tuple[str, os.stat_res
         except FileNotFoundError:  # removed by another job while we listed
             continue
     for path in subdirectories:
-        files.extend(_local_entries(path, ordered))
+        files.extend(_local_entries(path, ordered, hidden_folders))
     return files
 
 
@@ -188,14 +200,15 @@ class FsspecStorage(Storage):
         # standard environment (AWS_ACCESS_KEY_ID, AWS_ENDPOINT_URL, ...), read when it is made
         return fsspec.filesystem(self.protocol)
 
-    def data_files(self, location: str) -> list[DataFile]:
+    def data_files(self, location: str, hidden_folders: bool = False) -> list[DataFile]:
         scheme, root = _split(location)
         with translated(location):
             found = self.fs.find(root, detail=True)
         out = []
         for name, info in sorted(found.items()):
             inside = name[len(root):].strip("/") if name.startswith(root) else name
-            if info.get("type") == "directory" or not inside or not all(map(is_data_file, inside.split("/"))):
+            checked = inside.split("/")[-1:] if hidden_folders else inside.split("/")
+            if info.get("type") == "directory" or not inside or not all(map(is_data_file, checked)):
                 continue
             out.append(DataFile(f"{scheme}://{name}", int(info.get("size") or 0), _modified(info), etag=_etag(info)))
         return out
@@ -278,6 +291,12 @@ class FsspecStorage(Storage):
                 self.fs.rm(root, recursive=True)
             except FileNotFoundError:
                 pass
+
+    def move(self, source: str, target: str) -> None:
+        _, from_key = _split(source)
+        _, to_key = _split(target)
+        with translated(source):
+            self.fs.mv(from_key, to_key, recursive=True)
 
     def read_bytes(self, location: str) -> bytes:
         _, key = _split(location)

@@ -26,7 +26,7 @@ class SparkListing(Storage):
     def __init__(self, spark: Callable[[], object]):
         self._spark = spark
 
-    def data_files(self, location: str) -> list[DataFile]:
+    def data_files(self, location: str, hidden_folders: bool = False) -> list[DataFile]:
         spark = self._spark()
         prefixes = spark_prefixes(spark)
         read = spark_uri(location, prefixes)
@@ -72,6 +72,9 @@ class SparkListing(Storage):
 
     def remove(self, location: str) -> None:
         raise StorageError(f"cannot remove {location}: no storage credentials in this process")
+
+    def move(self, source: str, target: str) -> None:
+        raise StorageError(f"cannot move {source}: no storage credentials in this process")
 
     def read_bytes(self, location: str) -> bytes:
         raise StorageError(f"cannot read {location}: no storage credentials in this process")

@@ -4,8 +4,6 @@ that commits the write.
 """
 from __future__ import annotations
 
-import os
-import shutil
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -39,7 +37,7 @@ from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observ
 from ..stats.aggregate import served_by_footers
 from ..stats.footers import footer_servable, group_figures
 from ..files import is_data_file
-from ..storage import list_data_files
+from ..storage import join, list_data_files, parent, relative, same_location, spark_uris, storage_for
 from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
 from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
                              values_by_directory)
@@ -117,21 +115,21 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     if announced:
         metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, announced, "i", write_id)
     valid = txn.snapshot(table)
-    staging = os.path.join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
+    staging = join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
     moved: list[str] = []
     try:
         writer = frame.write.mode("overwrite")
         if partition_by:
             writer = writer.partitionBy(*partition_by)
         with spark_errors(f"cannot write the data into {table.qualified_name}"):
-            writer.parquet(staging)
+            writer.parquet(spark_uris(spark, [staging])[0])
         written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved, specs)
     except BaseException:
         for directory in moved:
-            shutil.rmtree(directory, ignore_errors=True)
+            storage_for(directory).remove(directory)
         raise
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        storage_for(staging).remove(staging)
     gathered: dict[str | None, GroupStats] = {}
     from_footers: set[str] = set()
     if collect is not None:
@@ -196,7 +194,7 @@ def _footer_will_hold(spark: SparkSession, plan: ColumnPlan) -> bool:
 
 def _new_partition(table: Table, name: str, write_id: int = 0) -> Partition:
     return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(name)],
-                     location=os.path.join(table.location, name), writeId=write_id,
+                     location=join(table.location, name), writeId=write_id,
                      keys=table.partition_key_names)
 
 
@@ -265,26 +263,26 @@ def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, part
         leaves = {_static_name(table, partition): None}
     if not table.is_partitioned:
         leaves = {None: [(None, staging)]}
+    storage = storage_for(table.location)
     for rel, sources in sorted(leaves.items(), key=lambda kv: kv[0] or ""):
-        part_dir = os.path.join(table.location, rel) if rel else table.location
-        os.makedirs(part_dir, exist_ok=True)
+        part_dir = join(table.location, rel) if rel else table.location
+        storage.makedirs(part_dir)
         earlier = own_dirs(part_dir, write_id)  # this transaction's earlier statements here
         if mode == "overwrite":
             for directory in earlier:  # the overwrite replaces them too; nobody else could see them
-                shutil.rmtree(directory)
-            target = os.path.join(part_dir, base_dir_name(write_id))
+                storage.remove(directory)
+            target = join(part_dir, base_dir_name(write_id))
         else:
-            target = os.path.join(part_dir, delta_dir_name(write_id, len(earlier)))
-        os.makedirs(target)
+            target = join(part_dir, delta_dir_name(write_id, len(earlier)))
+        storage.makedirs(target)
         moved.append(target)
         for sub, source in sources or []:
             if sub is None:
-                for name in os.listdir(source):
-                    if name != DIRECTORY_COLUMN and not name.startswith(DIRECTORY_COLUMN + "="):
-                        os.rename(os.path.join(source, name), os.path.join(target, name))
+                for name in storage.child_names(source):
+                    if is_data_file(name) and name != DIRECTORY_COLUMN and not name.startswith(DIRECTORY_COLUMN + "="):
+                        storage.move(join(source, name), join(target, name))
             else:
-                os.makedirs(os.path.dirname(os.path.join(target, sub)), exist_ok=True)
-                os.rename(source, os.path.join(target, sub))
+                storage.move(source, join(target, sub))
         written[rel] = _footer_totals(target)
         if rel in specs:
             directories = values_by_directory(specs[rel])
@@ -295,9 +293,10 @@ def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, part
 def _leaf_dirs(staging: str) -> dict[str, str]:
     """Partition name -> directory, for each directory of Spark's partitioned output that holds files."""
     out = {}
-    for root, _dirs, files in os.walk(staging):
-        if root != staging and any(is_data_file(f) for f in files):
-            out[os.path.relpath(root, staging).replace(os.sep, "/")] = root
+    for data_file in storage_for(staging).data_files(staging, hidden_folders=True):  # __list_bucketing_dir=...
+        folder = parent(data_file.path)
+        if not same_location(folder, staging):
+            out[relative(folder, staging)] = folder
     return out
 
 
