@@ -57,15 +57,17 @@ def s3(tmp_path_factory):
 
     server = s3_server.start(str(tmp_path_factory.mktemp("s3") / "server"))
     saved = {key: os.environ.get(key) for key in server.environment}
-    os.environ.update(server.environment)
-    s3fs.S3FileSystem.clear_instance_cache()  # one made by an earlier test, without these variables, is not reused
-    fsspec.filesystem("s3").mkdir("lake")
-    server.mount("lake")
-    yield server
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-    s3fs.S3FileSystem.clear_instance_cache()
-    s3_server.stop(server)
+    try:  # stopped even when what follows fails (ci10 left a server running when its bucket could not be made)
+        os.environ.update(server.environment)
+        s3fs.S3FileSystem.clear_instance_cache()  # one made by an earlier test, without these variables, is not reused
+        fsspec.filesystem("s3").mkdir("lake")
+        server.mount("lake")
+        yield server
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        s3fs.S3FileSystem.clear_instance_cache()
+        s3_server.stop(server)

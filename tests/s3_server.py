@@ -106,7 +106,11 @@ def start(folder: str) -> S3Server:
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     server = S3Server(f"http://127.0.0.1:{s3}", f"http://127.0.0.1:{metrics}/metrics", folder,
                       f"127.0.0.1:{filer}.{filer_grpc}", [process], {})
-    _wait(lambda: _answers(server.endpoint), "SeaweedFS's S3 port", process)
+    try:
+        _wait(lambda: _answers(server.endpoint), "SeaweedFS's S3 port", process)
+    except RuntimeError:
+        stop(server)
+        raise
     return server
 
 
