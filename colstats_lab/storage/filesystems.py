@@ -271,12 +271,7 @@ class FsspecStorage(Storage):
                 return []
 
     def is_dir(self, location: str) -> bool:
-        _, root = _split(location)
-        with translated(location):
-            try:
-                return bool(self.fs.ls(root, detail=False, refresh=True))
-            except FileNotFoundError:
-                return False
+        return bool(self.child_names(location))
 
     def makedirs(self, location: str) -> None:
         if self.protocol != "s3":  # an object store's prefix is made by the first object under it
