@@ -36,12 +36,21 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
+def s3_mount_root(tmp_path_factory) -> str:
+    """Where the `s3` server mounts its buckets: known before it starts, so that the Hive Metastore, started
+    on its own, reads the `s3a://` locations of bucket `lake` there (`s3_server.hadoop_settings`)."""
+    return str(tmp_path_factory.getbasetemp() / "s3-mounts")
+
+
 @pytest.fixture(scope="session")
 def hms_uri(tmp_path_factory):
-    """A real Hive Metastore 2.3 (pyspark's jars, embedded Derby) on 127.0.0.1, one for the test session."""
+    """A real Hive Metastore 2.3 (pyspark's jars, embedded Derby) on 127.0.0.1, one for the test session; its
+    `s3a://lake/` is the `s3` server's bucket, through that bucket's mount."""
     import hms_server
+    import s3_server
 
-    process, uri = hms_server.start(str(tmp_path_factory.mktemp("hms") / "server"))
+    process, uri = hms_server.start(str(tmp_path_factory.mktemp("hms") / "server"),
+                                    s3_server.hadoop_settings(s3_mount_root(tmp_path_factory), ["lake"]))
     yield uri
     hms_server.stop(process)
 
@@ -55,7 +64,7 @@ def s3(tmp_path_factory):
     import s3_server
     import s3fs
 
-    server = s3_server.start(str(tmp_path_factory.mktemp("s3") / "server"))
+    server = s3_server.start(str(tmp_path_factory.mktemp("s3") / "server"), s3_mount_root(tmp_path_factory))
     saved = {key: os.environ.get(key) for key in server.environment}
     try:  # stopped even when what follows fails (ci10 left a server running when its bucket could not be made)
         os.environ.update(server.environment)

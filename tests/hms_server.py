@@ -4,12 +4,14 @@ on 127.0.0.1 only, with an embedded Derby database in a folder of its own.
 Hive 2.3's `HiveMetaStore` main binds every interface and has no setting for the host, so this launcher
 builds the same server through py4j (pyspark's own gateway, no Java source of ours): the retrying
 handler, Hive's `TSetIpAddressProcessor`, and a `TThreadPoolServer` on a socket bound to 127.0.0.1.
-`python tests/hms_server.py FOLDER PORT` prints `READY <port>` once the server accepts calls, then
-serves until it is killed; its JVM dies with it.
+`python tests/hms_server.py FOLDER PORT [SETTINGS]` prints `READY <port>` once the server accepts calls,
+then serves until it is killed; its JVM dies with it. SETTINGS, a JSON object, adds Hadoop and Hive settings
+(the file systems of `s3a://` locations, `s3_server.hadoop_settings`).
 """
 from __future__ import annotations
 
 import glob
+import json
 import os
 import socket
 import subprocess
@@ -30,7 +32,7 @@ SETTINGS = {
 }
 
 
-def serve(folder: str, port: int) -> None:
+def serve(folder: str, port: int, settings: dict[str, str]) -> None:
     os.makedirs(folder, exist_ok=True)
     jars = glob.glob(os.path.join(os.path.dirname(pyspark.__file__), "jars", "*.jar"))
     gateway_port = launch_gateway(classpath=os.pathsep.join(jars), die_on_exit=True, redirect_stdout=sys.stderr,
@@ -41,7 +43,7 @@ def serve(folder: str, port: int) -> None:
     conf = jvm.org.apache.hadoop.hive.conf.HiveConf()
     conf.set("javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={folder}/metastore_db;create=true")
     conf.set("hive.metastore.warehouse.dir", os.path.join(folder, "warehouse"))
-    for key, value in SETTINGS.items():
+    for key, value in {**SETTINGS, **settings}.items():
         conf.set(key, value)
     handler = jvm.org.apache.hadoop.hive.metastore.HiveMetaStore.newRetryingHMSHandler("colstats test HMS", conf, False)
     processor = jvm.org.apache.hadoop.hive.metastore.TSetIpAddressProcessor(handler)
@@ -64,13 +66,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start(folder: str, timeout: float = 120.0) -> tuple[subprocess.Popen, str]:
-    """Starts the server in a process of its own; returns it and the server's thrift:// URI once it accepts
-    connections. Raises RuntimeError with the server's output when it does not come up."""
+def start(folder: str, settings: dict[str, str] | None = None, timeout: float = 120.0
+          ) -> tuple[subprocess.Popen, str]:
+    """Starts the server in a process of its own, with `settings` besides its own; returns it and the server's
+    thrift:// URI once it accepts connections. Raises RuntimeError with the server's output when it does not
+    come up."""
     port = free_port()
     log = open(os.path.join(folder + ".log"), "w")
-    process = subprocess.Popen([sys.executable, __file__, folder, str(port)], stdout=subprocess.PIPE, stderr=log,
-                               text=True, start_new_session=True)
+    process = subprocess.Popen([sys.executable, __file__, folder, str(port), json.dumps(settings or {})],
+                               stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
     deadline = time.monotonic() + timeout
     assert process.stdout is not None
     line = process.stdout.readline()
@@ -98,4 +102,4 @@ def stop(process: subprocess.Popen) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]))
+    serve(sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]) if len(sys.argv) > 3 else {})

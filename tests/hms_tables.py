@@ -22,9 +22,14 @@ def connect(uri: str) -> ThriftHiveMetastore.Client:
     return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport))
 
 
+def _uri(location: str) -> str:
+    """A local path as Hadoop's `file:` URI; an object store's URI (`s3a://...`) as it is."""
+    return location if "://" in location else f"file:{location}"
+
+
 def storage(location: str, cols: list[tuple[str, str]]) -> ttypes.StorageDescriptor:
     return ttypes.StorageDescriptor(
-        cols=[ttypes.FieldSchema(name, type_name, None) for name, type_name in cols], location=f"file:{location}",
+        cols=[ttypes.FieldSchema(name, type_name, None) for name, type_name in cols], location=_uri(location),
         inputFormat=PARQUET_INPUT, outputFormat=PARQUET_OUTPUT, compressed=False, numBuckets=-1,
         serdeInfo=ttypes.SerDeInfo(None, PARQUET_SERDE, {"serialization.format": "1"}), bucketCols=[], sortCols=[],
         parameters={})
@@ -33,7 +38,7 @@ def storage(location: str, cols: list[tuple[str, str]]) -> ttypes.StorageDescrip
 def create_table(client, db: str, name: str, cols: list[tuple[str, str]], keys: list[tuple[str, str]],
                  location: str, parameters: dict[str, str] | None = None) -> None:
     if db not in client.get_all_databases():
-        client.create_database(ttypes.Database(db, None, f"file:{location}/..", {}))
+        client.create_database(ttypes.Database(db, None, _uri(location.rstrip("/").rsplit("/", 1)[0]), {}))
     table = ttypes.Table(name, db, "test", 0, 0, 0, storage(location, cols),
                          [ttypes.FieldSchema(k, t, None) for k, t in keys], {"EXTERNAL": "TRUE", **(parameters or {})},
                          None, None, "EXTERNAL_TABLE")
@@ -45,7 +50,8 @@ def add_partitions(client, db: str, name: str, cols: list[tuple[str, str]], part
     """Partitions by their values, each at its own location (made first: an HMS 2.3 that makes them itself
     takes five times as long), 1,000 a call."""
     for location in partitions.values():
-        os.makedirs(location, exist_ok=True)
+        if "://" not in location:  # an object store's "directory" is there once an object is under it
+            os.makedirs(location, exist_ok=True)
     parts = [ttypes.Partition(list(values), db, name, 0, 0, storage(location, cols), {})
              for values, location in partitions.items()]
     for start in range(0, len(parts), 1000):

@@ -47,6 +47,7 @@ class S3Server:
     folder: str
     filer: str  # host:port.grpcport, what `weed mount` takes
     processes: list[subprocess.Popen]
+    mount_root: str  # bucket B is mounted at mount_root/B
     mounts: dict[str, str]  # bucket -> the local folder it is mounted at
 
     @property
@@ -72,7 +73,7 @@ class S3Server:
         """`bucket` as a local folder (FUSE), both ways: an object is a file, a file an object."""
         if bucket in self.mounts:
             return self.mounts[bucket]
-        folder = os.path.join(self.folder, "mounts", bucket)
+        folder = os.path.join(self.mount_root, bucket)
         if os.path.ismount(folder):  # left by a run that was killed: the new mount goes on a clean folder
             subprocess.run(["umount", "-l", folder], capture_output=True)
         os.makedirs(folder, exist_ok=True)
@@ -87,7 +88,19 @@ class S3Server:
         return folder
 
 
-def start(folder: str) -> S3Server:
+def hadoop_settings(mount_root: str, buckets: list[str]) -> dict[str, str]:
+    """Hadoop settings under which `s3a://B/key` is the file mount_root/B/key for each bucket B: the scheme
+    overloaded by Hadoop's own ViewFileSystemOverloadScheme, its mount table falling back to the bucket's
+    mount. A JVM with no S3A connector (pyspark's jars, the Hive Metastore built from them) then makes and
+    reads `s3a://` locations, and what it writes there is an object of the server at once."""
+    settings = {"fs.s3a.impl": "org.apache.hadoop.fs.viewfs.ViewFileSystemOverloadScheme"}
+    for bucket in buckets:
+        settings[f"fs.viewfs.mounttable.{bucket}.linkFallback"] = "file://" + os.path.join(mount_root, bucket)
+    return settings
+
+
+def start(folder: str, mount_root: str | None = None) -> S3Server:
+    """The server, its data in `folder`, its buckets mounted under `mount_root` (`folder`/mounts by default)."""
     os.makedirs(os.path.join(folder, "data"), exist_ok=True)
     identities = os.path.join(folder, "identities.json")
     with open(identities, "w") as out:
@@ -105,7 +118,8 @@ def start(folder: str) -> S3Server:
          f"-metricsPort={metrics}", "-metricsIp=127.0.0.1", "-master.volumeSizeLimitMB=64"],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     server = S3Server(f"http://127.0.0.1:{s3}", f"http://127.0.0.1:{metrics}/metrics", folder,
-                      f"127.0.0.1:{filer}.{filer_grpc}", [process], {})
+                      f"127.0.0.1:{filer}.{filer_grpc}", [process],
+                      mount_root or os.path.join(folder, "mounts"), {})
     try:
         _wait(lambda: _answers(server.endpoint), "SeaweedFS's S3 port", process)
     except RuntimeError:

@@ -450,3 +450,97 @@ def test_a_managed_table_in_an_s3_warehouse_is_written_analyzed_and_cleaned(s3, 
         assert [k for k in fs.find(warehouse.removeprefix("s3://") + "/orders") if k.endswith(".parquet")] == []
     finally:
         lab.close()
+
+
+@pytest.mark.slow
+def test_an_hms_table_at_an_s3a_location_is_analyzed_published_and_withdrawn_when_another_job_writes(s3_lab, s3,
+                                                                                                     hms_uri):
+    import hms_tables
+    from pymetastore.hive_metastore import ttypes
+
+    lab, location = s3_lab, _table_location("hms").replace("s3://", "s3a://") + "/sales"  # its database: the parent
+    key, db, days = location.removeprefix("s3a://"), f"s3_{uuid.uuid4().hex[:8]}", ["2026-01-01", "2026-01-02"]
+    rng = np.random.default_rng(31)
+    frames = {day: pd.DataFrame({"id": np.arange(200, dtype="int64") + 1000 * i,
+                                 "amount": np.where(rng.random(200) < 0.1, np.nan, rng.normal(50, 9, 200).round(2)),
+                                 "note": rng.choice(["a", "bb", None], 200)}) for i, day in enumerate(days)}
+    for day, frame in frames.items():
+        _put(f"{key}/ds={day}/part-0.parquet", frame)
+    hms = hms_tables.connect(hms_uri)
+    cols = [("id", "bigint"), ("amount", "double"), ("note", "string")]
+    # made by the HMS itself: it checks and makes s3a:// folders through Hadoop's file system for the scheme
+    hms_tables.create_table(hms, db, "sales", cols, [("ds", "string")], location)
+    hms_tables.add_partitions(hms, db, "sales", cols, {(day,): f"{location}/ds={day}" for day in days})
+    assert hms.get_table(db, "sales").sd.location == location
+
+    lab.attach("hms", hms_uri)
+    before = s3.requests()
+    lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")
+    analyzing = s3.requests() - before
+    assert analyzing["HEAD"] == 0 and 0 < analyzing["GET"] <= len(days)  # a footer a file at most
+    assert lab.resolve(f"hms.{db}.sales").location == location
+    outcome = lab.publish(f"hms.{db}.sales").details
+    assert sorted(outcome.published) == [f"ds={day}" for day in days]
+
+    fs = fsspec.filesystem("s3")
+    for day, frame in frames.items():
+        params = hms.get_partition_by_name(db, "sales", f"ds={day}").parameters
+        objects = [info for info in fs.ls(f"{key}/ds={day}", detail=True, refresh=True) if info["type"] == "file"]
+        assert params["numRows"] == str(len(frame)) and params["numFiles"] == str(len(objects))
+        assert params["totalSize"] == str(sum(info["size"] for info in objects))
+        served = {o.colName: o.statsData for o in hms.get_partitions_statistics_req(ttypes.PartitionsStatsRequest(
+            db, "sales", ["amount", "note"], [f"ds={day}"])).partStats[f"ds={day}"]}
+        amount = frame["amount"].dropna()
+        assert served["amount"].doubleStats.numNulls == frame["amount"].isna().sum()
+        assert (served["amount"].doubleStats.lowValue, served["amount"].doubleStats.highValue) == (amount.min(),
+                                                                                                   amount.max())
+        assert served["note"].stringStats.numNulls == frame["note"].isna().sum()
+        assert served["note"].stringStats.maxColLen == frame["note"].dropna().map(len).max()
+
+    _put(f"{key}/ds={days[1]}/part-1.parquet", frames[days[1]].head(5))  # another job appends to one day
+    staleness = lab.staleness(f"hms.{db}.sales").set_index("partition")["accurate"].astype(bool)
+    assert sorted(staleness[~staleness].index) == [f"ds={days[1]}"]
+    answer = lab.sql(f"SELECT count(*) AS n FROM hms.{db}.sales").df
+    assert answer["n"][0] == sum(len(frame) for frame in frames.values()) + 5
+    assert lab.publish(f"hms.{db}.sales").details.withdrawn == [f"ds={days[1]}"]
+    assert "numRows" not in hms.get_partition_by_name(db, "sales", f"ds={days[1]}").parameters
+
+
+@pytest.mark.slow
+def test_a_spark_catalog_table_at_an_s3a_location_is_analyzed_where_spark_wrote_it(s3_lab, s3, spark):
+    import s3_server
+
+    lab, location = s3_lab, _table_location("spark").replace("s3://", "s3a://")
+    db = f"s3_{uuid.uuid4().hex[:8]}"
+    # the session's Spark writes s3a:// as a cluster with the S3A connector does (here: through the mount)
+    # (the context's settings, and the copy Spark's catalog took of them when it started)
+    hadoop = [spark.sparkContext._jsc.hadoopConfiguration(), spark._jsparkSession.sharedState().hadoopConf()]
+    settings = {**s3_server.hadoop_settings(s3.mount_root, ["lake"]), "fs.s3a.impl.disable.cache": "true"}
+    try:
+        for conf in hadoop:
+            for name, value in settings.items():
+                conf.set(name, value)
+        spark.sql(f"CREATE DATABASE {db}")
+        spark.sql(f"CREATE TABLE {db}.events (id BIGINT, kind STRING, ds STRING) USING parquet PARTITIONED BY (ds) "
+                  f"LOCATION '{location}'")
+        rows = [(i, None if i % 7 == 0 else f"k{i % 5}", "d1" if i < 60 else "d2") for i in range(100)]
+        spark.createDataFrame(rows, "id bigint, kind string, ds string").write.insertInto(f"{db}.events")
+        result = lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
+        assert sorted(result.details.partitions) == ["ds=d1", "ds=d2"]
+        assert lab.metastore.get_table(db, "events").location == location
+        truth = _read_back(location.replace("s3a://", "s3://"))
+        assert len(truth) == 100
+        stats = lab.stats_frame(f"{db}.events").set_index(["partition", "column"])
+        for ds, day in truth.groupby("ds"):
+            assert (stats.loc[(f"ds={ds}", "id"), "min"], stats.loc[(f"ds={ds}", "id"), "max"]) == (day["id"].min(),
+                                                                                                  day["id"].max())
+            assert stats.loc[(f"ds={ds}", "kind"), "nulls"] == day["kind"].isna().sum()
+            assert stats.loc[(f"ds={ds}", "kind"), "accurate"]
+        spark.createDataFrame([(500, "z", "d2")], "id bigint, kind string, ds string").write.insertInto(f"{db}.events")
+        staleness = lab.staleness(f"{db}.events").set_index("partition")["accurate"].astype(bool)
+        assert sorted(staleness[~staleness].index) == ["ds=d2"]  # Spark's new object, seen in S3's listing
+    finally:
+        spark.sql(f"DROP DATABASE IF EXISTS {db} CASCADE")
+        for conf in hadoop:
+            for name in settings:
+                conf.unset(name)

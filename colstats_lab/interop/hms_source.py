@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from urllib.parse import urlparse
 
 from pymetastore.hive_metastore import ttypes
 
@@ -21,7 +20,7 @@ from ..file_columns import SPELLING_PARAM, spelling_param
 from ..storage import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
 from ..metastore.names import make_part_name
-from ..tables.external import external_partition, follow_partitions, move_partitions
+from ..tables.external import catalog_location, external_partition, follow_partitions, move_partitions
 from .hms_client import HiveMetastoreClient
 
 log = logging.getLogger("colstats_lab.hms")
@@ -33,7 +32,8 @@ SOURCE_PARAM = "colstats.catalog.table"   # db.table in that HMS
 
 @dataclass(frozen=True)
 class HmsTable:
-    """What the lab needs of an HMS table: its names, local location, columns and partition keys."""
+    """What the lab needs of an HMS table: its names, location (a local path or an object store's URI), columns
+    and partition keys."""
 
     catalog: str
     db: str
@@ -55,21 +55,6 @@ class HmsTable:
 def lab_database(catalog: str, db: str) -> str:
     """The lab database that holds the mirrors of an attached catalog's database `db`."""
     return f"{catalog}_{db}".lower()
-
-
-def local_path(location: str | None, what: str) -> str:
-    """A location the lab can list and Spark can read: `file:` URIs and plain paths. Other file systems
-    (hdfs://, s3a://) are refused by name: the lab's freshness rule lists files on the local file system."""
-    if not location:
-        raise InvalidInputException(f"{what} has no location")
-    if location.startswith("/"):
-        return location
-    if location.startswith("file:"):
-        # Hadoop's Path text, not a URI: a partition directory's own escapes (ds=a%3Ab for "a:b") are its name
-        path = location[len("file:"):]
-        return path[2:] if path.startswith("///") else path
-    raise InvalidInputException(f"{what} is at {location}: the lab reads tables on local or mounted paths "
-                                "(file:) only, not on " + (urlparse(location).scheme or location))
 
 
 def spark_schema_names(parameters: dict[str, str]) -> list[str]:
@@ -105,7 +90,7 @@ def describe_table(client: HiveMetastoreClient, catalog: str, db: str, name: str
         raise InvalidInputException(f"{qualified} is stored as {raw.sd.inputFormat}: the lab reads Parquet tables only")
     cols = [FieldSchema(c.name.lower(), c.type.lower(), c.comment) for c in raw.sd.cols]
     keys = [FieldSchema(c.name.lower(), c.type.lower(), c.comment) for c in raw.partitionKeys or []]
-    return HmsTable(catalog, db.lower(), name.lower(), local_path(raw.sd.location, qualified), cols, keys, raw)
+    return HmsTable(catalog, db.lower(), name.lower(), catalog_location(raw.sd.location, qualified), cols, keys, raw)
 
 
 def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) -> Table:
@@ -168,7 +153,8 @@ def resolve(metastore: Metastore, client: HiveMetastoreClient, table: Table, nam
     locations = {}
     for raw in fetched:
         name = hms_partition_name(table, raw)
-        locations[name] = local_path(raw.sd.location, f"partition {name} of {table.parameters[CATALOG_PARAM]}.{db}.{source}")
+        what = f"partition {name} of {table.parameters[CATALOG_PARAM]}.{db}.{source}"
+        locations[name] = catalog_location(raw.sd.location, what)
     with metastore.transaction():
         if move_partitions(metastore, table, locations):
             metastore.refresh_partitioned_table_params(table.dbName, table.tableName)

@@ -33,7 +33,7 @@ from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..tables.kinds import read_snapshot, snapshot_files
 from ..tables.snapshot import FILE_COLUMN
 from .puffin import THETA_BLOB, Blob, write_puffin
-from .snapshot_source import format_location
+from ..tables.external import catalog_location
 
 log = logging.getLogger("colstats_lab.puffin")
 
@@ -165,7 +165,7 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
         outcome.statistics_path, outcome.unchanged = registered.statistics_path, True
         outcome.seconds = time.perf_counter() - started
         return outcome
-    metadata_dir = join(format_location(iceberg.metadata.location, source), "metadata")
+    metadata_dir = join(catalog_location(iceberg.metadata.location, source), "metadata")
     path = join(metadata_dir, f"{snapshot_id}-colstats-{uuid.uuid4()}.stats")
     written = write_puffin(path, blobs, {"created-by": f"colstats_lab {version('colstats_lab')}"})
     statistics = StatisticsFile.model_validate({
@@ -177,7 +177,7 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
         update.set_statistics(statistics)
     if registered is not None and name_of(registered.statistics_path).startswith(f"{snapshot_id}-colstats-"):
         # the lab's own file it replaces: nothing references it any more
-        replaced = format_location(registered.statistics_path, "a statistics file")
+        replaced = catalog_location(registered.statistics_path, "a statistics file")
         if same_location(parent(replaced), metadata_dir):
             storage_for(replaced).remove(replaced)
     outcome.statistics_path = statistics.statistics_path
@@ -239,7 +239,7 @@ def puffin_frame(metastore: Metastore, table: Table, iceberg: IcebergTable) -> p
     current = int(table.parameters.get(SNAPSHOT_PARAM) or 0)
     records = []
     for statistics in iceberg.metadata.statistics:
-        path = format_location(statistics.statistics_path, f"a statistics file of {table.qualified_name}")
+        path = catalog_location(statistics.statistics_path, f"a statistics file of {table.qualified_name}")
         try:
             puffin = PuffinFile(storage_for(path).read_bytes(path))
         except (OSError, ValueError, StorageError) as error:

@@ -21,7 +21,8 @@ from ..metastore.model import leaf_name
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
 from .file_figures import column_figures, iceberg_string_cut
 from ..storage.options import iceberg_file_io_properties
-from .snapshot_source import FormatFile, FormatSnapshot, TableSource, format_location, partition_text
+from ..tables.external import catalog_location
+from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
 _PRIMITIVES: dict[type, str] = {
     it.BooleanType: "boolean", it.IntegerType: "int", it.LongType: "bigint", it.FloatType: "float",
@@ -155,7 +156,7 @@ class IcebergSource(TableSource):
                     raise InvalidInputException(
                         f"{self.source} has equality delete files at snapshot {snapshot.snapshot_id} "
                         f"({data['file_path']}): the lab does not apply them yet, and would count deleted rows")
-                path = format_location(data["file_path"], f"a data file of {self.source}")
+                path = catalog_location(data["file_path"], f"a data file of {self.source}")
                 values = [_key_text(data["partition"].get(name), transform, source_type)
                           for name, transform, source_type in transforms]
                 figures = _figures(entry.get("readable_metrics") or {}, named, cut, data["record_count"]) \
@@ -163,9 +164,9 @@ class IcebergSource(TableSource):
                 files.append(FormatFile(DataFile(path, data["file_size_in_bytes"], 0.0, entry["snapshot_id"],
                                                  data["record_count"], content=data["content"], figures=figures),
                                         values))
-        return FormatSnapshot("iceberg", self.source, format_location(table.metadata.location, self.source),
+        return FormatSnapshot("iceberg", self.source, catalog_location(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
-                              self.options, metadata=format_location(table.metadata_location, self.source)
+                              self.options, metadata=catalog_location(table.metadata_location, self.source)
                               if self.writable else "", spelled=list(spelled.values()), skipped=skipped)
 
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile
-from ..errors import StorageError
-from ..storage import join, parent, storage_for
+from ..storage import join, parent
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.merge import merge_table_level
 from ..metastore.names import make_part_name, parse_part_name
@@ -87,23 +86,6 @@ def partition_text(value) -> str | None:
     if isinstance(value, bytes):
         return value.hex()
     return str(value)
-
-
-def format_location(location: str, what: str) -> str:
-    """A table format's location (Iceberg's `file:///...`, `file:/...`, a plain path, `s3://...`) as the lab keeps
-    it. A local one is its path: the path's own text, never URI-decoded (pyiceberg names a partition's folder
-    `ds=50%25` for the value `50%`, and `ds=50%25` is that folder's name on disk). An object store's URI stays
-    as it is, for the storage seam; a scheme no file system serves is refused by name."""
-    if location.startswith("/"):
-        return location
-    if location.startswith("file:"):
-        path = location[len("file:"):]
-        return path[2:] if path.startswith("///") else path
-    try:
-        storage_for(location)
-    except StorageError as error:
-        raise InvalidInputException(f"{what} is at {location}: {error}") from None
-    return location
 
 
 def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -> Table:

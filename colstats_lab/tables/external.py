@@ -17,11 +17,12 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from ..coltypes import from_spark_type
-from ..errors import spark_errors
+from ..errors import StorageError, spark_errors
 from ..file_columns import (NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, is_nanosecond_timestamp,
                             nanos_param, spelling_param)
 from ..files import DataFile
-from ..storage import FooterUnavailable, footer_of, join, list_data_files, normalized, parent, relative, spark_uris
+from ..storage import (FooterUnavailable, footer_of, join, list_data_files, normalized, parent, relative, spark_uris,
+                       storage_for)
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.model import leaf_name
 from ..metastore.merge import merge_table_level
@@ -169,6 +170,26 @@ def _inferred_without(spark: SparkSession, arrow: pa.Schema, left_out: set[str])
         empty = os.path.join(folder, "schema.parquet")
         pq.write_table(kept.empty_table(), empty)
         return spark.read.parquet(empty).schema
+
+
+def catalog_location(location: str | None, what: str) -> str:
+    """A location a catalog or table format gives (Iceberg's `file:///...`, Hadoop's `file:/...`, a plain path,
+    `s3a://...`) as the lab keeps it. A local one is its path: the path's own text, never URI-decoded (pyiceberg
+    names a partition's folder `ds=50%25` for the value `50%`, Hive `ds=a%3Ab` for `a:b`, and that is the
+    folder's name). An object store's URI stays as it is, for the storage seam; none, or a scheme no file
+    system serves here, is refused naming `what`."""
+    if not location:
+        raise InvalidInputException(f"{what} has no location")
+    if location.startswith("/"):
+        return location
+    if location.startswith("file:"):
+        path = location[len("file:"):]
+        return path[2:] if path.startswith("///") else path
+    try:
+        storage_for(location)
+    except StorageError as error:
+        raise InvalidInputException(f"{what} is at {location}: {error}") from None
+    return location
 
 
 def external_partition(table: Table, rel: str, location: str | None = None,
