@@ -419,10 +419,17 @@ def test_a_managed_table_in_an_s3_warehouse_is_written_analyzed_and_cleaned(s3, 
         assert lab.resolve("orders").location == warehouse + "/orders"
         rng = np.random.default_rng(29)
         first = pd.DataFrame({"id": np.arange(100), "amount": rng.normal(50, 10, 100).round(2)})
+        before = s3.requests()
         lab.write("orders", first, partition={"ds": "2026-03-01"})  # static: one delta directory
+        static = s3.requests() - before
+        # straight into its delta directory, Spark's output where it stays: no copy (S3 has no rename)
+        assert static["COPY"] == 0 and static["DELETE"] == 0 and static["HEAD"] == 0
+        landed = fs.find(f"{warehouse.removeprefix('s3://')}/orders/ds=2026-03-01/delta_0000001_0000001")
+        names = [k.rsplit("/", 1)[-1] for k in landed]  # (Hadoop's hidden .crc files: Spark writes through a mount)
+        assert any(n.endswith(".parquet") for n in names) and "_SUCCESS" not in names
         both = pd.DataFrame({"id": np.arange(100, 160), "amount": rng.normal(70, 10, 60).round(2),
                              "ds": ["2026-03-01", "2026-03-02"] * 30})
-        lab.write("orders", both)  # dynamic: a delta directory in each partition
+        lab.write("orders", both)  # dynamic: staged (Spark names each folder key=value), then copied into place
         with pytest.raises(RuntimeError):
             with lab.transaction() as txn:
                 lab.write("orders", pd.DataFrame({"id": [999], "amount": [10**6]}), partition={"ds": "2026-03-02"},

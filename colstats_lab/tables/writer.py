@@ -37,7 +37,7 @@ from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observ
 from ..stats.aggregate import served_by_footers
 from ..stats.footers import footer_servable, group_figures
 from ..files import is_data_file
-from ..storage import join, list_data_files, parent, relative, same_location, spark_uris, storage_for
+from ..storage import is_local, join, list_data_files, parent, relative, same_location, spark_uris, storage_for
 from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
 from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
                              values_by_directory)
@@ -115,21 +115,36 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     if announced:
         metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, announced, "i", write_id)
     valid = txn.snapshot(table)
-    staging = join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
+    direct = _direct_target(table, partition or {}, mode, write_id, specs)
+    staging = None if direct else join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
     moved: list[str] = []
     try:
-        writer = frame.write.mode("overwrite")
-        if partition_by:
-            writer = writer.partitionBy(*partition_by)
-        with spark_errors(f"cannot write the data into {table.qualified_name}"):
-            writer.parquet(spark_uris(spark, [staging])[0])
-        written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved, specs)
+        if direct:
+            name, target = direct
+            moved.append(target)
+            with spark_errors(f"cannot write the data into {table.qualified_name}"):
+                frame.drop(*table.partition_key_names).write.mode("overwrite") \
+                    .option("mapreduce.fileoutputcommitter.marksuccessfuljobs", "false") \
+                    .parquet(spark_uris(spark, [target])[0])
+            written = {name: _footer_totals(target)}
+            if name is not None and written[name].num_rows == 0:  # as a staged write leaves it: no file
+                storage_for(target).remove(target)
+                written[name] = FilesWritten(target)
+        else:
+            assert staging is not None
+            writer = frame.write.mode("overwrite")
+            if partition_by:
+                writer = writer.partitionBy(*partition_by)
+            with spark_errors(f"cannot write the data into {table.qualified_name}"):
+                writer.parquet(spark_uris(spark, [staging])[0])
+            written = _move_into_layout(table, staging, write_id, mode, partition or {}, moved, specs)
     except BaseException:
         for directory in moved:
             storage_for(directory).remove(directory)
         raise
     finally:
-        storage_for(staging).remove(staging)
+        if staging is not None:
+            storage_for(staging).remove(staging)
     gathered: dict[str | None, GroupStats] = {}
     from_footers: set[str] = set()
     if collect is not None:
@@ -247,6 +262,22 @@ def _static_name(table: Table, partition: dict) -> str:
     values = [canonical_value(k.name, k.type, {x.lower(): v for x, v in partition.items()}[k.name])
               for k in table.partitionKeys]
     return Partition(table.dbName, table.tableName, values, keys=table.partition_key_names).partName
+
+
+def _direct_target(table: Table, partition: dict, mode: str, write_id: int, specs: dict[str, SkewedInfo]
+                   ) -> tuple[str | None, str] | None:
+    """(partition name, directory) a write goes straight into, on an object store, when one directory is known
+    before Spark writes: an unpartitioned table or a static partition, no list bucketing, and no earlier
+    statement of this write ID there (an overwrite replaces those only once its own files are in). An object
+    store has no rename, only a copy of every object: the ValidWriteIdList hides the directory until the
+    transaction commits, and the cleaner removes it if it aborts. None: staged and moved, as on a local disk."""
+    if is_local(table.location) or specs or (table.is_partitioned and not partition):
+        return None
+    name = _static_name(table, partition) if table.is_partitioned else None
+    part_dir = join(table.location, name) if name else table.location
+    if own_dirs(part_dir, write_id):
+        return None
+    return name, join(part_dir, base_dir_name(write_id) if mode == "overwrite" else delta_dir_name(write_id, 0))
 
 
 def _move_into_layout(table: Table, staging: str, write_id: int, mode: str, partition: dict,
