@@ -32,6 +32,7 @@ from .skew.join import ShuffleSkewReport
 from .sql import parse
 from .sql.statements import Statement
 from .commands import execute, reads
+from .commands import explain as explain_command
 from .commands import analyze as analyze_commands
 from .commands import catalogs
 from .commands import join_skew as join_skew_commands
@@ -39,6 +40,7 @@ from .commands import skew as skew_commands
 from .commands import tables as table_commands
 from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
 from .pruning import PruningReport, StatsAnswer
+from .plans import PlanReport
 from .tables import kind_of, read_snapshot
 from .tables.snapshot import PartitionFiles
 from .tables.writer import WriteResult
@@ -353,14 +355,19 @@ class Lab:
         snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job."""
         return reads.stats_answer(self, query, txn)
 
-    def explain(self, query: str, txn: Transaction | None = None, run: bool = False) -> PruningReport:
-        """What `query` (a SELECT over one lab table) reads: a pruning report with a decision, the rows
-        and the bytes of every segment, partition, list-bucketing directory, file and row group, from
-        partition values, stored table metadata (`metastore.*` options) and Parquet footers, and
-        `estimated_rows`, the rows its WHERE keeps estimated from statistics accurate for the reader
-        (the estimator is pruning/estimate.py's; `.estimate.how` says what it used). No Spark job runs,
-        but with `run`, which counts the rows the WHERE keeps of the files kept (`actual_rows`)."""
-        return reads.explain(self, query, txn, run)
+    def explain(self, query: str, txn: Transaction | None = None, run: bool = False) -> PlanReport:
+        """How Spark plans `query` (any query over lab tables, Spark's catalog tables and attached catalogs'):
+        `.operators`, one row per operator of the optimized plan, root first (node, estimated_rows and
+        estimated_bytes under the session's settings, actual_rows, q_error, statistics: whose figures a scan
+        had, cause: why an operator is off by 10x or more) and `.fixes`, what to run about it. With `run`, the
+        query runs once (adaptive execution off, so every row count belongs to one operator of that plan)
+        and each operator's rows are counted from its metrics. A SELECT over one lab table gives a
+        PruningReport, a PlanReport with what pruning reads too: a decision, the rows and bytes of every
+        segment, partition, list-bucketing directory, file and row group, and `estimated_rows`, the rows its
+        WHERE keeps by the lab's statistics accurate for the reader (`.estimate.how` says what it used;
+        `actual_rows` once run). Raises ParseError, InvalidInputException for a statement that is not a
+        query, QueryError when Spark cannot plan it."""
+        return explain_command.explain(self, query, txn, run)
 
     def metadata(self, name: str, level: str | None = None) -> pd.DataFrame:
         """The table's metadata from its last `ANALYZE ... REFRESH METADATA` as a DataFrame (one row per

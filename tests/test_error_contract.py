@@ -229,7 +229,7 @@ def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
     (lambda lab: lab.set("hive.txn.timeout", "soon"), "hive.txn.timeout takes a number of seconds, not 'soon'"),
     (lambda lab: lab.set("hive.txn.heartbeat.interval", -1), "positive number of seconds"),
     (lambda lab: lab.explain("SELECT * FROM sales WHERE x >"), "line 1"),
-    (lambda lab: lab.explain("SELECT * FROM sales JOIN flat"), "explain takes a SELECT over one lab table"),
+    (lambda lab: lab.explain("DROP TABLE sales"), "explain takes a query (SELECT, WITH, a set operation), not a DROP"),
     (lambda lab: lab.write("sales", [1, 2]), "write takes a Spark or pandas DataFrame, not list"),
     (lambda lab: lab.write("sales", pd.DataFrame({"id": [1]}), partition={"ds": "d2"}), "no column x"),
     (lambda lab: lab.write("ext", pd.DataFrame({"v": [1]})), "default.ext is external"),

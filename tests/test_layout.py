@@ -22,7 +22,8 @@ MAY_IMPORT = {
     "metastore": {"coltypes", "errors", "file_columns", "files", "storage"},  # SQLite and Hive's rules only
     "stats": {"coltypes", "errors", "file_columns", "files", "metastore", "storage"},
     "sql": {"coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
-    "ui": {"analyze", "coltypes", "errors", "frames", "metastore", "pruning", "sizes", "skew", "sql"},  # never Lab
+    "plans": set(),  # Spark's plans read operator by operator: no metastore, no Lab
+    "ui": {"analyze", "coltypes", "errors", "frames", "metastore", "plans", "pruning", "sizes", "skew", "sql"},  # never Lab
 }
 
 

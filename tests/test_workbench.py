@@ -251,6 +251,22 @@ def test_a_magic_assigned_shows_nothing_and_one_ending_a_cell_is_its_output(shel
         report.no_such_thing
 
 
+def test_explain_run_magic_draws_a_join_plan_with_estimated_and_produced_rows(shell, lab):
+    from colstats_lab.ui.plan_view import PlanView
+    query = "SELECT a.ds, count(*) AS n FROM sales a JOIN sales b ON a.x = b.x GROUP BY a.ds"
+    view = shell.run_line_magic("explain", f"--run --lab lab {query}")
+    assert isinstance(view, PlanView)
+    operators = view.result.operators
+    joined = lab.sql("SELECT count(*) AS n FROM sales a JOIN sales b ON a.x = b.x").df["n"][0]
+    assert operators.loc[operators["node"] == "Join Inner", "actual_rows"].iloc[0] == joined
+    produced = [t for t in view.figure.data if t.name == "actual rows"][0]
+    assert list(produced.x) == [None if pd.isna(v) else max(int(v), 1) for v in operators["actual_rows"]]
+    assert view.figure.layout.xaxis.type == "log" and "Join Inner" in view.table.value
+    assert view.run_button.layout.display == "none"  # it ran: nothing more to count
+    with pytest.raises(UsageError, match="expected --lab NAME or --run"):
+        shell.run_line_magic("explain", "--lab")
+
+
 def test_explain_as_a_cell_magic_and_config_defaults(shell, lab):
     from colstats_lab.ui.pruning_view import PruningView
     view = shell.run_cell_magic("explain", "--lab lab", "SELECT *\nFROM sales\nWHERE ds = 'd1'")

@@ -2,27 +2,23 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import re
 import warnings
 from typing import TYPE_CHECKING
 
 import pandas as pd
 from pyarrow import ArrowInvalid
-from sqlglot import exp
 
 from ..analyze import run_analyze, run_refresh_metadata
 from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
 from ..storage import join, storage_for
-from ..errors import ColstatsError, parse_sql, spark_errors
+from ..errors import ColstatsError, spark_errors
 from ..metastore.frequent_items import COLUMNS_PROPERTY
 from ..metastore.quantiles import KLL_PROPERTY
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
-from ..pruning import single_table_where
 from ..metastore.changes import AddPartitions, AlterSkew, Change, DefinitionWrite, DropPartitions
-from ..tables import kind_of, read_snapshot
+from ..tables import kind_of
 from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..result import Result
@@ -33,7 +29,8 @@ from ..sql.parser import SPARK_CATALOG
 from . import catalogs
 from . import tables as table_commands
 from .describe import describe
-from .reads import planned_read, snapshot_parts, stats_answer
+from .binding import bind_tables
+from .reads import stats_answer
 from .tables import register_external
 from ..sql.partition_spec import matching_partitions, spec_values
 
@@ -487,7 +484,7 @@ def _query(lab: "Session", stmt: st.Query, txn) -> Result:
     reason = answer.reason
     reports: list = []
     views: dict[str, str] = {}
-    bound = _bind_tables(lab, query, txn, reports, views)
+    bound = bind_tables(lab, query, txn, reports, views)
     with spark_errors("Spark cannot run the query", stmt.text, views):
         frame = lab.spark.sql(bound)
         # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .spark_df.
@@ -496,7 +493,8 @@ def _query(lab: "Session", stmt: st.Query, txn) -> Result:
     if len(head) > QUERY_ROW_LIMIT:
         head = head.iloc[:QUERY_ROW_LIMIT]
         message = f"Showing the first {QUERY_ROW_LIMIT:,} rows; result.spark_df has them all."
-    return Result(stmt, df=head, message=message, spark_df=frame, pruning=reports[0] if reports else None,
+    pruning = next((report for report in reports if report.decisions), None)
+    return Result(stmt, df=head, message=message, spark_df=frame, pruning=pruning,
                   answered_from="scan", reason=reason)
 
 
@@ -509,47 +507,6 @@ def _to_pandas(frame) -> pd.DataFrame:
             return frame.toPandas()
     except (ArrowInvalid, OverflowError, pd.errors.OutOfBoundsDatetime):
         return frame.toArrow().to_pandas(timestamp_as_object=True, date_as_object=True)
-
-
-def _view_name(db: str, name: str) -> str:
-    """A temporary view's name for a lab table: Spark takes only letters, digits and underscores in one, so
-    other characters become `_`, and a hash of the real name keeps `my table` apart from `my_table`."""
-    plain = re.sub(r"[^0-9A-Za-z_]", "_", f"{db}__{name}")
-    if plain == f"{db}__{name}":
-        return f"colstats__{plain}"
-    return f"colstats__{plain}_{hashlib.sha1(f'{db}.{name}'.encode()).hexdigest()[:8]}"
-
-
-def _bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: list | None = None,
-                 views: dict[str, str] | None = None) -> str:
-    """The query with each lab table replaced by a temporary view of its current snapshot; the table
-    of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
-    each view's name with its table's to `views`)."""
-    tree = parse_sql(query) if isinstance(query, str) else query.copy()  # the statement's tree stays as parsed
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    single = single_table_where(tree)
-    for node in list(tree.find_all(exp.Table)):
-        name, db = node.name.lower(), (node.db or lab.current_db).lower()
-        if not node.db and name in ctes:
-            continue
-        if not lab.metastore.table_exists(db, name):
-            continue
-        view = _view_name(db, name)
-        if views is not None:
-            views[view] = f"{db}.{name}"
-        if single is not None and single[0] is node:
-            table, parts, report = planned_read(lab, f"{db}.{name}", single[1], node.alias_or_name, txn)
-            if reports is not None and report.decisions:
-                reports.append(report)
-        else:
-            table, parts = snapshot_parts(lab, f"{db}.{name}", txn=txn)
-        read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
-        if not node.alias:  # `SELECT t.x FROM t` still calls the view by the table's name
-            node.set("alias", exp.TableAlias(this=exp.to_identifier(node.name)))
-        node.set("this", exp.to_identifier(view))
-        node.set("db", None)
-        node.set("catalog", None)
-    return tree.sql(dialect="spark")
 
 
 _HANDLERS = {

@@ -8,26 +8,21 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from sqlglot import exp
 
 from .. import frames
 from ..result import Result
 from ..sql.statements import Describe
 from . import catalogs
 from .describe import describe_as_of as describe_column_as_of
-from ..errors import spark_errors
 from ..analyze.refresh_metadata import metadata_file_changes
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table, ValidWriteIdList
 from ..metastore.levels import Level
-from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata, single_table_where
-from ..pruning.answers import NotFromStats, fresh_statistics
-from ..pruning.estimate import RowEstimate, estimate_rows
+from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata
 from ..pruning.partition_predicate import preselect
-from ..pruning.plan import parse_query
 from ..pruning.references import qualifiers_of, resolved_references
 from ..sql.lexer import quoted
 from ..sql.partition_spec import matching_partitions
-from ..tables import read_snapshot, snapshot_files
+from ..tables import snapshot_files
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles
 
@@ -90,44 +85,6 @@ def stats_answer(session: "Session", query: str | Any, txn: Transaction | None =
     query = catalogs.on_mirrors(session, query)
     return answer_from_stats(session.metastore, query, session.current_db,
                              lambda table: txn.snapshot(table) if txn else session.snapshot(table.qualified_name))
-
-
-def explain(session: "Session", query: str, txn: Transaction | None = None, run: bool = False) -> PruningReport:
-    """The work of `Lab.explain`, whose docstring is the reference."""
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInputException(f"explain takes the text of a SELECT over one lab table, not {query!r}")
-    tree = catalogs.on_mirrors(session, parse_query(query))
-    found = single_table_where(tree)
-    if found is None:
-        raise InvalidInputException("explain takes a SELECT over one lab table (no joins or subqueries)")
-    node, where = found
-    table, kept, report = planned_read(session, f"{node.db or session.current_db}.{node.name}", where,
-                                       node.alias_or_name, txn)
-    report.estimate = _estimate(session, table, kept,
-                                resolved_references(where, table, qualifiers_of(table, node.alias_or_name)), txn)
-    if run:
-        rows = read_snapshot(session.spark, table, kept).alias(node.alias_or_name)
-        with spark_errors(f"cannot count the rows kept of {table.qualified_name}"):
-            report.actual_rows = (rows.where(where.sql(dialect="spark")) if where is not None else rows).count()
-    return report
-
-
-def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], where, txn: Transaction | None
-              ) -> RowEstimate:
-    """The rows `where` keeps of the partitions the plan kept (a file left: no row of the others can
-    match), from statistics accurate for the reader."""
-    keys = {k.lower() for k in table.partition_key_names}
-    data_columns = {c.name.lower() for c in table.cols} | table.stats_column_names
-    named = sorted({c.name.lower() for c in where.find_all(exp.Column)} & data_columns) if where is not None else []
-    valid = txn.snapshot(table) if txn else session.snapshot(table.qualified_name)
-    if not any(p.files for p in kept):
-        return RowEstimate(0, ["every file pruned"])
-    partitions = [p.partition for p in kept if p.partition is not None and p.files] if table.is_partitioned else None
-    try:
-        rows, columns = fresh_statistics(session.metastore, table, named, partitions, valid)
-    except NotFromStats as why:
-        return RowEstimate(None, [str(why)])
-    return estimate_rows(rows, where, columns, keys)
 
 
 def metadata(session: "Session", name: str, level: str | None = None) -> pd.DataFrame:

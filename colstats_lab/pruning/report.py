@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..metastore.levels import PRUNING_LEVELS, Level
+from ..plans.report import PlanReport
 from .estimate import RowEstimate
 
 
@@ -24,9 +25,10 @@ class PruningDecision:
 
 
 @dataclass
-class PruningReport:
+class PruningReport(PlanReport):
     """The pruning decisions for one table of a query; `to_pandas()` has one row per unit with columns
-    level, identifier, kept, reason, rows, bytes."""
+    level, identifier, kept, reason, rows, bytes. From `lab.explain`, the query's plan too (PlanReport's
+    `.operators` and `.fixes`)."""
 
     table: str
     predicate: str | None
@@ -89,4 +91,5 @@ class PruningReport:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        return f"<p>{html.escape(self.summary())}</p>" + self.to_pandas().to_html(index=False)
+        plan = self.plan_html() if not self.operators.empty else ""
+        return f"<p>{html.escape(self.summary())}</p>" + self.to_pandas().to_html(index=False) + plan

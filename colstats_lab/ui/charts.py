@@ -240,6 +240,34 @@ def pruning_levels_figure(report) -> go.Figure:
     return fig
 
 
+def plan_figure(operators: pd.DataFrame, off_by: float, title: str) -> go.Figure:
+    """A query plan as its operators, root at the top and each indented under its parent, with the rows
+    Spark estimated (a diamond) and the rows the operator produced (a dot) on a log axis, joined by a line;
+    an operator off by `off_by` or more is drawn red."""
+    labels = [f"{' ' * int(d)}{node} #{i}" for i, d, node in zip(operators["id"], operators["depth"],
+                                                                       operators["node"])]
+    estimated = [None if pd.isna(v) else max(int(v), 1) for v in operators["estimated_rows"]]
+    actual = [None if pd.isna(v) else max(int(v), 1) for v in operators["actual_rows"]]
+    off = [not pd.isna(q) and q >= off_by for q in operators["q_error"]]
+    colors = [PRUNED_COLOR if not bad else "#d62728" for bad in off]
+    fig = go.Figure()
+    for label, est, act, color in zip(labels, estimated, actual, colors):
+        if est is not None and act is not None:
+            fig.add_trace(go.Scatter(x=[est, act], y=[label, label], mode="lines", line=dict(color=color, width=2),
+                                     showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=estimated, y=labels, mode="markers", name="estimated rows",
+                             marker=dict(symbol="diamond", size=11, color=colors, line=dict(width=1, color="#333")),
+                             hovertemplate="%{y}: %{x:,} rows estimated<extra></extra>"))
+    fig.add_trace(go.Scatter(x=actual, y=labels, mode="markers", name="actual rows",
+                             marker=dict(symbol="circle", size=9, color=KEPT_COLOR),
+                             hovertemplate="%{y}: %{x:,} rows produced<extra></extra>"))
+    fig.update_layout(title=title, height=140 + 28 * len(labels), template="plotly_white",
+                      margin=dict(l=20, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.15),
+                      xaxis=dict(type="log", title="rows (log scale)"),
+                      yaxis=dict(autorange="reversed", automargin=True, categoryorder="array", categoryarray=labels))
+    return fig
+
+
 def show(fig: go.Figure) -> None:
     """Displays a figure as Plotly's mime bundle, which JupyterLab and Voila render with their Plotly
     extension and no network, with HTML beside it for everything else: a notebook exported to HTML

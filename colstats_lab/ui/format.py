@@ -5,10 +5,13 @@ import datetime as dt
 import html
 import math
 
+import pandas as pd
+
 from ..sizes import size  # noqa: F401 - the views format sizes through here
 
-def count(value: int | float | None) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+def count(value) -> str:
+    """A count with thousands separators; "" for none (None, NaN, pandas' NA)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     return f"{int(value):,}"
 

@@ -19,6 +19,7 @@ from traitlets import Enum, Float, Integer, Unicode
 
 from ..errors import ColstatsError, ParseError
 from ..lab import Lab
+from ..pruning import PruningReport
 from ..sql.statements import Analyze, Query, RefreshMetadata
 from ..skew import DEFAULT_MODE
 from ..skew.report import check_options as check_skew_options
@@ -173,26 +174,39 @@ class ColstatsMagics(Magics):
 
     @line_cell_magic
     def explain(self, line: str, cell: str | None = None):
-        """`%explain [--lab NAME] SELECT ...`, or `%%explain [--lab NAME]` over a cell holding the query:
-        what a query over one lab table reads (segments, partitions, list-bucketing directories, files
-        and row groups kept or pruned, with rows, bytes and reasons). The query is taken as written
-        (quotes kept). The value is the pruning view; `.result` is the PruningReport."""
-        words = line.strip().split(None, 2)
-        lab_name = None
-        if words[:1] == ["--lab"]:
-            if len(words) < 2 or (len(words) < 3 and cell is None):
-                raise UsageError("expected --lab NAME followed by a SELECT query")
-            lab_name, line = words[1], " ".join(words[2:])
-        elif cell is not None and line.strip():
-            raise UsageError(f"%%explain takes only --lab NAME on its line, not {line.strip()!r}; "
-                             "the query goes in the cell")
-        lab = self._lab(lab_name)
-        query = (line if cell is None else cell).strip()
+        """`%explain [--lab NAME] [--run] SELECT ...`, or `%%explain [--lab NAME] [--run]` over a cell holding
+        the query: how Spark plans it, operator by operator (estimated rows and bytes, whose statistics each
+        scan had, why an estimate is off and what to run; with --run the query runs once and each operator's
+        rows are counted), drawn as the plan view; a SELECT over one lab table shows the pruning view, what it
+        reads. The query is taken as written (quotes kept). `.result` is the report."""
+        options, query = _explain_options(line, cell)
+        lab = self._lab(options.get("lab"))
         if not query:
-            raise UsageError("expected a SELECT query, e.g. %explain SELECT * FROM sales WHERE ds = '2026-11-21'")
+            raise UsageError("expected a query, e.g. %explain --run SELECT * FROM sales WHERE ds = '2026-11-21'")
         with _user_errors():
-            view = lab.view_pruning(query)
+            report = lab.explain(query, run="run" in options)
+            view = lab.view("pruning" if isinstance(report, PruningReport) else "plan", query, report=report)
         return self._returned(view)
+
+
+def _explain_options(line: str, cell: str | None) -> tuple[dict[str, str], str]:
+    """`--lab NAME` and `--run`, in any order, before the query (a line magic) or alone on the line (a cell
+    magic, whose cell holds the query)."""
+    rest, options = line.strip(), {}
+    while rest.startswith("--"):
+        flag = re.match(r"--(run|lab)\b\s*(\S+)?\s*", rest)
+        if flag is None or (flag.group(1) == "lab" and not flag.group(2)):
+            raise UsageError(f"expected --lab NAME or --run before the query, not {rest.split()[0]!r}")
+        if flag.group(1) == "run":
+            options["run"] = "yes"
+            rest = rest[len("--run"):].strip()
+        else:
+            options["lab"] = flag.group(2)
+            rest = rest[flag.end():].strip()
+    if cell is not None and rest:
+        raise UsageError(f"%%explain takes only --lab NAME and --run on its line, not {rest!r}; the query goes in "
+                         "the cell")
+    return options, (rest if cell is None else cell).strip()
 
 
 _JOIN = re.compile(r"^(?:--lab\s+(?P<lab>\S+)\s+)?(?P<run>--run\s+)?(?P<left>\S+)\s+"

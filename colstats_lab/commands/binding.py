@@ -1,0 +1,59 @@
+"""A query over lab tables as Spark runs it: each lab table replaced by a temporary view of its current
+snapshot's files."""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from ..errors import parse_sql
+from ..pruning import single_table_where
+from ..tables import read_snapshot
+from .reads import planned_read, snapshot_parts
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+def view_name(db: str, name: str) -> str:
+    """A temporary view's name for a lab table: Spark takes only letters, digits and underscores in one, so
+    other characters become `_`, and a hash of the real name keeps `my table` apart from `my_table`."""
+    plain = re.sub(r"[^0-9A-Za-z_]", "_", f"{db}__{name}")
+    if plain == f"{db}__{name}":
+        return f"colstats__{plain}"
+    return f"colstats__{plain}_{hashlib.sha1(f'{db}.{name}'.encode()).hexdigest()[:8]}"
+
+
+def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: list | None = None,
+                views: dict[str, str] | None = None, planned: tuple | None = None) -> str:
+    """The query with each lab table replaced by a temporary view of its current snapshot; the table
+    of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
+    each view's name with its table's to `views`); `planned`, that table's `planned_read` when the caller
+    made it already."""
+    tree = parse_sql(query) if isinstance(query, str) else query.copy()  # the statement's tree stays as parsed
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    single = single_table_where(tree)
+    for node in list(tree.find_all(exp.Table)):
+        name, db = node.name.lower(), (node.db or lab.current_db).lower()
+        if not node.db and name in ctes:
+            continue
+        if not lab.metastore.table_exists(db, name):
+            continue
+        view = view_name(db, name)
+        if views is not None:
+            views[view] = f"{db}.{name}"
+        if single is not None and single[0] is node:
+            table, parts, report = planned or planned_read(lab, f"{db}.{name}", single[1], node.alias_or_name, txn)
+            if reports is not None:
+                reports.append(report)
+        else:
+            table, parts = snapshot_parts(lab, f"{db}.{name}", txn=txn)
+        read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
+        if not node.alias:  # `SELECT t.x FROM t` still calls the view by the table's name
+            node.set("alias", exp.TableAlias(this=exp.to_identifier(node.name)))
+        node.set("this", exp.to_identifier(view))
+        node.set("db", None)
+        node.set("catalog", None)
+    return tree.sql(dialect="spark")

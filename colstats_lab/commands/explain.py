@@ -1,0 +1,124 @@
+"""`Lab.explain`: a query's plan as Spark's optimizer made it, operator by operator, and for a SELECT over
+one lab table what pruning reads too."""
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ..analyze.stale import staleness_frame
+from ..errors import spark_errors
+from ..metastore import InvalidInputException, Table
+from ..plans import PlanReport, adaptive_off, plan_report, rows_read
+from ..pruning import single_table_where
+from ..pruning.answers import NotFromStats, fresh_statistics
+from ..pruning.estimate import RowEstimate, estimate_rows
+from ..pruning.plan import parse_query
+from ..pruning.references import qualifiers_of, resolved_references
+from ..storage import is_local, local_file_path, normalized, spark_file_uri, spark_prefixes
+from ..tables import read_snapshot
+from ..tables.snapshot import PartitionFiles
+from . import catalogs
+from .binding import bind_tables
+from .reads import planned_read
+
+if TYPE_CHECKING:
+    from ..transaction import Transaction
+    from .session import Session
+
+
+def explain(session: "Session", query: str, txn: Transaction | None = None, run: bool = False) -> PlanReport:
+    """The work of `Lab.explain`, whose docstring is the reference."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInputException(f"explain takes the text of a query, not {query!r}")
+    tree = catalogs.on_mirrors(session, parse_query(query))
+    if not _is_query(tree):
+        raise InvalidInputException(f"explain takes a query (SELECT, WITH, a set operation), not a "
+                                    f"{tree.key.upper()} statement")
+    found = single_table_where(tree)
+    if found is not None and not session.metastore.table_exists((found[0].db or session.current_db).lower(),
+                                                                found[0].name.lower()):
+        found = None  # one table of Spark's catalog: Spark reads it, nothing of it is pruned by the lab
+    planned = None
+    if found is not None:
+        node, where = found
+        planned = planned_read(session, f"{node.db or session.current_db}.{node.name}", where, node.alias_or_name,
+                               txn)
+    views: dict[str, str] = {}
+    with adaptive_off(session.spark) if run else nullcontext():
+        bound = bind_tables(session, tree, txn, None, views, planned)
+        tables = {name: session.resolve(name) for name in views.values()}
+        with spark_errors("Spark cannot plan the query", query, views):
+            frame = session.spark.sql(bound)
+            plan, operators = plan_report(frame, query, _lab_table_of_files(session, tables),
+                                          {name: _lab_state(session, table) for name, table in tables.items()}, run)
+    if planned is None:
+        return plan
+    assert found is not None
+    table, kept, report = planned
+    node, where = found
+    report.query, report.operators, report.fixes, report.plan_note = query, plan.operators, plan.fixes, plan.plan_note
+    report.estimate = _estimate(session, table, kept,
+                                resolved_references(where, table, qualifiers_of(table, node.alias_or_name)), txn)
+    if run:
+        report.actual_rows = rows_read(operators)
+        if report.actual_rows is None:  # no operator counted (over Spark Connect): counted by a job of its own
+            rows = read_snapshot(session.spark, table, kept).alias(node.alias_or_name)
+            with spark_errors(f"cannot count the rows kept of {table.qualified_name}"):
+                report.actual_rows = (rows.where(where.sql(dialect="spark")) if where is not None else rows).count()
+    return report
+
+
+def _is_query(tree: exp.Expression) -> bool:
+    return isinstance(tree, exp.Query)
+
+
+def _lab_table_of_files(session: "Session", tables: dict[str, Table]):
+    """Names the lab table a relation over files reads, by the first of its root paths: under the table's
+    location as Spark spells it."""
+    prefixes = spark_prefixes(session.spark) if any(not is_local(t.location) for t in tables.values()) else {}
+    roots = {name: spark_file_uri(table.location, prefixes).rstrip("/") + "/" for name, table in tables.items()
+             if table.location}
+
+    def leaf_table(relation: Any) -> str | None:
+        paths = relation.relation().location().rootPaths()
+        if paths.size() == 0:
+            return None
+        first = paths.apply(0).toString()
+        for name, root in roots.items():
+            if first.startswith(root) or normalized(local_file_path(first)).startswith(root.removeprefix("file:")):
+                return name
+        return None
+    return leaf_table
+
+
+def _lab_state(session: "Session", table: Table) -> str:
+    """What the lab knows of a table's column statistics now: accurate, stale where, or none."""
+    frame = staleness_frame(session.metastore, table)
+    accurate = frame["accurate"].astype(bool)
+    if accurate.all():
+        return "accurate"
+    if frame["reason"].astype(str).str.contains("never computed").all():
+        return "none"
+    if table.is_partitioned:
+        return f"stale in {int((~accurate).sum())} of {len(frame)} partitions"
+    return "stale"
+
+
+def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], where, txn: Transaction | None
+              ) -> RowEstimate:
+    """The rows `where` keeps of the partitions the plan kept (a file left: no row of the others can
+    match), from statistics accurate for the reader."""
+    keys = {k.lower() for k in table.partition_key_names}
+    data_columns = {c.name.lower() for c in table.cols} | table.stats_column_names
+    named = sorted({c.name.lower() for c in where.find_all(exp.Column)} & data_columns) if where is not None else []
+    valid = txn.snapshot(table) if txn else session.snapshot(table.qualified_name)
+    if not any(p.files for p in kept):
+        return RowEstimate(0, ["every file pruned"])
+    partitions = [p.partition for p in kept if p.partition is not None and p.files] if table.is_partitioned else None
+    try:
+        rows, columns = fresh_statistics(session.metastore, table, named, partitions, valid)
+    except NotFromStats as why:
+        return RowEstimate(None, [str(why)])
+    return estimate_rows(rows, where, columns, keys)

@@ -1,0 +1,250 @@
+"""A Spark query's optimized logical plan as rows: each operator with the optimizer's estimate under the
+session's settings (rows, bytes), what it needs statistics of (a join's keys, a filter's columns, a group's
+keys, and whether Spark has statistics and a histogram for each), and, once the query ran, the rows it
+produced, from the executed plan's `numOutputRows` metrics.
+
+Read through a classic session's JVM objects (py4j): `queryExecution().optimizedPlan()` for the estimates,
+`executedPlan()` for the metrics, linked by each physical node's `logicalLink`. A physical scan links to the
+top of the Project-Filter-Relation pattern it was planned from, and a partial aggregate to the same Aggregate
+as its final one, so each metric goes to the first operator of its own kind at or below its link, the final
+aggregate first (the plan is walked root first)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+# Spark's operators whose output has as many rows as their one child's
+ROW_PRESERVING = {"Project", "Sort", "SubqueryAlias", "Repartition", "RepartitionByExpression",
+                  "RebalancePartitions", "Window", "ResolvedHint", "View", "WithCTE"}
+LEAVES = {"LogicalRelation", "HiveTableRelation", "LocalRelation", "DataSourceV2Relation",
+          "DataSourceV2ScanRelation", "InMemoryRelation", "Range", "OneRowRelation", "LogicalRDD"}
+# the logical operator a physical one with a row count computes
+PHYSICAL_KIND = {"FileSourceScanExec": "leaf", "RowDataSourceScanExec": "leaf", "BatchScanExec": "leaf",
+                 "HiveTableScanExec": "leaf", "InMemoryTableScanExec": "leaf", "LocalTableScanExec": "leaf",
+                 "RangeExec": "leaf", "RDDScanExec": "leaf", "FilterExec": "Filter",
+                 "BroadcastHashJoinExec": "Join", "SortMergeJoinExec": "Join", "ShuffledHashJoinExec": "Join",
+                 "BroadcastNestedLoopJoinExec": "Join", "CartesianProductExec": "Join",
+                 "HashAggregateExec": "Aggregate", "ObjectHashAggregateExec": "Aggregate",
+                 "SortAggregateExec": "Aggregate", "ExpandExec": "Expand", "GenerateExec": "Generate",
+                 "SampleExec": "Sample"}
+RANGE_COMPARISONS = {"GreaterThan", "GreaterThanOrEqual", "LessThan", "LessThanOrEqual"}
+
+
+@dataclass(frozen=True)
+class ColumnUse:
+    """A column an operator needs statistics of: its name, the table it comes from (None: computed), and
+    whether the optimizer has statistics (and a histogram) for it at that operator's input."""
+    name: str
+    table: str | None
+    has_stats: bool
+    has_histogram: bool
+
+
+@dataclass
+class Operator:
+    """One node of the optimized plan; `id` is its place root first, `parent` its parent's id."""
+    id: int
+    parent: int | None
+    depth: int
+    kind: str  # Spark's class: Join, Filter, Aggregate, LogicalRelation, ...
+    node: str  # as shown: "Join Inner", "Scan default.sales", ...
+    estimated_rows: int | None
+    estimated_bytes: int
+    table: str | None = None  # a scan's table
+    catalog_rows: int | None = None  # a scan's row count in its catalog's statistics (None: none kept)
+    catalog_columns: int = 0  # how many of its columns the catalog keeps statistics of
+    join_keys: list[tuple[ColumnUse, ColumnUse]] = field(default_factory=list)
+    columns: list[ColumnUse] = field(default_factory=list)  # a filter's or a grouping's columns
+    range_filter: bool = False
+    limit: int | None = None
+    actual_rows: int | None = None
+    children: list[int] = field(default_factory=list)
+    plan: Any = field(default=None, repr=False, compare=False)  # the JVM node
+
+
+def _seq(scala_seq) -> list:
+    return [scala_seq.apply(i) for i in range(scala_seq.size())]
+
+
+def _option(scala_option):
+    return scala_option.get() if scala_option.isDefined() else None
+
+
+def _kind(java_object) -> str:
+    return java_object.getClass().getSimpleName()
+
+
+def optimized_operators(dataframe, leaf_table: Callable[[Any], str | None]) -> list[Operator]:
+    """The operators of `dataframe`'s optimized plan, root first; `leaf_table` names the table a relation
+    without a catalog entry reads (a lab table bound as a view over its files), from the relation's root
+    paths."""
+    plan = dataframe._jdf.queryExecution().optimizedPlan()
+    sources: dict[int, str | None] = {}  # attribute id -> table of the relation that outputs it
+    operators: list[Operator] = []
+    _walk(plan, None, 0, operators, leaf_table)
+    for op in operators:
+        if op.kind in LEAVES:
+            for attribute in _seq(op.plan.output()):
+                sources[attribute.exprId().id()] = op.table
+    for op in operators:
+        _describe_needs(op, operators, sources)
+    return operators
+
+
+def _walk(node, parent: int | None, depth: int, out: list[Operator], leaf_table) -> None:
+    statistics = node.stats()
+    rows = _option(statistics.rowCount())
+    kind = _kind(node)
+    op = Operator(len(out), parent, depth, kind, kind, None if rows is None else int(str(rows)),
+                  int(str(statistics.sizeInBytes())), plan=node)
+    out.append(op)
+    if parent is not None:
+        out[parent].children.append(op.id)
+    if kind in LEAVES:
+        _describe_leaf(op, leaf_table)
+    elif kind == "Join":
+        op.node = f"Join {node.joinType().toString()}"
+    elif kind in ("GlobalLimit", "LocalLimit"):
+        try:
+            op.limit = int(str(node.limitExpr().eval(None)))
+        except Exception:  # a limit Spark computes at run time: no bound known here
+            op.limit = None
+    for child in _seq(node.children()):
+        _walk(child, op.id, depth + 1, out, leaf_table)
+
+
+def _describe_leaf(op: Operator, leaf_table) -> None:
+    node = op.plan
+    catalog_table = None
+    if op.kind == "LogicalRelation":
+        catalog_table = _option(node.catalogTable())
+    elif op.kind == "HiveTableRelation":
+        catalog_table = node.tableMeta()
+    if catalog_table is not None:
+        op.table = catalog_table.identifier().unquotedString()
+        stats = _option(catalog_table.stats())
+        if stats is not None:
+            count = _option(stats.rowCount())
+            op.catalog_rows = None if count is None else int(str(count))
+            op.catalog_columns = stats.colStats().size()
+    elif op.kind == "LogicalRelation":
+        op.table = leaf_table(node)
+    elif op.kind in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
+        op.table = str(node.name())
+    op.node = f"Scan {op.table}" if op.table else ("Scan " + {"LocalRelation": "local rows", "Range": "range",
+                                                                "InMemoryRelation": "cached rows",
+                                                                "OneRowRelation": "one row"}.get(op.kind, "files"))
+
+
+def _attributes(expression) -> list:
+    return _seq(expression.references().toSeq())
+
+
+def _column_use(attribute, child, sources: dict[int, str | None]) -> ColumnUse:
+    stat = _option(child.stats().attributeStats().get(attribute))
+    return ColumnUse(str(attribute.name()), sources.get(attribute.exprId().id()), stat is not None,
+                     stat is not None and stat.histogram().isDefined())
+
+
+def _describe_needs(op: Operator, operators: list[Operator], sources: dict[int, str | None]) -> None:
+    node = op.plan
+    if op.kind == "Join":
+        condition = _option(node.condition())
+        if condition is None:
+            return
+        left, right = node.left(), node.right()
+        for conjunct in _conjuncts(condition):
+            if _kind(conjunct) not in ("EqualTo", "EqualNullSafe"):
+                continue
+            a, b = conjunct.left(), conjunct.right()
+            if _kind(a) != "AttributeReference" or _kind(b) != "AttributeReference":
+                continue
+            if not left.outputSet().contains(a):
+                a, b = b, a
+            op.join_keys.append((_column_use(a, left, sources), _column_use(b, right, sources)))
+    elif op.kind == "Filter":
+        child = node.child()
+        conjuncts = _conjuncts(node.condition())
+        op.range_filter = any(_has_kind(c, RANGE_COMPARISONS | {"Between"}) for c in conjuncts)
+        seen: dict[str, ColumnUse] = {}
+        for conjunct in conjuncts:
+            for attribute in _attributes(conjunct):
+                use = _column_use(attribute, child, sources)
+                seen.setdefault(f"{use.table}.{use.name}", use)
+        op.columns = list(seen.values())
+    elif op.kind == "Aggregate":
+        child = node.child()
+        op.columns = [_column_use(a, child, sources) for e in _seq(node.groupingExpressions())
+                      for a in _attributes(e)]
+
+
+def _conjuncts(expression) -> list:
+    if _kind(expression) == "And":
+        return _conjuncts(expression.left()) + _conjuncts(expression.right())
+    return [expression]
+
+
+def _has_kind(expression, kinds: set[str]) -> bool:
+    if _kind(expression) in kinds:
+        return True
+    return any(_has_kind(child, kinds) for child in _seq(expression.children()))
+
+
+def count_actual_rows(dataframe, operators: list[Operator]) -> None:
+    """Runs the query once (its rows are counted, not collected) and sets each operator's `actual_rows`:
+    from the executed plan's metrics where a physical node computes it, from its child's for an operator
+    that keeps every row (a projection, a sort), bounded by a limit's count."""
+    execution = dataframe._jdf.queryExecution()
+    execution.toRdd().count()
+    by_hash: dict[int, list[Operator]] = {}
+    for op in operators:
+        by_hash.setdefault(op.plan.hashCode(), []).append(op)
+    for physical in _physical_nodes(execution.executedPlan()):
+        wanted = PHYSICAL_KIND.get(_kind(physical))
+        if wanted is None:
+            continue
+        metric = _option(physical.metrics().get("numOutputRows"))
+        link = _option(physical.logicalLink()) if metric is not None else None
+        if metric is None or link is None:
+            continue
+        linked = next((op for op in by_hash.get(link.hashCode(), []) if op.plan.equals(link)), None)
+        target = _descend_to(linked, wanted, operators) if linked is not None else None
+        if target is not None and target.actual_rows is None:
+            target.actual_rows = int(metric.value())
+    for op in reversed(operators):  # children before parents
+        if op.actual_rows is not None:
+            continue
+        known = [operators[c].actual_rows for c in op.children]
+        if len(known) == 1 and known[0] is not None and op.kind in ROW_PRESERVING:
+            op.actual_rows = known[0]
+        elif len(known) == 1 and known[0] is not None and op.limit is not None:
+            op.actual_rows = min(op.limit, known[0])
+        elif op.kind == "Union" and known and None not in known:
+            op.actual_rows = sum(k for k in known if k is not None)
+
+
+def _descend_to(op: Operator, wanted: str, operators: list[Operator]) -> Operator | None:
+    """`op` or the first operator below it, along single children, of the kind a physical node computes."""
+    while True:
+        if (wanted == "leaf" and op.kind in LEAVES) or op.kind == wanted:
+            return op
+        if len(op.children) != 1:
+            return None
+        op = operators[op.children[0]]
+
+
+def _physical_nodes(plan) -> list:
+    """The executed plan's nodes root first, through adaptive execution's query stages."""
+    out, stack = [], [plan]
+    while stack:
+        node = stack.pop()
+        kind = _kind(node)
+        if kind == "AdaptiveSparkPlanExec":
+            stack.append(node.executedPlan())
+            continue
+        if kind.endswith("QueryStageExec") or kind == "ResultQueryStage":
+            stack.append(node.plan())
+            continue
+        out.append(node)
+        stack.extend(reversed(_seq(node.children())))
+    return out

@@ -1,0 +1,91 @@
+"""What the statistics did to a query's plan: one row per operator of Spark's optimized plan, root first,
+with the optimizer's estimate beside the rows the operator produced, how far off it was, whose statistics a
+scan had, and for an operator off by ten times or more the likely cause; `.fixes` says what to run."""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .causes import CARRIED, Diagnosis, q_error
+from .operators import LEAVES, Operator
+
+OPERATOR_COLUMNS = ["id", "parent", "depth", "node", "estimated_rows", "estimated_bytes", "actual_rows",
+                    "q_error", "statistics", "cause"]
+
+
+def operators_frame(operators: list[Operator], diagnosis: Diagnosis, lab_state: dict[str, str]) -> pd.DataFrame:
+    """The report's frame: `lab_state` says, per lab table, what the lab knows of its statistics now."""
+    rows = []
+    for op in operators:
+        rows.append([op.id, op.parent, op.depth, op.node, op.estimated_rows, op.estimated_bytes, op.actual_rows,
+                     q_error(op.estimated_rows, op.actual_rows), _statistics(op, lab_state),
+                     diagnosis.causes.get(op.id)])
+    frame = pd.DataFrame(rows, columns=OPERATOR_COLUMNS)
+    return frame.astype({"parent": "Int64", "estimated_rows": "Int64", "actual_rows": "Int64", "q_error": "float64"})
+
+
+def _statistics(op: Operator, lab_state: dict[str, str]) -> str | None:
+    """A scan's: whose figures Spark planned with, and what the lab knows of them."""
+    if op.kind not in LEAVES:
+        return None
+    if op.table in lab_state:
+        return f"sizes only (lab table read as files; the lab's statistics: {lab_state[op.table]})"
+    if op.catalog_rows is not None:
+        used = "" if op.estimated_rows is not None else ", unused: spark.sql.cbo.enabled is off"
+        return f"catalog: {op.catalog_rows:,} rows, {op.catalog_columns} column(s){used}"
+    if op.table:
+        return "sizes only (no statistics in the catalog)"
+    return "sizes only"
+
+
+def empty_operators() -> pd.DataFrame:
+    return pd.DataFrame(columns=OPERATOR_COLUMNS)
+
+
+@dataclass(kw_only=True)
+class PlanReport:
+    """A query's plan as Spark's optimizer made it: `.operators` (one row per operator, root first: node,
+    estimated_rows and estimated_bytes, actual_rows once run, q_error, statistics, cause) and `.fixes`."""
+
+    query: str = ""
+    operators: pd.DataFrame = field(default_factory=empty_operators)
+    fixes: list[str] = field(default_factory=list)
+    plan_note: str | None = None  # why the operators are missing, when they are
+
+    def worst(self) -> pd.Series | None:
+        """The operator furthest off where its error begins (not one that carries its input's), None when
+        nothing ran or no estimate had rows."""
+        known = self.operators.dropna(subset=["q_error"])
+        origins = known[~known["cause"].fillna("").str.startswith(CARRIED)]
+        known = origins if not origins.empty else known
+        return None if known.empty else known.loc[known["q_error"].idxmax()]
+
+    def plan_summary(self) -> str:
+        if self.operators.empty:
+            return self.plan_note or "no plan read"
+        text = f"{len(self.operators)} operators"
+        worst = self.worst()
+        if worst is not None:
+            text += f"; furthest off: {worst['node']} (operator {worst['id']}), q-error {worst['q_error']:,.1f}"
+            if isinstance(worst["cause"], str):
+                text += f": {worst['cause']}"
+        elif self.operators["estimated_rows"].isna().all():
+            text += "; Spark estimated sizes only, no rows"
+        return text
+
+    def plan_html(self) -> str:
+        if self.operators.empty:
+            return f"<p>{html.escape(self.plan_summary())}</p>"
+        shown = self.operators.assign(node=["\u2003" * d + n for d, n in zip(self.operators["depth"],
+                                                                            self.operators["node"])])
+        fixes = "".join(f"<li><code>{html.escape(f)}</code></li>" for f in self.fixes)
+        return (f"<p>{html.escape(self.plan_summary())}</p>" + shown.drop(columns=["depth"]).to_html(index=False)
+                + (f"<p>Fixes:</p><ul>{fixes}</ul>" if fixes else ""))
+
+    def __repr__(self) -> str:
+        return self.plan_summary()
+
+    def _repr_html_(self) -> str:
+        return self.plan_html()

@@ -1,0 +1,163 @@
+"""`lab.explain` for any query: Spark's optimized plan operator by operator, its estimates beside the rows
+each operator produced in one run, and the cause of an estimate that is off. Actual rows are checked against
+separate Spark counts of each operator's sub-query and pandas over the files, estimates against what
+Spark's own `explain(mode="cost")` prints."""
+from __future__ import annotations
+
+import os
+import re
+import uuid
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from colstats_lab.errors import ParseError, QueryError
+from colstats_lab.metastore import InvalidInputException
+from colstats_lab.plans import PlanReport
+from colstats_lab.pruning import PruningReport
+
+
+@pytest.fixture
+def cbo(spark):
+    """Spark's cost-based optimizer on for one test (the session is the suite's)."""
+    before = spark.conf.get("spark.sql.cbo.enabled", "false")
+    spark.conf.set("spark.sql.cbo.enabled", "true")
+    yield
+    spark.conf.set("spark.sql.cbo.enabled", before)
+
+
+@pytest.fixture
+def spark_db(spark):
+    db = f"plans_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE DATABASE {db}")
+    yield db
+    spark.sql(f"DROP DATABASE {db} CASCADE")
+
+
+def _write_lab_tables(root: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(5)
+    sales = pd.DataFrame({"item": rng.integers(0, 40, 3000), "qty": rng.integers(1, 10, 3000),
+                          "ds": np.repeat(["d1", "d2", "d3"], 1000)})
+    for ds, part in sales.groupby("ds"):
+        os.makedirs(f"{root}/sales/ds={ds}")
+        pq.write_table(pa.Table.from_pandas(part.drop(columns="ds"), preserve_index=False),
+                       f"{root}/sales/ds={ds}/part-0.parquet")
+    items = pd.DataFrame({"item": np.arange(50), "cat": [f"c{i % 4}" for i in range(50)]})
+    os.makedirs(f"{root}/items")
+    pq.write_table(pa.Table.from_pandas(items, preserve_index=False), f"{root}/items/part-0.parquet")
+    return sales, items
+
+
+def _by_node(report: PlanReport) -> dict[str, pd.Series]:
+    """The first operator of each kind, root first."""
+    out: dict[str, pd.Series] = {}
+    for _, row in report.operators.iterrows():
+        out.setdefault(row["node"].split(" ")[0] if not row["node"].startswith("Scan") else row["node"], row)
+    return out
+
+
+def _cost_rows(spark, query: str) -> int | None:
+    """The root's rowCount as Spark's own explain(mode="cost") prints it (None: sizes only)."""
+    text = spark.sql(query)._jdf.queryExecution().stringWithStats()
+    optimized = text.split("== Optimized Logical Plan ==")[1].splitlines()[1]
+    found = re.search(r"rowCount=([0-9.E+]+)", optimized)
+    return None if found is None else int(float(found.group(1)))
+
+
+def test_every_operator_of_a_join_produced_what_its_own_sub_query_counts(lab, tmp_path, spark):
+    sales, items = _write_lab_tables(str(tmp_path / "data"))
+    lab.register_external("sales", str(tmp_path / "data" / "sales"))
+    lab.register_external("items", str(tmp_path / "data" / "items"))
+    query = ("SELECT i.cat, sum(s.qty) AS q FROM sales s JOIN items i ON s.item = i.item "
+             "WHERE s.qty > 5 GROUP BY i.cat")
+    planned = lab.explain(query)
+    assert type(planned) is PlanReport and planned.operators["actual_rows"].isna().all()  # nothing ran
+    report = lab.explain(query, run=True)
+    ops = _by_node(report)
+    assert list(report.operators["id"]) == list(range(len(report.operators)))
+    assert report.operators["parent"].iloc[0] is pd.NA and (report.operators["parent"].iloc[1:] >= 0).all()
+
+    kept = sales[sales.qty > 5]
+    joined = kept.merge(items, on="item")
+    assert ops["Aggregate"]["actual_rows"] == joined["cat"].nunique() == len(lab.sql(query).df)
+    assert ops["Join"]["actual_rows"] == len(joined)
+    assert ops["Filter"]["actual_rows"] == len(kept)  # the first filter root first: sales' WHERE
+    assert ops["Scan default.sales"]["actual_rows"] == len(sales)
+    assert ops["Scan default.items"]["actual_rows"] == len(items)
+    spark_counts = spark.sql(f"SELECT count(*) FROM parquet.`{tmp_path}/data/sales` s JOIN "
+                             f"parquet.`{tmp_path}/data/items` i ON s.item = i.item WHERE s.qty > 5").first()[0]
+    assert spark_counts == ops["Join"]["actual_rows"]
+    # lab tables reach Spark as files: sizes only, named as such, with what the lab knows of them
+    assert report.operators["estimated_rows"].iloc[1:].isna().all()
+    assert "sizes only (lab table read as files; the lab's statistics: none)" == ops["Scan default.items"]["statistics"]
+    assert any("lab.export_spark_stats" in fix for fix in report.fixes)
+
+
+def test_a_join_key_without_statistics_is_named_and_the_cause_goes_once_analyzed(lab, spark, spark_db, cbo):
+    rng = np.random.default_rng(9)
+    fact = pd.DataFrame({"k": rng.integers(0, 1000, 20000), "v": rng.normal(size=20000)})
+    dim = pd.DataFrame({"k": np.arange(1000), "name": [f"n{i % 300}" for i in range(1000)]})
+    spark.createDataFrame(fact).write.saveAsTable(f"{spark_db}.fact")
+    spark.createDataFrame(dim).write.saveAsTable(f"{spark_db}.dim")
+    spark.sql(f"ANALYZE TABLE {spark_db}.fact COMPUTE STATISTICS FOR ALL COLUMNS")
+    spark.sql(f"ANALYZE TABLE {spark_db}.dim COMPUTE STATISTICS")  # its row count, no column's statistics
+    query = f"SELECT f.v, d.name FROM {spark_db}.fact f JOIN {spark_db}.dim d ON f.k = d.k"
+
+    report = lab.explain(query, run=True)
+    join = _by_node(report)["Join"]
+    assert join["actual_rows"] == len(fact.merge(dim, on="k"))
+    assert join["q_error"] == pytest.approx(max(join["estimated_rows"] / join["actual_rows"],
+                                                join["actual_rows"] / join["estimated_rows"]))
+    assert join["q_error"] >= 10 and join["cause"] == f"join key spark_catalog.{spark_db}.dim.k without column statistics"
+    assert f"ANALYZE TABLE spark_catalog.{spark_db}.dim COMPUTE STATISTICS FOR COLUMNS k" in report.fixes
+    assert report.operators["estimated_rows"].iloc[0] == _cost_rows(spark, query)
+    assert "join key" in report.plan_summary() and "q-error" in report.plan_summary()
+
+    spark.sql(f"ANALYZE TABLE {spark_db}.dim COMPUTE STATISTICS FOR ALL COLUMNS")
+    after = _by_node(lab.explain(query, run=True))
+    assert after["Join"]["q_error"] <= 2 and after["Join"]["cause"] is None
+    assert after[f"Scan spark_catalog.{spark_db}.dim"]["statistics"] == "catalog: 1,000 rows, 2 column(s)"
+
+
+def test_correlated_columns_are_named_where_the_error_begins_and_carried_above(lab, spark, spark_db, cbo):
+    rng = np.random.default_rng(13)
+    a = rng.integers(0, 100, 10000)
+    spark.createDataFrame(pd.DataFrame({"a": a, "b": a})).write.saveAsTable(f"{spark_db}.t")  # b = a
+    spark.sql(f"ANALYZE TABLE {spark_db}.t COMPUTE STATISTICS FOR ALL COLUMNS")
+    report = lab.explain(f"SELECT a, count(*) FROM {spark_db}.t WHERE a = 5 AND b = 5 GROUP BY a", run=True)
+    ops = _by_node(report)
+    assert ops["Filter"]["actual_rows"] == int((a == 5).sum())
+    assert ops["Filter"]["cause"].startswith("a predicate on correlated columns")
+    worst = report.worst()
+    assert worst is not None and worst["node"] == "Filter"
+
+
+def test_a_single_table_query_keeps_its_pruning_report_and_gains_the_operators(lab, tmp_path):
+    sales, _ = _write_lab_tables(str(tmp_path / "data"))
+    lab.register_external("sales", str(tmp_path / "data" / "sales"))
+    lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS")
+    report = lab.explain("SELECT count(*) FROM sales WHERE ds = 'd2' AND qty > 5", run=True)
+    assert isinstance(report, PruningReport) and isinstance(report, PlanReport)
+    assert report.kept("partition") == ["ds=d2"]
+    assert report.actual_rows == int(((sales.ds == "d2") & (sales.qty > 5)).sum())  # from the run's metrics
+    assert report.operators["node"].iloc[0] == "Aggregate" and report.operators["actual_rows"].iloc[0] == 1
+    assert "accurate" in report.operators["statistics"].dropna().iloc[0]
+
+    # another job appends to the table: the lab says its statistics are stale where Spark reads them
+    pq.write_table(pa.table({"item": [1, 2], "qty": [9, 9]}), str(tmp_path / "data" / "sales" / "ds=d1" / "more.parquet"))
+    stale = lab.explain("SELECT s.item, count(*) FROM sales s JOIN sales t ON s.item = t.item GROUP BY s.item")
+    assert "stale in 1 of 3 partitions" in stale.operators["statistics"].dropna().iloc[0]
+
+
+def test_what_cannot_be_explained_is_named_in_one_line(lab, tmp_path):
+    _write_lab_tables(str(tmp_path / "data"))
+    lab.register_external("items", str(tmp_path / "data" / "items"))
+    with pytest.raises(InvalidInputException, match="explain takes a query .*not a DROP statement"):
+        lab.explain("DROP TABLE items")
+    with pytest.raises(QueryError, match="nope"):
+        lab.explain("SELECT nope FROM items JOIN items j ON items.item = j.item")
+    with pytest.raises(ParseError):
+        lab.explain("SELECT FROM WHERE")
