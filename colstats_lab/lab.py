@@ -33,6 +33,7 @@ from .sql import parse
 from .sql.statements import Statement
 from .commands import execute, reads
 from .commands import explain as explain_command
+from .commands.plan_tables import PLAN_STATISTICS, PlanTables, drop_plan_tables
 from .commands import analyze as analyze_commands
 from .commands import catalogs
 from .commands import join_skew as join_skew_commands
@@ -54,8 +55,10 @@ _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.c
                     "metastore.enabled": False, "metastore.metadata.store.depth_level": "ROW_GROUP",
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
                     "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5,
-                    "colstats.history.keep": DEFAULT_KEEP, "colstats.history.max_bytes": None}
-_BOOLEAN_OPTIONS = ("hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
+                    "colstats.history.keep": DEFAULT_KEEP, "colstats.history.max_bytes": None,
+                    # a query's lab tables planned by Spark with the lab's statistics where they can be
+                    PLAN_STATISTICS: True}
+_BOOLEAN_OPTIONS = (PLAN_STATISTICS, "hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
                     "hive.metastore.stats.ndv.densityfunction", "hive.stats.kll.enable",
                     "hive.optimize.listbucketing", "hive.mapred.supports.subdirectories",
                     "metastore.enabled", "metastore.metadata.use_schema", "metastore.metadata.use_statistics",
@@ -97,6 +100,7 @@ class Lab:
         self.current_db = DEFAULT_DB
         self._options: dict[str, Any] = {}
         self.catalogs: dict[str, catalogs.AttachedCatalog] = {}
+        self.plan_tables = PlanTables()
         # an object store this process has no credentials for is listed through this lab's Spark
         list_through_spark(lambda: self.spark, "auto")
         Lab._current = self
@@ -604,6 +608,8 @@ class Lab:
     def close(self) -> None:
         for client in self.catalogs.values():
             client.close()
+        if self.plan_tables.made:
+            drop_plan_tables(self)
         self.metastore.close()
         if getattr(self, "_engine", None) is not None:
             self._engine.dispose()

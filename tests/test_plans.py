@@ -90,10 +90,12 @@ def test_every_operator_of_a_join_produced_what_its_own_sub_query_counts(lab, tm
     spark_counts = spark.sql(f"SELECT count(*) FROM parquet.`{tmp_path}/data/sales` s JOIN "
                              f"parquet.`{tmp_path}/data/items` i ON s.item = i.item WHERE s.qty > 5").first()[0]
     assert spark_counts == ops["Join"]["actual_rows"]
-    # lab tables reach Spark as files: sizes only, named as such, with what the lab knows of them
+    # tables without accurate statistics reach Spark as files: sizes only, named as such, with why
     assert report.operators["estimated_rows"].iloc[1:].isna().all()
-    assert "sizes only (lab table read as files; the lab's statistics: none)" == ops["Scan default.items"]["statistics"]
-    assert any("lab.export_spark_stats" in fix for fix in report.fixes)
+    assert ops["Scan default.items"]["statistics"] == ("sizes only (read as files: the lab's statistics of it are not "
+                                                       "all accurate now; the lab's statistics: none)")
+    assert "ANALYZE TABLE default.items COMPUTE STATISTICS FOR COLUMNS: Spark plans it with the lab's statistics " \
+           "once they are accurate, with its size only until then" in report.fixes
 
 
 def test_a_join_key_without_statistics_is_named_and_the_cause_goes_once_analyzed(lab, spark, spark_db, cbo):
@@ -161,3 +163,54 @@ def test_what_cannot_be_explained_is_named_in_one_line(lab, tmp_path):
         lab.explain("SELECT nope FROM items JOIN items j ON items.item = j.item")
     with pytest.raises(ParseError):
         lab.explain("SELECT FROM WHERE")
+
+
+def test_a_lab_join_is_planned_with_the_join_kinds_of_sparks_own_analyze_of_the_same_files(lab, spark, spark_db,
+                                                                                          tmp_path, cbo):
+    data = tmp_path / "data"
+    rng = np.random.default_rng(17)
+    for day in range(3):
+        pq.write_table(pa.table({"item": rng.integers(0, 5000, 20000), "qty": rng.integers(1, 10, 20000)}),
+                       _made(data / "sales" / f"ds={day}") + "/part-0.parquet")
+    items = pd.DataFrame({"item": np.arange(5000), "cat": [f"c{i % 500}" for i in range(5000)],
+                          "price": rng.normal(50, 10, 5000)})
+    pq.write_table(pa.Table.from_pandas(items, preserve_index=False), _made(data / "items") + "/part-0.parquet")
+    lab.register_external("sales", str(data / "sales"))
+    lab.register_external("items", str(data / "items"))
+    lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS")
+    lab.sql("ANALYZE TABLE items COMPUTE STATISTICS FOR COLUMNS")
+    for name in ("sales", "items"):  # Spark's own ANALYZE of the same files, in Spark's catalog
+        spark.sql(f"CREATE TABLE {spark_db}.{name} USING parquet LOCATION '{data / name}'")  # partitions inferred
+        if name == "sales":
+            spark.sql(f"MSCK REPAIR TABLE {spark_db}.{name}")
+        spark.sql(f"ANALYZE TABLE {spark_db}.{name} COMPUTE STATISTICS FOR ALL COLUMNS")
+    query = ("SELECT i.cat, sum(s.qty) AS q FROM {db}sales s JOIN {db}items i ON s.item = i.item "
+             "WHERE i.price > 75 GROUP BY i.cat")
+    threshold = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    # between the filtered items' estimate (about 1,200 rows of 32 bytes) and their size by the file (about 67 KB)
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "50000")
+    try:
+        ours = lab.explain(query.format(db=""))
+        theirs = lab.explain(query.format(db=f"{spark_db}."))
+        lab.set("colstats.plan.statistics", False)
+        as_files = lab.explain(query.format(db=""))
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", threshold)
+
+    def joins_and_scans(report):
+        nodes = list(report.operators["node"])
+        return [n for n in nodes if n.startswith("Join")], [n.rsplit(".", 1)[-1] for n in nodes if n.startswith("Scan")]
+    assert joins_and_scans(ours) == joins_and_scans(theirs) == (["Join Inner (BroadcastHashJoin)"], ["sales", "items"])
+    assert joins_and_scans(as_files)[0] == ["Join Inner (SortMergeJoin)"]  # with the files' sizes only
+    scans = ours.operators[ours.operators["node"].str.startswith("Scan")]
+    assert list(scans["statistics"]) == ["the lab's: 60,000 rows, 3 column(s), accurate",
+                                         "the lab's: 5,000 rows, 3 column(s), accurate"]
+    assert list(scans["estimated_rows"]) == [60000, 5000]
+    answer = lab.sql(query.format(db="")).df.sort_values("cat").reset_index(drop=True)
+    truth = spark.sql(query.format(db=f"{spark_db}.")).toPandas().sort_values("cat").reset_index(drop=True)
+    pd.testing.assert_frame_equal(answer, truth, check_dtype=False)
+
+
+def _made(folder) -> str:
+    os.makedirs(folder, exist_ok=True)
+    return str(folder)

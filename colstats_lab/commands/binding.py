@@ -11,6 +11,7 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..pruning import single_table_where
 from ..tables import read_snapshot
+from .plan_tables import PLAN_STATISTICS, plan_table, why_not_planned
 from .reads import planned_read, snapshot_parts
 
 if TYPE_CHECKING:
@@ -27,11 +28,14 @@ def view_name(db: str, name: str) -> str:
 
 
 def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: list | None = None,
-                views: dict[str, str] | None = None, planned: tuple | None = None) -> str:
+                views: dict[str, str] | None = None, planned: tuple | None = None,
+                as_files: dict[str, str] | None = None, with_statistics: dict[str, str] | None = None) -> str:
     """The query with each lab table replaced by a temporary view of its current snapshot; the table
     of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
     each view's name with its table's to `views`); `planned`, that table's `planned_read` when the caller
-    made it already."""
+    made it already. In a query of several tables, outside a transaction, a table Spark can plan with the
+    lab's statistics is read as their catalog table instead (`plan_tables`; put in `with_statistics`, the
+    catalog table's name to the lab table's); each one read as files is put in `as_files` with why."""
     tree = parse_sql(query) if isinstance(query, str) else query.copy()  # the statement's tree stays as parsed
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     single = single_table_where(tree)
@@ -50,10 +54,29 @@ def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: 
                 reports.append(report)
         else:
             table, parts = snapshot_parts(lab, f"{db}.{name}", txn=txn)
+            why = "a transaction's own snapshot" if txn is not None else \
+                None if lab.get(PLAN_STATISTICS) else f"{PLAN_STATISTICS} is false"
+            why = why or why_not_planned(lab, table, parts)
+            if why is None:
+                catalog_name = plan_table(lab, table, parts)
+                _bind(node, catalog_name)
+                if with_statistics is not None:
+                    with_statistics[catalog_name] = f"{db}.{name}"
+                if views is not None:  # Spark's messages name it: the user's name instead
+                    views[catalog_name.split(".", 1)[1]] = f"{db}.{name}"
+                continue
+            if as_files is not None:
+                as_files[f"{db}.{name}"] = why
         read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
-        if not node.alias:  # `SELECT t.x FROM t` still calls the view by the table's name
-            node.set("alias", exp.TableAlias(this=exp.to_identifier(node.name)))
-        node.set("this", exp.to_identifier(view))
-        node.set("db", None)
-        node.set("catalog", None)
+        _bind(node, view)
     return tree.sql(dialect="spark")
+
+
+def _bind(node: exp.Table, name: str) -> None:
+    """`node` reads `name` (a view, or `db`.`table`), still called by its own name in the query."""
+    if not node.alias:  # `SELECT t.x FROM t` still calls the view by the table's name
+        node.set("alias", exp.TableAlias(this=exp.to_identifier(node.name)))
+    db, _, table = name.partition(".")
+    node.set("this", exp.to_identifier(table or db, quoted=bool(table)))
+    node.set("db", exp.to_identifier(db, quoted=False) if table else None)
+    node.set("catalog", None)

@@ -10,7 +10,7 @@ from sqlglot import exp
 from ..analyze.stale import staleness_frame
 from ..errors import spark_errors
 from ..metastore import InvalidInputException, Table
-from ..plans import PlanReport, adaptive_off, plan_report, rows_read
+from ..plans import LabRead, PlanReport, adaptive_off, plan_report, rows_read
 from ..pruning import single_table_where
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.estimate import RowEstimate, estimate_rows
@@ -46,13 +46,18 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
         planned = planned_read(session, f"{node.db or session.current_db}.{node.name}", where, node.alias_or_name,
                                txn)
     views: dict[str, str] = {}
+    as_files: dict[str, str] = {}
+    with_statistics: dict[str, str] = {}
     with adaptive_off(session.spark) if run else nullcontext():
-        bound = bind_tables(session, tree, txn, None, views, planned)
-        tables = {name: session.resolve(name) for name in views.values()}
+        bound = bind_tables(session, tree, txn, None, views, planned, as_files, with_statistics)
+        tables = {name: session.resolve(name) for name in set(views.values())}
+        if planned is not None:
+            as_files[planned[0].qualified_name] = "pruned by the lab first (a query of one table)"
+        lab_state = {name: LabRead(_lab_state(session, table), as_files.get(name)) for name, table in tables.items()}
         with spark_errors("Spark cannot plan the query", query, views):
             frame = session.spark.sql(bound)
-            plan, operators = plan_report(frame, query, _lab_table_of_files(session, tables),
-                                          {name: _lab_state(session, table) for name, table in tables.items()}, run)
+            plan, operators = plan_report(frame, query, _lab_table_of_files(session, tables), lab_state,
+                                          with_statistics, run)
     if planned is None:
         return plan
     assert found is not None

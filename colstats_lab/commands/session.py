@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from .catalogs import AttachedCatalog
+    from .plan_tables import PlanTables
     from ..metastore import Metastore, Table, ValidWriteIdList
     from ..transaction import Transaction
 
@@ -18,6 +19,7 @@ class Session(Protocol):
     metastore: Metastore
     current_db: str
     catalogs: dict[str, AttachedCatalog]  # attached catalogs by name
+    plan_tables: PlanTables  # the catalog tables Spark plans lab tables with
 
     @property
     def spark(self) -> SparkSession: ...

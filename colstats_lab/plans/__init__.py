@@ -6,10 +6,10 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from .causes import diagnose, q_error
-from .operators import LEAVES, Operator, count_actual_rows, optimized_operators
-from .report import OPERATOR_COLUMNS, PlanReport, operators_frame
+from .operators import LEAVES, Operator, count_actual_rows, name_join_strategies, optimized_operators
+from .report import OPERATOR_COLUMNS, LabRead, PlanReport, operators_frame
 
-__all__ = ["OPERATOR_COLUMNS", "PlanReport", "adaptive_off", "plan_report", "q_error", "rows_read"]
+__all__ = ["OPERATOR_COLUMNS", "LabRead", "PlanReport", "adaptive_off", "plan_report", "q_error", "rows_read"]
 
 ADAPTIVE = "spark.sql.adaptive.enabled"
 
@@ -27,21 +27,23 @@ def adaptive_off(spark) -> Iterator[None]:
         spark.conf.set(ADAPTIVE, before)
 
 
-def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_state: dict[str, str],
-                run: bool) -> tuple[PlanReport, list[Operator]]:
+def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_state: dict[str, LabRead],
+                renamed: dict[str, str], run: bool) -> tuple[PlanReport, list[Operator]]:
     """The report of `frame`'s plan (with `run`, the query runs once and each operator's rows are counted;
-    plan and run it under `adaptive_off`), and its operators. `lab_state` says, per lab table bound as a view,
-    what the lab knows of its statistics ("accurate", "stale ...", "none")."""
+    plan and run it under `adaptive_off`), and its operators. `lab_state` says how Spark read each lab table,
+    `renamed` names the lab table each catalog table made for it stands for."""
     if not hasattr(frame, "_jdf"):
         return PlanReport(query=query, plan_note="the plan's operators are read in a classic Spark session only, "
                                                  "not over Spark Connect yet"), []
     conf = frame.sparkSession.conf
-    operators = optimized_operators(frame, leaf_table)
+    operators = optimized_operators(frame, leaf_table, renamed)
     if run:
         count_actual_rows(frame, operators)
-    diagnosis = diagnose(operators, {t: s.startswith("stale") for t, s in lab_state.items()},
+    name_join_strategies(frame, operators)
+    diagnosis = diagnose(operators, {t: r.state.startswith("stale") for t, r in lab_state.items()},
                          conf.get("spark.sql.cbo.enabled", "false") == "true",
-                         conf.get("spark.sql.statistics.histogram.enabled", "false") == "true", set(lab_state))
+                         conf.get("spark.sql.statistics.histogram.enabled", "false") == "true",
+                         {t: r.as_files for t, r in lab_state.items() if r.as_files is not None}, set(lab_state))
     return PlanReport(query=query, operators=operators_frame(operators, diagnosis, lab_state),
                       fixes=diagnosis.fixes), operators
 

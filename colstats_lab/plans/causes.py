@@ -17,7 +17,8 @@ CARRIED = "carries its input's error"
 @dataclass
 class Diagnosis:
     """Each operator's cause (by id) and the fixes, in the order first needed."""
-    lab_tables: set[str] = field(default_factory=set)  # read as files: the lab's ANALYZE never reaches Spark
+    lab_tables: dict[str, str] = field(default_factory=dict)  # read as files, with why: Spark has their sizes only
+    lab_names: set[str] = field(default_factory=set)  # every lab table of the query
     causes: dict[int, str] = field(default_factory=dict)
     fixes: list[str] = field(default_factory=list)
 
@@ -35,15 +36,16 @@ def q_error(estimated: int | None, actual: int | None) -> float | None:
 
 
 def diagnose(operators: list[Operator], stale: dict[str, bool], cbo: bool, histograms: bool,
-             lab_tables: set[str]) -> Diagnosis:
+             lab_tables: dict[str, str], lab_names: set[str]) -> Diagnosis:
     """The causes of the operators off by OFF_BY or more (`stale`: the lab's tables whose statistics it knows
-    are stale, by name; `lab_tables`: those read as files, whose statistics Spark never sees) and the fixes,
-    including those a plan without any row estimate needs."""
-    found = Diagnosis(lab_tables)
+    are stale, by name; `lab_tables`: those read as files, with why, whose statistics Spark never sees) and
+    the fixes, including those a plan without any row estimate needs."""
+    found = Diagnosis(lab_tables, lab_names)
     for op in operators:
         if op.kind in LEAVES and op.table in lab_tables:
-            found.fix(f"Spark reads lab table {op.table} as files, with its size only: export the lab's "
-                      f"statistics to a catalog table over the same files (lab.export_spark_stats)")
+            if stale.get(op.table) or "not all accurate" in lab_tables[op.table]:
+                found.fix(f"ANALYZE TABLE {op.table} COMPUTE STATISTICS FOR COLUMNS: Spark plans it with the "
+                          "lab's statistics once they are accurate, with its size only until then")
         elif op.kind in LEAVES and op.catalog_rows is not None and op.estimated_rows is None and not cbo:
             found.fix("spark.conf.set('spark.sql.cbo.enabled', 'true'): the catalog keeps row counts Spark's "
                       "optimizer ignores without it")
@@ -123,10 +125,13 @@ def _join_cause(op: Operator) -> str:
 def _filter_cause(op: Operator, cbo: bool, histograms: bool, found: Diagnosis) -> str:
     if not cbo:
         return "spark.sql.cbo.enabled is off: a filter keeps every row in Spark's estimate"
-    if op.range_filter and not any(c.has_histogram for c in op.columns):
-        columns = ", ".join(_spelled(c) for c in op.columns)
-        found.fix(f"spark.conf.set('spark.sql.statistics.histogram.enabled', 'true'), then ANALYZE the columns "
-                  f"{columns} again" if not histograms else f"ANALYZE the columns {columns} again (histograms on)")
+    if op.range_filter and not any(c.has_histogram for c in op.range_columns):
+        columns = ", ".join(_spelled(c) for c in op.range_columns)
+        if not histograms:
+            found.fix("spark.conf.set('spark.sql.statistics.histogram.enabled', 'true')")
+        if any(c.table in found.lab_names for c in op.range_columns):
+            found.fix("lab.set('hive.stats.kll.enable', True): the lab's quantile sketches give Spark its histograms")
+        _analyze_fix(op.range_columns, found, force=True)
         return f"a range filter on {columns} without a histogram (Spark assumes evenly spread values)"
     if len(op.columns) > 1:
         return "a predicate on correlated columns (Spark multiplies their selectivities as if independent)"
@@ -137,12 +142,14 @@ def _spelled(column: ColumnUse) -> str:
     return f"{column.table}.{column.name}" if column.table else column.name
 
 
-def _analyze_fix(columns: list[ColumnUse], found: Diagnosis) -> None:
+def _analyze_fix(columns: list[ColumnUse], found: Diagnosis, force: bool = False) -> None:
+    """ANALYZE of the columns' tables (a lab table read as files has its fix named with its scan, unless
+    `force`: a histogram needs the columns analyzed again)."""
     by_table: dict[str, list[str]] = {}
     for column in columns:
         if column.table:
             by_table.setdefault(column.table, []).append(column.name)
     for table, names in by_table.items():
-        if table in found.lab_tables:
-            continue  # its fix, the export, is named with its scan
+        if table in found.lab_tables and not force:
+            continue
         found.fix(f"ANALYZE TABLE {table} COMPUTE STATISTICS FOR COLUMNS {', '.join(dict.fromkeys(names))}")

@@ -56,6 +56,7 @@ class Operator:
     join_keys: list[tuple[ColumnUse, ColumnUse]] = field(default_factory=list)
     columns: list[ColumnUse] = field(default_factory=list)  # a filter's or a grouping's columns
     range_filter: bool = False
+    range_columns: list[ColumnUse] = field(default_factory=list)  # those a range comparison bounds
     limit: int | None = None
     actual_rows: int | None = None
     children: list[int] = field(default_factory=list)
@@ -74,14 +75,20 @@ def _kind(java_object) -> str:
     return java_object.getClass().getSimpleName()
 
 
-def optimized_operators(dataframe, leaf_table: Callable[[Any], str | None]) -> list[Operator]:
+def optimized_operators(dataframe, leaf_table: Callable[[Any], str | None],
+                        renamed: dict[str, str] | None = None) -> list[Operator]:
     """The operators of `dataframe`'s optimized plan, root first; `leaf_table` names the table a relation
     without a catalog entry reads (a lab table bound as a view over its files), from the relation's root
-    paths."""
+    paths; `renamed`, the lab table a catalog table (`db.table`) stands for."""
     plan = dataframe._jdf.queryExecution().optimizedPlan()
     sources: dict[int, str | None] = {}  # attribute id -> table of the relation that outputs it
     operators: list[Operator] = []
     _walk(plan, None, 0, operators, leaf_table)
+    for op in operators:
+        lab_name = next((lab for catalog, lab in (renamed or {}).items()
+                         if op.table and (op.table == catalog or op.table.endswith("." + catalog))), None)
+        if lab_name is not None:
+            op.table, op.node = lab_name, f"Scan {lab_name}"
     for op in operators:
         if op.kind in LEAVES:
             for attribute in _seq(op.plan.output()):
@@ -165,13 +172,16 @@ def _describe_needs(op: Operator, operators: list[Operator], sources: dict[int, 
     elif op.kind == "Filter":
         child = node.child()
         conjuncts = _conjuncts(node.condition())
-        op.range_filter = any(_has_kind(c, RANGE_COMPARISONS | {"Between"}) for c in conjuncts)
         seen: dict[str, ColumnUse] = {}
+        ranged: dict[str, ColumnUse] = {}
         for conjunct in conjuncts:
+            in_range = _has_kind(conjunct, RANGE_COMPARISONS | {"Between"})
             for attribute in _attributes(conjunct):
                 use = _column_use(attribute, child, sources)
                 seen.setdefault(f"{use.table}.{use.name}", use)
-        op.columns = list(seen.values())
+                if in_range:
+                    ranged.setdefault(f"{use.table}.{use.name}", use)
+        op.columns, op.range_columns, op.range_filter = list(seen.values()), list(ranged.values()), bool(ranged)
     elif op.kind == "Aggregate":
         child = node.child()
         op.columns = [_column_use(a, child, sources) for e in _seq(node.groupingExpressions())
@@ -196,20 +206,9 @@ def count_actual_rows(dataframe, operators: list[Operator]) -> None:
     that keeps every row (a projection, a sort), bounded by a limit's count."""
     execution = dataframe._jdf.queryExecution()
     execution.toRdd().count()
-    by_hash: dict[int, list[Operator]] = {}
-    for op in operators:
-        by_hash.setdefault(op.plan.hashCode(), []).append(op)
-    for physical in _physical_nodes(execution.executedPlan()):
-        wanted = PHYSICAL_KIND.get(_kind(physical))
-        if wanted is None:
-            continue
+    for physical, target in _linked(execution.executedPlan(), operators):
         metric = _option(physical.metrics().get("numOutputRows"))
-        link = _option(physical.logicalLink()) if metric is not None else None
-        if metric is None or link is None:
-            continue
-        linked = next((op for op in by_hash.get(link.hashCode(), []) if op.plan.equals(link)), None)
-        target = _descend_to(linked, wanted, operators) if linked is not None else None
-        if target is not None and target.actual_rows is None:
+        if metric is not None and target.actual_rows is None:
             target.actual_rows = int(metric.value())
     for op in reversed(operators):  # children before parents
         if op.actual_rows is not None:
@@ -221,6 +220,30 @@ def count_actual_rows(dataframe, operators: list[Operator]) -> None:
             op.actual_rows = min(op.limit, known[0])
         elif op.kind == "Union" and known and None not in known:
             op.actual_rows = sum(k for k in known if k is not None)
+
+
+def name_join_strategies(dataframe, operators: list[Operator]) -> None:
+    """Adds to each join's node the physical join Spark planned for it ("Join Inner (BroadcastHashJoin)"):
+    what the estimates decided. Without a run, adaptive execution's initial plan."""
+    for physical, target in _linked(dataframe._jdf.queryExecution().executedPlan(), operators):
+        if target.kind == "Join" and "(" not in target.node:
+            target.node += f" ({_kind(physical).removesuffix('Exec')})"
+
+
+def _linked(plan, operators: list[Operator]):
+    """(physical node, the operator it computes) for the physical nodes that compute one, root first."""
+    by_hash: dict[int, list[Operator]] = {}
+    for op in operators:
+        by_hash.setdefault(op.plan.hashCode(), []).append(op)
+    for physical in _physical_nodes(plan):
+        wanted = PHYSICAL_KIND.get(_kind(physical))
+        link = _option(physical.logicalLink()) if wanted is not None else None
+        if wanted is None or link is None:
+            continue
+        linked = next((op for op in by_hash.get(link.hashCode(), []) if op.plan.equals(link)), None)
+        target = _descend_to(linked, wanted, operators) if linked is not None else None
+        if target is not None:
+            yield physical, target
 
 
 def _descend_to(op: Operator, wanted: str, operators: list[Operator]) -> Operator | None:

@@ -15,8 +15,17 @@ OPERATOR_COLUMNS = ["id", "parent", "depth", "node", "estimated_rows", "estimate
                     "q_error", "statistics", "cause"]
 
 
-def operators_frame(operators: list[Operator], diagnosis: Diagnosis, lab_state: dict[str, str]) -> pd.DataFrame:
-    """The report's frame: `lab_state` says, per lab table, what the lab knows of its statistics now."""
+@dataclass(frozen=True)
+class LabRead:
+    """How Spark read a lab table of the query: what the lab knows of its statistics now ("accurate",
+    "stale in 2 of 9 partitions", "none"), and why it was read as files (None: as a catalog table holding
+    the lab's statistics)."""
+    state: str
+    as_files: str | None = None
+
+
+def operators_frame(operators: list[Operator], diagnosis: Diagnosis, lab_state: dict[str, LabRead]) -> pd.DataFrame:
+    """The report's frame: `lab_state` says, per lab table, how Spark read it."""
     rows = []
     for op in operators:
         rows.append([op.id, op.parent, op.depth, op.node, op.estimated_rows, op.estimated_bytes, op.actual_rows,
@@ -26,12 +35,16 @@ def operators_frame(operators: list[Operator], diagnosis: Diagnosis, lab_state: 
     return frame.astype({"parent": "Int64", "estimated_rows": "Int64", "actual_rows": "Int64", "q_error": "float64"})
 
 
-def _statistics(op: Operator, lab_state: dict[str, str]) -> str | None:
+def _statistics(op: Operator, lab_state: dict[str, LabRead]) -> str | None:
     """A scan's: whose figures Spark planned with, and what the lab knows of them."""
     if op.kind not in LEAVES:
         return None
-    if op.table in lab_state:
-        return f"sizes only (lab table read as files; the lab's statistics: {lab_state[op.table]})"
+    read = lab_state.get(op.table or "")
+    if read is not None and read.as_files is not None:
+        return f"sizes only (read as files: {read.as_files}; the lab's statistics: {read.state})"
+    if read is not None and op.catalog_rows is not None:
+        used = "" if op.estimated_rows is not None else ", unused: spark.sql.cbo.enabled is off"
+        return f"the lab's: {op.catalog_rows:,} rows, {op.catalog_columns} column(s), {read.state}{used}"
     if op.catalog_rows is not None:
         used = "" if op.estimated_rows is not None else ", unused: spark.sql.cbo.enabled is off"
         return f"catalog: {op.catalog_rows:,} rows, {op.catalog_columns} column(s){used}"

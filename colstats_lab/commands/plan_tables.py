@@ -1,0 +1,177 @@
+"""Lab tables as Spark plans them with the lab's statistics: a table of the session's catalog over the same
+files (database `colstats_plan`), holding the lab's accurate statistics as Spark's own ANALYZE would leave
+them, so that a query's join order and join kinds are those Spark picks from statistics.
+
+A lab table is read this way only where the catalog table reads exactly the files the lab's snapshot holds
+and the statistics are provably fresh for them: an external Parquet table (each partition at its own
+location), every column's statistics accurate now, no column the lab reads its own way (nanosecond
+timestamps, columns it skips) and no list bucketing. Everything else is read as files, as before, and the
+plan report's `statistics` says "sizes only" and why. The catalog table is made again only when the table's
+statistics, partitions or files changed (its token), and dropped with the lab."""
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..analyze.stale import staleness_frame
+from ..file_columns import NANOS_PARAM, SKIPPED_PARAM
+from ..interop.exchange import spark_statistics_properties
+from ..interop.spark_catalog import SparkTable
+from ..metastore import Table
+from ..metastore.names import parse_part_name
+from ..storage import spark_uri
+from ..storage.spark_paths import prefixes_for
+from ..tables.kinds import kind_of
+from ..tables.snapshot import PartitionFiles, spark_type
+
+if TYPE_CHECKING:
+    from .session import Session
+
+PLAN_DATABASE = "colstats_plan"
+PLAN_STATISTICS = "colstats.plan.statistics"  # the lab's setting: false reads every lab table as files
+COLUMN_STATS_PREFIX = "spark.sql.statistics.colStats."
+
+
+@dataclass
+class PlanTables:
+    """The catalog tables one lab made, by name, with the token each was made for; `prefix` keeps two labs on
+    one Spark session (two metastores) apart."""
+    prefix: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    made: dict[str, str] = field(default_factory=dict)
+
+
+def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles]) -> str | None:
+    """Why Spark cannot plan `table`, read as `parts`, with the lab's statistics (None: it can)."""
+    if not hasattr(session.spark, "_jsparkSession"):
+        return "over Spark Connect the lab's statistics are not handed to Spark's catalog yet"
+    kind = kind_of(table).name
+    if kind != "external":
+        return f"a {kind} table: the files of its snapshot are not those of one catalog table's directories"
+    if table.storedAsSubDirectories or table.skewedInfo:
+        return "list bucketing: its directories are not partitions Spark knows"
+    if table.parameters.get(NANOS_PARAM) or table.parameters.get(SKIPPED_PARAM):
+        return "the lab reads some of its columns its own way (nanosecond timestamps, skipped columns)"
+    if any(p.partition is None or not p.partition.location or None in p.partition.values for p in parts) \
+            and table.is_partitioned:
+        return "a partition without a location or with a NULL value"
+    staleness = staleness_frame(session.metastore, table)
+    accurate = staleness["accurate"].astype(bool)
+    if staleness.empty or not accurate.all():
+        return "the lab's statistics of it are not all accurate now"
+    return None
+
+
+def plan_table(session: "Session", table: Table, parts: list[PartitionFiles]) -> str:
+    """The catalog table (`colstats_plan.<name>`, unquoted) over `table`'s files with the lab's statistics,
+    made now unless the one made for the same statistics, partitions and files is there."""
+    plain = f"{session.plan_tables.prefix}__{table.dbName}__{table.tableName}"
+    name = f"{PLAN_DATABASE}.{_name(plain)}"
+    histograms = (session.spark.conf.get("spark.sql.statistics.histogram.enabled", "false"),
+                  session.spark.conf.get("spark.sql.statistics.histogram.numBins", "254"))
+    token = _token(table, parts, histograms)
+    made = session.plan_tables.made
+    if made.get(name) == token:
+        return f"{PLAN_DATABASE}.{plain}"
+    spark = session.spark
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {PLAN_DATABASE}")
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    prefixes = prefixes_for(spark, [table.location])
+    columns = ", ".join(f"{_name(c.name)} {spark_type(c.type).simpleString()}" for c in table.cols + table.partitionKeys)
+    partitioned = f" PARTITIONED BY ({', '.join(_name(k) for k in table.partition_key_names)})" \
+        if table.is_partitioned else ""
+    location = spark_uri(table.location, prefixes)
+    spark.sql(f"CREATE TABLE {name} ({columns}) USING parquet{partitioned} LOCATION {_literal(location)}")
+    specs = [f"PARTITION ({_spec(p.partition.partName)}) LOCATION {_literal(spark_uri(p.partition.location, prefixes))}"
+             for p in parts if p.partition is not None and p.partition.location]
+    for start in range(0, len(specs), 500):
+        spark.sql(f"ALTER TABLE {name} ADD IF NOT EXISTS " + " ".join(specs[start:start + 500]))
+    _set_statistics(session, table, plain)
+    made[name] = token
+    return f"{PLAN_DATABASE}.{plain}"
+
+
+def _set_statistics(session: "Session", table: Table, name: str) -> None:
+    """The lab's accurate statistics as those of catalog table `name` (of PLAN_DATABASE): what Spark's ANALYZE
+    ... FOR ALL COLUMNS would write."""
+    spark = session.spark
+    target = SparkTable(PLAN_DATABASE, name, table.location, "parquet",
+                        {c.name: spark_type(c.type).simpleString() for c in table.cols + table.partitionKeys},
+                        list(table.partition_key_names), None)
+    num_bins = int(spark.conf.get("spark.sql.statistics.histogram.numBins", "254") or 254)
+    histograms = spark.conf.get("spark.sql.statistics.histogram.enabled", "false") == "true"
+    properties, _, col_stats = spark_statistics_properties(session.metastore, table, target, num_bins, histograms)
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None  # a classic session (why_not_planned)
+    per_column = jvm.java.util.HashMap()
+    for key, value in properties.items():
+        if key.startswith(COLUMN_STATS_PREFIX):
+            per_column.put(key[len(COLUMN_STATS_PREFIX):], value)
+    as_scala = jvm.org.apache.spark.api.python.PythonUtils.toScalaMap
+    stats = jvm.java.util.HashMap()
+    for column in col_stats:
+        parsed = jvm.org.apache.spark.sql.catalyst.catalog.CatalogColumnStat.fromMap(name, column, as_scala(per_column))
+        if parsed.isDefined():
+            stats.put(column, parsed.get())
+    statistics = _catalog_statistics(spark, int(table.parameters.get("totalSize", 0)),
+                                     int(table.parameters.get("numRows", 0)), as_scala(stats))
+    identifier = jvm.org.apache.spark.sql.catalyst.TableIdentifier(name, jvm.scala.Some(PLAN_DATABASE))
+    spark._jsparkSession.sessionState().catalog().alterTableStats(identifier, jvm.scala.Some(statistics))
+
+
+def _catalog_statistics(spark, size: int, rows: int, col_stats):
+    """Spark's CatalogStatistics(size, Some(rows), col_stats). py4j hands a Scala BigInt back as a Python int,
+    so the two are made on the JVM's side, by Spark's own parser of statistics properties
+    (`CatalogColumnStat.fromMap` reads a distinct count into Some(BigInt)), and the constructor is called by
+    reflection with an argument array filled there."""
+    jvm, gateway = spark.sparkContext._jvm, spark.sparkContext._gateway
+    as_scala = jvm.org.apache.spark.api.python.PythonUtils.toScalaMap
+
+    def some_bigint(value: int):
+        properties = jvm.java.util.HashMap()
+        properties.put("n.distinctCount", str(value))
+        properties.put("n.version", "2")
+        return jvm.org.apache.spark.sql.catalyst.catalog.CatalogColumnStat.fromMap(
+            "colstats", "n", as_scala(properties)).get().distinctCount()
+
+    arguments = gateway.new_array(jvm.java.lang.Object, 3)
+    size_alone = jvm.scala.jdk.javaapi.CollectionConverters.asJava(some_bigint(size).toList()).toArray()
+    jvm.java.lang.System.arraycopy(size_alone, 0, arguments, 0, 1)
+    arguments[1] = some_bigint(rows)
+    arguments[2] = col_stats
+    constructors = jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.catalog.CatalogStatistics") \
+        .getConstructors()
+    return next(c for c in constructors if c.getParameterCount() == 3).newInstance(arguments)
+
+
+def _token(table: Table, parts: list[PartitionFiles], histograms: tuple) -> str:
+    """What the catalog table depends on: the table's columns and parameters (its statistics' flags and
+    counts), each partition's place, the state of every file read, and Spark's histogram settings."""
+    described = [histograms, [(c.name, c.type) for c in table.cols + table.partitionKeys], sorted(table.parameters.items()),
+                 [(p.part_name, p.partition.location if p.partition else table.location,
+                   sorted(str(f.state) for f in p.files)) for p in parts]]
+    return hashlib.sha1(json.dumps(described, default=str).encode()).hexdigest()
+
+
+def _spec(part_name: str) -> str:
+    return ", ".join(f"{_name(key)} = {_literal(value or '')}" for key, value in parse_part_name(part_name))
+
+
+def _name(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def drop_plan_tables(session: "Session") -> None:
+    """Drops the catalog tables this lab made (at close: a Hive-backed catalog would keep them)."""
+    for name in list(session.plan_tables.made):
+        try:
+            session.spark.sql(f"DROP TABLE IF EXISTS {name}")
+        except Exception:  # a session already stopped keeps nothing to drop
+            pass
+        session.plan_tables.made.pop(name, None)
