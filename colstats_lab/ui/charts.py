@@ -150,6 +150,7 @@ def scan_fractions_figure(fractions: pd.DataFrame, title: str) -> go.Figure:
 
 
 KEPT_COLOR, PRUNED_COLOR = "#54a24b", "#bab0ac"
+EM_SPACE = "\u2003"  # a space no renderer trims
 
 
 TREEMAP_PARTITIONS = 300  # partitions drawn one by one; the rest are summed into a box per decision
@@ -244,8 +245,10 @@ def plan_figure(operators: pd.DataFrame, off_by: float, title: str) -> go.Figure
     """A query plan as its operators, root at the top and each indented under its parent, with the rows
     Spark estimated (a diamond) and the rows the operator produced (a dot) on a log axis, joined by a line;
     an operator off by `off_by` or more is drawn red."""
-    labels = [f"{' ' * int(d)}{node} #{i}" for i, d, node in zip(operators["id"], operators["depth"],
-                                                                       operators["node"])]
+    deepest = int(operators["depth"].max())
+    # the axis' labels are right-aligned: a node moves right under its parent by the spaces after it
+    labels = [f"{node} #{i}" + EM_SPACE * 2 * (deepest - int(d))
+              for i, d, node in zip(operators["id"], operators["depth"], operators["node"])]
     estimated = [None if pd.isna(v) else max(int(v), 1) for v in operators["estimated_rows"]]
     actual = [None if pd.isna(v) else max(int(v), 1) for v in operators["actual_rows"]]
     off = [not pd.isna(q) and q >= off_by for q in operators["q_error"]]

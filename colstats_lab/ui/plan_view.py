@@ -52,7 +52,7 @@ class PlanView(View):
         with self.chart:
             charts.show(self.figure)
         shown = operators.assign(
-            node=["\u2003" * int(d) + n for d, n in zip(operators["depth"], operators["node"])],
+            node=[charts.EM_SPACE * int(d) + n for d, n in zip(operators["depth"], operators["node"])],
             estimated_rows=operators["estimated_rows"].map(fmt.count),
             estimated_bytes=operators["estimated_bytes"].map(fmt.size),
             actual_rows=operators["actual_rows"].map(fmt.count),
