@@ -8,7 +8,7 @@ NEWEST := .venv-newest
 SMOKE := tests/test_parser.py tests/test_analyze_stats.py tests/test_skew_report.py tests/test_workbench.py \
          tests/test_exports.py tests/test_cli.py
 
-.PHONY: install hooks java browser dashboard demo lab test test-all newest lock bench clean
+.PHONY: install hooks java browser dashboard demo lab test test-all newest lock bench bench-optimizer clean
 
 install: $(STAMP)
 
@@ -78,6 +78,11 @@ lab: java
 
 bench: java
 	$(PY) bench/analyze_vs_spark.py
+
+# what statistics do to Spark's plans, on a workload derived from TPC-DS (about an hour at SF 1 on 2 cores)
+bench-optimizer: java
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) bench/optimizer.py --sf 1 --runs 3
 
 clean:
 	rm -rf $(NEWEST) .colstats spark-warehouse metastore_db derby.log tests/artifacts .pytest_cache
