@@ -41,6 +41,7 @@ def run(lab: Lab) -> dict:
     scanned = lab.sql("SELECT ds, count(*) AS n, sum(x) AS sx FROM sales WHERE ds >= '2026-11-21' AND x = 7 "
                       "GROUP BY ds ORDER BY ds")
     return {
+        "plan": plan_of_a_join(lab),
         "analyzed": [analyzed.details.num_rows, analyzed.details.partitions, analyzed.details.columns],
         "described": described,
         "top": top.frame[top.frame.partition != "(table)"].astype({"value": "int64"}).to_dict(orient="records"),
@@ -48,6 +49,26 @@ def run(lab: Lab) -> dict:
         "scanned": {"answered_from": scanned.answered_from, "rows": scanned.df.values.tolist()},
         "partitions": lab.sql("SHOW PARTITIONS sales").df.iloc[:, 0].tolist(),
     }
+
+
+def plan_of_a_join(lab: Lab) -> list:
+    """lab.explain(run=True) of a join of the lab's table with one of Spark's catalog, analyzed by Spark: each
+    operator's node, estimated rows to three significant digits (as Spark prints them over Spark Connect) and
+    actual rows."""
+    spark = lab.spark
+    spark.sql("DROP TABLE IF EXISTS scenario_dim")
+    spark.createDataFrame(pd.DataFrame({"x": list(range(97)), "name": [f"n{i % 10}" for i in range(97)]})) \
+        .write.saveAsTable("scenario_dim")
+    spark.sql("ANALYZE TABLE scenario_dim COMPUTE STATISTICS FOR ALL COLUMNS")
+    spark.conf.set("spark.sql.cbo.enabled", "true")
+    try:
+        report = lab.explain("SELECT d.name, count(*) AS n FROM sales s JOIN scenario_dim d ON s.x = d.x "
+                             "GROUP BY d.name", run=True)
+    finally:
+        spark.conf.set("spark.sql.cbo.enabled", "false")
+        spark.sql("DROP TABLE scenario_dim")
+    return [[row.node, None if pd.isna(row.estimated_rows) else float(f"{row.estimated_rows:.3g}"),
+             None if pd.isna(row.actual_rows) else int(row.actual_rows)] for row in report.operators.itertuples()]
 
 
 def progress_of_a_job(lab: Lab) -> dict:

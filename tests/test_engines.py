@@ -42,6 +42,10 @@ def _check_scenario(result: dict) -> None:
     assert result["top"][0] == {"partition": "ds=2026-11-20", "value": 7, "count": 102, "share": 0.34, "rank": 1}
     assert result["from_stats"]["answered_from"] == "stats"
     assert result["scanned"]["rows"] == [["2026-11-21", 102, 714], ["2026-11-22", 102, 714]]
+    # every sales row's x is one of the 97 dimension rows: the join keeps all 900
+    produced = {node.split(" (")[0]: actual for node, _, actual in result["plan"]}
+    assert produced["Join Inner"] == 900 and produced["Scan default.sales"] == 900
+    assert produced["Scan spark_catalog.default.scenario_dim"] == 97 and produced["Aggregate"] == 10
 
 
 def test_spark_connect_gives_what_embedded_spark_gives(embedded, tmp_path):

@@ -214,3 +214,28 @@ def test_a_lab_join_is_planned_with_the_join_kinds_of_sparks_own_analyze_of_the_
 def _made(folder) -> str:
     os.makedirs(folder, exist_ok=True)
     return str(folder)
+
+
+def test_the_text_spark_connect_reads_gives_the_operators_the_jvm_gives(spark, spark_db, cbo):
+    """Over Spark Connect the plan is read from explain(mode="cost")'s text: the same operators, depths and
+    estimates (to the three significant digits Spark prints) as the classic session's plan objects."""
+    from colstats_lab.plans.operators import name_join_strategies, optimized_operators
+    from colstats_lab.plans.remote import text_operators
+
+    rng = np.random.default_rng(21)
+    spark.createDataFrame(pd.DataFrame({"k": rng.integers(0, 1000, 20000), "v": rng.normal(size=20000)})) \
+        .write.saveAsTable(f"{spark_db}.fact")
+    spark.createDataFrame(pd.DataFrame({"k": np.arange(1000), "name": [f"n{i}" for i in range(1000)]})) \
+        .write.saveAsTable(f"{spark_db}.dim")
+    for table in ("fact", "dim"):
+        spark.sql(f"ANALYZE TABLE {spark_db}.{table} COMPUTE STATISTICS FOR ALL COLUMNS")
+    frame = spark.sql(f"SELECT d.name, count(*) FROM {spark_db}.fact f JOIN {spark_db}.dim d ON f.k = d.k "
+                      "WHERE f.v > 1 GROUP BY d.name ORDER BY 2 DESC LIMIT 5")
+    mode = spark.sparkContext._jvm.org.apache.spark.sql.execution.ExplainMode.fromString("cost")
+    from_text = text_operators(frame._jdf.queryExecution().explainString(mode), {})
+    from_jvm = optimized_operators(frame, lambda relation: None)
+    name_join_strategies(frame, from_jvm)
+    assert [(o.node, o.depth, o.parent) for o in from_text] == [(o.node, o.depth, o.parent) for o in from_jvm]
+    assert [o.estimated_rows for o in from_text] == [float(f"{o.estimated_rows:.3g}") for o in from_jvm]
+    assert from_text[0].node == "GlobalLimit" and from_text[0].limit == 5
+    assert [o.node for o in from_text if o.kind == "Join"] == ["Join Inner (BroadcastHashJoin)"]

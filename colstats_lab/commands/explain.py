@@ -56,8 +56,9 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
         lab_state = {name: LabRead(_lab_state(session, table), as_files.get(name)) for name, table in tables.items()}
         with spark_errors("Spark cannot plan the query", query, views):
             frame = session.spark.sql(bound)
+            columns_of = {name: {c.name.lower() for c in t.cols + t.partitionKeys} for name, t in tables.items()}
             plan, operators = plan_report(frame, query, _lab_table_of_files(session, tables), lab_state,
-                                          with_statistics, run)
+                                          with_statistics, run, columns_of)
     if planned is None:
         return plan
     assert found is not None

@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterator
 
 from .causes import diagnose, q_error
 from .operators import LEAVES, Operator, count_actual_rows, name_join_strategies, optimized_operators
+from .remote import count_actual_rows_remote, text_operators
 from .report import OPERATOR_COLUMNS, LabRead, PlanReport, operators_frame
 
 __all__ = ["OPERATOR_COLUMNS", "LabRead", "PlanReport", "adaptive_off", "plan_report", "q_error", "rows_read"]
@@ -28,18 +29,22 @@ def adaptive_off(spark) -> Iterator[None]:
 
 
 def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_state: dict[str, LabRead],
-                renamed: dict[str, str], run: bool) -> tuple[PlanReport, list[Operator]]:
+                renamed: dict[str, str], run: bool, columns_of: dict[str, set[str]] | None = None
+                ) -> tuple[PlanReport, list[Operator]]:
     """The report of `frame`'s plan (with `run`, the query runs once and each operator's rows are counted;
     plan and run it under `adaptive_off`), and its operators. `lab_state` says how Spark read each lab table,
-    `renamed` names the lab table each catalog table made for it stands for."""
-    if not hasattr(frame, "_jdf"):
-        return PlanReport(query=query, plan_note="the plan's operators are read in a classic Spark session only, "
-                                                 "not over Spark Connect yet"), []
+    `renamed` names the lab table each catalog table made for it stands for; over Spark Connect, `columns_of`
+    names the lab table a relation over files reads by its columns (`leaf_table` needs the JVM's objects)."""
     conf = frame.sparkSession.conf
-    operators = optimized_operators(frame, leaf_table, renamed)
-    if run:
-        count_actual_rows(frame, operators)
-    name_join_strategies(frame, operators)
+    if hasattr(frame, "_jdf"):
+        operators = optimized_operators(frame, leaf_table, renamed)
+        if run:
+            count_actual_rows(frame, operators)
+        name_join_strategies(frame, operators)
+    else:  # Spark Connect: no JVM object reaches the client
+        operators = text_operators(frame._explain_string(mode="cost"), columns_of or {})
+        if run:
+            count_actual_rows_remote(frame, operators)
     diagnosis = diagnose(operators, {t: r.state.startswith("stale") for t, r in lab_state.items()},
                          conf.get("spark.sql.cbo.enabled", "false") == "true",
                          conf.get("spark.sql.statistics.histogram.enabled", "false") == "true",
