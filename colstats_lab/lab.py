@@ -131,6 +131,11 @@ class Lab:
         return self._spark
 
     @property
+    def spark_started(self) -> bool:
+        """Whether this lab's Spark session runs already (reading `spark` starts it)."""
+        return self._spark is not None
+
+    @property
     def metastore_path(self) -> str:
         """The metastore's SQLite file."""
         return self.metastore.path
@@ -369,7 +374,7 @@ class Lab:
         PruningReport, a PlanReport with what pruning reads too: a decision, the rows and bytes of every
         segment, partition, list-bucketing directory, file and row group, and `estimated_rows`, the rows its
         WHERE keeps by the lab's statistics accurate for the reader (`.estimate.how` says what it used;
-        `actual_rows` once run). Raises ParseError, InvalidInputException for a statement that is not a
+        `actual_rows` once run); it starts no Spark, so its operators come with `run` or once Spark runs. Raises ParseError, InvalidInputException for a statement that is not a
         query, QueryError when Spark cannot plan it."""
         return explain_command.explain(self, query, txn, run)
 

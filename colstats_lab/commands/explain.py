@@ -45,15 +45,22 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
         node, where = found
         planned = planned_read(session, f"{node.db or session.current_db}.{node.name}", where, node.alias_or_name,
                                txn)
+    if planned is not None and not run and not session.spark_started:
+        # what a query of one table reads needs no Spark (the dashboard's pruning tab starts none): its operators
+        # come with run=True, or once the lab's Spark runs
+        assert found is not None
+        return _single_table(session, query, planned, found, PlanReport(
+            query=query, plan_note="Spark's plan is read once the lab's Spark runs, or with run=True"), [], txn, run)
     views: dict[str, str] = {}
     as_files: dict[str, str] = {}
     with_statistics: dict[str, str] = {}
     with adaptive_off(session.spark) if run else nullcontext():
         bound = bind_tables(session, tree, txn, None, views, planned, as_files, with_statistics)
         tables = {name: session.resolve(name) for name in set(views.values())}
-        if planned is not None:
-            as_files[planned[0].qualified_name] = "pruned by the lab first (a query of one table)"
-        lab_state = {name: LabRead(_lab_state(session, table), as_files.get(name)) for name, table in tables.items()}
+        # a query of one table: its partitions kept are judged by the pruning report's estimate, not a listing of all
+        lab_state = {name: LabRead("judged for the partitions kept: see the estimate", "pruned by the lab first")
+                     if planned is not None and name == planned[0].qualified_name
+                     else LabRead(_lab_state(session, table), as_files.get(name)) for name, table in tables.items()}
         with spark_errors("Spark cannot plan the query", query, views):
             frame = session.spark.sql(bound)
             columns_of = {name: {c.name.lower() for c in t.cols + t.partitionKeys} for name, t in tables.items()}
@@ -62,6 +69,13 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
     if planned is None:
         return plan
     assert found is not None
+    return _single_table(session, query, planned, found, plan, operators, txn, run)
+
+
+def _single_table(session: "Session", query: str, planned: tuple, found: tuple, plan: PlanReport,
+                  operators: list, txn: Transaction | None, run: bool) -> PlanReport:
+    """The pruning report of a query of one lab table, with the plan's operators (none: Spark did not plan
+    it) and the estimate of the rows its WHERE keeps."""
     table, kept, report = planned
     node, where = found
     report.query, report.operators, report.fixes, report.plan_note = query, plan.operators, plan.fixes, plan.plan_note
