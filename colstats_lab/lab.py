@@ -374,8 +374,9 @@ class Lab:
         PruningReport, a PlanReport with what pruning reads too: a decision, the rows and bytes of every
         segment, partition, list-bucketing directory, file and row group, and `estimated_rows`, the rows its
         WHERE keeps by the lab's statistics accurate for the reader (`.estimate.how` says what it used;
-        `actual_rows` once run); it starts no Spark, so its operators come with `run` or once Spark runs. Raises ParseError, InvalidInputException for a statement that is not a
-        query, QueryError when Spark cannot plan it."""
+        `actual_rows` once run); it starts no Spark, so its operators come with `run` or once Spark runs.
+        Raises ParseError, InvalidInputException for a statement that is not a query, QueryError when Spark
+        cannot plan it."""
         return explain_command.explain(self, query, txn, run)
 
     def metadata(self, name: str, level: str | None = None) -> pd.DataFrame:
