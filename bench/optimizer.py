@@ -39,7 +39,7 @@ sys.path.insert(0, HERE)
 from common import BENCH_HOME, timed  # noqa: E402
 
 from colstats_lab import Lab  # noqa: E402
-from colstats_lab.plans import adaptive_off, plan_report  # noqa: E402
+from colstats_lab.plans import plan_report  # noqa: E402
 
 QUERIES = [3, 7, 13, 17, 19, 25, 27, 29, 64, 72, 85]  # each joins three tables or more
 FACTS = {"store_sales": "ss_sold_date_sk", "catalog_sales": "cs_sold_date_sk", "web_sales": "ws_sold_date_sk"}
@@ -85,6 +85,19 @@ def join_signature(operators: pd.DataFrame) -> tuple:
                  for op in operators["id"] if nodes[op].startswith("Join"))
 
 
+def leaf_estimates(operators: pd.DataFrame) -> dict[str, int]:
+    """Each table's rows as the optimizer estimates them where the plan reads it: the scan's parent (its
+    filter, or its projection), by table."""
+    nodes, parents = dict(zip(operators["id"], operators["node"])), dict(zip(operators["id"], operators["parent"]))
+    estimates = dict(zip(operators["id"], operators["estimated_rows"]))
+    out = {}
+    for op, node in nodes.items():
+        above = parents[op]
+        if node.startswith("Scan") and not pd.isna(above) and not pd.isna(estimates[int(above)]):
+            out.setdefault(node.rsplit(".", 1)[-1], int(estimates[int(above)]))
+    return out
+
+
 def join_q_errors(operators: pd.DataFrame) -> dict[int, list[float]]:
     """Each join's q-error by its depth: the joins at or below it."""
     children: dict[int, list[int]] = {}
@@ -104,8 +117,7 @@ def join_q_errors(operators: pd.DataFrame) -> dict[int, list[float]]:
 
 
 def spark_report(spark, query: str):
-    with adaptive_off(spark):
-        report, _ = plan_report(spark.sql(query), query, lambda relation: None, {}, {}, run=True)
+    report, _ = plan_report(spark.sql(query), query, lambda relation: None, {}, {}, run=True)
     return report
 
 
@@ -170,7 +182,7 @@ def main() -> None:
                         spark.catalog.setCurrentDatabase(f"tpcds_{db}")
                         report = spark_report(spark, query)
                     out[name][arm] = {"joins": join_signature(report.operators),
-                                      "q": join_q_errors(report.operators)}
+                                      "q": join_q_errors(report.operators), "leaves": leaf_estimates(report.operators)}
                 except Exception as error:  # a query this Spark cannot run: named, not fatal to the others
                     out[name][arm] = {"error": str(error).splitlines()[0][:160]}
             works = {arm: (on_lab(query) if kind == "lab" else on_spark(db, query)) for arm, (kind, db) in arms.items()
@@ -220,8 +232,14 @@ def print_tables(fresh: dict, stale: dict) -> None:
                 row[arm] = "error: " + result["error"]
                 continue
             row[f"{arm} s"] = round(result["seconds"], 2)
-            if arm in ("lab", "none"):
-                row[f"{arm} plan = spark's"] = result["joins"] == own
+            if arm in ("lab", "none") and own is not None:
+                row[f"{arm} order"] = "=" if result["joins"] == own else "differs"
+                row[f"{arm} kinds"] = "=" if sorted(k for k, _ in result["joins"]) == sorted(k for k, _ in own) \
+                    else "differ"
+            if arm == "lab" and own is not None:  # how far the lab's figures put the scans' filters from Spark's
+                theirs = fresh[name]["spark"]["leaves"]
+                ratios = [max(v, 1) / max(theirs[t], 1) for t, v in result["leaves"].items() if t in theirs]
+                row["lab filters vs spark's"] = f"{max(max(r, 1 / r) for r in ratios):.2f}x" if ratios else ""
         rows.append(row)
     print(pd.DataFrame(rows).to_string(index=False))
     for arm in ("none", "spark", "lab", "spark-stale", "lab-fresh"):

@@ -4,7 +4,8 @@ keys, and whether Spark has statistics and a histogram for each), and, once the 
 produced, from the executed plan's `numOutputRows` metrics.
 
 Read through a classic session's JVM objects (py4j): `queryExecution().optimizedPlan()` for the estimates,
-`executedPlan()` for the metrics, linked by each physical node's `logicalLink`. A physical scan links to the
+`executedPlan()` for the metrics (adaptive execution's final plan once it ran), linked by each physical
+node's `logicalLink`. A physical scan links to the
 top of the Project-Filter-Relation pattern it was planned from, and a partial aggregate to the same Aggregate
 as its final one, so each metric goes to the first operator of its own kind at or below its link, the final
 aggregate first (the plan is walked root first)."""
@@ -28,6 +29,7 @@ PHYSICAL_KIND = {"FileSourceScanExec": "leaf", "RowDataSourceScanExec": "leaf", 
                  "SortAggregateExec": "Aggregate", "ExpandExec": "Expand", "GenerateExec": "Generate",
                  "SampleExec": "Sample"}
 RANGE_COMPARISONS = {"GreaterThan", "GreaterThanOrEqual", "LessThan", "LessThanOrEqual"}
+OWN_TEXT_FIELDS = 10_000  # an operator's text with every field of it, none cut off
 
 
 @dataclass(frozen=True)
@@ -231,16 +233,22 @@ def name_join_strategies(dataframe, operators: list[Operator]) -> None:
 
 
 def _linked(plan, operators: list[Operator]):
-    """(physical node, the operator it computes) for the physical nodes that compute one, root first."""
-    by_hash: dict[int, list[Operator]] = {}
+    """(physical node, the operator it computes) for the physical nodes that compute one, root first. A link
+    is matched by the linked operator's own text (its kind and expressions, whose attribute ids make it one of
+    a kind in a plan; not its children): adaptive execution re-plans what lies above a query stage with the
+    stage in place of its subtree, so its operators are copies of the optimized plan's, equal but for that."""
+    by_text: dict[str, list[Operator]] = {}
     for op in operators:
-        by_hash.setdefault(op.plan.hashCode(), []).append(op)
+        by_text.setdefault(op.plan.simpleString(OWN_TEXT_FIELDS), []).append(op)
     for physical in _physical_nodes(plan):
         wanted = PHYSICAL_KIND.get(_kind(physical))
         link = _option(physical.logicalLink()) if wanted is not None else None
         if wanted is None or link is None:
             continue
-        linked = next((op for op in by_hash.get(link.hashCode(), []) if op.plan.equals(link)), None)
+        if _kind(link) == "LogicalQueryStage":  # an operator adaptive execution ran as a stage of its own
+            link = link.logicalPlan()
+        same = by_text.get(link.simpleString(OWN_TEXT_FIELDS), [])
+        linked = same[0] if len(same) == 1 else None  # two operators of one text: neither can be told apart
         target = _descend_to(linked, wanted, operators) if linked is not None else None
         if target is not None:
             yield physical, target
