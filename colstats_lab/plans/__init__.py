@@ -40,8 +40,9 @@ def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_
     if hasattr(frame, "_jdf"):
         operators = optimized_operators(frame, leaf_table, renamed)
         if run:
-            count_actual_rows(frame, operators)
-        name_join_strategies(frame, operators)
+            count_actual_rows(frame, operators)  # names the joins that ran too
+        else:
+            name_join_strategies(frame, operators)
     else:  # Spark Connect: no JVM object reaches the client
         operators = text_operators(frame._explain_string(mode="cost"), columns_of or {})
         if run:

@@ -11,6 +11,7 @@ as its final one, so each metric goes to the first operator of its own kind at o
 aggregate first (the plan is walked root first)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -28,7 +29,9 @@ PHYSICAL_KIND = {"FileSourceScanExec": "leaf", "RowDataSourceScanExec": "leaf", 
                  "HashAggregateExec": "Aggregate", "ObjectHashAggregateExec": "Aggregate",
                  "SortAggregateExec": "Aggregate", "ExpandExec": "Expand", "GenerateExec": "Generate",
                  "SampleExec": "Sample"}
-RANGE_COMPARISONS = {"GreaterThan", "GreaterThanOrEqual", "LessThan", "LessThanOrEqual"}
+# a range comparison as an expression's text shows it: `(price#5 > 75.0)`, `(d#3 <= 2026-01-01)`
+_RANGE_TEXT = re.compile(r" (?:>|>=|<|<=) ")
+_ATTRIBUTE_ID = re.compile(r"#(\d+)L?(?=[,)\]]|$)")  # the ids in an attribute list's text: `List(k#1L, v#2)`
 OWN_TEXT_FIELDS = 10_000  # an operator's text with every field of it, none cut off
 
 
@@ -63,6 +66,7 @@ class Operator:
     actual_rows: int | None = None
     children: list[int] = field(default_factory=list)
     plan: Any = field(default=None, repr=False, compare=False)  # the JVM node
+    text: str | None = field(default=None, repr=False, compare=False)  # its own text, once read
 
 
 def _seq(scala_seq) -> list:
@@ -75,6 +79,11 @@ def _option(scala_option):
 
 def _kind(java_object) -> str:
     return java_object.getClass().getSimpleName()
+
+
+def _expression_kind(expression) -> str:
+    """An expression's class name in one call (`nodeName` is it for these: And, EqualTo, AttributeReference)."""
+    return expression.nodeName()
 
 
 def optimized_operators(dataframe, leaf_table: Callable[[Any], str | None],
@@ -93,8 +102,8 @@ def optimized_operators(dataframe, leaf_table: Callable[[Any], str | None],
             op.table, op.node = lab_name, f"Scan {lab_name}"
     for op in operators:
         if op.kind in LEAVES:
-            for attribute in _seq(op.plan.output()):
-                sources[attribute.exprId().id()] = op.table
+            for attribute_id in _ATTRIBUTE_ID.findall(op.plan.output().toString()):  # one call, not three a column
+                sources[int(attribute_id)] = op.table
     for op in operators:
         _describe_needs(op, operators, sources)
     return operators
@@ -149,9 +158,11 @@ def _attributes(expression) -> list:
     return _seq(expression.references().toSeq())
 
 
-def _column_use(attribute, child, sources: dict[int, str | None]) -> ColumnUse:
-    stat = _option(child.stats().attributeStats().get(attribute))
-    return ColumnUse(str(attribute.name()), sources.get(attribute.exprId().id()), stat is not None,
+def _column_use(attribute, child_stats, sources: dict[int, str | None]) -> ColumnUse:
+    """`attribute` with whether `child_stats` (an input's `attributeStats`) hold statistics and a histogram of it."""
+    stat = _option(child_stats.get(attribute))
+    name, _, attribute_id = str(attribute.toString()).rpartition("#")  # `price#12` or `ss_item_sk#3L`
+    return ColumnUse(name, sources.get(int(attribute_id.rstrip("L"))), stat is not None,
                      stat is not None and stat.histogram().isDefined())
 
 
@@ -162,56 +173,51 @@ def _describe_needs(op: Operator, operators: list[Operator], sources: dict[int, 
         if condition is None:
             return
         left, right = node.left(), node.right()
+        left_stats = right_stats = None  # read once, when a key needs them
         for conjunct in _conjuncts(condition):
-            if _kind(conjunct) not in ("EqualTo", "EqualNullSafe"):
+            if _expression_kind(conjunct) not in ("EqualTo", "EqualNullSafe"):
                 continue
             a, b = conjunct.left(), conjunct.right()
-            if _kind(a) != "AttributeReference" or _kind(b) != "AttributeReference":
+            if _expression_kind(a) != "AttributeReference" or _expression_kind(b) != "AttributeReference":
                 continue
             if not left.outputSet().contains(a):
                 a, b = b, a
-            op.join_keys.append((_column_use(a, left, sources), _column_use(b, right, sources)))
+            left_stats, right_stats = left_stats or left.stats().attributeStats(), \
+                right_stats or right.stats().attributeStats()
+            op.join_keys.append((_column_use(a, left_stats, sources), _column_use(b, right_stats, sources)))
     elif op.kind == "Filter":
-        child = node.child()
+        child_stats = node.child().stats().attributeStats()
         conjuncts = _conjuncts(node.condition())
         seen: dict[str, ColumnUse] = {}
         ranged: dict[str, ColumnUse] = {}
         for conjunct in conjuncts:
-            in_range = _has_kind(conjunct, RANGE_COMPARISONS | {"Between"})
+            in_range = _RANGE_TEXT.search(conjunct.toString()) is not None
             for attribute in _attributes(conjunct):
-                use = _column_use(attribute, child, sources)
+                use = _column_use(attribute, child_stats, sources)
                 seen.setdefault(f"{use.table}.{use.name}", use)
                 if in_range:
                     ranged.setdefault(f"{use.table}.{use.name}", use)
         op.columns, op.range_columns, op.range_filter = list(seen.values()), list(ranged.values()), bool(ranged)
     elif op.kind == "Aggregate":
-        child = node.child()
-        op.columns = [_column_use(a, child, sources) for e in _seq(node.groupingExpressions())
+        child_stats = node.child().stats().attributeStats()
+        op.columns = [_column_use(a, child_stats, sources) for e in _seq(node.groupingExpressions())
                       for a in _attributes(e)]
 
 
 def _conjuncts(expression) -> list:
-    if _kind(expression) == "And":
+    if _expression_kind(expression) == "And":
         return _conjuncts(expression.left()) + _conjuncts(expression.right())
     return [expression]
-
-
-def _has_kind(expression, kinds: set[str]) -> bool:
-    if _kind(expression) in kinds:
-        return True
-    return any(_has_kind(child, kinds) for child in _seq(expression.children()))
 
 
 def count_actual_rows(dataframe, operators: list[Operator]) -> None:
     """Runs the query once (its rows are counted, not collected) and sets each operator's `actual_rows`:
     from the executed plan's metrics where a physical node computes it, from its child's for an operator
-    that keeps every row (a projection, a sort), bounded by a limit's count."""
+    that keeps every row (a projection, a sort), bounded by a limit's count; each join's node names the
+    physical join that ran."""
     execution = dataframe._jdf.queryExecution()
     execution.toRdd().count()
-    for physical, target in _linked(execution.executedPlan(), operators):
-        metric = _option(physical.metrics().get("numOutputRows"))
-        if metric is not None and target.actual_rows is None:
-            target.actual_rows = int(metric.value())
+    _from_physical(execution.executedPlan(), operators, count=True)
     for op in reversed(operators):  # children before parents
         if op.actual_rows is not None:
             continue
@@ -226,22 +232,34 @@ def count_actual_rows(dataframe, operators: list[Operator]) -> None:
 
 def name_join_strategies(dataframe, operators: list[Operator]) -> None:
     """Adds to each join's node the physical join Spark planned for it ("Join Inner (BroadcastHashJoin)"):
-    what the estimates decided. Without a run, adaptive execution's initial plan."""
-    for physical, target in _linked(dataframe._jdf.queryExecution().executedPlan(), operators):
+    what the estimates decided (adaptive execution's initial plan: nothing ran)."""
+    _from_physical(dataframe._jdf.queryExecution().executedPlan(), operators, count=False)
+
+
+def _from_physical(plan, operators: list[Operator], count: bool) -> None:
+    """One walk of the physical plan: each join's kind onto its node and, with `count`, each metric's rows."""
+    for physical, kind, target in _linked(plan, operators):
         if target.kind == "Join" and "(" not in target.node:
-            target.node += f" ({_kind(physical).removesuffix('Exec')})"
+            target.node += f" ({kind.removesuffix('Exec')})"
+        if count and target.actual_rows is None:
+            metric = _option(physical.metrics().get("numOutputRows"))
+            if metric is not None:
+                target.actual_rows = int(metric.value())
 
 
 def _linked(plan, operators: list[Operator]):
-    """(physical node, the operator it computes) for the physical nodes that compute one, root first. A link
-    is matched by the linked operator's own text (its kind and expressions, whose attribute ids make it one of
-    a kind in a plan; not its children): adaptive execution re-plans what lies above a query stage with the
-    stage in place of its subtree, so its operators are copies of the optimized plan's, equal but for that."""
+    """(physical node, its class, the operator it computes) for the physical nodes that compute one, root
+    first. A link is matched by the linked operator's own text (its kind and expressions, whose attribute ids
+    make it one of a kind in a plan; not its children): adaptive execution re-plans what lies above a query
+    stage with the stage in place of its subtree, so its operators are copies of the optimized plan's, equal
+    but for that."""
     by_text: dict[str, list[Operator]] = {}
     for op in operators:
-        by_text.setdefault(op.plan.simpleString(OWN_TEXT_FIELDS), []).append(op)
-    for physical in _physical_nodes(plan):
-        wanted = PHYSICAL_KIND.get(_kind(physical))
+        if op.text is None:
+            op.text = op.plan.simpleString(OWN_TEXT_FIELDS)
+        by_text.setdefault(op.text, []).append(op)
+    for physical, kind in _physical_nodes(plan):
+        wanted = PHYSICAL_KIND.get(kind)
         link = _option(physical.logicalLink()) if wanted is not None else None
         if wanted is None or link is None:
             continue
@@ -251,7 +269,7 @@ def _linked(plan, operators: list[Operator]):
         linked = same[0] if len(same) == 1 else None  # two operators of one text: neither can be told apart
         target = _descend_to(linked, wanted, operators) if linked is not None else None
         if target is not None:
-            yield physical, target
+            yield physical, kind, target
 
 
 def _descend_to(op: Operator, wanted: str, operators: list[Operator]) -> Operator | None:
@@ -264,8 +282,8 @@ def _descend_to(op: Operator, wanted: str, operators: list[Operator]) -> Operato
         op = operators[op.children[0]]
 
 
-def _physical_nodes(plan) -> list:
-    """The executed plan's nodes root first, through adaptive execution's query stages."""
+def _physical_nodes(plan) -> list[tuple[Any, str]]:
+    """The executed plan's nodes root first, each with its class, through adaptive execution's query stages."""
     out, stack = [], [plan]
     while stack:
         node = stack.pop()
@@ -276,6 +294,6 @@ def _physical_nodes(plan) -> list:
         if kind.endswith("QueryStageExec") or kind == "ResultQueryStage":
             stack.append(node.plan())
             continue
-        out.append(node)
+        out.append((node, kind))
         stack.extend(reversed(_seq(node.children())))
     return out
