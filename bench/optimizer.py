@@ -69,12 +69,18 @@ def tables_of(folder: str) -> list[str]:
     return sorted(name for name in os.listdir(folder) if not name.startswith("_"))
 
 
-def join_signature(operators: pd.DataFrame) -> tuple:
-    """The plan's joins root first, each as its kind and the tables below it: order and kinds at once."""
+def children_of(operators: pd.DataFrame) -> dict[int, list[int]]:
+    """Each operator's children by id, from the report's `parent` column."""
     children: dict[int, list[int]] = {}
     for row in operators.itertuples():
         if not pd.isna(row.parent):
             children.setdefault(int(row.parent), []).append(int(row.id))
+    return children
+
+
+def join_signature(operators: pd.DataFrame) -> tuple:
+    """The plan's joins root first, each as its kind and the tables below it: order and kinds at once."""
+    children = children_of(operators)
     nodes = dict(zip(operators["id"], operators["node"]))
 
     def tables(op: int) -> list[str]:
@@ -100,10 +106,7 @@ def leaf_estimates(operators: pd.DataFrame) -> dict[str, int]:
 
 def join_q_errors(operators: pd.DataFrame) -> dict[int, list[float]]:
     """Each join's q-error by its depth: the joins at or below it."""
-    children: dict[int, list[int]] = {}
-    for row in operators.itertuples():
-        if not pd.isna(row.parent):
-            children.setdefault(int(row.parent), []).append(int(row.id))
+    children = children_of(operators)
     is_join = dict(zip(operators["id"], operators["node"].str.startswith("Join")))
     q = dict(zip(operators["id"], operators["q_error"]))
 

@@ -54,16 +54,18 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
     views: dict[str, str] = {}
     as_files: dict[str, str] = {}
     with_statistics: dict[str, str] = {}
+    staleness: dict = {}  # the frames binding judged by: listed once
     # over Spark Connect the metrics are paired by kind in pre-order: adaptive execution, which may drop an
     # operator once it sees an empty input, is off while the query runs; a classic session links each metric
     remote = not hasattr(session.spark, "_jsparkSession")
     with adaptive_off(session.spark) if run and remote else nullcontext():
-        bound = bind_tables(session, tree, txn, None, views, planned, as_files, with_statistics)
+        bound = bind_tables(session, tree, txn, None, views, planned, as_files, with_statistics, staleness)
         tables = {name: session.resolve(name) for name in set(views.values())}
         # a query of one table: its partitions kept are judged by the pruning report's estimate, not a listing of all
         lab_state = {name: LabRead("judged for the partitions kept: see the estimate", "pruned by the lab first")
                      if planned is not None and name == planned[0].qualified_name
-                     else LabRead(_lab_state(session, table), as_files.get(name)) for name, table in tables.items()}
+                     else LabRead(_lab_state(session, table, staleness.get(name)), as_files.get(name))
+                     for name, table in tables.items()}
         with spark_errors("Spark cannot plan the query", query, views):
             frame = session.spark.sql(bound)
             columns_of = {name: {c.name.lower() for c in t.cols + t.partitionKeys} for name, t in tables.items()}
@@ -116,9 +118,10 @@ def _lab_table_of_files(session: "Session", tables: dict[str, Table]):
     return leaf_table
 
 
-def _lab_state(session: "Session", table: Table) -> str:
-    """What the lab knows of a table's column statistics now: accurate, stale where, or none."""
-    frame = staleness_frame(session.metastore, table)
+def _lab_state(session: "Session", table: Table, frame=None) -> str:
+    """What the lab knows of a table's column statistics now (by `frame`, its staleness, when judged already):
+    accurate, stale where, or none."""
+    frame = staleness_frame(session.metastore, table) if frame is None else frame
     accurate = frame["accurate"].astype(bool)
     if accurate.all():
         return "accurate"

@@ -16,6 +16,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from ..analyze.stale import staleness_frame
 from ..file_columns import NANOS_PARAM, SKIPPED_PARAM
 from ..interop.exchange import spark_statistics_properties
@@ -43,8 +45,10 @@ class PlanTables:
     made: dict[str, str] = field(default_factory=dict)
 
 
-def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles]) -> str | None:
-    """Why Spark cannot plan `table`, read as `parts`, with the lab's statistics (None: it can)."""
+def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles],
+                    staleness: dict[str, pd.DataFrame] | None = None) -> str | None:
+    """Why Spark cannot plan `table`, read as `parts`, with the lab's statistics (None: it can); the staleness
+    frame it judged by is kept in `staleness` by the table's name (a listing a caller need not make again)."""
     if not hasattr(session.spark, "_jsparkSession"):
         return "over Spark Connect the lab's statistics are not handed to Spark's catalog yet"
     kind = kind_of(table).name
@@ -57,9 +61,11 @@ def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles
     if any(p.partition is None or not p.partition.location or None in p.partition.values for p in parts) \
             and table.is_partitioned:
         return "a partition without a location or with a NULL value"
-    staleness = staleness_frame(session.metastore, table)
-    accurate = staleness["accurate"].astype(bool)
-    if staleness.empty or not accurate.all():
+    frame = staleness_frame(session.metastore, table)
+    if staleness is not None:
+        staleness[table.qualified_name] = frame
+    accurate = frame["accurate"].astype(bool)
+    if frame.empty or not accurate.all():
         return "the lab's statistics of it are not all accurate now"
     return None
 

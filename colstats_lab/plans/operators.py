@@ -218,6 +218,12 @@ def count_actual_rows(dataframe, operators: list[Operator]) -> None:
     execution = dataframe._jdf.queryExecution()
     execution.toRdd().count()
     _from_physical(execution.executedPlan(), operators, count=True)
+    rows_from_inputs(operators)
+
+
+def rows_from_inputs(operators: list[Operator]) -> None:
+    """The rows of the operators no metric counted, from their inputs': a projection or a sort its input's,
+    a limit the smaller of its bound and its input's, a union the sum of its inputs'."""
     for op in reversed(operators):  # children before parents
         if op.actual_rows is not None:
             continue

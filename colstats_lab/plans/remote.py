@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .operators import LEAVES, ROW_PRESERVING, Operator
+from .operators import LEAVES, Operator, rows_from_inputs
 
 _STATISTICS = re.compile(r",?\s*Statistics\(sizeInBytes=([0-9.]+)\s*([KMGTPE]i)?B(?:,\s*rowCount=([0-9.E+-]+))?\)\s*$")
 _UNITS = {None: 1, "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
@@ -105,13 +105,7 @@ def count_actual_rows_remote(frame, operators: list[Operator]) -> None:
             continue  # an operator one plan has and the other not: no pairing can be trusted
         for op, rows in zip(ops, counted[kind]):
             op.actual_rows = rows
-    for op in reversed(operators):
-        known = [operators[c].actual_rows for c in op.children]
-        if op.actual_rows is None and len(known) == 1 and known[0] is not None:
-            if op.kind in ROW_PRESERVING:
-                op.actual_rows = known[0]
-            elif op.limit is not None:
-                op.actual_rows = min(op.limit, known[0])
+    rows_from_inputs(operators)
 
 
 def _kind_of(name: str) -> str | None:

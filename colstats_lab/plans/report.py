@@ -53,6 +53,11 @@ def _statistics(op: Operator, lab_state: dict[str, LabRead]) -> str | None:
     return "sizes only"
 
 
+def indented_nodes(operators: pd.DataFrame, indent: str = "\u2003") -> list[str]:
+    """Each operator's node moved right under its parent by its depth (an em space a level by default)."""
+    return [indent * int(d) + n for d, n in zip(operators["depth"], operators["node"])]
+
+
 def empty_operators() -> pd.DataFrame:
     return pd.DataFrame(columns=OPERATOR_COLUMNS)
 
@@ -91,8 +96,7 @@ class PlanReport:
     def plan_html(self) -> str:
         if self.operators.empty:
             return f"<p>{html.escape(self.plan_summary())}</p>"
-        shown = self.operators.assign(node=["\u2003" * d + n for d, n in zip(self.operators["depth"],
-                                                                            self.operators["node"])])
+        shown = self.operators.assign(node=indented_nodes(self.operators))
         fixes = "".join(f"<li><code>{html.escape(f)}</code></li>" for f in self.fixes)
         return (f"<p>{html.escape(self.plan_summary())}</p>" + shown.drop(columns=["depth"]).to_html(index=False)
                 + (f"<p>Fixes:</p><ul>{fixes}</ul>" if fixes else ""))

@@ -8,6 +8,7 @@ import ipywidgets as widgets
 from ..errors import ColstatsError
 from ..plans import PlanReport
 from ..plans.causes import OFF_BY
+from ..plans.report import indented_nodes
 from . import charts
 from . import format as fmt
 from .widgets import View, html_table, refusal, register
@@ -52,7 +53,7 @@ class PlanView(View):
         with self.chart:
             charts.show(self.figure)
         shown = operators.assign(
-            node=[charts.EM_SPACE * int(d) + n for d, n in zip(operators["depth"], operators["node"])],
+            node=indented_nodes(operators, charts.EM_SPACE),
             estimated_rows=operators["estimated_rows"].map(fmt.count),
             estimated_bytes=operators["estimated_bytes"].map(fmt.size),
             actual_rows=operators["actual_rows"].map(fmt.count),
