@@ -55,10 +55,9 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
     as_files: dict[str, str] = {}
     with_statistics: dict[str, str] = {}
     staleness: dict = {}  # the frames binding judged by: listed once
-    # over Spark Connect the metrics are paired by kind in pre-order: adaptive execution, which may drop an
-    # operator once it sees an empty input, is off while the query runs; a classic session links each metric
-    remote = not hasattr(session.spark, "_jsparkSession")
-    with adaptive_off(session.spark) if run and remote else nullcontext():
+    # adaptive execution is off while the query runs: once a stage finds its input empty it replaces the plan
+    # above it, and the metrics of what ran leave the final plan (a join of a column of NULLs counted nothing)
+    with adaptive_off(session.spark) if run else nullcontext():
         bound = bind_tables(session, tree, txn, None, views, planned, as_files, with_statistics, staleness)
         tables = {name: session.resolve(name) for name in set(views.values())}
         # a query of one table: its partitions kept are judged by the pruning report's estimate, not a listing of all

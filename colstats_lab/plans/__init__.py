@@ -18,8 +18,8 @@ ADAPTIVE = "spark.sql.adaptive.enabled"
 @contextmanager
 def adaptive_off(spark) -> Iterator[None]:
     """Adaptive execution off while a query is planned and run, so that every physical operator belongs to the
-    plan the statistics made (adaptive execution re-plans with what it measured, and may drop an operator
-    whose input it found empty): what pairing metrics by kind needs. The rows each operator produces are the
+    plan the statistics made (adaptive execution re-plans with what it measured, and replaces what lies above
+    a stage it found empty, the metrics of what ran with it). The rows each operator produces are the
     same either way."""
     before = spark.conf.get(ADAPTIVE, "true")
     spark.conf.set(ADAPTIVE, "false")
@@ -32,8 +32,8 @@ def adaptive_off(spark) -> Iterator[None]:
 def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_state: dict[str, LabRead],
                 renamed: dict[str, str], run: bool, columns_of: dict[str, set[str]] | None = None
                 ) -> tuple[PlanReport, list[Operator]]:
-    """The report of `frame`'s plan (with `run`, the query runs once and each operator's rows are counted; over
-    Spark Connect plan and run it under `adaptive_off`), and its operators. `lab_state` says how Spark read each lab table,
+    """The report of `frame`'s plan (with `run`, the query runs once and each operator's rows are counted; plan
+    and run it under `adaptive_off`), and its operators. `lab_state` says how Spark read each lab table,
     `renamed` names the lab table each catalog table made for it stands for; over Spark Connect, `columns_of`
     names the lab table a relation over files reads by its columns (`leaf_table` needs the JVM's objects)."""
     conf = frame.sparkSession.conf
