@@ -39,7 +39,7 @@ sys.path.insert(0, HERE)
 from common import BENCH_HOME, timed  # noqa: E402
 
 from colstats_lab import Lab  # noqa: E402
-from colstats_lab.plans import adaptive_off, plan_report  # noqa: E402
+from colstats_lab.plans import keeping_every_operator, plan_report  # noqa: E402
 
 QUERIES = [3, 7, 13, 17, 19, 25, 27, 29, 64, 72, 85]  # each joins three tables or more
 FACTS = {"store_sales": "ss_sold_date_sk", "catalog_sales": "cs_sold_date_sk", "web_sales": "ws_sold_date_sk"}
@@ -120,7 +120,7 @@ def join_q_errors(operators: pd.DataFrame) -> dict[int, list[float]]:
 
 
 def spark_report(spark, query: str):
-    with adaptive_off(spark):  # as lab.explain runs it
+    with keeping_every_operator(spark):  # as lab.explain runs it
         report, _ = plan_report(spark.sql(query), query, lambda relation: None, {}, {}, run=True)
     return report
 

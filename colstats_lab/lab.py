@@ -369,8 +369,9 @@ class Lab:
         `.operators`, one row per operator of the optimized plan, root first (node, estimated_rows and
         estimated_bytes under the session's settings, actual_rows, q_error, statistics: whose figures a scan
         had, cause: why an operator is off by 10x or more) and `.fixes`, what to run about it. With `run`, the
-        query runs once (adaptive execution off: it would drop the metrics of what lies above an empty stage)
-        and each operator's rows are counted from its metrics. A SELECT over one lab table gives a
+        query runs once, under the session's settings but for the adaptive rules that drop operators (they would
+        drop the metrics of what lies above an empty stage), while its plan is read, and each operator's rows
+        are counted from its metrics. A SELECT over one lab table gives a
         PruningReport, a PlanReport with what pruning reads too: a decision, the rows and bytes of every
         segment, partition, list-bucketing directory, file and row group, and `estimated_rows`, the rows its
         WHERE keeps by the lab's statistics accurate for the reader (`.estimate.how` says what it used;

@@ -243,7 +243,7 @@ def test_the_text_spark_connect_reads_gives_the_operators_the_jvm_gives(spark, s
 
 def test_a_join_on_a_column_of_nulls_counts_what_ran_before_it_came_up_empty(lab, tmp_path, cbo):
     """Adaptive execution replaces the plan above a stage it finds empty, and the metrics of what ran with it:
-    the run keeps it off, so the scans and filters that ran are counted (found by hand: every row was NA)."""
+    the run leaves that rule out, so the scans and filters that ran are counted (found by hand: every key NA)."""
     for name, keys in (("a", pa.array([None] * 300, pa.int64())), ("b", pa.array(range(300), pa.int64()))):
         pq.write_table(pa.table({"Kéy": keys, "v": pa.array([None if i % 2 else float(i) for i in range(300)])}),
                        _made(tmp_path / name) + "/part-0.parquet")
@@ -254,3 +254,4 @@ def test_a_join_on_a_column_of_nulls_counts_what_ran_before_it_came_up_empty(lab
     # a's one row group holds NULL keys only: the pushed `isnotnull` skips it unread, so its scan produces none
     assert produced["Scan default.a"] == 0 and produced["Scan default.b"] == 300
     assert produced["Join Inner"] == 0 and report.operators["actual_rows"].notna().all()
+

@@ -10,7 +10,7 @@ from sqlglot import exp
 from ..analyze.stale import staleness_frame
 from ..errors import spark_errors
 from ..metastore import InvalidInputException, Table
-from ..plans import LabRead, PlanReport, adaptive_off, plan_report, rows_read
+from ..plans import LabRead, PlanReport, keeping_every_operator, plan_report, rows_read
 from ..pruning import single_table_where
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.estimate import RowEstimate, estimate_rows
@@ -55,9 +55,10 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
     as_files: dict[str, str] = {}
     with_statistics: dict[str, str] = {}
     staleness: dict = {}  # the frames binding judged by: listed once
-    # adaptive execution is off while the query runs: once a stage finds its input empty it replaces the plan
-    # above it, and the metrics of what ran leave the final plan (a join of a column of NULLs counted nothing)
-    with adaptive_off(session.spark) if run else nullcontext():
+    # adaptive execution runs without the rules that drop operators: once a stage finds its input empty it would
+    # replace the plan above it, and the metrics of what ran leave the final plan (a join of a column of NULLs
+    # counted nothing)
+    with keeping_every_operator(session.spark) if run else nullcontext():
         bound = bind_tables(session, tree, txn, None, views, planned, as_files, with_statistics, staleness)
         tables = {name: session.resolve(name) for name in set(views.values())}
         # a query of one table: its partitions kept are judged by the pruning report's estimate, not a listing of all

@@ -2,45 +2,72 @@
 estimates beside the rows each operator produced, and the causes of the estimates that are off."""
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Callable, Iterator
 
 from .causes import diagnose, q_error
-from .operators import LEAVES, Operator, count_actual_rows, name_join_strategies, optimized_operators
+from .operators import (LEAVES, Operator, count_actual_rows, counting_rows, name_join_strategies,
+                        optimized_operators)
 from .remote import count_actual_rows_remote, text_operators
 from .report import OPERATOR_COLUMNS, LabRead, PlanReport, operators_frame
 
-__all__ = ["OPERATOR_COLUMNS", "LabRead", "PlanReport", "adaptive_off", "plan_report", "q_error", "rows_read"]
+__all__ = ["OPERATOR_COLUMNS", "LabRead", "PlanReport", "keeping_every_operator", "plan_report", "q_error", "rows_read"]
 
 ADAPTIVE = "spark.sql.adaptive.enabled"
+ADAPTIVE_EXCLUDED_RULES = "spark.sql.adaptive.optimizer.excludedRules"
+# the rules by which adaptive execution drops operators once it saw what ran below them: an empty stage
+# replaces the joins and aggregates above it, a bound of one row the limits and sorts above it; the metrics of
+# what ran would go with them
+DROPPING_RULES = ["org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation",
+                  "org.apache.spark.sql.catalyst.optimizer.EliminateLimits",
+                  "org.apache.spark.sql.catalyst.optimizer.OptimizeOneRowPlan"]
 
 
 @contextmanager
-def adaptive_off(spark) -> Iterator[None]:
-    """Adaptive execution off while a query is planned and run, so that every physical operator belongs to the
-    plan the statistics made (adaptive execution re-plans with what it measured, and replaces what lies above
-    a stage it found empty, the metrics of what ran with it). The rows each operator produces are the
-    same either way."""
-    before = spark.conf.get(ADAPTIVE, "true")
-    spark.conf.set(ADAPTIVE, "false")
+def keeping_every_operator(spark) -> Iterator[None]:
+    """The settings a query is planned and run under to count each operator's rows: the session's, adaptive
+    execution included, but without the adaptive rules that drop operators (DROPPING_RULES). Over Spark
+    Connect adaptive execution is off: its metrics are paired with the plan by kind, which needs every
+    physical operator to be the one the statistics planned. The rows each operator produces are the same
+    either way."""
+    if not hasattr(spark, "_jsparkSession"):
+        before = spark.conf.get(ADAPTIVE, "true")
+        spark.conf.set(ADAPTIVE, "false")
+        try:
+            yield
+        finally:
+            spark.conf.set(ADAPTIVE, before)
+        return
+    before = spark.conf.get(ADAPTIVE_EXCLUDED_RULES, "")
+    spark.conf.set(ADAPTIVE_EXCLUDED_RULES, ",".join([r for r in before.split(",") if r] + DROPPING_RULES))
     try:
         yield
     finally:
-        spark.conf.set(ADAPTIVE, before)
+        if before:
+            spark.conf.set(ADAPTIVE_EXCLUDED_RULES, before)
+        else:
+            spark.conf.unset(ADAPTIVE_EXCLUDED_RULES)
 
 
 def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_state: dict[str, LabRead],
                 renamed: dict[str, str], run: bool, columns_of: dict[str, set[str]] | None = None
                 ) -> tuple[PlanReport, list[Operator]]:
     """The report of `frame`'s plan (with `run`, the query runs once and each operator's rows are counted; plan
-    and run it under `adaptive_off`), and its operators. `lab_state` says how Spark read each lab table,
+    and run it under `keeping_every_operator`), and its operators. `lab_state` says how Spark read each lab table,
     `renamed` names the lab table each catalog table made for it stands for; over Spark Connect, `columns_of`
     names the lab table a relation over files reads by its columns (`leaf_table` needs the JVM's objects)."""
     conf = frame.sparkSession.conf
     if hasattr(frame, "_jdf"):
-        operators = optimized_operators(frame, leaf_table, renamed)
-        if run:
-            count_actual_rows(frame, operators)  # names the joins that ran too
+        running = counting_rows(frame) if run else None  # the plan is read while the query runs
+        try:
+            operators = optimized_operators(frame, leaf_table, renamed)
+        except BaseException:
+            if running is not None:
+                with suppress(Exception):  # the reading's error is the one to show
+                    running()
+            raise
+        if running is not None:
+            count_actual_rows(frame, operators, running)  # names the joins that ran too
         else:
             name_join_strategies(frame, operators)
     else:  # Spark Connect: no JVM object reaches the client

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from pyspark import InheritableThread
+
 # Spark's operators whose output has as many rows as their one child's
 ROW_PRESERVING = {"Project", "Sort", "SubqueryAlias", "Repartition", "RepartitionByExpression",
                   "RebalancePartitions", "Window", "ResolvedHint", "View", "WithCTE"}
@@ -210,14 +212,42 @@ def _conjuncts(expression) -> list:
     return [expression]
 
 
-def count_actual_rows(dataframe, operators: list[Operator]) -> None:
-    """Runs the query once (its rows are counted, not collected) and sets each operator's `actual_rows`:
-    from the executed plan's metrics where a physical node computes it, from its child's for an operator
-    that keeps every row (a projection, a sort), bounded by a limit's count; each join's node names the
-    physical join that ran."""
+def counting_rows(dataframe) -> Callable[[], None]:
+    """Starts the query's one run (its rows are counted, not collected) in a thread of its own, so that its
+    plan is read while it runs; returns the wait for it, which raises what the run raised."""
     execution = dataframe._jdf.queryExecution()
-    execution.toRdd().count()
-    _from_physical(execution.executedPlan(), operators, count=True)
+    execution.executedPlan()  # planned here, before the thread runs what it planned
+    failure: list[BaseException] = []
+
+    def count() -> None:
+        try:
+            execution.toRdd().count()
+        except BaseException as error:  # handed to the waiting thread, which raises it
+            failure.append(error)
+    thread = InheritableThread(target=count, daemon=True)  # the caller's job properties go with it
+    thread.start()
+
+    def wait() -> None:
+        thread.join()
+        if failure:
+            raise failure[0]
+    return wait
+
+
+def count_actual_rows(dataframe, operators: list[Operator], running: Callable[[], None] | None = None) -> None:
+    """Sets each operator's `actual_rows` once the query ran (`running`, the wait for the run
+    `counting_rows` started; None: it runs now): from the executed plan's metrics where a physical node
+    computes it, from its child's for an operator that keeps every row (a projection, a sort), bounded by a
+    limit's count; each join's node names the physical join that ran."""
+    plan = dataframe._jdf.queryExecution().executedPlan()
+    if running is None:
+        running = counting_rows(dataframe)
+    adaptive = _kind(plan) == "AdaptiveSparkPlanExec"  # its final plan is known once it ran
+    try:
+        links = [] if adaptive else list(_linked(plan, operators))  # a fixed plan is linked while it runs
+    finally:
+        running()
+    _read_links(list(_linked(plan, operators)) if adaptive else links, operators, count=True)
     rows_from_inputs(operators)
 
 
@@ -239,12 +269,12 @@ def rows_from_inputs(operators: list[Operator]) -> None:
 def name_join_strategies(dataframe, operators: list[Operator]) -> None:
     """Adds to each join's node the physical join Spark planned for it ("Join Inner (BroadcastHashJoin)"):
     what the estimates decided (adaptive execution's initial plan: nothing ran)."""
-    _from_physical(dataframe._jdf.queryExecution().executedPlan(), operators, count=False)
+    _read_links(list(_linked(dataframe._jdf.queryExecution().executedPlan(), operators)), operators, count=False)
 
 
-def _from_physical(plan, operators: list[Operator], count: bool) -> None:
-    """One walk of the physical plan: each join's kind onto its node and, with `count`, each metric's rows."""
-    for physical, kind, target in _linked(plan, operators):
+def _read_links(links: list, operators: list[Operator], count: bool) -> None:
+    """Each linked join's kind onto its node and, with `count`, each metric's rows onto its operator."""
+    for physical, kind, target in links:
         if target.kind == "Join" and "(" not in target.node:
             target.node += f" ({kind.removesuffix('Exec')})"
         if count and target.actual_rows is None:
