@@ -1,6 +1,5 @@
 """What statistics do to Spark's plans, on a workload derived from TPC-DS (not TPC-DS results): DuckDB's
-tpcds extension generates the data (written once as Parquet, one folder a table) and gives the query texts,
-which sqlglot turns into Spark's SQL. The same files are planned four ways:
+tpcds extension generates the data and gives the query texts (bench/tpcds.py). The same files are planned four ways:
 
 - none: Spark-catalog tables without statistics (sizes only);
 - spark: Spark-catalog tables after Spark's own ANALYZE ... FOR ALL COLUMNS;
@@ -20,7 +19,6 @@ Spark's histograms on in both (the lab's from its quantile sketches, hive.stats.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import shutil
 import statistics
@@ -28,45 +26,20 @@ import sys
 import time
 
 import duckdb
-import duckdb_extension_tpcds
 import numpy as np
 import pandas as pd
-import sqlglot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from common import BENCH_HOME, timed  # noqa: E402
+from tpcds import generate, tables_of  # noqa: E402
 
 from colstats_lab import Lab  # noqa: E402
 from colstats_lab.plans import keeping_every_operator, plan_report  # noqa: E402
 
 QUERIES = [3, 7, 13, 17, 19, 25, 27, 29, 64, 72, 85]  # each joins three tables or more
 FACTS = {"store_sales": "ss_sold_date_sk", "catalog_sales": "cs_sold_date_sk", "web_sales": "ws_sold_date_sk"}
-
-
-def generate(folder: str, sf: float) -> dict[str, str]:
-    """Each table of the schema as a folder of Parquet under `folder`, made once per scale factor."""
-    done = os.path.join(folder, "_done")
-    extension = glob.glob(os.path.join(os.path.dirname(duckdb_extension_tpcds.__file__), "extensions", "*",
-                                       "tpcds.duckdb_extension"))[0]
-    con = duckdb.connect(config={"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"})
-    con.execute(f"LOAD '{extension}'")
-    if not os.path.exists(done):
-        shutil.rmtree(folder, ignore_errors=True)
-        started = time.perf_counter()
-        con.execute(f"CALL dsdgen(sf={sf})")
-        for (table,) in con.execute("SHOW TABLES").fetchall():
-            os.makedirs(os.path.join(folder, table))
-            con.execute(f"COPY {table} TO '{folder}/{table}/part-0.parquet' (FORMAT parquet)")
-        open(done, "w").close()
-        print(f"data derived from TPC-DS at SF {sf}: {time.perf_counter() - started:.0f} s")
-    texts = dict(con.execute("SELECT query_nr, query FROM tpcds_queries()").fetchall())
-    return {f"q{n}": sqlglot.transpile(texts[n], read="duckdb", write="spark")[0] for n in QUERIES}
-
-
-def tables_of(folder: str) -> list[str]:
-    return sorted(name for name in os.listdir(folder) if not name.startswith("_"))
 
 
 def children_of(operators: pd.DataFrame) -> dict[int, list[int]]:
@@ -89,6 +62,24 @@ def join_signature(operators: pd.DataFrame) -> tuple:
         return [t for c in children.get(op, []) for t in tables(c)]
     return tuple((nodes[op].split("(")[-1].rstrip(")"), tuple(sorted(tables(op))))
                  for op in operators["id"] if nodes[op].startswith("Join"))
+
+
+def order_difference(ours: tuple, theirs: tuple, our_leaves: dict[str, int], their_leaves: dict[str, int]) -> str:
+    """How two plans' joins part: the first join of each (children before parents) that puts together tables
+    no join of the other does, and the estimates of those tables' scans in each plan, which the optimizer
+    ordered by."""
+    def first_apart(plan: tuple, other: tuple) -> tuple[str, ...] | None:
+        together = {tables for _, tables in other}
+        return next((tables for _, tables in reversed(plan) if tables not in together), None)
+    mine, its = first_apart(ours, theirs), first_apart(theirs, ours)
+    if mine is None or its is None:
+        return "the same tables joined in the same groups, below a different order of inputs"
+    named = sorted(set(mine) ^ set(its)) or sorted(set(mine))
+    def shown(rows: int | None) -> str:
+        return "?" if rows is None else f"{rows:,}"
+    figures = ", ".join(f"{t} {shown(our_leaves.get(t))} vs {shown(their_leaves.get(t))}" for t in named)
+    return f"the lab's joins {' + '.join(mine)} where Spark's join {' + '.join(its)}; rows estimated (lab vs Spark's): " \
+        + figures
 
 
 def leaf_estimates(operators: pd.DataFrame) -> dict[str, int]:
@@ -133,7 +124,7 @@ def main() -> None:
     parser.add_argument("--queries", default=",".join(f"q{n}" for n in QUERIES))
     args = parser.parse_args()
     data = os.path.join(BENCH_HOME, f"tpcds-sf{args.sf:g}")
-    queries = {name: text for name, text in generate(data, args.sf).items() if name in args.queries.split(",")}
+    queries = {name: text for name, text in generate(data, args.sf, QUERIES).items() if name in args.queries.split(",")}
     work = os.path.join(BENCH_HOME, "optimizer")
     shutil.rmtree(work, ignore_errors=True)
     lab = Lab(home=os.path.join(work, "lab"), spark_conf={"spark.sql.shuffle.partitions": "8",
@@ -227,7 +218,7 @@ def main() -> None:
 
 
 def print_tables(fresh: dict, stale: dict) -> None:
-    rows = []
+    rows, differences = [], []
     for name in fresh:
         row = {"query": name}
         own = fresh[name]["spark"].get("joins")
@@ -238,6 +229,9 @@ def print_tables(fresh: dict, stale: dict) -> None:
             row[f"{arm} s"] = round(result["seconds"], 2)
             if arm in ("lab", "none") and own is not None:
                 row[f"{arm} order"] = "=" if result["joins"] == own else "differs"
+                if arm == "lab" and result["joins"] != own:
+                    differences.append(f"{name}: " + order_difference(result["joins"], own, result["leaves"],
+                                                                      fresh[name]["spark"]["leaves"]))
                 row[f"{arm} kinds"] = "=" if sorted(k for k, _ in result["joins"]) == sorted(k for k, _ in own) \
                     else "differ"
             if arm == "lab" and own is not None:  # how far the lab's figures put the scans' filters from Spark's
@@ -246,6 +240,8 @@ def print_tables(fresh: dict, stale: dict) -> None:
                 row["lab filters vs spark's"] = f"{max(max(r, 1 / r) for r in ratios):.2f}x" if ratios else ""
         rows.append(row)
     print(pd.DataFrame(rows).to_string(index=False))
+    for line in differences:
+        print("join order, lab against Spark's own, " + line)
     for arm in ("none", "spark", "lab", "spark-stale", "lab-fresh"):
         by_depth: dict[int, list[float]] = {}
         for results in list(fresh.values()) + list(stale.values()):

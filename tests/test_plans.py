@@ -4,6 +4,7 @@ separate Spark counts of each operator's sub-query and pandas over the files, es
 Spark's own `explain(mode="cost")` prints."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import uuid
@@ -255,3 +256,65 @@ def test_a_join_on_a_column_of_nulls_counts_what_ran_before_it_came_up_empty(lab
     assert produced["Scan default.a"] == 0 and produced["Scan default.b"] == 300
     assert produced["Join Inner"] == 0 and report.operators["actual_rows"].notna().all()
 
+
+@pytest.fixture(scope="module")
+def tpcds(tmp_path_factory):
+    """Tables derived from TPC-DS at SF 0.01 (bench/tpcds.py: DuckDB's tpcds extension, the bench extra) and
+    the texts of three queries of three tables or more, as Spark's SQL and as DuckDB's own."""
+    spec = importlib.util.spec_from_file_location("tpcds", os.path.join(os.path.dirname(__file__), os.pardir,
+                                                                        "bench", "tpcds.py"))
+    assert spec is not None and spec.loader is not None
+    tpcds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tpcds)
+    folder = str(tmp_path_factory.mktemp("tpcds") / "sf0.01")
+    queries = tpcds.generate(folder, 0.01, [3, 7, 19])
+    con = tpcds.connect()
+    for table in tpcds.tables_of(folder):
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{folder}/{table}/*.parquet')")
+    own = dict(con.execute("SELECT 'q' || query_nr, query FROM tpcds_queries()").fetchall())
+    return folder, queries, {name: len(con.execute(own[name]).fetchall()) for name in queries}
+
+
+@pytest.mark.slow
+def test_queries_derived_from_tpcds_count_each_operator_as_a_separate_count_of_its_sub_query(lab, spark, spark_db,
+                                                                                              cbo, tpcds):
+    from colstats_lab.plans import keeping_every_operator, plan_report
+
+    folder, queries, duckdb_rows = tpcds
+    tables = ["customer", "customer_address", "customer_demographics", "date_dim", "item", "promotion", "store",
+              "store_sales"]
+    for table in tables:  # the same files in Spark's catalog with Spark's own ANALYZE, and in the lab with its own
+        spark.sql(f"CREATE TABLE {spark_db}.{table} USING parquet LOCATION '{folder}/{table}'")
+        spark.sql(f"ANALYZE TABLE {spark_db}.{table} COMPUTE STATISTICS FOR ALL COLUMNS")
+        lab.register_external(table, f"{folder}/{table}")
+        lab.sql(f"ANALYZE TABLE {table} COMPUTE STATISTICS FOR COLUMNS")
+    rows_of = {table: sum(pq.ParquetFile(f"{folder}/{table}/{name}").metadata.num_rows
+                          for name in os.listdir(f"{folder}/{table}")) for table in tables}
+    count_of_plan = spark.sparkContext._jvm.org.apache.spark.sql.classic.Dataset.ofRows
+    for name, query in queries.items():
+        report = lab.explain(query, run=True)
+        ops = report.operators
+        assert ops["actual_rows"].iloc[0] == duckdb_rows[name] == len(lab.sql(query).df), name
+        scans = ops[ops["node"].str.startswith("Scan")]
+        assert list(scans["actual_rows"]) == [rows_of[n.rsplit(".", 1)[-1]] for n in scans["node"]], name
+        assert (scans["statistics"].str.startswith("the lab's: ") & scans["statistics"].str.endswith("accurate")).all()
+        counted = ops.dropna(subset=["estimated_rows", "actual_rows"])
+        expected = np.maximum(np.maximum(counted["estimated_rows"], 1) / np.maximum(counted["actual_rows"], 1),
+                              np.maximum(counted["actual_rows"], 1) / np.maximum(counted["estimated_rows"], 1))
+        np.testing.assert_allclose(counted["q_error"].astype(float), expected.astype(float))
+
+        # Spark's own plan of the same files: each operator's rows against a separate Spark count of its sub-plan
+        spark.catalog.setCurrentDatabase(spark_db)
+        try:
+            with keeping_every_operator(spark):
+                theirs, operators = plan_report(spark.sql(query), query, lambda relation: None, {}, {}, run=True)
+            assert theirs.operators["estimated_rows"].iloc[0] == _cost_rows(spark, query), name
+        finally:
+            spark.catalog.setCurrentDatabase("default")
+        checked = 0
+        for op in operators:
+            if op.actual_rows is not None and op.kind in ("Join", "Filter", "Aggregate", "LogicalRelation"):
+                assert count_of_plan(spark._jsparkSession, op.plan).count() == op.actual_rows, (name, op.node)
+                checked += 1
+        assert checked >= 3 + len([op for op in operators if op.kind == "Join"]), name
+        assert operators[0].actual_rows == duckdb_rows[name]
