@@ -83,7 +83,7 @@ class Transaction:
         (`Metastore.apply`); if a change fails, nothing of it is kept and the transaction is aborted."""
         self._stop.set()
         try:
-            self.metastore.apply(self.txn_id, self.changes)
+            self.metastore.apply(self.changes, self.txn_id)
         except BaseException as exc:
             self.abort(f"its commit failed: {type(exc).__name__}: {exc}")
             raise

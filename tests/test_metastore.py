@@ -30,6 +30,7 @@ from colstats_lab.metastore import (
     TimestampColumnStatsData,
     ValidWriteIdList,
 )
+from colstats_lab.metastore.changes import AddPartitions, AlterPartitionParams, FollowPartitions
 from colstats_lab.metastore.names import escape_path_name, make_part_name, parse_part_name
 
 
@@ -256,3 +257,29 @@ def test_a_file_from_an_earlier_schema_version_is_migrated_in_place(tmp_path):
     assert check.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert check.execute("SELECT COUNT(*) FROM TXN_COMPONENTS").fetchone()[0] == 0
     store.close()
+
+
+def test_a_commit_of_several_changes_is_one_transaction_and_sums_its_table_once_at_the_end(ms):
+    """`Metastore.apply`: every change in order, then each touched table's sums added up again from its
+    partitions; a commit whose last change fails keeps nothing of the ones before."""
+    table = _sales(ms)
+    ms.alter_partitions_params("default", "sales", {
+        "ds=2026-11-21": {"numRows": "10", "numFiles": "1", "totalSize": "100"},
+        "ds=2026-11-22": {"numRows": "5", "numFiles": "2", "totalSize": "50"}})
+    added = Partition("default", "sales", ["2026-11-23"],
+                      parameters={"numRows": "40", "numFiles": "4", "totalSize": "400"})
+    ms.apply([AddPartitions(table, (added,)), FollowPartitions(table, dropped=("ds=2026-11-21",)),
+              AlterPartitionParams(table, (("ds=2026-11-22", (("numRows", "7"),)),))])
+    partitions = {p.partName: p.parameters for p in ms.get_partitions("default", "sales")}
+    assert sorted(partitions) == ["ds=2026-11-22", "ds=2026-11-23"]
+    params = ms.get_table("default", "sales").parameters
+    assert (params["numPartitions"], params["numRows"], params["numFiles"], params["totalSize"]) == \
+        (str(len(partitions)), str(sum(int(p["numRows"]) for p in partitions.values())),
+         str(sum(int(p["numFiles"]) for p in partitions.values())),
+         str(sum(int(p["totalSize"]) for p in partitions.values())))
+
+    with pytest.raises(NoSuchObjectException, match="partition ds=nope of default.sales does not exist"):
+        ms.apply([AddPartitions(table, (Partition("default", "sales", ["2026-11-24"]),)),
+                  AlterPartitionParams(table, (("ds=nope", (("numRows", "1"),)),))])
+    assert sorted(p.partName for p in ms.get_partitions("default", "sales")) == sorted(partitions)
+    assert ms.get_table("default", "sales").parameters == params

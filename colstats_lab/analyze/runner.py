@@ -32,7 +32,7 @@ from ..metastore.quantiles import KLL_PROPERTY, kll_for
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
-from ..metastore.merge import merge_table_level
+from ..metastore.changes import FollowUp
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
 from ..stats.aggregate import served_by_footers
 from ..stats.footers import GroupFigures
@@ -210,6 +210,11 @@ class AnalyzeChange:
         what = "basic statistics" if self.mode == "noscan" else f"statistics of {len(self.plans)} column(s)"
         return f"{what} of {self.table.qualified_name}, {where}, write ID {self.write_id}"
 
+    def follow_up(self) -> FollowUp | None:
+        if not self.table.is_partitioned:
+            return None
+        return FollowUp(self.table, sums=True, write_id=self.write_id, merge=frozenset(p.name for p in self.plans))
+
 
 def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],
              groups: dict, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int,
@@ -277,10 +282,5 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
         # another job may change these files at any time: readers compare them with a listing
         metastore.record_analyzed_files(table.dbName, table.tableName, {
             p.part_name: p.states for p in files if p.partition is None or p.part_name in current})
-    if table.is_partitioned:
-        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
-        if plans:
-            merge_table_level(metastore, table, [p.name for p in plans], now)
     if mode != "noscan":
         outcome.num_rows = total_rows

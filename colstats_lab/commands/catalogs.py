@@ -131,8 +131,7 @@ def catalog_table(session: "Session", name: st.TableName, spec: list[st.Partitio
         snapshot.catalog = client.name
         return snapshot_source.follow(session.metastore, lab_database(client.name, db), name.name.lower(), snapshot)
     source = describe_table(client, (name.catalog or "").lower(), db, name.name)
-    with session.metastore.transaction():
-        table = mirror(session.metastore, client, source)
+    table = mirror(session.metastore, client, source)
     if fetch:
         names = None
         if spec and table.is_partitioned:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..metastore import AlreadyExistsException, FieldSchema, InvalidInputException, Table
+from ..metastore.changes import RegisterTable
 from ..metastore.names import parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import PartitionSpecItem
@@ -102,19 +103,16 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     table = Table(db, table_name.lower(), found.cols, [FieldSchema(k, t) for k, t in key_types.items()],
                   location=path, tableType="EXTERNAL_TABLE",
                   parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", **found.parameters})
-    with session.metastore.transaction():
-        session.metastore.create_table(table)
-        if not keys:
-            session.metastore.alter_table_params(db, table.tableName, {
-                "numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))})
-            return session.metastore.get_table(db, table.tableName)
+    if not keys:
+        change = RegisterTable(table, params=(("numFiles", str(len(files))),
+                                              ("totalSize", str(sum(f.size for f in files)))))
+    else:
         in_directory: dict[str, list] = {rel: [] for rel in part_dirs}  # from the one listing: none again a partition
         for data_file in files:
             in_directory.setdefault(relative(parent(data_file.path), path), []).append(data_file)
-        session.metastore.add_partitions([external_partition(table, rel, inside=in_directory[rel]) for rel in part_dirs])
-        session.metastore.refresh_partitioned_table_params(db, table.tableName)
-        session.metastore.alter_table_params(db, table.tableName, {"COLUMN_STATS_ACCURATE": None})
-    return session.metastore.get_table(db, table.tableName)
+        change = RegisterTable(table, tuple(external_partition(table, rel, inside=in_directory[rel])
+                                            for rel in part_dirs), (("COLUMN_STATS_ACCURATE", None),))
+    return session.metastore.apply([change])[0]
 
 
 def _infer_key_type(values: list[str | None]) -> str:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, ClassVar
 
 from pyspark.sql import SparkSession
 
@@ -13,6 +13,7 @@ from ..errors import spark_errors
 from ..storage import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
+from ..metastore.changes import FollowUp
 from ..result import Result
 from ..tables.external import follow_partitions
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, CatalogColumnStat, CatalogStatistics, NotConvertible,
@@ -90,30 +91,28 @@ def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: s
         raise InvalidInputException(
             f"Spark keeps no row count for {source.qualified_name} or its partitions: run ANALYZE TABLE {source.qualified_name} "
             "COMPUTE STATISTICS FOR ALL COLUMNS in Spark first")
-    with metastore.transaction():
-        table = lab_table_of(metastore, source, register_external)
-        objs, skipped = [], {}
-        for column in table.cols if table_rows else []:
-            stat = stats.colStats.get(column.name)
-            if stat is None:
-                skipped[column.name] = "Spark keeps no statistics for it"
-                continue
-            try:
-                objs.append(hive_stats_from_spark(column.name, column.type, stat, stats.rowCount))
-            except NotConvertible as exc:
-                skipped[column.name] = str(exc)
-        if objs:
-            metastore.update_table_column_statistics(ColumnStatistics(
-                ColumnStatisticsDesc(True, table.dbName, table.tableName), objs, engine="hive"))
-        if table_rows:
-            flags = StatsAccuracy(True, {o.colName for o in objs})
-            metastore.alter_table_params(table.dbName, table.tableName, {
-                "numRows": str(stats.rowCount), "totalSize": str(stats.sizeInBytes), ACCURATE_PARAM: flags.to_param()})
-        # Spark's statistics are taken to describe the files as they are now; a later change shows
-        if table_rows and not table.is_partitioned:
-            metastore.record_analyzed_files(table.dbName, table.tableName,
-                                            {None: [f.state for f in list_data_files(table.location)]})
-        imported_partitions = _import_partition_statistics(metastore, table, source)
+    table = lab_table_of(metastore, source, register_external)
+    objs, skipped = [], {}
+    for column in table.cols if table_rows else []:
+        stat = stats.colStats.get(column.name)
+        if stat is None:
+            skipped[column.name] = "Spark keeps no statistics for it"
+            continue
+        try:
+            objs.append(hive_stats_from_spark(column.name, column.type, stat, stats.rowCount))
+        except NotConvertible as exc:
+            skipped[column.name] = str(exc)
+    table_params: tuple[tuple[str, str | None], ...] = ()
+    table_files: tuple = ()
+    if table_rows:
+        flags = StatsAccuracy(True, {o.colName for o in objs})
+        table_params = (("numRows", str(stats.rowCount)), ("totalSize", str(stats.sizeInBytes)),
+                        (ACCURATE_PARAM, flags.to_param()))
+        if not table.is_partitioned:  # Spark's statistics are taken to describe the files as they are now
+            table_files = tuple(f.state for f in list_data_files(table.location))
+    partitions = _partition_statistics(metastore, table, source)
+    metastore.apply([ImportSparkStatistics(table, tuple(objs), table_params, table_files, partitions)])
+    imported_partitions = [p.name for p in partitions]
     imported = [o.colName for o in objs]
     rows = stats.rowCount if table_rows else None
     return Result(message=f"Imported Spark's statistics of {source.qualified_name}: "
@@ -124,23 +123,57 @@ def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: s
                                            stats.sizeInBytes if stats else None, imported_partitions))
 
 
-def _import_partition_statistics(metastore, table, source) -> list[str]:
-    """Spark's partition statistics (rows and bytes) into the lab's partitions of the same names, as
-    accurate basic statistics of the files there now; returns the partitions that got them."""
+@dataclass(frozen=True)
+class PartitionImport:
+    """Spark's rows and bytes of one partition, with the files of its directory now."""
+    name: str
+    rows: int
+    size: int
+    files: tuple
+
+
+def _partition_statistics(metastore: Metastore, table: Table, source: SparkTable) -> tuple[PartitionImport, ...]:
+    """Spark's partition statistics (rows and bytes) of the lab's partitions of the same names, each with the
+    files there now (listed here, before anything is written)."""
     known = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)}
-    done, files = [], {}
-    for name, stats in sorted(source.partitions.items()):
-        if name not in known or stats.rowCount is None:
-            continue
-        metastore.alter_partition_params(table.dbName, table.tableName, name, {
-            "numRows": str(stats.rowCount), "totalSize": str(stats.sizeInBytes),
-            ACCURATE_PARAM: StatsAccuracy(True).to_param()})
-        files[name] = [f.state for f in list_data_files(known[name].location)]
-        done.append(name)
-    if files:
-        metastore.record_analyzed_files(table.dbName, table.tableName, files)
-        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-    return done
+    return tuple(PartitionImport(name, stats.rowCount, stats.sizeInBytes,
+                                 tuple(f.state for f in list_data_files(known[name].location)))
+                 for name, stats in sorted(source.partitions.items()) if name in known and stats.rowCount is not None)
+
+
+@dataclass(frozen=True)
+class ImportSparkStatistics:
+    """Spark's statistics of a table taken as the lab's (a `metastore.changes.Change`): the table level's
+    column statistics and parameters, and each partition's rows and bytes as accurate basic statistics, all of
+    them of the files listed before (a later change of the files shows)."""
+    table: Table
+    columns: tuple
+    table_params: tuple[tuple[str, str | None], ...]
+    table_files: tuple
+    partitions: tuple[PartitionImport, ...]
+    kind: ClassVar[str] = "statistics"
+
+    def apply(self, metastore: Metastore) -> None:
+        t = self.table
+        if self.columns:
+            metastore.update_table_column_statistics(ColumnStatistics(
+                ColumnStatisticsDesc(True, t.dbName, t.tableName), list(self.columns), engine="hive"))
+        if self.table_params:
+            metastore.alter_table_params(t.dbName, t.tableName, dict(self.table_params))
+        if self.table_files:
+            metastore.record_analyzed_files(t.dbName, t.tableName, {None: list(self.table_files)})
+        if self.partitions:
+            accurate = StatsAccuracy(True).to_param()
+            metastore.alter_partitions_params(t.dbName, t.tableName, {p.name: {
+                "numRows": str(p.rows), "totalSize": str(p.size), ACCURATE_PARAM: accurate} for p in self.partitions})
+            metastore.record_analyzed_files(t.dbName, t.tableName, {p.name: list(p.files) for p in self.partitions})
+
+    def describe(self) -> str:
+        return (f"Spark's statistics of {self.table.qualified_name}: {len(self.columns)} column(s), "
+                f"{len(self.partitions):,} partition(s)")
+
+    def follow_up(self) -> FollowUp | None:
+        return FollowUp(self.table, sums=True) if self.partitions else None
 
 
 def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, spark_table: str) -> Result:

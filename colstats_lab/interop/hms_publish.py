@@ -25,6 +25,7 @@ from pymetastore.hive_metastore import ttypes
 from ..coltypes import StatsKind
 from ..storage import list_data_files
 from ..metastore import ColumnStatisticsObj, Metastore, Table
+from ..metastore.changes import AlterPartitionParams
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogStatistics, column_stat_from_hive,
@@ -270,11 +271,13 @@ def _partition_owners(metastore: Metastore, table: Table, columns: list[str], hm
 def _record(metastore: Metastore, table: Table, owners: dict[str, _Owner]) -> None:
     """The lab's own record of what it published where (the mirror's partitions' `colstats.published`), so a
     later publish knows what to withdraw without reading every partition of the server."""
-    with metastore.transaction():
-        for name, owner in owners.items():
-            now = owner.params[PUBLISHED_PARAM] if owner.basic else None
-            if now != owner.recorded:  # a publish with nothing changed writes nothing here either
-                metastore.alter_partition_params(table.dbName, table.tableName, name, {PUBLISHED_PARAM: now})
+    changed = []
+    for name, owner in owners.items():
+        now = owner.params[PUBLISHED_PARAM] if owner.basic else None
+        if now != owner.recorded:  # a publish with nothing changed writes nothing here either
+            changed.append((name, ((PUBLISHED_PARAM, now),)))
+    if changed:
+        metastore.apply([AlterPartitionParams(table, tuple(changed))])
 
 
 def _table_owner(metastore: Metastore, table: Table, columns: list[str], hms_types: dict[str, str],

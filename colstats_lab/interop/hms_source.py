@@ -19,8 +19,9 @@ from pymetastore.hive_metastore import ttypes
 from ..file_columns import SPELLING_PARAM, spelling_param
 from ..storage import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
+from ..metastore.changes import AlterTableParams, FollowPartitions, RegisterTable
 from ..metastore.names import make_part_name
-from ..tables.external import catalog_location, external_partition, follow_partitions, move_partitions
+from ..tables.external import catalog_location, external_partition, follow_partitions, moved_partitions
 from .hms_client import HiveMetastoreClient
 
 log = logging.getLogger("colstats_lab.hms")
@@ -108,33 +109,29 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
                        [(c.name, c.type) for c in source.partition_keys])
         if same_schema and table.location.rstrip("/") == source.location.rstrip("/"):
             if table.parameters.get(URI_PARAM) != client.uri:
-                metastore.alter_table_params(db, name, {URI_PARAM: client.uri})
+                metastore.apply([AlterTableParams(table, ((URI_PARAM, client.uri),))])
             if table.is_partitioned:
                 follow_partitions(metastore, table, client.get_partition_names(source.db, source.name), {})
             return metastore.get_table(db, name)
         log.warning("%s changed in the HMS (schema or location): its statistics in the lab are dropped and the "
                     "table registered again", source.qualified_name)
-        metastore.drop_table(db, name)
-    if db not in metastore.get_all_databases():
-        metastore.create_database(db, f"tables of {source.catalog}.{source.db} ({client.uri})", if_not_exists=True)
     params = {"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", CATALOG_PARAM: source.catalog,
               URI_PARAM: client.uri, SOURCE_PARAM: f"{source.db}.{source.name}"}
     if spelling := spelling_param(spark_schema_names(source.raw.parameters or {})):
         params[SPELLING_PARAM] = spelling
     table = Table(db, name, source.cols, source.partition_keys, location=source.location, tableType="EXTERNAL_TABLE",
                   parameters=params)
-    with metastore.transaction():
-        metastore.create_table(table)
-        if table.is_partitioned:
-            names = client.get_partition_names(source.db, source.name)
-            metastore.add_partitions([external_partition(table, n, "") for n in names])
-            metastore.refresh_partitioned_table_params(db, name)
-            metastore.alter_table_params(db, name, {"COLUMN_STATS_ACCURATE": None})
-        else:
-            inside = list_data_files(source.location)
-            metastore.alter_table_params(db, name, {"numFiles": str(len(inside)),
-                                                    "totalSize": str(sum(f.size for f in inside))})
-    return metastore.get_table(db, name)
+    described = f"tables of {source.catalog}.{source.db} ({client.uri})"
+    if table.is_partitioned:  # a partition's location is fetched when it is read
+        change = RegisterTable(table, tuple(external_partition(table, n, "") for n in
+                                            client.get_partition_names(source.db, source.name)),
+                               (("COLUMN_STATS_ACCURATE", None),), described, replacing=True)
+    else:
+        inside = list_data_files(source.location)
+        change = RegisterTable(table, params=(("numFiles", str(len(inside))),
+                                              ("totalSize", str(sum(f.size for f in inside)))), database=described,
+                               replacing=True)
+    return metastore.apply([change])[0]
 
 
 def resolve(metastore: Metastore, client: HiveMetastoreClient, table: Table, names: list[str] | None,
@@ -155,9 +152,9 @@ def resolve(metastore: Metastore, client: HiveMetastoreClient, table: Table, nam
         name = hms_partition_name(table, raw)
         what = f"partition {name} of {table.parameters[CATALOG_PARAM]}.{db}.{source}"
         locations[name] = catalog_location(raw.sd.location, what)
-    with metastore.transaction():
-        if move_partitions(metastore, table, locations):
-            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
+    moved = moved_partitions(metastore, table, locations)
+    if moved:
+        metastore.apply([FollowPartitions(table, moved=moved)])
     return fetched
 
 

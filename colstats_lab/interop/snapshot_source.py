@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile
 from ..storage import join, parent
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
-from ..metastore.merge import merge_table_level
+from ..metastore.changes import FollowUp
 from ..metastore.names import make_part_name, parse_part_name
 from .hms_source import CATALOG_PARAM
 from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, LOG_STATISTICS_PARAM, METADATA_PARAM, SNAPSHOT_PARAM
@@ -91,19 +91,46 @@ def partition_text(value) -> str | None:
 def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -> Table:
     """The lab's table `db.name` made the format's `snapshot`: registered when new (again when its schema
     changed: statistics of other columns describe nothing the format now has), else its partitions and
-    their files followed, in one metastore transaction; nothing is written when the snapshot is the one
-    followed already."""
-    with metastore.transaction():
+    their files followed, in one metastore commit (`FollowSnapshot`); nothing is written when the snapshot
+    is the one followed already."""
+    if metastore.table_exists(db, name):
+        table = metastore.get_table(db, name)
+        _check_source(table, snapshot)
+        if _same_schema(table, snapshot) and _followed_already(table, snapshot):
+            return table
+    return metastore.apply([FollowSnapshot(db, name, snapshot)])[0]
+
+
+def _check_source(table: Table, snapshot: FormatSnapshot) -> None:
+    if table.parameters.get(FORMAT_PARAM) != snapshot.format or table.parameters.get(SOURCE_PARAM) != snapshot.source:
+        raise InvalidInputException(f"lab table {table.qualified_name} is not the {snapshot.format} table "
+                                    f"{snapshot.source}")
+
+
+def _followed_already(table: Table, snapshot: FormatSnapshot) -> bool:
+    return table.parameters.get(SNAPSHOT_PARAM) == snapshot.token and \
+        (table.parameters.get(METADATA_PARAM) or "") == snapshot.metadata
+
+
+@dataclass(frozen=True)
+class FollowSnapshot:
+    """The lab's table `db.name` made the format's `snapshot` (a `metastore.changes.Change`): registered when
+    new or when its schema changed (its statistics dropped with it), else its partitions and their files
+    followed. `dropped` learns the partitions the snapshot emptied."""
+    db: str
+    name: str
+    snapshot: FormatSnapshot
+    dropped: list[str] = field(default_factory=list, compare=False)
+    kind: ClassVar[str] = "files"
+
+    def apply(self, metastore: Metastore) -> Table:
+        db, name, snapshot = self.db, self.name, self.snapshot
         if metastore.table_exists(db, name):
             table = metastore.get_table(db, name)
-            if table.parameters.get(FORMAT_PARAM) != snapshot.format or \
-                    table.parameters.get(SOURCE_PARAM) != snapshot.source:
-                raise InvalidInputException(f"lab table {table.qualified_name} is not the {snapshot.format} table "
-                                            f"{snapshot.source}")
+            _check_source(table, snapshot)
             if _same_schema(table, snapshot):
-                if table.parameters.get(SNAPSHOT_PARAM) != snapshot.token or \
-                        (table.parameters.get(METADATA_PARAM) or "") != snapshot.metadata:
-                    _follow_files(metastore, table, snapshot)
+                if not _followed_already(table, snapshot):
+                    self.dropped.extend(_follow_files(metastore, table, snapshot))
                 return metastore.get_table(db, name)
             log.warning("%s: its schema changed in %s; its statistics in the lab are dropped and the table "
                         "registered again", snapshot.source, snapshot.format)
@@ -125,8 +152,18 @@ def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -
         table = Table(db, name, snapshot.cols, snapshot.partition_keys, location=snapshot.location,
                       tableType="EXTERNAL_TABLE", parameters=params)
         metastore.create_table(table)
-        _follow_files(metastore, metastore.get_table(db, name), snapshot)
+        _follow_files(metastore, metastore.get_table(db, name), snapshot)  # a new table drops nothing
         return metastore.get_table(db, name)
+
+    def describe(self) -> str:
+        return f"follow {self.db}.{self.name} to {self.snapshot.format} snapshot {self.snapshot.snapshot}"
+
+    def follow_up(self) -> FollowUp | None:
+        if not self.snapshot.partition_keys:
+            return None
+        # the table level no longer holds what dropped partitions held
+        return FollowUp(Table(self.db, self.name, self.snapshot.cols, self.snapshot.partition_keys), sums=True,
+                        merge=frozenset(c.name for c in self.snapshot.cols) if self.dropped else frozenset())
 
 
 def _field_ids_text(snapshot: FormatSnapshot) -> str:
@@ -140,10 +177,11 @@ def _same_schema(table: Table, snapshot: FormatSnapshot) -> bool:
             and table.location.rstrip("/") == snapshot.location.rstrip("/"))
 
 
-def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) -> None:
+def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) -> list[str]:
     """Partitions the snapshot added are registered and those it emptied dropped with their statistics; the
     owners whose files changed get the snapshot's files and their sums. A file kept from the snapshot
-    before keeps the snapshot that added it."""
+    before keeps the snapshot that added it. Returns the partitions dropped; the table's sums are the
+    commit's follow-up."""
     recorded = metastore.snapshot_file_states(table.dbName, table.tableName)
     added_in = {path: int(added) for states in recorded.values() for path, _, added in states}
     by_owner: dict[str | None, list[DataFile]] = {}
@@ -167,12 +205,10 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
         metastore.replace_snapshot_files(table, changed)
         for name in {owner or "" for owner in changed} - set(added):
             metastore.alter_partition_params(table.dbName, table.tableName, name, _sums(named[name]))
-        metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-        if dropped:  # the table level no longer holds what dropped partitions held
-            merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
         log.info("%s followed to %s %s: %d partition(s) added, %d dropped, %d with other files",
                  table.qualified_name, snapshot.format, snapshot.snapshot, len(added), len(dropped), len(changed))
     else:
+        dropped = []
         files = by_owner.get(None, [])
         if {f.state for f in files} != recorded.get(None, set()):
             metastore.replace_snapshot_files(table, {None: files})
@@ -180,6 +216,7 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
     metastore.alter_table_params(table.dbName, table.tableName, {
         SNAPSHOT_PARAM: snapshot.token, METADATA_PARAM: snapshot.metadata or None,
         LOG_STATISTICS_PARAM: json.dumps(snapshot.log_statistics) if snapshot.log_statistics else None})
+    return dropped
 
 
 def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:

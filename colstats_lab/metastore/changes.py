@@ -1,11 +1,16 @@
-"""A commit as data: the typed changes a lab transaction makes to the metastore, applied in order by
-`Metastore.apply` in the one SQLite transaction that marks the Hive transaction committed.
+"""A commit as data: the typed changes a command makes to the metastore, applied in order by
+`Metastore.apply` in one database transaction (with a Hive transaction's id, the one that marks it committed).
 
 Each change says what kind of thing it writes (`kind`: statistics, params, partitions, files, metadata,
-definition) and what it is (`describe()`, for the log and for a person inspecting `txn.changes`), and
-applies itself through the metastore's calls. The catalog's changes are here; an ANALYZE's, a write's and
-a REFRESH METADATA's are defined beside the code that computes them (`analyze.runner.AnalyzeChange`,
-`tables.writer.WriteChange`, `analyze.refresh_metadata.MetadataChange`), on the same protocol.
+definition), what it is (`describe()`, for the log, the history's cause and a person inspecting
+`txn.changes`) and what its table needs once every change of the commit is in (`follow_up()`: its
+partitions' sums added up again, its writer marked, the table level of columns merged again), which
+`apply` does once per table; it applies itself through the metastore's calls. Whatever a change needs
+from outside the metastore (a listing, a catalog's answer) is read before, into its fields: nothing waits on
+a file system or a server while the metastore is written. The catalog's changes are here; an ANALYZE's, a
+write's and a REFRESH METADATA's are defined beside the code that computes them
+(`analyze.runner.AnalyzeChange`, `tables.writer.WriteChange`, `analyze.refresh_metadata.MetadataChange`),
+on the same protocol.
 """
 from __future__ import annotations
 
@@ -21,12 +26,39 @@ if TYPE_CHECKING:
     from .store import Metastore
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """What `table` needs once a commit's changes are in, done once by `Metastore.apply`: its partitions'
+    sums (numFiles, totalSize, numRows, ...) added up again at the table level, `write_id` marked as its
+    statistics' writer, and the table level of the columns `merge` merged again from its partitions'."""
+    table: Table
+    sums: bool = False
+    write_id: int | None = None
+    merge: frozenset[str] = frozenset()
+
+    def joined(self, other: "FollowUp") -> "FollowUp":
+        """This follow-up and `other`'s, of the same table, done once."""
+        return FollowUp(self.table, self.sums or other.sums,
+                        other.write_id if other.write_id is not None else self.write_id, self.merge | other.merge)
+
+    def run(self, metastore: "Metastore") -> None:
+        t = self.table
+        if self.sums and t.is_partitioned:
+            metastore.refresh_partitioned_table_params(t.dbName, t.tableName)
+        if self.write_id is not None:
+            metastore.alter_table_params(t.dbName, t.tableName, {}, write_id=self.write_id)
+        if self.merge and t.is_partitioned:
+            merge_table_level(metastore, t, sorted(self.merge), int(time.time()))
+
+
 class Change(Protocol):
     kind: ClassVar[str]
 
     def apply(self, metastore: "Metastore") -> Any: ...
 
     def describe(self) -> str: ...
+
+    def follow_up(self) -> FollowUp | None: ...
 
 
 @dataclass(frozen=True)
@@ -40,8 +72,10 @@ class AddPartitions:
 
     def apply(self, metastore: "Metastore") -> list[Partition]:
         self.added.extend(metastore.add_partitions(self.partitions, self.if_not_exists))
-        metastore.refresh_partitioned_table_params(self.table.dbName, self.table.tableName)
         return self.added
+
+    def follow_up(self) -> FollowUp:
+        return FollowUp(self.table, sums=True)
 
     def describe(self) -> str:
         return f"add {len(self.partitions):,} partition(s) to {self.table.qualified_name}"
@@ -63,10 +97,11 @@ class DropPartitions:
             part = metastore.drop_partition(t.dbName, t.tableName, name, if_exists=self.if_exists)
             if part is not None:
                 self.dropped.append(part)
-        metastore.refresh_partitioned_table_params(t.dbName, t.tableName)
-        # the table level no longer holds what the dropped partitions held
-        merge_table_level(metastore, t, [c.name for c in t.cols], int(time.time()))
         return self.dropped
+
+    def follow_up(self) -> FollowUp:
+        # the table level no longer holds what the dropped partitions held
+        return FollowUp(self.table, sums=True, merge=frozenset(c.name for c in self.table.cols))
 
     def describe(self) -> str:
         return f"drop {len(self.names):,} partition(s) of {self.table.qualified_name}"
@@ -86,6 +121,9 @@ class AlterSkew:
     def describe(self) -> str:
         return f"set the skew of {self.table.qualified_name}"
 
+    def follow_up(self) -> None:
+        return None
+
 
 @dataclass(frozen=True)
 class DefinitionWrite:
@@ -96,10 +134,13 @@ class DefinitionWrite:
     kind: ClassVar[str] = "params"
 
     def apply(self, metastore: "Metastore") -> None:
-        metastore.alter_table_params(self.table.dbName, self.table.tableName, {}, write_id=self.write_id)
+        return None
 
     def describe(self) -> str:
         return f"{self.table.qualified_name} written by write ID {self.write_id}"
+
+    def follow_up(self) -> FollowUp:
+        return FollowUp(self.table, write_id=self.write_id)
 
 
 @dataclass(frozen=True)
@@ -116,3 +157,123 @@ class ReplaceMetadata:
 
     def describe(self) -> str:
         return f"replace the metadata of {self.table.qualified_name} ({len(self.units)} units)"
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class RegisterTable:
+    """A table the lab learns of (an external directory, a catalog's mirror), registered with its
+    partitions: their sums added up at the table level as it is made, then `params` set over them (a
+    directory's counts for an unpartitioned table; None removes a key). `database`, when given, is created
+    first if missing, with that description; with `replacing`, the table of that name is dropped first, its
+    statistics with it (its source's schema changed), in the same commit."""
+    table: Table
+    partitions: tuple[Partition, ...] = ()
+    params: tuple[tuple[str, str | None], ...] = ()
+    database: str | None = None
+    replacing: bool = False
+    kind: ClassVar[str] = "definition"
+
+    def apply(self, metastore: "Metastore") -> Table:
+        t = self.table
+        if self.replacing and metastore.table_exists(t.dbName, t.tableName):
+            metastore.drop_table(t.dbName, t.tableName)
+        if self.database is not None and t.dbName not in metastore.get_all_databases():
+            metastore.create_database(t.dbName, self.database, if_not_exists=True)
+        metastore.create_table(t)
+        if t.is_partitioned:
+            metastore.add_partitions(list(self.partitions))
+            metastore.refresh_partitioned_table_params(t.dbName, t.tableName)
+        if self.params:
+            metastore.alter_table_params(t.dbName, t.tableName, dict(self.params))
+        return metastore.get_table(t.dbName, t.tableName)
+
+    def describe(self) -> str:
+        return f"register {self.table.qualified_name}" + (
+            f" with {len(self.partitions):,} partition(s)" if self.table.is_partitioned else "")
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class MovedPartition:
+    """Where a partition's catalog now keeps it, with the files found there counted."""
+    name: str
+    location: str
+    num_files: int
+    total_size: int
+
+
+@dataclass(frozen=True)
+class FollowPartitions:
+    """A catalog's table's partitions as the catalog has them now (Spark's, an HMS's): `added` registered,
+    `dropped` dropped with their statistics (the files are the catalog's), `moved` pointed at their new
+    directory with its files counted. Computed before (listings included), applied as it is: a partition
+    another process added or dropped meanwhile is left as it is."""
+    table: Table
+    added: tuple[Partition, ...] = ()
+    dropped: tuple[str, ...] = ()
+    moved: tuple[MovedPartition, ...] = ()
+    kind: ClassVar[str] = "partitions"
+
+    def apply(self, metastore: "Metastore") -> None:
+        t = self.table
+        for name in self.dropped:
+            metastore.drop_partition(t.dbName, t.tableName, name, if_exists=True)
+        if self.added:
+            metastore.add_partitions(list(self.added), if_not_exists=True)
+        present = {p.partName for p in metastore.get_partitions(t.dbName, t.tableName, [m.name for m in self.moved])} \
+            if self.moved else set()
+        moved = [m for m in self.moved if m.name in present]
+        if moved:
+            metastore.set_partition_locations(t.dbName, t.tableName, {m.name: m.location for m in moved})
+            metastore.alter_partitions_params(t.dbName, t.tableName, {
+                m.name: {"numFiles": str(m.num_files), "totalSize": str(m.total_size)} for m in moved})
+
+    def describe(self) -> str:
+        return (f"follow the partitions of {self.table.qualified_name}: {len(self.added):,} added, "
+                f"{len(self.dropped):,} dropped, {len(self.moved):,} moved")
+
+    def follow_up(self) -> FollowUp | None:
+        if not (self.added or self.dropped or self.moved):
+            return None
+        # the table level no longer holds what dropped or moved partitions held
+        return FollowUp(self.table, sums=True, merge=frozenset(c.name for c in self.table.cols))
+
+
+@dataclass(frozen=True)
+class AlterPartitionParams:
+    """Parameters of a table's partitions by name (None removes a key), as they are: no writer's rule."""
+    table: Table
+    params: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]
+    kind: ClassVar[str] = "params"
+
+    def apply(self, metastore: "Metastore") -> None:
+        metastore.alter_partitions_params(self.table.dbName, self.table.tableName,
+                                          {name: dict(changes) for name, changes in self.params})
+
+    def describe(self) -> str:
+        return f"set parameters of {len(self.params):,} partition(s) of {self.table.qualified_name}"
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class AlterTableParams:
+    """Parameters of a table (None removes a key), as they are: no writer's rule."""
+    table: Table
+    params: tuple[tuple[str, str | None], ...]
+    kind: ClassVar[str] = "params"
+
+    def apply(self, metastore: "Metastore") -> None:
+        metastore.alter_table_params(self.table.dbName, self.table.tableName, dict(self.params))
+
+    def describe(self) -> str:
+        return f"set parameters {', '.join(k for k, _ in self.params)} of {self.table.qualified_name}"
+
+    def follow_up(self) -> None:
+        return None

@@ -16,7 +16,7 @@ from .history import last_state, record_history_rows, settle_history
 from .txn import ValidWriteIdList
 
 if TYPE_CHECKING:
-    from .changes import Change
+    from .changes import Change, FollowUp
 
 log = logging.getLogger("colstats_lab.txn")
 _OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.TC_OPERATION_TYPE
@@ -95,30 +95,39 @@ class TxnAPI:
             self._require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_STATE = 'c' WHERE TXN_ID = ?", (txn_id,))
 
-    def apply(self, txn_id: int, changes: "Sequence[Change]") -> list:
-        """Commits transaction `txn_id` with its changes (a commit as data, `changes.py`): applies them in
-        order and marks it committed, in one SQLite transaction; returns what each change returned. If a
-        change fails, nothing of the commit is kept and the Hive transaction is aborted at once, not left
-        open until its timeout; the error is raised."""
+    def apply(self, changes: "Sequence[Change]", txn_id: int | None = None) -> list:
+        """Applies `changes` in order, then each touched table's follow-up once (`Change.follow_up`), in one
+        database transaction: every write to the metastore goes through here. With `txn_id`, that transaction
+        also commits Hive transaction `txn_id` (a commit as data, `changes.py`); if a change fails, nothing of
+        the commit is kept and the Hive transaction is aborted at once, not left open until its timeout.
+        Returns what each change returned; the error is raised."""
         try:
             with self.transaction() as conn:
                 results = []
                 since = last_state(conn)
+                follow: dict[tuple[str, str], FollowUp] = {}
                 for change in changes:
                     # the states kept as statistics are stored name which transaction stored them, and why
                     conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
                                  "VALUES (1, ?, ?, ?)", (txn_id, change.describe(), int(self.history_enabled)))
                     results.append(change.apply(self))
+                    needed = change.follow_up()
+                    if needed is not None:
+                        key = (needed.table.dbName, needed.table.tableName)
+                        follow[key] = follow[key].joined(needed) if key in follow else needed
+                for needed in follow.values():
+                    needed.run(self)
                 conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
-                if last_state(conn) > since:  # the commit kept states
+                if txn_id is not None and last_state(conn) > since:  # the commit kept states
                     if any(change.kind != "statistics" for change in changes):
                         # a write's numRows lands after its gathered states; an ANALYZE sets it before its own
                         record_history_rows(conn, txn_id, since)
                     settle_history(conn, txn_id, self.history_sketches, since)
                     evaluate_commit(conn, txn_id, since=since)  # the column's rules, on the states this commit stored
-                self.commit_txn(txn_id)
+                if txn_id is not None:
+                    self.commit_txn(txn_id)
         except BaseException as exc:
-            if self.txn_state(txn_id) == "open":
+            if txn_id is not None and self.txn_state(txn_id) == "open":
                 self.abort_txn(txn_id)
                 log.info("aborted transaction %d: its commit failed: %s: %s", txn_id, type(exc).__name__, exc)
             raise

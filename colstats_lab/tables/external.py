@@ -6,7 +6,6 @@ import json
 import logging
 import os
 import tempfile
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -25,7 +24,7 @@ from ..storage import (FooterUnavailable, footer_of, join, list_data_files, norm
                        storage_for)
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.model import leaf_name
-from ..metastore.merge import merge_table_level
+from ..metastore.changes import FollowPartitions, MovedPartition
 from ..metastore.names import parse_part_name
 from .snapshot import with_leaf_type
 
@@ -209,36 +208,27 @@ def follow_partitions(metastore: Metastore, table: Table, names: list[str], loca
     """The lab's partitions of a catalog's table (Spark's, an HMS's) made the catalog's `names`: added ones
     are registered, dropped ones are dropped with their statistics (the files are the catalog's), and each
     is where `locations` says the catalog keeps it; a partition it did not place is registered without a
-    location until it is fetched (a read refuses it, never reads it as empty)."""
-    with metastore.transaction():
-        have = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName)}
-        dropped = sorted(set(have) - set(names))
-        for name in dropped:
-            metastore.drop_partition(table.dbName, table.tableName, name)
-        added = sorted(set(names) - set(have))
-        if added:
-            metastore.add_partitions([external_partition(table, name, locations.get(name, "")) for name in added])
-        moved = move_partitions(metastore, table, {name: location for name, location in locations.items()
-                                                   if name in have})
-        if added or dropped or moved:
-            metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-            # the table level no longer holds what dropped partitions held
-            merge_table_level(metastore, table, [c.name for c in table.cols], int(time.time()))
-            log.info("%s: followed its catalog's partitions: %d added, %d dropped, %d moved", table.qualified_name,
-                     len(added), len(dropped), len(moved))
+    location until it is fetched (a read refuses it, never reads it as empty). Listed first, written in one
+    commit after."""
+    have = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName)}
+    dropped = sorted(set(have) - set(names))
+    added = sorted(set(names) - set(have))
+    change = FollowPartitions(table, tuple(external_partition(table, name, locations.get(name, "")) for name in added),
+                              tuple(dropped), moved_partitions(metastore, table, {
+                                  name: location for name, location in locations.items() if name in have}))
+    if change.follow_up() is not None:
+        metastore.apply([change])
+        log.info("%s: followed its catalog's partitions: %d added, %d dropped, %d moved", table.qualified_name,
+                 len(change.added), len(change.dropped), len(change.moved))
 
 
-def move_partitions(metastore: Metastore, table: Table, locations: dict[str, str]) -> dict[str, str]:
-    """Points the partitions among `locations` that are elsewhere at their directory, with their files
-    counted there; returns those it moved. The caller refreshes the table's sums."""
+def moved_partitions(metastore: Metastore, table: Table, locations: dict[str, str]) -> tuple[MovedPartition, ...]:
+    """The partitions among `locations` that are elsewhere now, each with its new directory's files counted
+    (listed here: nothing is written)."""
     current = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName, list(locations))}
-    moved = {name: location for name, location in locations.items()
-             if name in current and (not current[name] or normalized(current[name]) != normalized(location))}
-    if moved:
-        with metastore.transaction():
-            metastore.set_partition_locations(table.dbName, table.tableName, moved)
-            for name, location in moved.items():
-                inside = list_data_files(location)
-                metastore.alter_partition_params(table.dbName, table.tableName, name, {
-                    "numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside))})
-    return moved
+    moved = []
+    for name, location in locations.items():
+        if name in current and (not current[name] or normalized(current[name]) != normalized(location)):
+            inside = list_data_files(location)
+            moved.append(MovedPartition(name, location, len(inside), sum(f.size for f in inside)))
+    return tuple(moved)

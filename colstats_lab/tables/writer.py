@@ -32,7 +32,8 @@ from ..metastore.quantiles import kll_for
 from ..metastore.names import parse_part_name
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
-from ..metastore.merge import merge_column_stats, merge_table_level
+from ..metastore.changes import FollowUp
+from ..metastore.merge import merge_column_stats
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
 from ..stats.aggregate import served_by_footers
 from ..stats.footers import footer_servable, group_figures
@@ -366,6 +367,12 @@ class WriteChange:
         where = f"{len(self.written):,} partition(s)" if self.table.is_partitioned else "the table"
         return f"{self.mode} of {rows:,} rows into {self.table.qualified_name}, {where}, write ID {self.write_id}"
 
+    def follow_up(self) -> FollowUp | None:
+        if not self.table.is_partitioned:
+            return None
+        return FollowUp(self.table, sums=True, write_id=self.write_id,
+                        merge=frozenset(o.colName for g in self.gathered.values() for o in g.columns))
+
 
 def _record_write(metastore: Metastore, table: Table, written: dict[str | None, FilesWritten], write_id: int,
                   mode: str, valid: ValidWriteIdList, gathered: dict[str | None, GroupStats],
@@ -389,11 +396,6 @@ def _record_write(metastore: Metastore, table: Table, written: dict[str | None, 
             metastore.alter_partition_skew(table.dbName, table.tableName, name, info, table.storedAsSubDirectories)
         elif files.skewed_locations:
             metastore.add_skewed_locations(table.dbName, table.tableName, name, files.skewed_locations)
-    metastore.refresh_partitioned_table_params(table.dbName, table.tableName)
-    metastore.alter_table_params(table.dbName, table.tableName, {}, write_id=write_id)
-    merged_columns = sorted({o.colName for g in gathered.values() for o in g.columns})
-    if merged_columns:
-        merge_table_level(metastore, table, merged_columns, int(time.time()))
 
 
 def _gathered_stats(metastore: Metastore, table: Table, part_name: str | None, previous: StatsAccuracy,
