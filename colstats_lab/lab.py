@@ -20,6 +20,7 @@ from .metastore import (
     Table,
     ValidWriteIdList,
 )
+from .metastore.changes import AddExpectation
 from .metastore.levels import TABLE_LEVEL
 from .metastore.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
@@ -451,7 +452,7 @@ class Lab:
         them at once on each partition's and the table's latest state; returns those outcomes (the frame of
         `lab.expectations`). Raises InvalidInputException naming an unknown or malformed rule."""
         table = self.resolve(name)
-        expectation_id = self.metastore.add_expectation(table.dbName, table.tableName, column, rules)
+        expectation_id = self.metastore.apply([AddExpectation(table, column, tuple(rules.items()))])[0]
         return frames.expectations_frame(self.metastore, table, expectation_id)
 
     def expectations(self, name: str) -> pd.DataFrame:

@@ -17,7 +17,8 @@ from ..metastore.frequent_items import COLUMNS_PROPERTY
 from ..metastore.quantiles import KLL_PROPERTY
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
-from ..metastore.changes import AddPartitions, AlterSkew, Change, DefinitionWrite, DropPartitions
+from ..metastore.changes import (AddPartitions, AlterSkew, AlterTableParams, Change, CreateDatabase, CreateTable,
+                                 DefinitionWrite, DropDatabase, DropPartitions, DropTable, DropTableMetadata)
 from ..tables import kind_of
 from ..tables.external import external_partition, partition_directories
 from ..tables.rewrite import rewrite_partitions
@@ -95,12 +96,12 @@ def _db(lab: "Session", name: str | None) -> str:
 
 
 def _create_database(lab: "Session", stmt: st.CreateDatabase) -> Result:
-    lab.metastore.create_database(stmt.name, stmt.comment, stmt.if_not_exists)
+    lab.metastore.apply([CreateDatabase(stmt.name, stmt.comment, stmt.if_not_exists)])
     return Result(stmt, message=f"Database {stmt.name} is ready.")
 
 
 def _drop_database(lab: "Session", stmt: st.DropDatabase) -> Result:
-    dropped = lab.metastore.drop_database(stmt.name, stmt.if_exists, stmt.cascade)
+    dropped = lab.metastore.apply([DropDatabase(stmt.name, stmt.if_exists, stmt.cascade)])[0]
     for table in dropped:
         _remove_files(table)
     return Result(stmt, message=f"Dropped database {stmt.name}" + (f" and {len(dropped)} tables." if dropped else "."))
@@ -130,7 +131,7 @@ def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
         if table.storedAsSubDirectories:
             _require_subdirectories(lab)
             check_list_bucketing(table)
-    created = lab.metastore.create_table(table, stmt.if_not_exists)
+    created = lab.metastore.apply([CreateTable(table, stmt.if_not_exists)])[0]
     if created:
         storage_for(location).makedirs(location)
     return Result(stmt, message=f"Table {db}.{stmt.table.name} " + ("created." if created else "already exists."))
@@ -158,7 +159,7 @@ def _all_accurate(columns: list[FieldSchema]) -> str | None:
 
 
 def _drop_table(lab: "Session", stmt: st.DropTable) -> Result:
-    table = lab.metastore.drop_table(_db(lab, stmt.table.db), stmt.table.name, stmt.if_exists)
+    table = lab.metastore.apply([DropTable(_db(lab, stmt.table.db), stmt.table.name, stmt.if_exists)])[0]
     if table is None:
         return Result(stmt, message=f"Table {stmt.table} does not exist; nothing dropped.")
     _remove_files(table)
@@ -387,7 +388,7 @@ def _refresh_metadata(lab: "Session", stmt: st.RefreshMetadata, txn) -> Result:
 def _drop_metadata(lab: "Session", stmt: st.DropMetadata) -> Result:
     _require_metastore(lab, "DROP METADATA")
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
-    dropped = lab.metastore.drop_table_metadata(table.dbName, table.tableName, stmt.if_exists)
+    dropped = lab.metastore.apply([DropTableMetadata(table, stmt.if_exists)])[0]
     return Result(stmt, message=f"Metadata for table [{table.qualified_name}] " + ("dropped." if dropped else
                                                                                    "did not exist; nothing dropped."))
 
@@ -439,7 +440,7 @@ def _set_table_properties(lab: "Session", stmt: st.SetTableProperties) -> Result
         if _own_property(key):
             raise InvalidInputException(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
                                         "ANALYZE and the lab's writes keep it; it is not set by hand")
-    lab.metastore.alter_table_params(table.dbName, table.tableName, {key: value for key, value, _ in stmt.properties})
+    lab.metastore.apply([AlterTableParams(table, tuple((key, value) for key, value, _ in stmt.properties))])
     shown = ", ".join(f"{key}={value}" for key, value, _ in stmt.properties)
     return Result(stmt, message=f"{table.qualified_name}: set {shown}")
 
@@ -453,7 +454,7 @@ def _unset_table_properties(lab: "Session", stmt: st.UnsetTableProperties) -> Re
         if key not in table.parameters and not stmt.if_exists:
             raise InvalidInputException(f"{table.qualified_name} has no property {key} (UNSET TBLPROPERTIES IF EXISTS "
                                         "ignores it)")
-    lab.metastore.alter_table_params(table.dbName, table.tableName, {key: None for key, _ in stmt.keys})
+    lab.metastore.apply([AlterTableParams(table, tuple((key, None) for key, _ in stmt.keys))])
     return Result(stmt, message=f"{table.qualified_name}: unset {', '.join(key for key, _ in stmt.keys)}")
 
 

@@ -277,3 +277,110 @@ class AlterTableParams:
 
     def follow_up(self) -> None:
         return None
+
+
+@dataclass(frozen=True)
+class CreateDatabase:
+    """CREATE DATABASE: `if_not_exists` makes an existing one no error."""
+    name: str
+    comment: str | None = None
+    if_not_exists: bool = False
+    kind: ClassVar[str] = "definition"
+
+    def apply(self, metastore: "Metastore") -> None:
+        metastore.create_database(self.name, self.comment, self.if_not_exists)
+
+    def describe(self) -> str:
+        return f"create database {self.name.lower()}"
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class DropDatabase:
+    """DROP DATABASE: with `cascade` its tables and their statistics too; returns the tables dropped."""
+    name: str
+    if_exists: bool = False
+    cascade: bool = False
+    kind: ClassVar[str] = "definition"
+
+    def apply(self, metastore: "Metastore") -> list[Table]:
+        return metastore.drop_database(self.name, self.if_exists, self.cascade)
+
+    def describe(self) -> str:
+        return f"drop database {self.name.lower()}"
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class CreateTable:
+    """CREATE TABLE; returns whether it was created (False: it existed, with `if_not_exists`)."""
+    table: Table
+    if_not_exists: bool = False
+    kind: ClassVar[str] = "definition"
+
+    def apply(self, metastore: "Metastore") -> bool:
+        return metastore.create_table(self.table, self.if_not_exists)
+
+    def describe(self) -> str:
+        return f"create table {self.table.qualified_name}"
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class DropTable:
+    """DROP TABLE with its partitions and statistics; returns what the table was (None: there was none,
+    with `if_exists`)."""
+    db: str
+    name: str
+    if_exists: bool = False
+    kind: ClassVar[str] = "definition"
+
+    def apply(self, metastore: "Metastore") -> Table | None:
+        return metastore.drop_table(self.db, self.name, self.if_exists)
+
+    def describe(self) -> str:
+        return f"drop table {self.db.lower()}.{self.name.lower()}"
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class DropTableMetadata:
+    """DROP METADATA (Drill's): the table's metadata units forgotten; returns whether it had any."""
+    table: Table
+    if_exists: bool = False
+    kind: ClassVar[str] = "metadata"
+
+    def apply(self, metastore: "Metastore") -> bool:
+        return metastore.drop_table_metadata(self.table.dbName, self.table.tableName, self.if_exists)
+
+    def describe(self) -> str:
+        return f"drop the metadata of {self.table.qualified_name}"
+
+    def follow_up(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class AddExpectation:
+    """Rules on a column's figures, evaluated at once on each cell's latest kept state; returns their ID."""
+    table: Table
+    column: str
+    rules: tuple[tuple[str, Any], ...]
+    kind: ClassVar[str] = "definition"
+
+    def apply(self, metastore: "Metastore") -> int:
+        return metastore.add_expectation(self.table.dbName, self.table.tableName, self.column, dict(self.rules))
+
+    def describe(self) -> str:
+        return f"expect {', '.join(k for k, _ in self.rules)} of {self.table.qualified_name}.{self.column}"
+
+    def follow_up(self) -> None:
+        return None
