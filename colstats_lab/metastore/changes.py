@@ -51,6 +51,13 @@ class FollowUp:
             merge_table_level(metastore, t, sorted(self.merge), int(time.time()))
 
 
+class NothingAfter:
+    """A change whose table needs no follow-up once the commit's changes are in."""
+
+    def follow_up(self) -> None:
+        return None
+
+
 class Change(Protocol):
     kind: ClassVar[str]
 
@@ -108,7 +115,7 @@ class DropPartitions:
 
 
 @dataclass(frozen=True)
-class AlterSkew:
+class AlterSkew(NothingAfter):
     """A table's skew spec (None: not skewed) and whether it is stored as directories."""
     table: Table
     info: SkewedInfo | None
@@ -120,9 +127,6 @@ class AlterSkew:
 
     def describe(self) -> str:
         return f"set the skew of {self.table.qualified_name}"
-
-    def follow_up(self) -> None:
-        return None
 
 
 @dataclass(frozen=True)
@@ -144,7 +148,7 @@ class DefinitionWrite:
 
 
 @dataclass(frozen=True)
-class ReplaceMetadata:
+class ReplaceMetadata(NothingAfter):
     """A REFRESH METADATA's units (Drill's levels) in place of the table's previous ones."""
     table: Table
     analysis: MetadataAnalysis
@@ -158,12 +162,9 @@ class ReplaceMetadata:
     def describe(self) -> str:
         return f"replace the metadata of {self.table.qualified_name} ({len(self.units)} units)"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class RegisterTable:
+class RegisterTable(NothingAfter):
     """A table the lab learns of (an external directory, a catalog's mirror), registered with its
     partitions: their sums added up at the table level as it is made, then `params` set over them (a
     directory's counts for an unpartitioned table; None removes a key). `database`, when given, is created
@@ -193,9 +194,6 @@ class RegisterTable:
     def describe(self) -> str:
         return f"register {self.table.qualified_name}" + (
             f" with {len(self.partitions):,} partition(s)" if self.table.is_partitioned else "")
-
-    def follow_up(self) -> None:
-        return None
 
 
 @dataclass(frozen=True)
@@ -245,7 +243,7 @@ class FollowPartitions:
 
 
 @dataclass(frozen=True)
-class AlterPartitionParams:
+class AlterPartitionParams(NothingAfter):
     """Parameters of a table's partitions by name (None removes a key), as they are: no writer's rule."""
     table: Table
     params: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]
@@ -258,12 +256,9 @@ class AlterPartitionParams:
     def describe(self) -> str:
         return f"set parameters of {len(self.params):,} partition(s) of {self.table.qualified_name}"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class AlterTableParams:
+class AlterTableParams(NothingAfter):
     """Parameters of a table (None removes a key), as they are: no writer's rule."""
     table: Table
     params: tuple[tuple[str, str | None], ...]
@@ -275,12 +270,9 @@ class AlterTableParams:
     def describe(self) -> str:
         return f"set parameters {', '.join(k for k, _ in self.params)} of {self.table.qualified_name}"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class CreateDatabase:
+class CreateDatabase(NothingAfter):
     """CREATE DATABASE: `if_not_exists` makes an existing one no error."""
     name: str
     comment: str | None = None
@@ -293,12 +285,9 @@ class CreateDatabase:
     def describe(self) -> str:
         return f"create database {self.name.lower()}"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class DropDatabase:
+class DropDatabase(NothingAfter):
     """DROP DATABASE: with `cascade` its tables and their statistics too; returns the tables dropped."""
     name: str
     if_exists: bool = False
@@ -311,12 +300,9 @@ class DropDatabase:
     def describe(self) -> str:
         return f"drop database {self.name.lower()}"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class CreateTable:
+class CreateTable(NothingAfter):
     """CREATE TABLE; returns whether it was created (False: it existed, with `if_not_exists`)."""
     table: Table
     if_not_exists: bool = False
@@ -328,12 +314,9 @@ class CreateTable:
     def describe(self) -> str:
         return f"create table {self.table.qualified_name}"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class DropTable:
+class DropTable(NothingAfter):
     """DROP TABLE with its partitions and statistics; returns what the table was (None: there was none,
     with `if_exists`)."""
     db: str
@@ -347,12 +330,9 @@ class DropTable:
     def describe(self) -> str:
         return f"drop table {self.db.lower()}.{self.name.lower()}"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class DropTableMetadata:
+class DropTableMetadata(NothingAfter):
     """DROP METADATA (Drill's): the table's metadata units forgotten; returns whether it had any."""
     table: Table
     if_exists: bool = False
@@ -364,12 +344,9 @@ class DropTableMetadata:
     def describe(self) -> str:
         return f"drop the metadata of {self.table.qualified_name}"
 
-    def follow_up(self) -> None:
-        return None
-
 
 @dataclass(frozen=True)
-class AddExpectation:
+class AddExpectation(NothingAfter):
     """Rules on a column's figures, evaluated at once on each cell's latest kept state; returns their ID."""
     table: Table
     column: str
@@ -381,6 +358,3 @@ class AddExpectation:
 
     def describe(self) -> str:
         return f"expect {', '.join(k for k, _ in self.rules)} of {self.table.qualified_name}.{self.column}"
-
-    def follow_up(self) -> None:
-        return None
