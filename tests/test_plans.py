@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import subprocess
+import sys
 import uuid
 
 import numpy as np
@@ -318,3 +320,39 @@ def test_queries_derived_from_tpcds_count_each_operator_as_a_separate_count_of_i
                 checked += 1
         assert checked >= 3 + len([op for op in operators if op.kind == "Join"]), name
         assert operators[0].actual_rows == duckdb_rows[name]
+
+
+INTERRUPTED_RUN = """
+import os, signal, threading, time
+from colstats_lab import Lab
+lab = Lab(home={home!r}, spark_conf={{"spark.ui.enabled": "false"}})
+endless = "SELECT count(*) FROM range(100000) a CROSS JOIN range(100000) b WHERE a.id + b.id < 0"
+lab.explain("SELECT 1", run=True)  # Spark up before the clock starts
+threading.Timer({after}, lambda: os.kill(os.getpid(), signal.SIGINT)).start()  # a notebook's stop button
+started = time.perf_counter()
+try:
+    lab.explain(endless, run=True)
+except KeyboardInterrupt:
+    print("interrupted after", round(time.perf_counter() - started, 1))
+time.sleep(1)
+print("active jobs", lab.spark.sparkContext.statusTracker().getActiveJobsIds())
+print("next", lab.explain("SELECT count(*) FROM range(10)", run=True).operators["actual_rows"].iloc[0])
+lab.close()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after", [0.2, 3.0])  # while its plan is read (the run's job may not have started), running
+def test_an_interrupted_run_cancels_its_jobs_and_the_next_explain_runs(tmp_path, after):
+    """The query runs in a thread of its own while its plan is read: stopping the cell (SIGINT) stops the
+    query too, the wait for it returns at once, and nothing is left running."""
+    script = tmp_path / "interrupted.py"
+    script.write_text(INTERRUPTED_RUN.format(home=str(tmp_path / "lab"), after=after))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.startswith(("interrupted", "active",
+                                                                                            "next")))
+    assert float(lines["interrupted"].split()[-1]) < 30, done.stdout
+    assert lines["active"] == "jobs []", done.stdout
+    assert lines["next"] == "1", done.stdout

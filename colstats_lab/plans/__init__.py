@@ -2,11 +2,11 @@
 estimates beside the rows each operator produced, and the causes of the estimates that are off."""
 from __future__ import annotations
 
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from .causes import diagnose, q_error
-from .operators import (LEAVES, Operator, count_actual_rows, counting_rows, name_join_strategies,
+from .operators import (LEAVES, CountingRun, Operator, count_actual_rows, name_join_strategies,
                         optimized_operators)
 from .remote import count_actual_rows_remote, text_operators
 from .report import OPERATOR_COLUMNS, LabRead, PlanReport, operators_frame
@@ -58,13 +58,12 @@ def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_
     names the lab table a relation over files reads by its columns (`leaf_table` needs the JVM's objects)."""
     conf = frame.sparkSession.conf
     if hasattr(frame, "_jdf"):
-        running = counting_rows(frame) if run else None  # the plan is read while the query runs
+        running = CountingRun(frame) if run else None  # the plan is read while the query runs
         try:
             operators = optimized_operators(frame, leaf_table, renamed)
-        except BaseException:
+        except BaseException:  # no report without the plan: its run stops too
             if running is not None:
-                with suppress(Exception):  # the reading's error is the one to show
-                    running()
+                running.stop()
             raise
         if running is not None:
             count_actual_rows(frame, operators, running)  # names the joins that ran too

@@ -12,6 +12,7 @@ aggregate first (the plan is walked root first)."""
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -212,41 +213,62 @@ def _conjuncts(expression) -> list:
     return [expression]
 
 
-def counting_rows(dataframe) -> Callable[[], None]:
-    """Starts the query's one run (its rows are counted, not collected) in a thread of its own, so that its
-    plan is read while it runs; returns the wait for it, which raises what the run raised."""
-    execution = dataframe._jdf.queryExecution()
-    execution.executedPlan()  # planned here, before the thread runs what it planned
-    failure: list[BaseException] = []
+class CountingRun:
+    """The query's one run (its rows are counted, not collected) in a thread of its own, so that its plan is
+    read while it runs. Its jobs carry a tag of their own (a tag, not a job group: the caller's group stays)."""
 
-    def count() -> None:
+    def __init__(self, dataframe) -> None:
+        execution = dataframe._jdf.queryExecution()
+        execution.executedPlan()  # planned here, before the thread runs what it planned
+        self._context = dataframe.sparkSession.sparkContext
+        self._tag = f"colstats-explain-{uuid.uuid4().hex}"
+        self._failure: list[BaseException] = []
+
+        def count() -> None:
+            self._context.addJobTag(self._tag)
+            try:
+                execution.toRdd().count()
+            except BaseException as error:  # handed to the waiting thread, which raises it
+                self._failure.append(error)
+            finally:
+                self._context.removeJobTag(self._tag)
+        self._thread = InheritableThread(target=count, daemon=True)  # the caller's job properties go with it
+        self._thread.start()
+
+    def wait(self) -> None:
+        """Waits for the run; raises what it raised. Interrupted, it stops the run first."""
         try:
-            execution.toRdd().count()
-        except BaseException as error:  # handed to the waiting thread, which raises it
-            failure.append(error)
-    thread = InheritableThread(target=count, daemon=True)  # the caller's job properties go with it
-    thread.start()
+            self._thread.join()
+        except BaseException:
+            self.stop()
+            raise
+        if self._failure:
+            raise self._failure[0]
 
-    def wait() -> None:
-        thread.join()
-        if failure:
-            raise failure[0]
-    return wait
+    def stop(self) -> None:
+        """Cancels the run's jobs until its thread ends: one submitted after a first cancel is cancelled too
+        (an interrupt may come before the run's job starts; pyspark's own SIGINT handler cancels only the
+        jobs running then)."""
+        while self._thread.is_alive():
+            self._context.cancelJobsWithTag(self._tag)
+            self._thread.join(0.2)
 
 
-def count_actual_rows(dataframe, operators: list[Operator], running: Callable[[], None] | None = None) -> None:
-    """Sets each operator's `actual_rows` once the query ran (`running`, the wait for the run
-    `counting_rows` started; None: it runs now): from the executed plan's metrics where a physical node
+def count_actual_rows(dataframe, operators: list[Operator], running: CountingRun | None = None) -> None:
+    """Sets each operator's `actual_rows` once the query ran (`running`, a run started already; None: it runs
+    now): from the executed plan's metrics where a physical node
     computes it, from its child's for an operator that keeps every row (a projection, a sort), bounded by a
     limit's count; each join's node names the physical join that ran."""
     plan = dataframe._jdf.queryExecution().executedPlan()
     if running is None:
-        running = counting_rows(dataframe)
+        running = CountingRun(dataframe)
     adaptive = _kind(plan) == "AdaptiveSparkPlanExec"  # its final plan is known once it ran
     try:
         links = [] if adaptive else list(_linked(plan, operators))  # a fixed plan is linked while it runs
-    finally:
-        running()
+    except BaseException:
+        running.stop()
+        raise
+    running.wait()
     _read_links(list(_linked(plan, operators)) if adaptive else links, operators, count=True)
     rows_from_inputs(operators)
 
