@@ -191,7 +191,7 @@ def bare_store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -
 def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float) -> None:
     """Daily rounds on the wide table: `changed` of its partitions (a different slice each day) analyzed
     again; the file's growth and each round's store against the same store without history."""
-    ms._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    ms.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     first_size = on_disk(ms.path)
     per_day = max(1, int(len(values) * changed))
     ratios, seconds = [], []
@@ -207,9 +207,9 @@ def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float
             with_history = store_round(ms, slice_, pool, now, first=first + 2, keep=True)
         ratios.append(with_history / without)
         seconds.append(with_history)
-    ms._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    ms.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     last_size = on_disk(ms.path)
-    states = ms._conn.execute("SELECT count(*), count(BIT_VECTOR) FROM COL_STATS_HISTORY").fetchone()
+    states = ms.db.execute("SELECT count(*), count(BIT_VECTOR) FROM COL_STATS_HISTORY").fetchone()
     print(f"history: {rounds} daily rounds, {per_day:,} partitions x {len(COLUMNS)} columns a round "
           f"({changed:.0%}); file {first_size / 2**20:.0f} MiB after the first full ANALYZE, "
           f"{last_size / 2**20:.0f} MiB after the rounds = {last_size / first_size:.2f}x (target <= 1.3); "
@@ -245,13 +245,13 @@ def main() -> None:
     big_ms, small_ms = Metastore(path), Metastore(os.path.join(args.home, "small.db"))
     if args.without_history:
         for ms in (big_ms, small_ms):  # what direct calls store keeps no history (a commit context saying so)
-            ms._conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, KEEP) VALUES (1, 0)")
+            ms.db.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, KEEP) VALUES (1, 0)")
     kept = sqlite3.connect(path)
     values = partition_values(args.partitions)
     figures = build_wide(big_ms, values, COLUMNS, pool, now)
     build_wide(small_ms, partition_values(30), COLUMNS, pool, now)
     rows = sqlite3.connect(path).execute("SELECT count(*) FROM PART_COL_STATS").fetchone()[0]
-    big_ms._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    big_ms.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = os.path.getsize(path)
 
     # hr = 3 over 24 % of the days: 1 % of the partitions

@@ -169,7 +169,7 @@ def test_mutated_statements_raise_only_our_errors_and_change_nothing(fresh, text
         assert _names_input(exc, text), f"{type(exc).__name__}: {exc} does not name anything in {text!r}"
         assert metastore_dump(lab) == before, f"{text!r} failed but changed the metastore"
         assert warehouse_listing(lab) == files_before, f"{text!r} failed but changed the warehouse"
-        assert not [t for t in lab.metastore._conn.execute("SELECT TXN_ID FROM TXNS WHERE TXN_STATE = 'o'")], \
+        assert not [t for t in lab.metastore.db.execute("SELECT TXN_ID FROM TXNS WHERE TXN_STATE = 'o'")], \
             f"{text!r} failed and left its transaction open"
 
 

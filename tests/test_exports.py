@@ -159,7 +159,7 @@ def test_the_landing_frame_lists_every_table_the_stalest_first(lab, exported, sp
     assert frame.loc["fresh", "accurate_columns"] == 1 and frame.loc["fresh", "stale_partitions"] == 0
     assert pd.isna(frame.loc["untouched", "last_analyzed"]) and not pd.isna(frame.loc["fresh", "last_analyzed"])
     # the last write: the start of the latest committed transaction that inserted into the table
-    started = lab.metastore._conn.execute(
+    started = lab.metastore.db.execute(
         "SELECT max(T.TXN_STARTED) FROM TXNS T JOIN TXN_COMPONENTS C ON C.TC_TXNID = T.TXN_ID "
         "WHERE C.TC_TABLE = 'untouched' AND C.TC_OPERATION_TYPE = 'i' AND T.TXN_STATE = 'c'").fetchone()[0]
     assert frame.loc["untouched", "last_write"] == pd.Timestamp(started, unit="s", tz="UTC")

@@ -70,7 +70,7 @@ def test_schema_has_hives_tables_and_sqlite_is_configured(ms):
             "LAST_ANALYZED", "BIT_VECTOR", "BIG_DECIMAL_LOW_VALUE", "LONG_LOW_VALUE"} <= stats_columns
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
-    assert ms._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert ms.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_reopening_an_existing_file_keeps_its_contents(tmp_path):

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     import sqlite3
     from contextlib import AbstractContextManager
 
+    from .database import Database
+
 TABLE_OWNER = ""  # an unpartitioned table's claim, open write or analyzed columns
 
 
@@ -19,9 +21,9 @@ class AutoAnalyzeAPI:
     """A mixin of Metastore (store.py), which holds the connection and the transaction scopes."""
 
     if TYPE_CHECKING:  # what Metastore and its other mixins give
-        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def transaction(self) -> AbstractContextManager["Database"]: ...
 
-        def snapshot(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def snapshot(self) -> AbstractContextManager["Database"]: ...
 
         def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row: ...
 

@@ -33,7 +33,7 @@ class CatalogAPI:
     # ---- databases ----------------------------------------------------------------------
 
     def _insert_db(self, name: str, location: str, description: str | None) -> None:
-        self._conn.execute(
+        self.db.execute(
             'INSERT INTO DBS (NAME, "DESC", DB_LOCATION_URI, OWNER_NAME, CREATE_TIME) VALUES (?, ?, ?, ?, ?)',
             (name, description, location, os.environ.get("USER", "colstats"), _now()),
         )
@@ -74,7 +74,7 @@ class CatalogAPI:
             return tables
 
     def _db_id(self, name: str, required: bool = True) -> int | None:
-        row = self._conn.execute("SELECT DB_ID FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()
+        row = self.db.execute("SELECT DB_ID FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()
         if row is None and required:
             raise NoSuchObjectException(f"database {name} does not exist")
         return row[0] if row else None
@@ -126,7 +126,7 @@ class CatalogAPI:
             return True
 
     def _insert_sd(self, cd_id: int, location: str, input_format: str) -> int:
-        return self._conn.execute(
+        return self.db.execute(
             "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION) VALUES (?, ?, ?, ?)",
             (cd_id, input_format, input_format, location),
         ).lastrowid
@@ -243,7 +243,7 @@ class CatalogAPI:
         return current_write_id in self.get_valid_write_ids(table.dbName, table.tableName).aborted_write_ids
 
     def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row:
-        row = self._conn.execute(
+        row = self.db.execute(
             "SELECT T.*, S.LOCATION, S.INPUT_FORMAT, S.CD_ID FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID "
             "LEFT JOIN SDS S ON S.SD_ID = T.SD_ID WHERE D.NAME = ? AND T.TBL_NAME = ?",
             (db_name.lower(), table_name.lower()),
@@ -381,7 +381,7 @@ class CatalogAPI:
     def _existing_partition_names(self, table: Table, part_names: list[str]) -> list[str]:
         """Those of `part_names` that are partitions of the table, in name order."""
         row = self._table_row(table.dbName, table.tableName)
-        return [r[0] for r in self._conn.execute(
+        return [r[0] for r in self.db.execute(
             "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?)) "
             "ORDER BY PART_NAME", (row["TBL_ID"], _json_list(part_names)))]
 
@@ -506,12 +506,12 @@ class CatalogAPI:
             return accurate
 
     def _partition_keys(self, tbl_id: int) -> list[str]:
-        return [r[0] for r in self._conn.execute(
+        return [r[0] for r in self.db.execute(
             "SELECT PKEY_NAME FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX", (tbl_id,))]
 
     def _part_id(self, db_name: str, table_name: str, part_name: str) -> int:
         row = self._table_row(db_name, table_name)
-        part = self._conn.execute("SELECT PART_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
+        part = self.db.execute("SELECT PART_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
                                   (row["TBL_ID"], part_name)).fetchone()
         if part is None:
             raise NoSuchObjectException(
@@ -525,7 +525,7 @@ class CatalogAPI:
 
     def _params_many(self, table: str, id_column: str, owner_ids: list[int]) -> dict[int, dict[str, str]]:
         out: dict[int, dict[str, str]] = {}
-        for r in self._conn.execute(
+        for r in self.db.execute(
             f"SELECT {id_column}, PARAM_KEY, PARAM_VALUE FROM {table} "
             f"WHERE {id_column} IN (SELECT value FROM json_each(?))", (_json_list(owner_ids),)
         ):
@@ -533,7 +533,7 @@ class CatalogAPI:
         return out
 
     def _set_params(self, table: str, id_column: str, owner_id: int, params: dict[str, str]) -> None:
-        self._conn.executemany(
+        self.db.executemany(
             f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?)",
             [(owner_id, k, str(v)) for k, v in params.items()],
         )
@@ -541,9 +541,9 @@ class CatalogAPI:
     def _update_params(self, table: str, id_column: str, owner_id: int, updates: dict[str, str | None]) -> None:
         for key, value in updates.items():
             if value is None:
-                self._conn.execute(f"DELETE FROM {table} WHERE {id_column} = ? AND PARAM_KEY = ?", (owner_id, key))
+                self.db.execute(f"DELETE FROM {table} WHERE {id_column} = ? AND PARAM_KEY = ?", (owner_id, key))
             else:
-                self._conn.execute(
+                self.db.execute(
                     f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
                     f"ON CONFLICT ({id_column}, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
                     (owner_id, key, str(value)),

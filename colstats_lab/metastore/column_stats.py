@@ -61,9 +61,9 @@ class ColumnStatisticsAPI:
         row = self._table_row(desc.dbName, desc.tableName)
         self._check_stats_columns(desc, stats.statsObj, partition_level=False)
         for obj in stats.statsObj:
-            self._upsert_stats(self._conn, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj),
+            self._upsert_stats(self.db, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj),
                                stats.engine)
-        self._conn.executemany("INSERT INTO TAB_COL_FREQUENT_ITEMS (CS_ID, ITEMS) SELECT CS_ID, ? FROM TAB_COL_STATS "
+        self.db.executemany("INSERT INTO TAB_COL_FREQUENT_ITEMS (CS_ID, ITEMS) SELECT CS_ID, ? FROM TAB_COL_STATS "
                                "WHERE TBL_ID = ? AND COLUMN_NAME = ? AND ENGINE = ?",
                                [(obj.frequentItems, row["TBL_ID"], obj.colName.lower(), stats.engine)
                                 for obj in stats.statsObj if obj.frequentItems])
@@ -89,7 +89,7 @@ class ColumnStatisticsAPI:
         params_table, id_column, owner_id = params_at
         self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
         if is_transactional(table):
-            self._conn.execute(f"UPDATE {write_id_at[0]} SET WRITE_ID = ? WHERE {id_column} = ?", (write_id, owner_id))
+            self.db.execute(f"UPDATE {write_id_at[0]} SET WRITE_ID = ? WHERE {id_column} = ?", (write_id, owner_id))
         return verified and flags.basic
 
     def _marked_flags(self, table: Table, params: dict, current: int | None, col_names: list[str],
@@ -446,7 +446,7 @@ class ColumnStatisticsAPI:
         """Re-merges the segments a change of partitions left stale (a short write transaction); inside a
         read snapshot, which cannot write, nothing: readers then judge from the partitions."""
 
-        if self._depth and not self._writing:
+        if self.db.reading_only:
             return
         with self.snapshot() as conn:
             tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
@@ -465,7 +465,7 @@ class ColumnStatisticsAPI:
         """AggrStats over every partition from the top segments, when every partition holds statistics of
         every column (nothing to extrapolate) and no segment is stale; else None."""
 
-        conn = self._conn
+        conn = self.db
         tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
         state = segments.table_state(conn, tbl_id)
         if state is None:

@@ -6,9 +6,13 @@ have run, and `migrate` runs the rest inside one transaction.
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from .accurate import PARAM as _ACCURATE
 from .exceptions import MetaException
+
+if TYPE_CHECKING:
+    from .database import Database
 
 _STATS_COLUMNS = """
     CAT_NAME TEXT NOT NULL DEFAULT 'hive',
@@ -664,7 +668,7 @@ MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11
                          _V17, _V18, _V19]
 
 
-def migrate(conn: sqlite3.Connection) -> int:
+def migrate(conn: "Database") -> int:
     """Runs the migrations this file has not seen yet; returns the schema version now in force."""
     conn.execute("BEGIN IMMEDIATE")
     try:

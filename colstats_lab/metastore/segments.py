@@ -11,13 +11,15 @@ costs O(k · FANOUT · LEVELS) merges whatever the table's size. The merging its
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..coltypes import StatsKind, parse_type
 from .accurate import PARAM as _ACCURATE
 from .stats_rows import StatsColumn, text_to_value, value_to_text
+
+if TYPE_CHECKING:
+    from .database import Database
 
 BITS = 6  # 64 partitions (or segments) a segment
 LEVELS = 3  # 64 ** 3 = 262,144 partition IDs under a top segment; the table level merges the top ones
@@ -109,7 +111,7 @@ def _merged_groups(groups: Iterable[StateGroup]) -> dict[str, StateGroup]:
 _STATE_COLUMNS = "FLAGS, NUM_PARTS, MIN_WRITE_ID, MAX_WRITE_ID, FIRST_NAME, FIRST_WRITE_ID"
 
 
-def _state_leaf(conn: sqlite3.Connection, tbl_id: int, low: int, high: int) -> Iterable[StateGroup]:
+def _state_leaf(conn: "Database", tbl_id: int, low: int, high: int) -> Iterable[StateGroup]:
     for flags, write_id, name in conn.execute(
             "SELECT COALESCE(PP.PARAM_VALUE, ''), P.WRITE_ID, P.PART_NAME FROM PARTITIONS P "
             f"LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = '{_ACCURATE}' "
@@ -117,14 +119,14 @@ def _state_leaf(conn: sqlite3.Connection, tbl_id: int, low: int, high: int) -> I
         yield StateGroup(flags, 1, write_id, write_id, name, write_id)
 
 
-def _state_children(conn: sqlite3.Connection, tbl_id: int, level: int, low: int, high: int
+def _state_children(conn: "Database", tbl_id: int, level: int, low: int, high: int
                     ) -> Iterable[StateGroup]:
     for row in conn.execute(f"SELECT {_STATE_COLUMNS} FROM PART_STATE_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? "
                             "AND SEG_INDEX >= ? AND SEG_INDEX < ?", (tbl_id, level, low, high)):
         yield StateGroup(*row)
 
 
-def _replace_state(conn: sqlite3.Connection, tbl_id: int, level: int, index: int, groups: Iterable[StateGroup]) -> None:
+def _replace_state(conn: "Database", tbl_id: int, level: int, index: int, groups: Iterable[StateGroup]) -> None:
     conn.execute("DELETE FROM PART_STATE_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? AND SEG_INDEX = ?",
                  (tbl_id, level, index))
     conn.executemany(f"INSERT INTO PART_STATE_SEGMENTS (TBL_ID, SEG_LEVEL, SEG_INDEX, {_STATE_COLUMNS}) "
@@ -132,7 +134,7 @@ def _replace_state(conn: sqlite3.Connection, tbl_id: int, level: int, index: int
                      [(tbl_id, level, index, *vars(g).values()) for g in _merged_groups(groups).values()])
 
 
-def table_state(conn: sqlite3.Connection, tbl_id: int) -> list[StateGroup] | None:
+def table_state(conn: "Database", tbl_id: int) -> list[StateGroup] | None:
     """The table's partitions grouped by COLUMN_STATS_ACCURATE text, from the top segments; None while
     any of its partitions is stale (the caller reads the partitions instead, or refreshes first)."""
     if conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
@@ -145,13 +147,13 @@ Merge = Callable[[list[SegmentStats]], SegmentStats]
 MergePartitions = Callable[[StatsColumn], SegmentStats]
 
 
-def mark_stale(conn: sqlite3.Connection, tbl_id: int, part_ids: Iterable[int]) -> None:
+def mark_stale(conn: "Database", tbl_id: int, part_ids: Iterable[int]) -> None:
     """Marks partitions whose statistics were inserted stale (the schema's triggers mark every other change)."""
     conn.executemany("INSERT OR IGNORE INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) VALUES (?, ?)",
                      [(tbl_id, part_id) for part_id in part_ids])
 
 
-def refresh(conn: sqlite3.Connection, tbl_id: int, merge: Merge, merge_partitions: MergePartitions,
+def refresh(conn: "Database", tbl_id: int, merge: Merge, merge_partitions: MergePartitions,
             bits: int = BITS) -> bool:
     """Re-merges the segments above the table's stale partitions, bottom-up, inside the caller's write
     transaction; returns whether anything was stale. `bits` must stay the same for a metastore file."""
@@ -188,7 +190,7 @@ def refresh(conn: sqlite3.Connection, tbl_id: int, merge: Merge, merge_partition
     return True
 
 
-def top_segments(conn: sqlite3.Connection, tbl_id: int, col_names: Iterable[str], engine: str
+def top_segments(conn: "Database", tbl_id: int, col_names: Iterable[str], engine: str
                  ) -> dict[str, list[SegmentStats]]:
     """The top-level segments of each of `col_names` that has statistics in any partition."""
     out: dict[str, list[SegmentStats]] = {}
@@ -200,7 +202,7 @@ def top_segments(conn: sqlite3.Connection, tbl_id: int, col_names: Iterable[str]
     return out
 
 
-def _replace(conn: sqlite3.Connection, tbl_id: int, level: int, index: int, merged: dict[Key, SegmentStats]) -> None:
+def _replace(conn: "Database", tbl_id: int, level: int, index: int, merged: dict[Key, SegmentStats]) -> None:
     conn.execute("DELETE FROM PART_STATS_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? AND SEG_INDEX = ?",
                  (tbl_id, level, index))
     conn.executemany(

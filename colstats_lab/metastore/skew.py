@@ -44,14 +44,14 @@ class SkewAPI:
         self.alter_partition_skew(db_name, table_name, part_name, merged, part.storedAsSubDirectories)
 
     def _string_list(self, values) -> int:
-        list_id = self._conn.execute("INSERT INTO SKEWED_STRING_LIST DEFAULT VALUES").lastrowid
-        self._conn.executemany(
+        list_id = self.db.execute("INSERT INTO SKEWED_STRING_LIST DEFAULT VALUES").lastrowid
+        self.db.executemany(
             "INSERT INTO SKEWED_STRING_LIST_VALUES (STRING_LIST_ID, STRING_LIST_VALUE, INTEGER_IDX) VALUES (?, ?, ?)",
             [(list_id, v, i) for i, v in enumerate(values)])
         return list_id
 
     def _write_skew(self, sd_id: int, info: SkewedInfo | None, stored: bool) -> None:
-        conn = self._conn
+        conn = self.db
         lists = [r[0] for r in conn.execute(
             "SELECT STRING_LIST_ID_EID FROM SKEWED_VALUES WHERE SD_ID_OID = ? "
             "UNION SELECT STRING_LIST_ID_KID FROM SKEWED_COL_VALUE_LOC_MAP WHERE SD_ID = ?", (sd_id, sd_id))]
@@ -72,7 +72,7 @@ class SkewAPI:
 
     def _read_skews(self, sd_ids: list[int]) -> dict[int, tuple[SkewedInfo | None, bool]]:
         """Skew spec and stored-as-directories of many storage descriptors in a few queries."""
-        conn = self._conn
+        conn = self.db
         ids = _json_list(sd_ids)
         stored = {r[0]: bool(r[1]) for r in conn.execute(
             "SELECT SD_ID, IS_STOREDASSUBDIRECTORIES FROM SDS WHERE SD_ID IN (SELECT value FROM json_each(?))", (ids,))}

@@ -141,7 +141,7 @@ class StatsAccuracyAPI:
                 sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
                 args.append(json.dumps(list(part_names)))
             return [({} if text is None else {ACCURATE_PARAM: text}, write_id, count, sample, None)
-                    for text, write_id, count, sample in self._conn.execute(sql + " GROUP BY 1, 2", args)], "partition"
+                    for text, write_id, count, sample in self.db.execute(sql + " GROUP BY 1, 2", args)], "partition"
         if table.is_partitioned:
             owners = self._partition_owners(table, part_names)
         else:
@@ -164,7 +164,7 @@ class StatsAccuracyAPI:
         shared: dict[str | None, dict] = {}  # one dict a distinct flags text, read only: 10,000 partitions share few
         return [(name, shared.get(text) or shared.setdefault(text, {} if text is None else {ACCURATE_PARAM: text}),
                  write_id, location)
-                for name, text, write_id, location in self._conn.execute(sql + " ORDER BY P.PART_NAME", args)]
+                for name, text, write_id, location in self.db.execute(sql + " ORDER BY P.PART_NAME", args)]
 
     def _compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
                     valid: ValidWriteIdList, files_changed: str | None = None) -> tuple[bool, str]:

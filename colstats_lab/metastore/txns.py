@@ -139,7 +139,7 @@ class TxnAPI:
             conn.execute("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ?", (txn_id,))
 
     def _require_open(self, txn_id: int) -> None:
-        row = self._conn.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
+        row = self.db.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
         if row is None:
             raise NoSuchObjectException(f"transaction {txn_id} does not exist")
         if row[0] != "o":
