@@ -168,7 +168,7 @@ def store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -> flo
                            ms.get_valid_write_ids("default", "wide", txn), tuple(ColumnPlan(n, t) for n, t in COLUMNS),
                            files, groups, {f.part_name: 0 for f in files},
                            AnalyzeOutcome("default.wide", "columns", [], [], None, []))
-    seconds = timed(lambda: ms.apply(txn, [change]))
+    seconds = timed(lambda: ms.apply([change], txn))
     ms.history_enabled = True
     return seconds
 
