@@ -14,7 +14,7 @@ from ..interop.delta_source import DeltaSource
 from ..interop.iceberg_source import metadata_file_source
 from ..storage import is_local, list_data_files, local_path, normalized, parent, relative
 from ..tables.cleaner import remove_aborted
-from ..tables.external import external_partition, file_columns, partition_directories
+from ..tables.external import external_partition, file_columns, listed_sums, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..tables.writer import WriteResult, write_table
 from .reads import partition as find_partition
@@ -104,8 +104,7 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
                   location=path, tableType="EXTERNAL_TABLE",
                   parameters={"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", **found.parameters})
     if not keys:
-        change = RegisterTable(table, params=(("numFiles", str(len(files))),
-                                              ("totalSize", str(sum(f.size for f in files)))))
+        change = RegisterTable(table, params=tuple(listed_sums(files).items()))
     else:
         in_directory: dict[str, list] = {rel: [] for rel in part_dirs}  # from the one listing: none again a partition
         for data_file in files:

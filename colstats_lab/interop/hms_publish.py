@@ -26,6 +26,7 @@ from ..coltypes import StatsKind
 from ..storage import list_data_files
 from ..metastore import ColumnStatisticsObj, Metastore, Table
 from ..metastore.changes import AlterPartitionParams
+from ..tables.external import listed_sums
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogStatistics, column_stat_from_hive,
@@ -262,8 +263,7 @@ def _partition_owners(metastore: Metastore, table: Table, columns: list[str], hm
                                                                                spark), objs, part.parameters.get(PUBLISHED_PARAM))
         else:  # withdrawn: the files' count and size as they are now, which Hive keeps true without a scan
             files = list_data_files(part.location) if part.location else []
-            owners[part.partName] = _Owner(part.partName, False, {"numFiles": str(len(files)),
-                                                                  "totalSize": str(sum(f.size for f in files))}, [],
+            owners[part.partName] = _Owner(part.partName, False, listed_sums(files), [],
                                            part.parameters.get(PUBLISHED_PARAM))
     return owners
 

@@ -21,7 +21,8 @@ from ..storage import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
 from ..metastore.changes import AlterTableParams, FollowPartitions, RegisterTable
 from ..metastore.names import make_part_name
-from ..tables.external import catalog_location, external_partition, follow_partitions, moved_partitions
+from ..tables.external import (catalog_location, external_partition, follow_partitions, listed_sums,
+                               moved_partitions)
 from .hms_client import HiveMetastoreClient
 
 log = logging.getLogger("colstats_lab.hms")
@@ -127,10 +128,8 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
                                             client.get_partition_names(source.db, source.name)),
                                (("COLUMN_STATS_ACCURATE", None),), described, replacing=True)
     else:
-        inside = list_data_files(source.location)
-        change = RegisterTable(table, params=(("numFiles", str(len(inside))),
-                                              ("totalSize", str(sum(f.size for f in inside)))), database=described,
-                               replacing=True)
+        change = RegisterTable(table, params=tuple(listed_sums(list_data_files(source.location)).items()),
+                               database=described, replacing=True)
     return metastore.apply([change])[0]
 
 

@@ -21,6 +21,7 @@ from ..files import DataFile
 from ..storage import join, parent
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.changes import FollowUp
+from ..tables.external import listed_sums
 from ..metastore.names import make_part_name, parse_part_name
 from .hms_source import CATALOG_PARAM
 from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, LOG_STATISTICS_PARAM, METADATA_PARAM, SNAPSHOT_PARAM
@@ -231,4 +232,4 @@ def _partition(table: Table, name: str, files: list[DataFile]) -> Partition:
 def _sums(files: list[DataFile]) -> dict:
     """numFiles and totalSize of the data files among `files` (delete files are not rows)."""
     rows = [f for f in files if not f.content]
-    return {"numFiles": str(len(rows)), "totalSize": str(sum(f.size for f in rows))}
+    return listed_sums(rows)

@@ -191,6 +191,11 @@ def catalog_location(location: str | None, what: str) -> str:
     return location
 
 
+def listed_sums(files: list[DataFile]) -> dict[str, str]:
+    """numFiles and totalSize of a listing, as Hive's parameters."""
+    return {"numFiles": str(len(files)), "totalSize": str(sum(f.size for f in files))}
+
+
 def external_partition(table: Table, rel: str, location: str | None = None,
                        inside: list[DataFile] | None = None) -> Partition:
     """The partition of external `table` named `rel` in its directory (`rel` under the table's, unless a
@@ -200,8 +205,7 @@ def external_partition(table: Table, rel: str, location: str | None = None,
     location = join(table.location, rel) if location is None else location
     inside = list_data_files(location) if inside is None else inside
     return Partition(table.dbName, table.tableName, [v for _, v in parse_part_name(rel)], location=location,
-                     parameters={"numFiles": str(len(inside)), "totalSize": str(sum(f.size for f in inside)),
-                                 "numRows": "0", "rawDataSize": "0"})
+                     parameters={**listed_sums(inside), "numRows": "0", "rawDataSize": "0"})
 
 
 def follow_partitions(metastore: Metastore, table: Table, names: list[str], locations: dict[str, str]) -> None:
