@@ -55,3 +55,16 @@ def test_repair_refuses_what_it_cannot_do_by_name(lab, spark, landing, tmp_path)
     assert parse_one("msck repair table db.t drop partitions") == st.RepairTable(table=st.TableName("db", "t"), mode="DROP")
     with pytest.raises(ParseError, match="expected PARTITIONS"):
         parse_one("MSCK REPAIR TABLE t SYNC")
+
+
+def test_repair_of_camel_case_directories_adds_the_new_one_only(lab, spark, tmp_path):
+    """Directories as pandas and Spark name them (`eventDay=`): the table's key is `eventday`; MSCK refused the
+    table (found by hand), and comparing names as spelled would have added every directory again."""
+    root = tmp_path / "events"
+    for day, ids in {"2026-01-01": [1, 2], "Ü day": [3]}.items():
+        spark.createDataFrame([(i,) for i in ids], "id int").write.parquet(str(root / f"eventDay={day}"))
+    lab.register_external("events", str(root))
+    spark.createDataFrame([(4,), (5,)], "id int").write.parquet(str(root / "eventDay=2026-01-03"))
+    repaired = lab.sql("MSCK REPAIR TABLE events SYNC PARTITIONS")
+    assert repaired.details == Repair(added=["eventday=2026-01-03"], dropped=[])
+    assert lab.sql("SELECT count(*) AS n FROM events").df["n"][0] == _on_disk_rows(spark, root) == 5

@@ -17,6 +17,7 @@ from ..metastore.frequent_items import COLUMNS_PROPERTY
 from ..metastore.quantiles import KLL_PROPERTY
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
+from ..metastore.names import make_part_name, parse_part_name
 from ..metastore.changes import (AddPartitions, AlterSkew, AlterTableParams, Change, CreateDatabase, CreateTable,
                                  DefinitionWrite, DropDatabase, DropPartitions, DropTable, DropTableMetadata)
 from ..tables import kind_of
@@ -221,15 +222,19 @@ def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
         return Result(stmt, message=f"Table {table.qualified_name} is not partitioned: nothing to repair.")
     keys, on_disk = (partition_directories(table.location) if storage_for(table.location).is_dir(table.location)
                      else ([], []))
-    if on_disk and keys != table.partition_key_names:
+    if on_disk and [k.lower() for k in keys] != table.partition_key_names:  # `eventDay=` is key eventday
         raise InvalidInputException(f"the directories of {table.qualified_name} are partitioned by "
                                     f"{'/'.join(keys)}, the table by {'/'.join(table.partition_key_names)}")
+    # each directory by the partition name the lab gives it (its keys in lower case, its values as spelled)
+    directory_of = {make_part_name(table.partition_key_names, [v for _, v in parse_part_name(rel)]): rel
+                    for rel in on_disk}
     registered = set(lab.metastore.get_partition_names(table.dbName, table.tableName))
-    added = sorted(set(on_disk) - registered) if stmt.mode in ("ADD", "SYNC") else []
-    dropped = sorted(registered - set(on_disk)) if stmt.mode in ("DROP", "SYNC") else []
+    added = sorted(set(directory_of) - registered) if stmt.mode in ("ADD", "SYNC") else []
+    dropped = sorted(registered - set(directory_of)) if stmt.mode in ("DROP", "SYNC") else []
 
     if added or dropped:  # the drop re-merges the table level either way
-        _table_ddl(lab, table, AddPartitions(table, tuple(external_partition(table, rel) for rel in added)),
+        _table_ddl(lab, table, AddPartitions(table, tuple(external_partition(table, directory_of[name])
+                                                          for name in added)),
                    DropPartitions(table, tuple(dropped)))
     said = [f"added {len(added):,} partition(s): {', '.join(added)}" if added else "added none"]
     if stmt.mode != "ADD":
