@@ -8,7 +8,7 @@ NEWEST := .venv-newest
 SMOKE := tests/test_parser.py tests/test_analyze_stats.py tests/test_skew_report.py tests/test_workbench.py \
          tests/test_exports.py tests/test_cli.py
 
-.PHONY: install hooks java browser dashboard demo lab test test-all newest lock bench bench-optimizer clean
+.PHONY: install hooks java browser postgres dashboard demo lab test test-all newest lock bench bench-optimizer clean
 
 install: $(STAMP)
 
@@ -42,6 +42,12 @@ browser:
 	  echo "installing Debian's chromium for the browser test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Debian's PostgreSQL server for the metastore tests on PostgreSQL (each test session starts its own cluster).
+postgres:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || { \
+	  echo "installing Debian's postgresql for the metastore tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
 dashboard: java
 	$(PY) -m colstats_lab.cli dashboard --demo
 
@@ -49,13 +55,13 @@ demo: java
 	$(PY) -m colstats_lab.cli demo
 
 # the fast lane, while working: ruff, mypy, and every test not marked slow (under 3 minutes)
-test: java
+test: java postgres
 	$(PY) -m ruff check colstats_lab tests bench
 	$(PY) -m mypy
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -m "not slow"
 
 # the full lane, what CI runs: the same checks and every test, browsers, notebooks and processes too
-test-all: java browser
+test-all: java browser postgres
 	$(PY) -m ruff check colstats_lab tests bench
 	$(PY) -m mypy
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q

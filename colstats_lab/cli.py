@@ -18,7 +18,7 @@ def _lab(args):
     """The lab on --home, with the catalogs --attach names attached."""
     from .lab import Lab
 
-    lab = Lab(home=args.home)
+    lab = Lab(home=args.home, metastore=args.metastore)
     for item in args.attach or []:
         name, sep, uri = item.partition("=")
         if not sep:
@@ -75,17 +75,19 @@ def voila_command(notebook: str, port: int, ip: str = "127.0.0.1", cull_after: i
 
 def cmd_dashboard(args) -> int:
     from .demo import DEMO_TABLE
-    from .lab import ENV_HOME, lab_home
+    from .lab import ENV_HOME, ENV_METASTORE, lab_home, metastore_location
     from .metastore import Metastore
 
     home = lab_home(args.home)
-    env = {**os.environ, ENV_HOME: home, "PLOOMBER_STATS_ENABLED": "false"}
-    store = Metastore(os.path.join(home, "metastore.db"), os.path.join(home, "warehouse"))
+    location = metastore_location(home, args.metastore)
+    env = {**os.environ, ENV_HOME: home, ENV_METASTORE: location, "PLOOMBER_STATS_ENABLED": "false"}
+    store = Metastore(location, os.path.join(home, "warehouse"))
     has_demo = store.table_exists("default", DEMO_TABLE)
     store.close()
     if args.demo and not has_demo:
         # built in a child process, so this one holds no JVM while Voila serves
-        subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", home, "demo"], check=True, env=env)
+        subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", home, "--metastore", location, "demo"],
+                       check=True, env=env)
     if not os.path.exists(DASHBOARD_NOTEBOOK):
         print(f"colstats-lab: the dashboard notebook is missing ({DASHBOARD_NOTEBOOK})", file=sys.stderr)
         return 1
@@ -277,10 +279,13 @@ def cmd_publish(args) -> int:
 
 
 def _lab_options(parser: argparse.ArgumentParser, default) -> None:
-    """--home and --attach, on the program and on each command: they go before or after the command's name
+    """--home, --metastore and --attach, on the program and on each command: they go before or after the command's name
     (a command's own, given after it, win; `default` SUPPRESS keeps a command's absent one from hiding the
     program's)."""
     parser.add_argument("--home", default=default, help="the lab's folder (default ./.colstats)")
+    parser.add_argument("--metastore", default=default, metavar="URL",
+                        help="the metastore: postgresql://user:password@host:5432/db (a team's), or a SQLite file "
+                             "(default $COLSTATS_METASTORE, else HOME/metastore.db)")
     parser.add_argument("--attach", action="append", default=default, metavar="NAME=URI",
                         help="attach a Hive Metastore (hms=thrift://host:9083): its tables are NAME.db.t")
 

@@ -71,6 +71,7 @@ _METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.t
                       "colstats.history.sketches": "history_sketches", "colstats.frequent.items": "frequent_items"}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
+ENV_METASTORE = "COLSTATS_METASTORE"
 
 
 def lab_home(home: str | None = None) -> str:
@@ -78,9 +79,17 @@ def lab_home(home: str | None = None) -> str:
     return os.path.abspath(home or os.environ.get(ENV_HOME) or DEFAULT_HOME)
 
 
+def metastore_location(home: str, metastore: str | None = None) -> str:
+    """Where a Lab on `home` keeps its metastore: `metastore` (a PostgreSQL URL, a team's, or a SQLite file),
+    else $COLSTATS_METASTORE, else the SQLite file `home/metastore.db`."""
+    return metastore or os.environ.get(ENV_METASTORE) or os.path.join(home, "metastore.db")
+
+
 class Lab:
-    """A workbench over one metastore (`home/metastore.db`) and warehouse (`home/warehouse`, or `warehouse`:
-    where a new metastore's databases keep their managed tables, an object store's prefix too).
+    """A workbench over one metastore and warehouse. The metastore is the SQLite file `home/metastore.db`, or
+    `metastore` (else $COLSTATS_METASTORE): `postgresql://user:password@host:5432/database`, a team's, shared
+    by its notebooks, workers and dashboards. The warehouse is `home/warehouse`, or `warehouse`: where a new
+    metastore's databases keep their managed tables, an object store's prefix too.
 
     Spark starts on first use: `spark` (a session of your own), `master` (a master URL) or
     `remote` (a Spark Connect URL, `sc://host:port`); otherwise `COLSTATS_SPARK_REMOTE`,
@@ -90,12 +99,13 @@ class Lab:
     _current: "Lab | None" = None
 
     def __init__(self, home: str | None = None, spark: SparkSession | None = None, master: str | None = None,
-                 remote: str | None = None, spark_conf: dict[str, str] | None = None, warehouse: str | None = None):
+                 remote: str | None = None, spark_conf: dict[str, str] | None = None, warehouse: str | None = None,
+                 metastore: str | None = None):
         self.home = lab_home(home)
         os.makedirs(self.home, exist_ok=True)
         # where a new metastore's databases keep their managed tables: home/warehouse, or an object store's prefix
-        self.metastore = Metastore(os.path.join(self.home, "metastore.db"), warehouse or os.path.join(self.home,
-                                                                                                       "warehouse"))
+        self.metastore = Metastore(metastore_location(self.home, metastore),
+                                   warehouse or os.path.join(self.home, "warehouse"))
         self._spark = spark
         self._master, self._remote, self._spark_conf = master, remote, spark_conf
         self.current_db = DEFAULT_DB
@@ -138,7 +148,7 @@ class Lab:
 
     @property
     def metastore_path(self) -> str:
-        """The metastore's SQLite file."""
+        """Where the metastore is: its SQLite file, or its server's URL without the password."""
         return self.metastore.path
 
     @property

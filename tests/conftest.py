@@ -1,4 +1,7 @@
-"""One SparkSession for the whole test session; each test gets its own lab folder and metastore file."""
+"""One SparkSession for the whole test session; each test gets its own lab folder and metastore.
+
+The metastore is a SQLite file, or a new database on the session's PostgreSQL server for a test marked
+`both_backends` (it runs once on each) or when COLSTATS_TEST_METASTORE=postgresql runs the whole suite there."""
 from __future__ import annotations
 
 import os
@@ -22,9 +25,72 @@ def spark(tmp_path_factory):
     session.stop()
 
 
+BACKENDS = ("sqlite", "postgresql")
+ENV_BACKEND = "COLSTATS_TEST_METASTORE"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "both_backends: runs once on a SQLite metastore and once on PostgreSQL")
+    config.addinivalue_line("markers", "sqlite_only(why): a test of SQLite's file itself, in a both_backends module")
+
+
+def pytest_generate_tests(metafunc):
+    definition = metafunc.definition
+    if "metastore_backend" in metafunc.fixturenames and definition.get_closest_marker("both_backends") \
+            and not definition.get_closest_marker("sqlite_only"):
+        metafunc.parametrize("metastore_backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory):
+    """A real PostgreSQL server on 127.0.0.1, one for the test session; each test takes a database of its own."""
+    import pg_server
+
+    server = pg_server.start(str(tmp_path_factory.mktemp("postgres") / "server"))
+    yield server
+    pg_server.stop(server)
+
+
 @pytest.fixture
-def lab(tmp_path, spark):
-    lab = Lab(home=str(tmp_path / "lab"), spark=spark)
+def metastore_backend(request) -> str:
+    return getattr(request, "param", os.environ.get(ENV_BACKEND, "sqlite"))
+
+
+@pytest.fixture
+def new_metastore_location(request, metastore_backend, tmp_path):
+    """Makes a new, empty metastore's location on the test's backend: a SQLite path, or a PostgreSQL URL."""
+    made = iter(range(1_000))
+
+    def make() -> str:
+        if metastore_backend == "postgresql":
+            return request.getfixturevalue("postgres").new_database()
+        return str(tmp_path / f"metastore-{next(made)}" / "metastore.db")
+    return make
+
+
+@pytest.fixture
+def new_metastore(new_metastore_location, tmp_path):
+    """Opens a new metastore on the test's backend (closed at the test's end)."""
+    from colstats_lab.metastore import Metastore
+
+    opened = []
+
+    def make(location: str | None = None) -> Metastore:
+        store = Metastore(location or new_metastore_location(), str(tmp_path / "warehouse"))
+        opened.append(store)
+        return store
+    yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def lab(tmp_path, spark, metastore_backend, new_metastore_location, monkeypatch):
+    metastore = None
+    if metastore_backend == "postgresql":  # the CLI and processes the test starts on the lab's home find it too
+        metastore = new_metastore_location()
+        monkeypatch.setenv("COLSTATS_METASTORE", metastore)
+    lab = Lab(home=str(tmp_path / "lab"), spark=spark, metastore=metastore)
     yield lab
     lab.close()
 

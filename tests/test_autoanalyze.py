@@ -8,6 +8,8 @@ import pytest
 
 from colstats_lab.metastore import InvalidInputException
 
+pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
+
 
 def stale_table(lab, name: str = "moved") -> None:
     """Four partitions of 10 rows analyzed, then (autogather off) a: +5 rows (5 of 15, 33%), b: +4 (4 of 14,

@@ -3,17 +3,17 @@ and a reader polling during the writes never sees a half-written command."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
 
 import pytest
+from metastore_rows import connect
 
 from mixed_data import COLUMNS, write_mix
 
-pytestmark = pytest.mark.slow  # the full lane only: several processes on one metastore
+pytestmark = [pytest.mark.slow, pytest.mark.both_backends]  # the full lane only: several processes on one metastore
 
 ANALYZER = textwrap.dedent("""
     import os, sys, time
@@ -30,7 +30,7 @@ ANALYZER = textwrap.dedent("""
 """)
 
 
-def _check_consistent(conn: sqlite3.Connection, expected_rows: dict[str, int]) -> int:
+def _check_consistent(conn, expected_rows: dict[str, int]) -> int:
     """Invariants every committed state keeps; returns how many partitions have stats."""
     conn.execute("BEGIN")
     try:
@@ -67,7 +67,7 @@ def test_two_processes_analyze_different_partitions_while_a_reader_polls(lab, sp
         assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
         time.sleep(0.1)
     open(go, "w").close()
-    reader = sqlite3.connect(lab.metastore.path, timeout=60)
+    reader = connect(lab.metastore.url)
     observed = set()
     while any(p.poll() is None for p in procs):
         observed.add(_check_consistent(reader, expected_rows))

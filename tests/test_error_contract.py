@@ -10,12 +10,12 @@ from __future__ import annotations
 import inspect
 import os
 import re
-import sqlite3
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
@@ -26,6 +26,8 @@ import colstats_lab
 from colstats_lab import Lab
 from colstats_lab.errors import ColstatsError, ParseError
 from lab_copies import copy_lab_home
+
+pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
 # what may change in a failed command: its own transaction, aborted, and the write ID it took
 TXN_TABLES = ("TXNS", "TXN_TO_WRITE_ID", "NEXT_WRITE_ID", "TXN_COMPONENTS")
@@ -129,9 +131,9 @@ def fresh(template, tmp_path_factory, spark):
 
 
 def metastore_dump(lab: Lab) -> list[str]:
-    conn = sqlite3.connect(lab.metastore.path)
+    conn = connect(lab.metastore.url)
     try:
-        return [line for line in conn.iterdump() if not any(f'"{t}"' in line.split("VALUES")[0] for t in TXN_TABLES)]
+        return conn.dump(exclude=TXN_TABLES)
     finally:
         conn.close()
 

@@ -7,6 +7,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
+from metastore_rows import connect
 
 from colstats_lab import ParseError
 from colstats_lab.storage import list_data_files
@@ -47,7 +48,7 @@ def test_a_legacy_true_flag_no_longer_breaks_statistics_calls(lab):
     lab.sql("CREATE TABLE legacy (a INT)")
     lab.write("legacy", pd.DataFrame({"a": [1, 2]}))
     # as an older writer left it in the metastore file
-    with sqlite3.connect(lab.metastore.path) as conn:
+    with connect(lab.metastore.url) as conn:
         conn.execute("UPDATE TABLE_PARAMS SET PARAM_VALUE = 'true' WHERE PARAM_KEY = ?", (COLUMN_STATS_ACCURATE,))
     conn.close()
     assert lab.sql("SELECT count(*) FROM legacy").df.iloc[0, 0] == 2
@@ -398,7 +399,8 @@ def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(
     import datetime as dt
 
     from colstats_lab.metastore import Metastore
-    from colstats_lab.metastore.schema import MIGRATIONS, _split
+    from colstats_lab.metastore.dialect import SQLITE
+    from colstats_lab.metastore.schema import migration_statements
 
     lab.sql("CREATE TABLE ts_t (t TIMESTAMP)")
     instants = [dt.datetime(1969, 12, 31, 23, 59, 58, 500000), dt.datetime(2026, 11, 23, 6, 0, 0, 999999)]
@@ -406,7 +408,7 @@ def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(
     stats = lab.metastore.get_table_column_statistics("default", "ts_t", "t").obj("t").statsData.timestampStats
     assert (stats.lowValue.secondsSinceEpoch, stats.highValue.secondsSinceEpoch) == (-2, 1795413600)
     assert stats.highValue.to_datetime() == instants[1]  # nothing lost
-    with sqlite3.connect(lab.metastore.path) as conn:
+    with connect(lab.metastore.url) as conn:
         row = conn.execute("SELECT LONG_LOW_VALUE, LONG_HIGH_VALUE, LOW_VALUE_MICROS, HIGH_VALUE_MICROS "
                            "FROM TAB_COL_STATS WHERE COLUMN_NAME = 't'").fetchone()
     conn.close()
@@ -414,8 +416,8 @@ def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(
     # a file written before migration 6 kept microseconds in LONG_*
     path = str(tmp_path / "v5.db")
     old = sqlite3.connect(path, isolation_level=None)
-    for script in MIGRATIONS[:5]:
-        for statement in _split(script):
+    for version in range(5):
+        for statement in migration_statements(version, SQLITE):
             old.execute(statement)
     old.execute("PRAGMA user_version = 5")
     old.execute("INSERT INTO TAB_COL_STATS (TBL_ID, DB_NAME, TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, LOW_VALUE, "

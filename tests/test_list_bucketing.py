@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import glob
 import os
-import sqlite3
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
 from colstats_lab.metastore.levels import Level
 from colstats_lab.sql.lexer import ParseError
+
+pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
 LIST_BUCKETING_LEVEL = str(Level.LIST_BUCKETING)  # read by DataFrame.query("... @LIST_BUCKETING_LEVEL")
 
@@ -79,7 +81,7 @@ def test_analyze_of_a_list_bucketing_table_sees_every_directory(lb):
 
 
 def test_metastore_rows_follow_hive(lb):
-    conn = sqlite3.connect(lb.metastore.path)
+    conn = connect(lb.metastore.url)
     part_sd = conn.execute("SELECT SD_ID FROM PARTITIONS WHERE PART_NAME = 'ds=2026-11-21'").fetchone()[0]
     names = conn.execute("SELECT SKEWED_COL_NAME FROM SKEWED_COL_NAMES WHERE SD_ID = ? ORDER BY INTEGER_IDX",
                          (part_sd,)).fetchall()

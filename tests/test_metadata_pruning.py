@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -213,14 +214,13 @@ def test_metadata_changing_while_planning_is_planned_again_then_without_it(tmp_p
 
 
 def test_use_schema_ignores_figures_stored_under_another_type(tmp_path, lab):
-    import sqlite3
     root = str(tmp_path / "events")
     build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=50)
     lab.register_external("events", root, partition_types={"ds": "string"})
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE events COLUMNS (x) REFRESH METADATA 'PARTITION' LEVEL")
     # metadata recorded when x was another type (as after a schema change) must not decide for today's x
-    with sqlite3.connect(lab.metastore.path) as conn:
+    with connect(lab.metastore.url) as conn:
         conn.execute("UPDATE METADATA_COLUMN_STATS SET COLUMN_TYPE = 'smallint' WHERE COLUMN_NAME = 'x'")
     lab.set("metastore.metadata.fallback_to_file_metadata", False)
     query = "SELECT * FROM events WHERE x > 100"  # d1 holds x <= 70

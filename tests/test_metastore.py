@@ -1,10 +1,12 @@
-"""The metastore API over a real SQLite file: Hive's names, its exceptions, one transaction per call."""
+"""The metastore API over a real SQLite file and a real PostgreSQL database: Hive's names, its exceptions, one
+transaction per call."""
 from __future__ import annotations
 
 import sqlite3
 from decimal import Decimal
 
 import pytest
+from metastore_rows import connect
 
 from colstats_lab.metastore import (
     AlreadyExistsException,
@@ -34,11 +36,12 @@ from colstats_lab.metastore.changes import AddPartitions, AlterPartitionParams, 
 from colstats_lab.metastore.names import escape_path_name, make_part_name, parse_part_name
 
 
+pytestmark = pytest.mark.both_backends
+
+
 @pytest.fixture
-def ms(tmp_path):
-    store = Metastore(str(tmp_path / "metastore.db"))
-    yield store
-    store.close()
+def ms(new_metastore):
+    return new_metastore()
 
 
 def _sales(ms: Metastore) -> Table:
@@ -59,26 +62,31 @@ def _long_stats(part: str | None, low=1, high=9, nulls=0, ndv=5) -> ColumnStatis
 
 
 def test_schema_has_hives_tables_and_sqlite_is_configured(ms):
-    conn = sqlite3.connect(ms.path)
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn = connect(ms.path)
+    tables = conn.tables()
     assert {"DBS", "TBLS", "SDS", "COLUMNS_V2", "PARTITION_KEYS", "PARTITIONS", "PARTITION_KEY_VALS",
             "TABLE_PARAMS", "PARTITION_PARAMS", "TAB_COL_STATS", "PART_COL_STATS", "TXNS",
             "TXN_TO_WRITE_ID", "NEXT_WRITE_ID"} <= tables
-    stats_columns = {r[1] for r in conn.execute("PRAGMA table_info(PART_COL_STATS)")}
+    stats_columns = conn.columns("PART_COL_STATS")
     assert {"CS_ID", "PART_ID", "DB_NAME", "TABLE_NAME", "PART_NAME", "COLUMN_NAME", "COLUMN_TYPE", "LOW_VALUE",
             "HIGH_VALUE", "NUM_NULLS", "NUM_DISTINCTS", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
             "LAST_ANALYZED", "BIT_VECTOR", "BIG_DECIMAL_LOW_VALUE", "LONG_LOW_VALUE"} <= stats_columns
+    if conn.postgresql:  # a row of its own records the migrations run; a foreign key holds
+        assert conn.execute("SELECT MIGRATIONS FROM COLSTATS_SCHEMA_VERSION").fetchone()[0] >= 1
+        with pytest.raises(Exception, match="foreign key"):
+            conn.execute("INSERT INTO TBLS (CREATE_TIME, DB_ID, TBL_NAME, TBL_TYPE) VALUES (0, 999, 't', 'X')")
+        return
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
     assert ms.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
-def test_reopening_an_existing_file_keeps_its_contents(tmp_path):
-    path = str(tmp_path / "m.db")
-    first = Metastore(path)
+def test_reopening_an_existing_file_keeps_its_contents(new_metastore_location, new_metastore):
+    path = new_metastore_location()
+    first = new_metastore(path)
     _sales(first)
     first.close()
-    again = Metastore(path)
+    again = new_metastore(path)
     assert again.get_partition_names("default", "sales") == ["ds=2026-11-21", "ds=2026-11-22"]
     again.close()
 
@@ -131,7 +139,7 @@ def test_every_stats_type_round_trips_exactly(ms):
         else:
             assert actual == expected, obj.colName
     assert got["ds=2026-11-21"].statsDesc.lastAnalyzed == 1234
-    conn = sqlite3.connect(ms.path)
+    conn = connect(ms.path)
     row = conn.execute("SELECT LOW_VALUE, HIGH_VALUE, BIG_DECIMAL_LOW_VALUE FROM PART_COL_STATS "
                        "WHERE COLUMN_NAME = 'price'").fetchone()
     assert row == ("-12.50", "99999999.99", "-12.50")
@@ -181,7 +189,7 @@ def test_dropping_a_partition_or_table_deletes_its_statistics(ms):
     ms.set_aggr_stats_for([_long_stats("ds=2026-11-21"), _long_stats("ds=2026-11-22")])
     ms.update_table_column_statistics(_long_stats(None))
     ms.drop_partition("default", "sales", "ds=2026-11-21")
-    conn = sqlite3.connect(ms.path)
+    conn = connect(ms.path)
     assert conn.execute("SELECT PART_NAME FROM PART_COL_STATS").fetchall() == [("ds=2026-11-22",)]
     ms.drop_table("default", "sales")
     for table in ("PART_COL_STATS", "TAB_COL_STATS", "PARTITIONS", "PARTITION_PARAMS", "TABLE_PARAMS",
@@ -241,12 +249,14 @@ def test_partitioned_table_basic_stats_follow_hive(ms):
     assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'
 
 
+@pytest.mark.sqlite_only("a file of the releases that had SQLite only")
 def test_a_file_from_an_earlier_schema_version_is_migrated_in_place(tmp_path):
-    from colstats_lab.metastore.schema import MIGRATIONS, _split
+    from colstats_lab.metastore.dialect import SQLITE
+    from colstats_lab.metastore.schema import MIGRATIONS, migration_statements
 
     path = str(tmp_path / "old.db")
     conn = sqlite3.connect(path, isolation_level=None)
-    for statement in _split(MIGRATIONS[0]):
+    for statement in migration_statements(0, SQLITE):
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO DBS (NAME, DB_LOCATION_URI, CREATE_TIME) VALUES ('old', '/tmp/old', 0)")

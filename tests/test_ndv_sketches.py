@@ -6,6 +6,7 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
+from metastore_rows import connect
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -67,7 +68,6 @@ def test_stored_sketches_are_compact_hll4_with_sparks_estimates(lab, spark):
     """The metastore keeps DataSketches' compact HLL_4: the registers of Spark's HLL_8 sketch in half the
     bytes once past the exact modes, so Spark's sketch and its compact form give the same estimate, and
     unions of either the same registers."""
-    import sqlite3
 
     from datasketches import hll_sketch, tgt_hll_type
 
@@ -83,7 +83,7 @@ def test_stored_sketches_are_compact_hll4_with_sparks_estimates(lab, spark):
     assert estimate(union([compact(s) for s in per_part.values()])) == estimate(union(list(per_part.values())))
     lab.sql("CREATE TABLE wide_ndv (v BIGINT) PARTITIONED BY (ds STRING)")
     lab.write("wide_ndv", rows)
-    with sqlite3.connect(lab.metastore.path) as conn:
+    with connect(lab.metastore.url) as conn:
         stored = dict(conn.execute("SELECT PART_NAME, BIT_VECTOR FROM PART_COL_STATS WHERE COLUMN_NAME = 'v'"))
     conn.close()
     exact = {f"ds={r.ds}": r.n for r in rows.groupBy("ds").agg(F.countDistinct("v").alias("n")).collect()}

@@ -11,6 +11,8 @@ from colstats_lab.commands import Repair
 from colstats_lab.sql import parse_one
 from colstats_lab.sql import statements as st
 
+pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def landing(lab, spark, tmp_path):

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 
 import pandas as pd
 import pytest
+from metastore_rows import connect
 
 from colstats_lab import InvalidInputException, NoSuchObjectException, ParseError
 from colstats_lab.cli import main as cli_main
@@ -84,7 +84,7 @@ def test_hostile_identifiers_and_values_are_data(sales):
                 partition={"ds": hostile})
     sales.sql(f"ANALYZE TABLE sales PARTITION (ds='{hostile.replace(chr(39), chr(39) * 2)}') "
               "COMPUTE STATISTICS FOR COLUMNS x")
-    conn = sqlite3.connect(sales.metastore.path)
+    conn = connect(sales.metastore.url)
     assert conn.execute("SELECT COUNT(*) FROM TBLS").fetchone()[0] == 1
     names = {r[0] for r in conn.execute("SELECT PART_NAME FROM PART_COL_STATS")}
     assert names == {"ds=d1", "ds=d2", "ds=x%27); DROP TABLE TBLS; --"}  # the first two gathered on write

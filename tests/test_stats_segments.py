@@ -7,8 +7,10 @@ import math
 import sqlite3
 
 from datasketches import hll_sketch, tgt_hll_type
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from metastore_rows import connect
 
 from colstats_lab.metastore import (BooleanColumnStatsData, ColumnStatistics, ColumnStatisticsData,
                                     ColumnStatisticsDesc, ColumnStatisticsObj, DecimalColumnStatsData,
@@ -16,6 +18,8 @@ from colstats_lab.metastore import (BooleanColumnStatsData, ColumnStatistics, Co
                                     StringColumnStatsData, Table, Timestamp, TimestampColumnStatsData)
 from colstats_lab.metastore.merge import merge_stats_column, merge_table_level
 from colstats_lab.metastore.sketches import estimate, ndv_relative_error
+
+pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
 COLUMNS = [("n", "bigint"), ("d", "double"), ("s", "string"), ("b", "boolean"), ("p", "decimal(20,4)"),
            ("t", "timestamp")]
@@ -105,8 +109,8 @@ def _same(merged, flat) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(operations=st.lists(_operation, max_size=25))
-def test_segments_merge_to_the_flat_merge_of_every_partition(tmp_path_factory, operations):
-    ms = Metastore(str(tmp_path_factory.mktemp("segments") / "metastore.db"))
+def test_segments_merge_to_the_flat_merge_of_every_partition(new_metastore, operations):
+    ms = new_metastore()
     ms.segment_bits = 1  # 2 partitions a segment: a few partitions build a tree of every level
     try:
         ms.create_table(Table("default", "wide", [FieldSchema(n, t) for n, t in COLUMNS], [FieldSchema("ds", "string")],
@@ -140,7 +144,7 @@ def test_segments_merge_to_the_flat_merge_of_every_partition(tmp_path_factory, o
             elif kind == "flags" and _part(op[1]) in existing:
                 ms.alter_partition_params("default", "wide", _part(op[1]), {"COLUMN_STATS_ACCURATE": op[2]})
             elif kind == "writer" and _part(op[1]) in existing:  # another process's write, by SQL
-                with sqlite3.connect(ms.path) as other:
+                with connect(ms.url) as other:
                     other.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_NAME = ?", (op[2], _part(op[1])))
             elif kind == "read":
                 _check_partition_state(ms)
@@ -161,7 +165,7 @@ def test_segments_merge_to_the_flat_merge_of_every_partition(tmp_path_factory, o
 def _check_partition_state(ms: Metastore) -> None:
     """The segments' summary of the partitions (what accuracy is judged from) equals a grouping of the
     partitions as they are, and so does the partition count."""
-    with sqlite3.connect(ms.path) as conn:
+    with connect(ms.url) as conn:
         want = {flags: (parts, low, high, first) for flags, parts, low, high, first in conn.execute(
             "SELECT COALESCE(PP.PARAM_VALUE, ''), count(*), min(P.WRITE_ID), max(P.WRITE_ID), min(P.PART_NAME) "
             "FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
@@ -191,10 +195,10 @@ def _check_against_values(name: str, merged: ColumnStatisticsObj, value_lists: l
         assert data.maxColLen == max((len(v) for v in present), default=0)
 
 
-def test_changing_one_partition_re_merges_only_its_segments(tmp_path):
+def test_changing_one_partition_re_merges_only_its_segments(new_metastore):
     """One partition's new statistics re-merge the 3 segments above it (and the table), whatever the
     number of partitions: counted as rows rewritten in PART_STATS_SEGMENTS."""
-    ms = Metastore(str(tmp_path / "metastore.db"))
+    ms = new_metastore()
     ms.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
                           location="/tmp/wide", parameters={"transactional": "false"}))
     days = [(dt.date(2020, 1, 1) + dt.timedelta(days=i)).isoformat() for i in range(300)]
@@ -207,7 +211,7 @@ def test_changing_one_partition_re_merges_only_its_segments(tmp_path):
     ms.set_aggr_stats_for([stats(d, i) for i, d in enumerate(days)])
     table = ms.get_table("default", "wide")
     merge_table_level(ms, table, ["n"], 1)
-    conn = sqlite3.connect(ms.path)
+    conn = connect(ms.url)
     before = dict(((lvl, idx), high) for lvl, idx, high in conn.execute(
         "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS"))
     assert len(before) == 5 + 1 + 1  # 300 partitions: 5 level-1 segments, one above each
@@ -240,6 +244,7 @@ def test_merged_ndv_stays_within_the_sketch_bound():
     assert ndv == merge_stats_column(column).statsData.value.numDVs
 
 
+@pytest.mark.sqlite_only("a file of the releases that had SQLite only")
 def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_partitions(tmp_path):
     """Schema 8 builds every level of PART_STATE_SEGMENTS from the partitions a file already holds."""
     path = str(tmp_path / "metastore.db")
@@ -286,8 +291,8 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
         ms.close()
 
 
-def test_a_partition_twice_in_one_bulk_update_keeps_its_later_statistics(tmp_path):
-    ms = Metastore(str(tmp_path / "metastore.db"))
+def test_a_partition_twice_in_one_bulk_update_keeps_its_later_statistics(new_metastore):
+    ms = new_metastore()
     try:
         ms.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
                               location="/tmp/wide", parameters={"transactional": "false"}))
@@ -302,7 +307,7 @@ def test_a_partition_twice_in_one_bulk_update_keeps_its_later_statistics(tmp_pat
         high = {p: ms.get_partition_column_statistics("default", "wide", f"ds={p}", "n").statsObj[0]
                 .statsData.value.highValue for p in ("a", "b")}
         assert high == {"a": 3, "b": 5}
-        with sqlite3.connect(ms.path) as conn:
+        with connect(ms.url) as conn:
             assert conn.execute("SELECT count(*) FROM PART_COL_STATS").fetchone()[0] == 2
     finally:
         ms.close()

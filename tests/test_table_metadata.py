@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import os
-import sqlite3
+from metastore_rows import connect
 
 import pytest
 from pyspark.sql import functions as F
@@ -15,6 +15,8 @@ from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
 from colstats_lab.sql.lexer import ParseError
 from colstats_lab.metastore.sketches import ndv_relative_error
 from metadata_tables import COLUMNS, ROW_GROUP_ROWS, TYPES, build_table, distinct, make_rows, spark_min, write_file
+
+pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
 
 @pytest.fixture
@@ -249,12 +251,11 @@ def test_estimate_statistics_reads_a_ten_percent_sample(ext):
 def test_information_schema_views(ext):
     lab, root, files = ext
     lab.sql("ANALYZE TABLE events REFRESH METADATA 'PARTITION' LEVEL COMPUTE STATISTICS")
-    with sqlite3.connect(lab.metastore.path) as conn:
-        conn.row_factory = sqlite3.Row
-        (table,) = conn.execute("SELECT * FROM INFORMATION_SCHEMA_TABLES WHERE TABLE_NAME = 'events'").fetchall()
+    with connect(lab.metastore.url) as conn:
+        (table,) = conn.dicts("SELECT * FROM INFORMATION_SCHEMA_TABLES WHERE TABLE_NAME = 'events'")
         assert (table["TABLE_SOURCE"], table["LOCATION"], table["NUM_ROWS"], table["TABLE_TYPE"]) == \
             ("PARQUET", root, 600, "EXTERNAL TABLE")
-        columns = {r["COLUMN_NAME"]: r for r in conn.execute(
+        columns = {r["COLUMN_NAME"]: r for r in conn.dicts(
             "SELECT * FROM INFORMATION_SCHEMA_COLUMNS WHERE TABLE_NAME = 'events' ORDER BY ORDINAL_POSITION")}
         assert list(columns) == COLUMNS
         all_rows = list(files.values())
@@ -265,8 +266,8 @@ def test_information_schema_views(ext):
         assert d["MIN_VAL"] == min(v for r in all_rows for v in r["d"] if v).isoformat()
         assert columns["amount"]["MAX_VAL"] == "NaN"
         assert columns["ts"]["MIN_VAL"] == min(v for r in all_rows for v in r["ts"] if v).strftime("%Y-%m-%d %H:%M:%S.%f")
-        partitions = conn.execute("SELECT * FROM INFORMATION_SCHEMA_PARTITIONS WHERE TABLE_NAME = 'events' "
-                                  "ORDER BY METADATA_TYPE, METADATA_IDENTIFIER").fetchall()
+        partitions = conn.dicts("SELECT * FROM INFORMATION_SCHEMA_PARTITIONS WHERE TABLE_NAME = 'events' "
+                                "ORDER BY METADATA_TYPE, METADATA_IDENTIFIER")
         assert [(p["METADATA_TYPE"], p["METADATA_IDENTIFIER"], p["PARTITION_COLUMN"], p["PARTITION_VALUE"],
                  p["METADATA_KEY"]) for p in partitions] == \
             [("PARTITION", f"ds={v}", "ds", v, f"ds={v}") for v in ("d1", "d2", "d3")] + \

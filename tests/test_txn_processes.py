@@ -6,7 +6,6 @@ from __future__ import annotations
 import glob
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -14,8 +13,9 @@ import time
 
 import pandas as pd
 import pytest
+from metastore_rows import connect
 
-pytestmark = pytest.mark.slow  # the full lane only: processes killed mid-transaction
+pytestmark = [pytest.mark.slow, pytest.mark.both_backends]  # the full lane only: processes killed mid-transaction
 
 WORKER = textwrap.dedent("""
     import sys, time
@@ -93,6 +93,6 @@ def test_killed_writer_and_analyzer_leave_nothing_visible(lab, spark):
     removed = lab.clean()
     assert any(f"_staging_{txn_w}_" in path for path in removed) or not glob.glob(os.path.join(location, "_staging_*"))
     assert not glob.glob(os.path.join(location, "_staging_*"))
-    conn = sqlite3.connect(lab.metastore.path)
+    conn = connect(lab.metastore.url)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("SELECT COUNT(*) FROM TXNS WHERE TXN_STATE = 'o'").fetchone()[0] == 0

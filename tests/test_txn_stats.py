@@ -8,10 +8,13 @@ import sys
 
 import pandas as pd
 import pytest
+from metastore_rows import connect
 
 from colstats_lab.metastore.schema import MIGRATIONS
 from colstats_lab import MetaException
 from colstats_lab.metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException
+
+pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
 
 @pytest.fixture
@@ -163,7 +166,7 @@ def test_a_transaction_whose_process_died_is_aborted_and_never_read(t, tmp_path)
         "print(txn, ms.allocate_table_write_id(txn, 'default', 't'), flush=True)\n"
         "import os; os._exit(0)\n"  # gone without commit or abort
     )
-    out = subprocess.run([sys.executable, "-c", script, t.metastore.path], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", script, t.metastore.url], capture_output=True, text=True,
                          env={**os.environ}, check=True).stdout.split()
     txn_id, write_id = int(out[0]), int(out[1])
     assert write_id in t.snapshot("t").aborted_write_ids | t.snapshot("t").open_write_ids
@@ -185,17 +188,15 @@ def test_heartbeats_keep_a_live_transaction_open(t):
 
 
 def test_txn_components_list_what_each_transaction_wrote(t):
-    import sqlite3
-
     with t.transaction() as txn:
         t.write("t", _rows(1), partition={"ds": "p"}, txn=txn)
         t.write("t", _rows(2), partition={"ds": "q"}, txn=txn)
         t.sql("ANALYZE TABLE t PARTITION (ds='p') COMPUTE STATISTICS FOR COLUMNS v", txn=txn)
-    conn = sqlite3.connect(t.metastore.path)
+    conn = connect(t.metastore.url)
     rows = conn.execute("SELECT TC_PARTITION, TC_OPERATION_TYPE, TC_WRITEID FROM TXN_COMPONENTS WHERE TC_TXNID = ? "
                         "ORDER BY TC_OPERATION_TYPE, TC_PARTITION", (txn.txn_id,)).fetchall()
     assert rows == [("ds=p", "i", 1), ("ds=q", "i", 1), ("ds=p", "u", 1)]
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert conn.schema_version() == len(MIGRATIONS)
 
 
 def test_a_commit_that_fails_keeps_none_of_its_changes_and_aborts_at_once(t, caplog):
@@ -212,7 +213,7 @@ def test_a_commit_that_fails_keeps_none_of_its_changes_and_aborts_at_once(t, cap
     write_id = txn.write_id(t.metastore.get_table("default", "t"))
     assert [change.kind for change in txn.changes] == ["files", "statistics"]  # the commit, as data
     assert "2 rows into default.t" in txn.changes[0].describe()
-    Metastore(t.metastore.path).drop_table("default", "other")  # another session
+    Metastore(t.metastore.url).drop_table("default", "other")  # another session
     with caplog.at_level(logging.INFO, logger="colstats_lab.txn"):
         with pytest.raises(NoSuchObjectException, match="other"):
             txn.commit()

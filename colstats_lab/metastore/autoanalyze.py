@@ -105,9 +105,8 @@ class AutoAnalyzeAPI:
 
     def start_autoanalyze_round(self, worker: str, options: str) -> int:
         with self.transaction() as conn:
-            cursor = conn.execute("INSERT INTO AUTOANALYZE_ROUNDS (WORKER, STARTED_AT, OPTIONS) VALUES (?, ?, ?)",
-                                  (worker, time.time(), options))
-            return int(cursor.lastrowid or 0)
+            return int(conn.execute("INSERT INTO AUTOANALYZE_ROUNDS (WORKER, STARTED_AT, OPTIONS) VALUES (?, ?, ?) "
+                                    "RETURNING ROUND_ID", (worker, time.time(), options)).fetchone()[0])
 
     def end_autoanalyze_round(self, round_id: int, due: int, analyzed: int, left: int, failed: int,
                               tables: str) -> None:

@@ -100,7 +100,7 @@ class CatalogAPI:
                 if if_not_exists:
                     return False
                 raise AlreadyExistsException(f"table {table.qualified_name} already exists")
-            cd_id = conn.execute("INSERT INTO CDS DEFAULT VALUES").lastrowid
+            cd_id = conn.execute("INSERT INTO CDS DEFAULT VALUES RETURNING CD_ID").fetchone()[0]
             conn.executemany(
                 "INSERT INTO COLUMNS_V2 (CD_ID, COMMENT, COLUMN_NAME, TYPE_NAME, INTEGER_IDX) VALUES (?, ?, ?, ?, ?)",
                 [(cd_id, c.comment, c.name.lower(), parse_type(c.type).name, i) for i, c in enumerate(table.cols)],
@@ -109,10 +109,10 @@ class CatalogAPI:
             self._write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
             tbl_id = conn.execute(
                 "INSERT INTO TBLS (CREATE_TIME, DB_ID, OWNER, SD_ID, TBL_NAME, TBL_TYPE, WRITE_ID) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING TBL_ID",
                 (table.createTime or _now(), db_id, os.environ.get("USER", "colstats"), sd_id,
                  table.tableName.lower(), table.tableType, table.writeId),
-            ).lastrowid
+            ).fetchone()[0]
             conn.executemany(
                 "INSERT INTO PARTITION_KEYS (TBL_ID, PKEY_COMMENT, PKEY_NAME, PKEY_TYPE, INTEGER_IDX) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -127,9 +127,9 @@ class CatalogAPI:
 
     def _insert_sd(self, cd_id: int, location: str, input_format: str) -> int:
         return self.db.execute(
-            "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION) VALUES (?, ?, ?, ?)",
+            "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION) VALUES (?, ?, ?, ?) RETURNING SD_ID",
             (cd_id, input_format, input_format, location),
-        ).lastrowid
+        ).fetchone()[0]
 
     def get_table(self, db_name: str, table_name: str, valid_write_ids: ValidWriteIdList | None = None) -> Table:
         """The table; raises NoSuchObjectException naming `db.table`. With `valid_write_ids` (a reader's
@@ -282,9 +282,9 @@ class CatalogAPI:
                     part.storedAsSubDirectories = stored
                 self._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories)
                 part_id = conn.execute(
-                    "INSERT INTO PARTITIONS (CREATE_TIME, PART_NAME, SD_ID, TBL_ID, WRITE_ID) VALUES (?, ?, ?, ?, ?)",
-                    (part.createTime or _now(), name, sd_id, row["TBL_ID"], part.writeId),
-                ).lastrowid
+                    "INSERT INTO PARTITIONS (CREATE_TIME, PART_NAME, SD_ID, TBL_ID, WRITE_ID) VALUES (?, ?, ?, ?, ?) "
+                    "RETURNING PART_ID", (part.createTime or _now(), name, sd_id, row["TBL_ID"], part.writeId),
+                ).fetchone()[0]
                 conn.executemany(
                     "INSERT INTO PARTITION_KEY_VALS (PART_ID, PART_KEY_VAL, INTEGER_IDX) VALUES (?, ?, ?)",
                     [(part_id, v, i) for i, v in enumerate(part.values)],
@@ -341,7 +341,7 @@ class CatalogAPI:
             if not table.is_partitioned:
                 raise InvalidInputException(f"table {table.qualified_name} is not partitioned")
             compiled = compile_partition_filter(filter, [(k.name, k.type) for k in table.partitionKeys],
-                                                table.qualified_name)
+                                                table.qualified_name, conn.dialect)
             joins = " ".join(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i}"
                              for i in compiled.keys_used)
             row = self._table_row(db_name, table_name)
@@ -359,11 +359,11 @@ class CatalogAPI:
         through the index on key values."""
         with self.snapshot() as conn:
             row = self._table_row(db_name, table_name)
-            joins, condition, args = "", "1", ()
+            joins, condition, args = "", "1 = 1", ()
             if filter is not None:
                 table = self.get_table(db_name, table_name)
                 compiled = compile_partition_filter(filter, [(k.name, k.type) for k in table.partitionKeys],
-                                                    table.qualified_name)
+                                                    table.qualified_name, conn.dialect)
                 joins = " ".join(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i}"
                                  for i in compiled.keys_used)
                 condition, args = compiled.condition, compiled.args
@@ -527,7 +527,7 @@ class CatalogAPI:
         out: dict[int, dict[str, str]] = {}
         for r in self.db.execute(
             f"SELECT {id_column}, PARAM_KEY, PARAM_VALUE FROM {table} "
-            f"WHERE {id_column} IN (SELECT value FROM json_each(?))", (_json_list(owner_ids),)
+            f"WHERE {id_column} IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", (_json_list(owner_ids),)
         ):
             out.setdefault(r[0], {})[r[1]] = r[2]
         return out

@@ -181,7 +181,7 @@ class ColumnStatisticsAPI:
         about two thirds of the time of a conflict-resolving one while foreign keys are on."""
         key_of = lambda row: (row[0], row[_COLUMN_AT], row[-1])  # noqa: E731 (PART_ID, COLUMN_NAME, ENGINE)
         taken = {tuple(key) for key in conn.execute("SELECT PART_ID, COLUMN_NAME, ENGINE FROM PART_COL_STATS "
-                                                    "WHERE PART_ID IN (SELECT value FROM json_each(?))",
+                                                    "WHERE PART_ID IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
                                                     (_json_list({row[0] for row in rows}),))}
         new, replacing = [], []
         for row in rows:
@@ -191,7 +191,8 @@ class ColumnStatisticsAPI:
         columns, marks = ", ".join(_PART_STATS_INSERT), ", ".join("?" * len(_PART_STATS_INSERT))
         before = last_stats_row(conn, "PART_COL_STATS")
         conn.executemany(f"INSERT INTO PART_COL_STATS ({columns}) VALUES ({marks})", new)
-        conn.executemany(f"INSERT OR REPLACE INTO PART_COL_STATS ({columns}) VALUES ({marks})", replacing)
+        conn.dialect.replace_rows(conn, "PART_COL_STATS", _PART_STATS_INSERT, ("PART_ID", "COLUMN_NAME", "ENGINE"),
+                                  replacing)
         keep_states(conn, "PART_COL_STATS", before)
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
@@ -229,9 +230,8 @@ class ColumnStatisticsAPI:
             return
         names = list(rows[0])
         before = last_stats_row(conn, table)
-        conn.executemany(
-            f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-            [[r[n] for n in names] for r in rows])
+        owner = "TBL_ID" if table == "TAB_COL_STATS" else "PART_ID"
+        conn.dialect.replace_rows(conn, table, names, (owner, "COLUMN_NAME", "ENGINE"), [[r[n] for n in names] for r in rows])
         keep_states(conn, table, before)
 
     def get_frequent_items(self, db_name: str, table_name: str, col_name: str, part_names: list[str] | None = None,
@@ -494,7 +494,7 @@ class ColumnStatisticsAPI:
             row = self._table_row(db_name, table_name)
             if col_name is not None:
                 self._check_columns_exist(table, [col_name])
-            conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
+            conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
                          (row["TBL_ID"], col_name and col_name.lower(), col_name and col_name.lower()))
             self._clear_flags("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], table.parameters, col_name)
         return True
@@ -514,7 +514,7 @@ class ColumnStatisticsAPI:
             part_id = self._part_id(db_name, table_name, part_name)
             if col_name is not None:
                 self._check_columns_exist(table, [col_name])
-            conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (? IS NULL OR COLUMN_NAME = ?)",
+            conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
                          (part_id, col_name and col_name.lower(), col_name and col_name.lower()))
             self._clear_flags("PARTITION_PARAMS", "PART_ID", part_id, self._params("PARTITION_PARAMS", "PART_ID", part_id),
                               col_name)

@@ -1,10 +1,10 @@
 """The metastore's database: one connection, its transactions, and the statements run on it.
 
 Every statement of the metastore goes through `Database.execute` / `executemany`, and every transaction
-through `transaction()` (a writer's) or `snapshot()` (a consistent read): the one place a second database
-(PostgreSQL, a team's) stands behind the same calls. Today it is SQLite's file: WAL mode, a busy timeout,
-`BEGIN IMMEDIATE` for writers, so several processes share it; nested scopes join the outer one, so a
-command that makes many calls commits all of them or none.
+through `transaction()` (a writer's) or `snapshot()` (a consistent read); nested scopes join the outer one, so
+a command that makes many calls commits all of them or none. Two databases stand behind the same calls:
+a SQLite file, the embedded default (WAL mode, a busy timeout, `BEGIN IMMEDIATE` for writers, so several
+processes share it), and a team's PostgreSQL server (`postgres.py`). `open_database` takes a path or a URL.
 """
 from __future__ import annotations
 
@@ -15,15 +15,126 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 
 from .common import BUSY_TIMEOUT_MS
+from .dialect import SQLITE, Dialect
 from .exceptions import MetaException
 
 PAGE_CACHE_KIB = 64 * 1024
+POSTGRESQL_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")
+
+
+def is_server_url(location: str) -> bool:
+    """A metastore on a database server (PostgreSQL), not a SQLite file."""
+    return location.startswith(POSTGRESQL_SCHEMES)
+
+
+def open_database(location: str) -> "Database":
+    """The metastore's database at `location`: a PostgreSQL URL, a `sqlite:///` URL, or a SQLite file's path."""
+    if is_server_url(location):
+        from .postgres import PostgresDatabase
+
+        return PostgresDatabase(location)
+    if location.startswith("sqlite:///"):
+        location = location[len("sqlite:///"):]
+    return SqliteDatabase(location)
 
 
 class Database:
+    """What every database of the metastore offers; the scopes' bookkeeping is shared."""
+
+    dialect: Dialect = SQLITE
+    path: str | None = None  # a SQLite file's; None for a server
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._writing = False
+
+    @property
+    def url(self) -> str:
+        """A SQLAlchemy URL of the database (for jupysql's `%sql`)."""
+        raise NotImplementedError
+
+    @property
+    def display_url(self) -> str:
+        """Where the database is, to show a person: a file's path, a server's URL without its password."""
+        raise NotImplementedError
+
+    @property
+    def reading_only(self) -> bool:
+        """Inside a read snapshot, which cannot write."""
+        return bool(self._depth) and not self._writing
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        raise NotImplementedError
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
+        raise NotImplementedError
+
+    def execute_script_statement(self, sql: str) -> None:
+        """One schema statement, as written (no parameters)."""
+        raise NotImplementedError
+
+    def schema_version(self) -> int:
+        raise NotImplementedError
+
+    def set_schema_version(self, version: int) -> None:
+        raise NotImplementedError
+
+    def transaction(self):
+        """One write transaction; nested calls join the outer one."""
+        return self._scope(writing=True)
+
+    def snapshot(self):
+        """A consistent read of several statements; joins an open transaction."""
+        return self._scope(writing=False)
+
+    def migration(self):
+        """The write transaction migrations run in, which holds other processes' migrations off."""
+        return self._scope(writing=True)
+
+    def _begin(self, writing: bool) -> None:
+        raise NotImplementedError
+
+    def _end(self, commit: bool) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def _scope(self, writing: bool) -> Iterator["Database"]:
+        with self._lock:
+            if self._depth:
+                if writing and not self._writing:
+                    raise MetaException("cannot write inside a read-only metastore snapshot")
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            self._begin(writing)
+            self._depth, self._writing = 1, writing
+            try:
+                yield self
+            except BaseException:
+                self._end(commit=False)
+                raise
+            else:
+                self._end(commit=True)
+            finally:
+                self._depth, self._writing = 0, False
+
+    def compact(self) -> None:
+        """Returns the space deleted rows freed; not inside a transaction."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class SqliteDatabase(Database):
     """The SQLite file at `path` (made when missing), opened for the metastore."""
 
     def __init__(self, path: str) -> None:
+        super().__init__()
         self.path = os.path.abspath(path)
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
@@ -39,19 +150,14 @@ class Database:
         # SQLite's default 2 MiB of pages: at 100,000 partitions each commit's index walks (a statistics row's
         # key, a history state's cell) went to the OS for most pages; the cache grows only as far as it is used
         self._conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._writing = False
 
     @property
     def url(self) -> str:
-        """A SQLAlchemy URL of the database (for jupysql's `%sql`)."""
         return f"sqlite:///{self.path}"
 
     @property
-    def reading_only(self) -> bool:
-        """Inside a read snapshot, which cannot write."""
-        return bool(self._depth) and not self._writing
+    def display_url(self) -> str:
+        return str(self.path)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         return self._conn.execute(sql, params)
@@ -59,37 +165,20 @@ class Database:
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
         return self._conn.executemany(sql, rows)
 
-    def transaction(self):
-        """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
-        return self._scope("BEGIN IMMEDIATE", writing=True)
+    def execute_script_statement(self, sql: str) -> None:
+        self._conn.execute(sql)
 
-    def snapshot(self):
-        """A consistent read of several statements; joins an open transaction."""
-        return self._scope("BEGIN", writing=False)
+    def schema_version(self) -> int:
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
-    @contextmanager
-    def _scope(self, begin: str, writing: bool) -> Iterator["Database"]:
-        with self._lock:
-            if self._depth:
-                if writing and not self._writing:
-                    raise MetaException("cannot write inside a read-only metastore snapshot")
-                self._depth += 1
-                try:
-                    yield self
-                finally:
-                    self._depth -= 1
-                return
-            self._conn.execute(begin)
-            self._depth, self._writing = 1, writing
-            try:
-                yield self
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
-                self._conn.execute("COMMIT")
-            finally:
-                self._depth, self._writing = 0, False
+    def set_schema_version(self, version: int) -> None:
+        self._conn.execute(f"PRAGMA user_version = {int(version)}")
+
+    def _begin(self, writing: bool) -> None:
+        self._conn.execute("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+    def _end(self, commit: bool) -> None:
+        self._conn.execute("COMMIT" if commit else "ROLLBACK")
 
     def compact(self) -> None:
         """Rewrites the file without its free pages (VACUUM), so space that deleted rows freed returns to the

@@ -108,8 +108,10 @@ def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = No
                 "SELECT EXPECTATION_ID, RULES FROM STATS_EXPECTATIONS WHERE TBL_ID = ? AND COLUMN_NAME = ?",
                 (tbl_id, column)).fetchall():
             for outcome in evaluate(json.loads(rules), kind, state, previous):
-                conn.execute("INSERT OR REPLACE INTO STATS_EXPECTATION_RESULTS (EXPECTATION_ID, HISTORY_ID, RULE, "
-                             "PASSED, FIGURE, CHECKED_AT) VALUES (?, ?, ?, ?, ?, ?)",
+                conn.execute("INSERT INTO STATS_EXPECTATION_RESULTS (EXPECTATION_ID, HISTORY_ID, RULE, "
+                             "PASSED, FIGURE, CHECKED_AT) VALUES (?, ?, ?, ?, ?, ?) "
+                             "ON CONFLICT (EXPECTATION_ID, HISTORY_ID, RULE) DO UPDATE SET PASSED = excluded.PASSED, "
+                             "FIGURE = excluded.FIGURE, CHECKED_AT = excluded.CHECKED_AT",
                              (expectation_id, history_id, outcome.rule, int(outcome.passed),
                               _figure_text(outcome.figure), now))
                 stored += 1
@@ -156,8 +158,9 @@ class ExpectationsAPI:
                                                     f"{col_name} ({table.column_type(col_name)})") from None
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             expectation_id = conn.execute(
-                "INSERT INTO STATS_EXPECTATIONS (TBL_ID, COLUMN_NAME, RULES, CREATED_AT) VALUES (?, ?, ?, ?)",
-                (tbl_id, col_name.lower(), json.dumps(stored_rules), int(time.time()))).lastrowid
+                "INSERT INTO STATS_EXPECTATIONS (TBL_ID, COLUMN_NAME, RULES, CREATED_AT) VALUES (?, ?, ?, ?) "
+                "RETURNING EXPECTATION_ID", (tbl_id, col_name.lower(), json.dumps(stored_rules), int(time.time()))
+            ).fetchone()[0]
             latest = [r[0] for r in conn.execute(
                 "SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
                 "AND ENGINE = ? GROUP BY PART_NAME", (tbl_id, col_name.lower(), HIVE))]

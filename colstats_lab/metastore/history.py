@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -130,9 +131,9 @@ def keep_states(conn, stats_table: str, after: int) -> None:
         f"WRITE_ID, CAUSE, RECORDED_AT) "
         f"SELECT {tbl_id}, {part_name}, S.COLUMN_NAME, S.ENGINE, {', '.join('S.' + c for c in _STATE_COLUMNS)}, "
         f"({rows}), C.TXN_ID, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = C.TXN_ID "
-        f"AND T2W_DATABASE = S.DB_NAME AND T2W_TABLE = S.TABLE_NAME), C.CAUSE, CAST(strftime('%s', 'now') AS INTEGER) "
+        f"AND T2W_DATABASE = S.DB_NAME AND T2W_TABLE = S.TABLE_NAME), C.CAUSE, ? "
         f"FROM {stats_table} S LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1 "
-        f"WHERE S.CS_ID > ? AND C.KEEP IS NOT 0", (after,))
+        f"WHERE S.CS_ID > ? AND COALESCE(C.KEEP, 1) <> 0", (int(time.time()), after))
 
 
 def last_state(conn) -> int:
@@ -169,7 +170,7 @@ def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], anal
     context = conn.execute("SELECT C.TXN_ID, C.CAUSE, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TBLS T "
                            "ON T.TBL_ID = ? JOIN DBS D ON D.DB_ID = T.DB_ID WHERE W.T2W_TXNID = C.TXN_ID "
                            "AND W.T2W_DATABASE = D.NAME AND W.T2W_TABLE = T.TBL_NAME) "
-                           "FROM (SELECT 1) LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1", (tbl_id,)).fetchone()
+                           "FROM (SELECT 1) ONE LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1", (tbl_id,)).fetchone()
     recorded_at = int(dt.datetime.now(dt.timezone.utc).timestamp())
     placeholders = ", ".join("?" * (len(ROW_COLUMNS) + 9))
     conn.executemany(
@@ -377,7 +378,7 @@ def prune_history(conn, keep: int) -> int:
     return conn.execute(
         "DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID IN (SELECT HISTORY_ID FROM (SELECT HISTORY_ID, "
         "row_number() OVER (PARTITION BY TBL_ID, PART_NAME, COLUMN_NAME, ENGINE ORDER BY HISTORY_ID DESC) AS N "
-        "FROM COL_STATS_HISTORY) WHERE N > ?)", (keep,)).rowcount
+        "FROM COL_STATS_HISTORY) R WHERE N > ?)", (keep,)).rowcount
 
 
 def state_picker(moment) -> Callable[[list[StatsState]], StatsState | None]:

@@ -14,6 +14,7 @@ from sqlglot import expressions as exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..coltypes import parse_type
+from .dialect import SQLITE, Dialect
 from .exceptions import InvalidInputException
 
 _COMPARISONS = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
@@ -31,7 +32,8 @@ class CompiledFilter:
     keys_used: tuple[int, ...]
 
 
-def compile_partition_filter(text: str, keys: list[tuple[str, str]], table_name: str) -> CompiledFilter:
+def compile_partition_filter(text: str, keys: list[tuple[str, str]], table_name: str,
+                             dialect: Dialect = SQLITE) -> CompiledFilter:
     """Compiles `text` for a table whose partition keys are `keys` [(name, type)]; raises
     InvalidInputException naming the part of the filter that is not understood."""
     try:
@@ -41,14 +43,14 @@ def compile_partition_filter(text: str, keys: list[tuple[str, str]], table_name:
         where = f" at column {errors[0]['col']} ('{errors[0]['highlight']}')" if errors else ""
         raise InvalidInputException(f"partition filter {text!r} does not parse{where}") from None
     compiler = _Compiler({name.lower(): (i, parse_type(kind).base) for i, (name, kind) in enumerate(keys)},
-                         table_name, text)
+                         table_name, text, dialect)
     condition = compiler.condition(tree)
     return CompiledFilter(condition, tuple(compiler.args), tuple(sorted(compiler.used)))
 
 
 class _Compiler:
-    def __init__(self, keys: dict[str, tuple[int, str]], table_name: str, text: str):
-        self.keys, self.table_name, self.text = keys, table_name, text
+    def __init__(self, keys: dict[str, tuple[int, str]], table_name: str, text: str, dialect: Dialect):
+        self.keys, self.table_name, self.text, self.dialect = keys, table_name, text, dialect
         self.args: list = []
         self.used: set[int] = set()
 
@@ -79,8 +81,8 @@ class _Compiler:
             return f"{column} BETWEEN ? AND ?"
         if isinstance(node, exp.Like):
             self.key(node.this, node)
-            self.args.append(_glob(str(self.literal(node.expression, "string", node))))
-            return f"{self.text_of(node.this)} GLOB ?"
+            self.args.append(self.dialect.like_pattern(str(self.literal(node.expression, "string", node))))
+            return self.dialect.like(self.text_of(node.this))
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             self.key(node.this, node)
             return f"{self.text_of(node.this)} IS NULL"
@@ -107,9 +109,9 @@ class _Compiler:
         self.used.add(index)
         text = f"K{index}.PART_KEY_VAL"
         if kind in _INTEGER_TYPES:
-            return f"CAST({text} AS INTEGER)", kind
+            return self.dialect.number(text, integer=True), kind
         if kind in _NUMBER_TYPES:
-            return f"CAST({text} AS REAL)", kind
+            return self.dialect.number(text, integer=False), kind
         return text, kind
 
     def text_of(self, node: exp.Column) -> str:
@@ -130,18 +132,3 @@ class _Compiler:
         except ValueError:
             raise self.fail(whole, f"{value!r} is not a number") from None
         return str(value)
-
-
-def _glob(pattern: str) -> str:
-    """SQL LIKE (% and _) as a case-sensitive SQLite GLOB pattern."""
-    out = []
-    for char in pattern:
-        if char == "%":
-            out.append("*")
-        elif char == "_":
-            out.append("?")
-        elif char in "*?[":
-            out.append(f"[{char}]")
-        else:
-            out.append(char)
-    return "".join(out)

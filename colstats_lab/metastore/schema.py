@@ -1,14 +1,15 @@
-"""The metastore's SQLite schema, with Hive's table and column names, and its migrations.
+"""The metastore's schema, with Hive's table and column names, and its migrations: one chain for SQLite and
+PostgreSQL.
 
-A migration is appended, never edited once released: `PRAGMA user_version` records how many
-have run, and `migrate` runs the rest inside one transaction.
+A migration is appended, never changed in effect once released: the database records how many have run
+(SQLite's `PRAGMA user_version`, a row on PostgreSQL), and `migrate` runs the rest inside one transaction.
 """
 from __future__ import annotations
 
-import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .accurate import PARAM as _ACCURATE
+from .dialect import Dialect
 from .exceptions import MetaException
 
 if TYPE_CHECKING:
@@ -222,7 +223,11 @@ UPDATE VERSION SET VERSION_COMMENT = 'colstats_lab metastore, Hive 4 names, with
 # metadata units (TABLE, SEGMENT, PARTITION, FILE, ROW_GROUP) with per-column statistics, and the
 # INFORMATION_SCHEMA views with Drill's column names. LOW_VALUE/HIGH_VALUE keep each type's own
 # value (days for dates, microseconds for timestamps, text for decimals) so levels merge exactly.
-_V4 = """
+def _v4(d: Dialect) -> list[str]:
+    return _statements(d, _V4_SCRIPT.replace("{json_pairs}", d.json_pairs("U.PARTITION_VALUES")))
+
+
+_V4_SCRIPT = """
 CREATE TABLE METADATA_ANALYSES (
     TBL_ID INTEGER PRIMARY KEY REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
     METADATA_LEVEL TEXT NOT NULL,
@@ -297,7 +302,7 @@ UNION ALL
 SELECT D.CTLG_NAME, D.NAME, T.TBL_NAME, U.METADATA_KEY, U.METADATA_TYPE, U.METADATA_IDENTIFIER,
        K.key, K.value, NULL, U.LAST_MODIFIED_TIME
 FROM METADATA_UNITS U JOIN TBLS T ON T.TBL_ID = U.TBL_ID JOIN DBS D ON D.DB_ID = T.DB_ID,
-     json_each(U.PARTITION_VALUES) K
+     {json_pairs} K
 WHERE U.METADATA_TYPE = 'PARTITION';
 UPDATE VERSION SET VERSION_COMMENT = 'colstats_lab metastore, Hive 4 names, with TXN_COMPONENTS, list bucketing and Drill table metadata' WHERE VER_ID = 1
 """
@@ -329,30 +334,23 @@ UPDATE {t} SET LOW_VALUE_MICROS = LONG_LOW_VALUE, HIGH_VALUE_MICROS = LONG_HIGH_
     LONG_HIGH_VALUE = {_FLOOR_SECONDS.format("LONG_HIGH_VALUE")}
     WHERE COLUMN_TYPE = 'timestamp';""" for t in ("TAB_COL_STATS", "PART_COL_STATS"))
 
-def _stale_trigger(name: str, event: str, table: str, row: str, when: str = "") -> str:
-    """A trigger marking the partition of the changed row stale (a guarded insert: a trigger takes its
-    outer statement's conflict policy, so OR IGNORE would not hold under an upsert)."""
-    return f"""CREATE TRIGGER {name} AFTER {event} ON {table} {when}BEGIN
-    INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID)
-        SELECT TBL_ID, PART_ID FROM PARTITIONS WHERE PART_ID = {row}.PART_ID
-        AND NOT EXISTS (SELECT 1 FROM STALE_STATS_SEGMENTS S WHERE S.TBL_ID = PARTITIONS.TBL_ID AND S.PART_ID = {row}.PART_ID);
-END;"""
-
-
 _NUM_ROWS = "numRows"
-_STALE_TRIGGERS = "\n".join([
-    _stale_trigger("PART_COL_STATS_UPDATED", "UPDATE", "PART_COL_STATS", "NEW"),
-    _stale_trigger("PART_COL_STATS_DELETED", "DELETE", "PART_COL_STATS", "OLD"),
-    _stale_trigger("PARTITION_ROWS_INSERTED", "INSERT", "PARTITION_PARAMS", "NEW", f"WHEN NEW.PARAM_KEY = '{_NUM_ROWS}' "),
-    _stale_trigger("PARTITION_ROWS_UPDATED", "UPDATE", "PARTITION_PARAMS", "NEW",
-                   f"WHEN NEW.PARAM_KEY = '{_NUM_ROWS}' OR OLD.PARAM_KEY = '{_NUM_ROWS}' "),
-    _stale_trigger("PARTITION_ROWS_DELETED", "DELETE", "PARTITION_PARAMS", "OLD", f"WHEN OLD.PARAM_KEY = '{_NUM_ROWS}' "),
-    # the partition row is gone: its table's ID comes from the deleted row (none when the table went too)
-    """CREATE TRIGGER PARTITION_DROPPED AFTER DELETE ON PARTITIONS BEGIN
-    INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID)
-        SELECT OLD.TBL_ID, OLD.PART_ID WHERE EXISTS (SELECT 1 FROM TBLS WHERE TBL_ID = OLD.TBL_ID)
-        AND NOT EXISTS (SELECT 1 FROM STALE_STATS_SEGMENTS S WHERE S.TBL_ID = OLD.TBL_ID AND S.PART_ID = OLD.PART_ID);
-END;"""])
+
+
+def _stale_triggers(d: Dialect) -> list[str]:
+    return [
+        *d.stale_trigger("PART_COL_STATS_UPDATED", "UPDATE", "PART_COL_STATS", "NEW"),
+        *d.stale_trigger("PART_COL_STATS_DELETED", "DELETE", "PART_COL_STATS", "OLD"),
+        *d.stale_trigger("PARTITION_ROWS_INSERTED", "INSERT", "PARTITION_PARAMS", "NEW", f"NEW.PARAM_KEY = '{_NUM_ROWS}'"),
+        *d.stale_trigger("PARTITION_ROWS_UPDATED", "UPDATE", "PARTITION_PARAMS", "NEW",
+                         f"NEW.PARAM_KEY = '{_NUM_ROWS}' OR OLD.PARAM_KEY = '{_NUM_ROWS}'"),
+        *d.stale_trigger("PARTITION_ROWS_DELETED", "DELETE", "PARTITION_PARAMS", "OLD", f"OLD.PARAM_KEY = '{_NUM_ROWS}'"),
+        # the partition row is gone: its table's ID comes from the deleted row (none when the table went too)
+        *d.trigger("PARTITION_DROPPED", "DELETE", "PARTITIONS",
+                   "INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT OLD.TBL_ID, OLD.PART_ID "
+                   "WHERE EXISTS (SELECT 1 FROM TBLS WHERE TBL_ID = OLD.TBL_ID) AND NOT EXISTS (SELECT 1 FROM "
+                   "STALE_STATS_SEGMENTS S WHERE S.TBL_ID = OLD.TBL_ID AND S.PART_ID = OLD.PART_ID)")]
+
 
 # Partition statistics merged per segment of partitions, so that the table level follows a change of
 # k partitions by re-merging O(k log n) segments instead of every partition. A segment of level L
@@ -363,7 +361,8 @@ END;"""])
 # once rather than a trigger each row); the next merge re-merges the segments above them. Counts
 # and total lengths are integers and the sketch is the union, so any grouping merges to the same
 # figures (stats/merge.py).
-_V7 = f"""
+def _v7(d: Dialect) -> list[str]:
+    return [*_statements(d, """
 CREATE TABLE PART_STATS_SEGMENTS (
     TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
     SEG_LEVEL INTEGER NOT NULL,
@@ -389,10 +388,10 @@ CREATE TABLE STALE_STATS_SEGMENTS (
     TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
     PART_ID INTEGER NOT NULL,
     PRIMARY KEY (TBL_ID, PART_ID)
-) WITHOUT ROWID;
-{_STALE_TRIGGERS}
-INSERT OR IGNORE INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT TBL_ID, PART_ID FROM PARTITIONS
-"""
+) WITHOUT ROWID;"""), *_stale_triggers(d),
+            "INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT TBL_ID, PART_ID FROM PARTITIONS WHERE true "
+            "ON CONFLICT DO NOTHING"]
+
 
 # What each segment's partitions are, for judging the statistics' accuracy without reading every
 # partition: per distinct COLUMN_STATS_ACCURATE text ('' when absent), how many partitions hold it,
@@ -405,7 +404,8 @@ _STATE_SEGMENT = """INSERT INTO PART_STATE_SEGMENTS (TBL_ID, SEG_LEVEL, SEG_INDE
     SELECT G.TBL_ID, {level}, G.SEG, G.FLAGS, G.N, G.LO, G.HI, G.FIRST,
         (SELECT P.WRITE_ID FROM PARTITIONS P WHERE P.TBL_ID = G.TBL_ID AND P.PART_NAME = G.FIRST)
     FROM ({groups}) G;"""
-_V8 = "\n".join([
+def _v8(d: Dialect) -> list[str]:
+    return [
     """CREATE TABLE PART_STATE_SEGMENTS (
     TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
     SEG_LEVEL INTEGER NOT NULL,
@@ -418,12 +418,12 @@ _V8 = "\n".join([
     FIRST_WRITE_ID INTEGER NOT NULL,
     PRIMARY KEY (TBL_ID, SEG_LEVEL, SEG_INDEX, FLAGS)
 ) WITHOUT ROWID;""",
-    _stale_trigger("PARTITION_ADDED", "INSERT", "PARTITIONS", "NEW"),
-    _stale_trigger("PARTITION_RENAMED_OR_WRITTEN", "UPDATE OF PART_NAME, WRITE_ID", "PARTITIONS", "NEW"),
-    _stale_trigger("PARTITION_FLAGS_INSERTED", "INSERT", "PARTITION_PARAMS", "NEW", f"WHEN NEW.PARAM_KEY = '{_ACCURATE}' "),
-    _stale_trigger("PARTITION_FLAGS_UPDATED", "UPDATE", "PARTITION_PARAMS", "NEW",
-                   f"WHEN NEW.PARAM_KEY = '{_ACCURATE}' OR OLD.PARAM_KEY = '{_ACCURATE}' "),
-    _stale_trigger("PARTITION_FLAGS_DELETED", "DELETE", "PARTITION_PARAMS", "OLD", f"WHEN OLD.PARAM_KEY = '{_ACCURATE}' "),
+    *d.stale_trigger("PARTITION_ADDED", "INSERT", "PARTITIONS", "NEW"),
+    *d.stale_trigger("PARTITION_RENAMED_OR_WRITTEN", "UPDATE OF PART_NAME, WRITE_ID", "PARTITIONS", "NEW"),
+    *d.stale_trigger("PARTITION_FLAGS_INSERTED", "INSERT", "PARTITION_PARAMS", "NEW", f"NEW.PARAM_KEY = '{_ACCURATE}'"),
+    *d.stale_trigger("PARTITION_FLAGS_UPDATED", "UPDATE", "PARTITION_PARAMS", "NEW",
+                     f"NEW.PARAM_KEY = '{_ACCURATE}' OR OLD.PARAM_KEY = '{_ACCURATE}'"),
+    *d.stale_trigger("PARTITION_FLAGS_DELETED", "DELETE", "PARTITION_PARAMS", "OLD", f"OLD.PARAM_KEY = '{_ACCURATE}'"),
     _STATE_SEGMENT.format(level=1, groups=(
         "SELECT P.TBL_ID, P.PART_ID >> 6 AS SEG, COALESCE(PP.PARAM_VALUE, '') AS FLAGS, count(*) AS N, "
         "min(P.WRITE_ID) AS LO, max(P.WRITE_ID) AS HI, min(P.PART_NAME) AS FIRST FROM PARTITIONS P "
@@ -432,7 +432,7 @@ _V8 = "\n".join([
         "SELECT TBL_ID, SEG_INDEX >> 6 AS SEG, FLAGS, sum(NUM_PARTS) AS N, min(MIN_WRITE_ID) AS LO, "
         f"max(MAX_WRITE_ID) AS HI, min(FIRST_NAME) AS FIRST FROM PART_STATE_SEGMENTS WHERE SEG_LEVEL = {level - 1} "
         "GROUP BY 1, 2, 3")) for level in (2, 3)],
-])
+]
 
 # Hive 4's HISTOGRAM column (HIVE-26221): a KLL sketch of the column's values per table and partition,
 # and its union per segment (and per Drill metadata unit). A merged sketch is NULL when a part holding
@@ -457,23 +457,28 @@ _HISTORY_STATS = ("COLUMN_TYPE, LOW_VALUE, HIGH_VALUE, LONG_LOW_VALUE, LONG_HIGH
                   "HIGH_VALUE_MICROS, HISTOGRAM, LAST_ANALYZED")
 
 
-def _history_trigger(table: str, owner: str, rows: str, switch: bool = False) -> str:
+def _history_trigger(d: Dialect, table: str, owner: str, rows: str, switch: bool = False) -> list[str]:
     new = ", ".join(f"NEW.{c.strip()}" for c in _HISTORY_STATS.split(","))
     # from migration 15, a commit may turn keeping off (colstats.history.enabled=false, for a backfill)
-    when = "\nWHEN (SELECT KEEP FROM STATS_HISTORY_CONTEXT WHERE ID = 1) IS NOT 0" if switch else ""
-    return f"""CREATE TRIGGER {table}_HISTORY AFTER INSERT ON {table}{when}
-BEGIN
-    INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, COLUMN_NAME, ENGINE, {_HISTORY_STATS}, NUM_ROWS, TXN_ID,
-        WRITE_ID, CAUSE, RECORDED_AT)
+    keep = "(SELECT KEEP FROM STATS_HISTORY_CONTEXT WHERE ID = 1)"
+    when = (f"{keep} IS DISTINCT FROM 0" if d.postgresql else f"{keep} IS NOT 0") if switch else ""
+    now = "CAST(extract(epoch FROM now()) AS BIGINT)" if d.postgresql else "CAST(strftime('%s', 'now') AS INTEGER)"
+    return d.trigger(f"{table}_HISTORY", "INSERT", table, f"""INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, COLUMN_NAME,
+        ENGINE, {_HISTORY_STATS}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, RECORDED_AT)
     SELECT {owner}, NEW.COLUMN_NAME, NEW.ENGINE, {new}, ({rows}), C.TXN_ID,
         (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = C.TXN_ID AND T2W_DATABASE = NEW.DB_NAME
-         AND T2W_TABLE = NEW.TABLE_NAME), C.CAUSE, CAST(strftime('%s', 'now') AS INTEGER)
-    FROM (SELECT 1) LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1;
-END;"""
+         AND T2W_TABLE = NEW.TABLE_NAME), C.CAUSE, {now}
+    FROM (SELECT 1) ONE LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1""", when)
 
 
-_V10 = "\n".join([
-    """CREATE TABLE COL_STATS_HISTORY (
+_TAB_ROWS = "SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS WHERE TBL_ID = NEW.TBL_ID AND PARAM_KEY = 'numRows'"
+_PART_ROWS = ("SELECT CAST(PARAM_VALUE AS INTEGER) FROM PARTITION_PARAMS WHERE PART_ID = NEW.PART_ID "
+              "AND PARAM_KEY = 'numRows'")
+_PART_OWNER = "(SELECT TBL_ID FROM PARTITIONS WHERE PART_ID = NEW.PART_ID), NEW.PART_NAME"
+
+
+def _v10(d: Dialect) -> list[str]:
+    return [*_statements(d, """CREATE TABLE COL_STATS_HISTORY (
     HISTORY_ID INTEGER PRIMARY KEY,
     TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
     PART_NAME TEXT,
@@ -529,18 +534,12 @@ CREATE TABLE STATS_EXPECTATION_RESULTS (
     CHECKED_AT INTEGER NOT NULL,
     PRIMARY KEY (EXPECTATION_ID, HISTORY_ID, RULE)
 );
-CREATE INDEX STATS_EXPECTATION_RESULTS_STATE ON STATS_EXPECTATION_RESULTS (HISTORY_ID);""",
-    _history_trigger("TAB_COL_STATS", "NEW.TBL_ID, NULL",
-                     "SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS WHERE TBL_ID = NEW.TBL_ID "
-                     "AND PARAM_KEY = 'numRows'"),
-    _history_trigger("PART_COL_STATS", "(SELECT TBL_ID FROM PARTITIONS WHERE PART_ID = NEW.PART_ID), NEW.PART_NAME",
-                     "SELECT CAST(PARAM_VALUE AS INTEGER) FROM PARTITION_PARAMS WHERE PART_ID = NEW.PART_ID "
-                     "AND PARAM_KEY = 'numRows'"),
-    """CREATE TRIGGER PARTITION_HISTORY_DROPPED AFTER DELETE ON PARTITIONS
-BEGIN
-    DELETE FROM COL_STATS_HISTORY WHERE TBL_ID = OLD.TBL_ID AND PART_NAME = OLD.PART_NAME;
-END;""",
-])
+CREATE INDEX STATS_EXPECTATION_RESULTS_STATE ON STATS_EXPECTATION_RESULTS (HISTORY_ID);"""),
+            *_history_trigger(d, "TAB_COL_STATS", "NEW.TBL_ID, NULL", _TAB_ROWS),
+            *_history_trigger(d, "PART_COL_STATS", _PART_OWNER, _PART_ROWS),
+            *d.trigger("PARTITION_HISTORY_DROPPED", "DELETE", "PARTITIONS",
+                       "DELETE FROM COL_STATS_HISTORY WHERE TBL_ID = OLD.TBL_ID AND PART_NAME = OLD.PART_NAME")]
+
 
 # The top values a skew report counted, kept on the state of the column they describe (metastore.history):
 # JSON, so drift can compare strings, which have no KLL sketch.
@@ -614,28 +613,23 @@ CREATE TABLE AUTOANALYZE_ROUNDS (
 # (CONFIRMED_AT); a state past the latest `colstats.history.sketches` of its cell loses its sketches and
 # keeps what drift checks need of them (QUANTILES: JSON, its KLL quartiles, decile edges and its shares of
 # them).
-_V15 = "\n".join([
-    """ALTER TABLE COL_STATS_HISTORY ADD COLUMN CONFIRMED_AT INTEGER;
+def _v15(d: Dialect) -> list[str]:
+    return [*_statements(d, """ALTER TABLE COL_STATS_HISTORY ADD COLUMN CONFIRMED_AT INTEGER;
 ALTER TABLE COL_STATS_HISTORY ADD COLUMN QUANTILES TEXT;
-ALTER TABLE STATS_HISTORY_CONTEXT ADD COLUMN KEEP INTEGER NOT NULL DEFAULT 1;
-DROP TRIGGER TAB_COL_STATS_HISTORY;
-DROP TRIGGER PART_COL_STATS_HISTORY;""",
-    _history_trigger("TAB_COL_STATS", "NEW.TBL_ID, NULL",
-                     "SELECT CAST(PARAM_VALUE AS INTEGER) FROM TABLE_PARAMS WHERE TBL_ID = NEW.TBL_ID "
-                     "AND PARAM_KEY = 'numRows'", switch=True),
-    _history_trigger("PART_COL_STATS", "(SELECT TBL_ID FROM PARTITIONS WHERE PART_ID = NEW.PART_ID), NEW.PART_NAME",
-                     "SELECT CAST(PARAM_VALUE AS INTEGER) FROM PARTITION_PARAMS WHERE PART_ID = NEW.PART_ID "
-                     "AND PARAM_KEY = 'numRows'", switch=True),
-])
+ALTER TABLE STATS_HISTORY_CONTEXT ADD COLUMN KEEP INTEGER NOT NULL DEFAULT 1;"""),
+            *d.drop_trigger("TAB_COL_STATS_HISTORY", "TAB_COL_STATS"),
+            *d.drop_trigger("PART_COL_STATS_HISTORY", "PART_COL_STATS"),
+            *_history_trigger(d, "TAB_COL_STATS", "NEW.TBL_ID, NULL", _TAB_ROWS, switch=True),
+            *_history_trigger(d, "PART_COL_STATS", _PART_OWNER, _PART_ROWS, switch=True)]
+
 
 # History kept by the store itself, one statement per store (metastore.history.keep_states, called by the
 # two writers of statistics rows in column_stats.py): the triggers ran their program and lookups once per
 # row, 1.3-1.5x a round of auto-analyze's store at 100,000 partitions. A commit finds its states by their
 # ids' range (history.last_state), so no index on TXN_ID has to take every state.
-_V16 = """DROP TRIGGER TAB_COL_STATS_HISTORY;
-DROP TRIGGER PART_COL_STATS_HISTORY;
-DROP INDEX COL_STATS_HISTORY_TXN;
-"""
+def _v16(d: Dialect) -> list[str]:
+    return [*d.drop_trigger("TAB_COL_STATS_HISTORY", "TAB_COL_STATS"),
+            *d.drop_trigger("PART_COL_STATS_HISTORY", "PART_COL_STATS"), "DROP INDEX COL_STATS_HISTORY_TXN"]
 
 # Frequent values of a column beside its statistics row: Spark's approx_top_k_accumulate sketch (DataSketches'
 # frequent-items sketch) of the values. Keyed by the statistics row, so a row replaced by any writer takes
@@ -664,40 +658,34 @@ ALTER TABLE COL_STATS_HISTORY ADD COLUMN NUM_VALUES INTEGER;
 _V19 = """ALTER TABLE ANALYZED_FILES ADD COLUMN ETAG TEXT;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15, _V16,
-                         _V17, _V18, _V19]
+# a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
+# function of the dialect returning its statements, where they differ (triggers)
+MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19]
 
 
-def migrate(conn: "Database") -> int:
-    """Runs the migrations this file has not seen yet; returns the schema version now in force."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        current = conn.execute("PRAGMA user_version").fetchone()[0]
+def migrate(db: "Database") -> int:
+    """Runs the migrations this database has not seen yet, in one transaction that holds every other process's
+    migration off; returns the schema version now in force."""
+    with db.migration():
+        current = db.schema_version()
         if current > len(MIGRATIONS):
-            raise MetaException(
-                f"metastore schema version {current} is newer than this colstats_lab knows ({len(MIGRATIONS)})"
-            )
+            raise MetaException(f"metastore schema version {current} at {db.display_url} is newer than this "
+                                f"colstats_lab knows ({len(MIGRATIONS)}): upgrade colstats_lab")
         for version in range(current, len(MIGRATIONS)):
-            for statement in _split(MIGRATIONS[version]):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {version + 1}")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+            for statement in migration_statements(version, db.dialect):
+                db.execute_script_statement(statement)
+            db.set_schema_version(version + 1)
     return len(MIGRATIONS)
 
 
-def _split(script: str) -> list[str]:
-    """The script's statements: split at ";" where a statement is complete (a trigger's body holds
-    several), so migrations keep ";" out of their string literals."""
-    statements, pending = [], ""
-    for piece in script.split(";"):
-        pending += piece + ";"
-        if sqlite3.complete_statement(pending):
-            if pending.strip(" \n;"):
-                statements.append(pending.strip())
-            pending = ""
-    if pending.strip(" \n;"):
-        statements.append(pending.strip())
-    return statements
+def migration_statements(version: int, dialect: Dialect) -> list[str]:
+    """The statements of migration `version` (counted from 0) as `dialect`'s database runs them."""
+    migration = MIGRATIONS[version]
+    statements = migration(dialect) if callable(migration) else _statements(dialect, migration)
+    return [dialect.ddl(statement) for statement in statements]
+
+
+def _statements(d: Dialect, script: str) -> list[str]:
+    """The script's statements: split at ";", so migrations keep ";" out of their string literals."""
+    return [statement.strip() for statement in script.split(";") if statement.strip()]

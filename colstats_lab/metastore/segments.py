@@ -55,7 +55,7 @@ _SEGMENT_COLUMNS = ("COLUMN_TYPE", "NUM_PARTS", "NUM_ROWS", "NUM_NULLS", "LOW_VA
 
 # the statistics rows of one column in partitions, as StatsColumn.from_rows reads them
 PARTITION_STATS_SELECT = (
-    "SELECT S.COLUMN_NAME, S.COLUMN_TYPE, COALESCE(S.NUM_VALUES, CAST(COALESCE(PP.PARAM_VALUE, 0) AS INTEGER)), "
+    "SELECT S.COLUMN_NAME, S.COLUMN_TYPE, COALESCE(S.NUM_VALUES, CAST(COALESCE(PP.PARAM_VALUE, '0') AS INTEGER)), "
     "S.NUM_NULLS, "
     "S.LOW_VALUE, COALESCE(S.LOW_VALUE_MICROS, S.LONG_LOW_VALUE), S.HIGH_VALUE, "
     "COALESCE(S.HIGH_VALUE_MICROS, S.LONG_HIGH_VALUE), S.NUM_DISTINCTS, S.BIT_VECTOR, "
@@ -149,7 +149,7 @@ MergePartitions = Callable[[StatsColumn], SegmentStats]
 
 def mark_stale(conn: "Database", tbl_id: int, part_ids: Iterable[int]) -> None:
     """Marks partitions whose statistics were inserted stale (the schema's triggers mark every other change)."""
-    conn.executemany("INSERT OR IGNORE INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) VALUES (?, ?)",
+    conn.executemany("INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) VALUES (?, ?) ON CONFLICT DO NOTHING",
                      [(tbl_id, part_id) for part_id in part_ids])
 
 

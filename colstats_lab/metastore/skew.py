@@ -44,7 +44,7 @@ class SkewAPI:
         self.alter_partition_skew(db_name, table_name, part_name, merged, part.storedAsSubDirectories)
 
     def _string_list(self, values) -> int:
-        list_id = self.db.execute("INSERT INTO SKEWED_STRING_LIST DEFAULT VALUES").lastrowid
+        list_id = self.db.execute("INSERT INTO SKEWED_STRING_LIST DEFAULT VALUES RETURNING STRING_LIST_ID").fetchone()[0]
         self.db.executemany(
             "INSERT INTO SKEWED_STRING_LIST_VALUES (STRING_LIST_ID, STRING_LIST_VALUE, INTEGER_IDX) VALUES (?, ?, ?)",
             [(list_id, v, i) for i, v in enumerate(values)])
@@ -75,10 +75,12 @@ class SkewAPI:
         conn = self.db
         ids = _json_list(sd_ids)
         stored = {r[0]: bool(r[1]) for r in conn.execute(
-            "SELECT SD_ID, IS_STOREDASSUBDIRECTORIES FROM SDS WHERE SD_ID IN (SELECT value FROM json_each(?))", (ids,))}
+            "SELECT SD_ID, IS_STOREDASSUBDIRECTORIES FROM SDS WHERE SD_ID IN "
+            "(SELECT CAST(value AS INTEGER) FROM json_each(?))", (ids,))}
         names: dict[int, list[str]] = {}
         for sd_id, name in conn.execute(
-                "SELECT SD_ID, SKEWED_COL_NAME FROM SKEWED_COL_NAMES WHERE SD_ID IN (SELECT value FROM json_each(?)) "
+                "SELECT SD_ID, SKEWED_COL_NAME FROM SKEWED_COL_NAMES WHERE SD_ID IN "
+                "(SELECT CAST(value AS INTEGER) FROM json_each(?)) "
                 "ORDER BY SD_ID, INTEGER_IDX", (ids,)):
             names.setdefault(sd_id, []).append(name)
         out = {sd_id: (None, stored.get(sd_id, False)) for sd_id in sd_ids}
@@ -88,14 +90,14 @@ class SkewAPI:
         for sd_id, index, text in conn.execute(
                 "SELECT V.SD_ID_OID, V.INTEGER_IDX, L.STRING_LIST_VALUE FROM SKEWED_VALUES V "
                 "JOIN SKEWED_STRING_LIST_VALUES L ON L.STRING_LIST_ID = V.STRING_LIST_ID_EID "
-                "WHERE V.SD_ID_OID IN (SELECT value FROM json_each(?)) ORDER BY V.SD_ID_OID, V.INTEGER_IDX, "
+                "WHERE V.SD_ID_OID IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY V.SD_ID_OID, V.INTEGER_IDX, "
                 "L.INTEGER_IDX", (ids,)):
             values.setdefault(sd_id, {}).setdefault(index, []).append(text)
         locations: dict[int, dict[int, tuple[list[str], str]]] = {}
         for sd_id, list_id, location, text in conn.execute(
                 "SELECT M.SD_ID, M.STRING_LIST_ID_KID, M.LOCATION, L.STRING_LIST_VALUE FROM SKEWED_COL_VALUE_LOC_MAP M "
                 "JOIN SKEWED_STRING_LIST_VALUES L ON L.STRING_LIST_ID = M.STRING_LIST_ID_KID "
-                "WHERE M.SD_ID IN (SELECT value FROM json_each(?)) ORDER BY M.SD_ID, M.STRING_LIST_ID_KID, "
+                "WHERE M.SD_ID IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY M.SD_ID, M.STRING_LIST_ID_KID, "
                 "L.INTEGER_IDX", (ids,)):
             locations.setdefault(sd_id, {}).setdefault(list_id, ([], location))[0].append(text)
         for sd_id, cols in names.items():

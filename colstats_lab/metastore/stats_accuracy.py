@@ -218,22 +218,22 @@ class StatsAccuracyAPI:
             tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
             seen: dict[str | None, set[FileState]] = {}
             if table.is_partitioned and every_partition:  # `locations` holds them all
-                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, COALESCE(F.ETAG, F.MODIFIED_MS) FROM PARTITIONS P "
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ETAG, F.MODIFIED_MS FROM PARTITIONS P "
                        "JOIN ANALYZED_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ?")
                 args: tuple = (tbl_id,)
             elif table.is_partitioned:  # the named partitions' files only: one day of 100,000 reads one
-                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, COALESCE(F.ETAG, F.MODIFIED_MS) FROM PARTITIONS P "
+                sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ETAG, F.MODIFIED_MS FROM PARTITIONS P "
                        "JOIN ANALYZED_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ? "
                        "AND P.PART_NAME IN (SELECT value FROM json_each(?))")
                 args = (tbl_id, json.dumps([name for name in locations if name is not None]))
             else:
-                sql = ("SELECT NULL AS PART_NAME, FILE_PATH, FILE_SIZE, COALESCE(ETAG, MODIFIED_MS) FROM ANALYZED_FILES "
+                sql = ("SELECT NULL AS PART_NAME, FILE_PATH, FILE_SIZE, ETAG, MODIFIED_MS FROM ANALYZED_FILES "
                        "WHERE TBL_ID = ? AND PART_ID IS NULL")
                 args = (tbl_id,)
-            for name, path, size, modified in conn.execute(sql, args):
+            for name, path, size, etag, modified in conn.execute(sql, args):
                 files = seen.setdefault(name, set())
-                if path:
-                    files.add((path, size, modified))
+                if path:  # an object store's file is known by its ETag, a local one by its modification time
+                    files.add((path, size, modified if etag is None else etag))
         out = {}
         snapshot = is_snapshot_table(table)
         for name, now in self.owner_file_states(table, locations).items():

@@ -13,7 +13,7 @@ from .autoanalyze import AutoAnalyzeAPI
 from .catalog import CatalogAPI
 from .column_stats import ColumnStatisticsAPI
 from .common import DEFAULT_DB
-from .database import Database
+from .database import is_server_url, open_database
 from .expectations import ExpectationsAPI
 from .frequent_items import DEFAULT_FREQUENT_ITEMS
 from .history import DEFAULT_SKETCHES, HistoryAPI
@@ -27,12 +27,16 @@ from .txns import TxnAPI
 
 class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, TableMetadataAPI, TxnAPI, HistoryAPI,
                 ExpectationsAPI, SnapshotFilesAPI, AutoAnalyzeAPI):
-    """A Hive-schema metastore in the SQLite file at `path` (created and migrated on open)."""
+    """A Hive-schema metastore at `location`, a SQLite file's path or a PostgreSQL URL (created and migrated on
+    open; a server's database must exist). `warehouse` is where a new database keeps its managed tables (by
+    default `warehouse` beside a SQLite file, or in the current folder for a server's)."""
 
-    def __init__(self, path: str, warehouse: str | None = None):
-        self.db = Database(path)
-        self.path = self.db.path
-        warehouse = warehouse or os.path.join(os.path.dirname(self.path), "warehouse")
+    def __init__(self, location: str, warehouse: str | None = None):
+        self.db = open_database(location)
+        # a SQLite file's path, or a server's URL without its password: where a person is told it is
+        self.path = self.db.display_url
+        warehouse = warehouse or ("warehouse" if is_server_url(location) else
+                                  os.path.join(os.path.dirname(self.path), "warehouse"))
         self.warehouse = os.path.abspath(warehouse) if is_local(warehouse) else normalized(warehouse)
         self.txn_stats_enabled = True  # Hive's hive.txn.stats.enabled
         self.txn_timeout_s = 300.0  # Hive's hive.txn.timeout

@@ -148,6 +148,10 @@ class TableMetadata:
                                                            "estimated"])
 
 
+# integers, dates (days) and timestamps (microseconds): what a PostgreSQL metastore keeps as their text
+_WHOLE_NUMBER_BASES = {"tinyint", "smallint", "int", "bigint", "date", "timestamp", "timestamp_ntz"}
+
+
 def encode_value(value, type_name: str):
     if value is None:
         return None
@@ -164,6 +168,10 @@ def decode_value(value, type_name: str):
     if value is None:
         return None
     base = parse_type(type_name).base
+    if isinstance(value, str) and base in _WHOLE_NUMBER_BASES:  # kept as text where columns have a type
+        return int(value)
+    if isinstance(value, str) and base == "binary" and value.startswith("\\x"):
+        return bytes.fromhex(value[2:])
     if base == "decimal":
         return Decimal(value)
     if base in ("float", "double"):
@@ -229,8 +237,12 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
     stored = {r[0] for r in conn.execute("SELECT UNIT_ID FROM METADATA_UNITS WHERE TBL_ID = ?", (tbl_id,))}
     kept = {u.unit_id for u in units if u.unit_id is not None} & stored
     conn.executemany("DELETE FROM METADATA_UNITS WHERE UNIT_ID = ?", [(i,) for i in stored - kept])
-    conn.execute("INSERT OR REPLACE INTO METADATA_ANALYSES (TBL_ID, METADATA_LEVEL, INTERESTING_COLUMNS, "
-                 "STATISTICS_MODE, SAMPLE_PERCENT, ANALYZED_AT, METADATA_VERSION) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    conn.execute("INSERT INTO METADATA_ANALYSES (TBL_ID, METADATA_LEVEL, INTERESTING_COLUMNS, "
+                 "STATISTICS_MODE, SAMPLE_PERCENT, ANALYZED_AT, METADATA_VERSION) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT (TBL_ID) DO UPDATE SET METADATA_LEVEL = excluded.METADATA_LEVEL, "
+                 "INTERESTING_COLUMNS = excluded.INTERESTING_COLUMNS, STATISTICS_MODE = excluded.STATISTICS_MODE, "
+                 "SAMPLE_PERCENT = excluded.SAMPLE_PERCENT, ANALYZED_AT = excluded.ANALYZED_AT, "
+                 "METADATA_VERSION = excluded.METADATA_VERSION",
                  (tbl_id, analysis.level, json.dumps({"columns": analysis.columns, "statistics": analysis.statistics,
                                                       "histograms": analysis.histograms}),
                   analysis.mode or "", analysis.sample_percent,
@@ -239,16 +251,16 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
     for unit in units:
         if unit.unit_id in kept:
             continue
-        cursor = conn.execute(
+        unit_id = conn.execute(
             "INSERT INTO METADATA_UNITS (TBL_ID, METADATA_TYPE, METADATA_KEY, METADATA_IDENTIFIER, PART_NAME, "
             "PARTITION_COLUMN, PARTITION_VALUE, PARTITION_VALUES, LOCATION, PATH, ROW_GROUP_INDEX, ROW_COUNT, BYTES, "
-            "LAST_MODIFIED_TIME, FILES, ESTIMATED) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "LAST_MODIFIED_TIME, FILES, ESTIMATED) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING UNIT_ID",
             (tbl_id, unit.type, unit.key, unit.identifier, unit.part_name, unit.partition_column,
              unit.partition_value, json.dumps(unit.partition_values) if unit.partition_values is not None else None,
              unit.location, unit.path, unit.row_group, unit.rows, unit.bytes, unit.last_modified,
-             json.dumps(unit.files) if unit.files is not None else None, int(unit.estimated)))
+             json.dumps(unit.files) if unit.files is not None else None, int(unit.estimated))).fetchone()[0]
         for c in unit.columns.values():
-            stats_rows.append((cursor.lastrowid, c.name, c.type, encode_value(c.low, c.type), encode_value(c.high, c.type),
+            stats_rows.append((unit_id, c.name, c.type, encode_value(c.low, c.type), encode_value(c.high, c.type),
                                display_value(c.low, c.type), display_value(c.high, c.type), c.nulls, c.non_nulls,
                                c.ndv, c.sketch, int(c.estimated), c.histogram))
     conn.executemany("INSERT INTO METADATA_COLUMN_STATS (UNIT_ID, COLUMN_NAME, COLUMN_TYPE, LOW_VALUE, HIGH_VALUE, "

@@ -36,9 +36,9 @@ class TxnAPI:
             now = time.time()
             return conn.execute(
                 "INSERT INTO TXNS (TXN_STATE, TXN_STARTED, TXN_LAST_HEARTBEAT, TXN_USER, TXN_HOST, TXN_PID) "
-                "VALUES ('o', ?, ?, ?, ?, ?)",
+                "VALUES ('o', ?, ?, ?, ?, ?) RETURNING TXN_ID",
                 (now, now, user or os.environ.get("USER", "colstats"), socket.gethostname(), os.getpid()),
-            ).lastrowid
+            ).fetchone()[0]
 
     def heartbeat(self, txn_id: int) -> None:
         """Keeps an open transaction alive (Hive's heartbeat); MetaException if it was aborted meanwhile."""
@@ -108,8 +108,9 @@ class TxnAPI:
                 follow: dict[tuple[str, str], FollowUp] = {}
                 for change in changes:
                     # the states kept as statistics are stored name which transaction stored them, and why
-                    conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
-                                 "VALUES (1, ?, ?, ?)", (txn_id, change.describe(), int(self.history_enabled)))
+                    conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) VALUES (1, ?, ?, ?) "
+                                 "ON CONFLICT (ID) DO UPDATE SET TXN_ID = excluded.TXN_ID, CAUSE = excluded.CAUSE, "
+                                 "KEEP = excluded.KEEP", (txn_id, change.describe(), int(self.history_enabled)))
                     results.append(change.apply(self))
                     needed = change.follow_up()
                     if needed is not None:

@@ -1,0 +1,188 @@
+"""The metastore on a PostgreSQL server: a team's, shared by its notebooks, workers and dashboards.
+
+One psycopg connection in autocommit mode, whose transactions the metastore's scopes open and close. A writer's
+transaction takes the metastore's write lock first (a transaction-scoped advisory lock, held to its commit or
+rollback, so a killed process lets go with its connection): writers follow each other as on SQLite, which is
+what the metastore's read-then-write steps (the next write ID, a commit's history states, a partitioned table's
+sums) rely on, as Hive serializes opening and committing transactions with its TXN_LOCK_TBL. A read snapshot
+is REPEATABLE READ, so its statements see one state and wait for no writer.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg.adapt import Dumper, Loader
+from psycopg.pq import Format
+from psycopg.types.string import StrDumper
+
+from .common import BUSY_TIMEOUT_MS
+from .database import Database
+from .dialect import POSTGRESQL
+from .exceptions import MetaException
+
+# pg_advisory_xact_lock keys: one for writers, one for migrations ("colstats" in ASCII, and +1)
+WRITE_LOCK = 0x636F6C7374617473
+MIGRATION_LOCK = WRITE_LOCK + 1
+_VERSION_TABLE = "COLSTATS_SCHEMA_VERSION"
+
+
+def redacted(url: str) -> str:
+    """`url` without its password."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+class _Row(tuple):
+    """A result row read by position or by column name in any case, as sqlite3.Row is (PostgreSQL folds
+    unquoted names to lower case)."""
+
+    _index: dict[str, int] = {}
+    _names: list[str] = []
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                return tuple.__getitem__(self, self._index[key.upper()])
+            except KeyError:
+                raise IndexError(f"no such column: {key}") from None
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _rows(cursor: Any):
+    if cursor.description is None:
+        return tuple
+    names = [d.name for d in cursor.description]
+    row_type = type("Row", (_Row,), {"_index": {n.upper(): i for i, n in enumerate(names)}, "_names": names})
+    return row_type
+
+
+class _BoolAsInteger(Dumper):
+    """Flags are integers in the metastore's schema (0/1), as in SQLite's."""
+
+    format = Format.TEXT
+    oid = psycopg.postgres.types["int8"].oid
+
+    def dump(self, obj: Any) -> bytes:
+        return b"1" if obj else b"0"
+
+
+class _NumericAsNumber(Loader):
+    """A sum of integers is a NUMERIC in PostgreSQL: read back as an int, as SQLite gives it (a float when it
+    has a fraction)."""
+
+    format = Format.TEXT
+
+    def load(self, data: Any) -> Any:
+        text = bytes(data).decode()
+        return float(text) if any(c in text for c in ".eEN") else int(text)
+
+
+def _one_line(error: psycopg.Error, where: str) -> MetaException:
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    lowered = message.lower()
+    if "password authentication failed" in lowered or "no password supplied" in lowered:
+        return MetaException(f"the metastore's PostgreSQL server at {where} refused the user's password")
+    if "does not exist" in lowered and "database" in lowered:
+        return MetaException(f"the metastore's database does not exist at {where} ({message}): create it first "
+                             "(createdb), the lab makes its tables")
+    if "connection refused" in lowered or "could not connect" in lowered or "timeout" in lowered \
+            or "translate host name" in lowered or "no route" in lowered:
+        return MetaException(f"cannot reach the metastore's PostgreSQL server at {where}: {message}")
+    return MetaException(f"the metastore's PostgreSQL server at {where}: {message}")
+
+
+class PostgresDatabase(Database):
+    """The PostgreSQL database named by `url` (postgresql://user:password@host:port/database)."""
+
+    dialect = POSTGRESQL
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self._url = url.replace("postgresql+psycopg://", "postgresql://", 1).replace("postgres://", "postgresql://", 1)
+        try:
+            self._conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10,
+                                         options=f"-c lock_timeout={BUSY_TIMEOUT_MS} -c TimeZone=UTC")
+        except psycopg.Error as error:
+            raise _one_line(error, self.display_url) from None
+        self._conn.adapters.register_dumper(bool, _BoolAsInteger)
+        # a string parameter is text (psycopg sends it untyped, which `? IS NULL` cannot resolve)
+        self._conn.adapters.register_dumper(str, StrDumper)
+        self._conn.adapters.register_loader("numeric", _NumericAsNumber)
+        self._conn.row_factory = _rows
+        self._conn.prepare_threshold = 2
+
+    @property
+    def url(self) -> str:
+        return self._url.replace("postgresql://", "postgresql+psycopg://", 1)
+
+    @property
+    def display_url(self) -> str:
+        return redacted(self._url)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
+        return self._conn.execute(self.dialect.statement(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
+        cursor = self._conn.cursor()
+        cursor.executemany(self.dialect.statement(sql), rows)
+        return cursor
+
+    def execute_script_statement(self, sql: str) -> None:
+        self._conn.execute(sql.encode())  # bytes: no parameters, so a % in the statement is itself
+
+    def schema_version(self) -> int:
+        self._conn.execute(f"CREATE TABLE IF NOT EXISTS {_VERSION_TABLE} (MIGRATIONS INTEGER NOT NULL)")
+        row = self._conn.execute(f"SELECT MIGRATIONS FROM {_VERSION_TABLE}").fetchone()
+        return int(row[0]) if row else 0
+
+    def set_schema_version(self, version: int) -> None:
+        self._conn.execute(f"DELETE FROM {_VERSION_TABLE}")
+        self._conn.execute(f"INSERT INTO {_VERSION_TABLE} (MIGRATIONS) VALUES (%s)", (int(version),))
+
+    def migration(self):
+        return self._scope(writing=True, lock=MIGRATION_LOCK)
+
+    def _scope(self, writing: bool, lock: int = WRITE_LOCK):
+        self._next_lock = lock
+        return super()._scope(writing)
+
+    def _begin(self, writing: bool) -> None:
+        try:
+            if writing:
+                self._conn.execute("BEGIN")
+                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._next_lock,))
+            else:
+                self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        except psycopg.errors.LockNotAvailable:
+            self._conn.execute("ROLLBACK")
+            raise MetaException(f"the metastore at {self.display_url} is busy: another writer held it for "
+                                f"{BUSY_TIMEOUT_MS // 1000} s") from None
+        except psycopg.OperationalError as error:
+            raise _one_line(error, self.display_url) from None
+
+    def _end(self, commit: bool) -> None:
+        if self._conn.closed:
+            return
+        self._conn.execute("COMMIT" if commit else "ROLLBACK")
+
+    def compact(self) -> None:
+        """VACUUM of the metastore's tables: their freed space is reused (the server keeps its files)."""
+        with self._lock:
+            if self._depth:
+                raise MetaException("the metastore is compacted outside a transaction")
+            self._conn.execute("VACUUM")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
