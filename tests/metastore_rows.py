@@ -33,6 +33,26 @@ class Client:
             return self.conn.execute(sql.replace("?", "%s"), params)
         return self.conn.execute(sql, params)
 
+    def begin_snapshot(self) -> None:
+        """Opens a transaction whose statements all read one committed state (SQLite's BEGIN does; PostgreSQL's
+        default READ COMMITTED gives each statement its own)."""
+        self.execute("BEGIN ISOLATION LEVEL REPEATABLE READ" if self.postgresql else "BEGIN")
+
+    def intact(self) -> bool:
+        """The database's own check of its files (SQLite's integrity_check; a server checks its pages itself),
+        and what no writer may break on either: one statistics row per owner, column and engine, none
+        without its owner."""
+        if not self.postgresql and self.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+            return False
+        for table, owner, owners in (("TAB_COL_STATS", "TBL_ID", "TBLS"), ("PART_COL_STATS", "PART_ID", "PARTITIONS")):
+            if self.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {owner}, COLUMN_NAME, ENGINE "
+                            "HAVING count(*) > 1) D").fetchone()[0]:
+                return False
+            if self.execute(f"SELECT count(*) FROM {table} S WHERE NOT EXISTS (SELECT 1 FROM {owners} O "
+                            f"WHERE O.{owner} = S.{owner})").fetchone()[0]:
+                return False
+        return True
+
     def dicts(self, sql: str, params: tuple = ()) -> list[dict]:
         """The rows as dicts by column name in upper case (PostgreSQL folds unquoted names to lower case)."""
         cursor = self.execute(sql, params)

@@ -8,12 +8,33 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.slow
+from metastore_rows import connect
+
+pytestmark = [pytest.mark.slow, pytest.mark.both_backends]  # several processes on one metastore, on each database
+
+# a process of its own: appends `rounds` small writes, one partition after another
+WRITER = textwrap.dedent("""
+    import sys
+    import pandas as pd
+    from colstats_lab import Lab
+    lab = Lab(home=sys.argv[1], master="local[1]")
+    for i in range(int(sys.argv[2])):
+        lab.write("events", pd.DataFrame({"v": [1000 + i, None], "w": [f"late{i}", None]}), partition={"d": f"p{i % 4:02d}"})
+""")
+# a process of its own: ANALYZE of the whole table, `rounds` times
+ANALYZER = textwrap.dedent("""
+    import sys
+    from colstats_lab import Lab
+    lab = Lab(home=sys.argv[1], master="local[1]")
+    for _ in range(int(sys.argv[2])):
+        lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+""")
 
 
 def worker(home: str, log_path: str, *extra: str) -> subprocess.Popen:
@@ -110,3 +131,41 @@ def test_a_worker_runs_round_after_round_until_it_is_told_to_stop(lab, tmp_path)
     analyzed = [o for r in rounds for t in json.loads(r["tables"] or "[]") for o in t.get("owners", [])]
     assert analyzed == stale  # the first round analyzed it; the next ones found nothing due
     assert lab.metastore.claims() == []
+
+
+def test_a_writer_two_analyzers_and_a_worker_on_one_table_leave_one_row_per_column_and_true_figures(lab, tmp_path):
+    """One writer appending while two processes ANALYZE the same table and an auto-analyze worker runs: no state
+    on the way holds two statistics rows for a column; afterwards no partition is accurate that does not count its
+    rows, and after a last ANALYZE every partition is accurate with the figures pandas computes over the rows."""
+    changed_table(lab, "events", parts=4, changed=2)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    logs = {name: open(tmp_path / f"{name}.log", "w") for name in ("writer", "analyzer1", "analyzer2")}
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, lab.home, "8"], env=env, stdout=logs["writer"],
+                              stderr=subprocess.STDOUT)]
+    procs += [subprocess.Popen([sys.executable, "-c", ANALYZER, lab.home, "2"], env=env, stdout=logs[name],
+                               stderr=subprocess.STDOUT) for name in ("analyzer1", "analyzer2")]
+    procs.append(worker(lab.home, str(tmp_path / "worker.log")))
+    reader, polls, deadline = connect(lab.metastore.url), 0, time.time() + 600
+    while any(p.poll() is None for p in procs):
+        reader.begin_snapshot()
+        try:
+            assert reader.intact()  # one statistics row per column and owner, none without its owner
+        finally:
+            reader.execute("COMMIT")
+        polls += 1
+        assert time.time() < deadline
+        time.sleep(0.2)
+    reader.close()
+    output = {name: open(tmp_path / f"{name}.log").read()[-3000:] for name in (*logs, "worker")}
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], output
+    assert polls > 0
+    never_falsely_accurate(lab, "events")
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert lab.staleness("events")["accurate"].all()
+    rows = lab.table("events").toPandas()
+    frame = lab.stats_frame("events")
+    for d, part in rows.groupby("d"):
+        stats = frame[(frame.partition == f"d={d}") & (frame.column == "v")].iloc[0]
+        assert (stats.rows, stats.nulls, stats["min"], stats["max"]) == \
+            (len(part), int(part.v.isna().sum()), part.v.min(), part.v.max()), d
+    assert len(rows) == 4 * 10 + 2 * 10 + 8 * 2

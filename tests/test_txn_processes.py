@@ -94,5 +94,5 @@ def test_killed_writer_and_analyzer_leave_nothing_visible(lab, spark):
     assert any(f"_staging_{txn_w}_" in path for path in removed) or not glob.glob(os.path.join(location, "_staging_*"))
     assert not glob.glob(os.path.join(location, "_staging_*"))
     conn = connect(lab.metastore.url)
-    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert conn.intact()
     assert conn.execute("SELECT COUNT(*) FROM TXNS WHERE TXN_STATE = 'o'").fetchone()[0] == 0

@@ -175,6 +175,22 @@ def test_a_transaction_whose_process_died_is_aborted_and_never_read(t, tmp_path)
     assert write_id in t.snapshot("t").aborted_write_ids
 
 
+def test_a_transaction_of_another_host_expires_by_its_heartbeat_not_by_a_pid_here(t):
+    """On a metastore shared by several hosts a process id means nothing on another host: a transaction opened
+    there is aborted only when its heartbeat is older than hive.txn.timeout, judged on the database's clock."""
+    txn_id = t.metastore.open_txn()
+    dead_pid = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    with connect(t.metastore.url) as other:
+        other.execute("UPDATE TXNS SET TXN_HOST = 'another-host', TXN_PID = ? WHERE TXN_ID = ?", (int(dead_pid), txn_id))
+        assert txn_id not in t.metastore.abort_expired_txns()  # alive: its pid would be dead here, not there
+        assert t.metastore.txn_state(txn_id) == "open"
+        other.execute("UPDATE TXNS SET TXN_LAST_HEARTBEAT = TXN_LAST_HEARTBEAT - ? WHERE TXN_ID = ?",
+                      (t.metastore.txn_timeout_s + 5, txn_id))
+    assert txn_id in t.metastore.abort_expired_txns()
+    assert t.metastore.txn_state(txn_id) == "aborted"
+
+
 def test_heartbeats_keep_a_live_transaction_open(t):
     t.set("hive.txn.timeout", 0.5)
     t.set("hive.txn.heartbeat.interval", 0.1)

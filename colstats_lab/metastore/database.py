@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -79,6 +80,11 @@ class Database:
 
     def set_schema_version(self, version: int) -> None:
         raise NotImplementedError
+
+    def clock(self) -> float:
+        """Seconds since the epoch by the database's clock: heartbeats written and judged by processes on several
+        hosts compare on one clock (Hive's getDbTime). A SQLite file's processes share their host's."""
+        return time.time()
 
     def transaction(self):
         """One write transaction; nested calls join the outer one."""

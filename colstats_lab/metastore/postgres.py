@@ -138,6 +138,9 @@ class PostgresDatabase(Database):
         cursor.executemany(self.dialect.statement(sql), rows)
         return cursor
 
+    def clock(self) -> float:
+        return float(self._conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()[0])
+
     def execute_script_statement(self, sql: str) -> None:
         self._conn.execute(sql.encode())  # bytes: no parameters, so a % in the statement is itself
 

@@ -658,10 +658,19 @@ ALTER TABLE COL_STATS_HISTORY ADD COLUMN NUM_VALUES INTEGER;
 _V19 = """ALTER TABLE ANALYZED_FILES ADD COLUMN ETAG TEXT;
 """
 
+# A transaction's start and heartbeat are seconds with their fraction (SQLite's INTEGER column keeps a REAL as it
+# is); PostgreSQL's BIGINT would round them, so a heartbeat could look up to half a second older or newer.
+def _v20(d: Dialect) -> list[str]:
+    if not d.postgresql:
+        return []
+    return [f"ALTER TABLE TXNS ALTER COLUMN {column} TYPE DOUBLE PRECISION"
+            for column in ("TXN_STARTED", "TXN_LAST_HEARTBEAT")]
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
-    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19]
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20]
 
 
 def migrate(db: "Database") -> int:

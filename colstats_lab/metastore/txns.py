@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import time
 from typing import TYPE_CHECKING, Sequence
 
 from .common import _alive
@@ -33,7 +32,7 @@ class TxnAPI:
         """Opens a transaction; returns its ID. Transactions whose process died are aborted first."""
         self.abort_expired_txns()
         with self.transaction() as conn:
-            now = time.time()
+            now = conn.clock()
             return conn.execute(
                 "INSERT INTO TXNS (TXN_STATE, TXN_STARTED, TXN_LAST_HEARTBEAT, TXN_USER, TXN_HOST, TXN_PID) "
                 "VALUES ('o', ?, ?, ?, ?, ?) RETURNING TXN_ID",
@@ -44,7 +43,7 @@ class TxnAPI:
         """Keeps an open transaction alive (Hive's heartbeat); MetaException if it was aborted meanwhile."""
         with self.transaction() as conn:
             self._require_open(txn_id)
-            conn.execute("UPDATE TXNS SET TXN_LAST_HEARTBEAT = ? WHERE TXN_ID = ?", (time.time(), txn_id))
+            conn.execute("UPDATE TXNS SET TXN_LAST_HEARTBEAT = ? WHERE TXN_ID = ?", (conn.clock(), txn_id))
 
     def abort_expired_txns(self, timeout_s: float | None = None) -> list[int]:
         """Aborts open transactions that missed their heartbeats for `timeout_s` (default
@@ -55,7 +54,7 @@ class TxnAPI:
         with self.snapshot() as conn:
             rows = conn.execute("SELECT TXN_ID, TXN_LAST_HEARTBEAT, TXN_HOST, TXN_PID FROM TXNS "
                                 "WHERE TXN_STATE = 'o'").fetchall()
-        now = time.time()
+            now = conn.clock()
         dead = [r["TXN_ID"] for r in rows
                 if now - r["TXN_LAST_HEARTBEAT"] > timeout_s or (r["TXN_HOST"] == host and not _alive(r["TXN_PID"]))]
         if dead:
