@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from decimal import Decimal
 
+import pg_server
 import pytest
 from metastore_rows import connect
 
@@ -23,6 +24,7 @@ from colstats_lab.metastore import (
     InvalidInputException,
     InvalidObjectException,
     LongColumnStatsData,
+    MetaException,
     Metastore,
     NoSuchObjectException,
     Partition,
@@ -293,3 +295,33 @@ def test_a_commit_of_several_changes_is_one_transaction_and_sums_its_table_once_
                   AlterPartitionParams(table, (("ds=nope", (("numRows", "1"),)),))])
     assert sorted(p.partName for p in ms.get_partitions("default", "sales")) == sorted(partitions)
     assert ms.get_table("default", "sales").parameters == params
+
+
+def test_a_server_that_cannot_be_used_is_one_line_naming_the_url_without_its_password(postgres, tmp_path):
+    from colstats_lab.cli import main as cli_main
+
+    unreachable = f"postgresql://postgres:{pg_server.PASSWORD}@127.0.0.1:1/lab"
+    wrong_password = postgres.url("postgres", password="not-the-password")
+    missing = postgres.url("no_such_database")
+    cases = [(unreachable, "cannot reach the metastore's PostgreSQL server at postgresql://postgres@127.0.0.1:1/lab"),
+             (wrong_password, f"at postgresql://postgres@127.0.0.1:{postgres.port}/postgres refused the user's password"),
+             (missing, "database no_such_database does not exist on the metastore's PostgreSQL server at "
+                       f"postgresql://postgres@127.0.0.1:{postgres.port}/no_such_database: create it")]
+    newer = postgres.new_database()
+    Metastore(newer, str(tmp_path / "warehouse")).close()
+    with connect(newer) as other:
+        other.execute("UPDATE COLSTATS_SCHEMA_VERSION SET MIGRATIONS = 999")
+    cases.append((newer, "metastore schema version 999 at postgresql://postgres@127.0.0.1:"))
+    for url, message in cases:
+        with pytest.raises(MetaException) as raised:
+            Metastore(url, str(tmp_path / "warehouse"))
+        assert message in str(raised.value) and pg_server.PASSWORD not in str(raised.value)
+        assert "not-the-password" not in str(raised.value) and "\n" not in str(raised.value)
+    # the CLI: the same line, exit code 2, no traceback
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert cli_main(["--home", str(tmp_path / "home"), "--metastore", wrong_password, "sql", "SHOW TABLES"]) == 2
+    assert err.getvalue().count("\n") == 1 and "refused the user's password" in err.getvalue()

@@ -88,18 +88,21 @@ class _NumericAsNumber(Loader):
         return float(text) if any(c in text for c in ".eEN") else int(text)
 
 
-def _one_line(error: psycopg.Error, where: str) -> MetaException:
+def _one_line(error: psycopg.Error, url: str) -> MetaException:
+    """A connection's failure as one line naming the URL (without its password) and what to do."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     lowered = message.lower()
     if "password authentication failed" in lowered or "no password supplied" in lowered:
-        return MetaException(f"the metastore's PostgreSQL server at {where} refused the user's password")
+        return MetaException(f"the metastore's PostgreSQL server at {url} refused the user's password")
     if "does not exist" in lowered and "database" in lowered:
-        return MetaException(f"the metastore's database does not exist at {where} ({message}): create it first "
-                             "(createdb), the lab makes its tables")
-    if "connection refused" in lowered or "could not connect" in lowered or "timeout" in lowered \
-            or "translate host name" in lowered or "no route" in lowered:
-        return MetaException(f"cannot reach the metastore's PostgreSQL server at {where}: {message}")
-    return MetaException(f"the metastore's PostgreSQL server at {where}: {message}")
+        database = urlsplit(url).path.lstrip("/")
+        return MetaException(f"database {database} does not exist on the metastore's PostgreSQL server at {url}: "
+                             f"create it (createdb {database}); the lab makes its tables")
+    if any(sign in lowered for sign in ("connection refused", "could not connect", "timeout", "timed out",
+                                        "resolve host", "translate host name", "no route")):
+        reason = message.split("failed: ")[-1]
+        return MetaException(f"cannot reach the metastore's PostgreSQL server at {url}: {reason}")
+    return MetaException(f"the metastore's PostgreSQL server at {url}: {message}")
 
 
 class PostgresDatabase(Database):
@@ -131,15 +134,22 @@ class PostgresDatabase(Database):
         return redacted(self._url)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
-        return self._conn.execute(self.dialect.statement(sql), tuple(params))
+        try:
+            return self._conn.execute(self.dialect.statement(sql), tuple(params))
+        except psycopg.OperationalError as error:  # the server went away, or a lock waited too long
+            raise _one_line(error, self.display_url) from None
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
         cursor = self._conn.cursor()
-        cursor.executemany(self.dialect.statement(sql), rows)
+        try:
+            cursor.executemany(self.dialect.statement(sql), rows)
+        except psycopg.OperationalError as error:
+            raise _one_line(error, self.display_url) from None
         return cursor
 
     def clock(self) -> float:
-        return float(self._conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()[0])
+        (seconds,) = self.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone() or (None,)
+        return float(seconds)
 
     def execute_script_statement(self, sql: str) -> None:
         self._conn.execute(sql.encode())  # bytes: no parameters, so a % in the statement is itself
