@@ -278,6 +278,24 @@ def cmd_publish(args) -> int:
     return _guarded(lambda: _lab(args).publish(args.table).message)
 
 
+def cmd_metastore_copy(args) -> int:
+    """Copies a metastore into a new, empty one (SQLite and PostgreSQL either way), history and sketches too."""
+    from .metastore.copy import copy_metastore
+
+    def copy() -> str:
+        copied = copy_metastore(args.source, args.destination)
+        rows = sum(t.rows for t in copied)
+        return f"Copied {rows:,} rows of {len(copied)} tables into {args.destination_shown}"
+    args.destination_shown = _without_password(args.destination)
+    return _guarded(copy)
+
+
+def _without_password(location: str) -> str:
+    from .metastore.database import redacted
+
+    return redacted(location) if "://" in location else location
+
+
 def _lab_options(parser: argparse.ArgumentParser, default) -> None:
     """--home, --metastore and --attach, on the program and on each command: they go before or after the command's name
     (a command's own, given after it, win; `default` SUPPRESS keeps a command's absent one from hiding the
@@ -320,6 +338,13 @@ def main(argv: list[str] | None = None) -> int:
     dashboard.add_argument("--port", type=int, default=8866)
     dashboard.add_argument("--ip", default="127.0.0.1")
     dashboard.set_defaults(func=cmd_dashboard)
+    metastore = sub.add_parser("metastore", help="the metastore itself: copy one into another")
+    metastore_commands = metastore.add_subparsers(dest="metastore_command", required=True)
+    copy = metastore_commands.add_parser("copy", help="copy a metastore into a new, empty one (SQLite files and "
+                                                      "PostgreSQL URLs, either way), history and sketches included")
+    copy.add_argument("source", help="a SQLite file or postgresql://user:password@host:5432/db")
+    copy.add_argument("destination", help="the same forms; it must hold nothing yet (a PostgreSQL database exists)")
+    copy.set_defaults(func=cmd_metastore_copy)
     sql = sub.add_parser("sql", help="run statements (ANALYZE, DESCRIBE, SHOW, ...)")
     sql.add_argument("statement")
     sql.set_defaults(func=cmd_sql)

@@ -14,6 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
+from urllib.parse import urlsplit, urlunsplit
 
 from .common import BUSY_TIMEOUT_MS
 from .dialect import SQLITE, Dialect
@@ -26,6 +27,18 @@ POSTGRESQL_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")
 def is_server_url(location: str) -> bool:
     """A metastore on a database server (PostgreSQL), not a SQLite file."""
     return location.startswith(POSTGRESQL_SCHEMES)
+
+
+def redacted(url: str) -> str:
+    """`url` without its password."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 def open_database(location: str) -> "Database":
@@ -74,6 +87,17 @@ class Database:
     def execute_script_statement(self, sql: str) -> None:
         """One schema statement, as written (no parameters)."""
         raise NotImplementedError
+
+    def batches(self, sql: str, size: int) -> Iterator[tuple[list[str], list[Any]]]:
+        """The rows of a query without parameters, `size` at a time, with the column names (upper case): a
+        table of millions of rows is never held whole."""
+        cursor = self.execute(sql)
+        columns = [d[0].upper() for d in cursor.description]
+        while rows := cursor.fetchmany(size):
+            yield columns, rows
+
+    def continue_ids_past_copied(self) -> None:
+        """After rows were inserted with their ids: new rows take ids past them (SQLite's rowids always do)."""
 
     def schema_version(self) -> int:
         raise NotImplementedError

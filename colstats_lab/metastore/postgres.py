@@ -9,8 +9,8 @@ is REPEATABLE READ, so its statements see one state and wait for no writer.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Iterable, Iterator, Sequence
+from urllib.parse import urlsplit
 
 import psycopg
 from psycopg.adapt import Dumper, Loader
@@ -18,7 +18,7 @@ from psycopg.pq import Format
 from psycopg.types.string import StrDumper
 
 from .common import BUSY_TIMEOUT_MS
-from .database import Database
+from .database import Database, redacted
 from .dialect import POSTGRESQL
 from .exceptions import MetaException
 
@@ -26,18 +26,6 @@ from .exceptions import MetaException
 WRITE_LOCK = 0x636F6C7374617473
 MIGRATION_LOCK = WRITE_LOCK + 1
 _VERSION_TABLE = "COLSTATS_SCHEMA_VERSION"
-
-
-def redacted(url: str) -> str:
-    """`url` without its password."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 class _Row(tuple):
@@ -146,6 +134,22 @@ class PostgresDatabase(Database):
         except psycopg.OperationalError as error:
             raise _one_line(error, self.display_url) from None
         return cursor
+
+    def batches(self, sql: str, size: int) -> Iterator[tuple[list[str], list[Any]]]:
+        # a server-side cursor, inside the caller's transaction: the rows come `size` at a time
+        with self._conn.cursor(name=f"batches_{id(self)}") as cursor:
+            cursor.execute(self.dialect.statement(sql))
+            columns: list[str] = []
+            while rows := cursor.fetchmany(size):
+                columns = columns or [d.name.upper() for d in cursor.description or ()]
+                yield columns, rows
+
+    def continue_ids_past_copied(self) -> None:
+        identities = self.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                  "WHERE table_schema = current_schema() AND is_identity = 'YES'").fetchall()
+        for table, column in identities:
+            self.execute(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                         f"COALESCE((SELECT max({column}) FROM {table}), 0) + 1, false)")
 
     def clock(self) -> float:
         (seconds,) = self.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone() or (None,)
