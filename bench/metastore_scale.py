@@ -1,4 +1,5 @@
-"""The metastore at 100,000 partitions x 20 columns of statistics (no Spark: the SQLite file alone;
+"""The metastore at 100,000 partitions x 20 columns of statistics (no Spark: the metastore alone, a SQLite file
+or, with --metastore-server, a PostgreSQL database;
 the Spark side of an ANALYZE reads one partition's files whatever the table's size).
 
 Measures: adding the partitions; a bulk update of all 2,000,000 statistics rows (from a generator);
@@ -82,38 +83,64 @@ def partition_values(count: int) -> list[tuple[str, str]]:
     return [((first + dt.timedelta(days=i // 24)).isoformat(), str(i % 24)) for i in range(count)]
 
 
-def stats_for(values, columns, pool, now, first: int = 0):
+def stats_for(values, columns, pool, now, first: int = 0, table: str = "wide"):
     """Partition statistics of `columns` for each partition in `values`, made as they are stored (a
     generator: 2,000,000 statistics rows never sit in memory at once)."""
     for i, (ds, hr) in enumerate(values, start=first):
-        yield ColumnStatistics(ColumnStatisticsDesc(False, "default", "wide", f"ds={ds}/hr={hr}", now),
+        yield ColumnStatistics(ColumnStatisticsDesc(False, "default", table, f"ds={ds}/hr={hr}", now),
                                [column_stats(name, kind, i, pool) for name, kind in columns])
 
 
-def query_plan(path: str, sql: str, args=()) -> str:
-    conn = sqlite3.connect(path)
+def query_plan(ms: Metastore, sql: str) -> str:
+    if ms.db.path is None:
+        return "; ".join(r[0].strip() for r in ms.db.execute("EXPLAIN " + sql))
+    conn = sqlite3.connect(ms.db.path)
     try:
-        return "; ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, args))
+        return "; ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
     finally:
         conn.close()
 
 
-def build_wide(ms: Metastore, values, columns, pool, now) -> dict[str, float]:
+def open_metastores(home: str, server: str | None, names: list[str]) -> list[Metastore]:
+    """New metastores named `names`: SQLite files under `home`, or databases made afresh on the PostgreSQL
+    server whose maintenance database `server` names (postgresql://user:password@host:port/postgres)."""
+    if server is None:
+        return [Metastore(os.path.join(home, f"{name}.db")) for name in names]
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        for name in names:
+            conn.execute(f"DROP DATABASE IF EXISTS colstats_bench_{name}")
+            conn.execute(f"CREATE DATABASE colstats_bench_{name}")
+    base = server.rsplit("/", 1)[0]
+    return [Metastore(f"{base}/colstats_bench_{name}", os.path.join(home, "warehouse")) for name in names]
+
+
+def size_on_disk(ms: Metastore) -> int:
+    """The bytes the metastore takes: a SQLite file with its write-ahead log checkpointed, or the PostgreSQL
+    database's size."""
+    if ms.db.path is None:
+        return int(ms.db.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+    ms.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return sum(os.path.getsize(p) for p in (ms.db.path, ms.db.path + "-wal") if os.path.exists(p))
+
+
+def build_wide(ms: Metastore, values, columns, pool, now, table: str = "wide") -> dict[str, float]:
     """The table `wide` with a partition per value and every partition's statistics of `columns`, marked
     accurate (a non-transactional table, so answers need no write IDs); returns the time of each step."""
     figures = {}
-    ms.create_table(Table("default", "wide", [FieldSchema(n, t) for n, t in COLUMNS],
+    ms.create_table(Table("default", table, [FieldSchema(n, t) for n, t in COLUMNS],
                           [FieldSchema("ds", "string"), FieldSchema("hr", "int")], location="/tmp/wide",
                           parameters={"transactional": "false"}))
     flags = StatsAccuracy(True, {n for n, _ in columns}).to_param()
     figures["add partitions"] = timed(lambda: ms.add_partitions(
-        [Partition("default", "wide", [ds, hr], parameters={"numRows": "1000", COLUMN_STATS_ACCURATE: flags})
+        [Partition("default", table, [ds, hr], parameters={"numRows": "1000", COLUMN_STATS_ACCURATE: flags})
          for ds, hr in values]))
     figures[f"bulk update, {len(values) * len(columns):,} statistics rows"] = timed(
-        lambda: ms.set_aggr_stats_for(stats_for(values, columns, pool, now)))
-    table = ms.get_table("default", "wide")
+        lambda: ms.set_aggr_stats_for(stats_for(values, columns, pool, now, table=table)))
+    stored = ms.get_table("default", table)
     figures["first table-level merge (builds every segment)"] = timed(
-        lambda: merge_table_level(ms, table, [n for n, _ in columns], now))
+        lambda: merge_table_level(ms, stored, [n for n, _ in columns], now))
     return figures
 
 
@@ -148,24 +175,20 @@ def answer_seconds(ms: Metastore, table: str, runs: int = 5) -> float:
     return times[runs // 2]
 
 
-def on_disk(path: str) -> int:
-    return sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
-
-
-def store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -> float:
+def store_round(ms: Metastore, values, pool, now, first: int, keep: bool, table_name: str = "wide") -> float:
     """One worker round's commit, as its ANALYZE stores it (an AnalyzeChange applied by Metastore.apply, so
     without its Spark job): the partitions' basic and column statistics of `values`, their flags, the table's
     parameters and merged level, and the commit's history settled, history kept or not; returns its seconds."""
-    table = ms.get_table("default", "wide")
-    parts = {p.partName: p for p in ms.get_partitions("default", "wide", [f"ds={ds}/hr={hr}" for ds, hr in values])}
-    stats = list(stats_for(values, COLUMNS, pool, now, first=first))
+    table = ms.get_table("default", table_name)
+    parts = {p.partName: p for p in ms.get_partitions("default", table_name, [f"ds={ds}/hr={hr}" for ds, hr in values])}
+    stats = list(stats_for(values, COLUMNS, pool, now, first=first, table=table_name))
     files = tuple(PartitionFiles(parts[s.statsDesc.partName], [], []) for s in stats)
     groups = {tuple(f.partition.values): GroupStats(tuple(f.partition.values), 1000, s.statsObj)
               for f, s in zip(files, stats)}
     ms.history_enabled = keep
     txn = ms.open_txn()
-    change = AnalyzeChange(table, "columns", ms.allocate_table_write_id(txn, "default", "wide"),
-                           ms.get_valid_write_ids("default", "wide", txn), tuple(ColumnPlan(n, t) for n, t in COLUMNS),
+    change = AnalyzeChange(table, "columns", ms.allocate_table_write_id(txn, "default", table_name),
+                           ms.get_valid_write_ids("default", table_name, txn), tuple(ColumnPlan(n, t) for n, t in COLUMNS),
                            files, groups, {f.part_name: 0 for f in files},
                            AnalyzeOutcome("default.wide", "columns", [], [], None, []))
     seconds = timed(lambda: ms.apply([change], txn))
@@ -179,8 +202,9 @@ def bare_store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -
         txn = ms.open_txn()
         with ms.transaction() as conn:
             since = last_state(conn)
-            conn.execute("INSERT OR REPLACE INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) VALUES (1, ?, ?, ?)",
-                         (txn, "auto-analyze round", int(keep)))
+            conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) VALUES (1, ?, ?, ?) "
+                         "ON CONFLICT (ID) DO UPDATE SET TXN_ID = excluded.TXN_ID, CAUSE = excluded.CAUSE, "
+                         "KEEP = excluded.KEEP", (txn, "auto-analyze round", int(keep)))
             ms.set_aggr_stats_for(stats_for(values, COLUMNS, pool, now, first=first))
             conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
             settle_history(conn, txn, ms.history_sketches, since)
@@ -191,8 +215,7 @@ def bare_store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -
 def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float) -> None:
     """Daily rounds on the wide table: `changed` of its partitions (a different slice each day) analyzed
     again; the file's growth and each round's store against the same store without history."""
-    ms.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    first_size = on_disk(ms.path)
+    first_size = size_on_disk(ms)
     per_day = max(1, int(len(values) * changed))
     ratios, seconds = [], []
     for day in range(rounds):
@@ -207,8 +230,7 @@ def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float
             with_history = store_round(ms, slice_, pool, now, first=first + 2, keep=True)
         ratios.append(with_history / without)
         seconds.append(with_history)
-    ms.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    last_size = on_disk(ms.path)
+    last_size = size_on_disk(ms)
     states = ms.db.execute("SELECT count(*), count(BIT_VECTOR) FROM COL_STATS_HISTORY").fetchone()
     print(f"history: {rounds} daily rounds, {per_day:,} partitions x {len(COLUMNS)} columns a round "
           f"({changed:.0%}); file {first_size / 2**20:.0f} MiB after the first full ANALYZE, "
@@ -234,6 +256,9 @@ def main() -> None:
     parser.add_argument("--home", default="/tmp/colstats-bench-metastore")
     parser.add_argument("--rounds", type=int, default=30, help="daily auto-analyze rounds after the build")
     parser.add_argument("--changed", type=float, default=0.01, help="share of the partitions changed a day")
+    parser.add_argument("--metastore-server", metavar="URL",
+                        help="measure a PostgreSQL metastore: the server's maintenance database, "
+                             "postgresql://user:password@host:port/postgres (databases colstats_bench_* are remade)")
     parser.add_argument("--without-history", action="store_true",
                         help="keep no statistics history while building: what keeping history costs here")
     args = parser.parse_args()
@@ -241,18 +266,15 @@ def main() -> None:
     os.makedirs(args.home)
     pool = sketch_pool(256)
     now = int(time.time())
-    path = os.path.join(args.home, "metastore.db")
-    big_ms, small_ms = Metastore(path), Metastore(os.path.join(args.home, "small.db"))
+    big_ms, small_ms = open_metastores(args.home, args.metastore_server, ["metastore", "small"])
     if args.without_history:
         for ms in (big_ms, small_ms):  # what direct calls store keeps no history (a commit context saying so)
             ms.db.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, KEEP) VALUES (1, 0)")
-    kept = sqlite3.connect(path)
     values = partition_values(args.partitions)
     figures = build_wide(big_ms, values, COLUMNS, pool, now)
     build_wide(small_ms, partition_values(30), COLUMNS, pool, now)
-    rows = sqlite3.connect(path).execute("SELECT count(*) FROM PART_COL_STATS").fetchone()[0]
-    big_ms.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = os.path.getsize(path)
+    rows = big_ms.db.execute("SELECT count(*) FROM PART_COL_STATS").fetchone()[0]
+    size = size_on_disk(big_ms)
 
     # hr = 3 over 24 % of the days: 1 % of the partitions
     start_day = dt.date.fromisoformat(values[len(values) // 2][0])
@@ -281,7 +303,7 @@ def main() -> None:
 
     print(f"metastore: {args.partitions:,} partitions x {len(COLUMNS)} columns, {size / 2**20:.0f} MiB, "
           f"{rows:,} statistics rows, {size / rows:.0f} bytes per statistics row, "
-          f"{kept.execute('SELECT count(*) FROM COL_STATS_HISTORY').fetchone()[0]:,} kept history states"
+          f"{big_ms.db.execute('SELECT count(*) FROM COL_STATS_HISTORY').fetchone()[0]:,} kept history states"
           + (" (history not kept)" if args.without_history else ""))
     for what, seconds in figures.items():
         print(f"  {what:<62} {seconds * 1000:10.1f} ms")
@@ -295,7 +317,7 @@ def main() -> None:
     if args.rounds and not args.without_history:
         history_rounds(big_ms, values, pool, now, args.rounds, args.changed)
     print("query plans:")
-    print("  by filter:", query_plan(path,
+    print("  by filter:", query_plan(big_ms,
           "SELECT P.PART_NAME FROM PARTITIONS P JOIN PARTITION_KEY_VALS K0 ON K0.PART_ID = P.PART_ID AND "
           "K0.INTEGER_IDX = 0 JOIN PARTITION_KEY_VALS K1 ON K1.PART_ID = P.PART_ID AND K1.INTEGER_IDX = 1 "
           "WHERE P.TBL_ID = 1 AND K0.PART_KEY_VAL >= '2020' AND K0.PART_KEY_VAL < '2021' AND "

@@ -46,6 +46,15 @@ class Dialect:
         """A schema statement written in SQLite's types, in this database's."""
         return _postgresql_ddl(sql) if self.postgresql else sql
 
+    def same_partition(self, left: str, right: str) -> str:
+        """Two partition names are the same, NULL (a table's own level) the same as NULL, through an index: SQLite's
+        `IS` uses one; PostgreSQL's IS NOT DISTINCT FROM cannot, so there both sides are compared as text with NULL
+        as '' (no partition is named ''), which its expression index on the history's cells serves."""
+        if not self.postgresql:
+            return f"{left} IS {right}"
+        right = "CAST(? AS TEXT)" if right == "?" else right
+        return f"COALESCE({left}, '') = COALESCE({right}, '')"
+
     def like(self, column: str) -> str:
         """A case-sensitive SQL LIKE of `column` against one parameter (SQLite's LIKE ignores ASCII case:
         there it is a GLOB of the pattern `like_pattern` gives)."""

@@ -187,8 +187,10 @@ _SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, T
 # sketches are compared apart, by what they hold (`_same_sketches`)
 _SAME_FIGURES = " AND ".join(f"P.{c} IS N.{c}" for c in (*ROW_COLUMNS, "NUM_ROWS", "ENGINE")
                              if c not in ("BIT_VECTOR", "HISTOGRAM"))
-_SAME_CELL = ("Q.TBL_ID = {t}.TBL_ID AND Q.COLUMN_NAME = {t}.COLUMN_NAME AND Q.PART_NAME IS {t}.PART_NAME "
-              "AND Q.ENGINE = {t}.ENGINE")
+def _same_cell(conn, t: str) -> str:
+    """State Q is of the same cell (table or partition, column, engine) as state `t`, through the cell index."""
+    return (f"Q.TBL_ID = {t}.TBL_ID AND Q.COLUMN_NAME = {t}.COLUMN_NAME AND "
+            f"{conn.dialect.same_partition('Q.PART_NAME', f'{t}.PART_NAME')} AND Q.ENGINE = {t}.ENGINE")
 
 
 def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES, since: int = 0) -> tuple[int, int]:
@@ -200,7 +202,7 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES, since: i
         f"SELECT N.HISTORY_ID, P.HISTORY_ID, N.RECORDED_AT, N.LAST_ANALYZED, N.COLUMN_TYPE, N.BIT_VECTOR, "
         f"P.BIT_VECTOR, N.HISTOGRAM, P.HISTOGRAM FROM COL_STATS_HISTORY N "
         f"JOIN COL_STATS_HISTORY P ON P.HISTORY_ID = (SELECT max(Q.HISTORY_ID) FROM COL_STATS_HISTORY Q WHERE "
-        f"{_SAME_CELL.format(t='N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
+        f"{_same_cell(conn, 'N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
         f"AND {_SAME_FIGURES}", (since, txn_id)).fetchall()
     same = [r[:4] for r in candidates if _same_sketches(r[4], r[5], r[6], r[7], r[8])]
     if same:
@@ -213,7 +215,7 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES, since: i
     old = conn.execute(
         f"SELECT T.HISTORY_ID, T.COLUMN_TYPE, T.HISTOGRAM, T.TBL_ID, T.COLUMN_NAME, T.PART_NAME, T.ENGINE "
         f"FROM COL_STATS_HISTORY N JOIN COL_STATS_HISTORY T ON T.HISTORY_ID = (SELECT Q.HISTORY_ID "
-        f"FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='N')} AND Q.HISTORY_ID < N.HISTORY_ID "
+        f"FROM COL_STATS_HISTORY Q WHERE {_same_cell(conn, 'N')} AND Q.HISTORY_ID < N.HISTORY_ID "
         f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
         f"AND (T.BIT_VECTOR IS NOT NULL OR T.HISTOGRAM IS NOT NULL) ORDER BY T.HISTORY_ID",
         (max(1, sketches) - 1, since, txn_id)).fetchall()
@@ -227,7 +229,7 @@ def thin_history(conn, sketches: int) -> int:
     old = conn.execute(
         f"SELECT H.HISTORY_ID, H.COLUMN_TYPE, H.HISTOGRAM, H.TBL_ID, H.COLUMN_NAME, H.PART_NAME, H.ENGINE "
         f"FROM COL_STATS_HISTORY H WHERE (H.BIT_VECTOR IS NOT NULL OR H.HISTOGRAM IS NOT NULL) "
-        f"AND H.HISTORY_ID < (SELECT Q.HISTORY_ID FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='H')} "
+        f"AND H.HISTORY_ID < (SELECT Q.HISTORY_ID FROM COL_STATS_HISTORY Q WHERE {_same_cell(conn, 'H')} "
         f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) ORDER BY H.HISTORY_ID", (max(1, sketches) - 1,)).fetchall()
     _drop_sketches(conn, old)
     return len(old)
@@ -253,7 +255,7 @@ def _drop_sketches(conn, states: list) -> None:
 def _previous_state(conn, state) -> int | None:
     """The id of the state kept before `state` in its cell (a row with HISTORY_ID and its cell's columns)."""
     return conn.execute("SELECT max(HISTORY_ID) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
-                        "AND PART_NAME IS ? AND ENGINE = ? AND HISTORY_ID < ?",
+                        f"AND {conn.dialect.same_partition('PART_NAME', '?')} AND ENGINE = ? AND HISTORY_ID < ?",
                         (state["TBL_ID"], state["COLUMN_NAME"], state["PART_NAME"], state["ENGINE"],
                          state["HISTORY_ID"])).fetchone()[0]
 
@@ -318,7 +320,7 @@ def bound_history(conn, max_bytes: int) -> int:
         "SELECT HISTORY_ID, COALESCE(length(BIT_VECTOR), 0) + COALESCE(length(HISTOGRAM), 0) + "
         "COALESCE(length(TOP_VALUES), 0) + COALESCE(length(QUANTILES), 0) + COALESCE(length(LOW_VALUE), 0) + "
         f"COALESCE(length(HIGH_VALUE), 0) + {STATE_OVERHEAD_BYTES} FROM COL_STATS_HISTORY H WHERE EXISTS "
-        f"(SELECT 1 FROM COL_STATS_HISTORY Q WHERE {_SAME_CELL.format(t='H')} AND Q.HISTORY_ID > H.HISTORY_ID) "
+        f"(SELECT 1 FROM COL_STATS_HISTORY Q WHERE {_same_cell(conn, 'H')} AND Q.HISTORY_ID > H.HISTORY_ID) "
         "ORDER BY HISTORY_ID")
     doomed = []
     for history_id, size in rows:
@@ -340,7 +342,7 @@ def read_history(conn, tbl_id: int, column: str | None, part_name: str | None | 
         where.append("COLUMN_NAME = ?")
         args.append(column.lower())
     if part_name is not False:
-        where.append("PART_NAME IS ?")
+        where.append(conn.dialect.same_partition("PART_NAME", "?"))
         args.append(part_name)
     rows = conn.execute(_SELECT + "WHERE " + " AND ".join(where) + " ORDER BY HISTORY_ID", args).fetchall()
     return [(r["PART_NAME"], _state(r)) for r in rows]
@@ -356,7 +358,8 @@ def read_states_up_to(conn, tbl_id: int, column: str, part_name: str | None, eng
                       count: int) -> list[StatsState]:
     """The last `count` kept states of one cell stored at or before `history_id`, newest first: a state and
     the ones before it without reading the cell's whole history."""
-    rows = conn.execute(_SELECT + "WHERE TBL_ID = ? AND COLUMN_NAME = ? AND PART_NAME IS ? AND ENGINE = ? AND "
+    rows = conn.execute(_SELECT + "WHERE TBL_ID = ? AND COLUMN_NAME = ? AND "
+                        f"{conn.dialect.same_partition('PART_NAME', '?')} AND ENGINE = ? AND "
                         "HISTORY_ID <= ? ORDER BY HISTORY_ID DESC LIMIT ?",
                         (tbl_id, column.lower(), part_name, engine, history_id, count)).fetchall()
     return [_state(r) for r in rows]
@@ -446,8 +449,8 @@ class HistoryAPI:
             tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
             for owner, top in counted.items():
                 latest = conn.execute(
-                    "SELECT HISTORY_ID, NUM_ROWS, WRITE_ID FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND "
-                    "COLUMN_NAME = ? AND PART_NAME IS ? AND ENGINE = ? ORDER BY HISTORY_ID DESC LIMIT 1",
+                    "SELECT HISTORY_ID, NUM_ROWS, WRITE_ID FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
+                    f"AND {conn.dialect.same_partition('PART_NAME', '?')} AND ENGINE = ? ORDER BY HISTORY_ID DESC LIMIT 1",
                     (tbl_id, col_name.lower(), owner, HIVE)).fetchone()
                 if latest is not None and latest["NUM_ROWS"] == top.rows and (
                         latest["WRITE_ID"] is None or snapshot.is_write_id_valid(latest["WRITE_ID"])):

@@ -102,8 +102,11 @@ class PostgresDatabase(Database):
         super().__init__()
         self._url = url.replace("postgresql+psycopg://", "postgresql://", 1).replace("postgres://", "postgresql://", 1)
         try:
+            # custom plans: a generic plan of `CS_ID > $1` guesses a third of the table and scans it; no JIT: it
+            # compiled 0.32 s of a 0.35 s history insert of 400 rows whose estimate was stale (measured)
             self._conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10,
-                                         options=f"-c lock_timeout={BUSY_TIMEOUT_MS} -c TimeZone=UTC")
+                                         options=f"-c lock_timeout={BUSY_TIMEOUT_MS} -c TimeZone=UTC "
+                                                 "-c plan_cache_mode=force_custom_plan -c jit=off")
         except psycopg.Error as error:
             raise _one_line(error, self.display_url) from None
         self._conn.adapters.register_dumper(bool, _BoolAsInteger)

@@ -667,10 +667,20 @@ def _v20(d: Dialect) -> list[str]:
             for column in ("TXN_STARTED", "TXN_LAST_HEARTBEAT")]
 
 
+# A history cell's states are found by partition name, NULL for the table's own level: PostgreSQL's index cannot
+# serve IS NOT DISTINCT FROM, so it has one over the name with NULL as '' (Dialect.same_partition); SQLite's
+# index on the name serves its IS.
+def _v21(d: Dialect) -> list[str]:
+    if not d.postgresql:
+        return []
+    return ["CREATE INDEX COL_STATS_HISTORY_CELL_BY_NAME ON COL_STATS_HISTORY "
+            "(TBL_ID, COLUMN_NAME, (COALESCE(PART_NAME, '')), HISTORY_ID)"]
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
-    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20]
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21]
 
 
 def migrate(db: "Database") -> int:
