@@ -32,13 +32,15 @@ ENV_BACKEND = "COLSTATS_TEST_METASTORE"
 def pytest_configure(config):
     config.addinivalue_line("markers", "both_backends: runs once on a SQLite metastore and once on PostgreSQL")
     config.addinivalue_line("markers", "sqlite_only(why): a test of SQLite's file itself, in a both_backends module")
+    config.addinivalue_line("markers", "postgresql_only(why): a behaviour of a shared server, in a both_backends module")
 
 
 def pytest_generate_tests(metafunc):
     definition = metafunc.definition
     if "metastore_backend" in metafunc.fixturenames and definition.get_closest_marker("both_backends") \
             and not definition.get_closest_marker("sqlite_only"):
-        metafunc.parametrize("metastore_backend", BACKENDS, indirect=True)
+        only = definition.get_closest_marker("postgresql_only")
+        metafunc.parametrize("metastore_backend", ["postgresql"] if only else BACKENDS, indirect=True)
 
 
 @pytest.fixture(scope="session")

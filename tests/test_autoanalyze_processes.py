@@ -133,6 +133,7 @@ def test_a_worker_runs_round_after_round_until_it_is_told_to_stop(lab, tmp_path)
     assert lab.metastore.claims() == []
 
 
+@pytest.mark.postgresql_only("a team's shared server; SQLite's one writer at a time is the other tests' case")
 def test_a_writer_two_analyzers_and_a_worker_on_one_table_leave_one_row_per_column_and_true_figures(lab, tmp_path):
     """One writer appending while two processes ANALYZE the same table and an auto-analyze worker runs: no state
     on the way holds two statistics rows for a column; afterwards no partition is accurate that does not count its

@@ -11,7 +11,8 @@ from . import segments
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
-from .common import _COLUMN_AT, _PART_STATS_INSERT, _STATS_BATCH, _checked_stats, _json_list, _now, is_transactional
+from .common import (_COLUMN_AT, _DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now,
+                     is_transactional)
 from .exceptions import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
 from .history import keep_states, last_stats_row
 from .merge import merge_partitions, merge_segments, segment_to_obj
@@ -193,7 +194,7 @@ class ColumnStatisticsAPI:
         conn.executemany(f"INSERT INTO PART_COL_STATS ({columns}) VALUES ({marks})", new)
         conn.dialect.replace_rows(conn, "PART_COL_STATS", _PART_STATS_INSERT, ("PART_ID", "COLUMN_NAME", "ENGINE"),
                                   replacing)
-        keep_states(conn, "PART_COL_STATS", before)
+        keep_states(conn, "PART_COL_STATS", before, {(row[_DB_AT], row[_TABLE_AT]) for row in rows})
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
                              partition_level: bool) -> None:
@@ -232,7 +233,7 @@ class ColumnStatisticsAPI:
         before = last_stats_row(conn, table)
         owner = "TBL_ID" if table == "TAB_COL_STATS" else "PART_ID"
         conn.dialect.replace_rows(conn, table, names, (owner, "COLUMN_NAME", "ENGINE"), [[r[n] for n in names] for r in rows])
-        keep_states(conn, table, before)
+        keep_states(conn, table, before, {(r["DB_NAME"], r["TABLE_NAME"]) for r in rows})
 
     def get_frequent_items(self, db_name: str, table_name: str, col_name: str, part_names: list[str] | None = None,
                            engine: str = "hive") -> dict[str | None, bytes]:

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Collection, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from .common import BUSY_TIMEOUT_MS
@@ -110,8 +110,10 @@ class Database:
         hosts compare on one clock (Hive's getDbTime). A SQLite file's processes share their host's."""
         return time.time()
 
-    def transaction(self):
-        """One write transaction; nested calls join the outer one."""
+    def transaction(self, tables: Collection[tuple[str, str]] = ()):
+        """One write transaction; nested calls join the outer one. `tables` ((db, table) pairs): it writes those
+        tables' own rows only (their statistics, parameters, history), so a database whose writers can run side
+        by side (PostgreSQL) lets writers of other tables run beside it; SQLite's writers follow each other."""
         return self._scope(writing=True)
 
     def snapshot(self):

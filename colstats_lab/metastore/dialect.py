@@ -46,6 +46,13 @@ class Dialect:
         """A schema statement written in SQLite's types, in this database's."""
         return _postgresql_ddl(sql) if self.postgresql else sql
 
+    @property
+    def history_context(self) -> str:
+        """The key of this connection's row of STATS_HISTORY_CONTEXT (what its commit is, for the states it keeps):
+        SQLite's writers follow each other, one row serves; PostgreSQL's commits of different tables run side by
+        side, each connection (a server process) has its own."""
+        return "pg_backend_pid()" if self.postgresql else "1"
+
     def same_partition(self, left: str, right: str) -> str:
         """Two partition names are the same, NULL (a table's own level) the same as NULL, through an index: SQLite's
         `IS` uses one; PostgreSQL's IS NOT DISTINCT FROM cannot, so there both sides are compared as text with NULL

@@ -119,11 +119,18 @@ def last_stats_row(conn, stats_table: str) -> int:
     return conn.execute(f"SELECT coalesce(max(CS_ID), 0) FROM {stats_table}").fetchone()[0]
 
 
-def keep_states(conn, stats_table: str, after: int) -> None:
-    """Keeps in COL_STATS_HISTORY, as states, the statistics rows of `stats_table` stored since row id `after`,
-    with the commit that stored them (STATS_HISTORY_CONTEXT: its transaction, hence the write ID, what it did,
-    and whether it keeps history at all; a direct call has none) and the rows their owner holds now. One
-    statement for a whole store: a trigger per row cost a round of auto-analyze 1.3-1.5x its store."""
+def keep_states(conn, stats_table: str, after: int, tables) -> None:
+    """Keeps in COL_STATS_HISTORY, as states, the statistics rows of `stats_table` of `tables` ((db, table)
+    pairs) stored since row id `after`, with the commit that stored them (STATS_HISTORY_CONTEXT: its transaction,
+    hence the write ID, what it did, and whether it keeps history at all; a direct call has none) and the rows
+    their owner holds now. One statement a table for a whole store: a trigger per row cost a round of auto-analyze
+    1.3-1.5x its store. The table is named because on PostgreSQL commits of other tables store rows meanwhile,
+    whose ids may be past `after` too."""
+    for db_name, table_name in sorted(set(tables)):
+        _keep_states_of(conn, stats_table, after, db_name, table_name)
+
+
+def _keep_states_of(conn, stats_table: str, after: int, db_name: str, table_name: str) -> None:
     tbl_id, part_name, rows = _OWNERS[stats_table]
     figures = ", ".join(_STATE_COLUMNS)
     conn.execute(
@@ -132,8 +139,9 @@ def keep_states(conn, stats_table: str, after: int) -> None:
         f"SELECT {tbl_id}, {part_name}, S.COLUMN_NAME, S.ENGINE, {', '.join('S.' + c for c in _STATE_COLUMNS)}, "
         f"({rows}), C.TXN_ID, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = C.TXN_ID "
         f"AND T2W_DATABASE = S.DB_NAME AND T2W_TABLE = S.TABLE_NAME), C.CAUSE, ? "
-        f"FROM {stats_table} S LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1 "
-        f"WHERE S.CS_ID > ? AND COALESCE(C.KEEP, 1) <> 0", (int(time.time()), after))
+        f"FROM {stats_table} S LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = {conn.dialect.history_context} "
+        f"WHERE S.CS_ID > ? AND S.DB_NAME = ? AND S.TABLE_NAME = ? AND COALESCE(C.KEEP, 1) <> 0",
+        (int(time.time()), after, db_name, table_name))
 
 
 def last_state(conn) -> int:
@@ -170,7 +178,8 @@ def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], anal
     context = conn.execute("SELECT C.TXN_ID, C.CAUSE, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TBLS T "
                            "ON T.TBL_ID = ? JOIN DBS D ON D.DB_ID = T.DB_ID WHERE W.T2W_TXNID = C.TXN_ID "
                            "AND W.T2W_DATABASE = D.NAME AND W.T2W_TABLE = T.TBL_NAME) "
-                           "FROM (SELECT 1) ONE LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = 1", (tbl_id,)).fetchone()
+                           "FROM (SELECT 1) ONE LEFT JOIN STATS_HISTORY_CONTEXT C "
+                           f"ON C.ID = {conn.dialect.history_context}", (tbl_id,)).fetchone()
     recorded_at = int(dt.datetime.now(dt.timezone.utc).timestamp())
     placeholders = ", ".join("?" * (len(ROW_COLUMNS) + 9))
     conn.executemany(

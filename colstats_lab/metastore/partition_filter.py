@@ -17,7 +17,8 @@ from ..coltypes import parse_type
 from .dialect import SQLITE, Dialect
 from .exceptions import InvalidInputException
 
-_COMPARISONS = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
+_COMPARISONS: dict[type[exp.Expression], str] = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _FLIPPED = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _INTEGER_TYPES = {"tinyint", "smallint", "int", "bigint"}
 _NUMBER_TYPES = {"float", "double", "decimal"}
@@ -44,6 +45,8 @@ def compile_partition_filter(text: str, keys: list[tuple[str, str]], table_name:
         raise InvalidInputException(f"partition filter {text!r} does not parse{where}") from None
     compiler = _Compiler({name.lower(): (i, parse_type(kind).base) for i, (name, kind) in enumerate(keys)},
                          table_name, text, dialect)
+    if not isinstance(tree, exp.Expression):
+        raise InvalidInputException(f"partition filter {text!r} is not a condition")
     condition = compiler.condition(tree)
     return CompiledFilter(condition, tuple(compiler.args), tuple(sorted(compiler.used)))
 

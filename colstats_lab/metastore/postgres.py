@@ -9,7 +9,7 @@ is REPEATABLE READ, so its statements see one state and wait for no writer.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Collection, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit
 
 import psycopg
@@ -25,6 +25,7 @@ from .exceptions import MetaException
 # pg_advisory_xact_lock keys: one for writers, one for migrations ("colstats" in ASCII, and +1)
 WRITE_LOCK = 0x636F6C7374617473
 MIGRATION_LOCK = WRITE_LOCK + 1
+TABLE_LOCKS = 0x636F6C73  # the first key of a table's lock, pg_advisory_xact_lock(int, int); the second hashes its name
 _VERSION_TABLE = "COLSTATS_SCHEMA_VERSION"
 
 
@@ -170,18 +171,27 @@ class PostgresDatabase(Database):
         self._conn.execute(f"DELETE FROM {_VERSION_TABLE}")
         self._conn.execute(f"INSERT INTO {_VERSION_TABLE} (MIGRATIONS) VALUES (%s)", (int(version),))
 
+    def transaction(self, tables: Collection[tuple[str, str]] = ()):
+        return self._scope(writing=True, tables=tables)
+
     def migration(self):
         return self._scope(writing=True, lock=MIGRATION_LOCK)
 
-    def _scope(self, writing: bool, lock: int = WRITE_LOCK):
-        self._next_lock = lock
+    def _scope(self, writing: bool, lock: int = WRITE_LOCK, tables: Collection[tuple[str, str]] = ()):
+        self._next_lock, self._next_tables = lock, sorted(set(tables))
         return super()._scope(writing)
 
     def _begin(self, writing: bool) -> None:
         try:
             if writing:
                 self._conn.execute("BEGIN")
-                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._next_lock,))
+                if self._next_tables:  # the write lock shared with other tables' writers, each table's its own
+                    self._conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self._next_lock,))
+                    for db_name, table_name in self._next_tables:  # in one order: two writers never wait in a ring
+                        self._conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                                           (TABLE_LOCKS, f"{db_name}.{table_name}"))
+                else:
+                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._next_lock,))
             else:
                 self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         except psycopg.errors.LockNotAvailable:

@@ -677,10 +677,16 @@ def _v21(d: Dialect) -> list[str]:
             "(TBL_ID, COLUMN_NAME, (COALESCE(PART_NAME, '')), HISTORY_ID)"]
 
 
+# Commits of different tables run side by side on PostgreSQL (Database.transaction's tables), each naming itself
+# in a row of its own connection (Dialect.history_context): the one-row check goes there.
+def _v22(d: Dialect) -> list[str]:
+    return ["ALTER TABLE STATS_HISTORY_CONTEXT DROP CONSTRAINT STATS_HISTORY_CONTEXT_ID_CHECK"] if d.postgresql else []
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
-    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21]
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22]
 
 
 def migrate(db: "Database") -> int:

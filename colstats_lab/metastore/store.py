@@ -6,6 +6,7 @@ command that makes many calls commits all of them or none; commands write throug
 from __future__ import annotations
 
 import os
+from typing import Collection
 
 from ..storage import is_local, normalized
 from . import segments
@@ -66,9 +67,9 @@ class Metastore(CatalogAPI, SkewAPI, ColumnStatisticsAPI, StatsAccuracyAPI, Tabl
         transaction."""
         self.db.compact()
 
-    def transaction(self):
-        """One write transaction; nested calls join the outer one."""
-        return self.db.transaction()
+    def transaction(self, tables: Collection[tuple[str, str]] = ()):
+        """One write transaction; nested calls join the outer one (`tables`: see Database.transaction)."""
+        return self.db.transaction(tables)
 
     def snapshot(self):
         """A consistent read of several statements; joins an open transaction."""

@@ -101,13 +101,14 @@ class TxnAPI:
         the commit is kept and the Hive transaction is aborted at once, not left open until its timeout.
         Returns what each change returned; the error is raised."""
         try:
-            with self.transaction() as conn:
+            with self.transaction(_own_tables(changes)) as conn:
                 results = []
                 since = last_state(conn)
                 follow: dict[tuple[str, str], FollowUp] = {}
                 for change in changes:
                     # the states kept as statistics are stored name which transaction stored them, and why
-                    conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) VALUES (1, ?, ?, ?) "
+                    conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
+                                 f"VALUES ({conn.dialect.history_context}, ?, ?, ?) "
                                  "ON CONFLICT (ID) DO UPDATE SET TXN_ID = excluded.TXN_ID, CAUSE = excluded.CAUSE, "
                                  "KEEP = excluded.KEEP", (txn_id, change.describe(), int(self.history_enabled)))
                     results.append(change.apply(self))
@@ -117,7 +118,7 @@ class TxnAPI:
                         follow[key] = follow[key].joined(needed) if key in follow else needed
                 for needed in follow.values():
                     needed.run(self)
-                conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
+                conn.execute(f"DELETE FROM STATS_HISTORY_CONTEXT WHERE ID = {conn.dialect.history_context}")
                 if txn_id is not None and last_state(conn) > since:  # the commit kept states
                     if any(change.kind != "statistics" for change in changes):
                         # a write's numRows lands after its gathered states; an ANALYZE sets it before its own
@@ -209,7 +210,8 @@ class TxnAPI:
             # counted here, not listed: one write can touch 100,000 partitions
             written = {r[0]: (r[1], r[2], bool(r[3])) for r in conn.execute(
                 "SELECT TC_TXNID, group_concat(DISTINCT TC_OPERATION_TYPE), count(DISTINCT TC_PARTITION), "
-                f"max(TC_PARTITION IS NULL) FROM TXN_COMPONENTS WHERE TC_TXNID IN ({','.join('?' * len(ids))}) "
+                "max(CASE WHEN TC_PARTITION IS NULL THEN 1 ELSE 0 END) FROM TXN_COMPONENTS "
+                f"WHERE TC_TXNID IN ({','.join('?' * len(ids))}) "
                 "AND TC_DATABASE = ? AND TC_TABLE = ? GROUP BY TC_TXNID", (*ids, table.dbName, table.tableName))}
             writes = [r["T2W_WRITEID"] for r in txns]
             left = dict(conn.execute(
@@ -237,3 +239,12 @@ class TxnAPI:
         if row is None:
             raise NoSuchObjectException(f"transaction {txn_id} does not exist")
         return _STATES[row[0]]
+
+
+def _own_tables(changes: "Sequence[Change]") -> set[tuple[str, str]]:
+    """The tables a commit of statistics alone writes (an ANALYZE's, an import's): their own rows, nothing every
+    table shares, so on PostgreSQL it runs beside commits of other tables. Empty for any other commit, which
+    takes the metastore's write lock alone."""
+    if not changes or any(change.kind != "statistics" or not hasattr(change, "table") for change in changes):
+        return set()
+    return {(change.table.dbName, change.table.tableName) for change in changes}  # type: ignore[attr-defined]
