@@ -47,6 +47,11 @@ class Dialect:
         return _postgresql_ddl(sql) if self.postgresql else sql
 
     @property
+    def concurrent_writers(self) -> bool:
+        """Whether writers of different tables commit side by side (PostgreSQL), or one after another (SQLite)."""
+        return self.postgresql
+
+    @property
     def history_context(self) -> str:
         """The key of this connection's row of STATS_HISTORY_CONTEXT (what its commit is, for the states it keeps):
         SQLite's writers follow each other, one row serves; PostgreSQL's commits of different tables run side by

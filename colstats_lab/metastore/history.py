@@ -132,6 +132,11 @@ def keep_states(conn, stats_table: str, after: int, tables) -> None:
 
 def _keep_states_of(conn, stats_table: str, after: int, db_name: str, table_name: str) -> None:
     tbl_id, part_name, rows = _OWNERS[stats_table]
+    # SQLite's writers follow each other: no other table's rows come past `after`, and naming the table there
+    # would lead its planner to the table's index instead of the row ids' range (a 1-partition ANALYZE at
+    # 100,000 partitions 55 ms -> 240 ms, measured)
+    table_filter, table_args = ("S.DB_NAME = ? AND S.TABLE_NAME = ? AND ", (db_name, table_name)) \
+        if conn.dialect.concurrent_writers else ("", ())
     figures = ", ".join(_STATE_COLUMNS)
     conn.execute(
         f"INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, COLUMN_NAME, ENGINE, {figures}, NUM_ROWS, TXN_ID, "
@@ -140,8 +145,7 @@ def _keep_states_of(conn, stats_table: str, after: int, db_name: str, table_name
         f"({rows}), C.TXN_ID, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = C.TXN_ID "
         f"AND T2W_DATABASE = S.DB_NAME AND T2W_TABLE = S.TABLE_NAME), C.CAUSE, ? "
         f"FROM {stats_table} S LEFT JOIN STATS_HISTORY_CONTEXT C ON C.ID = {conn.dialect.history_context} "
-        f"WHERE S.CS_ID > ? AND S.DB_NAME = ? AND S.TABLE_NAME = ? AND COALESCE(C.KEEP, 1) <> 0",
-        (int(time.time()), after, db_name, table_name))
+        f"WHERE S.CS_ID > ? AND {table_filter}COALESCE(C.KEEP, 1) <> 0", (int(time.time()), after, *table_args))
 
 
 def last_state(conn) -> int:
