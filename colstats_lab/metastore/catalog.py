@@ -395,9 +395,11 @@ class CatalogAPI:
             joins, args = [], []
             for i, key in enumerate(keys):
                 if key in values:
+                    # `=` or IS NULL, not SQLite's `IS ?`: PostgreSQL's IS NOT DISTINCT FROM takes no index
+                    value = values[key]
                     joins.append(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i} "
-                                 f"AND K{i}.PART_KEY_VAL IS ?")
-                    args.append(values[key])
+                                 f"AND K{i}.PART_KEY_VAL {'IS NULL' if value is None else '= ?'}")
+                    args.extend([] if value is None else [value])
             return [r[0] for r in conn.execute(
                 f"SELECT P.PART_NAME FROM PARTITIONS P {' '.join(joins)} WHERE P.TBL_ID = ? ORDER BY P.PART_NAME",
                 (*args, row["TBL_ID"]))]
