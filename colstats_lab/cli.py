@@ -281,19 +281,13 @@ def cmd_publish(args) -> int:
 def cmd_metastore_copy(args) -> int:
     """Copies a metastore into a new, empty one (SQLite and PostgreSQL either way), history and sketches too."""
     from .metastore.copy import copy_metastore
+    from .metastore.database import redacted
 
     def copy() -> str:
         copied = copy_metastore(args.source, args.destination)
         rows = sum(t.rows for t in copied)
-        return f"Copied {rows:,} rows of {len(copied)} tables into {args.destination_shown}"
-    args.destination_shown = _without_password(args.destination)
+        return f"Copied {rows:,} rows of {len(copied)} tables into {redacted(args.destination)}"
     return _guarded(copy)
-
-
-def _without_password(location: str) -> str:
-    from .metastore.database import redacted
-
-    return redacted(location) if "://" in location else location
 
 
 def _lab_options(parser: argparse.ArgumentParser, default) -> None:
