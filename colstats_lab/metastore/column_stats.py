@@ -189,9 +189,8 @@ class ColumnStatisticsAPI:
             key = key_of(row)
             (replacing if key in taken else new).append(row)
             taken.add(key)  # a partition repeated in the batch: its later rows replace the first
-        columns, marks = ", ".join(_PART_STATS_INSERT), ", ".join("?" * len(_PART_STATS_INSERT))
         before = last_stats_row(conn, "PART_COL_STATS")
-        conn.executemany(f"INSERT INTO PART_COL_STATS ({columns}) VALUES ({marks})", new)
+        conn.insert_rows("PART_COL_STATS", _PART_STATS_INSERT, new)
         conn.dialect.replace_rows(conn, "PART_COL_STATS", _PART_STATS_INSERT, ("PART_ID", "COLUMN_NAME", "ENGINE"),
                                   replacing)
         keep_states(conn, "PART_COL_STATS", before, {(row[_DB_AT], row[_TABLE_AT]) for row in rows})

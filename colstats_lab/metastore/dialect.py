@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 _JSON_LIST = re.compile(r"\bjson_each\(\?\)")
+# `x IN (SELECT value FROM json_each(?))`: PostgreSQL's planner makes an IN over a set-returning function a join,
+# of which an index takes no part as a key; `x = ANY(array)` is one
+_IN_JSON_LIST = re.compile(r"\bIN \(SELECT (value|CAST\(value AS INTEGER\)) FROM json_each\(\?\)\)")
 _CAST = re.compile(r"\bAS (INTEGER|REAL)\)")
 _INSTR = re.compile(r"\binstr\(")
 _GROUP_CONCAT = re.compile(r"\bgroup_concat\(DISTINCT ([A-Z_.]+)\)")
@@ -136,7 +139,7 @@ class Dialect:
         at = [list(names).index(k) for k in key]
         last = {tuple(row[i] for i in at): row for row in rows}
         db.executemany(f"DELETE FROM {table} WHERE " + " AND ".join(f"{k} = ?" for k in key), list(last))
-        db.executemany(f"INSERT {insert}", list(last.values()))
+        db.insert_rows(table, names, list(last.values()))
 
     def json_pairs(self, column: str) -> str:
         """The (key, value) rows of a JSON object held as text in `column`, as a table of the FROM clause."""
@@ -152,10 +155,17 @@ SQLITE = Dialect("sqlite")
 POSTGRESQL = Dialect("postgresql")
 
 
+def _any_of_list(match: re.Match) -> str:
+    # the list's texts in the collation of the metastore's text columns, or no index takes them
+    element = "value COLLATE \"C\"" if match.group(1) == "value" else match.group(1)
+    return f"= ANY(ARRAY(SELECT {element} FROM json_array_elements_text(CAST(? AS json)) AS J(value)))"
+
+
 @functools.lru_cache(maxsize=4096)
 def _postgresql_statement(sql: str) -> str:
     def change(part: str) -> str:
         part = part.replace("%", "%%")
+        part = _IN_JSON_LIST.sub(_any_of_list, part)
         part = _JSON_LIST.sub("json_array_elements_text(CAST(? AS json))", part)
         part = _CAST.sub(lambda m: f"AS {_CAST_TYPES[m.group(1)]})", part)
         part = _INSTR.sub("strpos(", part)

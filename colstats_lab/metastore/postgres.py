@@ -9,6 +9,9 @@ is REPEATABLE READ, so its statements see one state and wait for no writer.
 """
 from __future__ import annotations
 
+import collections
+import functools
+import re
 from typing import Any, Collection, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit
 
@@ -27,6 +30,18 @@ WRITE_LOCK = 0x636F6C7374617473
 MIGRATION_LOCK = WRITE_LOCK + 1
 TABLE_LOCKS = 0x636F6C73  # the first key of a table's lock, pg_advisory_xact_lock(int, int); the second hashes its name
 _VERSION_TABLE = "COLSTATS_SCHEMA_VERSION"
+# a commit that grew a table by this many rows, and by this share of the rows its planner statistics know of,
+# analyzes it: a metastore filled in one go is otherwise planned as empty until autovacuum comes round (a
+# minute or more), and a query of 20 partitions' statistics among 2,000 took 150 ms instead of 1.2 ms (measured)
+_GROWTH_ROWS = 1000
+_GROWTH_SHARE = 0.2
+_INSERT_INTO = re.compile(r"^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+(\w+)", re.I)
+
+
+@functools.lru_cache(maxsize=1024)
+def _inserted_table(sql: str) -> str | None:
+    match = _INSERT_INTO.match(sql)
+    return match.group(1).lower() if match else None
 
 
 class _Row(tuple):
@@ -116,6 +131,7 @@ class PostgresDatabase(Database):
         self._conn.adapters.register_loader("numeric", _NumericAsNumber)
         self._conn.row_factory = _rows
         self._conn.prepare_threshold = 2
+        self._inserted: collections.Counter[str] = collections.Counter()  # rows this transaction added, by table
 
     @property
     def url(self) -> str:
@@ -126,18 +142,40 @@ class PostgresDatabase(Database):
         return redacted(self._url)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
+        if table := _inserted_table(sql):
+            self._inserted[table] += 1
         try:
             return self._conn.execute(self.dialect.statement(sql), tuple(params))
         except psycopg.OperationalError as error:  # the server went away, or a lock waited too long
             raise _one_line(error, self.display_url) from None
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
+        if table := _inserted_table(sql):
+            rows = rows if isinstance(rows, (list, tuple)) else list(rows)
+            self._inserted[table] += len(rows)
+        statement = self.dialect.statement(sql)
         cursor = self._conn.cursor()
         try:
-            cursor.executemany(self.dialect.statement(sql), rows)
+            # each row's execute in one pipeline: psycopg's executemany stalled for ~200 ms in every other call
+            # of 400 statistics rows on a local server (240 ms against 25-48 ms, measured)
+            with self._conn.pipeline():
+                for row in rows:
+                    cursor.execute(statement, tuple(row))
         except psycopg.OperationalError as error:
             raise _one_line(error, self.display_url) from None
         return cursor
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        # COPY: 400 statistics rows in 15-23 ms, against 25-48 ms as one pipeline of INSERTs (measured)
+        if not rows:
+            return
+        self._inserted[table.lower()] += len(rows)
+        try:
+            with self._conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.OperationalError as error:
+            raise _one_line(error, self.display_url) from None
 
     def batches(self, sql: str, size: int) -> Iterator[tuple[list[str], list[Any]]]:
         # a server-side cursor, inside the caller's transaction: the rows come `size` at a time
@@ -202,9 +240,22 @@ class PostgresDatabase(Database):
             raise _one_line(error, self.display_url) from None
 
     def _end(self, commit: bool) -> None:
+        inserted, self._inserted = self._inserted, collections.Counter()
         if self._conn.closed:
             return
         self._conn.execute("COMMIT" if commit else "ROLLBACK")
+        if commit:
+            self._analyze_grown(inserted)
+
+    def _analyze_grown(self, inserted: collections.Counter[str]) -> None:
+        tables = [table for table, rows in inserted.items() if rows >= _GROWTH_ROWS]
+        if not tables:
+            return
+        known = dict(self._conn.execute("SELECT relname, reltuples FROM pg_class WHERE relname = ANY(%s) "
+                                        "AND relnamespace = current_schema()::regnamespace", (tables,)).fetchall())
+        grown = [table for table in tables if inserted[table] >= _GROWTH_SHARE * max(known.get(table, 0), 0)]
+        if grown:
+            self._conn.execute(f"ANALYZE {', '.join(sorted(grown))}")
 
     def compact(self) -> None:
         """VACUUM of the metastore's tables: their freed space is reused (the server keeps its files)."""
