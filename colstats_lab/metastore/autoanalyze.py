@@ -6,41 +6,25 @@ the rounds the workers ran."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import sqlite3
-    from contextlib import AbstractContextManager
-
-    from .database import Database
+from .repository import Repository
 
 TABLE_OWNER = ""  # an unpartitioned table's claim, open write or analyzed columns
 
 
-class AutoAnalyzeAPI:
-    """A mixin of Metastore (store.py), which holds the connection and the transaction scopes."""
-
-    if TYPE_CHECKING:  # what Metastore and its other mixins give
-        def transaction(self) -> AbstractContextManager["Database"]: ...
-
-        def snapshot(self) -> AbstractContextManager["Database"]: ...
-
-        def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row: ...
-
-        def abort_expired_txns(self, timeout_s: float | None = None) -> list[int]: ...
-
-        def _require_open(self, txn_id: int) -> None: ...
+class AutoAnalyzeRepository(Repository):
+    """Auto-analyze workers' claims, open writes, analyzed columns and rounds."""
 
     def claim_for_analyze(self, txn_id: int, db_name: str, table_name: str, owners: list[str]) -> list[str]:
         """Claims for transaction `txn_id` those of `owners` (partition names, TABLE_OWNER for the table) that no
         other open transaction holds; returns them. Claims of ended transactions are dropped first, in the same
         SQLite transaction, so two workers never hold one owner."""
-        self.abort_expired_txns()
+        self.store.txns.abort_expired_txns()
         with self.transaction() as conn:
-            self._require_open(txn_id)
+            self.store.txns._require_open(txn_id)
             conn.execute("DELETE FROM AUTOANALYZE_CLAIMS WHERE TXN_ID IN "
                          "(SELECT TXN_ID FROM TXNS WHERE TXN_STATE != 'o')")
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             held = {r[0] for r in conn.execute("SELECT OWNER FROM AUTOANALYZE_CLAIMS WHERE TBL_ID = ?", (tbl_id,))}
             claimed = [owner for owner in dict.fromkeys(owners) if owner not in held]
             conn.executemany("INSERT INTO AUTOANALYZE_CLAIMS (TBL_ID, OWNER, TXN_ID, CLAIMED_AT) VALUES (?, ?, ?, ?)",
@@ -54,7 +38,7 @@ class AutoAnalyzeAPI:
     def claims(self) -> list[dict]:
         """Claims held by live transactions (those of dead workers' are let go first): database, table, owner,
         transaction, host and pid, since when."""
-        self.abort_expired_txns()
+        self.store.txns.abort_expired_txns()
         with self.snapshot() as conn:
             return [dict(r) for r in conn.execute(
                 "SELECT D.NAME AS db, T.TBL_NAME AS tbl, C.OWNER AS owner, C.TXN_ID AS txn, X.TXN_HOST AS host, "
@@ -92,7 +76,7 @@ class AutoAnalyzeAPI:
         """The columns each owner (partition name, TABLE_OWNER for an unpartitioned table) keeps statistics
         of, accurate or not: what an ANALYZE computed there before."""
         with self.snapshot() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             out: dict[str, set[str]] = {}
             for owner, column in conn.execute(
                     "SELECT P.PART_NAME, S.COLUMN_NAME FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "

@@ -24,11 +24,12 @@ from .model import FieldSchema, Partition, SkewedInfo, Table
 from .names import escape_path_name, parse_part_name
 from .partition_filter import compile_partition_filter
 from .txn import ValidWriteIdList
+from .repository import Repository
 
 
-class CatalogAPI:
-    """Databases, tables, partitions and their parameters: the Metastore's catalog calls. A mixin of
-    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
+class CatalogRepository(Repository):
+    """Databases, tables, partitions and their parameters: the Metastore's catalog calls. A repository of
+    the Metastore (store.py)."""
 
     # ---- databases ----------------------------------------------------------------------
 
@@ -45,7 +46,7 @@ class CatalogAPI:
                 if if_not_exists:
                     return
                 raise AlreadyExistsException(f"database {name} already exists")
-            self._insert_db(name, join(self.warehouse, f"{name}.db"), description)
+            self._insert_db(name, join(self.store.warehouse, f"{name}.db"), description)
 
     def get_all_databases(self) -> list[str]:
         with self.snapshot() as conn:
@@ -106,7 +107,7 @@ class CatalogAPI:
                 [(cd_id, c.comment, c.name.lower(), parse_type(c.type).name, i) for i, c in enumerate(table.cols)],
             )
             sd_id = self._insert_sd(cd_id, table.location, table.inputFormat)
-            self._write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
+            self.store.skews._write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
             tbl_id = conn.execute(
                 "INSERT INTO TBLS (CREATE_TIME, DB_ID, OWNER, SD_ID, TBL_NAME, TBL_TYPE, WRITE_ID) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING TBL_ID",
@@ -144,7 +145,7 @@ class CatalogAPI:
                 "SELECT PKEY_NAME, PKEY_TYPE, PKEY_COMMENT FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX",
                 (row["TBL_ID"],))]
             params = self._params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"])
-            skew, stored = self._read_skews([row["SD_ID"]])[row["SD_ID"]]
+            skew, stored = self.store.skews._read_skews([row["SD_ID"]])[row["SD_ID"]]
             table = Table(
                 dbName=db_name.lower(), tableName=row["TBL_NAME"], cols=cols, partitionKeys=keys,
                 location=row["LOCATION"], tableType=row["TBL_TYPE"], inputFormat=row["INPUT_FORMAT"],
@@ -159,9 +160,9 @@ class CatalogAPI:
     def _strip_for_reader(self, table: Table, owners: list[tuple], valid: ValidWriteIdList) -> None:
         """Removes COLUMN_STATS_ACCURATE from the parameters of owners whose statistics are not accurate
         for a reader with `valid` (the reader rule: Hive strips the flag rather than showing it)."""
-        changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
+        changed = self.store.accuracy.external_file_changes(table, {name: location for name, _, _, location in owners})
         for name, params, write_id, _ in owners:
-            if not self._compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
+            if not self.store.accuracy._compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
                 params.pop(ACCURATE_PARAM, None)
 
     def get_tables(self, db_name: str) -> list[str]:
@@ -224,7 +225,7 @@ class CatalogAPI:
         wanted = StatsAccuracy.parse(updates[ACCURATE_PARAM])
         if not wanted.basic or not is_transactional(table):
             return wanted.basic
-        if not self.txn_stats_enabled:
+        if not self.store.txn_stats_enabled:
             updates[ACCURATE_PARAM] = None
             return False
         if write_id is None or valid is None:
@@ -235,12 +236,12 @@ class CatalogAPI:
             return False
         return True
 
-    def _writer_sees(self, table: Table, current_write_id: int, valid: ValidWriteIdList) -> bool:
+    def _writer_sees(self, table: Table, current_write_id: int, valid: ValidWriteIdList | None) -> bool:
         """Whether a stats writer with `valid` may build on stats written by `current_write_id`: it can
         see that write, or that write aborted (its stats may be replaced)."""
-        if current_write_id == 0 or valid.is_write_id_valid(current_write_id):
+        if current_write_id == 0 or (valid is not None and valid.is_write_id_valid(current_write_id)):
             return True
-        return current_write_id in self.get_valid_write_ids(table.dbName, table.tableName).aborted_write_ids
+        return current_write_id in self.store.txns.get_valid_write_ids(table.dbName, table.tableName).aborted_write_ids
 
     def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row:
         row = self.db.execute(
@@ -263,7 +264,7 @@ class CatalogAPI:
                 owner = (part.dbName.lower(), part.tableName.lower())
                 if owner not in tables:
                     row = self._table_row(part.dbName, part.tableName)
-                    tables[owner] = (row, self._partition_keys(row["TBL_ID"]), self._read_skews([row["SD_ID"]]))
+                    tables[owner] = (row, self._partition_keys(row["TBL_ID"]), self.store.skews._read_skews([row["SD_ID"]]))
                 row, keys, table_skew = tables[owner]
                 if len(part.values) != len(keys):
                     raise InvalidObjectException(
@@ -280,7 +281,7 @@ class CatalogAPI:
                     skew, stored = table_skew[row["SD_ID"]]
                     part.skewedInfo = None if skew is None else SkewedInfo(skew.skewedColNames, skew.skewedColValues)
                     part.storedAsSubDirectories = stored
-                self._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories)
+                self.store.skews._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories)
                 part_id = conn.execute(
                     "INSERT INTO PARTITIONS (CREATE_TIME, PART_NAME, SD_ID, TBL_ID, WRITE_ID) VALUES (?, ?, ?, ?, ?) "
                     "RETURNING PART_ID", (part.createTime or _now(), name, sd_id, row["TBL_ID"], part.writeId),
@@ -315,7 +316,7 @@ class CatalogAPI:
                 args.append(_json_list(part_names))
             part_rows = conn.execute(sql + " ORDER BY P.PART_NAME", args).fetchall()
             params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in part_rows])
-            skews = self._read_skews([r["SD_ID"] for r in part_rows])
+            skews = self.store.skews._read_skews([r["SD_ID"] for r in part_rows])
             parts = [
                 Partition(dbName=db_name.lower(), tableName=row["TBL_NAME"],
                           values=[v for _, v in parse_part_name(r["PART_NAME"])], location=r["LOCATION"],
@@ -434,7 +435,7 @@ class CatalogAPI:
 
     def count_partitions(self, db_name: str, table_name: str) -> int:
         """The number of the table's partitions: from the segments' summary when it is fresh, else counted."""
-        state = self.partition_state(db_name, table_name)
+        state = self.store.column_stats.partition_state(db_name, table_name)
         if state is not None:
             return sum(group.parts for group in state)
         with self.snapshot() as conn:

@@ -20,11 +20,12 @@ from .model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStat
 from .segments import PARTITION_STATS_SELECT
 from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
 from .txn import ValidWriteIdList
+from .repository import Repository
 
 
-class ColumnStatisticsAPI:
-    """Table and partition column statistics and their aggregates: the Metastore's statistics calls. A mixin of
-    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
+class ColumnStatisticsRepository(Repository):
+    """Table and partition column statistics and their aggregates: the Metastore's statistics calls. A repository of
+    the Metastore (store.py)."""
 
     # ---- column statistics --------------------------------------------------------------
 
@@ -44,7 +45,7 @@ class ColumnStatisticsAPI:
         if not desc.isTblLevel:
             raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
         with self.transaction():
-            table = self.get_table(desc.dbName, desc.tableName)
+            table = self.store.catalog.get_table(desc.dbName, desc.tableName)
             self._require_write_state(table, write_id, valid_write_ids)
             row = self._store_table_stats(stats)
             return self._mark_columns(table, ("TABLE_PARAMS", "TBL_ID", row["TBL_ID"]), ("TBLS", row["WRITE_ID"]),
@@ -59,7 +60,7 @@ class ColumnStatisticsAPI:
 
     def _store_table_stats(self, stats: ColumnStatistics) -> sqlite3.Row:
         desc = stats.statsDesc
-        row = self._table_row(desc.dbName, desc.tableName)
+        row = self.store.catalog._table_row(desc.dbName, desc.tableName)
         self._check_stats_columns(desc, stats.statsObj, partition_level=False)
         for obj in stats.statsObj:
             self._upsert_stats(self.db, "TAB_COL_STATS", {"TBL_ID": row["TBL_ID"]}, desc, obj_to_row(obj),
@@ -88,7 +89,7 @@ class ColumnStatisticsAPI:
         of one table or partition and records the writer; returns whether the columns are accurate."""
         flags, verified = self._marked_flags(table, params, write_id_at[1], col_names, write_id, valid)
         params_table, id_column, owner_id = params_at
-        self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
+        self.store.catalog._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
         if is_transactional(table):
             self.db.execute(f"UPDATE {write_id_at[0]} SET WRITE_ID = ? WHERE {id_column} = ?", (write_id, owner_id))
         return verified and flags.basic
@@ -100,8 +101,9 @@ class ColumnStatisticsAPI:
         basic statistics first)."""
         flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
         names = {c.lower() for c in col_names}
-        verified = not is_transactional(table) or (self.txn_stats_enabled and
-                                                   (current == write_id or self._writer_sees(table, current, valid)))
+        catalog = self.store.catalog
+        verified = not is_transactional(table) or (self.store.txn_stats_enabled and
+                                                   (current == write_id or catalog._writer_sees(table, current or 0, valid)))
         flags.columns = flags.columns | names if verified else flags.columns - names
         return flags, verified
 
@@ -133,16 +135,19 @@ class ColumnStatisticsAPI:
             by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
         accurate = True
         for (db_name, table_name), table_stats in by_table.items():
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             self._require_write_state(table, write_id, valid_write_ids)
-            row = self._table_row(db_name, table_name)
-            names = sorted({s.statsDesc.partName for s in table_stats})
+            row = self.store.catalog._table_row(db_name, table_name)
+            names = sorted({name for s in table_stats if (name := s.statsDesc.partName) is not None})
             owners = {r["PART_NAME"]: r for r in conn.execute(
                 "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
                 "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
-            params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
+            params = self.store.catalog._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
             types = _column_types(table)
-            rows, flags_set, flags_cleared, writers = [], [], [], []
+            rows: list[tuple] = []
+            flags_set: list[tuple] = []
+            flags_cleared: list[tuple] = []
+            writers: list[tuple] = []
             for stats in table_stats:
                 desc = stats.statsDesc
                 part = owners.get(desc.partName)
@@ -184,7 +189,8 @@ class ColumnStatisticsAPI:
         taken = {tuple(key) for key in conn.execute("SELECT PART_ID, COLUMN_NAME, ENGINE FROM PART_COL_STATS "
                                                     "WHERE PART_ID IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
                                                     (_json_list({row[0] for row in rows}),))}
-        new, replacing = [], []
+        new: list[tuple] = []
+        replacing: list[tuple] = []
         for row in rows:
             key = key_of(row)
             (replacing if key in taken else new).append(row)
@@ -197,7 +203,7 @@ class ColumnStatisticsAPI:
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
                              partition_level: bool) -> None:
-        self._check_columns_of(self.get_table(desc.dbName, desc.tableName), objs)
+        self._check_columns_of(self.store.catalog.get_table(desc.dbName, desc.tableName), objs)
 
     def _check_columns_of(self, table: Table, objs: list[ColumnStatisticsObj]) -> None:
         self._check_column_types(table, _column_types(table), objs)
@@ -240,8 +246,8 @@ class ColumnStatisticsAPI:
         partition name of `part_names` (None: every partition), or under None the table row of a table
         without partitions. Whether those statistics are accurate for a reader is the caller's to check."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
-            if self._partition_keys(row["TBL_ID"]):
+            row = self.store.catalog._table_row(db_name, table_name)
+            if self.store.catalog._partition_keys(row["TBL_ID"]):
                 # only the partitions asked for are read: their sketches may be tens of KiB each
                 chosen = "" if part_names is None else " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
                 rows = conn.execute(
@@ -273,9 +279,9 @@ class ColumnStatisticsAPI:
         `isStatsCompliant` says whether they are accurate for a reader with `valid_write_ids`
         (default: the current snapshot) — for a partitioned table, in every partition."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
-            row = self._table_row(db_name, table_name)
+            row = self.store.catalog._table_row(db_name, table_name)
             rows = conn.execute(
                 f"SELECT {', '.join(ROW_COLUMNS)}, LAST_ANALYZED FROM TAB_COL_STATS WHERE TBL_ID = ? AND ENGINE = ? "
                 "AND COLUMN_NAME IN (SELECT value FROM json_each(?)) ORDER BY COLUMN_NAME",
@@ -284,7 +290,7 @@ class ColumnStatisticsAPI:
             if not rows:
                 return None
             names = [r["COLUMN_NAME"] for r in rows]
-            compliance = self.stats_compliance_summary(db_name, table_name, names, valid_write_ids)
+            compliance = self.store.accuracy.stats_compliance_summary(db_name, table_name, names, valid_write_ids)
             return ColumnStatistics(
                 ColumnStatisticsDesc(True, table.dbName, table.tableName,
                                      lastAnalyzed=max(r["LAST_ANALYZED"] for r in rows)),
@@ -306,7 +312,7 @@ class ColumnStatisticsAPI:
 
     def _require_partition(self, db_name: str, table_name: str, part_name: str) -> None:
         with self.snapshot():
-            self._part_id(db_name, table_name, part_name)
+            self.store.catalog._part_id(db_name, table_name, part_name)
 
     def get_partitions_statistics(self, db_name: str, table_name: str, part_names: list[str] | None,
                                   col_names: list[str], engine: str = "hive",
@@ -314,9 +320,9 @@ class ColumnStatisticsAPI:
         """Statistics of many columns in many partitions (all when part_names is None), in one query;
         each partition's `isStatsCompliant` is for a reader with `valid_write_ids` (default: now)."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
-            row = self._table_row(db_name, table_name)
+            row = self.store.catalog._table_row(db_name, table_name)
             # DB_NAME/TABLE_NAME/COLUMN_NAME lead Hive's PCS_STATS_IDX: one index range per column
             sql = (f"SELECT S.PART_NAME, S.LAST_ANALYZED, P.WRITE_ID, PA.PARAM_VALUE AS ACCURATE, "
                    f"{', '.join('S.' + c for c in ROW_COLUMNS)} "
@@ -341,14 +347,14 @@ class ColumnStatisticsAPI:
                 stats.statsObj.append(row_to_obj(r))
                 stats.statsDesc.lastAnalyzed = max(stats.statsDesc.lastAnalyzed, r["LAST_ANALYZED"])
             if out:
-                valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
-                changed = self.external_file_changes(table, {
-                    p.partName: p.location for p in self.get_partitions(db_name, table_name, list(out))
+                valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
+                changed = self.store.accuracy.external_file_changes(table, {
+                    p.partName: p.location for p in self.store.catalog.get_partitions(db_name, table_name, list(out))
                 } if table.tableType == "EXTERNAL_TABLE" else {})
                 for name, stats in out.items():
                     write_id, accurate = owners[name]
                     params = {} if accurate is None else {ACCURATE_PARAM: accurate}
-                    stats.isStatsCompliant = self._compliance(table, params, write_id, "partition",
+                    stats.isStatsCompliant = self.store.accuracy._compliance(table, params, write_id, "partition",
                                                               [o.colName for o in stats.statsObj], valid,
                                                               changed.get(name))[0]
             return out
@@ -358,10 +364,10 @@ class ColumnStatisticsAPI:
         every partition does. From Hive's PCS_STATS_IDX alone (a count per column, then names only for
         columns some partitions lack); the lab keeps one engine's statistics, Hive's."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             where = "WHERE DB_NAME = ? AND TABLE_NAME = ?"
             key = (table.dbName, table.tableName)
-            total = self.count_partitions(db_name, table_name)
+            total = self.store.catalog.count_partitions(db_name, table_name)
             out: dict[str, set[str] | None] = {}
             for column, count in conn.execute(f"SELECT COLUMN_NAME, count(*) FROM PART_COL_STATS {where} "
                                               "GROUP BY COLUMN_NAME", key).fetchall():
@@ -375,7 +381,7 @@ class ColumnStatisticsAPI:
         as one StatsColumn per column that has any, in partition name order (one query, no object per
         partition): the input of a table-level merge and of get_aggr_stats_for."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             self._check_columns_exist(table, col_names)
             by_column: dict[str, list[tuple]] = {}
             # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
@@ -396,8 +402,8 @@ class ColumnStatisticsAPI:
         """Each column's partition statistics as the merges of its top segments, after re-merging the
         segments that partition changes left stale (one write transaction; see metastore.segments)."""
         with self.transaction() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
-            segments.refresh(conn, tbl_id, merge, merge_partitions, self.segment_bits)
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            segments.refresh(conn, tbl_id, merge, merge_partitions, self.store.segment_bits)
             return segments.top_segments(conn, tbl_id, col_names, engine)
 
     def get_aggr_stats_for(self, db_name: str, table_name: str, col_names: list[str],
@@ -415,19 +421,19 @@ class ColumnStatisticsAPI:
         if part_names is None:
             self._refresh_segments(db_name, table_name)
         with self.snapshot():
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             if not table.is_partitioned:
                 raise InvalidInputException(f"table {table.qualified_name} is not partitioned: "
                                             "its statistics come from get_table_statistics")
             whole = self._aggr_from_segments(table, [c.lower() for c in col_names], engine) \
                 if part_names is None else None
+            names: list[str] = []
             if whole is not None:
-                names = None
                 aggr = whole
             elif part_names is None:
-                names = self.get_partition_names(db_name, table_name)
+                names = self.store.catalog.get_partition_names(db_name, table_name)
             else:
-                names = self._existing_partition_names(table, part_names)  # name order: Hive extrapolates along it
+                names = self.store.catalog._existing_partition_names(table, part_names)  # name order: Hive extrapolates along it
                 if len(names) < len(set(part_names)):
                     unknown = sorted(set(part_names) - set(names))
                     raise NoSuchObjectException(
@@ -436,9 +442,9 @@ class ColumnStatisticsAPI:
                 columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
                                                        None if part_names is None else names)
                 aggr = aggregate_partitions([c.lower() for c in col_names], columns, names,
-                                            density=self.ndv_density_function)
+                                            density=self.store.ndv_density_function)
             if check_compliance:
-                aggr.isStatsCompliant = bool(aggr.partsRequested) and self.stats_compliance_summary(
+                aggr.isStatsCompliant = bool(aggr.partsRequested) and self.store.accuracy.stats_compliance_summary(
                     db_name, table_name, col_names, valid_write_ids, None if part_names is None else names).accurate
             return aggr
 
@@ -449,7 +455,7 @@ class ColumnStatisticsAPI:
         if self.db.reading_only:
             return
         with self.snapshot() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             if not conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
                 return
         self.segment_statistics(db_name, table_name, [], merge_segments, merge_partitions)
@@ -459,14 +465,14 @@ class ColumnStatisticsAPI:
         rows at any number of partitions); None while some partition's change is not merged yet."""
         self._refresh_segments(db_name, table_name)
         with self.snapshot() as conn:
-            return segments.table_state(conn, self._table_row(db_name, table_name)["TBL_ID"])
+            return segments.table_state(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
 
     def _aggr_from_segments(self, table: Table, col_names: list[str], engine: str) -> AggrStats | None:
         """AggrStats over every partition from the top segments, when every partition holds statistics of
         every column (nothing to extrapolate) and no segment is stale; else None."""
 
         conn = self.db
-        tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+        tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
         state = segments.table_state(conn, tbl_id)
         if state is None:
             return None
@@ -490,8 +496,8 @@ class ColumnStatisticsAPI:
     def delete_table_column_statistics(self, db_name: str, table_name: str, col_name: str | None = None) -> bool:
         """Deletes table-level statistics of one column (all columns when col_name is None)."""
         with self.transaction() as conn:
-            table = self.get_table(db_name, table_name)
-            row = self._table_row(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
+            row = self.store.catalog._table_row(db_name, table_name)
             if col_name is not None:
                 self._check_columns_exist(table, [col_name])
             conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
@@ -504,20 +510,20 @@ class ColumnStatisticsAPI:
         """Hive's removeColumnStatsState: deleted statistics are no longer accurate."""
         flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
         flags.columns = set() if col_name is None else flags.columns - {col_name.lower()}
-        self._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
+        self.store.catalog._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
 
     def delete_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
                                            col_name: str | None = None) -> bool:
         """Deletes one partition's statistics of one column (all columns when col_name is None)."""
         with self.transaction() as conn:
-            table = self.get_table(db_name, table_name)
-            part_id = self._part_id(db_name, table_name, part_name)
+            table = self.store.catalog.get_table(db_name, table_name)
+            part_id = self.store.catalog._part_id(db_name, table_name, part_name)
             if col_name is not None:
                 self._check_columns_exist(table, [col_name])
             conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
                          (part_id, col_name and col_name.lower(), col_name and col_name.lower()))
-            self._clear_flags("PARTITION_PARAMS", "PART_ID", part_id, self._params("PARTITION_PARAMS", "PART_ID", part_id),
-                              col_name)
+            params = self.store.catalog._params("PARTITION_PARAMS", "PART_ID", part_id)
+            self._clear_flags("PARTITION_PARAMS", "PART_ID", part_id, params, col_name)
         return True
 
 

@@ -24,6 +24,7 @@ from .exceptions import InvalidInputException
 from .history import HIVE, StatsState, read_states_up_to
 from .merge import spark_order
 from .stats_rows import text_to_value
+from .repository import Repository
 
 RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most")
 
@@ -138,16 +139,16 @@ def _figure_text(figure) -> str | None:
     return repr(figure) if isinstance(figure, float) else str(figure)
 
 
-class ExpectationsAPI:
-    """The metastore's calls over stored rules and their outcomes (a mixin of Metastore)."""
+class ExpectationsRepository(Repository):
+    """The metastore's calls over stored rules and their outcomes (a repository of the Metastore)."""
 
     def add_expectation(self, db_name: str, table_name: str, col_name: str, rules: dict) -> int:
         """Stores rules on a column and evaluates them on each of its cells' latest kept state, in one
         transaction; returns the expectation's ID. Raises naming an unknown table or column, or a bad rule."""
         stored_rules = checked_rules(rules)
         with self.transaction() as conn:
-            table = self.get_table(db_name, table_name)
-            self._check_columns_exist(table, [col_name])
+            table = self.store.catalog.get_table(db_name, table_name)
+            self.store.column_stats._check_columns_exist(table, [col_name])
             kind = parse_type(table.column_type(col_name)).stored_stats_kind
             for name in ("min_at_least", "max_at_most"):
                 if name in stored_rules:
@@ -156,7 +157,7 @@ class ExpectationsAPI:
                     except (ValueError, ArithmeticError):
                         raise InvalidInputException(f"{name} {stored_rules[name]!r} is not a value of column "
                                                     f"{col_name} ({table.column_type(col_name)})") from None
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             expectation_id = conn.execute(
                 "INSERT INTO STATS_EXPECTATIONS (TBL_ID, COLUMN_NAME, RULES, CREATED_AT) VALUES (?, ?, ?, ?) "
                 "RETURNING EXPECTATION_ID", (tbl_id, col_name.lower(), json.dumps(stored_rules), int(time.time()))
@@ -171,8 +172,8 @@ class ExpectationsAPI:
         """Every stored outcome of the table's rules, oldest first: the rule and its threshold, the state
         checked (partition, write ID, when stored), the figure and whether it passed."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            table = self.store.catalog.get_table(db_name, table_name)
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             rows = conn.execute(
                 "SELECT E.EXPECTATION_ID, E.COLUMN_NAME, E.RULES, H.PART_NAME, H.WRITE_ID, H.RECORDED_AT, R.RULE, "
                 "R.FIGURE, R.PASSED, R.CHECKED_AT FROM STATS_EXPECTATION_RESULTS R "

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from .exceptions import InvalidInputException
 from .model import ColumnStatisticsObj
 from .stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
+from .repository import Repository
 
 if TYPE_CHECKING:
     from .table_metadata import MetadataUnit
@@ -420,8 +421,8 @@ def state_picker(moment) -> Callable[[list[StatsState]], StatsState | None]:
     return lambda states: next((s for s in reversed(states) if s.recorded_at <= seconds), None)
 
 
-class HistoryAPI:
-    """The metastore's calls over the statistics history (a mixin of Metastore)."""
+class HistoryRepository(Repository):
+    """The metastore's calls over the statistics history (a repository of the Metastore)."""
 
     def get_stats_history(self, db_name: str, table_name: str, col_name: str | None = None,
                           part_name: str | None | bool = None, engine: str = HIVE
@@ -430,12 +431,12 @@ class HistoryAPI:
         first: at the table level (part_name None), in one partition, or everywhere (part_name False).
         Raises NoSuchObjectException naming an unknown table, partition or column."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             if col_name is not None:
-                self._check_columns_exist(table, [col_name])
+                self.store.column_stats._check_columns_exist(table, [col_name])
             if isinstance(part_name, str):
-                self.get_partition(db_name, table_name, part_name)
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+                self.store.catalog.get_partition(db_name, table_name, part_name)
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             return read_history(conn, tbl_id, col_name, part_name, engine)
 
     def get_latest_partition_states(self, db_name: str, table_name: str, col_name: str, limit: int = 365
@@ -446,9 +447,9 @@ class HistoryAPI:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InvalidInputException(f"limit takes a whole number of at least 1, not {limit!r}")
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
-            self._check_columns_exist(table, [col_name])
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            table = self.store.catalog.get_table(db_name, table_name)
+            self.store.column_stats._check_columns_exist(table, [col_name])
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             return read_latest_states(conn, tbl_id, col_name, limit)
 
     def keep_top_values(self, db_name: str, table_name: str, col_name: str, counted: dict[str | None, TopValues],
@@ -459,7 +460,7 @@ class HistoryAPI:
         stored a newer state, which keeps none); returns the owners they were kept for. One transaction."""
         kept = []
         with self.transaction() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             for owner, top in counted.items():
                 latest = conn.execute(
                     "SELECT HISTORY_ID, NUM_ROWS, WRITE_ID FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
@@ -486,7 +487,7 @@ class HistoryAPI:
             if max_bytes is not None:
                 gone += bound_history(conn, max_bytes)
         if gone:
-            self.compact()
+            self.store.compact()
         return gone
 
     def thin_stats_history(self, sketches: int) -> int:

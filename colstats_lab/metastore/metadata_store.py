@@ -13,37 +13,38 @@ from .table_metadata import (
     metadata_version,
     replace_table_metadata,
 )
+from .repository import Repository
 
 INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 
 
-class TableMetadataAPI:
-    """Drill-style table metadata: the Metastore's metadata calls. A mixin of
-    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
+class TableMetadataRepository(Repository):
+    """Drill-style table metadata: the Metastore's metadata calls. A repository of
+    the Metastore (store.py)."""
 
     # ---- Drill-style table metadata ------------------------------------------------------
 
     def get_table_metadata(self, db_name: str, table_name: str) -> TableMetadata | None:
         """The table's metadata from its last ANALYZE ... REFRESH METADATA, or None if there was none."""
         with self.snapshot() as conn:
-            return load_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"])
+            return load_table_metadata(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
 
     def get_metadata_analysis(self, db_name: str, table_name: str) -> MetadataAnalysis | None:
         """What the table's last ANALYZE ... REFRESH METADATA collected (level, columns, when), without
         its units; None if there was none."""
         with self.snapshot() as conn:
-            return load_metadata_analysis(conn, self._table_row(db_name, table_name)["TBL_ID"])
+            return load_metadata_analysis(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
 
     def replace_table_metadata(self, db_name: str, table_name: str, analysis: MetadataAnalysis,
                                units: list[MetadataUnit]) -> int:
         """Stores a refresh's metadata in place of the table's previous one; returns the new version."""
         with self.transaction() as conn:
-            return replace_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"], analysis, units)
+            return replace_table_metadata(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"], analysis, units)
 
     def drop_table_metadata(self, db_name: str, table_name: str, if_exists: bool = False) -> bool:
         """Forgets the table's metadata; raises NoSuchObjectException when it has none, unless if_exists."""
         with self.transaction() as conn:
-            dropped = drop_table_metadata(conn, self._table_row(db_name, table_name)["TBL_ID"])
+            dropped = drop_table_metadata(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
             if not dropped and not if_exists:
                 raise NoSuchObjectException(f"table {db_name}.{table_name} has no metadata to drop")
             return dropped
@@ -51,7 +52,7 @@ class TableMetadataAPI:
     def get_metadata_version(self, db_name: str, table_name: str) -> int:
         """Grows by one at every refresh of the table's metadata (0: never analyzed)."""
         with self.snapshot() as conn:
-            return metadata_version(conn, self._table_row(db_name, table_name)["TBL_ID"])
+            return metadata_version(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
 
     def information_schema(self, db_name: str, table_name: str, view: str, limit: int = 500) -> list[dict]:
         """The table's rows of Drill's INFORMATION_SCHEMA view `view` (TABLES, COLUMNS or PARTITIONS), at most
@@ -59,7 +60,7 @@ class TableMetadataAPI:
         if view.upper() not in INFORMATION_SCHEMA_VIEWS:
             raise InvalidInputException(f"INFORMATION_SCHEMA has {', '.join(INFORMATION_SCHEMA_VIEWS)}, not {view!r}")
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             cursor = conn.execute(f"SELECT * FROM INFORMATION_SCHEMA_{view.upper()} WHERE TABLE_SCHEMA = ? "
                                   "AND TABLE_NAME = ? LIMIT ?", (table.dbName, table.tableName, limit))
             names = [d[0] for d in cursor.description]

@@ -5,11 +5,12 @@ from __future__ import annotations
 from .common import _json_list
 from .exceptions import NoSuchObjectException
 from .model import SkewedInfo
+from .repository import Repository
 
 
-class SkewAPI:
-    """Skew specs and list-bucketing locations of tables and partitions: the Metastore's skew calls. A mixin of
-    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
+class SkewRepository(Repository):
+    """Skew specs and list-bucketing locations of tables and partitions: the Metastore's skew calls. A repository of
+    the Metastore (store.py)."""
 
     # ---- skewed tables and list bucketing -----------------------------------------------
 
@@ -17,14 +18,14 @@ class SkewAPI:
         """Sets the table's skew spec (None: not skewed) and whether it is stored as directories; partitions
         created afterwards take it, existing ones keep theirs (Hive's ALTER TABLE ... SKEWED BY)."""
         with self.transaction():
-            row = self._table_row(db_name, table_name)
+            row = self.store.catalog._table_row(db_name, table_name)
             self._write_skew(row["SD_ID"], info, stored)
 
     def alter_partition_skew(self, db_name: str, table_name: str, part_name: str, info: SkewedInfo | None,
                              stored: bool) -> None:
         """Sets one partition's skew spec and location map (its files were laid out again by it)."""
         with self.transaction() as conn:
-            row = self._table_row(db_name, table_name)
+            row = self.store.catalog._table_row(db_name, table_name)
             part = conn.execute("SELECT SD_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
                                 (row["TBL_ID"], part_name)).fetchone()
             if part is None:
@@ -35,7 +36,7 @@ class SkewAPI:
     def add_skewed_locations(self, db_name: str, table_name: str, part_name: str,
                              locations: dict[tuple[str, ...], str]) -> None:
         """Adds value -> location entries to a partition's map (values that now have rows)."""
-        part = self.get_partition(db_name, table_name, part_name)
+        part = self.store.catalog.get_partition(db_name, table_name, part_name)
         if part.skewedInfo is None or all(part.skewedInfo.skewedColValueLocationMaps.get(k) == v
                                           for k, v in locations.items()):
             return
@@ -66,9 +67,9 @@ class SkewAPI:
         for i, value in enumerate(info.skewedColValues):
             conn.execute("INSERT INTO SKEWED_VALUES (SD_ID_OID, STRING_LIST_ID_EID, INTEGER_IDX) VALUES (?, ?, ?)",
                          (sd_id, self._string_list(value), i))
-        for value, location in info.skewedColValueLocationMaps.items():
+        for values, location in info.skewedColValueLocationMaps.items():
             conn.execute("INSERT INTO SKEWED_COL_VALUE_LOC_MAP (SD_ID, STRING_LIST_ID_KID, LOCATION) VALUES (?, ?, ?)",
-                         (sd_id, self._string_list(value), location))
+                         (sd_id, self._string_list(values), location))
 
     def _read_skews(self, sd_ids: list[int]) -> dict[int, tuple[SkewedInfo | None, bool]]:
         """Skew spec and stored-as-directories of many storage descriptors in a few queries."""
@@ -83,7 +84,7 @@ class SkewAPI:
                 "(SELECT CAST(value AS INTEGER) FROM json_each(?)) "
                 "ORDER BY SD_ID, INTEGER_IDX", (ids,)):
             names.setdefault(sd_id, []).append(name)
-        out = {sd_id: (None, stored.get(sd_id, False)) for sd_id in sd_ids}
+        out: dict[int, tuple[SkewedInfo | None, bool]] = {sd_id: (None, stored.get(sd_id, False)) for sd_id in sd_ids}
         if not names:
             return out
         values: dict[int, dict[int, list[str]]] = {}

@@ -7,17 +7,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING
 
 from ..files import ColumnFigures, DataFile, FileState
 from ..errors import StorageError
 from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
 from .model import Table
 from .table_metadata import decode_value, encode_value
-
-if TYPE_CHECKING:
-    import sqlite3
-    from contextlib import AbstractContextManager
+from .repository import Repository
 
 FORMAT_PARAM = "colstats.source.format"      # "iceberg" or "delta": the table's files are its snapshot's
 SNAPSHOT_PARAM = "colstats.source.snapshot"  # the snapshot id (Delta: log version) the recorded files are of
@@ -115,20 +111,8 @@ def _files(count: int) -> str:
     return f"{count} file{'s' * (count != 1)}"
 
 
-class SnapshotFilesAPI:
-    """The files of snapshot tables' partitions. A mixin of Metastore (store.py), which holds the connection
-    and the transaction scopes every call runs in."""
-
-    if TYPE_CHECKING:  # what Metastore and its other mixins give
-        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-        def snapshot(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-        def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row: ...
-
-        def _part_id(self, db_name: str, table_name: str, part_name: str) -> int: ...
-
-        def count_partitions(self, db_name: str, table_name: str) -> int: ...
+class SnapshotFilesRepository(Repository):
+    """The files of snapshot tables' partitions. A repository of the Metastore (store.py)."""
 
     def replace_snapshot_files(self, table: Table, files: dict[str | None, list[DataFile]]) -> None:
         """Records the snapshot's files of the owners in `files` (partition name, or None for an unpartitioned
@@ -136,9 +120,9 @@ class SnapshotFilesAPI:
         db_name, table_name = table.dbName, table.tableName
         types = {c.name: c.type for c in table.cols}
         with self.transaction() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             for part_name, data_files in files.items():
-                part_id = None if part_name is None else self._part_id(db_name, table_name, part_name)
+                part_id = None if part_name is None else self.store.catalog._part_id(db_name, table_name, part_name)
                 conn.execute("DELETE FROM SNAPSHOT_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 conn.executemany(
                     "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT, "
@@ -149,7 +133,7 @@ class SnapshotFilesAPI:
     def snapshot_file_states(self, db_name: str, table_name: str) -> dict[str | None, set[FileState]]:
         """Every owner's recorded files as (path, bytes, added in), for a source to tell what a commit changed."""
         with self.snapshot() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             out: dict[str | None, set[FileState]] = {}
             for name, path, size, added_in in conn.execute(
                     "SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN FROM SNAPSHOT_FILES F "
@@ -168,7 +152,7 @@ class SnapshotFilesAPI:
         query); None for a local table, whose directories are listed each anyway."""
         if is_local(table.location) or not table.is_partitioned or len(locations) < 2:
             return None
-        return self.count_partitions(table.dbName, table.tableName)
+        return self.store.catalog.count_partitions(table.dbName, table.tableName)
 
     def owner_files(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, list[DataFile]]:
         """The data files a reader of the table now sees in each owner of `locations` (partition name or None,
@@ -178,7 +162,7 @@ class SnapshotFilesAPI:
             return files_by_location(locations, table.location, self._directories_under(table, locations))
         out: dict[str | None, list[DataFile]] = {name: [] for name in locations}
         with self.snapshot() as conn:
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             if table.is_partitioned:
                 sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT, F.CONTENT, "
                        "F.FIGURES FROM PARTITIONS P "
@@ -207,7 +191,7 @@ class SnapshotFilesAPI:
     def theta_sketches(self, table: Table) -> dict[tuple[str | None, str], tuple[str, bytes]]:
         """Every stored theta sketch of the table: (owner, column) -> (files digest, sketch)."""
         with self.snapshot() as conn:
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             return {(name, column): (digest, bytes(sketch)) for name, column, digest, sketch in conn.execute(
                 "SELECT P.PART_NAME, T.COLUMN_NAME, T.FILES_DIGEST, T.SKETCH FROM THETA_SKETCHES T "
                 "LEFT JOIN PARTITIONS P ON P.PART_ID = T.PART_ID WHERE T.TBL_ID = ?", (tbl_id,))}
@@ -215,9 +199,9 @@ class SnapshotFilesAPI:
     def store_theta_sketches(self, table: Table, sketches: dict[tuple[str | None, str], tuple[str, bytes]]) -> None:
         """Keeps the theta sketches given, in place of those of the same owner and column."""
         with self.transaction() as conn:
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             for (owner, column), (digest, sketch) in sketches.items():
-                part_id = None if owner is None else self._part_id(table.dbName, table.tableName, owner)
+                part_id = None if owner is None else self.store.catalog._part_id(table.dbName, table.tableName, owner)
                 conn.execute("DELETE FROM THETA_SKETCHES WHERE TBL_ID = ? AND PART_ID IS ? AND COLUMN_NAME = ?",
                              (tbl_id, part_id, column))
                 conn.execute("INSERT INTO THETA_SKETCHES (TBL_ID, PART_ID, COLUMN_NAME, FILES_DIGEST, SKETCH) "

@@ -16,6 +16,7 @@ from .common import _NO_FILES, is_transactional
 from .model import Table
 from .snapshot_files import describe_snapshot_changes, is_snapshot_table, unfollowed_commit
 from .txn import ValidWriteIdList
+from .repository import Repository
 
 
 @dataclass
@@ -33,9 +34,9 @@ class ComplianceSummary:
         return self.owners > 0 and self.not_accurate == 0
 
 
-class StatsAccuracyAPI:
-    """Accuracy of stored statistics for a reader, and the files external tables' statistics came from. A mixin of
-    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
+class StatsAccuracyRepository(Repository):
+    """Accuracy of stored statistics for a reader, and the files external tables' statistics came from. A repository of
+    the Metastore (store.py)."""
 
     # ---- stats accuracy -----------------------------------------------------------------
 
@@ -55,8 +56,8 @@ class StatsAccuracyAPI:
         """stats_compliance for each set of columns, from one reading of the owners (and one listing of an
         external table's files): per owner, one (accurate, reason) for each set, in order."""
         with self.snapshot():
-            table = self.get_table(db_name, table_name)
-            valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
+            valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
             if table.is_partitioned:
                 owners = self._partition_owners(table, part_names)
             else:
@@ -87,10 +88,10 @@ class StatsAccuracyAPI:
                           part_names: list[str] | None = None) -> list[ComplianceSummary]:
         """stats_compliance in brief for each set of columns, from one reading of the owners (see
         _owner_groups)."""
-        self._refresh_segments(db_name, table_name)
+        self.store.column_stats._refresh_segments(db_name, table_name)
         with self.snapshot():
-            table = self.get_table(db_name, table_name)
-            valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
+            valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
             groups, what = self._owner_groups(table, part_names, valid)
             out = []
             for columns in column_sets:
@@ -108,10 +109,10 @@ class StatsAccuracyAPI:
                             valid_write_ids: ValidWriteIdList | None = None) -> StatsAccuracy:
         """The flags that hold in every partition of a partitioned table for a reader with `valid_write_ids`
         (default: now): Hive keeps them on the partitions."""
-        self._refresh_segments(db_name, table_name)
+        self.store.column_stats._refresh_segments(db_name, table_name)
         with self.snapshot():
-            table = self.get_table(db_name, table_name)
-            valid = valid_write_ids or self.get_valid_write_ids(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
+            valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
             groups, what = self._owner_groups(table, None, valid)
             held = [StatsAccuracy.parse(params.get(ACCURATE_PARAM))
                     if self._compliance(table, params, write_id, what, [], valid, files_changed)[0] else StatsAccuracy()
@@ -129,14 +130,14 @@ class StatsAccuracyAPI:
         number of partitions), else from one grouped query; an external table's are one a group, each
         needing a listing of its files."""
         if table.is_partitioned and table.tableType != "EXTERNAL_TABLE" and part_names is None:
-            state = self.partition_state(table.dbName, table.tableName)
+            state = self.store.column_stats.partition_state(table.dbName, table.tableName)
             if state is not None and all(valid.are_all_valid(g.min_write_id, g.max_write_id) for g in state):
                 return [({} if not g.flags else {ACCURATE_PARAM: g.flags}, g.first_write_id, g.parts, g.first_name,
                          None) for g in state], "partition"
         if table.is_partitioned and table.tableType != "EXTERNAL_TABLE":
             sql = ("SELECT PP.PARAM_VALUE, P.WRITE_ID, count(*), min(P.PART_NAME) FROM PARTITIONS P "
                    "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
-            args: list = [ACCURATE_PARAM, self._table_row(table.dbName, table.tableName)["TBL_ID"]]
+            args: list = [ACCURATE_PARAM, self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]]
             if part_names is not None:
                 sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
                 args.append(json.dumps(list(part_names)))
@@ -157,7 +158,7 @@ class StatsAccuracyAPI:
         sql = ("SELECT P.PART_NAME, PP.PARAM_VALUE, P.WRITE_ID, S.LOCATION FROM PARTITIONS P "
                "LEFT JOIN SDS S ON S.SD_ID = P.SD_ID "
                "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
-        args: list = [ACCURATE_PARAM, self._table_row(table.dbName, table.tableName)["TBL_ID"]]
+        args: list = [ACCURATE_PARAM, self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]]
         if part_names is not None:
             sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
             args.append(json.dumps(list(part_names)))
@@ -171,7 +172,7 @@ class StatsAccuracyAPI:
         if files_changed and StatsAccuracy.parse(params.get(ACCURATE_PARAM)).basic:
             return False, files_changed
         transactional = is_transactional(table)
-        if transactional and not self.txn_stats_enabled:
+        if transactional and not self.store.txn_stats_enabled:
             return False, "transactional statistics are turned off (hive.txn.stats.enabled=false)"
         flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
         if not flags.basic:
@@ -191,9 +192,9 @@ class StatsAccuracyAPI:
         """Keeps the files an ANALYZE read, per partition name (None: an unpartitioned table), in place
         of those of the previous one."""
         with self.transaction() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             for part_name, states in files.items():
-                part_id = None if part_name is None else self._part_id(db_name, table_name, part_name)
+                part_id = None if part_name is None else self.store.catalog._part_id(db_name, table_name, part_name)
                 conn.execute("DELETE FROM ANALYZED_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 # an owner analyzed with no files keeps one row with an empty path, so that it reads as
                 # "analyzed empty", not "never recorded"
@@ -215,7 +216,7 @@ class StatsAccuracyAPI:
     def _external_file_changes(self, table: Table, locations: dict[str | None, str],
                                every_partition: bool) -> dict[str | None, str]:
         with self.snapshot() as conn:
-            tbl_id = self._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             seen: dict[str | None, set[FileState]] = {}
             if table.is_partitioned and every_partition:  # `locations` holds them all
                 sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ETAG, F.MODIFIED_MS FROM PARTITIONS P "
@@ -236,7 +237,7 @@ class StatsAccuracyAPI:
                     files.add((path, size, modified if etag is None else etag))
         out = {}
         snapshot = is_snapshot_table(table)
-        for name, now in self.owner_file_states(table, locations).items():
+        for name, now in self.store.snapshot_files.owner_file_states(table, locations).items():
             before = seen.get(name)
             if before is None:
                 out[name] = "the files it was analyzed from were not recorded: ANALYZE it again"

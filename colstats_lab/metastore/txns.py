@@ -13,6 +13,7 @@ from .exceptions import MetaException, NoSuchObjectException
 from .expectations import evaluate_commit
 from .history import last_state, record_history_rows, settle_history
 from .txn import ValidWriteIdList
+from .repository import Repository
 
 if TYPE_CHECKING:
     from .changes import Change, FollowUp
@@ -22,9 +23,9 @@ _OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.
 _STATES = {"o": "open", "c": "committed", "a": "aborted"}  # TXNS.TXN_STATE
 
 
-class TxnAPI:
-    """Transactions and write IDs: the Metastore's transaction calls. A mixin of
-    Metastore (store.py), which holds the connection and the transaction scopes every call runs in."""
+class TxnRepository(Repository):
+    """Transactions and write IDs: the Metastore's transaction calls. A repository of
+    the Metastore (store.py)."""
 
     # ---- transactions and write IDs -----------------------------------------------------
 
@@ -49,7 +50,7 @@ class TxnAPI:
         """Aborts open transactions that missed their heartbeats for `timeout_s` (default
         `txn_timeout_s`) or whose process on this host is gone; returns their IDs. Readers never
         wait for them: an open write is simply not in anyone's snapshot."""
-        timeout_s = self.txn_timeout_s if timeout_s is None else timeout_s
+        timeout_s = self.store.txn_timeout_s if timeout_s is None else timeout_s
         host = socket.gethostname()
         with self.snapshot() as conn:
             rows = conn.execute("SELECT TXN_ID, TXN_LAST_HEARTBEAT, TXN_HOST, TXN_PID FROM TXNS "
@@ -72,7 +73,7 @@ class TxnAPI:
         """The table's next write ID for an open transaction (the same one if it already has one)."""
         with self.transaction() as conn:
             self._require_open(txn_id)
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             existing = conn.execute(
                 "SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ? AND T2W_DATABASE = ? AND T2W_TABLE = ?",
                 (txn_id, table.dbName, table.tableName)).fetchone()
@@ -110,20 +111,20 @@ class TxnAPI:
                     conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
                                  f"VALUES ({conn.dialect.history_context}, ?, ?, ?) "
                                  "ON CONFLICT (ID) DO UPDATE SET TXN_ID = excluded.TXN_ID, CAUSE = excluded.CAUSE, "
-                                 "KEEP = excluded.KEEP", (txn_id, change.describe(), int(self.history_enabled)))
-                    results.append(change.apply(self))
+                                 "KEEP = excluded.KEEP", (txn_id, change.describe(), int(self.store.history_enabled)))
+                    results.append(change.apply(self.store))
                     needed = change.follow_up()
                     if needed is not None:
                         key = (needed.table.dbName, needed.table.tableName)
                         follow[key] = follow[key].joined(needed) if key in follow else needed
                 for needed in follow.values():
-                    needed.run(self)
+                    needed.run(self.store)
                 conn.execute(f"DELETE FROM STATS_HISTORY_CONTEXT WHERE ID = {conn.dialect.history_context}")
                 if txn_id is not None and last_state(conn) > since:  # the commit kept states
                     if any(change.kind != "statistics" for change in changes):
                         # a write's numRows lands after its gathered states; an ANALYZE sets it before its own
                         record_history_rows(conn, txn_id, since)
-                    settle_history(conn, txn_id, self.history_sketches, since)
+                    settle_history(conn, txn_id, self.store.history_sketches, since)
                     evaluate_commit(conn, txn_id, since=since)  # the column's rules, on the states this commit stored
                 if txn_id is not None:
                     self.commit_txn(txn_id)
@@ -151,11 +152,12 @@ class TxnAPI:
         """The table's ValidWriteIdList now: every allocated write ID, with the open and aborted ones
         listed. For a transaction's own reads (`txn_id`), its own write is valid."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
                                (table.dbName, table.tableName)).fetchone()
             high_watermark = (row[0] - 1) if row else 0
-            open_ids, aborted = set(), set()
+            open_ids: set[int] = set()
+            aborted: set[int] = set()
             for r in conn.execute(
                 "SELECT W.T2W_WRITEID, T.TXN_STATE, T.TXN_ID FROM TXN_TO_WRITE_ID W "
                 "JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
@@ -198,7 +200,7 @@ class TxnAPI:
         who, the write ID, what they wrote (TXN_COMPONENTS: operations, how many partitions, whether the table) and
         how many statistics they left (partitions, or the table, whose current statistics' writer they are)."""
         with self.snapshot() as conn:
-            table = self.get_table(db_name, table_name)
+            table = self.store.catalog.get_table(db_name, table_name)
             txns = conn.execute(
                 "SELECT T.TXN_ID, T.TXN_STATE, T.TXN_STARTED, T.TXN_LAST_HEARTBEAT, T.TXN_USER, T.TXN_HOST, T.TXN_PID, "
                 "W.T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
@@ -217,7 +219,7 @@ class TxnAPI:
             left = dict(conn.execute(
                 f"SELECT WRITE_ID, count(*) FROM PARTITIONS WHERE TBL_ID = ? AND WRITE_ID IN "
                 f"({','.join('?' * len(writes))}) GROUP BY WRITE_ID",
-                (self._table_row(db_name, table_name)["TBL_ID"], *writes)).fetchall())
+                (self.store.catalog._table_row(db_name, table_name)["TBL_ID"], *writes)).fetchall())
         out = []
         for r in txns:
             operations, partitions, table_level = written.get(r["TXN_ID"], ("", 0, False))
