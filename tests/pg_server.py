@@ -34,18 +34,34 @@ class PostgresServer:
     folder: str
     port: int
     as_user: list[str]  # the command prefix that runs the server's programs as its owner
+    template: str = ""  # the database of the metastore's tables new databases are copies of (made when first asked)
 
     def url(self, database: str = "postgres", password: str = PASSWORD) -> str:
         return f"postgresql://{SUPERUSER}:{password}@127.0.0.1:{self.port}/{database}"
 
-    def new_database(self, prefix: str = "lab") -> str:
-        """A new, empty database; its URL."""
+    def new_database(self, prefix: str = "lab", migrated: bool = True) -> str:
+        """A new database holding no rows; its URL. `migrated`: a copy of one the metastore's migrations made
+        once per session (its tables, no rows: a copy takes 0.1 s, the migrations 0.25-0.4 s), else empty."""
         import psycopg
 
         name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+        template = f" TEMPLATE {self._migrated_template()}" if migrated else ""
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"{template}')
         return self.url(name)
+
+    def _migrated_template(self) -> str:
+        if not self.template:
+            from colstats_lab.metastore.database import open_database
+            from colstats_lab.metastore.schema import migrate
+
+            self.template = self.new_database("template", migrated=False).rsplit("/", 1)[1]
+            database = open_database(self.url(self.template))
+            try:
+                migrate(database)
+            finally:
+                database.close()  # a template is copied only while no one is connected to it
+        return self.template
 
 
 def _free_port() -> int:

@@ -307,7 +307,7 @@ def test_a_server_that_cannot_be_used_is_one_line_naming_the_url_without_its_pas
              (wrong_password, f"at postgresql://postgres@127.0.0.1:{postgres.port}/postgres refused the user's password"),
              (missing, "database no_such_database does not exist on the metastore's PostgreSQL server at "
                        f"postgresql://postgres@127.0.0.1:{postgres.port}/no_such_database: create it")]
-    newer = postgres.new_database()
+    newer = postgres.new_database(migrated=False)  # the lab makes its tables in an empty database
     Metastore(newer, str(tmp_path / "warehouse")).close()
     with connect(newer) as other:
         other.execute("UPDATE COLSTATS_SCHEMA_VERSION SET MIGRATIONS = 999")
