@@ -44,13 +44,20 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory):
+def postgres():
     """A real PostgreSQL server on 127.0.0.1, one for the test session; each test takes a database of its own."""
+    import shutil
+    import tempfile
+
     import pg_server
 
-    server = pg_server.start(str(tmp_path_factory.mktemp("postgres") / "server"))
+    # outside pytest's folders: a second pytest session resets their mode to 700, which the server's user
+    # (postgres, when the tests run as root) then cannot pass, and the server stops
+    folder = tempfile.mkdtemp(prefix="colstats-postgres-")
+    server = pg_server.start(os.path.join(folder, "server"))
     yield server
     pg_server.stop(server)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -502,7 +502,8 @@ class CatalogRepository(Repository):
             for name, changes in updates.items():
                 part_id, current = found[name]
                 accurate[name] = self._guard_accuracy(table, current, changes, write_id, valid_write_ids)
-                self._update_params("PARTITION_PARAMS", "PART_ID", part_id, changes)
+            self._update_params_many("PARTITION_PARAMS", "PART_ID",
+                                     {found[name][0]: changes for name, changes in updates.items()})
             if write_id is not None:
                 conn.executemany("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?",
                                  [(write_id, found[name][0]) for name in updates])
@@ -542,15 +543,21 @@ class CatalogRepository(Repository):
         )
 
     def _update_params(self, table: str, id_column: str, owner_id: int, updates: dict[str, str | None]) -> None:
-        for key, value in updates.items():
-            if value is None:
-                self.db.execute(f"DELETE FROM {table} WHERE {id_column} = ? AND PARAM_KEY = ?", (owner_id, key))
-            else:
-                self.db.execute(
-                    f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
-                    f"ON CONFLICT ({id_column}, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
-                    (owner_id, key, str(value)),
-                )
+        self._update_params_many(table, id_column, {owner_id: updates})
+
+    def _update_params_many(self, table: str, id_column: str, updates: dict[int, dict[str, str | None]]) -> None:
+        """Each owner's parameters set (a value) or removed (None): one batch of each, not a statement per
+        parameter (a round trip each on a server)."""
+        removed = [(owner_id, key) for owner_id, changes in updates.items() for key, value in changes.items()
+                   if value is None]
+        kept = [(owner_id, key, str(value)) for owner_id, changes in updates.items() for key, value in changes.items()
+                if value is not None]
+        if removed:
+            self.db.executemany(f"DELETE FROM {table} WHERE {id_column} = ? AND PARAM_KEY = ?", removed)
+        if kept:
+            self.db.executemany(f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
+                                f"ON CONFLICT ({id_column}, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
+                                kept)
 
     def refresh_partitioned_table_params(self, db_name: str, table_name: str) -> None:
         """Recomputes a partitioned table's basic stats from its partitions, as Hive keeps them.

@@ -8,6 +8,7 @@ and turned into PostgreSQL's by `Dialect.ddl`; triggers, whose bodies differ alt
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -138,7 +139,11 @@ class Dialect:
             return
         at = [list(names).index(k) for k in key]
         last = {tuple(row[i] for i in at): row for row in rows}
-        db.executemany(f"DELETE FROM {table} WHERE " + " AND ".join(f"{k} = ?" for k in key), list(last))
+        # the keys as one JSON list read in the table's own row type: one statement, not one per key
+        keys = json.dumps([{k.lower(): value for k, value in zip(key, values)} for values in last])
+        columns = ", ".join(key)
+        db.execute(f"DELETE FROM {table} WHERE ({columns}) IN (SELECT {columns} FROM "
+                   f"json_populate_recordset(NULL::{table}, CAST(? AS json)))", (keys,))
         db.insert_rows(table, names, list(last.values()))
 
     def json_pairs(self, column: str) -> str:

@@ -219,10 +219,16 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES, since: i
         f"{_same_cell(conn, 'N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
         f"AND {_SAME_FIGURES}", (since, txn_id)).fetchall()
     same = [r[:4] for r in candidates if _same_sketches(r[4], r[5], r[6], r[7], r[8])]
+    # a statement per time (a commit's states share one or a few), not per state: one round trip on a server
+    confirmed: dict[tuple[int, int], list[int]] = {}
+    for _, previous, recorded, analyzed in same:
+        confirmed.setdefault((recorded, analyzed), []).append(previous)
+    for (recorded, analyzed), previous_ids in confirmed.items():
+        conn.execute("UPDATE COL_STATS_HISTORY SET CONFIRMED_AT = ?, LAST_ANALYZED = ? WHERE HISTORY_ID IN "
+                     "(SELECT CAST(value AS INTEGER) FROM json_each(?))", (recorded, analyzed, json.dumps(previous_ids)))
     if same:
-        conn.executemany("UPDATE COL_STATS_HISTORY SET CONFIRMED_AT = ?, LAST_ANALYZED = ? WHERE HISTORY_ID = ?",
-                         [(recorded, analyzed, previous) for _, previous, recorded, analyzed in same])
-        conn.executemany("DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?", [(new,) for new, *_ in same])
+        conn.execute("DELETE FROM COL_STATS_HISTORY WHERE HISTORY_ID IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
+                     (json.dumps([new for new, *_ in same]),))
     # once every commit is settled, a cell holds at most `sketches` states with sketches before a commit, so the
     # one `sketches` back from each new state is the one to thin: a short walk back a state, not every older
     # state of every touched cell (a lowered setting thins the whole history at once: thin_history)
