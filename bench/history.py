@@ -47,7 +47,7 @@ def checkpointed_size(path: str) -> int:
 def metastore_only(lab, runs: int) -> None:
     """The metastore's share alone: storing one ANALYZE's partition statistics again (the states the last
     ANALYZE stored, re-stored through the metastore's bulk call), keeping history and not."""
-    from colstats_lab.metastore.model import ColumnStatistics, ColumnStatisticsDesc
+    from colstats_lab.column_statistics.model import ColumnStatistics, ColumnStatisticsDesc
 
     ms = lab.metastore
     names = ms.get_partition_names("default", "bench")

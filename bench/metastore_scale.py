@@ -41,8 +41,8 @@ from colstats_lab.pruning.answers import answer_from_stats
 from colstats_lab.commands.describe import describe
 from colstats_lab.sql.parser import parse_one
 from colstats_lab.metastore.history import last_state, settle_history
-from colstats_lab.metastore.merge import merge_table_level
-from colstats_lab.metastore.sketches import NDV_LG_K, compact
+from colstats_lab.metastore.changes import merge_table_level
+from colstats_lab.column_statistics.sketches import NDV_LG_K, compact
 from colstats_lab.analyze.runner import AnalyzeChange, AnalyzeOutcome
 from colstats_lab.stats.aggregate import ColumnPlan, GroupStats
 from colstats_lab.tables.snapshot import PartitionFiles

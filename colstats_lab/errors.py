@@ -15,6 +15,32 @@ class ColstatsError(Exception):
     """Base of every error colstats_lab raises for bad input or a refused request."""
 
 
+# the metastore's exceptions, as Hive's Thrift API names them
+
+class MetastoreError(ColstatsError):
+    """Base of every error the metastore raises."""
+
+
+class NoSuchObjectException(MetastoreError):
+    """A database, table, partition or column that does not exist."""
+
+
+class AlreadyExistsException(MetastoreError):
+    """A database, table or partition that exists already."""
+
+
+class InvalidObjectException(MetastoreError):
+    """An object whose content is not valid for where it is stored."""
+
+
+class InvalidInputException(MetastoreError):
+    """An argument that is malformed: a bad name, filter or statistics object."""
+
+
+class MetaException(MetastoreError):
+    """The metastore cannot do what was asked (a refused state change, a broken file)."""
+
+
 class ParseError(ColstatsError):
     """A statement or expression that does not parse: the message, and the text with a caret under
     the bad token (`.sql`, `.position`, `.line`, `.column`)."""

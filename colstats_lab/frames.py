@@ -12,12 +12,12 @@ from decimal import Decimal
 import pandas as pd
 
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
-from .metastore.model import Date, Timestamp
-from .metastore import drift
+from .column_statistics.model import Date, Timestamp
+from .column_statistics import drift
 from .metastore.history import engine_of, state_picker
-from .metastore.names import make_part_name
+from .column_statistics.names import make_part_name
 from .tables.kinds import kind_of
-from .metastore.quantiles import Distribution, column_value
+from .column_statistics.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
 from .metastore.staleness import PARAM as ROWS_CHANGED

@@ -22,11 +22,11 @@ from .metastore import (
 )
 from .metastore.changes import AddExpectation
 from .metastore.levels import TABLE_LEVEL
-from .metastore.names import split_table_name
+from .column_statistics.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
-from .metastore.frequent_items import MAX_FREQUENT_ITEMS
+from .column_statistics.frequent_items import MAX_FREQUENT_ITEMS
 from .metastore.history import DEFAULT_KEEP
-from .metastore.quantiles import Distribution
+from .column_statistics.quantiles import Distribution
 from .result import Result
 from .skew import DEFAULT_MODE, SkewReport
 from .skew.join import ShuffleSkewReport
@@ -451,7 +451,7 @@ class Lab:
         naive); `now` None is the latest. Columns: the null fraction then, now and its change, the NDV and
         its relative change, min and max and whether a new one appeared, the PSI of the two KLL sketches (or,
         for strings, of the top values skew reports kept), and the heavy hitters entering and leaving
-        (metastore/drift.py); `source="metadata"` compares the states REFRESH METADATA kept. No Spark."""
+        (column_statistics/drift.py); `source="metadata"` compares the states REFRESH METADATA kept. No Spark."""
         return frames.compare_frame(self.metastore, self.resolve(name), then, now, source)
 
     def expect(self, name: str, column: str, **rules) -> pd.DataFrame:

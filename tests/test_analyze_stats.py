@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from colstats_lab import Lab
-from colstats_lab.metastore.sketches import ndv_relative_error
+from colstats_lab.column_statistics.sketches import ndv_relative_error
 from mixed_data import COLUMNS, write_mix
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore.quantiles import Distribution, rank_error
+from colstats_lab.column_statistics.quantiles import Distribution, rank_error
 
 DAYS = ("d1", "d2")
 ROWS = 1_500  # above KLL's k = 200, so the sketches leave their exact mode
@@ -177,7 +177,7 @@ def test_sketches_once_kept_stay_kept_by_a_session_without_the_setting_until_the
 def test_whether_a_sketch_compacted_is_read_off_its_preamble_as_loading_it_tells(lab):
     """The history tells an estimating sketch (whose bytes differ from run to run) without loading it: every
     sketch Spark wrote, exact (up to k = 200 values) or compacted, for longs, floats and doubles alike."""
-    from colstats_lab.metastore.quantiles import compacted
+    from colstats_lab.column_statistics.quantiles import compacted
 
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE k (b BIGINT, f FLOAT, d DOUBLE) PARTITIONED BY (ds STRING)")
@@ -330,7 +330,7 @@ def test_the_html_report_shows_quartiles_as_text_not_markup(analyzed, tmp_path):
 
 
 def test_quartiles_of_timestamps_fit_their_cell_to_the_second_and_a_shared_day_once():
-    from colstats_lab.metastore.model import Timestamp
+    from colstats_lab.column_statistics.model import Timestamp
     from colstats_lab.ui.stats_view import display_frame
     from colstats_lab.frames import FRAME_COLUMNS
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
-from colstats_lab.metastore.frequent_items import FrequentItems
+from colstats_lab.column_statistics.frequent_items import FrequentItems
 
 DAYS = ["2026-11-20", "2026-11-21", "2026-11-22"]
 HOT = 7  # the customer most orders name

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from colstats_lab.metastore import ColumnStatisticsData, ColumnStatisticsObj, DoubleColumnStatsData, LongColumnStatsData
-from colstats_lab.metastore.merge import merge_column_stats, merge_metadata_column
-from colstats_lab.metastore.sketches import ndv_relative_error
+from colstats_lab.column_statistics.merge import merge_column_stats
+from colstats_lab.metastore.table_metadata import merge_metadata_column
+from colstats_lab.column_statistics.sketches import ndv_relative_error
 from colstats_lab.metastore.table_metadata import ColumnMetadata
 from test_stats_segments import _sketch
 

@@ -10,9 +10,9 @@ from metastore_rows import connect
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from colstats_lab.metastore.sketches import NDV_LG_K, ndv_relative_error
+from colstats_lab.column_statistics.sketches import NDV_LG_K, ndv_relative_error
 from colstats_lab.stats import ndv_input
-from colstats_lab.metastore.sketches import estimate, union
+from colstats_lab.column_statistics.sketches import estimate, union
 
 NEAR_VALUES = {
     # values that a careless mapping would merge (or split), with the distinct count SQL gives them
@@ -71,7 +71,7 @@ def test_stored_sketches_are_compact_hll4_with_sparks_estimates(lab, spark):
 
     from datasketches import hll_sketch, tgt_hll_type
 
-    from colstats_lab.metastore.sketches import compact
+    from colstats_lab.column_statistics.sketches import compact
 
     rows = spark.range(0, 24_000).select((F.col("id") * 7919 % 9000).alias("v"),
                                          F.when(F.col("id") % 2 == 0, "a").otherwise("b").alias("ds"))

@@ -17,7 +17,7 @@ import pytest
 from fsspec.registry import known_implementations
 
 from colstats_lab.errors import ColstatsError, QueryError, StorageError
-from colstats_lab.metastore.sketches import ndv_relative_error
+from colstats_lab.column_statistics.sketches import ndv_relative_error
 from colstats_lab.storage import (SPARK_PREFIXES, footer_of, list_data_files, parse_prefixes, spark_file_uri,
                                   spark_uri)
 

@@ -137,7 +137,7 @@ def _key(value):
 
 
 def _unescape(text: str) -> str:
-    from colstats_lab.metastore.names import parse_part_name
+    from colstats_lab.column_statistics.names import parse_part_name
 
     return parse_part_name(f"ds={text}")[0][1]
 

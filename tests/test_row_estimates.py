@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore.quantiles import rank_error
+from colstats_lab.column_statistics.quantiles import rank_error
 
 PER_DAY = 4_000
 

@@ -261,7 +261,7 @@ def test_exact_table_top_values_merged_from_the_partitions_lists_equal_pandas(sk
     """The table's exact top k come from the partitions' ranked lists where those prove them (the two values
     hot every day), with an estimated distinct count and no median; where they do not (a value hot one day
     only, absent from another day's list), from every value's count, with the exact distinct count."""
-    from colstats_lab.metastore.sketches import ndv_relative_error
+    from colstats_lab.column_statistics.sketches import ndv_relative_error
 
     lab, data = skewed
     every = pd.concat(list(data.values()))

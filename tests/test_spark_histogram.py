@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from colstats_lab.metastore.quantiles import Distribution, SketchFamily, dump, new_sketch, rank_error
+from colstats_lab.column_statistics.quantiles import Distribution, SketchFamily, dump, new_sketch, rank_error
 from colstats_lab.stats.spark_histogram import (BadSparkHistogram, HistogramBin, SparkHistogram,
                                                 histogram_from_sketch, sketch_from_histogram)
 

@@ -15,7 +15,7 @@ import pytest
 from colstats_lab import Lab
 from colstats_lab.interop import UnsupportedCatalog, read_table_statistics
 from colstats_lab.metastore import InvalidInputException
-from colstats_lab.metastore.sketches import ndv_relative_error
+from colstats_lab.column_statistics.sketches import ndv_relative_error
 from colstats_lab.stats.spark_properties import column_stat_from_hive
 from mixed_data import COLUMNS, SCHEMA, all_rows, write_mix
 

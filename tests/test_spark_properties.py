@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colstats_lab.metastore.model import (BooleanColumnStatsData, ColumnStatisticsData, ColumnStatisticsObj,
+from colstats_lab.column_statistics.model import (BooleanColumnStatsData, ColumnStatisticsData, ColumnStatisticsObj,
                                           StringColumnStatsData)
 from colstats_lab.stats.spark_properties import (CatalogColumnStat, CatalogStatistics, NotConvertible,
                                                  UnsupportedStatisticsType, column_stat_from_hive,

@@ -14,10 +14,10 @@ from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colstats_lab.metastore import drift
+from colstats_lab.column_statistics import drift
 from colstats_lab.metastore.levels import TABLE_LEVEL
-from colstats_lab.metastore.quantiles import Distribution, rank_error
-from colstats_lab.metastore.sketches import ndv_relative_error
+from colstats_lab.column_statistics.quantiles import Distribution, rank_error
+from colstats_lab.column_statistics.sketches import ndv_relative_error
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
@@ -288,8 +288,8 @@ def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
 
 
 def test_heavy_hitters_entering_and_leaving_are_read_off_the_two_sketches():
-    from colstats_lab.metastore.model import ColumnStatisticsData, ColumnStatisticsObj, LongColumnStatsData
-    from colstats_lab.metastore.quantiles import SketchFamily, dump, new_sketch
+    from colstats_lab.column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj, LongColumnStatsData
+    from colstats_lab.column_statistics.quantiles import SketchFamily, dump, new_sketch
 
     def state(values):
         sketch = new_sketch(SketchFamily.BIGINT)
@@ -383,7 +383,7 @@ def test_a_skew_report_keeps_top_values_on_fresh_states_and_compare_measures_str
 
 
 def test_heavy_hitters_are_not_guessed_from_a_top_list_that_ends_above_their_share():
-    from colstats_lab.metastore.history import TopValues
+    from colstats_lab.column_statistics.frequent_items import TopValues
 
     short = TopValues((("a", 50), ("b", 40)), rows=100, nulls=0, mode="exact", k=2)  # a third value may hold 10 %
     assert drift.top_value_hitters(short, "string") is None

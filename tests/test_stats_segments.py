@@ -16,8 +16,9 @@ from colstats_lab.metastore import (BooleanColumnStatsData, ColumnStatistics, Co
                                     ColumnStatisticsDesc, ColumnStatisticsObj, DecimalColumnStatsData,
                                     DoubleColumnStatsData, FieldSchema, LongColumnStatsData, Metastore, Partition,
                                     StringColumnStatsData, Table, Timestamp, TimestampColumnStatsData)
-from colstats_lab.metastore.merge import merge_stats_column, merge_table_level
-from colstats_lab.metastore.sketches import estimate, ndv_relative_error
+from colstats_lab.column_statistics.merge import merge_stats_column
+from colstats_lab.metastore.changes import merge_table_level
+from colstats_lab.column_statistics.sketches import estimate, ndv_relative_error
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
@@ -232,8 +233,8 @@ def test_changing_one_partition_re_merges_only_its_segments(new_metastore):
 
 def test_merged_ndv_stays_within_the_sketch_bound():
     """The segments' union estimates the distinct values of all partitions within HLL's bound."""
-    from colstats_lab.metastore.stats_rows import StatsColumn
-    from colstats_lab.metastore.merge import merge_partitions, merge_segments, segment_to_obj
+    from colstats_lab.column_statistics.stats_rows import StatsColumn
+    from colstats_lab.column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
 
     parts = [list(range(i * 700, i * 700 + 1_000)) for i in range(40)]  # overlapping ranges
     column = StatsColumn.from_objects([(_stats_of("n", p, _sketch(p), True), len(p)) for p in parts])

@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from colstats_lab.analyze import UP_TO_DATE
 from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
 from colstats_lab.sql.lexer import ParseError
-from colstats_lab.metastore.sketches import ndv_relative_error
+from colstats_lab.column_statistics.sketches import ndv_relative_error
 from metadata_tables import COLUMNS, ROW_GROUP_ROWS, TYPES, build_table, distinct, make_rows, spark_min, write_file
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL

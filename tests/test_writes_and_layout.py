@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from colstats_lab import InvalidInputException, NoSuchObjectException
-from colstats_lab.metastore.names import make_part_name
+from colstats_lab.column_statistics.names import make_part_name
 
 
 def _dirs(path: str) -> list[str]:

@@ -29,7 +29,7 @@ from ..coltypes import parse_type
 from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table, ValidWriteIdList
 from ..storage import storage_for
 from ..metastore.changes import ReplaceMetadata
-from ..metastore.quantiles import kll_for
+from ..column_statistics.quantiles import kll_for
 from ..metastore.table_metadata import (
     LEVELS,
     ColumnMetadata,
@@ -43,10 +43,10 @@ from ..sql.statements import RefreshMetadata
 from ..stats.footers import FileFooter, FooterColumn, file_footer, footer_column, read_footer
 from ..errors import spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
-from ..metastore.merge import merge_metadata_column
+from ..metastore.table_metadata import merge_metadata_column
 from ..metastore.snapshot_files import field_ids_of
-from ..metastore.sketches import bounded_ndv, estimate, sketch_ndv
-from ..metastore.quantiles import sketch_family
+from ..column_statistics.sketches import bounded_ndv, estimate, sketch_ndv
+from ..column_statistics.quantiles import sketch_family
 from ..tables.kinds import snapshot_files
 from ..tables.snapshot import PartitionFiles, file_schema, table_columns
 

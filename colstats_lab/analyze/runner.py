@@ -27,8 +27,8 @@ from ..metastore import (
     Table,
     ValidWriteIdList,
 )
-from ..metastore.frequent_items import items_tracked
-from ..metastore.quantiles import KLL_PROPERTY, kll_for
+from ..column_statistics.frequent_items import items_tracked
+from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze

@@ -20,7 +20,7 @@ from ..interop.iceberg_publish import publish_puffin, puffin_frame
 from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
 from ..interop import snapshot_source
 from ..interop.snapshot_source import TableSource
-from ..metastore.names import split_table_name
+from ..column_statistics.names import split_table_name
 from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..metastore import COLUMN_STATS_ACCURATE, InvalidInputException, NoSuchObjectException, Table
 from ..result import Result

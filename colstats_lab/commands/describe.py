@@ -10,8 +10,8 @@ from ..coltypes import StatsKind, parse_type
 from ..metastore import (COLUMN_STATS_ACCURATE, InvalidInputException, Metastore, NoSuchObjectException,
                          StatsAccuracy, Table)
 from ..metastore.history import state_picker
-from ..metastore.model import ColumnStatisticsObj, Partition
-from ..metastore.quantiles import Distribution, value_text
+from ..column_statistics.model import ColumnStatisticsObj, Partition
+from ..column_statistics.quantiles import Distribution, value_text
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
 from ..sql.partition_spec import exact_partition

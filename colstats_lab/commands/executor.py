@@ -13,11 +13,11 @@ from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
 from ..storage import join, storage_for
 from ..errors import ColstatsError, spark_errors
-from ..metastore.frequent_items import COLUMNS_PROPERTY
-from ..metastore.quantiles import KLL_PROPERTY
+from ..column_statistics.frequent_items import COLUMNS_PROPERTY
+from ..column_statistics.quantiles import KLL_PROPERTY
 from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
                          Partition, StatsAccuracy, Table)
-from ..metastore.names import make_part_name, parse_part_name
+from ..column_statistics.names import make_part_name, parse_part_name
 from ..metastore.changes import (AddPartitions, AlterSkew, AlterTableParams, Change, CreateDatabase, CreateTable,
                                  DefinitionWrite, DropDatabase, DropPartitions, DropTable, DropTableMetadata)
 from ..tables import kind_of

@@ -16,9 +16,9 @@ from sqlglot import exp
 from ..coltypes import parse_type
 from ..errors import parse_sql, spark_errors
 from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
-from ..metastore.frequent_items import (COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, INTEGRAL, STRINGS, FrequentItems,
+from ..column_statistics.frequent_items import (COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, INTEGRAL, STRINGS, FrequentItems,
                                         FrequentValue, sketchable)
-from ..metastore.sketches import sketch_ndv
+from ..column_statistics.sketches import sketch_ndv
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
 from ..stats.sketches import frequent_items_input

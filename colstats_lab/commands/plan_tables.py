@@ -23,7 +23,7 @@ from ..file_columns import NANOS_PARAM, SKIPPED_PARAM
 from ..interop.exchange import spark_statistics_properties
 from ..interop.spark_catalog import SparkTable
 from ..metastore import Table
-from ..metastore.names import parse_part_name
+from ..column_statistics.names import parse_part_name
 from ..storage import spark_uri
 from ..storage.spark_paths import prefixes_for
 from ..tables.kinds import kind_of

@@ -8,13 +8,13 @@ from pyspark.sql import functions as F
 from ..errors import spark_errors
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
-from ..metastore.model import leaf_name
+from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import field_ids_of
 from ..pruning.answers import NotFromStats, fresh_statistics
-from ..metastore.frequent_items import FrequentItems, sketchable
+from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..stats.footers import group_figures
 from ..tables.snapshot import PartitionFiles
-from ..metastore.history import TopValues
+from ..column_statistics.frequent_items import TopValues
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore.txn import ValidWriteIdList
 from ..skew import DEFAULT_MODE, SkewReport, skew_report

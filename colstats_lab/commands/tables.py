@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..metastore import AlreadyExistsException, FieldSchema, InvalidInputException, Table
 from ..metastore.changes import RegisterTable
-from ..metastore.names import parse_part_name, split_table_name
+from ..column_statistics.names import parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import PartitionSpecItem
 from ..interop import snapshot_source

@@ -18,7 +18,7 @@ from ..errors import one_line
 from ..file_columns import by_lower_name
 from ..files import ColumnFigures, DataFile
 from ..metastore import ColumnPath, FieldSchema, InvalidInputException, NoSuchObjectException, Table
-from ..metastore.model import leaf_name
+from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
 from ..storage import is_local, join, local_path, normalized
 from ..storage.options import delta_storage_options

@@ -20,7 +20,7 @@ from ..file_columns import SPELLING_PARAM, spelling_param
 from ..storage import list_data_files
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
 from ..metastore.changes import AlterTableParams, FollowPartitions, RegisterTable
-from ..metastore.names import make_part_name
+from ..column_statistics.names import make_part_name
 from ..tables.external import (catalog_location, external_partition, follow_partitions, listed_sums,
                                moved_partitions)
 from .hms_client import HiveMetastoreClient

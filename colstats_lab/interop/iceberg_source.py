@@ -17,7 +17,7 @@ from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, 
 
 from ..files import ColumnFigures, DataFile
 from ..file_columns import by_lower_name
-from ..metastore.model import leaf_name
+from ..column_statistics.model import leaf_name
 from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
 from .file_figures import column_figures, iceberg_string_cut
 from ..storage.options import iceberg_file_io_properties

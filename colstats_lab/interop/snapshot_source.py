@@ -22,7 +22,7 @@ from ..storage import join, parent
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 from ..metastore.changes import FollowUp
 from ..tables.external import listed_sums
-from ..metastore.names import make_part_name, parse_part_name
+from ..column_statistics.names import make_part_name, parse_part_name
 from .hms_source import CATALOG_PARAM
 from ..metastore.snapshot_files import FIELD_IDS_PARAM, FORMAT_PARAM, LOG_STATISTICS_PARAM, METADATA_PARAM, SNAPSHOT_PARAM
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
 
-from ..metastore.names import parse_part_name
+from ..column_statistics.names import parse_part_name
 from ..stats.spark_histogram import HistogramBin, SparkHistogram
 from ..stats.spark_properties import STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics, to_external_string
 from ..errors import ColstatsError, spark_errors

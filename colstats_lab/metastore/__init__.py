@@ -1,6 +1,7 @@
-"""The SQLite metastore: Hive's schema, Thrift-shaped model, the column-statistics API, write IDs."""
+"""The metastore, on SQLite or PostgreSQL: Hive's schema and its catalog, column-statistics and transaction API
+over it, write IDs. Its objects are Hive's Thrift model (`column_statistics.model`), re-exported here."""
 from .accurate import PARAM as COLUMN_STATS_ACCURATE, StatsAccuracy
-from .exceptions import (
+from ..errors import (
     AlreadyExistsException,
     InvalidInputException,
     InvalidObjectException,
@@ -8,7 +9,7 @@ from .exceptions import (
     MetastoreError,
     NoSuchObjectException,
 )
-from .model import (
+from ..column_statistics.model import (
     DEFAULT_LIST_BUCKETING_DIR_NAME,
     AggrStats,
     BinaryColumnStatsData,
@@ -31,7 +32,7 @@ from .model import (
     Timestamp,
     TimestampColumnStatsData,
 )
-from .names import DEFAULT_PARTITION_NAME, escape_path_name, make_part_name, parse_part_name
+from ..column_statistics.names import DEFAULT_PARTITION_NAME, escape_path_name, make_part_name, parse_part_name
 from .common import DEFAULT_DB
 from .store import Metastore
 from .txn import ValidWriteIdList

@@ -21,7 +21,7 @@ import math
 from decimal import Decimal
 
 from ..coltypes import StatsKind
-from .model import (
+from ..column_statistics.model import (
     STATS_DATA_CLASSES,
     AggrStats,
     ColumnStatisticsData,
@@ -29,8 +29,8 @@ from .model import (
     Date,
     Timestamp,
 )
-from .stats_rows import StatsColumn
-from .merge import merge_stats_column
+from ..column_statistics.stats_rows import StatsColumn
+from ..column_statistics.merge import merge_stats_column
 
 _NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION)
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)

@@ -13,15 +13,15 @@ from ..storage import join
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .common import DEFAULT_DB, _check_name, _json_list, _now, is_transactional
-from .exceptions import (
+from ..errors import (
     AlreadyExistsException,
     InvalidInputException,
     InvalidObjectException,
     MetaException,
     NoSuchObjectException,
 )
-from .model import FieldSchema, Partition, SkewedInfo, Table
-from .names import escape_path_name, parse_part_name
+from ..column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
+from ..column_statistics.names import escape_path_name, parse_part_name
 from .partition_filter import compile_partition_filter
 from .txn import ValidWriteIdList
 from .repository import Repository

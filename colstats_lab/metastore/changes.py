@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from .merge import merge_table_level
-from .model import Partition, SkewedInfo, Table
+from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
+from ..column_statistics.model import ColumnStatistics, ColumnStatisticsDesc, Partition, SkewedInfo, Table
 from .table_metadata import MetadataAnalysis, MetadataUnit
 
 if TYPE_CHECKING:
@@ -358,3 +358,23 @@ class AddExpectation(NothingAfter):
 
     def describe(self) -> str:
         return f"expect {', '.join(k for k, _ in self.rules)} of {self.table.qualified_name}.{self.column}"
+
+
+def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
+    """Table-level statistics of a partitioned table's columns, merged from the partitions' stored
+    statistics through the metastore's segments (a metastore call, no scan; a change of k partitions
+    re-merges O(k log n) segments, not every partition)."""
+    with metastore.transaction():
+        tops = metastore.segment_statistics(table.dbName, table.tableName, col_names, merge_segments,
+                                            merge_partitions)
+        elements = {c.name for c in table.stats_columns if c.is_element}
+        merged = []
+        for name in col_names:
+            top = tops.get(name.lower())
+            if top:
+                merged.append(segment_to_obj(name.lower(), merge_segments(top), name.lower() in elements))
+            elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
+                metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
+        if merged:
+            metastore.store_merged_table_statistics(
+                ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))

@@ -13,12 +13,12 @@ from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
 from .common import (_COLUMN_AT, _DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now,
                      is_transactional)
-from .exceptions import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
+from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
 from .history import keep_states, last_stats_row
-from .merge import merge_partitions, merge_segments, segment_to_obj
-from .model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
+from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
+from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
 from .segments import PARTITION_STATS_SELECT
-from .stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
+from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
 from .txn import ValidWriteIdList
 from .repository import Repository
 

@@ -6,9 +6,9 @@ import os
 import time
 
 from ..files import FileState
-from .exceptions import InvalidInputException, InvalidObjectException
-from .model import ColumnStatistics, ColumnStatisticsObj, Table
-from .stats_rows import ROW_COLUMNS
+from ..errors import InvalidInputException, InvalidObjectException
+from ..column_statistics.model import ColumnStatistics, ColumnStatisticsObj, Table
+from ..column_statistics.stats_rows import ROW_COLUMNS
 
 DEFAULT_DB = "default"
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .database import Database, open_database
-from .exceptions import MetaException
+from ..errors import MetaException
 from .schema import MIGRATIONS, migrate, migration_statements
 
 _BATCH = 5_000

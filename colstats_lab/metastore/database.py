@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .common import BUSY_TIMEOUT_MS
 from .dialect import SQLITE, Dialect
-from .exceptions import MetaException
+from ..errors import MetaException
 
 PAGE_CACHE_KIB = 64 * 1024
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..coltypes import parse_type
-from .drift import null_fraction, states_psi
-from .exceptions import InvalidInputException
+from ..column_statistics.drift import null_fraction, states_psi
+from ..errors import InvalidInputException
 from .history import HIVE, StatsState, read_states_up_to
-from .merge import spark_order
-from .stats_rows import text_to_value
+from ..column_statistics.merge import spark_order
+from ..column_statistics.stats_rows import text_to_value
 from .repository import Repository
 
 RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most")

@@ -14,9 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from .exceptions import InvalidInputException
-from .model import ColumnStatisticsObj
-from .stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
+from ..errors import InvalidInputException
+from ..column_statistics.frequent_items import TopValues
+from ..column_statistics.model import ColumnStatisticsObj
+from ..column_statistics.stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
 from .repository import Repository
 
 if TYPE_CHECKING:
@@ -36,37 +37,6 @@ def engine_of(source: str) -> str:
         raise InvalidInputException(f"source {source!r} is not one of {', '.join(SOURCES)} (the statistics of "
                                     "ANALYZE and writes, or the metadata of REFRESH METADATA)")
     return SOURCES[source]
-
-
-@dataclass(frozen=True)
-class TopValues:
-    """The most frequent non-null values a skew report counted on the rows a state describes: each value
-    as text with its count, most frequent first; the rows and nulls it counted; its mode (exact, or
-    approx: each count within 2 * rows / max_items) and k."""
-
-    values: tuple[tuple[str, int], ...]
-    rows: int
-    nulls: int
-    mode: str
-    k: int
-
-    @property
-    def shares(self) -> dict[str, float]:
-        """Each value's share of the non-null values."""
-        present = self.rows - self.nulls
-        return {value: count / present for value, count in self.values} if present > 0 else {}
-
-    def to_json(self) -> str:
-        return json.dumps({"values": [list(v) for v in self.values], "rows": self.rows, "nulls": self.nulls,
-                           "mode": self.mode, "k": self.k})
-
-    @classmethod
-    def from_json(cls, text: str | None) -> "TopValues | None":
-        if text is None:
-            return None
-        kept = json.loads(text)
-        return cls(tuple((str(v), int(c)) for v, c in kept["values"]), kept["rows"], kept["nulls"], kept["mode"],
-                   kept["k"])
 
 
 @dataclass(frozen=True)
@@ -285,8 +255,8 @@ def _same_sketches(type_name: str, ndv_now: bytes | None, ndv_then: bytes | None
     """Two states' sketches hold the same: HLL coupons or registers whatever the order values came in; a KLL
     sketch the same bytes, or (exact, before it compacts) the same values. An estimating KLL sketch of the
     same values differs from run to run (its compactions are random): such a state is kept again."""
-    from .quantiles import Distribution, compacted
-    from .sketches import same_sketch
+    from ..column_statistics.quantiles import Distribution, compacted
+    from ..column_statistics.sketches import same_sketch
 
     if not same_sketch(ndv_now, ndv_then):
         return False
@@ -304,8 +274,8 @@ def _same_sketches(type_name: str, ndv_now: bytes | None, ndv_then: bytes | None
 def _quantiles_text(histogram: bytes | None, type_name: str, previous) -> str | None:
     """What a thinned state keeps of its KLL sketch: quartiles, the decile edges a PSI bins by, its own shares
     of those bins, and its PSI against the state before it (`previous`: its sketch, or what it kept of it)."""
-    from .drift import bin_edges, psi, shares, sketch_psi  # drift reads states of this module
-    from .quantiles import Distribution
+    from ..column_statistics.drift import bin_edges, psi, shares, sketch_psi  # drift reads states of this module
+    from ..column_statistics.quantiles import Distribution
 
     distribution = Distribution.of(histogram, type_name)
     if distribution is None or distribution.is_empty:

@@ -2,7 +2,7 @@
 read and dropped as one unit per table."""
 from __future__ import annotations
 
-from .exceptions import InvalidInputException, NoSuchObjectException
+from ..errors import InvalidInputException, NoSuchObjectException
 from .table_metadata import (
     MetadataAnalysis,
     MetadataUnit,

@@ -15,7 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from ..coltypes import parse_type
 from .dialect import SQLITE, Dialect
-from .exceptions import InvalidInputException
+from ..errors import InvalidInputException
 
 _COMPARISONS: dict[type[exp.Expression], str] = {
     exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}

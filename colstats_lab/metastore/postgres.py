@@ -23,7 +23,7 @@ from psycopg.types.string import StrDumper
 from .common import BUSY_TIMEOUT_MS
 from .database import Database, redacted
 from .dialect import POSTGRESQL
-from .exceptions import MetaException
+from ..errors import MetaException
 
 # pg_advisory_xact_lock keys: one for writers, one for migrations ("colstats" in ASCII, and +1)
 WRITE_LOCK = 0x636F6C7374617473

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .accurate import PARAM as _ACCURATE
 from .dialect import Dialect
-from .exceptions import MetaException
+from ..errors import MetaException
 
 if TYPE_CHECKING:
     from .database import Database

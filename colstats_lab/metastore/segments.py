@@ -12,41 +12,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..coltypes import StatsKind, parse_type
 from .accurate import PARAM as _ACCURATE
-from .stats_rows import StatsColumn, text_to_value, value_to_text
+from ..column_statistics.merge import SegmentStats
+from ..column_statistics.stats_rows import StatsColumn, text_to_value, value_to_text
 
 if TYPE_CHECKING:
     from .database import Database
 
 BITS = 6  # 64 partitions (or segments) a segment
 LEVELS = 3  # 64 ** 3 = 262,144 partition IDs under a top segment; the table level merges the top ones
-
-
-@dataclass
-class SegmentStats:
-    """One column's statistics merged over a set of partitions, kept in the form that merges again
-    to the same figures in any grouping: counts and the total length as integers, the union of the
-    sketches with whether every partition with values had one, and the largest partition NDV
-    (Hive's fallback when some partition has no sketch)."""
-
-    col_type: str
-    kind: StatsKind
-    parts: int
-    rows: int
-    nulls: int
-    low: Any
-    high: Any
-    sketch: bytes | None
-    all_sketched: bool
-    max_ndv: int
-    total_len: int
-    max_len: int
-    trues: int
-    falses: int
-    histogram: bytes | None = None  # the union of the KLL sketches; None when a part with values has none
 
 
 _SEGMENT_COLUMNS = ("COLUMN_TYPE", "NUM_PARTS", "NUM_ROWS", "NUM_NULLS", "LOW_VALUE", "HIGH_VALUE", "BIT_VECTOR",

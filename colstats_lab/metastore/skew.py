@@ -3,8 +3,8 @@ SKEWED_STRING_LIST*, SKEWED_COL_VALUE_LOC_MAP): Hive's ALTER TABLE ... SKEWED BY
 from __future__ import annotations
 
 from .common import _json_list
-from .exceptions import NoSuchObjectException
-from .model import SkewedInfo
+from ..errors import NoSuchObjectException
+from ..column_statistics.model import SkewedInfo
 from .repository import Repository
 
 

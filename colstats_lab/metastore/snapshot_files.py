@@ -11,7 +11,7 @@ import re
 from ..files import ColumnFigures, DataFile, FileState
 from ..errors import StorageError
 from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
-from .model import Table
+from ..column_statistics.model import Table
 from .table_metadata import decode_value, encode_value
 from .repository import Repository
 

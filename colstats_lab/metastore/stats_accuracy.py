@@ -13,7 +13,7 @@ from ..files import FileState, describe_changes, file_changes
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .common import _NO_FILES, is_transactional
-from .model import Table
+from ..column_statistics.model import Table
 from .snapshot_files import describe_snapshot_changes, is_snapshot_table, unfollowed_commit
 from .txn import ValidWriteIdList
 from .repository import Repository

@@ -15,7 +15,7 @@ from ..storage import is_local, normalized
 from . import segments
 from .common import DEFAULT_DB
 from .database import is_server_url, open_database
-from .frequent_items import DEFAULT_FREQUENT_ITEMS
+from ..column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
 from .history import DEFAULT_SKETCHES
 from .repository import forward
 from .schema import migrate

@@ -17,7 +17,11 @@ from ..coltypes import StatsKind, parse_type
 from ..files import FileState
 from .levels import METADATA_LEVELS, Level
 from .history import record_metadata_history
-from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Date, Timestamp
+from ..column_statistics.merge import merged_range
+from ..column_statistics.quantiles import merge as merge_histograms
+from ..column_statistics.quantiles import sketch_family
+from ..column_statistics.sketches import sketch_ndv, union
+from ..column_statistics.model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Date, Timestamp
 
 LEVELS = tuple(level.drill_name for level in METADATA_LEVELS)  # as metadata units store their type
 
@@ -279,3 +283,32 @@ def drop_table_metadata(conn, tbl_id: int) -> bool:
     """Removes the table's metadata; False when it had none."""
     conn.execute("DELETE FROM METADATA_UNITS WHERE TBL_ID = ?", (tbl_id,))
     return conn.execute("DELETE FROM METADATA_ANALYSES WHERE TBL_ID = ?", (tbl_id,)).rowcount > 0
+
+
+# ---- Drill's levels -----------------------------------------------------------------------
+
+def has_values(rows: int, column: ColumnMetadata) -> bool:
+    """Whether the unit may hold non-null values of the column."""
+    return column.nulls is None or rows - column.nulls > 0
+
+
+def merge_metadata_column(children: list[tuple[int, ColumnMetadata]], name: str, type_name: str,
+                          with_ndv: bool) -> ColumnMetadata:
+    """One column's metadata over the children's rows; children are (rows, column) pairs. A figure
+    unknown in a child that could change it is unknown in the parent."""
+    counted = [c.nulls for _, c in children if c.nulls is not None]
+    nulls = sum(counted) if len(counted) == len(children) else None
+    merged = ColumnMetadata(name, type_name, nulls=nulls, estimated=any(c.estimated for _, c in children))
+    if all(c.low is not None for rows, c in children if has_values(rows, c)):
+        merged.low, merged.high = merged_range((c.low for _, c in children), (c.high for _, c in children))
+    if with_ndv:
+        non_nulls = [c.non_nulls for _, c in children if c.non_nulls is not None]
+        if len(non_nulls) == len(children):
+            merged.non_nulls = float(sum(non_nulls))
+        if merged.non_nulls is not None and all(c.sketch is not None or not c.non_nulls for _, c in children):
+            merged.sketch = union([c.sketch for _, c in children if c.sketch])
+            merged.ndv = float(sketch_ndv(merged.sketch, math.ceil(merged.non_nulls)))
+    family = sketch_family(type_name)
+    if family is not None and all(c.histogram is not None for rows, c in children if has_values(rows, c)):
+        merged.histogram = merge_histograms([c.histogram for _, c in children], family)
+    return merged

@@ -9,7 +9,7 @@ import socket
 from typing import TYPE_CHECKING, Sequence
 
 from .common import _alive
-from .exceptions import MetaException, NoSuchObjectException
+from ..errors import MetaException, NoSuchObjectException
 from .expectations import evaluate_commit
 from .history import last_state, record_history_rows, settle_history
 from .txn import ValidWriteIdList

@@ -15,7 +15,7 @@ from .references import qualifiers_of, referenced_column, resolved_references
 from ..coltypes import StatsKind, parse_type
 from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
-from ..metastore.model import ColumnStatisticsObj
+from ..column_statistics.model import ColumnStatisticsObj
 from ..tables.kinds import kind_of
 from .partition_predicate import NotAPartitionPredicate, matching_partition_names
 

@@ -24,8 +24,8 @@ from typing import Any
 from sqlglot import exp
 
 from ..coltypes import StatsKind
-from ..metastore.model import ColumnStatisticsObj, Date, Timestamp
-from ..metastore.quantiles import Distribution, rank_error
+from ..column_statistics.model import ColumnStatisticsObj, Date, Timestamp
+from ..column_statistics.quantiles import Distribution, rank_error
 from .statistics import FLIP, Undecidable, literal_value
 
 UNKNOWN_FRACTION = 1 / 3

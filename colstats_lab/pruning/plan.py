@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..metastore import Metastore, Table
 from ..metastore.levels import Level
-from ..metastore.model import Date, Timestamp
+from ..column_statistics.model import Date, Timestamp
 from ..metastore.snapshot_files import field_ids_of
 from ..metastore.txn import ValidWriteIdList
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata

@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..metastore import Table
-from ..metastore.model import leaf_name
+from ..column_statistics.model import leaf_name
 
 
 def referenced_column(table: Table, node: exp.Column | exp.Dot, qualifiers: set[str]) -> str | None:

@@ -17,9 +17,9 @@ from sqlglot import exp
 
 from ..coltypes import parse_type
 from ..errors import ColstatsError
-from ..metastore.model import Date, Timestamp
+from ..column_statistics.model import Date, Timestamp
 from ..metastore.table_metadata import display_value
-from ..metastore.merge import spark_order
+from ..column_statistics.merge import spark_order
 
 TRUE, FALSE, NULL = "TRUE", "FALSE", "NULL"
 ANYTHING = frozenset({TRUE, FALSE, NULL})

@@ -23,7 +23,7 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..metastore.frequent_items import FrequentValue
+from ..column_statistics.frequent_items import FrequentValue
 from ..sizes import size
 
 HOW = ("inner", "left", "right", "full")

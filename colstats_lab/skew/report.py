@@ -35,9 +35,9 @@ from pyspark.sql import functions as F
 
 from ..errors import QueryError
 from ..metastore import InvalidInputException, SkewedInfo, Table
-from ..metastore.frequent_items import FrequentItems
+from ..column_statistics.frequent_items import FrequentItems
 from ..metastore.levels import TABLE_LEVEL
-from ..metastore.sketches import sketch_ndv, union
+from ..column_statistics.sketches import sketch_ndv, union
 from ..stats.sketches import ndv_input
 from ..tables.partition_values import canonical_value
 from .spec import skewed_clause

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..coltypes import UnsupportedTypeError, parse_type
 from ..errors import parse_sql
-from ..metastore.model import FieldSchema, leaf_name
+from ..column_statistics.model import FieldSchema, leaf_name
 from . import statements as st
 from .lexer import ParseError, Token, TokenKind, tokenize
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..metastore.model import FieldSchema
+from ..column_statistics.model import FieldSchema
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import StatsKind, parse_type
-from ..metastore.model import (
+from ..column_statistics.model import (
     STATS_DATA_CLASSES,
     ColumnStatisticsData,
     ColumnStatisticsObj,
@@ -23,9 +23,9 @@ from ..metastore.model import (
     ColumnPath,
     Timestamp,
 )
-from ..metastore.quantiles import sketch_family
-from ..metastore.frequent_items import sketchable
-from ..metastore.sketches import NDV_LG_K, compact, sketch_ndv
+from ..column_statistics.quantiles import sketch_family
+from ..column_statistics.frequent_items import sketchable
+from ..column_statistics.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
 from ..metastore.table_metadata import ColumnMetadata
 from ..files import DataFile

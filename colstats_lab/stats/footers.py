@@ -26,9 +26,9 @@ from ..coltypes import parse_type
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
 from ..files import DataFile, FileState
 from ..storage import FooterUnavailable, metadata_of_state, prefetch_footers
-from ..metastore.model import Date, Timestamp
+from ..column_statistics.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
-from ..metastore.merge import merge_metadata_column
+from ..metastore.table_metadata import merge_metadata_column
 
 WHOLE_STRING_WRITERS = ("parquet-mr", "parquet-cpp")
 WHOLE_STRING_BELOW = 32  # Delta's own prefix length; Rust's parquet crate cuts at 64

@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 from ..coltypes import parse_type
 from ..files import decoded_uri_path
 from ..storage import prefixes_for, spark_file_uri, spark_uri
-from ..metastore.sketches import NDV_LG_K, compact
+from ..column_statistics.sketches import NDV_LG_K, compact
 from .sketches import kll_aggregate, ndv_input
 
 SAMPLE_SEED = 20261122

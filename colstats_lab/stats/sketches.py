@@ -15,7 +15,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type
-from ..metastore.quantiles import KLL_K, sketch_family
+from ..column_statistics.quantiles import KLL_K, sketch_family
 
 
 def ndv_input(column: Column, type_name: str) -> Column:

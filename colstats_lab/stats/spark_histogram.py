@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import lz4.block
 
 from ..errors import ColstatsError
-from ..metastore.quantiles import SketchFamily, dump, new_sketch, sketch_family
+from ..column_statistics.quantiles import SketchFamily, dump, new_sketch, sketch_family
 
 _MAGIC = b"LZ4Block"
 _HEADER = struct.Struct("<8sBiii")

@@ -31,10 +31,10 @@ import numpy as np
 
 from ..errors import ColstatsError
 from ..coltypes import StatsKind, parse_type
-from ..metastore.quantiles import Distribution
+from ..column_statistics.quantiles import Distribution
 from .spark_histogram import (HistogramBin, SparkHistogram, histogram_from_sketch, interval_ndvs,
                               sketch_from_histogram)
-from ..metastore.model import (BinaryColumnStatsData, BooleanColumnStatsData, ColumnStatisticsData,
+from ..column_statistics.model import (BinaryColumnStatsData, BooleanColumnStatsData, ColumnStatisticsData,
                                ColumnStatisticsObj, Date, DateColumnStatsData, DecimalColumnStatsData,
                                DoubleColumnStatsData, LongColumnStatsData, StringColumnStatsData, Timestamp,
                                TimestampColumnStatsData)

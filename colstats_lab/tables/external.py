@@ -23,9 +23,9 @@ from ..files import DataFile
 from ..storage import (FooterUnavailable, footer_of, join, list_data_files, normalized, parent, relative, spark_uris,
                        storage_for)
 from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
-from ..metastore.model import leaf_name
+from ..column_statistics.model import leaf_name
 from ..metastore.changes import FollowPartitions, MovedPartition
-from ..metastore.names import parse_part_name
+from ..column_statistics.names import parse_part_name
 from .snapshot import with_leaf_type
 
 log = logging.getLogger("colstats_lab.catalogs")

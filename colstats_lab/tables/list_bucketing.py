@@ -8,7 +8,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, InvalidInputException, Metastore, Partition, SkewedInfo, Table
-from ..metastore.names import parse_part_name, unescape_path_name
+from ..column_statistics.names import parse_part_name, unescape_path_name
 from .partition_values import canonical_value
 from .snapshot import spark_type
 

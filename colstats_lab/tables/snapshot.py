@@ -11,7 +11,7 @@ from pyspark.sql import types as T
 from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
-from ..metastore.model import leaf_name
+from ..column_statistics.model import leaf_name
 from ..files import DataFile, decoded_uri_path, parquet_reader
 from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris
 from ..metastore.snapshot_files import field_ids_of

@@ -27,13 +27,13 @@ from ..metastore import (
     Table,
     ValidWriteIdList,
 )
-from ..metastore.frequent_items import items_tracked
-from ..metastore.quantiles import kll_for
-from ..metastore.names import parse_part_name
+from ..column_statistics.frequent_items import items_tracked
+from ..column_statistics.quantiles import kll_for
+from ..column_statistics.names import parse_part_name
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
 from ..metastore.changes import FollowUp
-from ..metastore.merge import merge_column_stats
+from ..column_statistics.merge import merge_column_stats
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
 from ..stats.aggregate import served_by_footers
 from ..stats.footers import footer_servable, group_figures

@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 from IPython.display import display
 
 from ..metastore.levels import Level
-from ..metastore.model import Date, Timestamp
-from ..metastore.quantiles import SketchFamily, column_value
+from ..column_statistics.model import Date, Timestamp
+from ..column_statistics.quantiles import SketchFamily, column_value
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 OTHERS = "(others)"

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore import NoSuchObjectException, Table
-from ..metastore.model import Timestamp
+from ..column_statistics.model import Timestamp
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register

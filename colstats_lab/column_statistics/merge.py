@@ -1,6 +1,6 @@
 """Merging statistics up the levels without rescanning: the one set of rules for Hive's levels
-(partition -> segment -> table, as `SegmentStats` and `ColumnStatisticsObj`) and Drill's (row group ->
-file -> partition -> segment -> table, as `ColumnMetadata`). Counts add, min of mins and max of maxes in
+(partition -> segment -> table, as `SegmentStats` and `ColumnStatisticsObj`), which Drill's (row group ->
+file -> partition -> segment -> table, `metastore.table_metadata.merge_metadata_column`) follow too. Counts add, min of mins and max of maxes in
 Spark's order (NaN above every number), the NDV from the union of the sketches bounded by the non-null
 rows. Every rule is exact in any grouping (integers, min/max, register-wise sketch unions), so a level
 merged from segments equals a flat merge of every part.
@@ -14,19 +14,43 @@ The two differ only where the systems they follow do, on a figure some part lack
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..coltypes import StatsKind
 from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj
 from .quantiles import merge as merge_histograms
 from .quantiles import sketch_family
-from .segments import SegmentStats
 from .sketches import sketch_ndv, union
 from .stats_rows import StatsColumn
-from .table_metadata import ColumnMetadata
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP,
            StatsKind.COLLECTION)
+
+
+
+@dataclass
+class SegmentStats:
+    """One column's statistics merged over a set of partitions, kept in the form that merges again
+    to the same figures in any grouping: counts and the total length as integers, the union of the
+    sketches with whether every partition with values had one, and the largest partition NDV
+    (Hive's fallback when some partition has no sketch)."""
+
+    col_type: str
+    kind: StatsKind
+    parts: int
+    rows: int
+    nulls: int
+    low: Any
+    high: Any
+    sketch: bytes | None
+    all_sketched: bool
+    max_ndv: int
+    total_len: int
+    max_len: int
+    trues: int
+    falses: int
+    histogram: bytes | None = None  # the union of the KLL sketches; None when a part with values has none
 
 
 def spark_order(value):
@@ -119,54 +143,3 @@ def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False)
         data = data_class(merged.trues, merged.falses, merged.nulls)
     return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(data),
                                numValues=merged.rows if counts_values else None)
-
-
-def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
-    """Table-level statistics of a partitioned table's columns, merged from the partitions' stored
-    statistics through the metastore's segments (a metastore call, no scan; a change of k partitions
-    re-merges O(k log n) segments, not every partition)."""
-    from .model import ColumnStatistics, ColumnStatisticsDesc
-
-    with metastore.transaction():
-        tops = metastore.segment_statistics(table.dbName, table.tableName, col_names, merge_segments,
-                                            merge_partitions)
-        elements = {c.name for c in table.stats_columns if c.is_element}
-        merged = []
-        for name in col_names:
-            top = tops.get(name.lower())
-            if top:
-                merged.append(segment_to_obj(name.lower(), merge_segments(top), name.lower() in elements))
-            elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
-                metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
-        if merged:
-            metastore.store_merged_table_statistics(
-                ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))
-
-
-# ---- Drill's levels -----------------------------------------------------------------------
-
-def has_values(rows: int, column: ColumnMetadata) -> bool:
-    """Whether the unit may hold non-null values of the column."""
-    return column.nulls is None or rows - column.nulls > 0
-
-
-def merge_metadata_column(children: list[tuple[int, ColumnMetadata]], name: str, type_name: str,
-                          with_ndv: bool) -> ColumnMetadata:
-    """One column's metadata over the children's rows; children are (rows, column) pairs. A figure
-    unknown in a child that could change it is unknown in the parent."""
-    counted = [c.nulls for _, c in children if c.nulls is not None]
-    nulls = sum(counted) if len(counted) == len(children) else None
-    merged = ColumnMetadata(name, type_name, nulls=nulls, estimated=any(c.estimated for _, c in children))
-    if all(c.low is not None for rows, c in children if has_values(rows, c)):
-        merged.low, merged.high = merged_range((c.low for _, c in children), (c.high for _, c in children))
-    if with_ndv:
-        non_nulls = [c.non_nulls for _, c in children if c.non_nulls is not None]
-        if len(non_nulls) == len(children):
-            merged.non_nulls = float(sum(non_nulls))
-        if merged.non_nulls is not None and all(c.sketch is not None or not c.non_nulls for _, c in children):
-            merged.sketch = union([c.sketch for _, c in children if c.sketch])
-            merged.ndv = float(sketch_ndv(merged.sketch, math.ceil(merged.non_nulls)))
-    family = sketch_family(type_name)
-    if family is not None and all(c.histogram is not None for rows, c in children if has_values(rows, c)):
-        merged.histogram = merge_histograms([c.histogram for _, c in children], family)
-    return merged

@@ -15,6 +15,7 @@ not for every column.
 from __future__ import annotations
 
 import datetime
+import json
 from dataclasses import dataclass
 
 from datasketches import PyLongsSerDe, PyStringsSerDe, frequent_items_error_type, frequent_items_sketch
@@ -131,3 +132,34 @@ class FrequentItems:
         if parse_type(self.type_name).base == "date":
             return (value - EPOCH).days
         return value
+
+
+@dataclass(frozen=True)
+class TopValues:
+    """The most frequent non-null values a skew report counted on the rows a state describes: each value
+    as text with its count, most frequent first; the rows and nulls it counted; its mode (exact, or
+    approx: each count within 2 * rows / max_items) and k."""
+
+    values: tuple[tuple[str, int], ...]
+    rows: int
+    nulls: int
+    mode: str
+    k: int
+
+    @property
+    def shares(self) -> dict[str, float]:
+        """Each value's share of the non-null values."""
+        present = self.rows - self.nulls
+        return {value: count / present for value, count in self.values} if present > 0 else {}
+
+    def to_json(self) -> str:
+        return json.dumps({"values": [list(v) for v in self.values], "rows": self.rows, "nulls": self.nulls,
+                           "mode": self.mode, "k": self.k})
+
+    @classmethod
+    def from_json(cls, text: str | None) -> "TopValues | None":
+        if text is None:
+            return None
+        kept = json.loads(text)
+        return cls(tuple((str(v), int(c)) for v, c in kept["values"]), kept["rows"], kept["nulls"], kept["mode"],
+                   kept["k"])

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..coltypes import StatsKind, parse_type
-from .history import TopValues
+from .frequent_items import TopValues
 from .merge import spark_order
 from .model import ColumnStatisticsObj
 from .quantiles import Distribution, column_value

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from ..coltypes import StatsKind, collection_parts, parse_type, struct_fields
 from ..file_columns import spellings
-from .exceptions import InvalidObjectException, NoSuchObjectException
+from ..errors import InvalidObjectException, NoSuchObjectException
 from .names import escape_path_name, make_part_name
 
 _EPOCH = dt.date(1970, 1, 1)

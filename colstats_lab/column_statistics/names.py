@@ -6,7 +6,7 @@ control characters, `"#%'*/:=?\\{[]^` and DEL become `%XX`; a null or empty valu
 """
 from __future__ import annotations
 
-from .exceptions import InvalidInputException
+from ..errors import InvalidInputException
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type
-from .exceptions import InvalidInputException
+from ..errors import InvalidInputException
 from .model import (
     STATS_DATA_CLASSES,
     ColumnStatisticsData,
