@@ -25,7 +25,8 @@ MAY_IMPORT = {
     "stats": {"column_statistics", "coltypes", "errors", "file_columns", "files", "metastore", "storage"},
     "sql": {"column_statistics", "coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
     "plans": set(),  # Spark's plans read operator by operator: no metastore, no Lab
-    "ui": {"analyze", "column_statistics", "coltypes", "errors", "frames", "metastore", "plans", "pruning", "sizes", "skew", "sql"},  # never Lab
+    "ui": {"analyze", "column_statistics", "coltypes", "errors", "frames", "metastore", "plans", "pruning", "sizes", "skew",
+           "sql"},  # never Lab
 }
 
 
