@@ -21,7 +21,7 @@ from ..errors import (
     NoSuchObjectException,
 )
 from ..column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
-from ..column_statistics.names import escape_path_name, parse_part_name
+from ..column_statistics.names import escape_path_name, make_part_name, parse_part_name
 from .partition_filter import compile_partition_filter
 from .txn import ValidWriteIdList
 from .repository import Repository
@@ -126,10 +126,11 @@ class CatalogRepository(Repository):
             self._set_params("TABLE_PARAMS", "TBL_ID", tbl_id, params)
             return True
 
-    def _insert_sd(self, cd_id: int, location: str, input_format: str) -> int:
+    def _insert_sd(self, cd_id: int, location: str, input_format: str, stored_as_directories: bool = False) -> int:
         return self.db.execute(
-            "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION) VALUES (?, ?, ?, ?) RETURNING SD_ID",
-            (cd_id, input_format, input_format, location),
+            "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION, IS_STOREDASSUBDIRECTORIES) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING SD_ID",
+            (cd_id, input_format, input_format, location, int(stored_as_directories)),
         ).fetchone()[0]
 
     def get_table(self, db_name: str, table_name: str, valid_write_ids: ValidWriteIdList | None = None) -> Table:
@@ -259,29 +260,37 @@ class CatalogRepository(Repository):
         """Adds partitions of one table; returns those that were new."""
         added = []
         tables: dict[tuple[str, str], tuple] = {}
+        partitions = list(partitions)
         with self.transaction() as conn:
             for part in partitions:
                 owner = (part.dbName.lower(), part.tableName.lower())
                 if owner not in tables:
                     row = self._table_row(part.dbName, part.tableName)
-                    tables[owner] = (row, self._partition_keys(row["TBL_ID"]), self.store.skews._read_skews([row["SD_ID"]]))
-                row, keys, table_skew = tables[owner]
+                    keys = self._partition_keys(row["TBL_ID"])
+                    asked = [make_part_name(keys, p.values) for p in partitions
+                             if (p.dbName.lower(), p.tableName.lower()) == owner and len(p.values) == len(keys)]
+                    existing = {r[0] for r in conn.execute(
+                        "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?))",
+                        (row["TBL_ID"], _json_list(asked)))}
+                    tables[owner] = (row, keys, self.store.skews._read_skews([row["SD_ID"]]), existing)
+                row, keys, table_skew, existing = tables[owner]
                 if len(part.values) != len(keys):
                     raise InvalidObjectException(
                         f"table {part.dbName}.{part.tableName} has partition keys {keys}, got values {part.values}")
                 part.keys = keys
                 name = part.partName
-                if conn.execute("SELECT 1 FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
-                                (row["TBL_ID"], name)).fetchone():
+                if name in existing:
                     if if_not_exists:
                         continue
                     raise AlreadyExistsException(f"partition {name} of {part.dbName}.{part.tableName} already exists")
-                sd_id = self._insert_sd(row["CD_ID"], part.location, row["INPUT_FORMAT"])
+                existing.add(name)  # twice in the list: the second is an existing partition
                 if part.skewedInfo is None:  # a new partition takes the table's skew spec, without locations
                     skew, stored = table_skew[row["SD_ID"]]
                     part.skewedInfo = None if skew is None else SkewedInfo(skew.skewedColNames, skew.skewedColValues)
                     part.storedAsSubDirectories = stored
-                self.store.skews._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories)
+                sd_id = self._insert_sd(row["CD_ID"], part.location, row["INPUT_FORMAT"],
+                                        bool(part.storedAsSubDirectories and part.skewedInfo))
+                self.store.skews._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
                 part_id = conn.execute(
                     "INSERT INTO PARTITIONS (CREATE_TIME, PART_NAME, SD_ID, TBL_ID, WRITE_ID) VALUES (?, ?, ?, ?, ?) "
                     "RETURNING PART_ID", (part.createTime or _now(), name, sd_id, row["TBL_ID"], part.writeId),

@@ -51,8 +51,13 @@ class SkewRepository(Repository):
             [(list_id, v, i) for i, v in enumerate(values)])
         return list_id
 
-    def _write_skew(self, sd_id: int, info: SkewedInfo | None, stored: bool) -> None:
+    def _write_skew(self, sd_id: int, info: SkewedInfo | None, stored: bool, new: bool = False) -> None:
+        """Sets a storage descriptor's skew spec and stored-as-directories flag; `new`: one just inserted with
+        its flag, so nothing of an earlier spec is there to remove (four statements fewer a partition)."""
         conn = self.db
+        if new:
+            self._insert_skew(sd_id, info)
+            return
         lists = [r[0] for r in conn.execute(
             "SELECT STRING_LIST_ID_EID FROM SKEWED_VALUES WHERE SD_ID_OID = ? "
             "UNION SELECT STRING_LIST_ID_KID FROM SKEWED_COL_VALUE_LOC_MAP WHERE SD_ID = ?", (sd_id, sd_id))]
@@ -60,8 +65,12 @@ class SkewRepository(Repository):
         conn.executemany("DELETE FROM SKEWED_STRING_LIST WHERE STRING_LIST_ID = ?", [(i,) for i in lists])
         conn.execute("UPDATE SDS SET IS_STOREDASSUBDIRECTORIES = ? WHERE SD_ID = ?",
                      (int(bool(stored and info)), sd_id))
+        self._insert_skew(sd_id, info)
+
+    def _insert_skew(self, sd_id: int, info: SkewedInfo | None) -> None:
         if info is None:
             return
+        conn = self.db
         conn.executemany("INSERT INTO SKEWED_COL_NAMES (SD_ID, SKEWED_COL_NAME, INTEGER_IDX) VALUES (?, ?, ?)",
                          [(sd_id, name, i) for i, name in enumerate(info.skewedColNames)])
         for i, value in enumerate(info.skewedColValues):
