@@ -514,8 +514,8 @@ class CatalogRepository(Repository):
             self._update_params_many("PARTITION_PARAMS", "PART_ID",
                                      {found[name][0]: changes for name, changes in updates.items()})
             if write_id is not None:
-                conn.executemany("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?",
-                                 [(write_id, found[name][0]) for name in updates])
+                conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID IN (SELECT CAST(value AS INTEGER) "
+                             "FROM json_each(?))", (write_id, _json_list([found[name][0] for name in updates])))
             return accurate
 
     def _partition_keys(self, tbl_id: int) -> list[str]:
@@ -561,12 +561,9 @@ class CatalogRepository(Repository):
                    if value is None]
         kept = [(owner_id, key, str(value)) for owner_id, changes in updates.items() for key, value in changes.items()
                 if value is not None]
-        if removed:
-            self.db.executemany(f"DELETE FROM {table} WHERE {id_column} = ? AND PARAM_KEY = ?", removed)
-        if kept:
-            self.db.executemany(f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
-                                f"ON CONFLICT ({id_column}, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
-                                kept)
+        self.db.dialect.delete_rows(self.db, table, (id_column, "PARAM_KEY"), removed)
+        self.db.dialect.upsert_rows(self.db, table, (id_column, "PARAM_KEY", "PARAM_VALUE"), (id_column, "PARAM_KEY"),
+                                    kept)
 
     def refresh_partitioned_table_params(self, db_name: str, table_name: str) -> None:
         """Recomputes a partitioned table's basic stats from its partitions, as Hive keeps them.

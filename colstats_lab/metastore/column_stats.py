@@ -147,7 +147,7 @@ class ColumnStatisticsRepository(Repository):
             rows: list[tuple] = []
             flags_set: list[tuple] = []
             flags_cleared: list[tuple] = []
-            writers: list[tuple] = []
+            written: list[int] = []
             for stats in table_stats:
                 desc = stats.statsDesc
                 part = owners.get(desc.partName)
@@ -163,7 +163,7 @@ class ColumnStatisticsRepository(Repository):
                 params[part["PART_ID"]] = {} if param is None else {ACCURATE_PARAM: param}  # a repeated partition
                 (flags_cleared if param is None else flags_set).append(
                     (part["PART_ID"],) if param is None else (part["PART_ID"], param))
-                writers.append((write_id, part["PART_ID"]))
+                written.append(part["PART_ID"])
                 accurate &= verified and flags.basic
             self._insert_partition_stats_rows(conn, rows)
             conn.executemany("INSERT INTO PART_COL_FREQUENT_ITEMS (CS_ID, ITEMS) SELECT CS_ID, ? FROM PART_COL_STATS "
@@ -171,13 +171,14 @@ class ColumnStatisticsRepository(Repository):
                              [(obj.frequentItems, owners[s.statsDesc.partName]["PART_ID"], obj.colName.lower(),
                                s.engine) for s in table_stats for obj in s.statsObj if obj.frequentItems])
             segments.mark_stale(conn, row["TBL_ID"], {p["PART_ID"] for p in owners.values()})
-            conn.executemany("INSERT INTO PARTITION_PARAMS (PART_ID, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?) "
-                             "ON CONFLICT (PART_ID, PARAM_KEY) DO UPDATE SET PARAM_VALUE = excluded.PARAM_VALUE",
-                             [(owner, ACCURATE_PARAM, value) for owner, value in flags_set])
-            conn.executemany("DELETE FROM PARTITION_PARAMS WHERE PART_ID = ? AND PARAM_KEY = ?",
-                             [(owner, ACCURATE_PARAM) for (owner,) in flags_cleared])
+            param_key = ("PART_ID", "PARAM_KEY")
+            conn.dialect.upsert_rows(conn, "PARTITION_PARAMS", (*param_key, "PARAM_VALUE"), param_key,
+                                     [(owner, ACCURATE_PARAM, value) for owner, value in flags_set])
+            conn.dialect.delete_rows(conn, "PARTITION_PARAMS", param_key,
+                                     [(owner, ACCURATE_PARAM) for (owner,) in flags_cleared])
             if is_transactional(table):
-                conn.executemany("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID = ?", writers)
+                conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID IN (SELECT CAST(value AS INTEGER) "
+                             "FROM json_each(?))", (write_id, _json_list(written)))
         return accurate
 
     @staticmethod

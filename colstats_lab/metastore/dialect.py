@@ -150,12 +150,36 @@ class Dialect:
             return
         at = [list(names).index(k) for k in key]
         last = {tuple(row[i] for i in at): row for row in rows}
-        # the keys as one JSON list read in the table's own row type: one statement, not one per key
-        keys = json.dumps([{k.lower(): value for k, value in zip(key, values)} for values in last])
-        columns = ", ".join(key)
-        db.execute(f"DELETE FROM {table} WHERE ({columns}) IN (SELECT {columns} FROM "
-                   f"json_populate_recordset(NULL::{table}, CAST(? AS json)))", (keys,))
+        self.delete_rows(db, table, key, list(last))
         db.insert_rows(table, names, list(last.values()))
+
+    def delete_rows(self, db, table: str, key: Sequence[str], keys: list) -> None:
+        """Deletes the rows of `table` whose `key` columns hold one of `keys` (value tuples in `key` order)."""
+        if not keys:
+            return
+        columns = ", ".join(key)
+        if not self.postgresql:
+            db.executemany(f"DELETE FROM {table} WHERE {' AND '.join(f'{k} = ?' for k in key)}", keys)
+            return
+        db.execute(f"DELETE FROM {table} WHERE ({columns}) IN (SELECT {columns} FROM {_rows_of(table)})",
+                   (_json_rows(key, keys),))
+
+    def upsert_rows(self, db, table: str, names: Sequence[str], key: Sequence[str], rows: list) -> None:
+        """Stores `rows` (values in `names` order) in `table`, a row whose `key` exists updating the other
+        columns where they differ (an unchanged row is not written again, so it fires no trigger)."""
+        if not rows:
+            return
+        others = [n for n in names if n not in key]
+        update = (f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {', '.join(f'{n} = excluded.{n}' for n in others)} "
+                  f"WHERE ({', '.join(f'{table}.{n}' for n in others)}) IS DISTINCT FROM "
+                  f"({', '.join(f'excluded.{n}' for n in others)})")
+        columns = ", ".join(names)
+        if not self.postgresql:  # in-process: a prepared statement a row costs what one statement over a list costs
+            db.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(names))}) {update}", rows)
+            return
+        # one statement, not a statement a row: a round's parameters of 1,000 partitions 451 -> 97 ms (measured)
+        db.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {_rows_of(table)} {update}",
+                   (_json_rows(names, rows),))
 
     def json_pairs(self, column: str) -> str:
         """The (key, value) rows of a JSON object held as text in `column`, as a table of the FROM clause."""
@@ -165,6 +189,15 @@ class Dialect:
 
     def group_concat_distinct(self, column: str) -> str:
         return f"string_agg(DISTINCT {column}, ',')" if self.postgresql else f"group_concat(DISTINCT {column})"
+
+
+def _rows_of(table: str) -> str:
+    """A JSON list of objects (one parameter) read as rows of `table`'s own type, for a set-wise statement."""
+    return f"json_populate_recordset(NULL::{table}, CAST(? AS json))"
+
+
+def _json_rows(names: Sequence[str], rows: list) -> str:
+    return json.dumps([{n.lower(): value for n, value in zip(names, row)} for row in rows])
 
 
 SQLITE = Dialect("sqlite")

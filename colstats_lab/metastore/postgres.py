@@ -264,8 +264,9 @@ class PostgresDatabase(Database):
         tables = [table for table, rows in inserted.items() if rows >= _GROWTH_ROWS]
         if not tables:
             return
-        known: dict[str, float] = dict(self._conn.execute("SELECT relname, reltuples FROM pg_class WHERE relname = ANY(%s) "
-                                        "AND relnamespace = current_schema()::regnamespace", (tables,)).fetchall())
+        known: dict[str, float] = dict(self._conn.execute(
+            "SELECT relname, reltuples FROM pg_class WHERE relname = ANY(%s) "
+            "AND relnamespace = current_schema()::regnamespace", (tables,)).fetchall())
         grown = [table for table in tables if inserted[table] >= _GROWTH_SHARE * max(known.get(table, 0), 0)]
         if grown:
             self._conn.execute(f"ANALYZE {', '.join(sorted(grown))}")

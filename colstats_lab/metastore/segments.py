@@ -126,8 +126,9 @@ MergePartitions = Callable[[StatsColumn], SegmentStats]
 
 def mark_stale(conn: "Database", tbl_id: int, part_ids: Iterable[int]) -> None:
     """Marks partitions whose statistics were inserted stale (the schema's triggers mark every other change)."""
-    conn.executemany("INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                     [(tbl_id, part_id) for part_id in part_ids])
+    # WHERE true: SQLite would read the ON of the upsert as a join's
+    conn.execute("INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT ?, CAST(value AS INTEGER) "
+                 "FROM json_each(?) WHERE true ON CONFLICT DO NOTHING", (tbl_id, json.dumps(sorted(set(part_ids)))))
 
 
 def refresh(conn: "Database", tbl_id: int, merge: Merge, merge_partitions: MergePartitions,
