@@ -382,14 +382,27 @@ def _record_write(metastore: Metastore, table: Table, written: dict[str | None, 
     longer accurate. Runs inside the commit."""
     if not table.is_partitioned:
         current = metastore.get_table(table.dbName, table.tableName)
-        _apply(metastore, table, None, current.parameters, written[None], mode, write_id, valid, gathered.get(None))
+        _apply_table(metastore, table, _planned(metastore, table, None, current.parameters, written[None], mode,
+                                                gathered.get(None)), write_id, valid)
         return
     existing = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, list(written))}
     new = [_new_partition(table, name, write_id) for name in written if name not in existing]
     metastore.add_partitions(new)
+    plans = {name: _planned(metastore, table, name, existing[name].parameters if name in existing else None, files,
+                            mode, gathered.get(name)) for name, files in written.items()}
+    # every partition's parameters, then statistics, in one call each: statements a table, not a partition (a
+    # write of 2,000 new partitions on PostgreSQL spent 20.6 s in 42,000 statements, measured)
+    accurate = metastore.alter_partitions_params(table.dbName, table.tableName,
+                                                 {name: plan.updates for name, plan in plans.items()},
+                                                 write_id=write_id, valid_write_ids=valid)
+    recounts = {name: plan.recount for name, plan in plans.items() if plan.complete and not accurate[name]}
+    if recounts:  # a write this one could not see changed them: the rows still count
+        metastore.alter_partitions_params(table.dbName, table.tableName, recounts)
+    now = int(time.time())
+    metastore.set_aggr_stats_for([ColumnStatistics(ColumnStatisticsDesc(False, table.dbName, table.tableName, name, now),
+                                                   plan.objs) for name, plan in plans.items() if plan.objs],
+                                 write_id, valid)
     for name, files in written.items():
-        params = existing[name].parameters if name in existing else None
-        _apply(metastore, table, name, params, files, mode, write_id, valid, gathered.get(name))
         if relayout:
             info = table.skewedInfo and SkewedInfo(table.skewedInfo.skewedColNames, table.skewedInfo.skewedColValues,
                                                    files.skewed_locations)
@@ -418,9 +431,18 @@ def _gathered_stats(metastore: Metastore, table: Table, part_name: str | None, p
     return merged, {o.colName for o in merged}
 
 
-def _apply(metastore: Metastore, table: Table, part_name: str | None, params: dict | None,
-           files: FilesWritten, mode: str, write_id: int, valid: ValidWriteIdList,
-           gathered: GroupStats | None) -> None:
+@dataclass(frozen=True)
+class _OwnerUpdate:
+    """What a write changes of a table's or partition's statistics: its parameters, the count to keep instead
+    when a write it could not see made them inaccurate meanwhile, and the column statistics to store."""
+    updates: dict[str, str | None]
+    recount: dict[str, str | None]
+    complete: bool
+    objs: list
+
+
+def _planned(metastore: Metastore, table: Table, part_name: str | None, params: dict | None, files: FilesWritten,
+             mode: str, gathered: GroupStats | None) -> _OwnerUpdate:
     previous = StatsAccuracy.parse((params or {}).get(COLUMN_STATS_ACCURATE))
     # a new partition, an overwrite, or a first write into an owner known to be empty (a new table, an
     # added partition): the written rows are all there is, so their statistics replace the stored ones
@@ -446,21 +468,16 @@ def _apply(metastore: Metastore, table: Table, part_name: str | None, params: di
         COLUMN_STATS_ACCURATE: StatsAccuracy(basic=known_rows, columns=accurate_columns).to_param(),
         ROWS_CHANGED: rows_changed_param(params, files.num_rows + removed, complete),
     }
-    if part_name is None:
-        accurate = metastore.alter_table_params(table.dbName, table.tableName, updates, write_id=write_id,
-                                                valid_write_ids=valid)
-    else:
-        accurate = metastore.alter_partition_params(table.dbName, table.tableName, part_name, updates,
-                                                    write_id=write_id, valid_write_ids=valid)
-    if complete and not accurate:  # a write this one could not see changed it: the rows still count
-        count = {ROWS_CHANGED: rows_changed_param(params, files.num_rows + removed, False)}
-        if part_name is None:
-            metastore.alter_table_params(table.dbName, table.tableName, count)
-        else:
-            metastore.alter_partition_params(table.dbName, table.tableName, part_name, count)
-    if objs:
-        desc = ColumnStatisticsDesc(part_name is None, table.dbName, table.tableName, part_name, int(time.time()))
-        if part_name is None:
-            metastore.update_table_column_statistics(ColumnStatistics(desc, objs), write_id, valid)
-        else:
-            metastore.update_partition_column_statistics(ColumnStatistics(desc, objs), write_id, valid)
+    recount = {ROWS_CHANGED: rows_changed_param(params, files.num_rows + removed, False)}
+    return _OwnerUpdate(updates, recount, complete, objs)
+
+
+def _apply_table(metastore: Metastore, table: Table, plan: _OwnerUpdate, write_id: int,
+                 valid: ValidWriteIdList) -> None:
+    accurate = metastore.alter_table_params(table.dbName, table.tableName, plan.updates, write_id=write_id,
+                                            valid_write_ids=valid)
+    if plan.complete and not accurate:  # a write this one could not see changed it: the rows still count
+        metastore.alter_table_params(table.dbName, table.tableName, plan.recount)
+    if plan.objs:
+        desc = ColumnStatisticsDesc(True, table.dbName, table.tableName, None, int(time.time()))
+        metastore.update_table_column_statistics(ColumnStatistics(desc, plan.objs), write_id, valid)
