@@ -204,8 +204,9 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
         if added:
             metastore.add_partitions([_partition(table, name, named[name]) for name in added])
         metastore.replace_snapshot_files(table, changed)
-        for name in {owner or "" for owner in changed} - set(added):
-            metastore.alter_partition_params(table.dbName, table.tableName, name, _sums(named[name]))
+        kept = sorted({owner or "" for owner in changed} - set(added))
+        if kept:  # one call for every partition, not a table read and statements a partition
+            metastore.alter_partitions_params(table.dbName, table.tableName, {name: _sums(named[name]) for name in kept})
         log.info("%s followed to %s %s: %d partition(s) added, %d dropped, %d with other files",
                  table.qualified_name, snapshot.format, snapshot.snapshot, len(added), len(dropped), len(changed))
     else:
