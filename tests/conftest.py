@@ -19,8 +19,14 @@ os.environ.setdefault(ENV_PRESTART, "0")
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
     home = str(tmp_path_factory.mktemp("spark-home"))
-    session = build_session(home, master="local[2]", conf={"spark.sql.shuffle.partitions": "2",
-                                                           "spark.default.parallelism": "2"})
+    # this JVM runs the whole session: C2 and G1 repay themselves here, unlike in the processes tests start
+    short_run = os.environ.pop("PYSPARK_SUBMIT_ARGS") if _SHORT_RUN_JVMS else None
+    try:
+        session = build_session(home, master="local[2]", conf={"spark.sql.shuffle.partitions": "2",
+                                                               "spark.default.parallelism": "2"})
+    finally:
+        if short_run is not None:
+            os.environ["PYSPARK_SUBMIT_ARGS"] = short_run
     yield session
     session.stop()
 
@@ -29,7 +35,16 @@ BACKENDS = ("sqlite", "postgresql")
 ENV_BACKEND = "COLSTATS_TEST_METASTORE"
 
 
+_SHORT_RUN_JVMS = "PYSPARK_SUBMIT_ARGS" not in os.environ  # unless the one running the tests chose otherwise
+
+
 def pytest_configure(config):
+    if _SHORT_RUN_JVMS:  # inherited by every process a test starts: workers, CLI runs, kernels, Voila
+        import jvm_startup
+
+        archive = jvm_startup.archive_path()
+        os.environ["PYSPARK_SUBMIT_ARGS"] = jvm_startup.short_run_submit_args(archive)
+        jvm_startup.make_archive_in_background(archive)
     config.addinivalue_line("markers", "both_backends: runs once on a SQLite metastore and once on PostgreSQL")
     config.addinivalue_line("markers", "sqlite_only(why): a test of SQLite's file itself, in a both_backends module")
     config.addinivalue_line("markers", "postgresql_only(why): a behaviour of a shared server, in a both_backends module")
