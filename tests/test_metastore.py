@@ -28,6 +28,7 @@ from colstats_lab.metastore import (
     Metastore,
     NoSuchObjectException,
     Partition,
+    SkewedInfo,
     StringColumnStatsData,
     Table,
     Timestamp,
@@ -325,3 +326,31 @@ def test_a_server_that_cannot_be_used_is_one_line_naming_the_url_without_its_pas
     with contextlib.redirect_stderr(err):
         assert cli_main(["--home", str(tmp_path / "home"), "--metastore", wrong_password, "sql", "SHOW TABLES"]) == 2
     assert err.getvalue().count("\n") == 1 and "refused the user's password" in err.getvalue()
+
+
+def test_partitions_added_in_one_call_keep_their_own_values_parameters_location_and_skew(ms):
+    """A write adds thousands of partitions in one call, stored a batch a schema table (ids drawn ahead on
+    PostgreSQL): each partition's key values, parameters, location and skew spec must stay its own."""
+    ms.create_table(Table("default", "events", [FieldSchema("v", "bigint")],
+                          [FieldSchema("ds", "string"), FieldSchema("hr", "string")], location="/tmp/events"))
+    asked = [Partition("default", "events", [f"2026-{1 + i // 600:02d}-{1 + i % 28:02d}", f"{i % 24:02d}"],
+                       location=f"/tmp/events/p{i}", parameters={"numFiles": str(i), "tag": f"t{i % 7}"})
+             for i in range(2_500)]
+    for p in asked:
+        p.keys = ["ds", "hr"]
+    asked = list({p.partName: p for p in asked}.values())
+    asked[3].skewedInfo, asked[3].storedAsSubDirectories = SkewedInfo(["v"], [["1"], ["2"]]), True
+    assert len(ms.add_partitions(asked)) == len(asked)
+    stored = {p.partName: p for p in ms.get_partitions("default", "events")}
+    assert sorted(stored) == sorted(p.partName for p in asked)
+    for p in asked:
+        assert (stored[p.partName].location, stored[p.partName].parameters) == (p.location, p.parameters), p.partName
+    assert stored[asked[3].partName].skewedInfo.skewedColValues == [["1"], ["2"]]
+    assert stored[asked[3].partName].storedAsSubDirectories
+    assert all(p.skewedInfo is None for name, p in stored.items() if name != asked[3].partName)
+    conn = connect(ms.path)
+    key_values: dict[str, list] = {}
+    for name, value in conn.execute("SELECT P.PART_NAME, K.PART_KEY_VAL FROM PARTITION_KEY_VALS K JOIN PARTITIONS P "
+                                    "ON P.PART_ID = K.PART_ID ORDER BY P.PART_NAME, K.INTEGER_IDX").fetchall():
+        key_values.setdefault(name, []).append(value)
+    assert key_values == {p.partName: p.values for p in asked}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..coltypes import parse_type
 from ..storage import join
@@ -258,7 +258,7 @@ class CatalogRepository(Repository):
 
     def add_partitions(self, partitions: Iterable[Partition], if_not_exists: bool = False) -> list[Partition]:
         """Adds partitions of one table; returns those that were new."""
-        added = []
+        added: list[tuple[Partition, tuple]] = []
         tables: dict[tuple[str, str], tuple] = {}
         partitions = list(partitions)
         with self.transaction() as conn:
@@ -288,20 +288,31 @@ class CatalogRepository(Repository):
                     skew, stored = table_skew[row["SD_ID"]]
                     part.skewedInfo = None if skew is None else SkewedInfo(skew.skewedColNames, skew.skewedColValues)
                     part.storedAsSubDirectories = stored
-                sd_id = self._insert_sd(row["CD_ID"], part.location, row["INPUT_FORMAT"],
-                                        bool(part.storedAsSubDirectories and part.skewedInfo))
+                added.append((part, row))
+            self._insert_partitions(added)
+        return [part for part, _ in added]
+
+    def _insert_partitions(self, parts: list[tuple[Partition, Any]]) -> None:
+        """The rows of new partitions (each with its table's row) and of their storage descriptors, a batch a
+        table of the schema, not statements a partition."""
+        dialect = self.db.dialect
+        sd_ids = dialect.insert_returning_ids(
+            self.db, "SDS", "SD_ID", ("CD_ID", "INPUT_FORMAT", "OUTPUT_FORMAT", "LOCATION", "IS_STOREDASSUBDIRECTORIES"),
+            [(row["CD_ID"], row["INPUT_FORMAT"], row["INPUT_FORMAT"], part.location,
+              int(bool(part.storedAsSubDirectories and part.skewedInfo))) for part, row in parts])
+        for (part, _), sd_id in zip(parts, sd_ids):
+            if part.skewedInfo is not None:
                 self.store.skews._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
-                part_id = conn.execute(
-                    "INSERT INTO PARTITIONS (CREATE_TIME, PART_NAME, SD_ID, TBL_ID, WRITE_ID) VALUES (?, ?, ?, ?, ?) "
-                    "RETURNING PART_ID", (part.createTime or _now(), name, sd_id, row["TBL_ID"], part.writeId),
-                ).fetchone()[0]
-                conn.executemany(
-                    "INSERT INTO PARTITION_KEY_VALS (PART_ID, PART_KEY_VAL, INTEGER_IDX) VALUES (?, ?, ?)",
-                    [(part_id, v, i) for i, v in enumerate(part.values)],
-                )
-                self._set_params("PARTITION_PARAMS", "PART_ID", part_id, part.parameters)
-                added.append(part)
-        return added
+        part_ids = dialect.insert_returning_ids(
+            self.db, "PARTITIONS", "PART_ID", ("CREATE_TIME", "PART_NAME", "SD_ID", "TBL_ID", "WRITE_ID"),
+            [(part.createTime or _now(), part.partName, sd_id, row["TBL_ID"], part.writeId)
+             for (part, row), sd_id in zip(parts, sd_ids)])
+        self.db.insert_rows("PARTITION_KEY_VALS", ("PART_ID", "PART_KEY_VAL", "INTEGER_IDX"),
+                            [(part_id, value, i) for (part, _), part_id in zip(parts, part_ids)
+                             for i, value in enumerate(part.values)])
+        self.db.insert_rows("PARTITION_PARAMS", ("PART_ID", "PARAM_KEY", "PARAM_VALUE"),
+                            [(part_id, key, str(value)) for (part, _), part_id in zip(parts, part_ids)
+                             for key, value in part.parameters.items()])
 
     def get_partition(self, db_name: str, table_name: str, part_name: str) -> Partition:
         parts = self.get_partitions(db_name, table_name, [part_name])

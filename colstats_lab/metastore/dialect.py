@@ -153,6 +153,22 @@ class Dialect:
         self.delete_rows(db, table, key, list(last))
         db.insert_rows(table, names, list(last.values()))
 
+    def insert_returning_ids(self, db, table: str, id_column: str, names: Sequence[str], rows: list) -> list[int]:
+        """Inserts `rows` (values in `names` order) into `table`; returns the ids they took, in their order."""
+        if not rows:
+            return []
+        if not self.postgresql:  # in-process: a statement a row is as cheap as any batch
+            insert = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+                      f"RETURNING {id_column}")
+            return [db.execute(insert, row).fetchone()[0] for row in rows]
+        # the ids drawn from the identity's sequence at once, the rows COPYed with them: two round trips for any
+        # number of rows, where a statement a row made adding 100,000 partitions 22x SQLite's time (measured)
+        ids = [r[0] for r in db.execute(
+            f"SELECT nextval(pg_get_serial_sequence('{table.lower()}', '{id_column.lower()}')) "
+            f"FROM generate_series(1, CAST(? AS integer))", (len(rows),)).fetchall()]
+        db.insert_rows(table, (id_column, *names), [(new_id, *row) for new_id, row in zip(ids, rows)])
+        return ids
+
     def delete_rows(self, db, table: str, key: Sequence[str], keys: list) -> None:
         """Deletes the rows of `table` whose `key` columns hold one of `keys` (value tuples in `key` order)."""
         if not keys:
