@@ -354,3 +354,29 @@ def test_partitions_added_in_one_call_keep_their_own_values_parameters_location_
                                     "ON P.PART_ID = K.PART_ID ORDER BY P.PART_NAME, K.INTEGER_IDX").fetchall():
         key_values.setdefault(name, []).append(value)
     assert key_values == {p.partName: p.values for p in asked}
+
+
+@pytest.mark.postgresql_only("writers of different tables run side by side on a server; SQLite's follow each other")
+def test_a_commit_of_one_tables_statistics_holds_off_that_tables_write_ids_only(new_metastore_location, new_metastore):
+    """While one process commits statistics of table a, another opens transactions and takes write IDs of table b
+    at once, and waits for the commit only to take a write ID of a (whose next write ID that commit may read)."""
+    import threading
+
+    location = new_metastore_location()
+    committing, other = new_metastore(location), new_metastore(location)
+    for name in ("a", "b"):
+        committing.create_table(Table("default", name, [FieldSchema("x", "bigint")],
+                                      parameters={"transactional": "true"}))
+    with committing.transaction({("default", "a")}):  # a commit of a's statistics, in progress
+        txn = other.open_txn()
+        assert other.allocate_table_write_id(txn, "default", "b") == 1
+        other.heartbeat(txn)
+        taken: list[int] = []
+        waiting = threading.Thread(target=lambda: taken.append(other.allocate_table_write_id(txn, "default", "a")))
+        waiting.start()
+        waiting.join(timeout=1.0)
+        assert waiting.is_alive() and taken == []  # held off by a's commit
+    waiting.join(timeout=30)
+    assert taken == [1]
+    other.commit_txn(txn)
+    assert other.get_valid_write_ids("default", "a").high_watermark == 1

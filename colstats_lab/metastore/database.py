@@ -122,6 +122,12 @@ class Database:
         by side (PostgreSQL) lets writers of other tables run beside it; SQLite's writers follow each other."""
         return self._scope(writing=True)
 
+    def beside_others(self):
+        """A write transaction of rows no other writer reads to decide what it writes (a Hive transaction's own
+        row: opening it, its heartbeat), so a database whose writers can run side by side (PostgreSQL) runs it
+        beside writers of tables; SQLite's writers follow each other."""
+        return self._scope(writing=True)
+
     def snapshot(self):
         """A consistent read of several statements; joins an open transaction."""
         return self._scope(writing=False)

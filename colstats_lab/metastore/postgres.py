@@ -225,18 +225,23 @@ class PostgresDatabase(Database):
     def transaction(self, tables: Collection[tuple[str, str]] = ()):
         return self._scope(writing=True, tables=tables)
 
+    def beside_others(self):
+        return self._scope(writing=True, shared=True)
+
     def migration(self):
         return self._scope(writing=True, lock=MIGRATION_LOCK)
 
-    def _scope(self, writing: bool, lock: int = WRITE_LOCK, tables: Collection[tuple[str, str]] = ()):
+    def _scope(self, writing: bool, lock: int = WRITE_LOCK, tables: Collection[tuple[str, str]] = (),
+               shared: bool = False):
         self._next_lock, self._next_tables = lock, sorted(set(tables))
+        self._next_shared = shared or bool(self._next_tables)
         return super()._scope(writing)
 
     def _begin(self, writing: bool) -> None:
         try:
             if writing:
                 self._conn.execute("BEGIN")
-                if self._next_tables:  # the write lock shared with other tables' writers, each table's its own
+                if self._next_shared:  # the write lock shared with other tables' writers, each table's its own
                     self._conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self._next_lock,))
                     for db_name, table_name in self._next_tables:  # in one order: two writers never wait in a ring
                         self._conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",

@@ -32,7 +32,7 @@ class TxnRepository(Repository):
     def open_txn(self, user: str | None = None) -> int:
         """Opens a transaction; returns its ID. Transactions whose process died are aborted first."""
         self.abort_expired_txns()
-        with self.transaction() as conn:
+        with self.db.beside_others() as conn:  # a new row no other writer decides by
             now = conn.clock()
             return conn.execute(
                 "INSERT INTO TXNS (TXN_STATE, TXN_STARTED, TXN_LAST_HEARTBEAT, TXN_USER, TXN_HOST, TXN_PID) "
@@ -42,7 +42,7 @@ class TxnRepository(Repository):
 
     def heartbeat(self, txn_id: int) -> None:
         """Keeps an open transaction alive (Hive's heartbeat); MetaException if it was aborted meanwhile."""
-        with self.transaction() as conn:
+        with self.db.beside_others() as conn:  # its own row's time; an abort of it holds the whole write lock
             self._require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_LAST_HEARTBEAT = ? WHERE TXN_ID = ?", (conn.clock(), txn_id))
 
@@ -71,7 +71,8 @@ class TxnRepository(Repository):
 
     def allocate_table_write_id(self, txn_id: int, db_name: str, table_name: str) -> int:
         """The table's next write ID for an open transaction (the same one if it already has one)."""
-        with self.transaction() as conn:
+        # the table's own rows (its next write ID, this transaction's), under the lock its commits take
+        with self.transaction({(db_name.lower(), table_name.lower())}) as conn:
             self._require_open(txn_id)
             table = self.store.catalog.get_table(db_name, table_name)
             existing = conn.execute(
