@@ -106,7 +106,7 @@ class CatalogRepository(Repository):
                 "INSERT INTO COLUMNS_V2 (CD_ID, COMMENT, COLUMN_NAME, TYPE_NAME, INTEGER_IDX) VALUES (?, ?, ?, ?, ?)",
                 [(cd_id, c.comment, c.name.lower(), parse_type(c.type).name, i) for i, c in enumerate(table.cols)],
             )
-            sd_id = self._insert_sd(cd_id, table.location, table.inputFormat)
+            (sd_id,) = self._insert_sds([(cd_id, table.location, table.inputFormat, False)])
             self.store.skews._write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
             tbl_id = conn.execute(
                 "INSERT INTO TBLS (CREATE_TIME, DB_ID, OWNER, SD_ID, TBL_NAME, TBL_TYPE, WRITE_ID) "
@@ -123,15 +123,14 @@ class CatalogRepository(Repository):
             params = dict(table.parameters)
             if table.comment:
                 params["comment"] = table.comment
-            self._set_params("TABLE_PARAMS", "TBL_ID", tbl_id, params)
+            self._insert_params("TABLE_PARAMS", "TBL_ID", {tbl_id: params})
             return True
 
-    def _insert_sd(self, cd_id: int, location: str, input_format: str, stored_as_directories: bool = False) -> int:
-        return self.db.execute(
-            "INSERT INTO SDS (CD_ID, INPUT_FORMAT, OUTPUT_FORMAT, LOCATION, IS_STOREDASSUBDIRECTORIES) "
-            "VALUES (?, ?, ?, ?, ?) RETURNING SD_ID",
-            (cd_id, input_format, input_format, location, int(stored_as_directories)),
-        ).fetchone()[0]
+    def _insert_sds(self, sds: list[tuple[int, str, str, bool]]) -> list[int]:
+        """New storage descriptors, each (CD_ID, location, input format, stored as sub-directories); their ids."""
+        return self.db.dialect.insert_returning_ids(
+            self.db, "SDS", "SD_ID", ("CD_ID", "INPUT_FORMAT", "OUTPUT_FORMAT", "LOCATION", "IS_STOREDASSUBDIRECTORIES"),
+            [(cd_id, input_format, input_format, location, int(stored)) for cd_id, location, input_format, stored in sds])
 
     def get_table(self, db_name: str, table_name: str, valid_write_ids: ValidWriteIdList | None = None) -> Table:
         """The table; raises NoSuchObjectException naming `db.table`. With `valid_write_ids` (a reader's
@@ -258,7 +257,7 @@ class CatalogRepository(Repository):
 
     def add_partitions(self, partitions: Iterable[Partition], if_not_exists: bool = False) -> list[Partition]:
         """Adds partitions of one table; returns those that were new."""
-        added: list[tuple[Partition, tuple]] = []
+        added: list[tuple[Partition, Any]] = []
         tables: dict[tuple[str, str], tuple] = {}
         partitions = list(partitions)
         with self.transaction() as conn:
@@ -295,24 +294,20 @@ class CatalogRepository(Repository):
     def _insert_partitions(self, parts: list[tuple[Partition, Any]]) -> None:
         """The rows of new partitions (each with its table's row) and of their storage descriptors, a batch a
         table of the schema, not statements a partition."""
-        dialect = self.db.dialect
-        sd_ids = dialect.insert_returning_ids(
-            self.db, "SDS", "SD_ID", ("CD_ID", "INPUT_FORMAT", "OUTPUT_FORMAT", "LOCATION", "IS_STOREDASSUBDIRECTORIES"),
-            [(row["CD_ID"], row["INPUT_FORMAT"], row["INPUT_FORMAT"], part.location,
-              int(bool(part.storedAsSubDirectories and part.skewedInfo))) for part, row in parts])
+        sd_ids = self._insert_sds([(row["CD_ID"], part.location, row["INPUT_FORMAT"],
+                                    bool(part.storedAsSubDirectories and part.skewedInfo)) for part, row in parts])
         for (part, _), sd_id in zip(parts, sd_ids):
             if part.skewedInfo is not None:
                 self.store.skews._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
-        part_ids = dialect.insert_returning_ids(
+        part_ids = self.db.dialect.insert_returning_ids(
             self.db, "PARTITIONS", "PART_ID", ("CREATE_TIME", "PART_NAME", "SD_ID", "TBL_ID", "WRITE_ID"),
             [(part.createTime or _now(), part.partName, sd_id, row["TBL_ID"], part.writeId)
              for (part, row), sd_id in zip(parts, sd_ids)])
         self.db.insert_rows("PARTITION_KEY_VALS", ("PART_ID", "PART_KEY_VAL", "INTEGER_IDX"),
                             [(part_id, value, i) for (part, _), part_id in zip(parts, part_ids)
                              for i, value in enumerate(part.values)])
-        self.db.insert_rows("PARTITION_PARAMS", ("PART_ID", "PARAM_KEY", "PARAM_VALUE"),
-                            [(part_id, key, str(value)) for (part, _), part_id in zip(parts, part_ids)
-                             for key, value in part.parameters.items()])
+        self._insert_params("PARTITION_PARAMS", "PART_ID",
+                            {part_id: part.parameters for (part, _), part_id in zip(parts, part_ids)})
 
     def get_partition(self, db_name: str, table_name: str, part_name: str) -> Partition:
         parts = self.get_partitions(db_name, table_name, [part_name])
@@ -556,11 +551,11 @@ class CatalogRepository(Repository):
             out.setdefault(r[0], {})[r[1]] = r[2]
         return out
 
-    def _set_params(self, table: str, id_column: str, owner_id: int, params: dict[str, str]) -> None:
-        self.db.executemany(
-            f"INSERT INTO {table} ({id_column}, PARAM_KEY, PARAM_VALUE) VALUES (?, ?, ?)",
-            [(owner_id, k, str(v)) for k, v in params.items()],
-        )
+    def _insert_params(self, table: str, id_column: str, params: dict[int, dict[str, str]]) -> None:
+        """The parameters of new owners (their id: their parameters), in one batch."""
+        self.db.insert_rows(table, (id_column, "PARAM_KEY", "PARAM_VALUE"),
+                            [(owner_id, key, str(value)) for owner_id, owned in params.items()
+                             for key, value in owned.items()])
 
     def _update_params(self, table: str, id_column: str, owner_id: int, updates: dict[str, str | None]) -> None:
         self._update_params_many(table, id_column, {owner_id: updates})
