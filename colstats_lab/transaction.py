@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Literal
+from typing import Literal, Sequence
 
 from .metastore import Metastore, MetaException, Partition, Table, ValidWriteIdList
 from .metastore.changes import Change
@@ -46,9 +46,10 @@ class Transaction:
             except MetaException:
                 return  # ended meanwhile
 
-    def write_id(self, table: Table) -> int:
-        """This transaction's write ID for the table (allocated on first use)."""
-        return self.metastore.allocate_table_write_id(self.txn_id, table.dbName, table.tableName)
+    def write_id(self, table: Table, announcing: Sequence[str | None] = ()) -> int:
+        """This transaction's write ID for the table (allocated on first use), recording with it the partitions
+        (None: the unpartitioned table) a write announces it will insert into."""
+        return self.metastore.allocate_table_write_id(self.txn_id, table.dbName, table.tableName, announcing)
 
     def snapshot(self, table: Table) -> ValidWriteIdList:
         """What this transaction reads of the table: fixed at first use, plus its own writes."""

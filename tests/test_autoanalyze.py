@@ -3,6 +3,8 @@ the opt-out property, an open write, the budget), and that what it stores equals
 Workers in processes of their own are `test_autoanalyze_processes.py`."""
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import pytest
 
@@ -164,3 +166,31 @@ def test_a_write_that_commits_during_the_workers_analyze_leaves_its_partition_st
     assert not frame.loc["d=c", "accurate"] and "changed by write" in frame.loc["d=c", "reason"], frame.loc["d=c"]
     stored = stats_of(lab, "moved", "d=c")["v"]
     assert (stored.rows, int(stored.max)) == (20, 1009)  # what the worker read: the late row is not in it
+
+
+def test_a_write_into_one_partition_never_holds_back_the_whole_table(lab, new_metastore):
+    """A write whose partition is named up front is that partition's open write from its write ID on: a worker
+    judging the table meanwhile (here: another connection polling as the write runs) holds back that partition
+    only, never every partition of the table."""
+    import threading
+
+    stale_table(lab)
+    watcher = new_metastore(os.environ.get("COLSTATS_METASTORE") or lab.metastore.path)  # the lab fixture's, password too
+    seen: list[dict[str, int]] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            writes = watcher.open_writes("default", "moved")
+            if writes:
+                seen.append(writes)
+    polling = threading.Thread(target=watch)
+    polling.start()
+    try:
+        for i in range(3):
+            with lab.transaction() as txn:
+                lab.write("moved", pd.DataFrame({"v": [2000 + i], "w": ["x"]}), partition={"d": "c"}, txn=txn)
+    finally:
+        done.set()
+        polling.join()
+    assert seen and all(set(writes) == {"d=c"} for writes in seen), [w for w in seen if set(w) != {"d=c"}][:3]

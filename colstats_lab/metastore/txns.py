@@ -69,8 +69,10 @@ class TxnRepository(Repository):
                     log.warning("aborted transaction %d of %s (pid %s): %s", r["TXN_ID"], r["TXN_HOST"], r["TXN_PID"], why)
         return dead
 
-    def allocate_table_write_id(self, txn_id: int, db_name: str, table_name: str) -> int:
-        """The table's next write ID for an open transaction (the same one if it already has one)."""
+    def allocate_table_write_id(self, txn_id: int, db_name: str, table_name: str,
+                                announcing: Sequence[str | None] = ()) -> int:
+        """The table's next write ID for an open transaction (the same one if it already has one). `announcing`:
+        the partitions (None: the unpartitioned table) a write will insert into, recorded with the write ID."""
         # the table's own rows (its next write ID, this transaction's), under the lock its commits take
         with self.transaction({(db_name.lower(), table_name.lower())}) as conn:
             self._require_open(txn_id)
@@ -79,16 +81,21 @@ class TxnRepository(Repository):
                 "SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ? AND T2W_DATABASE = ? AND T2W_TABLE = ?",
                 (txn_id, table.dbName, table.tableName)).fetchone()
             if existing:
-                return existing[0]
-            row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
-                               (table.dbName, table.tableName)).fetchone()
-            write_id = row[0] if row else 1
-            conn.execute(
-                "INSERT INTO NEXT_WRITE_ID (NWI_DATABASE, NWI_TABLE, NWI_NEXT) VALUES (?, ?, ?) "
-                "ON CONFLICT (NWI_DATABASE, NWI_TABLE) DO UPDATE SET NWI_NEXT = excluded.NWI_NEXT",
-                (table.dbName, table.tableName, write_id + 1))
-            conn.execute("INSERT INTO TXN_TO_WRITE_ID (T2W_TXNID, T2W_DATABASE, T2W_TABLE, T2W_WRITEID) "
-                         "VALUES (?, ?, ?, ?)", (txn_id, table.dbName, table.tableName, write_id))
+                write_id = existing[0]
+            else:
+                row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                                   (table.dbName, table.tableName)).fetchone()
+                write_id = row[0] if row else 1
+                conn.execute(
+                    "INSERT INTO NEXT_WRITE_ID (NWI_DATABASE, NWI_TABLE, NWI_NEXT) VALUES (?, ?, ?) "
+                    "ON CONFLICT (NWI_DATABASE, NWI_TABLE) DO UPDATE SET NWI_NEXT = excluded.NWI_NEXT",
+                    (table.dbName, table.tableName, write_id + 1))
+                conn.execute("INSERT INTO TXN_TO_WRITE_ID (T2W_TXNID, T2W_DATABASE, T2W_TABLE, T2W_WRITEID) "
+                             "VALUES (?, ?, ?, ?)", (txn_id, table.dbName, table.tableName, write_id))
+            # with the write ID, not after it: a write ID without components reads as a write into the whole
+            # table, and an auto-analyze worker looking in between would hold every partition back
+            if announcing:
+                self.add_txn_components(txn_id, table.dbName, table.tableName, list(announcing), "i", write_id)
             return write_id
 
     def commit_txn(self, txn_id: int) -> None:

@@ -108,13 +108,11 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     if specs:
         frame = frame.withColumn(DIRECTORY_COLUMN, directory_column(table, specs, partition or {}))
         partition_by.append(DIRECTORY_COLUMN)
-    write_id = txn.write_id(table)
-    # the partition a static write goes to is known now: recorded at once, an auto-analyze worker holds back
-    # that partition only, not the whole table, while the write runs
+    # the partition a static write goes to is known now: recorded with the write ID, an auto-analyze worker
+    # holds back that partition only, not the whole table, while the write runs
     announced = [_static_name(table, partition)] if table.is_partitioned and partition else \
         [] if table.is_partitioned else [None]
-    if announced:
-        metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, announced, "i", write_id)
+    write_id = txn.write_id(table, announcing=announced)
     valid = txn.snapshot(table)
     direct = _direct_target(table, partition or {}, mode, write_id, specs)
     staging = None if direct else join(table.location, f"_staging_{txn.txn_id}_{uuid.uuid4().hex[:8]}")
