@@ -21,7 +21,7 @@ from typing import Any
 from ..coltypes import parse_type
 from ..column_statistics.drift import null_fraction, states_psi
 from ..errors import InvalidInputException
-from .history import HIVE, StatsState, read_states_up_to
+from .history import HIVE, StatsState, commit_states, read_states_up_to
 from ..column_statistics.merge import spark_order
 from ..column_statistics.stats_rows import text_to_value
 from .repository import Repository
@@ -91,10 +91,11 @@ def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = No
     """Evaluates the stored rules on the states commit `txn_id` stored (or on the states `history_ids`),
     storing each outcome (`since`: the newest state's id before the commit); returns how many were stored."""
     if history_ids is None:
-        found = conn.execute("SELECT H.HISTORY_ID FROM COL_STATS_HISTORY H WHERE H.HISTORY_ID > ? AND H.TXN_ID = ? "
+        states, args = commit_states(conn, "H", since, txn_id)
+        found = conn.execute(f"SELECT H.HISTORY_ID FROM COL_STATS_HISTORY H WHERE {states} "
                              "AND H.ENGINE = ? AND EXISTS "
                              "(SELECT 1 FROM STATS_EXPECTATIONS E WHERE E.TBL_ID = H.TBL_ID "
-                             "AND E.COLUMN_NAME = H.COLUMN_NAME)", (since, txn_id, HIVE)).fetchall()
+                             "AND E.COLUMN_NAME = H.COLUMN_NAME)", (*args, HIVE)).fetchall()
         history_ids = [r[0] for r in found]
     stored = 0
     now = int(time.time())

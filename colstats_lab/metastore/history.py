@@ -126,6 +126,15 @@ def last_state(conn) -> int:
     return conn.execute("SELECT coalesce(max(HISTORY_ID), 0) FROM COL_STATS_HISTORY").fetchone()[0]
 
 
+def commit_states(conn, alias: str, since: int, txn_id: int | None) -> tuple[str, tuple]:
+    """A condition (and its arguments) selecting, as `alias`, the states commit `txn_id` stored: past `since`
+    (the newest state's id when it began) and up to the newest now. Bounded on both sides so that a planner
+    without statistics of the history yet (a server's fresh metastore, before its first ANALYZE) takes the ids'
+    index for a range as it does for equality: open at the top, PostgreSQL's guess was a third of the table,
+    scanned whole twice a commit (70 ms each at 200,000 states, measured)."""
+    return (f"{alias}.HISTORY_ID BETWEEN ? AND ? AND {alias}.TXN_ID = ?", (since + 1, last_state(conn), txn_id))
+
+
 def record_history_rows(conn, txn_id: int, since: int = 0) -> None:
     """Gives the statistics states commit `txn_id` stored the rows their owners hold once its changes are
     applied (a state is kept as it is stored, before a write's numRows lands), inside the commit's SQLite
@@ -135,9 +144,10 @@ def record_history_rows(conn, txn_id: int, since: int = 0) -> None:
             "(SELECT CAST(PP.PARAM_VALUE AS INTEGER) FROM PARTITIONS P JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
             "AND PP.PARAM_KEY = 'numRows' WHERE P.TBL_ID = COL_STATS_HISTORY.TBL_ID "
             "AND P.PART_NAME = COL_STATS_HISTORY.PART_NAME) END")
+    states, args = commit_states(conn, "COL_STATS_HISTORY", since, txn_id)
     # only the states whose rows changed: an UPDATE rewrites a state's sketches with it
-    conn.execute(f"UPDATE COL_STATS_HISTORY SET NUM_ROWS = {rows} WHERE HISTORY_ID > ? AND TXN_ID = ? "
-                 f"AND ENGINE = ? AND {rows} IS NOT NULL AND NUM_ROWS IS NOT {rows}", (since, txn_id, HIVE))
+    conn.execute(f"UPDATE COL_STATS_HISTORY SET NUM_ROWS = {rows} WHERE {states} "
+                 f"AND ENGINE = ? AND {rows} IS NOT NULL AND NUM_ROWS IS NOT {rows}", (*args, HIVE))
 
 
 def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], analyzed_at: int) -> None:
@@ -182,12 +192,13 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES, since: i
     cell's previous one is dropped, the previous one noting when it was confirmed; in the cells the commit
     touched, the states past the latest `sketches` lose their sketches, keeping their quartiles, decile
     edges and shares of them (drift checks against them stay what they were). Returns (dropped, thinned)."""
+    states, args = commit_states(conn, "N", since, txn_id)
     candidates = conn.execute(
         f"SELECT N.HISTORY_ID, P.HISTORY_ID, N.RECORDED_AT, N.LAST_ANALYZED, N.COLUMN_TYPE, N.BIT_VECTOR, "
         f"P.BIT_VECTOR, N.HISTOGRAM, P.HISTOGRAM FROM COL_STATS_HISTORY N "
         f"JOIN COL_STATS_HISTORY P ON P.HISTORY_ID = (SELECT max(Q.HISTORY_ID) FROM COL_STATS_HISTORY Q WHERE "
-        f"{_same_cell(conn, 'N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
-        f"AND {_SAME_FIGURES}", (since, txn_id)).fetchall()
+        f"{_same_cell(conn, 'N')} AND Q.HISTORY_ID < N.HISTORY_ID) WHERE {states} "
+        f"AND {_SAME_FIGURES}", args).fetchall()
     same = [r[:4] for r in candidates if _same_sketches(r[4], r[5], r[6], r[7], r[8])]
     # a statement per time (a commit's states share one or a few), not per state: one round trip on a server
     confirmed: dict[tuple[int, int], list[int]] = {}
@@ -206,9 +217,9 @@ def settle_history(conn, txn_id: int, sketches: int = DEFAULT_SKETCHES, since: i
         f"SELECT T.HISTORY_ID, T.COLUMN_TYPE, T.HISTOGRAM, T.TBL_ID, T.COLUMN_NAME, T.PART_NAME, T.ENGINE "
         f"FROM COL_STATS_HISTORY N JOIN COL_STATS_HISTORY T ON T.HISTORY_ID = (SELECT Q.HISTORY_ID "
         f"FROM COL_STATS_HISTORY Q WHERE {_same_cell(conn, 'N')} AND Q.HISTORY_ID < N.HISTORY_ID "
-        f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) WHERE N.HISTORY_ID > ? AND N.TXN_ID = ? "
+        f"ORDER BY Q.HISTORY_ID DESC LIMIT 1 OFFSET ?) WHERE {states} "
         f"AND (T.BIT_VECTOR IS NOT NULL OR T.HISTOGRAM IS NOT NULL) ORDER BY T.HISTORY_ID",
-        (max(1, sketches) - 1, since, txn_id)).fetchall()
+        (max(1, sketches) - 1, *args)).fetchall()
     _drop_sketches(conn, old)
     return len(same), len(old)
 
