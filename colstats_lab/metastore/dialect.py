@@ -180,6 +180,21 @@ class Dialect:
         db.execute(f"DELETE FROM {table} WHERE ({columns}) IN (SELECT {columns} FROM {_rows_of(table)})",
                    (_json_rows(key, keys),))
 
+    def update_rows(self, db, table: str, names: Sequence[str], key: Sequence[str], rows: list) -> None:
+        """Sets, in each row of `table` whose `key` columns hold a row of `rows` (values in `names` order, the key's
+        among them), the other columns of `names` to that row's values."""
+        if not rows:
+            return
+        others = [n for n in names if n not in key]
+        if not self.postgresql:
+            at = [list(names).index(n) for n in (*others, *key)]
+            db.executemany(f"UPDATE {table} SET {', '.join(f'{n} = ?' for n in others)} "
+                           f"WHERE {' AND '.join(f'{k} = ?' for k in key)}", [[row[i] for i in at] for row in rows])
+            return
+        # one statement, not one a row: a round's thinned states at 10,000 partitions 91 -> 26 ms (measured)
+        db.execute(f"UPDATE {table} SET {', '.join(f'{n} = J.{n}' for n in others)} FROM {_rows_of(table)} AS J "
+                   f"WHERE {' AND '.join(f'{table}.{k} = J.{k}' for k in key)}", (_json_rows(names, rows),))
+
     def upsert_rows(self, db, table: str, names: Sequence[str], key: Sequence[str], rows: list) -> None:
         """Stores `rows` (values in `names` order) in `table`, a row whose `key` exists updating the other
         columns where they differ (an unchanged row is not written again, so it fires no trigger)."""

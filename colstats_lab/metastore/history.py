@@ -249,8 +249,8 @@ def _drop_sketches(conn, states: list) -> None:
                                      (before,)).fetchone() if before is not None else None)
             text = _quantiles_text(r["HISTOGRAM"], r["COLUMN_TYPE"], previous)
         kept[r["HISTORY_ID"]] = text
-    conn.executemany("UPDATE COL_STATS_HISTORY SET BIT_VECTOR = NULL, HISTOGRAM = NULL, QUANTILES = ? "
-                     "WHERE HISTORY_ID = ?", [(text, history_id) for history_id, text in kept.items()])
+    conn.dialect.update_rows(conn, "COL_STATS_HISTORY", ("HISTORY_ID", "BIT_VECTOR", "HISTOGRAM", "QUANTILES"),
+                             ("HISTORY_ID",), [(history_id, None, None, text) for history_id, text in kept.items()])
 
 
 def _previous_state(conn, state) -> int | None:
