@@ -187,6 +187,20 @@ def test_a_failing_bulk_update_writes_nothing(ms):
     assert ms.get_partitions_statistics("default", "sales", None, ["x"]) == {}
 
 
+def test_figures_found_malformed_while_a_bulk_update_is_stored_write_nothing(ms):
+    """Each row's figures are checked as it is sent (on PostgreSQL while the COPY of the batch runs): a malformed
+    one is one line naming its column, and the rows sent before it are gone with the transaction."""
+    _sales(ms)
+    first, second = _long_stats("ds=2026-11-21"), _long_stats("ds=2026-11-22", nulls=-1)
+    with pytest.raises(InvalidInputException, match="column x: numNulls must be a count, got -1"):
+        ms.set_aggr_stats_for([first, second])
+    assert ms.get_partitions_statistics("default", "sales", None, ["x"]) == {}
+    ms.set_aggr_stats_for([first, _long_stats("ds=2026-11-22", nulls=3)])  # the connection is usable after it
+    stored = ms.get_partitions_statistics("default", "sales", None, ["x"])
+    assert {name: stats.obj("x").statsData.longStats.numNulls for name, stats in stored.items()} == {
+        "ds=2026-11-21": 0, "ds=2026-11-22": 3}
+
+
 def test_dropping_a_partition_or_table_deletes_its_statistics(ms):
     _sales(ms)
     ms.set_aggr_stats_for([_long_stats("ds=2026-11-21"), _long_stats("ds=2026-11-22")])

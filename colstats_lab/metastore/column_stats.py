@@ -11,7 +11,7 @@ from . import segments
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
-from .common import (_COLUMN_AT, _DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now,
+from .common import (_DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now,
                      is_transactional)
 from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
 from .history import keep_states, last_stats_row
@@ -146,7 +146,7 @@ class ColumnStatisticsRepository(Repository):
                 "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
             params = self.store.catalog._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
             types = _column_types(table)
-            rows: list[tuple] = []
+            rows: list[tuple[tuple, ColumnStatisticsObj, tuple]] = []  # a row's owner, its figures, its tail
             flags_set: list[tuple] = []
             flags_cleared: list[tuple] = []
             written: list[int] = []
@@ -158,7 +158,7 @@ class ColumnStatisticsRepository(Repository):
                 self._check_column_types(table, types, stats.statsObj)
                 head = (part["PART_ID"], desc.partName, desc.catName, desc.dbName.lower(), desc.tableName.lower())
                 tail = (desc.lastAnalyzed or _now(), stats.engine)
-                rows.extend(head + obj_to_values(obj) + tail for obj in stats.statsObj)
+                rows.extend((head, obj, tail) for obj in stats.statsObj)
                 flags, verified = self._marked_flags(table, params.get(part["PART_ID"], {}), part["WRITE_ID"],
                                                      [o.colName for o in stats.statsObj], write_id, valid_write_ids)
                 param = flags.to_param()
@@ -184,25 +184,26 @@ class ColumnStatisticsRepository(Repository):
         return accurate
 
     @staticmethod
-    def _insert_partition_stats_rows(conn, rows: list[tuple]) -> None:
-        """Stores PART_COL_STATS rows (in _PART_STATS_INSERT order), each replacing the row of its
-        partition, column and engine: rows new to the table by a plain INSERT, which SQLite does in
-        about two thirds of the time of a conflict-resolving one while foreign keys are on."""
-        key_of = lambda row: (row[0], row[_COLUMN_AT], row[-1])  # noqa: E731 (PART_ID, COLUMN_NAME, ENGINE)
+    def _insert_partition_stats_rows(conn, rows: list[tuple[tuple, ColumnStatisticsObj, tuple]]) -> None:
+        """Stores PART_COL_STATS rows (head, figures, tail: in _PART_STATS_INSERT order once the figures are
+        values), each replacing the row of its partition, column and engine: rows new to the table by a plain
+        INSERT, which SQLite does in about two thirds of the time of a conflict-resolving one while foreign keys
+        are on, their values made as they are inserted (a server stores the first while the next are made)."""
+        key_of = lambda head, obj, tail: (head[0], obj.colName.lower(), tail[-1])  # noqa: E731 (PART_ID, COLUMN, ENGINE)
         taken = {tuple(key) for key in conn.execute("SELECT PART_ID, COLUMN_NAME, ENGINE FROM PART_COL_STATS "
                                                     "WHERE PART_ID IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
-                                                    (_json_list({row[0] for row in rows}),))}
+                                                    (_json_list({head[0] for head, _, _ in rows}),))}
         new: list[tuple] = []
         replacing: list[tuple] = []
         for row in rows:
-            key = key_of(row)
+            key = key_of(*row)
             (replacing if key in taken else new).append(row)
             taken.add(key)  # a partition repeated in the batch: its later rows replace the first
         before = last_stats_row(conn, "PART_COL_STATS")
-        conn.insert_rows("PART_COL_STATS", _PART_STATS_INSERT, new)
+        conn.insert_rows("PART_COL_STATS", _PART_STATS_INSERT, (head + obj_to_values(obj) + tail for head, obj, tail in new))
         conn.dialect.replace_rows(conn, "PART_COL_STATS", _PART_STATS_INSERT, ("PART_ID", "COLUMN_NAME", "ENGINE"),
-                                  replacing)
-        keep_states(conn, "PART_COL_STATS", before, {(row[_DB_AT], row[_TABLE_AT]) for row in rows})
+                                  [head + obj_to_values(obj) + tail for head, obj, tail in replacing])
+        keep_states(conn, "PART_COL_STATS", before, {(head[_DB_AT], head[_TABLE_AT]) for head, _, _ in rows})
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
                              partition_level: bool) -> None:

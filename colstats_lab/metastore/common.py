@@ -18,7 +18,6 @@ BUSY_TIMEOUT_MS = 60_000
 _STATS_BATCH = 2_000  # partitions a batch when storing many partitions' statistics
 _PART_STATS_INSERT = ("PART_ID", "PART_NAME", "CAT_NAME", "DB_NAME", "TABLE_NAME", *ROW_COLUMNS, "LAST_ANALYZED",
                       "ENGINE")
-_COLUMN_AT = _PART_STATS_INSERT.index("COLUMN_NAME")
 _DB_AT, _TABLE_AT = _PART_STATS_INSERT.index("DB_NAME"), _PART_STATS_INSERT.index("TABLE_NAME")
 
 

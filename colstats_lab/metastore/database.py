@@ -84,11 +84,10 @@ class Database:
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
         raise NotImplementedError
 
-    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        """New rows of `table` (values in `columns` order), as fast as the database takes them in bulk."""
-        if rows:
-            self.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                             rows)
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """New rows of `table` (values in `columns` order, a list or rows made as they are taken), as fast as the
+        database takes them in bulk."""
+        self.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
 
     def execute_script_statement(self, sql: str) -> None:
         """One schema statement, as written (no parameters)."""

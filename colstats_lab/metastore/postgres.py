@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import re
 from typing import Any, Collection, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit
@@ -166,20 +167,25 @@ class PostgresDatabase(Database):
             raise _one_line(error, self.display_url) from None
         return cursor
 
-    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         # COPY: 400 statistics rows in 15-23 ms, against 25-48 ms as one pipeline of INSERTs; binary, in the
-        # columns' own types: 20,000 statistics rows (their sketches ~1 KB) in 0.16 s against 0.33 s as text
-        if not rows:
+        # columns' own types: 20,000 statistics rows (their sketches ~1 KB) in 0.16 s against 0.33 s as text.
+        # Rows made as they are sent are stored by the server while the next are made, on another core.
+        rows = iter(rows)
+        first = next(rows, None)
+        if first is None:
             return
-        self._inserted[table.lower()] += len(rows)
+        count = 0
         try:
             types = self._column_types(table, tuple(columns))  # asked before the COPY, which holds the connection
             with self._conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy:
                 copy.set_types(types)
-                for row in rows:
+                for row in itertools.chain((first,), rows):
                     copy.write_row(row)
+                    count += 1
         except psycopg.OperationalError as error:
             raise _one_line(error, self.display_url) from None
+        self._inserted[table.lower()] += count
 
     def _column_types(self, table: str, columns: tuple[str, ...]) -> list[str]:
         key = (table.lower(), columns)
