@@ -189,19 +189,22 @@ def bulk_floor(ms: Metastore, values, columns, pool, now) -> tuple[float, float]
     ms.add_partitions([Partition("default", "floor", [ds, hr]) for ds, hr in values])
     tbl_id = ms.db.execute("SELECT TBL_ID FROM TBLS WHERE TBL_NAME = 'floor'").fetchone()[0]
     part_ids = dict(ms.db.execute("SELECT PART_NAME, PART_ID FROM PARTITIONS WHERE TBL_ID = ?", (tbl_id,)).fetchall())
-    rows, states = [], []
-    for stats in stats_for(values, columns, pool, now, table="floor"):
-        desc = stats.statsDesc
-        for obj in stats.statsObj:
-            figures = obj_to_values(obj)
-            rows.append((part_ids[desc.partName], desc.partName, desc.catName, "default", "floor", *figures, now, "hive"))
-            named = dict(zip(ROW_COLUMNS, figures), LAST_ANALYZED=now)
-            states.append((tbl_id, desc.partName, obj.colName, "hive", *(named[c] for c in STATE_COLUMNS), 1000, now))
+    state_columns = ("TBL_ID", "PART_NAME", "COLUMN_NAME", "ENGINE", *STATE_COLUMNS, "NUM_ROWS", "RECORDED_AT")
+    stored_rows = stored_states = 0.0
     with ms.transaction():
-        stored_rows = timed(lambda: ms.db.insert_rows("PART_COL_STATS", PART_STATS_INSERT, rows))
-        stored_states = timed(lambda: ms.db.insert_rows(
-            "COL_STATS_HISTORY", ("TBL_ID", "PART_NAME", "COLUMN_NAME", "ENGINE", *STATE_COLUMNS, "NUM_ROWS",
-                                  "RECORDED_AT"), states))
+        for first in range(0, len(values), 2_000):  # in the bulk's batches: the rows never sit in memory at once
+            rows, states = [], []
+            for stats in stats_for(values[first:first + 2_000], columns, pool, now, first, table="floor"):
+                desc = stats.statsDesc
+                for obj in stats.statsObj:
+                    figures = obj_to_values(obj)
+                    rows.append((part_ids[desc.partName], desc.partName, desc.catName, "default", "floor", *figures,
+                                 now, "hive"))
+                    named = dict(zip(ROW_COLUMNS, figures), LAST_ANALYZED=now)
+                    states.append((tbl_id, desc.partName, obj.colName, "hive", *(named[c] for c in STATE_COLUMNS),
+                                   1000, now))
+            stored_rows += timed(lambda: ms.db.insert_rows("PART_COL_STATS", PART_STATS_INSERT, rows))
+            stored_states += timed(lambda: ms.db.insert_rows("COL_STATS_HISTORY", state_columns, states))
     return stored_rows, stored_states
 
 
