@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import random
 import shutil
@@ -179,6 +180,29 @@ def answer_seconds(ms: Metastore, table: str, runs: int = 5) -> float:
     return times[runs // 2]
 
 
+STATE_INSERT = ("TBL_ID", "PART_NAME", "COLUMN_NAME", "ENGINE", *STATE_COLUMNS, "NUM_ROWS", "RECORDED_AT")
+
+
+def rows_and_states(values, columns, pool, now, first: int, table: str, tbl_id: int, part_ids: dict[str, int]
+                    ) -> tuple[list[tuple], list[tuple]]:
+    """The statistics rows (PART_STATS_INSERT order) and history states (STATE_INSERT order) that storing the
+    statistics of `values` leaves, built as a floor measurement inserts them."""
+    rows, states = [], []
+    for stats in stats_for(values, columns, pool, now, first, table=table):
+        desc = stats.statsDesc
+        for obj in stats.statsObj:
+            figures = obj_to_values(obj)
+            rows.append((part_ids[desc.partName], desc.partName, desc.catName, "default", table, *figures, now, "hive"))
+            named = dict(zip(ROW_COLUMNS, figures), LAST_ANALYZED=now)
+            states.append((tbl_id, desc.partName, obj.colName, "hive", *(named[c] for c in STATE_COLUMNS), 1000, now))
+    return rows, states
+
+
+def table_ids(ms: Metastore, table: str) -> tuple[int, dict[str, int]]:
+    tbl_id = ms.db.execute("SELECT TBL_ID FROM TBLS WHERE TBL_NAME = ?", (table,)).fetchone()[0]
+    return tbl_id, dict(ms.db.execute("SELECT PART_NAME, PART_ID FROM PARTITIONS WHERE TBL_ID = ?", (tbl_id,)).fetchall())
+
+
 def bulk_floor(ms: Metastore, values, columns, pool, now) -> tuple[float, float]:
     """What a database alone takes to store the bulk update's statistics rows and their history states, built
     beforehand and inserted in bulk (COPY on PostgreSQL) into a fresh metastore's tables with their keys and
@@ -187,25 +211,46 @@ def bulk_floor(ms: Metastore, values, columns, pool, now) -> tuple[float, float]
                           [FieldSchema("ds", "string"), FieldSchema("hr", "int")], location="/tmp/floor",
                           parameters={"transactional": "false"}))
     ms.add_partitions([Partition("default", "floor", [ds, hr]) for ds, hr in values])
-    tbl_id = ms.db.execute("SELECT TBL_ID FROM TBLS WHERE TBL_NAME = 'floor'").fetchone()[0]
-    part_ids = dict(ms.db.execute("SELECT PART_NAME, PART_ID FROM PARTITIONS WHERE TBL_ID = ?", (tbl_id,)).fetchall())
-    state_columns = ("TBL_ID", "PART_NAME", "COLUMN_NAME", "ENGINE", *STATE_COLUMNS, "NUM_ROWS", "RECORDED_AT")
+    tbl_id, part_ids = table_ids(ms, "floor")
     stored_rows = stored_states = 0.0
     with ms.transaction():
         for first in range(0, len(values), 2_000):  # in the bulk's batches: the rows never sit in memory at once
-            rows, states = [], []
-            for stats in stats_for(values[first:first + 2_000], columns, pool, now, first, table="floor"):
-                desc = stats.statsDesc
-                for obj in stats.statsObj:
-                    figures = obj_to_values(obj)
-                    rows.append((part_ids[desc.partName], desc.partName, desc.catName, "default", "floor", *figures,
-                                 now, "hive"))
-                    named = dict(zip(ROW_COLUMNS, figures), LAST_ANALYZED=now)
-                    states.append((tbl_id, desc.partName, obj.colName, "hive", *(named[c] for c in STATE_COLUMNS),
-                                   1000, now))
+            rows, states = rows_and_states(values[first:first + 2_000], columns, pool, now, first, "floor", tbl_id,
+                                           part_ids)
             stored_rows += timed(lambda: ms.db.insert_rows("PART_COL_STATS", PART_STATS_INSERT, rows))
-            stored_states += timed(lambda: ms.db.insert_rows("COL_STATS_HISTORY", state_columns, states))
+            stored_states += timed(lambda: ms.db.insert_rows("COL_STATS_HISTORY", STATE_INSERT, states))
     return stored_rows, stored_states
+
+
+class _Undone(Exception):
+    """Ends a measured transaction by rolling it back."""
+
+
+def round_floor(ms: Metastore, values, pool, now, first: int) -> float:
+    """What a database alone takes for a round's rows on the wide table, built beforehand and written in bulk:
+    the statistics rows of `values` deleted and inserted again, their states inserted and as many of the cells'
+    older states thinned (their sketches dropped), as a round's commit must at least; rolled back after."""
+    tbl_id, part_ids = table_ids(ms, "wide")
+    rows, states = rows_and_states(values, COLUMNS, pool, now, first, "wide", tbl_id, part_ids)
+    older = [r[0] for r in ms.db.execute(
+        "SELECT HISTORY_ID FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?)) "
+        "AND BIT_VECTOR IS NOT NULL ORDER BY HISTORY_ID LIMIT ?",
+        (tbl_id, json.dumps(sorted({state[1] for state in states})), len(states))).fetchall()]
+    dialect, seconds = ms.db.dialect, 0.0
+    try:
+        with ms.transaction():
+            started = time.perf_counter()
+            dialect.delete_rows(ms.db, "PART_COL_STATS", ("PART_ID", "COLUMN_NAME", "ENGINE"),
+                                [(row[0], row[PART_STATS_INSERT.index("COLUMN_NAME")], "hive") for row in rows])
+            ms.db.insert_rows("PART_COL_STATS", PART_STATS_INSERT, rows)
+            ms.db.insert_rows("COL_STATS_HISTORY", STATE_INSERT, states)
+            dialect.update_rows(ms.db, "COL_STATS_HISTORY", ("HISTORY_ID", "BIT_VECTOR", "HISTOGRAM", "QUANTILES"),
+                                ("HISTORY_ID",), [(history_id, None, None, None) for history_id in older])
+            seconds = time.perf_counter() - started
+            raise _Undone
+    except _Undone:
+        pass
+    return seconds
 
 
 def store_round(ms: Metastore, values, pool, now, first: int, keep: bool, table_name: str = "wide") -> float:
@@ -245,7 +290,7 @@ def bare_store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -
     return timed(commit)
 
 
-def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float) -> None:
+def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float, floor: bool = False) -> None:
     """Daily rounds on the wide table: `changed` of its partitions (a different slice each day) analyzed
     again; the file's growth and each round's store against the same store without history."""
     first_size = size_on_disk(ms)
@@ -272,6 +317,11 @@ def history_rounds(ms: Metastore, values, pool, now, rounds: int, changed: float
     ordered = sorted(ratios)
     print(f"  a round's store with history / without: median {ordered[len(ordered) // 2]:.2f}, "
           f"worst {ordered[-1]:.2f} (target <= 1.2); with history median {sorted(seconds)[len(seconds) // 2]:.3f} s")
+    if floor:
+        floors = sorted(round_floor(ms, values[start:start + per_day], pool, now, 800_000 + start)
+                        for start in (per_day * 3, per_day * 5, per_day * 9))
+        print(f"  a round's floor (its rows deleted and inserted again, its states inserted and as many thinned, "
+              f"built beforehand, in bulk): median {floors[1]:.3f} s")
     bare = []
     for day in range(5):  # after the file's size is taken: these keep states of their own
         start = (day * per_day * 11 + 3) % (len(values) - per_day)
@@ -363,7 +413,7 @@ def main() -> None:
     print(f"  table-level n0: low {merged.lowValue} high {merged.highValue} nulls {merged.numNulls} ndv {merged.numDVs}")
     print(f"  peak RSS of this process: {peak_rss_mib():.0f} MiB")
     if args.rounds and not args.without_history:
-        history_rounds(big_ms, values, pool, now, args.rounds, args.changed)
+        history_rounds(big_ms, values, pool, now, args.rounds, args.changed, args.floor)
     print("query plans:")
     print("  by filter:", query_plan(big_ms,
           "SELECT P.PART_NAME FROM PARTITIONS P JOIN PARTITION_KEY_VALS K0 ON K0.PART_ID = P.PART_ID AND "
