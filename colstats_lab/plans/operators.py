@@ -12,6 +12,7 @@ aggregate first (the plan is walked root first)."""
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -213,6 +214,9 @@ def _conjuncts(expression) -> list:
     return [expression]
 
 
+LATE_STAGE_JOBS_S = 1.0  # how long a stopped run's tag is still cancelled after its thread ended
+
+
 class CountingRun:
     """The query's one run (its rows are counted, not collected) in a thread of its own, so that its plan is
     read while it runs. Its jobs carry a tag of their own (a tag, not a job group: the caller's group stays)."""
@@ -252,6 +256,12 @@ class CountingRun:
         while self._thread.is_alive():
             self._context.cancelJobsWithTag(self._tag)
             self._thread.join(0.2)
+        # a query stage the run started in a thread of Spark's own (a broadcast: its job carries the run's tag) may
+        # submit its job after the run's thread ended, cancelled (seen: still running a second later)
+        deadline = time.monotonic() + LATE_STAGE_JOBS_S
+        while time.monotonic() < deadline:
+            self._context.cancelJobsWithTag(self._tag)
+            time.sleep(0.1)
 
 
 def count_actual_rows(dataframe, operators: list[Operator], running: CountingRun | None = None) -> None:
