@@ -30,7 +30,7 @@ def floors(lab, kll: bool = False) -> dict:
     job computes its per-row inputs in a projection below the aggregation (generated code)."""
     from pyspark.sql import functions as F
 
-    frame = lab.table("bench")
+    frame = lab.tables["bench"].to_spark()
     types = {f.name: f.dataType.simpleString() for f in frame.schema.fields if f.name != "ds"}
     inputs, lacking = footers_lack(frame.schema, ["ds"], kll=kll)
     cheap = frame.select("ds", *[F.length(c).alias(c) if t == "string" else F.col(c) for c, t in types.items()])

@@ -89,7 +89,7 @@ def managed(lab, args) -> None:
     def write(gather: bool, slot: list[int]):
         lab.set("hive.stats.column.autogather", gather)
         slot[0] += 1
-        lab.write("target", one_day, partition={"ds": f"{'g' if gather else 'p'}{slot[0]}"})
+        lab.tables["target"].write(one_day, partition={"ds": f"{'g' if gather else 'p'}{slot[0]}"})
 
     plain_slot, gather_slot = [0], [0]
     times = alternated_medians(args.runs, {"plain": lambda: write(False, plain_slot),
@@ -131,7 +131,7 @@ def dynamic_writes(lab, source, args) -> None:
 
     def write(gather: bool):
         lab.set("hive.stats.column.autogather", gather)
-        lab.write("dyn_target", source, mode="overwrite")
+        lab.tables["dyn_target"].write(source, mode="overwrite")
 
     write(False)
     write(True)

@@ -97,7 +97,7 @@ def bench_table(lab: Lab, rows: int, partitions: int, name: str = "bench"):
     generated(lab.spark, rows, partitions).write.mode("overwrite").parquet(staging)
     source = lab.spark.read.parquet(staging)
     lab.sql(DDL.format(name=name))
-    lab.write(name, source)
+    lab.tables[name].write(source)
     return source
 
 

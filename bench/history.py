@@ -87,7 +87,7 @@ def other_paths(lab, runs: int) -> None:
 
     def report(keeping: bool) -> None:
         skew_command.keep_top_values = keep if keeping else (lambda *args: [])
-        lab.skew("bench", "category", mode="exact")
+        lab.tables["bench"].skew("category", mode="exact")
 
     def refresh(keeping: bool) -> None:  # dropped first: a full refresh, not one that finds nothing changed
         table_metadata.record_metadata_history = record if keeping else (lambda *args: None)
@@ -113,13 +113,13 @@ def main() -> None:
     analyze = "ANALYZE TABLE bench COMPUTE STATISTICS FOR ALL COLUMNS"
     print(f"table: {args.rows:,} rows, {args.partitions} partitions, 11 columns, KLL sketches on")
     lab.sql(analyze)  # warm the paths once
-    lab.write("bench", day, partition={"ds": "2026-10-01"}, mode="overwrite")
+    lab.tables["bench"].write(day, partition={"ds": "2026-10-01"}, mode="overwrite")
     times: dict[tuple[str, bool], list[float]] = {}
     for run in range(args.runs):
         for on in ((True, False) if run % 2 == 0 else (False, True)):  # neither side always goes first
             set_history(lab, on)
             times.setdefault(("write", on), []).append(
-                timed(lambda: lab.write("bench", day, partition={"ds": "2026-10-01"}, mode="overwrite")))
+                timed(lambda: lab.tables["bench"].write(day, partition={"ds": "2026-10-01"}, mode="overwrite")))
             times.setdefault(("analyze", on), []).append(timed(lambda: lab.sql(analyze)))
     set_history(lab, True)
     for operation in ("write", "analyze"):

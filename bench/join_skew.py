@@ -1,6 +1,6 @@
 """Join skew predicted from statistics at 10M x 1M rows, in one run:
 
-- `lab.join_skew` of the 10M-row `bench` (x zipf-skewed) against a 1M-row dimension keyed by x: its time
+- `TableHandle.join_skew` of the 10M-row `bench` (x zipf-skewed) against a 1M-row dimension keyed by x: its time
   and the Spark jobs it started (statistics are fresh, so none), and the predicted largest task beside
   Spark's own placement (`run=True`);
 - the cost of keeping frequent-items sketches in ANALYZE: `ANALYZE ... FOR ALL COLUMNS` keeping them for
@@ -27,8 +27,8 @@ def main() -> None:
     spark = lab.spark
     bench_table(lab, args.rows, args.partitions)
     lab.sql("CREATE TABLE dim (x INT, label STRING)")
-    lab.write("dim", spark.range(args.rows // 10).select((F.col("id") % 100_000).cast("int").alias("x"),
-                                                          F.concat(F.lit("label "), F.col("id")).alias("label")))
+    lab.tables["dim"].write(spark.range(args.rows // 10).select((F.col("id") % 100_000).cast("int").alias("x"),
+                                                                F.concat(F.lit("label "), F.col("id")).alias("label")))
 
     def analyze(columns: str):
         lab.sql(f"ALTER TABLE bench SET TBLPROPERTIES ('colstats.frequent.items.columns'='{columns}')")
@@ -46,14 +46,14 @@ def main() -> None:
     group = f"colstats-bench-{uuid.uuid4().hex}"
     spark.sparkContext.setJobGroup(group, "join skew prediction")
     start = time.perf_counter()
-    report = lab.join_skew("bench", "x", "dim", "x")
+    report = lab.tables["bench"].join_skew("dim", "x", "x")
     predicted_s = time.perf_counter() - start
     jobs = spark.sparkContext.statusTracker().getJobIdsForGroup(group)
     spark.sparkContext.setJobGroup("", "")
     print(f"prediction for bench.x JOIN dim.x ({args.rows:,} x {args.rows // 10:,} rows): {predicted_s * 1000:.0f} ms, "
           f"{len(jobs)} Spark jobs; sources: {report.sides[0].source}; {report.sides[1].source}")
     start = time.perf_counter()
-    measured = lab.join_skew("bench", "x", "dim", "x", run=True)
+    measured = lab.tables["bench"].join_skew("dim", "x", "x", run=True)
     run_s = time.perf_counter() - start
     tasks = measured.tasks.set_index("partition")
     largest = int(measured.largest["partition"])
@@ -63,7 +63,7 @@ def main() -> None:
           f"{measured.median_rows:,.0f}, actual {float(tasks['actual_rows'].astype('float').median()):,.0f}")
     print(f"recommendation: {measured.recommendation}")
     spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
-    print(f"with broadcasts off: {lab.join_skew('bench', 'x', 'dim', 'x').recommendation}")
+    print(f"with broadcasts off: {lab.tables['bench'].join_skew('dim', 'x', 'x').recommendation}")
     spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
     print(f"peak memory of the Python process: {peak_rss_mib():.0f} MiB")
 

@@ -85,7 +85,7 @@ def main() -> None:
         for name in ("on_s3", "mounted"):
             seconds, made = requests_of(server, lambda: lab.sql(f"ANALYZE TABLE {name} COMPUTE STATISTICS FOR COLUMNS"))
             print(f"first ANALYZE {name}: {seconds:.2f} s, S3 requests {made}")
-        seconds, made = requests_of(server, lambda: lab.staleness("on_s3"))
+        seconds, made = requests_of(server, lambda: lab.tables["on_s3"].inspect.staleness())
         print(f"freshness check of on_s3 ({args.partitions * args.files} objects): {seconds:.3f} s, S3 requests {made}")
         seconds, made = requests_of(server, lambda: lab.sql(
             "ANALYZE TABLE on_s3 PARTITION (ds='00007') COMPUTE STATISTICS FOR COLUMNS"))

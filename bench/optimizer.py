@@ -6,7 +6,7 @@ tpcds extension generates the data and gives the query texts (bench/tpcds.py). T
 - lab: the lab's external tables after the lab's ANALYZE, queried through `lab.sql`, which hands Spark the
   lab's statistics (a catalog table over the same files holding them);
 - after another job appends a day of sales to the fact tables: spark-stale (Spark's statistics left as they
-  are) against lab-fresh (the lab's refreshed by `lab.analyze_stale`, which re-analyzes the changed tables).
+  are) against lab-fresh (the lab's refreshed by `analyze_stale`, which re-analyzes the changed tables).
 
 Per query: the join order and join kinds of each arm against Spark's own (equal, or how they differ), the
 q-error of every join by its depth (the joins below it and itself), and the runtime (adaptive execution on,
@@ -207,7 +207,7 @@ def main() -> None:
     try:
         for fact in FACTS:
             spark.sql(f"REFRESH TABLE tpcds_spark.{fact}")
-        refresh = timed(lambda: [lab.analyze_stale(t, threshold=0.0) for t in FACTS])
+        refresh = timed(lambda: [lab.tables[t].analyze_stale(threshold=0.0) for t in FACTS])
         print(f"the lab's refresh of the {len(FACTS)} appended tables: {refresh:.1f} s")
         stale = measure({"spark-stale": ("spark", "spark"), "lab-fresh": ("lab", None)})
     finally:

@@ -70,13 +70,13 @@ def run(partitions: int, rows: int, uri: str, client, home: str) -> dict:
     started = time.perf_counter()
     lab.sql(f"ANALYZE TABLE hms.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
     analyzed = time.perf_counter() - started
-    first = lab.publish(f"hms.{db}.events").details
-    again = lab.publish(f"hms.{db}.events").details
+    first = lab.tables[f"hms.{db}.events"].publish().details
+    again = lab.tables[f"hms.{db}.events"].publish().details
     time.sleep(1.1)
     write_day(f"{location}/ds={days[0]}", 10**6, rows)  # another job appends to one day
-    changed = lab.publish(f"hms.{db}.events").details  # withdraws that day and the table level
+    changed = lab.tables[f"hms.{db}.events"].publish().details  # withdraws that day and the table level
     lab.sql(f"ANALYZE TABLE hms.{db}.events PARTITION (ds='{days[0]}') COMPUTE STATISTICS FOR ALL COLUMNS")
-    back = lab.publish(f"hms.{db}.events").details
+    back = lab.tables[f"hms.{db}.events"].publish().details
     started = time.perf_counter()  # Spark's own, last: it rewrites the table's spark.sql.statistics.* in the HMS
     lab.spark.sql(f"ANALYZE TABLE {db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
     spark_analyzed = time.perf_counter() - started

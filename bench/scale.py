@@ -72,7 +72,7 @@ def main() -> None:
         generated(spark, rows, args.partitions).write.mode("overwrite").parquet(staging)
         source = spark.read.parquet(staging)
         lab.sql(DDL.format(name=name))
-        lab.write(name, source)
+        lab.tables[name].write(source)
         source.write.partitionBy("ds").format("parquet").saveAsTable(f"{name}_native")
         lab.sql(f"ANALYZE TABLE {name} PARTITION (ds='2026-10-01') COMPUTE STATISTICS FOR ALL COLUMNS")  # warm
         reset_peak(os.getpid())

@@ -1,11 +1,11 @@
 """Skew detection and list bucketing at 10M rows, 30 partitions (x zipf-skewed), in one run:
 
-- exact and approximate detection (`lab.skew`) over one plain `groupBy(ds, x).count()` scan, as ratios
+- exact and approximate detection (`TableHandle.skew`) over one plain `groupBy(ds, x).count()` scan, as ratios
   (alternated runs), and exact detection of the unique `id`, where the table is counted a second time;
-- `lab.relayout` of every partition against a plain overwrite of the same partitions (`lab.write` of the
+- `TableHandle.relayout` of every partition against a plain overwrite of the same partitions (`TableHandle.write` of the
   table's rows, mode overwrite), both gathering statistics as the lab does by default;
 - bytes (and rows) a query `x = <skewed>` and `x = <not skewed>` reads without list bucketing and after
-  `ALTER TABLE ... SKEWED BY ... STORED AS DIRECTORIES` + `lab.relayout`, from the pruning report,
+  `ALTER TABLE ... SKEWED BY ... STORED AS DIRECTORIES` + `TableHandle.relayout`, from the pruning report,
   and the queries' times.
 
     .venv/bin/python bench/skew.py [--rows 10000000] [--partitions 30] [--runs 3] [--warmups 1]
@@ -21,7 +21,7 @@ def main() -> None:
     args = bench_arguments(runs=3)
     lab = bench_lab(fresh=True)
     bench_table(lab, args.rows, args.partitions)
-    frame = lab.table("bench")
+    frame = lab.tables["bench"].to_spark()
 
     def plain(column):
         frame.groupBy("ds", column).count().write.format("noop").mode("overwrite").save()
@@ -29,9 +29,9 @@ def main() -> None:
     # x is zipf-skewed: the table's top values merge from the partitions' lists; id is unique, so the lists
     # prove nothing and exact mode counts every value for the table too
     times = alternated_medians(args.runs, {
-        "plain x": lambda: plain("x"), "exact x": lambda: lab.skew("bench", "x", mode="exact"),
-        "approx x": lambda: lab.skew("bench", "x", mode="approx"),
-        "plain id": lambda: plain("id"), "exact id": lambda: lab.skew("bench", "id", mode="exact")}, args.warmups)
+        "plain x": lambda: plain("x"), "exact x": lambda: lab.tables["bench"].skew("x", mode="exact"),
+        "approx x": lambda: lab.tables["bench"].skew("x", mode="approx"),
+        "plain id": lambda: plain("id"), "exact id": lambda: lab.tables["bench"].skew("id", mode="exact")}, args.warmups)
     base = times["plain x"]
     print(f"table: {args.rows:,} rows, {args.partitions} partitions")
     print(f"plain groupBy(ds, x).count(): {base:.2f} s")
@@ -40,7 +40,7 @@ def main() -> None:
     print(f"unique id: plain groupBy(ds, id).count() {times['plain id']:.2f} s, exact skew report "
           f"{times['exact id']:.2f} s, ratio {times['exact id'] / times['plain id']:.2f}")
 
-    report = lab.skew("bench", "x", mode="exact", min_share=0.02, max_keys=10)
+    report = lab.tables["bench"].skew("x", mode="exact", min_share=0.02, max_keys=10)
     skewed = report.recommended[0]
     not_skewed = 5000  # far in the zipf tail
     print(f"recommended: {report.recommended} (hold {report.covered_share:.1%} of the rows)")
@@ -48,9 +48,10 @@ def main() -> None:
                "not skewed": f"SELECT count(*) FROM bench WHERE x = {not_skewed}"}
     before = {name: lab.explain(q) for name, q in queries.items()}
     spark_before = {name: median_of(args.runs, lambda q=q: lab.sql(q))[0] for name, q in queries.items()}
-    overwrite = timed(lambda: lab.write("bench", lab.table("bench"), mode="overwrite"))  # same rows, same layout
+    bench = lab.tables["bench"]
+    overwrite = timed(lambda: bench.write(bench.to_spark(), mode="overwrite"))  # same rows, same layout
     lab.sql(report.statement)
-    relayout = timed(lambda: lab.relayout("bench"))
+    relayout = timed(lambda: lab.tables["bench"].relayout())
     after = {name: lab.explain(q) for name, q in queries.items()}
     spark_after = {name: median_of(args.runs, lambda q=q: lab.sql(q))[0] for name, q in queries.items()}
     total_bytes = sum(int(p.parameters.get("totalSize", 0)) for p in lab.metastore.get_partitions("default", "bench"))

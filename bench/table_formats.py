@@ -114,12 +114,12 @@ def main() -> None:
     print(f"REFRESH METADATA 'FILE' LEVEL: Hive layout (footers) {footers_s:.2f} s, Iceberg {manifests_s:.2f} s "
           f"(from the manifests: {', '.join(outcome.metadata_columns)}; scanned: {', '.join(outcome.scan_columns)})")
 
-    first = timed(lambda: lab.publish("ice.bench.events"))
+    first = timed(lambda: lab.tables["ice.bench.events"].publish())
 
     def full_rescan():
         with lab.metastore.transaction() as conn:
             conn.execute("DELETE FROM THETA_SKETCHES")
-        outcome = lab.publish("ice.bench.events").details
+        outcome = lab.tables["ice.bench.events"].publish().details
         assert len(outcome.scanned) == args.partitions, outcome.message
     rescan_s, _ = median_of(args.runs, full_rescan)
 
@@ -127,7 +127,7 @@ def main() -> None:
         run[0] += 1
         changed = day_rows(0, per_day, 1000 + run[0])
         catalog.load_table("bench.events").overwrite(changed, overwrite_filter=EqualTo("ds", "2026-10-01"))
-        outcome = lab.publish("ice.bench.events").details
+        outcome = lab.tables["ice.bench.events"].publish().details
         assert outcome.scanned == ["ds=2026-10-01"] and outcome.analyzed_first == ["ds=2026-10-01"], outcome.message
         return outcome
     changed_times = []

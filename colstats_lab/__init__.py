@@ -1,7 +1,7 @@
 """colstats_lab: column statistics, skew and pruning on Spark tables, recorded in a Hive-schema metastore."""
 import logging
 
-from .errors import ColstatsError, ParseError, QueryError
+from .errors import ColstatsError, InvalidArgument, ParseError, QueryError, StorageError
 from .lab import Lab
 from .metastore import (
     AlreadyExistsException,
@@ -14,7 +14,8 @@ from .metastore import (
 from .result import Result
 
 __all__ = [
-    "Lab", "Metastore", "Result", "ColstatsError", "ParseError", "QueryError", "NoSuchObjectException", "InvalidInputException",
+    "Lab", "Metastore", "Result", "ColstatsError", "InvalidArgument", "StorageError", "ParseError", "QueryError",
+    "NoSuchObjectException", "InvalidInputException",
     "InvalidObjectException", "MetaException", "AlreadyExistsException",
 ]
 __version__ = "0.1.0"

@@ -22,9 +22,9 @@ def _lab(args):
     for item in args.attach or []:
         name, sep, uri = item.partition("=")
         if not sep:
-            from .metastore import InvalidInputException
+            from .errors import InvalidArgument
 
-            raise InvalidInputException(f"--attach takes NAME=thrift://host:port, not {item!r}")
+            raise InvalidArgument(f"--attach takes NAME=thrift://host:port, not {item!r}")
         lab.attach(name, uri)
     return lab
 
@@ -50,7 +50,7 @@ def cmd_demo(args) -> int:
         shown = {row.info_name: f"{float(row.info_value):.3f}" if row.info_name == "avg_col_len" else row.info_value
                  for row in frame.itertuples() if row.info_value != ""}
         print("  " + ", ".join(f"{k}={v}" for k, v in shown.items() if k != "COLUMN_STATS_ACCURATE"))
-    print(f"Metastore: {lab.metastore_url}")
+    print(f"Metastore: {lab.metastore.url}")
     return 0
 
 
@@ -134,14 +134,14 @@ def cmd_describe(args) -> int:
 
 def cmd_skew(args) -> int:
     columns = [c.strip() for c in args.columns.split(",")]
-    return _guarded(lambda: repr(_lab(args).skew(args.table, columns, partition=args.partition, k=args.k,
-                                                 mode=args.mode)))
+    return _guarded(lambda: repr(_lab(args).tables[args.table].skew(columns, partition=args.partition, k=args.k,
+                                                                     mode=args.mode)))
 
 
 def cmd_join_skew(args) -> int:
     def predict() -> str:
-        report = _lab(args).join_skew(args.left, args.left_key.split(","), args.right, args.right_key.split(","),
-                                      where=args.where, how=args.how)
+        report = _lab(args).tables[args.left].join_skew(args.right, args.left_key.split(","), args.right_key.split(","),
+                                                        where=args.where, how=args.how)
         largest = report.tasks.sort_values("predicted_rows", ascending=False).head(args.show)
         return (f"{report.recommendation}\n\nHot keys:\n{report.hot_keys.to_string(index=False)}\n\n"
                 f"Largest tasks:\n{largest.to_string(index=False)}")
@@ -185,7 +185,7 @@ def cmd_check(args) -> int:
     try:
         lab = _lab(args)
         names = args.tables or [f"{args.db}.{t}" for t in lab.metastore.get_tables(args.db)]
-        frames = {name: lab.stats_frame(name) for name in names}
+        frames = {name: lab.tables[name].inspect.stats() for name in names}
     except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
@@ -238,7 +238,7 @@ def cmd_autoanalyze(args) -> int:
         lab = _lab(args)
         while True:
             began = time.monotonic()
-            result = lab.autoanalyze(args.db, args.mode, args.threshold, args.budget, args.columns)
+            result = lab.autoanalyze.run(args.db, args.mode, args.threshold, args.budget, args.columns)
             print(result.message, flush=True)
             if every is None:
                 return 1 if result.details.failed else 0
@@ -271,11 +271,11 @@ def cmd_execute(args) -> int:
 
 
 def cmd_report(args) -> int:
-    return _guarded(lambda: _lab(args).report(args.table, args.output))
+    return _guarded(lambda: _lab(args).tables[args.table].report(args.output))
 
 
 def cmd_publish(args) -> int:
-    return _guarded(lambda: _lab(args).publish(args.table).message)
+    return _guarded(lambda: _lab(args).tables[args.table].publish().message)
 
 
 def cmd_metastore_copy(args) -> int:

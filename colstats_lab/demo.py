@@ -43,5 +43,5 @@ def build_demo(lab: Lab, rows_per_day: int = DEMO_ROWS_PER_DAY, days: int = DEMO
         F.timestamp_seconds(F.lit(1_795_000_000) + F.col("id")).alias("ts"),
         F.format_string("2026-11-%02d", day + 15).alias("ds"),
     )
-    lab.write(DEMO_TABLE, data)
+    lab.tables[DEMO_TABLE].write(data)
     return True

@@ -15,6 +15,10 @@ class ColstatsError(Exception):
     """Base of every error colstats_lab raises for bad input or a refused request."""
 
 
+class InvalidArgument(ColstatsError):
+    """An argument a caller gave that the lab cannot take: a bad name, option, spec or value, named."""
+
+
 # the metastore's exceptions, as Hive's Thrift API names them
 
 class MetastoreError(ColstatsError):
@@ -33,8 +37,8 @@ class InvalidObjectException(MetastoreError):
     """An object whose content is not valid for where it is stored."""
 
 
-class InvalidInputException(MetastoreError):
-    """An argument that is malformed: a bad name, filter or statistics object."""
+class InvalidInputException(MetastoreError, InvalidArgument):
+    """An argument to the metastore's API that is malformed: a bad name, filter or statistics object."""
 
 
 class MetaException(MetastoreError):

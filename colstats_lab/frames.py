@@ -1,6 +1,6 @@
 """The statistics a lab's metastore holds, as pandas frames: one level's (the statistics view's rows) and
-every partition's and column's (the tidy export, `Lab.stats_frame`); and a table's report as plain
-data (`Lab.report(..., "x.json")`). All read the metastore alone: no Spark."""
+every partition's and column's (the tidy export, `inspect.stats()`); and a table's report as plain
+data (`report("x.json")`). All read the metastore alone: no Spark."""
 from __future__ import annotations
 
 import datetime as dt
@@ -8,6 +8,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import pandas as pd
 
@@ -71,12 +72,12 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
         part = metastore.get_partition(table.dbName, table.tableName, partition)  # names it when unknown
         stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
         rows = int(part.parameters.get("numRows", 0) or 0)
-        accuracy = {name: (True, "") if compliance[name].accurate else (False, compliance[name].first[1])
+        accuracy = {name: (True, "") if compliance[name].accurate else (False, _reason(compliance[name]))
                     for name in names}
     by_name = {o.colName: o for o in stats.statsObj} if stats else {}
     records = []
     for column in columns:
-        record = dict.fromkeys(FRAME_COLUMNS)
+        record: dict[str, Any] = dict.fromkeys(FRAME_COLUMNS)
         record.update(column=column.name, type=column.type)
         obj = by_name.get(column.name)
         if obj is None:
@@ -87,7 +88,7 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
             if obj.numValues is not None:  # an array's elements, a map's entries
                 covered_rows = record["values"] = obj.numValues
             record["null_fraction"] = record["nulls"] / covered_rows if covered_rows else 0.0
-            record["last_analyzed"] = stats.statsDesc.lastAnalyzed
+            record["last_analyzed"] = stats.statsDesc.lastAnalyzed if stats else None
             record["accurate"], record["reason"] = accuracy[column.name]
             if aggr is not None and aggr.covered[column.name] < aggr.partsRequested:
                 record["reason"] = f"{aggr.coverage(column.name)} (figures are theirs alone); {record['reason']}"
@@ -120,18 +121,23 @@ def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int 
         for name, rows, histogram in list(zip(found.parts, found.rows, found.histograms))[-limit:]:
             sketch = Distribution.of(histogram, type_name)
             quartiles = sketch.quartiles() if sketch is not None else None
-            if quartiles:
+            if quartiles and sketch is not None:
                 typed = [column_value(v, type_name) for v in
                          (sketch.low, sketch.quantile(0.05), *quartiles, sketch.quantile(0.95), sketch.high)]
                 records.append([name, rows, *typed])
     return pd.DataFrame(records, columns=QUARTILE_COLUMNS)
 
 
+def _reason(summary: ComplianceSummary) -> str:
+    """Why statistics are not accurate: the first owner's reason."""
+    return summary.first[1] if summary.first else ""
+
+
 def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, str]:
     """Accurate at the table level when accurate for every partition (or the table itself)."""
     if summary.accurate:
         return True, f"accurate in all {summary.owners:,} partitions" if partitioned else ""
-    first, why = summary.first
+    first, why = summary.first or (None, "")
     if not partitioned:
         return False, why
     more = ", ..." if summary.not_accurate > 1 else ""
@@ -177,7 +183,7 @@ def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     for partition in sorted(rows):
         held = {o.colName: o for o in stats[partition].statsObj} if partition in stats else {}
         for column, (accurate, why) in zip(columns, verdicts.get(partition, [])):
-            record = dict.fromkeys(TIDY_COLUMNS)
+            record: dict[str, Any] = dict.fromkeys(TIDY_COLUMNS)
             record.update(partition=partition, column=column.name, type=column.type, rows=rows[partition])
             obj = held.get(column.name)
             if obj is None:
@@ -249,7 +255,7 @@ def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     held = [analyzed.get(column.lower(), set()) for column in names]  # None: every partition holds them
     records = [(partition, column, accurate, why) if holders is None or partition in holders
                else (partition, column, None, "never analyzed")
-               for partition in sorted(verdicts)
+               for partition in sorted(verdicts, key=lambda name: name or "")
                for column, holders, (accurate, why) in zip(names, held, verdicts[partition])]
     return pd.DataFrame.from_records(records, columns=FRESHNESS_COLUMNS)
 
@@ -370,7 +376,7 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
 
 
 def report_data(metastore: Metastore, table: Table, frame: pd.DataFrame | None = None) -> dict:
-    """The table's report as plain data (what `Lab.report(t, "x.json")` writes): its kind, size and
+    """The table's report as plain data (what `lab.tables[t].report("x.json")` writes): its kind, size and
     statistics per partition and column (`frame`, the table's stats_frame, when the caller has it), and
     its Drill metadata's units per level when it has any."""
     params = table.parameters
@@ -422,7 +428,7 @@ def _state_records(pairs, owner_column: bool) -> list[dict]:
     previous = None
     for owner, state in pairs:
         figures = _values(state.stats)
-        shift = None if previous is None else drift.states_psi(previous.stats, state.stats, previous.top_values,
+        shift: float | None = None if previous is None else drift.states_psi(previous.stats, state.stats, previous.top_values,
                                                                state.top_values, previous.bins, state.kept_psi)
         if "q1" not in figures and state.quantiles and state.quantiles.get("quartiles"):  # thinned: kept apart
             figures["q1"], figures["median"], figures["q3"] = [column_value(q, state.stats.colType)

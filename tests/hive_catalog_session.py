@@ -39,10 +39,10 @@ def main(home: str, rows_file: str) -> None:
     lab = Lab(home=os.path.join(home, "lab"), spark=spark)
     lab.sql(f"CREATE TABLE sales ({SCHEMA})")
     data = spark.read.json(rows_file, schema=SCHEMA)
-    lab.write("sales", data)
+    lab.tables["sales"].write(data)
     lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
-    lab.table("sales").write.format("parquet").saveAsTable("default.sales_spark")
-    exported = lab.export_spark_stats("sales", "default.sales_spark")
+    lab.tables["sales"].to_spark().write.format("parquet").saveAsTable("default.sales_spark")
+    exported = lab.tables["sales"].export_spark_stats("default.sales_spark")
     spark.sql("CREATE TABLE sales_native USING parquet AS SELECT * FROM sales_spark")
     spark.sql("ANALYZE TABLE sales_native COMPUTE STATISTICS FOR ALL COLUMNS")
     native_params = table_params(spark, home, "sales_native")
@@ -52,17 +52,17 @@ def main(home: str, rows_file: str) -> None:
     # a column Spark spells in mixed case: its statistics must be keyed as Spark's schema spells it
     spark.sql("CREATE TABLE users_spark (userId BIGINT) USING parquet")
     lab.sql("CREATE TABLE users (userid BIGINT)")
-    lab.write("users", spark.range(40).selectExpr("id % 4 AS userid"))
+    lab.tables["users"].write(spark.range(40).selectExpr("id % 4 AS userid"))
     lab.sql("ANALYZE TABLE users COMPUTE STATISTICS FOR ALL COLUMNS")
-    lab.table("users").selectExpr("userid AS userId").write.insertInto("users_spark")
+    lab.tables["users"].to_spark().selectExpr("userid AS userId").write.insertInto("users_spark")
     plan_filter_before = _filter_plan(spark)
-    users = lab.export_spark_stats("users", "default.users_spark")
+    users = lab.tables["users"].export_spark_stats("default.users_spark")
     # a partitioned table both ways: partition statistics as Spark's alterPartitions keeps them
     lab.sql("CREATE TABLE daily (v INT) PARTITIONED BY (ds STRING)")
     days = spark.range(30).selectExpr("CAST(id AS INT) AS v", "IF(id < 10, 'a', 'b') AS ds")
-    lab.write("daily", days)
-    lab.table("daily").write.format("parquet").partitionBy("ds").saveAsTable("default.daily_spark")
-    daily = lab.export_spark_stats("daily", "default.daily_spark")
+    lab.tables["daily"].write(days)
+    lab.tables["daily"].to_spark().write.format("parquet").partitionBy("ds").saveAsTable("default.daily_spark")
+    daily = lab.tables["daily"].export_spark_stats("default.daily_spark")
     spark.sql("CREATE TABLE daily_native USING parquet PARTITIONED BY (ds) AS SELECT * FROM daily_spark")
     spark.sql("ANALYZE TABLE daily_native PARTITION (ds) COMPUTE STATISTICS")
     imported_daily = lab.import_spark_stats("default.daily_native")
@@ -98,20 +98,20 @@ HISTOGRAM_ROWS = 2_000  # x: 90 % in [0, 100), the rest spread over [100, 10000)
 def _histograms_both_ways(spark, lab) -> dict:
     """Our KLL sketch exported as Spark's histogram, and Spark's own histogram imported as a sketch."""
     lab.sql("CREATE TABLE hist (x BIGINT)")
-    lab.write("hist", spark.range(HISTOGRAM_ROWS).selectExpr(
+    lab.tables["hist"].write(spark.range(HISTOGRAM_ROWS).selectExpr(
         "IF(id % 10 = 0, 100 + id * 9900 DIV 2000, id % 100) AS x"))
-    lab.table("hist").write.format("parquet").saveAsTable("default.hist_spark")
-    lab.export_spark_stats("hist", "default.hist_spark")  # gathered on write without a sketch
+    lab.tables["hist"].to_spark().write.format("parquet").saveAsTable("default.hist_spark")
+    lab.tables["hist"].export_spark_stats("default.hist_spark")  # gathered on write without a sketch
     without = _row_estimate(spark, "hist_spark")
     lab.set("hive.stats.kll.enable", True)
     lab.sql("ANALYZE TABLE hist COMPUTE STATISTICS FOR COLUMNS")
     spark.conf.set("spark.sql.statistics.histogram.enabled", "true")  # the export writes histograms as Spark would
-    lab.export_spark_stats("hist", "default.hist_spark")
+    lab.tables["hist"].export_spark_stats("default.hist_spark")
     spark.conf.set("spark.sql.cbo.planStats.enabled", "true")
     spark.sql("CREATE TABLE hist_native USING parquet AS SELECT * FROM hist_spark")
     spark.sql("ANALYZE TABLE hist_native COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.import_spark_stats("default.hist_native")
-    imported = lab.distribution("hist_native", "x")
+    imported = lab.tables["hist_native"].inspect.distribution("x")
     return {"described": describe(spark, "hist_spark", "x"), "estimate_without": without,
             "estimate_with": _row_estimate(spark, "hist_spark"), "native_estimate": _row_estimate(spark, "hist_native"),
             "actual": spark.sql("SELECT count(*) FROM hist_spark WHERE x < 100").collect()[0][0],
@@ -133,7 +133,7 @@ def _partition_filter_plans(spark, lab) -> dict:
     spark.sql("ANALYZE TABLE parts_native PARTITION (p) COMPUTE STATISTICS")
     lab.register_external("parts", location.removeprefix("file:"))
     lab.sql("ANALYZE TABLE parts COMPUTE STATISTICS FOR ALL COLUMNS")
-    lab.export_spark_stats("parts", "default.parts_lab")
+    lab.tables["parts"].export_spark_stats("default.parts_lab")
 
     def plan(table: str) -> list[str]:
         text = spark.sql(f"EXPLAIN COST SELECT id FROM {table} WHERE p = '2'").collect()[0][0]

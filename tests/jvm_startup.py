@@ -36,11 +36,11 @@ WORKLOAD = textwrap.dedent("""
     from colstats_lab import Lab
     lab = Lab(home=sys.argv[1], master="local[1]")
     lab.sql("CREATE TABLE t (v INT, w STRING, x DOUBLE) PARTITIONED BY (d STRING)")
-    lab.write("t", pd.DataFrame({"v": [1, 2, None], "w": ["a", None, "c"], "x": [0.5, None, 2.0]}),
-              partition={"d": "x"})
+    lab.tables["t"].write(pd.DataFrame({"v": [1, 2, None], "w": ["a", None, "c"], "x": [0.5, None, 2.0]}),
+                          partition={"d": "x"})
     lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
-    lab.skew("t", "w")
-    lab.table("t").toPandas()
+    lab.tables["t"].skew("w")
+    lab.tables["t"].to_spark().toPandas()
     gateway = SparkContext._gateway.proc
     gateway.stdin.close()  # the JVM exits at its input's end, and writes the archive as it exits
     gateway.wait(timeout=300)

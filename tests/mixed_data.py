@@ -61,5 +61,5 @@ def write_mix(lab, spark) -> dict[str, list[tuple]]:
     lab.sql(DDL)
     data = all_rows()
     for partition, rows in data.items():
-        lab.write("mix", spark.createDataFrame(rows, SCHEMA), partition={"ds": partition})
+        lab.tables["mix"].write(spark.createDataFrame(rows, SCHEMA), partition={"ds": partition})
     return data

@@ -166,8 +166,8 @@ def test_partition_accuracy_flags_list_the_analyzed_columns(mix_lab):
 def test_identical_partitions_do_not_double_the_table_ndv(lab, spark):
     lab.sql("CREATE TABLE twin (k STRING) PARTITIONED BY (ds STRING)")
     frame = spark.createDataFrame([(f"key-{i}",) for i in range(500)], "k string")
-    lab.write("twin", frame, partition={"ds": "1"})
-    lab.write("twin", frame, partition={"ds": "2"})
+    lab.tables["twin"].write(frame, partition={"ds": "1"})
+    lab.tables["twin"].write(frame, partition={"ds": "2"})
     lab.sql("ANALYZE TABLE twin COMPUTE STATISTICS FOR COLUMNS k")
     ndv = lab.metastore.get_table_column_statistics("default", "twin", "k").obj("k").statsData.stringStats.numDVs
     assert abs(ndv - 500) <= ndv_relative_error() * 500
@@ -178,7 +178,7 @@ def test_partial_spec_analyzes_only_matching_partitions(lab, spark):
     lab.sql("CREATE TABLE hours (v INT) PARTITIONED BY (ds STRING, hr INT)")
     for ds in ("2026-11-20", "2026-11-21"):
         for hr in (10, 11):
-            lab.write("hours", spark.createDataFrame([(hr,), (hr + 1,)], "v int"), partition={"ds": ds, "hr": hr})
+            lab.tables["hours"].write(spark.createDataFrame([(hr,), (hr + 1,)], "v int"), partition={"ds": ds, "hr": hr})
     result = lab.sql("ANALYZE TABLE hours PARTITION (ds, hr=11) COMPUTE STATISTICS FOR COLUMNS v")
     assert sorted(result.details.partitions) == ["ds=2026-11-20/hr=11", "ds=2026-11-21/hr=11"]
     stored = lab.metastore.get_partitions_statistics("default", "hours", None, ["v"])
@@ -190,12 +190,12 @@ def test_partial_spec_analyzes_only_matching_partitions(lab, spark):
 def test_basic_and_noscan_forms(lab, spark):
     lab.set("hive.stats.column.autogather", False)
     lab.sql("CREATE TABLE plain (v INT, s STRING)")
-    lab.write("plain", spark.createDataFrame([(i, str(i)) for i in range(10)], "v int, s string"))
+    lab.tables["plain"].write(spark.createDataFrame([(i, str(i)) for i in range(10)], "v int, s string"))
     params = lab.metastore.get_table("default", "plain").parameters
     assert params["numRows"] == "10"  # a write keeps basic stats current
     lab.sql("ANALYZE TABLE plain COMPUTE STATISTICS FOR COLUMNS v")
     assert '"v":"true"' in lab.metastore.get_table("default", "plain").parameters["COLUMN_STATS_ACCURATE"]
-    lab.write("plain", spark.createDataFrame([(99, "x")], "v int, s string"))
+    lab.tables["plain"].write(spark.createDataFrame([(99, "x")], "v int, s string"))
     params = lab.metastore.get_table("default", "plain").parameters
     assert params["numRows"] == "11"
     assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'  # the append made column stats stale

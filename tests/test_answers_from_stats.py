@@ -37,7 +37,7 @@ QUERIES = [
 def _analyzed_t(lab, spark):
     lab.sql("CREATE TABLE t (x INT, amount DOUBLE, price DECIMAL(10,2), day DATE, ts TIMESTAMP, note STRING) "
             "PARTITIONED BY (ds STRING, hr INT)")
-    lab.write("t", spark.createDataFrame(ROWS, SCHEMA))
+    lab.tables["t"].write(spark.createDataFrame(ROWS, SCHEMA))
     lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
     return lab
 
@@ -102,8 +102,8 @@ def test_queries_statistics_cannot_answer_say_why_and_scan(t):
 
 def test_stale_statistics_go_to_a_scan_until_analyzed_again(t, spark):
     t.set("hive.stats.column.autogather", False)
-    t.write("t", spark.createDataFrame([("a", 1, 99, 1.0, Decimal("1.00"), None, None, "z")], SCHEMA).drop("ds", "hr"),
-            partition={"ds": "a", "hr": 1})
+    t.tables["t"].write(spark.createDataFrame([("a", 1, 99, 1.0, Decimal("1.00"), None, None, "z")], SCHEMA).drop("ds", "hr"),
+                        partition={"ds": "a", "hr": 1})
     result = t.sql("SELECT count(*), max(x) FROM t WHERE ds = 'a'")
     assert result.answered_from == "scan"
     assert "partition ds=a/hr=1" in result.reason and "after the last analyze of x" in result.reason
@@ -117,9 +117,9 @@ def test_stale_statistics_go_to_a_scan_until_analyzed_again(t, spark):
 def test_a_transaction_older_than_the_stats_scans_its_own_snapshot(t, spark):
     reader = t.transaction()
     assert t.sql("SELECT count(*) FROM t", txn=reader).answered_from == "stats"  # fixes the reader's snapshot
-    t.write("t", spark.createDataFrame([(1, 1.0, Decimal("1.00"), None, None, "q")],
-                                       "x int, amount double, price decimal(10,2), day date, ts timestamp, note string"),
-            partition={"ds": "d", "hr": 1})
+    t.tables["t"].write(spark.createDataFrame([(1, 1.0, Decimal("1.00"), None, None, "q")],
+                                              "x int, amount double, price decimal(10,2), day date, ts timestamp, note string"),
+                   partition={"ds": "d", "hr": 1})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
     old = t.sql("SELECT count(*) FROM t", txn=reader)
     assert old.answered_from == "scan" and "not visible in your snapshot" in old.reason
@@ -132,7 +132,7 @@ def test_a_transaction_older_than_the_stats_scans_its_own_snapshot(t, spark):
 def test_statistics_gathered_on_write_keep_answers_from_stats(t, spark):
     more = spark.createDataFrame([(99, -3.0, Decimal("5.00"), None, None, "z"), (None, 2.0, None, None, None, None)],
                                  "x int, amount double, price decimal(10,2), day date, ts timestamp, note string")
-    t.write("t", more, partition={"ds": "a", "hr": 1})
+    t.tables["t"].write(more, partition={"ds": "a", "hr": 1})
     query = "SELECT count(*), count(x), min(x), max(x), min(amount) FROM t WHERE ds = 'a'"
     result = t.sql(query)
     assert result.answered_from == "stats", result.reason

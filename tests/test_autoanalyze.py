@@ -8,7 +8,7 @@ import os
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore import InvalidInputException
+from colstats_lab.errors import InvalidArgument
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
@@ -17,16 +17,16 @@ def stale_table(lab, name: str = "moved") -> None:
     """Four partitions of 10 rows analyzed, then (autogather off) a: +5 rows (5 of 15, 33%), b: +4 (4 of 14,
     29%), c: +10 (10 of 20, 50%), d untouched; and e written, never analyzed."""
     lab.sql(f"CREATE TABLE {name} (v INT, w STRING) PARTITIONED BY (d STRING)")
-    lab.write(name, pd.DataFrame({"v": list(range(40)), "w": [f"w{i}" for i in range(40)],
-                                  "d": [("a", "b", "c", "d")[i % 4] for i in range(40)]}))
+    lab.tables[name].write(pd.DataFrame({"v": list(range(40)), "w": [f"w{i}" for i in range(40)],
+                                         "d": [("a", "b", "c", "d")[i % 4] for i in range(40)]}))
     lab.set("hive.stats.column.autogather", False)
     for part, rows in (("a", 5), ("b", 4), ("c", 10), ("e", 3)):
-        lab.write(name, pd.DataFrame({"v": [1000 + i for i in range(rows)], "w": ["new"] * rows}),
-                  partition={"d": part})
+        lab.tables[name].write(pd.DataFrame({"v": [1000 + i for i in range(rows)], "w": ["new"] * rows}),
+                               partition={"d": part})
 
 
 def stats_of(lab, table: str, partition: str) -> dict:
-    frame = lab.stats_frame(table)
+    frame = lab.tables[table].inspect.stats()
     return {r.column: r for r in frame[frame.partition == partition].itertuples()}
 
 
@@ -36,9 +36,9 @@ def test_a_round_analyzes_exactly_the_partitions_due_most_stale_first(lab):
     assert [d.owner for d in outcome.due] == ["d=e", "d=c", "d=a"]  # never analyzed counts as all changed
     assert [a["owners"] for a in outcome.analyzed] == [["d=e", "d=c", "d=a"]]  # one table: one ANALYZE
     assert outcome.message.startswith("Auto-analyze: 3 due; analyzed 3 in 1 table(s)")
-    accurate = lab.staleness("moved").set_index("partition")["accurate"].to_dict()
+    accurate = lab.tables["moved"].inspect.staleness().set_index("partition")["accurate"].to_dict()
     assert accurate == {"d=a": True, "d=b": False, "d=c": True, "d=d": True, "d=e": True}
-    rows = lab.table("moved").toPandas()
+    rows = lab.tables["moved"].to_spark().toPandas()
     for part in ("a", "c", "e"):
         want = rows[rows.d == part]
         got = stats_of(lab, "moved", f"d={part}")
@@ -53,27 +53,27 @@ def test_the_threshold_at_its_edge(lab):
     assert lab.autoanalyze(threshold=4 / 14 + 1e-9).details.due == []
     picked = lab.autoanalyze(threshold=4 / 14).details
     assert [d.owner for d in picked.due] == ["d=b"] and picked.analyzed[0]["owners"] == ["d=b"]
-    with pytest.raises(InvalidInputException, match="between 0 and 1"):
+    with pytest.raises(InvalidArgument, match="between 0 and 1"):
         lab.autoanalyze(threshold=1.5)
-    with pytest.raises(InvalidInputException, match="mode is one of all, existing"):
+    with pytest.raises(InvalidArgument, match="mode is one of all, existing"):
         lab.autoanalyze(mode="some")
-    with pytest.raises(InvalidInputException, match="duration such as 90s"):
+    with pytest.raises(InvalidArgument, match="duration such as 90s"):
         lab.autoanalyze(budget="ten minutes")
 
 
 def test_existing_refreshes_the_columns_analyzed_before_and_leaves_the_never_analyzed(lab):
     lab.sql("CREATE TABLE two (v INT, w STRING) PARTITIONED BY (d STRING)")
     lab.set("hive.stats.column.autogather", False)
-    lab.write("two", pd.DataFrame({"v": [1, 2], "w": ["a", "b"]}), partition={"d": "old"})
+    lab.tables["two"].write(pd.DataFrame({"v": [1, 2], "w": ["a", "b"]}), partition={"d": "old"})
     lab.sql("ANALYZE TABLE two PARTITION (d='old') COMPUTE STATISTICS FOR COLUMNS v")
-    lab.write("two", pd.DataFrame({"v": [3, 4], "w": ["c", "d"]}), partition={"d": "old"})  # 2 of 4
-    lab.write("two", pd.DataFrame({"v": [9], "w": ["z"]}), partition={"d": "new"})
+    lab.tables["two"].write(pd.DataFrame({"v": [3, 4], "w": ["c", "d"]}), partition={"d": "old"})  # 2 of 4
+    lab.tables["two"].write(pd.DataFrame({"v": [9], "w": ["z"]}), partition={"d": "new"})
     existing = lab.autoanalyze(mode="existing").details
     assert [d.owner for d in existing.due] == ["d=old"] and existing.analyzed[0]["columns"] == "v"
     old = stats_of(lab, "two", "d=old")
     assert (old["v"].rows, int(old["v"].max), old["v"].accurate) == (4, 4, True)
     assert "w" not in old or old["w"].accurate is not True  # never analyzed there: left so
-    assert lab.staleness("two").set_index("partition").loc["d=new", "accurate"] is False
+    assert lab.tables["two"].inspect.staleness().set_index("partition").loc["d=new", "accurate"] is False
     assert lab.autoanalyze(mode="existing").details.due == []  # v is accurate again: nothing more to refresh
     everything = lab.autoanalyze(mode="all").details  # every column, where some never were analyzed too
     assert [d.owner for d in everything.due] == ["d=new", "d=old"] and everything.analyzed[0]["columns"] == "all"
@@ -89,14 +89,14 @@ def test_an_opted_out_table_and_an_open_write_wait(lab):
     assert lab.sql("SHOW TBLPROPERTIES moved ('owner.team')").df.values.tolist() == [["owner.team", "ads"]]
     lab.sql("ALTER TABLE moved UNSET TBLPROPERTIES ('skip.stats.autoupdate')")
     with lab.transaction() as txn:
-        lab.write("moved", pd.DataFrame({"v": [1], "w": ["x"]}), partition={"d": "c"}, txn=txn)
+        lab.tables["moved"].write(pd.DataFrame({"v": [1], "w": ["x"]}), partition={"d": "c"}, txn=txn)
         during = lab.autoanalyze().details
         assert "d=c" not in {d.owner for d in during.due}
         assert during.held_back["default.moved d=c"] == f"open write in transaction {txn.txn_id}"
     after = lab.autoanalyze().details  # the write committed: d=c is due again, with its new row
     assert [d.owner for d in after.due] == ["d=c"]
     assert stats_of(lab, "moved", "d=c")["v"].rows == 21
-    with pytest.raises(InvalidInputException, match="numRows is the lab's own statistics"):
+    with pytest.raises(InvalidArgument, match="numRows is the lab's own statistics"):
         lab.sql("ALTER TABLE moved SET TBLPROPERTIES ('numRows'='5')")
 
 
@@ -118,7 +118,7 @@ def test_check_and_the_landing_say_what_is_queued(lab, capsys):
     assert Dashboard(lab).workers.value == ""  # no worker ever ran: nothing said
     stale_table(lab)
     lab.autoanalyze(threshold=0.3, budget=0)
-    lab.write("moved", pd.DataFrame({"v": list(range(20)), "w": ["late"] * 20}), partition={"d": "a"})  # 20 of 35
+    lab.tables["moved"].write(pd.DataFrame({"v": list(range(20)), "w": ["late"] * 20}), partition={"d": "a"})  # 20 of 35
     shown = Dashboard(lab).workers.value
     assert "3 of 3 due analyzed in 1 table(s)" in shown and "Queue</b> (1 partition(s) due" in shown, shown
     assert "default.moved d=a (57% of rows changed)" in shown
@@ -144,7 +144,7 @@ def test_a_partition_another_job_left_unreadable_fails_alone(lab, tmp_path):
     round_ = lab.autoanalyze().details
     assert sorted(o for a in round_.analyzed for o in a["owners"]) == ["ds=d1", "ds=d2"]
     assert [f["table"] for f in round_.failed] == ["default.ext ds=d3"] and "s" in round_.failed[0]["error"]
-    accurate = lab.staleness("ext").set_index("partition")["accurate"].to_dict()
+    accurate = lab.tables["ext"].inspect.staleness().set_index("partition")["accurate"].to_dict()
     assert accurate == {"ds=d1": True, "ds=d2": True, "ds=d3": False}
 
 
@@ -157,11 +157,11 @@ def test_a_write_that_commits_during_the_workers_analyze_leaves_its_partition_st
     late = pd.DataFrame({"v": [5000], "w": ["late"]})
 
     def spark_after_a_write():
-        lab.write("moved", late, partition={"d": "c"})  # commits while the worker's ANALYZE holds its snapshot
+        lab.tables["moved"].write(late, partition={"d": "c"})  # commits while the worker's ANALYZE holds its snapshot
         return lab.spark
     outcome = run_round(spark_after_a_write, lab.metastore, AutoAnalyzeOptions(threshold=0.3), lab.transaction)
     assert outcome.analyzed[0]["owners"] == ["d=e", "d=c", "d=a"]
-    frame = lab.staleness("moved").set_index("partition")
+    frame = lab.tables["moved"].inspect.staleness().set_index("partition")
     assert frame.loc["d=a", "accurate"] and frame.loc["d=e", "accurate"]
     assert not frame.loc["d=c", "accurate"] and "changed by write" in frame.loc["d=c", "reason"], frame.loc["d=c"]
     stored = stats_of(lab, "moved", "d=c")["v"]
@@ -189,7 +189,7 @@ def test_a_write_into_one_partition_never_holds_back_the_whole_table(lab, new_me
     try:
         for i in range(3):
             with lab.transaction() as txn:
-                lab.write("moved", pd.DataFrame({"v": [2000 + i], "w": ["x"]}), partition={"d": "c"}, txn=txn)
+                lab.tables["moved"].write(pd.DataFrame({"v": [2000 + i], "w": ["x"]}), partition={"d": "c"}, txn=txn)
     finally:
         done.set()
         polling.join()

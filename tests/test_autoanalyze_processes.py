@@ -25,7 +25,8 @@ WRITER = textwrap.dedent("""
     from colstats_lab import Lab
     lab = Lab(home=sys.argv[1], master="local[1]")
     for i in range(int(sys.argv[2])):
-        lab.write("events", pd.DataFrame({"v": [1000 + i, None], "w": [f"late{i}", None]}), partition={"d": f"p{i % 4:02d}"})
+        lab.tables["events"].write(pd.DataFrame({"v": [1000 + i, None], "w": [f"late{i}", None]}),
+                                   partition={"d": f"p{i % 4:02d}"})
 """)
 # a process of its own: ANALYZE of the whole table, `rounds` times
 ANALYZER = textwrap.dedent("""
@@ -48,18 +49,18 @@ def changed_table(lab, name: str, parts: int, changed: int) -> list[str]:
     (50% of their rows). Returns the changed partitions' names."""
     lab.sql(f"CREATE TABLE {name} (v INT, w STRING) PARTITIONED BY (d STRING)")
     lab.set("hive.stats.column.autogather", True)
-    lab.write(name, pd.DataFrame({"v": list(range(parts * 10)), "w": [f"w{i % 7}" for i in range(parts * 10)],
-                                  "d": [f"p{i % parts:02d}" for i in range(parts * 10)]}))
+    lab.tables[name].write(pd.DataFrame({"v": list(range(parts * 10)), "w": [f"w{i % 7}" for i in range(parts * 10)],
+                                         "d": [f"p{i % parts:02d}" for i in range(parts * 10)]}))
     lab.set("hive.stats.column.autogather", False)
     for index in range(changed):
-        lab.write(name, pd.DataFrame({"v": list(range(500, 510)), "w": ["new"] * 10}), partition={"d": f"p{index:02d}"})
+        lab.tables[name].write(pd.DataFrame({"v": list(range(500, 510)), "w": ["new"] * 10}), partition={"d": f"p{index:02d}"})
     return [f"d=p{index:02d}" for index in range(changed)]
 
 
 def never_falsely_accurate(lab, name: str) -> None:
     """Every partition whose statistics say accurate holds the rows they count."""
-    rows = lab.table(name).toPandas().groupby("d").size()
-    frame = lab.stats_frame(name)
+    rows = lab.tables[name].to_spark().toPandas().groupby("d").size()
+    frame = lab.tables[name].inspect.stats()
     for r in frame[(frame.column == "v") & frame.partition.notna()].itertuples():
         if r.accurate:
             assert r.rows == rows[r.partition.split("=")[1]], (r.partition, r.rows)
@@ -71,7 +72,7 @@ def test_two_workers_and_a_writer_share_one_metastore(lab, tmp_path):
     workers = [worker(lab.home, str(tmp_path / f"worker{i}.log")) for i in (1, 2)]
     written = 0
     while any(w.poll() is None for w in workers):  # a writer meanwhile, into partitions the workers analyze
-        lab.write("clicks", pd.DataFrame({"v": [900 + written], "w": ["late"]}), partition={"d": "p00"})
+        lab.tables["clicks"].write(pd.DataFrame({"v": [900 + written], "w": ["late"]}), partition={"d": "p00"})
         written += 1
         time.sleep(0.5)
     logs = [open(tmp_path / f"worker{i}.log").read() for i in (1, 2)]
@@ -88,13 +89,13 @@ def test_two_workers_and_a_writer_share_one_metastore(lab, tmp_path):
     assert written > 0
     last = lab.autoanalyze().details  # the writer is done: what waited, or went stale meanwhile, is analyzed
     assert {d.owner for d in last.due} <= {"d=p00"}
-    assert lab.staleness("clicks")["accurate"].all() and lab.staleness("views")["accurate"].all()
+    assert all(lab.tables[name].inspect.staleness()["accurate"].all() for name in ("clicks", "views"))
     never_falsely_accurate(lab, "clicks")
 
 
 def test_a_worker_killed_while_it_holds_claims_leaves_everything_as_it_was(lab, tmp_path):
     stale = changed_table(lab, "orders", parts=6, changed=3)
-    before = lab.stats_frame("orders")
+    before = lab.tables["orders"].inspect.stats()
     killed = worker(lab.home, str(tmp_path / "killed.log"))
     deadline = time.time() + 120
     while not lab.metastore.claims():
@@ -105,12 +106,12 @@ def test_a_worker_killed_while_it_holds_claims_leaves_everything_as_it_was(lab, 
     os.killpg(killed.pid, signal.SIGKILL)
     killed.wait()
     assert lab.metastore.claims() == []  # its transaction is aborted: its process is gone
-    after = lab.stats_frame("orders")
+    after = lab.tables["orders"].inspect.stats()
     pd.testing.assert_frame_equal(before, after)  # nothing of its round stored
     assert lab.metastore.autoanalyze_rounds()[0]["ended_at"] is None
     done = lab.autoanalyze().details
     assert sorted(done.analyzed[0]["owners"]) == stale
-    assert lab.staleness("orders")["accurate"].all()
+    assert lab.tables["orders"].inspect.staleness()["accurate"].all()
 
 
 def test_a_worker_runs_round_after_round_until_it_is_told_to_stop(lab, tmp_path):
@@ -162,9 +163,9 @@ def test_a_writer_two_analyzers_and_a_worker_on_one_table_leave_one_row_per_colu
     assert polls > 0
     never_falsely_accurate(lab, "events")
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
-    assert lab.staleness("events")["accurate"].all()
-    rows = lab.table("events").toPandas()
-    frame = lab.stats_frame("events")
+    assert lab.tables["events"].inspect.staleness()["accurate"].all()
+    rows = lab.tables["events"].to_spark().toPandas()
+    frame = lab.tables["events"].inspect.stats()
     for d, part in rows.groupby("d"):
         stats = frame[(frame.partition == f"d={d}") & (frame.column == "v")].iloc[0]
         assert (stats.rows, stats.nulls, stats["min"], stats["max"]) == \

@@ -18,10 +18,10 @@ lab.set("hive.stats.kll.enable", True)
 lab.sql("CREATE TABLE t (id BIGINT, amount DOUBLE, f FLOAT) PARTITIONED BY (ds STRING)")
 rows = lab.spark.range(300).selectExpr("id", "id * 1.5 AS amount", "CAST(id AS FLOAT) AS f",
                                       "CAST(id % 3 AS STRING) AS ds")
-lab.write("t", rows)
+lab.tables["t"].write(rows)
 lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
-view = lab.view_stats("t")
-kept = [lab.distribution("t", c) for c in ("id", "amount", "f")]
+view = lab.views.stats("t")
+kept = [lab.tables["t"].inspect.distribution(c) for c in ("id", "amount", "f")]
 print("quartiles", kept[0].quartiles())
 """
 

@@ -19,11 +19,12 @@ def shop(lab, spark, tmp_path):
     lab.set("hive.stats.column.autogather", False)
     lab.sql("CREATE DATABASE shop")
     lab.sql("CREATE TABLE shop.orders (id BIGINT, amount DOUBLE) PARTITIONED BY (ds STRING)")
+    orders = lab.tables["shop.orders"]
     for ds, amounts in {"d1": [1.5, None, 7.0], "d2": [2.0, 3.0]}.items():
-        lab.write("shop.orders", spark.createDataFrame([(i, a) for i, a in enumerate(amounts)], "id bigint, amount double"),
-                  partition={"ds": ds})
+        orders.write(spark.createDataFrame([(i, a) for i, a in enumerate(amounts)], "id bigint, amount double"),
+                     partition={"ds": ds})
     lab.sql("CREATE TABLE shop.`odd name` (v STRING)")
-    lab.write("shop.odd name", spark.createDataFrame([("a",), (None,)], "v string"))
+    lab.tables["shop.odd name"].write(spark.createDataFrame([("a",), (None,)], "v string"))
     folder = tmp_path / "landing"
     spark.createDataFrame([(1,)], "k int").write.parquet(str(folder))
     lab.register_external("shop.landing", str(folder))
@@ -60,7 +61,7 @@ def test_check_fails_until_every_statistic_is_accurate_and_names_the_stale_ones(
     assert _cli(lab, "analyze", "shop.orders", "--partition", "ds") == 0
     capsys.readouterr()
     assert _cli(lab, "check", "shop.orders") == 0
-    lab.write("shop.orders", spark.createDataFrame([(9, 9.0)], "id bigint, amount double"), partition={"ds": "d2"})
+    lab.tables["shop.orders"].write(spark.createDataFrame([(9, 9.0)], "id bigint, amount double"), partition={"ds": "d2"})
     assert _cli(lab, "check", "shop.orders") == 1
     out = capsys.readouterr().out
     assert "FAIL  shop.orders: 2 of 4 column statistics accurate, 2 not accurate" in out

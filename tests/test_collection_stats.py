@@ -124,7 +124,7 @@ def test_arrays_and_maps_figures_match_the_rows_per_partition_merged_and_after_a
     _check(lab, "events", "region=east", east + more)
     _check(lab, "events", None, east + more + west)
 
-    frame = lab.stats_frame("events")
+    frame = lab.tables["events"].inspect.stats()
     top = frame[frame["partition"].isna()].set_index("column")
     inside = _inside(east + more + west)
     assert top.loc["attrs.value", "values"] == len(inside["attrs.value"])
@@ -152,7 +152,7 @@ def test_a_write_keeps_its_arrays_sizes_and_leaves_their_elements_to_an_analyze(
     frame = spark.createDataFrame([(1, ["a", "b"]), (2, None), (3, []), (4, ["a", None, "c"])],
                                   "id BIGINT, tags ARRAY<STRING>")
     lab.sql("CREATE TABLE written (id BIGINT, tags ARRAY<STRING>)")
-    lab.write("written", frame)
+    lab.tables["written"].write(frame)
     stats = lab.metastore.get_table_statistics("default", "written", ["tags"])
     assert stats.isStatsCompliant
     data = stats.obj("tags").statsData.value

@@ -29,8 +29,8 @@ def dashboard(lab, spark, tmp_path):
     lab.autoanalyze(threshold=0.001)  # a worker's round while all is accurate: the queue keeps its options
     lab.set("hive.stats.column.autogather", False)
     first_day = lab.metastore.get_partition_names("default", "sales")[0]
-    lab.write("sales", lab.table("sales").where(f"ds = '{first_day.split('=')[1]}'").limit(5).drop("ds"),
-              partition={"ds": first_day.split("=")[1]})
+    lab.tables["sales"].write(lab.tables["sales"].to_spark().where(f"ds = '{first_day.split('=')[1]}'").limit(5).drop("ds"),
+                              partition={"ds": first_day.split("=")[1]})
     root = str(tmp_path / "events")
     build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=20)
     lab.register_external("events", root, partition_types={"ds": "string"})
@@ -38,7 +38,7 @@ def dashboard(lab, spark, tmp_path):
     write_file(os.path.join(root, "ds=d2", "part-9.parquet"), make_rows(9, 5))  # another job adds a file
     lab.sql("CREATE TABLE hot (id BIGINT, x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (1, 2) "
             "STORED AS DIRECTORIES")
-    lab.write("hot", spark.createDataFrame([(i, i % 4) for i in range(40)], "id bigint, x int"), partition={"ds": "d1"})
+    lab.tables["hot"].write(spark.createDataFrame([(i, i % 4) for i in range(40)], "id bigint, x int"), partition={"ds": "d1"})
     port = free_port()
     env = {**os.environ, "COLSTATS_HOME": lab.home, "PLOOMBER_STATS_ENABLED": "false"}
     with serving(voila_command(DASHBOARD_NOTEBOOK, port), port, os.path.join(lab.home, "voila.log"), env=env) as url:

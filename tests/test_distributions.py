@@ -68,7 +68,7 @@ def analyzed(tmp_path_factory, spark):
     frames = {}
     for index, day in enumerate(DAYS):
         frames[day] = _rows(index)
-        lab.write("t", frames[day], partition={"ds": day})
+        lab.tables["t"].write(frames[day], partition={"ds": day})
     yield lab, frames
     lab.close()
 
@@ -110,8 +110,8 @@ def test_hive_prints_the_quartiles_with_the_exclusive_criterion(lab):
     lab.sql("SET hive.stats.kll.enable = true")  # Hive's statement, as well as lab.set
     lab.sql("CREATE TABLE q (b BIGINT, f FLOAT, day DATE, s STRING)")
     values = [2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7]  # the example in Hive's stats_histogram tests
-    lab.write("q", pd.DataFrame({"b": values, "f": [v / 10 for v in values],
-                                 "day": [dt.date(2026, 1, v) for v in values], "s": ["x"] * len(values)}))
+    lab.tables["q"].write(pd.DataFrame({"b": values, "f": [v / 10 for v in values],
+                                        "day": [dt.date(2026, 1, v) for v in values], "s": ["x"] * len(values)}))
     lab.sql("ANALYZE TABLE q COMPUTE STATISTICS FOR COLUMNS")
 
     def histogram(column):
@@ -124,15 +124,15 @@ def test_hive_prints_the_quartiles_with_the_exclusive_criterion(lab):
     assert histogram("s") == ""  # strings have no sketch
     # where the criteria differ: exclusive asks for the value at index floor(r * n), inclusive one before
     lab.sql("CREATE TABLE four (b BIGINT)")
-    lab.write("four", pd.DataFrame({"b": [4, 1, 3, 2]}))
+    lab.tables["four"].write(pd.DataFrame({"b": [4, 1, 3, 2]}))
     frame = lab.sql("DESCRIBE FORMATTED four b").df
     assert dict(zip(frame.info_name, frame.info_value))["histogram"] == "Q1: 2, Q2: 3, Q3: 4"
 
 
 def test_without_the_setting_no_sketch_is_kept_and_a_partial_one_never_reaches_the_table(lab):
     lab.sql("CREATE TABLE p (x BIGINT) PARTITIONED BY (ds STRING)")
-    lab.write("p", pd.DataFrame({"x": range(100)}), partition={"ds": "a"})
-    lab.write("p", pd.DataFrame({"x": range(100, 300)}), partition={"ds": "b"})
+    lab.tables["p"].write(pd.DataFrame({"x": range(100)}), partition={"ds": "a"})
+    lab.tables["p"].write(pd.DataFrame({"x": range(100, 300)}), partition={"ds": "b"})
     ms = lab.metastore
     assert ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
     frame = lab.sql("DESCRIBE FORMATTED p x").df
@@ -157,13 +157,13 @@ def test_sketches_once_kept_stay_kept_by_a_session_without_the_setting_until_the
 
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE k (x BIGINT)")
-    lab.write("k", pd.DataFrame({"x": range(50)}))
+    lab.tables["k"].write(pd.DataFrame({"x": range(50)}))
     lab.sql("ANALYZE TABLE k COMPUTE STATISTICS FOR ALL COLUMNS")
     assert lab.resolve("k").parameters["colstats.kll.enable"] == "true"
 
     other = Lab(home=lab.home, spark=spark)  # a new session: hive.stats.kll.enable is off there
     try:
-        other.write("k", pd.DataFrame({"x": range(50, 80)}))
+        other.tables["k"].write(pd.DataFrame({"x": range(50, 80)}))
         other.sql("ANALYZE TABLE k COMPUTE STATISTICS FOR ALL COLUMNS")
         histogram = other.metastore.get_table_statistics("default", "k", ["x"]).statsObj[0].statsData.value.histogram
         assert Distribution.of(histogram, "bigint").count == 80
@@ -182,8 +182,8 @@ def test_whether_a_sketch_compacted_is_read_off_its_preamble_as_loading_it_tells
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE k (b BIGINT, f FLOAT, d DOUBLE) PARTITIONED BY (ds STRING)")
     for day, rows in (("one", 1), ("few", 150), ("many", 5_000)):
-        lab.write("k", pd.DataFrame({"b": pd.array(range(rows), dtype="Int64"), "f": [v / 3 for v in range(rows)],
-                                     "d": [v / 7 for v in range(rows)]}).astype({"f": "float32"}), partition={"ds": day})
+        lab.tables["k"].write(pd.DataFrame({"b": pd.array(range(rows), dtype="Int64"), "f": [v / 3 for v in range(rows)],
+                                            "d": [v / 7 for v in range(rows)]}).astype({"f": "float32"}), partition={"ds": day})
     seen = set()
     for stats in lab.metastore.get_partitions_statistics("default", "k", ["ds=one", "ds=few", "ds=many"],
                                                                  ["b", "f", "d"]).values():
@@ -207,7 +207,7 @@ def test_merged_long_sketches_hold_their_ranks_and_spark_reads_them_back(lab, sp
     frames = []
     for day, base in (("d1", 2**60), ("d2", 0)):
         frame = pd.DataFrame({"small": rng.integers(-10**15, 10**15, ROWS), "huge": base + rng.integers(0, 10**9, ROWS)})
-        lab.write("longs", frame, partition={"ds": day})
+        lab.tables["longs"].write(frame, partition={"ds": day})
         frames.append(frame)
     bound = rank_error()
     for column in ("small", "huge"):
@@ -227,9 +227,9 @@ def test_merged_long_sketches_hold_their_ranks_and_spark_reads_them_back(lab, sp
 def test_an_append_merges_the_written_rows_sketch_into_the_partitions(lab):
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE a (x DOUBLE) PARTITIONED BY (ds STRING)")
-    lab.write("a", pd.DataFrame({"x": [float(v) for v in range(1000)]}), partition={"ds": "a"})
-    lab.write("a", pd.DataFrame({"x": [float(v) for v in range(1000, 3000)] + [math.nan, None]}),
-              partition={"ds": "a"})
+    lab.tables["a"].write(pd.DataFrame({"x": [float(v) for v in range(1000)]}), partition={"ds": "a"})
+    lab.tables["a"].write(pd.DataFrame({"x": [float(v) for v in range(1000, 3000)] + [math.nan, None]}),
+                          partition={"ds": "a"})
     obj = lab.metastore.get_partitions_statistics("default", "a", ["ds=a"], ["x"])["ds=a"].statsObj[0]
     distribution = Distribution.of(obj.statsData.value.histogram, "double")
     assert distribution.count == 3000  # the null and the NaN are in no sketch
@@ -238,7 +238,7 @@ def test_an_append_merges_the_written_rows_sketch_into_the_partitions(lab):
 
 def test_the_statistics_view_draws_each_sketched_columns_distribution_and_its_quartiles_per_partition(analyzed):
     lab, frames = analyzed
-    view = lab.view_stats("t")
+    view = lab.views.stats("t")
     assert list(view.column.options) == sorted(TYPES, key=list(TYPES).index)  # every column here has a sketch
     view.column.value = "d"
     histogram, boxes = view.distribution_figures
@@ -248,7 +248,7 @@ def test_the_statistics_view_draws_each_sketched_columns_distribution_and_its_qu
     for share, low, high in zip(histogram.data[0].y, edges, edges[1:]):  # each bar within a bound's error twice
         assert abs(share - ((exact >= low) & (exact < high)).mean()) <= 2 * rank_error() + 1 / len(exact)
     assert boxes.data[0].x == tuple(f"ds={d}" for d in DAYS)
-    by_partition = lab.quartiles("t", "d")
+    by_partition = lab.tables["t"].inspect.quartiles("d")
     for day, median in zip(DAYS, boxes.data[0].median):
         values = np.sort(_sketch_units("d", frames[day]["d"]))
         at = np.searchsorted(values, median, side="left") / len(values)
@@ -299,7 +299,7 @@ def test_drills_levels_keep_a_sketch_per_unit_merged_up_and_refreshed_incrementa
 
 def test_the_tidy_frame_and_the_json_report_carry_describes_quartiles(analyzed, tmp_path):
     lab, _ = analyzed
-    frame = lab.stats_frame("t")
+    frame = lab.tables["t"].inspect.stats()
     for column in ("b", "dt", "ts"):
         described = lab.sql(f"DESCRIBE FORMATTED t {column}").df
         histogram = dict(zip(described.info_name, described.info_value))["histogram"]
@@ -307,7 +307,7 @@ def test_the_tidy_frame_and_the_json_report_carry_describes_quartiles(analyzed, 
         shown = [str(v) if column != "ts" else v.strftime("%Y-%m-%d %H:%M:%S") for v in (row["q1"], row["median"], row["q3"])]
         assert histogram == ", ".join(f"Q{i}: {v}" for i, v in enumerate(shown, 1))
     assert frame[frame.column == "b"]["q1"].notna().all()  # every partition's too
-    report = json.loads(open(lab.report("t", str(tmp_path / "t.json"))).read())
+    report = json.loads(open(lab.tables["t"].report(str(tmp_path / "t.json"))).read())
     dates = [r for r in report["statistics"] if r["column"] == "dt" and r["partition"] is None][0]
     assert dates["q1"] == str(frame[frame.partition.isna() & (frame.column == "dt")].iloc[0].q1)
 
@@ -319,9 +319,9 @@ def test_the_html_report_shows_quartiles_as_text_not_markup(analyzed, tmp_path):
     import re
 
     lab, _ = analyzed
-    page = open(lab.report("t", str(tmp_path / "t.html")), encoding="utf-8").read()
+    page = open(lab.tables["t"].report(str(tmp_path / "t.html")), encoding="utf-8").read()
     assert "&lt;span" not in page
-    row = lab.stats_frame("t").query("partition.isna() and column == 'b'").iloc[0]
+    row = lab.tables["t"].inspect.stats().query("partition.isna() and column == 'b'").iloc[0]
     cells = re.findall(r"<td[^>]*>(.*?)</td>", page)
     text = [html_module.unescape(re.sub(r"<[^>]+>", "", c)) for c in cells]
     from colstats_lab.ui.format import number

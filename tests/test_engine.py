@@ -46,7 +46,7 @@ def test_a_lab_beside_the_users_own_session_leaves_its_settings_and_views_alone(
     lab = Lab(home=str(tmp_path / "lab"))  # no session given: one is made beside the running one
     try:
         lab.sql("CREATE TABLE t (id INT, note STRING)")
-        lab.write("t", spark.createDataFrame([(1, "a"), (5, None), (3, "c")], "id INT, note STRING"))
+        lab.tables["t"].write(spark.createDataFrame([(1, "a"), (5, None), (3, "c")], "id INT, note STRING"))
         lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
         assert lab.sql("SELECT count(*) AS n, max(id) AS top FROM t").df.iloc[0].tolist() == [3, 5]
         assert lab.sql("SELECT note FROM t WHERE id = 3").df["note"].tolist() == ["c"]  # a scan, through a view

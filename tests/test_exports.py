@@ -29,10 +29,10 @@ def exported(lab, spark):
     lab.sql("CREATE TABLE sales (id BIGINT, x INT, note STRING, d DATE, amt DECIMAL(10,2)) PARTITIONED BY (ds STRING)")
     written = {"a": _rows("a", 30), "b": _rows("bb", 20)}
     for ds, rows in written.items():
-        lab.write("sales", spark.createDataFrame(rows, SCHEMA), partition={"ds": ds})
+        lab.tables["sales"].write(spark.createDataFrame(rows, SCHEMA), partition={"ds": ds})
     lab.sql("ANALYZE TABLE sales PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
-    lab.write("sales", spark.createDataFrame(_rows("b", 2), SCHEMA), partition={"ds": "b"})
-    lab.write("sales", spark.createDataFrame(_rows("c", 3), SCHEMA), partition={"ds": "c"})
+    lab.tables["sales"].write(spark.createDataFrame(_rows("b", 2), SCHEMA), partition={"ds": "b"})
+    lab.tables["sales"].write(spark.createDataFrame(_rows("c", 3), SCHEMA), partition={"ds": "c"})
     return written
 
 
@@ -41,7 +41,7 @@ def _expected(rows: list[tuple]) -> pd.DataFrame:
 
 
 def test_stats_frame_holds_every_partitions_figures_and_freshness(lab, exported):
-    frame = lab.stats_frame("sales")
+    frame = lab.tables["sales"].inspect.stats()
     assert list(frame.columns[:3]) == ["partition", "column", "type"]
     assert sorted(frame["partition"].dropna().unique()) == ["ds=a", "ds=b", "ds=c"]
     assert len(frame) == 4 * 5  # the table level and three partitions, five columns each
@@ -68,27 +68,27 @@ def test_stats_frame_holds_every_partitions_figures_and_freshness(lab, exported)
 
 
 def test_json_report_is_the_frame_as_data(lab, exported, tmp_path):
-    path = lab.report("sales", str(tmp_path / "sales.json"))
+    path = lab.tables["sales"].report(str(tmp_path / "sales.json"))
     data = json.loads(open(path).read())  # strict JSON: no NaN
     assert (data["table"], data["kind"], data["partition_keys"], data["partitions"]) == ("default.sales", "managed",
                                                                                        ["ds"], 3)
     assert data["rows"] == 30 + 22 + 3
     records = {(r["partition"], r["column"]): r for r in data["statistics"]}
-    frame = lab.stats_frame("sales")
+    frame = lab.tables["sales"].inspect.stats()
     assert len(records) == len(frame)
     a_d = records[("ds=a", "d")]
     assert (a_d["min"], a_d["max"]) == ("2026-01-01", (dt.date(2026, 1, 1) + dt.timedelta(days=29)).isoformat())
     assert records[("ds=a", "amt")]["max"] == str(Decimal(29) / 4)
     assert records[("ds=c", "x")]["accurate"] is None and records[("ds=b", "x")]["accurate"] is False
     with pytest.raises(ColstatsError, match="as .html or .json"):
-        lab.report("sales", str(tmp_path / "sales.txt"))
+        lab.tables["sales"].report(str(tmp_path / "sales.txt"))
     with pytest.raises(ColstatsError, match="cannot write the report to .*nowhere/sales.json: No such file"):
-        lab.report("sales", str(tmp_path / "nowhere" / "sales.json"))
+        lab.tables["sales"].report(str(tmp_path / "nowhere" / "sales.json"))
 
 
 @pytest.mark.slow
 def test_html_report_opens_alone_in_a_browser_with_its_charts(lab, exported, tmp_path):
-    path = lab.report("sales", str(tmp_path / "sales.html"))
+    path = lab.tables["sales"].report(str(tmp_path / "sales.html"))
     requested = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -145,10 +145,10 @@ def test_the_landing_frame_lists_every_table_the_stalest_first(lab, exported, sp
 
     lab.sql("CREATE DATABASE other")
     lab.sql("CREATE TABLE other.fresh (v INT)")
-    lab.write("other.fresh", spark.createDataFrame([(1,), (2,)], "v int"))
+    lab.tables["other.fresh"].write(spark.createDataFrame([(1,), (2,)], "v int"))
     lab.sql("ANALYZE TABLE other.fresh COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.sql("CREATE TABLE other.untouched (v INT)")
-    lab.write("other.untouched", spark.createDataFrame([(1,)], "v int"))
+    lab.tables["other.untouched"].write(spark.createDataFrame([(1,)], "v int"))
     frame = tables_frame(lab.metastore).set_index("table")
     assert list(frame.index) == ["sales", "untouched", "fresh"]  # stale, never analyzed, accurate
     sales = frame.loc["sales"]

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from colstats_lab.file_columns import AmbiguousColumnError
-from colstats_lab.metastore import InvalidInputException
+from colstats_lab.errors import InvalidArgument
 
 
 def _events(rows: int, seed: int) -> pd.DataFrame:
@@ -180,7 +180,7 @@ def test_a_file_that_is_not_parquet_is_named(lab, tmp_path):
     root = tmp_path / "broken"
     root.mkdir()
     (root / "a.parquet").write_bytes(b"not parquet at all")
-    with pytest.raises(InvalidInputException, match="a.parquet"):
+    with pytest.raises(InvalidArgument, match="a.parquet"):
         lab.register_external("broken", str(root))
     assert os.path.exists(root / "a.parquet")
 
@@ -267,9 +267,9 @@ def test_struct_leaves_are_columns_of_their_own_with_pyarrows_figures(lab, tmp_p
     described = lab.sql("DESCRIBE FORMATTED events payload.user.id").df.set_index("info_name")["info_value"]
     assert described["col_name"] == "payload.user.id" and described["data_type"] == "bigint"
     assert int(described["num_nulls"]) == leaves["payload.user.id"].null_count
-    frame = lab.stats_frame("events").set_index("column")
+    frame = lab.tables["events"].inspect.stats().set_index("column")
     assert frame.loc["payload.score", "nulls"] == leaves["payload.score"].null_count
-    with pytest.raises(InvalidInputException, match="payload.user.id"):
+    with pytest.raises(InvalidArgument, match="payload.user.id"):
         lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS payload")
 
     # a leaf by itself, after another job added a file
@@ -337,8 +337,8 @@ def test_leaf_predicates_prune_by_footers_and_answer_as_spark_does(lab, tmp_path
 
 def test_a_struct_field_named_like_a_partition_key_is_not_the_key(lab):
     lab.sql("CREATE TABLE w (id BIGINT, p STRUCT<id:BIGINT, ds:STRING>) PARTITIONED BY (ds STRING)")
-    lab.write("w", lab.spark.sql("SELECT id, named_struct('id', id * 1000, 'ds', 'b') AS p FROM range(10)"),
-              partition={"ds": "a"})
+    lab.tables["w"].write(lab.spark.sql("SELECT id, named_struct('id', id * 1000, 'ds', 'b') AS p FROM range(10)"),
+                          partition={"ds": "a"})
     assert lab.sql("SELECT count(*) AS n FROM w WHERE p.ds = 'b'").df["n"][0] == 10
     assert lab.sql("SELECT count(*) AS n FROM w WHERE ds = 'b'").df["n"][0] == 0
     lab.sql("ANALYZE TABLE w PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
@@ -360,13 +360,13 @@ def test_skew_of_a_leaf_counts_as_pandas_does(lab, tmp_path):
     leaf = _leaves(table)["payload.user.id"].to_pandas()
     counts = leaf.dropna().astype("int64").value_counts()
     for mode in ("exact", "approx"):
-        report = lab.skew("skewed", "payload.user.id", mode=mode)
+        report = lab.tables["skewed"].skew("payload.user.id", mode=mode)
         top = report.heavy_hitters()
         assert int(top["value"].iloc[0]) == int(counts.index[0]), mode
         assert int(top["count"].iloc[0]) == int(counts.iloc[0]), mode
         assert report.null_count() == int(leaf.isna().sum()), mode
-    with pytest.raises(InvalidInputException, match="payload.user.id"):
-        lab.skew("skewed", "payload")
+    with pytest.raises(InvalidArgument, match="payload.user.id"):
+        lab.tables["skewed"].skew("payload")
 
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -383,7 +383,7 @@ def test_a_table_of_nothing_readable_is_refused_naming_each_column(lab, tmp_path
     root.mkdir()
     stamps = pa.array([[1], None], pa.list_(pa.timestamp("ns")))
     pq.write_table(pa.table({"at": pa.array([dt.time(1), None]), "seen": stamps}), root / "a.parquet")
-    with pytest.raises(InvalidInputException, match=r"at is a TIME column.*seen is a nanosecond timestamp inside a list"):
+    with pytest.raises(InvalidArgument, match=r"at is a TIME column.*seen is a nanosecond timestamp inside a list"):
         lab.register_external("unreadable", str(root))
 
 
@@ -443,7 +443,7 @@ def test_create_external_table_registers_files_and_checks_what_it_declares(lab, 
     (root / "region=eu").mkdir(parents=True)
     frame = _events(500, 7)
     frame.to_parquet(root / "region=eu" / "part-0.parquet")
-    with pytest.raises(InvalidInputException) as refused:
+    with pytest.raises(InvalidArgument) as refused:
         lab.sql(f"CREATE EXTERNAL TABLE clicks (userId BIGINT, eventType INT, nope STRING) "
                 f"PARTITIONED BY (region STRING) STORED AS PARQUET LOCATION '{root}'")
     message = str(refused.value)

@@ -236,23 +236,23 @@ def test_a_gathered_write_takes_min_max_and_nulls_from_the_footers_it_wrote(lab,
                         "high": (dt.date(2026, 5, 1) - dt.date(1970, 1, 1)).days}}
     names = list(expected)
 
-    static = lab.write("w", rows, partition={"ds": "s"})
+    static = lab.tables["w"].write(rows, partition={"ds": "s"})
     assert static.footer_columns == names
     assert _written(lab, "w", "ds=s", names) == expected
 
-    dynamic = lab.write("w", rows.assign(ds=["d1", "d2", "d1"]))
+    dynamic = lab.tables["w"].write(rows.assign(ds=["d1", "d2", "d1"]))
     assert dynamic.footer_columns == names
     assert _written(lab, "w", "ds=d1", ["n"])["n"] == {"nulls": 0, "low": -2, "high": 5}
 
     spark.conf.set("spark.sql.parquet.outputTimestampType", "INT96")
     try:
-        int96 = lab.write("w", rows, partition={"ds": "int96"})
+        int96 = lab.tables["w"].write(rows, partition={"ds": "int96"})
     finally:
         spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     assert int96.footer_columns == ["n", "note", "day"]
     assert _written(lab, "w", "ds=int96", names) == expected
 
     long_notes = rows.assign(note=["x" * 70_000, None, "y"])  # parquet-mr keeps no bounds past 4 KiB
-    long = lab.write("w", long_notes, partition={"ds": "long"})
+    long = lab.tables["w"].write(long_notes, partition={"ds": "long"})
     assert "note" not in long.footer_columns and "n" in long.footer_columns
     assert _written(lab, "w", "ds=long", names) == {**expected, "note": {"nulls": 1, "maxlen": 70_000}}

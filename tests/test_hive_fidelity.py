@@ -11,9 +11,9 @@ from metastore_rows import connect
 
 from colstats_lab import ParseError
 from colstats_lab.storage import list_data_files
-from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc,
-                                    ColumnStatisticsObj, InvalidInputException, LongColumnStatsData, MetaException,
-                                    StatsAccuracy)
+from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData,
+    ColumnStatisticsDesc, ColumnStatisticsObj, LongColumnStatsData, MetaException, StatsAccuracy)
+from colstats_lab.errors import InvalidArgument
 
 
 @pytest.mark.parametrize("text, basic, columns", [
@@ -46,7 +46,7 @@ def test_column_stats_accurate_is_written_as_jackson_writes_it():
 def test_a_legacy_true_flag_no_longer_breaks_statistics_calls(lab):
     """Hive still accepts COLUMN_STATS_ACCURATE=true (from before the JSON form): basic statistics only."""
     lab.sql("CREATE TABLE legacy (a INT)")
-    lab.write("legacy", pd.DataFrame({"a": [1, 2]}))
+    lab.tables["legacy"].write(pd.DataFrame({"a": [1, 2]}))
     # as an older writer left it in the metastore file
     with connect(lab.metastore.url) as conn:
         conn.execute("UPDATE TABLE_PARAMS SET PARAM_VALUE = 'true' WHERE PARAM_KEY = ?", (COLUMN_STATS_ACCURATE,))
@@ -76,7 +76,7 @@ def test_a_new_table_and_an_added_partition_have_accurate_empty_statistics(lab):
     assert answer.answered_from == "stats" and answer.df.iloc[0, 0] == 0
     # a write without gathering then leaves the basic statistics accurate and the columns not
     lab.set("hive.stats.column.autogather", False)
-    lab.write("fresh", pd.DataFrame({"a": [5], "Ünï": ["x"]}))
+    lab.tables["fresh"].write(pd.DataFrame({"a": [5], "Ünï": ["x"]}))
     flags = StatsAccuracy.parse(lab.metastore.get_table("default", "fresh").parameters[COLUMN_STATS_ACCURATE])
     assert flags.basic and flags.columns == set()
     answer = lab.sql("SELECT count(*), max(a) FROM fresh")
@@ -92,7 +92,7 @@ def _forged(part_name: str | None, low: int, high: int) -> ColumnStatistics:
 @pytest.fixture
 def tx(lab):
     lab.sql("CREATE TABLE tx (v INT) PARTITIONED BY (ds STRING)")
-    lab.write("tx", pd.DataFrame({"v": [1, 2, 3]}), partition={"ds": "p"})
+    lab.tables["tx"].write(pd.DataFrame({"v": [1, 2, 3]}), partition={"ds": "p"})
     lab.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")
     return lab
 
@@ -159,15 +159,15 @@ def test_the_reader_rule_applies_wherever_the_flag_is_shown(tx):
     """Hive's getTable/getPartitions with a validWriteIdList leave COLUMN_STATS_ACCURATE out when the
     statistics' writer is not valid in the reader's snapshot, and when transactional statistics are
     off (hive.txn.stats.enabled=false); DESCRIBE shows what the reader may use."""
-    old = tx.snapshot("tx")
+    old = tx.tables["tx"].inspect.snapshot()
     tx.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")  # a writer the old snapshot misses
     stale = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=old)[0]
     assert COLUMN_STATS_ACCURATE not in stale.parameters
-    current = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.snapshot("tx"))[0]
+    current = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
     assert StatsAccuracy.parse(current.parameters[COLUMN_STATS_ACCURATE]).columns == {"v"}
     assert COLUMN_STATS_ACCURATE in tx.metastore.get_partition("default", "tx", "ds=p").parameters  # as stored
     tx.set("hive.txn.stats.enabled", False)
-    off = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.snapshot("tx"))[0]
+    off = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
     assert COLUMN_STATS_ACCURATE not in off.parameters
     described = tx.sql("DESCRIBE FORMATTED tx PARTITION (ds='p')").df
     assert COLUMN_STATS_ACCURATE not in described["data_type"].tolist()
@@ -187,8 +187,8 @@ def test_drill_answers_an_up_to_date_table_with_ok_false_and_drops_metadata_only
     wasn't performed." when nothing changed, and its ANALYZE ... DROP METADATA, like REFRESH METADATA,
     refuses to run with the metastore disabled."""
     lab.sql("CREATE TABLE d (a INT)")
-    lab.write("d", pd.DataFrame({"a": [1, 2]}))
-    with pytest.raises(InvalidInputException, match="Metastore is disabled: ANALYZE ... DROP METADATA"):
+    lab.tables["d"].write(pd.DataFrame({"a": [1, 2]}))
+    with pytest.raises(InvalidArgument, match="Metastore is disabled: ANALYZE ... DROP METADATA"):
         lab.sql("ANALYZE TABLE d DROP METADATA IF EXISTS")
     lab.set("metastore.enabled", True)
     first = lab.sql("ANALYZE TABLE d REFRESH METADATA 'FILE' LEVEL")
@@ -211,15 +211,15 @@ def test_list_bucketing_follows_hives_two_switches(lab):
     lab.set("hive.mapred.supports.subdirectories", False)
     ddl = ("CREATE TABLE lbt (id BIGINT, x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (30) "
            "STORED AS DIRECTORIES")
-    with pytest.raises(InvalidInputException, match="hive.mapred.supports.subdirectories is false"):
+    with pytest.raises(InvalidArgument, match="hive.mapred.supports.subdirectories is false"):
         lab.sql(ddl)
     assert not lab.metastore.table_exists("default", "lbt")
     lab.sql("CREATE TABLE lbt (id BIGINT, x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (30)")  # not as dirs
-    with pytest.raises(InvalidInputException, match="hive.mapred.supports.subdirectories is false"):
+    with pytest.raises(InvalidArgument, match="hive.mapred.supports.subdirectories is false"):
         lab.sql("ALTER TABLE lbt SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
     lab.set("hive.mapred.supports.subdirectories", True)
     lab.sql("ALTER TABLE lbt SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
-    lab.write("lbt", pd.DataFrame({"id": range(9), "x": [30, 30, 30, 1, 2, 3, 4, 5, 6]}), partition={"ds": "d"})
+    lab.tables["lbt"].write(pd.DataFrame({"id": range(9), "x": [30, 30, 30, 1, 2, 3, 4, 5, 6]}), partition={"ds": "d"})
     pruned = lab.explain("SELECT * FROM lbt WHERE x = 30")
     assert pruned.totals("list-bucketing directory")["rows_kept"] == 3
     lab.set("hive.optimize.listbucketing", False)
@@ -240,8 +240,8 @@ def test_string_lengths_count_code_points_and_merge_weighted_by_rows(lab):
     lab.sql("CREATE TABLE texts (s STRING) PARTITIONED BY (ds STRING)")
     first = ["é", "漢字", "😀😀😀", None]
     second = ["abcdefgh"] * 4
-    lab.write("texts", pd.DataFrame({"s": first}), partition={"ds": "a"})
-    lab.write("texts", pd.DataFrame({"s": second}), partition={"ds": "b"})
+    lab.tables["texts"].write(pd.DataFrame({"s": first}), partition={"ds": "a"})
+    lab.tables["texts"].write(pd.DataFrame({"s": second}), partition={"ds": "b"})
     lab.sql("ANALYZE TABLE texts PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS s")
     part = lab.metastore.get_partition_column_statistics("default", "texts", "ds=a", "s").obj("s").statsData.stringStats
     assert part.maxColLen == max(len(s) for s in first if s) == 3
@@ -260,7 +260,7 @@ def half_analyzed(lab):
     lab.sql("CREATE TABLE half (v BIGINT) PARTITIONED BY (d STRING)")
     data = {"1": [1, 3, 5, None, None], "2": [2, None], "3": [7, 10, 13, 16, None, None, None], "4": [40, 41]}
     for d, values in data.items():
-        lab.write("half", pd.DataFrame({"v": pd.array(values, dtype="Int64")}), partition={"d": d})
+        lab.tables["half"].write(pd.DataFrame({"v": pd.array(values, dtype="Int64")}), partition={"d": d})
     for d in ("1", "3"):
         lab.sql(f"ANALYZE TABLE half PARTITION (d='{d}') COMPUTE STATISTICS FOR COLUMNS v")
     return lab
@@ -321,11 +321,11 @@ def test_a_dynamic_partition_write_gathers_every_partitions_statistics(lab):
     creates gets the statistics of its rows, and an insert into an existing partition merges with its
     accurate statistics (here by one aggregation over the new files right after the write)."""
     lab.sql("CREATE TABLE dyn (v INT, s STRING) PARTITIONED BY (ds STRING, h INT)")
-    lab.write("dyn", pd.DataFrame({"v": [1, 2], "s": ["a", "b"]}), partition={"ds": "x", "h": 1})
+    lab.tables["dyn"].write(pd.DataFrame({"v": [1, 2], "s": ["a", "b"]}), partition={"ds": "x", "h": 1})
     rows = pd.DataFrame({"v": pd.array([5, 7, None, 100, -3, 8], dtype="Int64"),
                          "s": ["é", None, "ccc", "dd", "e", "ff"],
                          "ds": ["x", "x", "y", "y", None, "y"], "h": pd.array([1, 1, 2, 2, 3, 2], dtype="Int64")})
-    result = lab.write("dyn", rows)
+    result = lab.tables["dyn"].write(rows)
     assert sorted(result.partitions) == ["ds=__HIVE_DEFAULT_PARTITION__/h=3", "ds=x/h=1", "ds=y/h=2"]
     compliance = lab.metastore.stats_compliance("default", "dyn", ["v", "s"])
     assert all(ok for ok, _ in compliance.values()), compliance
@@ -352,15 +352,15 @@ def test_rows_changed_per_partition_and_analyzing_only_the_stale_ones(lab, spark
     write knows its rows per partition, so the lab counts rows inserted or removed since every column's
     statistics were last accurate, and `analyze_stale` analyzes only partitions past the threshold."""
     lab.sql("CREATE TABLE moved (v INT) PARTITIONED BY (d STRING)")
-    lab.write("moved", pd.DataFrame({"v": list(range(40)), "d": [str(i % 4 + 1) for i in range(40)]}))
-    assert lab.staleness("moved")["changed_fraction"].tolist() == [0.0] * 4  # gathered: accurate
+    lab.tables["moved"].write(pd.DataFrame({"v": list(range(40)), "d": [str(i % 4 + 1) for i in range(40)]}))
+    assert lab.tables["moved"].inspect.staleness()["changed_fraction"].tolist() == [0.0] * 4  # gathered: accurate
     lab.set("hive.stats.column.autogather", False)
-    lab.write("moved", pd.DataFrame({"v": [100, 101]}), partition={"d": "1"})         # 2 of 12
-    lab.write("moved", pd.DataFrame({"v": list(range(200, 210))}), partition={"d": "2"})  # 10 of 20
-    lab.write("moved", pd.DataFrame({"v": [-5, -6, -7, -8, -9]}), partition={"d": "3"},
-              mode="overwrite")                                                         # 10 out, 5 in
-    lab.write("moved", pd.DataFrame({"v": [7, 8, 9]}), partition={"d": "5"})           # new, never analyzed
-    frame = lab.staleness("moved").set_index("partition")
+    lab.tables["moved"].write(pd.DataFrame({"v": [100, 101]}), partition={"d": "1"})         # 2 of 12
+    lab.tables["moved"].write(pd.DataFrame({"v": list(range(200, 210))}), partition={"d": "2"})  # 10 of 20
+    lab.tables["moved"].write(pd.DataFrame({"v": [-5, -6, -7, -8, -9]}), partition={"d": "3"},
+                              mode="overwrite")                                                         # 10 out, 5 in
+    lab.tables["moved"].write(pd.DataFrame({"v": [7, 8, 9]}), partition={"d": "5"})           # new, never analyzed
+    frame = lab.tables["moved"].inspect.staleness().set_index("partition")
     assert frame.loc["d=1", "changed_fraction"] == pytest.approx(2 / 12)
     assert frame.loc["d=2", "changed_fraction"] == pytest.approx(10 / 20)
     assert frame.loc["d=3", "changed_fraction"] == 1.0 and frame.loc["d=3", "rows_changed"] == 15
@@ -374,21 +374,21 @@ def test_rows_changed_per_partition_and_analyzing_only_the_stale_ones(lab, spark
         finally:
             spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
 
-    result = jobs_of("stale", lambda: lab.analyze_stale("moved", threshold=0.3))
+    result = jobs_of("stale", lambda: lab.tables["moved"].analyze_stale(threshold=0.3))
     jobs_of("one", lambda: lab.sql("ANALYZE TABLE moved PARTITION (d='4') COMPUTE STATISTICS FOR COLUMNS"))
     tracker = spark.sparkContext.statusTracker()
     # three partitions in one aggregation: as many Spark jobs as an ANALYZE of one partition
     assert len(tracker.getJobIdsForGroup("stale")) == len(tracker.getJobIdsForGroup("one"))
     assert result.details.analyzed == ["d=2", "d=3", "d=5"]
     assert "d=1 17%" in result.message
-    after = lab.staleness("moved").set_index("partition")
+    after = lab.tables["moved"].inspect.staleness().set_index("partition")
     assert after["accurate"].to_dict() == {"d=1": False, "d=2": True, "d=3": True, "d=4": True, "d=5": True}
     assert after.loc["d=2", "rows_changed"] == 0 and after.loc["d=1", "rows_changed"] == 2
     low = lab.metastore.get_partition_column_statistics("default", "moved", "d=3", "v").obj("v").statsData.longStats
     assert (low.lowValue, low.highValue) == (-9, -5)
-    assert "Nothing to analyze" in lab.analyze_stale("moved").message
-    with pytest.raises(InvalidInputException, match="between 0 and 1"):
-        lab.analyze_stale("moved", threshold=30)
+    assert "Nothing to analyze" in lab.tables["moved"].analyze_stale().message
+    with pytest.raises(InvalidArgument, match="between 0 and 1"):
+        lab.tables["moved"].analyze_stale(threshold=30)
 
 
 def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(lab, tmp_path):
@@ -404,7 +404,7 @@ def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(
 
     lab.sql("CREATE TABLE ts_t (t TIMESTAMP)")
     instants = [dt.datetime(1969, 12, 31, 23, 59, 58, 500000), dt.datetime(2026, 11, 23, 6, 0, 0, 999999)]
-    lab.write("ts_t", pd.DataFrame({"t": instants}))
+    lab.tables["ts_t"].write(pd.DataFrame({"t": instants}))
     stats = lab.metastore.get_table_column_statistics("default", "ts_t", "t").obj("t").statsData.timestampStats
     assert (stats.lowValue.secondsSinceEpoch, stats.highValue.secondsSinceEpoch) == (-2, 1795413600)
     assert stats.highValue.to_datetime() == instants[1]  # nothing lost
@@ -447,9 +447,9 @@ def test_an_external_partition_whose_files_changed_is_stale_by_an_unknown_amount
     lab.register_external("ext", str(root))
     lab.sql("ANALYZE TABLE ext PARTITION (k) COMPUTE STATISTICS FOR COLUMNS v")
     pq.write_table(pa.table({"v": [777]}), str(root / "k=1" / "late.parquet"))
-    frame = lab.staleness("ext").set_index("partition")
+    frame = lab.tables["ext"].inspect.staleness().set_index("partition")
     assert frame.loc["k=1", "accurate"] is False and frame.loc["k=1", "changed_fraction"] is None
-    result = lab.analyze_stale("ext", threshold=0.9)
+    result = lab.tables["ext"].analyze_stale(threshold=0.9)
     assert result.details.analyzed == ["k=1"]
     answer = lab.sql("SELECT max(v) FROM ext WHERE k = 1")
     assert answer.answered_from == "stats" and answer.df.iloc[0, 0] == 777

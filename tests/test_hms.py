@@ -22,8 +22,8 @@ from pymetastore.hive_metastore import ttypes
 
 import hms_tables
 from colstats_lab import Lab
-from colstats_lab.errors import ColstatsError, ParseError
-from colstats_lab.metastore import InvalidInputException, escape_path_name
+from colstats_lab.errors import ColstatsError, InvalidArgument, ParseError
+from colstats_lab.metastore import escape_path_name
 from colstats_lab.workbench.dashboard import TABS, TablePage
 
 pytestmark = pytest.mark.slow  # the full lane only: a Hive Metastore in another process
@@ -157,7 +157,7 @@ def test_analyze_and_publish_every_type_partition_and_table_level(hms_lab, hms, 
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")
     described = hms_lab.sql(f"DESCRIBE FORMATTED hms.{db}.sales PARTITION (ds='2026-01-02') x").df
     assert dict(zip(described.info_name, described.info_value))["min"] == str(expected(frames["2026-01-02"], "x", "int")["low"])
-    outcome = hms_lab.publish(f"hms.{db}.sales").details
+    outcome = hms_lab.tables[f"hms.{db}.sales"].publish().details
     assert sorted(outcome.published) == [f"ds={d}" for d in DAYS] and outcome.withdrawn == []
     names = [c for c, _ in COLUMNS]
     stats = hms.get_partitions_statistics_req(ttypes.PartitionsStatsRequest(db, "sales", names, [f"ds={d}" for d in DAYS]))
@@ -196,12 +196,12 @@ def _member(type_name: str) -> str:
 def test_publish_twice_writes_nothing_and_a_stale_partition_is_withdrawn(hms_lab, hms, sales, hms_uri):
     db, location, frames = sales
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")
-    assert hms_lab.publish(f"hms.{db}.sales").details.write_calls > 0
-    again = hms_lab.publish(f"hms.{db}.sales").details
+    assert hms_lab.tables[f"hms.{db}.sales"].publish().details.write_calls > 0
+    again = hms_lab.tables[f"hms.{db}.sales"].publish().details
     assert again.write_calls == 0 and again.unchanged == 3 and again.published == []
     time.sleep(1.1)  # another job appends a file to one day
     write_rows(f"{location}/ds=2026-01-03", rows_of(2, 5), "part-1.parquet")
-    withdrawn = hms_lab.publish(f"hms.{db}.sales").details
+    withdrawn = hms_lab.tables[f"hms.{db}.sales"].publish().details
     assert withdrawn.withdrawn == ["ds=2026-01-03"] and withdrawn.table_withdrawn
     # every column there was the lab's: one delete for the partition, one for the table, then the two flags
     assert withdrawn.write_calls == 4
@@ -218,13 +218,13 @@ def test_publish_twice_writes_nothing_and_a_stale_partition_is_withdrawn(hms_lab
     assert "numRows" not in table_params and not any(k.startswith("spark.sql.statistics.colStats") for k in table_params)
     # ANALYZE of the changed day only, then publish: everything back, the new day's figures included
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales PARTITION (ds='2026-01-03') COMPUTE STATISTICS FOR ALL COLUMNS")
-    back = hms_lab.publish(f"hms.{db}.sales").details
+    back = hms_lab.tables[f"hms.{db}.sales"].publish().details
     assert back.published == ["ds=2026-01-03"] and back.table_columns
     assert hms.get_partition_by_name(db, "sales", "ds=2026-01-03").parameters["numRows"] == "45"
     assert hms.get_table(db, "sales").parameters["numRows"] == "125"
     # another lab on the same metastore file (a dashboard, say) reaches the HMS from the mirror's record
     other = Lab(home=hms_lab.home, spark=hms_lab.spark)
-    assert other.publish(f"hms_{db}.sales").details.write_calls == 0
+    assert other.tables[f"hms_{db}.sales"].publish().details.write_calls == 0
     page = TablePage(other, f"hms_{db}.sales")
     page.selected_index = TABS.index("Engines")
     view = page.children[TABS.index("Engines")].children[0]
@@ -279,7 +279,7 @@ def test_partition_values_hive_escapes_in_directory_names(hms_lab, hms, tmp_path
 def test_engines_shows_what_other_engines_wrote_and_what_spark_reads(hms_lab, hms, sales, hms_uri, tmp_path):
     db, location, frames = sales
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")
-    hms_lab.publish(f"hms.{db}.sales")
+    hms_lab.tables[f"hms.{db}.sales"].publish()
     # another engine writes figures of its own on a table the lab also analyzes: a wrong null count
     write_rows(str(tmp_path / "data" / "other"), rows_of(0, 10))
     hms_tables.create_table(hms, db, "other", COLUMNS, [], str(tmp_path / "data" / "other"),
@@ -289,7 +289,7 @@ def test_engines_shows_what_other_engines_wrote_and_what_spark_reads(hms_lab, hm
         [ttypes.ColumnStatisticsObj("x", "int", ttypes.ColumnStatisticsData(
             longStats=ttypes.LongColumnStatsData(-5, 17, 99, 4)))]))
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.other COMPUTE STATISTICS FOR COLUMNS x")
-    other = hms_lab.engines(f"hms.{db}.other").set_index("column")
+    other = hms_lab.tables[f"hms.{db}.other"].engines().set_index("column")
     assert other.loc["x", "hms_writer"] == "trino" and other.loc["x", "hms_nulls"] == 99
     assert other.loc["x", "lab_nulls"] == int(rows_of(0, 10)["x"].isna().sum())
     assert other.loc["x", "agrees"] is False and "nulls" in other.loc["x", "reason"]
@@ -310,11 +310,11 @@ def test_engines_shows_what_other_engines_wrote_and_what_spark_reads(hms_lab, hm
     day = os.path.join(location, "ds=2026-01-02", "part-0.parquet")
     assert report["partition"] == f"{os.path.getsize(day)} bytes, 40 rows"  # Spark's partition statistics
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.spark_made COMPUTE STATISTICS FOR ALL COLUMNS")
-    made = hms_lab.engines(f"hms.{db}.spark_made").set_index("column")
+    made = hms_lab.tables[f"hms.{db}.spark_made"].engines().set_index("column")
     assert made.loc["k", "spark_ndv"] == 4 and made.loc["k", "spark_rows"] == 5 and made.loc["k", "spark_min"] == "1"
     assert made.loc["k", "lab_ndv"] == 4 and made.loc["k", "lab_accurate"] is True
     assert made.loc["k", "stale"] is False
-    partitions = hms_lab.engines(f"hms.{db}.sales", "*")
+    partitions = hms_lab.tables[f"hms.{db}.sales"].engines("*")
     assert len(partitions) == 3 * len(COLUMNS)
     assert (partitions["hms_writer"] == "colstats_lab").all() and partitions["agrees"].all()
 
@@ -332,7 +332,7 @@ def test_one_day_of_ten_thousand_partitions_fetches_that_day(tmp_path, spark, hm
     lab.attach("hms", hms_uri)
     client = lab.catalogs["hms"]
     lab.sql(f"ANALYZE TABLE hms.{db}.events PARTITION (ds='{day}') COMPUTE STATISTICS FOR ALL COLUMNS")
-    outcome = lab.publish(f"hms.{db}.events").details
+    outcome = lab.tables[f"hms.{db}.events"].publish().details
     assert outcome.published == [f"ds={day}"] and outcome.table_columns == []
     assert client.partitions_fetched <= 3  # the day's partition object, for ANALYZE and for publish: never 10,000
     got = hms.get_partitions_statistics_req(ttypes.PartitionsStatsRequest(db, "events", ["x"], [f"ds={day}"]))
@@ -345,15 +345,15 @@ def test_an_unpartitioned_table_is_published_and_withdrawn_at_the_table_level(hm
     write_rows(location, rows_of(0, 25))
     hms_tables.create_table(hms, db, "flat", COLUMNS, [], location)
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.flat COMPUTE STATISTICS FOR ALL COLUMNS")
-    first = hms_lab.publish(f"hms.{db}.flat").details
+    first = hms_lab.tables[f"hms.{db}.flat"].publish().details
     assert sorted(first.table_columns) == sorted(c for c, _ in COLUMNS) and "partition" not in first.message
     params = hms.get_table(db, "flat").parameters
     assert params["numRows"] == "25" and json.loads(params["COLUMN_STATS_ACCURATE"])["COLUMN_STATS"]["x"] == "true"
-    assert hms_lab.publish(f"hms.{db}.flat").details.write_calls == 0
+    assert hms_lab.tables[f"hms.{db}.flat"].publish().details.write_calls == 0
     time.sleep(1.1)
     write_rows(location, rows_of(1, 3), "part-9.parquet")  # another job appends
-    assert hms_lab.engines(f"hms.{db}.flat")["stale"].all()
-    withdrawn = hms_lab.publish(f"hms.{db}.flat").details
+    assert hms_lab.tables[f"hms.{db}.flat"].engines()["stale"].all()
+    withdrawn = hms_lab.tables[f"hms.{db}.flat"].publish().details
     assert withdrawn.table_withdrawn and "no longer accurate" in withdrawn.message
     assert "numRows" not in hms.get_table(db, "flat").parameters
     assert hms.get_table_statistics_req(ttypes.TableStatsRequest(db, "flat", ["x"])).tableStats == []
@@ -367,7 +367,7 @@ def test_bad_names_and_servers_are_named(hms_lab, hms, sales, tmp_path, spark):
     assert "unknown catalog 'nosuch'" in caught.value.message and caught.value.position == len("ANALYZE TABLE ")
     with pytest.raises(ColstatsError, match=f"{db}.nosuch"):
         hms_lab.sql(f"DESCRIBE hms.{db}.nosuch")
-    with pytest.raises(InvalidInputException, match="change it with the engine that owns it"):
+    with pytest.raises(InvalidArgument, match="change it with the engine that owns it"):
         hms_lab.sql(f"DROP TABLE hms.{db}.sales")
     with pytest.raises(ColstatsError, match="database hms.nodb does not exist"):
         hms_lab.sql("SHOW TABLES IN hms.nodb")
@@ -376,12 +376,12 @@ def test_bad_names_and_servers_are_named(hms_lab, hms, sales, tmp_path, spark):
     text.sd.inputFormat = "org.apache.hadoop.mapred.TextInputFormat"
     text.sd.serdeInfo.serializationLib = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
     hms.create_table(text)
-    with pytest.raises(InvalidInputException, match=f"hms.{db}.texty is stored as org.apache.hadoop.mapred.TextInputFormat"):
+    with pytest.raises(InvalidArgument, match=f"hms.{db}.texty is stored as org.apache.hadoop.mapred.TextInputFormat"):
         hms_lab.sql(f"ANALYZE TABLE hms.{db}.texty COMPUTE STATISTICS")
     other = Lab(home=str(tmp_path / "other"), spark=spark)
     with pytest.raises(ColstatsError, match="thrift://127.0.0.1:9"):
         other.attach("dead", "thrift://127.0.0.1:9")
-    with pytest.raises(InvalidInputException, match="thrift://host:port"):
+    with pytest.raises(InvalidArgument, match="thrift://host:port"):
         other.attach("bad", "http://example")
     other.close()
 
@@ -394,7 +394,7 @@ def test_the_dashboards_engines_tab_in_a_browser(hms_lab, hms, sales):
 
     db, location, _ = sales
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")
-    hms_lab.publish(f"hms.{db}.sales")
+    hms_lab.tables[f"hms.{db}.sales"].publish()
     time.sleep(1.1)
     write_rows(f"{location}/ds=2026-01-02", rows_of(1, 4), "part-1.parquet")  # another job appends to one day
     port = free_port()

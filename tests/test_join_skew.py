@@ -9,7 +9,8 @@ import uuid
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+from colstats_lab.metastore import NoSuchObjectException
+from colstats_lab.errors import InvalidArgument
 from colstats_lab.column_statistics.frequent_items import FrequentItems
 
 DAYS = ["2026-11-20", "2026-11-21", "2026-11-22"]
@@ -44,11 +45,11 @@ def shop(spark, tmp_path_factory):
     orders = {}
     for day, ds in enumerate(DAYS):
         orders[ds] = _orders(day)
-        lab.write("orders", orders[ds], partition={"ds": ds})
+        lab.tables["orders"].write(orders[ds], partition={"ds": ds})
     # customer 7 has two rows (a duplicate the right side brings), every other customer one
     customers = pd.DataFrame([(c, f"name {c}", f"c{c % 50}") for c in range(1, 401)] + [(HOT, "again", "c7")],
                              columns=["id", "name", "segment"])
-    lab.write("customers", customers)
+    lab.tables["customers"].write(customers)
     lab.sql("ANALYZE TABLE orders PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
     lab.sql("ANALYZE TABLE customers COMPUTE STATISTICS FOR COLUMNS")
     yield lab, orders, customers
@@ -80,11 +81,11 @@ def test_predicted_hot_keys_and_largest_task_match_sparks_placement(shop, spark)
     group = f"join-skew-{uuid.uuid4().hex}"
     spark.sparkContext.setJobGroup(group, "the prediction alone")
     try:
-        predicted = lab.join_skew("orders", "customer_id", "customers", "id")
+        predicted = lab.tables["orders"].join_skew("customers", "customer_id", "id")
     finally:
         spark.sparkContext.setJobGroup("", "")
     assert spark.sparkContext.statusTracker().getJobIdsForGroup(group) == []  # statistics alone, no Spark job
-    report = lab.join_skew("orders", "customer_id", "customers", "id", run=True)
+    report = lab.tables["orders"].join_skew("customers", "customer_id", "id", run=True)
     assert report.sides[0].source.startswith("statistics") and report.sides[1].source.startswith("statistics")
     assert predicted.hot_keys.equals(report.hot_keys)
     truth = _joined_per_key(every, customers, "customer_id", "id")
@@ -110,17 +111,17 @@ def test_shuffle_partitions_and_aqe_thresholds_change_the_prediction_as_sparks_r
     try:
         for n in (3, 7):
             spark.conf.set("spark.sql.shuffle.partitions", str(n))
-            report = lab.join_skew("orders", "customer_id", "customers", "id", run=True)
+            report = lab.tables["orders"].join_skew("customers", "customer_id", "id", run=True)
             assert len(report.tasks) == n
             hot_partition = int(report.hot_keys.set_index("key").loc[HOT, "partition"])
             assert int(report.tasks.set_index("partition")["actual_rows"].idxmax()) == hot_partition
         assert report.split_by_aqe() == []  # a few KiB: under the 256 MiB threshold
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
-        report = lab.join_skew("orders", "customer_id", "customers", "id")
+        report = lab.tables["orders"].join_skew("customers", "customer_id", "id")
         assert report.recommendation.startswith("Broadcast default.customers")  # shuffled, skewed, small
         spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "1b")
         spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2")
-        report = lab.join_skew("orders", "customer_id", "customers", "id")
+        report = lab.tables["orders"].join_skew("customers", "customer_id", "id")
         assert int(report.largest["partition"]) in report.split_by_aqe()
         assert report.recommendation.startswith("Nothing to do: AQE")
     finally:
@@ -132,8 +133,8 @@ def test_shuffle_partitions_and_aqe_thresholds_change_the_prediction_as_sparks_r
 
 def test_null_keys_of_an_outer_join_land_in_one_task(shop, spark):
     lab, orders, customers = shop
-    report = lab.join_skew("orders", "customer_id", "customers", "id", where="ds = '2026-11-22'", how="left",
-                           run=True)
+    report = lab.tables["orders"].join_skew("customers", "customer_id", "id", where="ds = '2026-11-22'", how="left",
+                                            run=True)
     n = int(spark.conf.get("spark.sql.shuffle.partitions"))
     day = orders["2026-11-22"]
     assert report.sides[0].rows == len(day) and report.sides[0].nulls == NULLS
@@ -144,7 +145,7 @@ def test_null_keys_of_an_outer_join_land_in_one_task(shop, spark):
 
 def test_a_string_key_hashes_as_spark_hashes_it(shop, spark):
     lab, orders, customers = shop
-    report = lab.join_skew("orders", "segment", "customers", "segment", run=True)
+    report = lab.tables["orders"].join_skew("customers", "segment", "segment", run=True)
     every = pd.concat(orders.values())
     truth = _joined_per_key(every, customers, "segment", "segment")
     top = report.hot_keys.iloc[0]
@@ -157,8 +158,8 @@ def test_stale_statistics_are_never_used_the_side_is_counted(shop, spark):
     lab.set("hive.stats.column.autogather", False)
     try:
         extra = pd.DataFrame([(99_999, HOT, "c7", 1.0)], columns=["id", "customer_id", "segment", "amount"])
-        lab.write("orders", extra, partition={"ds": DAYS[0]}, mode="append")
-        report = lab.join_skew("orders", "customer_id", "customers", "id")
+        lab.tables["orders"].write(extra, partition={"ds": DAYS[0]}, mode="append")
+        report = lab.tables["orders"].join_skew("customers", "customer_id", "id")
         assert report.sides[0].source.startswith("counted")
         every = pd.concat([*orders.values(), extra])
         assert report.hot_keys.set_index("key").loc[HOT, "left_rows"] == (every["customer_id"] == HOT).sum()
@@ -170,7 +171,7 @@ def test_stale_statistics_are_never_used_the_side_is_counted(shop, spark):
 
 def test_a_key_without_kept_frequent_values_is_counted_and_says_how_to_keep_them(shop):
     lab, orders, customers = shop
-    report = lab.join_skew("orders", "id", "customers", "id")
+    report = lab.tables["orders"].join_skew("customers", "id", "id")
     assert report.sides[0].source.startswith("counted") and "colstats.frequent.items.columns" in report.sides[0].source
     assert report.sides[1].source.startswith("statistics")
     assert lab.metastore.get_frequent_items("default", "orders", "amount") == {}  # not named: not kept
@@ -180,13 +181,13 @@ def test_a_key_without_kept_frequent_values_is_counted_and_says_how_to_keep_them
 def test_bad_arguments_name_the_problem(shop):
     lab, _, _ = shop
     with pytest.raises(NoSuchObjectException, match="nope"):
-        lab.join_skew("orders", "nope", "customers", "id")
-    with pytest.raises(InvalidInputException, match="how is one of"):
-        lab.join_skew("orders", "customer_id", "customers", "id", how="sideways")
-    with pytest.raises(InvalidInputException, match="amount is not a partition key"):
-        lab.join_skew("orders", "customer_id", "customers", "id", where="amount > 5")
-    with pytest.raises(InvalidInputException, match="partition key of default.orders"):
-        lab.join_skew("orders", "ds", "customers", "id")
+        lab.tables["orders"].join_skew("customers", "nope", "id")
+    with pytest.raises(InvalidArgument, match="how is one of"):
+        lab.tables["orders"].join_skew("customers", "customer_id", "id", how="sideways")
+    with pytest.raises(InvalidArgument, match="amount is not a partition key"):
+        lab.tables["orders"].join_skew("customers", "customer_id", "id", where="amount > 5")
+    with pytest.raises(InvalidArgument, match="partition key of default.orders"):
+        lab.tables["orders"].join_skew("customers", "ds", "id")
 
 
 def test_an_aggregations_tasks_match_sparks_placement(shop, spark):
@@ -194,7 +195,7 @@ def test_an_aggregations_tasks_match_sparks_placement(shop, spark):
     before = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set("spark.sql.shuffle.partitions", "16")  # the hot customer's task then holds 15x the median
     try:
-        report = lab.group_skew("orders", "customer_id", run=True)
+        report = lab.tables["orders"].group_skew("customer_id", run=True)
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", before)
     every = pd.concat(orders.values())
@@ -232,7 +233,7 @@ def test_the_magic_shows_the_view_and_run_it_draws_sparks_placement(shop, spark)
 
 def test_a_composite_key_is_counted_and_placed_as_spark_hashes_both_columns(shop):
     lab, orders, customers = shop
-    report = lab.join_skew("orders", ["customer_id", "segment"], "customers", ["id", "segment"], run=True)
+    report = lab.tables["orders"].join_skew("customers", ["customer_id", "segment"], ["id", "segment"], run=True)
     every = pd.concat(orders.values())
     truth = every.dropna(subset=["customer_id"]).merge(customers, left_on=["customer_id", "segment"],
                                                      right_on=["id", "segment"]).groupby(["customer_id", "segment"]).size()
@@ -242,13 +243,13 @@ def test_a_composite_key_is_counted_and_placed_as_spark_hashes_both_columns(shop
     tasks = report.tasks.set_index("partition")
     assert tasks["actual_rows"].sum() == truth.sum()
     assert int(tasks["actual_rows"].idxmax()) == int(top["partition"]) == int(report.largest["partition"])
-    with pytest.raises(InvalidInputException, match="give as many on each side"):
-        lab.join_skew("orders", ["customer_id", "segment"], "customers", "id")
+    with pytest.raises(InvalidArgument, match="give as many on each side"):
+        lab.tables["orders"].join_skew("customers", ["customer_id", "segment"], "id")
 
 
 def test_an_approximate_skew_report_comes_from_the_kept_sketches_while_they_are_fresh(shop):
     lab, orders, _ = shop
-    report = lab.skew("orders", "customer_id", mode="approx", k=5)
+    report = lab.tables["orders"].skew("customer_id", mode="approx", k=5)
     assert report.source.startswith("statistics")
     every = pd.concat(orders.values())
     for label, frame in [*((f"ds={ds}", orders[ds]) for ds in DAYS), ("(table)", every)]:
@@ -257,13 +258,13 @@ def test_an_approximate_skew_report_comes_from_the_kept_sketches_while_they_are_
         assert top.iloc[0]["value"] == HOT
         assert all(abs(c - counts[v]) <= report.max_items for v, c in zip(top["value"], top["count"]))
         assert report.totals[label] == len(frame) and report.null_count(label) == frame["customer_id"].isna().sum()
-    view = lab.view_skew("orders", "customer_id", mode="approx")
+    view = lab.views.skew("orders", "customer_id", mode="approx")
     assert "kept with the statistics" in view.header.value
     lab.set("hive.stats.column.autogather", False)
     try:
         extra = pd.DataFrame([(99_998, HOT, "c7", 1.0)], columns=["id", "customer_id", "segment", "amount"])
-        lab.write("orders", extra, partition={"ds": DAYS[1]}, mode="append")
-        assert lab.skew("orders", "customer_id", mode="approx").source == "scan"  # stale: never used
+        lab.tables["orders"].write(extra, partition={"ds": DAYS[1]}, mode="append")
+        assert lab.tables["orders"].skew("customer_id", mode="approx").source == "scan"  # stale: never used
     finally:
         lab.set("hive.stats.column.autogather", True)
         lab.sql("ANALYZE TABLE orders PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
@@ -272,16 +273,16 @@ def test_an_approximate_skew_report_comes_from_the_kept_sketches_while_they_are_
 
 def test_keys_that_are_all_null_or_absent_get_a_sentence_not_an_error(lab, spark):
     lab.sql("CREATE TABLE nulls (k BIGINT) PARTITIONED BY (ds STRING)")
-    lab.write("nulls", pd.DataFrame({"k": pd.array([None] * 40, dtype="Int64")}), partition={"ds": "a"})
+    lab.tables["nulls"].write(pd.DataFrame({"k": pd.array([None] * 40, dtype="Int64")}), partition={"ds": "a"})
     lab.sql("CREATE TABLE dims (k BIGINT)")
-    lab.write("dims", pd.DataFrame({"k": [1, 2, 3]}))
+    lab.tables["dims"].write(pd.DataFrame({"k": [1, 2, 3]}))
     spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
     before = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set("spark.sql.shuffle.partitions", "8")
     try:
-        left = lab.join_skew("nulls", "k", "dims", "k", how="left", run=True)
-        grouped = lab.group_skew("nulls", "k", run=True)
-        nothing = lab.join_skew("nulls", "k", "dims", "k", where="ds = 'none'")
+        left = lab.tables["nulls"].join_skew("dims", "k", "k", how="left", run=True)
+        grouped = lab.tables["nulls"].group_skew("k", run=True)
+        nothing = lab.tables["nulls"].join_skew("dims", "k", "k", where="ds = 'none'")
     finally:
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
         spark.conf.set("spark.sql.shuffle.partitions", before)
@@ -300,14 +301,14 @@ def test_a_decimal_or_double_key_is_counted_value_by_value(lab, spark):
     rnd = random.Random(5)
     cents = [150] * 100 + [170] * 80 + [rnd.randint(100, 199) for _ in range(120)]
     lab.sql("CREATE TABLE priced (k DECIMAL(10,2), w DOUBLE)")
-    lab.write("priced", pd.DataFrame({"k": [Decimal(c) / 100 for c in cents], "w": [c / 100 for c in cents]}))
+    lab.tables["priced"].write(pd.DataFrame({"k": [Decimal(c) / 100 for c in cents], "w": [c / 100 for c in cents]}))
     lab.sql("CREATE TABLE prices (k DECIMAL(10,2), w DOUBLE)")
-    lab.write("prices", pd.DataFrame({"k": [Decimal(c) / 100 for c in range(100, 200)],
-                                      "w": [c / 100 for c in range(100, 200)]}))
+    lab.tables["prices"].write(pd.DataFrame({"k": [Decimal(c) / 100 for c in range(100, 200)],
+                                             "w": [c / 100 for c in range(100, 200)]}))
     spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
     try:
         for key, hot in (("k", [Decimal("1.50"), Decimal("1.70")]), ("w", [1.5, 1.7])):
-            report = lab.join_skew("priced", key, "prices", key, run=True)
+            report = lab.tables["priced"].join_skew("prices", key, key, run=True)
             assert all(side.source.startswith("counted") for side in report.sides)
             top = report.hot_keys.head(2)
             assert list(top["key"]) == hot and list(top["output_rows"]) == [cents.count(150), cents.count(170)], key
@@ -326,12 +327,12 @@ def test_a_decimal_key_past_a_long_is_placed_as_spark_places_it_and_a_struct_key
     base = 10 ** 37
     keys = [base] * 150 + [base + 1] * 60 + [base + i for i in range(2, 90)]
     lab.sql("CREATE TABLE wide (k DECIMAL(38,0), s STRUCT<a:INT>)")
-    lab.write("wide", pd.DataFrame({"k": [Decimal(k) for k in keys], "s": [{"a": 1}] * len(keys)}))
+    lab.tables["wide"].write(pd.DataFrame({"k": [Decimal(k) for k in keys], "s": [{"a": 1}] * len(keys)}))
     lab.sql("CREATE TABLE wide_dims (k DECIMAL(38,0), s STRUCT<a:INT>)")
-    lab.write("wide_dims", pd.DataFrame({"k": [Decimal(base + i) for i in range(90)], "s": [{"a": 1}] * 90}))
+    lab.tables["wide_dims"].write(pd.DataFrame({"k": [Decimal(base + i) for i in range(90)], "s": [{"a": 1}] * 90}))
     spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
     try:
-        report = lab.join_skew("wide", "k", "wide_dims", "k", run=True)
+        report = lab.tables["wide"].join_skew("wide_dims", "k", "k", run=True)
         top = report.hot_keys.head(2)
         assert list(top["key"]) == [Decimal(base), Decimal(base + 1)]
         assert list(top["output_rows"]) == [150, 60]
@@ -340,8 +341,8 @@ def test_a_decimal_key_past_a_long_is_placed_as_spark_places_it_and_a_struct_key
         assert int(tasks["actual_rows"].idxmax()) == int(report.largest["partition"]) == int(top.iloc[0]["partition"])
     finally:
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
-    with pytest.raises(InvalidInputException, match=r"column s of default.wide is struct<a:int>"):
-        lab.join_skew("wide", "s", "wide_dims", "s")
+    with pytest.raises(InvalidArgument, match=r"column s of default.wide is struct<a:int>"):
+        lab.tables["wide"].join_skew("wide_dims", "s", "s")
 
 
 def test_a_key_hot_on_one_side_meets_its_true_count_on_the_other(lab, spark):
@@ -352,13 +353,13 @@ def test_a_key_hot_on_one_side_meets_its_true_count_on_the_other(lab, spark):
     orders = [1] * 6_000 + [2] * 2_100 + [rnd.randint(3, 20_000) for _ in range(11_900)]
     customers = [1] * 4 + [2] * 3 + list(range(3, 20_001))  # more ids than a counting sketch tracks
     lab.sql("CREATE TABLE o48 (customer_id BIGINT)")
-    lab.write("o48", pd.DataFrame({"customer_id": orders}))
+    lab.tables["o48"].write(pd.DataFrame({"customer_id": orders}))
     lab.sql("CREATE TABLE c48 (id BIGINT)")
-    lab.write("c48", pd.DataFrame({"id": customers}))
+    lab.tables["c48"].write(pd.DataFrame({"id": customers}))
     spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
     spark.conf.set("spark.sql.shuffle.partitions", "16")
     try:
-        report = lab.join_skew("o48", "customer_id", "c48", "id", run=True)
+        report = lab.tables["o48"].join_skew("c48", "customer_id", "id", run=True)
     finally:
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
         spark.conf.set("spark.sql.shuffle.partitions", "2")

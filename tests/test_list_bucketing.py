@@ -13,7 +13,8 @@ from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+from colstats_lab.metastore import NoSuchObjectException
+from colstats_lab.errors import InvalidArgument
 from colstats_lab.metastore.levels import Level
 from colstats_lab.sql.lexer import ParseError
 
@@ -34,7 +35,7 @@ def _rows(n: int = 120, offset: int = 0) -> pd.DataFrame:
 def lb(lab):
     lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING) "
             "SKEWED BY (x) ON (6, 20, 30, 40) STORED AS DIRECTORIES")
-    lab.write("t", _rows(), partition={"ds": "2026-11-21"})
+    lab.tables["t"].write(_rows(), partition={"ds": "2026-11-21"})
     return lab
 
 
@@ -70,7 +71,7 @@ def test_layout_on_disk_one_directory_per_skewed_value_with_rows(lb):
 
 def test_analyze_of_a_list_bucketing_table_sees_every_directory(lb):
     lb.set("hive.stats.column.autogather", False)
-    lb.write("t", _rows(30, offset=500), partition={"ds": "2026-11-22"})
+    lb.tables["t"].write(_rows(30, offset=500), partition={"ds": "2026-11-22"})
     lb.sql("ANALYZE TABLE t PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, id")
     rows = pd.concat([_rows(), _rows(30, offset=500)])
     for part, frame in (("ds=2026-11-21", _rows()), ("ds=2026-11-22", _rows(30, offset=500))):
@@ -101,33 +102,33 @@ def test_metastore_rows_follow_hive(lb):
 
 def test_each_alter_form_affects_later_partitions_only(lb):
     lb.sql("ALTER TABLE t SKEWED BY (x) ON (100, 101) STORED AS DIRECTORIES")
-    lb.write("t", _rows(), partition={"ds": "2026-11-22"})
-    lb.write("t", _rows(), partition={"ds": "2026-11-21"})  # an existing partition keeps its own spec
+    lb.tables["t"].write(_rows(), partition={"ds": "2026-11-22"})
+    lb.tables["t"].write(_rows(), partition={"ds": "2026-11-21"})  # an existing partition keeps its own spec
     assert _subdirs(lb, "ds=2026-11-22") == {"x=101", DEFAULT}  # no row has x = 100
     assert _subdirs(lb, "ds=2026-11-21") == {"x=6", "x=20", "x=30", DEFAULT}
     lb.sql("ALTER TABLE t NOT STORED AS DIRECTORIES")
     table = lb.metastore.get_table("default", "t")
     assert table.skewedInfo.skewedColValues == [["100"], ["101"]] and not table.storedAsSubDirectories
-    lb.write("t", _rows(), partition={"ds": "2026-11-23"})
+    lb.tables["t"].write(_rows(), partition={"ds": "2026-11-23"})
     assert _subdirs(lb, "ds=2026-11-23") == {"."}
     lb.sql("ALTER TABLE t SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
     lb.sql("ALTER TABLE t SET SKEWED LOCATION (30='hot')")
-    lb.write("t", _rows(), partition={"ds": "2026-11-24"})
+    lb.tables["t"].write(_rows(), partition={"ds": "2026-11-24"})
     assert _subdirs(lb, "ds=2026-11-24") == {"hot", DEFAULT}
     assert _file_values(lb, "ds=2026-11-24", "hot", "x") == {30}
     lb.sql("ALTER TABLE t NOT SKEWED")
     assert lb.metastore.get_table("default", "t").skewedInfo is None
-    lb.write("t", _rows(), partition={"ds": "2026-11-25"})
+    lb.tables["t"].write(_rows(), partition={"ds": "2026-11-25"})
     assert _subdirs(lb, "ds=2026-11-25") == {"."}
     assert lb.sql("SELECT count(*) AS n FROM t").df["n"][0] == 6 * 120
 
 
 def test_relayout_rewrites_a_partition_under_the_current_spec(lab):
     lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING)")
-    lab.write("t", _rows(), partition={"ds": "2026-11-21"})
+    lab.tables["t"].write(_rows(), partition={"ds": "2026-11-21"})
     lab.sql("ALTER TABLE t SKEWED BY (x) ON (30, 6) STORED AS DIRECTORIES")
     assert _subdirs(lab, "ds=2026-11-21") == {"."}
-    lab.relayout("t", partition={"ds": "2026-11-21"})
+    lab.tables["t"].relayout(partition={"ds": "2026-11-21"})
     part = lab.metastore.get_partition("default", "t", "ds=2026-11-21")
     assert part.storedAsSubDirectories and part.skewedInfo.skewedColValueLocationMaps == {("30",): "x=30", ("6",): "x=6"}
     assert lab.sql("SELECT count(*) AS n, sum(id) AS s FROM t").df.iloc[0].tolist() == [120, sum(range(120))]
@@ -141,10 +142,10 @@ def test_relayout_of_every_partition_in_one_transaction_keeps_every_row_and_its_
     lab.sql("CREATE TABLE t (id BIGINT, x INT, y STRING) PARTITIONED BY (ds STRING)")
     days = {"2026-11-21": _rows(120), "2026-11-22": _rows(60, offset=1000), "2026-11-23": _rows(30, offset=5000)}
     for ds, rows in days.items():
-        lab.write("t", rows, partition={"ds": ds})
+        lab.tables["t"].write(rows, partition={"ds": ds})
     lab.sql("ALTER TABLE t ADD PARTITION (ds='2026-11-24')")  # no files: rewritten on its own
     lab.sql("ALTER TABLE t SKEWED BY (x) ON (30, 6) STORED AS DIRECTORIES")
-    results = lab.relayout("t")
+    results = lab.tables["t"].relayout()
     assert sorted(name for r in results for name in r.partitions) == [f"ds={d}" for d in [*days, "2026-11-24"]]
     assert len({r.write_id for r in results}) == 1  # one transaction, one write ID
     for ds, rows in days.items():
@@ -166,7 +167,7 @@ def test_multi_column_layout_and_the_seeds_partial_keys(lab):
             "SKEWED BY (x, y) ON ((10, 'a'), (20, 'c')) STORED AS DIRECTORIES")
     rows = pd.DataFrame({"id": range(8), "x": [10, 10, 20, 20, 30, 10, 20, 50],
                          "y": ["a", "a", "c", "c", "b", "b", "a", "b"]})
-    lab.write("t", rows, partition={"ds": "d"})
+    lab.tables["t"].write(rows, partition={"ds": "d"})
     assert _subdirs(lab, "ds=d") == {"x=10/y=a", "x=20/y=c", f"{DEFAULT}/{DEFAULT}"}
 
     def kept(query):
@@ -208,8 +209,8 @@ def test_or_in_and_not_prune_directories_in_three_valued_logic(lb):
     OR, AND, NOT, IN over the skewed columns): a directory is read only where the condition can be TRUE.
     A skewed value's directory holds only that value; the default directory any other value, or NULL
     (where `NOT x = 30` is NULL, not TRUE)."""
-    lb.write("t", pd.DataFrame({"id": [500, 501], "x": pd.array([None, 7], dtype="Int64"), "y": ["n", "n"]}),
-             partition={"ds": "2026-11-21"})
+    lb.tables["t"].write(pd.DataFrame({"id": [500, 501], "x": pd.array([None, 7], dtype="Int64"), "y": ["n", "n"]}),
+                         partition={"ds": "2026-11-21"})
 
     def kept(query):
         frame = lb.explain(query).to_pandas().query("level == @LIST_BUCKETING_LEVEL")
@@ -255,15 +256,15 @@ def test_pruned_queries_return_exactly_the_full_scans_rows(lb, predicates):
 
 
 @pytest.mark.parametrize("statement, error, message", [
-    ("CREATE TABLE u (x INT) SKEWED BY (x) ON (1) STORED AS DIRECTORIES", InvalidInputException,
+    ("CREATE TABLE u (x INT) SKEWED BY (x) ON (1) STORED AS DIRECTORIES", InvalidArgument,
      "default.u is not partitioned"),
-    ("CREATE TABLE u (x INT) PARTITIONED BY (ds STRING) SKEWED BY (ds) ON ('a')", InvalidInputException,
+    ("CREATE TABLE u (x INT) PARTITIONED BY (ds STRING) SKEWED BY (ds) ON ('a')", InvalidArgument,
      "skewed column ds is a partition key of default.u"),
     ("CREATE TABLE u (x INT) PARTITIONED BY (ds STRING) SKEWED BY (z) ON (1)", NoSuchObjectException,
      "column z does not exist in table default.u"),
-    ("CREATE TABLE u (x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON ('abc')", InvalidInputException,
+    ("CREATE TABLE u (x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON ('abc')", InvalidArgument,
      "skewed value 'abc' is not a int"),
-    ("CREATE TABLE u (x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (1, 01)", InvalidInputException,
+    ("CREATE TABLE u (x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (1, 01)", InvalidArgument,
      "skewed value 1 is listed twice"),
     ("CREATE TABLE u (x INT, y INT) PARTITIONED BY (ds STRING) SKEWED BY (x, y) ON ((1, 2), 3)", ParseError,
      "a skewed value needs 2 elements"),
@@ -275,19 +276,19 @@ def test_ddl_errors(lab, statement, error, message):
 
 
 def test_list_bucketing_rules(lb, tmp_path):
-    with pytest.raises(InvalidInputException, match="default list-bucketing directory name"):
-        lb.write("t", _rows(), partition={"ds": DEFAULT})
-    with pytest.raises(InvalidInputException, match="default list-bucketing directory name"):
+    with pytest.raises(InvalidArgument, match="default list-bucketing directory name"):
+        lb.tables["t"].write(_rows(), partition={"ds": DEFAULT})
+    with pytest.raises(InvalidArgument, match="default list-bucketing directory name"):
         lb.sql(f"ALTER TABLE t ADD PARTITION (ds='{DEFAULT}')")
-    with pytest.raises(InvalidInputException, match="is not a skewed value of default.t"):
+    with pytest.raises(InvalidArgument, match="is not a skewed value of default.t"):
         lb.sql("ALTER TABLE t SET SKEWED LOCATION (99='d')")
-    with pytest.raises(InvalidInputException, match="a location is a directory inside each partition"):
+    with pytest.raises(InvalidArgument, match="a location is a directory inside each partition"):
         lb.sql("ALTER TABLE t SET SKEWED LOCATION (30='/elsewhere')")
     source = tmp_path / "ext" / "ds=1"
     source.mkdir(parents=True)
     _rows().to_parquet(source / "part.parquet")
     lb.register_external("ext", str(tmp_path / "ext"))
-    with pytest.raises(InvalidInputException, match="default.ext is an external table"):
+    with pytest.raises(InvalidArgument, match="default.ext is an external table"):
         lb.sql("ALTER TABLE ext SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
     lb.sql("ALTER TABLE ext SKEWED BY (x) ON (30)")  # a skewed table without directories is fine
     assert lb.metastore.get_table("default", "ext").skewedInfo.skewedColValues == [["30"]]
@@ -299,7 +300,7 @@ def test_partition_values_with_escaped_characters_read_back_from_list_bucketing_
             "SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
     odd = ["a b+c", "p%q:r/s", "日本=é", None]
     for i, ds in enumerate(odd):
-        lab.write("t", _rows(12, offset=100 * i), partition={"ds": ds, "hr": i})
+        lab.tables["t"].write(_rows(12, offset=100 * i), partition={"ds": ds, "hr": i})
     frame = lab.sql("SELECT ds, hr, count(*) AS n, sum(x) AS sx FROM t GROUP BY ds, hr ORDER BY hr").df
     assert frame["ds"].tolist()[:3] == odd[:3] and frame["ds"].isna().tolist() == [False, False, False, True]
     assert frame["hr"].tolist() == [0, 1, 2, 3] and frame["n"].tolist() == [12] * 4
@@ -314,13 +315,13 @@ def test_concatenate_merges_each_directorys_files_into_one_in_a_new_write(lb):
     list bucketing each directory's files are merged within that directory. Here as an overwrite under a
     new write ID: readers of the older snapshot still read the older files."""
     for offset in (1000, 2000):  # two more appends: three files in every directory
-        lb.write("t", _rows(60, offset), partition={"ds": "2026-11-21"})
-    lb.write("t", _rows(30, 5000), partition={"ds": "2026-11-22"})
-    before = lb.snapshot("t")
+        lb.tables["t"].write(_rows(60, offset), partition={"ds": "2026-11-21"})
+    lb.tables["t"].write(_rows(30, 5000), partition={"ds": "2026-11-22"})
+    before = lb.tables["t"].inspect.snapshot()
     rows_before = sorted(lb.sql("SELECT id, x, y FROM t").df.itertuples(index=False))
     result = lb.sql("ALTER TABLE t PARTITION (ds='2026-11-21') CONCATENATE")
     assert "Concatenated 1 partition of default.t" in result.message
-    table, parts = lb.snapshot_parts("t")
+    table, parts = lb.tables["t"].inspect.files()
     files = [f for p in parts if p.part_name == "ds=2026-11-21" for f in p.files]
     by_directory = {}
     for f in files:
@@ -329,7 +330,7 @@ def test_concatenate_merges_each_directorys_files_into_one_in_a_new_write(lb):
     assert by_directory == {"x=6": 1, "x=20": 1, "x=30": 1, DEFAULT: 1}
     assert all("/base_" in f.path for f in files)
     assert sorted(lb.sql("SELECT id, x, y FROM t").df.itertuples(index=False)) == rows_before
-    assert lb.table("t", snapshot=before).count() == len(rows_before)  # the older snapshot is untouched
+    assert lb.tables["t"].to_spark(snapshot=before).count() == len(rows_before)  # the older snapshot is untouched
     assert lb.sql("SELECT count(*) FROM t WHERE ds = '2026-11-21'").answered_from == "stats"
     whole = lb.sql("ALTER TABLE t CONCATENATE")
     assert "Concatenated 2 partitions" in whole.message

@@ -192,7 +192,7 @@ def test_metadata_changing_while_planning_is_planned_again_then_without_it(tmp_p
     lab.register_external("events", root, partition_types={"ds": "string"})
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL")
-    table, parts = lab.snapshot_parts("events")
+    table, parts = lab.tables["events"].inspect.files()
     where = single_table_where(parse_query("SELECT * FROM events WHERE x > 5"))[1]
     added = []
 
@@ -234,8 +234,8 @@ def test_use_schema_ignores_figures_stored_under_another_type(tmp_path, lab):
 def test_partitions_are_judged_by_their_column_statistics_only_while_accurate(lab, spark):
     lab.sql("CREATE TABLE daily (id BIGINT, x INT) PARTITIONED BY (ds STRING)")
     for day, first in (("d1", 0), ("d2", 100), ("d3", 200)):
-        lab.write("daily", spark.createDataFrame([(i, i) for i in range(first, first + 100)], "id BIGINT, x INT"),
-                  partition={"ds": day})
+        lab.tables["daily"].write(spark.createDataFrame([(i, i) for i in range(first, first + 100)], "id BIGINT, x INT"),
+                                  partition={"ds": day})
     lab.sql("ANALYZE TABLE daily COMPUTE STATISTICS FOR ALL COLUMNS")
     decisions = {d.identifier: d for d in lab.explain("SELECT * FROM daily WHERE x >= 250").decisions
                  if d.level is Level.PARTITION}
@@ -244,12 +244,12 @@ def test_partitions_are_judged_by_their_column_statistics_only_while_accurate(la
 
     # a write the statistics do not see: d1's are stale, so d1 is read; the others are still ruled out by theirs
     lab.set("hive.stats.column.autogather", False)
-    lab.write("daily", spark.createDataFrame([(1, 500)], "id BIGINT, x INT"), partition={"ds": "d1"})
+    lab.tables["daily"].write(spark.createDataFrame([(1, 500)], "id BIGINT, x INT"), partition={"ds": "d1"})
     decisions = {d.identifier: d for d in lab.explain("SELECT * FROM daily WHERE x >= 450").decisions
                  if d.level is Level.PARTITION}
     assert [name for name, d in decisions.items() if d.kept] == ["ds=d1"]
     assert "partition column statistics" not in decisions["ds=d1"].reason
-    truth = lab.table("daily").where("x >= 450").count()
+    truth = lab.tables["daily"].to_spark().where("x >= 450").count()
     assert truth == 1 and lab.sql("SELECT count(*) AS n FROM daily WHERE x >= 450").df["n"][0] == truth
 
 
@@ -278,4 +278,4 @@ def test_nan_and_negative_zero_rows_are_read_where_parquets_row_group_skipping_l
                              ("p.w = 0", lambda x: key(x) == 0)):
         expected = sum(holds(v) for v in values)
         assert lab.sql(f"SELECT count(*) AS n FROM doubles WHERE {condition}").df["n"][0] == expected, condition
-        assert lab.table("doubles").where(condition).count() == expected, condition
+        assert lab.tables["doubles"].to_spark().where(condition).count() == expected, condition

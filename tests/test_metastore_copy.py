@@ -64,14 +64,14 @@ def test_a_lab_moves_to_postgresql_and_back_with_its_history_and_sketches(tmp_pa
     lab.sql("CREATE TABLE sales (x BIGINT, note STRING, amount DOUBLE) PARTITIONED BY (ds STRING)")
     lab.sql("ALTER TABLE sales SET TBLPROPERTIES ('colstats.frequent.items.columns'='x, note')")
     for day in ("d1", "d2", "d3"):
-        lab.write("sales", pd.DataFrame({"x": range(40), "note": [f"n{i % 6}" if i % 5 else None for i in range(40)],
-                                         "amount": [i / 3 for i in range(40)]}), partition={"ds": day})
-    lab.expect("sales", "x", nulls_below=0.5)
+        lab.tables["sales"].write(pd.DataFrame({"x": range(40), "note": [f"n{i % 6}" if i % 5 else None for i in range(40)],
+                                                "amount": [i / 3 for i in range(40)]}), partition={"ds": day})
+    lab.tables["sales"].expect("x", nulls_below=0.5)
     lab.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE sales REFRESH METADATA 'PARTITION' LEVEL COMPUTE STATISTICS")
-    before = lab.stats_frame("sales")
-    history = lab.history("sales", "x", "ds=d1")
+    before = lab.tables["sales"].inspect.stats()
+    history = lab.tables["sales"].inspect.history("x", "ds=d1")
     sqlite_path = lab.metastore.path
     lab.close()
 
@@ -85,12 +85,12 @@ def test_a_lab_moves_to_postgresql_and_back_with_its_history_and_sketches(tmp_pa
 
     moved = Lab(home=home, spark=spark, metastore=team)
     try:
-        pd.testing.assert_frame_equal(moved.stats_frame("sales"), before)
-        pd.testing.assert_frame_equal(moved.history("sales", "x", "ds=d1"), history)
+        pd.testing.assert_frame_equal(moved.tables["sales"].inspect.stats(), before)
+        pd.testing.assert_frame_equal(moved.tables["sales"].inspect.history("x", "ds=d1"), history)
         # new rows take new ids past the copied ones: a new partition, its statistics and their history
-        moved.write("sales", pd.DataFrame({"x": [7], "note": ["new"], "amount": [1.5]}), partition={"ds": "d4"})
-        assert moved.stats_frame("sales").query("partition == 'ds=d4' and column == 'x'").rows.iloc[0] == 1
-        assert moved.staleness("sales")["accurate"].all()
+        moved.tables["sales"].write(pd.DataFrame({"x": [7], "note": ["new"], "amount": [1.5]}), partition={"ds": "d4"})
+        assert moved.tables["sales"].inspect.stats().query("partition == 'ds=d4' and column == 'x'").rows.iloc[0] == 1
+        assert moved.tables["sales"].inspect.staleness()["accurate"].all()
     finally:
         moved.close()
 

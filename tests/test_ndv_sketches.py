@@ -82,7 +82,7 @@ def test_stored_sketches_are_compact_hll4_with_sparks_estimates(lab, spark):
         assert estimate(compact(sketch)) == estimate(sketch)
     assert estimate(union([compact(s) for s in per_part.values()])) == estimate(union(list(per_part.values())))
     lab.sql("CREATE TABLE wide_ndv (v BIGINT) PARTITIONED BY (ds STRING)")
-    lab.write("wide_ndv", rows)
+    lab.tables["wide_ndv"].write(rows)
     with connect(lab.metastore.url) as conn:
         stored = dict(conn.execute("SELECT PART_NAME, BIT_VECTOR FROM PART_COL_STATS WHERE COLUMN_NAME = 'v'"))
     conn.close()

@@ -24,7 +24,7 @@ import pandas as pd
 
 lab = Lab()
 lab.sql("CREATE TABLE t (x INT)")
-lab.write("t", pd.DataFrame({"x": [1, 1, 1, 2, 2, 3, None]}))"""
+lab.tables["t"].write(pd.DataFrame({"x": [1, 1, 1, 2, 2, 3, None]}))"""
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
 
 

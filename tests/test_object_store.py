@@ -86,7 +86,7 @@ def _table_location(name: str) -> str:
 
 
 def _stats(lab, table: str) -> dict:
-    frame = lab.stats_frame(table)
+    frame = lab.tables[table].inspect.stats()
     return {row["column"]: row for _, row in frame[frame["partition"].isna()].iterrows()}
 
 
@@ -127,7 +127,7 @@ def test_an_s3_table_is_analyzed_from_one_listing_and_a_footer_a_file_and_figure
     assert answer["n"][0] == len(day) and math.isclose(answer["top"][0], day["amount"].max())
 
     before = s3.requests()
-    assert lab.staleness("events")["accurate"].all()
+    assert lab.tables["events"].inspect.staleness()["accurate"].all()
     checking = s3.requests() - before
     assert checking["LIST"] == 1 and checking["GET"] == 0 and checking["HEAD"] == 0  # never a cached listing
 
@@ -156,14 +156,14 @@ def test_another_jobs_changes_make_exactly_their_partitions_stale_and_an_identic
     sizes.append(fs.size(f"{key}/ds=c/part-0.parquet"))
     assert sizes[0] == sizes[1]  # what a size-and-second check could not tell apart
 
-    staleness = lab.staleness("changed").set_index("partition")["accurate"].astype(bool)
+    staleness = lab.tables["changed"].inspect.staleness().set_index("partition")["accurate"].astype(bool)
     assert sorted(staleness[~staleness].index) == ["ds=a", "ds=b", "ds=c"]
     truth = _read_back(location)
     answer = lab.sql("SELECT count(*) AS n, max(v) AS top FROM changed").df  # never from the stale figures
     assert answer["n"][0] == len(truth) == 1000 and answer["top"][0] == truth["v"].max()
 
     lab.sql("ANALYZE TABLE changed COMPUTE STATISTICS FOR COLUMNS")
-    assert lab.staleness("changed")["accurate"].all()
+    assert lab.tables["changed"].inspect.staleness()["accurate"].all()
     stats = _stats(lab, "changed")
     assert stats["v"]["max"] == truth["v"].max() and int(lab.resolve("changed").parameters["numRows"]) == 1000
 
@@ -251,7 +251,7 @@ def test_a_delta_table_written_by_deltalake_to_s3_is_analyzed_and_followed_by_it
 
     more = pd.DataFrame({"orderId": [10**7], "amount": [-5.0], "ds": ["2026-01-02"]})
     write_deltalake(location, more, partition_by=["ds"], mode="append", storage_options=_delta_options(s3))
-    staleness = lab.staleness("orders").set_index("partition")["accurate"].astype(bool)
+    staleness = lab.tables["orders"].inspect.staleness().set_index("partition")["accurate"].astype(bool)
     assert sorted(staleness[~staleness].index) == ["ds=2026-01-02"]  # the log's version 1 added one file there
     answer = lab.sql("SELECT count(*) AS n, max(orderId) AS top FROM orders").df
     assert answer["n"][0] == 601 and answer["top"][0] == 10**7
@@ -277,10 +277,10 @@ def test_an_iceberg_table_in_an_s3_warehouse_is_analyzed_and_its_puffin_file_lan
     truth = catalog.load_table("db.events").scan().to_pandas()
     assert_stats(lab, "ice.db.events", truth, iceberg_partition)
 
-    published = lab.publish("ice.db.events").details
+    published = lab.tables["ice.db.events"].publish().details
     assert published.statistics_path.startswith(lab.resolve("ice.db.events").location + "/metadata/")  # on S3
     assert_puffin_matches(catalog, lab, "db.events")
-    assert lab.publish("ice.db.events").details.unchanged
+    assert lab.tables["ice.db.events"].publish().details.unchanged
 
 
 @pytest.mark.slow
@@ -347,14 +347,15 @@ def test_without_storage_credentials_spark_lists_the_table_and_freshness_says_it
     for column, name in (("userid", "userId"), ("amount", "amount")):
         assert stats[column]["nulls"] == truth[name].isna().sum() and stats[column]["max"] == truth[name].max()
     assert int(lab.resolve("listed").parameters["numRows"]) == len(truth) == 800
-    assert lab.freshness_basis("listed").startswith("each file's size and modification time (listed through Spark")
+    basis = lab.tables["listed"].inspect.freshness_basis()
+    assert basis.startswith("each file's size and modification time (listed through Spark")
 
     other_job = s3fs.S3FileSystem(key=s3.environment["AWS_ACCESS_KEY_ID"], endpoint_url=s3.endpoint,
                                   secret=s3.environment["AWS_SECRET_ACCESS_KEY"])
     buffer = io.BytesIO()
     pq.write_table(pa.Table.from_pandas(_events(rng, 50).drop(columns="at"), preserve_index=False), buffer)
     other_job.pipe(f"{key}/ds=b/part-7.parquet", buffer.getvalue())
-    staleness = lab.staleness("listed").set_index("partition")["accurate"].astype(bool)
+    staleness = lab.tables["listed"].inspect.staleness().set_index("partition")["accurate"].astype(bool)
     assert sorted(staleness[~staleness].index) == ["ds=b"]
     assert lab.sql("SELECT count(*) AS n FROM listed").df["n"][0] == 850
 
@@ -370,12 +371,12 @@ lab = Lab(home=home, remote=url)
 lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + mount})
 lab.register_external("remote", location)
 lab.sql("ANALYZE TABLE remote COMPUTE STATISTICS FOR COLUMNS")
-frame = lab.stats_frame("remote")
+frame = lab.tables["remote"].inspect.stats()
 table = frame[frame["partition"].isna()].set_index("column")
 print(json.dumps({"amount": [float(table.loc["amount", "min"]), float(table.loc["amount", "max"])],
                   "eventtype_nulls": int(table.loc["eventtype", "nulls"]),
                   "partitions": sorted(frame["partition"].dropna().unique().tolist()),
-                  "basis": lab.freshness_basis("remote")}))
+                  "basis": lab.tables["remote"].inspect.freshness_basis()}))
 lab.close()
 """
 
@@ -420,7 +421,7 @@ def test_a_managed_table_in_an_s3_warehouse_is_written_analyzed_and_cleaned(s3, 
         rng = np.random.default_rng(29)
         first = pd.DataFrame({"id": np.arange(100), "amount": rng.normal(50, 10, 100).round(2)})
         before = s3.requests()
-        lab.write("orders", first, partition={"ds": "2026-03-01"})  # static: one delta directory
+        lab.tables["orders"].write(first, partition={"ds": "2026-03-01"})  # static: one delta directory
         static = s3.requests() - before
         # straight into its delta directory, Spark's output where it stays: no copy (S3 has no rename)
         assert static["COPY"] == 0 and static["DELETE"] == 0 and static["HEAD"] == 0
@@ -429,11 +430,11 @@ def test_a_managed_table_in_an_s3_warehouse_is_written_analyzed_and_cleaned(s3, 
         assert any(n.endswith(".parquet") for n in names) and "_SUCCESS" not in names
         both = pd.DataFrame({"id": np.arange(100, 160), "amount": rng.normal(70, 10, 60).round(2),
                              "ds": ["2026-03-01", "2026-03-02"] * 30})
-        lab.write("orders", both)  # dynamic: staged (Spark names each folder key=value), then copied into place
+        lab.tables["orders"].write(both)  # dynamic: staged (Spark names each folder key=value), then copied into place
         with pytest.raises(RuntimeError):
             with lab.transaction() as txn:
-                lab.write("orders", pd.DataFrame({"id": [999], "amount": [10**6]}), partition={"ds": "2026-03-02"},
-                          txn=txn)
+                lab.tables["orders"].write(pd.DataFrame({"id": [999], "amount": [10**6]}), partition={"ds": "2026-03-02"},
+                                           txn=txn)
                 raise RuntimeError("the job fails after its files landed")
         keys = fs.find(warehouse.removeprefix("s3://"))
         aborted = [k for k in keys if "/delta_0000003_0000003/" in k]
@@ -486,7 +487,7 @@ def test_an_hms_table_at_an_s3a_location_is_analyzed_published_and_withdrawn_whe
     analyzing = s3.requests() - before
     assert analyzing["HEAD"] == 0 and 0 < analyzing["GET"] <= len(days)  # a footer a file at most
     assert lab.resolve(f"hms.{db}.sales").location == location
-    outcome = lab.publish(f"hms.{db}.sales").details
+    outcome = lab.tables[f"hms.{db}.sales"].publish().details
     assert sorted(outcome.published) == [f"ds={day}" for day in days]
 
     fs = fsspec.filesystem("s3")
@@ -505,11 +506,11 @@ def test_an_hms_table_at_an_s3a_location_is_analyzed_published_and_withdrawn_whe
         assert served["note"].stringStats.maxColLen == frame["note"].dropna().map(len).max()
 
     _put(f"{key}/ds={days[1]}/part-1.parquet", frames[days[1]].head(5))  # another job appends to one day
-    staleness = lab.staleness(f"hms.{db}.sales").set_index("partition")["accurate"].astype(bool)
+    staleness = lab.tables[f"hms.{db}.sales"].inspect.staleness().set_index("partition")["accurate"].astype(bool)
     assert sorted(staleness[~staleness].index) == [f"ds={days[1]}"]
     answer = lab.sql(f"SELECT count(*) AS n FROM hms.{db}.sales").df
     assert answer["n"][0] == sum(len(frame) for frame in frames.values()) + 5
-    assert lab.publish(f"hms.{db}.sales").details.withdrawn == [f"ds={days[1]}"]
+    assert lab.tables[f"hms.{db}.sales"].publish().details.withdrawn == [f"ds={days[1]}"]
     assert "numRows" not in hms.get_partition_by_name(db, "sales", f"ds={days[1]}").parameters
 
 
@@ -537,14 +538,14 @@ def test_a_spark_catalog_table_at_an_s3a_location_is_analyzed_where_spark_wrote_
         assert lab.metastore.get_table(db, "events").location == location
         truth = _read_back(location.replace("s3a://", "s3://"))
         assert len(truth) == 100
-        stats = lab.stats_frame(f"{db}.events").set_index(["partition", "column"])
+        stats = lab.tables[f"{db}.events"].inspect.stats().set_index(["partition", "column"])
         for ds, day in truth.groupby("ds"):
             assert (stats.loc[(f"ds={ds}", "id"), "min"], stats.loc[(f"ds={ds}", "id"), "max"]) == (day["id"].min(),
                                                                                                   day["id"].max())
             assert stats.loc[(f"ds={ds}", "kind"), "nulls"] == day["kind"].isna().sum()
             assert stats.loc[(f"ds={ds}", "kind"), "accurate"]
         spark.createDataFrame([(500, "z", "d2")], "id bigint, kind string, ds string").write.insertInto(f"{db}.events")
-        staleness = lab.staleness(f"{db}.events").set_index("partition")["accurate"].astype(bool)
+        staleness = lab.tables[f"{db}.events"].inspect.staleness().set_index("partition")["accurate"].astype(bool)
         assert sorted(staleness[~staleness].index) == ["ds=d2"]  # Spark's new object, seen in S3's listing
     finally:
         spark.sql(f"DROP DATABASE IF EXISTS {db} CASCADE")

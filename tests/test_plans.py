@@ -17,8 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from colstats_lab.errors import ParseError, QueryError
-from colstats_lab.metastore import InvalidInputException
+from colstats_lab.errors import InvalidArgument, ParseError, QueryError
 from colstats_lab.plans import PlanReport
 from colstats_lab.pruning import PruningReport
 
@@ -160,7 +159,7 @@ def test_a_single_table_query_keeps_its_pruning_report_and_gains_the_operators(l
 def test_what_cannot_be_explained_is_named_in_one_line(lab, tmp_path):
     _write_lab_tables(str(tmp_path / "data"))
     lab.register_external("items", str(tmp_path / "data" / "items"))
-    with pytest.raises(InvalidInputException, match="explain takes a query .*not a DROP statement"):
+    with pytest.raises(InvalidArgument, match="explain takes a query .*not a DROP statement"):
         lab.explain("DROP TABLE items")
     with pytest.raises(QueryError, match="nope"):
         lab.explain("SELECT nope FROM items JOIN items j ON items.item = j.item")

@@ -1,5 +1,5 @@
 """Data a user brings, end to end: write -> ANALYZE (Hive's and Drill's forms) -> DESCRIBE FORMATTED ->
-lab.skew and %skew -> lab.explain -> the statistics, skew and pruning views -> Spark's properties.
+TableHandle.skew and %skew -> lab.explain -> the statistics, skew and pruning views -> Spark's properties.
 
 Every figure is checked against Spark's own aggregates over the same rows (the DataFrame written),
 computed here and not by the code under test.
@@ -45,7 +45,7 @@ def _per_partition_nulls(frame, column: str) -> dict:
 def end_to_end(lab, spark, name: str, columns_ddl: str, frame, checked: list[str], skew_column: str | None = None):
     """Runs every entry point on `frame` (with a `ds` column) written into a new table `name`."""
     lab.sql(f"CREATE TABLE {name} ({columns_ddl}) PARTITIONED BY (ds STRING)")
-    lab.write(name, frame)
+    lab.tables[name].write(frame)
     lab.sql(f"ANALYZE TABLE {name} PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
     table = lab.metastore.get_table("default", name)
     total = frame.count()
@@ -84,26 +84,26 @@ def end_to_end(lab, spark, name: str, columns_ddl: str, frame, checked: list[str
     # Drill's form over the same files
     lab.set("metastore.enabled", True)
     lab.sql(f"ANALYZE TABLE {name} REFRESH METADATA 'ROW_GROUP' LEVEL COMPUTE STATISTICS")
-    meta = lab.metadata(name, "TABLE")
+    meta = lab.tables[name].inspect.metadata("TABLE")
     for column in checked:
         row = meta[meta.column == column.lower()].iloc[0]
         assert row["rows"] == total and row["nulls"] == total - _oracle(frame, column)["non_null"]
     # the statistics view: the table level and each partition
     frame_out, rows = level_frame(lab.metastore, table)
     assert rows == total
-    view = lab.view_stats(name)
+    view = lab.views.stats(name)
     for part in lab.metastore.get_partition_names("default", name):
         view.level.value = part
     # skew and pruning
     column = (skew_column or checked[0])
-    report = lab.skew(name, column.lower(), mode="exact")
+    report = lab.tables[name].skew(column.lower(), mode="exact")
     counts = {_key(r[0]): r[1] for r in frame.where(F.col(f"`{column}`").isNotNull()).groupBy(f"`{column}`")
               .count().collect()}
     top = report.for_partition()
     for value, count in zip(top["value"], top["count"]):
         assert counts[_key(value)] == count
     assert report.null_count() == total - sum(counts.values())
-    lab.view_skew(name, column.lower(), mode="approx")
+    lab.views.skew(name, column.lower(), mode="approx")
     shell = InteractiveShell.instance()
     shell.user_ns["lab"] = lab
     shell.run_line_magic("load_ext", "colstats_lab")
@@ -117,7 +117,7 @@ def end_to_end(lab, spark, name: str, columns_ddl: str, frame, checked: list[str
         if decision.level == "partition" and not decision.kept:
             value = decision.identifier.split("=", 1)[1]
             assert nulls.get(None if value == DEFAULT_PARTITION_NAME else _unescape(value), 0) == 0, decision
-    lab.view_pruning(query)
+    lab.views.pruning(query)
     scanned = lab.sql(f"SELECT count(*) AS n FROM {name} WHERE `{column}` IS NULL")
     assert scanned.df["n"][0] == sum(nulls.values())
     return table
@@ -151,7 +151,7 @@ def test_a_column_of_nulls_only(lab, spark):
     answer = lab.sql("SELECT min(x), max(x), count(x) FROM allnull")
     assert answer.answered_from == "stats" and answer.df.iloc[0].tolist()[2] == 0
     assert all(v is None or (isinstance(v, float) and math.isnan(v)) for v in answer.df.iloc[0].tolist()[:2])
-    assert lab.skew("allnull", "x").recommended == []
+    assert lab.tables["allnull"].skew("x").recommended == []
 
 
 @pytest.mark.slow
@@ -168,7 +168,7 @@ def test_only_empty_strings(lab, spark):
     end_to_end(lab, spark, "empties", "id BIGINT, s STRING", frame, ["s"])
     s = lab.metastore.get_table_column_statistics("default", "empties", "s").obj("s").statsData.stringStats
     assert (s.maxColLen, s.avgColLen, s.numDVs, s.numNulls) == (0, 0.0, 1, 0)
-    assert lab.skew("empties", "s").recommended == [""]
+    assert lab.tables["empties"].skew("s").recommended == [""]
 
 
 @pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for
@@ -176,14 +176,14 @@ def test_a_partition_with_no_rows_and_one_holding_99_percent(lab, spark):
     rows = [(i, i % 7, "big") for i in range(990)] + [(i, 100 + i, "small") for i in range(10)]
     frame = spark.createDataFrame(rows, "id bigint, x int, ds string")
     end_to_end(lab, spark, "lopsided", "id BIGINT, x INT", frame, ["x"])
-    lab.write("lopsided", spark.createDataFrame([], "id bigint, x int"), partition={"ds": "empty"})
+    lab.tables["lopsided"].write(spark.createDataFrame([], "id bigint, x int"), partition={"ds": "empty"})
     lab.sql("ALTER TABLE lopsided ADD PARTITION (ds='added')")
     lab.sql("ANALYZE TABLE lopsided PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
     answer = lab.sql("SELECT count(*), min(x), max(x) FROM lopsided")
     assert answer.answered_from == "stats" and answer.df.iloc[0].tolist() == [1000, 0, 109]
     empty = lab.sql("SELECT count(*), min(x) FROM lopsided WHERE ds = 'empty'")
     assert empty.answered_from == "stats" and empty.df.iloc[0, 0] == 0
-    report = lab.skew("lopsided", "x")
+    report = lab.tables["lopsided"].skew("x")
     assert report.totals["ds=big"] == 990 and "ds=empty" not in report.partitions
     explained = lab.explain("SELECT * FROM lopsided WHERE x > 200")
     assert explained.totals()["rows_kept"] == 0
@@ -199,7 +199,7 @@ def test_names_with_spaces_capitals_and_unicode(lab, spark):
     assert described["col_name"].tolist()[:3] == ["my col", "ünï", "upper"]
     # a table whose own name holds a space and a capital, scanned by a query (a temporary view of it)
     lab.sql("CREATE TABLE `Odd Table ü` (`My Col` INT) PARTITIONED BY (ds STRING)")
-    lab.write("Odd Table ü", frame.select("`My Col`", "ds"))
+    lab.tables["Odd Table ü"].write(frame.select("`My Col`", "ds"))
     scanned = lab.sql("SELECT ds, sum(`My Col`) AS s FROM `odd table ü` GROUP BY ds ORDER BY ds")
     assert scanned.answered_from == "scan" and scanned.df.values.tolist() == [["d0", 12], ["d1", 16]]
     joined = lab.sql("SELECT count(*) AS n FROM `Odd Table ü` a JOIN odd_names b ON a.`My Col` = b.`My Col`")
@@ -264,7 +264,7 @@ def test_strings_of_a_megabyte(lab, spark):
     end_to_end(lab, spark, "mega", "id BIGINT, s STRING", frame, ["s"])
     s = lab.metastore.get_table_column_statistics("default", "mega", "s").obj("s").statsData.stringStats
     assert s.maxColLen == 1_000_000 and s.numDVs == 3
-    report = lab.skew("mega", "s")
+    report = lab.tables["mega"].skew("s")
     assert len(report.statement) < 3_000_000
 
 

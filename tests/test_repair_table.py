@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from colstats_lab import InvalidInputException, ParseError
+from colstats_lab import InvalidArgument, ParseError
 from colstats_lab.commands import Repair
 from colstats_lab.sql import parse_one
 from colstats_lab.sql import statements as st
@@ -41,17 +41,17 @@ def test_repair_registers_new_directories_and_sync_forgets_removed_ones(lab, spa
     assert lab.metastore.get_partition_names("default", "logs") == ["k=2", "k=3"]
     assert lab.metastore.get_table("default", "logs").parameters["numPartitions"] == "2"
     lab.sql("ANALYZE TABLE logs PARTITION (k) COMPUTE STATISTICS FOR ALL COLUMNS")
-    frame = lab.stats_frame("logs").set_index("partition")
+    frame = lab.tables["logs"].inspect.stats().set_index("partition")
     assert frame.loc["k=3", "min"] == 6 and frame.loc["k=3", "max"] == 7 and frame.loc["k=3", "accurate"] is True
     assert lab.sql("MSCK REPAIR TABLE logs SYNC PARTITIONS").details == Repair(added=[], dropped=[])
 
 
 def test_repair_refuses_what_it_cannot_do_by_name(lab, spark, landing, tmp_path):
     lab.sql("CREATE TABLE managed_t (v INT) PARTITIONED BY (d STRING)")
-    with pytest.raises(InvalidInputException, match="default.managed_t is managed"):
+    with pytest.raises(InvalidArgument, match="default.managed_t is managed"):
         lab.sql("MSCK REPAIR TABLE managed_t")
     spark.createDataFrame([(9,)], "id int").write.parquet(str(landing / "k=4" / "extra=1"))
-    with pytest.raises(InvalidInputException, match="k=4/extra=1 does not follow the partition layout k"):
+    with pytest.raises(InvalidArgument, match="k=4/extra=1 does not follow the partition layout k"):
         lab.sql("MSCK REPAIR TABLE logs")
     assert lab.metastore.get_partition_names("default", "logs") == ["k=1", "k=2"]  # nothing half-done
     assert parse_one("msck repair table db.t drop partitions") == st.RepairTable(table=st.TableName("db", "t"), mode="DROP")

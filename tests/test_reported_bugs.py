@@ -21,15 +21,15 @@ X_WITH_NULLS = [1, 1, 2, None, None, None, None, 3]
 @pytest.fixture
 def nulls_table(lab):
     lab.sql("CREATE TABLE t (x INT, y STRING) PARTITIONED BY (ds STRING)")
-    lab.write("t", pd.DataFrame({"x": pd.array(X_WITH_NULLS, dtype="Int32"), "y": list("abcdefgh")}),
-              partition={"ds": "a"})
+    lab.tables["t"].write(pd.DataFrame({"x": pd.array(X_WITH_NULLS, dtype="Int32"), "y": list("abcdefgh")}),
+                          partition={"ds": "a"})
     return lab
 
 
 @pytest.mark.parametrize("mode", ["exact", "approx"])
 def test_null_is_never_a_skewed_value_but_its_share_is_reported(nulls_table, mode):
     """Hive puts rows whose skewed column is NULL in the default list-bucketing directory."""
-    report = nulls_table.skew("t", "x", mode=mode, min_share=0.1)
+    report = nulls_table.tables["t"].skew("x", mode=mode, min_share=0.1)
     values = [v for v in X_WITH_NULLS if v is not None]
     assert report.null_count("ds=a") == X_WITH_NULLS.count(None) == 4
     assert report.null_share() == pytest.approx(4 / 8)
@@ -47,10 +47,10 @@ def test_null_is_never_a_skewed_value_but_its_share_is_reported(nulls_table, mod
 
 
 def test_a_partition_of_nulls_only_has_no_values_and_a_full_null_share(nulls_table):
-    nulls_table.write("t", pd.DataFrame({"x": pd.array([None] * 3, dtype="Int32"), "y": ["p", "q", "r"]}),
-                      partition={"ds": "b"})
+    nulls_table.tables["t"].write(pd.DataFrame({"x": pd.array([None] * 3, dtype="Int32"), "y": ["p", "q", "r"]}),
+                                  partition={"ds": "b"})
     for mode in ("exact", "approx"):
-        report = nulls_table.skew("t", "x", mode=mode)
+        report = nulls_table.tables["t"].skew("x", mode=mode)
         assert report.for_partition("ds=b").empty
         assert report.null_share("ds=b") == 1.0 and report.totals["ds=b"] == 3
         assert report.null_count() == 7
@@ -69,14 +69,14 @@ def test_skew_magic_shows_null_as_its_own_line(nulls_table):
 def test_writes_into_a_new_unpartitioned_table_keep_its_statistics_accurate(lab):
     """Hive's autogather: inserts into a new table leave count/min/max answerable from statistics."""
     lab.sql("CREATE TABLE mm (a INT, s STRING)")
-    lab.write("mm", pd.DataFrame({"a": pd.array([1, 2, 3], dtype="Int32"), "s": ["x", None, "zz"]}))
-    lab.write("mm", pd.DataFrame({"a": pd.array([5, -2, None], dtype="Int32"), "s": ["a", "b", None]}))
+    lab.tables["mm"].write(pd.DataFrame({"a": pd.array([1, 2, 3], dtype="Int32"), "s": ["x", None, "zz"]}))
+    lab.tables["mm"].write(pd.DataFrame({"a": pd.array([5, -2, None], dtype="Int32"), "s": ["a", "b", None]}))
     result = lab.sql("SELECT count(*), min(a), max(a), count(s) FROM mm")
     assert result.answered_from == "stats", result.reason
     assert result.df.iloc[0].tolist() == [6, -2, 5, 4]
     stats = lab.metastore.get_table_column_statistics("default", "mm", "a")
     assert stats.isStatsCompliant and stats.obj("a").statsData.longStats.numNulls == 1
-    lab.write("mm", pd.DataFrame({"a": pd.array([7], dtype="Int32"), "s": ["q"]}), mode="overwrite")
+    lab.tables["mm"].write(pd.DataFrame({"a": pd.array([7], dtype="Int32"), "s": ["q"]}), mode="overwrite")
     result = lab.sql("SELECT count(*), min(a), max(a) FROM mm")
     assert result.answered_from == "stats" and result.df.iloc[0].tolist() == [1, 7, 7]
 
@@ -196,6 +196,6 @@ def test_parquet_files_with_naive_timestamps_register_as_hive_timestamps(lab, tm
     table = lab.register_external("naive", str(tmp_path / "naive"))
     assert [(c.name, c.type) for c in table.cols] == [("ts", "timestamp")]
     lab.sql("ANALYZE TABLE naive COMPUTE STATISTICS FOR ALL COLUMNS")
-    stats = lab.stats_frame("naive").set_index("partition").loc["ds=a"]
+    stats = lab.tables["naive"].inspect.stats().set_index("partition").loc["ds=a"]
     assert str(stats["min"]) == "2025-12-31 00:00:00" and str(stats["max"]) == "2026-01-02 03:04:05"
     assert stats["nulls"] == 1

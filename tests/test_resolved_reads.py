@@ -41,7 +41,7 @@ def test_a_file_rewritten_in_place_added_or_removed_is_read_again(lab, tmp_path)
     _write(second, [10, 20])
     lab.register_external("ext", root)
     assert _figures(lab) == _expected(root) == (5, 1, 20)
-    table, parts = lab.snapshot_parts("ext")
+    table, parts = lab.tables["ext"].inspect.files()
     assert read_snapshot(lab.spark, table, parts, reuse=True) is read_snapshot(lab.spark, table, parts, reuse=True)
 
     # the same path, other rows in row groups past the old file's length (a read resolved before would split the
@@ -59,10 +59,10 @@ def test_a_file_rewritten_in_place_added_or_removed_is_read_again(lab, tmp_path)
 
 
 def test_the_dataframes_a_user_is_given_are_their_own(lab):
-    """`lab.table` resolves a new read each time: a self-join's sides keep columns of their own."""
+    """`TableHandle.to_spark` resolves a new read each time: a self-join's sides keep columns of their own."""
     lab.sql("CREATE TABLE t (id BIGINT, x INT)")
-    lab.write("t", lab.spark.createDataFrame([(1, 10), (2, 20), (3, 10)], "id bigint, x int"))
-    left, right = lab.table("t"), lab.table("t")
+    lab.tables["t"].write(lab.spark.createDataFrame([(1, 10), (2, 20), (3, 10)], "id bigint, x int"))
+    left, right = lab.tables["t"].to_spark(), lab.tables["t"].to_spark()
     assert left is not right
     pairs = left.join(right, left["x"] == right["x"]).select(left["id"], right["id"]).collect()
     assert sorted(tuple(r) for r in pairs) == [(1, 1), (1, 3), (2, 2), (3, 1), (3, 3)]

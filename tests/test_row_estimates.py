@@ -33,7 +33,7 @@ def sales(tmp_path_factory, spark):
     frames = {}
     for index, day in enumerate(("a", "b", "c")):
         frames[day] = _day(index)
-        lab.write("sales", frames[day], partition={"ds": day})
+        lab.tables["sales"].write(frames[day], partition={"ds": day})
     everything = pd.concat([f.assign(ds=d) for d, f in frames.items()], ignore_index=True)
     yield lab, everything
     lab.close()
@@ -89,7 +89,7 @@ def test_an_unknown_condition_is_named_and_taken_as_a_third(sales):
 def test_no_estimate_from_statistics_the_reader_cannot_trust(lab):
     lab.set("hive.stats.column.autogather", False)
     lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
-    lab.write("t", pd.DataFrame({"x": range(10)}), partition={"ds": "a"})
+    lab.tables["t"].write(pd.DataFrame({"x": range(10)}), partition={"ds": "a"})
     report = lab.explain("SELECT * FROM t WHERE x < 5")
     assert report.estimated_rows is None
     assert "no estimate" in report.summary()
@@ -97,7 +97,7 @@ def test_no_estimate_from_statistics_the_reader_cannot_trust(lab):
 
 def test_the_pruning_view_shows_the_estimate_and_on_request_the_rows_kept(sales):
     lab, rows = sales
-    view = lab.view_pruning("SELECT * FROM sales WHERE amount > 40.5")
+    view = lab.views.pruning("SELECT * FROM sales WHERE amount > 40.5")
     assert f"Estimated: about {view.report.estimated_rows:,} rows (amount: KLL CDF)" in view.header.value
     assert "Kept when run" not in view.header.value  # no Spark job until asked
     view.count_button.click()
@@ -107,8 +107,8 @@ def test_the_pruning_view_shows_the_estimate_and_on_request_the_rows_kept(sales)
 def test_not_skips_the_nulls_an_all_null_column_keeps_nothing_and_a_function_of_a_key_is_unknown(lab):
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE n (a BIGINT, e BIGINT) PARTITIONED BY (ds STRING)")
-    lab.write("n", pd.DataFrame({"a": pd.array([None] * 100 + list(range(100)), dtype="Int64"),
-                                 "e": pd.array([None] * 200, dtype="Int64")}), partition={"ds": "x"})
+    lab.tables["n"].write(pd.DataFrame({"a": pd.array([None] * 100 + list(range(100)), dtype="Int64"),
+                                        "e": pd.array([None] * 200, dtype="Int64")}), partition={"ds": "x"})
     assert lab.explain("SELECT * FROM n WHERE NOT (a < 10)", run=True).estimated_rows == 90  # NULL < 10 is NULL
     assert lab.explain("SELECT * FROM n WHERE a IS NOT NULL").estimated_rows == 100
     assert lab.explain("SELECT * FROM n WHERE e < 5").estimated_rows == 0

@@ -8,7 +8,8 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+from colstats_lab.metastore import NoSuchObjectException
+from colstats_lab.errors import InvalidArgument
 from colstats_lab.metastore.levels import TABLE_LEVEL
 
 HOT = {"2026-11-20": [6, 20, 30, 40], "2026-11-21": [20, 30, 40, 77], "2026-11-22": [20, 30, 77, 91]}
@@ -37,7 +38,7 @@ def skewed(spark, tmp_path_factory):
     data = {}
     for seed, ds in enumerate(HOT):
         data[ds] = _day(ds, seed)
-        lab.write("events", data[ds], partition={"ds": ds})
+        lab.tables["events"].write(data[ds], partition={"ds": ds})
     yield lab, data
     lab.close()
 
@@ -49,7 +50,7 @@ def _true_counts(data, ds=None) -> Counter:
 
 def test_exact_mode_finds_exactly_the_planted_heavy_hitters(skewed):
     lab, data = skewed
-    report = lab.skew("events", "x", mode="exact", min_share=0.02)
+    report = lab.tables["events"].skew("x", mode="exact", min_share=0.02)
     for ds in HOT:
         found = report.heavy_hitters(f"ds={ds}")
         assert set(found["value"]) == set(HOT[ds])
@@ -69,7 +70,7 @@ def test_exact_mode_finds_exactly_the_planted_heavy_hitters(skewed):
 
 def test_drift_shows_keys_entering_and_leaving(skewed):
     lab, _ = skewed
-    drift = lab.skew("events", "x").drift().set_index("partition")
+    drift = lab.tables["events"].skew("x").drift().set_index("partition")
     assert drift.loc["ds=2026-11-21", "entered"] == [77] and drift.loc["ds=2026-11-21", "left"] == [6]
     assert drift.loc["ds=2026-11-22", "entered"] == [91] and drift.loc["ds=2026-11-22", "left"] == [40]
     assert drift.loc["ds=2026-11-21", "overlap"] == pytest.approx(3 / 5)
@@ -77,7 +78,7 @@ def test_drift_shows_keys_entering_and_leaving(skewed):
 
 def test_recommendation_statement_and_scan_fractions(skewed):
     lab, data = skewed
-    report = lab.skew("events", "x", min_share=0.05, max_keys=4)
+    report = lab.tables["events"].skew("x", min_share=0.05, max_keys=4)
     truth = _true_counts(data)
     total = sum(truth.values())
     top4 = [v for v, _ in sorted(truth.items(), key=lambda kv: -kv[1])[:4]]
@@ -92,10 +93,10 @@ def test_recommendation_statement_and_scan_fractions(skewed):
 
 
 def test_a_report_shows_itself_as_a_summary_and_the_tables_heavy_hitters(skewed):
-    """What a notebook cell or a console prints for `lab.skew(...)`: one line naming the column, the rows and the
+    """What a notebook cell or a console prints for `lab.tables[name].skew(...)`: one line naming the column, the rows and the
     values to declare, then the table's heavy hitters; never the whole table object."""
     lab, data = skewed
-    report = lab.skew("events", "x", mode="exact", min_share=0.05, max_keys=4)
+    report = lab.tables["events"].skew("x", mode="exact", min_share=0.05, max_keys=4)
     truth = _true_counts(data)
     total = sum(truth.values())
     top4 = [v for v, _ in sorted(truth.items(), key=lambda kv: -kv[1])[:4]]
@@ -110,7 +111,7 @@ def test_a_report_shows_itself_as_a_summary_and_the_tables_heavy_hitters(skewed)
 
 def test_multi_column_skew_and_partial_keys(skewed):
     lab, data = skewed
-    report = lab.skew("events", ["x", "y"], min_share=0.05)
+    report = lab.tables["events"].skew(["x", "y"], min_share=0.05)
     values = set(report.heavy_hitters()["value"])
     assert {(20, "a"), (30, "a")} <= values
     assert report.statement.startswith("ALTER TABLE default.events SKEWED BY (x, y) ON ((")
@@ -123,7 +124,7 @@ def test_multi_column_skew_and_partial_keys(skewed):
 def test_approximate_mode_meets_its_guarantee(skewed):
     lab, data = skewed
     max_items = 64  # far fewer than the ~4,000 distinct values: the sketch must evict
-    report = lab.skew("events", "x", mode="approx", max_items=max_items, min_share=0.02, k=10)
+    report = lab.tables["events"].skew("x", mode="approx", max_items=max_items, min_share=0.02, k=10)
     for ds in HOT:
         truth = _true_counts(data, ds)
         bound = 2.0 * ROWS_PER_DAY / max_items
@@ -137,7 +138,7 @@ def test_the_approximate_table_level_merges_the_partitions_sketches_within_the_g
     lab, data = skewed
     total = len(HOT) * ROWS_PER_DAY
     truth = _true_counts(data)
-    evicting = lab.skew("events", "x", mode="approx", max_items=64, min_share=0.02, k=10)
+    evicting = lab.tables["events"].skew("x", mode="approx", max_items=64, min_share=0.02, k=10)
     found = evicting.heavy_hitters(TABLE_LEVEL)
     assert {20, 30, 40, 77} <= set(found["value"])  # in two or three days each: far above the bound
     for value, count in zip(found["value"], found["count"]):
@@ -145,7 +146,7 @@ def test_the_approximate_table_level_merges_the_partitions_sketches_within_the_g
     # with room for every value, each count is exact: an int, a string and a pair of them, against pandas
     rows = pd.concat(data.values())
     for columns in (["x"], ["y"], ["x", "y"]):
-        report = lab.skew("events", columns if len(columns) > 1 else columns[0], mode="approx", k=5, min_share=0.0)
+        report = lab.tables["events"].skew(columns if len(columns) > 1 else columns[0], mode="approx", k=5, min_share=0.0)
         keys = rows[columns[0]] if len(columns) == 1 else pd.Series(list(zip(rows["x"], rows["y"])))
         expected = [(v, n) for v, n in _pandas_top(keys, 5)]
         got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
@@ -159,10 +160,10 @@ def test_approximate_counts_of_a_date_a_double_and_a_boolean(lab):
     frame = pd.DataFrame({"d": [datetime.date(2026, 1, 1 + i % 3) for i in range(30)],
                           "f": [0.5 * (i % 4) for i in range(30)], "b": [i % 5 == 0 for i in range(30)]})
     lab.sql("CREATE TABLE typed (d DATE, f DOUBLE, b BOOLEAN) PARTITIONED BY (p STRING)")
-    lab.write("typed", frame.iloc[:12], partition={"p": "one"})
-    lab.write("typed", frame.iloc[12:], partition={"p": "two"})
+    lab.tables["typed"].write(frame.iloc[:12], partition={"p": "one"})
+    lab.tables["typed"].write(frame.iloc[12:], partition={"p": "two"})
     for column in ("d", "f", "b"):
-        report = lab.skew("typed", column, mode="approx", k=3, min_share=0.0)
+        report = lab.tables["typed"].skew(column, mode="approx", k=3, min_share=0.0)
         got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
         assert got == _pandas_top(frame[column], 3), column
         part = list(zip(report.heavy_hitters("p=one")["value"], report.heavy_hitters("p=one")["count"]))
@@ -172,15 +173,15 @@ def test_approximate_counts_of_a_date_a_double_and_a_boolean(lab):
 def test_bad_requests_name_the_problem(skewed):
     lab, _ = skewed
     with pytest.raises(NoSuchObjectException, match="column zz does not exist in table default.events"):
-        lab.skew("events", "zz")
-    with pytest.raises(InvalidInputException, match="ds is a partition key of default.events"):
-        lab.skew("events", "ds")
+        lab.tables["events"].skew("zz")
+    with pytest.raises(InvalidArgument, match="ds is a partition key of default.events"):
+        lab.tables["events"].skew("ds")
     with pytest.raises(NoSuchObjectException, match="partition ds=2030-01-01 of default.events does not exist"):
-        lab.skew("events", "x", partition="ds=2030-01-01")
-    with pytest.raises(InvalidInputException, match="mode must be one of exact, approx, not .magic."):
-        lab.skew("events", "x", mode="magic")
-    with pytest.raises(InvalidInputException, match="k takes at most 100,000 values per partition"):
-        lab.skew("events", "x", k=100_001)
+        lab.tables["events"].skew("x", partition="ds=2030-01-01")
+    with pytest.raises(InvalidArgument, match="mode must be one of exact, approx, not .magic."):
+        lab.tables["events"].skew("x", mode="magic")
+    with pytest.raises(InvalidArgument, match="k takes at most 100,000 values per partition"):
+        lab.tables["events"].skew("x", k=100_001)
 
 
 def _lower_median(counts) -> int:
@@ -196,8 +197,8 @@ def test_exact_measures_and_ties_against_pandas(skewed, spark):
     rows = {"a": ["q", "p", "r", "q", "p", "r", None, None, None, "s", "t", "t"],
             "b": [None, None], "c": ["z"] * 3 + ["y"] * 3 + ["x"]}
     for ds, xs in rows.items():
-        lab.write("ties", spark.createDataFrame([(x,) for x in xs], "x string"), partition={"ds": ds})
-    report = lab.skew("ties", "x", mode="exact", k=3, min_share=0.0)
+        lab.tables["ties"].write(spark.createDataFrame([(x,) for x in xs], "x string"), partition={"ds": ds})
+    report = lab.tables["ties"].skew("x", mode="exact", k=3, min_share=0.0)
     every = pd.DataFrame([(ds, x) for ds, xs in rows.items() for x in xs], columns=["ds", "x"])
     measures = report.measures().set_index("partition")
     for part, frame in [(f"ds={ds}", every[every.ds == ds]) for ds in rows] + [("(table)", every)]:
@@ -213,7 +214,7 @@ def test_exact_measures_and_ties_against_pandas(skewed, spark):
         else:
             assert pd.isna(measures.loc[part, "max_over_median"])  # no values, no median
     # events: the median frequency of a day's values, against pandas
-    report = lab.skew("events", "x", mode="exact")
+    report = lab.tables["events"].skew("x", mode="exact")
     measures = report.measures().set_index("partition")
     counts = data["2026-11-21"]["x"].value_counts()
     assert measures.loc["ds=2026-11-21", "max_over_median"] == pytest.approx(counts.max() / _lower_median(counts))
@@ -244,7 +245,7 @@ def test_approximate_rows_and_nulls_equal_pandas_from_footers_or_the_scan(lab, t
         name = f"ext_{key_type}"
         lab.register_external(name, root, partition_types={"ds": "string", "hr": key_type})
         for column in ("x", "amount"):
-            report = lab.skew(name, column, mode="approx", k=3)
+            report = lab.tables[name].skew(column, mode="approx", k=3)
             for (ds, hr), frame in frames.items():
                 label = f"ds={ds}/hr={int(hr) if key_type == 'int' else hr}"  # Spark reads hr=01 as 1
                 assert report.totals[label] == len(frame), (key_type, column, label, report.totals)
@@ -266,7 +267,7 @@ def test_exact_table_top_values_merged_from_the_partitions_lists_equal_pandas(sk
     lab, data = skewed
     every = pd.concat(list(data.values()))
     for k in (2, 3, 20):
-        report = lab.skew("events", "x", mode="exact", k=k, min_share=0.0)
+        report = lab.tables["events"].skew("x", mode="exact", k=k, min_share=0.0)
         got = report.for_partition(TABLE_LEVEL)
         assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], k), k
         measures = report.measures().set_index("partition")
@@ -292,10 +293,10 @@ def test_a_value_below_every_partitions_list_still_tops_the_table(lab, spark):
     rows = []
     for day in range(3):
         xs = [0] * 4 + [v for v in range(1000 * (day + 1), 1000 * (day + 1) + 150) for _ in range(5)]
-        lab.write("hidden", spark.createDataFrame([(x,) for x in xs], "x int"), partition={"ds": f"d{day}"})
+        lab.tables["hidden"].write(spark.createDataFrame([(x,) for x in xs], "x int"), partition={"ds": f"d{day}"})
         rows += [(f"d{day}", x) for x in xs]
     every = pd.DataFrame(rows, columns=["ds", "x"])
-    report = lab.skew("hidden", "x", mode="exact", k=3, min_share=0.0)
+    report = lab.tables["hidden"].skew("x", mode="exact", k=3, min_share=0.0)
     got = report.for_partition(TABLE_LEVEL)
     assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], 3) == [(0, 12), (1000, 5), (1001, 5)]
     assert report.measures().set_index("partition").loc[TABLE_LEVEL, "distinct"] == every["x"].nunique()
@@ -306,7 +307,7 @@ def test_values_that_just_pass_the_floor_are_called_flat_not_skewed(lab, spark):
     """Forty values of 2.5 % each: each passes the 2 % floor, so the ten largest are recommended, and the
     report says in the same breath that they hold 25 % because the column is flat."""
     lab.sql("CREATE TABLE flat_keys (x INT)")
-    lab.write("flat_keys", spark.createDataFrame([(i % 40,) for i in range(4000)], "x int"))
-    report = lab.skew("flat_keys", "x", mode="exact")
+    lab.tables["flat_keys"].write(spark.createDataFrame([(i % 40,) for i in range(4000)], "x int"))
+    report = lab.tables["flat_keys"].skew("x", mode="exact")
     assert len(report.recommended) == 10 and round(report.covered_share, 3) == 0.25
     assert any(n.startswith("Each recommended value holds 2.5% to 2.5%, close to the 2% floor") for n in report.notes())

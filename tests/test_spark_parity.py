@@ -14,7 +14,7 @@ import pytest
 
 from colstats_lab import Lab
 from colstats_lab.interop import UnsupportedCatalog, read_table_statistics
-from colstats_lab.metastore import InvalidInputException
+from colstats_lab.errors import InvalidArgument
 from colstats_lab.column_statistics.sketches import ndv_relative_error
 from colstats_lab.stats.spark_properties import column_stat_from_hive
 from mixed_data import COLUMNS, SCHEMA, all_rows, write_mix
@@ -141,7 +141,7 @@ def test_import_spark_stats_registers_the_table_and_stores_spark_figures(both, s
 def test_import_without_spark_stats_says_what_to_run(both, spark):
     spark.sql("CREATE TABLE IF NOT EXISTS plain_native (a INT) USING parquet")
     try:
-        with pytest.raises(InvalidInputException, match=r"run ANALYZE TABLE default.plain_native COMPUTE STATISTICS"):
+        with pytest.raises(InvalidArgument, match=r"run ANALYZE TABLE default.plain_native COMPUTE STATISTICS"):
             both.import_spark_stats("plain_native")
     finally:
         spark.sql("DROP TABLE IF EXISTS plain_native")
@@ -149,4 +149,4 @@ def test_import_without_spark_stats_says_what_to_run(both, spark):
 
 def test_export_needs_a_hive_catalog(both):
     with pytest.raises(UnsupportedCatalog, match="enableHiveSupport"):
-        both.export_spark_stats("mix", "mix_native")
+        both.tables["mix"].export_spark_stats("mix_native")

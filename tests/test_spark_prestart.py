@@ -47,7 +47,7 @@ TABLE = """
 import pandas as pd
 
 lab.sql("CREATE TABLE t (x INT)")
-lab.write("t", pd.DataFrame({"x": [3, 1, 2, 2, None]}))
+lab.tables["t"].write(pd.DataFrame({"x": [3, 1, 2, 2, None]}))
 """
 
 COLUMN_STATS = """

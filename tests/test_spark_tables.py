@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from colstats_lab import InvalidInputException, ParseError
+from colstats_lab import InvalidArgument, ParseError
 from colstats_lab.errors import QueryError
 
 ROWS = [(1, "a", "d1"), (2, None, "d1"), (5, "ccc", "d1"), (3, "bb", "d2"), (None, "e", "d2")]
@@ -23,7 +23,7 @@ def spark_table(spark):
 
 
 def _figures(lab, db: str) -> dict:
-    frame = lab.stats_frame(f"{db}.events")
+    frame = lab.tables[f"{db}.events"].inspect.stats()
     return {(r.partition, r.column): (r.min, r.max, r.nulls, r.accurate) for r in frame.itertuples()}
 
 
@@ -64,10 +64,10 @@ def test_spark_table_names_that_cannot_be_analyzed_are_named(lab, spark, spark_t
     with pytest.raises(QueryError, match=f"cannot read Spark's table {db}.nosuch"):
         lab.sql(f"ANALYZE TABLE spark_catalog.{db}.nosuch COMPUTE STATISTICS")
     spark.sql(f"CREATE TABLE {db}.j (a INT) USING json")
-    with pytest.raises(InvalidInputException, match=f"Spark's table {db}.j is stored as json"):
+    with pytest.raises(InvalidArgument, match=f"Spark's table {db}.j is stored as json"):
         lab.sql(f"ANALYZE TABLE spark_catalog.{db}.j COMPUTE STATISTICS")
     assert not lab.metastore.table_exists(db, "j")
-    with pytest.raises(InvalidInputException, match="named by ANALYZE TABLE only"):
+    with pytest.raises(InvalidArgument, match="named by ANALYZE TABLE only"):
         lab.sql(f"DESCRIBE spark_catalog.{db}.events")
     with pytest.raises(ParseError) as caught:
         lab.sql(f"ANALYZE TABLE hive.{db}.events COMPUTE STATISTICS")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from metastore_rows import connect
 
-from colstats_lab import InvalidInputException, NoSuchObjectException, ParseError
+from colstats_lab import InvalidArgument, NoSuchObjectException, ParseError
 from colstats_lab.cli import main as cli_main
 
 
@@ -18,7 +18,7 @@ def sales(lab, spark):
     frame = spark.createDataFrame(
         [(1, 5, "ab", True, ["t"], "d1"), (2, None, None, False, [], "d1"), (3, -2, "", None, None, "d2")],
         "id bigint, x int, note string, flag boolean, tags array<string>, ds string")
-    lab.write("sales", frame)
+    lab.tables["sales"].write(frame)
     return lab
 
 
@@ -58,7 +58,7 @@ def test_unknown_names_are_named(sales):
         sales.sql("ANALYZE TABLE sales PARTITION (hr=1) COMPUTE STATISTICS")
     with pytest.raises(NoSuchObjectException, match=r"no partition of default.sales matches \(ds='d9'\)"):
         sales.sql("ANALYZE TABLE sales PARTITION (ds='d9') COMPUTE STATISTICS")
-    with pytest.raises(InvalidInputException, match="ds is a partition key"):
+    with pytest.raises(InvalidArgument, match="ds is a partition key"):
         sales.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS ds")
     with pytest.raises(NoSuchObjectException, match="column nocol does not exist"):
         sales.sql("DESCRIBE FORMATTED sales nocol")
@@ -80,8 +80,8 @@ def test_hostile_identifiers_and_values_are_data(sales):
         sales.sql(f"ANALYZE TABLE sales PARTITION (ds='{hostile.replace(chr(39), chr(39) * 2)}') COMPUTE STATISTICS")
     with pytest.raises(NoSuchObjectException):
         sales.sql(f"DESCRIBE FORMATTED `{hostile}`")
-    sales.write("sales", pd.DataFrame({"id": [9], "x": [1], "note": ["n"], "flag": [True], "tags": [["a"]]}),
-                partition={"ds": hostile})
+    sales.tables["sales"].write(pd.DataFrame({"id": [9], "x": [1], "note": ["n"], "flag": [True], "tags": [["a"]]}),
+                                partition={"ds": hostile})
     sales.sql(f"ANALYZE TABLE sales PARTITION (ds='{hostile.replace(chr(39), chr(39) * 2)}') "
               "COMPUTE STATISTICS FOR COLUMNS x")
     conn = connect(sales.metastore.url)
@@ -118,9 +118,9 @@ def test_register_external_partitioned_parquet(lab, spark, tmp_path):
     lab.sql("ANALYZE TABLE logs COMPUTE STATISTICS FOR ALL COLUMNS")
     s = lab.metastore.get_table_column_statistics("default", "logs", "s").obj("s").statsData.stringStats
     assert (s.numNulls, s.maxColLen, s.numDVs) == (1, 1, 2)
-    assert lab.table("logs").where("hr = 1").count() == 2
-    with pytest.raises(InvalidInputException, match="external"):
-        lab.write("logs", pd.DataFrame({"n": [1], "s": ["x"], "ds": ["d"], "hr": [1]}))
+    assert lab.tables["logs"].to_spark().where("hr = 1").count() == 2
+    with pytest.raises(InvalidArgument, match="external"):
+        lab.tables["logs"].write(pd.DataFrame({"n": [1], "s": ["x"], "ds": ["d"], "hr": [1]}))
     lab.sql("DROP TABLE logs")
     assert os.path.isdir(path)  # dropping an external table keeps its files
 

@@ -40,16 +40,16 @@ def _as_tuple(f: dict) -> tuple:
 def test_each_committed_state_is_kept_with_its_writer_and_an_aborted_one_is_not(lab):
     lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
     first = pd.Series([1, 2, None, 4], dtype="Int64")
-    lab.write("t", pd.DataFrame({"x": first}), partition={"ds": "a"})
+    lab.tables["t"].write(pd.DataFrame({"x": first}), partition={"ds": "a"})
     more = pd.Series([10, None], dtype="Int64")
-    lab.write("t", pd.DataFrame({"x": more}), partition={"ds": "a"})
+    lab.tables["t"].write(pd.DataFrame({"x": more}), partition={"ds": "a"})
     with pytest.raises(RuntimeError):
         with lab.transaction() as txn:
-            lab.write("t", pd.DataFrame({"x": pd.Series([99], dtype="Int64")}), partition={"ds": "a"}, txn=txn)
+            lab.tables["t"].write(pd.DataFrame({"x": pd.Series([99], dtype="Int64")}), partition={"ds": "a"}, txn=txn)
             raise RuntimeError("the job failed after writing")
     lab.sql("ANALYZE TABLE t PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
     replaced = pd.Series([-5, None, None], dtype="Int64")
-    lab.write("t", pd.DataFrame({"x": replaced}), partition={"ds": "a"}, mode="overwrite")
+    lab.tables["t"].write(pd.DataFrame({"x": replaced}), partition={"ds": "a"}, mode="overwrite")
 
     both = pd.concat([first, more], ignore_index=True)
     # the ANALYZE found what the second write's gathering had kept: no second copy, the kept one confirmed
@@ -61,7 +61,7 @@ def test_each_committed_state_is_kept_with_its_writer_and_an_aborted_one_is_not(
     assert [s.write_id for _, s in kept] == [1, 2, 5]  # write 3 was the aborted one's, 4 the ANALYZE's
     assert [s.cause.split()[0] for _, s in kept] == ["append", "append", "overwrite"]
     assert kept[1][1].confirmed_at is not None and kept[0][1].confirmed_at is None
-    history = lab.history("t", "x", partition="ds=a")
+    history = lab.tables["t"].inspect.history("x", partition="ds=a")
     assert list(history["rows"]) == [4, 6, 3] and list(history["nulls"]) == [1, 2, 2]
     assert list(history["null_fraction"]) == [0.25, 2 / 6, 2 / 3]
 
@@ -70,7 +70,7 @@ def test_retention_keeps_the_last_states_and_a_dropped_partition_takes_its_histo
     lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
     for day in ("a", "b"):
         for value in range(4):
-            lab.write("t", pd.DataFrame({"x": [value]}), partition={"ds": day})
+            lab.tables["t"].write(pd.DataFrame({"x": [value]}), partition={"ds": day})
     assert len(_states(lab, "ds=a")) == 4
     lab.set("colstats.history.keep", 2)
     lab.clean()
@@ -99,13 +99,13 @@ def test_compare_gives_what_pandas_says_changed_between_two_snapshots(lab):
     before = pd.DataFrame({"x": pd.array(rng.integers(0, 3000, 4000), dtype="Int64"),
                            "amount": rng.normal(100, 10, 4000)})
     before.loc[::20, "x"] = pd.NA
-    lab.write("t", before, partition={"ds": "a"})
+    lab.tables["t"].write(before, partition={"ds": "a"})
     after = pd.DataFrame({"x": pd.array(rng.integers(0, 6000, 4000), dtype="Int64"),
                           "amount": rng.normal(110, 10, 4000)})  # a shift of one standard deviation
     after.loc[::5, "x"] = pd.NA
-    lab.write("t", after, partition={"ds": "a"}, mode="overwrite")
+    lab.tables["t"].write(after, partition={"ds": "a"}, mode="overwrite")
 
-    changes = lab.compare("t", then=1)
+    changes = lab.tables["t"].inspect.compare(then=1)
     row = changes[(changes.partition == "ds=a") & (changes.column == "x")].iloc[0]
     assert (row.write_id_then, row.write_id_now) == (1, 2)
     assert row.null_fraction_then == before.x.isna().mean() and row.null_fraction_now == after.x.isna().mean()
@@ -121,10 +121,10 @@ def test_compare_gives_what_pandas_says_changed_between_two_snapshots(lab):
     assert exact > 0.25  # a shift a person should hear of
     # each of the 20 shares is within twice the rank error; PSI moves by at most that times its slope
     assert abs(amount.psi - exact) <= 0.15 * exact
-    same = lab.compare("t", then=1, now=1)
+    same = lab.tables["t"].inspect.compare(then=1, now=1)
     assert (same.psi.dropna() == 0).all() and (same.null_fraction_change == 0).all()
     with pytest.raises(Exception, match="write ID"):
-        lab.compare("t", then=1.5)
+        lab.tables["t"].inspect.compare(then=1.5)
 
 
 @st.composite
@@ -167,10 +167,10 @@ def test_the_history_is_what_a_model_of_the_commits_predicts(tmp_path_factory, s
             elif kind == "aborted":
                 with pytest.raises(RuntimeError):
                     with lab.transaction() as txn:
-                        lab.write("t", pd.DataFrame({"x": batch}), partition={"ds": day}, txn=txn)
+                        lab.tables["t"].write(pd.DataFrame({"x": batch}), partition={"ds": day}, txn=txn)
                         raise RuntimeError("aborted")
             else:
-                lab.write("t", pd.DataFrame({"x": batch}), partition={"ds": day}, mode=kind)
+                lab.tables["t"].write(pd.DataFrame({"x": batch}), partition={"ds": day}, mode=kind)
                 rows[day] = batch if kind == "overwrite" or day not in rows else \
                     pd.concat([rows[day], batch], ignore_index=True)
                 keep(day)
@@ -195,10 +195,10 @@ def test_psi_of_identical_shares_is_zero_and_grows_with_the_shift():
 def test_describe_as_of_a_write_or_a_time_answers_from_the_state_kept_then(lab):
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
-    lab.write("t", pd.DataFrame({"x": [1, 2, 3, 4]}), partition={"ds": "a"})
-    stored_first = lab.history("t", "x", partition="ds=a").recorded_at.iloc[0]
+    lab.tables["t"].write(pd.DataFrame({"x": [1, 2, 3, 4]}), partition={"ds": "a"})
+    stored_first = lab.tables["t"].inspect.history("x", partition="ds=a").recorded_at.iloc[0]
     time.sleep(1.1)  # states are timed to the second
-    lab.write("t", pd.DataFrame({"x": [50, None]}), partition={"ds": "a"})
+    lab.tables["t"].write(pd.DataFrame({"x": [50, None]}), partition={"ds": "a"})
 
     def described(as_of, partition=True):
         text = "DESCRIBE FORMATTED t PARTITION (ds='a') x" if partition else "DESCRIBE FORMATTED t x"
@@ -218,7 +218,7 @@ def test_describe_as_of_a_write_or_a_time_answers_from_the_state_kept_then(lab):
 
 
 def test_rules_fire_exactly_when_the_figures_cross_their_thresholds_and_are_checked_at_each_commit(lab):
-    from colstats_lab.metastore import InvalidInputException
+    from colstats_lab import InvalidArgument
 
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
@@ -228,8 +228,8 @@ def test_rules_fire_exactly_when_the_figures_cross_their_thresholds_and_are_chec
     days["a"][:100] = pd.NA  # 5 % nulls
     days["b"][:300] = pd.NA  # 15 % nulls
     for day, values in days.items():
-        lab.write("t", pd.DataFrame({"x": values}), partition={"ds": day})
-    outcomes = lab.expect("t", "x", nulls_below=0.10, max_at_most=998)
+        lab.tables["t"].write(pd.DataFrame({"x": values}), partition={"ds": day})
+    outcomes = lab.tables["t"].expect("x", nulls_below=0.10, max_at_most=998)
     by_cell = {(r.partition, r.rule): r for r in outcomes.itertuples()}
     assert bool(by_cell[("ds=a", "nulls_below")].passed) and not by_cell[("ds=b", "nulls_below")].passed
     assert float(by_cell[("ds=b", "nulls_below")].figure) == days["b"].isna().mean()
@@ -237,26 +237,26 @@ def test_rules_fire_exactly_when_the_figures_cross_their_thresholds_and_are_chec
     assert (None, "nulls_below") in by_cell  # the table level too: 10 % nulls, not below 0.10
     assert not by_cell[(None, "nulls_below")].passed
 
-    lab.expect("t", "x", psi_below=0.2)
+    lab.tables["t"].expect("x", psi_below=0.2)
     shifted = pd.Series(rng.integers(500, 1500, 2000), dtype="Int64")  # half the values above a's range
-    lab.write("t", pd.DataFrame({"x": shifted}), partition={"ds": "c"})  # checked in the commit itself
+    lab.tables["t"].write(pd.DataFrame({"x": shifted}), partition={"ds": "c"})  # checked in the commit itself
     with pytest.raises(RuntimeError):
         with lab.transaction() as txn:
-            lab.write("t", pd.DataFrame({"x": shifted}), partition={"ds": "d"}, txn=txn)
+            lab.tables["t"].write(pd.DataFrame({"x": shifted}), partition={"ds": "d"}, txn=txn)
             raise RuntimeError("aborted")
-    results = lab.expectations("t")
+    results = lab.tables["t"].inspect.expectations()
     assert "ds=d" not in set(results.partition)  # the aborted write stored no state to check
     new_day = results[(results.partition == "ds=c")]
     psi = new_day[new_day.rule == "psi_below"].iloc[0]  # against ds=b, the partition before it
     assert not psi.passed and float(psi.figure) > 0.2
     assert bool(new_day[new_day.rule == "nulls_below"].iloc[0].passed)
 
-    with pytest.raises(InvalidInputException, match="nulls_above is not a rule"):
-        lab.expect("t", "x", nulls_above=0.1)
-    with pytest.raises(InvalidInputException, match="ndv_between"):
-        lab.expect("t", "x", ndv_between=(10, 5))
-    with pytest.raises(InvalidInputException, match="max_at_most 'abc'"):
-        lab.expect("t", "x", max_at_most="abc")
+    with pytest.raises(InvalidArgument, match="nulls_above is not a rule"):
+        lab.tables["t"].expect("x", nulls_above=0.1)
+    with pytest.raises(InvalidArgument, match="ndv_between"):
+        lab.tables["t"].expect("x", ndv_between=(10, 5))
+    with pytest.raises(InvalidArgument, match="max_at_most 'abc'"):
+        lab.tables["t"].expect("x", max_at_most="abc")
 
 
 def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
@@ -266,8 +266,8 @@ def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
     lab.set("hive.stats.kll.enable", True)
     lab.sql("CREATE TABLE t (x BIGINT) PARTITIONED BY (ds STRING)")
     for values in ([1, 2, None, 4], [5, 6, 7, None, None]):
-        lab.write("t", pd.DataFrame({"x": pd.Series(values, dtype="Int64")}), partition={"ds": "a"})
-    lab.expect("t", "x", nulls_below=0.3)
+        lab.tables["t"].write(pd.DataFrame({"x": pd.Series(values, dtype="Int64")}), partition={"ds": "a"})
+    lab.tables["t"].expect("x", nulls_below=0.3)
     ip = InteractiveShell.instance()
     ip.user_ns["lab"] = lab
     ip.run_line_magic("load_ext", "colstats_lab")
@@ -276,7 +276,7 @@ def test_drift_shows_the_kept_states_as_timelines_with_the_rules_outcomes(lab):
     nulls, ndv, median = view.figure.data[:3]
     assert list(nulls.y) == [0.25, 3 / 9] and list(ndv.y) == [3, 6]
     shift = view.figure.data[-1]  # the second state's PSI against the first, as compare measures it
-    measured = lab.compare("t", then=1).query("partition == 'ds=a'").psi.iloc[0]
+    measured = lab.tables["t"].inspect.compare(then=1).query("partition == 'ds=a'").psi.iloc[0]
     assert shift.name == "PSI" and list(shift.y) == [pytest.approx(measured)] and measured > 0.25
     assert "FAIL" in view.rules_html.value and "0.3" in view.rules_html.value  # 3/9 nulls is not below 0.3
     view.picker.dropdown.value = TABLE_LEVEL
@@ -312,30 +312,30 @@ def test_each_refresh_metadata_keeps_the_table_and_partition_figures_as_metadata
     lab.sql("CREATE TABLE t (x BIGINT, s STRING) PARTITIONED BY (ds STRING)")
     day_a = pd.DataFrame({"x": pd.Series([3, None, 7], dtype="Int64"), "s": ["p", None, "q"]})
     day_b = pd.DataFrame({"x": pd.Series([50, 60], dtype="Int64"), "s": ["r", "r"]})
-    lab.write("t", day_a, partition={"ds": "a"})
+    lab.tables["t"].write(day_a, partition={"ds": "a"})
     lab.sql("SET metastore.enabled = true")
     lab.sql("ANALYZE TABLE t REFRESH METADATA 'partition' LEVEL")
     time.sleep(1.1)  # states are stamped to the second: `then` below must pick the first refresh's
-    lab.write("t", day_b, partition={"ds": "b"})
+    lab.tables["t"].write(day_b, partition={"ds": "b"})
     lab.sql("ANALYZE TABLE t REFRESH METADATA 'partition' LEVEL")
 
-    statistics_before = len(lab.history("t", "x"))
-    table = lab.history("t", "x", source="metadata")
+    statistics_before = len(lab.tables["t"].inspect.history("x"))
+    table = lab.tables["t"].inspect.history("x", source="metadata")
     both = pd.concat([day_a, day_b], ignore_index=True)
     assert [_as_tuple(f) for f in (_figures(day_a["x"]), _figures(both["x"]))] == \
         list(zip(table["rows"], table["nulls"], table["min"], table["max"]))
     assert all(cause.startswith("replace the metadata of default.t") for cause in table["cause"])
-    assert list(lab.history("t", "s", source="metadata")["nulls"]) == [1, 1]
-    day = lab.history("t", "x", partition="ds=a", source="metadata")
+    assert list(lab.tables["t"].inspect.history("s", source="metadata")["nulls"]) == [1, 1]
+    day = lab.tables["t"].inspect.history("x", partition="ds=a", source="metadata")
     assert list(zip(day["rows"], day["min"], day["max"])) == [(3, 3, 7)]  # refreshed, unchanged: kept once
-    assert len(lab.history("t", "x")) == statistics_before  # the statistics' own history is apart
+    assert len(lab.tables["t"].inspect.history("x")) == statistics_before  # the statistics' own history is apart
 
-    change = lab.compare("t", then=table["recorded_at"].iloc[0].to_pydatetime(), source="metadata")
+    change = lab.tables["t"].inspect.compare(then=table["recorded_at"].iloc[0].to_pydatetime(), source="metadata")
     level = change[change["partition"].isna() & (change["column"] == "x")].iloc[0]
     assert (level["rows_then"], level["rows_now"], level["max_then"], level["max_now"], level["new_max"]) == \
         (3, 5, 7, 60, True)
     with pytest.raises(Exception, match="source 'drill' is not one of statistics, metadata"):
-        lab.history("t", "x", source="drill")
+        lab.tables["t"].inspect.history("x", source="drill")
 
 
 def _top_psi(before: pd.Series, after: pd.Series, k: int) -> float:
@@ -354,32 +354,32 @@ def test_a_skew_report_keeps_top_values_on_fresh_states_and_compare_measures_str
     rng = np.random.default_rng(11)
     before = pd.Series(rng.choice(["red", "green", "blue", "grey"], 3000, p=[0.4, 0.3, 0.2, 0.1]), dtype=object)
     before[::10] = None
-    lab.write("t", pd.DataFrame({"s": before}), partition={"ds": "a"})
-    lab.skew("t", "s", mode="exact", k=5)
-    lab.expect("t", "s", psi_below=0.2)
+    lab.tables["t"].write(pd.DataFrame({"s": before}), partition={"ds": "a"})
+    lab.tables["t"].skew("s", mode="exact", k=5)
+    lab.tables["t"].expect("s", psi_below=0.2)
     after = pd.Series(rng.choice(["red", "green", "blue", "pink"], 3000, p=[0.1, 0.3, 0.2, 0.4]), dtype=object)
-    lab.write("t", pd.DataFrame({"s": after}), partition={"ds": "a"}, mode="overwrite")
-    lab.skew("t", "s", mode="exact", k=5)
+    lab.tables["t"].write(pd.DataFrame({"s": after}), partition={"ds": "a"}, mode="overwrite")
+    lab.tables["t"].skew("s", mode="exact", k=5)
 
-    kept = lab.history("t", "s", partition="ds=a")
+    kept = lab.tables["t"].inspect.history("s", partition="ds=a")
     counted = before.value_counts().head(5)
     assert kept["top_values"].iloc[0] == [(value, int(count)) for value, count in counted.items()]
     assert kept["top_values"].iloc[1][0] == ("pink", int((after == "pink").sum()))
     assert kept["psi"].iloc[0] is None and kept["psi"].iloc[1] == pytest.approx(_top_psi(before.dropna(), after, 5))
-    change = lab.compare("t", then=1)
+    change = lab.tables["t"].inspect.compare(then=1)
     day = change[change.partition == "ds=a"].iloc[0]
     assert day.psi == pytest.approx(_top_psi(before.dropna(), after, 5))
     assert day.hitters_entering == ["pink"] and day.hitters_leaving == ["grey"]
     level = change[change.partition.isna()].iloc[0]
     assert level.psi == pytest.approx(day.psi)  # one partition: the table level counted the same rows
     # the rule could not be checked at the overwrite's commit (no top values yet): the report checked it
-    outcome = lab.expectations("t").query("partition == 'ds=a' and rule == 'psi_below'")
+    outcome = lab.tables["t"].inspect.expectations().query("partition == 'ds=a' and rule == 'psi_below'")
     assert list(outcome.passed) == [False] and float(outcome.figure.iloc[0]) == pytest.approx(day.psi, rel=1e-3)
 
     lab.set("hive.stats.column.autogather", False)
-    lab.write("t", pd.DataFrame({"s": ["red"] * 5}), partition={"ds": "a"})  # the statistics go stale
-    lab.skew("t", "s", mode="exact", k=5)
-    assert lab.history("t", "s", partition="ds=a")["top_values"].iloc[-1][0][0] == "pink"  # not the stale one's
+    lab.tables["t"].write(pd.DataFrame({"s": ["red"] * 5}), partition={"ds": "a"})  # the statistics go stale
+    lab.tables["t"].skew("s", mode="exact", k=5)
+    assert lab.tables["t"].inspect.history("s", partition="ds=a")["top_values"].iloc[-1][0][0] == "pink"  # not the stale one's
 
 
 def test_heavy_hitters_are_not_guessed_from_a_top_list_that_ends_above_their_share():
@@ -402,22 +402,22 @@ def test_across_partitions_shows_each_days_latest_state_against_the_day_before(l
     days = {"ds=2026-11-01": rng.integers(0, 1000, 2000), "ds=2026-11-02": rng.integers(0, 1000, 2000),
             "ds=2026-11-03": rng.integers(500, 1500, 2000)}  # the third day moved up by half its range
     for name, values in days.items():
-        lab.write("t", pd.DataFrame({"x": values}), partition={"ds": name.split("=")[1]})
-    lab.write("t", pd.DataFrame({"x": [5000]}), partition={"ds": "2026-11-01"})  # a later state of day one
+        lab.tables["t"].write(pd.DataFrame({"x": values}), partition={"ds": name.split("=")[1]})
+    lab.tables["t"].write(pd.DataFrame({"x": [5000]}), partition={"ds": "2026-11-01"})  # a later state of day one
 
-    across = lab.across_partitions("t", "x")
+    across = lab.tables["t"].inspect.across_partitions("x")
     assert list(across["partition"]) == list(days)
     first = np.append(days["ds=2026-11-01"], 5000)
     assert (across["rows"].iloc[0], across["max"].iloc[0]) == (len(first), 5000)  # its latest state
     assert list(across["min"]) == [int(first.min()), int(days["ds=2026-11-02"].min()),
                                    int(days["ds=2026-11-03"].min())]
     assert across["psi"].iloc[0] is None and across["psi"].iloc[1] < 0.1 < 0.25 < across["psi"].iloc[2]
-    assert list(lab.across_partitions("t", "x", limit=2)["partition"]) == list(days)[1:]
+    assert list(lab.tables["t"].inspect.across_partitions("x", limit=2)["partition"]) == list(days)[1:]
     assert list(across["accurate"]) == [True, True, True]
     lab.set("hive.stats.column.autogather", False)
-    lab.write("t", pd.DataFrame({"x": [7]}), partition={"ds": "2026-11-02"})  # its state no longer describes it
+    lab.tables["t"].write(pd.DataFrame({"x": [7]}), partition={"ds": "2026-11-02"})  # its state no longer describes it
     lab.set("hive.stats.column.autogather", True)
-    stale = lab.across_partitions("t", "x")
+    stale = lab.tables["t"].inspect.across_partitions("x")
     assert list(stale["accurate"]) == [True, False, True] and "write" in stale["reason"].iloc[1]
 
     ip = InteractiveShell.instance()
@@ -429,7 +429,7 @@ def test_across_partitions_shows_each_days_latest_state_against_the_day_before(l
     assert list(view.figure.data[0].marker.symbol) == ["circle", "circle-open", "circle"]
     with pytest.raises(Exception, match="is not partitioned"):
         lab.sql("CREATE TABLE flat (x BIGINT)")
-        lab.across_partitions("flat", "x")
+        lab.tables["flat"].inspect.across_partitions("x")
     ip.user_ns.pop("_", None)
 
 
@@ -443,10 +443,10 @@ def test_the_latest_states_keep_their_sketches_and_drift_on_older_ones_stays_wha
     seen = []  # each state's psi against the one before and its quartiles, read while both had sketches
     for step in range(5):
         values = pd.Series([(i * (step + 3)) % (50 + 40 * step) for i in range(600)], dtype="Int64")
-        lab.write("k", pd.DataFrame({"x": values}), partition={"ds": "a"}, mode="overwrite")
-        history = lab.history("k", "x", partition="ds=a")
+        lab.tables["k"].write(pd.DataFrame({"x": values}), partition={"ds": "a"}, mode="overwrite")
+        history = lab.tables["k"].inspect.history("x", partition="ds=a")
         seen.append(tuple(history.iloc[-1][["psi", "q1", "median", "q3"]]))
-    history = lab.history("k", "x", partition="ds=a")
+    history = lab.tables["k"].inspect.history("x", partition="ds=a")
     assert [tuple(r) for r in history[["psi", "q1", "median", "q3"]].itertuples(index=False)] == seen
     kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
     with_sketches = [s.stats.statsData.value.histogram is not None for _, s in kept]
@@ -456,9 +456,9 @@ def test_the_latest_states_keep_their_sketches_and_drift_on_older_ones_stays_wha
     lab.set("colstats.history.sketches", 1)  # lowered: the states past the latest one are thinned at once
     kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
     assert [s.stats.statsData.value.histogram is not None for _, s in kept] == [False, False, False, False, True]
-    assert [tuple(r) for r in lab.history("k", "x", partition="ds=a")[["psi", "q1", "median", "q3"]]
+    assert [tuple(r) for r in lab.tables["k"].inspect.history("x", partition="ds=a")[["psi", "q1", "median", "q3"]]
             .itertuples(index=False)] == seen
-    lab.write("k", pd.DataFrame({"x": pd.Series(range(300), dtype="Int64")}), partition={"ds": "a"}, mode="overwrite")
+    lab.tables["k"].write(pd.DataFrame({"x": pd.Series(range(300), dtype="Int64")}), partition={"ds": "a"}, mode="overwrite")
     kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
     assert [s.stats.statsData.value.histogram is not None for _, s in kept] == [False] * 5 + [True]
 
@@ -468,12 +468,12 @@ def test_history_can_be_turned_off_and_bounded_in_bytes(lab):
     for day in range(6):
         frame = pd.DataFrame({"x": pd.Series(range(day * 100, day * 100 + 300), dtype="Int64"),
                               "s": [f"v{i % (day + 5)}" for i in range(300)]})
-        lab.write("b", frame, partition={"ds": f"d{day % 2}"})
+        lab.tables["b"].write(frame, partition={"ds": f"d{day % 2}"})
     states = len(lab.metastore.get_stats_history("default", "b", None, False))
     lab.set("colstats.history.enabled", False)  # a backfill: statistics stored, no history kept
-    lab.write("b", pd.DataFrame({"x": pd.Series([7], dtype="Int64"), "s": ["new"]}), partition={"ds": "d0"})
+    lab.tables["b"].write(pd.DataFrame({"x": pd.Series([7], dtype="Int64"), "s": ["new"]}), partition={"ds": "d0"})
     assert len(lab.metastore.get_stats_history("default", "b", None, False)) == states
-    assert lab.stats_frame("b").query("partition == 'ds=d0' and column == 'x'").rows.iloc[0] == 901
+    assert lab.tables["b"].inspect.stats().query("partition == 'ds=d0' and column == 'x'").rows.iloc[0] == 901
     lab.set("colstats.history.enabled", True)
 
     def on_disk() -> int:  # a SQLite file and its write-ahead log (a server's VACUUM keeps its files for reuse)

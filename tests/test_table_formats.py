@@ -31,7 +31,8 @@ from pyiceberg.types import DoubleType, IntegerType, ListType, LongType, NestedF
 from pyspark.sql import functions as F
 
 from colstats_lab.interop.iceberg_publish import theta_inputs
-from colstats_lab.metastore import InvalidInputException, NoSuchObjectException, escape_path_name
+from colstats_lab.metastore import NoSuchObjectException, escape_path_name
+from colstats_lab.errors import InvalidArgument
 from colstats_lab.workbench.dashboard import TABS, TablePage
 
 ICEBERG_SCHEMA = Schema(
@@ -66,7 +67,7 @@ def expected(frame: pd.DataFrame, column: str) -> dict:
 
 def assert_stats(lab, table: str, frame: pd.DataFrame, partition_of=None) -> None:
     """Every column's figures in the lab, per partition and for the table, equal pandas' over `frame`."""
-    stats = lab.stats_frame(table)
+    stats = lab.tables[table].inspect.stats()
     for _, row in stats.iterrows():
         part = frame if row.partition is None else frame[partition_of(frame) == row.partition]
         want = expected(part, row.column)
@@ -87,7 +88,7 @@ def assert_stats(lab, table: str, frame: pd.DataFrame, partition_of=None) -> Non
 
 def stale(lab, table: str) -> dict:
     """The partitions whose statistics are not accurate now, with the reason."""
-    fresh = lab.freshness(table)
+    fresh = lab.tables[table].inspect.freshness()
     return dict(sorted({r.partition: r.reason for r in fresh.itertuples() if not r.accurate}.items()))
 
 
@@ -148,7 +149,7 @@ def test_each_iceberg_commit_makes_stale_exactly_the_partitions_it_touched(lab, 
     # a reader of the metastore alone (the dashboard's landing) sees a commit the lab has not followed yet
     judged = lab.metastore.stats_compliance("ice_db", "events", ["x"])
     assert all(not ok and "not followed yet" in why for ok, why in judged.values()), judged
-    landing = lab.tables_frame().set_index("table").loc["events"]
+    landing = lab.tables.overview().set_index("table").loc["events"]
     assert landing.kind == "iceberg" and landing.stale_partitions == 3
     assert stale(lab, "ice.db.events") == {
         "ds=app/ts_day=2026-01-02": f"snapshot {appended} appended 1 file to ds=app/ts_day=2026-01-02 after the last "
@@ -241,7 +242,7 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     write_deltalake(path, rows(4, "2026-01-02", 2, 300).to_pandas(), partition_by=["ds"], mode="append")  # version 3
     judged = lab.metastore.stats_compliance("default", "events", ["x"])  # the metastore alone: not followed yet
     assert all(not ok and "versions after 2, not followed yet" in why for ok, why in judged.values()), judged
-    assert lab.tables_frame().set_index("table").loc["events"].kind == "delta"
+    assert lab.tables.overview().set_index("table").loc["events"].kind == "delta"
     DeltaTable(path).delete("id = 7")  # version 4: rewrites the file of 2026-01-01 holding it
     assert stale(lab, "events") == {
         "ds=2026-01-01": "version 4 removed 1 file, wrote 1 file in ds=2026-01-01 after the last analyze",
@@ -262,10 +263,10 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     files = len(DeltaTable(path).file_uris())
     for column in ("id", "ts", "x", "amount", "note"):
         assert f"<code>{column}</code>: {files} of {files} file(s)" in text, text
-    shown = lab.engines("events")
+    shown = lab.tables["events"].engines()
     assert dict(zip(shown.column, shown.files_with_figures)) == {c: files for c in ("id", "ts", "x", "amount", "note")}
     # its directories keep the files of older versions: they are not its partitions, and MSCK REPAIR says so
-    with pytest.raises(InvalidInputException, match="is a delta table, whose partitions are those its snapshot lists"):
+    with pytest.raises(InvalidArgument, match="is a delta table, whose partitions are those its snapshot lists"):
         lab.sql("MSCK REPAIR TABLE events")
 
 
@@ -273,8 +274,8 @@ def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
     catalog, properties = iceberg
     catalog.create_table("db.nothing_yet", schema=Schema(NestedField(1, "id", LongType(), required=False)))
     lab.attach("ice", properties)
-    with pytest.raises(InvalidInputException, match="ice.db.nothing_yet has no snapshot yet"):
-        lab.publish("ice.db.nothing_yet")
+    with pytest.raises(InvalidArgument, match="ice.db.nothing_yet has no snapshot yet"):
+        lab.tables["ice.db.nothing_yet"].publish()
     catalog.create_table("db.tagged", schema=Schema(
         NestedField(1, "id", LongType(), required=False),
         NestedField(2, "tags", ListType(3, StringType(), element_required=False), required=False)))
@@ -291,19 +292,19 @@ def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
         lab.register_external("nothing", str(tmp_path / "not-delta"), format="delta")
     deletion_vectors, mapped = str(tmp_path / "dv"), str(tmp_path / "mapped")
     write_deltalake(deletion_vectors, pd.DataFrame({"id": [1, 2]}), configuration={"delta.enableDeletionVectors": "true"})
-    with pytest.raises(InvalidInputException, match="has deletion vectors enabled"):
+    with pytest.raises(InvalidArgument, match="has deletion vectors enabled"):
         lab.register_external("dv", deletion_vectors, format="delta")
     write_deltalake(mapped, pd.DataFrame({"id": [1, 2]}), configuration={"delta.columnMapping.mode": "name"})
-    with pytest.raises(InvalidInputException, match=r"uses column mapping \(name\)"):
+    with pytest.raises(InvalidArgument, match=r"uses column mapping \(name\)"):
         lab.register_external("mapped", mapped, format="delta")
     assert not {"dv", "mapped"} & set(lab.metastore.get_tables("default"))
-    with pytest.raises(InvalidInputException, match="cannot open Iceberg catalog bad"):
+    with pytest.raises(InvalidArgument, match="cannot open Iceberg catalog bad"):
         lab.attach("bad", {"type": "no-such-catalog-type"})
     path = str(tmp_path / "delta")
     write_deltalake(path, pd.DataFrame({"id": [1, 2]}))
     lab.register_external("plain", path, format="delta")
-    with pytest.raises(InvalidInputException, match="Delta keeps no NDV"):
-        lab.publish("plain")
+    with pytest.raises(InvalidArgument, match="Delta keeps no NDV"):
+        lab.tables["plain"].publish()
 
 
 def iceberg_serialized(value, type_name: str) -> bytes:
@@ -365,20 +366,20 @@ def test_publish_writes_a_puffin_file_iceberg_readers_read_and_rescans_only_what
     catalog, properties = iceberg
     three_appends(catalog)
     lab.attach("ice", properties)
-    first = lab.publish("ice.db.events").details  # nothing analyzed yet: it analyzes first
+    first = lab.tables["ice.db.events"].publish().details  # nothing analyzed yet: it analyzes first
     assert sorted(first.analyzed_first) == sorted(first.scanned) == [
         "ds=app/ts_day=2026-01-02", "ds=web/ts_day=2026-01-01", "ds=web/ts_day=2026-01-02"]
     assert_puffin_matches(catalog, lab, "db.events")
     # registering the file is a commit of the table's metadata, which the lab follows: statistics stay accurate
     assert all(ok for ok, _ in lab.metastore.stats_compliance("ice_db", "events", ["x"]).values())
-    assert lab.publish("ice.db.events").details.unchanged  # nothing changed: nothing written
+    assert lab.tables["ice.db.events"].publish().details.unchanged  # nothing changed: nothing written
 
     catalog.load_table("db.events").overwrite(rows(5, "app", 2, 700), overwrite_filter=EqualTo("ds", "app"))
-    again = lab.publish("ice.db.events").details
+    again = lab.tables["ice.db.events"].publish().details
     assert again.scanned == again.analyzed_first == ["ds=app/ts_day=2026-01-02"]
     assert sorted(again.reused) == ["ds=web/ts_day=2026-01-01", "ds=web/ts_day=2026-01-02"]
     ndv = assert_puffin_matches(catalog, lab, "db.events")
-    shown = lab.engines("ice.db.events")
+    shown = lab.tables["ice.db.events"].engines()
     current = shown[shown.current]
     assert sorted(current.column) == sorted(ndv) and dict(zip(current.column, current.puffin_ndv)) == ndv
     lab_ndv = dict(zip(current.column, current.lab_ndv))
@@ -464,10 +465,10 @@ def test_position_deletes_are_applied_and_their_commit_makes_the_partition_stale
     lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert_stats(lab, "ice.db.events", truth, iceberg_partition)
     assert lab.stats_answer("SELECT count(*) FROM ice.db.events").frame.iloc[0, 0] == 38
-    lab.publish("ice.db.events")
+    lab.tables["ice.db.events"].publish()
     assert_puffin_matches(catalog, lab, "db.events")  # the sketches hold the rows a reader sees
     lab.sql("SET metastore.enabled = true")
-    with pytest.raises(InvalidInputException, match="position-delete files in ds=web/ts_day=2026-01-01"):
+    with pytest.raises(InvalidArgument, match="position-delete files in ds=web/ts_day=2026-01-01"):
         lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA COMPUTE STATISTICS")
 
 
@@ -530,10 +531,10 @@ def test_a_delta_column_named_in_mixed_case_with_a_space_is_read_and_its_log_fig
     write_deltalake(path, pd.DataFrame({"Odd Name": ["x", None, "zz"], "n": [1.0, None, None]}))
     lab.register_external("mixed", path, format="delta")
     lab.sql("ANALYZE TABLE mixed COMPUTE STATISTICS FOR ALL COLUMNS")
-    stats = lab.stats_frame("mixed").set_index("column")
+    stats = lab.tables["mixed"].inspect.stats().set_index("column")
     assert stats.loc["odd name", "nulls"] == 1 and stats.loc["odd name", "max_len"] == 2
     assert stats.loc["n", "nulls"] == 2 and float(stats.loc["n", "max"]) == 1.0
-    shown = lab.engines("mixed")
+    shown = lab.tables["mixed"].engines()
     assert dict(zip(shown.column, shown.files_with_figures)) == {"odd name": 1, "n": 1}
 
 
@@ -547,7 +548,7 @@ def test_string_bounds_a_writer_cut_are_no_minimum_or_maximum_but_still_prune(la
     lab.register_external("long_strings", path, format="delta")
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE long_strings REFRESH METADATA 'FILE' LEVEL")
-    file_level = lab.metadata("long_strings", "FILE").set_index("column").loc["s"]
+    file_level = lab.tables["long_strings"].inspect.metadata("FILE").set_index("column").loc["s"]
     assert (file_level["min"], file_level["max"]) == ("a" * 100 + "b", "c" * 100)
     assert lab.sql("SELECT id FROM long_strings WHERE s > '" + "c" * 99 + "'").df["id"].tolist() == [2]
     report = lab.explain("SELECT id FROM long_strings WHERE s > '" + "d" + "'")
@@ -572,7 +573,7 @@ def test_manifest_figures_feed_drills_file_level_and_pruning_without_footers(lab
     assert outcome.metadata_columns == ["id", "ts", "x", "note"] and footers_read == [], (outcome.message, footers_read)
     assert outcome.scan_columns == ["amount"]  # a double's bounds leave NaN out: the scan gives them
     truth = catalog.load_table("db.events").scan().to_pandas()
-    table_level = lab.metadata("ice.db.events", "TABLE").set_index("column")
+    table_level = lab.tables["ice.db.events"].inspect.metadata("TABLE").set_index("column")
     for column in ("id", "x", "note", "amount"):
         assert table_level.loc[column, "nulls"] == truth[column].isna().sum(), column
     assert int(table_level.loc["x", "max"]) == truth["x"].max()
@@ -584,11 +585,11 @@ def test_manifest_figures_feed_drills_file_level_and_pruning_without_footers(lab
     assert [d.kept for d in files] == [False, False] and footers_read == [], (report.decisions, footers_read)
     assert all(d.reason.endswith("[Iceberg manifest]") for d in files), files
     assert any("max xxxxxxxxxxxxxxxy" in d.reason for d in files), files  # the bound cut at 16 characters, rounded up
-    landing = lab.tables_frame().set_index("table").loc["notes"]  # never analyzed: rows from the record counts
+    landing = lab.tables.overview().set_index("table").loc["notes"]  # never analyzed: rows from the record counts
     assert (landing.kind, landing.rows) == ("iceberg", 5)
     outcome = lab.sql("ANALYZE TABLE ice.db.notes REFRESH METADATA 'FILE' LEVEL").details
     assert outcome.metadata_columns == ["id"] and outcome.footer_columns == ["note"], outcome.message
-    notes = lab.metadata("ice.db.notes", "TABLE").set_index("column")
+    notes = lab.tables["ice.db.notes"].inspect.metadata("TABLE").set_index("column")
     assert (notes.loc["note", "min"], notes.loc["note", "max"]) == ("ant", "x" * 40 + "2")
     lab.sql("ANALYZE TABLE ice.db.notes DROP METADATA")  # the lab's record only: allowed on a catalog's table
     assert lab.metastore.get_table_metadata("ice_db", "notes") is None
@@ -613,7 +614,7 @@ def test_delta_millisecond_bounds_never_prune_a_row_they_cut(lab, tmp_path):
     assert [(d.kept, "Delta log" in d.reason) for d in later.decisions if d.level.name == "FILE"] == [(False, True)]
     outcome = lab.sql("ANALYZE TABLE stamps REFRESH METADATA 'FILE' LEVEL").details
     assert "ts" not in outcome.metadata_columns and outcome.metadata_columns == ["id"], outcome.message
-    file_level = lab.metadata("stamps", "FILE").set_index("column").loc["ts"]
+    file_level = lab.tables["stamps"].inspect.metadata("FILE").set_index("column").loc["ts"]
     assert file_level["max"].startswith("2026-01-01 00:00:00.999999"), file_level["max"]
 
 
@@ -630,18 +631,18 @@ def test_an_iceberg_key_named_on_the_labs_mirror_keeps_its_frequent_values_and_p
     lab.sql("ALTER TABLE ice.db.events SET TBLPROPERTIES ('colstats.frequent.items.columns'='x')")
     lab.sql("ALTER TABLE dim SET TBLPROPERTIES ('colstats.frequent.items.columns'='x')")
     assert "colstats.frequent.items.columns" not in catalog.load_table("db.events").properties
-    with pytest.raises(InvalidInputException, match="change it with the engine that owns it"):
+    with pytest.raises(InvalidArgument, match="change it with the engine that owns it"):
         lab.sql("ALTER TABLE ice.db.events SET TBLPROPERTIES ('team'='x')")
     lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.sql("ANALYZE TABLE dim COMPUTE STATISTICS FOR ALL COLUMNS")
-    report = lab.join_skew("ice.db.events", "x", "dim", "x", run=True)
+    report = lab.tables["ice.db.events"].join_skew("dim", "x", "x", run=True)
     assert all(side.source.startswith("statistics") for side in report.sides)
     truth = table.scan().to_pandas().dropna(subset=["x"]).merge(pd.DataFrame({"x": list(range(-4, 19)) * 3}), on="x")
     assert report.tasks["actual_rows"].sum() == len(truth)
     top = report.hot_keys.iloc[0]
     assert top["output_rows"] == truth.groupby("x").size().max()
     table.append(rows(5, "web", 1, 900))
-    assert lab.join_skew("ice.db.events", "x", "dim", "x").sides[0].source.startswith("counted")
+    assert lab.tables["ice.db.events"].join_skew("dim", "x", "x").sides[0].source.startswith("counted")
 
 
 def test_an_iceberg_tables_struct_leaves_read_by_field_id_take_the_manifests_figures(lab, iceberg):
@@ -682,7 +683,7 @@ def test_an_iceberg_tables_struct_leaves_read_by_field_id_take_the_manifests_fig
     assert "tags" in json.loads(lab.resolve("ice.db.nested").parameters["colstats.columns.skipped"])
 
     # the Puffin file has a theta blob per leaf, by its field id, holding the hashes of Iceberg's serialization
-    lab.publish("ice.db.nested")
+    lab.tables["ice.db.nested"].publish()
     table = catalog.load_table("db.nested")
     registered = [f for f in table.metadata.statistics if f.snapshot_id == table.current_snapshot().snapshot_id]
     with table.io.new_input(registered[0].statistics_path).open() as handle:  # pyiceberg's own FileIO: local or S3

@@ -11,7 +11,8 @@ import pytest
 from pyspark.sql import functions as F
 
 from colstats_lab.analyze import UP_TO_DATE
-from colstats_lab.metastore import InvalidInputException, NoSuchObjectException
+from colstats_lab.metastore import NoSuchObjectException
+from colstats_lab.errors import InvalidArgument
 from colstats_lab.sql.lexer import ParseError
 from colstats_lab.column_statistics.sketches import ndv_relative_error
 from metadata_tables import COLUMNS, ROW_GROUP_ROWS, TYPES, build_table, distinct, make_rows, spark_min, write_file
@@ -278,19 +279,19 @@ def test_information_schema_views(ext):
 def test_options_and_errors_name_the_problem(ext):
     lab, root, files = ext
     lab.set("metastore.enabled", False)
-    with pytest.raises(InvalidInputException, match="Metastore is disabled.*metastore.enabled"):
+    with pytest.raises(InvalidArgument, match="Metastore is disabled.*metastore.enabled"):
         lab.sql("ANALYZE TABLE events REFRESH METADATA")
     lab.sql("SET metastore.enabled = true")
     lab.sql("SET metastore.metadata.store.depth_level = 'FILE'")
     assert lab.sql("ANALYZE TABLE events COLUMNS NONE REFRESH METADATA").details.level == "FILE"
     assert {u.type for u in _units(lab)} == {"TABLE", "SEGMENT", "PARTITION", "FILE"}
-    with pytest.raises(InvalidInputException, match="unknown metadata level 'ROWS'"):
+    with pytest.raises(InvalidArgument, match="unknown metadata level 'ROWS'"):
         lab.set("metastore.metadata.store.depth_level", "ROWS")
-    with pytest.raises(InvalidInputException, match="retry_attempts takes 0 or more"):
+    with pytest.raises(InvalidArgument, match="retry_attempts takes 0 or more"):
         lab.sql("SET metastore.retrieval.retry_attempts = -1")
     with pytest.raises(NoSuchObjectException, match="column amnt does not exist in table default.events"):
         lab.sql("ANALYZE TABLE events COLUMNS (x, amnt) REFRESH METADATA")
-    with pytest.raises(InvalidInputException, match="ds is a partition key"):
+    with pytest.raises(InvalidArgument, match="ds is a partition key"):
         lab.sql("ANALYZE TABLE events COLUMNS (ds) REFRESH METADATA")
     statement = "ANALYZE TABLE events REFRESH METADATA COMPUTE STATISTICS SAMPLE 0 PERCENT"
     with pytest.raises(ParseError) as error:
@@ -309,12 +310,12 @@ def test_managed_table_writes_are_seen_as_new_files(lab):
     lab.set("metastore.enabled", True)
     lab.sql("CREATE TABLE m (id BIGINT, note STRING) PARTITIONED BY (ds STRING)")
     import pandas as pd
-    lab.write("m", pd.DataFrame({"id": range(10), "note": list("abcdefghij")}), partition={"ds": "a"})
+    lab.tables["m"].write(pd.DataFrame({"id": range(10), "note": list("abcdefghij")}), partition={"ds": "a"})
     lab.sql("ANALYZE TABLE m REFRESH METADATA 'FILE' LEVEL")
-    lab.write("m", pd.DataFrame({"id": range(10, 15), "note": list("vwxyz")}), partition={"ds": "b"})
+    lab.tables["m"].write(pd.DataFrame({"id": range(10, 15), "note": list("vwxyz")}), partition={"ds": "b"})
     outcome = lab.sql("ANALYZE TABLE m REFRESH METADATA 'FILE' LEVEL").details
     assert outcome.kind == "incremental" and all("/ds=b/delta_" in p for p in outcome.scanned_files)
-    lab.write("m", pd.DataFrame({"id": [99], "note": ["q"]}), partition={"ds": "a"}, mode="overwrite")
+    lab.tables["m"].write(pd.DataFrame({"id": [99], "note": ["q"]}), partition={"ds": "a"}, mode="overwrite")
     outcome = lab.sql("ANALYZE TABLE m REFRESH METADATA 'FILE' LEVEL").details
     assert all("/ds=a/base_" in p for p in outcome.scanned_files) and len(outcome.removed_files) >= 1
     table = [u for u in lab.metastore.get_table_metadata("default", "m").units if u.type == "TABLE"][0]

@@ -28,13 +28,13 @@ def events_template(tmp_path_factory, spark):
     lab.set("hive.stats.column.autogather", False)
     lab.sql("CREATE TABLE events (id BIGINT, x INT) PARTITIONED BY (ds STRING)")
     for ds, rows in ROWS.items():
-        lab.write("events", spark.createDataFrame(rows, "id bigint, x int"), partition={"ds": ds})
+        lab.tables["events"].write(spark.createDataFrame(rows, "id bigint, x int"), partition={"ds": ds})
     lab.sql("ANALYZE TABLE events PARTITION (ds = 'd1') COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.sql("ANALYZE TABLE events PARTITION (ds = 'd2') COMPUTE STATISTICS FOR ALL COLUMNS")
-    lab.write("events", spark.createDataFrame([(7, 9)], "id bigint, x int"), partition={"ds": "d2"})
+    lab.tables["events"].write(spark.createDataFrame([(7, 9)], "id bigint, x int"), partition={"ds": "d2"})
     with pytest.raises(RuntimeError):
         with lab.transaction() as txn:
-            lab.write("events", spark.createDataFrame([(8, 2)], "id bigint, x int"), partition={"ds": "d3"}, txn=txn)
+            lab.tables["events"].write(spark.createDataFrame([(8, 2)], "id bigint, x int"), partition={"ds": "d3"}, txn=txn)
             raise RuntimeError("the job failed after writing")
     lab.close()
     return home
@@ -89,7 +89,7 @@ def test_transactions_frame_lists_each_writer_its_state_and_the_statistics_it_le
     # d1's statistics were left by its ANALYZE; d2's statistics writer is the append (not accurate)
     d1 = events.metastore.get_partition("default", "events", "ds=d1").writeId
     assert by_write.loc[d1, "operations"] == "statistics" and by_write.loc[d1, "stats_writer_of"] == "1 partition(s)"
-    view = events.view("transactions", "events")
+    view = events.views("transactions", "events")
     assert isinstance(view, TransactionsView)
     valid = events.metastore.get_valid_write_ids("default", "events")
     assert str(valid) in view.header.value and "1 aborted" in view.header.value
@@ -120,7 +120,7 @@ def test_metadata_view_says_whether_the_metadata_is_up_to_date_and_shows_informa
     assert list(columns["COLUMN_NAME"]) == ["id", "x"] and ">x<" in view.schema_html.value
     view.schema_view.value = "PARTITIONS"
     assert ">ds=d3<" in view.schema_html.value
-    events.write("events", spark.createDataFrame([(9, 9)], "id bigint, x int"), partition={"ds": "d1"})
+    events.tables["events"].write(spark.createDataFrame([(9, 9)], "id bigint, x int"), partition={"ds": "d1"})
     assert "outdated: 1 file(s) added or rewritten and 0 removed" in MetadataView(events, "events").header.value
 
 
@@ -142,7 +142,7 @@ def test_table_page_builds_each_tab_when_opened_and_refusals_are_one_line(events
     page.selected_index = TABS.index("Skew")
     assert page.column.value.startswith("(pick a column") and page.skew_area.children == ()
     events.sql("CREATE TABLE `plain t` (v INT)")  # an unpartitioned table beside partitioned ones
-    events.write("plain t", pd.DataFrame({"v": [1, None]}))
+    events.tables["plain t"].write(pd.DataFrame({"v": [1, None]}))
     dashboard = Dashboard(events)
     assert "metastore " + events.metastore.path in dashboard.title.value
     assert "<td>default.plain t</td><td>managed</td><td class=\"num\"></td>" in dashboard.landing.value

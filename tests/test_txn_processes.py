@@ -29,7 +29,7 @@ WORKER = textwrap.dedent("""
         txn = lab.transaction()
         print("txn", txn.txn_id, flush=True)
         big = lab.spark.range(3_000_000).select((F.col("id") % 1000).cast("int").alias("v"))
-        lab.write("t", big, partition={"ds": "p"}, txn=txn)
+        lab.tables["t"].write(big, partition={"ds": "p"}, txn=txn)
         time.sleep(600)  # never commits
     elif role == "analyzer-killed":
         txn = lab.transaction()
@@ -38,7 +38,7 @@ WORKER = textwrap.dedent("""
         print("analyzed", flush=True)
         time.sleep(600)  # killed before it commits
     elif role == "writer":
-        lab.write("t", lab.spark.range(5).select(F.lit(1000).cast("int").alias("v")), partition={"ds": "q"})
+        lab.tables["t"].write(lab.spark.range(5).select(F.lit(1000).cast("int").alias("v")), partition={"ds": "q"})
         lab.sql("ANALYZE TABLE t PARTITION (ds='q') COMPUTE STATISTICS FOR COLUMNS v")
         print("committed", flush=True)
 """)
@@ -63,7 +63,7 @@ def _read_until(proc: subprocess.Popen, word: str, timeout: float = 240) -> str:
 
 def test_killed_writer_and_analyzer_leave_nothing_visible(lab, spark):
     lab.sql("CREATE TABLE t (v INT) PARTITIONED BY (ds STRING)")
-    lab.write("t", pd.DataFrame({"v": [1, 2, 3]}), partition={"ds": "p"})
+    lab.tables["t"].write(pd.DataFrame({"v": [1, 2, 3]}), partition={"ds": "p"})
     lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
     before = lab.metastore.get_partition_column_statistics("default", "t", "ds=p", "v")
     location = lab.metastore.get_table("default", "t").location
@@ -84,7 +84,7 @@ def test_killed_writer_and_analyzer_leave_nothing_visible(lab, spark):
 
     assert set(lab.metastore.abort_expired_txns()) == {txn_w, txn_a}
     assert lab.metastore.txn_state(txn_w) == lab.metastore.txn_state(txn_a) == "aborted"
-    rows = sorted((r.ds, r.v) for r in lab.table("t").collect())
+    rows = sorted((r.ds, r.v) for r in lab.tables["t"].to_spark().collect())
     assert rows == [("p", 1), ("p", 2), ("p", 3)] + [("q", 1000)] * 5  # nothing of the killed writer
     after = lab.metastore.get_partition_column_statistics("default", "t", "ds=p", "v")
     assert after.isStatsCompliant is True

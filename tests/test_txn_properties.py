@@ -81,7 +81,7 @@ def test_random_interleavings_keep_stats_either_exact_or_not_accurate(lab, ops):
         if actor not in txns:
             txns[actor] = lab.transaction()
             model.seen_at_start[actor] = model.commits
-            lab.table("t", txn=txns[actor])  # fixes the actor's snapshot now, as the model assumes
+            lab.tables["t"].to_spark(txn=txns[actor])  # fixes the actor's snapshot now, as the model assumes
         return txns[actor]
 
     try:
@@ -89,13 +89,13 @@ def test_random_interleavings_keep_stats_either_exact_or_not_accurate(lab, ops):
             kind, actor = op[0], op[1]
             if kind == "write":
                 _, _, ds, values = op
-                lab.write("t", pd.DataFrame({"v": pd.array(values, dtype="Int32")}), partition={"ds": ds},
-                          txn=txn_of(actor))
+                lab.tables["t"].write(pd.DataFrame({"v": pd.array(values, dtype="Int32")}), partition={"ds": ds},
+                                      txn=txn_of(actor))
                 model.pending[actor] += [(ds, v) for v in values]
             elif kind == "analyze":
                 lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v", txn=txn_of(actor))
             elif kind == "read":
-                rows = sorted(((r.ds, r.v) for r in lab.table("t", txn=txn_of(actor)).collect()), key=repr)
+                rows = sorted(((r.ds, r.v) for r in lab.tables["t"].to_spark(txn=txn_of(actor)).collect()), key=repr)
                 assert rows == model.visible_to(actor)
             elif kind in ("commit", "abort") and actor in txns:
                 txn = txns.pop(actor)
@@ -106,7 +106,7 @@ def test_random_interleavings_keep_stats_either_exact_or_not_accurate(lab, ops):
                 else:
                     txn.abort()
                 model.pending.pop(actor, None)
-            everything = sorted(((r.ds, r.v) for r in lab.table("t").collect()), key=repr)
+            everything = sorted(((r.ds, r.v) for r in lab.tables["t"].to_spark().collect()), key=repr)
             assert everything == sorted(((ds, v) for _, ds, v in model.committed), key=repr)  # none lost or doubled
             _stats_match(lab, model)
     finally:

@@ -37,10 +37,11 @@ def _v(lab, part="ds=p", snapshot=None):
 
 def test_write_and_analyze_in_one_transaction_are_accurate_after_commit(t):
     with t.transaction() as txn:
-        t.write("t", _rows(1, 2, 3), partition={"ds": "p"}, txn=txn)
+        t.tables["t"].write(_rows(1, 2, 3), partition={"ds": "p"}, txn=txn)
         t.sql("ANALYZE TABLE t PARTITION (ds='p') COMPUTE STATISTICS FOR COLUMNS v", txn=txn)
         assert t.metastore.get_partition_names("default", "t") == []  # nothing is stored before the commit
-        assert t.table("t").count() == 0 and t.table("t", txn=txn).count() == 3  # only the txn sees its write
+        table = t.tables["t"]
+        assert table.to_spark().count() == 0 and table.to_spark(txn=txn).count() == 3  # only the txn sees its write
     stats = _v(t)
     assert stats.isStatsCompliant is True
     assert (stats.obj("v").statsData.longStats.lowValue, stats.obj("v").statsData.longStats.highValue) == (1, 3)
@@ -48,27 +49,27 @@ def test_write_and_analyze_in_one_transaction_are_accurate_after_commit(t):
 
 
 def test_two_writers_that_cannot_see_each_other_leave_stats_not_accurate(t):
-    t.write("t", _rows(1), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1), partition={"ds": "p"})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
     first, second = t.transaction(), t.transaction()
-    t.write("t", _rows(2), partition={"ds": "p"}, txn=first)
-    t.write("t", _rows(3), partition={"ds": "p"}, txn=second)  # second's snapshot predates first's commit
+    t.tables["t"].write(_rows(2), partition={"ds": "p"}, txn=first)
+    t.tables["t"].write(_rows(3), partition={"ds": "p"}, txn=second)  # second's snapshot predates first's commit
     first.commit()
     second.commit()
     ok, why = _compliant(t)
     assert not ok and "statistics were not kept accurate" in why
     assert COLUMN_STATS_ACCURATE not in t.metastore.get_partition("default", "t", "ds=p").parameters
-    assert sorted(r.v for r in t.table("t").collect()) == [1, 2, 3]  # no committed row is lost
+    assert sorted(r.v for r in t.tables["t"].to_spark().collect()) == [1, 2, 3]  # no committed row is lost
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")  # a later ANALYZE makes them accurate again
     assert _compliant(t) == (True, "")
     assert t.metastore.get_partition("default", "t", "ds=p").parameters["numRows"] == "3"
 
 
 def test_an_analyze_that_cannot_see_a_concurrent_write_is_stored_not_accurate(t):
-    t.write("t", _rows(1, 2), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1, 2), partition={"ds": "p"})
     analyzer = t.transaction()
     outcome = t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v", txn=analyzer).details
-    t.write("t", _rows(50), partition={"ds": "p"})  # commits while the ANALYZE is still open
+    t.tables["t"].write(_rows(50), partition={"ds": "p"})  # commits while the ANALYZE is still open
     analyzer.commit()
     assert outcome.stale_partitions == ["ds=p"]
     assert not _compliant(t)[0]
@@ -76,9 +77,9 @@ def test_an_analyze_that_cannot_see_a_concurrent_write_is_stored_not_accurate(t)
 
 
 def test_a_reader_with_an_older_snapshot_gets_stats_marked_not_accurate(t):
-    t.write("t", _rows(1), partition={"ds": "p"})
-    old = t.snapshot("t")
-    t.write("t", _rows(5), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1), partition={"ds": "p"})
+    old = t.tables["t"].inspect.snapshot()
+    t.tables["t"].write(_rows(5), partition={"ds": "p"})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
     assert _v(t, snapshot=old).isStatsCompliant is False
     ok, why = _compliant(t, snapshot=old)
@@ -90,44 +91,44 @@ def test_a_reader_with_an_older_snapshot_gets_stats_marked_not_accurate(t):
 
 
 def test_an_aborted_write_and_analyze_leave_the_earlier_stats_accurate(t):
-    t.write("t", _rows(1, 2), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1, 2), partition={"ds": "p"})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
     with pytest.raises(RuntimeError):
         with t.transaction() as txn:
-            t.write("t", _rows(100), partition={"ds": "p"}, txn=txn)
+            t.tables["t"].write(_rows(100), partition={"ds": "p"}, txn=txn)
             t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v", txn=txn)
             raise RuntimeError("the job failed")
     assert txn.state == "aborted"
     stats = _v(t)
     assert stats.isStatsCompliant is True  # Hive would leave them not accurate; nothing was touched here
     assert stats.obj("v").statsData.longStats.highValue == 2
-    assert sorted(r.v for r in t.table("t").collect()) == [1, 2]
+    assert sorted(r.v for r in t.tables["t"].to_spark().collect()) == [1, 2]
 
 
 def test_overwrite_replaces_counts_and_hides_older_files(t):
-    t.write("t", _rows(1, 2, 3), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1, 2, 3), partition={"ds": "p"})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
-    t.write("t", _rows(7), partition={"ds": "p"}, mode="overwrite")
+    t.tables["t"].write(_rows(7), partition={"ds": "p"}, mode="overwrite")
     part = t.metastore.get_partition("default", "t", "ds=p")
     assert part.parameters["numRows"] == "1"
-    assert [r.v for r in t.table("t").collect()] == [7]
+    assert [r.v for r in t.tables["t"].to_spark().collect()] == [7]
     # the overwrite's own rows were gathered during the write, so the stats describe exactly them
     assert _compliant(t) == (True, "")
     v = _v(t).obj("v").statsData.longStats
     assert (v.lowValue, v.highValue, v.numNulls, v.numDVs) == (7, 7, 0, 1)
     t.set("hive.stats.column.autogather", False)
-    t.write("t", _rows(8), partition={"ds": "p"}, mode="overwrite")
+    t.tables["t"].write(_rows(8), partition={"ds": "p"}, mode="overwrite")
     assert t.metastore.get_partition("default", "t", "ds=p").parameters[COLUMN_STATS_ACCURATE] == \
         '{"BASIC_STATS":"true"}'
     assert not _compliant(t)[0]
 
 
 def test_the_switch_off_reports_nothing_accurate_and_taints_its_writes(t):
-    t.write("t", _rows(1), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1), partition={"ds": "p"})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
     t.set("hive.txn.stats.enabled", False)
     assert _compliant(t) == (False, "transactional statistics are turned off (hive.txn.stats.enabled=false)")
-    t.write("t", _rows(2), partition={"ds": "p"})
+    t.tables["t"].write(_rows(2), partition={"ds": "p"})
     t.set("hive.txn.stats.enabled", "true")
     ok, _ = _compliant(t)
     assert not ok  # the write made while it was off left them not accurate
@@ -136,14 +137,14 @@ def test_the_switch_off_reports_nothing_accurate_and_taints_its_writes(t):
 
 
 def test_marking_accurate_needs_a_write_id_and_snapshot(t):
-    t.write("t", _rows(1), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1), partition={"ds": "p"})
     with pytest.raises(MetaException, match="transactional table default.t accurate"):
         t.metastore.alter_partition_params("default", "t", "ds=p", {COLUMN_STATS_ACCURATE: '{"BASIC_STATS":"true"}'})
     assert t.metastore.alter_partition_params("default", "t", "ds=p", {COLUMN_STATS_ACCURATE: None}) is False
 
 
 def test_stats_written_by_an_aborted_write_may_be_replaced(t):
-    t.write("t", _rows(1), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1), partition={"ds": "p"})
     ms = t.metastore
     txn = ms.open_txn()
     aborted_id = ms.allocate_table_write_id(txn, "default", "t")
@@ -169,10 +170,10 @@ def test_a_transaction_whose_process_died_is_aborted_and_never_read(t, tmp_path)
     out = subprocess.run([sys.executable, "-c", script, t.metastore.url], capture_output=True, text=True,
                          env={**os.environ}, check=True).stdout.split()
     txn_id, write_id = int(out[0]), int(out[1])
-    assert write_id in t.snapshot("t").aborted_write_ids | t.snapshot("t").open_write_ids
+    assert write_id in t.tables["t"].inspect.snapshot().aborted_write_ids | t.tables["t"].inspect.snapshot().open_write_ids
     assert txn_id in t.metastore.abort_expired_txns()
     assert t.metastore.txn_state(txn_id) == "aborted"
-    assert write_id in t.snapshot("t").aborted_write_ids
+    assert write_id in t.tables["t"].inspect.snapshot().aborted_write_ids
 
 
 def test_a_transaction_of_another_host_expires_by_its_heartbeat_not_by_a_pid_here(t):
@@ -205,8 +206,8 @@ def test_heartbeats_keep_a_live_transaction_open(t):
 
 def test_txn_components_list_what_each_transaction_wrote(t):
     with t.transaction() as txn:
-        t.write("t", _rows(1), partition={"ds": "p"}, txn=txn)
-        t.write("t", _rows(2), partition={"ds": "q"}, txn=txn)
+        t.tables["t"].write(_rows(1), partition={"ds": "p"}, txn=txn)
+        t.tables["t"].write(_rows(2), partition={"ds": "q"}, txn=txn)
         t.sql("ANALYZE TABLE t PARTITION (ds='p') COMPUTE STATISTICS FOR COLUMNS v", txn=txn)
     conn = connect(t.metastore.url)
     rows = conn.execute("SELECT TC_PARTITION, TC_OPERATION_TYPE, TC_WRITEID FROM TXN_COMPONENTS WHERE TC_TXNID = ? "
@@ -220,11 +221,11 @@ def test_a_commit_that_fails_keeps_none_of_its_changes_and_aborts_at_once(t, cap
     the commit. The commit fails naming the table, nothing of it is stored, and the transaction is aborted
     then and there (readers never wait for hive.txn.timeout to see its write ID aborted)."""
     t.sql("CREATE TABLE other (v INT)")
-    t.write("t", _rows(1), partition={"ds": "p"})
+    t.tables["t"].write(_rows(1), partition={"ds": "p"})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
     stored = t.metastore.get_partition("default", "t", "ds=p").parameters
     txn = t.transaction()
-    t.write("t", _rows(5, 6), partition={"ds": "q"}, txn=txn)
+    t.tables["t"].write(_rows(5, 6), partition={"ds": "q"}, txn=txn)
     t.sql("ANALYZE TABLE other COMPUTE STATISTICS FOR COLUMNS v", txn=txn)
     write_id = txn.write_id(t.metastore.get_table("default", "t"))
     assert [change.kind for change in txn.changes] == ["files", "statistics"]  # the commit, as data
@@ -234,9 +235,9 @@ def test_a_commit_that_fails_keeps_none_of_its_changes_and_aborts_at_once(t, cap
         with pytest.raises(NoSuchObjectException, match="other"):
             txn.commit()
     assert t.metastore.txn_state(txn.txn_id) == "aborted"
-    assert write_id in t.snapshot("t").aborted_write_ids
+    assert write_id in t.tables["t"].inspect.snapshot().aborted_write_ids
     assert f"aborted transaction {txn.txn_id}: its commit failed: NoSuchObjectException" in caplog.text
     assert t.metastore.get_partition_names("default", "t") == ["ds=p"]  # the written partition was not added
-    assert sorted(r.v for r in t.table("t").collect()) == [1]
+    assert sorted(r.v for r in t.tables["t"].to_spark().collect()) == [1]
     assert t.metastore.get_partition("default", "t", "ds=p").parameters == stored
     assert _compliant(t) == (True, "")

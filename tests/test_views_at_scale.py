@@ -19,7 +19,7 @@ DAYS = [(dt.date(2024, 1, 1) + dt.timedelta(days=i)).isoformat() for i in range(
 def test_the_level_picker_lists_a_page_and_finds_the_rest(lab):
     lab.sql("CREATE TABLE long_history (x INT) PARTITIONED BY (ds STRING)")
     lab.metastore.add_partitions([Partition("default", "long_history", [d]) for d in DAYS])
-    view = lab.view_stats("long_history")
+    view = lab.views.stats("long_history")
     assert list(view.level.options) == ["(table)"] + [f"ds={d}" for d in DAYS[:LEVEL_CHOICES]]
     assert view.picker.search.layout.display is None  # more than a page: the search box shows
     view.picker.search.value = "ds=2025-03"

@@ -29,7 +29,7 @@ def shell(lab, spark):
     lab.set("hive.stats.column.autogather", False)  # statistics come from the ANALYZEs under test
     lab.sql("CREATE TABLE sales (id BIGINT, x INT, note STRING) PARTITIONED BY (ds STRING)")
     for ds, rows in ROWS.items():
-        lab.write("sales", spark.createDataFrame(rows, "id bigint, x int, note string"), partition={"ds": ds})
+        lab.tables["sales"].write(spark.createDataFrame(rows, "id bigint, x int, note string"), partition={"ds": ds})
     ip = InteractiveShell.instance()
     ip.user_ns["lab"] = lab
     ip.run_line_magic("load_ext", "colstats_lab")
@@ -86,8 +86,8 @@ def test_analyze_magic_returns_the_result_and_shows_the_stats_view(shell, lab):
 
 def test_stats_view_badge_turns_when_a_partition_changes(shell, lab, spark):
     shell.run_cell_magic("analyze", "", "ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS x")
-    lab.write("sales", spark.createDataFrame([(10, 1, "z")], "id bigint, x int, note string"), partition={"ds": "d1"})
-    view = lab.view_stats("sales")
+    lab.tables["sales"].write(spark.createDataFrame([(10, 1, "z")], "id bigint, x int, note string"), partition={"ds": "d1"})
+    view = lab.views.stats("sales")
     x = view.frame.set_index("column").loc["x"]
     assert bool(x["accurate"]) is False
     assert x["reason"] == ("not accurate in 1 of 2 partitions (ds=d1): "
@@ -139,7 +139,7 @@ def test_jupysql_queries_the_live_metastore(shell, lab):
         shell.run_line_magic("load_ext", "sql")
     assert "toml" not in loading.stdout + loading.stderr
     shell.run_line_magic("config", "SqlMagic.displaylimit = 0")
-    shell.run_line_magic("sql", lab.metastore_url)
+    shell.run_line_magic("sql", lab.metastore.url)
     result = shell.run_line_magic("sql", "SELECT PART_NAME, NUM_NULLS FROM PART_COL_STATS WHERE COLUMN_NAME = 'x' "
                                          "ORDER BY PART_NAME")
     assert [tuple(r) for r in result] == [("ds=d1", 1), ("ds=d2", 0)]
@@ -147,12 +147,12 @@ def test_jupysql_queries_the_live_metastore(shell, lab):
 
 def test_views_are_usable_from_python(lab, spark):
     lab.sql("CREATE TABLE t (v INT)")
-    lab.write("t", spark.createDataFrame([(1,), (1,), (2,)], "v int"))
+    lab.tables["t"].write(spark.createDataFrame([(1,), (1,), (2,)], "v int"))
     lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
-    stats = lab.view_stats("t")
+    stats = lab.views.stats("t")
     assert stats.level.layout.display == "none"  # no partitions: no level picker
     assert stats.frame.set_index("column").loc["v"]["ndv"] == 2
-    skew = lab.view_skew("t", "v")
+    skew = lab.views.skew("t", "v")
     assert list(zip(skew.rows["value"], skew.rows["count"])) == [(1, 2), (2, 1)]
     assert isinstance(Lab.current(), Lab)
 
@@ -202,7 +202,7 @@ def test_refresh_metadata_in_analyze_cell_and_information_schema_from_jupysql(sh
     assert view.details.up_to_date is False  # the statement's Result reads through
     shell.run_line_magic("load_ext", "sql")
     shell.run_line_magic("config", "SqlMagic.displaylimit = 0")
-    shell.run_line_magic("sql", lab.metastore_url)
+    shell.run_line_magic("sql", lab.metastore.url)
     result = shell.run_line_magic("sql", "SELECT COLUMN_NAME, NUM_NULLS, MIN_VAL, MAX_VAL FROM INFORMATION_SCHEMA_COLUMNS "
                                          "WHERE TABLE_NAME = 'sales' ORDER BY ORDINAL_POSITION")
     rows = [r for ds in ROWS.values() for r in ds]
@@ -224,9 +224,9 @@ def test_stats_view_header_of_an_external_table_compares_its_files_with_those_an
     root = str(tmp_path / "events")
     build_table(root, partitions=("d1", "d2"), files_per_partition=1, rows_per_file=20)
     lab.register_external("events", root, partition_types={"ds": "string"})
-    assert "changed since analyze: never analyzed" in lab.view_stats("events", partition="ds=d1").header.value
+    assert "changed since analyze: never analyzed" in lab.views.stats("events", partition="ds=d1").header.value
     lab.sql("ANALYZE TABLE events PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x")
-    view = lab.view_stats("events")
+    view = lab.views.stats("events")
     assert "unknown in" not in view.header.value and "not counted for an external table" in view.header.value
     view.level.value = "ds=d1"
     assert "its files are those last analyzed" in view.header.value

@@ -26,8 +26,8 @@ from typing import Callable
 import pandas as pd
 from pyspark.sql import SparkSession
 
-from ..errors import ColstatsError
-from ..metastore import InvalidInputException, Metastore, Table
+from ..errors import ColstatsError, InvalidArgument
+from ..metastore import Metastore, Table
 from ..metastore.autoanalyze import TABLE_OWNER
 from ..sql.statements import Analyze, TableName
 from ..transaction import Transaction
@@ -48,7 +48,7 @@ def duration_seconds(text: str | float | int, what: str) -> float:
         return float(text)
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", str(text))
     if match is None:
-        raise InvalidInputException(f"{what} is a duration such as 90s, 10m or 1h, not {text!r}")
+        raise InvalidArgument(f"{what} is a duration such as 90s, 10m or 1h, not {text!r}")
     return float(match.group(1)) * _UNITS[match.group(2) or "s"]
 
 
@@ -62,12 +62,12 @@ class AutoAnalyzeOptions:
 
     def checked(self) -> "AutoAnalyzeOptions":
         if self.mode not in MODES:
-            raise InvalidInputException(f"mode is one of {', '.join(MODES)}, not {self.mode!r}")
+            raise InvalidArgument(f"mode is one of {', '.join(MODES)}, not {self.mode!r}")
         if self.columns not in COLUMN_CHOICES:
-            raise InvalidInputException(f"columns is one of {', '.join(COLUMN_CHOICES)}, not {self.columns!r}")
+            raise InvalidArgument(f"columns is one of {', '.join(COLUMN_CHOICES)}, not {self.columns!r}")
         check_threshold(self.threshold)
         if self.budget_s < 0:
-            raise InvalidInputException(f"the budget is a duration, not {self.budget_s!r}")
+            raise InvalidArgument(f"the budget is a duration, not {self.budget_s!r}")
         return self
 
     def to_json(self) -> str:
@@ -117,7 +117,6 @@ class DueOwner:
         return f"{where} ({how})"
 
 
-QUEUE_COLUMNS = ["database", "table", "partition", "changed_fraction", "never_analyzed", "reason"]
 
 
 def due_owners(metastore: Metastore, options: AutoAnalyzeOptions, held_back: dict[str, str] | None = None
@@ -180,11 +179,6 @@ def worker_queue(metastore: Metastore) -> tuple[AutoAnalyzeOptions, list[DueOwne
         return None
     options = AutoAnalyzeOptions.from_json(rounds[0]["options"])
     return options, due_owners(metastore, options)
-
-
-def queue_frame(due: list[DueOwner]) -> pd.DataFrame:
-    return pd.DataFrame([(d.db, d.table, d.owner, d.changed_fraction, not d.analyzed_columns, d.reason)
-                         for d in due], columns=QUEUE_COLUMNS)
 
 
 @dataclass

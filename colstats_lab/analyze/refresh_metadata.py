@@ -26,7 +26,7 @@ import pandas as pd
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
-from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Table, ValidWriteIdList
+from ..metastore import Metastore, NoSuchObjectException, Table, ValidWriteIdList
 from ..storage import storage_for
 from ..metastore.changes import ReplaceMetadata
 from ..column_statistics.quantiles import kll_for
@@ -41,7 +41,7 @@ from ..metastore.table_metadata import (
 )
 from ..sql.statements import RefreshMetadata
 from ..stats.footers import FileFooter, FooterColumn, file_footer, footer_column, read_footer
-from ..errors import spark_errors
+from ..errors import InvalidArgument, spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
 from ..metastore.table_metadata import merge_metadata_column
 from ..metastore.snapshot_files import field_ids_of
@@ -137,6 +137,7 @@ class RefreshOutcome:
 def metadata_request(table: Table, stmt: RefreshMetadata, default_level: str) -> tuple[MetadataRequest, list[str]]:
     """What to collect, and the columns skipped; raises naming an unknown or unsupported column."""
     level = LEVELS[level_depth(stmt.level[0] if stmt.level else default_level)]
+    sample: float | None
     if stmt.statistics_mode == "ESTIMATE":
         sample = stmt.sample_percent if stmt.sample_percent is not None else ESTIMATE_SAMPLE_PERCENT
     else:
@@ -161,12 +162,12 @@ def _checked(table: Table, named: list[tuple[str, int]]) -> list[str]:
     by_name = {c.name: c for c in table.cols}
     for name, _ in named:
         if name in table.partition_key_names:
-            raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: its values are "
+            raise InvalidArgument(f"{name} is a partition key of {table.qualified_name}: its values are "
                                         "in the segment and partition metadata already")
         if name not in by_name:
             raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
         if not _primitive(by_name[name].type):
-            raise InvalidInputException(f"column {name} is {by_name[name].type}: no metadata is kept for that type")
+            raise InvalidArgument(f"column {name} is {by_name[name].type}: no metadata is kept for that type")
         if name not in out:
             out.append(name)
     return out
@@ -183,13 +184,13 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     parts = snapshot_files(metastore, table, txn.snapshot(table))
     with_deletes = [p.part_name or table.qualified_name for p in parts if p.deletes]
     if with_deletes:
-        raise InvalidInputException(
+        raise InvalidArgument(
             f"{table.qualified_name} has position-delete files in {with_deletes[0]}: REFRESH METADATA keeps each "
             "file's figures from its footer, which counts the rows they delete; use ANALYZE TABLE ... COMPUTE "
             "STATISTICS, which reads the rows a reader sees")
     unread = next((f.path for p in parts for f in p.files if not storage_for(f.path).reads_footers), None)
     if unread is not None:
-        raise InvalidInputException(f"REFRESH METADATA keeps each file's footer figures, and {unread} is listed "
+        raise InvalidArgument(f"REFRESH METADATA keeps each file's footer figures, and {unread} is listed "
                                     "through Spark here, with no storage credentials to read its footer")
     states = {f.path: f.state for p in parts for f in p.files}
     last = metastore.get_table_metadata(table.dbName, table.tableName)
@@ -238,7 +239,7 @@ def metadata_file_changes(metastore: Metastore, table: Table, snapshot: ValidWri
 def _files_since(last: TableMetadata, states: dict[str, FileState]) -> tuple[list[str], list[str]]:
     seen = {tuple(s) for s in (_table_unit(last).files or [])}
     return (sorted(path for path, state in states.items() if tuple(state) not in seen),
-            sorted({s[0] for s in seen} - set(states)))
+            sorted({str(s[0]) for s in seen} - set(states)))
 
 
 def _table_unit(metadata: TableMetadata) -> MetadataUnit:
@@ -268,21 +269,21 @@ class _Builder:
         if last is not None and depth >= FILE:
             stored = {u.path: u for u in last.of_type("FILE")}
             groups: dict[str, list[MetadataUnit]] = {}
-            for unit in last.of_type("ROW_GROUP"):
-                groups.setdefault(unit.path, []).append(unit)
+            for group in last.of_type("ROW_GROUP"):
+                groups.setdefault(group.path or "", []).append(group)
             for path, state in self.states.items():
-                unit = stored.get(path)
-                if unit is not None and unit.describes_file(state):
-                    self.file_units[path] = self._project(unit)
+                file_unit = stored.get(path)
+                if file_unit is not None and file_unit.describes_file(state):
+                    self.file_units[path] = self._project(file_unit)
                     if depth == ROW_GROUP:
                         self.row_groups[path] = [self._project(u) for u in sorted(groups.get(path, []),
-                                                                                  key=lambda u: u.row_group)]
+                                                                                  key=lambda u: u.row_group or 0)]
         if last is not None and depth >= SEGMENT and self.table.is_partitioned:
             # a partition whose files are the ones its stored unit was merged from keeps that unit: only the
             # partitions that changed, and the levels above them, are merged again
-            stored = {u.identifier: u for u in last.of_type(LEVELS[min(depth, PARTITION)])}
+            by_identifier = {u.identifier: u for u in last.of_type(LEVELS[min(depth, PARTITION)])}
             for part in self.parts:
-                unit = stored.get(part.part_name)
+                unit = by_identifier.get(part.part_name or "")
                 if unit is not None and unit.describes_files(f.state for f in part.files) and \
                         (depth < FILE or all(f.path in self.file_units for f in part.files)):
                     self.partition_units[part.part_name] = replace(self._project(unit), type="PARTITION")
@@ -365,6 +366,11 @@ class _Builder:
     def _sampled(self) -> bool:
         return bool(self.request.statistics and self.request.sample_percent)
 
+    @property
+    def _percent(self) -> float:
+        """The sample's percent of the rows (100: every row)."""
+        return self.request.sample_percent or 100.0
+
     def _file_footer(self, name: str, footer: FileFooter) -> ColumnMetadata | None:
         """A file's footer figures for a column: its row groups' merged."""
         return footer_column(name, self.types[name], footer.row_groups) if name in self.served else None
@@ -374,7 +380,7 @@ class _Builder:
         """One column of a file or row group: footer figures where they serve, the scan's otherwise."""
         column = ColumnMetadata(name, self.types[name])
         seen = group.columns.get(name) if group is not None else None
-        if name in self.served:
+        if name in self.served and footer is not None:
             column.low, column.high, column.nulls = footer.low, footer.high, footer.nulls
         else:  # no scanned group: the unit has no rows
             column.nulls = rows - (seen.non_nulls or 0) if seen is not None else rows
@@ -384,13 +390,14 @@ class _Builder:
             column.histogram = seen.histogram if seen is not None else None
         if name in self.request.statistics:
             column.sketch = seen.sketch if seen is not None else None
+            non_nulls = rows - (column.nulls or 0)  # a served footer and the scan both count NULLs
             if self._sampled:
-                scaled = (seen.sampled_non_nulls if seen is not None else 0) * 100 / self.request.sample_percent
-                column.non_nulls = min(scaled, float(rows - column.nulls))
+                scaled = ((seen.sampled_non_nulls or 0) if seen is not None else 0) * 100 / self._percent
+                column.non_nulls = min(scaled, float(non_nulls))
                 column.estimated = True
             else:
-                column.non_nulls = float(rows - column.nulls)
-            column.ndv = self._ndv(column, rows - column.nulls)
+                column.non_nulls = float(non_nulls)
+            column.ndv = self._ndv(column, non_nulls)
         return column
 
     def _ndv(self, column: ColumnMetadata, non_nulls: int) -> float:
@@ -398,7 +405,7 @@ class _Builder:
         expected count of values seen in such a sample is what the sample saw (`sample_ndv`)."""
         if not self._sampled:
             return float(sketch_ndv(column.sketch, non_nulls))
-        seen = sample_ndv(estimate(column.sketch), non_nulls, self.request.sample_percent / 100)
+        seen = sample_ndv(estimate(column.sketch), non_nulls, self._percent / 100)
         return float(bounded_ndv(seen, non_nulls))
 
     # ---- merged upward ------------------------------------------------------------------
@@ -431,7 +438,7 @@ class _Builder:
             else:
                 unit = self._merge("PARTITION", part.part_name or self.table.qualified_name, files)
                 unit.files = [self.states[f.path] for f in part.files]
-            if part.partition is not None:
+            if part.partition is not None and part.part_name is not None:
                 unit.part_name = part.part_name
                 unit.key = part.part_name.split("/")[0]
                 unit.partition_values = dict(zip(self.table.partition_key_names, part.partition.values))
@@ -443,7 +450,7 @@ class _Builder:
                     unit.key = part.part_name.split("/")[0] if part.part_name else None
                     out.append(unit)
                     if depth == ROW_GROUP:
-                        for rg in self.row_groups[unit.path]:
+                        for rg in self.row_groups[unit.path or ""]:
                             rg.part_name, rg.key = unit.part_name, unit.key
                             out.append(rg)
         if self.table.is_partitioned:
@@ -463,7 +470,7 @@ class _Builder:
         for length in range(1, len(keys) + 1):
             by_prefix: dict[str, list[MetadataUnit]] = {}
             for unit in partitions:
-                by_prefix.setdefault("/".join(unit.part_name.split("/")[:length]), []).append(unit)
+                by_prefix.setdefault("/".join((unit.part_name or "").split("/")[:length]), []).append(unit)
             for prefix, children in sorted(by_prefix.items()):
                 files = sorted(s for c in children for s in c.files or [])
                 stored = self.segment_units.get(prefix)
@@ -472,7 +479,7 @@ class _Builder:
                     continue
                 segment = self._merge("SEGMENT", prefix, children, key=prefix.split("/")[0],
                                       partition_column=keys[length - 1],
-                                      partition_value=children[0].partition_values[keys[length - 1]],
+                                      partition_value=(children[0].partition_values or {})[keys[length - 1]],
                                       location=f"{self.table.location}/{prefix}")
                 segment.files = files
                 segment.part_name = prefix if length == len(keys) else None

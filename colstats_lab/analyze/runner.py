@@ -13,20 +13,10 @@ from typing import TYPE_CHECKING, Callable, ClassVar, cast
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
-from ..errors import spark_errors
+from ..errors import InvalidArgument, spark_errors
 from ..file_columns import nanos_columns
-from ..metastore import (
-    COLUMN_STATS_ACCURATE,
-    ColumnStatistics,
-    ColumnStatisticsDesc,
-    InvalidInputException,
-    Metastore,
-    NoSuchObjectException,
-    StatsAccuracy,
-    ColumnPath,
-    Table,
-    ValidWriteIdList,
-)
+from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, Metastore,
+    NoSuchObjectException, Partition, StatsAccuracy, ColumnPath, Table, ValidWriteIdList)
 from ..column_statistics.frequent_items import items_tracked
 from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
 from ..metastore.staleness import PARAM as ROWS_CHANGED
@@ -101,14 +91,14 @@ def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
     by_name = {c.name: c for c in stats_columns}
     for name, _pos in stmt.columns:
         if name in keys:
-            raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: "
+            raise InvalidArgument(f"{name} is a partition key of {table.qualified_name}: "
                                         "partition keys have no column statistics")
         if name not in by_name:
             whole = table.column(name)
             if whole is None:
                 raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
             leaves = [c.name for c in stats_columns if c.path[0] == whole.name]
-            raise InvalidInputException(
+            raise InvalidArgument(
                 f"column {name} is {parse_type(whole.type).name}: no statistics are kept for that type"
                 + (f"; its leaves are columns of their own: {', '.join(leaves)}" if leaves else ""))
         if name not in seen:
@@ -125,7 +115,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     started = time.perf_counter()
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     if stmt.partition and not table.is_partitioned:
-        raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
+        raise InvalidArgument(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
     plans, skipped = (column_plans(table, stmt, kll_for(table.parameters, metastore.kll_enabled),
                                    metastore.frequent_items)
                       if stmt.mode == "columns" else ([], []))
@@ -223,9 +213,9 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
     marks statistics not accurate where the partition was written by a write this ANALYZE could not
     see (HIVE-19416's writer rule)."""
     now = int(time.time())
-    current = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName,
-                                                                [p.part_name for p in files])} \
-        if table.is_partitioned else {}
+    names = [p.part_name for p in files if p.part_name is not None]
+    current: dict[str | None, Partition] = {p.partName: p for p in metastore.get_partitions(
+        table.dbName, table.tableName, names)} if table.is_partitioned else {}
     fresh_table = metastore.get_table(table.dbName, table.tableName)
     if any(p.histogram for p in plans) and KLL_PROPERTY not in fresh_table.parameters:
         # sketches once kept stay kept: a later session with hive.stats.kll.enable off does not drop them
@@ -247,10 +237,12 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
             changes.update(numRows=str(group.num_rows), rawDataSize=str(raw_sizes[part.part_name]))
             changes[COLUMN_STATS_ACCURATE] = StatsAccuracy(True, columns | {p.name for p in plans}).to_param()
         updates[part.part_name] = changes
+    accuracy: dict[str | None, bool]
     if table.is_partitioned:  # every partition's in one call: the table is read once, not once a partition
-        accuracy = metastore.alter_partitions_params(
+        stored = metastore.alter_partitions_params(
             table.dbName, table.tableName, {cast(str, name): changes for name, changes in updates.items()},
             write_id=write_id, valid_write_ids=valid) if updates else {}
+        accuracy = {name: accurate for name, accurate in stored.items()}
     else:
         accuracy = {None: metastore.alter_table_params(table.dbName, table.tableName, updates[None],
                                                        write_id=write_id, valid_write_ids=valid)}

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Callable
 import pandas as pd
 from pyspark.sql import SparkSession
 
-from ..metastore import InvalidInputException, Metastore, Table
+from ..metastore import Metastore, Table
+from ..errors import InvalidArgument
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import changed_fraction
 from ..sql.statements import Analyze, TableName
@@ -47,13 +48,13 @@ def stale_owners(frame: pd.DataFrame, threshold: float) -> list:
 
 def check_threshold(threshold) -> float:
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-        raise InvalidInputException(f"threshold is the fraction of rows changed, between 0 and 1, not {threshold!r}")
+        raise InvalidArgument(f"threshold is the fraction of rows changed, between 0 and 1, not {threshold!r}")
     return float(threshold)
 
 
 @dataclass(frozen=True)
 class StaleAnalysis:
-    """What `Lab.analyze_stale` did: the staleness frame before, the partitions chosen (None: the table),
+    """What `TableHandle.analyze_stale` did: the staleness frame before, the partitions chosen (None: the table),
     and the ANALYZE's outcome (None when nothing passed the threshold)."""
     staleness: pd.DataFrame
     analyzed: list

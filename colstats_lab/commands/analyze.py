@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
-    """The work of `Lab.analyze_stale`, whose docstring is the reference."""
+    """The work of `TableHandle.analyze_stale`, whose docstring is the reference."""
     threshold = check_threshold(threshold)
     meta = session.resolve(table)
     with session.txn_scope(txn) as scope:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from sqlglot import exp
 
-from ..errors import ParseError, parse_sql
+from ..errors import InvalidArgument, ParseError, parse_sql
 from ..interop.hms_client import HiveMetastoreClient
 from ..interop.hms_engines import engines_frame
 from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
@@ -22,7 +22,7 @@ from ..interop import snapshot_source
 from ..interop.snapshot_source import TableSource
 from ..column_statistics.names import split_table_name
 from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
-from ..metastore import COLUMN_STATS_ACCURATE, InvalidInputException, NoSuchObjectException, Table
+from ..metastore import COLUMN_STATS_ACCURATE, NoSuchObjectException, Table
 from ..result import Result
 from ..analyze.stale import analyze_stale as analyze_stale_owners
 from ..sql import statements as st
@@ -39,14 +39,14 @@ AttachedCatalog = HiveMetastoreClient | IcebergCatalog
 def attach(session: "Session", name: str, uri: str | dict) -> AttachedCatalog:
     """The work of `Lab.attach`, whose docstring is the reference."""
     if not isinstance(name, str) or not name.isidentifier() or name.lower() == SPARK_CATALOG:
-        raise InvalidInputException(f"a catalog is attached under a simple name other than {SPARK_CATALOG}, not {name!r}")
+        raise InvalidArgument(f"a catalog is attached under a simple name other than {SPARK_CATALOG}, not {name!r}")
     client: AttachedCatalog
     if isinstance(uri, dict):
         client = IcebergCatalog(name.lower(), uri)
     elif isinstance(uri, str) and uri.startswith("thrift://"):
         client = HiveMetastoreClient(uri)
     else:
-        raise InvalidInputException("a Hive Metastore is attached by its URI (thrift://host:port) and an Iceberg catalog "
+        raise InvalidArgument("a Hive Metastore is attached by its URI (thrift://host:port) and an Iceberg catalog "
                                     f"by pyiceberg's catalog properties (a dict), not {uri!r}")
     previous = session.catalogs.pop(name.lower(), None)
     if previous is not None:
@@ -73,7 +73,7 @@ def client_of_mirror(session: "Session", table: Table) -> HiveMetastoreClient:
     recorded (a dashboard, or another process on the same metastore)."""
     catalog, uri = table.parameters.get(CATALOG_PARAM), table.parameters.get(URI_PARAM)
     if not catalog or not uri:
-        raise InvalidInputException(f"{table.qualified_name} is not a table of an attached Hive Metastore")
+        raise InvalidArgument(f"{table.qualified_name} is not a table of an attached Hive Metastore")
     client = session.catalogs.get(catalog)
     if not isinstance(client, HiveMetastoreClient) or client.uri != uri:
         client = attach(session, catalog, uri)
@@ -174,13 +174,13 @@ def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient
 
 
 def publish(session: "Session", name: str) -> Result:
-    """The work of `Lab.publish`, whose docstring is the reference. The partitions it may publish or withdraw
+    """The work of `TableHandle.publish`, whose docstring is the reference. The partitions it may publish or withdraw
     are fetched again first: another job may have moved one since the lab read its files."""
     formatted = _format_table(session, name)
     if formatted is not None and isinstance(formatted[1], IcebergSource):
         return _publish_puffin(session, formatted[0], formatted[1])
     if formatted is not None:
-        raise InvalidInputException(f"{name} is a Delta table: Delta keeps no NDV for the lab to publish into")
+        raise InvalidArgument(f"{name} is a Delta table: Delta keeps no NDV for the lab to publish into")
     table, client, qualified = _followed(session, name)
     fetched = []
     if table.is_partitioned:
@@ -209,7 +209,7 @@ def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> 
     """Partitions whose files changed since they were analyzed are analyzed first (one Spark job), so what
     is registered describes the current snapshot; then the Puffin file."""
     if not source.writable:
-        raise InvalidInputException(f"{table.qualified_name} was registered from the metadata file {source.source}, "
+        raise InvalidArgument(f"{table.qualified_name} was registered from the metadata file {source.source}, "
                                     "which the lab only reads: attach its catalog to publish statistics to it")
     with session.txn_scope(None) as txn:  # the table is followed already: no second reading of its snapshot
         stale = analyze_stale_owners(lambda: session.spark, session.metastore, table, 0.0, txn)
@@ -221,7 +221,7 @@ def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> 
 
 
 def engines(session: "Session", name: str, partition: str | None = None) -> pd.DataFrame:
-    """The work of `Lab.engines`, whose docstring is the reference."""
+    """The work of `TableHandle.engines`, whose docstring is the reference."""
     formatted = _format_table(session, name)
     if formatted is not None and isinstance(formatted[1], IcebergSource):
         return puffin_frame(session.metastore, formatted[0], formatted[1].load())

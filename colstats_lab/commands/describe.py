@@ -7,8 +7,8 @@ import json
 import pandas as pd
 
 from ..coltypes import StatsKind, parse_type
-from ..metastore import (COLUMN_STATS_ACCURATE, InvalidInputException, Metastore, NoSuchObjectException,
-                         StatsAccuracy, Table)
+from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
+from ..errors import InvalidArgument
 from ..metastore.history import state_picker
 from ..column_statistics.model import ColumnStatisticsObj, Partition
 from ..column_statistics.quantiles import Distribution, value_text
@@ -121,7 +121,7 @@ def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of)
     is. The accuracy row is empty: it speaks of a reader now, not then."""
     table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
     if not stmt.column:
-        raise InvalidInputException("as_of describes one column: DESCRIBE FORMATTED t [PARTITION (...)] col")
+        raise InvalidArgument("as_of describes one column: DESCRIBE FORMATTED t [PARTITION (...)] col")
     partition = exact_partition(metastore, table, stmt.partition) if stmt.partition else None
     column = table.column(stmt.column[0])
     if column is None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 from pyarrow import ArrowInvalid
@@ -12,11 +12,10 @@ from ..analyze import run_analyze, run_refresh_metadata
 from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
 from ..storage import join, storage_for
-from ..errors import ColstatsError, spark_errors
+from ..errors import ColstatsError, InvalidArgument, spark_errors
 from ..column_statistics.frequent_items import COLUMNS_PROPERTY
 from ..column_statistics.quantiles import KLL_PROPERTY
-from ..metastore import (COLUMN_STATS_ACCURATE, FieldSchema, InvalidInputException, NoSuchObjectException,
-                         Partition, StatsAccuracy, Table)
+from ..metastore import COLUMN_STATS_ACCURATE, FieldSchema, NoSuchObjectException, Partition, StatsAccuracy, Table
 from ..column_statistics.names import make_part_name, parse_part_name
 from ..metastore.changes import (AddPartitions, AlterSkew, AlterTableParams, Change, CreateDatabase, CreateTable,
                                  DefinitionWrite, DropDatabase, DropPartitions, DropTable, DropTableMetadata)
@@ -50,7 +49,7 @@ def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None
     if isinstance(named, st.TableName) and named.catalog and named.catalog != SPARK_CATALOG:
         stmt = _on_catalog_table(lab, stmt, named)
     elif isinstance(named, st.TableName) and named.catalog and not isinstance(stmt, st.Analyze):
-        raise InvalidInputException(f"{named}: Spark's tables are named by ANALYZE TABLE only; once analyzed, "
+        raise InvalidArgument(f"{named}: Spark's tables are named by ANALYZE TABLE only; once analyzed, "
                                     f"the lab's table is {named.db}.{named.name}")
     elif isinstance(named, st.TableName) and not named.catalog:
         catalogs.follow_named(lab, named)
@@ -60,7 +59,7 @@ def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None
         return _TXN_HANDLERS[type(stmt)](lab, stmt, txn)
     handler = _HANDLERS.get(type(stmt))
     if handler is None:
-        raise InvalidInputException(f"{type(stmt).__name__} is parsed but not runnable yet")
+        raise InvalidArgument(f"{type(stmt).__name__} is parsed but not runnable yet")
     return handler(lab, stmt)
 
 
@@ -75,11 +74,12 @@ def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -
     the partitions it names fetched (fetched again for ANALYZE, which reads their files)."""
     client = catalogs.client_of(lab, named.catalog or "", stmt.sql, named.catalog_position)
     if not isinstance(stmt, _CATALOG_STATEMENTS) and not _lab_settings_only(stmt):
-        raise InvalidInputException(f"{named} is a table of the {client.kind} at {client.uri}: the lab analyzes and "
+        raise InvalidArgument(f"{named} is a table of the {client.kind} at {client.uri}: the lab analyzes and "
                                     "describes it; change it with the engine that owns it")
     table = catalogs.catalog_table(lab, named, getattr(stmt, "partition", None),
                                    refetch=isinstance(stmt, (st.Analyze, st.RefreshMetadata)))
-    return dataclasses.replace(stmt, table=st.TableName(table.dbName, table.tableName))
+    on_table: Any = stmt  # every statement that names a table has a `table` field
+    return dataclasses.replace(on_table, table=st.TableName(table.dbName, table.tableName))
 
 
 def _lab_settings_only(stmt: st.Statement) -> bool:
@@ -155,8 +155,9 @@ def _register_table(lab: "Session", stmt: st.CreateTable) -> Result:
 _EMPTY_STATS = {"numFiles": "0", "numRows": "0", "totalSize": "0", "rawDataSize": "0"}
 
 
-def _all_accurate(columns: list[FieldSchema]) -> str | None:
-    return StatsAccuracy(True, {c.name for c in columns}).to_param()
+def _all_accurate(columns: list[FieldSchema]) -> str:
+    """COLUMN_STATS_ACCURATE of empty data: basic statistics and every column's accurate."""
+    return StatsAccuracy(True, {c.name for c in columns}).to_param() or ""
 
 
 def _drop_table(lab: "Session", stmt: st.DropTable) -> Result:
@@ -179,7 +180,7 @@ def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
         values = spec_values(table, spec)
         missing = [k for k in table.partition_key_names if k not in values]
         if missing:
-            raise InvalidInputException(f"ADD PARTITION needs a value for {', '.join(missing)}")
+            raise InvalidArgument(f"ADD PARTITION needs a value for {', '.join(missing)}")
         # an added partition of a managed table is empty: accurate as a new table (setStatsStateForCreateTable);
         # an external one's directory may hold files no ANALYZE has read
         flags = {COLUMN_STATS_ACCURATE: _all_accurate(table.cols)} if table.tableType == "MANAGED_TABLE" else {}
@@ -211,10 +212,10 @@ def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     kind = kind_of(table)
     if kind.name == "managed":
-        raise InvalidInputException(f"MSCK REPAIR TABLE repairs external tables; {table.qualified_name} is managed: "
+        raise InvalidArgument(f"MSCK REPAIR TABLE repairs external tables; {table.qualified_name} is managed: "
                                     "its partitions are the lab's own writes")
     if not kind.directories_are_partitions:
-        raise InvalidInputException(f"MSCK REPAIR TABLE repairs tables whose directories are their partitions; "
+        raise InvalidArgument(f"MSCK REPAIR TABLE repairs tables whose directories are their partitions; "
                                     f"{table.qualified_name} is a {kind.name} table, whose partitions are those its "
                                     "snapshot lists (its directories keep older snapshots' files): the lab follows "
                                     "the snapshot whenever it uses the table")
@@ -223,7 +224,7 @@ def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
     keys, on_disk = (partition_directories(table.location) if storage_for(table.location).is_dir(table.location)
                      else ([], []))
     if on_disk and [k.lower() for k in keys] != table.partition_key_names:  # `eventDay=` is key eventday
-        raise InvalidInputException(f"the directories of {table.qualified_name} are partitioned by "
+        raise InvalidArgument(f"the directories of {table.qualified_name} are partitioned by "
                                     f"{'/'.join(keys)}, the table by {'/'.join(table.partition_key_names)}")
     # each directory by the partition name the lab gives it (its keys in lower case, its values as spelled)
     directory_of = {make_part_name(table.partition_key_names, [v for _, v in parse_part_name(rel)]): rel
@@ -259,8 +260,8 @@ def _drop_partitions(lab: "Session", stmt: st.DropPartitions) -> Result:
     if table.tableType == "MANAGED_TABLE":
         for part in dropped:
             storage_for(part.location).remove(part.location)
-    names = ", ".join(p.partName for p in dropped) or "none"
-    return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {names}.")
+    listed = ", ".join(p.partName for p in dropped) or "none"
+    return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {listed}.")
 
 
 def _concatenate(lab: "Session", stmt: st.Concatenate, txn) -> Result:
@@ -269,10 +270,10 @@ def _concatenate(lab: "Session", stmt: st.Concatenate, txn) -> Result:
     so they stay accurate (the rows are the same)."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if table.tableType != "MANAGED_TABLE":
-        raise InvalidInputException(f"table {table.qualified_name} is external: CONCATENATE rewrites the files of "
+        raise InvalidArgument(f"table {table.qualified_name} is external: CONCATENATE rewrites the files of "
                                     "managed tables only")
     if stmt.partition and not table.is_partitioned:
-        raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
+        raise InvalidArgument(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
     with lab.txn_scope(txn) as scope:
         parts = (matching_partitions(lab.metastore, table, stmt.partition, scope.new_partitions(table))
                  if table.is_partitioned else None)
@@ -296,7 +297,7 @@ def _alter_skewed(lab: "Session", stmt: st.AlterSkewed) -> Result:
         info, stored, what = None, False, "not skewed"
     else:
         if table.skewedInfo is None:
-            raise InvalidInputException(f"{table.qualified_name} is not skewed, so it is not stored as directories")
+            raise InvalidArgument(f"{table.qualified_name} is not skewed, so it is not stored as directories")
         info, stored, what = table.skewedInfo, False, "skewed, not stored as directories"
     if stored:
         _require_subdirectories(lab)
@@ -305,20 +306,20 @@ def _alter_skewed(lab: "Session", stmt: st.AlterSkewed) -> Result:
             check_partition_values(table, part.values)
     _table_ddl(lab, table, AlterSkew(table, info, stored))
     return Result(stmt, message=f"{table.qualified_name} is now {what}; partitions created from now on follow it, "
-                                "existing ones keep their layout (lab.relayout rewrites them).")
+                                "existing ones keep their layout (lab.tables[name].relayout() rewrites them).")
 
 
 def _require_subdirectories(lab: "Session") -> None:
     """Hive refuses list-bucketing DDL unless its jobs may read and write sub-directories."""
     if not lab.get("hive.mapred.supports.subdirectories"):
-        raise InvalidInputException("STORED AS DIRECTORIES lays out sub-directories, and "
+        raise InvalidArgument("STORED AS DIRECTORIES lays out sub-directories, and "
                                     "hive.mapred.supports.subdirectories is false: SET it to true first")
 
 
 def _set_skewed_location(lab: "Session", stmt: st.SetSkewedLocation) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if table.skewedInfo is None:
-        raise InvalidInputException(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
+        raise InvalidArgument(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
     info = with_locations(table.skewedInfo, [(v, loc) for v, loc, _ in stmt.locations], table)
     _table_ddl(lab, table, AlterSkew(table, info, table.storedAsSubDirectories))
     return Result(stmt, message=f"Skewed locations of {table.qualified_name}: "
@@ -378,7 +379,7 @@ def _lab_table_of_spark(lab: "Session", name: st.TableName) -> st.TableName:
 def _require_metastore(lab: "Session", statement: str) -> None:
     """Drill runs ANALYZE TABLE ... REFRESH METADATA and DROP METADATA only with its metastore enabled."""
     if not lab.get("metastore.enabled"):
-        raise InvalidInputException(f"Metastore is disabled: ANALYZE ... {statement} works on table metadata "
+        raise InvalidArgument(f"Metastore is disabled: ANALYZE ... {statement} works on table metadata "
                                     "kept in it. Enable it with SET metastore.enabled = true")
 
 
@@ -414,7 +415,7 @@ def _show_tables(lab: "Session", stmt: st.ShowTables) -> Result:
 def _show_partitions(lab: "Session", stmt: st.ShowPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if not table.is_partitioned:
-        raise InvalidInputException(f"table {table.qualified_name} is not partitioned")
+        raise InvalidArgument(f"table {table.qualified_name} is not partitioned")
     if stmt.partition:
         names = [p.partName for p in matching_partitions(lab.metastore, table, stmt.partition)]
     else:
@@ -443,7 +444,7 @@ def _set_table_properties(lab: "Session", stmt: st.SetTableProperties) -> Result
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     for key, _, _ in stmt.properties:
         if _own_property(key):
-            raise InvalidInputException(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
+            raise InvalidArgument(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
                                         "ANALYZE and the lab's writes keep it; it is not set by hand")
     lab.metastore.apply([AlterTableParams(table, tuple((key, value) for key, value, _ in stmt.properties))])
     shown = ", ".join(f"{key}={value}" for key, value, _ in stmt.properties)
@@ -454,10 +455,10 @@ def _unset_table_properties(lab: "Session", stmt: st.UnsetTableProperties) -> Re
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     for key, _ in stmt.keys:
         if _own_property(key):
-            raise InvalidInputException(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
+            raise InvalidArgument(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
                                         "it is not unset by hand")
         if key not in table.parameters and not stmt.if_exists:
-            raise InvalidInputException(f"{table.qualified_name} has no property {key} (UNSET TBLPROPERTIES IF EXISTS "
+            raise InvalidArgument(f"{table.qualified_name} has no property {key} (UNSET TBLPROPERTIES IF EXISTS "
                                         "ignores it)")
     lab.metastore.apply([AlterTableParams(table, tuple((key, None) for key, _ in stmt.keys))])
     return Result(stmt, message=f"{table.qualified_name}: unset {', '.join(key for key, _ in stmt.keys)}")
@@ -515,7 +516,7 @@ def _to_pandas(frame) -> pd.DataFrame:
         return frame.toArrow().to_pandas(timestamp_as_object=True, date_as_object=True)
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[..., Result]] = {
     st.CreateDatabase: _create_database,
     st.DropDatabase: _drop_database,
     st.UseDatabase: _use,
@@ -536,6 +537,6 @@ _HANDLERS = {
     st.UnsetTableProperties: _unset_table_properties,
     st.ShowTableProperties: _show_table_properties,
 }
-_TXN_HANDLERS = {st.Analyze: _analyze, st.AnalyzeTables: _analyze_tables, st.RefreshMetadata: _refresh_metadata,
-                 st.Query: _query,
-                 st.Concatenate: _concatenate}
+_TXN_HANDLERS: dict[type, Callable[..., Result]] = {
+    st.Analyze: _analyze, st.AnalyzeTables: _analyze_tables, st.RefreshMetadata: _refresh_metadata, st.Query: _query,
+    st.Concatenate: _concatenate}

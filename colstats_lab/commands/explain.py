@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ..analyze.stale import staleness_frame
-from ..errors import spark_errors
-from ..metastore import InvalidInputException, Table
+from ..errors import InvalidArgument, spark_errors
+from ..metastore import Table
 from ..plans import LabRead, PlanReport, keeping_every_operator, plan_report, rows_read
 from ..pruning import single_table_where
 from ..pruning.answers import NotFromStats, fresh_statistics
@@ -21,7 +21,7 @@ from ..tables import read_snapshot
 from ..tables.snapshot import PartitionFiles
 from . import catalogs
 from .binding import bind_tables
-from .reads import planned_read
+from .reads import planned_read, valid_write_ids
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 def explain(session: "Session", query: str, txn: Transaction | None = None, run: bool = False) -> PlanReport:
     """The work of `Lab.explain`, whose docstring is the reference."""
     if not isinstance(query, str) or not query.strip():
-        raise InvalidInputException(f"explain takes the text of a query, not {query!r}")
+        raise InvalidArgument(f"explain takes the text of a query, not {query!r}")
     tree = catalogs.on_mirrors(session, parse_query(query))
     if not _is_query(tree):
-        raise InvalidInputException(f"explain takes a query (SELECT, WITH, a set operation), not a "
+        raise InvalidArgument(f"explain takes a query (SELECT, WITH, a set operation), not a "
                                     f"{tree.key.upper()} statement")
     found = single_table_where(tree)
     if found is not None and not session.metastore.table_exists((found[0].db or session.current_db).lower(),
@@ -139,7 +139,7 @@ def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], wher
     keys = {k.lower() for k in table.partition_key_names}
     data_columns = {c.name.lower() for c in table.cols} | table.stats_column_names
     named = sorted({c.name.lower() for c in where.find_all(exp.Column)} & data_columns) if where is not None else []
-    valid = txn.snapshot(table) if txn else session.snapshot(table.qualified_name)
+    valid = txn.snapshot(table) if txn else valid_write_ids(session, table.qualified_name)
     if not any(p.files for p in kept):
         return RowEstimate(0, ["every file pruned"])
     partitions = [p.partition for p in kept if p.partition is not None and p.files] if table.is_partitioned else None

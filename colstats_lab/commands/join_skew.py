@@ -14,8 +14,8 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from ..coltypes import parse_type
-from ..errors import parse_sql, spark_errors
-from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table
+from ..errors import InvalidArgument, parse_sql, spark_errors
+from ..metastore import NoSuchObjectException, Partition, Table
 from ..column_statistics.frequent_items import (COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, INTEGRAL, STRINGS, FrequentItems,
                                         FrequentValue, sketchable)
 from ..column_statistics.sketches import sketch_ndv
@@ -26,7 +26,7 @@ from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, h
                          measure_aggregation, predict_aggregation, predict_join, unlisted_hot_values,
                          key_literal)
 from ..tables import read_snapshot
-from .reads import snapshot_parts
+from .reads import snapshot_parts, valid_write_ids
 
 if TYPE_CHECKING:
     from .session import Session
@@ -36,12 +36,12 @@ COUNTED_ITEMS = 4096  # values the counting sketch tracks when statistics cannot
 
 def join_skew(session: "Session", left: str, left_key: str | list[str], right: str, right_key: str | list[str],
               where: str | None = None, how: str = "inner", run: bool = False) -> ShuffleSkewReport:
-    """`Lab.join_skew`: checks the arguments before Spark starts, then predicts from statistics."""
+    """`TableHandle.join_skew`: checks the arguments before Spark starts, then predicts from statistics."""
     how = _how(how)
     tables = [session.resolve(left), session.resolve(right)]
     keys = [_keys(tables[0], left_key), _keys(tables[1], right_key)]
     if len(keys[0]) != len(keys[1]):
-        raise InvalidInputException(f"the join pairs {len(keys[0])} key column(s) of {tables[0].qualified_name} with "
+        raise InvalidArgument(f"the join pairs {len(keys[0])} key column(s) of {tables[0].qualified_name} with "
                                     f"{len(keys[1])} of {tables[1].qualified_name}: give as many on each side")
     condition = _condition(where)
     names = [_kept(session, t, condition, tables) for t in tables]
@@ -67,10 +67,10 @@ def join_skew(session: "Session", left: str, left_key: str | list[str], right: s
 
 def group_skew(session: "Session", table: str, key: str, where: str | None = None, run: bool = False
                ) -> ShuffleSkewReport:
-    """`Lab.group_skew`: the shuffle of `groupBy(key)` over the partitions `where` keeps, from statistics."""
+    """`TableHandle.group_skew`: the shuffle of `groupBy(key)` over the partitions `where` keeps, from statistics."""
     meta = session.resolve(table)
     if not isinstance(key, str):
-        raise InvalidInputException(f"group_skew predicts one key column, not {key!r}")
+        raise InvalidArgument(f"group_skew predicts one key column, not {key!r}")
     name = _key(meta, key)
     names = _kept(session, meta, _condition(where), [meta])
     settings = ShuffleSettings.of(session.spark)
@@ -89,7 +89,7 @@ def _how(how: str) -> str:
     text = str(how).strip().lower().replace("_", " ")
     text = {"left outer": "left", "right outer": "right", "full outer": "full", "outer": "full"}.get(text, text)
     if text not in HOW:
-        raise InvalidInputException(f"how is one of {', '.join(HOW)}, not {how!r}")
+        raise InvalidArgument(f"how is one of {', '.join(HOW)}, not {how!r}")
     return text
 
 
@@ -97,10 +97,10 @@ def _keys(table: Table, key: str | list[str]) -> list[str]:
     """The key's columns: one name, or a list of them (a composite key)."""
     names = [key] if isinstance(key, str) else list(key) if isinstance(key, (list, tuple)) else None
     if names is None:  # None, a number: never iterated as if it named columns
-        raise InvalidInputException(f"a join key of {table.qualified_name} is a column name or a list of them, "
+        raise InvalidArgument(f"a join key of {table.qualified_name} is a column name or a list of them, "
                                     f"not {key!r}")
     if not names:
-        raise InvalidInputException(f"a join key of {table.qualified_name} names at least one column")
+        raise InvalidArgument(f"a join key of {table.qualified_name} names at least one column")
     return [_key(table, name) for name in names]
 
 
@@ -126,10 +126,10 @@ def _key(table: Table, key: str) -> str:
     if column is None:
         raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
     if name in table.partition_key_names:
-        raise InvalidInputException(f"{name} is a partition key of {table.qualified_name}: a join on it reads "
+        raise InvalidArgument(f"{name} is a partition key of {table.qualified_name}: a join on it reads "
                                     "partitions, and its skew is the partitions' sizes")
     if parse_type(column.type).stats_kind is None:
-        raise InvalidInputException(f"column {name} of {table.qualified_name} is {column.type}: a skew prediction "
+        raise InvalidArgument(f"column {name} of {table.qualified_name} is {column.type}: a skew prediction "
                                     "takes keys of scalar types")
     return name
 
@@ -155,11 +155,11 @@ def _kept(session: "Session", table: Table, condition: exp.Expression | None, ta
     if not mine:
         return None
     if not table.is_partitioned:
-        raise InvalidInputException(f"{table.qualified_name} has no partitions for the WHERE to choose")
+        raise InvalidArgument(f"{table.qualified_name} has no partitions for the WHERE to choose")
     try:
-        return matching_partition_names(session.metastore, table, exp.and_(*mine) if len(mine) > 1 else mine[0])  # type: ignore[arg-type]
+        return matching_partition_names(session.metastore, table, exp.and_(*mine) if len(mine) > 1 else mine[0])
     except NotAPartitionPredicate as why:
-        raise InvalidInputException(f"the WHERE of a skew prediction chooses partitions: {why}") from None
+        raise InvalidArgument(f"the WHERE of a skew prediction chooses partitions: {why}") from None
 
 
 def _owner(column: exp.Column, tables: list[Table]) -> str:
@@ -172,10 +172,10 @@ def _owner(column: exp.Column, tables: list[Table]) -> str:
         raise NoSuchObjectException(f"the WHERE names table {qualifier}, which the prediction does not join")
     holders = [t.qualified_name for t in tables if name in t.partition_key_names]
     if not holders:
-        raise InvalidInputException(f"the WHERE of a skew prediction chooses partitions by their keys: {name} is "
+        raise InvalidArgument(f"the WHERE of a skew prediction chooses partitions by their keys: {name} is "
                                     f"not a partition key of {' or '.join(t.qualified_name for t in tables)}")
     if len(holders) > 1:
-        raise InvalidInputException(f"both tables have a partition key {name}: qualify it ({tables[0].tableName}.{name})")
+        raise InvalidArgument(f"both tables have a partition key {name}: qualify it ({tables[0].tableName}.{name})")
     return holders[0]
 
 
@@ -188,14 +188,14 @@ def _common_type(left: str, right: str) -> str:
         return max(a.base, b.base, key=INTEGRAL.index)
     if a.base in STRINGS and b.base in STRINGS:
         return "string"
-    raise InvalidInputException(f"the keys are {a.name} and {b.name}: predict a join on keys of one type")
+    raise InvalidArgument(f"the keys are {a.name} and {b.name}: predict a join on keys of one type")
 
 
 def _side(session: "Session", table: Table, key: str, names: list[str] | None) -> ShuffleSide:
     """One side from its statistics where they are accurate and every kept partition kept a sketch of the
     key; otherwise from one Spark aggregation over the kept rows."""
     metastore = session.metastore
-    valid = session.snapshot(table.qualified_name)
+    valid = valid_write_ids(session, table.qualified_name)
     partitions = _partitions(session, table, names)
     with_rows = [p.partName for p in partitions or [] if int(p.parameters.get("numRows") or 0)]
     size = _size(table, partitions)

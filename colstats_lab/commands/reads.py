@@ -15,7 +15,8 @@ from ..sql.statements import Describe
 from . import catalogs
 from .describe import describe_as_of as describe_column_as_of
 from ..analyze.refresh_metadata import metadata_file_changes
-from ..metastore import InvalidInputException, NoSuchObjectException, Partition, Table, ValidWriteIdList
+from ..metastore import NoSuchObjectException, Partition, Table, ValidWriteIdList
+from ..errors import InvalidArgument
 from ..metastore.levels import Level
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata
 from ..pruning.partition_predicate import preselect
@@ -32,16 +33,16 @@ if TYPE_CHECKING:
 
 
 def partition(session: "Session", table: str, partition: dict | str) -> Partition:
-    """The work of `Lab.partition`, whose docstring is the reference."""
+    """The work of `Inspect.partition`, whose docstring is the reference."""
     meta = session.resolve(table)
     if not meta.is_partitioned:
-        raise InvalidInputException(f"{meta.qualified_name} is not partitioned: it has no partition {partition}")
+        raise InvalidArgument(f"{meta.qualified_name} is not partitioned: it has no partition {partition}")
     if isinstance(partition, dict):
         given = {str(k).lower(): v for k, v in partition.items()}
         unknown = sorted(set(given) - set(meta.partition_key_names))
         missing = [k for k in meta.partition_key_names if k not in given]
         if unknown or missing:
-            raise InvalidInputException(
+            raise InvalidArgument(
                 f"partition {partition} does not name the keys of {meta.qualified_name} "
                 f"({', '.join(meta.partition_key_names)})")
         name = Partition(meta.dbName, meta.tableName, [None if given[k] is None else str(given[k])
@@ -50,16 +51,22 @@ def partition(session: "Session", table: str, partition: dict | str) -> Partitio
     elif isinstance(partition, str):
         name = partition.strip()
     else:
-        raise InvalidInputException(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
+        raise InvalidArgument(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
     return session.metastore.get_partition(meta.dbName, meta.tableName, name)
+
+
+def valid_write_ids(session: "Session", name: str) -> ValidWriteIdList:
+    """The write IDs of table `name` a reader sees now (Hive's ValidWriteIdList)."""
+    table = session.resolve(name)
+    return session.metastore.get_valid_write_ids(table.dbName, table.tableName)
 
 
 def snapshot_parts(session: "Session", name: str, snapshot: ValidWriteIdList | None = None,
                    txn: Transaction | None = None, partitions: list[Partition] | None = None
                    ) -> tuple[Table, list[PartitionFiles]]:
-    """The work of `Lab.snapshot_parts`, whose docstring is the reference."""
+    """The work of `Inspect.files`, whose docstring is the reference."""
     table = session.resolve(name)
-    valid = snapshot or (txn.snapshot(table) if txn else session.snapshot(name))
+    valid = snapshot or (txn.snapshot(table) if txn else valid_write_ids(session, name))
     if txn is not None and table.is_partitioned:
         partitions = matching_partitions(session.metastore, table, None, txn.new_partitions(table))
     return table, snapshot_files(session.metastore, table, valid, partitions)
@@ -67,11 +74,11 @@ def snapshot_parts(session: "Session", name: str, snapshot: ValidWriteIdList | N
 
 def planned_read(session: "Session", name: str, where, alias: str | None = None, txn: Transaction | None = None
                  ) -> tuple[Table, list[PartitionFiles], PruningReport]:
-    """The work of `Lab.planned_read`, whose docstring is the reference."""
+    """The work of `Inspect.planned_read`, whose docstring is the reference."""
     table = session.resolve(name)
     where = resolved_references(where, table, qualifiers_of(table, alias))  # `p.ds` is struct p's, not key ds
     chosen = preselect(session.metastore, table, where) if txn is None else None
-    valid = txn.snapshot(table) if txn else session.snapshot(name)
+    valid = txn.snapshot(table) if txn else valid_write_ids(session, name)
     table, parts = snapshot_parts(session, name, valid, txn=txn, partitions=chosen.partitions if chosen else None)
     kept, report = plan_with_metadata(session.metastore, table, parts, where, session.get, alias=alias,
                                       preselected=chosen, valid=valid)
@@ -84,11 +91,11 @@ def stats_answer(session: "Session", query: str | Any, txn: Transaction | None =
         return StatsAnswer(None, "hive.compute.query.using.stats is off")
     query = catalogs.on_mirrors(session, query)
     return answer_from_stats(session.metastore, query, session.current_db,
-                             lambda table: txn.snapshot(table) if txn else session.snapshot(table.qualified_name))
+                             lambda table: txn.snapshot(table) if txn else valid_write_ids(session, table.qualified_name))
 
 
 def metadata(session: "Session", name: str, level: str | None = None) -> pd.DataFrame:
-    """The work of `Lab.metadata`, whose docstring is the reference."""
+    """The work of `Inspect.metadata`, whose docstring is the reference."""
     wanted = Level.of_metadata(level).drill_name if level is not None else None  # names an unknown level
     table = session.resolve(name)
     stored = session.metastore.get_table_metadata(table.dbName, table.tableName)
@@ -99,13 +106,13 @@ def metadata(session: "Session", name: str, level: str | None = None) -> pd.Data
 
 
 def metadata_changes(session: "Session", name: str) -> tuple[list[str], list[str]] | None:
-    """The work of `Lab.metadata_changes`, whose docstring is the reference."""
+    """The work of `Inspect.metadata_changes`, whose docstring is the reference."""
     table = session.resolve(name)
-    return metadata_file_changes(session.metastore, table, session.snapshot(table.qualified_name))
+    return metadata_file_changes(session.metastore, table, valid_write_ids(session, table.qualified_name))
 
 
 def report(session: "Session", name: str, path: str | None = None) -> dict | str:
-    """The work of `Lab.report`, whose docstring is the reference."""
+    """The work of `TableHandle.report`, whose docstring is the reference."""
     table = session.resolve(name)
     if path is None:
         return frames.report_data(session.metastore, table)
@@ -117,12 +124,12 @@ def report(session: "Session", name: str, path: str | None = None) -> dict | str
 
         text = report_html(session.metastore, table)
     else:
-        raise InvalidInputException(f"a report is written as .html or .json, not {path!r}")
+        raise InvalidArgument(f"a report is written as .html or .json, not {path!r}")
     try:
         with open(path, "w", encoding="utf-8") as out:
             out.write(text)
     except OSError as exc:
-        raise InvalidInputException(f"cannot write the report to {path}: {exc.strerror}") from None
+        raise InvalidArgument(f"cannot write the report to {path}: {exc.strerror}") from None
     return path
 
 
@@ -131,7 +138,7 @@ def describe_as_of(session: "Session", statements: list, as_of) -> Result:
     results = []
     for stmt in statements:
         if not isinstance(stmt, Describe):
-            raise InvalidInputException(f"as_of answers DESCRIBE ... col from the statistics kept, not a "
+            raise InvalidArgument(f"as_of answers DESCRIBE ... col from the statistics kept, not a "
                                         f"{type(stmt).__name__} statement")
         results.append(Result(stmt, df=describe_column_as_of(session.metastore, stmt, session.current_db, as_of)))
     return results[-1]

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
     from .catalogs import AttachedCatalog
     from .plan_tables import PlanTables
-    from ..metastore import Metastore, Table, ValidWriteIdList
+    from ..metastore import Metastore, Table
     from ..transaction import Transaction
 
 
@@ -36,5 +36,3 @@ class Session(Protocol):
     def txn_scope(self, txn: Transaction | None) -> AbstractContextManager[Transaction]: ...
 
     def resolve(self, name: str | Table) -> Table: ...
-
-    def snapshot(self, name: str) -> ValidWriteIdList: ...

@@ -5,9 +5,9 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql import functions as F
 
-from ..errors import spark_errors
+from ..errors import InvalidArgument, spark_errors
 from ..coltypes import parse_type
-from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, InvalidInputException, NoSuchObjectException, Table
+from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, NoSuchObjectException, Table
 from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import field_ids_of
 from ..pruning.answers import NotFromStats, fresh_statistics
@@ -23,7 +23,7 @@ from ..skew.report import check_options as check_skew_options
 from ..skew.report import value_as_text
 from ..tables import read_snapshot
 from .reads import partition as find_partition
-from .reads import snapshot_parts
+from .reads import snapshot_parts, valid_write_ids
 
 if TYPE_CHECKING:
     from .session import Session
@@ -32,19 +32,19 @@ if TYPE_CHECKING:
 def skew(session: "Session", table: str, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
          min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
          max_items: int = 10_000) -> SkewReport:
-    """`Lab.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
+    """`TableHandle.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
     meta = session.resolve(table)
     check_skew_options(mode, k, min_share, max_keys, max_items)
     names = [columns] if isinstance(columns, str) else list(columns) if isinstance(columns, (list, tuple)) else []
     if not names or not all(isinstance(c, str) and c.strip() for c in names):
-        raise InvalidInputException(f"skew takes one or more column names, not {columns!r}")
+        raise InvalidArgument(f"skew takes one or more column names, not {columns!r}")
     names = [c.strip().lower() for c in names]
     leaves = {}
     for name in names:
         leaf = meta.stats_column(name)
         if leaf is not None and (leaf.is_element or leaf.is_collection):
             what = f"the values inside {leaf_name(leaf.collection)}" if leaf.is_element else leaf.type
-            raise InvalidInputException(f"column {name} is {what}: skew is measured on scalar columns and struct "
+            raise InvalidArgument(f"column {name} is {what}: skew is measured on scalar columns and struct "
                                         "leaves, not inside arrays and maps yet")
         if leaf is not None and leaf.is_leaf:
             leaves[name] = leaf.path
@@ -53,12 +53,12 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
         elif parse_type(meta.column_type(name)).stats_kind is None:
             inside = [c.name for c in meta.stats_columns if c.path[0] == name and c.is_leaf and not c.is_element
                       and not c.is_collection]
-            raise InvalidInputException(f"column {name} is {meta.column_type(name)}: skew is measured on scalar "
+            raise InvalidArgument(f"column {name} is {meta.column_type(name)}: skew is measured on scalar "
                                         "values" + (f", such as its leaves {', '.join(inside)}" if inside else ""))
         if name in meta.partition_key_names:
-            raise InvalidInputException(f"{name} is a partition key of {meta.qualified_name}: skew is measured "
+            raise InvalidArgument(f"{name} is a partition key of {meta.qualified_name}: skew is measured "
                                         "on data columns within partitions")
-    valid = session.snapshot(meta.qualified_name)
+    valid = valid_write_ids(session, meta.qualified_name)
     _, parts = snapshot_parts(session, meta.qualified_name, valid)
     if partition is not None:
         wanted = find_partition(session, meta.qualified_name, partition).partName
@@ -179,7 +179,7 @@ def _report_label(meta: Table, part: PartitionFiles) -> str | None:
 def keep_top_values(session: "Session", meta: Table, report: SkewReport, valid: ValidWriteIdList) -> list:
     """Keeps the report's top values in the statistics history, on the latest state of each partition (and
     of the table) whose statistics of the column are accurate for the snapshot the report read and count
-    the same rows, so `lab.compare` can measure drift of strings too; returns the owners they were kept
+    the same rows, so `inspect.compare` can measure drift of strings too; returns the owners they were kept
     for. A report over the whole table gives the table level its values too."""
     column = report.columns[0]
     compliance = session.metastore.per_column_compliance(meta.dbName, meta.tableName, [[column]], valid)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..metastore import AlreadyExistsException, FieldSchema, InvalidInputException, Table
+from ..metastore import AlreadyExistsException, FieldSchema, Table
+from ..errors import InvalidArgument
 from ..metastore.changes import RegisterTable
 from ..column_statistics.names import parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 def write(session: "Session", name: str, data, partition: dict | None = None, mode: str = "append",
           txn: Transaction | None = None) -> WriteResult:
-    """The work of `Lab.write`, whose docstring is the reference."""
+    """The work of `TableHandle.write`, whose docstring is the reference."""
     table = session.resolve(name)
     with session.txn_scope(txn) as scope:
         return write_table(session.spark, session.metastore, table, data, scope, partition, mode,
@@ -48,15 +49,15 @@ def _check_declared(name: str, path: str, cols: list[FieldSchema], keys: list[Fi
         problems += [f"they also hold {c} {t}" for c, t in have.items() if c not in want]
         if problems:
             listed = ", ".join(f"{c.name} {c.type}" for c in held) or "none"
-            raise InvalidInputException(f"the {what} declared for {name} are not those of the files at {path} "
+            raise InvalidArgument(f"the {what} declared for {name} are not those of the files at {path} "
                                         f"({listed}): {'; '.join(problems)}")
 
 
 def relayout(session: "Session", name: str, partition: dict | str | None = None) -> list[WriteResult]:
-    """The work of `Lab.relayout`, whose docstring is the reference."""
+    """The work of `TableHandle.relayout`, whose docstring is the reference."""
     table = session.resolve(name)
     if not table.is_partitioned:
-        raise InvalidInputException(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
+        raise InvalidArgument(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
     if partition is not None:
         partition = dict(zip(table.partition_key_names, find_partition(session, name, partition).values))
     spec = None if partition is None else [
@@ -86,11 +87,11 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
         _check_declared(f"{db}.{table_name.lower()}", path, snapshot.cols, snapshot.partition_keys, declared)
         return snapshot_source.follow(session.metastore, db, table_name.lower(), snapshot)
     if format.lower() != "parquet":
-        raise InvalidInputException(f"parquet files, a Delta table or an Iceberg metadata file can be registered, "
+        raise InvalidArgument(f"parquet files, a Delta table or an Iceberg metadata file can be registered, "
                                     f"not {format}")
     files = list_data_files(path)
     if not files:
-        raise InvalidInputException(f"no data files under {path}")
+        raise InvalidArgument(f"no data files under {path}")
     if session.metastore.table_exists(db, table_name):
         raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
     keys, part_dirs = partition_directories(path, files)

@@ -14,10 +14,10 @@ import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError, TableNotFoundError
 
-from ..errors import one_line
+from ..errors import InvalidArgument, one_line
 from ..file_columns import by_lower_name
 from ..files import ColumnFigures, DataFile
-from ..metastore import ColumnPath, FieldSchema, InvalidInputException, NoSuchObjectException, Table
+from ..metastore import ColumnPath, FieldSchema, NoSuchObjectException, Table
 from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
 from ..storage import is_local, join, local_path, normalized
@@ -37,7 +37,7 @@ def hive_type(delta_type, what: str) -> str:
     if name.startswith("decimal"):
         return name.replace(" ", "")
     if name not in _PRIMITIVES:
-        raise InvalidInputException(f"{what} is of Delta type {delta_type}, which the lab does not analyze yet")
+        raise InvalidArgument(f"{what} is of Delta type {delta_type}, which the lab does not analyze yet")
     return _PRIMITIVES[name]
 
 
@@ -67,13 +67,13 @@ class DeltaSource(TableSource):
         except TableNotFoundError as error:
             raise NoSuchObjectException(f"no Delta table at {self.path} (no _delta_log there)") from error
         except (DeltaError, OSError) as error:  # an object store's: a missing bucket, denied credentials
-            raise InvalidInputException(f"cannot read the Delta table at {self.path}: {one_line(str(error))}") from None
+            raise InvalidArgument(f"cannot read the Delta table at {self.path}: {one_line(str(error))}") from None
         mapping = table.metadata().configuration.get("delta.columnMapping.mode", "none")
         if mapping != "none":
-            raise InvalidInputException(f"the Delta table at {self.path} uses column mapping ({mapping}): the lab "
+            raise InvalidArgument(f"the Delta table at {self.path} uses column mapping ({mapping}): the lab "
                                         "does not read it yet, and by name would read renamed columns as NULL")
         if "deletionVectors" in (table.protocol().reader_features or []):
-            raise InvalidInputException(f"the Delta table at {self.path} has deletion vectors enabled: the lab does "
+            raise InvalidArgument(f"the Delta table at {self.path} has deletion vectors enabled: the lab does "
                                         "not apply them yet, and would count deleted rows")
         key_names = [k.lower() for k in table.metadata().partition_columns]
         spelled = by_lower_name([f.name for f in table.schema().fields], f"the Delta table at {self.path}")
@@ -156,7 +156,7 @@ def nested_hive_type(delta_type) -> str | None:
         return None if key is None or value is None else f"map<{key},{value}>"
     try:
         return hive_type(delta_type, "")
-    except InvalidInputException:
+    except InvalidArgument:
         return None
 
 

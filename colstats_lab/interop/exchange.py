@@ -8,8 +8,8 @@ from pyspark.sql import SparkSession
 
 from .hms_publish import not_exported
 from ..coltypes import parse_type
-from ..metastore import ColumnStatistics, ColumnStatisticsDesc, InvalidInputException, Metastore, Table
-from ..errors import spark_errors
+from ..metastore import ColumnStatistics, ColumnStatisticsDesc, Metastore, Table
+from ..errors import InvalidArgument, spark_errors
 from ..storage import list_data_files
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
@@ -34,16 +34,16 @@ def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Ca
     if metastore.table_exists(source.database, source.name):
         table = metastore.get_table(source.database, source.name)
         if table.tableType != "EXTERNAL_TABLE" or table.location.rstrip("/") != (source.location or "").rstrip("/"):
-            raise InvalidInputException(
+            raise InvalidArgument(
                 f"lab table {table.qualified_name} is not Spark's table: it is {table.tableType} at "
                 f"{table.location}, Spark's is at {source.location}")
         if table.is_partitioned:
             follow_partitions(metastore, table, source.partition_names, source.partition_locations)
         return table
     if not source.location:
-        raise InvalidInputException(f"Spark's table {source.qualified_name} has no location to register")
+        raise InvalidArgument(f"Spark's table {source.qualified_name} has no location to register")
     if (source.provider or "parquet").lower() not in ("parquet", "hive"):
-        raise InvalidInputException(f"Spark's table {source.qualified_name} is stored as {source.provider}: "
+        raise InvalidArgument(f"Spark's table {source.qualified_name} is stored as {source.provider}: "
                                     "only Parquet tables can be read by the lab")
     if source.database not in metastore.get_all_databases():
         metastore.create_database(source.database)
@@ -86,27 +86,28 @@ def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: s
     `details.skipped` with the reason (details: SparkStatsImport)."""
     source = read_table_statistics(spark, spark_table)
     stats = source.statistics
-    table_rows = stats is not None and stats.rowCount is not None
+    row_count = stats.rowCount if stats is not None else None
+    table_rows = row_count is not None
     if not table_rows and not any(p.rowCount is not None for p in source.partitions.values()):
-        raise InvalidInputException(
+        raise InvalidArgument(
             f"Spark keeps no row count for {source.qualified_name} or its partitions: run ANALYZE TABLE {source.qualified_name} "
             "COMPUTE STATISTICS FOR ALL COLUMNS in Spark first")
     table = lab_table_of(metastore, source, register_external)
     objs, skipped = [], {}
-    for column in table.cols if table_rows else []:
-        stat = stats.colStats.get(column.name)
-        if stat is None:
-            skipped[column.name] = "Spark keeps no statistics for it"
-            continue
-        try:
-            objs.append(hive_stats_from_spark(column.name, column.type, stat, stats.rowCount))
-        except NotConvertible as exc:
-            skipped[column.name] = str(exc)
     table_params: tuple[tuple[str, str | None], ...] = ()
     table_files: tuple = ()
-    if table_rows:
+    if stats is not None and row_count is not None:
+        for column in table.cols:
+            stat = stats.colStats.get(column.name)
+            if stat is None:
+                skipped[column.name] = "Spark keeps no statistics for it"
+                continue
+            try:
+                objs.append(hive_stats_from_spark(column.name, column.type, stat, row_count))
+            except NotConvertible as exc:
+                skipped[column.name] = str(exc)
         flags = StatsAccuracy(True, {o.colName for o in objs})
-        table_params = (("numRows", str(stats.rowCount)), ("totalSize", str(stats.sizeInBytes)),
+        table_params = (("numRows", str(row_count)), ("totalSize", str(stats.sizeInBytes)),
                         (ACCURATE_PARAM, flags.to_param()))
         if not table.is_partitioned:  # Spark's statistics are taken to describe the files as they are now
             table_files = tuple(f.state for f in list_data_files(table.location))
@@ -114,7 +115,7 @@ def import_spark_stats(spark: SparkSession, metastore: Metastore, spark_table: s
     metastore.apply([ImportSparkStatistics(table, tuple(objs), table_params, table_files, partitions)])
     imported_partitions = [p.name for p in partitions]
     imported = [o.colName for o in objs]
-    rows = stats.rowCount if table_rows else None
+    rows = row_count
     return Result(message=f"Imported Spark's statistics of {source.qualified_name}: "
                           + (f"{rows} rows, " if table_rows else "")
                           + f"{len(imported)} column(s), {len(imported_partitions):,} partition(s)"
@@ -128,7 +129,7 @@ class PartitionImport:
     """Spark's rows and bytes of one partition, with the files of its directory now."""
     name: str
     rows: int
-    size: int
+    size: int | None  # None: Spark keeps no totalSize for it, and the partition's stays as listed
     files: tuple
 
 
@@ -136,9 +137,10 @@ def _partition_statistics(metastore: Metastore, table: Table, source: SparkTable
     """Spark's partition statistics (rows and bytes) of the lab's partitions of the same names, each with the
     files there now (listed here, before anything is written)."""
     known = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)}
-    return tuple(PartitionImport(name, stats.rowCount, stats.sizeInBytes,
+    return tuple(PartitionImport(name, rows, stats.sizeInBytes,
                                  tuple(f.state for f in list_data_files(known[name].location)))
-                 for name, stats in sorted(source.partitions.items()) if name in known and stats.rowCount is not None)
+                 for name, stats in sorted(source.partitions.items())
+                 if name in known and (rows := stats.rowCount) is not None)
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,8 @@ class ImportSparkStatistics:
         if self.partitions:
             accurate = StatsAccuracy(True).to_param()
             metastore.alter_partitions_params(t.dbName, t.tableName, {p.name: {
-                "numRows": str(p.rows), "totalSize": str(p.size), ACCURATE_PARAM: accurate} for p in self.partitions})
+                "numRows": str(p.rows), ACCURATE_PARAM: accurate,
+                **({} if p.size is None else {"totalSize": str(p.size)})} for p in self.partitions})
             metastore.record_analyzed_files(t.dbName, t.tableName, {p.name: list(p.files) for p in self.partitions})
 
     def describe(self) -> str:
@@ -184,8 +187,8 @@ def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, 
     target = read_table_statistics(spark, spark_table)
     basic_ok = metastore.stats_compliance_summary(table.dbName, table.tableName, []).not_accurate == 0
     if not basic_ok:
-        raise InvalidInputException(f"the statistics of {table.qualified_name} are not accurate; ANALYZE it first")
-    num_bins = int(spark.conf.get("spark.sql.statistics.histogram.numBins", str(DEFAULT_NUM_BINS)))
+        raise InvalidArgument(f"the statistics of {table.qualified_name} are not accurate; ANALYZE it first")
+    num_bins = int(spark.conf.get("spark.sql.statistics.histogram.numBins", str(DEFAULT_NUM_BINS)) or DEFAULT_NUM_BINS)
     histograms = spark.conf.get("spark.sql.statistics.histogram.enabled", "false") == "true"
     properties, skipped, col_stats = spark_statistics_properties(metastore, table, target, num_bins, histograms)
     partition_properties = _partition_properties(metastore, table, target)

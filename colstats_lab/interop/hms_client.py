@@ -18,8 +18,8 @@ from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException, TException
 from thrift.transport import TSocket, TTransport
 
-from ..errors import ColstatsError
-from ..metastore import InvalidInputException, MetaException, NoSuchObjectException
+from ..errors import ColstatsError, InvalidArgument
+from ..metastore import MetaException, NoSuchObjectException
 
 BATCH = 500  # partitions per call: what Hive's own clients send (hive.metastore.batch.retrieve.max is 300–1000)
 DEFAULT_CATALOG = "hive"
@@ -47,7 +47,7 @@ class HiveMetastoreClient:
     def __init__(self, uri: str, timeout_s: float = 60.0):
         parsed = urlparse(uri)
         if parsed.scheme != "thrift" or not parsed.hostname or not parsed.port:
-            raise InvalidInputException(f"a Hive Metastore is named thrift://host:port, not {uri!r}")
+            raise InvalidArgument(f"a Hive Metastore is named thrift://host:port, not {uri!r}")
         self.uri = uri
         self._host, self._port, self._timeout_ms = parsed.hostname, parsed.port, int(timeout_s * 1000)
         self.calls: collections.Counter[str] = collections.Counter()
@@ -97,7 +97,7 @@ class HiveMetastoreClient:
                 raise NoSuchObjectException(f"{about or method}: the Hive Metastore at {self.uri} says: "
                                             f"{exc.message}") from None
             except (ttypes.MetaException, ttypes.InvalidObjectException, ttypes.InvalidOperationException,
-                    ttypes.InvalidInputException, ttypes.AlreadyExistsException) as exc:
+                    ttypes.InvalidArgument, ttypes.AlreadyExistsException) as exc:
                 raise MetaException(f"{about or method}: the Hive Metastore at {self.uri} refused "
                                     f"{method}: {exc.message}") from None
             except TApplicationException as exc:

@@ -12,7 +12,8 @@ from pymetastore.hive_metastore import ttypes
 
 from ..coltypes import StatsKind, parse_type
 from ..storage import list_data_files
-from ..metastore import ColumnStatisticsObj, Date, InvalidInputException, Metastore, Table
+from ..metastore import ColumnStatisticsObj, Date, Metastore, Table
+from ..errors import InvalidArgument
 from ..stats.spark_properties import stats_from_properties
 from .hms_client import HiveMetastoreClient
 from .hms_publish import PUBLISHED_PARAM, decimal_value, not_exported
@@ -130,12 +131,12 @@ def engines_frame(metastore: Metastore, client: HiveMetastoreClient, table: Tabl
                                 accurate[column], params, hms.get(column), spark, files_changed))
         return pd.DataFrame(records, columns=ENGINE_COLUMNS, dtype=object)
     if not table.is_partitioned:
-        raise InvalidInputException(f"{table.parameters[SOURCE_PARAM]} is not partitioned: ask for partition=None")
+        raise InvalidArgument(f"{table.parameters[SOURCE_PARAM]} is not partitioned: ask for partition=None")
     names = metastore.get_partition_names(table.dbName, table.tableName) if partition == "*" else [partition]
     parts = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, names)}
     missing = [n for n in names if n not in parts]
     if missing:
-        raise InvalidInputException(f"no partition {missing[0]} in {table.parameters[SOURCE_PARAM]}")
+        raise InvalidArgument(f"no partition {missing[0]} in {table.parameters[SOURCE_PARAM]}")
     compliance = metastore.per_column_compliance(table.dbName, table.tableName, [[c] for c in columns], part_names=names)
     by_partition = metastore.get_partitions_statistics(table.dbName, table.tableName, names, columns)
     raw_parts = {hms_partition_name(table, p): p for p in client.get_partitions_by_names(db, name, names)}

@@ -51,7 +51,7 @@ def not_exported(table: Table) -> dict[str, str]:
 
 @dataclass
 class PublishOutcome:
-    """What `Lab.publish` did: partitions published and withdrawn (names), columns published at the table
+    """What `TableHandle.publish` did: partitions published and withdrawn (names), columns published at the table
     level, whether the table level was withdrawn, how many write calls it made, and how long it took."""
 
     table: str

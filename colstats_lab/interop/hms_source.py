@@ -18,7 +18,8 @@ from pymetastore.hive_metastore import ttypes
 
 from ..file_columns import SPELLING_PARAM, spelling_param
 from ..storage import list_data_files
-from ..metastore import FieldSchema, InvalidInputException, Metastore, Table
+from ..metastore import FieldSchema, Metastore, Table
+from ..errors import InvalidArgument
 from ..metastore.changes import AlterTableParams, FollowPartitions, RegisterTable
 from ..column_statistics.names import make_part_name
 from ..tables.external import (catalog_location, external_partition, follow_partitions, listed_sums,
@@ -81,15 +82,15 @@ def describe_table(client: HiveMetastoreClient, catalog: str, db: str, name: str
     qualified = f"{catalog}.{db}.{name}"
     params = raw.parameters or {}
     if raw.tableType == "VIRTUAL_VIEW":
-        raise InvalidInputException(f"{qualified} is a view: the lab analyzes tables")
+        raise InvalidArgument(f"{qualified} is a view: the lab analyzes tables")
     if str(params.get("transactional", "")).lower() == "true":
-        raise InvalidInputException(
+        raise InvalidArgument(
             f"{qualified} is a transactional table: its files hold writes the HMS has not committed or has "
             "aborted, which the lab cannot tell apart without the HMS's write IDs; it is not analyzed yet")
     storage = " ".join(filter(None, [raw.sd.inputFormat, raw.sd.serdeInfo.serializationLib if raw.sd.serdeInfo else None,
                                      params.get("spark.sql.sources.provider")])).lower()
     if "parquet" not in storage:
-        raise InvalidInputException(f"{qualified} is stored as {raw.sd.inputFormat}: the lab reads Parquet tables only")
+        raise InvalidArgument(f"{qualified} is stored as {raw.sd.inputFormat}: the lab reads Parquet tables only")
     cols = [FieldSchema(c.name.lower(), c.type.lower(), c.comment) for c in raw.sd.cols]
     keys = [FieldSchema(c.name.lower(), c.type.lower(), c.comment) for c in raw.partitionKeys or []]
     return HmsTable(catalog, db.lower(), name.lower(), catalog_location(raw.sd.location, qualified), cols, keys, raw)
@@ -104,7 +105,7 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
         table = metastore.get_table(db, name)
         if table.parameters.get(SOURCE_PARAM) != f"{source.db}.{source.name}" or \
                 table.parameters.get(CATALOG_PARAM) != source.catalog:
-            raise InvalidInputException(f"lab table {table.qualified_name} is not the mirror of {source.qualified_name}")
+            raise InvalidArgument(f"lab table {table.qualified_name} is not the mirror of {source.qualified_name}")
         same_schema = ([(c.name, c.type) for c in table.cols] == [(c.name, c.type) for c in source.cols]
                        and [(c.name, c.type) for c in table.partitionKeys] ==
                        [(c.name, c.type) for c in source.partition_keys])

@@ -25,10 +25,10 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type, struct_fields
-from ..errors import StorageError
+from ..errors import InvalidArgument, StorageError
 from ..storage import (is_local, join, local_file_path, name_of, normalized, parent, prefixes_for, same_location,
                        spark_file_uri, storage_for)
-from ..metastore import InvalidInputException, Metastore, Table
+from ..metastore import Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..tables.kinds import read_snapshot, snapshot_files
 from ..tables.snapshot import FILE_COLUMN
@@ -126,7 +126,7 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
     followed = table.parameters.get(SNAPSHOT_PARAM) or ""
     snapshot = iceberg.snapshot_by_id(int(followed)) if followed.lstrip("-").isdigit() else None
     if snapshot is None:
-        raise InvalidInputException(f"{source} has no snapshot{' ' + followed if followed else ' yet'}: "
+        raise InvalidArgument(f"{source} has no snapshot{' ' + followed if followed else ' yet'}: "
                                     "there are no rows to publish statistics of")
     snapshot_id = snapshot.snapshot_id
     outcome = PuffinOutcome(source, snapshot_id)

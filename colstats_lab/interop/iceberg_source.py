@@ -18,7 +18,8 @@ from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, 
 from ..files import ColumnFigures, DataFile
 from ..file_columns import by_lower_name
 from ..column_statistics.model import leaf_name
-from ..metastore import FieldSchema, InvalidInputException, NoSuchObjectException
+from ..metastore import FieldSchema, NoSuchObjectException
+from ..errors import InvalidArgument
 from .file_figures import column_figures, iceberg_string_cut
 from ..storage.options import iceberg_file_io_properties
 from ..tables.external import catalog_location
@@ -42,12 +43,12 @@ def hive_type(field_type: it.IcebergType, what: str) -> str:
         fields = []
         for field in field_type.fields:
             if any(c in field.name for c in ":,<>`"):
-                raise InvalidInputException(f"{what} has a field named {field.name!r}, which the lab cannot spell")
+                raise InvalidArgument(f"{what} has a field named {field.name!r}, which the lab cannot spell")
             fields.append(f"{field.name.lower()}:{hive_type(field.field_type, what)}")
         return "struct<" + ",".join(fields) + ">"
     name = _PRIMITIVES.get(type(field_type))
     if name is None:
-        raise InvalidInputException(f"{what} is of Iceberg type {field_type}, which the lab does not analyze yet")
+        raise InvalidArgument(f"{what} is of Iceberg type {field_type}, which the lab does not analyze yet")
     return name
 
 
@@ -63,7 +64,7 @@ class IcebergCatalog:
         try:
             self.catalog: Catalog = load_catalog(name, **self.properties)
         except Exception as error:  # pyiceberg raises ValueError, NotImplementedError, driver errors...
-            raise InvalidInputException(f"cannot open Iceberg catalog {name} ({self.uri}): {error}") from error
+            raise InvalidArgument(f"cannot open Iceberg catalog {name} ({self.uri}): {error}") from error
 
     @property
     def options(self) -> str:
@@ -98,7 +99,7 @@ def metadata_file_source(path: str) -> "IcebergSource":
         try:
             return StaticTable.from_metadata(path, properties=iceberg_file_io_properties(path))
         except (OSError, ValueError) as error:
-            raise InvalidInputException(f"cannot read Iceberg metadata file {path}: {error}") from error
+            raise InvalidArgument(f"cannot read Iceberg metadata file {path}: {error}") from error
     return IcebergSource(load, path, "", writable=False)
 
 
@@ -113,7 +114,7 @@ class IcebergSource(TableSource):
         table = self.load()
         schema = table.schema()
         if len(table.metadata.partition_specs) > 1:
-            raise InvalidInputException(f"{self.source}: its partition spec changed (spec ids "
+            raise InvalidArgument(f"{self.source}: its partition spec changed (spec ids "
                                         f"{sorted(s.spec_id for s in table.metadata.partition_specs)}); the lab reads "
                                         "tables of one partition spec only, for now")
         spec = table.spec()
@@ -135,7 +136,7 @@ class IcebergSource(TableSource):
                 continue
             try:
                 type_name = hive_type(column.field_type, f"column {column.name} of {self.source}")
-            except InvalidInputException:  # a nested column: Spark would have to find its fields by id too
+            except InvalidArgument:  # a nested column: Spark would have to find its fields by id too
                 skipped[column.name.lower()] = f"of Iceberg type {column.field_type}, which the lab does not read yet"
                 continue
             cols.append(FieldSchema(column.name.lower(), type_name, column.doc))
@@ -153,7 +154,7 @@ class IcebergSource(TableSource):
                     continue
                 data = entry["data_file"]
                 if data["content"] == _EQUALITY_DELETES:
-                    raise InvalidInputException(
+                    raise InvalidArgument(
                         f"{self.source} has equality delete files at snapshot {snapshot.snapshot_id} "
                         f"({data['file_path']}): the lab does not apply them yet, and would count deleted rows")
                 path = catalog_location(data["file_path"], f"a data file of {self.source}")
@@ -207,7 +208,7 @@ def _key_type(transform, source_type: str, name: str, source: str) -> str:
         return "int"
     if isinstance(transform, (YearTransform, MonthTransform, HourTransform)):
         return "string"  # Iceberg's own text of the period: 2026, 2026-01, 2026-01-02-13
-    raise InvalidInputException(f"partition field {name} of {source} uses transform {transform}, which the lab "
+    raise InvalidArgument(f"partition field {name} of {source} uses transform {transform}, which the lab "
                                 "does not read yet")
 
 

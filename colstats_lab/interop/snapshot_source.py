@@ -19,7 +19,8 @@ from typing import ClassVar
 from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile
 from ..storage import join, parent
-from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
+from ..metastore import FieldSchema, Metastore, Partition, Table
+from ..errors import InvalidArgument
 from ..metastore.changes import FollowUp
 from ..tables.external import listed_sums
 from ..column_statistics.names import make_part_name, parse_part_name
@@ -104,7 +105,7 @@ def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -
 
 def _check_source(table: Table, snapshot: FormatSnapshot) -> None:
     if table.parameters.get(FORMAT_PARAM) != snapshot.format or table.parameters.get(SOURCE_PARAM) != snapshot.source:
-        raise InvalidInputException(f"lab table {table.qualified_name} is not the {snapshot.format} table "
+        raise InvalidArgument(f"lab table {table.qualified_name} is not the {snapshot.format} table "
                                     f"{snapshot.source}")
 
 

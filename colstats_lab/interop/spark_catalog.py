@@ -88,10 +88,10 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
     match = _STATISTICS_ROW.match(info.get("Statistics") or "")
     if match:
         col_stats = {}
-        for column, type_name in columns.items():
-            stat = _describe_column(spark, qualified, column, type_name)
+        for name, type_name in columns.items():
+            stat = _describe_column(spark, qualified, name, type_name)
             if stat is not None:
-                col_stats[column] = stat
+                col_stats[name] = stat
         statistics = CatalogStatistics(int(match.group(1)), None if match.group(2) is None else int(match.group(2)),
                                        col_stats)
     partitions, partition_names, partition_locations = {}, [], {}
@@ -236,8 +236,9 @@ def _require_hive(spark: SparkSession) -> None:
 
 
 def _metastore_connection(spark: SparkSession) -> tuple[str, str]:
-    return (spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", _DEFAULT_METASTORE_URL),
-            spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionDriverName", _DEFAULT_METASTORE_DRIVER))
+    return (spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", _DEFAULT_METASTORE_URL) or _DEFAULT_METASTORE_URL,
+            spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionDriverName", _DEFAULT_METASTORE_DRIVER)
+            or _DEFAULT_METASTORE_DRIVER)
 
 
 def _jdbc_count(spark: SparkSession, url: str, driver: str, query: str, init_statement: str | None = None) -> int:
@@ -246,7 +247,8 @@ def _jdbc_count(spark: SparkSession, url: str, driver: str, query: str, init_sta
     reader = spark.read.format("jdbc").option("url", url).option("driver", driver).option("query", query)
     if init_statement:
         reader = reader.option("sessionInitStatement", init_statement)
-    return int(reader.load().first()[0])
+    first = reader.load().first()
+    return int(first[0]) if first is not None else 0
 
 
 def _quote(text: str) -> str:

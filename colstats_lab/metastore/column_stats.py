@@ -61,7 +61,7 @@ class ColumnStatisticsRepository(Repository):
     def _store_table_stats(self, stats: ColumnStatistics) -> sqlite3.Row:
         desc = stats.statsDesc
         row = self.store.catalog._table_row(desc.dbName, desc.tableName)
-        self._check_stats_columns(desc, stats.statsObj, partition_level=False)
+        self._check_stats_columns(desc, stats.statsObj)
         # the columns' rows in one store: on a server, a statement (and its history insert) per column was a
         # tenth of an auto-analyze round's commit at 20 columns (measured)
         owner = {"TBL_ID": row["TBL_ID"]}
@@ -205,8 +205,7 @@ class ColumnStatisticsRepository(Repository):
                                   [head + obj_to_values(obj) + tail for head, obj, tail in replacing])
         keep_states(conn, "PART_COL_STATS", before, {(head[_DB_AT], head[_TABLE_AT]) for head, _, _ in rows})
 
-    def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj],
-                             partition_level: bool) -> None:
+    def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj]) -> None:
         self._check_columns_of(self.store.catalog.get_table(desc.dbName, desc.tableName), objs)
 
     def _check_columns_of(self, table: Table, objs: list[ColumnStatisticsObj]) -> None:

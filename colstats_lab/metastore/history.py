@@ -28,7 +28,7 @@ DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by 
 DEFAULT_SKETCHES = 2  # colstats.history.sketches: the latest states of a cell that keep their sketches
 STATE_OVERHEAD_BYTES = 160  # a kept state's row and index entries beside its sketches and texts, about
 HIVE, DRILL = "hive", "drill"  # the engines of kept states: statistics (ANALYZE, writes), REFRESH METADATA
-SOURCES = {"statistics": HIVE, "metadata": DRILL}  # how lab.history and lab.compare name them
+SOURCES = {"statistics": HIVE, "metadata": DRILL}  # how inspect.history and inspect.compare name them
 
 
 def engine_of(source: str) -> str:

@@ -38,6 +38,7 @@ class Metastore:
 
     def __init__(self, location: str, warehouse: str | None = None):
         self.db = open_database(location)
+        self._engine = None
         # a SQLite file's path, or a server's URL without its password: where a person is told it is
         self.path = self.db.display_url
         warehouse = warehouse or ("warehouse" if is_server_url(location) else
@@ -73,7 +74,20 @@ class Metastore:
         """A SQLAlchemy URL of the database (for jupysql's `%sql`)."""
         return self.db.url
 
+    @property
+    def engine(self):
+        """A SQLAlchemy engine on the database, made on first use: `metastore = lab.metastore.engine`, then
+        `%sql metastore` (jupysql takes an engine variable; it does not expand `{...}` in a connection string)."""
+        if self._engine is None:
+            import sqlalchemy
+
+            self._engine = sqlalchemy.create_engine(self.url)
+        return self._engine
+
     def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
         self.db.close()
 
     def compact(self) -> None:

@@ -109,7 +109,7 @@ def optimized_operators(dataframe, leaf_table: Callable[[Any], str | None],
             for attribute_id in _ATTRIBUTE_ID.findall(op.plan.output().toString()):  # one call, not three a column
                 sources[int(attribute_id)] = op.table
     for op in operators:
-        _describe_needs(op, operators, sources)
+        _describe_needs(op, sources)
     return operators
 
 
@@ -170,7 +170,7 @@ def _column_use(attribute, child_stats, sources: dict[int, str | None]) -> Colum
                      stat is not None and stat.histogram().isDefined())
 
 
-def _describe_needs(op: Operator, operators: list[Operator], sources: dict[int, str | None]) -> None:
+def _describe_needs(op: Operator, sources: dict[int, str | None]) -> None:
     node = op.plan
     if op.kind == "Join":
         condition = _option(node.condition())
@@ -279,7 +279,7 @@ def count_actual_rows(dataframe, operators: list[Operator], running: CountingRun
         running.stop()
         raise
     running.wait()
-    _read_links(list(_linked(plan, operators)) if adaptive else links, operators, count=True)
+    _read_links(list(_linked(plan, operators)) if adaptive else links, count=True)
     rows_from_inputs(operators)
 
 
@@ -301,10 +301,10 @@ def rows_from_inputs(operators: list[Operator]) -> None:
 def name_join_strategies(dataframe, operators: list[Operator]) -> None:
     """Adds to each join's node the physical join Spark planned for it ("Join Inner (BroadcastHashJoin)"):
     what the estimates decided (adaptive execution's initial plan: nothing ran)."""
-    _read_links(list(_linked(dataframe._jdf.queryExecution().executedPlan(), operators)), operators, count=False)
+    _read_links(list(_linked(dataframe._jdf.queryExecution().executedPlan(), operators)), count=False)
 
 
-def _read_links(links: list, operators: list[Operator], count: bool) -> None:
+def _read_links(links: list, count: bool) -> None:
     """Each linked join's kind onto its node and, with `count`, each metric's rows onto its operator."""
     for physical, kind, target in links:
         if target.kind == "Join" and "(" not in target.node:

@@ -12,12 +12,13 @@ Anything else keeps directories, so a pruned scan returns the same rows as a ful
 from __future__ import annotations
 
 import itertools
-from typing import Callable
+from typing import Any, Callable
 
 from sqlglot import exp
 
 from ..coltypes import parse_type
-from ..metastore import InvalidInputException, SkewedInfo, Table
+from ..metastore import SkewedInfo, Table
+from ..errors import InvalidArgument
 from ..tables.partition_values import canonical_value
 from ..tables.snapshot import PartitionFiles
 from ..metastore.levels import Level
@@ -100,7 +101,8 @@ def _constraints(table: Table, where: exp.Expression | None) -> dict[str, set[st
     """Column -> allowed canonical values, from AND terms `col = literal` and `col IN (literals)`."""
     out: dict[str, set[str]] = {}
     for term in conjuncts(where):
-        column, literals = None, None
+        column: exp.Column | None = None
+        literals: list = []
         if isinstance(term, exp.EQ):
             left, right = term.this, term.expression
             if isinstance(right, exp.Column):
@@ -117,7 +119,7 @@ def _constraints(table: Table, where: exp.Expression | None) -> dict[str, set[st
         texts = [_literal_text(lit, field.type) for lit in literals]
         if any(t is None for t in texts):
             continue
-        allowed = set(texts)
+        allowed = {t for t in texts if t is not None}
         out[field.name] = out[field.name] & allowed if field.name in out else allowed
     return out
 
@@ -143,13 +145,13 @@ def _literal_text(node: exp.Expression, type_name: str) -> str | None:
         text = node.this
     try:
         return canonical_value("", type_name, ("-" if negative else "") + text, what="value")
-    except InvalidInputException:
+    except InvalidArgument:
         return None
 
 
 # What a directory can hold of one skewed column: ("is", text) exactly that value, never NULL; or
 # ("not in", texts) any other value, or NULL.
-Domain = dict[str, tuple[str, object]]
+Domain = dict[str, tuple[str, Any]]  # column -> ("is", its value) or ("not in", the values it is not)
 
 
 def _domain(spec: SkewedInfo, value: tuple[str, ...] | None, is_default: bool) -> Domain | None:
@@ -186,10 +188,10 @@ def _outcomes(node: exp.Expression, table: Table, domain: Domain) -> frozenset:
             return ANYTHING
         return frozenset({FALSE}) if held[0] == "is" else frozenset({TRUE, FALSE})
     if isinstance(node, (exp.EQ, exp.NEQ)):
-        left, right = node.this, node.expression
-        if isinstance(right, exp.Column):
-            left, right = right, left
-        outcome = _membership(left, [right], table, domain)
+        named, value = node.this, node.expression
+        if isinstance(value, exp.Column):
+            named, value = value, named
+        outcome = _membership(named, [value], table, domain)
         if outcome is None or isinstance(node, exp.EQ):
             return outcome or ANYTHING
         return frozenset({TRUE: FALSE, FALSE: TRUE, NULL: NULL}[o] for o in outcome)

@@ -22,7 +22,7 @@ class NotAPartitionPredicate(ColstatsError):
     """The expression is not a predicate on partition keys and literals (the message says which part)."""
 
 
-def matching_partition_names(metastore: Metastore, table: Table, condition: exp.Expression) -> list[str]:
+def matching_partition_names(metastore: Metastore, table: Table, condition: exp.Expr) -> list[str]:
     """The names of the partitions for which `condition` (on partition keys only) is true, in name order."""
     types = {k.name: parse_type(k.type) for k in table.partitionKeys}
     keep = _predicate(condition, types)
@@ -59,7 +59,7 @@ def preselect(metastore: Metastore, table: Table, condition: exp.Expression | No
                         max(int(table.parameters.get("totalSize") or 0) - kept_sum("totalSize"), 0))
 
 
-def partition_conjuncts(table: Table, condition: exp.Expression | None) -> exp.Expression | None:
+def partition_conjuncts(table: Table, condition: exp.Expression | None) -> exp.Expr | None:
     """The top-level AND terms of a query's filter that name partition keys only (what rules whole
     partitions out before any listing), ANDed; None when there are none."""
     if condition is None or not table.is_partitioned:
@@ -77,7 +77,7 @@ def partition_conjuncts(table: Table, condition: exp.Expression | None) -> exp.E
     return exp.and_(*usable) if usable else None
 
 
-def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
+def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
     """The top-level AND terms of a condition, parentheses removed."""
     while isinstance(node, exp.Paren):
         node = node.this
@@ -89,7 +89,7 @@ def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
 _INDEXED = (exp.EQ, exp.In, exp.Between, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
-def _index_filter(node: exp.Expression, types: dict) -> str | None:
+def _index_filter(node: exp.Expr, types: dict) -> str | None:
     """The conjuncts of the filter that the metastore can select by its index on key values: a
     comparison, IN or BETWEEN of a text, date or integer key with literals, whose SQL keeps at least the
     partitions the filter keeps; the filter itself then decides among those (None: read them all)."""
@@ -112,7 +112,7 @@ def _index_filter(node: exp.Expression, types: dict) -> str | None:
     return " AND ".join(f"({c})" for c in usable) or None
 
 
-def _predicate(node: exp.Expression, types: dict):
+def _predicate(node: exp.Expr, types: dict):
     """The filter as a function of one partition's key values (text by key name), in SQL's three-valued
     logic: True keeps the partition. Raises NotAPartitionPredicate for what is not a partition predicate."""
     if isinstance(node, exp.Paren):

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from sqlglot import exp
 
 from ..errors import parse_sql
-from ..metastore import Metastore, Table
+from ..metastore import Metastore, Partition, Table
 from ..metastore.levels import Level
 from ..column_statistics.model import Date, Timestamp
 from ..metastore.snapshot_files import field_ids_of
@@ -64,7 +64,7 @@ def plan_table_read(table: Table, parts: list[PartitionFiles], where: exp.Expres
 
 
 def plan_with_metadata(metastore: Metastore, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
-                       settings: Callable[[str], object], alias: str | None = None,
+                       settings: Callable[[str], Any], alias: str | None = None,
                        on_planned: Callable[[], None] | None = None,
                        preselected: Preselection | None = None, valid: ValidWriteIdList | None = None
                        ) -> tuple[list[PartitionFiles], PruningReport]:
@@ -85,7 +85,7 @@ def plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partition
 
 
 def _plan_with_metadata(metastore: Metastore, table: Table, parts: list[PartitionFiles], where: exp.Expression | None,
-                        settings: Callable[[str], object], alias: str | None,
+                        settings: Callable[[str], Any], alias: str | None,
                         on_planned: Callable[[], None] | None,
                         partition_stats: dict[str, tuple[int, dict[str, ColumnMetadata]]]
                         ) -> tuple[list[PartitionFiles], PruningReport]:
@@ -126,7 +126,7 @@ def partition_statistics(metastore: Metastore, table: Table, parts: list[Partiti
     keys = set(table.partition_key_names)
     scalars = {c.name: c for c in table.stats_columns if not c.is_element and not c.is_collection}
     columns = sorted({c.name.lower() for c in where.find_all(exp.Column)} & scalars.keys() - keys)
-    names = [p.part_name for p in parts if p.partition is not None]
+    names = [p.part_name for p in parts if p.part_name is not None]
     if not columns or not names:
         return {}
     rows = {p.part_name: int(p.partition.parameters.get("numRows", 0) or 0) for p in parts if p.partition}
@@ -170,9 +170,9 @@ class _Planner:
         if options.metadata is not None:
             for unit in options.metadata.units:
                 if unit.type == "ROW_GROUP":
-                    self.stored_groups.setdefault(unit.path, []).append(unit)
+                    self.stored_groups.setdefault(unit.path or "", []).append(unit)
                 else:
-                    self.stored[(unit.type, unit.path if unit.type == "FILE" else unit.identifier)] = unit
+                    self.stored[(unit.type, (unit.path or "") if unit.type == "FILE" else unit.identifier)] = unit
 
     def plan(self) -> list[PartitionFiles]:
         pruned_by: dict[str | None, str] = {}
@@ -196,7 +196,7 @@ class _Planner:
                     keep, reason = self._decide(self._file_lookup(part, data_file.path))
                 self.decisions.append(PruningDecision(Level.FILE, self._relative(data_file.path), keep, reason,
                                                       footer.rows, data_file.size))
-                self._row_groups(part, data_file.path, keep, reason)
+                self._row_groups(part, data_file.path, keep)
                 if keep:
                     kept_files.append(data_file)
             kept_parts.append(PartitionFiles(part.partition, part.dirs, kept_files, part.deletes))
@@ -212,29 +212,30 @@ class _Planner:
         for length in range(1, len(keys)):
             by_prefix: dict[str, list[PartitionFiles]] = {}
             for part in self.parts:
-                by_prefix.setdefault("/".join(part.part_name.split("/")[:length]), []).append(part)
+                by_prefix.setdefault("/".join(_named(part)[0].split("/")[:length]), []).append(part)
             for prefix, members in sorted(by_prefix.items()):
-                values = dict(zip(keys[:length], members[0].partition.values[:length]))
+                values = dict(zip(keys[:length], _named(members[0])[1].values[:length]))
                 stored = self._fresh("SEGMENT", prefix, [f for p in members for f in p.files])
                 keep, reason = self._decide(self._lookup(values, stored), "segment metadata" if stored else None)
                 self.decisions.append(PruningDecision(Level.SEGMENT, prefix, keep, reason, *self._size(members)))
                 if not keep:
                     for part in members:
-                        pruned.setdefault(part.part_name, f"segment {prefix}")
+                        pruned.setdefault(_named(part)[0], f"segment {prefix}")
         for part in self.parts:
-            values = dict(zip(keys, part.partition.values))
-            stored = self._fresh("PARTITION", part.part_name, part.files)
-            counted = self.options.partition_stats.get(part.part_name)
+            name, partition = _named(part)
+            values = dict(zip(keys, partition.values))
+            stored = self._fresh("PARTITION", name, part.files)
+            counted = self.options.partition_stats.get(name)
             if stored is None and counted is not None:  # its column statistics, accurate for this reader
                 keep, reason = self._decide(self._lookup(values, None, counted[1], counted[0]),
                                             "partition column statistics")
             else:
                 keep, reason = self._decide(self._lookup(values, stored), "partition metadata" if stored else None)
-            if part.part_name in pruned:
-                keep, reason = False, f"its {pruned[part.part_name]} is pruned"
+            if name in pruned:
+                keep, reason = False, f"its {pruned[name]} is pruned"
             elif not keep:
-                pruned[part.part_name] = part.part_name
-            self.decisions.append(PruningDecision(Level.PARTITION, part.part_name, keep, reason, *self._size([part])))
+                pruned[name] = name
+            self.decisions.append(PruningDecision(Level.PARTITION, name, keep, reason, *self._size([part])))
         return pruned
 
     def _size(self, parts: list[PartitionFiles]) -> tuple[int, int]:
@@ -261,7 +262,7 @@ class _Planner:
             return self._lookup(values, None, columns, footer.rows), source
         return self._lookup(values, None), None
 
-    def _row_groups(self, part: PartitionFiles, path: str, file_kept: bool, file_reason: str) -> None:
+    def _row_groups(self, part: PartitionFiles, path: str, file_kept: bool) -> None:
         footer = self._footer(path)
         if footer.whole_file:  # the format's figures decided the file: its footer is read only when Spark reads it
             if not file_kept:
@@ -358,3 +359,10 @@ def single_table_where(tree: exp.Expression) -> tuple[exp.Table, exp.Expression 
 def parse_query(text: str) -> exp.Expression:
     """The query's syntax tree; raises ParseError with a caret under where it stops parsing."""
     return parse_sql(text)
+
+
+def _named(part: PartitionFiles) -> tuple[str, Partition]:
+    """A partitioned table's part: its name and partition (only an unpartitioned table's part has neither)."""
+    if part.part_name is None or part.partition is None:
+        raise ValueError("a partitioned table's part without a partition")
+    return part.part_name, part.partition

@@ -128,7 +128,7 @@ def _column(node: exp.Expression, lookup: Lookup) -> ColumnRange:
 
 def _with_nulls(column: ColumnRange, outcomes_of_values: set) -> frozenset:
     """The outcomes over the unit's rows: the values' (if it has any) plus NULL for null rows."""
-    out = set()
+    out: set = set()
     if column.values is None or column.values > 0:
         out |= outcomes_of_values if column.low is not None else {TRUE, FALSE}
     if column.nulls is None or column.nulls > 0:
@@ -139,7 +139,7 @@ def _with_nulls(column: ColumnRange, outcomes_of_values: set) -> frozenset:
 FLIP = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE}
 
 
-def _comparison(node: exp.Expression, lookup: Lookup) -> frozenset:
+def _comparison(node: exp.Binary, lookup: Lookup) -> frozenset:
     op, left, right = type(node), node.this, node.expression
     if not isinstance(left, exp.Column):
         op, left, right = FLIP[op], right, left
@@ -150,15 +150,15 @@ def _comparison(node: exp.Expression, lookup: Lookup) -> frozenset:
     if column.low is None:
         return _with_nulls(column, set())
     low, high, v = spark_order(column.low), spark_order(column.high), spark_order(value)
-    can = {
+    possible: dict[type[exp.Binary], tuple[bool, bool]] = {  # whether TRUE and FALSE are possible
         exp.EQ: (low <= v <= high, not (low == high == v)),
         exp.NEQ: (not (low == high == v), low <= v <= high),
         exp.LT: (low < v, high >= v),
         exp.LTE: (low <= v, high > v),
         exp.GT: (high > v, low <= v),
         exp.GTE: (high >= v, low < v),
-    }[op]
-    return _with_nulls(column, {o for o, possible in zip((TRUE, FALSE), can) if possible})
+    }
+    return _with_nulls(column, {o for o, can in zip((TRUE, FALSE), possible[op]) if can})
 
 
 def _in(node: exp.In, lookup: Lookup) -> frozenset:

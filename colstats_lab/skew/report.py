@@ -33,8 +33,8 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ..errors import QueryError
-from ..metastore import InvalidInputException, SkewedInfo, Table
+from ..errors import InvalidArgument, QueryError
+from ..metastore import SkewedInfo, Table
 from ..column_statistics.frequent_items import FrequentItems
 from ..metastore.levels import TABLE_LEVEL
 from ..column_statistics.sketches import sketch_ndv, union
@@ -272,16 +272,16 @@ def skew_report(frame: DataFrame, table: Table, columns: list[str], k: int = 20,
 
 
 def check_options(mode: str, k: int, min_share: float, max_keys: int = 10, max_items: int = 10_000) -> None:
-    """Raises InvalidInputException naming the first option that is out of range."""
+    """Raises InvalidArgument naming the first option that is out of range."""
     if mode not in MODES:
-        raise InvalidInputException(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     for name, value, low in (("k", k, 1), ("max_keys", max_keys, 1), ("max_items", max_items, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise InvalidInputException(f"{name} takes a whole number of at least {low}, not {value!r}")
+            raise InvalidArgument(f"{name} takes a whole number of at least {low}, not {value!r}")
     if k > MAX_K:
-        raise InvalidInputException(f"k takes at most {MAX_K:,} values per partition, not {k:,}")
+        raise InvalidArgument(f"k takes at most {MAX_K:,} values per partition, not {k:,}")
     if isinstance(min_share, bool) or not isinstance(min_share, (int, float)) or not 0 <= min_share <= 1:
-        raise InvalidInputException(f"min_share is a fraction between 0 and 1, not {min_share!r}")
+        raise InvalidArgument(f"min_share is a fraction between 0 and 1, not {min_share!r}")
 
 
 def _any_null(refs: list[Column]) -> Column:

@@ -328,11 +328,11 @@ class _Parser:
 
     def create(self) -> st.Statement:
         if self.accept_word("DATABASE", "SCHEMA"):
-            stmt = st.CreateDatabase(if_not_exists=self.if_not_exists())
-            stmt.name = self.object_name("a database name")
+            database = st.CreateDatabase(if_not_exists=self.if_not_exists())
+            database.name = self.object_name("a database name")
             if self.accept_word("COMMENT"):
-                stmt.comment = self.string()
-            return stmt
+                database.comment = self.string()
+            return database
         external = self.accept_word("EXTERNAL") is not None
         self.expect_word("TABLE")
         stmt = st.CreateTable(if_not_exists=self.if_not_exists(), external=external)
@@ -412,7 +412,7 @@ class _Parser:
     def skewed_literal(self) -> str:
         tok = self.tok
         value, is_null = self.literal()
-        if is_null:
+        if is_null or value is None:
             raise self.error("NULL cannot be a skewed value", tok)
         return value
 
@@ -464,13 +464,13 @@ class _Parser:
 
     def drop(self) -> st.Statement:
         if self.accept_word("DATABASE", "SCHEMA"):
-            stmt = st.DropDatabase(if_exists=self.if_exists())
-            stmt.name = self.object_name("a database name")
+            database = st.DropDatabase(if_exists=self.if_exists())
+            database.name = self.object_name("a database name")
             if self.accept_word("CASCADE"):
-                stmt.cascade = True
+                database.cascade = True
             else:
                 self.accept_word("RESTRICT")
-            return stmt
+            return database
         self.expect_word("TABLE")
         stmt = st.DropTable(if_exists=self.if_exists())
         stmt.table = self.table_name()
@@ -481,18 +481,18 @@ class _Parser:
         self.expect_word("TABLE")
         table = self.table_name()
         if self.accept_word("ADD"):
-            stmt = st.AddPartitions(table=table, if_not_exists=self.if_not_exists())
-            stmt.specs.append(self.partition_clause())
+            added = st.AddPartitions(table=table, if_not_exists=self.if_not_exists())
+            added.specs.append(self.partition_clause())
             while self.tok.is_word("PARTITION"):
-                stmt.specs.append(self.partition_clause())
-            return stmt
+                added.specs.append(self.partition_clause())
+            return added
         if self.accept_word("DROP"):
-            stmt = st.DropPartitions(table=table, if_exists=self.if_exists())
-            stmt.specs.append(self.partition_clause())
+            dropped = st.DropPartitions(table=table, if_exists=self.if_exists())
+            dropped.specs.append(self.partition_clause())
             while self.accept_symbol(","):
-                stmt.specs.append(self.partition_clause())
+                dropped.specs.append(self.partition_clause())
             self.accept_word("PURGE")
-            return stmt
+            return dropped
         if self.tok.is_word("PARTITION"):
             partition = self.partition_clause()
             self.expect_word("CONCATENATE")
@@ -510,40 +510,40 @@ class _Parser:
             return st.AlterSkewed(table=table, not_stored_as_directories=True)
         if self.accept_word("UNSET"):
             self.expect_word("TBLPROPERTIES")
-            stmt = st.UnsetTableProperties(table=table, if_exists=self.if_exists())
+            unset = st.UnsetTableProperties(table=table, if_exists=self.if_exists())
             self.expect_symbol("(")
             while True:
-                stmt.keys.append((self.string(), self.tok.start))
+                unset.keys.append((self.string(), self.tok.start))
                 if not self.accept_symbol(","):
                     break
             self.expect_symbol(")")
-            return stmt
+            return unset
         if self.accept_word("SET"):
             if self.accept_word("TBLPROPERTIES"):
-                stmt = st.SetTableProperties(table=table)
+                props = st.SetTableProperties(table=table)
                 self.expect_symbol("(")
                 while True:
                     start = self.tok.start
                     key = self.string()
                     self.expect_symbol("=")
-                    stmt.properties.append((key, self.string(), start))
+                    props.properties.append((key, self.string(), start))
                     if not self.accept_symbol(","):
                         break
                 self.expect_symbol(")")
-                return stmt
+                return props
             self.expect_word("SKEWED")
             self.expect_word("LOCATION")
             self.expect_symbol("(")
-            stmt = st.SetSkewedLocation(table=table)
+            located = st.SetSkewedLocation(table=table)
             while True:
                 start = self.tok.start
                 value = self.skewed_value(self.peek_arity())
                 self.expect_symbol("=")
-                stmt.locations.append((value, self.string(), start))
+                located.locations.append((value, self.string(), start))
                 if not self.accept_symbol(","):
                     break
             self.expect_symbol(")")
-            return stmt
+            return located
         raise self.error(f"expected ADD PARTITION, DROP PARTITION, [PARTITION (..)] CONCATENATE, SKEWED BY, "
                          f"NOT SKEWED, NOT STORED AS DIRECTORIES, SET SKEWED LOCATION, SET TBLPROPERTIES or "
                          f"UNSET TBLPROPERTIES, found {self.tok.describe()}")
@@ -586,12 +586,12 @@ class _Parser:
         if self.accept_word("DATABASES", "SCHEMAS"):
             return st.ShowDatabases()
         if self.accept_word("TABLES"):
-            stmt = st.ShowTables()
+            listing = st.ShowTables()
             if self.accept_word("IN", "FROM"):
-                stmt.db = self.object_name("a database name")
+                listing.db = self.object_name("a database name")
                 if self.accept_symbol("."):  # catalog.db: an attached catalog's database
-                    stmt.catalog, stmt.db = stmt.db, self.object_name("a database name")
-            return stmt
+                    listing.catalog, listing.db = listing.db, self.object_name("a database name")
+            return listing
         if self.accept_word("PARTITIONS"):
             stmt = st.ShowPartitions(table=self.table_name())
             if self.accept_word("PARTITION"):

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..metastore import InvalidInputException, Metastore, NoSuchObjectException, Partition, Table
+from ..metastore import Metastore, NoSuchObjectException, Partition, Table
+from ..errors import InvalidArgument
 from .statements import PartitionSpecItem
 from ..tables.partition_values import canonical_value
 
@@ -12,7 +13,7 @@ def spec_values(table: Table, spec: list[PartitionSpecItem]) -> dict[str, str | 
     """key -> canonical value for the keys given a value; raises naming an unknown key or a bad value."""
     keys = {k.name: k for k in table.partitionKeys}
     if not keys:
-        raise InvalidInputException(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
+        raise InvalidArgument(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
     out = {}
     for item in spec:
         if item.key not in keys:
@@ -46,7 +47,7 @@ def exact_partition(metastore: Metastore, table: Table, spec: list[PartitionSpec
     wanted = spec_values(table, spec)
     missing = [k for k in table.partition_key_names if k not in wanted]
     if missing:
-        raise InvalidInputException(f"partition spec of {table.qualified_name} needs a value for {', '.join(missing)}")
+        raise InvalidArgument(f"partition spec of {table.qualified_name} needs a value for {', '.join(missing)}")
     name = Partition(table.dbName, table.tableName, [wanted[k] for k in table.partition_key_names],
                      keys=table.partition_key_names).partName
     return metastore.get_partition(table.dbName, table.tableName, name)

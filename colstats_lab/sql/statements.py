@@ -20,6 +20,9 @@ class TableName:
         return f"{self.catalog}.{name}" if self.catalog else name
 
 
+UNNAMED = TableName(None, "")  # a statement's table until the parser has read it
+
+
 @dataclass(frozen=True)
 class PartitionSpecItem:
     """`ds='2026-11-21'` (value set) or `ds` alone (every value)."""
@@ -67,7 +70,7 @@ class SkewSpec:
 
 @dataclass
 class CreateTable(Statement):
-    table: TableName = None
+    table: TableName = UNNAMED
     columns: list[FieldSchema] = field(default_factory=list)
     partition_keys: list[FieldSchema] = field(default_factory=list)
     comment: str | None = None
@@ -85,7 +88,7 @@ class AlterSkewed(Statement):
     """`ALTER TABLE t SKEWED BY ...` (skew set), `NOT SKEWED` (skew None, not_skewed), or
     `NOT STORED AS DIRECTORIES` (not_stored_as_directories)."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     skew: SkewSpec | None = None
     not_skewed: bool = False
     not_stored_as_directories: bool = False
@@ -95,7 +98,7 @@ class AlterSkewed(Statement):
 class SetSkewedLocation(Statement):
     """`ALTER TABLE t SET SKEWED LOCATION (30='x30', (10, 'a')='x10a')`."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     locations: list[tuple[tuple[str, ...], str, int]] = field(default_factory=list)  # (value, location, offset)
 
 
@@ -103,7 +106,7 @@ class SetSkewedLocation(Statement):
 class SetTableProperties(Statement):
     """Hive's `ALTER TABLE t SET TBLPROPERTIES ('k'='v', ...)`."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     properties: list[tuple[str, str, int]] = field(default_factory=list)  # (key, value, offset of the key)
 
 
@@ -111,7 +114,7 @@ class SetTableProperties(Statement):
 class UnsetTableProperties(Statement):
     """Hive's `ALTER TABLE t UNSET TBLPROPERTIES [IF EXISTS] ('k', ...)`."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     keys: list[tuple[str, int]] = field(default_factory=list)  # (key, offset)
     if_exists: bool = False
 
@@ -120,7 +123,7 @@ class UnsetTableProperties(Statement):
 class ShowTableProperties(Statement):
     """Hive's `SHOW TBLPROPERTIES t [('k')]`: rows prpt_name, prpt_value."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     key: str | None = None
 
 
@@ -128,26 +131,26 @@ class ShowTableProperties(Statement):
 class Concatenate(Statement):
     """Hive's `ALTER TABLE t [PARTITION (..)] CONCATENATE`: each directory's files merged into one."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     partition: list[PartitionSpecItem] | None = None
 
 
 @dataclass
 class DropTable(Statement):
-    table: TableName = None
+    table: TableName = UNNAMED
     if_exists: bool = False
 
 
 @dataclass
 class AddPartitions(Statement):
-    table: TableName = None
+    table: TableName = UNNAMED
     specs: list[list[PartitionSpecItem]] = field(default_factory=list)
     if_not_exists: bool = False
 
 
 @dataclass
 class DropPartitions(Statement):
-    table: TableName = None
+    table: TableName = UNNAMED
     specs: list[list[PartitionSpecItem]] = field(default_factory=list)
     if_exists: bool = False
 
@@ -158,7 +161,7 @@ class RepairTable(Statement):
     made those its directories hold (ADD, the default: register new ones; DROP: forget those whose
     directory is gone; SYNC: both)."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     mode: str = "ADD"
 
 
@@ -170,7 +173,7 @@ class Analyze(Statement):
     columns: the named columns, or None for all of them.
     """
 
-    table: TableName = None
+    table: TableName = UNNAMED
     partition: list[PartitionSpecItem] | None = None
     mode: str = "basic"
     columns: list[tuple[str, int]] | None = None  # (name, offset) pairs
@@ -199,7 +202,7 @@ class RefreshMetadata(Statement):
     statistics_columns: the STATISTICS clause's columns (None: the interesting columns).
     """
 
-    table: TableName = None
+    table: TableName = UNNAMED
     columns: list[tuple[str, int]] | None = None  # (name, offset) pairs
     level: tuple[str, int] | None = None
     statistics_mode: str | None = None
@@ -213,13 +216,13 @@ class DropMetadata(Statement):
     """Drill's `ANALYZE TABLE t DROP [METADATA | STATISTICS] [IF EXISTS]`: forget the table's metadata
     (Drill's metastore keeps the statistics in it, so both words drop the same)."""
 
-    table: TableName = None
+    table: TableName = UNNAMED
     if_exists: bool = False
 
 
 @dataclass
 class Describe(Statement):
-    table: TableName = None
+    table: TableName = UNNAMED
     partition: list[PartitionSpecItem] | None = None
     column: tuple[str, int] | None = None
     formatted: bool = False
@@ -238,7 +241,7 @@ class ShowTables(Statement):
 
 @dataclass
 class ShowPartitions(Statement):
-    table: TableName = None
+    table: TableName = UNNAMED
     partition: list[PartitionSpecItem] | None = None
 
 

@@ -24,6 +24,7 @@ import bisect
 import datetime as dt
 import math
 import warnings
+from typing import Any
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
 
@@ -238,6 +239,7 @@ def _java_decimal_string(value: float, shortest: str) -> str:
         return sign + "0.0"
     digits_tuple = Decimal(shortest).normalize().as_tuple()
     digits = "".join(map(str, digits_tuple.digits))
+    assert isinstance(digits_tuple.exponent, int)  # a finite value: NaN and infinities returned above
     exponent = digits_tuple.exponent + len(digits) - 1  # of the first digit
     if -3 <= exponent < 7:
         if exponent >= 0:
@@ -395,6 +397,9 @@ def hive_stats_from_spark(col_name: str, type_name: str, stat: CatalogColumnStat
     nulls = stat.nullCount
     ndv = stat.distinctCount or 0
     kind = parse_type(type_name).stats_kind
+    data: Any  # the kind's own *ColumnStatsData class
+    if kind is None:
+        raise NotConvertible(f"column {col_name}: Hive keeps no statistics of type {type_name}")
     if kind is StatsKind.BOOLEAN:
         values = {from_external_string(v, "boolean") for v in (stat.min, stat.max) if v is not None}
         if len(values) == 2:
@@ -405,7 +410,7 @@ def hive_stats_from_spark(col_name: str, type_name: str, stat: CatalogColumnStat
     elif kind in (StatsKind.STRING, StatsKind.BINARY):
         non_null = row_count - nulls
         average = (stat.avgLen or 0) * non_null / row_count if row_count else 0.0
-        longest = stat.maxLen if non_null > 0 else 0
+        longest = (stat.maxLen or 0) if non_null > 0 else 0
         if kind is StatsKind.STRING:
             data = StringColumnStatsData(maxColLen=longest, avgColLen=average, numNulls=nulls, numDVs=ndv)
         else:

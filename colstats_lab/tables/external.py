@@ -16,13 +16,13 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from ..coltypes import from_spark_type
-from ..errors import StorageError, spark_errors
+from ..errors import InvalidArgument, StorageError, spark_errors
 from ..file_columns import (NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, is_nanosecond_timestamp,
                             nanos_param, spelling_param)
 from ..files import DataFile
 from ..storage import (FooterUnavailable, footer_of, join, list_data_files, normalized, parent, relative, spark_uris,
                        storage_for)
-from ..metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
+from ..metastore import FieldSchema, Metastore, Partition, Table
 from ..column_statistics.model import leaf_name
 from ..metastore.changes import FollowPartitions, MovedPartition
 from ..column_statistics.names import parse_part_name
@@ -39,7 +39,7 @@ def partition_directories(path: str, files=None) -> tuple[list[str], list[str]]:
     keys = [k for k, _ in parse_part_name(directories[0])] if directories else []
     for rel in directories:
         if [k for k, _ in parse_part_name(rel)] != keys:
-            raise InvalidInputException(f"directory {rel} does not follow the partition layout {'/'.join(keys)}")
+            raise InvalidArgument(f"directory {rel} does not follow the partition layout {'/'.join(keys)}")
     return keys, directories
 
 
@@ -71,7 +71,7 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     except FooterUnavailable:  # listed through Spark: its inference alone says the columns
         return _columns_spark_infers(spark, path, partition_keys)
     except (OSError, ValueError) as exc:  # pyarrow's: not Parquet, cut short
-        raise InvalidInputException(f"cannot read {path} as Parquet: {exc}") from None
+        raise InvalidArgument(f"cannot read {path} as Parquet: {exc}") from None
     arrow = parquet.to_arrow_schema()
     by_lower_name(arrow.names, f"Parquet file {path}")
     leaves: dict[str, list] = {}
@@ -97,7 +97,7 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     parameters = {SPELLING_PARAM: spelling_param(kept + list(partition_keys)), NANOS_PARAM: nanos_param(nanos_names),
                   SKIPPED_PARAM: json.dumps({k.lower(): v for k, v in skipped.items()}) if skipped else None}
     if not cols:
-        raise InvalidInputException(f"no column of {path} can be read: " + "; ".join(
+        raise InvalidArgument(f"no column of {path} can be read: " + "; ".join(
             f"{name} is {why}" for name, why in skipped.items()) if skipped else f"{path} has no data columns")
     for name, why in skipped.items():
         log.warning("%s: column %s is left out: it is %s", path, name, why)
@@ -114,7 +114,7 @@ def _columns_spark_infers(spark: SparkSession, path: str, partition_keys: list[s
     keys = {k.lower() for k in partition_keys}
     kept = [f for f in schema.fields if f.name.lower() not in keys]
     if not kept:
-        raise InvalidInputException(f"{path} has no data columns")
+        raise InvalidArgument(f"{path} has no data columns")
     spelling = spelling_param([f.name for f in kept] + list(partition_keys))
     return FileColumns([FieldSchema(f.name.lower(), from_spark_type(f.dataType).name) for f in kept],
                        {SPELLING_PARAM: spelling} if spelling else {})
@@ -178,7 +178,7 @@ def catalog_location(location: str | None, what: str) -> str:
     folder's name). An object store's URI stays as it is, for the storage seam; none, or a scheme no file
     system serves here, is refused naming `what`."""
     if not location:
-        raise InvalidInputException(f"{what} has no location")
+        raise InvalidArgument(f"{what} has no location")
     if location.startswith("/"):
         return location
     if location.startswith("file:"):
@@ -187,7 +187,7 @@ def catalog_location(location: str | None, what: str) -> str:
     try:
         storage_for(location)
     except StorageError as error:
-        raise InvalidInputException(f"{what} is at {location}: {error}") from None
+        raise InvalidArgument(f"{what} is at {location}: {error}") from None
     return location
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, InvalidInputException, Metastore, Partition, SkewedInfo, Table
+from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, Metastore, Partition, SkewedInfo, Table
+from ..errors import InvalidArgument
 from ..column_statistics.names import parse_part_name, unescape_path_name
 from .partition_values import canonical_value
 from .snapshot import spark_type
@@ -95,6 +96,6 @@ def check_partition_values(table: Table, values: list[str | None]) -> None:
     """A partition of a list-bucketing table may not be named like the default directory."""
     for key, value in zip(table.partition_key_names, values):
         if value == DEFAULT_LIST_BUCKETING_DIR_NAME:
-            raise InvalidInputException(
+            raise InvalidArgument(
                 f"partition value {key}={value} of {table.qualified_name} is the default list-bucketing directory "
                 "name; a list-bucketing table can't have it")

@@ -5,11 +5,11 @@ import datetime as dt
 from decimal import Context, Decimal, InvalidOperation
 
 from ..coltypes import parse_type
-from ..metastore import InvalidInputException
+from ..errors import InvalidArgument
 
 
 def canonical_value(key: str, type_name: str, value, what: str = "partition value") -> str | None:
-    """The text of a partition (or skewed) value of a key's type; InvalidInputException when it is not of
+    """The text of a partition (or skewed) value of a key's type; InvalidArgument when it is not of
     that type."""
     if value is None:
         return None
@@ -37,7 +37,7 @@ def canonical_value(key: str, type_name: str, value, what: str = "partition valu
                 raise ValueError(text)
             return lowered
     except (ValueError, InvalidOperation):
-        raise InvalidInputException(f"{what} {text!r} is not a {col_type.name} (" +
+        raise InvalidArgument(f"{what} {text!r} is not a {col_type.name} (" +
                                     ("key" if what == "partition value" else "column") + f" {key})") from None
     return text
 

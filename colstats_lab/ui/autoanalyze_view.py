@@ -12,7 +12,7 @@ SHOWN = 10
 
 
 def autoanalyze_html(rounds: list[dict], queued: tuple[AutoAnalyzeOptions, list[DueOwner]] | None) -> str:
-    """`Lab.autoanalyze_rounds()` and `Lab.autoanalyze_queue()` as the landing shows them."""
+    """`lab.autoanalyze.rounds()` and `lab.autoanalyze.queue()` as the landing shows them."""
     if not rounds or queued is None:
         return ""
     options, queue = queued

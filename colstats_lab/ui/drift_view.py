@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..metastore import InvalidInputException
+from ..errors import InvalidArgument
 from ..metastore.levels import TABLE_LEVEL
 from . import charts
 from . import format as fmt
@@ -25,6 +25,7 @@ class DriftView(View):
         super().__init__()
         self.lab = lab
         self.table = lab.resolve(table)
+        self.handle = lab.tables[self.table.qualified_name]
         names = [c.name for c in self.table.cols]
         if column is not None:
             self.table.column_type(column)  # names an unknown column
@@ -33,9 +34,9 @@ class DriftView(View):
         self.picker = LevelPicker("Level", TABLE_LEVEL, self._find_partitions, partition)
         # over time: one cell's kept states; across partitions: each partition's latest (daily data drifting)
         if along not in (None, "time", "partitions"):
-            raise InvalidInputException(f"along is time or partitions, not {along!r}")
+            raise InvalidArgument(f"along is time or partitions, not {along!r}")
         if along == "partitions" and not self.table.is_partitioned:
-            raise InvalidInputException(f"{self.table.qualified_name} is not partitioned: its drift is over time")
+            raise InvalidArgument(f"{self.table.qualified_name} is not partitioned: its drift is over time")
         if along is None:  # a daily table drifts from day to day: shown first unless a partition was asked for
             along = "partitions" if self.table.is_partitioned and partition is None else "time"
         self.along = widgets.ToggleButtons(options=[("over time", "time"), ("across partitions", "partitions")],
@@ -51,7 +52,7 @@ class DriftView(View):
         self.refresh()
 
     def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
-        return self.lab.find_partitions(self.table.qualified_name, text, limit)
+        return self.handle.inspect.partitions(text, limit)
 
     def refresh(self) -> None:
         column, level = self.column.value, self.picker.dropdown.value
@@ -59,10 +60,9 @@ class DriftView(View):
         partition = None if level == TABLE_LEVEL or across else level
         self.picker.box.layout.display = "none" if across else None
         if across:
-            self.history = self.result = self.lab.across_partitions(self.table.qualified_name, column,
-                                                                    limit=ACROSS_PARTITIONS)
+            self.history = self.result = self.handle.inspect.across_partitions(column, limit=ACROSS_PARTITIONS)
             stale = int((self.history["accurate"] == False).sum())  # noqa: E712 (None: never judged)
-            total = self.lab.find_partitions(self.table.qualified_name, "", 0)[1]
+            total = self.handle.inspect.partitions("", 0)[1]
             drawn = len(self.history)
             shown = (f"all {total:,} partitions" if drawn >= total else
                      f"the last {drawn:,} of {total:,} partitions by name" if drawn >= ACROSS_PARTITIONS
@@ -71,7 +71,7 @@ class DriftView(View):
                 f" ({stale:,} not accurate now: hollow points)" if stale else "")
             title = f"{self.table.tableName}.{column} across partitions (each against the one before)"
         else:
-            self.history = self.result = self.lab.history(self.table.qualified_name, column, partition=partition)
+            self.history = self.result = self.handle.inspect.history(column, partition=partition)
             where = "whole table" if partition is None else partition
             counted, title = f"{len(self.history):,} kept states", f"{self.table.tableName}.{column} · {where} over time"
         self.header.value = (f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}.'
@@ -82,7 +82,7 @@ class DriftView(View):
         if self.figure is not None:
             with self.chart:
                 charts.show(self.figure)
-        outcomes = self.lab.expectations(self.table.qualified_name)
+        outcomes = self.handle.inspect.expectations()
         if across:
             outcomes = outcomes[(outcomes["column"] == column) & outcomes["partition"].notna()].tail(50)
         else:
@@ -97,7 +97,7 @@ class DriftView(View):
             self.rules_html.value = html_table(shown, numeric={"write_id", "figure"})
         else:
             self.rules_html.value = ('<div class="colstats-muted">No rules on this column: '
-                                     'lab.expect(table, column, nulls_below=..., psi_below=...)</div>')
+                                     'lab.tables[name].expect(column, nulls_below=..., psi_below=...)</div>')
 
 
 def _figure(text: str | None) -> str:

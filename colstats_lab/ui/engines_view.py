@@ -31,7 +31,7 @@ def _spark(row) -> str:
 
 
 def engines_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """`Lab.engines`' frame as the view shows it: one line a column, badges for accuracy and staleness."""
+    """`TableHandle.engines`' frame as the view shows it: one line a column, badges for accuracy and staleness."""
     rows = []
     for _, row in frame.iterrows():
         stale = row["stale"] is True
@@ -56,9 +56,10 @@ class EnginesView(View):
         super().__init__()
         self.lab = lab
         self.table = lab.resolve(table)
+        self.handle = lab.tables[self.table.qualified_name]
         self.name = table
         self.partition = widgets.Combobox(placeholder=TABLE_LEVEL, description="Partition",
-                                          options=[TABLE_LEVEL] + lab.find_partitions(self.table.qualified_name)[0]
+                                          options=[TABLE_LEVEL] + self.handle.inspect.partitions()[0]
                                           if self.table.is_partitioned else [TABLE_LEVEL],
                                           ensure_option=True, layout=widgets.Layout(width="420px"))
         self.button = widgets.Button(description="Publish to the HMS", icon="upload", button_style="primary",
@@ -72,7 +73,7 @@ class EnginesView(View):
     def show(self, partition: str | None) -> None:
         where = self.where = None if partition in (None, TABLE_LEVEL) else partition
         try:
-            self.frame = self.lab.engines(self.name, where)
+            self.frame = self.lab.tables[self.name].engines(where)
         except ColstatsError as exc:
             self.children = [self.header, refusal(exc)]
             return
@@ -93,4 +94,4 @@ class EnginesView(View):
 
     def publish(self) -> None:
         """Publishes, then shows what the engines read now and what the publish did."""
-        publish_from(self, self.button, lambda: self.lab.publish(self.name).message, lambda: self.show(self.where))
+        publish_from(self, self.button, lambda: self.lab.tables[self.name].publish().message, lambda: self.show(self.where))

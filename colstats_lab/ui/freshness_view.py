@@ -23,6 +23,7 @@ class FreshnessView(View):
         self.lab = lab
         self.on_analyzed = on_analyzed  # told after the button's ANALYZE, so what shows the table redraws too
         self.table = lab.resolve(table)
+        self.handle = lab.tables[self.table.qualified_name]
         self.threshold = widgets.FloatSlider(value=threshold, min=0.0, max=1.0, step=0.05, readout_format=".0%",
                                              description="changed by ≥", style={"description_width": "initial"},
                                              layout=widgets.Layout(width="360px"))
@@ -36,8 +37,8 @@ class FreshnessView(View):
         self.refresh()
 
     def refresh(self) -> None:
-        self.frame = self.lab.freshness(self.table.qualified_name)
-        self.staleness = self.lab.staleness(self.table.qualified_name)
+        self.frame = self.handle.inspect.freshness()
+        self.staleness = self.handle.inspect.staleness()
         cells = len(self.frame)
         stale = int((self.frame["accurate"] == False).sum())  # noqa: E712 - None (never analyzed) is neither
         never = int(self.frame["accurate"].isna().sum())
@@ -49,7 +50,7 @@ class FreshnessView(View):
             f'{fmt.count(never)} never analyzed'
             + (f' · {fmt.count(not_accurate)} of {fmt.count(len(self.staleness))} partitions need an ANALYZE'
                if owners == "partitions" else "")
-            + f'<div class="colstats-muted">fresh by {fmt.escape(self.lab.freshness_basis(self.table.qualified_name))}'
+            + f'<div class="colstats-muted">fresh by {fmt.escape(self.handle.inspect.freshness_basis())}'
               '</div></div>')
         self.chart.clear_output()
         self.figure = charts.freshness_heatmap(self.frame, f"Statistics of {self.table.tableName} a reader can trust now")
@@ -74,7 +75,7 @@ class FreshnessView(View):
         self.say(f"Analyzing {self.button.description.removeprefix('Analyze ')} ...")
         try:
             with SparkProgress(self.lab.spark, "ANALYZE", container=self.progress_area):
-                self.result = self.lab.analyze_stale(self.table.qualified_name, self.threshold.value)
+                self.result = self.handle.analyze_stale(self.threshold.value)
             self.say(self.result.message)
         except ColstatsError as exc:  # a viewer sees one line, never a traceback
             self.say(str(exc))

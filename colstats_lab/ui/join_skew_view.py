@@ -24,7 +24,7 @@ class JoinSkewView(View):
         super().__init__()
         self.lab = lab
         self.arguments = (left, left_key, right, right_key, where, how)
-        self.result = report or lab.join_skew(left, left_key, right, right_key, where=where, how=how, run=run)
+        self.result = report or lab.tables[left].join_skew(right, left_key, right_key, where=where, how=how, run=run)
         self.run_button = widgets.Button(description="Run it", icon="play",
                                          tooltip="count each task's rows as Spark places them")
         self.run_button.on_click(lambda _: self.run())
@@ -40,7 +40,7 @@ class JoinSkewView(View):
         left, left_key, right, right_key, where, how = self.arguments
         self.message.value = ""
         try:
-            self.result = self.lab.join_skew(left, left_key, right, right_key, where=where, how=how, run=True)
+            self.result = self.lab.tables[left].join_skew(right, left_key, right_key, where=where, how=how, run=True)
         except Exception as exc:  # shown as one line, as every view does
             self.message.value = refusal(exc).value
             return

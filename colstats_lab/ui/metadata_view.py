@@ -11,7 +11,7 @@ from ..sql.lexer import quoted
 from . import format as fmt
 from .widgets import View, html_table, register
 
-ROWS_SHOWN = 500  # of one level; the rest stay in lab.metadata(table, level)
+ROWS_SHOWN = 500  # of one level; the rest stay in lab.tables[name].inspect.metadata(level)
 
 
 def up_to_date_line(table: str, changes: tuple[list[str], list[str]] | None) -> str:
@@ -33,9 +33,10 @@ class MetadataView(View):
     def __init__(self, lab, table: str, level: str | None = None, result=None):
         super().__init__(result=result)
         self.table_name = table
-        self.metadata = lab.metadata(table)
-        self.state = up_to_date_line(table, lab.metadata_changes(table))
-        self.schema_rows = {view: lab.information_schema(table, view, ROWS_SHOWN) for view in INFORMATION_SCHEMA_VIEWS}
+        self.metadata = lab.tables[table].inspect.metadata()
+        self.state = up_to_date_line(table, lab.tables[table].inspect.metadata_changes())
+        self.schema_rows = {view: lab.tables[table].inspect.information_schema(view, ROWS_SHOWN)
+                            for view in INFORMATION_SCHEMA_VIEWS}
         present = [name for name in LEVELS if (self.metadata["level"] == name).any()]
         self.level = widgets.Dropdown(options=present, value=(level or present[0]).upper(), description="Level")
         self.table_html = widgets.HTML()

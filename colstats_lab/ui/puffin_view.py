@@ -16,7 +16,7 @@ SHOWN = {"column": "column", "lab_ndv": "lab NDV", "lab_badge": "lab", "puffin_n
 
 
 def puffin_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """`Lab.engines`' frame of an Iceberg table as the view shows it: the current snapshot's blobs first."""
+    """`TableHandle.engines`' frame of an Iceberg table as the view shows it: the current snapshot's blobs first."""
     rows = []
     for _, row in frame.sort_values("current", ascending=False, kind="stable").iterrows():
         rows.append({
@@ -48,7 +48,7 @@ class PuffinView(View):
 
     def show(self) -> None:
         try:
-            self.frame = self.lab.engines(self.name)
+            self.frame = self.lab.tables[self.name].engines()
         except ColstatsError as exc:
             self.children = [self.header, refusal(exc)]
             return
@@ -64,4 +64,4 @@ class PuffinView(View):
 
     def publish(self) -> None:
         """Publishes, then shows what is registered now and what the publish did."""
-        publish_from(self, self.button, lambda: self.lab.publish(self.name).message, self.show)
+        publish_from(self, self.button, lambda: self.lab.tables[self.name].publish().message, self.show)

@@ -1,4 +1,4 @@
-"""A table's report as one standalone HTML page (`Lab.report(t, "report.html")`): its size, the
+"""A table's report as one standalone HTML page (`lab.tables[t].report("report.html")`): its size, the
 statistics view's table, null fractions and distinct values, which partitions' statistics are fresh,
 and the stale ones with their reasons. Plotly's script is inlined, so the page needs no server and
 no network."""

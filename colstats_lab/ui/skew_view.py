@@ -30,8 +30,8 @@ class SkewView(View):
         self.table_name = table
         options = {"mode": mode} if mode else {}
         if partition not in (None, TABLE_LEVEL):  # before the scan: an unknown partition costs no Spark job
-            lab.partition(table, partition)
-        self.top = self.result = top or lab.skew(table, column, k=k, min_share=min_share, **options)
+            lab.tables[table].inspect.partition(partition)
+        self.top = self.result = top or lab.tables[table].skew(column, k=k, min_share=min_share, **options)
         names = list(self.top.partitions)
         if partition is not None and partition not in (TABLE_LEVEL, *names):
             names.append(partition)  # it exists, but holds no rows

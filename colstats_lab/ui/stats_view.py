@@ -88,10 +88,11 @@ class StatsView(View):
         super().__init__()
         self.lab = lab
         self.table = lab.resolve(table)
+        self.handle = lab.tables[self.table.qualified_name]
         if partition is not None:
             if not self.table.is_partitioned:
                 raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")
-            lab.partition(self.table.qualified_name, partition)  # names it when unknown
+            self.handle.inspect.partition(partition)  # names it when unknown
         self.picker = LevelPicker("Level", TABLE_LEVEL, self._find_partitions, partition)
         self.level = self.picker.dropdown
         self.table_html = widgets.HTML()
@@ -105,10 +106,10 @@ class StatsView(View):
         self.refresh()
 
     def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
-        return self.lab.find_partitions(self.table.qualified_name, text, limit)
+        return self.handle.inspect.partitions(text, limit)
 
     def refresh(self) -> None:
-        shown = self.lab.stats_level(self.table.qualified_name, self.level.value)
+        shown = self.handle.inspect.stats_level(self.level.value)
         self.frame, params = shown.frame, shown.parameters
         where = "whole table" if shown.partition is None else shown.partition.partName
         self.header.value = (
@@ -153,14 +154,14 @@ class StatsView(View):
         if not column:
             return
         level = self.level.value
-        sketch = self.lab.distribution(self.table.qualified_name, column, level)
+        sketch = self.handle.inspect.distribution(column, level)
         type_name = self.table.column_type(column)
         where = "whole table" if level == TABLE_LEVEL else level
         if sketch is not None and not sketch.is_empty:
             self.distribution_figures.append(charts.distribution_figure(
                 sketch, type_name, f"{self.table.tableName}.{column} · {where}: distribution (KLL sketch)"))
         if self.table.is_partitioned and level == TABLE_LEVEL:
-            by_partition = self.lab.quartiles(self.table.qualified_name, column)
+            by_partition = self.handle.inspect.quartiles(column)
             if len(by_partition):
                 self.distribution_figures.append(charts.quartiles_figure(
                     by_partition, type_name, f"{self.table.tableName}.{column}: quartiles per partition"))

@@ -19,8 +19,9 @@ class TransactionsView(View):
         super().__init__()
         self.lab = lab
         self.table = lab.resolve(table)
-        self.frame = lab.transactions(self.table.qualified_name, SHOWN)
-        valid = lab.snapshot(self.table.qualified_name)
+        self.handle = lab.tables[self.table.qualified_name]
+        self.frame = self.handle.inspect.transactions(SHOWN)
+        valid = self.handle.inspect.snapshot()
         transactional = self.table.parameters.get("transactional", "false") == "true"
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · '

@@ -1,5 +1,5 @@
 """The views' frame: a View is an ipywidgets box built from a lab; each view is one module that
-registers itself here, so `Lab.view(name, ...)` and the dashboard find it by name."""
+registers itself here, so `lab.views(name, ...)` and the dashboard find it by name."""
 from __future__ import annotations
 
 from collections.abc import Set

@@ -124,7 +124,7 @@ class TablePage(widgets.Tab):
         if kind == "iceberg":
             return PuffinView(self.lab, self.table)
         if kind == "delta":
-            return widgets.HTML(delta_log_statistics(self.lab.engines(self.table)))
+            return widgets.HTML(delta_log_statistics(self.lab.tables[self.table].engines()))
         if "colstats.catalog" not in meta.parameters:
             return widgets.HTML('<div class="colstats-header">Only the lab reads this table\'s statistics. Tables of '
                                 'a Hive Metastore attached with <code>lab.attach("hms", "thrift://host:9083")</code> show '
@@ -146,7 +146,7 @@ class TablePage(widgets.Tab):
     def _likely_skewed(self, meta, candidates: list[str]) -> str | None:
         """The column with the most distinct values that still repeat (NDV at most a tenth of the rows):
         the seed's case of many values with a few heavy ones. Without statistics, the first column."""
-        level = self.lab.stats_level(meta.qualified_name)
+        level = self.lab.tables[meta.qualified_name].inspect.stats_level()
         frame, rows = level.frame, level.rows
         ndv = dict(zip(frame["column"], frame["ndv"]))
         scored = [(ndv[c], c) for c in candidates if ndv.get(c) is not None and not pd.isna(ndv[c])
@@ -185,17 +185,17 @@ class Dashboard(widgets.VBox):
 
     def __init__(self, lab):
         self.lab = lab
-        self.tables = lab.tables_frame()
+        self.tables = lab.tables.overview()
         names = _picker_names(self.tables)
         self.title = widgets.HTML('<h2 style="font-family: system-ui, sans-serif; margin-bottom: 0">colstats_lab</h2>'
-                                  f'<div class="colstats-muted">metastore {fmt.escape(lab.metastore_path)}</div>')
+                                  f'<div class="colstats-muted">metastore {fmt.escape(lab.metastore.path)}</div>')
         self.search = widgets.Text(placeholder="part of a table name", description="Find",
                                    continuous_update=True, layout=widgets.Layout(width="420px"))
         self.landing = widgets.HTML()
         self.reload = widgets.Button(description="Refresh", icon="refresh", tooltip="read the metastore again",
                                      layout=widgets.Layout(width="auto"))
         self.reload.on_click(lambda _: self.refresh_landing())
-        self.workers = widgets.HTML(autoanalyze_html(lab.autoanalyze_rounds(5), lab.autoanalyze_queue()))
+        self.workers = widgets.HTML(autoanalyze_html(lab.autoanalyze.rounds(5), lab.autoanalyze.queue()))
         self.picker = widgets.Dropdown(options=names, value=None, description="Table",
                                        layout=widgets.Layout(width="420px"))
         self.picker.add_class("colstats-picker")
@@ -213,7 +213,7 @@ class Dashboard(widgets.VBox):
 
     def refresh_landing(self) -> None:
         """The landing read again: what this page (or another job) changed since it was drawn."""
-        self.tables = self.lab.tables_frame()
+        self.tables = self.lab.tables.overview()
         names = _picker_names(self.tables)
         if list(self.picker.options) != names:  # tables added or dropped meanwhile; the page shown stays
             current = self.picker.value
@@ -224,7 +224,7 @@ class Dashboard(widgets.VBox):
                 self.picker.options = names
                 self.picker.value = current if current in names else None
                 self.picker.observe(lambda change: self.show_table(change["new"]), names="value")
-        self.workers.value = autoanalyze_html(self.lab.autoanalyze_rounds(5), self.lab.autoanalyze_queue())
+        self.workers.value = autoanalyze_html(self.lab.autoanalyze.rounds(5), self.lab.autoanalyze.queue())
         self.show_landing(self.search.value)
 
     def show_landing(self, text: str) -> None:
@@ -246,7 +246,7 @@ class Dashboard(widgets.VBox):
 
 
 def delta_log_statistics(frame: pd.DataFrame) -> str:
-    """What other engines read of a Delta table (`Lab.engines`' frame of it): the minimums, maximums and NULL
+    """What other engines read of a Delta table (`TableHandle.engines`' frame of it): the minimums, maximums and NULL
     counts its log keeps per file, for which columns and in how many files, and no distinct counts."""
     lines = "".join(f"<li><code>{fmt.escape(row.column)}</code>: {fmt.count(row.files_with_figures)} of "
                     f"{fmt.count(row.files)} file(s)</li>" for row in frame.itertuples())

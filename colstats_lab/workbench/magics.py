@@ -129,9 +129,9 @@ class ColstatsMagics(Magics):
         with _user_errors():
             check_skew_options(mode or DEFAULT_MODE, top, min_share)
             with SparkProgress(lab.spark):
-                view = lab.view_skew(table, names if len(names) > 1 else names[0], k=top,
-                                     partition=args.partition and _unquoted(args.partition),
-                                     min_share=min_share, mode=mode)
+                view = lab.views.skew(table, names if len(names) > 1 else names[0], k=top,
+                                      partition=args.partition and _unquoted(args.partition),
+                                      min_share=min_share, mode=mode)
         return self._returned(view)
 
     def _join_skew(self, join) -> object:
@@ -146,7 +146,7 @@ class ColstatsMagics(Magics):
         lab = self._lab(join["lab"])
         with _user_errors():
             with SparkProgress(lab.spark):
-                view = lab.view("join_skew", *sides, where=join["where"], how=(join["how"] or "inner").lower(),
+                view = lab.views("join_skew", *sides, where=join["where"], how=(join["how"] or "inner").lower(),
                                 run=bool(join["run"]))
         return self._returned(view)
 
@@ -160,7 +160,7 @@ class ColstatsMagics(Magics):
         """`%drift table.column [--partition ds=... | --over-time] [--lab NAME]`: for a partitioned table the
         latest state of each partition against the partition before; with --partition that partition's states
         over time, with --over-time the table level's (null fraction, distinct values, quartiles and PSI at
-        each kept state); and the column's rules' outcomes (`lab.expect`). The value is the drift view;
+        each kept state); and the column's rules' outcomes (`lab.tables[name].expect`). The value is the drift view;
         `.result` is its frame."""
         args = _arguments(self.drift, line)
         table, dot, column = _unquoted(args.target).rpartition(".")
@@ -168,7 +168,7 @@ class ColstatsMagics(Magics):
             raise UsageError(f"expected table.column, got {args.target!r}")
         lab = self._lab(args.lab)
         with _user_errors():
-            view = lab.view("drift", table, column.strip(), partition=args.partition and _unquoted(args.partition),
+            view = lab.views("drift", table, column.strip(), partition=args.partition and _unquoted(args.partition),
                             along="time" if args.over_time or args.partition else None)
         return self._returned(view)
 
@@ -185,7 +185,7 @@ class ColstatsMagics(Magics):
             raise UsageError("expected a query, e.g. %explain --run SELECT * FROM sales WHERE ds = '2026-11-21'")
         with _user_errors():
             report = lab.explain(query, run="run" in options)
-            view = lab.view("pruning" if isinstance(report, PruningReport) else "plan", query, report=report)
+            view = lab.views("pruning" if isinstance(report, PruningReport) else "plan", query, report=report)
         return self._returned(view)
 
 
@@ -218,9 +218,9 @@ def _view_of(lab: Lab, stmt, result):
     """What a statement shows beside its message: the statistics view after ANALYZE, the metadata after a
     REFRESH METADATA that changed it; the view's `.result` is the statement's Result."""
     if isinstance(stmt, Analyze):
-        view = lab.view_stats(result.details.table)
+        view = lab.views.stats(result.details.table)
     elif isinstance(stmt, RefreshMetadata) and not result.details.up_to_date:
-        view = lab.view_metadata(result.details.table)
+        view = lab.views.metadata(result.details.table)
     else:
         return None
     view.result = result

@@ -1,0 +1,145 @@
+"""`Lab`'s methods of release 0.1 that moved to a table's handle (`lab.tables[name]`), its `.inspect`, or a
+namespace (`lab.autoanalyze`, `lab.views`, `lab.metastore`). Each still works for one release, and the first
+call of each in a process warns with the new spelling (a DeprecationWarning). Delete this module then."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+
+
+class LabDeprecationWarning(DeprecationWarning):
+    """A forwarder of `Lab` called: the message names the new spelling. The test suite makes it an error."""
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(old: str, new: str) -> None:
+    if old in _warned:
+        return
+    warnings.warn(f"lab.{old} is deprecated and goes in the next release: use {new}", LabDeprecationWarning,
+                  stacklevel=3)
+    _warned.add(old)  # after the warning: where warnings are errors, every call raises
+
+
+def _table_of(args: tuple, kwargs: dict, keyword: str) -> tuple[Any, tuple]:
+    if args:
+        return args[0], args[1:]
+    if keyword in kwargs:
+        return kwargs.pop(keyword), ()
+    raise TypeError(f"missing the table's name (argument {keyword!r})")
+
+
+def _on_handle(old: str, new: str, call: Callable[..., Any], keyword: str = "name") -> Callable[..., Any]:
+    """A method `lab.old(table, *args)` forwarding to `call(lab.tables[table], *args)`."""
+    def forwarder(self, *args, **kwargs):
+        _warn_once(old, new)
+        table, rest = _table_of(args, kwargs, keyword)
+        return call(self.tables[table], *rest, **kwargs)
+
+    forwarder.__name__ = forwarder.__qualname__ = old
+    forwarder.__doc__ = f"Deprecated: use {new}."
+    return forwarder
+
+
+def _on_lab(old: str, new: str, call: Callable[..., Any]) -> Callable[..., Any]:
+    """A method `lab.old(*args)` forwarding to `call(lab, *args)`."""
+    def forwarder(self, *args, **kwargs):
+        _warn_once(old, new)
+        return call(self, *args, **kwargs)
+
+    forwarder.__name__ = forwarder.__qualname__ = old
+    forwarder.__doc__ = f"Deprecated: use {new}."
+    return forwarder
+
+
+def _property(old: str, new: str, get: Callable[[Any], Any]) -> property:
+    def getter(self):
+        _warn_once(old, new)
+        return get(self)
+
+    return property(getter, doc=f"Deprecated: use {new}.")
+
+
+def _join_skew(self, left, left_key, right, right_key, where=None, how="inner", run=False):
+    return self.tables[left].join_skew(right, left_key, right_key, where=where, how=how, run=run)
+
+
+class DeprecatedLabMethods:
+    """The forwarders `Lab` keeps for one release."""
+
+    tables: Any
+    autoanalyze: Any
+    views: Any
+    metastore: Any
+
+    write = _on_handle("write", "lab.tables[name].write(data, ...)", lambda t, *a, **k: t.write(*a, **k))
+    skew = _on_handle("skew", "lab.tables[name].skew(columns, ...)", lambda t, *a, **k: t.skew(*a, **k), "table")
+    join_skew = _on_lab("join_skew", "lab.tables[left].join_skew(right, left_key, right_key, ...)", _join_skew)
+    group_skew = _on_handle("group_skew", "lab.tables[name].group_skew(key, ...)",
+                            lambda t, *a, **k: t.group_skew(*a, **k), "table")
+    analyze_stale = _on_handle("analyze_stale", "lab.tables[name].analyze_stale(...)",
+                               lambda t, *a, **k: t.analyze_stale(*a, **k), "table")
+    relayout = _on_handle("relayout", "lab.tables[name].relayout(...)", lambda t, *a, **k: t.relayout(*a, **k))
+    table = _on_handle("table", "lab.tables[name].to_spark()", lambda t, *a, **k: t.to_spark(*a, **k))
+    expect = _on_handle("expect", "lab.tables[name].expect(column, ...)", lambda t, *a, **k: t.expect(*a, **k))
+    report = _on_handle("report", "lab.tables[name].report(path)", lambda t, *a, **k: t.report(*a, **k))
+    publish = _on_handle("publish", "lab.tables[name].publish()", lambda t, *a, **k: t.publish(*a, **k), "table")
+    engines = _on_handle("engines", "lab.tables[name].engines(...)", lambda t, *a, **k: t.engines(*a, **k), "table")
+    export_spark_stats = _on_handle("export_spark_stats", "lab.tables[name].export_spark_stats(spark_table)",
+                                    lambda t, *a, **k: t.export_spark_stats(*a, **k), "table")
+
+    staleness = _on_handle("staleness", "lab.tables[name].inspect.staleness()",
+                           lambda t: t.inspect.staleness(), "table")
+    partition = _on_handle("partition", "lab.tables[name].inspect.partition(spec)",
+                           lambda t, *a, **k: t.inspect.partition(*a, **k), "table")
+    snapshot_parts = _on_handle("snapshot_parts", "lab.tables[name].inspect.files(...)",
+                                lambda t, *a, **k: t.inspect.files(*a, **k))
+    planned_read = _on_handle("planned_read", "lab.tables[name].inspect.planned_read(where)",
+                              lambda t, *a, **k: t.inspect.planned_read(*a, **k))
+    metadata = _on_handle("metadata", "lab.tables[name].inspect.metadata(level)",
+                          lambda t, *a, **k: t.inspect.metadata(*a, **k))
+    metadata_changes = _on_handle("metadata_changes", "lab.tables[name].inspect.metadata_changes()",
+                                  lambda t: t.inspect.metadata_changes())
+    stats_level = _on_handle("stats_level", "lab.tables[name].inspect.stats_level(level)",
+                             lambda t, *a, **k: t.inspect.stats_level(*a, **k))
+    distribution = _on_handle("distribution", "lab.tables[name].inspect.distribution(column)",
+                              lambda t, *a, **k: t.inspect.distribution(*a, **k))
+    quartiles = _on_handle("quartiles", "lab.tables[name].inspect.quartiles(column)",
+                           lambda t, *a, **k: t.inspect.quartiles(*a, **k))
+    history = _on_handle("history", "lab.tables[name].inspect.history(column)",
+                         lambda t, *a, **k: t.inspect.history(*a, **k))
+    across_partitions = _on_handle("across_partitions", "lab.tables[name].inspect.across_partitions(column)",
+                                   lambda t, *a, **k: t.inspect.across_partitions(*a, **k))
+    compare = _on_handle("compare", "lab.tables[name].inspect.compare(then, now)",
+                         lambda t, *a, **k: t.inspect.compare(*a, **k))
+    expectations = _on_handle("expectations", "lab.tables[name].inspect.expectations()",
+                              lambda t: t.inspect.expectations())
+    find_partitions = _on_handle("find_partitions", "lab.tables[name].inspect.partitions(text, limit)",
+                                 lambda t, *a, **k: t.inspect.partitions(*a, **k))
+    freshness = _on_handle("freshness", "lab.tables[name].inspect.freshness()", lambda t: t.inspect.freshness())
+    freshness_basis = _on_handle("freshness_basis", "lab.tables[name].inspect.freshness_basis()",
+                                 lambda t: t.inspect.freshness_basis())
+    transactions = _on_handle("transactions", "lab.tables[name].inspect.transactions(limit)",
+                              lambda t, *a, **k: t.inspect.transactions(*a, **k))
+    information_schema = _on_handle("information_schema", "lab.tables[name].inspect.information_schema(view)",
+                                    lambda t, *a, **k: t.inspect.information_schema(*a, **k))
+    stats_frame = _on_handle("stats_frame", "lab.tables[name].inspect.stats()", lambda t: t.inspect.stats())
+    snapshot = _on_handle("snapshot", "lab.tables[name].inspect.snapshot()", lambda t: t.inspect.snapshot())
+
+    tables_frame = _on_lab("tables_frame", "lab.tables.overview()", lambda lab: lab.tables.overview())
+    autoanalyze_rounds = _on_lab("autoanalyze_rounds", "lab.autoanalyze.rounds(limit)",
+                                 lambda lab, *a, **k: lab.autoanalyze.rounds(*a, **k))
+    autoanalyze_queue = _on_lab("autoanalyze_queue", "lab.autoanalyze.queue()", lambda lab: lab.autoanalyze.queue())
+    view = _on_lab("view", "lab.views(name, ...)", lambda lab, *a, **k: lab.views(*a, **k))
+    view_stats = _on_lab("view_stats", "lab.views.stats(table, partition=...)",
+                         lambda lab, *a, **k: lab.views.stats(*a, **k))
+    view_pruning = _on_lab("view_pruning", "lab.views.pruning(query)", lambda lab, *a, **k: lab.views.pruning(*a, **k))
+    view_metadata = _on_lab("view_metadata", "lab.views.metadata(table, level=...)",
+                            lambda lab, *a, **k: lab.views.metadata(*a, **k))
+    view_skew = _on_lab("view_skew", "lab.views.skew(table, column, ...)", lambda lab, *a, **k: lab.views.skew(*a, **k))
+
+    metastore_path = _property("metastore_path", "lab.metastore.path", lambda lab: lab.metastore.path)
+    metastore_url = _property("metastore_url", "lab.metastore.url", lambda lab: lab.metastore.url)
+    metastore_engine = _property("metastore_engine", "lab.metastore.engine", lambda lab: lab.metastore.engine)

@@ -1,0 +1,451 @@
+"""`lab.tables`: the lab's tables as a mapping of handles. A handle holds a table's name only, so every use
+reads the table again (Iceberg and Delta snapshots are followed as they move); its actions run Spark or
+change the metastore, its read-only figures sit under `.inspect` and read the metastore alone."""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from . import frames
+from .analyze.stale import staleness_frame
+from .column_statistics.names import DEFAULT_PARTITION_NAME, split_table_name
+from .commands import analyze as analyze_commands
+from .commands import catalogs, reads
+from .commands import join_skew as join_skew_commands
+from .commands import skew as skew_commands
+from .commands import tables as table_commands
+from .errors import InvalidArgument, NoSuchObjectException
+from .interop import exchange
+from .metastore import Partition, Table, ValidWriteIdList
+from .metastore.changes import AddExpectation
+from .metastore.levels import TABLE_LEVEL
+from .skew import DEFAULT_MODE
+from .sql.lexer import quoted
+from .tables import kind_of, read_snapshot
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from .column_statistics.quantiles import Distribution
+    from .lab import Lab
+    from .pruning import PruningReport
+    from .result import Result
+    from .skew import SkewReport
+    from .skew.join import ShuffleSkewReport
+    from .tables.snapshot import PartitionFiles
+    from .tables.writer import WriteResult
+    from .transaction import Transaction
+
+
+class Tables(Mapping):
+    """The lab's tables by name: `lab.tables["sales"]` (the current database), `lab.tables["db.sales"]`,
+    `lab.tables["hms.shop.orders"]` (an attached catalog's), or `lab.tables.sales` where the name is an
+    identifier. Iterating gives the current database's tables by name, then other databases' as `db.table`;
+    both complete on Tab in IPython."""
+
+    def __init__(self, lab: Lab):
+        self._lab = lab
+
+    def __getitem__(self, name: str) -> TableHandle:
+        """The handle of table `name`.
+
+        Raises NoSuchObjectException naming an unknown table (with the closest name), InvalidArgument for a
+        name that is not `table`, `db.table` or `catalog.db.table`."""
+        if isinstance(name, TableHandle):
+            return name
+        in_catalog = catalogs.split_catalog_name(self._lab, name) if isinstance(name, str) else None
+        if in_catalog is not None:  # the catalog names a table it lacks when the handle is used: one call, not two
+            return TableHandle(self._lab, str(in_catalog))
+        db, table = split_table_name(name, self._lab.current_db)
+        if not self._lab.metastore.table_exists(db, table):
+            raise NoSuchObjectException(f"table {db}.{table} does not exist" + _did_you_mean(table, self))
+        return TableHandle(self._lab, f"{db}.{table}")
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The handle of table `name`, or `default` when there is no such table."""
+        try:
+            return self[name]
+        except (NoSuchObjectException, InvalidArgument):
+            return default
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self[name]  # type: ignore[index]
+        except (NoSuchObjectException, InvalidArgument):
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        metastore, current = self._lab.metastore, self._lab.current_db
+        yield from metastore.get_tables(current)
+        for db in metastore.get_all_databases():
+            if db != current:
+                yield from (f"{db}.{name}" for name in metastore.get_tables(db))
+
+    def __len__(self) -> int:
+        metastore = self._lab.metastore
+        return sum(len(metastore.get_tables(db)) for db in metastore.get_all_databases())
+
+    def __getattr__(self, name: str) -> TableHandle:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except (NoSuchObjectException, InvalidArgument):
+            raise AttributeError(f"the lab has no table {name!r} in database {self._lab.current_db}") from None
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | {name for name in self if name.isidentifier()})
+
+    def _ipython_key_completions_(self) -> list[str]:
+        return list(self)
+
+    def overview(self) -> pd.DataFrame:
+        """Every table of every database at a glance, the stalest first.
+
+        Returns a DataFrame (the dashboard's landing): kind, size, columns accurate now, partitions that are
+        not with the first reason, when last analyzed and written. No Spark."""
+        return frames.tables_frame(self._lab.metastore)
+
+    def __repr__(self) -> str:
+        return f"<Tables of {self._lab.metastore.path}: {', '.join(self)}>"
+
+
+class TableHandle:
+    """One table of a lab: its actions (`analyze`, `write`, `skew`, `publish`, ...) and, under `.inspect`,
+    its read-only figures. Holds the name only: every use reads the table again."""
+
+    def __init__(self, lab: Lab, name: str):
+        self._lab = lab
+        self.name = name
+        self.inspect = Inspect(lab, name)
+
+    def __repr__(self) -> str:
+        return f"<TableHandle {self.name}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TableHandle) and other._lab is self._lab and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def metastore_table(self) -> Table:
+        """The metastore's Table (columns, partition keys, parameters), read now."""
+        return self._lab.resolve(self.name)
+
+    def analyze(self, columns: list[str] | str | None = None, partition: dict | str | None = None,
+                noscan: bool = False, txn: Transaction | None = None) -> Result:
+        """Computes statistics with the ANALYZE statement `lab.sql` runs, built from the arguments.
+
+        `columns`: every column (None) or the named ones (a struct's leaf by its path); `partition`: a name
+        (`ds=2026-11-21`) or a dict, whose None values stand for every value of that key; `noscan`: files
+        and bytes only. Returns the statement's Result. Raises NoSuchObjectException naming an unknown column,
+        partition or key, InvalidArgument for columns with `noscan`."""
+        text = f"ANALYZE TABLE {quoted(self.name)}{_partition_clause(partition)} COMPUTE STATISTICS"
+        if noscan:
+            if columns is not None:
+                raise InvalidArgument("analyze(noscan=True) counts files and bytes only: give no columns")
+            text += " NOSCAN"
+        else:
+            names = [columns] if isinstance(columns, str) else columns
+            text += " FOR COLUMNS" + (" " + ", ".join(_quoted_column(c) for c in names) if names else "")
+        return self._lab.sql(text, txn)
+
+    def analyze_stale(self, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
+        """Analyzes the partitions whose statistics went stale, in one Spark job and one transaction.
+
+        Those not accurate whose rows changed by `threshold` or more since they were (or by an unknown
+        amount), every column. Returns a Result whose `.details` (StaleAnalysis) has the staleness before
+        and the partitions chosen."""
+        return analyze_commands.analyze_stale(self._lab, self.name, threshold, txn)
+
+    def write(self, data, partition: dict | None = None, mode: str = "append",
+              txn: Transaction | None = None) -> WriteResult:
+        """Writes a Spark or pandas DataFrame into this managed table under one write ID.
+
+        `partition` gives every key a value; without it the rows carry the keys (dynamic partitions). `mode`
+        is "append" or "overwrite" (of the partitions written); `txn` a transaction to write in (else one of
+        its own). Returns a WriteResult. Raises InvalidArgument for rows that do not fit the table."""
+        return table_commands.write(self._lab, self.name, data, partition, mode, txn)
+
+    def skew(self, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
+             min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
+             max_items: int = 10_000) -> SkewReport:
+        """Heavy hitters of `columns`, from one Spark aggregation over the current snapshot.
+
+        Per partition (one with `partition`) and for the table: the top `k` values, their drift, the values
+        to declare skewed and the ALTER statement. `mode` "exact" counts every value; "approx" keeps a
+        frequent-items sketch, counts within 2 * rows / max_items. Returns a SkewReport. Raises
+        NoSuchObjectException for an unknown column, InvalidArgument for a bad partition or mode."""
+        return skew_commands.skew(self._lab, self.name, columns, partition, k, min_share, mode, max_keys, max_items)
+
+    def join_skew(self, other: TableHandle | str, key: str | list[str], other_key: str | list[str] | None = None,
+                  where: str | None = None, how: str = "inner", run: bool = False) -> ShuffleSkewReport:
+        """The shuffle of `this JOIN other ON key = other_key`, predicted before it runs.
+
+        `other_key` defaults to `key`; `where` chooses partitions by their keys; `how` is inner, left, right
+        or full; `run=True` also counts each task's rows as Spark places them. From statistics accurate now,
+        else one aggregation a side. Returns a ShuffleSkewReport: each hot key's rows on both sides, its
+        task, each task's rows (`.tasks`), whether AQE would split it, a `.recommendation`. Raises
+        NoSuchObjectException for an unknown table or column, InvalidArgument for a bad argument."""
+        other_name = other.name if isinstance(other, TableHandle) else other
+        return join_skew_commands.join_skew(self._lab, self.name, key, other_name,
+                                            key if other_key is None else other_key, where, how, run)
+
+    def group_skew(self, key: str, where: str | None = None, run: bool = False) -> ShuffleSkewReport:
+        """The shuffle of `groupBy(key)`, predicted from statistics.
+
+        Returns a ShuffleSkewReport, as `join_skew`'s: each hot key's rows and task, each task's rows before
+        map-side combining, a `.recommendation`."""
+        return join_skew_commands.group_skew(self._lab, self.name, key, where, run)
+
+    def expect(self, column: str, **rules) -> pd.DataFrame:
+        """Stores rules on a column's statistics, checked on every state kept from now on.
+
+        Rules: `nulls_below`, `ndv_between` ((low, high)), `psi_below`, `min_at_least`, `max_at_most`; each
+        commit that stores a state checks them, from statistics alone. Returns their outcomes on the latest
+        states now (`inspect.expectations()`'s columns). Raises InvalidArgument naming an unknown or
+        malformed rule."""
+        table = self._lab.resolve(self.name)
+        expectation_id = self._lab.metastore.apply([AddExpectation(table, column, tuple(rules.items()))])[0]
+        return frames.expectations_frame(self._lab.metastore, table, expectation_id)
+
+    def publish(self) -> Result:
+        """Publishes the lab's statistics accurate now where other engines read them.
+
+        An attached HMS table's go into that Hive Metastore (what went stale is withdrawn); an Iceberg
+        table's NDV into a Puffin file on its current snapshot. Returns a Result whose `.details` is a
+        PublishOutcome or PuffinOutcome. Raises InvalidArgument for a table of no attached catalog."""
+        return catalogs.publish(self._lab, self.name)
+
+    def engines(self, partition: str | None = None) -> pd.DataFrame:
+        """What each engine sees of this attached table's statistics, beside the lab's.
+
+        Returns a DataFrame: per column at the table level, per partition and column (`partition` a name,
+        or "*"), whether they agree and are stale; one row per Puffin blob of an Iceberg table; per column
+        the Delta log's file figures. Reads the catalog."""
+        return catalogs.engines(self._lab, self.name, partition)
+
+    def export_spark_stats(self, spark_table: str) -> Result:
+        """Writes this table's accurate statistics into Spark's catalog table `spark_table`.
+
+        As `spark.sql.statistics.*` properties, which Spark's optimizer reads. Returns a Result with the plan
+        statistics before and after. Raises UnsupportedCatalog without a Hive-enabled session."""
+        return exchange.export_spark_stats(self._lab.spark, self._lab.metastore, self._lab.resolve(self.name),
+                                           spark_table)
+
+    def report(self, path: str | None = None) -> dict | str:
+        """The table's report, as a standalone page or data.
+
+        Returns the path written: `path` ending .html (plotly inlined, no server) or .json; without a path,
+        the report's data. No Spark."""
+        return reads.report(self._lab, self.name, path)
+
+    def relayout(self, partition: dict | str | None = None) -> list[WriteResult]:
+        """Rewrites partitions under the table's current skew spec, in one transaction.
+
+        `partition`: all (None), a spec dict or a name. Returns a WriteResult a partition."""
+        return table_commands.relayout(self._lab, self.name, partition)
+
+    def to_spark(self, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
+        """The table's rows as a Spark DataFrame.
+
+        Exactly the files the snapshot admits: the given one, the transaction's, or the current one."""
+        table, parts = reads.snapshot_parts(self._lab, self.name, snapshot, txn)
+        return read_snapshot(self._lab.spark, table, parts)
+
+    def view(self, kind: str = "stats", *args, **kwargs):
+        """A workbench view of this table, as an ipywidgets object.
+
+        `kind`: "stats", "freshness", "skew" (give the columns), "drift" (a column), "metadata",
+        "transactions", "engines", "puffin". Raises InvalidArgument naming an unknown kind."""
+        return self._lab.views(kind, self.name, *args, **kwargs)
+
+
+class Inspect:
+    """A table's read-only figures: each reads the metastore (and, for an external table, a listing of its
+    files) and starts no Spark. Methods returning a DataFrame are named for what their rows are."""
+
+    def __init__(self, lab: Lab, name: str):
+        self._lab = lab
+        self._name = name
+
+    def _table(self) -> Table:
+        return self._lab.resolve(self._name)
+
+    def stats(self) -> pd.DataFrame:
+        """Every statistic of the table, one row per partition and column.
+
+        Returns a DataFrame; partition None is the table level; `accurate` and `reason` say whether each is
+        accurate for a reader now."""
+        return frames.stats_frame(self._lab.metastore, self._table())
+
+    def stats_level(self, level: str = TABLE_LEVEL) -> frames.StatsLevel:
+        """One level as the statistics view shows it: a row per column.
+
+        `level`: the table, or a partition by name. Returns a StatsLevel with its rows, its basic parameters
+        read now and its rows changed since analyze."""
+        return frames.stats_level(self._lab.metastore, self._table(), level)
+
+    def freshness(self) -> pd.DataFrame:
+        """Whether each partition's and column's statistics are accurate for a reader now.
+
+        Returns a DataFrame: `accurate` (None: never analyzed) and `reason`."""
+        return frames.freshness_frame(self._lab.metastore, self._table())
+
+    def freshness_basis(self) -> str:
+        """What proves the table's statistics fresh, in words.
+
+        Write IDs; each file's ETag, or size and modification time; an Iceberg or Delta snapshot."""
+        table = self._table()
+        return kind_of(table).freshness_basis(table)
+
+    def staleness(self) -> pd.DataFrame:
+        """How much changed since each partition's statistics were accurate.
+
+        Returns a DataFrame per partition (or for the table): rows, rows changed, that fraction (None:
+        unknown), accurate now, and why not."""
+        return staleness_frame(self._lab.metastore, self._table())
+
+    def history(self, column: str, partition: str | None = None, source: str = "statistics") -> pd.DataFrame:
+        """Every kept state of a column's statistics, oldest first.
+
+        At the table level or in `partition`. Returns a DataFrame: when (UTC), transaction, write ID and
+        cause, rows, nulls, NDV, min, max, quartiles, top values, PSI against the state before;
+        `source="metadata"` gives REFRESH METADATA's states."""
+        return frames.history_frame(self._lab.metastore, self._table(), column, partition, source)
+
+    def across_partitions(self, column: str, limit: int = 365) -> pd.DataFrame:
+        """A column's latest kept state in each of the last `limit` partitions.
+
+        Returns a DataFrame in name order, with `psi` against the partition before. Raises InvalidArgument
+        for a table that is not partitioned."""
+        table = self._table()
+        if not table.is_partitioned:
+            raise InvalidArgument(f"{table.qualified_name} is not partitioned: inspect.history shows its "
+                                  "statistics over time")
+        return frames.across_partitions_frame(self._lab.metastore, table, column, limit)
+
+    def compare(self, then, now=None, source: str = "statistics") -> pd.DataFrame:
+        """What changed in the statistics between two moments, per partition and column.
+
+        `then`, `now`: write IDs, or times (datetime or ISO text, UTC when naive); `now` None is the latest.
+        Returns a DataFrame: null fraction, NDV, min and max, the PSI of the two sketches, the heavy hitters
+        entering and leaving."""
+        return frames.compare_frame(self._lab.metastore, self._table(), then, now, source)
+
+    def quartiles(self, column: str, limit: int = 60) -> pd.DataFrame:
+        """A column's quartiles per partition, from its KLL sketches.
+
+        Returns a DataFrame of the last `limit` partitions: rows, min, 5th percentile, Q1, median, Q3, 95th
+        percentile and max, in the column's type."""
+        return frames.quartiles_frame(self._lab.metastore, self._table(), column, limit)
+
+    def distribution(self, column: str, partition: str | None = None) -> Distribution | None:
+        """A column's KLL sketch, to ask for quantiles and ranks.
+
+        At the table level or in `partition`. Returns a Distribution, or None where none was gathered."""
+        return frames.distribution(self._lab.metastore, self._table(), column, partition)
+
+    def expectations(self) -> pd.DataFrame:
+        """Every outcome of the table's rules (`expect`), oldest state first.
+
+        Returns a DataFrame: rule, threshold, the state checked, the figure and whether it passed."""
+        return frames.expectations_frame(self._lab.metastore, self._table())
+
+    def transactions(self, limit: int = 200) -> pd.DataFrame:
+        """The latest `limit` transactions that took a write ID of the table, newest first.
+
+        Returns a DataFrame with what each wrote and what it is still the statistics writer of."""
+        return frames.transactions_frame(self._lab.metastore, self._table(), limit)
+
+    def metadata(self, level: str | None = None) -> pd.DataFrame:
+        """The table's Drill metadata from its last `ANALYZE ... REFRESH METADATA`.
+
+        Returns a DataFrame, a row per unit and column; `level` keeps one: TABLE, SEGMENT, PARTITION, FILE
+        or ROW_GROUP. Raises NoSuchObjectException when there is none, InvalidArgument naming an unknown
+        level."""
+        return reads.metadata(self._lab, self._name, level)
+
+    def metadata_changes(self) -> tuple[list[str], list[str]] | None:
+        """The files changed since the last REFRESH METADATA.
+
+        Returns (added or rewritten, removed), both empty when up to date; None when there is none."""
+        return reads.metadata_changes(self._lab, self._name)
+
+    def information_schema(self, view: str, limit: int = 500) -> pd.DataFrame:
+        """The table's rows of Drill's INFORMATION_SCHEMA `view`: TABLES, COLUMNS or PARTITIONS."""
+        table = self._table()
+        return pd.DataFrame(self._lab.metastore.information_schema(table.dbName, table.tableName, view, limit))
+
+    def partitions(self, text: str = "", limit: int = 50) -> tuple[list[str], int]:
+        """The partition names holding `text`: at most `limit`, and how many hold it."""
+        table = self._table()
+        if not table.is_partitioned:
+            return [], 0
+        return self._lab.metastore.find_partition_names(table.dbName, table.tableName, text, limit)
+
+    def partition(self, spec: dict | str) -> Partition:
+        """One partition, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value.
+
+        Raises NoSuchObjectException naming it, InvalidArgument for a spec that is not one."""
+        return reads.partition(self._lab, self._name, spec)
+
+    def snapshot(self) -> ValidWriteIdList:
+        """The write IDs a reader sees now: Hive's ValidWriteIdList."""
+        return reads.valid_write_ids(self._lab, self._name)
+
+    def files(self, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None,
+              partitions: list[Partition] | None = None) -> tuple[Table, list[PartitionFiles]]:
+        """The table and, per partition (all, or those given), the directories and files a snapshot admits."""
+        return reads.snapshot_parts(self._lab, self._name, snapshot, txn, partitions)
+
+    def planned_read(self, where, alias: str | None = None, txn: Transaction | None = None
+                     ) -> tuple[Table, list[PartitionFiles], PruningReport]:
+        """What a SELECT with the condition `where` reads, after every pruning level.
+
+        Returns the table, the files kept and the PruningReport."""
+        return reads.planned_read(self._lab, self._name, where, alias, txn)
+
+    def __dir__(self) -> list[str]:
+        return [name for name in super().__dir__() if not name.startswith("_")]
+
+
+def _quoted_column(path: str) -> str:
+    return ".".join(f"`{part.replace('`', '``')}`" for part in path.split("."))
+
+
+def _partition_clause(partition: dict | str | None) -> str:
+    if partition is None:
+        return ""
+    if isinstance(partition, str):
+        pairs: list[tuple[str, Any]] = [tuple(item.split("=", 1)) if "=" in item else (item, None)  # type: ignore[misc]
+                                        for item in partition.strip().split("/")]
+        pairs = [(key, _unescaped(value)) for key, value in pairs]
+    elif isinstance(partition, dict):
+        pairs = list(partition.items())
+    else:
+        raise InvalidArgument(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
+    return " PARTITION (" + ", ".join(quoted(str(key)) if value is None else f"{quoted(str(key))}={_literal(value)}"
+                                      for key, value in pairs) + ")"
+
+
+def _unescaped(value: str | None) -> str | None:
+    from urllib.parse import unquote
+
+    return None if value is None else unquote(value)
+
+
+def _literal(value: Any) -> str:
+    if value == DEFAULT_PARTITION_NAME:
+        return "NULL"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _did_you_mean(name: str, tables: Tables) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(tables), n=1)
+    return f"; did you mean {close[0]}?" if close else ""

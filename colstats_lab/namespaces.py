@@ -1,0 +1,88 @@
+"""The lab's own families under one attribute each: `lab.autoanalyze` (a round now, the rounds run, the queue)
+and `lab.views` (the registered workbench views by name)."""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from .analyze.autoanalyze import AutoAnalyzeOptions, DueOwner, worker_queue
+from .commands import analyze as analyze_commands
+from .errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from .lab import Lab
+    from .result import Result
+
+
+class AutoAnalyze:
+    """Auto-analyze on this lab's metastore: `run()` one round now (also `lab.autoanalyze(...)`), `rounds()`
+    what every worker did, `queue()` what the next round would take. `colstats-lab autoanalyze` runs rounds
+    on a schedule."""
+
+    def __init__(self, lab: Lab):
+        self._lab = lab
+
+    def __call__(self, databases: list[str] | str | None = None, mode: str = "all", threshold: float = 0.3,
+                 budget: str | float = "15m", columns: str = "all") -> Result:
+        """One round now, as `run`."""
+        return self.run(databases, mode, threshold, budget, columns)
+
+    def run(self, databases: list[str] | str | None = None, mode: str = "all", threshold: float = 0.3,
+            budget: str | float = "15m", columns: str = "all") -> Result:
+        """One round of auto-analyze now: what went stale, most stale first, within a budget.
+
+        Over the tables of `databases` (all by default) not marked `skip.stats.autoupdate=true`: the partitions
+        whose statistics are not accurate and whose rows changed by `threshold` or more (any change where rows
+        cannot be counted; never analyzed too, in mode "all"), most stale first, one ANALYZE a table within the
+        `budget` ("15m", "90s" or seconds); mode "existing" (or columns "analyzed") refreshes only the columns
+        analyzed before. Partitions with an open write wait for it. Returns a Result whose `.details` is the round
+        (`.due`, `.analyzed`, `.left`, `.held_back`, `to_pandas()`); raises InvalidArgument naming a bad mode,
+        threshold or budget."""
+        return analyze_commands.autoanalyze(self._lab, databases, mode, threshold, budget, columns)
+
+    def rounds(self, limit: int = 10) -> list[dict]:
+        """The latest `limit` rounds any worker ran on this metastore, newest first (what each did)."""
+        return self._lab.metastore.autoanalyze_rounds(limit)
+
+    def queue(self) -> tuple[AutoAnalyzeOptions, list[DueOwner]] | None:
+        """What the next round would analyze, most stale first.
+
+        Under the options of the latest round any worker ran. Returns (those options, the due partitions);
+        None when no worker ever ran. No Spark."""
+        return worker_queue(self._lab.metastore)
+
+    def __repr__(self) -> str:
+        return "<AutoAnalyze: run(), rounds(), queue()>"
+
+
+class Views:
+    """The workbench views by name, each an ipywidgets object: `lab.views.stats("sales")`,
+    `lab.views("skew", "sales", "x")`; `dir(lab.views)` lists them."""
+
+    def __init__(self, lab: Lab):
+        self._lab = lab
+
+    def __call__(self, name: str, *args, **kwargs) -> Any:
+        """The view `name` made with `args`; raises InvalidArgument naming an unknown view."""
+        from .ui import VIEWS
+
+        if name not in VIEWS:
+            raise InvalidArgument(f"no view named {name!r}; there are {', '.join(sorted(VIEWS))}")
+        return VIEWS[name](self._lab, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        from .ui import VIEWS
+
+        if name.startswith("_") or name not in VIEWS:
+            raise AttributeError(f"no view named {name!r}; there are {', '.join(sorted(VIEWS))}")
+        return partial(self, name)
+
+    def __dir__(self) -> list[str]:
+        from .ui import VIEWS
+
+        return sorted(set(super().__dir__()) | set(VIEWS))
+
+    def __repr__(self) -> str:
+        from .ui import VIEWS
+
+        return f"<Views: {', '.join(sorted(VIEWS))}>"
