@@ -31,22 +31,30 @@ def _table_of(args: tuple, kwargs: dict, keyword: str) -> tuple[Any, tuple]:
     raise TypeError(f"missing the table's name (argument {keyword!r})")
 
 
-def _on_handle(old: str, new: str, call: Callable[..., Any], keyword: str = "name") -> Callable[..., Any]:
-    """A method `lab.old(table, *args)` forwarding to `call(lab.tables[table], *args)`."""
+def _attribute(start: Any, path: str) -> Any:
+    for name in path.split("."):
+        start = getattr(start, name)
+    return start
+
+
+def _on_handle(old: str, new: str, path: str, keyword: str = "name") -> Callable[..., Any]:
+    """A method `lab.old(table, *args)` forwarding to `lab.tables[table].<path>(*args)`."""
     def forwarder(self, *args, **kwargs):
         _warn_once(old, new)
         table, rest = _table_of(args, kwargs, keyword)
-        return call(self.tables[table], *rest, **kwargs)
+        return _attribute(self.tables[table], path)(*rest, **kwargs)
 
     forwarder.__name__ = forwarder.__qualname__ = old
     forwarder.__doc__ = f"Deprecated: use {new}."
     return forwarder
 
 
-def _on_lab(old: str, new: str, call: Callable[..., Any]) -> Callable[..., Any]:
-    """A method `lab.old(*args)` forwarding to `call(lab, *args)`."""
+def _on_lab(old: str, new: str, call: Callable[..., Any] | str) -> Callable[..., Any]:
+    """A method `lab.old(*args)` forwarding to `lab.<call>(*args)`, or to `call(lab, *args)`."""
     def forwarder(self, *args, **kwargs):
         _warn_once(old, new)
+        if isinstance(call, str):
+            return _attribute(self, call)(*args, **kwargs)
         return call(self, *args, **kwargs)
 
     forwarder.__name__ = forwarder.__qualname__ = old
@@ -74,71 +82,54 @@ class DeprecatedLabMethods:
     views: Any
     metastore: Any
 
-    write = _on_handle("write", "lab.tables[name].write(data, ...)", lambda t, *a, **k: t.write(*a, **k))
-    skew = _on_handle("skew", "lab.tables[name].skew(columns, ...)", lambda t, *a, **k: t.skew(*a, **k), "table")
+    write = _on_handle("write", "lab.tables[name].write(data, ...)", "write")
+    skew = _on_handle("skew", "lab.tables[name].skew(columns, ...)", "skew", "table")
     join_skew = _on_lab("join_skew", "lab.tables[left].join_skew(right, left_key, right_key, ...)", _join_skew)
-    group_skew = _on_handle("group_skew", "lab.tables[name].group_skew(key, ...)",
-                            lambda t, *a, **k: t.group_skew(*a, **k), "table")
-    analyze_stale = _on_handle("analyze_stale", "lab.tables[name].analyze_stale(...)",
-                               lambda t, *a, **k: t.analyze_stale(*a, **k), "table")
-    relayout = _on_handle("relayout", "lab.tables[name].relayout(...)", lambda t, *a, **k: t.relayout(*a, **k))
-    table = _on_handle("table", "lab.tables[name].to_spark()", lambda t, *a, **k: t.to_spark(*a, **k))
-    expect = _on_handle("expect", "lab.tables[name].expect(column, ...)", lambda t, *a, **k: t.expect(*a, **k))
-    report = _on_handle("report", "lab.tables[name].report(path)", lambda t, *a, **k: t.report(*a, **k))
-    publish = _on_handle("publish", "lab.tables[name].publish()", lambda t, *a, **k: t.publish(*a, **k), "table")
-    engines = _on_handle("engines", "lab.tables[name].engines(...)", lambda t, *a, **k: t.engines(*a, **k), "table")
+    group_skew = _on_handle("group_skew", "lab.tables[name].group_skew(key, ...)", "group_skew", "table")
+    analyze_stale = _on_handle("analyze_stale", "lab.tables[name].analyze_stale(...)", "analyze_stale", "table")
+    relayout = _on_handle("relayout", "lab.tables[name].relayout(...)", "relayout")
+    table = _on_handle("table", "lab.tables[name].to_spark()", "to_spark")
+    expect = _on_handle("expect", "lab.tables[name].expect(column, ...)", "expect")
+    report = _on_handle("report", "lab.tables[name].report(path)", "report")
+    publish = _on_handle("publish", "lab.tables[name].publish()", "publish", "table")
+    engines = _on_handle("engines", "lab.tables[name].engines(...)", "engines", "table")
     export_spark_stats = _on_handle("export_spark_stats", "lab.tables[name].export_spark_stats(spark_table)",
-                                    lambda t, *a, **k: t.export_spark_stats(*a, **k), "table")
+                                    "export_spark_stats", "table")
 
-    staleness = _on_handle("staleness", "lab.tables[name].inspect.staleness()",
-                           lambda t: t.inspect.staleness(), "table")
-    partition = _on_handle("partition", "lab.tables[name].inspect.partition(spec)",
-                           lambda t, *a, **k: t.inspect.partition(*a, **k), "table")
-    snapshot_parts = _on_handle("snapshot_parts", "lab.tables[name].inspect.files(...)",
-                                lambda t, *a, **k: t.inspect.files(*a, **k))
-    planned_read = _on_handle("planned_read", "lab.tables[name].inspect.planned_read(where)",
-                              lambda t, *a, **k: t.inspect.planned_read(*a, **k))
-    metadata = _on_handle("metadata", "lab.tables[name].inspect.metadata(level)",
-                          lambda t, *a, **k: t.inspect.metadata(*a, **k))
+    staleness = _on_handle("staleness", "lab.tables[name].inspect.staleness()", "inspect.staleness", "table")
+    partition = _on_handle("partition", "lab.tables[name].inspect.partition(spec)", "inspect.partition", "table")
+    snapshot_parts = _on_handle("snapshot_parts", "lab.tables[name].inspect.files(...)", "inspect.files")
+    planned_read = _on_handle("planned_read", "lab.tables[name].inspect.planned_read(where)", "inspect.planned_read")
+    metadata = _on_handle("metadata", "lab.tables[name].inspect.metadata(level)", "inspect.metadata")
     metadata_changes = _on_handle("metadata_changes", "lab.tables[name].inspect.metadata_changes()",
-                                  lambda t: t.inspect.metadata_changes())
-    stats_level = _on_handle("stats_level", "lab.tables[name].inspect.stats_level(level)",
-                             lambda t, *a, **k: t.inspect.stats_level(*a, **k))
-    distribution = _on_handle("distribution", "lab.tables[name].inspect.distribution(column)",
-                              lambda t, *a, **k: t.inspect.distribution(*a, **k))
-    quartiles = _on_handle("quartiles", "lab.tables[name].inspect.quartiles(column)",
-                           lambda t, *a, **k: t.inspect.quartiles(*a, **k))
-    history = _on_handle("history", "lab.tables[name].inspect.history(column)",
-                         lambda t, *a, **k: t.inspect.history(*a, **k))
+                                  "inspect.metadata_changes")
+    stats_level = _on_handle("stats_level", "lab.tables[name].inspect.stats_level(level)", "inspect.stats_level")
+    distribution = _on_handle("distribution", "lab.tables[name].inspect.distribution(column)", "inspect.distribution")
+    quartiles = _on_handle("quartiles", "lab.tables[name].inspect.quartiles(column)", "inspect.quartiles")
+    history = _on_handle("history", "lab.tables[name].inspect.history(column)", "inspect.history")
     across_partitions = _on_handle("across_partitions", "lab.tables[name].inspect.across_partitions(column)",
-                                   lambda t, *a, **k: t.inspect.across_partitions(*a, **k))
-    compare = _on_handle("compare", "lab.tables[name].inspect.compare(then, now)",
-                         lambda t, *a, **k: t.inspect.compare(*a, **k))
-    expectations = _on_handle("expectations", "lab.tables[name].inspect.expectations()",
-                              lambda t: t.inspect.expectations())
+                                   "inspect.across_partitions")
+    compare = _on_handle("compare", "lab.tables[name].inspect.compare(then, now)", "inspect.compare")
+    expectations = _on_handle("expectations", "lab.tables[name].inspect.expectations()", "inspect.expectations")
     find_partitions = _on_handle("find_partitions", "lab.tables[name].inspect.partitions(text, limit)",
-                                 lambda t, *a, **k: t.inspect.partitions(*a, **k))
-    freshness = _on_handle("freshness", "lab.tables[name].inspect.freshness()", lambda t: t.inspect.freshness())
+                                 "inspect.partitions")
+    freshness = _on_handle("freshness", "lab.tables[name].inspect.freshness()", "inspect.freshness")
     freshness_basis = _on_handle("freshness_basis", "lab.tables[name].inspect.freshness_basis()",
-                                 lambda t: t.inspect.freshness_basis())
-    transactions = _on_handle("transactions", "lab.tables[name].inspect.transactions(limit)",
-                              lambda t, *a, **k: t.inspect.transactions(*a, **k))
+                                 "inspect.freshness_basis")
+    transactions = _on_handle("transactions", "lab.tables[name].inspect.transactions(limit)", "inspect.transactions")
     information_schema = _on_handle("information_schema", "lab.tables[name].inspect.information_schema(view)",
-                                    lambda t, *a, **k: t.inspect.information_schema(*a, **k))
-    stats_frame = _on_handle("stats_frame", "lab.tables[name].inspect.stats()", lambda t: t.inspect.stats())
-    snapshot = _on_handle("snapshot", "lab.tables[name].inspect.snapshot()", lambda t: t.inspect.snapshot())
+                                    "inspect.information_schema")
+    stats_frame = _on_handle("stats_frame", "lab.tables[name].inspect.stats()", "inspect.stats")
+    snapshot = _on_handle("snapshot", "lab.tables[name].inspect.snapshot()", "inspect.snapshot")
 
-    tables_frame = _on_lab("tables_frame", "lab.tables.overview()", lambda lab: lab.tables.overview())
-    autoanalyze_rounds = _on_lab("autoanalyze_rounds", "lab.autoanalyze.rounds(limit)",
-                                 lambda lab, *a, **k: lab.autoanalyze.rounds(*a, **k))
-    autoanalyze_queue = _on_lab("autoanalyze_queue", "lab.autoanalyze.queue()", lambda lab: lab.autoanalyze.queue())
-    view = _on_lab("view", "lab.views(name, ...)", lambda lab, *a, **k: lab.views(*a, **k))
-    view_stats = _on_lab("view_stats", "lab.views.stats(table, partition=...)",
-                         lambda lab, *a, **k: lab.views.stats(*a, **k))
-    view_pruning = _on_lab("view_pruning", "lab.views.pruning(query)", lambda lab, *a, **k: lab.views.pruning(*a, **k))
-    view_metadata = _on_lab("view_metadata", "lab.views.metadata(table, level=...)",
-                            lambda lab, *a, **k: lab.views.metadata(*a, **k))
-    view_skew = _on_lab("view_skew", "lab.views.skew(table, column, ...)", lambda lab, *a, **k: lab.views.skew(*a, **k))
+    tables_frame = _on_lab("tables_frame", "lab.tables.overview()", "tables.overview")
+    autoanalyze_rounds = _on_lab("autoanalyze_rounds", "lab.autoanalyze.rounds(limit)", "autoanalyze.rounds")
+    autoanalyze_queue = _on_lab("autoanalyze_queue", "lab.autoanalyze.queue()", "autoanalyze.queue")
+    view = _on_lab("view", "lab.views(name, ...)", "views")
+    view_stats = _on_lab("view_stats", "lab.views.stats(table, partition=...)", "views.stats")
+    view_pruning = _on_lab("view_pruning", "lab.views.pruning(query)", "views.pruning")
+    view_metadata = _on_lab("view_metadata", "lab.views.metadata(table, level=...)", "views.metadata")
+    view_skew = _on_lab("view_skew", "lab.views.skew(table, column, ...)", "views.skew")
 
     metastore_path = _property("metastore_path", "lab.metastore.path", lambda lab: lab.metastore.path)
     metastore_url = _property("metastore_url", "lab.metastore.url", lambda lab: lab.metastore.url)
