@@ -97,7 +97,7 @@ class HiveMetastoreClient:
                 raise NoSuchObjectException(f"{about or method}: the Hive Metastore at {self.uri} says: "
                                             f"{exc.message}") from None
             except (ttypes.MetaException, ttypes.InvalidObjectException, ttypes.InvalidOperationException,
-                    ttypes.InvalidArgument, ttypes.AlreadyExistsException) as exc:
+                    ttypes.InvalidInputException, ttypes.AlreadyExistsException) as exc:
                 raise MetaException(f"{about or method}: the Hive Metastore at {self.uri} refused "
                                     f"{method}: {exc.message}") from None
             except TApplicationException as exc:
