@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from .tables.writer import WriteResult
     from .transaction import Transaction
 
+REPR_NAMES = 20  # names a printed mapping shows; a metastore may hold thousands
+
 
 class Tables(Mapping):
     """The lab's tables by name: `lab.tables["sales"]` (the current database), `lab.tables["db.sales"]`,
@@ -110,7 +112,9 @@ class Tables(Mapping):
         return frames.tables_frame(self._lab.metastore)
 
     def __repr__(self) -> str:
-        return f"<Tables of {self._lab.metastore.path}: {', '.join(self)}>"
+        names = list(self)
+        shown = ", ".join(names[:REPR_NAMES]) + (f", ... ({len(names):,} in all)" if len(names) > REPR_NAMES else "")
+        return f"<Tables of {self._lab.metastore.path}: {shown}>"
 
 
 class TableHandle:

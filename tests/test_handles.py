@@ -143,6 +143,7 @@ def test_a_handle_refuses_bad_input_by_name(shop):
 
 def test_the_mapping_lists_every_database_and_holds_names_only(shop):
     assert list(shop.tables) == ["sales", "other.plain"] and len(shop.tables) == 2
+    assert repr(shop.tables).endswith(": sales, other.plain>")
     assert shop.tables.sales == shop.tables["default.sales"] == shop.tables["SALES"]
     assert isinstance(shop.tables["other.plain"], TableHandle) and shop.tables["other.plain"].name == "other.plain"
     handle = shop.tables["other.plain"]
