@@ -139,7 +139,7 @@ def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], wher
     keys = {k.lower() for k in table.partition_key_names}
     data_columns = {c.name.lower() for c in table.cols} | table.stats_column_names
     named = sorted({c.name.lower() for c in where.find_all(exp.Column)} & data_columns) if where is not None else []
-    valid = txn.snapshot(table) if txn else valid_write_ids(session, table.qualified_name)
+    valid = txn.snapshot(table) if txn else valid_write_ids(session, table)
     if not any(p.files for p in kept):
         return RowEstimate(0, ["every file pruned"])
     partitions = [p.partition for p in kept if p.partition is not None and p.files] if table.is_partitioned else None

@@ -195,7 +195,7 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
     """One side from its statistics where they are accurate and every kept partition kept a sketch of the
     key; otherwise from one Spark aggregation over the kept rows."""
     metastore = session.metastore
-    valid = valid_write_ids(session, table.qualified_name)
+    valid = valid_write_ids(session, table)
     partitions = _partitions(session, table, names)
     with_rows = [p.partName for p in partitions or [] if int(p.parameters.get("numRows") or 0)]
     size = _size(table, partitions)

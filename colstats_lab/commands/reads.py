@@ -55,9 +55,11 @@ def partition(session: "Session", table: str, partition: dict | str) -> Partitio
     return session.metastore.get_partition(meta.dbName, meta.tableName, name)
 
 
-def valid_write_ids(session: "Session", name: str) -> ValidWriteIdList:
-    """The write IDs of table `name` a reader sees now (Hive's ValidWriteIdList)."""
-    table = session.resolve(name)
+def valid_write_ids(session: "Session", table: str | Table) -> ValidWriteIdList:
+    """The write IDs of `table` a reader sees now (Hive's ValidWriteIdList); a Table the caller has resolved
+    is not read again."""
+    if not isinstance(table, Table):
+        table = session.resolve(table)
     return session.metastore.get_valid_write_ids(table.dbName, table.tableName)
 
 
@@ -66,7 +68,7 @@ def snapshot_parts(session: "Session", name: str, snapshot: ValidWriteIdList | N
                    ) -> tuple[Table, list[PartitionFiles]]:
     """The work of `Inspect.files`, whose docstring is the reference."""
     table = session.resolve(name)
-    valid = snapshot or (txn.snapshot(table) if txn else valid_write_ids(session, name))
+    valid = snapshot or (txn.snapshot(table) if txn else valid_write_ids(session, table))
     if txn is not None and table.is_partitioned:
         partitions = matching_partitions(session.metastore, table, None, txn.new_partitions(table))
     return table, snapshot_files(session.metastore, table, valid, partitions)
@@ -78,7 +80,7 @@ def planned_read(session: "Session", name: str, where, alias: str | None = None,
     table = session.resolve(name)
     where = resolved_references(where, table, qualifiers_of(table, alias))  # `p.ds` is struct p's, not key ds
     chosen = preselect(session.metastore, table, where) if txn is None else None
-    valid = txn.snapshot(table) if txn else valid_write_ids(session, name)
+    valid = txn.snapshot(table) if txn else valid_write_ids(session, table)
     table, parts = snapshot_parts(session, name, valid, txn=txn, partitions=chosen.partitions if chosen else None)
     kept, report = plan_with_metadata(session.metastore, table, parts, where, session.get, alias=alias,
                                       preselected=chosen, valid=valid)
@@ -108,7 +110,7 @@ def metadata(session: "Session", name: str, level: str | None = None) -> pd.Data
 def metadata_changes(session: "Session", name: str) -> tuple[list[str], list[str]] | None:
     """The work of `Inspect.metadata_changes`, whose docstring is the reference."""
     table = session.resolve(name)
-    return metadata_file_changes(session.metastore, table, valid_write_ids(session, table.qualified_name))
+    return metadata_file_changes(session.metastore, table, valid_write_ids(session, table))
 
 
 def report(session: "Session", name: str, path: str | None = None) -> dict | str:

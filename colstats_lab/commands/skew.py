@@ -58,7 +58,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
         if name in meta.partition_key_names:
             raise InvalidArgument(f"{name} is a partition key of {meta.qualified_name}: skew is measured "
                                         "on data columns within partitions")
-    valid = valid_write_ids(session, meta.qualified_name)
+    valid = valid_write_ids(session, meta)
     _, parts = snapshot_parts(session, meta.qualified_name, valid)
     if partition is not None:
         wanted = find_partition(session, meta.qualified_name, partition).partName
