@@ -154,6 +154,8 @@ class TableHandle:
             text += " NOSCAN"
         else:
             names = [columns] if isinstance(columns, str) else columns
+            if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(c, str) for c in names)):
+                raise InvalidArgument(f"columns are a column's name or a list of names, not {columns!r}")
             text += " FOR COLUMNS" + (" " + ", ".join(_quoted_column(c) for c in names) if names else "")
         return self._lab.sql(text, txn)
 

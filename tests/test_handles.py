@@ -131,6 +131,8 @@ def test_a_handle_refuses_bad_input_by_name(shop):
         shop.tables["sales"].analyze(["nope"])
     with pytest.raises(NoSuchObjectException, match="dz is not a partition key"):
         shop.tables["sales"].analyze(partition={"dz": "1"})
+    with pytest.raises(InvalidArgument, match="columns are a column's name or a list of names, not 3"):
+        shop.tables["sales"].analyze(3)
     with pytest.raises(InvalidArgument, match="noscan"):
         shop.tables["sales"].analyze(["x"], noscan=True)
     with pytest.raises(InvalidArgument, match="no view named 'stat'; there are"):
