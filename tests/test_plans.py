@@ -355,3 +355,44 @@ def test_an_interrupted_run_cancels_its_jobs_and_the_next_explain_runs(tmp_path,
     assert float(lines["interrupted"].split()[-1]) < 30, done.stdout
     assert lines["active"] == "jobs []", done.stdout
     assert lines["next"] == "1", done.stdout
+
+
+@pytest.fixture
+def sort_merge_joins(spark):
+    before = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    yield
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", before)
+
+
+def test_each_kind_of_operator_under_a_global_sort_counts_its_own_output_once(lab, spark, spark_db, sort_merge_joins):
+    """A global sort's range exchange runs the stage below it once more to sample its keys, and Spark's metrics
+    count that pass too: an aggregate of 5 groups showed 10. Every kind with a metric, against pandas."""
+    f = pd.DataFrame({"k": np.arange(100_000) % 50, "v": np.arange(100_000)})
+    d = pd.DataFrame({"k": np.arange(50), "name": [f"n{i % 5}" for i in range(50)]})
+    spark.createDataFrame(f).repartition(4).write.saveAsTable(f"{spark_db}.f")
+    spark.createDataFrame(d).write.saveAsTable(f"{spark_db}.d")
+    joined = f.merge(d, on="k")
+    small = f[f.v < 1000]
+    cases = {
+        f"SELECT d.name, sum(f.v) FROM {spark_db}.f f JOIN {spark_db}.d d ON f.k = d.k GROUP BY d.name ORDER BY 2 DESC":
+            {"Sort": joined.name.nunique(), "Aggregate": joined.name.nunique(), "Join": len(joined)},
+        f"SELECT k, count(DISTINCT v), sum(v) FROM {spark_db}.f GROUP BY k ORDER BY k":
+            {"Sort": f.k.nunique(), "Aggregate": f.k.nunique()},
+        f"SELECT k, count(*) c FROM {spark_db}.f GROUP BY k ORDER BY c DESC, k LIMIT 3":
+            {"GlobalLimit": 3, "Aggregate": f.k.nunique()},
+        f"SELECT k, v, row_number() OVER (PARTITION BY k ORDER BY v) r FROM {spark_db}.f WHERE v < 1000 ORDER BY v":
+            {"Sort": len(small), "Window": len(small), "Filter": len(small)},
+        f"SELECT k, name, count(*) FROM {spark_db}.d GROUP BY ROLLUP(k, name) ORDER BY 1, 2":
+            {"Sort": len(d.drop_duplicates()) + d.k.nunique() + 1, "Aggregate": len(d.drop_duplicates()) + d.k.nunique() + 1,
+             "Expand": 3 * len(d)},
+        f"SELECT k FROM (SELECT k FROM {spark_db}.f WHERE v < 10 UNION ALL SELECT k FROM {spark_db}.d) ORDER BY k":
+            {"Sort": int((f.v < 10).sum()) + len(d), "Union": int((f.v < 10).sum()) + len(d)},
+        f"SELECT k, x FROM {spark_db}.d LATERAL VIEW explode(array(1, 2, 3)) t AS x ORDER BY k, x":
+            {"Sort": 3 * len(d), "Generate": 3 * len(d)},
+    }
+    for query, expected in cases.items():
+        report = lab.explain(query, run=True)
+        ops = _by_node(report)
+        assert {kind: ops[kind]["actual_rows"] for kind in expected} == expected, query
+        assert report.operators["actual_rows"].iloc[0] == spark.sql(query).count(), query

@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 from pyspark import InheritableThread
 
+from .task_metrics import RecordedTasks, TaskRecorder
+
 # Spark's operators whose output has as many rows as their one child's
 ROW_PRESERVING = {"Project", "Sort", "SubqueryAlias", "Repartition", "RepartitionByExpression",
                   "RebalancePartitions", "Window", "ResolvedHint", "View", "WithCTE"}
@@ -227,6 +229,8 @@ class CountingRun:
         self._context = dataframe.sparkSession.sparkContext
         self._tag = f"colstats-explain-{uuid.uuid4().hex}"
         self._failure: list[BaseException] = []
+        self.tasks = TaskRecorder(self._context)  # each operator's rows over one pass, whatever sampled it first
+        self.tasks.start()
 
         def count() -> None:
             self._context.addJobTag(self._tag)
@@ -246,6 +250,7 @@ class CountingRun:
         except BaseException:
             self.stop()
             raise
+        self.tasks.stop()
         if self._failure:
             raise self._failure[0]
 
@@ -262,6 +267,7 @@ class CountingRun:
         while time.monotonic() < deadline:
             self._context.cancelJobsWithTag(self._tag)
             time.sleep(0.1)
+        self.tasks.stop()
 
 
 def count_actual_rows(dataframe, operators: list[Operator], running: CountingRun | None = None) -> None:
@@ -279,7 +285,7 @@ def count_actual_rows(dataframe, operators: list[Operator], running: CountingRun
         running.stop()
         raise
     running.wait()
-    _read_links(list(_linked(plan, operators)) if adaptive else links, count=True)
+    _read_links(list(_linked(plan, operators)) if adaptive else links, running.tasks.recorded)
     rows_from_inputs(operators)
 
 
@@ -301,18 +307,20 @@ def rows_from_inputs(operators: list[Operator]) -> None:
 def name_join_strategies(dataframe, operators: list[Operator]) -> None:
     """Adds to each join's node the physical join Spark planned for it ("Join Inner (BroadcastHashJoin)"):
     what the estimates decided (adaptive execution's initial plan: nothing ran)."""
-    _read_links(list(_linked(dataframe._jdf.queryExecution().executedPlan(), operators)), count=False)
+    _read_links(list(_linked(dataframe._jdf.queryExecution().executedPlan(), operators)), None)
 
 
-def _read_links(links: list, count: bool) -> None:
-    """Each linked join's kind onto its node and, with `count`, each metric's rows onto its operator."""
+def _read_links(links: list, tasks: RecordedTasks | None) -> None:
+    """Each linked join's kind onto its node and, given the run's `tasks`, each operator's rows: its
+    `numOutputRows` over one pass (Spark's own sum where no task recorded it)."""
     for physical, kind, target in links:
         if target.kind == "Join" and "(" not in target.node:
             target.node += f" ({kind.removesuffix('Exec')})"
-        if count and target.actual_rows is None:
+        if tasks is not None and target.actual_rows is None:
             metric = _option(physical.metrics().get("numOutputRows"))
             if metric is not None:
-                target.actual_rows = int(metric.value())
+                one_pass = tasks.total(int(metric.id()))
+                target.actual_rows = int(metric.value()) if one_pass is None else one_pass
 
 
 def _linked(plan, operators: list[Operator]):
