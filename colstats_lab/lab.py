@@ -31,6 +31,7 @@ from .plans import PlanReport
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 from .deprecated import DeprecatedLabMethods
 from .handles import Tables
+from .spark_settings import SparkSettings, is_spark_setting
 from .namespaces import AutoAnalyze, Views
 
 _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True,
@@ -100,6 +101,8 @@ class Lab(DeprecatedLabMethods):
         self._master, self._remote, self._spark_conf = master, remote, spark_conf
         self.current_db = DEFAULT_DB
         self._options: dict[str, Any] = {}
+        self._spark_settings = SparkSettings()  # `SET spark.*`: Spark's own settings, through the lab
+        self._metastore_defaults = {attr: getattr(self.metastore, attr) for attr in _METASTORE_OPTIONS.values()}
         self.catalogs: dict[str, catalogs.AttachedCatalog] = {}
         self.plan_tables = PlanTables()
         # an object store this process has no credentials for is listed through this lab's Spark
@@ -131,9 +134,11 @@ class Lab(DeprecatedLabMethods):
     def spark(self) -> SparkSession:
         """This lab's Spark session, started on first use."""
         if self._spark is None:
-            self._spark = engine.build_session(self.home, self._master, self._remote, self._spark_conf)
+            conf = {**(self._spark_conf or {}), **self._spark_settings.launch} or None
+            self._spark = engine.build_session(self.home, self._master, self._remote, conf)
             if self._options.get(SPARK_PREFIXES):  # set before Spark started: Spark's reads take it from the session
                 self._spark.conf.set(SPARK_PREFIXES, self._options[SPARK_PREFIXES])
+            self._spark_settings.apply(self._spark)
         return self._spark
 
     @property
@@ -195,7 +200,10 @@ class Lab(DeprecatedLabMethods):
         statistics history `clean()` keeps), `colstats.storage.spark_prefixes` (what Spark reads for
         an object store's prefix: `s3://lake/=file:///mnt/lake/`, pairs separated by commas, or a dict), and
         `colstats.storage.listing` (`auto`: object stores this process has no credentials for are listed through
-        Spark; `store`: always through the store's client; `spark`: always through Spark)."""
+        Spark; `store`: always through the store's client; `spark`: always through Spark). A `spark.*` key is the
+        lab's Spark session's setting (`spark.sql.cbo.enabled`), as Spark has it now."""
+        if is_spark_setting(key):
+            return self._spark_settings.get(self._spark, key)
         if key in _METASTORE_OPTIONS:
             return getattr(self.metastore, _METASTORE_OPTIONS[key])
         return self._options.get(key, _DEFAULT_OPTIONS.get(key))
@@ -203,9 +211,14 @@ class Lab(DeprecatedLabMethods):
     def set(self, key: str, value: Any) -> None:
         """Changes a setting for this lab, as Hive's SET does for a session.
 
-        Raises InvalidArgument naming the key for a value it cannot take."""
+        A `spark.*` key goes to the lab's Spark session (given before Spark starts, it waits for the start).
+        Raises InvalidArgument naming the key for a value it cannot take, or for a Spark setting fixed when Spark
+        starts."""
         if not isinstance(key, str) or not key.strip():
             raise InvalidArgument(f"a setting's key is a name such as hive.txn.timeout, not {key!r}")
+        if is_spark_setting(key):
+            self._spark_settings.set(self._spark, key, value)
+            return
         if key in _BOOLEAN_OPTIONS:
             value = _as_bool(key, value)
         elif key == "metastore.metadata.store.depth_level":
@@ -235,6 +248,27 @@ class Lab(DeprecatedLabMethods):
             setattr(self.metastore, _METASTORE_OPTIONS[key], value)
         else:
             self._options[key] = value
+
+    def reset(self, key: str | None = None) -> list[str]:
+        """Puts a setting back to its default, as RESET does (None: every setting this lab changed).
+
+        A `spark.*` key gets back the value it had in Spark before the lab changed it. Returns the keys reset."""
+        if key is not None and (not isinstance(key, str) or not key.strip()):
+            raise InvalidArgument(f"a setting's key is a name such as hive.txn.timeout, not {key!r}")
+        if key is not None and is_spark_setting(key):
+            return self._spark_settings.reset(self._spark, key)
+        keys = [key] if key is not None else sorted({*self._options, *(k for k, attr in _METASTORE_OPTIONS.items()
+                                                                       if getattr(self.metastore, attr)
+                                                                       != self._metastore_defaults[attr])})
+        for name in keys:
+            if name in _METASTORE_OPTIONS:
+                setattr(self.metastore, _METASTORE_OPTIONS[name], self._metastore_defaults[_METASTORE_OPTIONS[name]])
+            elif name == STORAGE_LISTING:
+                list_through_spark(lambda: self.spark, str(_DEFAULT_OPTIONS[STORAGE_LISTING]))
+            elif name == SPARK_PREFIXES and self._spark is not None:
+                self._spark.conf.unset(SPARK_PREFIXES)
+            self._options.pop(name, None)
+        return keys + (self._spark_settings.reset(self._spark) if key is None else [])
 
     # ---- data ---------------------------------------------------------------------------
 
@@ -278,9 +312,10 @@ class Lab(DeprecatedLabMethods):
     def analyze_frame(self, frame, by: list[str] | str | None = None) -> pd.DataFrame:
         """Statistics of any DataFrame, by ANALYZE's one-pass aggregation, stored nowhere.
 
-        A Spark DataFrame, or pandas' brought into Spark. Returns `inspect.stats()`'s columns, one row per column,
-        or per value of the `by` columns and column. Stored nowhere: a DataFrame has no files or writes to judge
-        freshness by."""
+        A Spark DataFrame, or pandas' brought into Spark as a write brings it (missing values are NULL, timestamps
+        kept to the microsecond; `.attrs["notes"]` of the result says what that changed). Returns
+        `inspect.stats()`'s columns, one row per column, or per value of the `by` columns and column. Stored
+        nowhere: a DataFrame has no files or writes to judge freshness by."""
         return analyze_commands.analyze_frame(self, frame, by)
 
     def register_external(self, table: str, path: str, format: str = "parquet",

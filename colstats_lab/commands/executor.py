@@ -482,6 +482,12 @@ def _set(lab: "Session", stmt: st.SetOption) -> Result:
     return Result(stmt, message=f"{stmt.key} = {lab.get(stmt.key)}")
 
 
+def _reset(lab: "Session", stmt: st.ResetOption) -> Result:
+    reset = lab.reset(stmt.key)
+    said = ", ".join(reset) if reset else "nothing: no setting was changed"
+    return Result(stmt, message=f"Reset {said}")
+
+
 def _query(lab: "Session", stmt: st.Query, txn) -> Result:
     query = stmt.tree if stmt.tree is not None else stmt.text  # parsed once, by the statement parser
     query = catalogs.on_mirrors(lab, query)
@@ -531,6 +537,7 @@ _HANDLERS: dict[type, Callable[..., Result]] = {
     st.ShowTables: _show_tables,
     st.ShowPartitions: _show_partitions,
     st.SetOption: _set,
+    st.ResetOption: _reset,
     st.AlterSkewed: _alter_skewed,
     st.SetSkewedLocation: _set_skewed_location,
     st.SetTableProperties: _set_table_properties,

@@ -148,8 +148,10 @@ class _Parser:
             return self.end(st.UseDatabase(name=self.object_name("a database name")))
         if self.accept_word("SET"):
             return self.end(self.set_option())
+        if self.accept_word("RESET"):
+            return self.end(self.reset_option())
         raise self.error(f"unknown statement {tok.describe()}: expected ANALYZE, CREATE, DROP, ALTER, "
-                         "DESCRIBE, SHOW, USE, SET, MSCK or a SELECT query")
+                         "DESCRIBE, SHOW, USE, SET, RESET, MSCK or a SELECT query")
 
     def end_query(self) -> st.Statement:
         start = self.tokens[0].start
@@ -604,6 +606,13 @@ class _Parser:
                 self.expect_symbol(")")
             return shown
         raise self.error(f"expected DATABASES, TABLES, PARTITIONS or TBLPROPERTIES, found {self.tok.describe()}")
+
+    def reset_option(self) -> st.ResetOption:
+        start = self.tok
+        while self.tok.kind is not TokenKind.END:
+            self.advance()
+        key_text = self.sql[start.start:self.tok.start].strip()
+        return st.ResetOption(key=key_text or None)
 
     def set_option(self) -> st.SetOption:
         start = self.tok

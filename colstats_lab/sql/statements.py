@@ -252,6 +252,12 @@ class SetOption(Statement):
 
 
 @dataclass
+class ResetOption(Statement):
+    """`RESET` (every setting the lab changed) or `RESET key`."""
+    key: str | None = None
+
+
+@dataclass
 class Query(Statement):
     """A SELECT (or WITH) query, run by Spark over the lab's tables. `tree` is its sqlglot syntax tree,
     parsed once by the parser and read by whatever decides how to run it (never changed in place)."""
