@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from . import errors
 from .errors import ColstatsError
 
 MIN_JAVA = 17
@@ -21,6 +22,7 @@ ENV_REMOTE = "COLSTATS_SPARK_REMOTE"
 ENV_PRESTART = "COLSTATS_SPARK_PRESTART"  # "0": %load_ext does not start Spark in the background
 # settings fixed when the driver's JVM starts: a session asking for others needs a new JVM
 JVM_LAUNCH_PREFIXES = ("spark.driver.", "spark.jars", "spark.files", "spark.submit.")
+DRIVER_OPTIONS = "spark.driver.extraJavaOptions"
 
 # Settings for a lab's own session: no UI, few shuffle partitions (the aggregates are small),
 # UTC so timestamps mean the same in every process, and no console progress bars.
@@ -31,7 +33,7 @@ DEFAULT_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.sources.parallelPartitionDiscovery.threshold": "100000",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
-    "spark.driver.extraJavaOptions": "-Dderby.system.home=/tmp",
+    DRIVER_OPTIONS: "-Dderby.system.home=/tmp",
     # INT96 timestamps carry no min/max in Parquet footers; micros do, so footers can serve them
     "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
 }
@@ -191,12 +193,65 @@ def _build(settings: SessionSettings) -> SparkSession:
     wanted = {**DEFAULT_CONF, "spark.sql.warehouse.dir": os.path.join(settings.home, "spark-warehouse"), **conf}
     if SparkContext._active_spark_context is not None:
         return _session_beside(SparkSession.builder.getOrCreate(), wanted)
+    options = wanted.get(DRIVER_OPTIONS, "")
+    config = None if "log4j" in options else _log_config(settings.home)  # a user's own log configuration stays
+    if config is not None:  # from the JVM's first line; PYSPARK_SUBMIT_ARGS may replace it, so set again below
+        wanted[DRIVER_OPTIONS] = f"{options} -Dlog4j2.configurationFile={config}".strip()
     builder = SparkSession.builder.master(settings.master or "local[*]").appName("colstats_lab")
     for key, value in wanted.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    if config is None:
+        session.sparkContext.setLogLevel("ERROR")
+    else:
+        jvm = session.sparkContext._jvm
+        assert jvm is not None
+        jvm.org.apache.logging.log4j.core.config.Configurator.reconfigure(jvm.java.io.File(config).toURI())
+        errors.spark_log = os.path.join(settings.home, SPARK_LOG)
     return session
+
+
+# Spark's own log for a JVM the lab launched: everything from WARN in a file under the lab's home, and on the
+# terminal nothing below FATAL, so that a failed task's stack (59 lines an ANALYZE, 279 a worker's round) stays
+# in the file and the user reads the lab's one line, which says where the file is.
+_LOG_CONFIG = """\
+appender.file.type = RollingFile
+appender.file.name = file
+appender.file.fileName = {log}
+appender.file.filePattern = {log}.%i
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n
+appender.file.policies.type = Policies
+appender.file.policies.size.type = SizeBasedTriggeringPolicy
+appender.file.policies.size.size = 10MB
+appender.file.strategy.type = DefaultRolloverStrategy
+appender.file.strategy.max = 2
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n
+appender.console.filter.threshold.type = ThresholdFilter
+appender.console.filter.threshold.level = fatal
+rootLogger.level = warn
+rootLogger.appenderRef.file.ref = file
+rootLogger.appenderRef.console.ref = console
+"""
+SPARK_LOG = os.path.join("logs", "spark.log")
+
+
+def _log_config(home: str) -> str | None:
+    """Writes the log configuration of _LOG_CONFIG under `home/logs` and returns its path; None when the home
+    cannot hold it (read-only): Spark then logs errors to the terminal."""
+    log = os.path.join(home, SPARK_LOG)
+    config = os.path.join(os.path.dirname(log), "log4j2.properties")
+    try:
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        with open(config, "w", encoding="utf-8") as out:
+            out.write(_LOG_CONFIG.format(log=log))
+    except OSError:
+        return None
+    return config
 
 
 def _session_beside(running: SparkSession, conf: dict[str, str]) -> SparkSession:

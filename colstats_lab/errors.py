@@ -6,6 +6,7 @@ arise, by the helpers here, so that a caller catches one base class and a magic 
 from __future__ import annotations
 
 import logging
+import os
 import re
 from contextlib import contextmanager
 from typing import Iterator
@@ -87,6 +88,16 @@ def one_line(text: str, limit: int = 300) -> str:
     return first if len(first) <= limit else first[:limit - 1] + "…"
 
 
+def did_you_mean(name: str, candidates) -> str:
+    """"; did you mean x?" with the closest of `candidates` to `name` (compared without case, named as spelled),
+    or "" when none is close."""
+    import difflib
+
+    spelled = {str(c).lower(): str(c) for c in candidates}
+    close = difflib.get_close_matches(name.lower(), list(spelled), n=1)
+    return f"; did you mean {spelled[close[0]]}?" if close else ""
+
+
 def from_sqlglot(exc: Exception, text: str) -> ParseError:
     """sqlglot's ParseError or TokenError as ours, with the caret where sqlglot stopped."""
     errors = getattr(exc, "errors", None) or [{}]
@@ -129,6 +140,19 @@ def parse_sql(text: str, dialect: str = "spark"):
     return tree
 
 
+def parse_condition(text: str, dialect: str = "spark"):
+    """A condition's text (what follows WHERE) as sqlglot's tree, raising our ParseError with a caret."""
+    import sqlglot
+    from sqlglot.errors import ParseError as SqlglotParseError, TokenError
+
+    if not text.strip():
+        raise ParseError("expected a condition, found nothing", text, 0)
+    try:
+        return sqlglot.condition(text, dialect=dialect)
+    except (SqlglotParseError, TokenError) as exc:
+        raise from_sqlglot(exc, text) from None
+
+
 def _spark_errors() -> tuple[type[BaseException], ...]:
     from pyspark.errors import PySparkException
 
@@ -148,6 +172,7 @@ def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | 
     says it in one line."""
     loggers = _query_context_loggers()
     levels = [logger.level for logger in loggers]
+    logged = _log_size()
     for logger in loggers:
         logger.setLevel(logging.CRITICAL + 1)
     try:
@@ -158,18 +183,31 @@ def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | 
             raise QueryError(f"{what}: Spark cannot read {unreadable}:// here: add the connector for it to the cluster "
                              f"(hadoop-aws for s3a://), or map the prefix with colstats.storage.spark_prefixes",
                              query, _condition(exc)) from None
-        message = f"{what}: {_message(exc)}"
+        failed_read = _failed_read(exc)  # a file Spark could not read, however deep in its stages: named, with why
+        message = f"{what}: {failed_read or _message(exc)}"
         fragment = _fragment(exc)
         if fragment:
             message += f" (at {fragment!r})"
         if query:
             message += f" in: {one_line(query, 160)}"
+        if spark_log is not None and _log_size() > logged:
+            message += f" (Spark's log of it: {spark_log})"
         for name, alias in (aliases or {}).items():
             message = message.replace(f"`{name}`", alias).replace(name, alias)
         raise QueryError(message, query, _condition(exc)) from None
     finally:
         for logger, level in zip(loggers, levels):
             logger.setLevel(level)
+
+
+spark_log: str | None = None  # the file Spark's log goes to, when the lab launched Spark's JVM (engine.py)
+
+
+def _log_size() -> int:
+    try:
+        return os.path.getsize(spark_log) if spark_log else 0
+    except OSError:
+        return 0
 
 
 # Hadoop's words for a file system it has no class for: a class named in the configuration but not on the
@@ -211,6 +249,25 @@ def _message(exc: BaseException) -> str:
             return one_line(str(exc))
     getter = getattr(exc, "getMessage", None)
     return one_line(getter() if getter else str(exc))
+
+
+def _failed_read(exc: BaseException) -> str | None:
+    """Spark's FAILED_READ_FILE message in a classic session's error and its innermost cause (the file is not
+    Parquet, cut short, changed), however many stages wrap it; None for other errors and over Spark Connect."""
+    cause = getattr(exc, "_origin", None) or getattr(exc, "java_exception", None)
+    failed, innermost = None, None
+    try:
+        while cause is not None:
+            text = cause.getMessage()
+            if text and failed is None and "[FAILED_READ_FILE" in text:
+                failed = one_line(text[text.index("[FAILED_READ_FILE"):])
+            innermost = text or innermost
+            cause = cause.getCause()
+    except Exception:  # noqa: BLE001 - the JVM side is gone: nothing more to say
+        return None
+    if failed is None:
+        return None
+    return failed + (f" Cause: {one_line(innermost, 200)}" if innermost and innermost not in failed else "")
 
 
 def _condition(exc: BaseException) -> str | None:

@@ -20,12 +20,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..coltypes import parse_type
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
 from ..files import DataFile, FileState
-from ..storage import FooterUnavailable, metadata_of_state, prefetch_footers
+from ..storage import FooterUnavailable, metadata_of_state, parquet_footer, prefetch_footers
 from ..column_statistics.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
 from ..metastore.table_metadata import merge_metadata_column
@@ -135,7 +134,7 @@ def _footer_of_state(state: FileState, columns: tuple[tuple[str, str], ...],
 
 def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str, int], ...] = (),
                  meta=None) -> FileFooter:
-    meta = meta if meta is not None else pq.read_metadata(path)
+    meta = meta if meta is not None else parquet_footer(path, path)
     if field_ids:
         positions = _positions_by_field_id(meta, dict(field_ids))
     else:

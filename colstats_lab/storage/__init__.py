@@ -12,7 +12,8 @@ from typing import Hashable, Iterator, Mapping, TypeVar
 import pyarrow.parquet as pq
 
 from ..files import DataFile, FileState
-from .filesystems import FooterUnavailable, Storage, list_through_spark, storage_for, translated
+from .filesystems import (FooterUnavailable, Storage, UnreadableFile, list_through_spark, parquet_footer, storage_for,
+                          translated)
 from .locations import is_local, join, local_path, name_of, normalized, parent, relative, same_location, scheme_of
 from .spark_paths import (SPARK_PREFIXES, format_prefixes, local_file_path, parse_prefixes, prefixes_for,
                           spark_file_uri, spark_prefixes, spark_uri, spark_uris)
@@ -23,9 +24,9 @@ STORAGE_LISTING = "colstats.storage.listing"
 __all__ = ["FooterUnavailable", "SPARK_PREFIXES", "STORAGE_LISTING", "Storage", "data_file_states",
            "files_by_location", "footer_of", "footers_read_meanwhile", "forget_footers", "format_prefixes",
            "is_local", "join", "list_data_files", "list_through_spark", "local_file_path", "local_path",
-           "metadata_of_state", "name_of", "normalized", "parent", "parse_prefixes", "prefetch_footers",
+           "metadata_of_state", "name_of", "normalized", "parent", "parquet_footer", "parse_prefixes", "prefetch_footers",
            "prefixes_for", "relative", "same_location", "scheme_of", "spark_file_uri", "spark_prefixes", "spark_uri",
-           "spark_uris", "states_by_location", "storage_for", "translated"]
+           "spark_uris", "states_by_location", "storage_for", "translated", "UnreadableFile"]
 
 
 def list_data_files(location: str) -> list[DataFile]:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import StorageError
+from ..errors import StorageError, one_line
 from ..files import DataFile, FileState, is_data_file
 from .locations import is_local, local_path, scheme_of
 
@@ -32,6 +32,23 @@ FOOTER_READERS = 32  # ranged GETs in flight at once
 class FooterUnavailable(StorageError, OSError):
     """A footer this storage does not read (listed through Spark, without credentials): whoever wanted it has
     Spark's scan compute the figures instead, as for any footer that cannot be read (an OSError to them)."""
+
+
+class UnreadableFile(StorageError, OSError):
+    """A file whose Parquet footer cannot be read: not Parquet, cut short, or removed since it was listed. Named;
+    an OSError too, so a caller that has Spark read what a footer cannot serve still does."""
+
+
+def parquet_footer(source: Any, path: str) -> pq.FileMetaData:
+    """pyarrow's footer of `source` (the file's path, or a buffer holding its tail), the file at `path`; raises
+    UnreadableFile naming it, never pyarrow's error."""
+    try:
+        return pq.read_metadata(source)
+    except FileNotFoundError:
+        raise UnreadableFile(f"{path} is no longer there: removed since it was listed; run the command again") \
+            from None
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise UnreadableFile(f"{path} is not a readable Parquet file: {one_line(str(exc), 160)}") from None
 
 
 class Storage(ABC):
@@ -112,7 +129,7 @@ class LocalStorage(Storage):
         return {(path, stat.st_size, int(stat.st_mtime * 1000)) for path, stat in _local_entries(location, ordered=False)}
 
     def footer(self, state: FileState) -> pq.FileMetaData:
-        return pq.read_metadata(state[0])
+        return parquet_footer(state[0], state[0])
 
     def exists(self, location: str) -> bool:
         return os.path.exists(location)
@@ -224,7 +241,7 @@ class FsspecStorage(Storage):
         length = struct.unpack("<I", tail[-8:-4])[0]
         if length + 8 > len(tail):
             tail = self._range(path, size - length - 8, size - len(tail), etag) + tail
-        return pq.read_metadata(pa.BufferReader(tail[-(length + 8):]))
+        return parquet_footer(pa.BufferReader(tail[-(length + 8):]), path)
 
     def footers(self, states: list[FileState]) -> dict[FileState, pq.FileMetaData]:
         if self.protocol != "s3" or len(states) < 2:
@@ -239,7 +256,10 @@ class FsspecStorage(Storage):
             if isinstance(tail, bytes) and tail[-4:] == b"PAR1":
                 length = struct.unpack("<I", tail[-8:-4])[0]
                 if length + 8 <= len(tail):
-                    out[state] = pq.read_metadata(pa.BufferReader(tail[-(length + 8):]))
+                    try:
+                        out[state] = parquet_footer(pa.BufferReader(tail[-(length + 8):]), state[0])
+                    except UnreadableFile:  # left for the read that needs it to name
+                        continue
         return out
 
     def _range(self, path: str, start: int, end: int, etag: str | None) -> bytes:
