@@ -23,6 +23,7 @@ from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
 from .metastore.staleness import PARAM as ROWS_CHANGED
 from .metastore.staleness import describe_change, describe_total
+from .column_statistics.names import hive_part_name
 
 FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "ndv", "quartiles", "avg_len", "max_len",
                  "trues", "falses", "last_analyzed", "accurate", "reason", "coverage"]
@@ -49,9 +50,27 @@ def _values(obj) -> dict:
     return out
 
 
+def spelled_frame(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
+    """`frame` with its `partition` and `column` values as the table's files spell them (`eventDate=...`,
+    `userId`): what a person reads; the metastore keeps Hive's lower-case names."""
+    spell_partition = table.partition_speller()
+    spelling = {c.name: table.spelled(c.name) for c in table.cols + table.partitionKeys}
+    if "partition" in frame.columns:
+        frame["partition"] = [spell_partition(p) if isinstance(p, str) else p for p in frame["partition"]]
+    if "column" in frame.columns:
+        frame["column"] = [spelling.get(c, c) if isinstance(c, str) else c for c in frame["column"]]
+    return frame
+
+
+def _hive_level(partition: str | None) -> str | None:
+    """A partition name as given (the files' spelling of its keys, or Hive's) as the metastore keeps it."""
+    return partition if partition in (None, TABLE_LEVEL) else hive_part_name(partition)
+
+
 def level_frame(metastore: Metastore, table: Table, partition: str | None = None) -> tuple[pd.DataFrame, int]:
     """One row per column of the table level (partition None) or of one partition, as the statistics view
     shows them, and the row count they cover."""
+    partition = _hive_level(partition)
     columns = table.stats_columns
     names = [c.name for c in columns]
     one = None if partition in (None, TABLE_LEVEL) else [partition]
@@ -60,7 +79,7 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
     aggr = None
     if partition in (None, TABLE_LEVEL):
         rows = int(table.parameters.get("numRows", 0) or 0)
-        accuracy = {name: _table_level(compliance[name], table.is_partitioned) for name in names}
+        accuracy = {name: _table_level(compliance[name], table) for name in names}
         if table.is_partitioned:
             # the union of the partitions that hold statistics, never an extrapolation, and says how many
             aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names,
@@ -102,6 +121,7 @@ def distribution(metastore: Metastore, table: Table, column: str, partition: str
                  ) -> Distribution | None:
     """The KLL sketch of a column at the table level or in one partition (None without one)."""
     table.column_type(column)  # names an unknown column
+    partition = _hive_level(partition)
     if partition in (None, TABLE_LEVEL):
         stats = metastore.get_table_statistics(table.dbName, table.tableName, [column])
     else:
@@ -125,7 +145,7 @@ def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int 
                 typed = [column_value(v, type_name) for v in
                          (sketch.low, sketch.quantile(0.05), *quartiles, sketch.quantile(0.95), sketch.high)]
                 records.append([name, rows, *typed])
-    return pd.DataFrame(records, columns=QUARTILE_COLUMNS)
+    return spelled_frame(pd.DataFrame(records, columns=QUARTILE_COLUMNS), table)
 
 
 def _reason(summary: ComplianceSummary) -> str:
@@ -133,11 +153,13 @@ def _reason(summary: ComplianceSummary) -> str:
     return summary.first[1] if summary.first else ""
 
 
-def _table_level(summary: ComplianceSummary, partitioned: bool) -> tuple[bool, str]:
+def _table_level(summary: ComplianceSummary, table: Table) -> tuple[bool, str]:
     """Accurate at the table level when accurate for every partition (or the table itself)."""
+    partitioned = table.is_partitioned
     if summary.accurate:
         return True, f"accurate in all {summary.owners:,} partitions" if partitioned else ""
     first, why = summary.first or (None, "")
+    first = table.spelled_partition(first)
     if not partitioned:
         return False, why
     more = ", ..." if summary.not_accurate > 1 else ""
@@ -168,7 +190,7 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     frame = pd.concat(frames, ignore_index=True)[TIDY_COLUMNS]
     _python_bounds(frame)
     frame["last_analyzed"] = pd.to_datetime(frame["last_analyzed"].astype("float64"), unit="s", utc=True)
-    return frame
+    return spelled_frame(frame, table)
 
 
 def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
@@ -214,6 +236,7 @@ class StatsLevel:
 
 
 def stats_level(metastore: Metastore, table: Table, level: str = TABLE_LEVEL) -> StatsLevel:
+    level = _hive_level(level) or TABLE_LEVEL
     frame, rows = level_frame(metastore, table, level)
     db, name = table.dbName, table.tableName
     partition = metastore.get_partition(db, name, level) if level != TABLE_LEVEL else None
@@ -247,7 +270,7 @@ def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     never analyzed) and why not. Two reads of the metastore, so 10,000 partitions are judged at once."""
     if not table.is_partitioned:
         level, _ = level_frame(metastore, table, None)
-        return level.assign(partition=TABLE_LEVEL)[FRESHNESS_COLUMNS]
+        return spelled_frame(level.assign(partition=TABLE_LEVEL)[FRESHNESS_COLUMNS], table)
     names = [c.name for c in table.stats_columns]
     db, name = table.dbName, table.tableName
     verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
@@ -257,7 +280,7 @@ def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
                else (partition, column, None, "never analyzed")
                for partition in sorted(verdicts, key=lambda name: name or "")
                for column, holders, (accurate, why) in zip(names, held, verdicts[partition])]
-    return pd.DataFrame.from_records(records, columns=FRESHNESS_COLUMNS)
+    return spelled_frame(pd.DataFrame.from_records(records, columns=FRESHNESS_COLUMNS), table)
 
 
 TRANSACTION_COLUMNS = ["txn_id", "state", "write_id", "started", "user", "host", "operations", "partitions",
@@ -361,7 +384,8 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
                 "accurate_columns": int(sum(a is True for a in level["accurate"])), "columns": len(names),
                 # statistics never computed are not stale: nothing was analyzed to go out of date
                 "stale_partitions": summary.not_accurate if summary and not pd.isna(analyzed) else 0,
-                "stale_reason": (f"{summary.first[0]}: {summary.first[1]}" if summary.first[0] else summary.first[1])
+                "stale_reason": (f"{table.spelled_partition(summary.first[0])}: {summary.first[1]}"
+                                 if summary.first[0] else summary.first[1])
                 if summary and summary.first else None,
                 "last_analyzed": None if pd.isna(analyzed) else pd.Timestamp(int(analyzed), unit="s", tz="UTC"),
                 "last_write": None if (db, name) not in writes else pd.Timestamp(writes[db, name], unit="s", tz="UTC"),
@@ -460,7 +484,8 @@ def history_frame(metastore: Metastore, table: Table, column: str, partition: st
     figures) at the table level or in one partition, oldest first: when it was stored, by which
     transaction and write ID and why, and its figures (HISTORY_COLUMNS); `psi` is against the state
     before it (None for the first, or without sketches or top values on both)."""
-    states = metastore.get_stats_history(table.dbName, table.tableName, column, partition, engine_of(source))
+    states = metastore.get_stats_history(table.dbName, table.tableName, column, _hive_level(partition),
+                                         engine_of(source))
     return _states_frame(_state_records(states, False), HISTORY_COLUMNS)
 
 
@@ -476,7 +501,7 @@ def across_partitions_frame(metastore: Metastore, table: Table, column: str, lim
                                                    part_names=[r["partition"] for r in records])
         for record in records:
             [(record["accurate"], record["reason"])] = verdicts.get(record["partition"], [(None, "dropped")])
-    return _states_frame(records, ACROSS_COLUMNS)
+    return spelled_frame(_states_frame(records, ACROSS_COLUMNS), table)
 
 
 COMPARE_COLUMNS = ["partition", "column", "write_id_then", "write_id_now", "rows_then", "rows_now",
@@ -515,7 +540,7 @@ def compare_frame(metastore: Metastore, table: Table, then, now=None, source: st
             "max_now": _python_value(change.max_now), "new_max": change.new_max, "psi": change.psi,
             "hitters_entering": [_python_value(v) for v in change.hitters_entering],
             "hitters_leaving": [_python_value(v) for v in change.hitters_leaving]})
-    return pd.DataFrame(records, columns=COMPARE_COLUMNS, dtype=object)
+    return spelled_frame(pd.DataFrame(records, columns=COMPARE_COLUMNS, dtype=object), table)
 
 
 EXPECTATION_COLUMNS = ["expectation_id", "column", "rule", "threshold", "partition", "write_id", "recorded_at",
@@ -531,4 +556,4 @@ def expectations_frame(metastore: Metastore, table: Table, expectation_id: int |
     frame = pd.DataFrame(records, columns=EXPECTATION_COLUMNS)
     for moment in ("recorded_at", "checked_at"):
         frame[moment] = pd.to_datetime(frame[moment].astype("float64"), unit="s", utc=True)
-    return frame
+    return spelled_frame(frame, table)

@@ -3,6 +3,7 @@ reads the table again (Iceberg and Delta snapshots are followed as they move); i
 change the metastore, its read-only figures sit under `.inspect` and read the metastore alone."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from .commands import catalogs, reads
 from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
-from .errors import InvalidArgument, NoSuchObjectException
+from .errors import InvalidArgument, NoSuchObjectException, did_you_mean
 from .interop import exchange
 from .metastore import Partition, Table, ValidWriteIdList
 from .metastore.changes import AddExpectation
@@ -62,7 +63,7 @@ class Tables(Mapping):
             return TableHandle(self._lab, str(in_catalog))
         db, table = split_table_name(name, self._lab.current_db)
         if not self._lab.metastore.table_exists(db, table):
-            raise NoSuchObjectException(f"table {db}.{table} does not exist" + _did_you_mean(table, self))
+            raise NoSuchObjectException(f"table {db}.{table} does not exist" + did_you_mean(table, self))
         return TableHandle(self._lab, f"{db}.{table}")
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -173,7 +174,9 @@ class TableHandle:
 
         `partition` gives every key a value; without it the rows carry the keys (dynamic partitions). `mode`
         is "append" or "overwrite" (of the partitions written); `txn` a transaction to write in (else one of
-        its own). Returns a WriteResult. Raises InvalidArgument for rows that do not fit the table."""
+        its own). A pandas frame's missing values (None, NaN, NaT, NA) are NULL, and timestamps are kept to the
+        microsecond, as Spark keeps them: the WriteResult's `notes` say how many values lost nanoseconds. Returns
+        a WriteResult. Raises InvalidArgument for rows that do not fit the table, naming the column."""
         return table_commands.write(self._lab, self.name, data, partition, mode, txn)
 
     def skew(self, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
@@ -313,7 +316,7 @@ class Inspect:
 
         Returns a DataFrame per partition (or for the table): rows, rows changed, that fraction (None:
         unknown), accurate now, and why not."""
-        return staleness_frame(self._lab.metastore, self._table())
+        return frames.spelled_frame(staleness_frame(self._lab.metastore, self._table()), self._table())
 
     def history(self, column: str, partition: str | None = None, source: str = "statistics") -> pd.DataFrame:
         """Every kept state of a column's statistics, oldest first.
@@ -387,11 +390,17 @@ class Inspect:
         return pd.DataFrame(self._lab.metastore.information_schema(table.dbName, table.tableName, view, limit))
 
     def partitions(self, text: str = "", limit: int = 50) -> tuple[list[str], int]:
-        """The partition names holding `text`: at most `limit`, and how many hold it."""
+        """The partition names holding `text`: at most `limit`, and how many hold it.
+
+        Named as the files spell their keys (`eventDate=2026-01-01`), as every figure's partition is."""
         table = self._table()
         if not table.is_partitioned:
             return [], 0
-        return self._lab.metastore.find_partition_names(table.dbName, table.tableName, text, limit)
+        for key in table.partition_key_names:  # a key as the files spell it, as the names are shown
+            text = re.sub(re.escape(table.spelled(key)) + "(?==)", key, text, flags=re.IGNORECASE)
+        names, total = self._lab.metastore.find_partition_names(table.dbName, table.tableName, text, limit)
+        spell = table.partition_speller()
+        return [spell(name) or name for name in names], total
 
     def partition(self, spec: dict | str) -> Partition:
         """One partition, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value.
@@ -410,9 +419,10 @@ class Inspect:
 
     def planned_read(self, where, alias: str | None = None, txn: Transaction | None = None
                      ) -> tuple[Table, list[PartitionFiles], PruningReport]:
-        """What a SELECT with the condition `where` reads, after every pruning level.
+        """What a SELECT with the condition `where` (its text, or sqlglot's tree) reads, after every pruning level.
 
-        Returns the table, the files kept and the PruningReport."""
+        Returns the table, the files kept and the PruningReport. Raises ParseError for text that does not parse,
+        NoSuchObjectException for a column the table does not have."""
         return reads.planned_read(self._lab, self._name, where, alias, txn)
 
     def __dir__(self) -> list[str]:
@@ -450,8 +460,3 @@ def _literal(value: Any) -> str:
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _did_you_mean(name: str, tables: Tables) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(tables), n=1)
-    return f"; did you mean {close[0]}?" if close else ""

@@ -1,4 +1,4 @@
-"""Byte sizes as every message spells them (the views' format re-exports this): `446.2 MiB`."""
+"""Byte sizes and counts as every message spells them (the views' format re-exports this): `446.2 MiB`, `3 tables`."""
 from __future__ import annotations
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
@@ -14,3 +14,8 @@ def size(num_bytes: int | None) -> str:
             return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return ""
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 partition`, `19 partitions`, `1,000 rows`: a count as every message spells it."""
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"

@@ -35,7 +35,7 @@ def test_a_round_analyzes_exactly_the_partitions_due_most_stale_first(lab):
     outcome = lab.autoanalyze(threshold=0.3).details
     assert [d.owner for d in outcome.due] == ["d=e", "d=c", "d=a"]  # never analyzed counts as all changed
     assert [a["owners"] for a in outcome.analyzed] == [["d=e", "d=c", "d=a"]]  # one table: one ANALYZE
-    assert outcome.message.startswith("Auto-analyze: 3 due; analyzed 3 in 1 table(s)")
+    assert outcome.message.startswith("Auto-analyze: 3 due; analyzed 3 partitions of 1 table")
     accurate = lab.tables["moved"].inspect.staleness().set_index("partition")["accurate"].to_dict()
     assert accurate == {"d=a": True, "d=b": False, "d=c": True, "d=d": True, "d=e": True}
     rows = lab.tables["moved"].to_spark().toPandas()
@@ -120,7 +120,7 @@ def test_check_and_the_landing_say_what_is_queued(lab, capsys):
     lab.autoanalyze(threshold=0.3, budget=0)
     lab.tables["moved"].write(pd.DataFrame({"v": list(range(20)), "w": ["late"] * 20}), partition={"d": "a"})  # 20 of 35
     shown = Dashboard(lab).workers.value
-    assert "3 of 3 due analyzed in 1 table(s)" in shown and "Queue</b> (1 partition(s) due" in shown, shown
+    assert "3 of 3 due analyzed in 1 table," in shown and "Queue</b> (1 partition due" in shown, shown
     assert "default.moved d=a (57% of rows changed)" in shown
     capsys.readouterr()
     assert cli_main(["--home", lab.home, "check", "moved", "--show", "50"]) == 1

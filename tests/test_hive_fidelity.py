@@ -176,7 +176,8 @@ def test_the_reader_rule_applies_wherever_the_flag_is_shown(tx):
     column = tx.sql("DESCRIBE FORMATTED tx PARTITION (ds='p') v").df.set_index("info_name")["info_value"]
     assert column[COLUMN_STATS_ACCURATE] == '{"BASIC_STATS":"false"}'
     table_level = tx.sql("DESCRIBE FORMATTED tx v").df.set_index("info_name")["info_value"]
-    assert json.loads(table_level[COLUMN_STATS_ACCURATE]) == {"BASIC_STATS": "true", "COLUMN_STATS": {"v": "false"}}
+    # the table's figures are its partitions' sums: the reader may use them no more than the partitions'
+    assert json.loads(table_level[COLUMN_STATS_ACCURATE]) == {"BASIC_STATS": "false"}
     tx.set("hive.txn.stats.enabled", True)
     column = tx.sql("DESCRIBE FORMATTED tx v").df.set_index("info_name")["info_value"]
     assert json.loads(column[COLUMN_STATS_ACCURATE]) == {"BASIC_STATS": "true", "COLUMN_STATS": {"v": "true"}}
@@ -381,6 +382,7 @@ def test_rows_changed_per_partition_and_analyzing_only_the_stale_ones(lab, spark
     assert len(tracker.getJobIdsForGroup("stale")) == len(tracker.getJobIdsForGroup("one"))
     assert result.details.analyzed == ["d=2", "d=3", "d=5"]
     assert "d=1 17%" in result.message
+    assert result.message.startswith("Analyzed 3 of 5 partitions: changed by 30% or more (d=2 ")
     after = lab.tables["moved"].inspect.staleness().set_index("partition")
     assert after["accurate"].to_dict() == {"d=1": False, "d=2": True, "d=3": True, "d=4": True, "d=5": True}
     assert after.loc["d=2", "rows_changed"] == 0 and after.loc["d=1", "rows_changed"] == 2
@@ -451,5 +453,7 @@ def test_an_external_partition_whose_files_changed_is_stale_by_an_unknown_amount
     assert frame.loc["k=1", "accurate"] is False and frame.loc["k=1", "changed_fraction"] is None
     result = lab.tables["ext"].analyze_stale(threshold=0.9)
     assert result.details.analyzed == ["k=1"]
+    assert result.message.startswith("Analyzed 1 of 3 partitions: not accurate, by rows the lab did not count (k=1: "
+                                     "files changed since the last analyze (1 added, 0 removed, 0 rewritten)). ")
     answer = lab.sql("SELECT max(v) FROM ext WHERE k = 1")
     assert answer.answered_from == "stats" and answer.df.iloc[0, 0] == 777

@@ -29,6 +29,7 @@ from pyspark.sql import SparkSession
 from ..errors import ColstatsError, InvalidArgument
 from ..metastore import Metastore, Table
 from ..metastore.autoanalyze import TABLE_OWNER
+from ..sizes import counted
 from ..sql.statements import Analyze, TableName
 from ..transaction import Transaction
 from .runner import run_analyze
@@ -201,18 +202,28 @@ class RoundOutcome:
         return sum(len(a["owners"]) for a in self.analyzed)
 
     @property
+    def analyzed_text(self) -> str:
+        """What was analyzed: "19 partitions of 3 tables", "2 partitions of 1 table and 1 unpartitioned table"."""
+        partitioned = {a["table"] for a in self.analyzed if any(o is not None for o in a["owners"])}
+        whole = {a["table"] for a in self.analyzed if None in a["owners"]}
+        partitions = sum(1 for a in self.analyzed for o in a["owners"] if o is not None)
+        parts = [f"{counted(partitions, 'partition')} of {counted(len(partitioned), 'table')}"] if partitioned else []
+        if whole:
+            parts.append(counted(len(whole), "unpartitioned table"))
+        return " and ".join(parts) or "nothing"
+
+    @property
     def message(self) -> str:
         if not self.due:
             text = "Auto-analyze: nothing due"
         else:
-            text = (f"Auto-analyze: {len(self.due)} due; analyzed {self.analyzed_owners} in "
-                    f"{len(self.analyzed)} table(s)")
+            text = f"Auto-analyze: {len(self.due)} due; analyzed {self.analyzed_text}"
             if self.left:
                 text += f"; {len(self.left)} left for the next round (budget {self.options.budget_s:.0f} s)"
             if self.taken:
                 text += f"; {len(self.taken)} taken by another worker"
             if self.failed:
-                text += f"; {len(self.failed)} table(s) failed: " + "; ".join(
+                text += f"; {len(self.failed)} failed: " + "; ".join(
                     f"{f['table']}: {f['error']}" for f in self.failed)
         if self.held_back:
             text += "; waiting: " + "; ".join(f"{k} ({v})" for k, v in sorted(self.held_back.items()))

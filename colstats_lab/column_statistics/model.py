@@ -9,7 +9,7 @@ from decimal import Decimal
 from ..coltypes import StatsKind, collection_parts, parse_type, struct_fields
 from ..file_columns import spellings
 from ..errors import InvalidObjectException, NoSuchObjectException
-from .names import escape_path_name, make_part_name
+from .names import escape_path_name, make_part_name, parse_part_name
 
 _EPOCH = dt.date(1970, 1, 1)
 _EPOCH_TS = dt.datetime(1970, 1, 1)
@@ -421,6 +421,24 @@ class Table:
         """A column's name as the table's files spell it (`userId`); the metastore's lower-case name when the
         files spell it so, or the table kept no spelling."""
         return spellings(self.parameters).get(name.lower(), name)
+
+    def spelled_partition(self, name: str | None) -> str | None:
+        """A partition's name with its keys as the table's files spell them (`eventDate=2026-01-01`); the name as
+        it is when it is none (None, the table level's label) or the files spell the keys as Hive does."""
+        return self.partition_speller()(name)
+
+    def partition_speller(self):
+        """spelled_partition for many names: the table's spellings read once."""
+        spelling = {k.name: spellings(self.parameters).get(k.name, k.name) for k in self.partitionKeys}
+        if all(k == v for k, v in spelling.items()):
+            return lambda name: name
+
+        def spelled(name: str | None) -> str | None:
+            if not name or "=" not in name:
+                return name
+            pairs = parse_part_name(name)
+            return make_part_name([spelling.get(k, k) for k, _ in pairs], [v for _, v in pairs])
+        return spelled
 
     def column(self, name: str) -> FieldSchema | None:
         lowered = name.lower()

@@ -64,3 +64,12 @@ def parse_part_name(name: str) -> list[tuple[str, str | None]]:
         raw = unescape_path_name(value)
         pairs.append((unescape_path_name(key), None if value == DEFAULT_PARTITION_NAME else raw))
     return pairs
+
+
+def hive_part_name(name: str) -> str:
+    """A partition name as the metastore keeps it, its keys lower-cased as Hive's are (`eventdate=2026-01-01` of
+    `eventDate=2026-01-01`, the spelling views show); the values as they are."""
+    if not any(any(c.isupper() for c in fragment.partition("=")[0]) for fragment in name.split("/")):
+        return name
+    pairs = parse_part_name(name)
+    return make_part_name([k.lower() for k, _ in pairs], [v for _, v in pairs])

@@ -14,7 +14,9 @@ from ..coltypes import from_spark_type
 from ..errors import spark_errors
 from ..metastore import FieldSchema, NoSuchObjectException, Table
 from ..result import Result
+from ..sizes import counted
 from ..stats import ColumnPlan, aggregate_stats
+from ..tables.pandas_input import spark_frame_of
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -32,13 +34,29 @@ def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: T
     if outcome is None:
         message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more."
     else:
-        what = (f"{len(chosen)} of {len(frame):,} partitions" if meta.is_partitioned else "the table")
-        message = f"Analyzed {what} changed by {threshold:.0%} or more. {outcome.message}"
+        what = f"{len(chosen)} of {counted(len(frame), 'partition')}" if meta.is_partitioned else "the table"
+        message = f"Analyzed {what}: {_why_chosen(frame, chosen, threshold, meta.qualified_name)}. {outcome.message}"
     if below:
         message += (f" Left as they are ({len(below)} not accurate, changed by less than {threshold:.0%}): "
                     + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])
                     + (", ..." if len(below) > 5 else "") + ".")
     return Result(message=message, details=done)
+
+
+def _why_chosen(frame: pd.DataFrame, chosen: list, threshold: float, table: str) -> str:
+    """Why analyze_stale took the partitions it took: the rows each changed where the lab counted them, else
+    why it could not (files written outside the lab, never analyzed)."""
+    rows = [r for r in frame.itertuples() if r.partition in chosen]
+    counted_rows = [r for r in rows if r.changed_fraction is not None]
+    uncounted = [r for r in rows if r.changed_fraction is None]
+    said = []
+    if counted_rows:
+        listed = ", ".join(f"{r.partition or table} {r.changed_fraction:.0%}" for r in counted_rows[:5])
+        said.append(f"changed by {threshold:.0%} or more ({listed}{', ...' if len(counted_rows) > 5 else ''})")
+    if uncounted:
+        listed = "; ".join(f"{r.partition or table}: {r.reason}" for r in uncounted[:3])
+        said.append(f"not accurate, by rows the lab did not count ({listed}{'; ...' if len(uncounted) > 3 else ''})")
+    return " and ".join(said)
 
 
 def autoanalyze(session: "Session", databases: list[str] | str | None = None, mode: str = "all",
@@ -63,8 +81,11 @@ def autoanalyze(session: "Session", databases: list[str] | str | None = None, mo
 
 def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) -> pd.DataFrame:
     """The work of `Lab.analyze_frame`, whose docstring is the reference."""
+    notes: list[str] = []
     if isinstance(frame, pd.DataFrame):
-        frame = session.spark.createDataFrame(frame)
+        with spark_errors("cannot read the pandas DataFrame"):
+            converted = spark_frame_of(session.spark, frame, "the pandas DataFrame")
+        frame, notes = converted.frame, converted.notes
     keys = [by] if isinstance(by, str) else list(by or [])
     fields = {f.name.lower(): f for f in frame.schema.fields}
     for key in keys:
@@ -79,4 +100,6 @@ def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) 
     plans = [ColumnPlan.of(c, kll) for c in Table("", "", columns).stats_columns]
     with spark_errors("cannot analyze the DataFrame"):
         groups = aggregate_stats(frame, keys, plans)
-    return frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)
+    out = frames.groups_frame(groups, [(p.name, p.type_name) for p in plans], keys)
+    out.attrs["notes"] = notes  # what reading a pandas frame changed, said once
+    return out

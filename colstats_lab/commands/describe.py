@@ -58,9 +58,15 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
 def _not_accurate(metastore: Metastore, table: Table, partition: Partition | None) -> str | None:
     """Why the basic statistics of what is described do not hold for the reader (the current snapshot):
     transactional statistics turned off, a writer the reader cannot see, an external table's files
-    changed since its ANALYZE; None when they hold, or for a partitioned table's own level."""
+    changed since its ANALYZE; None when they hold. A partitioned table's own figures are sums of its
+    partitions': they hold when every partition's do."""
     if partition is None and table.is_partitioned:
-        return None
+        summary = metastore.stats_compliance_summary(table.dbName, table.tableName, [])
+        if summary.accurate or summary.first is None:
+            return None
+        first, why = summary.first
+        return (f"in {summary.not_accurate:,} of {summary.owners:,} partitions (partition "
+                f"{table.spelled_partition(first)}: {why})")
     owner = partition.partName if partition is not None else None
     ok, why = metastore.stats_compliance(table.dbName, table.tableName, [],
                                          part_names=None if owner is None else [owner]).get(owner, (True, ""))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ..analyze.stale import staleness_frame
+from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import Table
 from ..plans import LabRead, PlanReport, keeping_every_operator, plan_report, rows_read
@@ -147,4 +148,22 @@ def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], wher
         rows, columns = fresh_statistics(session.metastore, table, named, partitions, valid)
     except NotFromStats as why:
         return RowEstimate(None, [str(why)])
-    return estimate_rows(rows, where, columns, keys)
+    return estimate_rows(rows, where, columns, keys, _frequent_items(session, table, columns, partitions))
+
+
+def _frequent_items(session: "Session", table: Table, columns: dict, partitions: list | None
+                    ) -> dict[str, FrequentItems]:
+    """The frequent values of each column the statistics keep them of for every partition read (fresh: they
+    are stored with the statistics just proven accurate), merged over those partitions."""
+    with_rows = None if partitions is None else [p.partName for p in partitions
+                                                 if int(p.parameters.get("numRows", 0) or 0)]
+    out = {}
+    for name, obj in columns.items():
+        if not sketchable(obj.colType) or with_rows == []:
+            continue
+        sketches = session.metastore.get_frequent_items(table.dbName, table.tableName, name, with_rows)
+        if sketches and (with_rows is None or len(sketches) == len(with_rows)):
+            merged = FrequentItems.merged(list(sketches.values()), obj.colType)
+            if merged is not None:
+                out[name] = merged
+    return out

@@ -16,11 +16,12 @@ from . import catalogs
 from .describe import describe_as_of as describe_column_as_of
 from ..analyze.refresh_metadata import metadata_file_changes
 from ..metastore import NoSuchObjectException, Partition, Table, ValidWriteIdList
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, parse_condition
+from ..column_statistics.names import hive_part_name
 from ..metastore.levels import Level
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata
 from ..pruning.partition_predicate import preselect
-from ..pruning.references import qualifiers_of, resolved_references
+from ..pruning.references import check_single_table_references, qualifiers_of, resolved_references
 from ..sql.lexer import quoted
 from ..sql.partition_spec import matching_partitions
 from ..tables import snapshot_files
@@ -49,7 +50,7 @@ def partition(session: "Session", table: str, partition: dict | str) -> Partitio
                                                       for k in meta.partition_key_names],
                          keys=meta.partition_key_names).partName
     elif isinstance(partition, str):
-        name = partition.strip()
+        name = hive_part_name(partition.strip())  # the keys as the files spell them, or as Hive does
     else:
         raise InvalidArgument(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
     return session.metastore.get_partition(meta.dbName, meta.tableName, name)
@@ -78,6 +79,9 @@ def planned_read(session: "Session", name: str, where, alias: str | None = None,
                  ) -> tuple[Table, list[PartitionFiles], PruningReport]:
     """The work of `Inspect.planned_read`, whose docstring is the reference."""
     table = session.resolve(name)
+    if isinstance(where, str):  # the condition's text, as a WHERE clause holds it
+        where = parse_condition(where)
+    check_single_table_references(where, table, qualifiers_of(table, alias))
     where = resolved_references(where, table, qualifiers_of(table, alias))  # `p.ds` is struct p's, not key ds
     chosen = preselect(session.metastore, table, where) if txn is None else None
     valid = txn.snapshot(table) if txn else valid_write_ids(session, table)

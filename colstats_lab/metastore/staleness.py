@@ -45,6 +45,9 @@ def describe_change(params: dict) -> str:
 def describe_total(params_list: Collection[dict]) -> str:
     """The same over many partitions: "12 of 400 rows (3%) in 2 of 10 partitions", unknown ones named."""
     known = [p for p in params_list if PARAM in p]
+    if params_list and not known:
+        return (f"unknown in all {len(params_list):,} partitions (not written through the lab since their "
+                f"statistics were kept)")
     changed = sum(int(p[PARAM] or 0) for p in known)
     rows = sum(int(p.get("numRows", 0) or 0) for p in known)
     moved = sum(1 for p in known if int(p[PARAM] or 0))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlglot import exp
 
-from .references import qualifiers_of, referenced_column, resolved_references
+from .references import check_single_table_references, qualifiers_of, referenced_column, resolved_references
 from ..coltypes import StatsKind, parse_type
 from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
@@ -77,6 +77,9 @@ def _shape(metastore: Metastore, query: str | exp.Expression, current_db: str
     qualifiers = qualifiers_of(table, node.alias_or_name)
     aggregates = [_aggregate(table, projection, qualifiers) for projection in tree.expressions]
     where = tree.args.get("where")
+    if where is not None and where.find(exp.Select) is not None:
+        raise NotFromStats("a WHERE with a subquery is answered by a scan")
+    check_single_table_references(None if where is None else where.this, table, qualifiers)
     return table, aggregates, None if where is None else exp.Where(this=resolved_references(where.this, table,
                                                                                            qualifiers))
 
@@ -172,7 +175,7 @@ def fresh_statistics(metastore: Metastore, table: Table, columns: list[str], par
                 objs = {o.colName: o for o in aggr.exact}
         if stale:
             owner, why = stale
-            where = f"partition {owner}" if owner else table.qualified_name
+            where = f"partition {table.spelled_partition(owner)}" if owner else table.qualified_name
             raise NotFromStats(f"statistics of {where} are not accurate for this snapshot: {why}")
     return rows, objs
 

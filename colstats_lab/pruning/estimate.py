@@ -4,8 +4,11 @@ The rows are those of the partitions the plan kept, from their row counts. Each 
 keeps a fraction of them:
 - a range (`<`, `<=`, `>`, `>=`, BETWEEN): the KLL sketch's CDF at the bounds, times the column's
   non-null share; without a sketch, a uniform spread between min and max (numbers, dates, timestamps);
-- an equality (`=`, IN): the value's share in the KLL sketch when it holds the value as a heavy hitter
-  (more than twice the sketch's rank error), else the non-null share over the NDV; 0 outside [min, max];
+- an equality (`=`, IN), where the statistics keep the column's frequent values (PostgreSQL's rule for its
+  most common values): a listed value's share of the values the sketch counted; any other value an equal
+  part of what the listed ones leave, over the NDV less the values listed (at most the sketch's bound for an
+  unlisted value). Without them: the value's share in the KLL sketch when it holds the value as a heavy
+  hitter (more than twice the sketch's rank error), else the non-null share over the NDV; 0 outside [min, max];
 - `<>`: the non-null share less the equality's;
 - IS NULL / IS NOT NULL: the null share and its complement;
 - AND multiplies (the columns taken as independent), OR adds less the overlap, NOT complements within the
@@ -24,6 +27,7 @@ from typing import Any
 from sqlglot import exp
 
 from ..coltypes import StatsKind
+from ..column_statistics.frequent_items import FrequentItems
 from ..column_statistics.model import ColumnStatisticsObj, Date, Timestamp
 from ..column_statistics.quantiles import Distribution, rank_error
 from .statistics import FLIP, Undecidable, literal_value
@@ -49,6 +53,7 @@ class RowEstimate:
 class _Column:
     obj: ColumnStatisticsObj
     rows: int
+    frequent: FrequentItems | None = None
 
     @property
     def data(self):
@@ -68,11 +73,12 @@ class _Unsure(Exception):
 
 
 def estimate_rows(rows: int, where: exp.Expression | None, columns: dict[str, ColumnStatisticsObj],
-                  partition_keys: set[str]) -> RowEstimate:
-    """The estimate over `rows` rows whose columns' statistics are `columns` (by lower-case name)."""
+                  partition_keys: set[str], frequent: dict[str, FrequentItems] | None = None) -> RowEstimate:
+    """The estimate over `rows` rows whose columns' statistics are `columns` (by lower-case name), with the
+    frequent values of those that keep them (`frequent`, by the same names)."""
     how: list[str] = []
-    fraction = 1.0 if where is None else _fraction(where, {n: _Column(o, rows) for n, o in columns.items()},
-                                                    partition_keys, how)
+    known = {n: _Column(o, rows, (frequent or {}).get(n)) for n, o in columns.items()}
+    fraction = 1.0 if where is None else _fraction(where, known, partition_keys, how)
     return RowEstimate(round(rows * min(max(fraction, 0.0), 1.0)), list(dict.fromkeys(how)))
 
 
@@ -205,6 +211,8 @@ def _equal(column: _Column, value: Any, how: list[str]) -> float:
     if low is not None and high is not None and not (_number(low) <= float(value) <= _number(high)):
         how.append(f"{name}: outside min and max")
         return 0.0
+    if column.frequent is not None and column.frequent.rows:
+        return _frequent_share(column, column.frequent, value, how)
     distribution = column.distribution
     if distribution is not None and not distribution.is_empty:
         probe = _probe(column, value)
@@ -217,3 +225,27 @@ def _equal(column: _Column, value: Any, how: list[str]) -> float:
         raise _Unsure
     how.append(f"{name}: 1/NDV")
     return column.non_null_share / ndv
+
+
+def _frequent_share(column: _Column, items: FrequentItems, value: Any, how: list[str]) -> float:
+    """The share of all rows equal to `value` by the column's frequent values: a listed value's own share,
+    any other an equal part of what the listed values leave over the other distinct values."""
+    name = column.obj.colName
+    listed = items.top()
+    probe = value.to_date() if isinstance(value, Date) else value
+    for item in listed:
+        if item.value == probe:
+            how.append(f"{name}: {item.value} among its frequent values ({item.estimate / items.rows:.1%})")
+            return column.non_null_share * item.estimate / items.rows
+    ndv = int(getattr(column.data, "numDVs", 0) or 0)
+    if not listed:  # nothing stands out: every value alike
+        if not ndv:
+            raise _Unsure
+        how.append(f"{name}: no value stands out among its frequent values: 1/NDV")
+        return column.non_null_share / ndv
+    left = max(0.0, 1.0 - sum(item.estimate for item in listed) / items.rows)
+    others = max(1, ndv - len(listed))
+    share = min(left / others, items.max_error / items.rows)
+    how.append(f"{name}: not among its {len(listed)} frequent values: "
+               f"{left:.1%} of the values over the other {others:,} distinct ones")
+    return column.non_null_share * share

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..errors import NoSuchObjectException, did_you_mean
 from ..metastore import Table
 from ..column_statistics.model import leaf_name
 
@@ -22,6 +23,23 @@ def referenced_column(table: Table, node: exp.Column | exp.Dot, qualifiers: set[
         return parts[0] if table.column(parts[0]) is not None else None
     name = leaf_name(tuple(parts))
     return name if name in table.stats_column_names else None
+
+
+def check_single_table_references(condition: exp.Expression | None, table: Table, qualifiers: set[str]) -> None:
+    """Raises NoSuchObjectException naming the first reference of `condition`, a WHERE over `table` alone, that
+    is none of its columns, keys or struct paths: Spark cannot run such a query, so nothing may estimate it."""
+    if condition is None:
+        return
+    names = [table.spelled(c.name) for c in table.cols + table.partitionKeys]
+    for node in condition.find_all(exp.Column):
+        parts = [part.name.lower() for part in node.parts]
+        if len(parts) > 1 and parts[0] in qualifiers:
+            parts = parts[1:]
+        top = parts[0]
+        known = table.column(top) is not None or (len(parts) == 1 and top in table.stats_column_names)
+        if not known:
+            raise NoSuchObjectException(f"column {node.sql(dialect='spark')} does not exist in table "
+                                        f"{table.qualified_name}" + did_you_mean(top, names))
 
 
 def resolved_references(condition: exp.Expression | None, table: Table, qualifiers: set[str]

@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type
-from ..errors import InvalidArgument, one_line, spark_errors
+from ..errors import InvalidArgument, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj,
     Metastore, Partition, SkewedInfo, StatsAccuracy, Table, ValidWriteIdList)
 from ..column_statistics.frequent_items import items_tracked
@@ -34,6 +34,7 @@ from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory
                              values_by_directory)
 from .partition_values import canonical_value
 from .kinds import read_snapshot
+from .pandas_input import spark_frame_of
 from .snapshot import PartitionFiles, spark_type
 
 if TYPE_CHECKING:
@@ -48,10 +49,19 @@ class WriteResult:
     mode: str
     partitions: dict[str | None, "FilesWritten"]  # partition name (None: unpartitioned) -> what was written
     footer_columns: list[str] = field(default_factory=list)  # gathered min, max and NULLs from the new footers
+    notes: list[str] = field(default_factory=list)  # what reading a pandas frame changed (nanoseconds truncated)
 
     @property
     def num_rows(self) -> int:
         return sum(p.num_rows for p in self.partitions.values())
+
+    def __repr__(self) -> str:
+        files = sum(p.num_files for p in self.partitions.values())
+        where = "" if list(self.partitions) == [None] else \
+            f" in {len(self.partitions):,} partition{'s' if len(self.partitions) != 1 else ''}"
+        notes = "".join(f"; {note}" for note in self.notes)
+        return (f"WriteResult(write ID {self.write_id}, {self.mode}: {self.num_rows:,} rows, {files:,} "
+                f"file{'s' if files != 1 else ''}{where}{notes})")
 
 
 @dataclass
@@ -80,7 +90,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidArgument(f"table {table.qualified_name} is external: the lab writes only managed tables")
     if mode not in MODES:
         raise InvalidArgument(f"mode must be one of {MODES}, not {mode!r}")
-    frame = _aligned_frame(spark, table, data, partition or {})
+    frame, notes = _aligned_frame(spark, table, data, partition or {})
     collect = None
     plans = [ColumnPlan.of(c, kll_for(table.parameters, metastore.kll_enabled),
                            items_tracked(table.parameters, c.name, c.type, metastore.frequent_items))
@@ -159,7 +169,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written if name is not None])
     txn.add(WriteChange(table, mode, write_id, valid, written, gathered, relayout))
-    return WriteResult(write_id, mode, written, [p.name for p in plans if p.name in from_footers and gathered])
+    return WriteResult(write_id, mode, written, [p.name for p in plans if p.name in from_footers and gathered], notes)
 
 
 def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str | None, "FilesWritten"],
@@ -203,17 +213,17 @@ def _new_partition(table: Table, name: str, write_id: int = 0) -> Partition:
                      keys=table.partition_key_names)
 
 
-def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> DataFrame:
-    """The data with the table's columns in order and types; static partition values added."""
+def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> tuple[DataFrame, list[str]]:
+    """The data with the table's columns in order and types, static partition values added; and the notes on
+    what reading a pandas frame changed."""
+    notes: list[str] = []
     if isinstance(data, DataFrame):
         frame = data
     elif isinstance(data, pd.DataFrame):
-        try:
-            with spark_errors(f"cannot read the pandas DataFrame written into {table.qualified_name}"):
-                frame = spark.createDataFrame(data)
-        except (TypeError, ValueError, ArithmeticError) as exc:  # pandas/pyarrow type conversions
-            raise InvalidArgument(f"cannot read the pandas DataFrame written into {table.qualified_name}: "
-                                        f"{one_line(str(exc))}") from None
+        what = f"the pandas DataFrame written into {table.qualified_name}"
+        with spark_errors(f"cannot read {what}"):
+            converted = spark_frame_of(spark, data, what)
+        frame, notes = converted.frame, converted.notes
     else:
         raise InvalidArgument(f"write takes a Spark or pandas DataFrame, not {type(data).__name__}")
     by_lower = {c.lower(): c for c in frame.columns}
@@ -244,7 +254,7 @@ def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> 
             columns.append(F.lit(text).cast(spark_type(col.type)).alias(col.name))
         else:
             columns.append(F.col(f"`{by_lower[col.name]}`").cast(spark_type(col.type)).alias(col.name))
-    return frame.select(*columns)
+    return frame.select(*columns), notes
 
 
 def _static_name(table: Table, partition: dict) -> str:

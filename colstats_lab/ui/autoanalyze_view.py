@@ -21,7 +21,7 @@ def autoanalyze_html(rounds: list[dict], queued: tuple[AutoAnalyzeOptions, list[
     more = f"<li>… and {len(queue) - SHOWN:,} more</li>" if len(queue) > SHOWN else ""
     how = (f"threshold {share(options.threshold)}, mode {options.mode}, "
            f"{', '.join(options.databases) if options.databases else 'every database'}")
-    said = (f"<b>Queue</b> ({len(queue):,} partition(s) due, most stale first; {fmt.escape(how)}):"
+    said = (f"<b>Queue</b> ({fmt.counted(len(queue), 'partition')} due, most stale first; {fmt.escape(how)}):"
             f"<ul>{waiting}{more}</ul>" if queue else f"<b>Queue</b>: nothing due ({fmt.escape(how)}).")
     return f'<div class="colstats-workers"><b>Auto-analyze</b>, latest rounds:<ul>{lines}</ul>{said}</div>'
 
@@ -32,11 +32,11 @@ def _round(r: dict) -> str:
     who = fmt.escape(r["worker"])
     if r["ended_at"] is None:
         return f"{started} by {who}: running, or its worker stopped"
-    tables = [t for t in json.loads(r["tables"] or "[]") if "owners" in t]
-    text = (f"{started} by {who}: {r['analyzed']:,} of {r['due']:,} due analyzed in {len(tables)} table(s), "
+    tables = {t["table"] for t in json.loads(r["tables"] or "[]") if "owners" in t}
+    text = (f"{started} by {who}: {r['analyzed']:,} of {r['due']:,} due analyzed in {fmt.counted(len(tables), 'table')}, "
             f"{r['ended_at'] - r['started_at']:.1f} s")
     if r["left_for_later"]:
         text += f"; {r['left_for_later']:,} left for the next round"
     if r["failed"]:
-        text += f"; {r['failed']} table(s) failed"
+        text += f"; {r['failed']} failed"
     return text

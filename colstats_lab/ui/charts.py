@@ -79,9 +79,10 @@ def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
 HEATMAP_PARTITIONS = 200  # columns of the skew heat map: the partitions where the heavy hitters weigh most
 
 
-def shares_heatmap(report, title: str) -> go.Figure:
+def shares_heatmap(report, title: str, label=str) -> go.Figure:
     """Heavy hitters (rows) by partition (columns): each cell the value's share of that partition. Past
-    HEATMAP_PARTITIONS partitions, those where a heavy hitter holds the largest share are shown."""
+    HEATMAP_PARTITIONS partitions, those where a heavy hitter holds the largest share are shown; `label`
+    names a partition as shown (its keys as the files spell them)."""
     labels = [str(v) for v in report.heavy_hitters()["value"]]
     frame = report.frame.assign(label=report.frame["value"].map(str))
     frame = frame[frame["label"].isin(labels)]
@@ -93,7 +94,8 @@ def shares_heatmap(report, title: str) -> go.Figure:
         partitions = [p for p in partitions if p in keep]  # in partition order
         title += f" (the {HEATMAP_PARTITIONS} of {len(report.partitions):,} partitions where they weigh most)"
     shares = shares.reindex(index=labels, columns=partitions, fill_value=0.0)
-    fig = go.Figure(go.Heatmap(z=shares.to_numpy().tolist(), x=partitions, y=labels, colorscale="Blues", zmin=0,
+    fig = go.Figure(go.Heatmap(z=shares.to_numpy().tolist(), x=[label(p) for p in partitions], y=labels,
+                               colorscale="Blues", zmin=0,
                                hovertemplate="%{y} in %{x}: %{z:.1%}<extra></extra>", colorbar=dict(tickformat=".0%")))
     fig.update_layout(title=title, height=120 + 24 * max(len(labels), 1), margin=dict(l=80, r=20, t=50, b=60),
                       template="plotly_white", xaxis=dict(type="category"), yaxis=dict(type="category"))
@@ -271,10 +273,25 @@ def plan_figure(operators: pd.DataFrame, off_by: float, title: str) -> go.Figure
     return fig
 
 
+def clear(output, wait: bool = False) -> None:
+    """Clears a view's Output widget; outside IPython (a script) there is nothing shown to clear, and IPython's
+    clear_output would print terminal escapes to stdout."""
+    from IPython import get_ipython
+
+    if get_ipython() is not None:
+        output.clear_output(wait=wait)
+
+
 def show(fig: go.Figure) -> None:
     """Displays a figure as Plotly's mime bundle, which JupyterLab and Voila render with their Plotly
     extension and no network, with HTML beside it for everything else: a notebook exported to HTML
-    (nbconvert), a viewer without the extension. That HTML names plotly.js on Plotly's CDN (fetched once per page)."""
+    (nbconvert), a viewer without the extension. That HTML names plotly.js on Plotly's CDN (fetched once per page).
+    Outside IPython (a script) nothing is shown: IPython's display would print the bundle's JSON to stdout; the
+    view keeps the figure."""
+    from IPython import get_ipython
+
+    if get_ipython() is None:
+        return
     display({PLOTLY_MIME: json.loads(fig.to_json()),
              "text/html": fig.to_html(full_html=False, include_plotlyjs="cdn"),
              "text/plain": f"<plotly figure: {fig.layout.title.text}>"}, raw=True)

@@ -29,7 +29,9 @@ class DriftView(View):
         names = [c.name for c in self.table.cols]
         if column is not None:
             self.table.column_type(column)  # names an unknown column
-        self.column = widgets.Dropdown(options=names, value=column.lower() if column else names[0],
+        # shown as the files spell them, kept as the metastore names them
+        self.column = widgets.Dropdown(options=[(self.table.spelled(n), n) for n in names],
+                                       value=column.lower() if column else names[0],
                                        description="Column", layout=widgets.Layout(width="420px"))
         self.picker = LevelPicker("Level", TABLE_LEVEL, self._find_partitions, partition)
         # over time: one cell's kept states; across partitions: each partition's latest (daily data drifting)
@@ -56,6 +58,7 @@ class DriftView(View):
 
     def refresh(self) -> None:
         column, level = self.column.value, self.picker.dropdown.value
+        spelled = self.table.spelled(column)
         across = self.along.value == "partitions"
         partition = None if level == TABLE_LEVEL or across else level
         self.picker.box.layout.display = "none" if across else None
@@ -69,14 +72,14 @@ class DriftView(View):
                      else f"{drawn:,} of {total:,} partitions (the others have no kept state)")
             where, counted = "across partitions", f"each one's latest kept state, {shown}" + (
                 f" ({stale:,} not accurate now: hollow points)" if stale else "")
-            title = f"{self.table.tableName}.{column} across partitions (each against the one before)"
+            title = f"{self.table.tableName}.{spelled} across partitions (each against the one before)"
         else:
             self.history = self.result = self.handle.inspect.history(column, partition=partition)
             where = "whole table" if partition is None else partition
-            counted, title = f"{len(self.history):,} kept states", f"{self.table.tableName}.{column} · {where} over time"
+            counted, title = f"{len(self.history):,} kept states", f"{self.table.tableName}.{spelled} · {where} over time"
         self.header.value = (f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}.'
-                             f'{fmt.escape(column)}</b> · {fmt.escape(where)} · {counted}</div>')
-        self.chart.clear_output()
+                             f'{fmt.escape(spelled)}</b> · {fmt.escape(where)} · {counted}</div>')
+        charts.clear(self.chart)
         self.figure = charts.history_figure(self.history, title, "partition" if across else "recorded_at") \
             if len(self.history) else None
         if self.figure is not None:
@@ -84,10 +87,10 @@ class DriftView(View):
                 charts.show(self.figure)
         outcomes = self.handle.inspect.expectations()
         if across:
-            outcomes = outcomes[(outcomes["column"] == column) & outcomes["partition"].notna()].tail(50)
+            outcomes = outcomes[(outcomes["column"] == spelled) & outcomes["partition"].notna()].tail(50)
         else:
-            outcomes = outcomes[(outcomes["column"] == column) & (outcomes["partition"].isna() if partition is None
-                                                                  else outcomes["partition"] == partition)]
+            outcomes = outcomes[(outcomes["column"] == spelled) & (outcomes["partition"].isna() if partition is None
+                                                                   else outcomes["partition"] == partition)]
         if len(outcomes):
             shown = outcomes.assign(
                 passed=outcomes["passed"].map({True: "pass", False: "FAIL"}), figure=outcomes["figure"].map(_figure),

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from ..sizes import size  # noqa: F401 - the views format sizes through here
+from ..sizes import counted, size  # noqa: F401 - the views format sizes and counts through here
 
 def count(value) -> str:
     """A count with thousands separators; "" for none (None, NaN, pandas' NA)."""

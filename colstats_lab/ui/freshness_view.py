@@ -52,7 +52,7 @@ class FreshnessView(View):
                if owners == "partitions" else "")
             + f'<div class="colstats-muted">fresh by {fmt.escape(self.handle.inspect.freshness_basis())}'
               '</div></div>')
-        self.chart.clear_output()
+        charts.clear(self.chart)
         self.figure = charts.freshness_heatmap(self.frame, f"Statistics of {self.table.tableName} a reader can trust now")
         with self.chart:
             charts.show(self.figure)

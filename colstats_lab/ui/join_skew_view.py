@@ -62,7 +62,7 @@ class JoinSkewView(View):
         split = set(report.split_by_aqe())
         self.figure = charts.shuffle_tasks_figure(report.tasks, "Predicted rows per shuffle task", split,
                                                   self._split_rows())
-        self.chart.clear_output()
+        charts.clear(self.chart)
         with self.chart:
             charts.show(self.figure)
         keys = report.hot_keys.head(20)

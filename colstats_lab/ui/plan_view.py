@@ -44,7 +44,7 @@ class PlanView(View):
         report = self.report
         self.header.value = (f'<div class="colstats-header"><code>{fmt.escape(self.query)}</code>: '
                              f"{fmt.escape(report.plan_summary())}</div>")
-        self.chart.clear_output(wait=True)
+        charts.clear(self.chart, wait=True)
         operators = report.operators
         if operators.empty:
             self.table.value = self.fixes.value = ""

@@ -56,7 +56,7 @@ class PruningView(View):
 
     def refresh(self) -> None:
         self.treemap = charts.pruning_treemap(self.report, self.measure.value)
-        self.chart.clear_output(wait=True)
+        charts.clear(self.chart, wait=True)
         with self.chart:
             charts.show(self.treemap)
             charts.show(self.levels_figure)

@@ -35,7 +35,11 @@ class SkewView(View):
         names = list(self.top.partitions)
         if partition is not None and partition not in (TABLE_LEVEL, *names):
             names.append(partition)  # it exists, but holds no rows
-        self.picker = LevelPicker("Partition", TABLE_LEVEL, names_holding(names), partition)
+        table_meta = lab.resolve(table)
+        spell = table_meta.partition_speller()
+        self.column_label = ", ".join(table_meta.spelled(c) for c in self.top.column.split(", "))
+        self.picker = LevelPicker("Partition", TABLE_LEVEL, names_holding(names), partition,
+                                  label=lambda name: spell(name) or name)
         self.level = self.picker.dropdown
         self.log_scale = widgets.ToggleButton(value=False, description="log scale", icon="signal")
         self.chart = widgets.Output()
@@ -53,19 +57,19 @@ class SkewView(View):
         level = self.level.value
         self.rows = self.top.for_partition(level)
         total = self.top.totals.get(level, 0)
-        where = "whole table" if level == TABLE_LEVEL else level
+        where = "whole table" if level == TABLE_LEVEL else self.picker.label(level)
         self.header.value = (
-            f'<div class="colstats-header"><b>{fmt.escape(self.table_name)}.{fmt.escape(self.top.column)}</b> · '
+            f'<div class="colstats-header"><b>{fmt.escape(self.table_name)}.{fmt.escape(self.column_label)}</b> · '
             f'{fmt.escape(where)} · {fmt.count(total)} rows · top {len(self.rows)} values hold '
             f'{fmt.percent(self.top.top_share(level))} · {self.top.mode} counts'
             f'{" from the frequent-items sketches kept with the statistics (no scan)" if self.top.source != "scan" else ""}'
             '</div>')
         recommended = {_label(v) for v in self.top.recommended}
         shown = self.rows.assign(value=self.rows["value"].map(_label))
-        self.chart.clear_output()
+        charts.clear(self.chart)
         nulls = self.top.null_count(level)
         self.figure = charts.top_values_figure(shown, self.top.others(level), total,
-                                               f"Most frequent values of {self.top.column} · {where}",
+                                               f"Most frequent values of {self.column_label} · {where}",
                                                self.log_scale.value, marked=recommended, nulls=nulls)
         with self.chart:
             charts.show(self.figure)
@@ -85,7 +89,8 @@ class SkewView(View):
             f'<div class="colstats-recommendation"><b>List bucketing</b>: declare '
             f'{len(self.top.recommended)} value(s) skewed, holding {fmt.percent(self.top.covered_share)} of the rows'
             f'<pre>{fmt.escape(self.top.statement)}</pre>' + (f"<ul>{notes}</ul>" if notes else "") + "</div>")
-        self.heatmap = charts.shares_heatmap(self.top, f"Share of rows per partition · {self.top.column}")
+        self.heatmap = charts.shares_heatmap(self.top, f"Share of rows per partition · {self.column_label}",
+                                             self.picker.label)
         self.scan_figure = charts.scan_fractions_figure(self.top.scan_fractions(),
                                                         "Fraction of a partition a query reads")
         with self.extras:

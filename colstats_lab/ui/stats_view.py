@@ -128,7 +128,7 @@ class StatsView(View):
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]
             analyzed["column"] = analyzed["column"].map(self.table.spelled)
-            self.chart.clear_output()
+            charts.clear(self.chart)
             self.figure = charts.null_and_ndv_figure(
                 analyzed, f"{self.table.tableName} · {where}: nulls and distinct values") if len(analyzed) else None
             if self.figure is not None:
@@ -148,7 +148,7 @@ class StatsView(View):
     def refresh_distribution(self) -> None:
         """The chosen column's histogram at this level and, at a partitioned table's level, its quartiles in
         each partition side by side."""
-        self.distribution_chart.clear_output()
+        charts.clear(self.distribution_chart)
         self.distribution_figures = []
         column = self.column.value
         if not column:

@@ -88,8 +88,9 @@ class LevelPicker:
     table of 100,000 partitions stays usable. `dropdown.value` is the level shown."""
 
     def __init__(self, description: str, table_level: str, find: Callable[[str, int], tuple[list[str], int]],
-                 value: str | None = None):
+                 value: str | None = None, label: Callable[[str], str] | None = None):
         self.table_level, self.find = table_level, find
+        self.label = label or (lambda name: name)  # how a partition's name is shown (its keys as the files spell them)
         self.search = widgets.Text(placeholder="part of a partition name, e.g. ds=2026-11", description="Find",
                                    continuous_update=False, layout=widgets.Layout(width="360px"))
         self.found = widgets.HTML()
@@ -100,16 +101,18 @@ class LevelPicker:
         self.search.observe(lambda change: self.narrow(change["new"]), names="value")
         self.box = widgets.HBox([self.dropdown, self.search, self.found])
 
-    def _options(self, text: str, keep: str | None) -> list[str]:
+    def _options(self, text: str, keep: str | None) -> list:
         names, count = self.find(text, LEVEL_CHOICES)
         if not text:
             self.total = count
-        listed = f", the first {LEVEL_CHOICES:,} listed" if count > LEVEL_CHOICES else ""
+        first = f", the first {LEVEL_CHOICES:,} listed" if count > LEVEL_CHOICES else ""
         self.found.value = (f'<span class="colstats-muted">{count:,} partitions'
-                            + (f" hold {fmt.escape(text)}" if text else "") + listed
+                            + (f" hold {fmt.escape(text)}" if text else "") + first
                             + ("" if text else "; type to find others") + "</span>")
         extra = [keep] if keep and keep != self.table_level and keep not in names else []
-        return [self.table_level] + extra + names
+        listed = [self.table_level] + extra + names
+        labels = [name if name == self.table_level else self.label(name) for name in listed]
+        return listed if labels == listed else list(zip(labels, listed))
 
     def narrow(self, text: str) -> None:
         """Lists the partitions whose names hold `text`, keeping the level shown."""
