@@ -116,7 +116,7 @@ def cmd_sql(args) -> int:
 def cmd_register(args) -> int:
     """Registers existing files (Parquet directories, a Delta table, an Iceberg metadata file) as a table."""
     def register() -> str:
-        table = _lab(args).register_external(args.table, args.path, args.format)
+        table = _lab(args).register_external(args.table, args.path, args.format).metastore_table()
         columns = ", ".join(f"{c.name} {c.type}" for c in table.cols)
         keys = f"; partitioned by {', '.join(table.partition_key_names)}" if table.is_partitioned else ""
         return f"Registered {table.qualified_name} ({columns}{keys}) at {table.location}"
@@ -134,7 +134,7 @@ def cmd_describe(args) -> int:
 
 def cmd_skew(args) -> int:
     columns = [c.strip() for c in args.columns.split(",")]
-    return _guarded(lambda: repr(_lab(args).tables[args.table].skew(columns, partition=args.partition, k=args.k,
+    return _guarded(lambda: repr(_lab(args).tables[args.table].skew(columns, partition=args.partition, top=args.top,
                                                                      mode=args.mode)))
 
 
@@ -166,15 +166,37 @@ def cmd_analyze(args) -> int:
     from .errors import ColstatsError
 
     try:
+        if args.stale is not None:
+            if args.all or args.partition or args.columns or args.basic or args.noscan:
+                raise ValueError("--stale chooses the partitions and analyzes every column: no --all, --partition, "
+                                 "--columns, --basic or --noscan")
+            print(_lab(args).tables[args.target].analyze_stale(threshold=args.stale))
+            return 0
         statement = analyze_statement(args)
-        result = _lab(args).sql(statement)
+        lab = _lab(args)
+        accurate = None if args.all or args.partition else _accurate_before(lab, args.target)
+        result = lab.sql(statement)
     except (ColstatsError, ValueError) as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
         return 2
     print(result)
+    if accurate is not None and accurate[0]:
+        done, of = accurate
+        print(f"{done:,} of {of:,} partitions were accurate already: `colstats-lab analyze {args.target} --stale` "
+              "analyzes only those that are not")
     if args.all and not result.df["analyzed"].all():
         return 1
     return 0
+
+
+def _accurate_before(lab, target: str) -> tuple[int, int] | None:
+    """How many of a partitioned table's partitions had every column's statistics accurate before an ANALYZE of
+    them all (no Spark: the metastore, and a listing for an external table); None for an unpartitioned one."""
+    handle = lab.tables[target]
+    if not handle.metastore_table().is_partitioned:
+        return None
+    staleness = handle.inspect.staleness()
+    return int(staleness["accurate"].astype(bool).sum()), len(staleness)
 
 
 def cmd_check(args) -> int:
@@ -351,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--columns", help="these columns only, comma-separated")
     mode.add_argument("--basic", action="store_true", help="rows, files and bytes only")
     mode.add_argument("--noscan", action="store_true", help="files and bytes only, no scan")
+    analyze.add_argument("--stale", type=float, nargs="?", const=0.0, metavar="THRESHOLD",
+                         help="only the partitions whose statistics are not accurate (and, given a threshold, whose "
+                              "rows changed by that fraction or more, or by rows not counted), every column")
     analyze.set_defaults(func=cmd_analyze)
     check = sub.add_parser("check", help="exit 1 unless every statistic of the tables is accurate now (no Spark)")
     check.add_argument("tables", nargs="*", help="db.table or table (default: every table of --db)")
@@ -401,7 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     skew.add_argument("table")
     skew.add_argument("columns", help="a column, or several comma-separated (their combinations' skew)")
     skew.add_argument("--partition", help="one partition, e.g. ds=2026-11-21")
-    skew.add_argument("--k", type=int, default=20, help="heavy hitters per partition (default 20)")
+    skew.add_argument("--top", type=int, default=20, help="the most frequent values listed per partition (default 20)")
+    skew.add_argument("--k", type=int, dest="top", help=argparse.SUPPRESS)  # 0.1's name
     skew.add_argument("--mode", default=DEFAULT_MODE, choices=MODES,
                       help=f"exact counts every value; approx a frequent-items sketch (default {DEFAULT_MODE})")
     skew.set_defaults(func=cmd_skew)

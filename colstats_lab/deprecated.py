@@ -23,6 +23,16 @@ def _warn_once(old: str, new: str) -> None:
     _warned.add(old)  # after the warning: where warnings are errors, every call raises
 
 
+def renamed_argument(where: str, old: str, new: str, value: Any) -> Any:
+    """`value` given under an argument's 0.1 name: warns once (naming `where` it was given) and returns it."""
+    key = f"{where}({old}=)"
+    if key not in _warned:
+        warnings.warn(f"{where}({old}=...) is deprecated and goes in the next release: use {new}=",
+                      LabDeprecationWarning, stacklevel=3)
+        _warned.add(key)
+    return value
+
+
 def _table_of(args: tuple, kwargs: dict, keyword: str) -> tuple[Any, tuple]:
     if args:
         return args[0], args[1:]

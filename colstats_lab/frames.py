@@ -23,6 +23,7 @@ from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
 from .metastore.staleness import PARAM as ROWS_CHANGED
 from .metastore.staleness import describe_change, describe_total
+from .column_statistics.frequent_items import FrequentItems
 from .column_statistics.names import hive_part_name
 
 FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "ndv", "quartiles", "avg_len", "max_len",
@@ -128,6 +129,26 @@ def distribution(metastore: Metastore, table: Table, column: str, partition: str
         stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], [column]).get(partition)
     objs = stats.statsObj if stats else []
     return Distribution.of_stats(objs[0]) if objs else None
+
+
+FREQUENT_COLUMNS = ["value", "rows", "lower", "upper", "share"]
+
+
+def frequent_values_frame(metastore: Metastore, table: Table, column: str, partition: str | None = None
+                          ) -> pd.DataFrame:
+    """The values the frequent-items sketches kept with a column's statistics list (at the table level, merged
+    over every partition; or in one), most rows first: the rows estimated, the bounds the true count lies within
+    and the share of the non-NULL values counted. Empty when no sketch is kept (`colstats.frequent.items.columns`).
+    Whether the statistics are accurate now is `stats()`'s to say."""
+    type_name = table.column_type(column)
+    partition = _hive_level(partition)
+    sketches = metastore.get_frequent_items(table.dbName, table.tableName, column,
+                                            None if partition in (None, TABLE_LEVEL) else [partition])
+    items = FrequentItems.merged(list(sketches.values()), type_name) if sketches else None
+    if items is None or not items.rows:
+        return pd.DataFrame(columns=FREQUENT_COLUMNS)
+    return pd.DataFrame([(v.value, v.estimate, v.lower, v.upper, v.estimate / items.rows) for v in items.top()],
+                        columns=FREQUENT_COLUMNS)
 
 
 def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int = 60) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from .commands import catalogs, reads
 from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
+from .deprecated import renamed_argument
 from .errors import InvalidArgument, NoSuchObjectException, did_you_mean
 from .interop import exchange
 from .metastore import Partition, Table, ValidWriteIdList
@@ -179,16 +180,19 @@ class TableHandle:
         a WriteResult. Raises InvalidArgument for rows that do not fit the table, naming the column."""
         return table_commands.write(self._lab, self.name, data, partition, mode, txn)
 
-    def skew(self, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
+    def skew(self, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,
              min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
-             max_items: int = 10_000) -> SkewReport:
+             max_items: int = 10_000, *, k: int | None = None) -> SkewReport:
         """Heavy hitters of `columns`, from one Spark aggregation over the current snapshot.
 
-        Per partition (one with `partition`) and for the table: the top `k` values, their drift, the values
-        to declare skewed and the ALTER statement. `mode` "exact" counts every value; "approx" keeps a
-        frequent-items sketch, counts within 2 * rows / max_items. Returns a SkewReport. Raises
+        Per partition (one with `partition`) and for the table: the `top` most frequent values, their drift, the
+        values to declare skewed (those standing out of the column's spread, past `min_share`, at most
+        `max_keys`) and the ALTER statement. `mode` "exact" counts every value; "approx" keeps a frequent-items
+        sketch, counts within 2 * rows / max_items. (`k` is 0.1's name of `top`.) Returns a SkewReport. Raises
         NoSuchObjectException for an unknown column, InvalidArgument for a bad partition or mode."""
-        return skew_commands.skew(self._lab, self.name, columns, partition, k, min_share, mode, max_keys, max_items)
+        if k is not None:
+            top = renamed_argument("lab.tables[name].skew", "k", "top", k)
+        return skew_commands.skew(self._lab, self.name, columns, partition, top, min_share, mode, max_keys, max_items)
 
     def join_skew(self, other: TableHandle | str, key: str | list[str], other_key: str | list[str] | None = None,
                   where: str | None = None, how: str = "inner", run: bool = False) -> ShuffleSkewReport:
@@ -345,6 +349,14 @@ class Inspect:
         entering and leaving."""
         return frames.compare_frame(self._lab.metastore, self._table(), then, now, source)
 
+    def frequent_values(self, column: str, partition: str | None = None) -> pd.DataFrame:
+        """The most frequent values the statistics keep a sketch of, most rows first, with no scan.
+
+        At the table level (merged over the partitions) or in `partition`. Returns a DataFrame: value, rows (an
+        estimate), the lower and upper bound of its true count, its share of the non-NULL values counted; empty
+        when the table keeps no such sketch of the column (`colstats.frequent.items.columns`)."""
+        return frames.frequent_values_frame(self._lab.metastore, self._table(), column, partition)
+
     def quartiles(self, column: str, limit: int = 60) -> pd.DataFrame:
         """A column's quartiles per partition, from its KLL sketches.
 
@@ -378,10 +390,11 @@ class Inspect:
         level."""
         return reads.metadata(self._lab, self._name, level)
 
-    def metadata_changes(self) -> tuple[list[str], list[str]] | None:
+    def metadata_changes(self) -> pd.DataFrame:
         """The files changed since the last REFRESH METADATA.
 
-        Returns (added or rewritten, removed), both empty when up to date; None when there is none."""
+        Returns a DataFrame: `file`, `change` ("added or rewritten" or "removed"); empty when up to date or when
+        REFRESH METADATA never ran. `.attrs["state"]` says which in words, `.attrs["refreshed"]` whether it ran."""
         return reads.metadata_changes(self._lab, self._name)
 
     def information_schema(self, view: str, limit: int = 500) -> pd.DataFrame:

@@ -30,7 +30,7 @@ from .pruning import StatsAnswer
 from .plans import PlanReport
 from .transaction import HEARTBEAT_INTERVAL_S, Transaction
 from .deprecated import DeprecatedLabMethods
-from .handles import Tables
+from .handles import TableHandle, Tables
 from .spark_settings import SparkSettings, is_spark_setting
 from .namespaces import AutoAnalyze, Views
 
@@ -319,8 +319,8 @@ class Lab(DeprecatedLabMethods):
         return analyze_commands.analyze_frame(self, frame, by)
 
     def register_external(self, table: str, path: str, format: str = "parquet",
-                          partition_types: dict[str, str] | None = None) -> Table:
-        """Registers existing files as an external table; returns its Table.
+                          partition_types: dict[str, str] | None = None) -> "TableHandle":
+        """Registers existing files as an external table; returns its handle (`lab.tables[table]`).
 
         Parquet files with `k=v` partition directories; with `format="delta"`, the Delta table at `path`; with
         `format="iceberg"`, the Iceberg table of the metadata file `path` (read-only: pinned to the snapshot that
@@ -331,7 +331,8 @@ class Lab(DeprecatedLabMethods):
         (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files. A Delta or Iceberg table is
         followed to its current snapshot whenever the lab uses it: statistics of partitions a later commit changed
         are stale, and the reason names the commit."""
-        return table_commands.register_external(self, table, path, format, partition_types)
+        registered = table_commands.register_external(self, table, path, format, partition_types)
+        return self.tables[registered.qualified_name]
 
     # ---- attached catalogs ----------------------------------------------------------------
 
@@ -357,7 +358,8 @@ class Lab(DeprecatedLabMethods):
 
         Returns a Result. Raises InvalidArgument when Spark has no row count for it or the lab's table of that
         name is another table."""
-        return exchange.import_spark_stats(self.spark, self.metastore, spark_table, self.register_external)
+        return exchange.import_spark_stats(self.spark, self.metastore, spark_table,
+                                           lambda *args: self.register_external(*args).metastore_table())
 
     def clean(self, max_bytes: int | None = None) -> list[str]:
         """Removes what aborted writes and ended transactions left, and thins the statistics history.

@@ -36,7 +36,7 @@ def run(lab: Lab) -> dict:
         info = dict(zip(frame.info_name, frame.info_value))
         described[column] = {k: info[k] for k in ("min", "max", "num_nulls", "distinct_count", "avg_col_len",
                                                   "max_col_len", "COLUMN_STATS_ACCURATE")}
-    top = lab.tables["sales"].skew("x", k=3)
+    top = lab.tables["sales"].skew("x", top=3)
     from_stats = lab.sql("SELECT count(*), min(x), max(amount) FROM sales WHERE ds >= '2026-11-21'")
     scanned = lab.sql("SELECT ds, count(*) AS n, sum(x) AS sx FROM sales WHERE ds >= '2026-11-21' AND x = 7 "
                       "GROUP BY ds ORDER BY ds")

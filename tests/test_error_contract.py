@@ -224,7 +224,7 @@ def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
 
 
 @pytest.mark.parametrize("call, named", [
-    (lambda lab: lab.tables["sales"].skew("x", k=0), "k takes a whole number of at least 1, not 0"),
+    (lambda lab: lab.tables["sales"].skew("x", top=0), "top takes a whole number of at least 1, not 0"),
     (lambda lab: lab.tables["sales"].skew("x", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
     (lambda lab: lab.tables["sales"].skew("x", partition={"dz": "d1"}), "does not name the keys of default.sales"),
     (lambda lab: lab.tables["sales"].skew([]), "skew takes one or more column names"),
@@ -300,7 +300,7 @@ def test_skew_join_skew_and_explain_arguments_raise_only_our_errors(fresh, call,
     before = metastore_dump(lab)
     try:
         if call == "skew":
-            lab.tables[table].skew(column, k=k)
+            lab.tables[table].skew(column, top=k)
         elif call == "join_skew":
             lab.tables[table].join_skew(other, column, other_column, where=where, how=how)
         else:

@@ -311,3 +311,88 @@ def test_every_view_names_columns_and_partitions_as_the_files_spell_them(lab, ev
     assert "events.naïveName" in skew.header.value
     assert [label for label, _ in skew.level.options][1] == "eventDate=2026-01-01"
     assert "eventDate=2026-01-01" in skew.heatmap.to_json() and "eventdate=" not in skew.heatmap.to_json()
+
+
+def test_the_skew_tab_lists_first_the_column_whose_top_value_holds_most(lab, tmp_path):
+    """It listed userId (most distinct values that repeat) before eventType, whose top value holds 39 %."""
+    from colstats_lab.workbench.dashboard import TABS, TablePage
+
+    rng = np.random.default_rng(2)
+    rows = 30_000
+    kinds = np.array(["view", "buy", "cart", "search", "login", "logout", "share", "like"])
+    frame = pd.DataFrame({"userId": rng.integers(0, 2_000, rows), "page": rng.integers(0, 50, rows),
+                          "eventType": np.where(rng.random(rows) < 0.39, "click", kinds[rng.integers(0, 8, rows)])})
+    (tmp_path / "ev").mkdir()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "ev" / "part-0.parquet")
+    lab.register_external("ev", str(tmp_path / "ev"))
+    lab.tables["ev"].analyze()
+    page = TablePage(lab, "default.ev")
+    page.selected_index = TABS.index("Skew")
+    assert list(page.column.options)[1] == ("eventType", "eventtype")  # no frequent values kept: 1/NDV ranks it first
+    assert frame["eventType"].value_counts(normalize=True).iloc[0] > frame["page"].value_counts(normalize=True).iloc[0]
+    lab.sql("ALTER TABLE ev SET TBLPROPERTIES ('colstats.frequent.items.columns'='userId,page,eventType')")
+    lab.tables["ev"].analyze()
+    top = lab.tables["ev"].inspect.frequent_values("eventType")
+    assert top["value"].iloc[0] == "click"
+    assert top["share"].iloc[0] == pytest.approx((frame["eventType"] == "click").mean(), abs=0.001)
+    page = TablePage(lab, "default.ev")
+    page.selected_index = TABS.index("Skew")
+    assert list(page.column.options)[1] == ("eventType", "eventtype")
+
+
+def test_top_is_the_one_spelling_of_how_many_values_a_skew_lists(lab, capsys):
+    """The handle took `k=`, the magic `--top` and ColstatsMagics.top: `skew(col, top=3)` was a TypeError."""
+    from colstats_lab.deprecated import LabDeprecationWarning
+
+    lab.sql("CREATE TABLE s (v INT)")
+    values = [i % 7 for i in range(70)] + [0] * 30
+    lab.tables["s"].write(pd.DataFrame({"v": values}))
+    report = lab.tables["s"].skew("v", top=3, mode="exact")
+    counts = pd.Series(values).value_counts()
+    assert report.top == 3 and list(report.for_partition()["count"]) == list(counts.head(3))
+    with pytest.warns(LabDeprecationWarning, match=r"skew\(k=...\) is deprecated .* use top="):
+        assert lab.tables["s"].skew("v", k=2, mode="exact").top == 2
+    assert cli_main(["--home", lab.home, "skew", "s", "v", "--top", "2", "--mode", "exact"]) == 0
+    assert lab.views.skew("s", "v", top=2, mode="exact").rows["count"].tolist() == list(counts.head(2))
+
+
+def test_registering_gives_the_handle_and_a_deprecated_view_prints_nothing(lab, events_on_disk):
+    """register_external returned a Thrift Table repr of hundreds of characters, and lab.view_stats(...) run
+    from a script printed plotly's JSON to stdout."""
+    import io
+    import warnings
+    from contextlib import redirect_stdout
+
+    from colstats_lab.handles import TableHandle
+
+    root, _ = events_on_disk
+    handle = lab.register_external("events", str(root))
+    assert isinstance(handle, TableHandle) and repr(handle) == "<TableHandle default.events>"
+    handle.analyze()
+    with redirect_stdout(io.StringIO()) as printed, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        view = lab.view_stats("events")
+    assert printed.getvalue() == "" and "2,000 rows" in view.header.value
+
+
+def test_the_cli_says_how_many_partitions_were_accurate_and_analyzes_only_the_stale_ones(lab, events_on_disk, capsys):
+    """`colstats-lab analyze t` rescanned all partitions when 1 of 4 changed, and said nothing of analyze_stale."""
+    root, frame = events_on_disk
+    lab.register_external("events", str(root))
+    assert cli_main(["--home", lab.home, "analyze", "events"]) == 0
+    first = capsys.readouterr().out
+    assert "were accurate already" not in first  # none was: nothing to say
+    extra = frame[frame.eventDate == "2026-01-02"].head(10).drop(columns="eventDate")
+    pq.write_table(pa.Table.from_pandas(extra, preserve_index=False), root / "eventDate=2026-01-02" / "late.parquet")
+    assert cli_main(["--home", lab.home, "analyze", "events", "--stale"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("Analyzed 1 of 4 partitions: not accurate, by rows the lab did not count "
+                           "(eventDate=2026-01-02: files changed since the last analyze (1 added, 0 removed, 0 rewritten))")
+    stats = lab.tables["events"].inspect.stats()
+    assert bool(stats["accurate"].all())
+    day = stats[(stats.partition == "eventDate=2026-01-02") & (stats.column == "userId")].iloc[0]
+    assert day["rows"] == (frame.eventDate == "2026-01-02").sum() + 10
+    pq.write_table(pa.Table.from_pandas(extra, preserve_index=False), root / "eventDate=2026-01-03" / "late.parquet")
+    assert cli_main(["--home", lab.home, "analyze", "events"]) == 0
+    assert ("3 of 4 partitions were accurate already: `colstats-lab analyze events --stale` analyzes only those "
+            "that are not") in capsys.readouterr().out

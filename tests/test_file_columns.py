@@ -100,7 +100,7 @@ def test_mixed_case_partition_directories_and_keys(lab, tmp_path):
         (root / f"Region={region}").mkdir(parents=True)
         frames[region] = _events(500, seed)
         frames[region].to_parquet(root / f"Region={region}" / "data.parquet")
-    table = lab.register_external("byregion", str(root))
+    table = lab.register_external("byregion", str(root)).metastore_table()
     assert table.partition_key_names == ["region"]
     lab.sql("ANALYZE TABLE byregion PARTITION (region) COMPUTE STATISTICS FOR ALL COLUMNS")
     for region, frame in frames.items():
@@ -138,7 +138,7 @@ def test_nanosecond_timestamps_read_truncated_to_the_microsecond(lab, tmp_path):
     frame = pd.DataFrame({"eventTime": stamps, "n": [1, 2, 3, 4, 5]})
     frame.to_parquet(root / "a.parquet")  # pandas' default: INT64 TIMESTAMP(NANOS)
     assert "nanoseconds" in pq.ParquetFile(root / "a.parquet").schema.column(0).logical_type.to_json()
-    table = lab.register_external("nanos", str(root))
+    table = lab.register_external("nanos", str(root)).metastore_table()
     assert table.column_type("eventtime") == "timestamp"
 
     # Spark keeps microseconds: each value floors to its microsecond (1969's too)
@@ -167,7 +167,7 @@ def test_a_column_spark_cannot_read_is_left_out_by_name(lab, tmp_path):
     root.mkdir()
     frame = pd.DataFrame({"id": [1, 2, 3], "at": [dt.time(1, 2, 3), dt.time(4, 5, 6), None], "note": ["a", None, "c"]})
     frame.to_parquet(root / "a.parquet")
-    table = lab.register_external("times", str(root))
+    table = lab.register_external("times", str(root)).metastore_table()
     assert [c.name for c in table.cols] == ["id", "note"]
     assert "TIME" in table.parameters["colstats.columns.skipped"]
     lab.sql("ANALYZE TABLE times COMPUTE STATISTICS FOR ALL COLUMNS")
@@ -191,7 +191,7 @@ def test_a_delta_tables_camel_case_columns_take_the_logs_figures_and_spelling(la
     path = str(tmp_path / "delta_camel")
     frame = _events(800, 5).rename(columns={"Größe": "sizeCm"}).assign(day=lambda f: np.where(f.index % 2, "a", "b"))
     write_deltalake(path, frame, partition_by=["day"])
-    table = lab.register_external("dcamel", path, format="delta")
+    table = lab.register_external("dcamel", path, format="delta").metastore_table()
     assert table.spelled("userid") == "userId"
     result = lab.sql("ANALYZE TABLE dcamel COMPUTE STATISTICS FOR ALL COLUMNS")
     assert "userid" in result.details.footer_columns  # min, max, NULLs from the log's figures, found by spelling
@@ -401,7 +401,7 @@ def test_a_delta_tables_struct_leaves_take_the_logs_figures(lab, tmp_path):
     for start, stop in ((0, 400), (400, rows)):
         write_deltalake(path, pa.Table.from_pylist(table.slice(start, stop - start).to_pylist(), table.schema),
                         mode="append")
-    registered = lab.register_external("dnested", path, format="delta")
+    registered = lab.register_external("dnested", path, format="delta").metastore_table()
     assert registered.column_type("payload.user.id") == "bigint"
     result = lab.sql("ANALYZE TABLE dnested COMPUTE STATISTICS FOR ALL COLUMNS")
     assert {"payload.user.id", "payload.user.name"} <= set(result.details.footer_columns)  # from the log

@@ -176,7 +176,7 @@ def test_tab_completes_table_names_in_a_real_ipython_shell(shop):
         ip.user_ns.pop("sales", None)
     assert keys == ['lab.tables["sales'] and other_db == ['lab.tables["other.plain'], (keys, other_db)
     assert [match.rsplit(".", 1)[-1] for match in attributes] == ["sales"], attributes
-    assert {"freshness", "freshness_basis"} == {match.rsplit(".", 1)[-1] for match in inspected}, inspected
+    assert {"frequent_values", "freshness", "freshness_basis"} == {match.rsplit(".", 1)[-1] for match in inspected}, inspected
     assert {"run", "rounds"} == {match.rsplit(".", 1)[-1] for match in namespaces}, namespaces
     assert [match.rsplit(".", 1)[-1] for match in views] == ["stats"], views
 

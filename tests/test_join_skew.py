@@ -249,7 +249,7 @@ def test_a_composite_key_is_counted_and_placed_as_spark_hashes_both_columns(shop
 
 def test_an_approximate_skew_report_comes_from_the_kept_sketches_while_they_are_fresh(shop):
     lab, orders, _ = shop
-    report = lab.tables["orders"].skew("customer_id", mode="approx", k=5)
+    report = lab.tables["orders"].skew("customer_id", mode="approx", top=5)
     assert report.source.startswith("statistics")
     every = pd.concat(orders.values())
     for label, frame in [*((f"ds={ds}", orders[ds]) for ds in DAYS), ("(table)", every)]:

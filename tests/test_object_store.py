@@ -100,7 +100,7 @@ def test_an_s3_table_is_analyzed_from_one_listing_and_a_footer_a_file_and_figure
     fsspec.filesystem("s3").pipe(f"{location.removeprefix('s3://')}/_SUCCESS", b"")  # a marker, not data
 
     before = s3.requests()
-    table = lab.register_external("events", location)
+    table = lab.register_external("events", location).metastore_table()
     assert table.location == location and [c.name for c in table.cols] == ["userid", "eventtype", "amount", "at"]
     registering = s3.requests() - before
     assert registering["LIST"] == 1 and registering["HEAD"] == 0  # one flat listing, not one a partition
@@ -217,7 +217,7 @@ def test_storage_errors_are_one_line_naming_the_uri(s3_lab, s3, monkeypatch):
             lab.register_external("guarded", location)
     finally:
         lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + s3.mounts["lake"]})
-    assert lab.register_external("guarded", location).location == location
+    assert lab.register_external("guarded", location).metastore_table().location == location
 
 
 def _installed(package: str) -> bool:
@@ -242,7 +242,7 @@ def test_a_delta_table_written_by_deltalake_to_s3_is_analyzed_and_followed_by_it
     first = pd.DataFrame({"orderId": rng.integers(0, 10**6, 600), "amount": rng.normal(100, 30, 600).round(2),
                           "ds": rng.choice(["2026-01-01", "2026-01-02", "2026-01-03"], 600)})
     write_deltalake(location, first, partition_by=["ds"], storage_options=_delta_options(s3))
-    table = lab.register_external("orders", location, format="delta")
+    table = lab.register_external("orders", location, format="delta").metastore_table()
     assert table.location == location
     lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR COLUMNS")
     stats = _stats(lab, "orders")

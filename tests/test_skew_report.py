@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -124,7 +125,7 @@ def test_multi_column_skew_and_partial_keys(skewed):
 def test_approximate_mode_meets_its_guarantee(skewed):
     lab, data = skewed
     max_items = 64  # far fewer than the ~4,000 distinct values: the sketch must evict
-    report = lab.tables["events"].skew("x", mode="approx", max_items=max_items, min_share=0.02, k=10)
+    report = lab.tables["events"].skew("x", mode="approx", max_items=max_items, min_share=0.02, top=10)
     for ds in HOT:
         truth = _true_counts(data, ds)
         bound = 2.0 * ROWS_PER_DAY / max_items
@@ -138,7 +139,7 @@ def test_the_approximate_table_level_merges_the_partitions_sketches_within_the_g
     lab, data = skewed
     total = len(HOT) * ROWS_PER_DAY
     truth = _true_counts(data)
-    evicting = lab.tables["events"].skew("x", mode="approx", max_items=64, min_share=0.02, k=10)
+    evicting = lab.tables["events"].skew("x", mode="approx", max_items=64, min_share=0.02, top=10)
     found = evicting.heavy_hitters(TABLE_LEVEL)
     assert {20, 30, 40, 77} <= set(found["value"])  # in two or three days each: far above the bound
     for value, count in zip(found["value"], found["count"]):
@@ -146,7 +147,7 @@ def test_the_approximate_table_level_merges_the_partitions_sketches_within_the_g
     # with room for every value, each count is exact: an int, a string and a pair of them, against pandas
     rows = pd.concat(data.values())
     for columns in (["x"], ["y"], ["x", "y"]):
-        report = lab.tables["events"].skew(columns if len(columns) > 1 else columns[0], mode="approx", k=5, min_share=0.0)
+        report = lab.tables["events"].skew(columns if len(columns) > 1 else columns[0], mode="approx", top=5, min_share=0.0)
         keys = rows[columns[0]] if len(columns) == 1 else pd.Series(list(zip(rows["x"], rows["y"])))
         expected = [(v, n) for v, n in _pandas_top(keys, 5)]
         got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
@@ -163,7 +164,7 @@ def test_approximate_counts_of_a_date_a_double_and_a_boolean(lab):
     lab.tables["typed"].write(frame.iloc[:12], partition={"p": "one"})
     lab.tables["typed"].write(frame.iloc[12:], partition={"p": "two"})
     for column in ("d", "f", "b"):
-        report = lab.tables["typed"].skew(column, mode="approx", k=3, min_share=0.0)
+        report = lab.tables["typed"].skew(column, mode="approx", top=3, min_share=0.0)
         got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
         assert got == _pandas_top(frame[column], 3), column
         part = list(zip(report.heavy_hitters("p=one")["value"], report.heavy_hitters("p=one")["count"]))
@@ -180,8 +181,8 @@ def test_bad_requests_name_the_problem(skewed):
         lab.tables["events"].skew("x", partition="ds=2030-01-01")
     with pytest.raises(InvalidArgument, match="mode must be one of exact, approx, not .magic."):
         lab.tables["events"].skew("x", mode="magic")
-    with pytest.raises(InvalidArgument, match="k takes at most 100,000 values per partition"):
-        lab.tables["events"].skew("x", k=100_001)
+    with pytest.raises(InvalidArgument, match="top takes at most 100,000 values per partition"):
+        lab.tables["events"].skew("x", top=100_001)
 
 
 def _lower_median(counts) -> int:
@@ -198,7 +199,7 @@ def test_exact_measures_and_ties_against_pandas(skewed, spark):
             "b": [None, None], "c": ["z"] * 3 + ["y"] * 3 + ["x"]}
     for ds, xs in rows.items():
         lab.tables["ties"].write(spark.createDataFrame([(x,) for x in xs], "x string"), partition={"ds": ds})
-    report = lab.tables["ties"].skew("x", mode="exact", k=3, min_share=0.0)
+    report = lab.tables["ties"].skew("x", mode="exact", top=3, min_share=0.0)
     every = pd.DataFrame([(ds, x) for ds, xs in rows.items() for x in xs], columns=["ds", "x"])
     measures = report.measures().set_index("partition")
     for part, frame in [(f"ds={ds}", every[every.ds == ds]) for ds in rows] + [("(table)", every)]:
@@ -245,7 +246,7 @@ def test_approximate_rows_and_nulls_equal_pandas_from_footers_or_the_scan(lab, t
         name = f"ext_{key_type}"
         lab.register_external(name, root, partition_types={"ds": "string", "hr": key_type})
         for column in ("x", "amount"):
-            report = lab.tables[name].skew(column, mode="approx", k=3)
+            report = lab.tables[name].skew(column, mode="approx", top=3)
             for (ds, hr), frame in frames.items():
                 label = f"ds={ds}/hr={int(hr) if key_type == 'int' else hr}"  # Spark reads hr=01 as 1
                 assert report.totals[label] == len(frame), (key_type, column, label, report.totals)
@@ -267,7 +268,7 @@ def test_exact_table_top_values_merged_from_the_partitions_lists_equal_pandas(sk
     lab, data = skewed
     every = pd.concat(list(data.values()))
     for k in (2, 3, 20):
-        report = lab.tables["events"].skew("x", mode="exact", k=k, min_share=0.0)
+        report = lab.tables["events"].skew("x", mode="exact", top=k, min_share=0.0)
         got = report.for_partition(TABLE_LEVEL)
         assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], k), k
         measures = report.measures().set_index("partition")
@@ -296,7 +297,7 @@ def test_a_value_below_every_partitions_list_still_tops_the_table(lab, spark):
         lab.tables["hidden"].write(spark.createDataFrame([(x,) for x in xs], "x int"), partition={"ds": f"d{day}"})
         rows += [(f"d{day}", x) for x in xs]
     every = pd.DataFrame(rows, columns=["ds", "x"])
-    report = lab.tables["hidden"].skew("x", mode="exact", k=3, min_share=0.0)
+    report = lab.tables["hidden"].skew("x", mode="exact", top=3, min_share=0.0)
     got = report.for_partition(TABLE_LEVEL)
     assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], 3) == [(0, 12), (1000, 5), (1001, 5)]
     assert report.measures().set_index("partition").loc[TABLE_LEVEL, "distinct"] == every["x"].nunique()
@@ -304,10 +305,34 @@ def test_a_value_below_every_partitions_list_still_tops_the_table(lab, spark):
 
 
 def test_values_that_just_pass_the_floor_are_called_flat_not_skewed(lab, spark):
-    """Forty values of 2.5 % each: each passes the 2 % floor, so the ten largest are recommended, and the
-    report says in the same breath that they hold 25 % because the column is flat."""
+    """Forty values of 2.5 % each: each passes the 2 % floor, but none stands out of the others, so none is
+    recommended and the report says the column is flat."""
     lab.sql("CREATE TABLE flat_keys (x INT)")
     lab.tables["flat_keys"].write(spark.createDataFrame([(i % 40,) for i in range(4000)], "x int"))
     report = lab.tables["flat_keys"].skew("x", mode="exact")
-    assert len(report.recommended) == 10 and round(report.covered_share, 3) == 0.25
-    assert any(n.startswith("Each recommended value holds 2.5% to 2.5%, close to the 2% floor") for n in report.notes())
+    assert report.recommended == [] and report.covered_share == 0
+    assert any(n.startswith("No value stands out: the 20 holding 2% or more hold 2.5% to 2.5% each")
+               for n in report.notes())
+    assert report.statement == "-- no value of x stands out: nothing to skew"
+
+
+@pytest.mark.parametrize("mode", ["exact", "approx"])
+def test_only_the_values_that_stand_out_of_the_columns_spread_are_recommended(lab, mode):
+    """Eight values near 8 % each and one at 39 %: all nine passed the 2 % floor and all nine were
+    recommended; the hot one is what list bucketing pays for."""
+    rng = np.random.default_rng(4)
+    kinds = np.array(["view", "buy", "cart", "search", "login", "logout", "share", "like"])
+    rows = np.where(rng.random(20_000) < 0.39, "click", kinds[rng.integers(0, 8, 20_000)])
+    lab.sql("CREATE TABLE clicks (eventType STRING) PARTITIONED BY (d STRING)")
+    lab.tables["clicks"].write(pd.DataFrame({"eventType": rows, "d": np.where(np.arange(20_000) % 2, "a", "b")}))
+    report = lab.tables["clicks"].skew("eventType", mode=mode)
+    counts = pd.Series(rows).value_counts()
+    assert report.recommended == ["click"]
+    assert report.covered_share == pytest.approx(counts["click"] / len(rows), abs=0.002 if mode == "approx" else 0)
+    assert len(report.heavy_hitters()) == 9  # all nine pass the floor
+    assert report.statement == "ALTER TABLE default.clicks SKEWED BY (eventtype) ON ('click') STORED AS DIRECTORIES"
+    # two hot values of different heat both stand out of the rest
+    two = np.where(rng.random(20_000) < 0.3, "a", np.where(rng.random(20_000) < 0.3, "b", kinds[rng.integers(0, 8, 20_000)]))
+    lab.sql("CREATE TABLE two (k STRING)")
+    lab.tables["two"].write(pd.DataFrame({"k": two}))
+    assert lab.tables["two"].skew("k", mode=mode).recommended == ["a", "b"]

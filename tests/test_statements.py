@@ -110,7 +110,7 @@ def test_register_external_partitioned_parquet(lab, spark, tmp_path):
     path = str(tmp_path / "logs")
     spark.createDataFrame([(1, "a", "2026-11-20", 1), (2, "b", "2026-11-20", 2), (3, None, "2026-11-21", 1)],
                           "n int, s string, ds string, hr int").write.partitionBy("ds", "hr").parquet(path)
-    table = lab.register_external("logs", path)
+    table = lab.register_external("logs", path).metastore_table()
     assert table.tableType == "EXTERNAL_TABLE"
     assert [(k.name, k.type) for k in table.partitionKeys] == [("ds", "string"), ("hr", "int")]
     assert [c.name for c in table.cols] == ["n", "s"]

@@ -355,11 +355,11 @@ def test_a_skew_report_keeps_top_values_on_fresh_states_and_compare_measures_str
     before = pd.Series(rng.choice(["red", "green", "blue", "grey"], 3000, p=[0.4, 0.3, 0.2, 0.1]), dtype=object)
     before[::10] = None
     lab.tables["t"].write(pd.DataFrame({"s": before}), partition={"ds": "a"})
-    lab.tables["t"].skew("s", mode="exact", k=5)
+    lab.tables["t"].skew("s", mode="exact", top=5)
     lab.tables["t"].expect("s", psi_below=0.2)
     after = pd.Series(rng.choice(["red", "green", "blue", "pink"], 3000, p=[0.1, 0.3, 0.2, 0.4]), dtype=object)
     lab.tables["t"].write(pd.DataFrame({"s": after}), partition={"ds": "a"}, mode="overwrite")
-    lab.tables["t"].skew("s", mode="exact", k=5)
+    lab.tables["t"].skew("s", mode="exact", top=5)
 
     kept = lab.tables["t"].inspect.history("s", partition="ds=a")
     counted = before.value_counts().head(5)
@@ -378,7 +378,7 @@ def test_a_skew_report_keeps_top_values_on_fresh_states_and_compare_measures_str
 
     lab.set("hive.stats.column.autogather", False)
     lab.tables["t"].write(pd.DataFrame({"s": ["red"] * 5}), partition={"ds": "a"})  # the statistics go stale
-    lab.tables["t"].skew("s", mode="exact", k=5)
+    lab.tables["t"].skew("s", mode="exact", top=5)
     assert lab.tables["t"].inspect.history("s", partition="ds=a")["top_values"].iloc[-1][0][0] == "pink"  # not the stale one's
 
 

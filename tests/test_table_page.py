@@ -122,15 +122,20 @@ def test_metadata_view_says_whether_the_metadata_is_up_to_date_and_shows_informa
     assert ">ds=d3<" in view.schema_html.value
     events.tables["events"].write(spark.createDataFrame([(9, 9)], "id bigint, x int"), partition={"ds": "d1"})
     assert "outdated: 1 file(s) added or rewritten and 0 removed" in MetadataView(events, "events").header.value
+    changes = events.tables["events"].inspect.metadata_changes()
+    assert list(changes["change"]) == ["added or rewritten"] and "/ds=d1/" in changes["file"].iloc[0]
 
 
 def test_table_page_builds_each_tab_when_opened_and_refusals_are_one_line(events):
     page = TablePage(events, "default.events")
     assert list(page.titles) == list(TABS)
     assert [bool(tab.children) for tab in page.children] == [True] + [False] * (len(TABS) - 1)
-    page.selected_index = TABS.index("Metadata")  # no REFRESH METADATA yet
-    assert ("has no metadata: run ANALYZE TABLE `default`.`events` REFRESH METADATA"
-            in page.children[TABS.index("Metadata")].children[0].value)
+    page.selected_index = TABS.index("Metadata")  # no REFRESH METADATA yet: said in grey, not refused in red
+    shown = page.children[TABS.index("Metadata")].children[0].header.value
+    assert "no metadata yet: ANALYZE TABLE `default`.`events` REFRESH METADATA gathers it" in shown
+    assert "colstats-muted" in shown and "#c62828" not in shown
+    changes = events.tables["events"].inspect.metadata_changes()
+    assert changes.empty and list(changes.columns) == ["file", "change"] and not changes.attrs["refreshed"]
     page.selected_index = TABS.index("Drift")
     drift = page.children[TABS.index("Drift")].children[0]
     # a partitioned table: each partition's latest kept state, the one another job's file made stale flagged

@@ -279,7 +279,7 @@ def test_explain_as_a_cell_magic_and_config_defaults(shell, lab):
     shell.run_line_magic("config", "ColstatsMagics.min_share = 0.5")
     try:
         view = shell.run_line_magic("skew", "sales.x --lab lab")
-        assert len(view.rows) == 1 and view.result.k == 1
+        assert len(view.rows) == 1 and view.result.top == 1
         assert view.result.recommended == []  # no value holds half of the 9 rows (5 holds 4 of them)
         assert len(shell.run_line_magic("skew", "sales.x --lab lab --top 3").rows) == 3  # the line wins
         shell.run_line_magic("config", "ColstatsMagics.skew_mode = 'sometimes'")  # IPython logs the refusal

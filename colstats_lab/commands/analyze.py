@@ -35,18 +35,20 @@ def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: T
         message = f"Nothing to analyze in {meta.qualified_name}: no statistics changed by {threshold:.0%} or more."
     else:
         what = f"{len(chosen)} of {counted(len(frame), 'partition')}" if meta.is_partitioned else "the table"
-        message = f"Analyzed {what}: {_why_chosen(frame, chosen, threshold, meta.qualified_name)}. {outcome.message}"
+        message = f"Analyzed {what}: {_why_chosen(frame, chosen, threshold, meta)}. {outcome.message}"
     if below:
         message += (f" Left as they are ({len(below)} not accurate, changed by less than {threshold:.0%}): "
-                    + ", ".join(f"{r.partition or meta.qualified_name} {r.changed_fraction:.0%}" for r in below[:5])
+                    + ", ".join(f"{meta.spelled_partition(r.partition) or meta.qualified_name} {r.changed_fraction:.0%}"
+                                for r in below[:5])
                     + (", ..." if len(below) > 5 else "") + ".")
     return Result(message=message, details=done)
 
 
-def _why_chosen(frame: pd.DataFrame, chosen: list, threshold: float, table: str) -> str:
+def _why_chosen(frame: pd.DataFrame, chosen: list, threshold: float, meta: Table) -> str:
     """Why analyze_stale took the partitions it took: the rows each changed where the lab counted them, else
     why it could not (files written outside the lab, never analyzed)."""
-    rows = [r for r in frame.itertuples() if r.partition in chosen]
+    table, spell = meta.qualified_name, meta.partition_speller()
+    rows = [r._replace(partition=spell(r.partition)) for r in frame.itertuples() if r.partition in chosen]
     counted_rows = [r for r in rows if r.changed_fraction is not None]
     uncounted = [r for r in rows if r.changed_fraction is None]
     said = []

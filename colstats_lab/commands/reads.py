@@ -111,10 +111,26 @@ def metadata(session: "Session", name: str, level: str | None = None) -> pd.Data
     return stored.to_pandas(wanted, file_times=kind_of(table).file_times)
 
 
-def metadata_changes(session: "Session", name: str) -> tuple[list[str], list[str]] | None:
+METADATA_CHANGE_COLUMNS = ["file", "change"]
+
+
+def metadata_changes(session: "Session", name: str) -> pd.DataFrame:
     """The work of `Inspect.metadata_changes`, whose docstring is the reference."""
     table = session.resolve(name)
-    return metadata_file_changes(session.metastore, table, valid_write_ids(session, table))
+    changes = metadata_file_changes(session.metastore, table, valid_write_ids(session, table))
+    if changes is None:
+        frame = pd.DataFrame(columns=METADATA_CHANGE_COLUMNS)
+        frame.attrs.update(refreshed=False, state=f"no metadata yet: ANALYZE TABLE {quoted(table.qualified_name)} "
+                                                  "REFRESH METADATA gathers it (with SET metastore.enabled = true)")
+        return frame
+    changed, removed = changes
+    frame = pd.DataFrame([(f, "added or rewritten") for f in changed] + [(f, "removed") for f in removed],
+                         columns=METADATA_CHANGE_COLUMNS)
+    frame.attrs.update(refreshed=True, state=(
+        "up to date: the files are those the last REFRESH METADATA read" if frame.empty else
+        f"outdated: {len(changed):,} file(s) added or rewritten and {len(removed):,} removed since; ANALYZE TABLE "
+        f"{quoted(table.qualified_name)} REFRESH METADATA refreshes the units they touch"))
+    return frame
 
 
 def report(session: "Session", name: str, path: str | None = None) -> dict | str:

@@ -29,12 +29,12 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-def skew(session: "Session", table: str, columns: list[str] | str, partition: dict | str | None = None, k: int = 20,
+def skew(session: "Session", table: str, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,
          min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
          max_items: int = 10_000) -> SkewReport:
     """`TableHandle.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
     meta = session.resolve(table)
-    check_skew_options(mode, k, min_share, max_keys, max_items)
+    check_skew_options(mode, top, min_share, max_keys, max_items)
     names = [columns] if isinstance(columns, str) else list(columns) if isinstance(columns, (list, tuple)) else []
     if not names or not all(isinstance(c, str) and c.strip() for c in names):
         raise InvalidArgument(f"skew takes one or more column names, not {columns!r}")
@@ -66,7 +66,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     if mode == "approx" and len(names) == 1:
         kept = _kept_sketches(session, meta, names[0], parts, valid)
         if kept is not None:  # fresh statistics keep the column's frequent values: no scan
-            return report_from_sketches(meta, names[0], kept, k, min_share, max_keys,
+            return report_from_sketches(meta, names[0], kept, top, min_share, max_keys,
                                         f"statistics: the frequent-items sketches kept with them, accurate for {valid}")
     footers = _footer_counts(meta, parts, names[0]) if mode == "approx" and len(names) == 1 else None
     distinct = _distinct_estimate(session, meta, names, parts, valid) if mode == "exact" else None
@@ -74,7 +74,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
         rows = read_snapshot(session.spark, meta, parts, reuse=True)
         if leaves:  # a struct's leaf, NULL where a struct on its way is, as a column of its own
             rows = rows.select("*", *[F.col(".".join(f"`{p}`" for p in path)).alias(name) for name, path in leaves.items()])
-        report = skew_report(rows, meta, names, k, min_share, mode, max_keys, max_items, footers, distinct)
+        report = skew_report(rows, meta, names, top, min_share, mode, max_keys, max_items, footers, distinct)
     if len(names) == 1:
         keep_top_values(session, meta, report, valid)
     return report
@@ -191,7 +191,7 @@ def keep_top_values(session: "Session", meta: Table, report: SkewReport, valid: 
         if owner in accurate or whole_table:
             values = tuple((value_as_text(v), int(c)) for v, c in report.for_partition(label)[["value", "count"]]
                            .itertuples(index=False))
-            counted[owner] = TopValues(values, rows, report.null_count(label), report.mode, report.k)
+            counted[owner] = TopValues(values, rows, report.null_count(label), report.mode, report.top)
     if not counted:
         return []
     return session.metastore.keep_top_values(meta.dbName, meta.tableName, column, counted, valid)

@@ -51,6 +51,8 @@ RANKED = 100
 # 1.56x when the table's values were aggregated a second time (+0.6 s), about 1.2x merged from the lists;
 # with fewer than max_items distinct values per partition approximate counts are exact
 DEFAULT_MODE = "approx"
+# a value stands out of a column's spread when it holds at least this many times what the next value holds
+STANDS_OUT = 2.0
 
 
 @dataclass
@@ -64,7 +66,7 @@ class SkewReport:
     table: Table
     columns: list[str]
     mode: str
-    k: int
+    top: int  # the most frequent values each partition lists
     min_share: float
     max_keys: int
     frame: pd.DataFrame
@@ -153,7 +155,8 @@ class SkewReport:
         parts = self.partitions
         where = f"{len(parts):,} partition{'s' if len(parts) != 1 else ''}" if parts else "the table"
         declared = (f"{', '.join(map(str, self.recommended))} ({self.covered_share:.1%} of the rows)"
-                    if self.recommended else f"none (no value holds {self.min_share:.0%} of the rows)")
+                    if self.recommended else f"none (no value holds {self.min_share:.0%} of the rows)"
+                    if not len(self.heavy_hitters()) else "none (no value stands out of the others)")
         rows = self.totals.get(TABLE_LEVEL, 0)
         head = f"Skew of {self.table.qualified_name}.{', '.join(self.columns)} ({self.mode}, {self.source}): "
         if not rows:
@@ -168,23 +171,56 @@ class SkewReport:
     def _repr_html_(self) -> str:
         return f"<p>{html.escape(self.summary())}</p>" + self.heavy_hitters().to_html(index=False)
 
+    def standing_out(self) -> pd.DataFrame:
+        """value, count, share of the values that stand out of the column's own spread: those above the widest
+        gap in the table's shares, most frequent first, where that gap is a ratio of at least STANDS_OUT (a
+        value holding twice what the next holds). The shares compared are the listed values' and, where values
+        were left out of the list, a typical left-out value's (its median frequency, or what the others hold
+        over their number); a cut after every value is no cut. Of those, the ones passing the seed's floor
+        (`min_share`), at most `max_keys`. None stand out of a flat column."""
+        rows = self._rows(None)[["value", "count", "share"]].reset_index(drop=True)
+        if rows.empty:
+            return rows
+        shares = [float(s) for s in rows["share"]]
+        beyond = self._typical_left_out(len(shares))
+        following = shares[1:] + ([beyond] if beyond is not None else [])
+        ratios = [share / after if after > 0 else math.inf for share, after in zip(shares, following)]
+        if not ratios or max(ratios) < STANDS_OUT:
+            return rows.iloc[:0]
+        cut = ratios.index(max(ratios)) + 1
+        chosen = rows.head(cut)
+        return chosen[chosen["share"] >= self.min_share].head(self.max_keys).reset_index(drop=True)
+
+    def _typical_left_out(self, listed: int) -> float | None:
+        """The share of a typical value the table's list leaves out; None when it lists every value."""
+        total = self.totals.get(TABLE_LEVEL, 0)
+        distinct = self.distinct.get(TABLE_LEVEL)
+        if not total or (distinct is not None and distinct <= listed):
+            return None
+        median = self.median.get(TABLE_LEVEL)
+        if median:
+            return float(median) / total
+        if distinct is None:
+            return None
+        return max(0, self.others()) / (distinct - listed) / total
+
     @property
     def recommended(self) -> list:
-        """The values to declare skewed: the table's heavy hitters (share >= min_share), at most
-        max_keys — the seed's two conditions: few keys, each holding a real share of the rows."""
-        return list(self.heavy_hitters()["value"].head(self.max_keys))
+        """The values to declare skewed: those that stand out of the column's spread (`standing_out`), each
+        past the seed's floor (`min_share`), at most `max_keys` — few keys, each holding a real share of the
+        rows, and hotter than the rest."""
+        return list(self.standing_out()["value"])
 
     @property
     def covered_share(self) -> float:
         """The share of the table's rows the recommended values hold."""
-        rows = self.heavy_hitters().head(self.max_keys)
-        return float(rows["share"].sum())
+        return float(self.standing_out()["share"].sum())
 
     def scan_fractions(self) -> pd.DataFrame:
         """The fraction of a partition a query `column = v` reads without and with list bucketing on the
         recommended values, for the most frequent skewed value and for a value that is not skewed."""
         rows = []
-        skewed = self.heavy_hitters().head(self.max_keys)
+        skewed = self.standing_out()
         if len(skewed):
             top = skewed.iloc[0]
             rows.append({"query": f"{self._predicate(top.value)} (skewed)", "without": 1.0, "with": float(top.share)})
@@ -197,7 +233,7 @@ class SkewReport:
         of the skewed tuples with that component, plus the default directory, as the seed explains."""
         if len(self.columns) < 2:
             return pd.DataFrame(columns=["column", "value", "reads"])
-        skewed = self.heavy_hitters().head(self.max_keys)
+        skewed = self.standing_out()
         rest = 1.0 - self.covered_share
         rows = []
         for i, column in enumerate(self.columns):
@@ -217,27 +253,30 @@ class SkewReport:
     def statement(self) -> str:
         """The ALTER TABLE statement that applies the recommendation."""
         if not self.recommended:
-            return f"-- no value of {', '.join(self.columns)} holds {self.min_share:.0%} of the rows: nothing to skew"
+            why = f"holds {self.min_share:.0%} of the rows" if not len(self.heavy_hitters()) else "stands out"
+            return f"-- no value of {', '.join(self.columns)} {why}: nothing to skew"
         return (f"ALTER TABLE {self.table.qualified_name} "
                 f"{skewed_clause(self.skewed_info, self.table, stored_as_directories=True)}")
 
     def notes(self) -> list[str]:
         """Whether the seed's conditions for list bucketing hold, in words."""
         notes = []
-        if not self.recommended:
+        passing = self.heavy_hitters()
+        if not self.recommended and not len(passing):
             notes.append(f"No value holds {self.min_share:.0%} of the rows; list bucketing would not pay off.")
+        elif not self.recommended:
+            shares = passing["share"]
+            notes.append(f"No value stands out: the {len(passing)} holding {self.min_share:.0%} or more hold "
+                         f"{float(shares.min()):.1%} to {float(shares.max()):.1%} each, none twice what the next "
+                         "holds; the column is flat rather than skewed, and one directory per value would save "
+                         "each query little.")
         elif self.covered_share < 0.5:
             notes.append(f"The skewed values hold only {self.covered_share:.0%} of the rows, so a query on another "
                          f"value still reads {1 - self.covered_share:.0%} of each partition.")
-            shares = self.heavy_hitters().head(self.max_keys)["share"]
-            if float(shares.max()) < 2 * self.min_share:
-                # every value just passes the floor: many similar values, not a few hot ones
-                notes.append(f"Each recommended value holds {float(shares.min()):.1%} to {float(shares.max()):.1%}, "
-                             f"close to the {self.min_share:.0%} floor: the column is flat rather than skewed, and "
-                             "one directory per value saves each query little.")
-        if len(self.heavy_hitters()) > self.max_keys:
-            notes.append(f"More than {self.max_keys} values pass {self.min_share:.0%}; only the largest are "
-                         "recommended, as the metastore keeps the list per partition.")
+        standing = self.standing_out()
+        if len(standing) == self.max_keys and len(passing) > self.max_keys:
+            notes.append(f"More than {self.max_keys} values stand out; only the largest are recommended, as the "
+                         "metastore keeps the list per partition.")
         drift = self.drift()
         if len(drift) and drift["overlap"].min() < 0.5:
             notes.append("The heavy hitters change between partitions (overlap below 50%): refresh the skew "
@@ -254,7 +293,7 @@ def value_as_text(value) -> str:
     return value if isinstance(value, str) else json.dumps(value) if isinstance(value, bool) else str(value)
 
 
-def skew_report(frame: DataFrame, table: Table, columns: list[str], k: int = 20, min_share: float = 0.02,
+def skew_report(frame: DataFrame, table: Table, columns: list[str], top: int = 20, min_share: float = 0.02,
                 mode: str = DEFAULT_MODE, max_keys: int = 10, max_items: int = 10_000,
                 footers: dict[str, tuple[int, int | None]] | None = None,
                 distinct: int | None = None) -> SkewReport:
@@ -263,23 +302,23 @@ def skew_report(frame: DataFrame, table: Table, columns: list[str], k: int = 20,
     them, by the partition's name as the report spells it; the query then counts neither. `distinct` (exact
     mode): the table's distinct values as its statistics estimate them, for a table level merged from the
     partitions' lists; without it the query sketches them too."""
-    check_options(mode, k, min_share, max_keys, max_items)
+    check_options(mode, top, min_share, max_keys, max_items)
     # grouped by the keys as they are: the partition's name is built on the aggregated rows, not on every row
     keys = [F.col(f"`{key}`").alias(f"k{i}") for i, key in enumerate(table.partition_key_names)]
     if mode == "exact":
-        return _exact(frame, table, columns, keys, k, min_share, max_keys, distinct)
-    return _approx(frame, table, columns, keys, k, min_share, max_keys, max_items, footers)
+        return _exact(frame, table, columns, keys, top, min_share, max_keys, distinct)
+    return _approx(frame, table, columns, keys, top, min_share, max_keys, max_items, footers)
 
 
-def check_options(mode: str, k: int, min_share: float, max_keys: int = 10, max_items: int = 10_000) -> None:
+def check_options(mode: str, top: int, min_share: float, max_keys: int = 10, max_items: int = 10_000) -> None:
     """Raises InvalidArgument naming the first option that is out of range."""
     if mode not in MODES:
         raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    for name, value, low in (("k", k, 1), ("max_keys", max_keys, 1), ("max_items", max_items, 2)):
+    for name, value, low in (("top", top, 1), ("max_keys", max_keys, 1), ("max_items", max_items, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InvalidArgument(f"{name} takes a whole number of at least {low}, not {value!r}")
-    if k > MAX_K:
-        raise InvalidArgument(f"k takes at most {MAX_K:,} values per partition, not {k:,}")
+    if top > MAX_K:
+        raise InvalidArgument(f"top takes at most {MAX_K:,} values per partition, not {top:,}")
     if isinstance(min_share, bool) or not isinstance(min_share, (int, float)) or not 0 <= min_share <= 1:
         raise InvalidArgument(f"min_share is a fraction between 0 and 1, not {min_share!r}")
 

@@ -4,25 +4,14 @@ it is up to date with the table's files; and the table's INFORMATION_SCHEMA rows
 from __future__ import annotations
 
 import ipywidgets as widgets
+import pandas as pd
 
 from ..metastore.metadata_store import INFORMATION_SCHEMA_VIEWS
 from ..metastore.table_metadata import LEVELS
-from ..sql.lexer import quoted
 from . import format as fmt
 from .widgets import View, html_table, register
 
 ROWS_SHOWN = 500  # of one level; the rest stay in lab.tables[name].inspect.metadata(level)
-
-
-def up_to_date_line(table: str, changes: tuple[list[str], list[str]] | None) -> str:
-    """Drill's up-to-date check in words: the files the last REFRESH METADATA read against those now."""
-    if changes is None:
-        return "no metadata"
-    changed, removed = changes
-    if not changed and not removed:
-        return "up to date: the files are those the last REFRESH METADATA read"
-    return (f"outdated: {len(changed):,} file(s) added or rewritten and {len(removed):,} removed since; "
-            f"ANALYZE TABLE {quoted(table)} REFRESH METADATA refreshes the units they touch")
 
 
 @register("metadata")
@@ -33,8 +22,15 @@ class MetadataView(View):
     def __init__(self, lab, table: str, level: str | None = None, result=None):
         super().__init__(result=result)
         self.table_name = table
+        changes = lab.tables[table].inspect.metadata_changes()
+        self.state = changes.attrs["state"]
+        if not changes.attrs["refreshed"]:  # nothing gathered yet: said, not refused
+            self.metadata: pd.DataFrame | None = None
+            self.header.value = (f'<div class="colstats-header"><b>{fmt.escape(table)}</b> · '
+                                 f'<span class="colstats-muted">{fmt.escape(self.state)}</span></div>')
+            self.children = [self.header]
+            return
         self.metadata = lab.tables[table].inspect.metadata()
-        self.state = up_to_date_line(table, lab.tables[table].inspect.metadata_changes())
         self.schema_rows = {view: lab.tables[table].inspect.information_schema(view, ROWS_SHOWN)
                             for view in INFORMATION_SCHEMA_VIEWS}
         present = [name for name in LEVELS if (self.metadata["level"] == name).any()]
@@ -50,6 +46,7 @@ class MetadataView(View):
         self.refresh_schema()
 
     def refresh(self) -> None:
+        assert self.metadata is not None  # a view without metadata has nothing to refresh
         rows = self.metadata[self.metadata["level"] == self.level.value].drop(columns="level")
         units = rows["identifier"].nunique()
         shown = rows.head(ROWS_SHOWN).assign(bytes=lambda f: f["bytes"].map(fmt.size))

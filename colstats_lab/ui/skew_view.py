@@ -23,21 +23,21 @@ class SkewView(View):
     """Top-k values as bars (recommended ones marked, 'others' for the rest), a partition selector, a
     log-scale switch, the shares heat map over partitions, the scan fractions and the ALTER statement."""
 
-    def __init__(self, lab, table: str, column: str | list[str], k: int = 10, partition: str | None = None,
-                 top: SkewReport | None = None, min_share: float = 0.02, mode: str | None = None):
+    def __init__(self, lab, table: str, column: str | list[str], top: int = 10, partition: str | None = None,
+                 report: SkewReport | None = None, min_share: float = 0.02, mode: str | None = None):
         super().__init__()
         self.lab = lab
         self.table_name = table
         options = {"mode": mode} if mode else {}
         if partition not in (None, TABLE_LEVEL):  # before the scan: an unknown partition costs no Spark job
             lab.tables[table].inspect.partition(partition)
-        self.top = self.result = top or lab.tables[table].skew(column, k=k, min_share=min_share, **options)
-        names = list(self.top.partitions)
+        self.report = self.result = report or lab.tables[table].skew(column, top=top, min_share=min_share, **options)
+        names = list(self.report.partitions)
         if partition is not None and partition not in (TABLE_LEVEL, *names):
             names.append(partition)  # it exists, but holds no rows
         table_meta = lab.resolve(table)
         spell = table_meta.partition_speller()
-        self.column_label = ", ".join(table_meta.spelled(c) for c in self.top.column.split(", "))
+        self.column_label = ", ".join(table_meta.spelled(c) for c in self.report.column.split(", "))
         self.picker = LevelPicker("Partition", TABLE_LEVEL, names_holding(names), partition,
                                   label=lambda name: spell(name) or name)
         self.level = self.picker.dropdown
@@ -55,20 +55,20 @@ class SkewView(View):
 
     def refresh(self) -> None:
         level = self.level.value
-        self.rows = self.top.for_partition(level)
-        total = self.top.totals.get(level, 0)
+        self.rows = self.report.for_partition(level)
+        total = self.report.totals.get(level, 0)
         where = "whole table" if level == TABLE_LEVEL else self.picker.label(level)
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table_name)}.{fmt.escape(self.column_label)}</b> · '
             f'{fmt.escape(where)} · {fmt.count(total)} rows · top {len(self.rows)} values hold '
-            f'{fmt.percent(self.top.top_share(level))} · {self.top.mode} counts'
-            f'{" from the frequent-items sketches kept with the statistics (no scan)" if self.top.source != "scan" else ""}'
+            f'{fmt.percent(self.report.top_share(level))} · {self.report.mode} counts'
+            f'{" from the frequent-items sketches kept with the statistics (no scan)" if self.report.source != "scan" else ""}'
             '</div>')
-        recommended = {_label(v) for v in self.top.recommended}
+        recommended = {_label(v) for v in self.report.recommended}
         shown = self.rows.assign(value=self.rows["value"].map(_label))
         charts.clear(self.chart)
-        nulls = self.top.null_count(level)
-        self.figure = charts.top_values_figure(shown, self.top.others(level), total,
+        nulls = self.report.null_count(level)
+        self.figure = charts.top_values_figure(shown, self.report.others(level), total,
                                                f"Most frequent values of {self.column_label} · {where}",
                                                self.log_scale.value, marked=recommended, nulls=nulls)
         with self.chart:
@@ -78,20 +78,20 @@ class SkewView(View):
         if nulls:
             table = pd.concat([table, pd.DataFrame([{
                 "rank": "", "value": charts.NULLS, "count": fmt.count(nulls),
-                "share": fmt.percent(self.top.null_share(level)), "skewed": "never (default directory)"}])],
+                "share": fmt.percent(self.report.null_share(level)), "skewed": "never (default directory)"}])],
                 ignore_index=True)
         self.values_html.value = html_table(table[["rank", "value", "count", "share", "skewed"]],
                                             numeric={"count", "share", "rank"})
 
     def _show_table_wide(self) -> None:
-        notes = "".join(f"<li>{fmt.escape(n)}</li>" for n in self.top.notes())
+        notes = "".join(f"<li>{fmt.escape(n)}</li>" for n in self.report.notes())
         self.recommendation_html.value = (
             f'<div class="colstats-recommendation"><b>List bucketing</b>: declare '
-            f'{len(self.top.recommended)} value(s) skewed, holding {fmt.percent(self.top.covered_share)} of the rows'
-            f'<pre>{fmt.escape(self.top.statement)}</pre>' + (f"<ul>{notes}</ul>" if notes else "") + "</div>")
-        self.heatmap = charts.shares_heatmap(self.top, f"Share of rows per partition · {self.column_label}",
+            f'{len(self.report.recommended)} value(s) skewed, holding {fmt.percent(self.report.covered_share)} of the rows'
+            f'<pre>{fmt.escape(self.report.statement)}</pre>' + (f"<ul>{notes}</ul>" if notes else "") + "</div>")
+        self.heatmap = charts.shares_heatmap(self.report, f"Share of rows per partition · {self.column_label}",
                                              self.picker.label)
-        self.scan_figure = charts.scan_fractions_figure(self.top.scan_fractions(),
+        self.scan_figure = charts.scan_fractions_figure(self.report.scan_fractions(),
                                                         "Fraction of a partition a query reads")
         with self.extras:
             charts.show(self.heatmap)

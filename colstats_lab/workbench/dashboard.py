@@ -136,21 +136,27 @@ class TablePage(widgets.Tab):
         candidates = [c.name for c in meta.cols if parse_type(c.type).base in _SKEWABLE]
         likely = self._likely_skewed(meta, candidates)
         # the likely skewed column first; choosing one runs Spark, so none is chosen for the viewer
-        self.column = widgets.Dropdown(options=[NO_COLUMN] + ([likely] if likely else [])
-                                       + [c for c in candidates if c != likely], value=NO_COLUMN,
-                                       description="Skew of", layout=widgets.Layout(width="420px"))
+        listed = ([likely] if likely else []) + [c for c in candidates if c != likely]
+        self.column = widgets.Dropdown(options=[(NO_COLUMN, NO_COLUMN)] + [(meta.spelled(c), c) for c in listed],
+                                       value=NO_COLUMN, description="Skew of", layout=widgets.Layout(width="420px"))
         self.skew_area = widgets.VBox()
         self.column.observe(lambda change: self.show_skew(change["new"]), names="value")
         return widgets.VBox([self.column, self.skew_area])
 
     def _likely_skewed(self, meta, candidates: list[str]) -> str | None:
-        """The column with the most distinct values that still repeat (NDV at most a tenth of the rows):
-        the seed's case of many values with a few heavy ones. Without statistics, the first column."""
-        level = self.lab.tables[meta.qualified_name].inspect.stats_level()
-        frame, rows = level.frame, level.rows
+        """The column whose most frequent value holds the largest share, as the kept statistics tell it without
+        a scan: the frequent-items sketch's top value where one is kept, else the least that share can be (one
+        over the NDV). Columns of one or two values are no list bucketing's case. Without statistics, the first."""
+        inspect = self.lab.tables[meta.qualified_name].inspect
+        frame = inspect.stats_level().frame
         ndv = dict(zip(frame["column"], frame["ndv"]))
-        scored = [(ndv[c], c) for c in candidates if ndv.get(c) is not None and not pd.isna(ndv[c])
-                  and 2 < ndv[c] <= rows / 10]
+        scored = []
+        for column in candidates:
+            distinct = ndv.get(column)
+            if distinct is None or pd.isna(distinct) or distinct <= 2:
+                continue
+            top = inspect.frequent_values(column)
+            scored.append((float(top["share"].iloc[0]) if len(top) else 1 / float(distinct), column))
         return max(scored)[1] if scored else (candidates[0] if candidates else None)
 
     def show_skew(self, column: str | None) -> None:

@@ -129,7 +129,7 @@ class ColstatsMagics(Magics):
         with _user_errors():
             check_skew_options(mode or DEFAULT_MODE, top, min_share)
             with SparkProgress(lab.spark):
-                view = lab.views.skew(table, names if len(names) > 1 else names[0], k=top,
+                view = lab.views.skew(table, names if len(names) > 1 else names[0], top=top,
                                       partition=args.partition and _unquoted(args.partition),
                                       min_share=min_share, mode=mode)
         return self._returned(view)
