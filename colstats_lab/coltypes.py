@@ -26,6 +26,8 @@ class StatsKind(Enum):
     BOOLEAN = "booleanStats"
     # not Hive's: an array's or map's NULL count and elements per row (Hive's and Spark's ANALYZE refuse them)
     COLLECTION = "collectionStats"
+    # not Hive's: a struct's own NULL count (its leaves are columns of their own, a NULL struct making them NULL)
+    STRUCT = "structStats"
 
 
 _PRIMITIVE_KINDS = {
@@ -82,13 +84,13 @@ class ColumnType:
     @property
     def kept_stats_kind(self) -> StatsKind | None:
         """The family of the statistics the lab keeps for the type: its scalar family, COLLECTION for an array
-        or a map, None for a struct (its leaves are columns of their own)."""
-        return self.stats_kind or (StatsKind.COLLECTION if self.is_collection else None)
+        or a map, STRUCT for a struct (its NULL count; its leaves are columns of their own)."""
+        return self.stats_kind or (StatsKind.COLLECTION if self.is_collection else
+                                   StatsKind.STRUCT if self.base == "struct" else None)
 
     @property
     def stored_stats_kind(self) -> StatsKind:
-        """The statistics family of a column statistics are kept for; raises for a struct, which never has
-        any."""
+        """The statistics family of a column statistics are kept for; raises for a type without any."""
         kind = self.kept_stats_kind
         if kind is None:
             raise ValueError(f"{self.name} columns have no statistics")

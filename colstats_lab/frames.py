@@ -26,14 +26,16 @@ from .metastore.staleness import describe_change, describe_total
 from .column_statistics.frequent_items import FrequentItems
 from .column_statistics.names import hive_part_name
 
-FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "ndv", "quartiles", "avg_len", "max_len",
-                 "trues", "falses", "last_analyzed", "accurate", "reason", "coverage"]
+FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "quartiles", "avg_len",
+                 "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "coverage"]
 QUARTILE_COLUMNS = ["partition", "rows", "min", "p05", "q1", "median", "q3", "p95", "max"]
 
 
 def _values(obj) -> dict:
     data = obj.statsData.value
     out = {"nulls": data.numNulls}
+    if hasattr(data, "numNaNs"):  # a double's NaN values, apart from its NULLs (None: not counted)
+        out["nans"] = data.numNaNs
     if hasattr(data, "lowValue"):
         out["min"], out["max"] = data.lowValue, data.highValue
     if hasattr(data, "numDVs"):
@@ -72,7 +74,7 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
     """One row per column of the table level (partition None) or of one partition, as the statistics view
     shows them, and the row count they cover."""
     partition = _hive_level(partition)
-    columns = table.stats_columns
+    columns = table.figure_columns
     names = [c.name for c in columns]
     one = None if partition in (None, TABLE_LEVEL) else [partition]
     compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
@@ -191,8 +193,8 @@ def _table_level(summary: ComplianceSummary, table: Table) -> tuple[bool, str]:
 
 
 # values: what the figures count, the rows but for an array's elements (`tags.element`), a map's entries
-TIDY_COLUMNS = ["partition", "column", "type", "rows", "values", "min", "max", "nulls", "null_fraction", "ndv", "q1", "median",
-                "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason"]
+TIDY_COLUMNS = ["partition", "column", "type", "rows", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "q1",
+                "median", "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason"]
 
 
 def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
@@ -216,7 +218,7 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
 
 def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     """stats_frame's rows of every partition: three reads of the metastore whatever the number of partitions."""
-    columns = table.stats_columns
+    columns = table.figure_columns
     names = [c.name for c in columns]
     db, name = table.dbName, table.tableName
     stats = metastore.get_partitions_statistics(db, name, None, names) if names else {}
@@ -292,7 +294,7 @@ def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     if not table.is_partitioned:
         level, _ = level_frame(metastore, table, None)
         return spelled_frame(level.assign(partition=TABLE_LEVEL)[FRESHNESS_COLUMNS], table)
-    names = [c.name for c in table.stats_columns]
+    names = [c.name for c in table.figure_columns]
     db, name = table.dbName, table.tableName
     verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
     analyzed = metastore.analyzed_partition_columns(db, name)
@@ -431,7 +433,7 @@ def report_data(metastore: Metastore, table: Table, frame: pd.DataFrame | None =
         "table": table.qualified_name,
         "kind": table_kind(table),
         "transactional": params.get("transactional", "false") == "true",
-        "partition_keys": table.partition_key_names,
+        "partition_keys": [table.spelled(k) for k in table.partition_key_names],
         "partitions": int(params.get("numPartitions", 0) or 0) if table.is_partitioned else None,
         "rows": int(params.get("numRows", 0) or 0),
         "files": int(params.get("numFiles", 0) or 0),
@@ -461,7 +463,7 @@ def plain(value):
     return value
 
 
-HISTORY_COLUMNS = ["recorded_at", "txn_id", "write_id", "cause", "rows", "nulls", "null_fraction", "ndv", "min",
+HISTORY_COLUMNS = ["recorded_at", "txn_id", "write_id", "cause", "rows", "nulls", "null_fraction", "nans", "ndv", "min",
                    "max", "q1", "median", "q3", "top_values", "psi", "last_analyzed"]
 ACROSS_COLUMNS = ["partition", *HISTORY_COLUMNS, "accurate", "reason"]
 
@@ -483,7 +485,8 @@ def _state_records(pairs, owner_column: bool) -> list[dict]:
             **({"partition": owner} if owner_column else {}),
             "recorded_at": state.recorded_at, "txn_id": state.txn_id, "write_id": state.write_id,
             "cause": state.cause or "a direct metastore call", "rows": state.rows, "nulls": figures["nulls"],
-            "null_fraction": drift.null_fraction(state.stats, state.rows), "ndv": figures.get("ndv"),
+            "null_fraction": drift.null_fraction(state.stats, state.rows), "nans": figures.get("nans"),
+            "ndv": figures.get("ndv"),
             "min": figures.get("min"), "max": figures.get("max"), "q1": figures.get("q1"),
             "median": figures.get("median"), "q3": figures.get("q3"),
             "top_values": None if state.top_values is None else list(state.top_values.values), "psi": shift,

@@ -359,7 +359,8 @@ class Lab(DeprecatedLabMethods):
         Returns a Result. Raises InvalidArgument when Spark has no row count for it or the lab's table of that
         name is another table."""
         return exchange.import_spark_stats(self.spark, self.metastore, spark_table,
-                                           lambda *args: self.register_external(*args).metastore_table())
+                                           lambda *args, **kwargs: self.register_external(*args, **kwargs)
+                                           .metastore_table())
 
     def clean(self, max_bytes: int | None = None) -> list[str]:
         """Removes what aborted writes and ended transactions left, and thins the statistics history.

@@ -57,6 +57,17 @@ def _spark_jvms_of(home: str) -> int:
     return count
 
 
+def _assert_fits(table) -> None:
+    """Every column of a statistics table inside a 1,400 px screen and no row taller than three lines of text:
+    its last columns (analyzed, avg len, reason) were cut off, and a wrapped reason made rows 110 px tall."""
+    boxes = table.evaluate("t => [...t.querySelectorAll('th')].map(h => [h.innerText, h.getBoundingClientRect().left,"
+                           " h.getBoundingClientRect().right])")
+    outside = [(name, left, right) for name, left, right in boxes if left < 0 or right > 1400]
+    assert boxes and not outside, outside
+    heights = table.evaluate("t => [...t.querySelectorAll('tbody tr')].map(r => r.getBoundingClientRect().height)")
+    assert max(heights) <= 80, heights
+
+
 def _open_tab(page, title: str):
     page.locator(".lm-TabBar-tab", has_text=title).click()
     return page.locator(".widget-tab-contents .lm-Widget:visible").first  # lumino hides the other tabs
@@ -93,7 +104,7 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         assert lab.metastore.path in page.locator(".colstats-muted", has_text="metastore").first.inner_text()
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_landing.png"), full_page=True)
         workers = page.locator(".colstats-workers").first.inner_text()
-        assert "0 of 0 due analyzed" in workers and "Queue (3 partition(s) due" in workers, workers
+        assert "0 of 0 due analyzed" in workers and "Queue (3 partitions due" in workers, workers
         assert f"default.sales {stale[0]} (0.25% of rows changed)" in workers and "default.hot ds=d1 (never analyzed)" in workers
 
         assert "never analyzed" in by_name["default.hot"]  # written without gathering: nothing went stale
@@ -114,7 +125,9 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         rights = table.evaluate("t => [...t.querySelectorAll('tbody tr .colstats-badge')]"
                                 ".map(b => b.getBoundingClientRect().right)")
         assert len(rights) == 8 and 0 < max(rights) <= 1400, rights
+        _assert_fits(table)
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the stats chart
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_statistics.png"), full_page=True)
 
         freshness = _open_tab(page, "Freshness")
         freshness.locator(".js-plotly-plot").wait_for(timeout=60_000)  # the partitions x columns map
@@ -181,6 +194,12 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         row = page.locator("table.colstats-table").first.locator("tbody tr", has_text="default.sales")
         row.locator(".colstats-ok").wait_for(timeout=30_000)
         assert f"\t{fmt.count(rows_now)}\t" in row.inner_text() and "not accurate" not in row.inner_text()
+        # the HTML report of the stale table, as a person opens it: every column inside the screen (it cut at max len)
+        report = os.path.join(ARTIFACTS, "report_events.html")
+        lab.tables["events"].report(report)
+        page.goto(f"file://{report}")
+        _assert_fits(page.locator("table.colstats-table").first)
+        page.screenshot(path=os.path.join(ARTIFACTS, "report_events.png"), full_page=True)
         browser.close()
     assert all(ok for ok, _ in lab.metastore.stats_compliance("default", "sales", ["x"]).values())
 

@@ -396,3 +396,95 @@ def test_the_cli_says_how_many_partitions_were_accurate_and_analyzes_only_the_st
     assert cli_main(["--home", lab.home, "analyze", "events"]) == 0
     assert ("3 of 4 partitions were accurate already: `colstats-lab analyze events --stale` analyzes only those "
             "that are not") in capsys.readouterr().out
+
+
+@pytest.fixture
+def with_nan_and_struct(tmp_path):
+    """pyarrow's file with NaN kept as a value (from_pandas=False, as Spark and most writers keep it), NULLs, and
+    a struct that is NULL in some rows and holds NaN in others."""
+    rng = np.random.default_rng(8)
+    rows = 3000
+    amount = rng.normal(size=rows)
+    amount[rng.random(rows) < 0.05] = np.nan
+    amount_nulls = rng.random(rows) < 0.1
+    lat = rng.normal(size=rows)
+    lat[rng.random(rows) < 0.1] = np.nan
+    struct_nulls = rng.random(rows) < 0.2
+    geo = pa.StructArray.from_arrays([pa.array(lat, from_pandas=False), pa.array(rng.integers(0, 5, rows))],
+                                     names=["lat", "zone"], mask=pa.array(struct_nulls))
+    table = pa.table({"id": np.arange(rows), "amount": pa.array(amount, mask=amount_nulls), "geo": geo})
+    for day in ("a", "b"):
+        (tmp_path / "nan" / f"d={day}").mkdir(parents=True)
+        pq.write_table(table, tmp_path / "nan" / f"d={day}" / "part-0.parquet")
+    expected = {"amount": (int(amount_nulls.sum()), int((np.isnan(amount) & ~amount_nulls).sum())),
+                "geo": (int(struct_nulls.sum()), None),
+                "geo.lat": (int(struct_nulls.sum()), int((np.isnan(lat) & ~struct_nulls).sum()))}
+    return tmp_path / "nan", expected
+
+
+def test_nan_is_counted_apart_from_null_and_a_struct_has_a_row_of_its_own(lab, with_nan_and_struct, capsys):
+    """A double holding NaN showed nulls 0 and max NaN with no word of the NaN; a struct's own NULLs (a tenth of
+    the rows in the trial) were nowhere."""
+    root, expected = with_nan_and_struct
+    lab.register_external("t", str(root))
+    assert "(id, amount, geo, geo.lat, geo.zone)" in lab.tables["t"].analyze().message
+    stats = lab.tables["t"].inspect.stats()
+    for partition, times in ((None, 2), ("d=a", 1)):
+        level = stats[stats.partition.isna()] if partition is None else stats[stats.partition == partition]
+        figures = level.set_index("column")
+        for column, (nulls, nans) in expected.items():
+            assert figures.loc[column, "nulls"] == nulls * times, (partition, column)
+            assert (figures.loc[column, "nans"] is None if nans is None
+                    else figures.loc[column, "nans"] == nans * times), (partition, column)
+        assert figures.loc["geo", "type"] == "struct<lat:double,zone:bigint>" and bool(figures.loc["geo", "accurate"])
+        assert figures.loc["id", "nans"] is None  # not a double
+    # min/max keep Spark's order, as its max() does: NaN above every number
+    assert lab.sql("SELECT max(amount) FROM t").df.iloc[0, 0] != lab.sql("SELECT max(amount) FROM t").df.iloc[0, 0]
+    described = dict(lab.sql("DESCRIBE FORMATTED t amount").df.values)
+    assert described["max"] == "NaN" and described["num_nans"] == str(expected["amount"][1] * 2)
+    assert dict(lab.sql("DESCRIBE FORMATTED t geo").df.values)["num_nulls"] == str(expected["geo"][0] * 2)
+    history = lab.tables["t"].inspect.history("amount", partition="d=a")
+    assert history["nans"].tolist() == [expected["amount"][1]]
+    view = lab.views.stats("t")
+    assert f"{expected['amount'][1] * 2:,} NaN" in view.table_html.value
+    lab.tables["t"].report(str(root.parent / "t.html"))
+    assert f"{expected['amount'][1] * 2:,} NaN" in (root.parent / "t.html").read_text()
+    # a struct's row is the lab's: never published as a Hive or Spark column statistic
+    from colstats_lab.interop.hms_publish import STRUCT_NOT_EXPORTED, not_exported
+    assert not_exported(lab.resolve("t"))["geo"] == STRUCT_NOT_EXPORTED
+    # naming the struct analyzes it and its leaves
+    assert lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS geo").details.columns == ["geo", "geo.lat",
+                                                                                              "geo.zone"]
+
+
+def test_a_table_pandas_wrote_with_nanosecond_timestamps_is_planned_with_its_statistics(lab, tmp_path, spark):
+    """Such a table was planned "sizes only (read as files)": explain had no estimate for any pandas-written table,
+    and with CBO on named a join key "without column statistics" that had them."""
+    rng = np.random.default_rng(12)
+    facts = pd.DataFrame({"k": rng.integers(0, 100, 5000),
+                          "at": pd.Timestamp("2026-01-01") + pd.to_timedelta(rng.integers(0, 10**15, 5000), unit="ns")})
+    dims = pd.DataFrame({"k": np.arange(100), "name": [f"n{i % 7}" for i in range(100)]})
+    for name, frame in (("facts", facts), ("dims", dims)):
+        (tmp_path / name).mkdir()
+        frame.to_parquet(tmp_path / name / "part-0.parquet")  # pandas' defaults: nanoseconds kept
+        lab.register_external(name, str(tmp_path / name))
+        lab.tables[name].analyze()
+    assert pq.read_schema(tmp_path / "facts" / "part-0.parquet").field("at").type == pa.timestamp("ns")
+    before = spark.conf.get("spark.sql.cbo.enabled")
+    spark.conf.set("spark.sql.cbo.enabled", "true")
+    try:
+        query = ("SELECT d.name, count(*), max(f.at) FROM facts f JOIN dims d ON f.k = d.k "
+                 "WHERE f.at >= TIMESTAMP '2026-01-05' GROUP BY d.name")
+        report = lab.explain(query, run=True)
+    finally:
+        spark.conf.set("spark.sql.cbo.enabled", before)
+    scans = report.operators[report.operators["node"].str.startswith("Scan")].set_index("node")
+    assert scans.loc["Scan default.facts", "statistics"].startswith("the lab's: 5,000 rows"), scans["statistics"]
+    join = report.operators[report.operators["node"].str.startswith("Join")].iloc[0]
+    assert not pd.isna(join["estimated_rows"]) and "without column statistics" not in str(join["cause"])
+    kept = facts[facts["at"] >= pd.Timestamp("2026-01-05")]
+    assert join["actual_rows"] == len(kept.merge(dims, on="k"))
+    answer = lab.sql(query).df.set_index("name").sort_index()
+    truth = kept.merge(dims, on="k").groupby("name")["at"].agg(["count", "max"])
+    assert answer.iloc[:, 0].tolist() == truth["count"].tolist()
+    assert [pd.Timestamp(v) for v in answer.iloc[:, 1]] == [v.floor("us") for v in truth["max"]]

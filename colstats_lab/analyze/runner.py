@@ -75,20 +75,20 @@ class AnalyzeOutcome:
 def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
                  ) -> tuple[list[ColumnPlan], list[str]]:
     """The columns to analyze and the ones skipped; raises naming an unknown or unsupported column.
-    A struct column stands for its leaves (`payload.user.id`), each a column of its own.
-    With `kll` each column of a type with a distribution sketch gets one; each column of a key's type a
+    A struct column stands for itself (its NULL count) and its leaves (`payload.user.id`), each a column of its
+    own. With `kll` each column of a type with a distribution sketch gets one; each column of a key's type a
     frequent-items sketch tracking `frequent_items` values (0: none)."""
     keys = set(table.partition_key_names)
 
     def plan(column: ColumnPath) -> ColumnPlan:
         return ColumnPlan.of(column, kll, items_tracked(table.parameters, column.name, column.type, frequent_items))
 
-    stats_columns = table.stats_columns
+    figure_columns = table.figure_columns
     if stmt.columns is None:
-        covered = {c.path[0] for c in stats_columns}
-        return [plan(c) for c in stats_columns], [c.name for c in table.cols if c.name not in covered]
+        covered = {c.path[0] for c in figure_columns}
+        return [plan(c) for c in figure_columns], [c.name for c in table.cols if c.name not in covered]
     plans, seen = [], set()
-    by_name = {c.name: c for c in stats_columns}
+    by_name = {c.name: c for c in figure_columns}
     for name, _pos in stmt.columns:
         if name in keys:
             raise InvalidArgument(f"{name} is a partition key of {table.qualified_name}: "
@@ -97,13 +97,15 @@ def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
             whole = table.column(name)
             if whole is None:
                 raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
-            leaves = [c.name for c in stats_columns if c.path[0] == whole.name]
-            raise InvalidArgument(
-                f"column {name} is {parse_type(whole.type).name}: no statistics are kept for that type"
-                + (f"; its leaves are columns of their own: {', '.join(leaves)}" if leaves else ""))
-        if name not in seen:
-            plans.append(plan(by_name[name]))
-            seen.add(name)
+            raise InvalidArgument(f"column {name} is {parse_type(whole.type).name}: no statistics are kept for "
+                                  "that type")
+        chosen = by_name[name]
+        # a struct: itself and everything under it
+        for column in [chosen] + ([c for c in figure_columns if c.path[:len(chosen.path)] == chosen.path
+                                   and c is not chosen] if chosen.is_struct else []):
+            if column.name not in seen:
+                plans.append(plan(column))
+                seen.add(column.name)
     return plans, []
 
 

@@ -51,6 +51,7 @@ class SegmentStats:
     trues: int
     falses: int
     histogram: bytes | None = None  # the union of the KLL sketches; None when a part with values has none
+    nans: int | None = None  # a double's NaN values; None when a part did not count its own
 
 
 def spark_order(value):
@@ -88,7 +89,7 @@ def merge_partitions(column: StatsColumn) -> SegmentStats:
     return _merged(column.col_type, column.kind, len(column.rows), column.rows, column.nulls, column.lows,
                    column.highs, column.sketches, [bool(s) or not n for s, n in zip(column.sketches, column.ndvs)],
                    [n or 0 for n in column.ndvs], lengths, column.max_lens, column.trues, column.falses,
-                   column.histograms or [None] * len(column.rows))
+                   column.histograms or [None] * len(column.rows), column.nans or [None] * len(column.rows))
 
 
 def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
@@ -97,17 +98,18 @@ def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
     pick = lambda attribute: [getattr(p, attribute) for p in parts]  # noqa: E731
     return _merged(first.col_type, first.kind, sum(pick("parts")), pick("rows"), pick("nulls"), pick("low"),
                    pick("high"), pick("sketch"), pick("all_sketched"), pick("max_ndv"), pick("total_len"),
-                   pick("max_len"), pick("trues"), pick("falses"), pick("histogram"))
+                   pick("max_len"), pick("trues"), pick("falses"), pick("histogram"), pick("nans"))
 
 
 def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketched, max_ndvs, lengths, max_lens,
-            trues, falses, histograms) -> SegmentStats:
+            trues, falses, histograms, nans) -> SegmentStats:
     """Hive's rules on parallel lists: counts add (lengths as whole totals, so that the row-weighted
     average length comes out the same in any grouping), the merged range, the union of the sketches
     while every part with values has one, else the largest part NDV as the lower bound Hive falls back to.
     The KLL sketches merge while every part with values has one: a union missing a part would describe
     other rows than the merged level's."""
-    sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION)
+    sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION,
+                                                  StatsKind.STRUCT)
     low, high = merged_range(lows, highs) if kind in _RANGED else (None, None)
     family = sketch_family(col_type)
     complete = all(h is not None or r - (n or 0) <= 0 for h, r, n in zip(histograms, rows, nulls))
@@ -115,7 +117,8 @@ def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketc
     return SegmentStats(col_type, kind, parts, sum(rows), sum(n or 0 for n in nulls), low, high,
                         union(sketches) if sketched else None, sketched, max(max_ndvs, default=0),
                         sum(lengths), max((n or 0 for n in max_lens), default=0),
-                        sum(n or 0 for n in trues), sum(n or 0 for n in falses), histogram)
+                        sum(n or 0 for n in trues), sum(n or 0 for n in falses), histogram,
+                        None if kind is not StatsKind.DOUBLE or None in nans else sum(nans))
 
 
 def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False) -> ColumnStatisticsObj:
@@ -127,13 +130,17 @@ def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False)
         avg = merged.total_len / merged.rows if merged.rows else 0.0
         return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(
             data_class(merged.low, merged.high, avg, merged.nulls)))
+    if kind is StatsKind.STRUCT:
+        return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(data_class(merged.nulls)))
     if kind not in (StatsKind.BOOLEAN, StatsKind.BINARY):
         if merged.all_sketched:
             sketch = merged.sketch
             ndv = sketch_ndv(sketch, merged.rows - merged.nulls)
         else:
             ndv = merged.max_ndv
-    if kind in _RANGED:
+    if kind is StatsKind.DOUBLE:
+        data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram, merged.nans)
+    elif kind in _RANGED:
         data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram)
     elif kind in (StatsKind.STRING, StatsKind.BINARY):
         avg_len = merged.total_len / merged.rows if merged.rows else 0.0

@@ -78,7 +78,9 @@ class LongColumnStatsData:
 
 @dataclass
 class DoubleColumnStatsData:
-    """lowValue/highValue follow Spark's ordering, where NaN is larger than every number."""
+    """lowValue/highValue follow Spark's ordering, where NaN is larger than every number: the high value is NaN
+    when any value is, as Spark's max() is. numNaNs (not Hive's; Iceberg's nan_value_counts) counts the NaN
+    values apart from the NULLs; None where it was not counted (statistics another engine wrote)."""
 
     lowValue: float | None
     highValue: float | None
@@ -86,6 +88,7 @@ class DoubleColumnStatsData:
     numDVs: int
     bitVectors: bytes | None = None
     histogram: bytes | None = None
+    numNaNs: int | None = None
 
 
 @dataclass
@@ -152,6 +155,15 @@ class CollectionColumnStatsData:
     bitVectors: bytes | None = None
 
 
+@dataclass
+class StructColumnStatsData:
+    """Not Hive's: a struct column's own NULL count (rows where the whole struct is NULL). Its leaves are
+    columns of their own, whose NULL counts include these rows."""
+
+    numNulls: int
+    bitVectors: bytes | None = None
+
+
 STATS_DATA_CLASSES = {
     StatsKind.BOOLEAN: BooleanColumnStatsData,
     StatsKind.LONG: LongColumnStatsData,
@@ -162,6 +174,7 @@ STATS_DATA_CLASSES = {
     StatsKind.STRING: StringColumnStatsData,
     StatsKind.BINARY: BinaryColumnStatsData,
     StatsKind.COLLECTION: CollectionColumnStatsData,
+    StatsKind.STRUCT: StructColumnStatsData,
 }
 
 
@@ -183,6 +196,7 @@ class ColumnStatisticsData:
     dateStats: DateColumnStatsData | None = None
     timestampStats: TimestampColumnStatsData | None = None
     collectionStats: CollectionColumnStatsData | None = None
+    structStats: StructColumnStatsData | None = None
 
     def __post_init__(self):
         set_members = [m for m in _UNION_MEMBERS if getattr(self, m) is not None]
@@ -335,6 +349,10 @@ class ColumnPath:
         return parse_type(self.type).is_collection
 
     @property
+    def is_struct(self) -> bool:
+        return parse_type(self.type).base == "struct"
+
+    @property
     def collection(self) -> tuple[str, ...]:
         """The path of the array or map an element column's values are in."""
         return self.path[:-1]
@@ -353,12 +371,23 @@ def _stats_columns_of(columns: tuple[tuple[str, str], ...]) -> tuple[tuple[Colum
     return tuple(out), frozenset(c.name for c in out)
 
 
-def _stats_leaves(out: list[ColumnPath], name: str, path: tuple[str, ...], type_name: str) -> None:
+@lru_cache(maxsize=256)
+def _figure_columns_of(columns: tuple[tuple[str, str], ...]) -> tuple[ColumnPath, ...]:
+    out: list[ColumnPath] = []
+    for name, type_name in columns:
+        _stats_leaves(out, name, (name,), type_name, structs=True)
+    return tuple(out)
+
+
+def _stats_leaves(out: list[ColumnPath], name: str, path: tuple[str, ...], type_name: str,
+                  structs: bool = False) -> None:
     fields = struct_fields(type_name)
     if fields:
+        if structs:  # the struct's own NULL count, before its leaves
+            out.append(ColumnPath(name, parse_type(type_name).name, path))
         for field_name, field_type in fields:
             sub = path + (field_name.lower(),)
-            _stats_leaves(out, leaf_name(sub), sub, field_type)
+            _stats_leaves(out, leaf_name(sub), sub, field_type, structs)
         return
     column_type = parse_type(type_name)
     if column_type.kept_stats_kind is None:
@@ -412,6 +441,18 @@ class Table:
         array or map, followed by its scalar elements (`tags.element`) or keys and values (`attrs.key`,
         `attrs.value`). Structs inside arrays and maps are not columns of their own."""
         return list(_stats_columns_of(tuple((c.name, c.type) for c in self.cols))[0])
+
+    @property
+    def struct_columns(self) -> list[ColumnPath]:
+        """The struct columns, and the structs inside them, by their path (`payload`, `payload.user`): each keeps
+        its own NULL count; arrays' and maps' structs are not columns of their own."""
+        return [c for c in self.figure_columns if c.is_struct]
+
+    @property
+    def figure_columns(self) -> list[ColumnPath]:
+        """`stats_columns` and `struct_columns` in the table's order, each struct before its leaves: every
+        column a figure is kept for."""
+        return list(_figure_columns_of(tuple((c.name, c.type) for c in self.cols)))
 
     def stats_column(self, name: str) -> ColumnPath | None:
         lowered = name.lower()

@@ -24,7 +24,7 @@ ROW_COLUMNS = (
     "COLUMN_NAME", "COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE",
     "DOUBLE_LOW_VALUE", "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE",
     "NUM_NULLS", "NUM_DISTINCTS", "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
-    "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES",
+    "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES", "NUM_NANS",
 )
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
@@ -113,9 +113,10 @@ def figures_to_values(obj: ColumnStatisticsObj) -> tuple:
     elif kind is StatsKind.COLLECTION:  # the fewest and most elements where Hive keeps a long's range
         low, high = value_to_text(kind, data.lowValue), value_to_text(kind, data.highValue)
         long_low, long_high, avg_len, max_len = data.lowValue, data.highValue, data.avgColLen, data.highValue
+    nans = data.numNaNs if kind is StatsKind.DOUBLE else None
     return (obj.colName.lower(), col_type.name, low, high, long_low, long_high, double_low, double_high,
             decimal_low, decimal_high, data.numNulls, ndv, data.bitVectors, avg_len, max_len, trues, falses,
-            micros_low, micros_high, histogram, obj.numValues)
+            micros_low, micros_high, histogram, obj.numValues, nans)
 
 
 def row_to_obj(row) -> ColumnStatisticsObj:
@@ -123,7 +124,12 @@ def row_to_obj(row) -> ColumnStatisticsObj:
     kind = col_type.stored_stats_kind
     data_class = STATS_DATA_CLASSES[kind]
     common = dict(numNulls=row["NUM_NULLS"], bitVectors=row["BIT_VECTOR"])
-    if kind in _RANGED:
+    if kind is StatsKind.DOUBLE:
+        data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
+                          highValue=text_to_value(kind, row["HIGH_VALUE"]),
+                          numDVs=row["NUM_DISTINCTS"], histogram=row["HISTOGRAM"], numNaNs=_column(row, "NUM_NANS"),
+                          **common)
+    elif kind in _RANGED:
         data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
                           highValue=text_to_value(kind, row["HIGH_VALUE"]),
                           numDVs=row["NUM_DISTINCTS"], histogram=row["HISTOGRAM"], **common)
@@ -135,6 +141,8 @@ def row_to_obj(row) -> ColumnStatisticsObj:
     elif kind is StatsKind.COLLECTION:
         data = data_class(lowValue=row["LONG_LOW_VALUE"], highValue=row["LONG_HIGH_VALUE"],
                           avgColLen=row["AVG_COL_LEN"], **common)
+    elif kind is StatsKind.STRUCT:
+        data = data_class(**common)
     else:
         data = data_class(numTrues=row["NUM_TRUES"], numFalses=row["NUM_FALSES"], **common)
     return ColumnStatisticsObj(row["COLUMN_NAME"], col_type.name, ColumnStatisticsData.of(data),
@@ -143,8 +151,13 @@ def row_to_obj(row) -> ColumnStatisticsObj:
 
 def _value_count(row) -> int | None:
     """NUM_VALUES of a row, read by name (a history row written before it existed has none)."""
+    return _column(row, "NUM_VALUES")
+
+
+def _column(row, name: str):
+    """A column of a row read by name; None for a row read without it (written before it existed)."""
     try:
-        return row["NUM_VALUES"]
+        return row[name]
     except (IndexError, KeyError):
         return None
 
@@ -170,6 +183,7 @@ class StatsColumn:
     parts: list = field(default_factory=list)  # the partition names, when read from the metastore
     histograms: list = field(default_factory=list)
     counts_values: bool = False  # `rows` are the values counted (an array's elements), not the partitions' rows
+    nans: list = field(default_factory=list)  # a double's NaN values (None: not counted)
 
     @classmethod
     def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> "StatsColumn":
@@ -184,7 +198,8 @@ class StatsColumn:
                        getattr(data, "lowValue", None), getattr(data, "highValue", None),
                        getattr(data, "numDVs", None), data.bitVectors, getattr(data, "avgColLen", None),
                        getattr(data, "maxColLen", None), getattr(data, "numTrues", None),
-                       getattr(data, "numFalses", None), getattr(data, "histogram", None))
+                       getattr(data, "numFalses", None), getattr(data, "histogram", None),
+                       getattr(data, "numNaNs", None))
         return column
 
     @classmethod
@@ -192,11 +207,11 @@ class StatsColumn:
         """From rows of (COLUMN_NAME, COLUMN_TYPE, the values counted (NUM_VALUES, else the partition's
         numRows), NUM_NULLS, LOW_VALUE, the exact low as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for
         a timestamp), HIGH_VALUE, the exact high, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN,
-        NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM, whether NUM_VALUES is set) of one column."""
+        NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM, whether NUM_VALUES is set, NUM_NANS) of one column."""
         name, col_type = rows[0][0], rows[0][1]
         kind = parse_type(col_type).stored_stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
-         trues, falses, parts, histograms, counted) = (list(values) for values in zip(*rows))
+         trues, falses, parts, histograms, counted, nans) = (list(values) for values in zip(*rows))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP, StatsKind.COLLECTION):
             # exact as integers: LONG_* for whole numbers, element counts and dates (days), *_MICROS for timestamps
             wrap = {StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}.get(kind)
@@ -204,7 +219,7 @@ class StatsColumn:
         else:
             lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
         return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
-                   trues, falses, parts, histograms, any(counted))
+                   trues, falses, parts, histograms, any(counted), nans)
 
     def subset(self, indexes: list[int]) -> "StatsColumn":
         """The same column in the partitions at `indexes` only."""
@@ -212,9 +227,10 @@ class StatsColumn:
         return StatsColumn(self.name, self.col_type, self.kind, pick(self.rows), pick(self.nulls), pick(self.lows),
                            pick(self.highs), pick(self.ndvs), pick(self.sketches), pick(self.avg_lens),
                            pick(self.max_lens), pick(self.trues), pick(self.falses), pick(self.parts),
-                           pick(self.histograms), self.counts_values)
+                           pick(self.histograms), self.counts_values, pick(self.nans))
 
-    def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses, histogram=None) -> None:
+    def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses, histogram=None,
+            nans=None) -> None:
         self.rows.append(rows)
         self.nulls.append(nulls)
         self.lows.append(low)
@@ -226,4 +242,5 @@ class StatsColumn:
         self.trues.append(trues)
         self.falses.append(falses)
         self.histograms.append(histogram)
+        self.nans.append(nans)
 

@@ -11,7 +11,7 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..pruning import single_table_where
 from ..tables import read_snapshot
-from .plan_tables import PLAN_STATISTICS, plan_table, why_not_planned
+from .plan_tables import PLAN_STATISTICS, plan_table, planned_view, why_not_planned
 from .reads import planned_read, snapshot_parts
 
 if TYPE_CHECKING:
@@ -61,7 +61,10 @@ def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: 
             why = why or why_not_planned(lab, table, parts, staleness)
             if why is None:
                 catalog_name = plan_table(lab, table, parts)
-                _bind(node, catalog_name)
+                converted = planned_view(lab, table, catalog_name)
+                if converted is not None and views is not None:
+                    views[converted] = f"{db}.{name}"
+                _bind(node, converted or catalog_name)
                 if with_statistics is not None:
                     with_statistics[catalog_name] = f"{db}.{name}"
                 if views is not None:  # Spark's messages name it: the user's name instead

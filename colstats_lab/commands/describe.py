@@ -20,6 +20,7 @@ from ..sql.statements import Describe
 COLUMN_ROWS = ("col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
                "max_col_len", "num_trues", "num_falses", "bit_vector", "histogram", "comment", COLUMN_STATS_ACCURATE)
 COVERAGE_ROW = "coverage"  # ours: a partitioned table's figures come from how many of its partitions
+NANS_ROW = "num_nans"  # ours: a double's NaN values, apart from its NULLs (its max is NaN when there is one, as Spark's)
 COUNTED_ROW = "counted"  # ours: what an array's, a map's or their values' figures count
 AS_OF_ROW = "as_of"  # ours: which kept state a DESCRIBE as of a write or a time shows
 
@@ -183,13 +184,24 @@ def _accuracy_text(accuracy: StatsAccuracy, column: str) -> str:
     return json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
 
 
+def _bound_text(value) -> str:
+    """A low or high value as DESCRIBE shows it: NaN spelled as Spark spells it."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value != value:
+        return "NaN"
+    return str(value)
+
+
 def _stats_rows(obj: ColumnStatisticsObj) -> dict[str, str]:
     data = obj.statsData.value
     kind = obj.statsData.kind
     out = {"num_nulls": str(data.numNulls)}
+    if kind is StatsKind.DOUBLE:
+        out[NANS_ROW] = "" if data.numNaNs is None else str(data.numNaNs)
     if hasattr(data, "lowValue"):
-        out["min"] = "" if data.lowValue is None else str(data.lowValue)
-        out["max"] = "" if data.highValue is None else str(data.highValue)
+        out["min"] = _bound_text(data.lowValue)
+        out["max"] = _bound_text(data.highValue)
     if hasattr(data, "numDVs"):
         out["distinct_count"] = str(data.numDVs)
     if kind in (StatsKind.STRING, StatsKind.BINARY):

@@ -4,9 +4,10 @@ them, so that a query's join order and join kinds are those Spark picks from sta
 
 A lab table is read this way only where the catalog table reads exactly the files the lab's snapshot holds
 and the statistics are provably fresh for them: an external Parquet table (each partition at its own
-location), every column's statistics accurate now, no column the lab reads its own way (nanosecond
-timestamps, columns it skips) and no list bucketing. Everything else is read as files, as before, and the
-plan report's `statistics` says "sizes only" and why. The catalog table is made again only when the table's
+location), every column's statistics accurate now, no column the lab leaves out and no list bucketing; a
+nanosecond timestamp is read as the long its files hold and made a timestamp by a view above
+(`planned_view`). Everything else is read as files, as before, and the plan report's `statistics` says
+"sizes only" and why. The catalog table is made again only when the table's
 statistics, partitions or files changed (its token), and dropped with the lab."""
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
+from pyspark.sql import functions as F
 
 from ..analyze.stale import staleness_frame
-from ..file_columns import NANOS_PARAM, SKIPPED_PARAM
+from ..file_columns import SKIPPED_PARAM, nanos_columns
 from ..interop.exchange import spark_statistics_properties
 from ..interop.spark_catalog import SparkTable
 from ..metastore import Table
@@ -27,7 +29,7 @@ from ..column_statistics.names import parse_part_name
 from ..storage import spark_uri
 from ..storage.spark_paths import prefixes_for
 from ..tables.kinds import kind_of
-from ..tables.snapshot import PartitionFiles, spark_type
+from ..tables.snapshot import PartitionFiles, file_schema, spark_type, table_columns
 
 if TYPE_CHECKING:
     from .session import Session
@@ -56,8 +58,8 @@ def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles
         return f"a {kind} table: the files of its snapshot are not those of one catalog table's directories"
     if table.storedAsSubDirectories or table.skewedInfo:
         return "list bucketing: its directories are not partitions Spark knows"
-    if table.parameters.get(NANOS_PARAM) or table.parameters.get(SKIPPED_PARAM):
-        return "the lab reads some of its columns its own way (nanosecond timestamps, skipped columns)"
+    if table.parameters.get(SKIPPED_PARAM):
+        return "the lab leaves some of its columns out (types Spark cannot read)"
     if any(p.partition is None or not p.partition.location or None in p.partition.values for p in parts) \
             and table.is_partitioned:
         return "a partition without a location or with a NULL value"
@@ -85,7 +87,7 @@ def plan_table(session: "Session", table: Table, parts: list[PartitionFiles]) ->
     spark.sql(f"CREATE DATABASE IF NOT EXISTS {PLAN_DATABASE}")
     spark.sql(f"DROP TABLE IF EXISTS {name}")
     prefixes = prefixes_for(spark, [table.location])
-    columns = ", ".join(f"{_name(c.name)} {spark_type(c.type).simpleString()}" for c in table.cols + table.partitionKeys)
+    columns = ", ".join(f"{_name(name)} {kind}" for name, kind in _file_types(table).items())
     partitioned = f" PARTITIONED BY ({', '.join(_name(k) for k in table.partition_key_names)})" \
         if table.is_partitioned else ""
     location = spark_uri(table.location, prefixes)
@@ -103,8 +105,7 @@ def _set_statistics(session: "Session", table: Table, name: str) -> None:
     """The lab's accurate statistics as those of catalog table `name` (of PLAN_DATABASE): what Spark's ANALYZE
     ... FOR ALL COLUMNS would write."""
     spark = session.spark
-    target = SparkTable(PLAN_DATABASE, name, table.location, "parquet",
-                        {c.name: spark_type(c.type).simpleString() for c in table.cols + table.partitionKeys},
+    target = SparkTable(PLAN_DATABASE, name, table.location, "parquet", _file_types(table),
                         list(table.partition_key_names), None)
     num_bins = int(spark.conf.get("spark.sql.statistics.histogram.numBins", "254") or 254)
     histograms = spark.conf.get("spark.sql.statistics.histogram.enabled", "false") == "true"
@@ -125,6 +126,26 @@ def _set_statistics(session: "Session", table: Table, name: str) -> None:
                                      int(table.parameters.get("numRows", 0)), as_scala(stats))
     identifier = jvm.org.apache.spark.sql.catalyst.TableIdentifier(name, jvm.scala.Some(PLAN_DATABASE))
     spark._jsparkSession.sessionState().catalog().alterTableStats(identifier, jvm.scala.Some(statistics))
+
+
+def _file_types(table: Table) -> dict[str, str]:
+    """The catalog table's columns as its files hold them (a nanosecond timestamp is the long it is: Spark reads
+    no TIMESTAMP(NANOS) as a timestamp; `planned_view` makes it one), then the partition keys."""
+    return {**{f.name: f.dataType.simpleString() for f in file_schema(table).fields},
+            **{k.name: spark_type(k.type).simpleString() for k in table.partitionKeys}}
+
+
+def planned_view(session: "Session", table: Table, catalog_name: str) -> str | None:
+    """A temporary view over the catalog table in the lab table's types where its files keep nanosecond
+    timestamps (each truncated to its microsecond, as the lab reads them); None where the catalog table is
+    read as it is. Spark's estimates keep the row count and every other column's statistics through it."""
+    if not nanos_columns(table.parameters):
+        return None
+    view = f"{catalog_name.split('.', 1)[1]}__timestamps"
+    session.spark.table(catalog_name).select(*table_columns(table, unpushed_doubles=False),
+                                             *[F.col(f"`{k.name}`") for k in table.partitionKeys]) \
+        .createOrReplaceTempView(view)
+    return view
 
 
 def _catalog_statistics(spark, size: int, rows: int, col_stats):

@@ -42,11 +42,15 @@ LEAF_NOT_EXPORTED = "a struct's leaf: Hive's and Spark's column statistics have 
 COLLECTION_NOT_EXPORTED = "an array's or map's sizes: Hive's and Spark's column statistics have none"
 
 
+STRUCT_NOT_EXPORTED = "a struct's own NULL count: Hive's and Spark's column statistics have none"
+
+
 def not_exported(table: Table) -> dict[str, str]:
     """The lab's statistics columns Hive's and Spark's column statistics cannot carry, with why: struct leaves,
-    arrays' elements and maps' entries (nested columns), and arrays and maps themselves."""
-    return {c.name: LEAF_NOT_EXPORTED if c.is_leaf else COLLECTION_NOT_EXPORTED
-            for c in table.stats_columns if c.is_leaf or c.is_collection}
+    arrays' elements and maps' entries (nested columns), arrays and maps themselves, and structs' NULL counts."""
+    return {**{c.name: LEAF_NOT_EXPORTED if c.is_leaf else COLLECTION_NOT_EXPORTED
+               for c in table.stats_columns if c.is_leaf or c.is_collection},
+            **{c.name: STRUCT_NOT_EXPORTED for c in table.struct_columns}}
 
 
 @dataclass

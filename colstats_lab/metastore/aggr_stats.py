@@ -32,7 +32,7 @@ from ..column_statistics.model import (
 from ..column_statistics.stats_rows import StatsColumn
 from ..column_statistics.merge import merge_stats_column
 
-_NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION)
+_NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION, StatsKind.STRUCT)
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 
 
@@ -70,6 +70,8 @@ def _extrapolated(column: StatsColumn, index_of: dict[str, int], num_parts: int,
                               lowest=False)
         ndv = _ndv(column.kind, points, low, high, num_parts, density)
         data = data_class(low, high, nulls, ndv)
+        if column.kind is StatsKind.DOUBLE and column.nans and None not in column.nans:
+            data.numNaNs = sum(column.nans) * num_parts // found  # scaled as the nulls are
     else:  # strings
         ndv = _toward_border([(p.ndvs[0], i) for i, p in points], num_parts, lowest=False)
         max_len = _toward_border([(p.max_lens[0], i) for i, p in points], num_parts, lowest=False)

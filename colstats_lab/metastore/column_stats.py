@@ -487,7 +487,7 @@ class ColumnStatisticsRepository(Repository):
                          exact=list(objs))
 
     def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
-        known = {c.name for c in table.cols} | table.stats_column_names
+        known = {c.name for c in table.cols} | {c.name for c in table.figure_columns}
         for name in col_names:
             if name.lower() not in known:
                 raise NoSuchObjectException(f"column {name.lower()} does not exist in table {table.qualified_name}")
@@ -527,5 +527,6 @@ class ColumnStatisticsRepository(Repository):
 
 
 def _column_types(table: Table) -> dict[str, str]:
-    """Each column statistics may be kept for (struct leaves too: `payload.user.id`), with its type."""
-    return {**{c.name: parse_type(c.type).name for c in table.cols}, **{c.name: c.type for c in table.stats_columns}}
+    """Each column statistics may be kept for (struct leaves too: `payload.user.id`, and the structs inside one:
+    `payload.user`), with its type."""
+    return {**{c.name: parse_type(c.type).name for c in table.cols}, **{c.name: c.type for c in table.figure_columns}}

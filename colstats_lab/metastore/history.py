@@ -70,11 +70,11 @@ class StatsState:
         return self.quantiles["edges"], self.quantiles["shares"]
 
 
-# the figures a kept state copies from its statistics row (the table's columns of migrations 10 and 18)
+# the figures a kept state copies from its statistics row (the table's columns of migrations 10, 18 and 24)
 _STATE_COLUMNS = ("COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE", "DOUBLE_LOW_VALUE",
                   "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE", "NUM_NULLS", "NUM_DISTINCTS",
                   "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES", "LOW_VALUE_MICROS",
-                  "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES", "LAST_ANALYZED")
+                  "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES", "NUM_NANS", "LAST_ANALYZED")
 # a partition's row names its table through PARTITIONS, a table's row directly
 _OWNERS = {"PART_COL_STATS": ("(SELECT TBL_ID FROM PARTITIONS P WHERE P.PART_ID = S.PART_ID)", "S.PART_NAME",
                               "SELECT CAST(PARAM_VALUE AS INTEGER) FROM PARTITION_PARAMS WHERE PART_ID = S.PART_ID "

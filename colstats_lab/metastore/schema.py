@@ -717,10 +717,19 @@ def _v23(d: Dialect) -> list[str]:
     return statements
 
 
+# A double's NaN values, counted apart from its NULLs (Iceberg's nan_value_counts; not Hive's): in the statistics
+# rows, their kept states and the merged segments. NULL where not counted (rows from before, other engines').
+_V24 = """ALTER TABLE TAB_COL_STATS ADD COLUMN NUM_NANS INTEGER;
+ALTER TABLE PART_COL_STATS ADD COLUMN NUM_NANS INTEGER;
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN NUM_NANS INTEGER;
+ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN NUM_NANS INTEGER;
+"""
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
-    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23]
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24]
 
 
 def migrate(db: "Database") -> int:

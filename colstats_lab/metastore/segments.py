@@ -28,7 +28,7 @@ LEVELS = 3  # 64 ** 3 = 262,144 partition IDs under a top segment; the table lev
 
 _SEGMENT_COLUMNS = ("COLUMN_TYPE", "NUM_PARTS", "NUM_ROWS", "NUM_NULLS", "LOW_VALUE", "HIGH_VALUE", "BIT_VECTOR",
                     "ALL_SKETCHED", "MAX_NUM_DISTINCTS", "TOTAL_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
-                    "HISTOGRAM")
+                    "HISTOGRAM", "NUM_NANS")
 
 # the statistics rows of one column in partitions, as StatsColumn.from_rows reads them
 PARTITION_STATS_SELECT = (
@@ -36,7 +36,8 @@ PARTITION_STATS_SELECT = (
     "S.NUM_NULLS, "
     "S.LOW_VALUE, COALESCE(S.LOW_VALUE_MICROS, S.LONG_LOW_VALUE), S.HIGH_VALUE, "
     "COALESCE(S.HIGH_VALUE_MICROS, S.LONG_HIGH_VALUE), S.NUM_DISTINCTS, S.BIT_VECTOR, "
-    "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME, S.HISTOGRAM, S.NUM_VALUES IS NOT NULL "
+    "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME, S.HISTOGRAM, S.NUM_VALUES IS NOT NULL, "
+    "S.NUM_NANS "
     "FROM PART_COL_STATS S "
     "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' ")
 
@@ -44,17 +45,17 @@ PARTITION_STATS_SELECT = (
 def _to_row(stats: SegmentStats) -> tuple:
     return (stats.col_type, stats.parts, stats.rows, stats.nulls, value_to_text(stats.kind, stats.low),
             value_to_text(stats.kind, stats.high), stats.sketch, int(stats.all_sketched), stats.max_ndv,
-            stats.total_len, stats.max_len, stats.trues, stats.falses, stats.histogram)
+            stats.total_len, stats.max_len, stats.trues, stats.falses, stats.histogram, stats.nans)
 
 
 def _from_row(row) -> SegmentStats:
     kind = parse_type(row["COLUMN_TYPE"]).stored_stats_kind
-    ranged = kind not in (StatsKind.STRING, StatsKind.BINARY, StatsKind.BOOLEAN)
+    ranged = kind not in (StatsKind.STRING, StatsKind.BINARY, StatsKind.BOOLEAN, StatsKind.STRUCT)
     decode = (lambda text: text_to_value(kind, text)) if ranged else (lambda text: None)
     return SegmentStats(row["COLUMN_TYPE"], kind, row["NUM_PARTS"], row["NUM_ROWS"], row["NUM_NULLS"],
                         decode(row["LOW_VALUE"]), decode(row["HIGH_VALUE"]), row["BIT_VECTOR"],
                         bool(row["ALL_SKETCHED"]), row["MAX_NUM_DISTINCTS"], row["TOTAL_COL_LEN"],
-                        row["MAX_COL_LEN"], row["NUM_TRUES"], row["NUM_FALSES"], row["HISTOGRAM"])
+                        row["MAX_COL_LEN"], row["NUM_TRUES"], row["NUM_FALSES"], row["HISTOGRAM"], row["NUM_NANS"])
 
 
 @dataclass

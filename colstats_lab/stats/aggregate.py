@@ -115,6 +115,8 @@ class ColumnPlan:
         out = [] if self.from_footers else [F.count(value).alias(p + "nonnull")]
         if kind in (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE, StatsKind.DATE, StatsKind.TIMESTAMP):
             out += [] if self.from_footers else [F.min(value).alias(p + "min"), F.max(value).alias(p + "max")]
+        if kind is StatsKind.DOUBLE:  # NaN apart from NULL (footers leave NaN out: always counted here)
+            out.append(F.count_if(F.isnan(value)).alias(p + "nans"))
         elif kind is StatsKind.COLLECTION:  # the elements of each: fewest, most and in all
             out += [F.min(value).alias(p + "min"), F.max(value).alias(p + "max"), F.sum(value).alias(p + "sumlen")]
         elif kind in (StatsKind.STRING, StatsKind.BINARY):
@@ -133,8 +135,8 @@ class ColumnPlan:
 
     @property
     def has_ndv(self) -> bool:
-        """Hive keeps no NDV for booleans and binaries; the lab none of an array's or map's size."""
-        return self.kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION)
+        """Hive keeps no NDV for booleans and binaries; the lab none of an array's or map's size, nor of a struct."""
+        return self.kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION, StatsKind.STRUCT)
 
     def stats_obj(self, index: int, row: dict | None, num_rows: int,
                   footer: ColumnMetadata | None = None) -> ColumnStatisticsObj:
@@ -157,7 +159,11 @@ class ColumnPlan:
         family = sketch_family(self.type_name) if self.histogram else None
         kll = get("kll") if family is not None else None
         histogram = bytes(kll) if kll is not None else None
-        if kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL):
+        if kind is StatsKind.DOUBLE:
+            nans = get("nans")
+            data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch, histogram,
+                                            int(nans or 0) if row is not None or not num_rows else None)
+        elif kind in (StatsKind.LONG, StatsKind.DECIMAL):
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch, histogram)
         elif kind is StatsKind.DATE:
             low, high = get("min"), get("max")
@@ -173,6 +179,8 @@ class ColumnPlan:
             data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls)
         elif kind is StatsKind.COLLECTION:
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), _avg(get("sumlen"), num_rows), nulls)
+        elif kind is StatsKind.STRUCT:
+            data = STATS_DATA_CLASSES[kind](nulls)
         else:
             data = STATS_DATA_CLASSES[kind](get("trues") or 0, get("falses") or 0, nulls)
         frequent = get("freq") if self.keeps_frequent_items else None
@@ -275,7 +283,8 @@ def served_by_footers(plans: list[ColumnPlan], files: dict[tuple, list[DataFile]
     if not plans:
         return plans, {}
     # footers keep an element's figures over every level of its list (NULL lists and elements alike)
-    scalars = {p.name: p.type_name for p in plans if not p.element and p.kind is not StatsKind.COLLECTION}
+    scalars = {p.name: p.type_name for p in plans
+               if not p.element and p.kind not in (StatsKind.COLLECTION, StatsKind.STRUCT)}
     served, figures = group_figures(files, scalars, field_ids)
     return [replace(p, from_footers=p.name in served) for p in plans], figures
 

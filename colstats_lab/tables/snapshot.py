@@ -108,14 +108,15 @@ def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], fiel
     return T.StructField(name, data_type, metadata={"parquet.field.id": field_ids[key]} if key in field_ids else {})
 
 
-def table_columns(table: Table) -> list[Column]:
+def table_columns(table: Table, unpushed_doubles: bool = True) -> list[Column]:
     """The data columns of a frame read with `file_schema`, in the table's types: a nanosecond timestamp
-    truncated to its microsecond (floor, as `file_columns.micros_of_nanos` and footers do), and a double or
-    float (a struct's leaf too) read as nanvl(x, x): the same values, but a filter on them is evaluated on
-    every row read, never pushed into Parquet's reader, whose row-group skipping answers wrong around NaN and
-    -0.0 (footer ranges leave NaN out): measured here, `amount > 214.00` read 109 rows of 111, `amount = 0.00`
-    none of 17, and `p.v > 3` on a struct's leaf none of 1."""
-    nanos, leaves, doubles = nanos_columns(table.parameters), _nanos_leaves(table), _double_leaves(table)
+    truncated to its microsecond (floor, as `file_columns.micros_of_nanos` and footers do), and (with
+    `unpushed_doubles`) a double or float (a struct's leaf too) read as nanvl(x, x): the same values, but a filter
+    on them is evaluated on every row read, never pushed into Parquet's reader, whose row-group skipping answers
+    wrong around NaN and -0.0 (footer ranges leave NaN out): measured here, `amount > 214.00` read 109 rows of
+    111, `amount = 0.00` none of 17, and `p.v > 3` on a struct's leaf none of 1."""
+    nanos, leaves = nanos_columns(table.parameters), _nanos_leaves(table)
+    doubles = _double_leaves(table) if unpushed_doubles else {}
     out = []
     for c in table.cols:
         if c.name in nanos:
@@ -127,7 +128,7 @@ def table_columns(table: Table) -> list[Column]:
             for path in doubles.get(c.name, []):
                 column = column.withField(_dotted(path), _unpushed(F.col(_dotted((c.name, *path)))))
             out.append(column.alias(c.name))
-        elif parse_type(c.type).base in ("double", "float"):
+        elif parse_type(c.type).base in ("double", "float") and unpushed_doubles:
             out.append(_unpushed(F.col(f"`{c.name}`")).alias(c.name))
         else:
             out.append(F.col(f"`{c.name}`"))

@@ -94,7 +94,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     collect = None
     plans = [ColumnPlan.of(c, kll_for(table.parameters, metastore.kll_enabled),
                            items_tracked(table.parameters, c.name, c.type, metastore.frequent_items))
-             for c in table.stats_columns]
+             for c in table.figure_columns]
     dynamic = table.is_partitioned and not partition
     if gather and plans and not dynamic:  # min, max and NULLs from the new files' footers where they will hold them
         # an observation sees the written rows, not an array's elements: those wait for an ANALYZE

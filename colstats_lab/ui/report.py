@@ -10,7 +10,7 @@ from ..frames import level_frame, report_data, stats_frame
 from ..metastore import Metastore, Table
 from . import charts
 from . import format as fmt
-from .stats_view import QUARTILES, display_frame
+from .stats_view import stats_table_html
 from .widgets import html_table
 
 STALE_ROWS = 500  # not-accurate partition rows listed; the JSON report holds all of them
@@ -22,9 +22,7 @@ def report_html(metastore: Metastore, table: Table) -> str:
     level, _ = level_frame(metastore, table, None)
     sections = [f"<h1>{html.escape(table.qualified_name)}</h1>", f'<p class="colstats-header">{_summary(data)}</p>',
                 "<h2>Statistics of the whole table</h2>",
-                html_table(display_frame(level, table), numeric={"min", "max", "nulls", "distinct", "avg len", "max len"},
-                           raw_html={"column", "null fraction", "status", QUARTILES}, wrap={"reason"},
-                           narrow={QUARTILES})]
+                stats_table_html(level, table)]
     figures = []
     analyzed = level[level["nulls"].notna()].assign(ndv=lambda f: [0 if v is None else v for v in f["ndv"]],
                                                      column=lambda f: f["column"].map(table.spelled))

@@ -30,16 +30,17 @@ def column_label(table: Table | None, name: str) -> str:
 
 def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFrame:
     """The statistics frame as the view shows it (`column` is HTML); with `table`, columns named as its files
-    spell them and struct leaves indented."""
+    spell them and struct leaves indented. Made to fit a 1,400 px screen: NULLs, their share and NaN in one
+    cell, the lengths in one, a timestamp's date and time on two lines, the reason cut to two lines (whole on
+    hover), and a column no row has a figure in left out."""
     counted = [_counted(type_name) for type_name in frame["type"]]
+    nans = frame["nans"] if "nans" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
     shown = pd.DataFrame({
         "column": frame["column"].map(lambda name: column_label(table, name)), "type": frame["type"],
         # an array's or map's figures are its elements' (entries') count
-        "min": [fmt.number(v) + unit if unit and v is not None and not pd.isna(v) else fmt.number(v)
-                for v, unit in zip(frame["min"], counted)],
-        "max": [fmt.number(v) + unit if unit and v is not None and not pd.isna(v) else fmt.number(v)
-                for v, unit in zip(frame["max"], counted)],
-        "nulls": frame["nulls"].map(fmt.count), "null fraction": frame["null_fraction"].map(fraction_bar),
+        "min": [_bound(v, unit) for v, unit in zip(frame["min"], counted)],
+        "max": [_bound(v, unit) for v, unit in zip(frame["max"], counted)],
+        "nulls": [_nulls(n, f, nan) for n, f, nan in zip(frame["nulls"], frame["null_fraction"], nans)],
         "distinct": frame["ndv"].map(fmt.count),
         # a narrow cell that wraps between values, never inside one (a date broke at its hyphens): a timestamp's
         # three side by side pushed the table past a 1,400 px screen, and a row's text stays one line (a <br>
@@ -47,19 +48,66 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
         QUARTILES: frame["quartiles"].map(lambda q: " / ".join(f'<span style="white-space: nowrap">'
                                                                f'{fmt.escape(text)}</span>' for text in _quartile_texts(q))
                                           if isinstance(q, list) else ""),
-        "avg len": frame["avg_len"].map(lambda v: "" if v is None or pd.isna(v) else f"{v:.2f}"),
-        "max len": frame["max_len"].map(fmt.count),
+        LENGTHS: [f"{a:.2f} / {fmt.count(m)}" if a is not None and not pd.isna(a) else ""
+                  for a, m in zip(frame["avg_len"], frame["max_len"])],
         "true / false": [f"{fmt.count(t)} / {fmt.count(f)}" if t is not None and not pd.isna(t) else ""
                          for t, f in zip(frame["trues"], frame["falses"])],
-        "analyzed (UTC)": frame["last_analyzed"].map(lambda v: fmt.when(None if pd.isna(v) else int(v))),
+        "analyzed (UTC)": frame["last_analyzed"].map(lambda v: _two_lines(fmt.when(None if pd.isna(v) else int(v)))),
         "status": [badge(None if pd.isna(a) else bool(a), r or "") for a, r in zip(frame["accurate"], frame["reason"])],
         # the badge's tooltip carries every reason; the column spells out only what needs attention
-        "reason": [r if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"])],
+        "reason": [_clamped(r) if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"])],
     })
-    if frame["coverage"].notna().any():  # a partitioned table's level: how many partitions the figures cover
+    coverage = frame["coverage"].dropna()
+    if any(_partial(v) for v in coverage):  # a partitioned table's level: when some figures cover fewer partitions
         shown.insert(len(shown.columns) - 2, "partitions", frame["coverage"].map(lambda v: v or ""))
+    empty = [c for c in (QUARTILES, LENGTHS, "true / false", "reason") if not any(shown[c])]
     # whether the figures can be trusted is the view's point: beside each name, where no screen width hides it
-    return shown[["column", "status", *[c for c in shown.columns if c not in ("column", "status")]]]
+    return shown[["column", "status", *[c for c in shown.columns if c not in ("column", "status", *empty)]]]
+
+
+LENGTHS = "avg / max len"
+NUMERIC = {"min", "max", "nulls", "distinct", LENGTHS, "true / false"}
+RAW_HTML = {"column", "min", "max", "nulls", "status", QUARTILES, "analyzed (UTC)", "reason"}
+
+
+def stats_table_html(frame: pd.DataFrame, table: Table | None = None) -> str:
+    """The statistics view's table (display_frame) as HTML: the view's and the HTML report's."""
+    return html_table(display_frame(frame, table), numeric=NUMERIC, raw_html=RAW_HTML, narrow={QUARTILES}, fit=True)
+
+
+def _partial(coverage: str) -> bool:
+    """Whether a coverage (`9 of 10`) leaves partitions out."""
+    covered, _, of = str(coverage).partition(" of ")
+    return covered != of
+
+
+def _bound(value, unit: str) -> str:
+    """A min or max: a timestamp's date and time on two lines, an array's sizes with their unit."""
+    if value is None or (not isinstance(value, (list, str)) and pd.isna(value)):
+        return ""
+    text = fmt.number(value) + unit
+    return _two_lines(text) if isinstance(value, (Timestamp, dt.datetime)) else fmt.escape(text)
+
+
+def _two_lines(text: str) -> str:
+    """`2026-01-01 00:00:14` with its date and time each unbroken, the line free to break between them."""
+    return " ".join(f'<span style="white-space: nowrap">{fmt.escape(part)}</span>' for part in text.split(" ", 1))
+
+
+def _nulls(nulls, fraction, nans) -> str:
+    """The NULLs, their share as a bar, and a double's NaN values (counted apart) where it has any."""
+    if nulls is None or pd.isna(nulls):
+        return ""
+    nan = (f' · <span title="NaN values, counted apart from the NULLs (a max of NaN is Spark\'s order: NaN above '
+           f'every number)">{fmt.count(nans)} NaN</span>' if nans is not None and not pd.isna(nans) and nans else "")
+    return f'<span style="white-space: nowrap">{fmt.count(nulls)} {fraction_bar(fraction)}{nan}</span>'
+
+
+def _clamped(reason: str) -> str:
+    """A reason in at most two lines of a narrow cell, whole on hover."""
+    return (f'<div title="{fmt.escape(reason)}" style="white-space: normal; width: 180px; font-size: 12px; '
+            f'color: #555; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; '
+            f'overflow: hidden">{fmt.escape(reason)}</div>')
 
 
 def _quartile_texts(values: list) -> list[str]:
@@ -111,7 +159,7 @@ class StatsView(View):
     def refresh(self) -> None:
         shown = self.handle.inspect.stats_level(self.level.value)
         self.frame, params = shown.frame, shown.parameters
-        where = "whole table" if shown.partition is None else shown.partition.partName
+        where = "whole table" if shown.partition is None else self.table.spelled_partition(shown.partition.partName)
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · {fmt.escape(where)} · '
             f'{fmt.count(shown.rows)} rows · {fmt.size(int(params.get("totalSize", 0) or 0))} in '
@@ -120,10 +168,7 @@ class StatsView(View):
                if self.table.is_partitioned and shown.partition is None else "")
             + f' · <span title="rows inserted or removed since every column\'s statistics were last accurate">'
               f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
-        numeric = {"min", "max", "nulls", "distinct", "avg len", "max len", "true / false"}
-        self.table_html.value = html_table(display_frame(self.frame, self.table), numeric=numeric,
-                                           raw_html={"column", "null fraction", "status", QUARTILES}, wrap={"reason"},
-                                           narrow={QUARTILES})
+        self.table_html.value = stats_table_html(self.frame, self.table)
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]

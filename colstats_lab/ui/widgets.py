@@ -15,14 +15,15 @@ VIEWS: dict[str, type["View"]] = {}
 
 _STYLE = """<style>
 .colstats-table {border-collapse: collapse; font-size: 13px; font-family: system-ui, sans-serif;}
-.colstats-table th {text-align: left; padding: 4px 10px; border-bottom: 2px solid #888; white-space: nowrap;}
-.colstats-table td {padding: 3px 10px; border-bottom: 1px solid #ddd; white-space: nowrap;}
+.colstats-table th {text-align: left; padding: 4px 8px; border-bottom: 2px solid #888; white-space: nowrap;}
+.colstats-table td {padding: 3px 8px; border-bottom: 1px solid #ddd; white-space: nowrap;}
 .colstats-table td.num {text-align: right; font-variant-numeric: tabular-nums;}
+.colstats-fit {width: 100%;} .colstats-fit td, .colstats-fit th {white-space: normal;}
 .colstats-table td.wrap {white-space: normal; min-width: 240px; max-width: 520px; color: #555; font-size: 12px;}
 .colstats-table td.narrow {white-space: normal; min-width: 150px; max-width: 165px; font-size: 12px;}
-.colstats-badge {border-radius: 8px; padding: 1px 8px; font-size: 12px; color: white;}
+.colstats-badge {border-radius: 8px; padding: 1px 8px; font-size: 12px; color: white; white-space: nowrap;}
 .colstats-ok {background: #2e7d32;} .colstats-stale {background: #c62828;} .colstats-none {background: #757575;}
-.colstats-bar {display: inline-block; width: 70px; height: 8px; background: #e0e0e0; margin-right: 6px;
+.colstats-bar {display: inline-block; width: 48px; height: 8px; background: #e0e0e0; margin-right: 6px;
                vertical-align: middle;}
 .colstats-bar > span {display: inline-block; vertical-align: top; height: 8px; background: #e45756;}
 .colstats-header, .colstats-workers {font-family: system-ui, sans-serif; font-size: 14px; margin: 4px 0;}
@@ -151,9 +152,10 @@ def fraction_bar(fraction: float | None) -> str:
 
 def html_table(frame: pd.DataFrame, numeric: Set[str] = frozenset(), raw_html: Set[str] = frozenset(),
                wrap: Set[str] = frozenset(), row_attributes: list[str] | None = None,
-               narrow: Set[str] = frozenset()) -> str:
+               narrow: Set[str] = frozenset(), fit: bool = False) -> str:
     """A frame as the views' table: `wrap` columns wrap their text in a wide cell, `narrow` ones in a narrow
-    one (a value a line); `row_attributes`, one per row, go into each `<tr>` as they are."""
+    one (a value a line); `row_attributes`, one per row, go into each `<tr>` as they are. With `fit`, the table
+    takes the width it is given and its cells that may break (raw HTML holding a breakable space) do."""
     head = "".join(f"<th>{fmt.escape(c)}</th>" for c in frame.columns)
     body = []
     for index, row in enumerate(frame.itertuples(index=False)):
@@ -164,5 +166,6 @@ def html_table(frame: pd.DataFrame, numeric: Set[str] = frozenset(), raw_html: S
             cells.append(f'<td class="{css}">{text}</td>' if css else f"<td>{text}</td>")
         attributes = f" {row_attributes[index]}" if row_attributes else ""
         body.append(f"<tr{attributes}>" + "".join(cells) + "</tr>")
-    return (f'{_STYLE}<div style="overflow-x: auto"><table class="colstats-table"><thead><tr>{head}</tr></thead>'
+    table_class = "colstats-table colstats-fit" if fit else "colstats-table"
+    return (f'{_STYLE}<div style="overflow-x: auto"><table class="{table_class}"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
