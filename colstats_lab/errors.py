@@ -46,6 +46,11 @@ class MetaException(MetastoreError):
     """The metastore cannot do what was asked (a refused state change, a broken file)."""
 
 
+class MetastoreUnavailable(MetaException):
+    """The metastore's database cannot do what was asked of it now: its disk is full, it is read-only, another
+    writer held it too long, its server went away. The message names the database and the cause."""
+
+
 class ParseError(ColstatsError):
     """A statement or expression that does not parse: the message, and the text with a caret under
     the bad token (`.sql`, `.position`, `.line`, `.column`)."""

@@ -8,13 +8,14 @@ from typing import Any, Iterator
 import pandas as pd
 from pyspark.sql import SparkSession
 
-from . import engine
+from . import caches, engine
 from .interop import exchange
 from .metastore import DEFAULT_DB, Metastore, Table
 from .errors import InvalidArgument
 from .column_statistics.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .column_statistics.frequent_items import MAX_FREQUENT_ITEMS
+from .metastore.common import BUSY_TIMEOUT_MS
 from .metastore.history import DEFAULT_KEEP
 from .result import Result
 from .sql import parse
@@ -55,6 +56,8 @@ _METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.t
                       "hive.metastore.stats.ndv.densityfunction": "ndv_density_function",
                       "hive.stats.kll.enable": "kll_enabled", "colstats.history.enabled": "history_enabled",
                       "colstats.history.sketches": "history_sketches", "colstats.frequent.items": "frequent_items"}
+CACHE_MAX_BYTES = "colstats.cache.max_bytes"
+METASTORE_WAIT = "colstats.metastore.wait"  # seconds a write waits for another writer's lock on the metastore
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 ENV_METASTORE = "COLSTATS_METASTORE"
@@ -200,10 +203,16 @@ class Lab(DeprecatedLabMethods):
         statistics history `clean()` keeps), `colstats.storage.spark_prefixes` (what Spark reads for
         an object store's prefix: `s3://lake/=file:///mnt/lake/`, pairs separated by commas, or a dict), and
         `colstats.storage.listing` (`auto`: object stores this process has no credentials for are listed through
-        Spark; `store`: always through the store's client; `spark`: always through Spark). A `spark.*` key is the
-        lab's Spark session's setting (`spark.sql.cbo.enabled`), as Spark has it now."""
+        Spark; `store`: always through the store's client; `spark`: always through Spark), `colstats.cache.max_bytes`
+        (what the process's caches of footers read may hold together, in bytes: 256 MiB), `colstats.metastore.wait`
+        (seconds a write waits for another writer's lock on the metastore: 60, saying so after a moment). A `spark.*`
+        key is the lab's Spark session's setting (`spark.sql.cbo.enabled`), as Spark has it now."""
         if is_spark_setting(key):
             return self._spark_settings.get(self._spark, key)
+        if key == CACHE_MAX_BYTES:
+            return caches.max_bytes()
+        if key == METASTORE_WAIT:
+            return self.metastore.db.wait_s
         if key in _METASTORE_OPTIONS:
             return getattr(self.metastore, _METASTORE_OPTIONS[key])
         return self._options.get(key, _DEFAULT_OPTIONS.get(key))
@@ -236,6 +245,12 @@ class Lab(DeprecatedLabMethods):
                                             f"a frequent-items sketch tracks), not {value:,}")
         elif key == "colstats.history.max_bytes":
             value = None if value is None else _as_count(key, value)
+        elif key == CACHE_MAX_BYTES:  # the process's: every lab in it reads through the same caches
+            caches.set_max_bytes(_as_count(key, value))
+            return
+        elif key == METASTORE_WAIT:
+            self.metastore.db.set_wait(_as_seconds(key, value))
+            return
         elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
             value = _as_seconds(key, value)
         elif key == STORAGE_LISTING:
@@ -259,7 +274,9 @@ class Lab(DeprecatedLabMethods):
             return self._spark_settings.reset(self._spark, key)
         keys = [key] if key is not None else sorted({*self._options, *(k for k, attr in _METASTORE_OPTIONS.items()
                                                                        if getattr(self.metastore, attr)
-                                                                       != self._metastore_defaults[attr])})
+                                                                       != self._metastore_defaults[attr]),
+                                                     *([CACHE_MAX_BYTES] if caches.max_bytes()
+                                                       != caches.DEFAULT_MAX_BYTES else [])})
         for name in keys:
             if name in _METASTORE_OPTIONS:
                 setattr(self.metastore, _METASTORE_OPTIONS[name], self._metastore_defaults[_METASTORE_OPTIONS[name]])
@@ -267,6 +284,10 @@ class Lab(DeprecatedLabMethods):
                 list_through_spark(lambda: self.spark, str(_DEFAULT_OPTIONS[STORAGE_LISTING]))
             elif name == SPARK_PREFIXES and self._spark is not None:
                 self._spark.conf.unset(SPARK_PREFIXES)
+            elif name == CACHE_MAX_BYTES:
+                caches.set_max_bytes(caches.DEFAULT_MAX_BYTES)
+            elif name == METASTORE_WAIT:
+                self.metastore.db.set_wait(BUSY_TIMEOUT_MS / 1000)
             self._options.pop(name, None)
         return keys + (self._spark_settings.reset(self._spark) if key is None else [])
 

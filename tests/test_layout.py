@@ -17,12 +17,13 @@ MAY_IMPORT = {
     "sizes": set(),
     "coltypes": {"errors"},
     "files": set(),
-    "storage": {"errors", "files"},  # the one seam to every file system: above it, nothing touches `os` for a file
+    "caches": set(),  # the process's budget of every cache, in bytes
+    "storage": {"caches", "errors", "files"},  # the one seam to every file system: above it, nothing touches `os` for a file
     "file_columns": {"errors"},  # how a table's columns are found in its files: names and units, no I/O of its own
     # column statistics as data: Hive's model, sketches, quantiles, merges, drift, frequent items; no SQL, no I/O
     "column_statistics": {"coltypes", "errors", "file_columns"},
     "metastore": {"column_statistics", "coltypes", "errors", "file_columns", "files", "storage"},  # Hive's rules in SQL
-    "stats": {"column_statistics", "coltypes", "errors", "file_columns", "files", "metastore", "storage"},
+    "stats": {"caches", "column_statistics", "coltypes", "errors", "file_columns", "files", "metastore", "storage"},
     "sql": {"column_statistics", "coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
     "plans": set(),  # Spark's plans read operator by operator: no metastore, no Lab
     "ui": {"analyze", "column_statistics", "coltypes", "errors", "frames", "metastore", "plans", "pruning", "sizes", "skew",

@@ -281,6 +281,7 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
         conn.execute("ALTER TABLE ANALYZED_FILES DROP COLUMN ETAG")  # 19's
         for later in ("TAB_COL_STATS", "PART_COL_STATS", "PART_STATS_SEGMENTS"):  # 24's (the history went above)
             conn.execute(f"ALTER TABLE {later} DROP COLUMN NUM_NANS")
+        conn.execute("DROP VIEW STATS_FLAGS")  # 25's
         conn.execute("PRAGMA user_version = 7")
     ms = Metastore(path)
     try:

@@ -31,7 +31,7 @@ from ..files import DataFile
 from ..storage import FooterUnavailable, footers_read_meanwhile, is_local
 from ..tables.layout import footer_counts
 from ..tables.kinds import kind_of, read_snapshot, snapshot_files
-from ..tables.snapshot import PartitionFiles
+from ..tables.snapshot import PartitionFiles, changes_named
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -132,7 +132,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     if stmt.mode != "noscan":
         plans, footers = _footer_plans(table, files, plans)
         frame = read_snapshot(spark(), table, files, reuse=True)  # Spark starts once the statement is known good
-        with spark_errors(f"cannot analyze {table.qualified_name}"), \
+        with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
                 footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
             groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],

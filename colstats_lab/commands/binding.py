@@ -30,14 +30,14 @@ def view_name(db: str, name: str) -> str:
 def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: list | None = None,
                 views: dict[str, str] | None = None, planned: tuple | None = None,
                 as_files: dict[str, str] | None = None, with_statistics: dict[str, str] | None = None,
-                staleness: dict | None = None) -> str:
+                staleness: dict | None = None, read: list | None = None) -> str:
     """The query with each lab table replaced by a temporary view of its current snapshot; the table
     of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
     each view's name with its table's to `views`); `planned`, that table's `planned_read` when the caller
     made it already. In a query of several tables, outside a transaction, a table Spark can plan with the
     lab's statistics is read as their catalog table instead (`plan_tables`; put in `with_statistics`, the
-    catalog table's name to the lab table's); each one read as files is put in `as_files` with why, and the
-    staleness frames judged by in `staleness`."""
+    catalog table's name to the lab table's); each one read as files is put in `as_files` with why, the
+    staleness frames judged by in `staleness`, and the partitions' files every lab table reads in `read`."""
     tree = parse_sql(query) if isinstance(query, str) else query.copy()  # the statement's tree stays as parsed
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     single = single_table_where(tree)
@@ -56,6 +56,9 @@ def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: 
                 reports.append(report)
         else:
             table, parts = snapshot_parts(lab, f"{db}.{name}", txn=txn)
+        if read is not None:
+            read.extend(parts)
+        if single is None or single[0] is not node:
             why = "a transaction's own snapshot" if txn is not None else \
                 None if lab.get(PLAN_STATISTICS) else f"{PLAN_STATISTICS} is false"
             why = why or why_not_planned(lab, table, parts, staleness)

@@ -13,6 +13,7 @@ from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
 from ..storage import join, storage_for
 from ..errors import ColstatsError, InvalidArgument, spark_errors
+from ..tables.snapshot import changes_named
 from ..column_statistics.frequent_items import COLUMNS_PROPERTY
 from ..column_statistics.quantiles import KLL_PROPERTY
 from ..metastore import COLUMN_STATS_ACCURATE, FieldSchema, NoSuchObjectException, Partition, StatsAccuracy, Table
@@ -497,8 +498,9 @@ def _query(lab: "Session", stmt: st.Query, txn) -> Result:
     reason = answer.reason
     reports: list = []
     views: dict[str, str] = {}
-    bound = bind_tables(lab, query, txn, reports, views)
-    with spark_errors("Spark cannot run the query", stmt.text, views):
+    read: list = []
+    bound = bind_tables(lab, query, txn, reports, views, read=read)
+    with changes_named(read), spark_errors("Spark cannot run the query", stmt.text, views):
         frame = lab.spark.sql(bound)
         # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .spark_df.
         head = _to_pandas(frame.limit(QUERY_ROW_LIMIT + 1))

@@ -13,7 +13,7 @@ from ..metastore.snapshot_files import field_ids_of
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..stats.footers import group_figures
-from ..tables.snapshot import PartitionFiles
+from ..tables.snapshot import PartitionFiles, changes_named
 from ..column_statistics.frequent_items import TopValues
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore.txn import ValidWriteIdList
@@ -70,7 +70,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
                                         f"statistics: the frequent-items sketches kept with them, accurate for {valid}")
     footers = _footer_counts(meta, parts, names[0]) if mode == "approx" and len(names) == 1 else None
     distinct = _distinct_estimate(session, meta, names, parts, valid) if mode == "exact" else None
-    with spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
+    with changes_named(parts), spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
         rows = read_snapshot(session.spark, meta, parts, reuse=True)
         if leaves:  # a struct's leaf, NULL where a struct on its way is, as a column of its own
             rows = rows.select("*", *[F.col(".".join(f"`{p}`" for p in path)).alias(name) for name, path in leaves.items()])

@@ -17,6 +17,7 @@ from ..errors import InvalidInputException, InvalidObjectException, MetaExceptio
 from .history import keep_states, last_stats_row
 from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
 from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
+from .database import WouldWait
 from .segments import PARTITION_STATS_SELECT
 from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
 from .txn import ValidWriteIdList
@@ -449,15 +450,20 @@ class ColumnStatisticsRepository(Repository):
 
     def _refresh_segments(self, db_name: str, table_name: str) -> None:
         """Re-merges the segments a change of partitions left stale (a short write transaction); inside a
-        read snapshot, which cannot write, nothing: readers then judge from the partitions."""
+        read snapshot, which cannot write, on a metastore opened read-only, or while another writer holds the
+        lock (a reader never waits for one), nothing: readers then judge from the partitions."""
 
-        if self.db.reading_only:
+        if self.db.reading_only or self.db.read_only:
             return
         with self.snapshot() as conn:
             tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
             if not conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
                 return
-        self.segment_statistics(db_name, table_name, [], merge_segments, merge_partitions)
+        try:
+            with self.db.without_waiting():
+                self.segment_statistics(db_name, table_name, [], merge_segments, merge_partitions)
+        except WouldWait:
+            return
 
     def partition_state(self, db_name: str, table_name: str) -> list[segments.StateGroup] | None:
         """The table's partitions grouped by their COLUMN_STATS_ACCURATE text, from the segments (a few

@@ -13,6 +13,8 @@ import collections
 import functools
 import itertools
 import re
+import time
+import warnings
 from typing import Any, Collection, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit
 
@@ -22,9 +24,9 @@ from psycopg.pq import Format
 from psycopg.types.string import StrDumper
 
 from .common import BUSY_TIMEOUT_MS
-from .database import Database, redacted
+from .database import Database, MetastoreWaitWarning, WouldWait, redacted
 from .dialect import POSTGRESQL
-from ..errors import MetaException
+from ..errors import MetaException, MetastoreUnavailable
 
 # pg_advisory_xact_lock keys: one for writers, one for migrations ("colstats" in ASCII, and +1)
 WRITE_LOCK = 0x636F6C7374617473
@@ -220,11 +222,15 @@ class PostgresDatabase(Database):
         self._conn.execute(sql.encode())  # bytes: no parameters, so a % in the statement is itself
 
     def schema_version(self) -> int:
-        self._conn.execute(f"CREATE TABLE IF NOT EXISTS {_VERSION_TABLE} (MIGRATIONS INTEGER NOT NULL)")
+        """A read: a database whose version table is not made yet is of version 0."""
+        found = self._conn.execute("SELECT to_regclass(%s) IS NOT NULL", (_VERSION_TABLE.lower(),)).fetchone()
+        if not found or not found[0]:
+            return 0
         row = self._conn.execute(f"SELECT MIGRATIONS FROM {_VERSION_TABLE}").fetchone()
         return int(row[0]) if row else 0
 
     def set_schema_version(self, version: int) -> None:
+        self._conn.execute(f"CREATE TABLE IF NOT EXISTS {_VERSION_TABLE} (MIGRATIONS INTEGER NOT NULL)")
         self._conn.execute(f"DELETE FROM {_VERSION_TABLE}")
         self._conn.execute(f"INSERT INTO {_VERSION_TABLE} (MIGRATIONS) VALUES (%s)", (int(version),))
 
@@ -248,20 +254,43 @@ class PostgresDatabase(Database):
             if writing:
                 self._conn.execute("BEGIN")
                 if self._next_shared:  # the write lock shared with other tables' writers, each table's its own
-                    self._conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self._next_lock,))
+                    self._lock_or_wait("pg_advisory_xact_lock_shared(%s)", (self._next_lock,))
                     for db_name, table_name in self._next_tables:  # in one order: two writers never wait in a ring
-                        self._conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                        self._lock_or_wait("pg_advisory_xact_lock(%s, hashtext(%s))",
                                            (TABLE_LOCKS, f"{db_name}.{table_name}"))
                 else:
-                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._next_lock,))
+                    self._lock_or_wait("pg_advisory_xact_lock(%s)", (self._next_lock,))
             else:
                 self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         except psycopg.errors.LockNotAvailable:
             self._conn.execute("ROLLBACK")
-            raise MetaException(f"the metastore at {self.display_url} is busy: another writer held it for "
-                                f"{BUSY_TIMEOUT_MS // 1000} s") from None
+            raise MetastoreUnavailable(f"the metastore at {self.display_url} is busy: another writer held it for "
+                                       f"{self.wait_s:.0f} s") from None
         except psycopg.OperationalError as error:
             raise _one_line(error, self.display_url) from None
+
+    def set_wait(self, seconds: float) -> None:
+        super().set_wait(seconds)
+        with self._lock:
+            self._conn.execute(f"SET lock_timeout = {int(self.wait_s * 1000)}")
+
+    def _lock_or_wait(self, lock: str, arguments: tuple) -> None:
+        """Takes an advisory lock; when another writer holds it, says for what, whom and how long this one waits
+        (the lab's open transactions), then waits up to the lock timeout."""
+        taken = self._conn.execute(f"SELECT {lock.replace('pg_advisory', 'pg_try_advisory', 1)}",
+                                   arguments).fetchone()
+        if taken and taken[0]:
+            return
+        if self._no_wait:
+            raise WouldWait(self.display_url)
+        rows = self._conn.execute("SELECT TXN_ID, TXN_HOST, TXN_PID, TXN_STARTED FROM TXNS WHERE TXN_STATE = 'o' "
+                                  "ORDER BY TXN_LAST_HEARTBEAT DESC LIMIT 3").fetchall()
+        now = time.time()
+        holders = ("; ".join(f"transaction {r[0]} of {r[1]}:{r[2]}, open {now - float(r[3]):.0f} s" for r in rows)
+                   or "no transaction of the lab is open (another process opening or migrating it)")
+        warnings.warn(f"waiting up to {self.wait_s:.0f} s for the metastore at {self.display_url}: another "
+                      f"writer holds its write lock: {holders}", MetastoreWaitWarning, stacklevel=6)
+        self._conn.execute(f"SELECT {lock}", arguments)
 
     def _end(self, commit: bool) -> None:
         inserted, self._inserted = self._inserted, collections.Counter()

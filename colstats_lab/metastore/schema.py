@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .accurate import PARAM as _ACCURATE
 from .dialect import Dialect
-from ..errors import MetaException
+from ..errors import MetaException, MetastoreUnavailable
 
 if TYPE_CHECKING:
     from .database import Database
@@ -726,20 +726,53 @@ ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN NUM_NANS INTEGER;
 """
 
 
+# What a reader of the tables themselves (`%sql`) needs beside each COLUMN_STATS_ACCURATE flag: when its statistics
+# were computed and what keeps it true. A managed table's flags are kept true by every write through the lab (write
+# IDs); an external table's say what its files were at that ANALYZE, and another job may have changed them since:
+# the lab compares them with a listing before it uses a figure, a SQL reader cannot.
+_HOLDS_WHILE = ("CASE WHEN T.TBL_TYPE = 'EXTERNAL_TABLE' THEN 'its files are those ANALYZE read at PROVEN_AT: "
+                "another job may have changed them since (the lab lists them before it uses a figure, as colstats-lab "
+                "check says)' ELSE 'no write since: every write through the lab keeps the flag true' END")
+_V25 = f"""CREATE VIEW STATS_FLAGS AS
+SELECT D.NAME AS DB_NAME, T.TBL_NAME AS TABLE_NAME, P.PART_NAME AS PART_NAME,
+       PP.PARAM_VALUE AS COLUMN_STATS_ACCURATE,
+       (SELECT max(S.LAST_ANALYZED) FROM PART_COL_STATS S WHERE S.PART_ID = P.PART_ID) AS PROVEN_AT,
+       {_HOLDS_WHILE} AS HOLDS_WHILE
+FROM PARTITIONS P JOIN TBLS T ON T.TBL_ID = P.TBL_ID JOIN DBS D ON D.DB_ID = T.DB_ID
+LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = 'COLUMN_STATS_ACCURATE'
+UNION ALL
+SELECT D.NAME, T.TBL_NAME, NULL, TP.PARAM_VALUE,
+       (SELECT max(S.LAST_ANALYZED) FROM TAB_COL_STATS S WHERE S.TBL_ID = T.TBL_ID),
+       {_HOLDS_WHILE}
+FROM TBLS T JOIN DBS D ON D.DB_ID = T.DB_ID
+LEFT JOIN TABLE_PARAMS TP ON TP.TBL_ID = T.TBL_ID AND TP.PARAM_KEY = 'COLUMN_STATS_ACCURATE'
+"""
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
-    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24]
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25]
 
 
 def migrate(db: "Database") -> int:
     """Runs the migrations this database has not seen yet, in one transaction that holds every other process's
-    migration off; returns the schema version now in force."""
-    with db.migration():
+    migration off; returns the schema version now in force. The version is read first, without a write: a
+    metastore that needs none opens beside a writer holding it (a dashboard, a check, a reading notebook), and
+    a read-only one opens as long as its schema is this version's."""
+    with db.snapshot():
         current = db.schema_version()
-        if current > len(MIGRATIONS):
-            raise MetaException(f"metastore schema version {current} at {db.display_url} is newer than this "
-                                f"colstats_lab knows ({len(MIGRATIONS)}): upgrade colstats_lab")
+    if current > len(MIGRATIONS):
+        raise MetaException(f"metastore schema version {current} at {db.display_url} is newer than this "
+                            f"colstats_lab knows ({len(MIGRATIONS)}): upgrade colstats_lab")
+    if current == len(MIGRATIONS):
+        return current
+    if getattr(db, "read_only", False):
+        raise MetastoreUnavailable(f"the metastore at {db.display_url} is read-only here and of schema version "
+                                   f"{current}, older than this colstats_lab's {len(MIGRATIONS)}: open it once where "
+                                   "it can be written to upgrade it")
+    with db.migration():
+        current = db.schema_version()  # again, under the lock: another process may have migrated meanwhile
         for version in range(current, len(MIGRATIONS)):
             for statement in migration_statements(version, db.dialect):
                 db.execute_script_statement(statement)

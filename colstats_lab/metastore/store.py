@@ -65,9 +65,12 @@ class Metastore:
         self.snapshot_files = SnapshotFilesRepository(self)
         self.autoanalyze_claims = AutoAnalyzeRepository(self)
         migrate(self.db)
-        with self.transaction():
-            if not self.catalog._db_id(DEFAULT_DB, required=False):
-                self.catalog._insert_db(DEFAULT_DB, self.warehouse, "Default Hive database")
+        with self.snapshot():  # read first: a metastore that has it opens beside a writer holding the file
+            made = self.catalog._db_id(DEFAULT_DB, required=False)
+        if not made:
+            with self.transaction():
+                if not self.catalog._db_id(DEFAULT_DB, required=False):
+                    self.catalog._insert_db(DEFAULT_DB, self.warehouse, "Default Hive database")
 
     @property
     def url(self) -> str:

@@ -154,7 +154,7 @@ class ColumnPlan:
         nulls = num_rows - non_null
         kind = self.kind
         hll = get("hll") if self.has_ndv else None
-        sketch = compact(bytes(hll)) if hll is not None else None
+        sketch = bytes(hll) if hll is not None else None  # compacted as it was received (`_compacted`)
         ndv = sketch_ndv(sketch, non_null) if self.has_ndv else None
         family = sketch_family(self.type_name) if self.histogram else None
         kll = get("kll") if family is not None else None
@@ -262,10 +262,21 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
 
 def _grouped(inputs: DataFrame, key_names: list[str], plans: list[ColumnPlan]) -> dict[tuple, dict]:
     """The aggregates of `plans` over `inputs` per group of `key_names` (one row without keys), by the
-    group's values: one row per partition is all that reaches the driver."""
+    group's values: one row per partition is all that reaches the driver, a shuffle partition at a time, each
+    row's NDV sketches compacted as it comes (collected at once, 10,000 partitions' rows of 20 columns held
+    400 MiB of Spark's HLL_8 sketches in this process)."""
     exprs = _aggregation(inputs.sparkSession, tuple(plans))[1]
-    collected = inputs.groupBy(*key_names).agg(*exprs).collect() if key_names else inputs.agg(*exprs).collect()
-    return {tuple(row[k] for k in key_names): row.asDict() for row in collected}
+    grouped = inputs.groupBy(*key_names).agg(*exprs) if key_names else inputs.agg(*exprs)
+    return {tuple(row[k] for k in key_names): _compacted(row.asDict())
+            for row in grouped.toLocalIterator(prefetchPartitions=True)}
+
+
+def _compacted(record: dict) -> dict:
+    """An aggregate row with its NDV sketches (`__c<i>_hll`) compacted as the metastore keeps them."""
+    for key, value in record.items():
+        if key.endswith("_hll") and value is not None:
+            record[key] = compact(bytes(value))
+    return record
 
 
 def _footers_hold(columns: list[ColumnPlan], figures: GroupFigures | None, num_rows: int) -> bool:
@@ -308,7 +319,7 @@ def observe_stats(frame: DataFrame, columns: list[ColumnPlan]
     def collect(figures: GroupFigures | None = None) -> GroupStats | None:
         """The written rows' statistics; None when columns planned `from_footers` lack their footer
         figures (`figures`: the written files', footers.group_figures) or those count other rows."""
-        record = observation.get
+        record = _compacted(dict(observation.get))
         num_rows = record[ROWS]
         if not _footers_hold(columns, figures, num_rows):
             return None

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import logging
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -13,7 +16,8 @@ from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..column_statistics.model import leaf_name
 from ..files import DataFile, decoded_uri_path, parquet_reader
-from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris
+from ..errors import QueryError, StorageError
+from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
 from ..metastore.snapshot_files import field_ids_of
 
 log = logging.getLogger("colstats_lab.scan")
@@ -164,6 +168,38 @@ def _micros(reference: str) -> Column:
 
 
 FILE_COLUMN = "__colstats_file"
+_FAILED_FILE = re.compile(r"reading file (\S+?)\.?(?:\s|$)")
+
+
+@contextmanager
+def changes_named(parts: list[PartitionFiles]) -> Iterator[None]:
+    """A read of `parts` Spark could not finish because a file changed under it (rewritten by another job, an
+    object overwritten) is said so, naming the file as the lab lists it (`s3://lake/t/part-0.parquet`, where
+    Spark names a mounted path): "... changed while it was read: run the command again"."""
+    try:
+        yield
+    except QueryError as error:
+        found = _FAILED_FILE.search(str(error)) if "FAILED_READ_FILE" in str(error) else None
+        changed = _changed_file(parts, found.group(1)) if found else None
+        if changed is not None:
+            raise StorageError(f"{changed} changed while it was read: run the command again") from None
+        raise
+
+
+def _changed_file(parts: list[PartitionFiles], spark_path: str) -> str | None:
+    """The listed file Spark names by `spark_path` (matched by its name and the folders above it), when its
+    state is no longer the one listed; None when it is unchanged or not one of them."""
+    tail = spark_path.rstrip("/").split("/")
+    for part in parts:
+        for data_file in part.files:
+            mine = data_file.path.rstrip("/").split("/")
+            if mine[-2:] != tail[-2:]:
+                continue
+            now = {f.path: f.state for f in storage_for(data_file.path).data_files(parent(data_file.path),
+                                                                                 hidden_folders=True)}
+            if now.get(data_file.path) != data_file.state:
+                return data_file.path
+    return None
 
 
 def empty_frame(spark: SparkSession, table: Table, with_file: bool = False) -> DataFrame:
