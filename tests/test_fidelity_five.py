@@ -270,7 +270,17 @@ def test_set_of_a_spark_setting_reaches_the_labs_spark_and_reset_puts_it_back(la
     assert lab.sql("RESET").message == "Reset nothing: no setting was changed"
 
 
-def test_every_view_names_columns_and_partitions_as_the_files_spell_them(lab, events_on_disk):
+@pytest.fixture
+def as_a_script():
+    """This process as a script sees it: no IPython shell (other tests in the session make one, and in a
+    shell a view's figures are displayed, as they should be)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    InteractiveShell.clear_instance()
+    yield
+
+
+def test_every_view_names_columns_and_partitions_as_the_files_spell_them(lab, events_on_disk, as_a_script):
     """The Freshness, Drift and Skew tabs and every partition name used Hive's lower case (`eventdate=...`)
     where the statistics view used the files' spelling; a name shown is a name taken back."""
     import io
@@ -356,7 +366,7 @@ def test_top_is_the_one_spelling_of_how_many_values_a_skew_lists(lab, capsys):
     assert lab.views.skew("s", "v", top=2, mode="exact").rows["count"].tolist() == list(counts.head(2))
 
 
-def test_registering_gives_the_handle_and_a_deprecated_view_prints_nothing(lab, events_on_disk):
+def test_registering_gives_the_handle_and_a_deprecated_view_prints_nothing(lab, events_on_disk, as_a_script):
     """register_external returned a Thrift Table repr of hundreds of characters, and lab.view_stats(...) run
     from a script printed plotly's JSON to stdout."""
     import io

@@ -1,7 +1,8 @@
 """Over random files as pyarrow writes them, with mixed-case and non-ASCII names, structs of structs (NULL at
 any level), lists and maps (NULL, empty, with NULL elements and values) and nanosecond timestamps: every figure
 ANALYZE stores for every column, struct leaf, array's elements and map's keys and values equals pyarrow's
-computation over the rows themselves (flattened: a leaf is NULL where a struct on its way is)."""
+computation over the rows themselves (flattened: a leaf is NULL where a struct on its way is; a struct's own
+row counts the rows where it is NULL)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -84,11 +85,13 @@ def files(draw):
 
 
 def _leaves(table: pa.Table) -> dict[str, pa.ChunkedArray]:
-    """Each column and struct leaf, and each list's elements and each map's keys and values (NULL lists and
-    maps hold none)."""
-    while any(pa.types.is_struct(f.type) for f in table.schema):
-        table = table.flatten()
+    """Each column, struct and struct leaf, and each list's elements and each map's keys and values (NULL
+    lists and maps hold none). A struct inside a NULL struct is NULL (pyarrow's flatten says so)."""
     out = {}
+    while any(pa.types.is_struct(f.type) for f in table.schema):
+        out.update({f.name.lower(): table.column(f.name).combine_chunks() for f in table.schema
+                    if pa.types.is_struct(f.type)})
+        table = table.flatten()
     for name in table.column_names:
         column = table.column(name).combine_chunks()
         out[name.lower()] = column
@@ -105,6 +108,8 @@ def _expected(column: pa.Array) -> dict:
     present = pc.drop_null(column)
     out: dict = {"nulls": column.null_count}
     kind = column.type
+    if pa.types.is_struct(kind):  # a struct's own row: its NULLs alone
+        return out
     if pa.types.is_list(kind) or pa.types.is_map(kind):  # sizes: fewest, most, per row (a NULL as none)
         sizes = [len(row) for row in present.to_pylist()]
         if sizes:
@@ -135,6 +140,8 @@ def _stored(obj) -> dict:
         out["maxlen"], out["avglen"] = data.maxColLen, data.avgColLen
     elif kind == "booleanStats":
         out["trues"] = data.numTrues
+    elif kind == "structStats":
+        pass
     elif data.lowValue is not None:
         low, high = data.lowValue, data.highValue
         if kind == "dateStats":

@@ -114,12 +114,12 @@ def test_an_s3_table_is_analyzed_from_one_listing_and_a_footer_a_file_and_figure
     stats = _stats(lab, "events")
     assert all(stats[c]["accurate"] for c in stats)
     assert int(lab.resolve("events").parameters["numRows"]) == len(truth) == 3600
-    for column, name in (("userid", "userId"), ("eventtype", "eventType"), ("amount", "amount"), ("at", "at")):
-        values = truth[name]
+    for column in ("userId", "eventType", "amount", "at"):  # named as the files spell them
+        values = truth[column]
         assert stats[column]["nulls"] == values.isna().sum(), column
         exact = values.nunique()
         assert abs(stats[column]["ndv"] - exact) <= max(1, ndv_relative_error() * exact), column
-        if column in ("userid", "amount"):
+        if column in ("userId", "amount"):
             assert stats[column]["min"] == values.min() and stats[column]["max"] == values.max(), column
     assert stats["at"]["min"] == truth["at"].min().to_pydatetime()
     answer = lab.sql("SELECT count(*) AS n, max(amount) AS top FROM events WHERE ds = '2026-01-02'").df
@@ -246,7 +246,7 @@ def test_a_delta_table_written_by_deltalake_to_s3_is_analyzed_and_followed_by_it
     assert table.location == location
     lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR COLUMNS")
     stats = _stats(lab, "orders")
-    assert stats["orderid"]["min"] == first["orderId"].min() and stats["amount"]["max"] == first["amount"].max()
+    assert stats["orderId"]["min"] == first["orderId"].min() and stats["amount"]["max"] == first["amount"].max()
     assert int(lab.resolve("orders").parameters["numRows"]) == 600 and all(stats[c]["accurate"] for c in stats)
 
     more = pd.DataFrame({"orderId": [10**7], "amount": [-5.0], "ds": ["2026-01-02"]})
@@ -344,8 +344,8 @@ def test_without_storage_credentials_spark_lists_the_table_and_freshness_says_it
     lab.sql("ANALYZE TABLE listed COMPUTE STATISTICS FOR COLUMNS")
     assert sum((s3.requests() - before).values()) == 0  # not one request of the lab's own: Spark listed the files
     stats = _stats(lab, "listed")
-    for column, name in (("userid", "userId"), ("amount", "amount")):
-        assert stats[column]["nulls"] == truth[name].isna().sum() and stats[column]["max"] == truth[name].max()
+    for column in ("userId", "amount"):
+        assert stats[column]["nulls"] == truth[column].isna().sum() and stats[column]["max"] == truth[column].max()
     assert int(lab.resolve("listed").parameters["numRows"]) == len(truth) == 800
     basis = lab.tables["listed"].inspect.freshness_basis()
     assert basis.startswith("each file's size and modification time (listed through Spark")
@@ -374,7 +374,7 @@ lab.sql("ANALYZE TABLE remote COMPUTE STATISTICS FOR COLUMNS")
 frame = lab.tables["remote"].inspect.stats()
 table = frame[frame["partition"].isna()].set_index("column")
 print(json.dumps({"amount": [float(table.loc["amount", "min"]), float(table.loc["amount", "max"])],
-                  "eventtype_nulls": int(table.loc["eventtype", "nulls"]),
+                  "eventtype_nulls": int(table.loc["eventType", "nulls"]),
                   "partitions": sorted(frame["partition"].dropna().unique().tolist()),
                   "basis": lab.tables["remote"].inspect.freshness_basis()}))
 lab.close()

@@ -370,8 +370,8 @@ WAL_CHECKPOINT_PAGES = 64  # 1 MiB of 16 KiB pages: a commit past it checkpoints
 WAIT_QUIETLY_MS = 200  # a writer waits this long for another's write lock before it says so
 
 
-class WouldWait(Exception):
-    """A write in `Database.without_waiting` found another writer holding the lock (never reaches a user)."""
+class WouldWait(MetastoreUnavailable):
+    """A write in `Database.without_waiting` found another writer holding the lock: the caller skips it."""
 
 
 class MetastoreWaitWarning(UserWarning):

@@ -95,6 +95,11 @@ class _NumericAsNumber(Loader):
         return float(text) if any(c in text for c in ".eEN") else int(text)
 
 
+# psycopg's words for a connection the server closed under it: stopped, restarted, or its backend killed
+_SERVER_GONE = ("the connection is closed", "server closed the connection", "terminating connection",
+                "connection lost", "consuming input failed", "sending query failed", "ssl syscall error")
+
+
 def _one_line(error: psycopg.Error, url: str) -> MetaException:
     """A connection's failure as one line naming the URL (without its password) and what to do."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
@@ -108,7 +113,11 @@ def _one_line(error: psycopg.Error, url: str) -> MetaException:
     if any(sign in lowered for sign in ("connection refused", "could not connect", "timeout", "timed out",
                                         "resolve host", "translate host name", "no route")):
         reason = message.split("failed: ")[-1]
-        return MetaException(f"cannot reach the metastore's PostgreSQL server at {url}: {reason}")
+        return MetastoreUnavailable(f"cannot reach the metastore's PostgreSQL server at {url}: {reason}")
+    if any(sign in lowered for sign in _SERVER_GONE):
+        return MetastoreUnavailable(f"the metastore's PostgreSQL server at {url} went away ({message}): the "
+                                    "statistics stored before stay as they were and this command stored nothing; "
+                                    "run it again when the server is back")
     return MetaException(f"the metastore's PostgreSQL server at {url}: {message}")
 
 
@@ -296,7 +305,12 @@ class PostgresDatabase(Database):
         inserted, self._inserted = self._inserted, collections.Counter()
         if self._conn.closed:
             return
-        self._conn.execute("COMMIT" if commit else "ROLLBACK")
+        try:
+            self._conn.execute("COMMIT" if commit else "ROLLBACK")
+        except psycopg.OperationalError as error:
+            if commit:
+                raise _one_line(error, self.display_url) from None
+            return  # a server gone rolled the transaction back itself; the error that ended it is the one to say
         if commit:
             self._analyze_grown(inserted)
 

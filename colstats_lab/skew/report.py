@@ -240,7 +240,7 @@ class SkewReport:
             for component in sorted({v[i] for v in skewed["value"]}, key=str):
                 share = float(skewed[skewed["value"].map(lambda v: v[i] == component)]["share"].sum())
                 rows.append({"column": column, "value": component, "reads": share + rest})
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=["column", "value", "reads"])
 
     @property
     def skewed_info(self) -> SkewedInfo:
@@ -270,6 +270,9 @@ class SkewReport:
                          f"{float(shares.min()):.1%} to {float(shares.max()):.1%} each, none twice what the next "
                          "holds; the column is flat rather than skewed, and one directory per value would save "
                          "each query little.")
+            if self._typical_left_out(len(self._rows(None))) is None and self.others() > 0:
+                notes.append(f"What the values after the top {self.top} hold is not known here (no distinct count "
+                             f"in {self.mode} mode): a larger top may show a value standing out of those after it.")
         elif self.covered_share < 0.5:
             notes.append(f"The skewed values hold only {self.covered_share:.0%} of the rows, so a query on another "
                          f"value still reads {1 - self.covered_share:.0%} of each partition.")
