@@ -64,7 +64,7 @@ test: java postgres
 test-all: java browser postgres
 	$(PY) -m ruff check colstats_lab tests bench
 	$(PY) -m mypy
-	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q
+	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -n 2 --dist loadfile
 
 # the newest versions the ranges admit, in a venv of their own, through the smoke test
 newest: java browser

@@ -394,3 +394,21 @@ def test_a_commit_of_one_tables_statistics_holds_off_that_tables_write_ids_only(
     assert taken == [1]
     other.commit_txn(txn)
     assert other.get_valid_write_ids("default", "a").high_watermark == 1
+
+
+def test_a_write_that_would_wait_leaves_no_transaction_behind(new_metastore_location, new_metastore):
+    """A reader's short write (the segments' refresh) skipped because another writer held the lock left its
+    BEGIN open on PostgreSQL, and the process's next read failed ("SET TRANSACTION ISOLATION LEVEL must be
+    called before any query"): an auto-analyze worker died of it beside another worker."""
+    from colstats_lab.metastore.database import WouldWait
+
+    location = new_metastore_location()
+    holder, reader = new_metastore(location), new_metastore(location)
+    holder.create_table(Table("default", "a", [FieldSchema("x", "bigint")]))
+    with holder.transaction():
+        with pytest.raises(WouldWait), reader.db.without_waiting(), reader.db.transaction():
+            pass
+        with reader.db.snapshot():
+            assert reader.get_tables("default") == ["a"]
+    with reader.db.transaction():  # the holder is done: the reader writes
+        pass

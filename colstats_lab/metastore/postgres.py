@@ -262,21 +262,34 @@ class PostgresDatabase(Database):
         try:
             if writing:
                 self._conn.execute("BEGIN")
-                if self._next_shared:  # the write lock shared with other tables' writers, each table's its own
-                    self._lock_or_wait("pg_advisory_xact_lock_shared(%s)", (self._next_lock,))
-                    for db_name, table_name in self._next_tables:  # in one order: two writers never wait in a ring
-                        self._lock_or_wait("pg_advisory_xact_lock(%s, hashtext(%s))",
-                                           (TABLE_LOCKS, f"{db_name}.{table_name}"))
-                else:
-                    self._lock_or_wait("pg_advisory_xact_lock(%s)", (self._next_lock,))
+                try:
+                    self._take_write_locks()
+                except BaseException:  # the caller's scope never opened: the transaction must not stay behind
+                    self._rollback_quietly()
+                    raise
             else:
                 self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         except psycopg.errors.LockNotAvailable:
-            self._conn.execute("ROLLBACK")
             raise MetastoreUnavailable(f"the metastore at {self.display_url} is busy: another writer held it for "
                                        f"{self.wait_s:.0f} s") from None
         except psycopg.OperationalError as error:
             raise _one_line(error, self.display_url) from None
+
+    def _take_write_locks(self) -> None:
+        if self._next_shared:  # the write lock shared with other tables' writers, each table's its own
+            self._lock_or_wait("pg_advisory_xact_lock_shared(%s)", (self._next_lock,))
+            for db_name, table_name in self._next_tables:  # in one order: two writers never wait in a ring
+                self._lock_or_wait("pg_advisory_xact_lock(%s, hashtext(%s))", (TABLE_LOCKS, f"{db_name}.{table_name}"))
+        else:
+            self._lock_or_wait("pg_advisory_xact_lock(%s)", (self._next_lock,))
+
+    def _rollback_quietly(self) -> None:
+        if self._conn.closed:
+            return
+        try:
+            self._conn.execute("ROLLBACK")
+        except psycopg.Error:  # a server gone rolled it back itself
+            pass
 
     def set_wait(self, seconds: float) -> None:
         super().set_wait(seconds)
@@ -298,7 +311,7 @@ class PostgresDatabase(Database):
         holders = ("; ".join(f"transaction {r[0]} of {r[1]}:{r[2]}, open {now - float(r[3]):.0f} s" for r in rows)
                    or "no transaction of the lab is open (another process opening or migrating it)")
         warnings.warn(f"waiting up to {self.wait_s:.0f} s for the metastore at {self.display_url}: another "
-                      f"writer holds its write lock: {holders}", MetastoreWaitWarning, stacklevel=6)
+                      f"writer holds its write lock: {holders}", MetastoreWaitWarning, stacklevel=7)
         self._conn.execute(f"SELECT {lock}", arguments)
 
     def _end(self, commit: bool) -> None:
