@@ -335,3 +335,70 @@ def test_answers_while_another_job_appends_stay_within_the_files_counts(lab, tmp
         writer.join()
     assert all(low <= got <= high for low, got, high, _ in answers), answers
     assert any(source == "scan" for *_, source in answers)  # the files moved: statistics no longer answer
+
+
+def test_the_s3_server_killed_is_one_line_naming_the_uri_and_after_its_restart_the_figures_hold(spark, tmp_path,
+                                                                                               monkeypatch):
+    """A server of its own (the session's serves other tests): SIGKILLed after an ANALYZE, then restarted on its
+    data. Meanwhile each command is one line naming the endpoint and the table's URI; after, the statistics are
+    still accurate (the same objects, the same ETags) and a new ANALYZE equals pandas."""
+    import io
+
+    import fsspec
+    import s3_server
+    import s3fs
+
+    from colstats_lab.errors import StorageError
+    from colstats_lab.lab import SPARK_PREFIXES
+
+    folder, mount_root = str(tmp_path / "s3"), str(tmp_path / "s3-mounts")
+
+    def serve() -> s3_server.S3Server:
+        started = s3_server.start(folder, mount_root)
+        for key, value in started.environment.items():
+            monkeypatch.setenv(key, value)
+        s3fs.S3FileSystem.clear_instance_cache()
+        return started
+
+    server = serve()
+    try:
+        store = fsspec.filesystem("s3")
+        store.mkdir("lake")
+        server.mount("lake")
+        rng = np.random.default_rng(3)
+        frames = {}
+        for day in range(3):
+            frame = pd.DataFrame({"v": rng.integers(0, 10**6, 2000), "s": rng.choice(["a", "b", None], 2000)})
+            buffer = io.BytesIO()
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), buffer)
+            store.pipe(f"lake/t/d={day}/part-0.parquet", buffer.getvalue())
+            frames[f"d={day}"] = frame
+        lab = Lab(home=str(tmp_path / "home"), spark=spark)
+        lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + server.mounts["lake"]})
+        table = lab.register_external("t", "s3://lake/t")
+        table.analyze()
+        before = table.inspect.stats()
+
+        os.killpg(server.processes[0].pid, signal.SIGKILL)
+        server.processes[0].wait()
+        for command in (table.analyze, lambda: lab.sql("SELECT count(*) FROM t")):
+            with pytest.raises(StorageError) as unreachable:
+                command()
+            said = str(unreachable.value)
+            assert "\n" not in said and said.startswith(f"cannot reach {server.endpoint} for s3://lake/t: "), said
+        s3_server.stop(server)
+        server = serve()  # on the same data, other ports
+        server.mount("lake")
+        pd.testing.assert_frame_equal(table.inspect.stats(), before)
+        table.analyze()
+        stats = table.inspect.stats()
+        for part, frame in frames.items():
+            row = stats[(stats.partition == part) & (stats.column == "v")].iloc[0]
+            assert (row["rows"], row["min"], row["max"], bool(row["accurate"])) == \
+                (2000, frame.v.min(), frame.v.max(), True), part
+            nulls = stats[(stats.partition == part) & (stats.column == "s")].iloc[0]["nulls"]
+            assert nulls == frame.s.isna().sum(), part
+        lab.close()
+    finally:
+        s3_server.stop(server)
+        s3fs.S3FileSystem.clear_instance_cache()
