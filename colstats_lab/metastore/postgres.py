@@ -265,7 +265,7 @@ class PostgresDatabase(Database):
                 try:
                     self._take_write_locks()
                 except BaseException:  # the caller's scope never opened: the transaction must not stay behind
-                    self._rollback_quietly()
+                    self._end(commit=False)
                     raise
             else:
                 self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
@@ -282,14 +282,6 @@ class PostgresDatabase(Database):
                 self._lock_or_wait("pg_advisory_xact_lock(%s, hashtext(%s))", (TABLE_LOCKS, f"{db_name}.{table_name}"))
         else:
             self._lock_or_wait("pg_advisory_xact_lock(%s)", (self._next_lock,))
-
-    def _rollback_quietly(self) -> None:
-        if self._conn.closed:
-            return
-        try:
-            self._conn.execute("ROLLBACK")
-        except psycopg.Error:  # a server gone rolled it back itself
-            pass
 
     def set_wait(self, seconds: float) -> None:
         super().set_wait(seconds)
