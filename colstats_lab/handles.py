@@ -142,23 +142,39 @@ class TableHandle:
         return self._lab.resolve(self.name)
 
     def analyze(self, columns: list[str] | str | None = None, partition: dict | str | None = None,
-                noscan: bool = False, txn: Transaction | None = None) -> Result:
+                noscan: bool = False, txn: Transaction | None = None, *, sample: float | None = None,
+                metadata_only: bool = False) -> Result:
         """Computes statistics with the ANALYZE statement `lab.sql` runs, built from the arguments.
 
         `columns`: every column (None) or the named ones (a struct's leaf by its path); `partition`: a name
         (`ds=2026-11-21`) or a dict, whose None values stand for every value of that key; `noscan`: files
-        and bytes only. Returns the statement's Result. Raises NoSuchObjectException naming an unknown column,
-        partition or key, InvalidArgument for columns with `noscan`."""
+        and bytes only. The tiers of column statistics: `metadata_only` reads no value (rows, NULLs, minimum
+        and maximum from footers, NDV from dictionary pages: `FOR COLUMNS ... NOSCAN`); `sample` (a fraction,
+        0.05 for 5 %) reads that share of each partition's row groups, chosen at random (`SAMPLE 5 PERCENT`);
+        `inspect.bounds()` then says which figures are exact and the band of each estimate. Returns the
+        statement's Result. Raises NoSuchObjectException naming an unknown column, partition or key,
+        InvalidArgument for columns with `noscan`, a sample outside (0, 1] or both tiers at once."""
         text = f"ANALYZE TABLE {quoted(self.name)}{_partition_clause(partition)} COMPUTE STATISTICS"
         if noscan:
-            if columns is not None:
-                raise InvalidArgument("analyze(noscan=True) counts files and bytes only: give no columns")
+            if columns is not None or sample is not None or metadata_only:
+                raise InvalidArgument("analyze(noscan=True) counts files and bytes only: give no columns, sample "
+                                      "or metadata_only")
             text += " NOSCAN"
         else:
             names = [columns] if isinstance(columns, str) else columns
             if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(c, str) for c in names)):
                 raise InvalidArgument(f"columns are a column's name or a list of names, not {columns!r}")
             text += " FOR COLUMNS" + (" " + ", ".join(_quoted_column(c) for c in names) if names else "")
+            if metadata_only and sample is not None:
+                raise InvalidArgument("analyze(metadata_only=True) reads no value, so it takes no sample: "
+                                      "give one or the other")
+            if metadata_only:
+                text += " NOSCAN"
+            elif sample is not None:
+                if isinstance(sample, bool) or not isinstance(sample, (int, float)) or not 0 < sample <= 1:
+                    raise InvalidArgument(f"sample is the fraction of row groups to read, above 0 and at most 1 "
+                                          f"(0.05 for 5 %), not {sample!r}")
+                text += f" SAMPLE {sample * 100:g} PERCENT"
         return self._lab.sql(text, txn)
 
     def analyze_stale(self, threshold: float = 0.3, txn: Transaction | None = None) -> Result:

@@ -55,7 +55,8 @@ _BOOLEAN_OPTIONS = (PLAN_STATISTICS, "hive.txn.stats.enabled", "hive.compute.que
 _METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.timeout": "txn_timeout_s",
                       "hive.metastore.stats.ndv.densityfunction": "ndv_density_function",
                       "hive.stats.kll.enable": "kll_enabled", "colstats.history.enabled": "history_enabled",
-                      "colstats.history.sketches": "history_sketches", "colstats.frequent.items": "frequent_items"}
+                      "colstats.history.sketches": "history_sketches", "colstats.frequent.items": "frequent_items",
+                      "colstats.sample.seed": "sample_seed"}
 CACHE_MAX_BYTES = "colstats.cache.max_bytes"
 METASTORE_WAIT = "colstats.metastore.wait"  # seconds a write waits for another writer's lock on the metastore
 DEFAULT_HOME = ".colstats"
@@ -243,6 +244,8 @@ class Lab(DeprecatedLabMethods):
             if value > MAX_FREQUENT_ITEMS:
                 raise InvalidArgument(f"{key} takes at most {MAX_FREQUENT_ITEMS:,} (Spark's bound on the values "
                                             f"a frequent-items sketch tracks), not {value:,}")
+        elif key == "colstats.sample.seed":
+            value = None if value is None else _as_count(key, value)
         elif key == "colstats.history.max_bytes":
             value = None if value is None else _as_count(key, value)
         elif key == CACHE_MAX_BYTES:  # the process's: every lab in it reads through the same caches

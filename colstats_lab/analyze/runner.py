@@ -6,6 +6,7 @@ statistics are stored but not marked accurate: they describe data that is no lon
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, ClassVar, cast
@@ -25,6 +26,8 @@ from ..sql.statements import Analyze
 from ..metastore.changes import FollowUp
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
 from ..stats.aggregate import served_by_footers
+from ..column_statistics.estimators import BOUNDS_PARAM
+from .tiers import TieredScan, metadata_tier, sampled_tier
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
@@ -49,6 +52,10 @@ class AnalyzeOutcome:
     seconds: float = 0.0
     footer_columns: list[str] = field(default_factory=list)  # min, max and NULL count from footers, not the scan
     truncated_columns: list[str] = field(default_factory=list)  # nanosecond timestamps, read to the microsecond
+    tier: str = ""  # "metadata" (no value read), "5 %" (a sample of row groups), "" (every value)
+    read_share: dict = field(default_factory=dict)  # partition name -> share of its rows read
+    whole: list = field(default_factory=list)  # partitions a sample would have read most of: read whole
+    tier_notes: list[str] = field(default_factory=list)
 
     @property
     def message(self) -> str:
@@ -59,6 +66,19 @@ class AnalyzeOutcome:
                        f" ({', '.join(self.columns)})")
         rows = f", {self.num_rows:,} rows" if self.num_rows is not None else ""
         text = f"Analyzed {self.table}: {what} for {where}{rows} in {self.seconds:.1f} s."
+        if self.tier == "metadata":
+            text += (" From the files' metadata alone (footers, dictionary pages), no value read: "
+                     "inspect.bounds() says which figures are exact and the band of the others.")
+        elif self.tier:
+            shares = [s for s in self.read_share.values() if s]
+            read = f", {min(shares):.1%}–{max(shares):.1%} of each partition's rows read" if shares else ""
+            text += (f" From a {self.tier} sample of row groups{read}: figures the files' metadata holds exactly are "
+                     "exact, the others estimates with a band (inspect.bounds()).")
+            if self.whole:
+                names = ", ".join(p or self.table for p in self.whole[:5]) + (", ..." if len(self.whole) > 5 else "")
+                text += f" Analyzed whole (a sample would have read most of their rows): {names}."
+        for note in self.tier_notes:
+            text += f" {note}"
         if self.footer_columns:
             text += f" Minimum, maximum and NULLs of {', '.join(self.footer_columns)} from the files' footers."
         if self.truncated_columns:
@@ -129,22 +149,77 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     write_id = txn.write_id(table)  # NOSCAN too: it changes numFiles and totalSize
     files = snapshot_files(metastore, table, valid, partitions)
     groups: dict[tuple, GroupStats] = {}
+    tiered: TieredScan | None = None
     if stmt.mode != "noscan":
         plans, footers = _footer_plans(table, files, plans)
-        frame = read_snapshot(spark(), table, files, reuse=True)  # Spark starts once the statement is known good
-        with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
-                footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
-            groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
+        tier_notes: list[str] = []
+        if plans and (stmt.metadata_only or stmt.sample_percent not in (None, 100.0)):
+            tiered = _tiered_scan(spark, table, files, plans, footers, stmt, metastore.sample_seed, tier_notes)
+        scanned = files if tiered is None else [p for p in files if p.part_name in tiered.whole]
+        if scanned:
+            frame = read_snapshot(spark(), table, scanned, reuse=True)  # Spark starts once the statement is known good
+            with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
+                    footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
+                groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
+        if tiered is not None:
+            groups.update(tiered.groups)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped, footer_columns=[p.name for p in plans if p.from_footers],
                              truncated_columns=[p.name for p in plans if p.name in nanos_columns(table.parameters)])
+    if stmt.mode != "noscan":
+        outcome.tier_notes = tier_notes
+    if tiered is not None:
+        outcome.tier = "metadata" if stmt.metadata_only else f"{stmt.sample_percent:g} %"
+        outcome.read_share = tiered.read_share
+        outcome.whole = tiered.whole
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
                                  write_id)
     txn.add(AnalyzeChange(table, stmt.mode, write_id, valid, tuple(plans), tuple(files), groups, raw_sizes,
-                          outcome))
+                          outcome, _tier_params(tiered, plans, outcome.tier)))
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[PartitionFiles],
+                 plans: list[ColumnPlan], footers: dict, stmt: Analyze, seed: int | None,
+                 notes: list[str]) -> TieredScan | None:
+    """Tier 0 or 1 over `files`, or None (every value read) where they cannot hold, said in `notes`."""
+    what = "metadata alone" if stmt.metadata_only else "a sample"
+    if any(p.deletes for p in files):
+        notes.append(f"Every value read: position deletes remove rows the footers count, so {what} cannot hold.")
+        return None
+    if field_ids_of(table):
+        notes.append(f"Every value read: this table's files are read by field id, which {what} does not follow yet.")
+        return None
+    try:
+        if stmt.metadata_only:
+            return metadata_tier(table, files, plans, footers)
+        schema = read_snapshot(spark(), table, files, reuse=True).drop(*table.partition_key_names).schema
+        with spark_errors(f"cannot analyze {table.qualified_name}"):
+            return sampled_tier(spark, table, files, plans, footers, float(stmt.sample_percent or 100), schema, seed)
+    except FooterUnavailable:
+        notes.append(f"Every value read: the files' footers cannot be read here, and {what} starts from them.")
+        return None
+
+
+def _tier_params(tiered: TieredScan | None, plans: list[ColumnPlan], tier: str) -> dict:
+    """Partition name -> column -> {"tier", "read", "figures"} for a tiered ANALYZE's partitions."""
+    if tiered is None:
+        return {}
+    return {name: {column: {"tier": tier, "read": round(tiered.read_share.get(name, 0.0), 6), "figures": figures}
+                   for column, figures in bounds.items()}
+            for name, bounds in tiered.bounds.items() if name not in tiered.whole}
+
+
+def kept_bounds(before: str | None, columns: list[str], tiered: dict | None) -> str | None:
+    """A partition's bounds parameter after an ANALYZE of `columns`: theirs replaced (by `tiered`'s, or gone
+    when every value was read), the other columns' kept."""
+    kept = json.loads(before) if before else {}
+    for column in columns:
+        kept.pop(column, None)
+    kept.update(tiered or {})
+    return json.dumps(kept, sort_keys=True, default=str) if kept else None
 
 
 def _footer_plans(table: Table, files: list[PartitionFiles], plans: list[ColumnPlan]
@@ -191,11 +266,13 @@ class AnalyzeChange:
     groups: dict = field(compare=False)
     raw_sizes: dict = field(compare=False)
     outcome: AnalyzeOutcome = field(compare=False)
+    # partition name -> column -> its tier and figures' bands (None: computed from every value)
+    tiers: dict = field(compare=False, default_factory=dict)
     kind: ClassVar[str] = "statistics"
 
     def apply(self, metastore: Metastore) -> None:
         _persist(metastore, self.table, self.mode, list(self.plans), list(self.files), self.groups, self.raw_sizes,
-                 self.outcome, self.write_id, self.valid)
+                 self.outcome, self.write_id, self.valid, self.tiers)
 
     def describe(self) -> str:
         where = f"{len(self.files):,} partition(s)" if self.table.is_partitioned else "the table"
@@ -210,7 +287,7 @@ class AnalyzeChange:
 
 def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],
              groups: dict, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int,
-             valid: ValidWriteIdList) -> None:
+             valid: ValidWriteIdList, tiers: dict | None = None) -> None:
     """Stores what the command computed, inside the committing metastore transaction. The metastore
     marks statistics not accurate where the partition was written by a write this ANALYZE could not
     see (HIVE-19416's writer rule)."""
@@ -238,6 +315,9 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
             columns = previous.columns if previous.basic else set()
             changes.update(numRows=str(group.num_rows), rawDataSize=str(raw_sizes[part.part_name]))
             changes[COLUMN_STATS_ACCURATE] = StatsAccuracy(True, columns | {p.name for p in plans}).to_param()
+            if plans:
+                changes[BOUNDS_PARAM] = kept_bounds(params.get(BOUNDS_PARAM), [p.name for p in plans],
+                                                    (tiers or {}).get(part.part_name))
         updates[part.part_name] = changes
     accuracy: dict[str | None, bool]
     if table.is_partitioned:  # every partition's in one call: the table is read once, not once a partition

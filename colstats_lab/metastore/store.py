@@ -51,6 +51,7 @@ class Metastore:
         self.ndv_density_function = False  # Hive's hive.metastore.stats.ndv.densityfunction
         self.kll_enabled = False  # Hive's hive.stats.kll.enable: statistics gathered with a KLL sketch
         self.frequent_items = DEFAULT_FREQUENT_ITEMS  # colstats.frequent.items: values each sketch tracks (0: none)
+        self.sample_seed: int | None = None  # colstats.sample.seed: the row groups a SAMPLE chooses (None: at random)
         # 64 partitions a statistics segment; a file's segments are built with one value (tests use 1
         # on a new file, to build deep segment trees from a few partitions)
         self.segment_bits = segments.BITS

@@ -15,6 +15,7 @@ from .references import check_single_table_references, qualifiers_of, referenced
 from ..coltypes import StatsKind, parse_type
 from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
+from ..column_statistics.estimators import inexact_figures, tiered_columns
 from ..column_statistics.model import ColumnStatisticsObj
 from ..tables.kinds import kind_of
 from .partition_predicate import NotAPartitionPredicate, matching_partition_names
@@ -143,10 +144,33 @@ def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], pa
             return StatsAnswer(pd.DataFrame([{agg.name: rows for agg in aggregates}]), reason)
     columns = sorted({a.column for a in aggregates if a.column})
     rows, objs = fresh_statistics(metastore, table, columns, partitions, valid)
+    _exact_figures(table, aggregates, partitions)
     record = {agg.name: _value(table, agg, rows, objs) for agg in aggregates}
     names = [p.partName for p in partitions] if partitions is not None else None
     where = (f"{len(names)} partition{'s' if len(names) != 1 else ''}" if names is not None else "the table")
     return StatsAnswer(pd.DataFrame([record]), f"answered from statistics of {where}, accurate for {valid.describe()}")
+
+
+_FIGURE_OF = {"count": "nulls", "min": "min", "max": "max"}
+
+
+def _exact_figures(table: Table, aggregates: list[_Aggregate], partitions: list[Partition] | None) -> None:
+    """Raises NotFromStats when a figure an aggregate takes is an estimate (a sampled ANALYZE's) or unknown
+    (metadata alone): only exact figures answer a query."""
+    owners = [(p.parameters, f"partition {p.partName}") for p in partitions] if partitions is not None \
+        else [(table.parameters, table.qualified_name)]
+    for agg in aggregates:
+        if agg.column is None:
+            continue
+        for parameters, where in owners:
+            if _FIGURE_OF[agg.function] in inexact_figures(parameters, agg.column):
+                raise NotFromStats(f"{agg.function}({agg.column}) of {where} is estimated ({_tier(parameters, agg.column)}),"
+                                   " not exact; answered by a scan")
+
+
+def _tier(parameters: dict, column: str) -> str:
+    tier = tiered_columns(parameters)[column]["tier"]
+    return "from the files' metadata alone" if tier == "metadata" else f"from a {tier} sample of row groups"
 
 
 def fresh_statistics(metastore: Metastore, table: Table, columns: list[str], partitions: list[Partition] | None,

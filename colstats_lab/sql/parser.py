@@ -181,15 +181,48 @@ class _Parser:
         self.expect_word("STATISTICS")
         if self.accept_word("NOSCAN"):
             stmt.mode = "noscan"
+            if self.tok.is_word("SAMPLE"):
+                raise self.error("NOSCAN reads no row: SAMPLE applies to column statistics "
+                                 "(FOR COLUMNS ... SAMPLE n PERCENT)")
         elif self.accept_word("FOR"):
             stmt.mode = "columns"
             if self.accept_word("ALL"):
                 self.expect_word("COLUMNS")
             else:
                 self.expect_word("COLUMNS")
-                if self.tok.kind is not TokenKind.END:
+                if not self.at_tier_clause() and self.tok.kind is not TokenKind.END:
                     stmt.columns = self.column_list()
+            if self.at_tier_clause() and self.accept_word("NOSCAN"):
+                stmt.metadata_only = True
+                if self.tok.is_word("SAMPLE"):
+                    raise self.error("FOR COLUMNS ... NOSCAN reads no value, so it takes no SAMPLE: "
+                                     "give one or the other")
+            elif self.tok.is_word("SAMPLE"):
+                stmt.sample_position = self.tok.start
+                stmt.sample_percent = self.sample_clause()
+        elif self.tok.is_word("SAMPLE"):
+            raise self.error("SAMPLE applies to column statistics: COMPUTE STATISTICS FOR COLUMNS ... "
+                             "SAMPLE n PERCENT")
         return stmt
+
+    def at_tier_clause(self) -> bool:
+        """At `NOSCAN` ending the statement or `SAMPLE` before a number (a column may be named either)."""
+        following = self.tokens[min(self.i + 1, len(self.tokens) - 1)]
+        return ((self.tok.is_word("NOSCAN") and (following.kind is TokenKind.END or following.is_word("SAMPLE")))
+                or (self.tok.is_word("SAMPLE") and following.kind is TokenKind.NUMBER))
+
+    def sample_clause(self) -> float:
+        """`SAMPLE n PERCENT`: the percentage, above 0 and at most 100."""
+        self.expect_word("SAMPLE")
+        number = self.tok
+        if number.kind is not TokenKind.NUMBER:
+            raise self.error(f"expected a percentage after SAMPLE, found {number.describe()}")
+        self.advance()
+        percent = float(number.text)
+        if not 0 < percent <= 100:
+            raise self.error(f"SAMPLE takes a percentage above 0 and at most 100, found {number.text}", number)
+        self.expect_word("PERCENT")
+        return percent
 
     def msck(self) -> st.RepairTable:
         self.accept_word("REPAIR")
@@ -249,17 +282,8 @@ class _Parser:
                 stmt.statistics_columns = self.column_list()
                 self.expect_symbol(")")
             if self.tok.is_word("SAMPLE"):
-                stmt.sample_position = self.advance().start
-                number = self.tok
-                if number.kind is not TokenKind.NUMBER:
-                    raise self.error(f"expected a percentage after SAMPLE, found {number.describe()}")
-                self.advance()
-                percent = float(number.text)
-                if not 0 < percent <= 100:
-                    raise self.error(f"SAMPLE takes a percentage above 0 and at most 100, found {number.text}",
-                                     number)
-                stmt.sample_percent = percent
-                self.expect_word("PERCENT")
+                stmt.sample_position = self.tok.start
+                stmt.sample_percent = self.sample_clause()
         elif self.tok.is_word("SAMPLE"):
             raise self.error("SAMPLE belongs to a COMPUTE or ESTIMATE STATISTICS clause")
         return stmt

@@ -167,16 +167,23 @@ class RepairTable(Statement):
 
 @dataclass
 class Analyze(Statement):
-    """Hive's `ANALYZE TABLE t [PARTITION (..)] COMPUTE STATISTICS [NOSCAN | FOR COLUMNS ..]`.
+    """Hive's `ANALYZE TABLE t [PARTITION (..)] COMPUTE STATISTICS [NOSCAN | FOR COLUMNS ..]`, with the
+    lab's tiers after the columns: `NOSCAN` (the figures the files' metadata holds, no value read) or
+    `SAMPLE n PERCENT` (a random choice of row groups).
 
     mode: "basic" (row counts and files), "noscan" (files and bytes only) or "columns".
     columns: the named columns, or None for all of them.
+    metadata_only: column statistics from footers and dictionary pages alone.
+    sample_percent: the share of each partition's row groups to read (None: every row group).
     """
 
     table: TableName = UNNAMED
     partition: list[PartitionSpecItem] | None = None
     mode: str = "basic"
     columns: list[tuple[str, int]] | None = None  # (name, offset) pairs
+    metadata_only: bool = False
+    sample_percent: float | None = None
+    sample_position: int = 0  # offset of SAMPLE, for errors
 
 
 @dataclass

@@ -72,6 +72,15 @@ class Storage(ABC):
         """The Parquet footer of the file in `state`; raises StorageError when the file is no longer in it."""
 
     @abstractmethod
+    def read_range(self, state: FileState, start: int, end: int) -> bytes:
+        """Bytes [start, end) of the file in `state` (a dictionary page, a footer's raw bytes); raises StorageError
+        when the file is no longer in that state (on S3 the GET names the state's ETag, If-Match)."""
+
+    def open_input(self, state: FileState) -> Any:
+        """A seekable binary file of the file in `state`, for pyarrow to read row groups of."""
+        raise StorageError(f"{state[0]}: this storage reads no file in parts")
+
+    @abstractmethod
     def exists(self, location: str) -> bool:
         """Whether a file is at `location` now (on an object store: one HEAD, never a cached listing)."""
 
@@ -130,6 +139,18 @@ class LocalStorage(Storage):
 
     def footer(self, state: FileState) -> pq.FileMetaData:
         return parquet_footer(state[0], state[0])
+
+    def read_range(self, state: FileState, start: int, end: int) -> bytes:
+        path = state[0]
+        try:
+            with open(path, "rb") as handle:
+                now = os.fstat(handle.fileno())
+                if (now.st_size, int(now.st_mtime * 1000)) != tuple(state[1:]):
+                    raise StorageError(f"{path} changed since it was listed: run the command again")
+                handle.seek(start)
+                return handle.read(end - start)
+        except FileNotFoundError:
+            raise StorageError(f"{path} is gone since it was listed: run the command again") from None
 
     def exists(self, location: str) -> bool:
         return os.path.exists(location)
@@ -261,6 +282,15 @@ class FsspecStorage(Storage):
                     except UnreadableFile:  # left for the read that needs it to name
                         continue
         return out
+
+    def open_input(self, state: FileState) -> Any:
+        _, key = _split(state[0])
+        with translated(state[0]):
+            return self.fs.open(key, "rb")
+
+    def read_range(self, state: FileState, start: int, end: int) -> bytes:
+        path, _, token = state
+        return self._range(path, start, end, token if isinstance(token, str) else None)
 
     def _range(self, path: str, start: int, end: int, etag: str | None) -> bytes:
         """Bytes [start, end) of the object at `path`, which must still have `etag` (S3: If-Match)."""

@@ -1,0 +1,431 @@
+"""The tiers of an ANALYZE below a full scan: exact from the files' metadata, then a sample of row groups.
+
+Tier 0 (`FOR COLUMNS ... NOSCAN`) reads no value: rows, NULLs, minimum and maximum from footers (exact where
+`footers` serve them), NDV exact from dictionary pages where every data page of every chunk is
+dictionary-encoded (`stats.dictionary_pages`), else bounded by them, string lengths from the dictionaries
+and the footer's size statistics. Tier 1 (`SAMPLE n PERCENT`) takes tier 0's exact figures as they are
+and estimates the rest from a random choice of each partition's row groups, read by Spark tasks that read
+only those (`stats.sampled_read`), each estimate with its band (`column_statistics.estimators`).
+
+Which writer earns which tier (measured on this machine's writers): parquet-mr (Spark, Hive) and Arrow's
+C++ writer (pyarrow, pandas) keep `encoding_stats` and dictionaries of exactly the values written, so
+their all-dictionary chunks give exact NDV; pyarrow writing an Arrow dictionary column (a pandas
+Categorical) stores the whole dictionary, unused categories too, so its dictionaries bound NDV from above
+only. Both write `size_statistics` for strings (parquet-mr 1.17, Arrow 26).
+
+Every figure goes into `bounds` as [value, low, high, exact, method]; the partition's statistics row holds
+the value, so every reader of statistics reads a tiered ANALYZE's figures as it reads a full one's, and
+`inspect.bounds()` says which are estimates.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from ..coltypes import StatsKind, parse_type
+from ..column_statistics.estimators import Estimate, gee_ndv, ratio_estimate
+from ..column_statistics.merge import merge_column_stats
+from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
+from ..file_columns import nanos_columns
+from ..metastore import Table
+from ..stats import ColumnPlan, GroupStats, aggregate_stats
+from ..stats.dictionary_pages import DECODED_VALUES_LIMIT, ChunkFacts, chunk_facts, dictionary_values
+from ..stats.footers import GroupFigures
+from ..stats.sampled_read import PART, UNIT, SampledUnit, sampled_frame
+from ..stats.sketches import ndv_input
+from ..storage import footer_of
+from ..tables.snapshot import PartitionFiles
+
+MIN_SAMPLED_ROW_GROUPS = 2  # a band needs a spread: fewer row groups than this are no sample
+WHOLE_ABOVE = 0.5  # a sample that would read more than this share of a partition's rows reads it whole
+_INTEGERS = {"tinyint", "smallint", "int", "bigint"}
+
+
+@dataclass
+class TieredScan:
+    """What a tiered ANALYZE computed: each partition's statistics (by partition values, as `aggregate_stats`),
+    the bands of their figures (by partition name), the share of rows read, and what to tell the user."""
+
+    groups: dict[tuple, GroupStats] = field(default_factory=dict)
+    bounds: dict[str | None, dict[str, dict[str, list]]] = field(default_factory=dict)
+    read_share: dict[str | None, float] = field(default_factory=dict)
+    whole: list[str | None] = field(default_factory=list)  # partitions a sample would have read most of: read whole
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Chunk:
+    state: Any
+    meta: Any  # pyarrow ColumnChunkMetaData
+    facts: ChunkFacts | None
+    arrow_dictionary: bool  # pyarrow stored an Arrow dictionary column: its dictionary may hold unused values
+    type_length: int | None
+
+
+def _values_of(part: PartitionFiles) -> tuple:
+    return tuple(part.partition.values) if part.partition else ()
+
+
+def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnPlan],
+                  footers: dict[tuple, GroupFigures]) -> TieredScan:
+    """Tier 0 over every partition of `files`; raises FooterUnavailable when a file's footer cannot be read."""
+    scan = TieredScan()
+    truncated = {c.lower() for c in nanos_columns(table.parameters)}
+    for part in files:
+        figures = footers.get(_values_of(part))
+        chunks = _chunks_by_column(part, plans)
+        rows = sum(footer_of(f).num_rows for f in part.files)
+        objs, bounds = [], {}
+        for index, plan in enumerate(plans):
+            obj, figure_bounds = _metadata_column(plan, index, rows, figures, chunks.get(plan.name.lower(), []),
+                                                  plan.name.lower() in truncated)
+            objs.append(obj)
+            bounds[plan.name] = figure_bounds
+        scan.groups[_values_of(part)] = GroupStats(_values_of(part), rows, objs)
+        scan.bounds[part.part_name] = bounds
+        scan.read_share[part.part_name] = 0.0
+    return scan
+
+
+def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan]) -> dict[str, list[_Chunk]]:
+    """Each planned column's chunks over the partition's files, by lower-case dotted path; a file lacking the
+    column adds none (its rows are NULLs, counted by the footer figures)."""
+    wanted = {p.name.lower() for p in plans if not p.element}
+    out: dict[str, list[_Chunk]] = {name: [] for name in wanted}
+    for data_file in part.files:
+        meta = footer_of(data_file)
+        facts = chunk_facts(data_file.state)
+        arrow_dictionaries = _arrow_dictionary_columns(meta)
+        positions = {meta.schema.column(i).path.lower(): i for i in range(meta.num_columns)}
+        for name in wanted:
+            position = positions.get(name)
+            if position is None:
+                continue
+            column = meta.schema.column(position)
+            for group in range(meta.num_row_groups):
+                chunk = meta.row_group(group).column(position)
+                out[name].append(_Chunk(data_file.state, chunk, facts.get((group, column.path)),
+                                        name in arrow_dictionaries, column.length or None))
+    return out
+
+
+def _arrow_dictionary_columns(meta: pq.FileMetaData) -> set[str]:
+    try:
+        schema = meta.schema.to_arrow_schema()
+    except Exception:  # a schema pyarrow cannot map: no Arrow dictionary either
+        return set()
+    return {f.name.lower() for f in schema if str(f.type).startswith("dictionary")}
+
+
+def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigures | None, chunks: list[_Chunk],
+                     truncated: bool) -> tuple[ColumnStatisticsObj, dict[str, list]]:
+    """One column's tier-0 statistics in a partition of `rows` rows, and the bands of its figures."""
+    kind = plan.kind
+    bounds: dict[str, list] = {"rows": [rows, rows, rows, True, "footers"]}
+    footer = figures.columns.get(plan.name) if figures and plan.from_footers else None
+    nulls = footer.nulls if footer is not None else _footer_nulls(chunks, rows)
+    non_null = None if nulls is None else rows - nulls
+    record: dict[str, Any] = {}
+    p = f"__c{index}_"
+    if footer is not None:
+        bounds["nulls"] = [nulls, nulls, nulls, True, "footers"]
+        bounds["min"] = [_plain(footer.low), None, None, True, "footers"]
+        bounds["max"] = [_plain(footer.high), None, None, True, "footers"]
+    else:
+        record[p + "nonnull"] = non_null or 0
+        bounds["nulls"] = ([nulls, nulls, nulls, True, "footers"] if nulls is not None
+                           else [None, 0, rows, False, "unknown without a scan"])
+        if kind is StatsKind.DOUBLE:
+            low, high = _float_range(chunks)
+            record[p + "min"], record[p + "max"] = low, high
+            bounds["min"] = [low, None, low, False, "footers (NaN left out)"]
+            bounds["max"] = [high, high, None, False, "footers (NaN left out)"]
+    dictionary = _dictionary_ndv(chunks, plan, truncated) if plan.has_ndv and non_null is not None else None
+    if kind in (StatsKind.STRING, StatsKind.BINARY):
+        lengths = _lengths(chunks, rows, dictionary)
+        record[p + "maxlen"], record[p + "sumlen"] = lengths["max_len"][0] or 0, (lengths["avg_len"][0] or 0) * rows
+        bounds.update(lengths)
+    if kind is StatsKind.BOOLEAN and non_null is not None:
+        bounds["trues"] = [None, 0, non_null, False, "unknown without a scan"]
+        bounds["falses"] = [None, 0, non_null, False, "unknown without a scan"]
+    obj = plan.stats_obj(index, defaultdict(lambda: None, record), rows, footer)  # a figure not read: None
+    if plan.has_ndv and non_null is not None:
+        ndv = _ndv_bounds(plan, non_null, footer, dictionary)
+        bounds["ndv"] = ndv
+        obj = with_ndv(obj, int(ndv[0]))
+    return obj, bounds
+
+
+def _plain(value: Any) -> Any:
+    """A figure as JSON keeps it: dates and timestamps as their text, decimals as floats."""
+    if value is None or isinstance(value, (int, float, str, bool)):
+        return value
+    return str(value)
+
+
+def _footer_nulls(chunks: list[_Chunk], rows: int) -> int | None:
+    if not chunks and rows:
+        return None
+    counts = [c.meta.statistics.null_count if c.meta.is_stats_set and c.meta.statistics.has_null_count else None
+              for c in chunks]
+    return None if any(c is None for c in counts) else sum(counts)  # type: ignore[arg-type]
+
+
+def _float_range(chunks: list[_Chunk]) -> tuple[float | None, float | None]:
+    lows, highs = [], []
+    for chunk in chunks:
+        stats = chunk.meta.statistics if chunk.meta.is_stats_set else None
+        if stats is None or not stats.has_min_max:
+            return None, None
+        lows.append(float(stats.min))
+        highs.append(float(stats.max))
+    return (min(lows), max(highs)) if lows else (None, None)
+
+
+@dataclass
+class _Dictionary:
+    """What a partition's dictionary pages say of a column's distinct values."""
+
+    largest: int  # max dᵢ over chunks whose every dictionary value was written (a lower bound of NDV)
+    total: int | None  # Σ dᵢ where every chunk with values is all-dictionary (an upper bound), else None
+    values: set | None  # the union of the values, where exact
+
+
+def _dictionary_ndv(chunks: list[_Chunk], plan: ColumnPlan, truncated: bool) -> _Dictionary | None:
+    with_values = [c for c in chunks if _non_null(c) != 0]
+    if not with_values or not all(c.meta.has_dictionary_page for c in with_values):
+        largest = max((_header_size(c) or 0 for c in with_values if c.meta.has_dictionary_page
+                       and not c.arrow_dictionary), default=0)
+        return _Dictionary(largest, None, None) if largest else None
+    every = all(c.facts is not None and c.facts.all_dictionary for c in with_values)
+    sizes = [_header_size(c) for c in with_values]
+    total = sum(s or 0 for s in sizes) if every and all(s is not None for s in sizes) else None
+    largest = max((s or 0 for s, c in zip(sizes, with_values) if not c.arrow_dictionary), default=0)
+    exact = every and not truncated and not any(c.arrow_dictionary for c in with_values)
+    values: set | None = None
+    if exact and total is not None and total <= DECODED_VALUES_LIMIT:
+        values = set()
+        for chunk in with_values:
+            decoded = dictionary_values(chunk.state, chunk.meta, chunk.type_length)
+            if decoded is None:
+                values = None
+                break
+            values |= decoded
+    return _Dictionary(largest, total, values)
+
+
+def _non_null(chunk: _Chunk) -> int | None:
+    meta = chunk.meta
+    if meta.is_stats_set and meta.statistics.has_null_count:
+        return meta.num_values - meta.statistics.null_count
+    return None
+
+
+def _header_size(chunk: _Chunk) -> int | None:
+    from ..stats.dictionary_pages import dictionary_size
+
+    try:
+        return dictionary_size(chunk.state, chunk.meta)
+    except (ValueError, OSError):
+        return None
+
+
+def _ndv_bounds(plan: ColumnPlan, non_null: int, footer, dictionary: _Dictionary | None) -> list:
+    if non_null == 0:
+        return [0, 0, 0, True, "footers: no value"]
+    if dictionary is not None and dictionary.values is not None:
+        exact = len(dictionary.values)
+        return [exact, exact, exact, True, "dictionary pages"]
+    low = max(1, dictionary.largest if dictionary else 1)
+    high = non_null
+    if dictionary is not None and dictionary.total is not None:
+        high = min(high, dictionary.total)
+    if footer is not None and parse_type(plan.type_name).base in _INTEGERS and footer.low is not None:
+        high = min(high, int(footer.high) - int(footer.low) + 1)
+    high = max(high, low)
+    value = round(math.sqrt(low * high))  # the middle of the band in ratio: an NDV's error is a ratio
+    return [value, low, high, low == high, "dictionary and footer bounds" if dictionary else "footer bounds"]
+
+
+def _lengths(chunks: list[_Chunk], rows: int, dictionary: _Dictionary | None) -> dict[str, list]:
+    """A string's (binary's) maximum and average length from its dictionaries and size statistics. A dictionary
+    holds every value written, so its longest value is the column's; the unencoded bytes are the total length
+    where every value is ASCII (one byte a character), else bound it between a quarter of them and them."""
+    total_bytes = None
+    if chunks and all(c.facts is not None and c.facts.unencoded_bytes is not None for c in chunks):
+        total_bytes = sum(c.facts.unencoded_bytes for c in chunks)  # type: ignore[union-attr,misc]
+    values = dictionary.values if dictionary is not None else None
+    out: dict[str, list] = {}
+    if values is not None:
+        texts = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
+        longest = max((len(t) for t in texts), default=0)
+        out["max_len"] = [longest, longest, longest, True, "dictionary pages"]
+        ascii_only = all(t.isascii() for t in texts)
+    else:
+        out["max_len"] = [None, None, None, False, "unknown without a scan"]
+        ascii_only = False
+    if total_bytes is not None and rows:
+        average = total_bytes / rows
+        if ascii_only:
+            out["avg_len"] = [average, average, average, True, "size statistics (every value ASCII)"]
+        else:
+            out["avg_len"] = [average, average / 4, average, False, "size statistics (bytes; characters fewer)"]
+    else:
+        out["avg_len"] = [None, None, None, False, "unknown without a scan"]
+    return out
+
+
+def with_ndv(obj: ColumnStatisticsObj, ndv: int, keep_sketch: bool = False) -> ColumnStatisticsObj:
+    """`obj` with its NDV set (and its sketch dropped: a sample's or no sketch stands for the partition's)."""
+    data = obj.statsData.value
+    changed = replace(data, numDVs=ndv, bitVectors=data.bitVectors if keep_sketch else None)
+    return replace(obj, statsData=ColumnStatisticsData.of(changed))
+
+
+# ---- tier 1 ----------------------------------------------------------------------------------------------
+
+def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[PartitionFiles],
+                 plans: list[ColumnPlan], footers: dict[tuple, GroupFigures], percent: float, schema,
+                 seed: int | None) -> TieredScan:
+    """Tier 0, then a `percent` sample of each partition's row groups for what it left inexact. Partitions a
+    sample would read most of are left out of `groups` and named in `whole`, for the caller to scan."""
+    scan = metadata_tier(table, files, plans, footers)
+    rng = random.Random(seed)
+    units: list[SampledUnit] = []
+    totals: dict[int, int] = {}
+    for part_index, part in enumerate(files):
+        groups = [(f.state, i, footer_of(f).row_group(i).num_rows) for f in part.files
+                  for i in range(footer_of(f).num_row_groups)]
+        wanted = max(MIN_SAMPLED_ROW_GROUPS, math.ceil(len(groups) * percent / 100))
+        chosen = sorted(rng.sample(range(len(groups)), min(wanted, len(groups))))
+        rows = sum(g[2] for g in groups)
+        if rows and sum(groups[i][2] for i in chosen) > WHOLE_ABOVE * rows:
+            scan.whole.append(part.part_name)
+            del scan.groups[_values_of(part)]
+            continue
+        totals[part_index] = len(groups)
+        units += [SampledUnit(groups[i][0], groups[i][1], groups[i][2], part_index) for i in chosen]
+        scan.read_share[part.part_name] = sum(groups[i][2] for i in chosen) / rows if rows else 0.0
+    if not units:
+        return scan
+    frame = sampled_frame(spark(), units, schema)
+    per_unit = aggregate_stats(frame, [UNIT], [replace(p, from_footers=False, frequent_items=0) for p in plans])
+    frequencies = _unit_frequencies(frame, plans)
+    by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}
+    for index, unit in enumerate(units):
+        stats = per_unit.get((str(index),))
+        if stats is not None:
+            by_part.setdefault(unit.part, []).append((unit, stats))
+    for part_index, sampled in by_part.items():
+        part = files[part_index]
+        values = _values_of(part)
+        exact = scan.groups[values]
+        objs, bounds = [], scan.bounds[part.part_name]
+        for index, plan in enumerate(plans):
+            obj = _sampled_column(plan, index, exact.columns[index], exact.num_rows, sampled, totals[part_index],
+                                  frequencies.get((part_index, index), {}), bounds[plan.name])
+            objs.append(obj)
+        scan.groups[values] = GroupStats(values, exact.num_rows, objs)
+    return scan
+
+
+def _unit_frequencies(frame, plans: list[ColumnPlan]) -> dict[tuple[int, int], dict[int, int]]:
+    """For each (partition, column with NDV): j -> values seen in exactly j sampled row groups."""
+    columns = [(i, p) for i, p in enumerate(plans) if p.has_ndv and not p.element]
+    if not columns:
+        return {}
+    pairs = F.explode(F.array(*[F.struct(F.lit(i).alias("c"), ndv_input(p.column, p.type_name).alias("h"))
+                                for i, p in columns])).alias("e")
+    hashed = frame.select(F.col(UNIT), F.col(PART), pairs).select(UNIT, PART, "e.c", "e.h").where(F.col("h").isNotNull())
+    per_value = hashed.groupBy(PART, "c", "h").agg(F.countDistinct(UNIT).alias("j"))
+    out: dict[tuple[int, int], dict[int, int]] = {}
+    for row in per_value.groupBy(PART, "c", "j").count().collect():
+        out.setdefault((row[PART], row["c"]), {})[row["j"]] = row["count"]
+    return out
+
+
+def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, rows: int,
+                    sampled: list[tuple[SampledUnit, GroupStats]], units_total: int, frequencies: dict[int, int],
+                    bounds: dict[str, list]) -> ColumnStatisticsObj:
+    """A column's statistics in one partition: tier 0's exact figures, the sample's estimates for the rest."""
+    objs = [(stats.columns[index], stats.num_rows) for _, stats in sampled]
+    unit_rows = [stats.num_rows for _, stats in sampled]
+    merged = merge_column_stats(objs)
+    data = merged.statsData.value
+    base = exact.statsData.value
+    updates: dict[str, Any] = {}
+    exact_nulls = bounds["nulls"][3]
+    if exact_nulls:
+        updates["numNulls"] = base.numNulls
+    else:
+        nulls = ratio_estimate([o.statsData.value.numNulls for o, _ in objs], unit_rows, units_total, 0, 1, "NULL share")
+        updates["numNulls"] = round(nulls.value * rows)
+        bounds["nulls"] = _scaled(nulls, rows)
+    non_null = rows - updates["numNulls"]
+    kind = plan.kind
+    if kind in (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE, StatsKind.DATE, StatsKind.TIMESTAMP):
+        if bounds.get("min", [None, None, None, False])[3]:
+            updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
+        elif kind is StatsKind.DOUBLE and base.lowValue is not None:
+            # footers keep the least and greatest number (NaN left out): the minimum in Spark's order, and the
+            # maximum unless a NaN is there, which only a scan can rule out
+            updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
+            bounds["min"] = [base.lowValue, base.lowValue, base.lowValue, True, "footers"]
+            bounds["max"] = [base.highValue, base.highValue, None, False, "footers (a NaN would be above)"]
+        else:  # the sample's extremes: inside the range
+            bounds["min"] = [_plain(data.lowValue), None, _plain(data.lowValue), False, "sample (the least seen)"]
+            bounds["max"] = [_plain(data.highValue), _plain(data.highValue), None, False, "sample (the greatest seen)"]
+    if kind is StatsKind.DOUBLE:
+        nans = ratio_estimate([o.statsData.value.numNaNs or 0 for o, _ in objs], unit_rows, units_total, 0, 1,
+                              "NaN share")
+        updates["numNaNs"] = round(nans.value * rows)
+        bounds["nans"] = _scaled(nans, rows)
+    if kind in (StatsKind.STRING, StatsKind.BINARY):
+        if bounds["max_len"][3]:
+            updates["maxColLen"] = base.maxColLen
+        else:
+            bounds["max_len"] = [data.maxColLen, data.maxColLen, None, False, "sample (the longest seen)"]
+        if bounds["avg_len"][3]:
+            updates["avgColLen"] = base.avgColLen
+        else:
+            known = bounds["avg_len"]
+            lengths = [o.statsData.value.avgColLen * m for o, m in objs]
+            average = ratio_estimate(lengths, unit_rows, units_total, known[1] or 0.0,
+                                     known[2] if known[2] is not None else math.inf, "average length")
+            updates["avgColLen"] = average.value
+            bounds["avg_len"] = [average.value, average.low, average.high if math.isfinite(average.high) else None,
+                                 False, average.method]
+    if kind is StatsKind.BOOLEAN:
+        for figure, member in (("trues", "numTrues"), ("falses", "numFalses")):
+            share = ratio_estimate([getattr(o.statsData.value, member) for o, _ in objs], unit_rows, units_total, 0, 1,
+                                   f"{figure[:-1]} share")
+            updates[member] = round(share.value * rows)
+            bounds[figure] = _scaled(share, rows)
+    if plan.has_ndv and "ndv" in bounds:
+        if bounds["ndv"][3]:
+            updates["numDVs"] = base.numDVs
+        else:
+            known = bounds["ndv"]
+            high = min(known[2], non_null if exact_nulls else rows - round(bounds["nulls"][1]))
+            values_read = sum(m - o.statsData.value.numNulls for o, m in objs)
+            values_high = non_null if exact_nulls else rows - bounds["nulls"][1]
+            ndv = gee_ndv(frequencies, len(sampled), units_total, known[1], max(high, known[1]), values_read,
+                          values_high)
+            updates["numDVs"] = round(ndv.value)
+            bounds["ndv"] = [round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method]
+    updates["bitVectors"] = None  # the sample's sketch is not the partition's
+    changed = replace(data, **{k: v for k, v in updates.items() if hasattr(data, k)})
+    bounds["rows"] = [rows, rows, rows, True, "footers"]
+    return replace(merged, statsData=ColumnStatisticsData.of(changed), frequentItems=None, numValues=exact.numValues)
+
+
+def _scaled(share: Estimate, rows: int) -> list:
+    return [round(share.value * rows), math.floor(share.low * rows), math.ceil(share.high * rows),
+            share.low == share.high, share.method]

@@ -1,0 +1,204 @@
+"""The tiered ANALYZE: exact from the files' metadata where the writer made it exact, a sample of row groups with
+bands that hold where not. Truths come from pandas over the rows written; every stated band is checked."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from colstats_lab.column_statistics.estimators import tiered_columns
+from colstats_lab.errors import ColstatsError
+
+ROW_GROUP = 2_000
+
+
+def _distributions(rows: int, seed: int = 0) -> pd.DataFrame:
+    """The shapes a sample finds hardest: unique and sorted, clustered by row group, skewed, uniform, Zipf-tailed
+    strings, 99 % NULL, dates by file."""
+    rng = np.random.default_rng(seed)
+    zipf = np.minimum(rng.zipf(1.3, rows), 50_000)
+    sparse = pd.array(rng.integers(0, 1_000, rows), dtype="Int64")
+    sparse[rng.random(rows) >= 0.01] = pd.NA
+    return pd.DataFrame({
+        "sortedId": np.arange(rows, dtype=np.int64),
+        "clustered": (np.arange(rows) // ROW_GROUP) * 7 + rng.integers(0, 5, rows),
+        "skewed": np.where(rng.random(rows) < 0.8, 0, rng.integers(1, 40, rows)),
+        "uniform": rng.integers(0, 20_000, rows),
+        "zipfName": np.array([f"name-{z}" for z in zipf], dtype=object),
+        "mostlyNull": sparse,
+        "amount": np.where(rng.random(rows) < 0.1, np.nan, rng.normal(100, 30, rows)),
+        "flag": rng.random(rows) < 0.3,
+    })
+
+
+def _write_files(frame: pd.DataFrame, folder, files: int, dictionary) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    per_file = len(frame) // files
+    for i in range(files):
+        part = frame.iloc[i * per_file:(i + 1) * per_file].copy()
+        part["day"] = pd.Timestamp("2026-01-01").date() + pd.Timedelta(days=i)  # dates by file
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), folder / f"part-{i}.parquet",
+                       row_group_size=ROW_GROUP, use_dictionary=dictionary)
+
+
+def _truth(frame: pd.DataFrame, column: str) -> dict:
+    values = frame[column]
+    out = {"rows": len(values), "nulls": int(values.isna().sum())}
+    if values.dtype == bool:
+        out.update(trues=int(values.sum()), falses=int((~values).sum()))
+        return out
+    out["ndv"] = int(values.dropna().nunique())
+    if values.dtype == object and values.map(lambda v: v is None or isinstance(v, str)).all():
+        lengths = values.map(lambda v: 0 if v is None else len(v))
+        out.update(avg_len=float(lengths.mean()), max_len=int(lengths.max()))
+    elif values.dtype != object:
+        out.update(min=values.min(), max=values.max())
+    return out
+
+
+def _bands(lab, table: str) -> dict:
+    return tiered_columns(lab.metastore.get_table("default", table).parameters)
+
+
+def test_metadata_alone_is_exact_where_every_page_is_dictionary_encoded(lab, tmp_path):
+    """pyarrow's dictionary chunks give exact NDV and string lengths; a pandas Categorical's dictionary keeps its
+    unused categories, so it only bounds; a column written PLAIN is bounded by its footers. No value is read."""
+    rng = np.random.default_rng(1)
+    rows = 40_000
+    frame = pd.DataFrame({
+        "userId": rng.integers(0, 3_000, rows),
+        "naïveName": rng.choice(["Łukasz", "Zoë", "Ana", None], rows),
+        "color": pd.Categorical(rng.choice(["red", "blue"], rows), categories=["red", "blue", "never"]),
+        "plainId": np.arange(rows, dtype=np.int64),
+    })
+    folder = tmp_path / "dict"
+    folder.mkdir()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), folder / "a.parquet", row_group_size=5_000,
+                   use_dictionary=["userId", "naïveName", "color"])
+    lab.sql(f"CREATE EXTERNAL TABLE dict LOCATION '{folder}'")
+    result = lab.tables["dict"].analyze(metadata_only=True)
+    assert "no value read" in result.message
+
+    bands = _bands(lab, "dict")
+    user, name = bands["userid"]["figures"], bands["naïvename"]["figures"]
+    assert user["ndv"][:4] == [frame.userId.nunique()] * 3 + [True]
+    assert user["ndv"][4] == "dictionary pages"
+    assert name["ndv"][:4] == [3, 3, 3, True]
+    assert name["max_len"][:4] == [6, 6, 6, True]  # characters, "Łukasz"
+    true_avg = frame["naïveName"].map(lambda v: 0 if v is None else len(v.encode())).mean()
+    assert name["avg_len"][0] == pytest.approx(true_avg)  # bytes: exact only where every value is ASCII
+    assert name["avg_len"][3] is False and name["avg_len"][1] <= frame["naïveName"].str.len().fillna(0).mean()
+    color = bands["color"]["figures"]["ndv"]
+    assert color[3] is False and color[1] <= 2 <= color[2]  # the unused category is in the dictionary
+    plain = bands["plainid"]["figures"]["ndv"]
+    assert plain[3] is False and plain[2] == rows  # PLAIN: bounded by the non-NULL rows and the range min..max
+
+    stats = lab.tables["dict"].inspect.stats().set_index("column")
+    assert stats.loc["userId", "ndv"] == frame.userId.nunique()
+    assert stats.loc["naïveName", "nulls"] == frame["naïveName"].isna().sum()
+    answer = lab.stats_answer("SELECT count(*), min(userId), max(userId) FROM dict")
+    assert answer.frame is not None and list(answer.frame.iloc[0]) == [rows, frame.userId.min(), frame.userId.max()]
+
+
+def test_spark_written_dictionaries_give_exact_ndv_and_fallbacks_only_bounds(lab, spark):
+    """parquet-mr (Spark's writer) keeps encoding_stats: a chunk that fell back to PLAIN is told apart."""
+    lab.sql("CREATE TABLE sw (small INT, wide BIGINT, label STRING)")
+    source = spark.range(60_000).selectExpr("CAST(id % 37 AS INT) AS small", "id * 7919 % 1000003 AS wide",
+                                            "concat('l', CAST(id % 11 AS STRING)) AS label")
+    lab.tables["sw"].write(source)
+    lab.tables["sw"].analyze(metadata_only=True)
+    figures = {c: v["figures"] for c, v in _bands(lab, "sw").items()}
+    assert figures["small"]["ndv"][:4] == [37, 37, 37, True]
+    assert figures["label"]["ndv"][:4] == [11, 11, 11, True]
+    truth = source.selectExpr("count(DISTINCT wide)").first()[0]
+    wide = figures["wide"]["ndv"]
+    assert wide[1] <= truth <= wide[2]
+
+
+def test_sampled_bands_hold_the_truth_in_95_percent_of_cases(lab, tmp_path, capsys):
+    """Every stated band over seeds and distributions; exact figures equal the truth; the coverage is printed."""
+    frame = _distributions(200_000)
+    folder = tmp_path / "dist"
+    _write_files(frame, folder, files=4, dictionary=["skewed", "flag"])
+    lab.sql(f"CREATE EXTERNAL TABLE dist LOCATION '{folder}'")
+    written = pd.concat([pq.read_table(f).to_pandas() for f in sorted(folder.iterdir())], ignore_index=True)
+    truths = {c.lower(): _truth(written, c) for c in written.columns}
+    held = cases = 0
+    misses = []
+    for seed in range(1, 6):
+        lab.set("colstats.sample.seed", seed)
+        result = lab.tables["dist"].analyze(sample=0.1)
+        assert "10 % sample of row groups" in result.message
+        for column, entry in _bands(lab, "dist").items():
+            assert 0.09 <= entry["read"] <= 0.11
+            for figure, (value, low, high, exact, method) in entry["figures"].items():
+                truth = truths[column].get(figure)
+                if truth is None or isinstance(truth, str) or pd.isna(truth):
+                    continue
+                if exact:
+                    assert value == pytest.approx(truth), (column, figure, method)
+                    continue
+                if low is None and high is None:
+                    continue
+                cases += 1
+                inside = (low is None or low <= truth + 1e-9) and (high is None or truth <= high + 1e-9)
+                held += inside
+                if not inside:
+                    misses.append((seed, column, figure, truth, low, high, method))
+    coverage = held / cases
+    with capsys.disabled():
+        print(f"\nsampled bands held the truth in {held} of {cases} (figure, seed) cases: {coverage:.1%}; "
+              f"missed: {misses}")
+    assert cases >= 40
+    assert coverage >= 0.95, misses
+
+
+def test_a_sampled_figure_never_answers_a_query_as_if_exact(lab, tmp_path):
+    frame = _distributions(40_000)
+    folder = tmp_path / "ans"
+    _write_files(frame, folder, files=2, dictionary=False)
+    lab.sql(f"CREATE EXTERNAL TABLE ans LOCATION '{folder}'")
+    lab.set("colstats.sample.seed", 3)
+    lab.tables["ans"].analyze(sample=0.1)
+    exact = lab.stats_answer("SELECT count(*), max(sortedId) FROM ans")
+    assert list(exact.frame.iloc[0]) == [len(frame), len(frame) - 1]
+    estimated = lab.stats_answer("SELECT max(amount) FROM ans")
+    assert estimated.frame is None and "estimated" in estimated.reason and "sample" in estimated.reason
+    lab.tables["ans"].analyze()  # every value read: exact again, the bands gone
+    assert _bands(lab, "ans") == {}
+    assert lab.stats_answer("SELECT max(amount) FROM ans").frame.iloc[0, 0] == pytest.approx(frame.amount.max())
+
+
+@pytest.mark.parametrize("statement, message", [
+    ("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS a SAMPLE 0 PERCENT", "above 0 and at most 100, found 0"),
+    ("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS SAMPLE 150 PERCENT", "at most 100, found 150"),
+    ("ANALYZE TABLE t COMPUTE STATISTICS NOSCAN SAMPLE 5 PERCENT", "NOSCAN reads no row"),
+    ("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS a NOSCAN SAMPLE 5 PERCENT", "give one or the other"),
+    ("ANALYZE TABLE t COMPUTE STATISTICS SAMPLE 5 PERCENT", "SAMPLE applies to column statistics"),
+])
+def test_a_bad_sample_is_one_line_with_a_caret(lab, statement, message):
+    with pytest.raises(ColstatsError) as raised:
+        lab.sql(statement)
+    text = str(raised.value)
+    assert message in text and "^" in text and "Traceback" not in text
+
+
+def test_bad_arguments_and_a_table_too_small_to_sample(lab, tmp_path):
+    folder = tmp_path / "one"
+    folder.mkdir()
+    frame = _distributions(5_000)
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), folder / "a.parquet")  # one row group
+    lab.sql(f"CREATE EXTERNAL TABLE one LOCATION '{folder}'")
+    handle = lab.tables["one"]
+    for bad in (0, 1.5, "5%", True):
+        with pytest.raises(ColstatsError, match="sample is the fraction of row groups"):
+            handle.analyze(sample=bad)
+    with pytest.raises(ColstatsError, match="give one or the other"):
+        handle.analyze(sample=0.1, metadata_only=True)
+    result = handle.analyze(sample=0.05)
+    assert "Analyzed whole (a sample would have read most of their rows)" in result.message
+    assert _bands(lab, "one") == {}
+    stats = handle.inspect.stats().set_index("column")
+    assert stats.loc["uniform", "ndv"] == pytest.approx(frame.uniform.nunique(), rel=0.05)
