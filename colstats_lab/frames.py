@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
+from .column_statistics.estimators import tiered_columns
 from .column_statistics.model import Date, Timestamp
 from .column_statistics import drift
 from .metastore.history import engine_of, state_picker
@@ -194,7 +195,8 @@ def _table_level(summary: ComplianceSummary, table: Table) -> tuple[bool, str]:
 
 # values: what the figures count, the rows but for an array's elements (`tags.element`), a map's entries
 TIDY_COLUMNS = ["partition", "column", "type", "rows", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "q1",
-                "median", "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason"]
+                "median", "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "tier"]
+BOUNDS_COLUMNS = ["partition", "column", "figure", "value", "low", "high", "exact", "method", "tier", "read"]
 
 
 def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
@@ -210,9 +212,56 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     frames[0]["values"] = [rows if v is None else v for v in level["values"]]
     if table.is_partitioned:
         frames.append(_partitions_frame(metastore, table))
-    frame = pd.concat(frames, ignore_index=True)[TIDY_COLUMNS]
+    frame = pd.concat(frames, ignore_index=True)
+    frame["tier"] = _tiers(metastore, table, frame)
+    frame = frame[TIDY_COLUMNS]
     _python_bounds(frame)
     frame["last_analyzed"] = pd.to_datetime(frame["last_analyzed"].astype("float64"), unit="s", utc=True)
+    return spelled_frame(frame, table)
+
+
+def _tiered_owners(metastore: Metastore, table: Table) -> dict[str | None, dict]:
+    """Partition name (None: the table) -> column -> its tiered ANALYZE's entry (`estimators.tiered_columns`)."""
+    owners: dict[str | None, dict] = {None: tiered_columns(table.parameters)}
+    if table.is_partitioned:
+        owners.update({p.partName: tiered_columns(p.parameters)
+                       for p in metastore.get_partitions(table.dbName, table.tableName)})
+    return owners
+
+
+def _tiers(metastore: Metastore, table: Table, frame: pd.DataFrame) -> list[str]:
+    """Each row's tier: "every value", "metadata" (no value read) or "5 % sample (4.9 % of rows read)". The table
+    level of a partitioned table is "mixed" where its partitions' differ."""
+    owners = _tiered_owners(metastore, table)
+
+    def said(entry: dict | None) -> str:
+        if entry is None:
+            return "every value"
+        if entry["tier"] == "metadata":
+            return "metadata"
+        return f"{entry['tier']} sample ({entry['read']:.1%} of rows read)"
+    out = []
+    for partition, column in zip(frame["partition"], frame["column"]):
+        if partition is None and table.is_partitioned:
+            tiers = {said(owner.get(column)) for name, owner in owners.items() if name is not None}
+            out.append(tiers.pop() if len(tiers) == 1 else "mixed" if tiers else "every value")
+        else:
+            out.append(said(owners.get(partition, {}).get(column)))
+    return out
+
+
+def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
+    """The band of every figure a tiered ANALYZE computed: one row per partition, column and figure, columns
+    BOUNDS_COLUMNS; `exact` figures have low = high = value (or none, for a minimum or maximum), estimates the
+    band their `method` gives (None: unbounded on that side). Columns analyzed from every value have no rows."""
+    records = []
+    for partition, owner in _tiered_owners(metastore, table).items():
+        for column, entry in sorted(owner.items()):
+            for figure, (value, low, high, exact, method) in sorted(entry["figures"].items()):
+                records.append({"partition": partition, "column": column, "figure": figure, "value": value,
+                                "low": low, "high": high, "exact": bool(exact), "method": method,
+                                "tier": entry["tier"], "read": entry["read"]})
+    frame = pd.DataFrame(records, columns=BOUNDS_COLUMNS, dtype=object)
     return spelled_frame(frame, table)
 
 

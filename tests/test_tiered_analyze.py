@@ -155,12 +155,17 @@ def test_sampled_bands_hold_the_truth_in_95_percent_of_cases(lab, tmp_path, caps
     assert coverage >= 0.95, misses
 
 
-def test_a_sampled_figure_never_answers_a_query_as_if_exact(lab, tmp_path):
+def _plain_table(lab, tmp_path, name: str, seed: int) -> pd.DataFrame:
+    """An external table of 40,000 rows in 2 files of 10 row groups each, no dictionary; samples seeded."""
     frame = _distributions(40_000)
-    folder = tmp_path / "ans"
-    _write_files(frame, folder, files=2, dictionary=False)
-    lab.sql(f"CREATE EXTERNAL TABLE ans LOCATION '{folder}'")
-    lab.set("colstats.sample.seed", 3)
+    _write_files(frame, tmp_path / name, files=2, dictionary=False)
+    lab.sql(f"CREATE EXTERNAL TABLE {name} LOCATION '{tmp_path / name}'")
+    lab.set("colstats.sample.seed", seed)
+    return frame
+
+
+def test_a_sampled_figure_never_answers_a_query_as_if_exact(lab, tmp_path):
+    frame = _plain_table(lab, tmp_path, "ans", 3)
     lab.tables["ans"].analyze(sample=0.1)
     exact = lab.stats_answer("SELECT count(*), max(sortedId) FROM ans")
     assert list(exact.frame.iloc[0]) == [len(frame), len(frame) - 1]
@@ -202,3 +207,21 @@ def test_bad_arguments_and_a_table_too_small_to_sample(lab, tmp_path):
     assert _bands(lab, "one") == {}
     stats = handle.inspect.stats().set_index("column")
     assert stats.loc["uniform", "ndv"] == pytest.approx(frame.uniform.nunique(), rel=0.05)
+
+
+def test_the_frames_say_which_figures_are_sampled(lab, tmp_path):
+    frame = _plain_table(lab, tmp_path, "seen", 5)
+    handle = lab.tables["seen"]
+    handle.analyze(["sortedId", "amount"], sample=0.1)
+    handle.analyze(["zipfName"], metadata_only=True)
+    tiers = handle.inspect.stats().set_index("column")["tier"]
+    assert tiers["sortedId"] == "10 % sample (10.0% of rows read)" and tiers["zipfName"] == "metadata"
+    assert tiers["uniform"] == "every value"  # never analyzed: nothing estimated
+    bounds = handle.inspect.bounds()
+    assert list(bounds.columns) == ["partition", "column", "figure", "value", "low", "high", "exact", "method", "tier",
+                                    "read"]
+    assert set(bounds["column"]) == {"sortedId", "amount", "zipfName"}  # the files' spelling
+    row = bounds.set_index(["column", "figure"]).loc[("amount", "nulls")]
+    assert row["exact"] and row["value"] == frame.amount.isna().sum()  # the footers count NULLs exactly
+    ndv = bounds.set_index(["column", "figure"]).loc[("amount", "ndv")]
+    assert not ndv["exact"] and ndv["low"] <= frame.amount.nunique() <= ndv["high"] and "GEE" in ndv["method"]
