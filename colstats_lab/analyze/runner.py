@@ -27,7 +27,7 @@ from ..metastore.changes import FollowUp
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
 from ..stats.aggregate import served_by_footers
 from ..column_statistics.estimators import BOUNDS_PARAM
-from .tiers import TieredScan, metadata_tier, sampled_tier
+from .tiers import TieredScan, metadata_tier, sampled_tier, tierable
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
@@ -154,6 +154,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
         plans, footers = _footer_plans(table, files, plans)
         tier_notes: list[str] = []
         if plans and (stmt.metadata_only or stmt.sample_percent not in (None, 100.0)):
+            plans = _tierable(plans, stmt, table, tier_notes)
             tiered = _tiered_scan(spark, table, files, plans, footers, stmt, metastore.sample_seed, tier_notes)
         scanned = files if tiered is None else [p for p in files if p.part_name in tiered.whole]
         if scanned:
@@ -179,6 +180,20 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
                           outcome, _tier_params(tiered, plans, outcome.tier)))
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _tierable(plans: list[ColumnPlan], stmt: Analyze, table: Table, notes: list[str]) -> list[ColumnPlan]:
+    """The plans a tier computes; the others (a struct's own NULLs, an array's or map's sizes and elements) are
+    left out and named in `notes`, or refused when nothing is left."""
+    kept = [p for p in plans if tierable(p)]
+    left = [p.name for p in plans if not tierable(p)]
+    clause = "NOSCAN" if stmt.metadata_only else "SAMPLE"
+    if not kept:
+        raise InvalidArgument(f"{', '.join(left)} of {table.qualified_name}: a struct's own NULLs and an array's or "
+                              f"map's values are counted by a scan only; analyze them without {clause}")
+    if left:
+        notes.append(f"Left as they were (a scan counts them; analyze them without {clause}): {', '.join(left)}.")
+    return kept
 
 
 def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[PartitionFiles],

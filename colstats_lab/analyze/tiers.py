@@ -25,9 +25,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+import numpy as np
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
 from ..coltypes import StatsKind, parse_type
 from ..column_statistics.estimators import Estimate, gee_ndv, ratio_estimate
@@ -36,16 +36,20 @@ from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..file_columns import nanos_columns
 from ..metastore import Table
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
-from ..stats.dictionary_pages import DECODED_VALUES_LIMIT, ChunkFacts, chunk_facts, dictionary_values
+from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, ChunkFacts, chunk_facts, distinct_values,
+    read_dictionary)
 from ..stats.footers import GroupFigures
-from ..stats.sampled_read import PART, UNIT, SampledUnit, sampled_frame
-from ..stats.sketches import ndv_input
+from ..stats.sampled_read import UNIT, SampledUnit, sampled_frame, value_frequencies
 from ..storage import footer_of
 from ..tables.snapshot import PartitionFiles
 
 MIN_SAMPLED_ROW_GROUPS = 2  # a band needs a spread: fewer row groups than this are no sample
 WHOLE_ABOVE = 0.5  # a sample that would read more than this share of a partition's rows reads it whole
 _INTEGERS = {"tinyint", "smallint", "int", "bigint"}
+_RANGED = (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE, StatsKind.DATE, StatsKind.TIMESTAMP)
+# a column read per row's collection or a struct's own NULLs: footers count neither, a row group's rows are not its
+# values; a tier leaves them to a scan
+_UNTIERED = (StatsKind.COLLECTION, StatsKind.STRUCT)
 
 
 @dataclass
@@ -71,6 +75,12 @@ class _Chunk:
 
 def _values_of(part: PartitionFiles) -> tuple:
     return tuple(part.partition.values) if part.partition else ()
+
+
+def tierable(plan: ColumnPlan) -> bool:
+    """Whether a tier computes this column's figures: not an array's elements, a collection's size or a struct's
+    own NULLs, which only a scan counts."""
+    return not plan.element and plan.kind not in _UNTIERED
 
 
 def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnPlan],
@@ -147,7 +157,10 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
             record[p + "min"], record[p + "max"] = low, high
             bounds["min"] = [low, None, low, False, "footers (NaN left out)"]
             bounds["max"] = [high, high, None, False, "footers (NaN left out)"]
-    dictionary = _dictionary_ndv(chunks, plan, truncated) if plan.has_ndv and non_null is not None else None
+        elif kind in _RANGED:  # a timestamp footers keep no bound of (INT96), a decimal bound cut short
+            bounds["min"] = [None, None, None, False, "unknown without a scan"]
+            bounds["max"] = [None, None, None, False, "unknown without a scan"]
+    dictionary = _dictionary_ndv(chunks, truncated) if plan.has_ndv and non_null is not None else None
     if kind in (StatsKind.STRING, StatsKind.BINARY):
         lengths = _lengths(chunks, rows, dictionary)
         record[p + "maxlen"], record[p + "sumlen"] = lengths["max_len"][0] or 0, (lengths["avg_len"][0] or 0) * rows
@@ -195,29 +208,25 @@ class _Dictionary:
 
     largest: int  # max dᵢ over chunks whose every dictionary value was written (a lower bound of NDV)
     total: int | None  # Σ dᵢ where every chunk with values is all-dictionary (an upper bound), else None
-    values: set | None  # the union of the values, where exact
+    values: Any = None  # the union of the values, where exact (`dictionary_pages.distinct_values`)
 
 
-def _dictionary_ndv(chunks: list[_Chunk], plan: ColumnPlan, truncated: bool) -> _Dictionary | None:
+def _dictionary_ndv(chunks: list[_Chunk], truncated: bool) -> _Dictionary | None:
+    """The dictionaries' account of NDV: each chunk's page read once, decoded only where the union is exact (every
+    chunk with values all-dictionary, dictionaries of only the values written, values Spark reads unchanged)."""
     with_values = [c for c in chunks if _non_null(c) != 0]
-    if not with_values or not all(c.meta.has_dictionary_page for c in with_values):
-        largest = max((_header_size(c) or 0 for c in with_values if c.meta.has_dictionary_page
-                       and not c.arrow_dictionary), default=0)
-        return _Dictionary(largest, None, None) if largest else None
-    every = all(c.facts is not None and c.facts.all_dictionary for c in with_values)
-    sizes = [_header_size(c) for c in with_values]
-    total = sum(s or 0 for s in sizes) if every and all(s is not None for s in sizes) else None
-    largest = max((s or 0 for s, c in zip(sizes, with_values) if not c.arrow_dictionary), default=0)
+    every = bool(with_values) and all(c.meta.has_dictionary_page and c.facts is not None and c.facts.all_dictionary
+                                      for c in with_values)
     exact = every and not truncated and not any(c.arrow_dictionary for c in with_values)
-    values: set | None = None
-    if exact and total is not None and total <= DECODED_VALUES_LIMIT:
-        values = set()
-        for chunk in with_values:
-            decoded = dictionary_values(chunk.state, chunk.meta, chunk.type_length)
-            if decoded is None:
-                values = None
-                break
-            values |= decoded
+    pages = [read_dictionary(c.state, c.meta, exact, c.type_length) for c in with_values]
+    if not any(pages):
+        return None
+    sizes = [p.size if p is not None else None for p in pages]
+    total = sum(s or 0 for s in sizes) if every and None not in sizes else None
+    largest = max((s or 0 for s, c in zip(sizes, with_values) if not c.arrow_dictionary), default=0)
+    decoded = [p for p in pages if p is not None and p.values is not None]
+    values = (distinct_values(decoded) if exact and total is not None and total <= DECODED_VALUES_LIMIT
+              and len(decoded) == len(pages) else None)
     return _Dictionary(largest, total, values)
 
 
@@ -226,15 +235,6 @@ def _non_null(chunk: _Chunk) -> int | None:
     if meta.is_stats_set and meta.statistics.has_null_count:
         return meta.num_values - meta.statistics.null_count
     return None
-
-
-def _header_size(chunk: _Chunk) -> int | None:
-    from ..stats.dictionary_pages import dictionary_size
-
-    try:
-        return dictionary_size(chunk.state, chunk.meta)
-    except (ValueError, OSError):
-        return None
 
 
 def _ndv_bounds(plan: ColumnPlan, non_null: int, footer, dictionary: _Dictionary | None) -> list:
@@ -263,8 +263,8 @@ def _lengths(chunks: list[_Chunk], rows: int, dictionary: _Dictionary | None) ->
         total_bytes = sum(c.facts.unencoded_bytes for c in chunks)  # type: ignore[union-attr,misc]
     values = dictionary.values if dictionary is not None else None
     out: dict[str, list] = {}
-    if values is not None:
-        texts = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
+    if values is not None and not isinstance(values, np.ndarray):
+        texts = [v.decode("utf-8", "replace") for v in values]
         longest = max((len(t) for t in texts), default=0)
         out["max_len"] = [longest, longest, longest, True, "dictionary pages"]
         ascii_only = all(t.isascii() for t in texts)
@@ -315,9 +315,12 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
         scan.read_share[part.part_name] = sum(groups[i][2] for i in chosen) / rows if rows else 0.0
     if not units:
         return scan
-    frame = sampled_frame(spark(), units, schema)
-    per_unit = aggregate_stats(frame, [UNIT], [replace(p, from_footers=False, frequent_items=0) for p in plans])
-    frequencies = _unit_frequencies(frame, plans)
+    session = spark()
+    frame = sampled_frame(session, units, schema)
+    unit_plans = [replace(p, from_footers=False, frequent_items=0, sketches_ndv=False) for p in plans]
+    per_unit = aggregate_stats(frame, [UNIT], unit_plans)
+    counted = value_frequencies(session, units, {i: p.path or (p.name,) for i, p in enumerate(plans) if p.has_ndv})
+    frequencies = {key: {1: once, 2: seen - once} for key, (once, seen) in counted.items()}
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}
     for index, unit in enumerate(units):
         stats = per_unit.get((str(index),))
@@ -334,24 +337,6 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
             objs.append(obj)
         scan.groups[values] = GroupStats(values, exact.num_rows, objs)
     return scan
-
-
-def _unit_frequencies(frame, plans: list[ColumnPlan]) -> dict[tuple[int, int], dict[int, int]]:
-    """For each (partition, column with NDV): values seen in exactly one sampled row group (key 1) and in more
-    (key 2), all GEE needs."""
-    columns = [(i, p) for i, p in enumerate(plans) if p.has_ndv and not p.element]
-    if not columns:
-        return {}
-    pairs = F.explode(F.array(*[F.struct(F.lit(i).alias("c"), ndv_input(p.column, p.type_name).alias("h"))
-                                for i, p in columns])).alias("e")
-    hashed = frame.select(F.col(UNIT), F.col(PART), pairs).select(UNIT, PART, "e.c", "e.h").where(F.col("h").isNotNull())
-    # GEE tells only values seen in one row group from the rest: a value's least and greatest row group say which,
-    # with no distinct count (measured: countDistinct made a 5 % sample of 10M rows cost more than Spark's ANALYZE)
-    per_value = hashed.groupBy(PART, "c", "h").agg((F.min(UNIT) == F.max(UNIT)).alias("once"))
-    out: dict[tuple[int, int], dict[int, int]] = {}
-    for row in per_value.groupBy(PART, "c", "once").count().collect():
-        out.setdefault((row[PART], row["c"]), {})[1 if row["once"] else 2] = row["count"]
-    return out
 
 
 def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, rows: int,
@@ -373,7 +358,7 @@ def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, ro
         bounds["nulls"] = _scaled(nulls, rows)
     non_null = rows - updates["numNulls"]
     kind = plan.kind
-    if kind in (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE, StatsKind.DATE, StatsKind.TIMESTAMP):
+    if kind in _RANGED:
         if bounds.get("min", [None, None, None, False])[3]:
             updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
         elif kind is StatsKind.DOUBLE and base.lowValue is not None:

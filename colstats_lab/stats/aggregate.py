@@ -47,6 +47,8 @@ class ColumnPlan:
     path: tuple[str, ...] = ()  # a struct leaf's column and fields (`Table.stats_columns`); () for `name` itself
     # `element`, `key` or `value`: the values inside the array or map at path[:-1], read from its explode
     element: str = ""
+    # False: no NDV sketch (a sample's row groups, whose NDV GEE estimates from their values instead)
+    sketches_ndv: bool = True
 
     @property
     def column(self) -> Column:
@@ -98,7 +100,7 @@ class ColumnPlan:
         out = [value.alias(p + "v")]
         if kind in (StatsKind.STRING, StatsKind.BINARY):
             out.append(F.length(col).alias(p + "len"))
-        if self.has_ndv:
+        if self.has_ndv and self.sketches_ndv:
             out.append(ndv_input(col, self.type_name).alias(p + "h"))
         if self.keeps_frequent_items:
             out.append(frequent_items_input(col, self.type_name).alias(p + "f"))
@@ -124,7 +126,7 @@ class ColumnPlan:
             out += [F.max(length).alias(p + "maxlen"), F.sum(length).alias(p + "sumlen")]
         elif kind is StatsKind.BOOLEAN:
             out += [F.count_if(value).alias(p + "trues"), F.count_if(~value).alias(p + "falses")]
-        if self.has_ndv:
+        if self.has_ndv and self.sketches_ndv:
             out.append(F.hll_sketch_agg(F.col(p + "h"), NDV_LG_K).alias(p + "hll"))
         kll = kll_aggregate(value, self.type_name) if self.histogram else None
         if kll is not None:
@@ -153,7 +155,7 @@ class ColumnPlan:
         non_null = get("nonnull") or 0
         nulls = num_rows - non_null
         kind = self.kind
-        hll = get("hll") if self.has_ndv else None
+        hll = get("hll") if self.has_ndv and self.sketches_ndv else None
         sketch = bytes(hll) if hll is not None else None  # compacted as it was received (`_compacted`)
         ndv = sketch_ndv(sketch, non_null) if self.has_ndv else None
         family = sketch_family(self.type_name) if self.histogram else None

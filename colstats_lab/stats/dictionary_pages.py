@@ -12,15 +12,16 @@ Values are compared as Spark compares them: -0.0 and 0.0 are one value, and so a
 """
 from __future__ import annotations
 
-import math
 import struct
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..caches import BoundedCache
 from ..files import FileState
 from ..storage import UnreadableFile, storage_for
 from .thrift_compact import ThriftError, read_struct
@@ -54,9 +55,21 @@ def raw_footer(state: FileState) -> dict[int, Any]:
     return read_struct(data)[0]
 
 
+_facts = BoundedCache("chunk facts", lambda facts: 200 + 150 * len(facts))
+
+
 def chunk_facts(state: FileState) -> dict[tuple[int, str], ChunkFacts]:
     """Each column chunk's facts by (row group, column path joined by dots); {} when the footer cannot be
-    read as Thrift (pyarrow read it: the figures it gave stand)."""
+    read as Thrift (pyarrow read it: the figures it gave stand). Read once per file state, as footers are
+    (parsing a footer in Python is most of a metadata-only ANALYZE of an unchanged file)."""
+    known = _facts.get(state)
+    if known is None:
+        known = _read_facts(state)
+        _facts.put(state, known)
+    return known
+
+
+def _read_facts(state: FileState) -> dict[tuple[int, str], ChunkFacts]:
     try:
         footer = raw_footer(state)
     except ThriftError:
@@ -76,24 +89,26 @@ def chunk_facts(state: FileState) -> dict[tuple[int, str], ChunkFacts]:
     return out
 
 
-def dictionary_size(state: FileState, chunk: pq.ColumnChunkMetaData) -> int | None:
-    """dᵢ, the values in the chunk's dictionary page, from the page's header alone; None without one."""
-    start = _dictionary_start(chunk)
-    if start is None:
-        return None
-    header, _ = read_struct(storage_for(state[0]).read_range(state, start, start + _HEADER_GUESS))
-    return int((header.get(7) or {}).get(1, 0)) if header.get(1) == _DICTIONARY_PAGE else None
+@dataclass(frozen=True)
+class Dictionary:
+    """A chunk's dictionary page: its number of values (dᵢ) and, where decoded, the values themselves, as Spark
+    tells values apart (a numpy array for numbers, a set of bytes for the others)."""
+
+    size: int
+    values: Any = None
 
 
-def dictionary_values(state: FileState, chunk: pq.ColumnChunkMetaData, type_length: int | None = None
-                      ) -> set | None:
-    """The distinct values of the chunk's dictionary page, as Spark tells values apart (one ranged read of the
-    page); None when there is none or its codec or type is one this reads no values of."""
-    start = _dictionary_start(chunk)
-    codec = chunk.compression
-    if start is None or (codec != "UNCOMPRESSED" and codec not in _CODECS):
+def read_dictionary(state: FileState, chunk: pq.ColumnChunkMetaData, decode: bool,
+                    type_length: int | None = None) -> Dictionary | None:
+    """The chunk's dictionary page, its header alone unless `decode` (one ranged read either way where the
+    footer places the dictionary before the first data page); None without one. With `decode`, `values` stays
+    None for a codec or type this reads no values of. Raises UnreadableFile naming a damaged file."""
+    if not chunk.has_dictionary_page:
         return None
-    data = storage_for(state[0]).read_range(state, start, chunk.data_page_offset)
+    storage = storage_for(state[0])
+    start = chunk.dictionary_page_offset or chunk.data_page_offset  # some writers leave the first 0
+    ahead = chunk.data_page_offset - start if decode and chunk.data_page_offset > start else _HEADER_GUESS
+    data = storage.read_range(state, start, start + ahead)
     try:
         header, body_start = read_struct(data)
     except ThriftError as exc:
@@ -102,26 +117,35 @@ def dictionary_values(state: FileState, chunk: pq.ColumnChunkMetaData, type_leng
     if header.get(1) != _DICTIONARY_PAGE:
         return None
     count = int((header.get(7) or {}).get(1, 0))
-    body = data[body_start:body_start + int(header[3])]
+    codec = chunk.compression
+    if not decode or (codec != "UNCOMPRESSED" and codec not in _CODECS):
+        return Dictionary(count)
+    compressed = int(header[3])
+    if body_start + compressed > len(data):
+        data += storage.read_range(state, start + len(data), start + body_start + compressed)
+    body = data[body_start:body_start + compressed]
     if codec != "UNCOMPRESSED":
         body = pa.decompress(body, int(header[2]), codec=_CODECS[codec]).to_pybytes()
-    return _plain_values(body, chunk.physical_type, count, type_length)
+    return Dictionary(count, _plain_values(body, chunk.physical_type, count, type_length))
 
 
-def _dictionary_start(chunk: pq.ColumnChunkMetaData) -> int | None:
-    if not chunk.has_dictionary_page:
-        return None
-    # some writers leave dictionary_page_offset 0 and put the dictionary first: before the first data page
-    offset = chunk.dictionary_page_offset
-    return offset if offset else (chunk.data_page_offset if chunk.data_page_offset else None)
+def distinct_values(dictionaries: list[Dictionary]) -> Any:
+    """The union of decoded dictionaries: a numpy array of the distinct numbers, or a set of the distinct bytes."""
+    parts = [d.values for d in dictionaries]
+    if parts and all(isinstance(p, np.ndarray) for p in parts):
+        return pc.unique(pa.chunked_array([pa.array(p) for p in parts])).to_numpy()  # every NaN one value, as Spark
+    out: set = set()
+    for part in parts:
+        out.update(part)
+    return out
 
 
-def _plain_values(body: bytes, physical: str, count: int, type_length: int | None) -> set | None:
+def _plain_values(body: bytes, physical: str, count: int, type_length: int | None) -> Any:
     if physical in _NUMPY_TYPES:
         values = np.frombuffer(body, dtype=_NUMPY_TYPES[physical], count=count)
         if physical in ("FLOAT", "DOUBLE"):
-            return {_spark_float(v) for v in values.tolist()}
-        return set(values.tolist())
+            return values.astype(np.float64) + 0.0  # -0.0 becomes 0.0: one value to Spark
+        return values.astype(np.int64)
     if physical == "INT96":
         return {body[i * 12:(i + 1) * 12] for i in range(count)}
     if physical == "FIXED_LEN_BYTE_ARRAY" and type_length:
@@ -134,9 +158,3 @@ def _plain_values(body: bytes, physical: str, count: int, type_length: int | Non
             position += 4 + length
         return out
     return None
-
-
-def _spark_float(value: float) -> Any:
-    if math.isnan(value):
-        return "NaN"
-    return 0.0 if value == 0 else value

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
@@ -48,24 +49,98 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
             for index in batch.column(0).to_pylist():
                 unit = chosen[index]
                 table = _read_row_group(unit)
+                assert table is not None
                 yield from _conformed(table, target, index, unit.part).to_batches(max_chunksize=65_536)
 
     tasks = min(len(chosen), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
     return spark.range(0, len(chosen), 1, numPartitions=max(1, tasks)).mapInArrow(read, out_schema)
 
 
+def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: dict[int, tuple[str, ...]]
+                      ) -> dict[tuple[int, int], tuple[int, int]]:
+    """For each partition and column (`columns`: plan index -> path, a struct leaf's fields after its column),
+    (values seen in exactly one of the partition's sampled row groups, values seen in all of them), what GEE
+    needs. One Spark task a partition and column reads that column of those row groups and counts in Arrow: only
+    the counts leave it (as a shuffle of every value, a 5 % sample of 10M rows took 6 s on 2 cores; this, under 1).
+    Values are told apart as Spark tells them: -0.0 is 0.0, NaN one value, nanoseconds cut to microseconds."""
+    by_part: dict[int, list[SampledUnit]] = {}
+    for unit in units:
+        by_part.setdefault(unit.part, []).append(unit)
+    tasks = [(part, index, path) for part in sorted(by_part) for index, path in sorted(columns.items())]
+    if not tasks:
+        return {}
+
+    def count(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            out: dict[str, list[int]] = {"part": [], "c": [], "once": [], "seen": []}
+            for task in batch.column(0).to_pylist():
+                part, index, path = tasks[task]
+                distinct = [_distinct(_leaf(unit, path)) for unit in by_part[part]]
+                counts = pc.value_counts(pa.chunked_array(distinct).combine_chunks()).field("counts")
+                out["part"].append(part)
+                out["c"].append(index)
+                out["once"].append(pc.sum(pc.equal(counts, 1)).as_py() or 0)
+                out["seen"].append(len(counts))
+            yield pa.RecordBatch.from_pydict(out, schema=_FREQUENCIES)
+
+    slices = min(len(tasks), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
+    rows = spark.range(0, len(tasks), 1, numPartitions=slices).mapInArrow(
+        count, "part int, c int, once long, seen long").collect()
+    return {(r["part"], r["c"]): (r["once"], r["seen"]) for r in rows}
+
+
+_FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.int64()), ("seen", pa.int64())])
+
+
+def _leaf(unit: SampledUnit, path: tuple[str, ...]) -> pa.ChunkedArray | None:
+    """The values of `path` in the unit's row group, found by name case-insensitively; None where the file lacks
+    it (all NULL)."""
+    table = _read_row_group(unit, path[0])
+    if table is None:
+        return None
+    values = table.column(0)
+    for name in path[1:]:
+        kind = values.type
+        fields = {kind.field(i).name.lower(): i for i in range(kind.num_fields)} if pa.types.is_struct(kind) else {}
+        if name.lower() not in fields:
+            return None
+        values = pc.struct_field(values, [fields[name.lower()]])
+    return values
+
+
+def _distinct(values: pa.ChunkedArray | None) -> pa.Array:
+    if values is None:
+        return pa.array([], pa.null())
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    if pa.types.is_timestamp(values.type) and values.type.unit == "ns":
+        values = values.cast(pa.timestamp("us", values.type.tz), safe=False)
+    values = pc.drop_null(values)
+    if pa.types.is_floating(values.type):
+        values = pc.add(values, 0.0)  # -0.0 becomes 0.0; Arrow's hashing already takes every NaN as one
+    return pc.unique(values)  # an Array, chunked or not
+
+
 def _classic(spark: SparkSession) -> bool:
     return hasattr(spark, "sparkContext") and type(spark).__module__.startswith("pyspark.sql.session")
 
 
-def _read_row_group(unit: SampledUnit) -> pa.Table:
+def _read_row_group(unit: SampledUnit, column: str | None = None) -> pa.Table | None:
+    """The unit's row group, or only `column` of it (found case-insensitively; None when the file lacks it)."""
     from ..storage import is_local, storage_for
 
     path = unit.state[0]
     if is_local(path):
-        return pq.ParquetFile(path).read_row_group(unit.row_group)
+        return _read(pq.ParquetFile(path), unit.row_group, column)
     with storage_for(path).open_input(unit.state) as handle:
-        return pq.ParquetFile(handle).read_row_group(unit.row_group)
+        return _read(pq.ParquetFile(handle), unit.row_group, column)
+
+
+def _read(parquet: pq.ParquetFile, row_group: int, column: str | None) -> pa.Table | None:
+    if column is None:
+        return parquet.read_row_group(row_group)
+    names = [name for name in parquet.schema_arrow.names if name.lower() == column.lower()]
+    return parquet.read_row_group(row_group, columns=names[:1]) if names else None
 
 
 def _conformed(table: pa.Table, target: pa.Schema, unit: int, part: int) -> pa.Table:
