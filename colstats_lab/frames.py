@@ -28,7 +28,7 @@ from .column_statistics.frequent_items import FrequentItems
 from .column_statistics.names import hive_part_name
 
 FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "quartiles", "avg_len",
-                 "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "coverage"]
+                 "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "coverage", "tier"]
 QUARTILE_COLUMNS = ["partition", "rows", "min", "p05", "q1", "median", "q3", "p95", "max"]
 
 
@@ -81,6 +81,8 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
     compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
                                                              part_names=one)))
     aggr = None
+    # a partitioned table's level is its partitions' union: its tiers are theirs (stats_frame says "mixed")
+    tiered = tiered_columns(table.parameters) if not table.is_partitioned else {}
     if partition in (None, TABLE_LEVEL):
         rows = int(table.parameters.get("numRows", 0) or 0)
         accuracy = {name: _table_level(compliance[name], table) for name in names}
@@ -95,6 +97,7 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
         part = metastore.get_partition(table.dbName, table.tableName, partition)  # names it when unknown
         stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
         rows = int(part.parameters.get("numRows", 0) or 0)
+        tiered = tiered_columns(part.parameters)
         accuracy = {name: (True, "") if compliance[name].accurate else (False, _reason(compliance[name]))
                     for name in names}
     by_name = {o.colName: o for o in stats.statsObj} if stats else {}
@@ -113,6 +116,7 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
             record["null_fraction"] = record["nulls"] / covered_rows if covered_rows else 0.0
             record["last_analyzed"] = stats.statsDesc.lastAnalyzed if stats else None
             record["accurate"], record["reason"] = accuracy[column.name]
+            record["tier"] = tier_said(tiered.get(column.name))
             if aggr is not None and aggr.covered[column.name] < aggr.partsRequested:
                 record["reason"] = f"{aggr.coverage(column.name)} (figures are theirs alone); {record['reason']}"
         if aggr is not None:
@@ -210,36 +214,38 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
                             for i, name in enumerate(("q1", "median", "q3"))})
     frames = [level.drop(columns="coverage").assign(partition=None, rows=rows)]
     frames[0]["values"] = [rows if v is None else v for v in level["values"]]
+    partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
     if table.is_partitioned:
-        frames.append(_partitions_frame(metastore, table))
+        frames.append(_partitions_frame(metastore, table, partitions))
     frame = pd.concat(frames, ignore_index=True)
-    frame["tier"] = _tiers(metastore, table, frame)
+    frame["tier"] = _tiers(_tiered_owners(table, partitions), table, frame)
     frame = frame[TIDY_COLUMNS]
     _python_bounds(frame)
     frame["last_analyzed"] = pd.to_datetime(frame["last_analyzed"].astype("float64"), unit="s", utc=True)
     return spelled_frame(frame, table)
 
 
-def _tiered_owners(metastore: Metastore, table: Table) -> dict[str | None, dict]:
+def _tiered_owners(table: Table, partitions: list[Partition]) -> dict[str | None, dict]:
     """Partition name (None: the table) -> column -> its tiered ANALYZE's entry (`estimators.tiered_columns`)."""
     owners: dict[str | None, dict] = {None: tiered_columns(table.parameters)}
-    if table.is_partitioned:
-        owners.update({p.partName: tiered_columns(p.parameters)
-                       for p in metastore.get_partitions(table.dbName, table.tableName)})
+    owners.update({p.partName: tiered_columns(p.parameters) for p in partitions})
     return owners
 
 
-def _tiers(metastore: Metastore, table: Table, frame: pd.DataFrame) -> list[str]:
+def tier_said(entry: dict | None) -> str:
+    """A column's tier in words: "every value", "metadata" (no value read), "5 % sample (4.9 % of rows read)"."""
+    if entry is None:
+        return "every value"
+    if entry["tier"] == "metadata":
+        return "metadata"
+    return f"{entry['tier']} sample ({entry['read']:.1%} of rows read)"
+
+
+def _tiers(owners: dict[str | None, dict], table: Table, frame: pd.DataFrame) -> list[str]:
     """Each row's tier: "every value", "metadata" (no value read) or "5 % sample (4.9 % of rows read)". The table
     level of a partitioned table is "mixed" where its partitions' differ."""
-    owners = _tiered_owners(metastore, table)
 
-    def said(entry: dict | None) -> str:
-        if entry is None:
-            return "every value"
-        if entry["tier"] == "metadata":
-            return "metadata"
-        return f"{entry['tier']} sample ({entry['read']:.1%} of rows read)"
+    said = tier_said
     out = []
     for partition, column in zip(frame["partition"], frame["column"]):
         if partition is None and table.is_partitioned:
@@ -255,7 +261,8 @@ def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     BOUNDS_COLUMNS; `exact` figures have low = high = value (or none, for a minimum or maximum), estimates the
     band their `method` gives (None: unbounded on that side). Columns analyzed from every value have no rows."""
     records = []
-    for partition, owner in _tiered_owners(metastore, table).items():
+    partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
+    for partition, owner in _tiered_owners(table, partitions).items():
         for column, entry in sorted(owner.items()):
             for figure, (value, low, high, exact, method) in sorted(entry["figures"].items()):
                 records.append({"partition": partition, "column": column, "figure": figure, "value": value,
@@ -265,14 +272,14 @@ def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     return spelled_frame(frame, table)
 
 
-def _partitions_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
+def _partitions_frame(metastore: Metastore, table: Table, partitions: list[Partition]) -> pd.DataFrame:
     """stats_frame's rows of every partition: three reads of the metastore whatever the number of partitions."""
     columns = table.figure_columns
     names = [c.name for c in columns]
     db, name = table.dbName, table.tableName
     stats = metastore.get_partitions_statistics(db, name, None, names) if names else {}
     verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
-    rows = {p.partName: int(p.parameters.get("numRows", 0) or 0) for p in metastore.get_partitions(db, name)}
+    rows = {p.partName: int(p.parameters.get("numRows", 0) or 0) for p in partitions}
     records = []
     for partition in sorted(rows):
         held = {o.colName: o for o in stats[partition].statsObj} if partition in stats else {}

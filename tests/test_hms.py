@@ -421,3 +421,23 @@ def test_the_dashboards_engines_tab_in_a_browser(hms_lab, hms, sales):
             page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_engines.png"), full_page=True)
             browser.close()
     assert "COLUMN_STATS_ACCURATE" not in hms.get_partition_by_name(db, "sales", "ds=2026-01-02").parameters
+
+
+def test_figures_from_metadata_alone_are_published_without_claiming_what_is_not_exact(hms_lab, hms, tmp_path):
+    """Hive answers count, min and max from the columns COLUMN_STATS_ACCURATE flags: a double's maximum footers
+    cannot prove (a NaN would be above it) and a boolean's counts are published unflagged, and say their tier."""
+    db, location = "t_tiers", str(tmp_path / "data" / "tiers")
+    frame = rows_of(0, 30)
+    write_rows(location, frame)
+    hms_tables.create_table(hms, db, "tiers", COLUMNS, [], location)
+    hms_lab.sql(f"ANALYZE TABLE hms.{db}.tiers COMPUTE STATISTICS FOR ALL COLUMNS NOSCAN")
+    hms_lab.tables[f"hms.{db}.tiers"].publish()
+    params = hms.get_table(db, "tiers").parameters
+    flagged = json.loads(params["COLUMN_STATS_ACCURATE"])["COLUMN_STATS"]
+    assert flagged.get("x") == "true" and flagged.get("id") == "true"  # footers: exact
+    assert "amount" not in flagged  # published, not flagged
+    assert "amount=metadata" in params["colstats.tiers"].split(";")
+    published = {o.colName: o for o in hms.get_table_statistics_req(
+        ttypes.TableStatsRequest(db, "tiers", ["x", "amount"])).tableStats}
+    assert published["x"].statsData.longStats.numNulls == frame["x"].isna().sum()
+    assert published["amount"].statsData.doubleStats.numNulls == frame["amount"].isna().sum()

@@ -552,3 +552,36 @@ def test_a_spark_catalog_table_at_an_s3a_location_is_analyzed_where_spark_wrote_
         for conf in hadoop:
             for name in settings:
                 conf.unset(name)
+
+
+@pytest.mark.slow
+def test_the_tiers_read_an_s3_tables_dictionary_pages_and_sampled_row_groups_by_ranged_gets(s3_lab, s3):
+    """NOSCAN's NDV from the dictionary pages (ranged GETs naming the ETag), SAMPLE's row groups read by Spark tasks
+    through s3fs: figures equal or bound pyarrow's own read of the objects."""
+    lab, location = s3_lab, _table_location("tiers")
+    rng = np.random.default_rng(11)
+    for day in ("2026-01-01", "2026-01-02"):
+        _put(f"{location.removeprefix('s3://')}/ds={day}/part-0.parquet", _events(rng, 4_000), row_group_size=400)
+    lab.register_external("tiers", location)
+    truth = _read_back(location)
+
+    before = s3.requests()
+    lab.tables["tiers"].analyze(metadata_only=True)
+    reading = s3.requests() - before
+    assert reading["LIST"] == 1 and reading["GET"] >= 2  # the listing, footers, dictionary pages: no whole object
+    bounds = lab.tables["tiers"].inspect.bounds()
+    ndv = bounds[(bounds["figure"] == "ndv")].set_index(["partition", "column"])
+    for day, rows in truth.groupby("ds"):
+        for column in ("userId", "eventType"):
+            row = ndv.loc[(f"ds={day}", column)]
+            assert row["exact"] and row["value"] == rows[column].nunique(), (day, column)
+
+    lab.set("colstats.sample.seed", 2)
+    result = lab.tables["tiers"].analyze(sample=0.2)
+    assert "20 % sample of row groups" in result.message
+    bounds = lab.tables["tiers"].inspect.bounds().set_index(["partition", "column", "figure"])
+    for day, rows in truth.groupby("ds"):
+        nulls = bounds.loc[(f"ds={day}", "amount", "nulls")]
+        assert nulls["exact"] and nulls["value"] == rows["amount"].isna().sum()
+        ndv = bounds.loc[(f"ds={day}", "at", "ndv")]
+        assert ndv["low"] <= rows["at"].nunique() <= ndv["high"]

@@ -203,7 +203,7 @@ def test_bad_arguments_and_a_table_too_small_to_sample(lab, tmp_path):
     with pytest.raises(ColstatsError, match="give one or the other"):
         handle.analyze(sample=0.1, metadata_only=True)
     result = handle.analyze(sample=0.05)
-    assert "Analyzed whole (a sample would have read most of their rows)" in result.message
+    assert "A 5 % sample would have read most of the rows of every partition: read whole" in result.message
     assert _bands(lab, "one") == {}
     stats = handle.inspect.stats().set_index("column")
     assert stats.loc["uniform", "ndv"] == pytest.approx(frame.uniform.nunique(), rel=0.05)

@@ -69,6 +69,9 @@ class AnalyzeOutcome:
         if self.tier == "metadata":
             text += (" From the files' metadata alone (footers, dictionary pages), no value read: "
                      "inspect.bounds() says which figures are exact and the band of the others.")
+        elif self.tier and len(self.whole) == len(self.partitions):
+            text += (f" A {self.tier} sample would have read most of the rows of every partition: read whole, every "
+                     "figure exact.")
         elif self.tier:
             shares = [s for s in self.read_share.values() if s]
             read = f", {min(shares):.1%}–{max(shares):.1%} of each partition's rows read" if shares else ""

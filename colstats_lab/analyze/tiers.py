@@ -40,7 +40,8 @@ from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, ChunkFacts, chunk_fa
     read_dictionary)
 from ..stats.footers import GroupFigures
 from ..stats.sampled_read import UNIT, SampledUnit, sampled_frame, value_frequencies
-from ..storage import footer_of
+from ..errors import QueryError
+from ..storage import footer_of, is_local, spark_uris
 from ..tables.snapshot import PartitionFiles
 
 MIN_SAMPLED_ROW_GROUPS = 2  # a band needs a spread: fewer row groups than this are no sample
@@ -316,6 +317,9 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     if not units:
         return scan
     session = spark()
+    paths = sorted({u.state[0] for u in units})
+    mounted = {path: read for path, read in zip(paths, spark_uris(session, paths)) if is_local(read) and read != path}
+    units = [replace(u, read_at=mounted.get(u.state[0], "")) for u in units]
     frame = sampled_frame(session, units, schema)
     unit_plans = [replace(p, from_footers=False, frequent_items=0, sketches_ndv=False) for p in plans]
     per_unit = aggregate_stats(frame, [UNIT], unit_plans)
@@ -324,6 +328,10 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}
     for index, unit in enumerate(units):
         stats = per_unit.get((str(index),))
+        if (stats.num_rows if stats else 0) != unit.rows:
+            raise QueryError(f"{unit.state[0]} changed while being analyzed: its footer counts {unit.rows:,} rows in "
+                             f"row group {unit.row_group}, the sample read {stats.num_rows if stats else 0:,}; run the "
+                             "ANALYZE again")
         if stats is not None:
             by_part.setdefault(unit.part, []).append((unit, stats))
     for part_index, sampled in by_part.items():

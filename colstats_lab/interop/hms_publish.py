@@ -27,6 +27,7 @@ from ..storage import list_data_files
 from ..metastore import ColumnStatisticsObj, Metastore, Table
 from ..metastore.changes import AlterPartitionParams
 from ..tables.external import listed_sums
+from ..column_statistics.estimators import inexact_figures, tiered_columns
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogStatistics, column_stat_from_hive,
@@ -35,6 +36,7 @@ from .hms_client import HiveMetastoreClient
 from .hms_source import SOURCE_PARAM, hms_partition_name
 
 PUBLISHED_PARAM = "colstats.published"  # the columns the lab published on a partition or table, comma-separated
+TIERS_PARAM = "colstats.tiers"  # `column=5 %;other=metadata`: the published columns a tiered ANALYZE computed
 BASIC_PARAMS = ("numRows", "totalSize", "numFiles")
 
 
@@ -233,14 +235,21 @@ def _withdrawn(params: dict[str, str]) -> dict[str, str]:
     """The parameters with what the lab published removed: row count, accuracy flag, Spark's statistics and
     the lab's own mark (file counts and sizes are set to the files' as they are now)."""
     return {k: v for k, v in params.items()
-            if k not in ("numRows", "rawDataSize", ACCURATE_PARAM, PUBLISHED_PARAM) and not k.startswith(STATISTICS_PREFIX)}
+            if k not in ("numRows", "rawDataSize", ACCURATE_PARAM, PUBLISHED_PARAM, TIERS_PARAM)
+            and not k.startswith(STATISTICS_PREFIX)}
 
 
 def _basic_params(params: dict[str, str], columns: list[str], rows: int, size: int,
                   spark: dict[str, str]) -> dict[str, str]:
+    """The basic parameters published beside `columns`' statistics. A column whose NULLs, minimum or maximum a
+    tiered ANALYZE estimated (or could not read) is published but not flagged accurate, since Hive answers count,
+    min and max from flagged columns alone; `colstats.tiers` names each tiered column's tier for a reader."""
+    exact = {c for c in columns if not {"nulls", "min", "max"} & set(inexact_figures(params, c))}
+    tiers = tiered_columns(params)
+    named = ";".join(f"{c}={tiers[c]['tier']}" for c in columns if c in tiers)
     return {"numRows": str(rows), "totalSize": str(size), "numFiles": str(params.get("numFiles", "0")),
-            ACCURATE_PARAM: StatsAccuracy(True, set(columns)).to_param() or "", PUBLISHED_PARAM: ",".join(columns),
-            **spark}
+            ACCURATE_PARAM: StatsAccuracy(True, exact).to_param() or "", PUBLISHED_PARAM: ",".join(columns),
+            TIERS_PARAM: named, **spark}
 
 
 def _partition_owners(metastore: Metastore, table: Table, columns: list[str], hms_types: dict[str, str],

@@ -34,6 +34,9 @@ class SampledUnit:
     row_group: int
     rows: int
     part: int = 0
+    # where Spark's workers read the file: the local path a mount gives it (`colstats.storage.spark_prefixes`), as
+    # Spark's own reads do, else "" for its location, read through the storage seam with the workers' credentials
+    read_at: str = ""
 
 
 def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.StructType) -> DataFrame:
@@ -129,7 +132,7 @@ def _read_row_group(unit: SampledUnit, column: str | None = None) -> pa.Table | 
     """The unit's row group, or only `column` of it (found case-insensitively; None when the file lacks it)."""
     from ..storage import is_local, storage_for
 
-    path = unit.state[0]
+    path = unit.read_at or unit.state[0]
     if is_local(path):
         return _read(pq.ParquetFile(path), unit.row_group, column)
     with storage_for(path).open_input(unit.state) as handle:

@@ -12,7 +12,7 @@ from ..metastore import NoSuchObjectException, Table
 from ..column_statistics.model import Timestamp
 from . import charts
 from . import format as fmt
-from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register
+from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register, tier_badge
 
 QUARTILES = "Q1, median, Q3"
 
@@ -35,6 +35,7 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
     hover), and a column no row has a figure in left out."""
     counted = [_counted(type_name) for type_name in frame["type"]]
     nans = frame["nans"] if "nans" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
+    tiers = frame["tier"] if "tier" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
     shown = pd.DataFrame({
         "column": frame["column"].map(lambda name: column_label(table, name)), "type": frame["type"],
         # an array's or map's figures are its elements' (entries') count
@@ -53,7 +54,8 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
         "true / false": [f"{fmt.count(t)} / {fmt.count(f)}" if t is not None and not pd.isna(t) else ""
                          for t, f in zip(frame["trues"], frame["falses"])],
         "analyzed (UTC)": frame["last_analyzed"].map(lambda v: _two_lines(fmt.when(None if pd.isna(v) else int(v)))),
-        "status": [badge(None if pd.isna(a) else bool(a), r or "") for a, r in zip(frame["accurate"], frame["reason"])],
+        "status": [badge(None if pd.isna(a) else bool(a), r or "") + tier_badge(t)
+                   for a, r, t in zip(frame["accurate"], frame["reason"], tiers)],
         # the badge's tooltip carries every reason; the column spells out only what needs attention
         "reason": [_clamped(r) if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"])],
     })

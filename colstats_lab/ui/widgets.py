@@ -23,6 +23,7 @@ _STYLE = """<style>
 .colstats-table td.narrow {white-space: normal; min-width: 150px; max-width: 165px; font-size: 12px;}
 .colstats-badge {border-radius: 8px; padding: 1px 8px; font-size: 12px; color: white; white-space: nowrap;}
 .colstats-ok {background: #2e7d32;} .colstats-stale {background: #c62828;} .colstats-none {background: #757575;}
+.colstats-tier {background: #6a51a3; margin-left: 4px;}
 .colstats-bar {display: inline-block; width: 48px; height: 8px; background: #e0e0e0; margin-right: 6px;
                vertical-align: middle;}
 .colstats-bar > span {display: inline-block; vertical-align: top; height: 8px; background: #e45756;}
@@ -141,6 +142,16 @@ def badge(accurate: bool | None, reason: str) -> str:
     css = "colstats-none" if accurate is None else ("colstats-ok" if accurate else "colstats-stale")
     label = "no stats" if accurate is None else ("accurate" if accurate else "not accurate")
     return f'<span class="colstats-badge {css}" title="{fmt.escape(reason)}">{label}</span>'
+
+
+def tier_badge(tier: str | None) -> str:
+    """A badge beside the status when a column's figures came from the files' metadata or a sample (`tier`, as
+    `frames.tier_said` says it; none for every value read): its tooltip points at inspect.bounds()."""
+    if not isinstance(tier, str) or tier == "every value":
+        return ""
+    label = "metadata" if tier == "metadata" else tier.split(" (")[0]
+    why = f"{tier}: some figures are estimates with a band (inspect.bounds())"
+    return f'<span class="colstats-badge colstats-tier" title="{fmt.escape(why)}">{fmt.escape(label)}</span>'
 
 
 def fraction_bar(fraction: float | None) -> str:
