@@ -225,3 +225,26 @@ def test_the_frames_say_which_figures_are_sampled(lab, tmp_path):
     assert row["exact"] and row["value"] == frame.amount.isna().sum()  # the footers count NULLs exactly
     ndv = bounds.set_index(["column", "figure"]).loc[("amount", "ndv")]
     assert not ndv["exact"] and ndv["low"] <= frame.amount.nunique() <= ndv["high"] and "GEE" in ndv["method"]
+
+
+def test_a_sampled_range_never_prunes_a_partition_holding_a_match(lab, tmp_path):
+    """INT96 timestamps have no footer bounds: their sampled minimum and maximum lie inside the range, so pruning
+    on them would drop the partition whose one late row the sample did not read."""
+    root = tmp_path / "late"
+    rows = 10_000
+    for day in ("1", "2"):
+        at = pd.Timestamp("2026-01-01") + pd.to_timedelta(np.arange(rows), unit="s")
+        if day == "2":
+            at = at.where(np.arange(rows) != 7_777, pd.Timestamp("2031-06-01"))
+        frame = pd.DataFrame({"at": at, "n": np.arange(rows)})
+        (root / f"ds={day}").mkdir(parents=True)
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), root / f"ds={day}" / "a.parquet",
+                       row_group_size=500, use_deprecated_int96_timestamps=True)
+    lab.sql(f"CREATE EXTERNAL TABLE late LOCATION '{root}'")
+    lab.set("colstats.sample.seed", 4)
+    lab.tables["late"].analyze(["at"], sample=0.1)
+    bounds = lab.tables["late"].inspect.bounds().set_index(["partition", "column", "figure"])
+    latest = bounds.loc[("ds=2", "at", "max")]
+    assert not latest["exact"] and "sample" in latest["method"]
+    assert lab.sql("SELECT count(*) AS n FROM late WHERE at > TIMESTAMP '2030-01-01 00:00:00'").df["n"][0] == 1
+    assert lab.stats_answer("SELECT max(at) FROM late").frame is None

@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..metastore import Metastore, Partition, Table
 from ..metastore.levels import Level
+from ..column_statistics.estimators import inexact_figures
 from ..column_statistics.model import Date, Timestamp
 from ..metastore.snapshot_files import field_ids_of
 from ..metastore.txn import ValidWriteIdList
@@ -130,6 +131,7 @@ def partition_statistics(metastore: Metastore, table: Table, parts: list[Partiti
     if not columns or not names:
         return {}
     rows = {p.part_name: int(p.partition.parameters.get("numRows", 0) or 0) for p in parts if p.partition}
+    parameters = {p.part_name: p.partition.parameters for p in parts if p.partition}
     out = {}
     for name, stats in metastore.get_partitions_statistics(table.dbName, table.tableName, names, columns,
                                                            valid_write_ids=valid).items():
@@ -137,11 +139,16 @@ def partition_statistics(metastore: Metastore, table: Table, parts: list[Partiti
             continue
         figures = {}
         for obj in stats.statsObj:
+            if _PRUNING_FIGURES & set(inexact_figures(parameters[name], obj.colName)):
+                continue  # a sample's extremes are inside the range: pruning on them would drop rows
             data = obj.statsData.value
             figures[obj.colName] = ColumnMetadata(obj.colName, obj.colType, _plain(getattr(data, "lowValue", None)),
                                                   _plain(getattr(data, "highValue", None)), data.numNulls)
         out[name] = (rows[name], figures)
     return out
+
+
+_PRUNING_FIGURES = {"min", "max", "nulls"}
 
 
 def _plain(value):
