@@ -24,6 +24,7 @@ from .commands import execute, reads
 from .commands import explain as explain_command
 from .commands.plan_tables import PLAN_STATISTICS, PlanTables, drop_plan_tables
 from .commands import analyze as analyze_commands
+from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
 from .commands import catalogs
 from .commands import tables as table_commands
 from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
@@ -44,6 +45,7 @@ _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.c
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
                     "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5,
                     "colstats.history.keep": DEFAULT_KEEP, "colstats.history.max_bytes": None,
+                    AUTOANALYZE_SAMPLE: "off",
                     # a query's lab tables planned by Spark with the lab's statistics where they can be
                     PLAN_STATISTICS: True}
 _BOOLEAN_OPTIONS = (PLAN_STATISTICS, "hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
@@ -244,6 +246,8 @@ class Lab(DeprecatedLabMethods):
             if value > MAX_FREQUENT_ITEMS:
                 raise InvalidArgument(f"{key} takes at most {MAX_FREQUENT_ITEMS:,} (Spark's bound on the values "
                                             f"a frequent-items sketch tracks), not {value:,}")
+        elif key == AUTOANALYZE_SAMPLE:
+            value = checked_sample(value)
         elif key == "colstats.sample.seed":
             value = None if value is None else _as_count(key, value)
         elif key == "colstats.history.max_bytes":

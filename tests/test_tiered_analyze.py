@@ -248,3 +248,22 @@ def test_a_sampled_range_never_prunes_a_partition_holding_a_match(lab, tmp_path)
     assert not latest["exact"] and "sample" in latest["method"]
     assert lab.sql("SELECT count(*) AS n FROM late WHERE at > TIMESTAMP '2030-01-01 00:00:00'").df["n"][0] == 1
     assert lab.stats_answer("SELECT max(at) FROM late").frame is None
+
+
+def test_auto_analyze_samples_when_told_and_says_which_it_sampled(lab, tmp_path):
+    frame = _plain_table(lab, tmp_path, "auto", 6)
+    for bad in ("sometimes", 0, 1.5, True):
+        with pytest.raises(ColstatsError, match="colstats.autoanalyze.sample is off, auto or a fraction"):
+            lab.set("colstats.autoanalyze.sample", bad)
+    lab.set("colstats.autoanalyze.sample", 0.1)
+    outcome = lab.autoanalyze().details
+    assert [a["table"] for a in outcome.analyzed] == ["default.auto"]
+    assert "sampling default.auto (10 %)" in outcome.message
+    bands = _bands(lab, "auto")
+    assert bands["sortedid"]["tier"] == "10 %" and bands["sortedid"]["figures"]["nulls"][0] == 0
+    ndv = bands["uniform"]["figures"]["ndv"]
+    assert ndv[1] <= frame.uniform.nunique() <= ndv[2]
+    lab.set("colstats.autoanalyze.sample", "auto")  # 1 GiB or more a partition: this one is read whole
+    (tmp_path / "auto" / "part-0.parquet").touch()  # the files changed: due again
+    outcome = lab.autoanalyze().details
+    assert "sampling" not in outcome.message and _bands(lab, "auto") == {}

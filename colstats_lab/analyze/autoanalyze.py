@@ -53,6 +53,26 @@ def duration_seconds(text: str | float | int, what: str) -> float:
     return float(match.group(1)) * _UNITS[match.group(2) or "s"]
 
 
+AUTOANALYZE_SAMPLE = "colstats.autoanalyze.sample"
+AUTO_SAMPLE_BYTES = 1 << 30
+AUTO_SAMPLE_PERCENT = 5.0
+
+
+def checked_sample(value: object) -> str:
+    """colstats.autoanalyze.sample as kept: "off", "auto" or a fraction in (0, 1]; raises InvalidArgument naming it."""
+    text = str(value).strip().lower()
+    if text in ("off", "auto"):
+        return text
+    try:
+        fraction = float(text)
+    except ValueError:
+        fraction = -1.0
+    if isinstance(value, bool) or not 0 < fraction <= 1:
+        raise InvalidArgument(f"colstats.autoanalyze.sample is off, auto or a fraction of row groups above 0 and at "
+                              f"most 1 (0.05 for 5 %), not {value!r}")
+    return "off" if fraction == 1 else repr(fraction)
+
+
 @dataclass(frozen=True)
 class AutoAnalyzeOptions:
     databases: tuple[str, ...] = ()  # none: every database
@@ -60,6 +80,17 @@ class AutoAnalyzeOptions:
     threshold: float = 0.3
     budget_s: float = 900.0
     columns: str = "all"  # or "analyzed": the columns analyzed before (all of them where none were)
+    # colstats.autoanalyze.sample: "off" (every value), a fraction of row groups ("0.05"), or "auto" (a 5 % sample
+    # where a due partition holds AUTO_SAMPLE_BYTES or more, every value elsewhere)
+    sample: str = "off"
+
+    def sample_percent(self, largest_bytes: int) -> float | None:
+        """The SAMPLE percent for a table whose largest due partition holds `largest_bytes` (None: every value)."""
+        if self.sample == "off":
+            return None
+        if self.sample == "auto":
+            return AUTO_SAMPLE_PERCENT if largest_bytes >= AUTO_SAMPLE_BYTES else None
+        return float(self.sample) * 100
 
     def checked(self) -> "AutoAnalyzeOptions":
         if self.mode not in MODES:
@@ -69,6 +100,7 @@ class AutoAnalyzeOptions:
         check_threshold(self.threshold)
         if self.budget_s < 0:
             raise InvalidArgument(f"the budget is a duration, not {self.budget_s!r}")
+        checked_sample(self.sample)
         return self
 
     def to_json(self) -> str:
@@ -210,7 +242,8 @@ class RoundOutcome:
         parts = [f"{counted(partitions, 'partition')} of {counted(len(partitioned), 'table')}"] if partitioned else []
         if whole:
             parts.append(counted(len(whole), "unpartitioned table"))
-        return " and ".join(parts) or "nothing"
+        sampled = [f"{a['table']} ({a['sample']})" for a in self.analyzed if a.get("sample")]
+        return (" and ".join(parts) or "nothing") + (f", sampling {', '.join(sampled)}" if sampled else "")
 
     @property
     def message(self) -> str:
@@ -294,14 +327,17 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
             txn.abort("nothing left to analyze")
             return
         columns = _columns(table, options, mine)
+        percent = options.sample_percent(_largest_bytes(metastore, table, mine))
         stmt = Analyze(table=TableName(db, name), mode="columns",
-                       columns=None if columns is None else [(c, 0) for c in columns])
-        run_analyze(spark, metastore, stmt, db, txn,
-                    only=[d.owner for d in mine if d.owner is not None] if table.is_partitioned else None)
+                       columns=None if columns is None else [(c, 0) for c in columns], sample_percent=percent)
+        done = run_analyze(spark, metastore, stmt, db, txn,
+                           only=[d.owner for d in mine if d.owner is not None] if table.is_partitioned else None)
         txn.commit()
         seconds = time.perf_counter() - began
+        sampled = f"{percent:g} %" if done.tier and done.tier != "metadata" and len(done.whole) < len(mine) else ""
         outcome.analyzed.append({"table": qualified, "owners": [d.owner for d in mine],
-                                 "columns": "all" if columns is None else ", ".join(columns), "seconds": seconds})
+                                 "columns": "all" if columns is None else ", ".join(columns), "seconds": seconds,
+                                 "sample": sampled})
         log.info("round %d: analyzed %s: %s in %.1f s", outcome.round_id, qualified,
                  ", ".join(d.owner or "the table" for d in mine), seconds)
     except ColstatsError as error:
@@ -322,6 +358,15 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
         raise
     finally:
         metastore.release_claims(txn.txn_id)
+
+
+def _largest_bytes(metastore: Metastore, table: Table, owners: list[DueOwner]) -> int:
+    """The bytes of the largest of `owners` (the table's own for an unpartitioned one), as last counted."""
+    if not table.is_partitioned:
+        return int(table.parameters.get("totalSize", 0) or 0)
+    names = [d.owner for d in owners if d.owner is not None]
+    return max((int(p.parameters.get("totalSize", 0) or 0)
+                for p in metastore.get_partitions(table.dbName, table.tableName, names)), default=0)
 
 
 def _columns(table: Table, options: AutoAnalyzeOptions, owners: list[DueOwner]) -> list[str] | None:

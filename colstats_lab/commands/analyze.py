@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .. import frames
-from ..analyze.autoanalyze import AutoAnalyzeOptions, duration_seconds, run_round
+from ..analyze.autoanalyze import AUTOANALYZE_SAMPLE, AutoAnalyzeOptions, duration_seconds, run_round
 from ..analyze.stale import analyze_stale as analyze_stale_owners
 from ..analyze.stale import check_threshold
 from ..coltypes import from_spark_type
@@ -72,7 +72,8 @@ def autoanalyze(session: "Session", databases: list[str] | str | None = None, mo
         if db.lower() not in session.metastore.get_all_databases():
             raise NoSuchObjectException(f"database {db} does not exist")
     options = AutoAnalyzeOptions(tuple(db.lower() for db in named), mode, threshold,
-                                 duration_seconds(budget, "the budget"), columns).checked()
+                                 duration_seconds(budget, "the budget"), columns,
+                                 str(session.get(AUTOANALYZE_SAMPLE) or "off")).checked()
     outcome = run_round(lambda: session.spark, session.metastore, options, session.transaction,
                         follow=lambda table: catalogs.followed(session, table), worker=worker)
     budget = session.get("colstats.history.max_bytes")
