@@ -61,10 +61,14 @@ def main() -> None:
                 if not exact:
                     cases += 1
                     held += inside
-                scale = abs(real) or 1
-                width = "" if low is None or high is None else f"band {(high - low) / scale:8.2%}"
+                if real:
+                    error, width = f"{abs(value - real) / abs(real):8.3%}", (
+                        "" if low is None or high is None else f"band {(high - low) / abs(real):8.2%}")
+                else:  # a truth of 0 (no NaN): the error and band in the figure's own units
+                    error = f"{abs(value - real):8,}"
+                    width = "" if low is None or high is None else f"band 0..{high:,}"
                 print(f"  {name:8s} {column:9s} {figure:8s} {'exact ' if exact else 'estim.'} "
-                      f"error {abs(value - real) / scale:8.3%} {width:15s} {'held' if inside else 'MISSED'}  {method}")
+                      f"error {error} {width:17s} {'held' if inside else 'MISSED'}  {method}")
     print(f"\nbands held the truth in {held} of {cases} estimated figures ({held / max(cases, 1):.1%})")
 
 
