@@ -32,6 +32,7 @@ from pyspark.sql import SparkSession
 from ..coltypes import StatsKind, parse_type
 from ..column_statistics.estimators import Estimate, gee_ndv, ratio_estimate
 from ..column_statistics.merge import merge_column_stats
+from ..column_statistics.quantiles import Distribution, rank_error
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..file_columns import nanos_columns
 from ..metastore import Table
@@ -370,11 +371,9 @@ def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, ro
         if bounds.get("min", [None, None, None, False])[3]:
             updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
         elif kind is StatsKind.DOUBLE and base.lowValue is not None:
-            # footers keep the least and greatest number (NaN left out): the minimum in Spark's order, and the
-            # maximum unless a NaN is there, which only a scan can rule out
+            # footers keep the least and greatest number, NaN left out (Spark orders NaN above every number), and
+            # are not taken as exact for floating types (footers.py): both stay bounds, answering no query
             updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
-            bounds["min"] = [base.lowValue, base.lowValue, base.lowValue, True, "footers"]
-            bounds["max"] = [base.highValue, base.highValue, None, False, "footers (a NaN would be above)"]
         else:  # the sample's extremes: inside the range
             bounds["min"] = [_plain(data.lowValue), None, _plain(data.lowValue), False, "sample (the least seen)"]
             bounds["max"] = [_plain(data.highValue), _plain(data.highValue), None, False, "sample (the greatest seen)"]
@@ -416,10 +415,40 @@ def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, ro
                           values_high)
             updates["numDVs"] = round(ndv.value)
             bounds["ndv"] = [round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method]
+    if getattr(data, "histogram", None):
+        bounds.update(_quartile_bands(plan, data.histogram, objs, units_total))
     updates["bitVectors"] = None  # the sample's sketch is not the partition's
     changed = replace(data, **{k: v for k, v in updates.items() if hasattr(data, k)})
     bounds["rows"] = [rows, rows, rows, True, "footers"]
     return replace(merged, statsData=ColumnStatisticsData.of(changed), frequentItems=None, numValues=exact.numValues)
+
+
+QUARTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75}
+
+
+def _quartile_bands(plan: ColumnPlan, histogram: bytes, objs: list[tuple[ColumnStatisticsObj, int]],
+                    units_total: int) -> dict[str, list]:
+    """Each quartile of the sample's KLL sketch with its band: the share of values at or below it, estimated over
+    the sampled row groups (each row group's own sketch, by cluster sampling), gives a band of ranks, widened by
+    the sketches' rank error; the band's values are the merged sketch's at those ranks (in its units: days for
+    dates, microseconds for timestamps)."""
+    merged = Distribution.of(histogram, plan.type_name)
+    parts = [(Distribution.of(getattr(o.statsData.value, "histogram", None), plan.type_name), o) for o, _ in objs]
+    if merged is None or merged.is_empty or any(d is None for d, _ in parts):
+        return {}
+    counts = [d.count if d is not None else 0 for d, _ in parts]
+    out = {}
+    for name, rank in QUARTILES.items():
+        value = merged.quantile(rank)
+        below = [d.fraction_below(value, inclusive=True) * n if d is not None and n else 0.0
+                 for (d, _), n in zip(parts, counts)]
+        share = ratio_estimate(below, counts, units_total, 0.0, 1.0, "rank")
+        spread = max(share.value - share.low, share.high - share.value) + 2 * rank_error()
+        low, high = merged.quantile(max(0.0, rank - spread)), merged.quantile(min(1.0, rank + spread))
+        # the sample's extremes are not the column's: a band reaching rank 0 or 1 is open on that side
+        out[name] = [value, None if rank - spread <= 0 else low, None if rank + spread >= 1 else high, False,
+                     f"KLL of the sample, ranks over {len(parts):,} of {units_total:,} row groups"]
+    return out
 
 
 def _scaled(share: Estimate, rows: int) -> list:
