@@ -130,12 +130,10 @@ def _classic(spark: SparkSession) -> bool:
 
 def _read_row_group(unit: SampledUnit, column: str | None = None) -> pa.Table | None:
     """The unit's row group, or only `column` of it (found case-insensitively; None when the file lacks it)."""
-    from ..storage import is_local, storage_for
+    from ..storage import storage_for
 
     path = unit.read_at or unit.state[0]
-    if is_local(path):
-        return _read(pq.ParquetFile(path), unit.row_group, column)
-    with storage_for(path).open_input(unit.state) as handle:
+    with storage_for(path).open_input(path) as handle:
         return _read(pq.ParquetFile(handle), unit.row_group, column)
 
 

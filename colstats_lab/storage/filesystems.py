@@ -76,9 +76,9 @@ class Storage(ABC):
         """Bytes [start, end) of the file in `state` (a dictionary page, a footer's raw bytes); raises StorageError
         when the file is no longer in that state (on S3 the GET names the state's ETag, If-Match)."""
 
-    def open_input(self, state: FileState) -> Any:
-        """A seekable binary file of the file in `state`, for pyarrow to read row groups of."""
-        raise StorageError(f"{state[0]}: this storage reads no file in parts")
+    def open_input(self, location: str) -> Any:
+        """A seekable binary file of the file at `location`, for pyarrow to read row groups of."""
+        raise StorageError(f"{location}: this storage reads no file in parts")
 
     @abstractmethod
     def exists(self, location: str) -> bool:
@@ -139,6 +139,12 @@ class LocalStorage(Storage):
 
     def footer(self, state: FileState) -> pq.FileMetaData:
         return parquet_footer(state[0], state[0])
+
+    def open_input(self, location: str) -> Any:
+        try:
+            return open(location, "rb")
+        except FileNotFoundError:
+            raise StorageError(f"{location} is gone since it was listed: run the command again") from None
 
     def read_range(self, state: FileState, start: int, end: int) -> bytes:
         path = state[0]
@@ -283,9 +289,9 @@ class FsspecStorage(Storage):
                         continue
         return out
 
-    def open_input(self, state: FileState) -> Any:
-        _, key = _split(state[0])
-        with translated(state[0]):
+    def open_input(self, location: str) -> Any:
+        _, key = _split(location)
+        with translated(location):
             return self.fs.open(key, "rb")
 
     def read_range(self, state: FileState, start: int, end: int) -> bytes:
