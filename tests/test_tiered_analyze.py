@@ -145,6 +145,8 @@ def test_sampled_bands_hold_the_truth_in_95_percent_of_cases(lab, tmp_path, caps
                 if exact:
                     assert value == pytest.approx(truth), (column, figure, method)
                     continue
+                if figure == "ndv" and column in ("sortedid", "amount"):  # unique values: scaled, not GEE's value
+                    assert value == pytest.approx(truth, rel=0.01), (seed, column, value, truth, method)
                 if low is None and high is None:
                     continue
                 cases += 1

@@ -325,7 +325,8 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     unit_plans = [replace(p, from_footers=False, frequent_items=0, sketches_ndv=False) for p in plans]
     per_unit = aggregate_stats(frame, [UNIT], unit_plans)
     counted = value_frequencies(session, units, {i: p.path or (p.name,) for i, p in enumerate(plans) if p.has_ndv})
-    frequencies = {key: {1: once, 2: seen - once} for key, (once, seen) in counted.items()}
+    frequencies = {key: {1: once, 2: seen - once} for key, (once, seen, _) in counted.items()}
+    read_once = {key: rows_once for key, (_, _, rows_once) in counted.items()}
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}
     for index, unit in enumerate(units):
         stats = per_unit.get((str(index),))
@@ -342,7 +343,8 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
         objs, bounds = [], scan.bounds[part.part_name]
         for index, plan in enumerate(plans):
             obj = _sampled_column(plan, index, exact.columns[index], exact.num_rows, sampled, totals[part_index],
-                                  frequencies.get((part_index, index), {}), bounds[plan.name])
+                                  frequencies.get((part_index, index), {}), read_once.get((part_index, index), 0),
+                                  bounds[plan.name])
             objs.append(obj)
         scan.groups[values] = GroupStats(values, exact.num_rows, objs)
     return scan
@@ -350,7 +352,7 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
 
 def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, rows: int,
                     sampled: list[tuple[SampledUnit, GroupStats]], units_total: int, frequencies: dict[int, int],
-                    bounds: dict[str, list]) -> ColumnStatisticsObj:
+                    rows_once: int, bounds: dict[str, list]) -> ColumnStatisticsObj:
     """A column's statistics in one partition: tier 0's exact figures, the sample's estimates for the rest."""
     objs = [(stats.columns[index], stats.num_rows) for _, stats in sampled]
     unit_rows = [stats.num_rows for _, stats in sampled]
@@ -412,7 +414,7 @@ def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, ro
             values_read = sum(m - o.statsData.value.numNulls for o, m in objs)
             values_high = non_null if exact_nulls else rows - bounds["nulls"][1]
             ndv = gee_ndv(frequencies, len(sampled), units_total, known[1], max(high, known[1]), values_read,
-                          values_high)
+                          values_high, non_null, rows_once)
             updates["numDVs"] = round(ndv.value)
             bounds["ndv"] = [round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method]
     if getattr(data, "histogram", None):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 # exact, method]}, for the columns a tiered ANALYZE (metadata alone, or a sample) computed last
 BOUNDS_PARAM = "colstats.bounds"
 CONFIDENCE = 0.99
+UNIQUE_LOOKING = 0.9  # a sample whose values were this share read once looks like a column of unique values
 # Student's t at 0.995 by degrees of freedom (a 99 % band, so that well over 95 % of a run's bands hold: a 95 % band
 # misses one time in twenty, and a table's figures are many); between two listed ones the smaller df's is taken
 _T_995 = {1: 63.657, 2: 9.925, 3: 5.841, 4: 4.604, 5: 4.032, 6: 3.707, 7: 3.499, 8: 3.355, 9: 3.250, 10: 3.169,
@@ -48,12 +49,17 @@ def t_quantile(degrees: int) -> float:
 
 
 def gee_ndv(frequencies: dict[int, int], units_read: int, units_total: int, low: float, high: float,
-            values_read: int = 0, values_high: float = 0.0) -> Estimate:
+            values_read: int = 0, values_high: float = 0.0, values_total: float = 0.0,
+            rows_once: int = 0) -> Estimate:
     """NDV from `frequencies` (j -> values seen in exactly j sampled row groups) of `units_read` of
     `units_total` row groups, within the hard bounds [`low`, `high`] the files give. `values_read` are the
     non-NULL values the sample read and `values_high` the top of the band of the whole's: GEE's upper edge is
     where every singleton stands for B/b values, which the non-NULL count's own spread can pass (an all-distinct
-    column sits on that edge), so the band reaches the singletons' share of the whole's values too."""
+    column sits on that edge), so the band reaches the singletons' share of the whole's values too.
+
+    GEE's value sits sqrt(B/b) under the truth for a column of unique values (a key, a timestamp); where nearly
+    every value read was read once (`rows_once` of `values_read`, UNIQUE_LOOKING), the value is instead the
+    singletons scaled to the whole's `values_total`, still inside the band."""
     seen = sum(frequencies.values())
     if units_read >= units_total:
         return Estimate(seen, seen, seen, "every row group")
@@ -63,8 +69,11 @@ def gee_ndv(frequencies: dict[int, int], units_read: int, units_total: int, low:
     floor = max(low, seen, estimate / scale)
     extrapolated = seen - singletons + (singletons / values_read * values_high if values_read else 0.0)
     ceiling = max(floor, min(high, max(estimate * scale, extrapolated)))
-    return Estimate(min(max(estimate, floor), ceiling), floor, ceiling,
-                    f"GEE over {units_read:,} of {units_total:,} row groups")
+    method = f"GEE over {units_read:,} of {units_total:,} row groups"
+    if values_read and values_total and rows_once >= UNIQUE_LOOKING * values_read:
+        estimate = seen - singletons + singletons * values_total / values_read
+        method = f"values read once scaled to the rows, {units_read:,} of {units_total:,} row groups (GEE's band)"
+    return Estimate(min(max(estimate, floor), ceiling), floor, ceiling, method)
 
 
 def ratio_estimate(amounts: list[float], rows: list[int], units_total: int, low: float, high: float,

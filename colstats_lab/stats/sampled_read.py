@@ -60,11 +60,12 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
 
 
 def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: dict[int, tuple[str, ...]]
-                      ) -> dict[tuple[int, int], tuple[int, int]]:
+                      ) -> dict[tuple[int, int], tuple[int, int, int]]:
     """For each partition and column (`columns`: plan index -> path, a struct leaf's fields after its column),
-    (values seen in exactly one of the partition's sampled row groups, values seen in all of them), what GEE
-    needs. One Spark task a partition and column reads that column of those row groups and counts in Arrow: only
-    the counts leave it (as a shuffle of every value, a 5 % sample of 10M rows took 6 s on 2 cores; this, under 1).
+    (values seen in exactly one of the partition's sampled row groups, values seen in all of them, values seen in
+    exactly one sampled row), what GEE and its check for a column of unique values need. One Spark task a
+    partition and column reads that column of those row groups and counts in Arrow: only the counts leave it (as
+    a shuffle of every value, a 5 % sample of 10M rows took 6 s on 2 cores; this, under 1).
     Values are told apart as Spark tells them: -0.0 is 0.0, NaN one value, nanoseconds cut to microseconds."""
     by_part: dict[int, list[SampledUnit]] = {}
     for unit in units:
@@ -75,24 +76,28 @@ def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: di
 
     def count(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            out: dict[str, list[int]] = {"part": [], "c": [], "once": [], "seen": []}
+            out: dict[str, list[int]] = {"part": [], "c": [], "once": [], "seen": [], "rows_once": []}
             for task in batch.column(0).to_pylist():
                 part, index, path = tasks[task]
-                distinct = [_distinct(_leaf(unit, path)) for unit in by_part[part]]
+                values = [_comparable(_leaf(unit, path)) for unit in by_part[part]]
+                distinct = [pc.unique(v) for v in values]
                 counts = pc.value_counts(pa.chunked_array(distinct).combine_chunks()).field("counts")
+                every = pc.value_counts(pa.chunked_array(values).combine_chunks()).field("counts")
                 out["part"].append(part)
                 out["c"].append(index)
                 out["once"].append(pc.sum(pc.equal(counts, 1)).as_py() or 0)
                 out["seen"].append(len(counts))
+                out["rows_once"].append(pc.sum(pc.equal(every, 1)).as_py() or 0)
             yield pa.RecordBatch.from_pydict(out, schema=_FREQUENCIES)
 
     slices = min(len(tasks), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
     rows = spark.range(0, len(tasks), 1, numPartitions=slices).mapInArrow(
-        count, "part int, c int, once long, seen long").collect()
-    return {(r["part"], r["c"]): (r["once"], r["seen"]) for r in rows}
+        count, "part int, c int, once long, seen long, rows_once long").collect()
+    return {(r["part"], r["c"]): (r["once"], r["seen"], r["rows_once"]) for r in rows}
 
 
-_FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.int64()), ("seen", pa.int64())])
+_FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.int64()), ("seen", pa.int64()),
+                          ("rows_once", pa.int64())])
 
 
 def _leaf(unit: SampledUnit, path: tuple[str, ...]) -> pa.ChunkedArray | None:
@@ -111,7 +116,8 @@ def _leaf(unit: SampledUnit, path: tuple[str, ...]) -> pa.ChunkedArray | None:
     return values
 
 
-def _distinct(values: pa.ChunkedArray | None) -> pa.Array:
+def _comparable(values: pa.ChunkedArray | None) -> pa.Array | pa.ChunkedArray:
+    """The non-NULL values as Spark tells them apart."""
     if values is None:
         return pa.array([], pa.null())
     if pa.types.is_dictionary(values.type):
@@ -121,7 +127,7 @@ def _distinct(values: pa.ChunkedArray | None) -> pa.Array:
     values = pc.drop_null(values)
     if pa.types.is_floating(values.type):
         values = pc.add(values, 0.0)  # -0.0 becomes 0.0; Arrow's hashing already takes every NaN as one
-    return pc.unique(values)  # an Array, chunked or not
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
 def _classic(spark: SparkSession) -> bool:
