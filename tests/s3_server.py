@@ -122,6 +122,9 @@ def start(folder: str, mount_root: str | None = None) -> S3Server:
                       mount_root or os.path.join(folder, "mounts"), {})
     try:
         _wait(lambda: _answers(server.endpoint), "SeaweedFS's S3 port", process)
+        # S3 answers before the volume server's first heartbeat: an object read then is "volume not found"
+        _wait(lambda: _volume_server_joined(f"http://127.0.0.1:{master}/dir/status"), "SeaweedFS's volume server",
+              process)
     except RuntimeError:
         stop(server)
         raise
@@ -139,6 +142,15 @@ def stop(server: S3Server) -> None:
             process.wait(timeout=3)  # its data is the test session's: nothing to flush for
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def _volume_server_joined(status_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(status_url, timeout=2) as response:
+            topology = json.load(response)["Topology"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return any(rack.get("DataNodes") for centre in topology.get("DataCenters") or [] for rack in centre.get("Racks") or [])
 
 
 def _answers(url: str) -> bool:
