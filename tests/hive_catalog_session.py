@@ -67,9 +67,11 @@ def main(home: str, rows_file: str) -> None:
     spark.sql("ANALYZE TABLE daily_native PARTITION (ds) COMPUTE STATISTICS")
     imported_daily = lab.import_spark_stats("default.daily_native")
     histograms = _histograms_both_ways(spark, lab)
+    tiered = _tiered_export(spark, lab, home)
     filtered = _partition_filter_plans(spark, lab)
     print(json.dumps({
         "filtered": filtered,
+        "tiered": tiered,
         "histograms": histograms,
         "daily_partition_properties": daily.details.partition_properties,
         "daily_spark_partitions": {name: [s.sizeInBytes, s.rowCount] for name, s in
@@ -93,6 +95,23 @@ def main(home: str, rows_file: str) -> None:
 
 
 HISTOGRAM_ROWS = 2_000  # x: 90 % in [0, 100), the rest spread over [100, 10000)
+
+
+def _tiered_export(spark, lab, home: str) -> dict:
+    """Figures from the files' metadata alone exported: Spark's properties name them; Spark's own ANALYZE drops
+    that mark with the figures it replaces."""
+    lab.sql("CREATE TABLE tiered (v INT, s STRING)")
+    lab.tables["tiered"].write(spark.range(30).selectExpr("CAST(id AS INT) AS v", "CAST(id % 4 AS STRING) AS s"))
+    lab.tables["tiered"].analyze(["s"], metadata_only=True)
+    lab.tables["tiered"].to_spark().write.format("parquet").saveAsTable("default.tiered_spark")
+    lab.tables["tiered"].export_spark_stats("default.tiered_spark")
+    exported = table_params(spark, home, "tiered_spark")
+    described = describe(spark, "tiered_spark", "s")
+    spark.sql("ANALYZE TABLE tiered_spark COMPUTE STATISTICS FOR ALL COLUMNS")
+    return {"exported": {k: v for k, v in exported.items() if k.startswith("spark.sql.statistics.")},
+            "described": described,
+            "after_spark_analyze": {k: v for k, v in table_params(spark, home, "tiered_spark").items()
+                                    if k.startswith("spark.sql.statistics.")}}
 
 
 def _histograms_both_ways(spark, lab) -> dict:

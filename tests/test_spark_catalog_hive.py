@@ -141,3 +141,15 @@ def test_a_partition_filter_is_estimated_as_with_sparks_own_analyze(report):
     on the lab's figures is the one its own ANALYZE gives on the same files."""
     filtered = report["filtered"]
     assert filtered["lab"] == filtered["native"] and any("rowCount=" in line for line in filtered["lab"])
+
+
+def test_figures_of_a_tiered_analyze_are_exported_with_a_property_naming_their_tier(report):
+    """The NDV of `s` from its dictionary pages (exact), with `v` written and gathered from every value: Spark
+    reads the figures as its own and ignores the mark, which its own ANALYZE removes with the figures."""
+    tiered = report["tiered"]
+    exported = tiered["exported"]
+    assert exported["spark.sql.statistics.colstats.tiers"] == "s=metadata"
+    assert exported["spark.sql.statistics.colStats.s.distinctCount"] == "4"  # '0'..'3'
+    assert tiered["described"]["distinct_count"] == "4" and tiered["described"]["num_nulls"] == "0"
+    assert "spark.sql.statistics.colstats.tiers" not in tiered["after_spark_analyze"]
+    assert tiered["after_spark_analyze"]["spark.sql.statistics.colStats.s.distinctCount"] == "4"

@@ -225,6 +225,9 @@ def test_the_frames_say_which_figures_are_sampled(lab, tmp_path):
     tiers = handle.inspect.stats().set_index("column")["tier"]
     assert tiers["sortedId"] == "10 % sample (10.0% of rows read)" and tiers["zipfName"] == "metadata"
     assert tiers["uniform"] == "every value"  # never analyzed: nothing estimated
+    causes = {c: handle.inspect.history(c)["cause"].iloc[-1] for c in ("sortedId", "zipfName")}
+    assert "from a 10 % sample of row groups" in causes["sortedId"], causes
+    assert "from the files' metadata alone" in causes["zipfName"], causes
     bounds = handle.inspect.bounds()
     assert list(bounds.columns) == ["partition", "column", "figure", "value", "low", "high", "exact", "method", "tier",
                                     "read"]

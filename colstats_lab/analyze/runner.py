@@ -295,7 +295,12 @@ class AnalyzeChange:
     def describe(self) -> str:
         where = f"{len(self.files):,} partition(s)" if self.table.is_partitioned else "the table"
         what = "basic statistics" if self.mode == "noscan" else f"statistics of {len(self.plans)} column(s)"
-        return f"{what} of {self.table.qualified_name}, {where}, write ID {self.write_id}"
+        # the cause of every state this commit keeps in history: a sampled one says so there too
+        tier = self.outcome.tier
+        how = ("" if not tier else ", from the files' metadata alone" if tier == "metadata"
+               else f", from a {tier} sample of row groups" + (f" ({len(self.outcome.whole):,} partition(s) read whole)"
+                                                                if self.outcome.whole else ""))
+        return f"{what} of {self.table.qualified_name}, {where}{how}, write ID {self.write_id}"
 
     def follow_up(self) -> FollowUp | None:
         if not self.table.is_partitioned:

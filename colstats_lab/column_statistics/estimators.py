@@ -109,6 +109,20 @@ def tiered_columns(parameters: dict) -> dict[str, dict]:
     return json.loads(text) if text else {}
 
 
+def tiers_by_column(owners: list[dict], columns: list[str]) -> dict[str, str]:
+    """Each of `columns` whose statistics a tiered ANALYZE computed in some of `owners` (a table's parameters, or
+    its partitions'), with its tier: "5 %", "metadata", several joined, and "(in 3 of 10 partitions)" where the
+    other owners' figures came from every value."""
+    out = {}
+    for column in columns:
+        tiers = [entry[column]["tier"] for entry in map(tiered_columns, owners) if column in entry]
+        if not tiers:
+            continue
+        said = ", ".join(sorted(set(tiers)))
+        out[column] = said if len(tiers) == len(owners) else f"{said} (in {len(tiers):,} of {len(owners):,} partitions)"
+    return out
+
+
 def inexact_figures(parameters: dict, column: str) -> list[str]:
     """The figures of `column` that are estimates or unknown in these parameters ([]: every figure exact,
     or the column was computed from every value)."""

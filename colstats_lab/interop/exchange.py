@@ -8,6 +8,7 @@ from pyspark.sql import SparkSession
 
 from .hms_publish import not_exported
 from ..coltypes import parse_type
+from ..column_statistics.estimators import tiers_by_column
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, Metastore, Table
 from ..errors import InvalidArgument, spark_errors
 from ..storage import list_data_files
@@ -16,7 +17,8 @@ from ..metastore.accurate import StatsAccuracy
 from ..metastore.changes import FollowUp
 from ..result import Result
 from ..tables.external import follow_partitions
-from ..stats.spark_properties import (DEFAULT_NUM_BINS, CatalogColumnStat, CatalogStatistics, NotConvertible,
+from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics,
+                                      NotConvertible,
                                       column_stat_from_hive, hive_stats_from_spark, partition_column_stat,
                                       rows_by_key_value, stats_to_properties)
 from .spark_catalog import (
@@ -64,6 +66,10 @@ class SparkStatsImport:
     rows: int | None
     bytes: int | None
     partitions: list[str]
+
+
+# the exported columns a tiered ANALYZE computed: `amount=5 %;note=metadata` (their bands: inspect.bounds())
+SAMPLED_PROPERTY = STATISTICS_PREFIX + "colstats.tiers"
 
 
 @dataclass(frozen=True)
@@ -231,7 +237,13 @@ def spark_statistics_properties(metastore: Metastore, table: Table, target: Spar
         col_stats[target.spelled.get(key.name, key.name)] = partition_column_stat(
             target.columns[key.name], rows_by_key_value(parts, index), num_bins, histograms)
     statistics = CatalogStatistics(int(table.parameters.get("totalSize", 0)), rows, col_stats)
-    return stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns]), skipped, col_stats
+    properties = stats_to_properties(statistics, [target.spelled.get(c, c) for c in target.columns])
+    exported = [o.colName for o in (stored.statsObj if stored else []) if o.colName not in skipped]
+    tiers = tiers_by_column([p.parameters for p in parts] if table.is_partitioned else [table.parameters], exported)
+    if tiers:
+        # under Spark's prefix, where Spark reads no such key and its own ANALYZE drops it with the figures it marks
+        properties[SAMPLED_PROPERTY] = ";".join(f"{target.spelled.get(c, c)}={tier}" for c, tier in sorted(tiers.items()))
+    return properties, skipped, col_stats
 
 
 def _partition_properties(metastore, table, target) -> dict[str, dict[str, str]]:
