@@ -81,8 +81,11 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench_arguments(runs: int = 3) -> argparse.Namespace:
+def bench_arguments(runs: int = 3, tables: tuple[str, ...] = ()) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
+    if tables:
+        parser.add_argument("--table", choices=tables, default=tables[0])
+        parser.add_argument("--sf", type=float, default=3.0, help="the TPC-DS-derived data's scale factor")
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--partitions", type=int, default=30)
     parser.add_argument("--runs", type=int, default=runs)

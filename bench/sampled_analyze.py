@@ -4,15 +4,20 @@ then, per figure the tiers estimate, the error against the truth (the full ANALY
 count(DISTINCT) for NDV) and the band's width, and how many bands held.
 
     .venv/bin/python bench/sampled_analyze.py [--rows 10000000] [--runs 3] [--warmups 1]
+    .venv/bin/python bench/sampled_analyze.py --table store_sales [--sf 3]
 
-The table is the benchmark's 11 columns in Parquet files Spark writes with 4 MiB row groups (about a hundred at
-10M rows): the sample's unit is the row group, so a 1 % sample needs a hundred of them to be 1 %.
+The generated table is the benchmark's 11 columns in Parquet files Spark writes with 4 MiB row groups (about a
+hundred at 10M rows): the sample's unit is the row group, so a 1 % sample needs a hundred of them to be 1 %.
+store_sales is the fact table derived from TPC-DS (bench/tpcds.py), as DuckDB writes it (row groups of 122,880
+rows: 70 at SF 3), 23 columns of keys, counts and decimals with NULLs.
 """
 from __future__ import annotations
 
 import os
 
+import pyarrow.parquet as pq
 from common import alternated_medians, bench_arguments, bench_lab, generated
+from tpcds import generate
 
 from colstats_lab.column_statistics.estimators import tiered_columns
 
@@ -20,12 +25,19 @@ TIERS = {"metadata": "NOSCAN", "5 %": "SAMPLE 5 PERCENT", "1 %": "SAMPLE 1 PERCE
 
 
 def main() -> None:
-    args = bench_arguments(runs=3)
+    args = bench_arguments(runs=3, tables=("generated", "store_sales"))
     lab = bench_lab(fresh=True)
     spark = lab.spark
     folder = os.path.join(lab.home, "sampled")
-    (generated(spark, args.rows, 1).drop("ds").coalesce(2).write.mode("overwrite")
-     .option("parquet.block.size", 4 * 2**20).parquet(folder))
+    if args.table == "store_sales":
+        tpcds_folder = os.path.join(os.path.dirname(lab.home.rstrip("/")), f"colstats-tpcds-sf{args.sf:g}")
+        generate(tpcds_folder, args.sf, [])
+        folder = os.path.join(tpcds_folder, "store_sales")
+        described = f"store_sales derived from TPC-DS at SF {args.sf:g} (DuckDB's Parquet)"
+    else:
+        (generated(spark, args.rows, 1).drop("ds").coalesce(2).write.mode("overwrite")
+         .option("parquet.block.size", 4 * 2**20).parquet(folder))
+        described = f"{args.rows:,} rows, 11 columns"
     lab.sql(f"CREATE EXTERNAL TABLE sampled LOCATION '{folder}'")
     spark.sql("DROP TABLE IF EXISTS sampled_native")
     spark.sql(f"CREATE TABLE sampled_native USING parquet LOCATION '{folder}'")
@@ -34,9 +46,11 @@ def main() -> None:
     works = {"spark": lambda: spark.sql("ANALYZE TABLE sampled_native COMPUTE STATISTICS FOR ALL COLUMNS").collect(),
              "lab full": lambda: lab.sql(full),
              **{name: (lambda clause=clause: lab.sql(f"{full} {clause}")) for name, clause in TIERS.items()}}
-    groups = sum(1 for _ in _row_groups(lab))
-    print(f"table: {args.rows:,} rows, 11 columns, {groups} row groups in 2 files; {args.warmups} warm-up round(s), "
-          f"then {args.runs} alternated")
+    files = [os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".parquet")]
+    groups = sum(pq.ParquetFile(f).metadata.num_row_groups for f in files)
+    rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    print(f"table: {described}, {rows:,} rows, {groups} row groups in {len(files)} file(s); {args.warmups} warm-up "
+          f"round(s), then {args.runs} alternated")
     times = alternated_medians(args.runs, works, args.warmups)
     spark_time = times["spark"]
     targets = {"metadata": 0.05, "1 %": 0.1, "5 %": 0.2, "lab full": None}
@@ -70,16 +84,6 @@ def main() -> None:
                 print(f"  {name:8s} {column:9s} {figure:8s} {'exact ' if exact else 'estim.'} "
                       f"error {error} {width:17s} {'held' if inside else 'MISSED'}  {method}")
     print(f"\nbands held the truth in {held} of {cases} estimated figures ({held / max(cases, 1):.1%})")
-
-
-def _row_groups(lab):
-    import pyarrow.parquet as pq
-
-    folder = os.path.join(lab.home, "sampled")
-    for name in os.listdir(folder):
-        if name.endswith(".parquet"):
-            meta = pq.ParquetFile(os.path.join(folder, name)).metadata
-            yield from range(meta.num_row_groups)
 
 
 def _truth(lab, spark) -> dict:

@@ -76,6 +76,8 @@ def test_metadata_alone_is_exact_where_every_page_is_dictionary_encoded(lab, tmp
         "naïveName": rng.choice(["Łukasz", "Zoë", "Ana", None], rows),
         "color": pd.Categorical(rng.choice(["red", "blue"], rows), categories=["red", "blue", "never"]),
         "plainId": np.arange(rows, dtype=np.int64),
+        "archived": np.arange(rows) < 25_000,  # each row group one value: its counts are in the footers
+        "shipped": np.concatenate([np.ones(20_000, bool), np.zeros(10_000, bool), rng.random(10_000) < 0.5]),
     })
     folder = tmp_path / "dict"
     folder.mkdir()
@@ -99,8 +101,16 @@ def test_metadata_alone_is_exact_where_every_page_is_dictionary_encoded(lab, tmp
     plain = bands["plainid"]["figures"]["ndv"]
     assert plain[3] is False and plain[2] == rows  # PLAIN: bounded by the non-NULL rows and the range min..max
 
+    archived, shipped = bands["archived"]["figures"], bands["shipped"]["figures"]
+    assert archived["trues"][:4] == [25_000] * 3 + [True] and archived["falses"][:4] == [15_000] * 3 + [True]
+    assert shipped["trues"][3] is False and shipped["trues"][1:3] == [20_000, 30_000]  # the last 2 row groups: either
+    assert shipped["falses"][1:3] == [10_000, 20_000]
+    assert shipped["trues"][1] <= frame.shipped.sum() <= shipped["trues"][2]
+
     stats = lab.tables["dict"].inspect.stats().set_index("column")
     assert stats.loc["userId", "ndv"] == frame.userId.nunique()
+    assert (stats.loc["archived", "trues"], stats.loc["archived", "falses"]) == (25_000, 15_000)
+    assert stats.loc["shipped", "trues"] + stats.loc["shipped", "falses"] == rows  # not 0 and 0: both occur
     assert stats.loc["naïveName", "nulls"] == frame["naïveName"].isna().sum()
     answer = lab.stats_answer("SELECT count(*), min(userId), max(userId) FROM dict")
     assert answer.frame is not None and list(answer.frame.iloc[0]) == [rows, frame.userId.min(), frame.userId.max()]

@@ -168,8 +168,8 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
         record[p + "maxlen"], record[p + "sumlen"] = lengths["max_len"][0] or 0, (lengths["avg_len"][0] or 0) * rows
         bounds.update(lengths)
     if kind is StatsKind.BOOLEAN and non_null is not None:
-        bounds["trues"] = [None, 0, non_null, False, "unknown without a scan"]
-        bounds["falses"] = [None, 0, non_null, False, "unknown without a scan"]
+        bounds.update(_boolean_counts(chunks, non_null))
+        record[p + "trues"], record[p + "falses"] = bounds["trues"][0], bounds["falses"][0]
     obj = plan.stats_obj(index, defaultdict(lambda: None, record), rows, footer)  # a figure not read: None
     if plan.has_ndv and non_null is not None:
         ndv = _ndv_bounds(plan, non_null, footer, dictionary)
@@ -237,6 +237,23 @@ def _non_null(chunk: _Chunk) -> int | None:
     if meta.is_stats_set and meta.statistics.has_null_count:
         return meta.num_values - meta.statistics.null_count
     return None
+
+
+def _boolean_counts(chunks: list[_Chunk], non_null: int) -> dict[str, list]:
+    """Trues and falses from the footers: a chunk whose least and greatest value are one holds only that value;
+    the others' values may be either, so each count's band spans them and its value sits in the band's middle
+    (stored as 0 both, an unknown count would tell Spark's optimizer that no row is true)."""
+    sure = {True: 0, False: 0}
+    for chunk in chunks:
+        count = _non_null(chunk)
+        stats = chunk.meta.statistics if chunk.meta.is_stats_set else None
+        if count and stats is not None and stats.has_min_max and stats.min == stats.max:
+            sure[bool(stats.min)] += count
+    either = max(0, non_null - sure[True] - sure[False])
+    trues = sure[True] + either // 2
+    method = "footers" if not either else "footers (chunks holding both: either)"
+    return {"trues": [trues, sure[True], sure[True] + either, not either, method],
+            "falses": [non_null - trues, sure[False], sure[False] + either, not either, method]}
 
 
 def _ndv_bounds(plan: ColumnPlan, non_null: int, footer, dictionary: _Dictionary | None) -> list:
@@ -399,10 +416,14 @@ def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, ro
             updates["avgColLen"] = average.value
             bounds["avg_len"] = [average.value, average.low, average.high if math.isfinite(average.high) else None,
                                  False, average.method]
-    if kind is StatsKind.BOOLEAN:
+    either = [None, 0, rows, False, ""]
+    if kind is StatsKind.BOOLEAN and bounds.get("trues", either)[3] and exact_nulls:  # every chunk one value: the footers said
+        updates["numTrues"], updates["numFalses"] = base.numTrues, base.numFalses
+    elif kind is StatsKind.BOOLEAN:
         for figure, member in (("trues", "numTrues"), ("falses", "numFalses")):
-            share = ratio_estimate([getattr(o.statsData.value, member) for o, _ in objs], unit_rows, units_total, 0, 1,
-                                   f"{figure[:-1]} share")
+            known = bounds.get(figure, either)  # the footers' band: a chunk of one value counts for sure
+            share = ratio_estimate([getattr(o.statsData.value, member) for o, _ in objs], unit_rows, units_total,
+                                   known[1] / rows if rows else 0, known[2] / rows if rows else 1, f"{figure[:-1]} share")
             updates[member] = round(share.value * rows)
             bounds[figure] = _scaled(share, rows)
     if plan.has_ndv and "ndv" in bounds:
