@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
+from pyspark.sql import types as T
 
 from ..coltypes import StatsKind, parse_type
 from ..column_statistics.estimators import Estimate, gee_ndv, ratio_estimate
@@ -338,12 +339,19 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     paths = sorted({u.state[0] for u in units})
     mounted = {path: read for path, read in zip(paths, spark_uris(session, paths)) if is_local(read) and read != path}
     units = [replace(u, read_at=mounted.get(u.state[0], "")) for u in units]
-    frame = sampled_frame(session, units, schema)
-    unit_plans = [replace(p, from_footers=False, frequent_items=0, sketches_ndv=False) for p in plans]
+    # only what tier 0 left inexact is read: a row group's own figures where a share, an extreme, a length or a
+    # quartile is (the bench's 11 columns: 4), its values counted where NDV is (7); a column tier 0 made exact, not
+    # at all
+    sampled_bounds = [scan.bounds[files[i].part_name] for i in totals]
+    by_unit = [i for i, p in enumerate(plans) if _needs_unit_figures(p, [b[p.name] for b in sampled_bounds])]
+    counted_plans = {i: p.path or (p.name,) for i, p in enumerate(plans)
+                     if p.has_ndv and any(not b[p.name].get("ndv", [None] * 4)[3] for b in sampled_bounds)}
+    read_columns = {(plans[i].path or (plans[i].name,))[0].lower() for i in by_unit}
+    frame = sampled_frame(session, units, T.StructType([f for f in schema.fields if f.name.lower() in read_columns]))
+    unit_plans = [replace(plans[i], from_footers=False, frequent_items=0, sketches_ndv=False) for i in by_unit]
     per_unit = aggregate_stats(frame, [UNIT], unit_plans)
-    counted = value_frequencies(session, units, {i: p.path or (p.name,) for i, p in enumerate(plans) if p.has_ndv})
-    frequencies = {key: {1: once, 2: seen - once} for key, (once, seen, _) in counted.items()}
-    read_once = {key: rows_once for key, (_, _, rows_once) in counted.items()}
+    counted = value_frequencies(session, units, counted_plans)
+    frequencies = {key: {1: c.once, 2: c.seen - c.once} for key, c in counted.items()}
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}
     for index, unit in enumerate(units):
         stats = per_unit.get((str(index),))
@@ -359,23 +367,41 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
         exact = scan.groups[values]
         objs, bounds = [], scan.bounds[part.part_name]
         for index, plan in enumerate(plans):
-            obj = _sampled_column(plan, index, exact.columns[index], exact.num_rows, sampled, totals[part_index],
-                                  frequencies.get((part_index, index), {}), read_once.get((part_index, index), 0),
+            unit_figures = [(unit, stats.columns[by_unit.index(index)]) for unit, stats in sampled] \
+                if index in by_unit else []
+            obj = _sampled_column(plan, exact.columns[index], exact.num_rows, unit_figures, len(sampled),
+                                  totals[part_index], frequencies.get((part_index, index), {}),
+                                  counted[(part_index, index)].values if (part_index, index) in counted else 0,
+                                  counted[(part_index, index)].rows_once if (part_index, index) in counted else 0,
                                   bounds[plan.name])
             objs.append(obj)
         scan.groups[values] = GroupStats(values, exact.num_rows, objs)
     return scan
 
 
-def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, rows: int,
-                    sampled: list[tuple[SampledUnit, GroupStats]], units_total: int, frequencies: dict[int, int],
-                    rows_once: int, bounds: dict[str, list]) -> ColumnStatisticsObj:
-    """A column's statistics in one partition: tier 0's exact figures, the sample's estimates for the rest."""
-    objs = [(stats.columns[index], stats.num_rows) for _, stats in sampled]
-    unit_rows = [stats.num_rows for _, stats in sampled]
+_NOT_BY_UNIT = {"rows", "ndv"}  # figures a sampled row group's own statistics do not estimate
+
+
+def _needs_unit_figures(plan: ColumnPlan, bounds: list[dict[str, list]]) -> bool:
+    """Whether a column's sampled row groups must be aggregated: tier 0 left a figure other than NDV inexact in
+    some partition, it is a double (NaNs: no footer counts them), or quartiles are kept (each row group's KLL)."""
+    return plan.histogram or plan.kind is StatsKind.DOUBLE or any(
+        not figure[3] for entry in bounds for name, figure in entry.items() if name not in _NOT_BY_UNIT)
+
+
+def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
+                    unit_figures: list[tuple[SampledUnit, ColumnStatisticsObj]], units_read: int, units_total: int,
+                    frequencies: dict[int, int], values_read: int, rows_once: int, bounds: dict[str, list]
+                    ) -> ColumnStatisticsObj:
+    """A column's statistics in one partition: tier 0's exact figures, the sample's estimates for the rest
+    (`unit_figures`: each sampled row group's own, or [] where tier 0 left only NDV to estimate)."""
+    base = exact.statsData.value
+    if not unit_figures:
+        return _sampled_ndv(plan, exact, rows, units_read, units_total, frequencies, values_read, rows_once, bounds)
+    objs = [(obj, unit.rows) for unit, obj in unit_figures]
+    unit_rows = [unit.rows for unit, _ in unit_figures]
     merged = merge_column_stats(objs)
     data = merged.statsData.value
-    base = exact.statsData.value
     updates: dict[str, Any] = {}
     exact_nulls = bounds["nulls"][3]
     if exact_nulls:
@@ -430,20 +456,39 @@ def _sampled_column(plan: ColumnPlan, index: int, exact: ColumnStatisticsObj, ro
         if bounds["ndv"][3]:
             updates["numDVs"] = base.numDVs
         else:
-            known = bounds["ndv"]
-            high = min(known[2], non_null if exact_nulls else rows - round(bounds["nulls"][1]))
-            values_read = sum(m - o.statsData.value.numNulls for o, m in objs)
-            values_high = non_null if exact_nulls else rows - bounds["nulls"][1]
-            ndv = gee_ndv(frequencies, len(sampled), units_total, known[1], max(high, known[1]), values_read,
-                          values_high, non_null, rows_once)
-            updates["numDVs"] = round(ndv.value)
-            bounds["ndv"] = [round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method]
+            updates["numDVs"] = _ndv_estimate(frequencies, len(objs), units_total, non_null, exact_nulls, rows,
+                                              values_read, rows_once, bounds)
     if getattr(data, "histogram", None):
         bounds.update(_quartile_bands(plan, data.histogram, objs, units_total))
     updates["bitVectors"] = None  # the sample's sketch is not the partition's
     changed = replace(data, **{k: v for k, v in updates.items() if hasattr(data, k)})
     bounds["rows"] = [rows, rows, rows, True, "footers"]
     return replace(merged, statsData=ColumnStatisticsData.of(changed), frequentItems=None, numValues=exact.numValues)
+
+
+def _sampled_ndv(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int, units_read: int, units_total: int,
+                 frequencies: dict[int, int], values_read: int, rows_once: int, bounds: dict[str, list]
+                 ) -> ColumnStatisticsObj:
+    """A column whose figures tier 0 made exact but NDV: tier 0's, with the NDV the sample's counts estimate (the
+    values read: the counts' own, every value seen once or more in some row group)."""
+    if not plan.has_ndv or "ndv" not in bounds or bounds["ndv"][3]:
+        return exact
+    nulls = exact.statsData.value.numNulls
+    ndv = _ndv_estimate(frequencies, units_read, units_total, rows - nulls, True, rows, values_read, rows_once,
+                        bounds)
+    return with_ndv(exact, ndv)
+
+
+def _ndv_estimate(frequencies: dict[int, int], units_read: int, units_total: int, non_null: int, exact_nulls: bool,
+                  rows: int, values_read: int, rows_once: int, bounds: dict[str, list]) -> int:
+    """GEE's NDV within tier 0's band, which it narrows; its band replaces tier 0's in `bounds`."""
+    known = bounds["ndv"]
+    high = min(known[2], non_null if exact_nulls else rows - round(bounds["nulls"][1]))
+    values_high = non_null if exact_nulls else rows - bounds["nulls"][1]
+    ndv = gee_ndv(frequencies, units_read, units_total, known[1], max(high, known[1]), values_read, values_high,
+                  non_null, rows_once)
+    bounds["ndv"] = [round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method]
+    return round(ndv.value)
 
 
 QUARTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75}

@@ -46,12 +46,13 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
                                T.StructField(PART, T.IntegerType(), False)])
     target = to_arrow_schema(out_schema, timezone="UTC")
     chosen = list(units)
+    names = [f.name for f in schema.fields]
 
     def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for index in batch.column(0).to_pylist():
                 unit = chosen[index]
-                table = _read_row_group(unit)
+                table = _read_row_group(unit, names)
                 assert table is not None
                 yield from _conformed(table, target, index, unit.part).to_batches(max_chunksize=65_536)
 
@@ -59,13 +60,24 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
     return spark.range(0, len(chosen), 1, numPartitions=max(1, tasks)).mapInArrow(read, out_schema)
 
 
+@dataclass(frozen=True)
+class ValueCounts:
+    """A column's values in a partition's sampled row groups: distinct values seen in exactly one row group
+    (`once`) and in any (`seen`), values seen in exactly one row (`rows_once`), and non-NULL values read."""
+
+    once: int
+    seen: int
+    rows_once: int
+    values: int
+
+
 def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: dict[int, tuple[str, ...]]
-                      ) -> dict[tuple[int, int], tuple[int, int, int]]:
+                      ) -> dict[tuple[int, int], ValueCounts]:
     """For each partition and column (`columns`: plan index -> path, a struct leaf's fields after its column),
-    (values seen in exactly one of the partition's sampled row groups, values seen in all of them, values seen in
-    exactly one sampled row), what GEE and its check for a column of unique values need. One Spark task a
-    partition and column reads that column of those row groups and counts in Arrow: only the counts leave it (as
-    a shuffle of every value, a 5 % sample of 10M rows took 6 s on 2 cores; this, under 1).
+    what GEE and its check for a column of unique values need. One Spark task a partition and column reads that
+    column of those row groups and counts in Arrow: only the counts leave it (as a shuffle of every value, a 5 %
+    sample of 10M rows took 6 s on 2 cores; this, under 1). Each row group's values are counted once, then their
+    (value, count) pairs grouped over the row groups, so no hash table holds every value read.
     Values are told apart as Spark tells them: -0.0 is 0.0, NaN one value, nanoseconds cut to microseconds."""
     by_part: dict[int, list[SampledUnit]] = {}
     for unit in units:
@@ -76,28 +88,35 @@ def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: di
 
     def count(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            out: dict[str, list[int]] = {"part": [], "c": [], "once": [], "seen": [], "rows_once": []}
+            out: dict[str, list[int]] = {name: [] for name in _FREQUENCIES.names}
             for task in batch.column(0).to_pylist():
                 part, index, path = tasks[task]
                 values = [_comparable(_leaf(unit, path)) for unit in by_part[part]]
-                distinct = [pc.unique(v) for v in values]
-                counts = pc.value_counts(pa.chunked_array(distinct).combine_chunks()).field("counts")
-                every = pc.value_counts(pa.chunked_array(values).combine_chunks()).field("counts")
+                per_group = [pc.value_counts(v).flatten() for v in values if len(v)]
                 out["part"].append(part)
                 out["c"].append(index)
-                out["once"].append(pc.sum(pc.equal(counts, 1)).as_py() or 0)
-                out["seen"].append(len(counts))
-                out["rows_once"].append(pc.sum(pc.equal(every, 1)).as_py() or 0)
+                out["values_read"].append(sum(len(v) for v in values))
+                if not per_group:  # nothing but NULLs read
+                    out["once"].append(0)
+                    out["seen"].append(0)
+                    out["rows_once"].append(0)
+                    continue
+                pairs = pa.Table.from_arrays([pa.chunked_array([p[0] for p in per_group]),
+                                              pa.chunked_array([p[1] for p in per_group])], names=["value", "rows"])
+                grouped = pairs.group_by("value").aggregate([("rows", "sum"), ("rows", "count")])
+                out["once"].append(pc.sum(pc.equal(grouped.column("rows_count"), 1)).as_py() or 0)
+                out["seen"].append(grouped.num_rows)
+                out["rows_once"].append(pc.sum(pc.equal(grouped.column("rows_sum"), 1)).as_py() or 0)
             yield pa.RecordBatch.from_pydict(out, schema=_FREQUENCIES)
 
     slices = min(len(tasks), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
     rows = spark.range(0, len(tasks), 1, numPartitions=slices).mapInArrow(
-        count, "part int, c int, once long, seen long, rows_once long").collect()
-    return {(r["part"], r["c"]): (r["once"], r["seen"], r["rows_once"]) for r in rows}
+        count, "part int, c int, once long, seen long, rows_once long, values_read long").collect()
+    return {(r["part"], r["c"]): ValueCounts(r["once"], r["seen"], r["rows_once"], r["values_read"]) for r in rows}
 
 
 _FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.int64()), ("seen", pa.int64()),
-                          ("rows_once", pa.int64())])
+                          ("rows_once", pa.int64()), ("values_read", pa.int64())])
 
 
 def _leaf(unit: SampledUnit, path: tuple[str, ...]) -> pa.ChunkedArray | None:
@@ -134,20 +153,20 @@ def _classic(spark: SparkSession) -> bool:
     return hasattr(spark, "sparkContext") and type(spark).__module__.startswith("pyspark.sql.session")
 
 
-def _read_row_group(unit: SampledUnit, column: str | None = None) -> pa.Table | None:
-    """The unit's row group, or only `column` of it (found case-insensitively; None when the file lacks it)."""
+def _read_row_group(unit: SampledUnit, columns: str | list[str]) -> pa.Table | None:
+    """`columns` of the unit's row group (found case-insensitively; those the file lacks left out), or the one
+    column named (None when the file lacks it)."""
     from ..storage import storage_for
 
     path = unit.read_at or unit.state[0]
     with storage_for(path).open_input(path) as handle:
-        return _read(pq.ParquetFile(handle), unit.row_group, column)
-
-
-def _read(parquet: pq.ParquetFile, row_group: int, column: str | None) -> pa.Table | None:
-    if column is None:
-        return parquet.read_row_group(row_group)
-    names = [name for name in parquet.schema_arrow.names if name.lower() == column.lower()]
-    return parquet.read_row_group(row_group, columns=names[:1]) if names else None
+        parquet = pq.ParquetFile(handle)
+        wanted = {c.lower() for c in ([columns] if isinstance(columns, str) else columns)}
+        found = [name for name in parquet.schema_arrow.names if name.lower() in wanted]
+        if isinstance(columns, str):
+            return parquet.read_row_group(unit.row_group, columns=found[:1]) if found else None
+        # no column wanted (each row group's rows alone): a column's read counts them, the narrowest one's
+        return parquet.read_row_group(unit.row_group, columns=found or parquet.schema_arrow.names[:1])
 
 
 def _conformed(table: pa.Table, target: pa.Schema, unit: int, part: int) -> pa.Table:
