@@ -351,7 +351,7 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     unit_plans = [replace(plans[i], from_footers=False, frequent_items=0, sketches_ndv=False) for i in by_unit]
     per_unit = aggregate_stats(frame, [UNIT], unit_plans)
     counted = value_frequencies(session, units, counted_plans)
-    frequencies = {key: {1: c.once, 2: c.seen - c.once} for key, c in counted.items()}
+    frequencies = {key: {1: c.once, 2: c.twice, 3: c.seen - c.once - c.twice} for key, c in counted.items()}
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}
     for index, unit in enumerate(units):
         stats = per_unit.get((str(index),))

@@ -63,9 +63,11 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
 @dataclass(frozen=True)
 class ValueCounts:
     """A column's values in a partition's sampled row groups: distinct values seen in exactly one row group
-    (`once`) and in any (`seen`), values seen in exactly one row (`rows_once`), and non-NULL values read."""
+    (`once`), in exactly two (`twice`) and in any (`seen`), values seen in exactly one row (`rows_once`), and
+    non-NULL values read."""
 
     once: int
+    twice: int
     seen: int
     rows_once: int
     values: int
@@ -98,6 +100,7 @@ def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: di
                 out["values_read"].append(sum(len(v) for v in values))
                 if not per_group:  # nothing but NULLs read
                     out["once"].append(0)
+                    out["twice"].append(0)
                     out["seen"].append(0)
                     out["rows_once"].append(0)
                     continue
@@ -105,17 +108,19 @@ def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: di
                                               pa.chunked_array([p[1] for p in per_group])], names=["value", "rows"])
                 grouped = pairs.group_by("value").aggregate([("rows", "sum"), ("rows", "count")])
                 out["once"].append(pc.sum(pc.equal(grouped.column("rows_count"), 1)).as_py() or 0)
+                out["twice"].append(pc.sum(pc.equal(grouped.column("rows_count"), 2)).as_py() or 0)
                 out["seen"].append(grouped.num_rows)
                 out["rows_once"].append(pc.sum(pc.equal(grouped.column("rows_sum"), 1)).as_py() or 0)
             yield pa.RecordBatch.from_pydict(out, schema=_FREQUENCIES)
 
     slices = min(len(tasks), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
     rows = spark.range(0, len(tasks), 1, numPartitions=slices).mapInArrow(
-        count, "part int, c int, once long, seen long, rows_once long, values_read long").collect()
-    return {(r["part"], r["c"]): ValueCounts(r["once"], r["seen"], r["rows_once"], r["values_read"]) for r in rows}
+        count, "part int, c int, once long, twice long, seen long, rows_once long, values_read long").collect()
+    return {(r["part"], r["c"]): ValueCounts(r["once"], r["twice"], r["seen"], r["rows_once"], r["values_read"]) for r in rows}
 
 
-_FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.int64()), ("seen", pa.int64()),
+_FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.int64()), ("twice", pa.int64()),
+                          ("seen", pa.int64()),
                           ("rows_once", pa.int64()), ("values_read", pa.int64())])
 
 
