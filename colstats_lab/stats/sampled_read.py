@@ -53,7 +53,6 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
             for index in batch.column(0).to_pylist():
                 unit = chosen[index]
                 table = _read_row_group(unit, names)
-                assert table is not None
                 yield from _conformed(table, target, index, unit.part).to_batches(max_chunksize=65_536)
 
     tasks = min(len(chosen), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
@@ -91,9 +90,9 @@ def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: di
     def count(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             out: dict[str, list[int]] = {name: [] for name in _FREQUENCIES.names}
-            for task in batch.column(0).to_pylist():
-                part, index, path = tasks[task]
-                values = [_comparable(_leaf(unit, path)) for unit in by_part[part]]
+            mine = [tasks[task] for task in batch.column(0).to_pylist()]
+            for part, index, path, tables in _opened_once(mine, by_part):
+                values = [_comparable(_leaf(table, path)) for table in tables]
                 per_group = [pc.value_counts(v).flatten() for v in values if len(v)]
                 out["part"].append(part)
                 out["c"].append(index)
@@ -124,13 +123,25 @@ _FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.i
                           ("rows_once", pa.int64()), ("values_read", pa.int64())])
 
 
-def _leaf(unit: SampledUnit, path: tuple[str, ...]) -> pa.ChunkedArray | None:
-    """The values of `path` in the unit's row group, found by name case-insensitively; None where the file lacks
-    it (all NULL)."""
-    table = _read_row_group(unit, path[0])
-    if table is None:
+def _opened_once(mine: list[tuple[int, int, tuple[str, ...]]], by_part: dict[int, list[SampledUnit]]
+                 ) -> Iterator[tuple[int, int, tuple[str, ...], list[pa.Table]]]:
+    """Each (partition, column index, path) of `mine` with its partition's sampled row groups, each read once
+    for all the columns `mine` asks of it (a wide file's footer is parsed once a row group, not once a column)."""
+    for part in sorted({task[0] for task in mine}):
+        asked = [task for task in mine if task[0] == part]
+        names = sorted({path[0] for _, _, path in asked})
+        tables = [_read_row_group(unit, names) for unit in by_part[part]]
+        for _, index, path in asked:
+            yield part, index, path, tables
+
+
+def _leaf(table: pa.Table, path: tuple[str, ...]) -> pa.ChunkedArray | None:
+    """The values of `path` in a read of a row group, found by name case-insensitively; None where the file
+    lacks it (all NULL)."""
+    found = [i for i, name in enumerate(table.column_names) if name.lower() == path[0].lower()]
+    if not found:
         return None
-    values = table.column(0)
+    values = table.column(found[0])
     for name in path[1:]:
         kind = values.type
         fields = {kind.field(i).name.lower(): i for i in range(kind.num_fields)} if pa.types.is_struct(kind) else {}
@@ -158,19 +169,16 @@ def _classic(spark: SparkSession) -> bool:
     return hasattr(spark, "sparkContext") and type(spark).__module__.startswith("pyspark.sql.session")
 
 
-def _read_row_group(unit: SampledUnit, columns: str | list[str]) -> pa.Table | None:
-    """`columns` of the unit's row group (found case-insensitively; those the file lacks left out), or the one
-    column named (None when the file lacks it)."""
+def _read_row_group(unit: SampledUnit, columns: list[str]) -> pa.Table:
+    """`columns` of the unit's row group, found case-insensitively; those the file lacks left out."""
     from ..storage import storage_for
 
     path = unit.read_at or unit.state[0]
     with storage_for(path).open_input(path) as handle:
         parquet = pq.ParquetFile(handle)
-        wanted = {c.lower() for c in ([columns] if isinstance(columns, str) else columns)}
+        wanted = {c.lower() for c in columns}
         found = [name for name in parquet.schema_arrow.names if name.lower() in wanted]
-        if isinstance(columns, str):
-            return parquet.read_row_group(unit.row_group, columns=found[:1]) if found else None
-        # no column wanted (each row group's rows alone): a column's read counts them, the narrowest one's
+        # none wanted, or none there (each row group's rows alone): one column's read counts them
         return parquet.read_row_group(unit.row_group, columns=found or parquet.schema_arrow.names[:1])
 
 
