@@ -78,6 +78,7 @@ def test_metadata_alone_is_exact_where_every_page_is_dictionary_encoded(lab, tmp
         "plainId": np.arange(rows, dtype=np.int64),
         "archived": np.arange(rows) < 25_000,  # each row group one value: its counts are in the footers
         "shipped": np.concatenate([np.ones(20_000, bool), np.zeros(10_000, bool), rng.random(10_000) < 0.5]),
+        "neverSet": np.full(rows, np.nan),  # pandas' NaN: pyarrow writes NULL
     })
     folder = tmp_path / "dict"
     folder.mkdir()
@@ -106,6 +107,10 @@ def test_metadata_alone_is_exact_where_every_page_is_dictionary_encoded(lab, tmp
     assert shipped["trues"][3] is False and shipped["trues"][1:3] == [20_000, 30_000]  # the last 2 row groups: either
     assert shipped["falses"][1:3] == [10_000, 20_000]
     assert shipped["trues"][1] <= frame.shipped.sum() <= shipped["trues"][2]
+
+    never = bands["neverset"]["figures"]
+    assert never["nulls"][:4] == [rows] * 3 + [True]
+    assert never["min"][3] is True and never["min"][0] is None and never["max"][3] is True  # no value: no extreme
 
     stats = lab.tables["dict"].inspect.stats().set_index("column")
     assert stats.loc["userId", "ndv"] == frame.userId.nunique()

@@ -74,7 +74,10 @@ class AnalyzeOutcome:
                      "figure exact.")
         elif self.tier:
             shares = [s for s in self.read_share.values() if s]
-            read = f", {min(shares):.1%}–{max(shares):.1%} of each partition's rows read" if shares else ""
+            low, high = (min(shares), max(shares)) if shares else (0.0, 0.0)
+            read = ("" if not shares else f", {low:.1%} of the rows read" if len(shares) == 1
+                    else f", {low:.1%} of each partition's rows read" if f"{low:.1%}" == f"{high:.1%}"
+                    else f", {low:.1%}–{high:.1%} of each partition's rows read")
             text += (f" From a {self.tier} sample of row groups{read}: figures the files' metadata holds exactly are "
                      "exact, the others estimates with a band (inspect.bounds()).")
             if self.whole:

@@ -155,7 +155,10 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
         record[p + "nonnull"] = non_null or 0
         bounds["nulls"] = ([nulls, nulls, nulls, True, "footers"] if nulls is not None
                            else [None, 0, rows, False, "unknown without a scan"])
-        if kind is StatsKind.DOUBLE:
+        if kind in _RANGED and nulls is not None and nulls == rows:  # no value: no extreme, exactly
+            bounds["min"] = [None, None, None, True, "footers: no value"]
+            bounds["max"] = [None, None, None, True, "footers: no value"]
+        elif kind is StatsKind.DOUBLE:
             low, high = _float_range(chunks)
             record[p + "min"], record[p + "max"] = low, high
             bounds["min"] = [low, None, low, False, "footers (NaN left out)"]
@@ -168,6 +171,9 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
         lengths = _lengths(chunks, rows, dictionary)
         record[p + "maxlen"], record[p + "sumlen"] = lengths["max_len"][0] or 0, (lengths["avg_len"][0] or 0) * rows
         bounds.update(lengths)
+    if kind is StatsKind.DOUBLE and non_null is not None:  # no footer counts NaNs: only an empty column's are known
+        bounds["nans"] = [0, 0, 0, True, "footers: no value"] if non_null == 0 else \
+            [None, 0, non_null, False, "unknown without a scan"]
     if kind is StatsKind.BOOLEAN and non_null is not None:
         bounds.update(_boolean_counts(chunks, non_null))
         record[p + "trues"], record[p + "falses"] = bounds["trues"][0], bounds["falses"][0]
@@ -413,7 +419,10 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
     non_null = rows - updates["numNulls"]
     kind = plan.kind
     if kind in _RANGED:
-        if bounds.get("min", [None, None, None, False])[3]:
+        if exact_nulls and non_null == 0:  # no value: no extreme, exactly
+            bounds["min"] = [None, None, None, True, "footers: no value"]
+            bounds["max"] = [None, None, None, True, "footers: no value"]
+        elif bounds.get("min", [None, None, None, False])[3]:
             updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
         elif kind is StatsKind.DOUBLE and base.lowValue is not None:
             # footers keep the least and greatest number, NaN left out (Spark orders NaN above every number), and
@@ -422,11 +431,18 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
         else:  # the sample's extremes: inside the range
             bounds["min"] = [_plain(data.lowValue), None, _plain(data.lowValue), False, "sample (the least seen)"]
             bounds["max"] = [_plain(data.highValue), _plain(data.highValue), None, False, "sample (the greatest seen)"]
-    if kind is StatsKind.DOUBLE:
+    if kind is StatsKind.DOUBLE and exact_nulls and non_null == 0:
+        updates["numNaNs"] = 0
+        bounds["nans"] = [0, 0, 0, True, "footers: no value"]
+    elif kind is StatsKind.DOUBLE:
         nans = ratio_estimate([o.statsData.value.numNaNs or 0 for o, _ in objs], unit_rows, units_total, 0, 1,
                               "NaN share")
         updates["numNaNs"] = round(nans.value * rows)
         bounds["nans"] = _scaled(nans, rows)
+        if exact_nulls:  # a NaN is a value: never more of them than the values
+            bounds["nans"][2] = min(bounds["nans"][2], non_null)
+            updates["numNaNs"] = min(updates["numNaNs"], non_null)
+            bounds["nans"][0] = updates["numNaNs"]
     if kind in (StatsKind.STRING, StatsKind.BINARY):
         if bounds["max_len"][3]:
             updates["maxColLen"] = base.maxColLen
