@@ -244,15 +244,13 @@ def tier_said(entry: dict | None) -> str:
 def _tiers(owners: dict[str | None, dict], table: Table, frame: pd.DataFrame) -> list[str]:
     """Each row's tier: "every value", "metadata" (no value read) or "5 % sample (4.9 % of rows read)". The table
     level of a partitioned table is "mixed" where its partitions' differ."""
-
-    said = tier_said
     out = []
     for partition, column in zip(frame["partition"], frame["column"]):
         if partition is None and table.is_partitioned:
-            tiers = {said(owner.get(column)) for name, owner in owners.items() if name is not None}
+            tiers = {tier_said(owner.get(column)) for name, owner in owners.items() if name is not None}
             out.append(tiers.pop() if len(tiers) == 1 else "mixed" if tiers else "every value")
         else:
-            out.append(said(owners.get(partition, {}).get(column)))
+            out.append(tier_said(owners.get(partition, {}).get(column)))
     return out
 
 

@@ -41,7 +41,7 @@ from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, ChunkFacts, chunk_facts, distinct_values,
     read_dictionary)
 from ..stats.footers import GroupFigures
-from ..stats.sampled_read import UNIT, SampledUnit, sampled_frame, value_frequencies
+from ..stats.sampled_read import UNIT, SampledUnit, ValueCounts, sampled_frame, value_frequencies
 from ..errors import QueryError
 from ..storage import footer_of, is_local, spark_uris
 from ..tables.snapshot import PartitionFiles
@@ -349,7 +349,8 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     # quartile is (the bench's 11 columns: 4), its values counted where NDV is (7); a column tier 0 made exact, not
     # at all
     sampled_bounds = [scan.bounds[files[i].part_name] for i in totals]
-    by_unit = [i for i, p in enumerate(plans) if _needs_unit_figures(p, [b[p.name] for b in sampled_bounds])]
+    by_unit = {i: position for position, i in enumerate(
+        i for i, p in enumerate(plans) if _needs_unit_figures(p, [b[p.name] for b in sampled_bounds]))}
     counted_plans = {i: p.path or (p.name,) for i, p in enumerate(plans)
                      if p.has_ndv and any(not b[p.name].get("ndv", [None] * 4)[3] for b in sampled_bounds)}
     read_columns = {(plans[i].path or (plans[i].name,))[0].lower() for i in by_unit}
@@ -357,7 +358,6 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     unit_plans = [replace(plans[i], from_footers=False, frequent_items=0, sketches_ndv=False) for i in by_unit]
     per_unit = aggregate_stats(frame, [UNIT], unit_plans)
     counted = value_frequencies(session, units, counted_plans)
-    frequencies = {key: {1: c.once, 2: c.twice, 3: c.seen - c.once - c.twice} for key, c in counted.items()}
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}
     for index, unit in enumerate(units):
         stats = per_unit.get((str(index),))
@@ -373,13 +373,10 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
         exact = scan.groups[values]
         objs, bounds = [], scan.bounds[part.part_name]
         for index, plan in enumerate(plans):
-            unit_figures = [(unit, stats.columns[by_unit.index(index)]) for unit, stats in sampled] \
+            unit_figures = [(unit, stats.columns[by_unit[index]]) for unit, stats in sampled] \
                 if index in by_unit else []
             obj = _sampled_column(plan, exact.columns[index], exact.num_rows, unit_figures, len(sampled),
-                                  totals[part_index], frequencies.get((part_index, index), {}),
-                                  counted[(part_index, index)].values if (part_index, index) in counted else 0,
-                                  counted[(part_index, index)].rows_once if (part_index, index) in counted else 0,
-                                  bounds[plan.name])
+                                  totals[part_index], counted.get((part_index, index)), bounds[plan.name])
             objs.append(obj)
         scan.groups[values] = GroupStats(values, exact.num_rows, objs)
     return scan
@@ -397,13 +394,13 @@ def _needs_unit_figures(plan: ColumnPlan, bounds: list[dict[str, list]]) -> bool
 
 def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
                     unit_figures: list[tuple[SampledUnit, ColumnStatisticsObj]], units_read: int, units_total: int,
-                    frequencies: dict[int, int], values_read: int, rows_once: int, bounds: dict[str, list]
-                    ) -> ColumnStatisticsObj:
+                    counts: ValueCounts | None, bounds: dict[str, list]) -> ColumnStatisticsObj:
     """A column's statistics in one partition: tier 0's exact figures, the sample's estimates for the rest
-    (`unit_figures`: each sampled row group's own, or [] where tier 0 left only NDV to estimate)."""
+    (`unit_figures`: each sampled row group's own, or [] where tier 0 left only NDV to estimate; `counts`: its
+    values counted, where NDV is estimated)."""
     base = exact.statsData.value
     if not unit_figures:
-        return _sampled_ndv(plan, exact, rows, units_read, units_total, frequencies, values_read, rows_once, bounds)
+        return _sampled_ndv(plan, exact, rows, units_read, units_total, counts, bounds)
     objs = [(obj, unit.rows) for unit, obj in unit_figures]
     unit_rows = [unit.rows for unit, _ in unit_figures]
     merged = merge_column_stats(objs)
@@ -472,8 +469,7 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
         if bounds["ndv"][3]:
             updates["numDVs"] = base.numDVs
         else:
-            updates["numDVs"] = _ndv_estimate(frequencies, len(objs), units_total, non_null, exact_nulls, rows,
-                                              values_read, rows_once, bounds)
+            updates["numDVs"] = _ndv_estimate(counts, len(objs), units_total, non_null, exact_nulls, rows, bounds)
     if getattr(data, "histogram", None):
         bounds.update(_quartile_bands(plan, data.histogram, objs, units_total))
     updates["bitVectors"] = None  # the sample's sketch is not the partition's
@@ -483,26 +479,24 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
 
 
 def _sampled_ndv(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int, units_read: int, units_total: int,
-                 frequencies: dict[int, int], values_read: int, rows_once: int, bounds: dict[str, list]
-                 ) -> ColumnStatisticsObj:
+                 counts: ValueCounts | None, bounds: dict[str, list]) -> ColumnStatisticsObj:
     """A column whose figures tier 0 made exact but NDV: tier 0's, with the NDV the sample's counts estimate (the
     values read: the counts' own, every value seen once or more in some row group)."""
     if not plan.has_ndv or "ndv" not in bounds or bounds["ndv"][3]:
         return exact
     nulls = exact.statsData.value.numNulls
-    ndv = _ndv_estimate(frequencies, units_read, units_total, rows - nulls, True, rows, values_read, rows_once,
-                        bounds)
+    ndv = _ndv_estimate(counts, units_read, units_total, rows - nulls, True, rows, bounds)
     return with_ndv(exact, ndv)
 
 
-def _ndv_estimate(frequencies: dict[int, int], units_read: int, units_total: int, non_null: int, exact_nulls: bool,
-                  rows: int, values_read: int, rows_once: int, bounds: dict[str, list]) -> int:
+def _ndv_estimate(counts: ValueCounts | None, units_read: int, units_total: int, non_null: int, exact_nulls: bool,
+                  rows: int, bounds: dict[str, list]) -> int:
     """GEE's NDV within tier 0's band, which it narrows; its band replaces tier 0's in `bounds`."""
     known = bounds["ndv"]
     high = min(known[2], non_null if exact_nulls else rows - round(bounds["nulls"][1]))
     values_high = non_null if exact_nulls else rows - bounds["nulls"][1]
-    ndv = gee_ndv(frequencies, units_read, units_total, known[1], max(high, known[1]), values_read, values_high,
-                  non_null, rows_once)
+    ndv = gee_ndv(counts.by_row_groups if counts else {}, units_read, units_total, known[1], max(high, known[1]),
+                  counts.values if counts else 0, values_high, non_null, counts.rows_once if counts else 0)
     bounds["ndv"] = [round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method]
     return round(ndv.value)
 

@@ -18,8 +18,7 @@ from ..metastore.changes import FollowUp
 from ..result import Result
 from ..tables.external import follow_partitions
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics,
-                                      NotConvertible,
-                                      column_stat_from_hive, hive_stats_from_spark, partition_column_stat,
+                                      NotConvertible, column_stat_from_hive, hive_stats_from_spark, partition_column_stat,
                                       rows_by_key_value, stats_to_properties)
 from .spark_catalog import (
     SparkTable,

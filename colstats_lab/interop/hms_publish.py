@@ -27,7 +27,7 @@ from ..storage import list_data_files
 from ..metastore import ColumnStatisticsObj, Metastore, Table
 from ..metastore.changes import AlterPartitionParams
 from ..tables.external import listed_sums
-from ..column_statistics.estimators import inexact_figures, tiered_columns
+from ..column_statistics.estimators import inexact_figures, tiers_by_column
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogStatistics, column_stat_from_hive,
@@ -245,8 +245,7 @@ def _basic_params(params: dict[str, str], columns: list[str], rows: int, size: i
     tiered ANALYZE estimated (or could not read) is published but not flagged accurate, since Hive answers count,
     min and max from flagged columns alone; `colstats.tiers` names each tiered column's tier for a reader."""
     exact = {c for c in columns if not {"nulls", "min", "max"} & set(inexact_figures(params, c))}
-    tiers = tiered_columns(params)
-    named = ";".join(f"{c}={tiers[c]['tier']}" for c in columns if c in tiers)
+    named = ";".join(f"{c}={tier}" for c, tier in tiers_by_column([params], columns).items())
     return {"numRows": str(rows), "totalSize": str(size), "numFiles": str(params.get("numFiles", "0")),
             ACCURATE_PARAM: StatsAccuracy(True, exact).to_param() or "", PUBLISHED_PARAM: ",".join(columns),
             TIERS_PARAM: named, **spark}

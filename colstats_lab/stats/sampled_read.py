@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
-from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
 from ..files import FileState
 
@@ -55,8 +55,7 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
                 table = _read_row_group(unit, names)
                 yield from _conformed(table, target, index, unit.part).to_batches(max_chunksize=65_536)
 
-    tasks = min(len(chosen), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
-    return spark.range(0, len(chosen), 1, numPartitions=max(1, tasks)).mapInArrow(read, out_schema)
+    return spark.range(0, len(chosen), 1, numPartitions=_slices(spark, len(chosen))).mapInArrow(read, out_schema)
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,11 @@ class ValueCounts:
     seen: int
     rows_once: int
     values: int
+
+    @property
+    def by_row_groups(self) -> dict[int, int]:
+        """j -> values seen in exactly j sampled row groups (3: three or more), as the NDV estimators take them."""
+        return {1: self.once, 2: self.twice, 3: self.seen - self.once - self.twice}
 
 
 def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: dict[int, tuple[str, ...]]
@@ -112,15 +116,20 @@ def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: di
                 out["rows_once"].append(pc.sum(pc.equal(grouped.column("rows_sum"), 1)).as_py() or 0)
             yield pa.RecordBatch.from_pydict(out, schema=_FREQUENCIES)
 
-    slices = min(len(tasks), max(1, spark.sparkContext.defaultParallelism if _classic(spark) else 2) * 2)
-    rows = spark.range(0, len(tasks), 1, numPartitions=slices).mapInArrow(
-        count, "part int, c int, once long, twice long, seen long, rows_once long, values_read long").collect()
-    return {(r["part"], r["c"]): ValueCounts(r["once"], r["twice"], r["seen"], r["rows_once"], r["values_read"]) for r in rows}
+    rows = spark.range(0, len(tasks), 1, numPartitions=_slices(spark, len(tasks))).mapInArrow(
+        count, from_arrow_schema(_FREQUENCIES)).collect()  # one row a partition and column: counts only
+    return {(r["part"], r["c"]): ValueCounts(r["once"], r["twice"], r["seen"], r["rows_once"], r["values_read"])
+            for r in rows}
 
 
-_FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), ("once", pa.int64()), ("twice", pa.int64()),
-                          ("seen", pa.int64()),
-                          ("rows_once", pa.int64()), ("values_read", pa.int64())])
+_FREQUENCIES = pa.schema([("part", pa.int32()), ("c", pa.int32()), *[(name, pa.int64()) for name in (
+    "once", "twice", "seen", "rows_once", "values_read")]])
+
+
+def _slices(spark: SparkSession, tasks: int) -> int:
+    """Spark tasks for `tasks` units of work: two a core, so a slow one does not hold the job alone."""
+    cores = spark.sparkContext.defaultParallelism if _classic(spark) else 2
+    return max(1, min(tasks, cores * 2))
 
 
 def _opened_once(mine: list[tuple[int, int, tuple[str, ...]]], by_part: dict[int, list[SampledUnit]]
