@@ -282,6 +282,10 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
         for later in ("TAB_COL_STATS", "PART_COL_STATS", "PART_STATS_SEGMENTS"):  # 24's (the history went above)
             conn.execute(f"ALTER TABLE {later} DROP COLUMN NUM_NANS")
         conn.execute("DROP VIEW STATS_FLAGS")  # 25's
+        for later in ("TAB_COL_STATS", "PART_COL_STATS", "PART_STATS_SEGMENTS"):  # 26's
+            conn.execute(f"ALTER TABLE {later} DROP COLUMN SUM_VALUES")
+            conn.execute(f"ALTER TABLE {later} DROP COLUMN SUM_SQUARED_DEVIATIONS")
+        conn.execute("DROP TABLE ROW_SKETCHES")  # 27's
         conn.execute("PRAGMA user_version = 7")
     ms = Metastore(path)
     try:

@@ -19,6 +19,7 @@ from ..file_columns import nanos_columns
 from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, Metastore,
     NoSuchObjectException, Partition, StatsAccuracy, ColumnPath, Table, ValidWriteIdList)
 from ..column_statistics.frequent_items import items_tracked
+from ..metastore.row_sketches import RowSketch
 from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
@@ -156,6 +157,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     files = snapshot_files(metastore, table, valid, partitions)
     groups: dict[tuple, GroupStats] = {}
     tiered: TieredScan | None = None
+    # a sketch of whole rows (a profile's duplicates) only where the scan reads every column anyway
+    every_column = stmt.mode == "columns" and {p.name for p in plans} >= table.stats_column_names
     if stmt.mode != "noscan":
         plans, footers = _footer_plans(table, files, plans)
         tier_notes: list[str] = []
@@ -167,7 +170,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
             frame = read_snapshot(spark(), table, scanned, reuse=True)  # Spark starts once the statement is known good
             with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
                     footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
-                groups = aggregate_stats(frame, table.partition_key_names, plans, footers)
+                groups = aggregate_stats(frame, table.partition_key_names, plans, footers,
+                                         rows_sketched=every_column)
         if tiered is not None:
             groups.update(tiered.groups)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
@@ -260,6 +264,24 @@ def _footer_plans(table: Table, files: list[PartitionFiles], plans: list[ColumnP
 
 def _values_of(part: PartitionFiles) -> tuple:
     return tuple(part.partition.values) if part.partition else ()
+
+
+def _keep_row_sketches(metastore: Metastore, table: Table, kept: list[PartitionFiles], grouped: dict,
+                       current: dict, fresh_table: Table, write_id: int, now: int) -> None:
+    """Keeps the row sketch of each owner this ANALYZE read whole; a managed owner's sketch made by the ANALYZE
+    before, with no write since, follows it to this one's write ID (no row changed). An external table's files
+    change unseen: its sketch holds only while no ANALYZE has been made since."""
+    made = {part.part_name: RowSketch(grouped[part.part_name].row_sketch, grouped[part.part_name].num_rows,
+                                      write_id, now)
+            for part in kept if grouped[part.part_name].row_sketch is not None}
+    if made:
+        metastore.set_row_sketches(table.dbName, table.tableName, made)
+    if kind_of(table).written_elsewhere:
+        return
+    carried = {part.part_name: ((current[part.part_name] if part.partition is not None else fresh_table).writeId,
+                                write_id) for part in kept if part.part_name not in made}
+    if carried:
+        metastore.carry_row_sketches(table.dbName, table.tableName, carried)
 
 
 def _group_of(part: PartitionFiles, plans: list[ColumnPlan], groups: dict) -> GroupStats:
@@ -382,5 +404,6 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
         # another job may change these files at any time: readers compare them with a listing
         metastore.record_analyzed_files(table.dbName, table.tableName, {
             p.part_name: p.states for p in files if p.partition is None or p.part_name in current})
+    _keep_row_sketches(metastore, table, kept, grouped, current, fresh_table, write_id, now)
     if mode != "noscan":
         outcome.num_rows = total_rows

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..coltypes import StatsKind
-from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj
+from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Moments, merged_moments
 from .quantiles import merge as merge_histograms
 from .quantiles import sketch_family
 from .sketches import sketch_ndv, union
@@ -26,6 +26,7 @@ from .stats_rows import StatsColumn
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP,
            StatsKind.COLLECTION)
+_MOMENT_KINDS = (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE)
 
 
 
@@ -52,6 +53,7 @@ class SegmentStats:
     falses: int
     histogram: bytes | None = None  # the union of the KLL sketches; None when a part with values has none
     nans: int | None = None  # a double's NaN values; None when a part did not count its own
+    moments: Moments | None = None  # a number's sums; None when a part with values kept none
 
 
 def spark_order(value):
@@ -89,7 +91,8 @@ def merge_partitions(column: StatsColumn) -> SegmentStats:
     return _merged(column.col_type, column.kind, len(column.rows), column.rows, column.nulls, column.lows,
                    column.highs, column.sketches, [bool(s) or not n for s, n in zip(column.sketches, column.ndvs)],
                    [n or 0 for n in column.ndvs], lengths, column.max_lens, column.trues, column.falses,
-                   column.histograms or [None] * len(column.rows), column.nans or [None] * len(column.rows))
+                   column.histograms or [None] * len(column.rows), column.nans or [None] * len(column.rows),
+                   column.moments or [None] * len(column.rows))
 
 
 def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
@@ -98,16 +101,17 @@ def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
     pick = lambda attribute: [getattr(p, attribute) for p in parts]  # noqa: E731
     return _merged(first.col_type, first.kind, sum(pick("parts")), pick("rows"), pick("nulls"), pick("low"),
                    pick("high"), pick("sketch"), pick("all_sketched"), pick("max_ndv"), pick("total_len"),
-                   pick("max_len"), pick("trues"), pick("falses"), pick("histogram"), pick("nans"))
+                   pick("max_len"), pick("trues"), pick("falses"), pick("histogram"), pick("nans"), pick("moments"))
 
 
 def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketched, max_ndvs, lengths, max_lens,
-            trues, falses, histograms, nans) -> SegmentStats:
+            trues, falses, histograms, nans, moments) -> SegmentStats:
     """Hive's rules on parallel lists: counts add (lengths as whole totals, so that the row-weighted
     average length comes out the same in any grouping), the merged range, the union of the sketches
     while every part with values has one, else the largest part NDV as the lower bound Hive falls back to.
     The KLL sketches merge while every part with values has one: a union missing a part would describe
-    other rows than the merged level's."""
+    other rows than the merged level's. The sums merge by Chan's rule over each part's values (neither NULL
+    nor NaN), while every part with values kept its own."""
     sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION,
                                                   StatsKind.STRUCT)
     low, high = merged_range(lows, highs) if kind in _RANGED else (None, None)
@@ -118,7 +122,9 @@ def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketc
                         union(sketches) if sketched else None, sketched, max(max_ndvs, default=0),
                         sum(lengths), max((n or 0 for n in max_lens), default=0),
                         sum(n or 0 for n in trues), sum(n or 0 for n in falses), histogram,
-                        None if kind is not StatsKind.DOUBLE or None in nans else sum(nans))
+                        None if kind is not StatsKind.DOUBLE or None in nans else sum(nans),
+                        merged_moments([(m, r - (n or 0) - (nan or 0)) for m, r, n, nan in zip(moments, rows, nulls, nans)])
+                        if kind in _MOMENT_KINDS else None)
 
 
 def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False) -> ColumnStatisticsObj:
@@ -139,7 +145,10 @@ def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False)
         else:
             ndv = merged.max_ndv
     if kind is StatsKind.DOUBLE:
-        data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram, merged.nans)
+        data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram, merged.nans,
+                          merged.moments)
+    elif kind in _MOMENT_KINDS:
+        data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram, merged.moments)
     elif kind in _RANGED:
         data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram)
     elif kind in (StatsKind.STRING, StatsKind.BINARY):

@@ -58,6 +58,44 @@ class Timestamp:
         return text
 
 
+@dataclass(frozen=True)
+class Moments:
+    """Not Hive's: the sum of a number column's values and the sum of their squared deviations from its mean,
+    over the values that are neither NULL nor NaN, kept by ANALYZE's one pass so that a profile shows the mean
+    and standard deviation with no second scan. The deviations are kept rather than the sum of squares, as
+    they merge over partitions exactly (Chan et al.'s pairwise rule) where a sum of squares loses the
+    variance of values far from zero to cancellation. Sums of whole numbers are exact below 2^53."""
+
+    sumValues: float
+    sumSquaredDeviations: float
+
+    def mean(self, count: int) -> float | None:
+        return self.sumValues / count if count > 0 else None
+
+    def stddev(self, count: int) -> float | None:
+        """The sample standard deviation (n - 1, as pandas' and ydata-profiling's); None below two values."""
+        return (max(self.sumSquaredDeviations, 0.0) / (count - 1)) ** 0.5 if count > 1 else None
+
+
+def merged_moments(parts: list[tuple[Moments | None, int]]) -> Moments | None:
+    """The moments of the union of parts given as (moments, values counted); None when a part with values
+    has none (its values' sum is unknown) or no part has a value (as a scan's sum of no value is NULL)."""
+    total, deviations, count = 0.0, 0.0, 0
+    for moments, values in parts:
+        if values <= 0:
+            continue
+        if moments is None:
+            return None
+        if count:
+            delta = moments.sumValues / values - total / count
+            deviations += moments.sumSquaredDeviations + delta * delta * count * values / (count + values)
+        else:
+            deviations = moments.sumSquaredDeviations
+        total += moments.sumValues
+        count += values
+    return Moments(total, deviations) if count else None
+
+
 @dataclass
 class BooleanColumnStatsData:
     numTrues: int
@@ -74,6 +112,7 @@ class LongColumnStatsData:
     numDVs: int
     bitVectors: bytes | None = None
     histogram: bytes | None = None  # Hive 4's KLL sketch (HISTOGRAM), as Spark's kll_sketch_agg_* writes it
+    moments: Moments | None = None
 
 
 @dataclass
@@ -89,6 +128,7 @@ class DoubleColumnStatsData:
     bitVectors: bytes | None = None
     histogram: bytes | None = None
     numNaNs: int | None = None
+    moments: Moments | None = None
 
 
 @dataclass
@@ -99,6 +139,7 @@ class DecimalColumnStatsData:
     numDVs: int
     bitVectors: bytes | None = None
     histogram: bytes | None = None
+    moments: Moments | None = None
 
 
 @dataclass

@@ -16,6 +16,12 @@ def estimate(sketch: bytes | None) -> float:
     return hll_sketch.deserialize(sketch).get_estimate() if sketch else 0.0
 
 
+def estimate_bounds(sketch: bytes, sigmas: int = 3) -> tuple[float, float, float]:
+    """A sketch's estimate and DataSketches' bounds on the true count at `sigmas` standard deviations."""
+    loaded = hll_sketch.deserialize(sketch)
+    return loaded.get_estimate(), loaded.get_lower_bound(sigmas), loaded.get_upper_bound(sigmas)
+
+
 def union(sketches: list[bytes], lg_k: int = NDV_LG_K) -> bytes | None:
     """The union of serialized sketches, serialized as they are stored (compact HLL_4); None when there
     are none.

@@ -17,6 +17,7 @@ from .model import (
     ColumnStatisticsData,
     ColumnStatisticsObj,
     Date,
+    Moments,
     Timestamp,
 )
 
@@ -25,8 +26,10 @@ ROW_COLUMNS = (
     "DOUBLE_LOW_VALUE", "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE",
     "NUM_NULLS", "NUM_DISTINCTS", "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
     "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES", "NUM_NANS",
+    "SUM_VALUES", "SUM_SQUARED_DEVIATIONS",
 )
 
+_MOMENT_KINDS = (StatsKind.LONG, StatsKind.DECIMAL)  # and DOUBLE, read with its NaN count
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 
 
@@ -114,9 +117,11 @@ def figures_to_values(obj: ColumnStatisticsObj) -> tuple:
         low, high = value_to_text(kind, data.lowValue), value_to_text(kind, data.highValue)
         long_low, long_high, avg_len, max_len = data.lowValue, data.highValue, data.avgColLen, data.highValue
     nans = data.numNaNs if kind is StatsKind.DOUBLE else None
+    moments = getattr(data, "moments", None)
     return (obj.colName.lower(), col_type.name, low, high, long_low, long_high, double_low, double_high,
             decimal_low, decimal_high, data.numNulls, ndv, data.bitVectors, avg_len, max_len, trues, falses,
-            micros_low, micros_high, histogram, obj.numValues, nans)
+            micros_low, micros_high, histogram, obj.numValues, nans,
+            *((moments.sumValues, moments.sumSquaredDeviations) if moments is not None else (None, None)))
 
 
 def row_to_obj(row) -> ColumnStatisticsObj:
@@ -128,6 +133,13 @@ def row_to_obj(row) -> ColumnStatisticsObj:
         data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
                           highValue=text_to_value(kind, row["HIGH_VALUE"]),
                           numDVs=row["NUM_DISTINCTS"], histogram=row["HISTOGRAM"], numNaNs=_column(row, "NUM_NANS"),
+                          moments=row_moments(_column(row, "SUM_VALUES"), _column(row, "SUM_SQUARED_DEVIATIONS")),
+                          **common)
+    elif kind in _MOMENT_KINDS:
+        data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
+                          highValue=text_to_value(kind, row["HIGH_VALUE"]), numDVs=row["NUM_DISTINCTS"],
+                          histogram=row["HISTOGRAM"],
+                          moments=row_moments(_column(row, "SUM_VALUES"), _column(row, "SUM_SQUARED_DEVIATIONS")),
                           **common)
     elif kind in _RANGED:
         data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
@@ -147,6 +159,11 @@ def row_to_obj(row) -> ColumnStatisticsObj:
         data = data_class(numTrues=row["NUM_TRUES"], numFalses=row["NUM_FALSES"], **common)
     return ColumnStatisticsObj(row["COLUMN_NAME"], col_type.name, ColumnStatisticsData.of(data),
                                numValues=_value_count(row))
+
+
+def row_moments(total: float | None, deviations: float | None) -> Moments | None:
+    """A number column's kept sums from SUM_VALUES and SUM_SQUARED_DEVIATIONS (None: not kept)."""
+    return None if total is None or deviations is None else Moments(float(total), float(deviations))
 
 
 def _value_count(row) -> int | None:
@@ -184,6 +201,7 @@ class StatsColumn:
     histograms: list = field(default_factory=list)
     counts_values: bool = False  # `rows` are the values counted (an array's elements), not the partitions' rows
     nans: list = field(default_factory=list)  # a double's NaN values (None: not counted)
+    moments: list = field(default_factory=list)  # a number's kept sums (Moments; None: not kept)
 
     @classmethod
     def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> "StatsColumn":
@@ -199,7 +217,7 @@ class StatsColumn:
                        getattr(data, "numDVs", None), data.bitVectors, getattr(data, "avgColLen", None),
                        getattr(data, "maxColLen", None), getattr(data, "numTrues", None),
                        getattr(data, "numFalses", None), getattr(data, "histogram", None),
-                       getattr(data, "numNaNs", None))
+                       getattr(data, "numNaNs", None), getattr(data, "moments", None))
         return column
 
     @classmethod
@@ -207,11 +225,12 @@ class StatsColumn:
         """From rows of (COLUMN_NAME, COLUMN_TYPE, the values counted (NUM_VALUES, else the partition's
         numRows), NUM_NULLS, LOW_VALUE, the exact low as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for
         a timestamp), HIGH_VALUE, the exact high, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN,
-        NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM, whether NUM_VALUES is set, NUM_NANS) of one column."""
+        NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM, whether NUM_VALUES is set, NUM_NANS, SUM_VALUES,
+        SUM_SQUARED_DEVIATIONS) of one column."""
         name, col_type = rows[0][0], rows[0][1]
         kind = parse_type(col_type).stored_stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
-         trues, falses, parts, histograms, counted, nans) = (list(values) for values in zip(*rows))
+         trues, falses, parts, histograms, counted, nans, sums, deviations) = (list(values) for values in zip(*rows))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP, StatsKind.COLLECTION):
             # exact as integers: LONG_* for whole numbers, element counts and dates (days), *_MICROS for timestamps
             wrap = {StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}.get(kind)
@@ -219,7 +238,8 @@ class StatsColumn:
         else:
             lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
         return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
-                   trues, falses, parts, histograms, any(counted), nans)
+                   trues, falses, parts, histograms, any(counted), nans,
+                   [row_moments(t, d) for t, d in zip(sums, deviations)])
 
     def subset(self, indexes: list[int]) -> "StatsColumn":
         """The same column in the partitions at `indexes` only."""
@@ -227,10 +247,10 @@ class StatsColumn:
         return StatsColumn(self.name, self.col_type, self.kind, pick(self.rows), pick(self.nulls), pick(self.lows),
                            pick(self.highs), pick(self.ndvs), pick(self.sketches), pick(self.avg_lens),
                            pick(self.max_lens), pick(self.trues), pick(self.falses), pick(self.parts),
-                           pick(self.histograms), self.counts_values, pick(self.nans))
+                           pick(self.histograms), self.counts_values, pick(self.nans), pick(self.moments))
 
     def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses, histogram=None,
-            nans=None) -> None:
+            nans=None, moments=None) -> None:
         self.rows.append(rows)
         self.nulls.append(nulls)
         self.lows.append(low)
@@ -243,4 +263,5 @@ class StatsColumn:
         self.falses.append(falses)
         self.histograms.append(histogram)
         self.nans.append(nans)
+        self.moments.append(moments)
 

@@ -749,10 +749,41 @@ LEFT JOIN TABLE_PARAMS TP ON TP.TBL_ID = T.TBL_ID AND TP.PARAM_KEY = 'COLUMN_STA
 """
 
 
+# A number column's sum and the sum of its squared deviations from the mean (column_statistics.model.Moments), over
+# its values that are neither NULL nor NaN: a profile's mean and standard deviation, kept by ANALYZE's one pass.
+# NULL where not kept (statistics from the files' metadata, a sample, another engine, or rows from before).
+_V26 = """ALTER TABLE TAB_COL_STATS ADD COLUMN SUM_VALUES REAL;
+ALTER TABLE TAB_COL_STATS ADD COLUMN SUM_SQUARED_DEVIATIONS REAL;
+ALTER TABLE PART_COL_STATS ADD COLUMN SUM_VALUES REAL;
+ALTER TABLE PART_COL_STATS ADD COLUMN SUM_SQUARED_DEVIATIONS REAL;
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN SUM_VALUES REAL;
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN SUM_SQUARED_DEVIATIONS REAL;
+ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN SUM_VALUES REAL;
+ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN SUM_SQUARED_DEVIATIONS REAL;
+"""
+
+
+# A sketch of each whole row's hash, per partition (PART_ID) or for an unpartitioned table (PART_ID NULL): the
+# distinct rows, hence the duplicate rows, of a profile. Written by an ANALYZE that reads every column, with the
+# owner's write ID then: a write since (a larger WRITE_ID on the owner) leaves it describing other rows, and the
+# reader then says so instead of using it.
+_V27 = """CREATE TABLE ROW_SKETCHES (
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    PART_ID INTEGER REFERENCES PARTITIONS (PART_ID) ON DELETE CASCADE,
+    SKETCH BLOB NOT NULL,
+    NUM_ROWS INTEGER NOT NULL,
+    WRITE_ID INTEGER NOT NULL,
+    LAST_ANALYZED INTEGER NOT NULL
+);
+CREATE INDEX ROW_SKETCHES_BY_OWNER ON ROW_SKETCHES (TBL_ID, PART_ID);
+CREATE INDEX ROW_SKETCHES_BY_PART ON ROW_SKETCHES (PART_ID);
+"""
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
-    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25]
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25, _V26, _V27]
 
 
 def migrate(db: "Database") -> int:

@@ -25,6 +25,7 @@ from .column_stats import ColumnStatisticsRepository
 from .expectations import ExpectationsRepository
 from .history import HistoryRepository
 from .metadata_store import TableMetadataRepository
+from .row_sketches import RowSketchRepository
 from .skew import SkewRepository
 from .snapshot_files import SnapshotFilesRepository
 from .stats_accuracy import StatsAccuracyRepository
@@ -65,6 +66,7 @@ class Metastore:
         self.stats_expectations = ExpectationsRepository(self)
         self.snapshot_files = SnapshotFilesRepository(self)
         self.autoanalyze_claims = AutoAnalyzeRepository(self)
+        self.row_sketches = RowSketchRepository(self)
         migrate(self.db)
         with self.snapshot():  # read first: a metastore that has it opens beside a writer holding the file
             made = self.catalog._db_id(DEFAULT_DB, required=False)
@@ -145,6 +147,9 @@ class Metastore:
     update_partition_column_statistics = forward("column_stats", ColumnStatisticsRepository.update_partition_column_statistics)
     set_aggr_stats_for = forward("column_stats", ColumnStatisticsRepository.set_aggr_stats_for)
     get_frequent_items = forward("column_stats", ColumnStatisticsRepository.get_frequent_items)
+    set_row_sketches = forward("row_sketches", RowSketchRepository.set_row_sketches)
+    carry_row_sketches = forward("row_sketches", RowSketchRepository.carry_row_sketches)
+    get_row_sketches = forward("row_sketches", RowSketchRepository.get_row_sketches)
     get_table_column_statistics = forward("column_stats", ColumnStatisticsRepository.get_table_column_statistics)
     get_table_statistics = forward("column_stats", ColumnStatisticsRepository.get_table_statistics)
     get_partition_column_statistics = forward("column_stats", ColumnStatisticsRepository.get_partition_column_statistics)

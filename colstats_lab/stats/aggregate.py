@@ -6,6 +6,7 @@ aggregates reaches the driver.
 """
 from __future__ import annotations
 
+import math
 import uuid
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -21,6 +22,7 @@ from ..column_statistics.model import (
     ColumnStatisticsObj,
     Date,
     ColumnPath,
+    Moments,
     Timestamp,
 )
 from ..column_statistics.quantiles import sketch_family
@@ -33,6 +35,8 @@ from .footers import GroupFigures, group_figures
 from .sketches import frequent_items_input, kll_aggregate, ndv_input
 
 ROWS = "__rows"
+ROW_SKETCH = "__row_hll"  # compacted with the NDV sketches (`_compacted`: a key ending _hll)
+_MOMENT_KINDS = (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE)  # numbers: their sums are kept (Moments)
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,9 @@ class ColumnPlan:
         else:
             value = col
         out = [value.alias(p + "v")]
+        if kind in _MOMENT_KINDS:  # as a double, so that a long's sum cannot overflow; NaN left out as NULL is
+            number = value if kind is StatsKind.DOUBLE else col.cast("double")
+            out.append((F.when(~F.isnan(number), number) if kind is StatsKind.DOUBLE else number).alias(p + "m"))
         if kind in (StatsKind.STRING, StatsKind.BINARY):
             out.append(F.length(col).alias(p + "len"))
         if self.has_ndv and self.sketches_ndv:
@@ -119,6 +126,9 @@ class ColumnPlan:
             out += [] if self.from_footers else [F.min(value).alias(p + "min"), F.max(value).alias(p + "max")]
         if kind is StatsKind.DOUBLE:  # NaN apart from NULL (footers leave NaN out: always counted here)
             out.append(F.count_if(F.isnan(value)).alias(p + "nans"))
+        if kind in _MOMENT_KINDS:  # what a profile's mean and standard deviation need, in the same pass
+            number = F.col(p + "m")
+            out += [F.sum(number).alias(p + "sum"), (F.var_pop(number) * F.count(number)).alias(p + "m2")]
         elif kind is StatsKind.COLLECTION:  # the elements of each: fewest, most and in all
             out += [F.min(value).alias(p + "min"), F.max(value).alias(p + "max"), F.sum(value).alias(p + "sumlen")]
         elif kind in (StatsKind.STRING, StatsKind.BINARY):
@@ -161,12 +171,13 @@ class ColumnPlan:
         family = sketch_family(self.type_name) if self.histogram else None
         kll = get("kll") if family is not None else None
         histogram = bytes(kll) if kll is not None else None
+        moments = _moments(get("sum"), get("m2")) if kind in _MOMENT_KINDS else None
         if kind is StatsKind.DOUBLE:
             nans = get("nans")
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch, histogram,
-                                            int(nans or 0) if row is not None or not num_rows else None)
+                                            int(nans or 0) if row is not None or not num_rows else None, moments)
         elif kind in (StatsKind.LONG, StatsKind.DECIMAL):
-            data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch, histogram)
+            data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch, histogram, moments)
         elif kind is StatsKind.DATE:
             low, high = get("min"), get("max")
             data = STATS_DATA_CLASSES[kind](None if low is None else Date(low), None if high is None else Date(high),
@@ -191,6 +202,14 @@ class ColumnPlan:
                                    numValues=num_rows if self.element else None)
 
 
+def _moments(total, deviations) -> Moments | None:
+    """The kept sums of a number column; None where it has no value, or an infinite one (whose mean is not a
+    number a profile can show: the metastore keeps no infinity or NaN in a REAL)."""
+    if total is None or deviations is None or not math.isfinite(total) or not math.isfinite(deviations):
+        return None
+    return Moments(float(total), float(deviations))
+
+
 def _avg(total, rows: int) -> float:
     return float(total or 0) / rows if rows else 0.0
 
@@ -202,6 +221,7 @@ class GroupStats:
     values: tuple[str | None, ...]
     num_rows: int
     columns: list[ColumnStatisticsObj]
+    row_sketch: bytes | None = None  # the compact HLL of each whole row's hash (aggregate_stats' `rows_sketched`)
 
 
 @lru_cache(maxsize=64)
@@ -215,18 +235,21 @@ def _aggregation(session: SparkSession, columns: tuple[ColumnPlan, ...]) -> tupl
 
 
 def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan],
-                    footers: dict[tuple, GroupFigures] | None = None) -> dict[tuple, GroupStats]:
+                    footers: dict[tuple, GroupFigures] | None = None,
+                    rows_sketched: bool = False) -> dict[tuple, GroupStats]:
     """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
     group's partition values as text (the empty tuple when there are no keys). `footers` holds each
     group's footer figures of the columns planned `from_footers`; a group whose footers count other rows
     than the scan read (a file rewritten meanwhile) raises, as its figures would mix two states.
     The values inside an array or a map (element plans) are aggregated over its explode: one more
-    aggregation per such collection, as their rows are not the table's."""
+    aggregation per such collection, as their rows are not the table's. With `rows_sketched` each group also
+    keeps an HLL sketch of its whole rows' hashes (every column of `frame`), in the same pass: its distinct rows."""
     keys = [F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
     key_names = [f"__k{i}" for i in range(len(group_keys))]
     row_plans = [p for p in columns if not p.element]
-    rows = _grouped(frame.select(*keys, *_aggregation(frame.sparkSession, tuple(row_plans))[0]), key_names,
-                    row_plans)
+    row_hash = [row_hash_input(frame).alias("__rowhash")] if rows_sketched else []
+    rows = _grouped(frame.select(*keys, *_aggregation(frame.sparkSession, tuple(row_plans))[0], *row_hash), key_names,
+                    row_plans, [F.hll_sketch_agg(F.col("__rowhash"), NDV_LG_K).alias(ROW_SKETCH)] if rows_sketched else [])
     by_collection: dict[tuple[str, ...], list[ColumnPlan]] = {}
     for plan in columns:
         if plan.element:
@@ -258,16 +281,25 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
                 objs.append(plan.stats_obj(row_index, record, num_rows,
                                            figures.columns.get(plan.name) if figures else None))
                 row_index += 1
-        out[values] = GroupStats(values, num_rows, objs)
+        out[values] = GroupStats(values, num_rows, objs, record.get(ROW_SKETCH))
     return out
 
 
-def _grouped(inputs: DataFrame, key_names: list[str], plans: list[ColumnPlan]) -> dict[tuple, dict]:
+def row_hash_input(frame: DataFrame) -> Column:
+    """A 64-bit hash of each whole row: every column as Spark reads it, a column holding a map as its JSON text
+    (Spark hashes no map); two rows alike in every column hash alike."""
+    parts = [F.to_json(F.col(f"`{f.name}`")) if "map<" in f.dataType.simpleString() else F.col(f"`{f.name}`")
+             for f in frame.schema.fields]
+    return F.xxhash64(*parts)
+
+
+def _grouped(inputs: DataFrame, key_names: list[str], plans: list[ColumnPlan],
+             extra: list[Column] | None = None) -> dict[tuple, dict]:
     """The aggregates of `plans` over `inputs` per group of `key_names` (one row without keys), by the
     group's values: one row per partition is all that reaches the driver, a shuffle partition at a time, each
     row's NDV sketches compacted as it comes (collected at once, 10,000 partitions' rows of 20 columns held
     400 MiB of Spark's HLL_8 sketches in this process)."""
-    exprs = _aggregation(inputs.sparkSession, tuple(plans))[1]
+    exprs = (*_aggregation(inputs.sparkSession, tuple(plans))[1], *(extra or []))
     grouped = inputs.groupBy(*key_names).agg(*exprs) if key_names else inputs.agg(*exprs)
     return {tuple(row[k] for k in key_names): _compacted(row.asDict())
             for row in grouped.toLocalIterator(prefetchPartitions=True)}
