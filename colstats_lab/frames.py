@@ -14,7 +14,7 @@ import pandas as pd
 
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
 from .column_statistics.estimators import tiered_columns
-from .column_statistics.model import Date, Timestamp
+from .column_statistics.model import ColumnStatisticsObj, Date, Timestamp
 from .column_statistics import drift
 from .metastore.history import engine_of, state_picker
 from .column_statistics.names import make_part_name
@@ -48,6 +48,8 @@ def _values(obj) -> dict:
         out["q1"], out["median"], out["q3"] = out["quartiles"]
     if hasattr(data, "avgColLen"):  # an array's or map's: its elements
         out["avg_len"], out["max_len"] = data.avgColLen, getattr(data, "maxColLen", out.get("max"))
+    if getattr(data, "moments", None) is not None:
+        out["moments"] = data.moments
     if hasattr(data, "numTrues"):
         out["trues"], out["falses"] = data.numTrues, data.numFalses
         out["ndv"] = int(data.numTrues > 0) + int(data.numFalses > 0)
@@ -74,6 +76,14 @@ def _hive_level(partition: str | None) -> str | None:
 def level_frame(metastore: Metastore, table: Table, partition: str | None = None) -> tuple[pd.DataFrame, int]:
     """One row per column of the table level (partition None) or of one partition, as the statistics view
     shows them, and the row count they cover."""
+    records, _objs, rows = level_records(metastore, table, partition)
+    return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
+
+
+def level_records(metastore: Metastore, table: Table, partition: str | None = None
+                  ) -> tuple[list[dict], dict[str, ColumnStatisticsObj], int]:
+    """level_frame's rows as records (with a number column's kept sums under `moments`), each column's
+    statistics by name, and the row count they cover."""
     partition = _hive_level(partition)
     columns = table.figure_columns
     names = [c.name for c in columns]
@@ -122,7 +132,7 @@ def level_frame(metastore: Metastore, table: Table, partition: str | None = None
         if aggr is not None:
             record["coverage"] = f"{aggr.covered[column.name]} of {aggr.partsRequested}"
         records.append(record)
-    return pd.DataFrame(records, columns=FRAME_COLUMNS, dtype=object), rows  # object: None stays None, NaN stays NaN
+    return records, by_name, rows
 
 
 def distribution(metastore: Metastore, table: Table, column: str, partition: str | None = None

@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import frames
 from .analyze.stale import staleness_frame
-from .column_statistics.names import DEFAULT_PARTITION_NAME, split_table_name
+from .column_statistics.names import DEFAULT_PARTITION_NAME, make_part_name, split_table_name
 from .commands import analyze as analyze_commands
 from .commands import catalogs, reads
 from .commands import join_skew as join_skew_commands
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from .column_statistics.quantiles import Distribution
     from .lab import Lab
+    from .profiles import Profile
     from .pruning import PruningReport
     from .result import Result
     from .skew import SkewReport
@@ -233,13 +234,29 @@ class TableHandle:
     def expect(self, column: str, **rules) -> pd.DataFrame:
         """Stores rules on a column's statistics, checked on every state kept from now on.
 
-        Rules: `nulls_below`, `ndv_between` ((low, high)), `psi_below`, `min_at_least`, `max_at_most`; each
-        commit that stores a state checks them, from statistics alone. Returns their outcomes on the latest
+        Rules: `nulls_below`, `ndv_between` ((low, high)), `psi_below`, `min_at_least`, `max_at_most`, and
+        Deequ's anomaly detection over the kept states: `anomaly="relative_change"` (the change against the
+        state before at most `threshold`) or `anomaly="baseline"` (within `threshold` standard deviations of the
+        last `window` states' mean), of `figure` (rows, nulls, null_fraction, ndv, mean, min, max; rows by
+        default). Each commit that stores a state checks them, from statistics alone. Returns their outcomes on the latest
         states now (`inspect.expectations()`'s columns). Raises InvalidArgument naming an unknown or
         malformed rule."""
         table = self._lab.resolve(self.name)
         expectation_id = self._lab.metastore.apply([AddExpectation(table, column, tuple(rules.items()))])[0]
         return frames.expectations_frame(self._lab.metastore, table, expectation_id)
+
+    def profile(self, partition: dict | str | None = None) -> Profile:
+        """The table's profile, read from the statistics it keeps: no Spark job.
+
+        At the table level (merged over every partition) or of one `partition` (a spec dict or a name). Returns
+        a Profile: `.columns` a row per column (rows, NULLs, NaNs, NDV, min, max, mean and standard deviation,
+        quantiles, a histogram from the KLL sketch, top values with their shares, alerts), `.alerts`,
+        `.suggest()`, `.to_great_expectations(path)`, `.to_html(path)`. A figure from a sample says so in
+        `sampled`. Raises NoSuchObjectException naming an unknown partition."""
+        from .profiles import table_profile
+
+        name = None if partition is None else _partition_name(partition)
+        return table_profile(self._lab.metastore, self._lab.resolve(self.name), name)
 
     def publish(self) -> Result:
         """Publishes the lab's statistics accurate now where other engines read them.
@@ -288,7 +305,7 @@ class TableHandle:
     def view(self, kind: str = "stats", *args, **kwargs):
         """A workbench view of this table, as an ipywidgets object.
 
-        `kind`: "stats", "freshness", "skew" (give the columns), "drift" (a column), "metadata",
+        `kind`: "stats", "profile", "freshness", "skew" (give the columns), "drift" (a column), "metadata",
         "transactions", "engines", "puffin". Raises InvalidArgument naming an unknown kind."""
         return self._lab.views(kind, self.name, *args, **kwargs)
 
@@ -484,6 +501,15 @@ def _partition_clause(partition: dict | str | None) -> str:
         raise InvalidArgument(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
     return " PARTITION (" + ", ".join(quoted(str(key)) if value is None else f"{quoted(str(key))}={_literal(value)}"
                                       for key, value in pairs) + ")"
+
+
+def _partition_name(partition: dict | str) -> str:
+    """A partition given as a spec dict or a name, as its name (`ds=2026-11-21`)."""
+    if isinstance(partition, dict):
+        return make_part_name([str(k) for k in partition], [None if v is None else str(v) for v in partition.values()])
+    if isinstance(partition, str):
+        return partition.strip()
+    raise InvalidArgument(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
 
 
 def _unescaped(value: str | None) -> str | None:

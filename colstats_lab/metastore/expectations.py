@@ -9,11 +9,21 @@ The rules, each a threshold a person reads off the figures:
   the state against the cell's previous state, or for a partition's first state against the last state of
   the partition before it by name (yesterday, for daily ones), is below it; nothing to measure on either
   side: not checked (top values kept later by a skew report check it then);
-- min_at_least / max_at_most: the column's min and max (numbers, dates as ISO text, ...) stay within.
+- min_at_least / max_at_most: the column's min and max (numbers, dates as ISO text, ...) stay within;
+- anomaly: Deequ's anomaly detection on one figure of the states over time (rows, nulls, null_fraction, ndv,
+  mean, min or max; `figure`, rows by default):
+  - relative_change: the figure's change against the state before (the cell's previous state, or for a
+    partition's first state the last state of the partition before it by name), |now / before - 1|, is at
+    most `threshold` (Deequ's RelativeRateOfChangeStrategy with equal bounds both ways);
+  - baseline: the figure lies within `threshold` standard deviations of the mean of the last `window`
+    states before it (the cell's, or for a partition's first state the latest of the `window` partitions
+    before it), as Deequ's OnlineNormalStrategy; fewer than two such states: not checked.
+  The outcome's figure is the change, or the distance from the baseline's mean in standard deviations.
 """
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +36,10 @@ from ..column_statistics.merge import spark_order
 from ..column_statistics.stats_rows import text_to_value
 from .repository import Repository
 
-RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most")
+RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most", "anomaly")
+ANOMALY_STRATEGIES = ("relative_change", "baseline")
+ANOMALY_FIGURES = ("rows", "nulls", "null_fraction", "ndv", "mean", "min", "max")
+DEFAULT_WINDOW = 10  # states a baseline is the mean of
 
 
 @dataclass(frozen=True)
@@ -37,9 +50,14 @@ class Outcome:
 
 
 def checked_rules(rules: dict) -> dict:
-    """The rules as stored (JSON-able); raises InvalidInputException naming an unknown or malformed one."""
+    """The rules as stored (JSON-able); raises InvalidInputException naming an unknown or malformed one. An
+    anomaly rule's `threshold`, `figure` and `window` come as arguments of their own beside `anomaly`."""
     if not rules:
         raise InvalidInputException(f"expect takes at least one rule: {', '.join(RULES)}")
+    rules = dict(rules)
+    options = {key: rules.pop(key) for key in ("threshold", "figure", "window") if key in rules}
+    if options and "anomaly" not in rules:
+        raise InvalidInputException(f"{', '.join(options)} go with anomaly=\"relative_change\" or \"baseline\"")
     out = {}
     for name, value in rules.items():
         if name not in RULES:
@@ -53,18 +71,86 @@ def checked_rules(rules: dict) -> dict:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise InvalidInputException(f"{name} takes a number at least 0, not {value!r}")
             value = float(value)
+        elif name == "anomaly":
+            value = _anomaly(value, options)
         else:
             value = str(value)
         out[name] = value
     return out
 
 
-def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None) -> list[Outcome]:
-    """Each rule's outcome on one state (`previous`: the state its PSI is against)."""
+def _anomaly(strategy, options: dict) -> dict:
+    if strategy not in ANOMALY_STRATEGIES:
+        raise InvalidInputException(f"anomaly is {' or '.join(ANOMALY_STRATEGIES)}, not {strategy!r}")
+    threshold = options.get("threshold")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold < 0:
+        raise InvalidInputException(f"anomaly={strategy!r} takes threshold=, a number at least 0, not {threshold!r}")
+    figure = options.get("figure", "rows")
+    if figure not in ANOMALY_FIGURES:
+        raise InvalidInputException(f"an anomaly's figure is one of {', '.join(ANOMALY_FIGURES)}, not {figure!r}")
+    window = options.get("window", DEFAULT_WINDOW)
+    if isinstance(window, bool) or not isinstance(window, int) or window < 2:
+        raise InvalidInputException(f"an anomaly's window is a whole number of states, at least 2, not {window!r}")
+    return {"strategy": strategy, "threshold": float(threshold), "figure": figure, "window": window}
+
+
+def state_figure(state: StatsState, figure: str) -> float | None:
+    """One figure of a kept state as a number (None where the state lacks it)."""
+    data = state.stats.statsData.value
+    if figure == "rows":
+        return state.rows if state.stats.numValues is None else state.stats.numValues
+    if figure == "nulls":
+        return data.numNulls
+    if figure == "null_fraction":
+        return null_fraction(state.stats, state.rows)
+    if figure == "ndv":
+        return getattr(data, "numDVs", None)
+    if figure == "mean":
+        moments = getattr(data, "moments", None)
+        rows = state.rows if state.stats.numValues is None else state.stats.numValues
+        values = (rows or 0) - (data.numNulls or 0) - (getattr(data, "numNaNs", None) or 0)
+        return moments.mean(values) if moments is not None else None
+    value = getattr(data, "lowValue" if figure == "min" else "highValue", None)
+    if value is None or isinstance(value, (str, bytes)):
+        return None
+    for unit in ("daysSinceEpoch", "microsSinceEpoch"):
+        if hasattr(value, unit):
+            return float(getattr(value, unit))
+    return float(value)
+
+
+def anomaly_outcome(rule: dict, state: StatsState, series: list[StatsState]) -> Outcome | None:
+    """An anomaly rule's outcome on `state` against the states before it (newest first); None: not checked."""
+    now = state_figure(state, rule["figure"])
+    before = [v for v in (state_figure(s, rule["figure"]) for s in series) if v is not None]
+    if now is None or not before:
+        return None
+    if rule["strategy"] == "relative_change":
+        last = before[0]
+        change = 0.0 if now == last else (abs(now / last - 1) if last else math.inf)
+        return Outcome("anomaly", change <= rule["threshold"], change)
+    window = before[:rule["window"]]
+    if len(window) < 2:
+        return None
+    mean = sum(window) / len(window)
+    sd = math.sqrt(sum((v - mean) ** 2 for v in window) / (len(window) - 1))
+    distance = abs(now - mean) / sd if sd else (0.0 if now == mean else math.inf)
+    return Outcome("anomaly", distance <= rule["threshold"], distance)
+
+
+def evaluate(rules: dict, kind, state: StatsState, previous: StatsState | None,
+             series: list[StatsState] | None = None) -> list[Outcome]:
+    """Each rule's outcome on one state (`previous`: the state its PSI is against; `series`: the states before
+    it an anomaly rule compares with, newest first)."""
     data = state.stats.statsData.value
     out = []
     for name, threshold in rules.items():
-        if name == "nulls_below":
+        if name == "anomaly":
+            outcome = anomaly_outcome(threshold, state, series if series is not None else
+                                      [previous] if previous is not None else [])
+            if outcome is not None:
+                out.append(outcome)
+        elif name == "nulls_below":
             figure = null_fraction(state.stats, state.rows)
             out.append(Outcome(name, figure is not None and figure < threshold, figure))
         elif name == "ndv_between":
@@ -103,13 +189,16 @@ def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = No
         tbl_id, column, part_name, engine = conn.execute(
             "SELECT TBL_ID, COLUMN_NAME, PART_NAME, ENGINE FROM COL_STATS_HISTORY WHERE HISTORY_ID = ?",
             (history_id,)).fetchone()
-        state, *before = read_states_up_to(conn, tbl_id, column, part_name, engine, history_id, 2)
-        previous = before[0] if before else _previous_partition(conn, tbl_id, column, part_name, engine, history_id)
+        expectations = [(e, json.loads(rules)) for e, rules in conn.execute(
+            "SELECT EXPECTATION_ID, RULES FROM STATS_EXPECTATIONS WHERE TBL_ID = ? AND COLUMN_NAME = ?",
+            (tbl_id, column)).fetchall()]
+        window = max((r["anomaly"]["window"] for _, r in expectations if "anomaly" in r), default=1)
+        state, *before = read_states_up_to(conn, tbl_id, column, part_name, engine, history_id, window + 1)
+        series = before or _previous_partitions(conn, tbl_id, column, part_name, engine, history_id, window)
+        previous = series[0] if series else None
         kind = state.stats.statsData.kind
-        for expectation_id, rules in conn.execute(
-                "SELECT EXPECTATION_ID, RULES FROM STATS_EXPECTATIONS WHERE TBL_ID = ? AND COLUMN_NAME = ?",
-                (tbl_id, column)).fetchall():
-            for outcome in evaluate(json.loads(rules), kind, state, previous):
+        for expectation_id, rules in expectations:
+            for outcome in evaluate(rules, kind, state, previous, series):
                 conn.execute("INSERT INTO STATS_EXPECTATION_RESULTS (EXPECTATION_ID, HISTORY_ID, RULE, "
                              "PASSED, FIGURE, CHECKED_AT) VALUES (?, ?, ?, ?, ?, ?) "
                              "ON CONFLICT (EXPECTATION_ID, HISTORY_ID, RULE) DO UPDATE SET PASSED = excluded.PASSED, "
@@ -120,18 +209,21 @@ def evaluate_commit(conn, txn_id: int | None, history_ids: list[int] | None = No
     return stored
 
 
-def _previous_partition(conn, tbl_id: int, column: str, part_name: str | None, engine: str,
-                        before_id: int) -> StatsState | None:
-    """The last state, stored before `before_id`, of the partition just before `part_name` by name."""
+def _previous_partitions(conn, tbl_id: int, column: str, part_name: str | None, engine: str,
+                         before_id: int, count: int) -> list[StatsState]:
+    """The last state, stored before `before_id`, of each of the `count` partitions just before `part_name` by
+    name, nearest first."""
     if part_name is None:
-        return None
-    row = conn.execute("SELECT max(PART_NAME) FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "
-                       "AND ENGINE = ? AND PART_NAME < ? AND HISTORY_ID < ?",
-                       (tbl_id, column, engine, part_name, before_id)).fetchone()
-    if row[0] is None:
-        return None
-    earlier = read_states_up_to(conn, tbl_id, column, row[0], engine, before_id - 1, 1)
-    return earlier[0] if earlier else None
+        return []
+    names = [r[0] for r in conn.execute(
+        "SELECT DISTINCT PART_NAME FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? AND ENGINE = ? "
+        "AND PART_NAME < ? AND HISTORY_ID < ? ORDER BY PART_NAME DESC LIMIT ?",
+        (tbl_id, column, engine, part_name, before_id, count)).fetchall()]
+    out = []
+    for name in names:
+        earlier = read_states_up_to(conn, tbl_id, column, name, engine, before_id - 1, 1)
+        out.extend(earlier[:1])
+    return out
 
 
 def _figure_text(figure) -> str | None:

@@ -13,7 +13,7 @@ from . import format as fmt
 
 VIEWS: dict[str, type["View"]] = {}
 
-_STYLE = """<style>
+STYLE = """<style>
 .colstats-table {border-collapse: collapse; font-size: 13px; font-family: system-ui, sans-serif;}
 .colstats-table th {text-align: left; padding: 4px 8px; border-bottom: 2px solid #888; white-space: nowrap;}
 .colstats-table td {padding: 3px 8px; border-bottom: 1px solid #ddd; white-space: nowrap;}
@@ -178,5 +178,5 @@ def html_table(frame: pd.DataFrame, numeric: Set[str] = frozenset(), raw_html: S
         attributes = f" {row_attributes[index]}" if row_attributes else ""
         body.append(f"<tr{attributes}>" + "".join(cells) + "</tr>")
     table_class = "colstats-table colstats-fit" if fit else "colstats-table"
-    return (f'{_STYLE}<div style="overflow-x: auto"><table class="{table_class}"><thead><tr>{head}</tr></thead>'
+    return (f'{STYLE}<div style="overflow-x: auto"><table class="{table_class}"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')

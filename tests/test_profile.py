@@ -1,0 +1,248 @@
+"""A profile read from the kept statistics: every figure against pandas over the rows written, each sketch's figure
+within the bound its sketch states, the suggestions validated by Great Expectations itself on the same rows, and
+the anomaly rules over the kept states."""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from colstats_lab.column_statistics.quantiles import rank_error
+from colstats_lab.column_statistics.sketches import ndv_relative_error
+from colstats_lab.errors import ColstatsError
+
+pytestmark = pytest.mark.both_backends
+
+DAYS = ("2026-03-01", "2026-03-02", "2026-03-03")
+
+
+def _frame(rows: int = 9_000, seed: int = 3) -> pd.DataFrame:
+    """pandas' own data: camelCase and non-ASCII names, NULLs and NaNs apart, a constant, a unique key, a
+    skewed city, whole-row duplicates, zeros."""
+    rng = np.random.default_rng(seed)
+    amount = rng.lognormal(3, 1, rows)
+    amount[rng.random(rows) < 0.08] = np.nan  # NaN values: kept as NaN by the Arrow array below
+    frame = pd.DataFrame({
+        "orderId": np.arange(rows, dtype=np.int64),
+        "qty": np.where(rng.random(rows) < 0.3, 0, rng.integers(1, 9, rows)).astype(np.int64),
+        "amountEUR": amount,
+        "städte": rng.choice(["Köln", "Berlin", "München", "Zürich"], rows, p=[0.55, 0.25, 0.15, 0.05]),
+        "source": "web",
+        "ds": rng.choice(DAYS, rows),
+    })
+    frame.loc[frame.index % 11 == 0, "städte"] = None
+    frame.loc[(frame.index % 97 == 0) & (frame.index > 0), "orderId"] = 0  # a key that is not quite unique
+    return frame
+
+
+def _write(frame: pd.DataFrame, folder) -> None:
+    """One file per day in Hive's layout, amountEUR's NaN kept apart from NULL (Arrow's float array, no mask)."""
+    for day, part in frame.groupby("ds"):
+        where = folder / f"ds={day}"
+        where.mkdir(parents=True)
+        part = part.drop(columns="ds")
+        nulls = part["amountEUR"].index % 13 == 0
+        amount = pa.array(part["amountEUR"].to_numpy(), mask=np.asarray(nulls), from_pandas=False)
+        table = pa.Table.from_pandas(part, preserve_index=False).set_column(2, "amountEUR", amount)
+        pq.write_table(table, where / "part-0.parquet", row_group_size=1_000)
+
+
+def _expected(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows as the table holds them: amountEUR NULL where _write masked it (the frame's index kept through
+    the grouping), NaN elsewhere where it was."""
+    return frame.assign(amountNull=frame.index % 13 == 0)
+
+
+@pytest.fixture
+def profiled(lab, tmp_path):
+    frame = _frame()
+    _write(frame, tmp_path / "orders")
+    lab.sql(f"CREATE EXTERNAL TABLE orders (orderId BIGINT, qty BIGINT, amountEUR DOUBLE, `städte` STRING, "
+            f"source STRING) PARTITIONED BY (ds STRING) STORED AS PARQUET LOCATION '{tmp_path / 'orders'}'")
+    lab.sql("MSCK REPAIR TABLE orders")
+    lab.sql("ALTER TABLE orders SET TBLPROPERTIES ('colstats.kll.enable'='true', "
+            "'colstats.frequent.items.columns'='*')")
+    lab.tables["orders"].analyze()
+    return lab, _expected(frame)
+
+
+def _number_truth(values: pd.Series, nulls: pd.Series | None = None) -> dict:
+    present = values[~nulls] if nulls is not None else values.dropna()
+    numbers = present.dropna()
+    return {"nulls": int(len(values) - len(present)), "nans": int(present.isna().sum()), "min": numbers.min(),
+            "max": numbers.max(), "mean": numbers.mean(), "std": numbers.std(), "values": numbers.to_numpy()}
+
+
+def test_a_profile_holds_the_figures_pandas_computes_and_runs_no_spark(profiled):
+    lab, frame = profiled
+    jobs = lab.spark.sparkContext.statusTracker().getJobIdsForGroup()
+    started = time.perf_counter()
+    profile = lab.tables["orders"].profile()
+    seconds = time.perf_counter() - started
+    assert lab.spark.sparkContext.statusTracker().getJobIdsForGroup() == jobs  # no Spark job
+    columns = profile.columns.set_index("column")
+    assert list(columns.index) == ["orderId", "qty", "amountEUR", "städte", "source"]  # as the files spell them
+    assert (columns["rows"] == len(frame)).all() and profile.rows == len(frame)
+
+    amount = _number_truth(frame["amountEUR"], frame["amountNull"])
+    row = columns.loc["amountEUR"]
+    assert (row["nulls"], row["nans"]) == (amount["nulls"], amount["nans"])
+    assert (row["min"], row["max"]) == (amount["min"], amount["max"])
+    assert math.isclose(row["mean"], amount["mean"], rel_tol=1e-9)
+    assert math.isclose(row["std"], amount["std"], rel_tol=1e-9)
+    for name in ("orderId", "qty"):
+        truth = _number_truth(frame[name])
+        row = columns.loc[name]
+        assert (row["nulls"], row["min"], row["max"]) == (0, truth["min"], truth["max"])
+        assert math.isclose(row["mean"], truth["mean"], rel_tol=1e-12)
+        assert math.isclose(row["std"], truth["std"], rel_tol=1e-9)
+        assert abs(row["ndv"] - frame[name].nunique()) <= ndv_relative_error() * frame[name].nunique()
+    assert columns.loc["qty", "zeros"] == int((frame["qty"] == 0).sum())  # exact: 9 values, all listed
+
+    # the histogram: each bin's count within the sketch's stated error of the rows truly in it
+    values = amount["values"]
+    histogram = columns.loc["amountEUR", "histogram"]
+    edges = histogram["edges"]
+    assert (edges[0], edges[-1]) == (values.min(), values.max())
+    truth = [int(((values >= a) & (values < b)).sum()) for a, b in zip(edges[:-2], edges[1:-1])]
+    truth.append(int(((values >= edges[-2]) & (values <= edges[-1])).sum()))
+    assert histogram["error"] == math.ceil(2 * rank_error() * len(values))
+    assert all(abs(c - t) <= histogram["error"] for c, t in zip(histogram["counts"], truth)), (histogram, truth)
+    qty = columns.loc["qty", "histogram"]  # whole numbers in a short range: a bin per value
+    assert qty["edges"] == list(range(0, 10))
+    assert all(abs(c - int((frame["qty"] == v).sum())) <= qty["error"] for v, c in enumerate(qty["counts"]))
+    # quantiles: the fraction of values at or below each is within the rank error of its rank
+    for name, rank in (("p5", 0.05), ("q1", 0.25), ("median", 0.5), ("q3", 0.75), ("p95", 0.95)):
+        share = (values <= columns.loc["amountEUR", "quantiles"][name]).mean()
+        assert abs(share - rank) <= rank_error() + 1 / len(values), name
+
+    # top values: shares of the non-NULL values, exact while the sketch holds every value
+    shares = frame["städte"].value_counts(normalize=True)
+    assert columns.loc["städte", "top_values"] == pytest.approx(shares.to_dict(), abs=1e-12)
+    assert list(columns.loc["städte", "top_values"]) == list(shares.index)  # most rows first
+    assert columns.loc["städte", "nulls"] == int(frame["städte"].isna().sum())
+
+    # duplicates: every column and the partition key, as pandas counts them, within the sketch's bounds
+    duplicates = profile.duplicates
+    truth = int(frame[["orderId", "qty", "amountEUR", "städte", "source", "ds"]].duplicated().sum())
+    assert duplicates["low"] <= truth <= duplicates["high"] and duplicates["reason"] == ""
+
+    alerts = {(a.column, a.kind) for a in profile.alerts.itertuples()}
+    assert ("source", "constant") in alerts and ("städte", "imbalance") in alerts
+    assert ("amountEUR", "NaN") in alerts and ("amountEUR", "missing") in alerts and ("qty", "zeros") in alerts
+    assert ("amountEUR", "skewed") in alerts  # a log-normal: mean well above the median
+    assert ("orderId", "unique") not in alerts  # 92 repeats of 0, seen by the frequent items
+    print(f"profile() of 3 partitions took {seconds:.3f} s")
+
+
+def test_a_partitions_profile_is_that_partitions_rows(profiled):
+    lab, frame = profiled
+    day = frame[frame["ds"] == DAYS[1]]
+    profile = lab.tables["orders"].profile({"ds": DAYS[1]})
+    assert profile.level == f"ds={DAYS[1]}" and profile.rows == len(day)
+    row = profile.columns.set_index("column").loc["amountEUR"]
+    truth = _number_truth(day["amountEUR"], day["amountNull"])
+    assert (row["nulls"], row["nans"]) == (truth["nulls"], truth["nans"])
+    assert math.isclose(row["mean"], truth["mean"], rel_tol=1e-9)
+    duplicates = profile.duplicates
+    truth_rows = int(day[["orderId", "qty", "amountEUR", "städte", "source"]].duplicated().sum())
+    assert duplicates["low"] <= truth_rows <= duplicates["high"]
+    with pytest.raises(ColstatsError, match="ds=1999-01-01"):
+        lab.tables["orders"].profile("ds=1999-01-01")
+
+
+def test_suggestions_hold_on_their_rows_in_great_expectations_and_one_fails_after_a_bad_append(profiled, tmp_path):
+    gx = pytest.importorskip("great_expectations")
+    lab, frame = profiled
+    profile = lab.tables["orders"].profile()
+    suggested = profile.suggest()
+    kinds = {(r.column, r.constraint) for r in suggested.itertuples()}
+    assert {("qty", "complete"), ("qty", "non-negative"), ("städte", "retain completeness"),
+            ("städte", "allowed set"), ("source", "allowed set"), ("amountEUR", "range")} <= kinds
+    assert ("orderId", "unique") not in kinds
+    assert all(r.evidence for r in suggested.itertuples())
+    suite = profile.to_great_expectations(str(tmp_path / "suite.json"))
+
+    rows = pd.read_parquet(tmp_path / "orders")  # the table's rows as pandas reads them, the key included
+    context = gx.get_context(mode="ephemeral")
+    batches = context.data_sources.add_pandas("orders").add_dataframe_asset("rows") \
+        .add_batch_definition_whole_dataframe("all")
+    result = batches.get_batch(batch_parameters={"dataframe": rows}).validate(gx.ExpectationSuite(**suite))
+    failed = [r.expectation_config.type for r in result.results if not r.success]
+    assert result.success, failed
+    assert len(result.results) == len(suggested)
+
+    bad = rows.head(5).copy()
+    bad["städte"] = "Atlantis"
+    appended = pd.concat([rows, bad], ignore_index=True)
+    after = batches.get_batch(batch_parameters={"dataframe": appended}).validate(gx.ExpectationSuite(**suite))
+    assert not after.success
+    assert [r.expectation_config.kwargs["column"] for r in after.results if not r.success] == ["städte"]
+
+
+def test_a_sampled_profile_says_so_and_suggests_nothing_from_estimates(lab, tmp_path):
+    frame = _frame(rows=40_000).drop(columns="ds")
+    folder = tmp_path / "flat"
+    folder.mkdir()
+    for i in range(4):
+        pq.write_table(pa.Table.from_pandas(frame.iloc[i::4], preserve_index=False), folder / f"f{i}.parquet",
+                       row_group_size=1_000)
+    lab.sql(f"CREATE EXTERNAL TABLE flat (orderId BIGINT, qty BIGINT, amountEUR DOUBLE, `städte` STRING, "
+            f"source STRING) STORED AS PARQUET LOCATION '{folder}'")
+    lab.tables["flat"].analyze(sample=0.1)
+    profile = lab.tables["flat"].profile()
+    columns = profile.columns.set_index("column")
+    sampled = [c for c in columns.index if columns.loc[c, "sampled"]]
+    assert sampled and all("sample" in columns.loc[c, "sampled"] for c in sampled)
+    assert not any(r.column in sampled for r in profile.suggest().itertuples())
+    assert profile.duplicates["rows"] is None and profile.duplicates["reason"]
+    assert "sample" in profile.to_html()
+
+
+def test_duplicates_stop_holding_after_a_write_and_hold_again_after_analyze(lab):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"a": rng.integers(0, 40, 6_000), "b": rng.choice(["x", "y"], 6_000)})
+    lab.sql("CREATE TABLE t (a BIGINT, b STRING) PARTITIONED BY (ds STRING)")
+    for day in DAYS:
+        lab.tables["t"].write(frame, partition={"ds": day})
+    lab.tables["t"].analyze()
+    truth = int(pd.concat([frame.assign(ds=d) for d in DAYS]).duplicated().sum())
+    held = lab.tables["t"].profile().duplicates
+    assert held["low"] <= truth <= held["high"]
+    lab.tables["t"].analyze(["a"])  # no row changed: the sketches follow to this ANALYZE's write ID
+    assert lab.tables["t"].profile().duplicates == held
+    lab.tables["t"].write(frame.head(10), partition={"ds": DAYS[0]})
+    after = lab.tables["t"].profile().duplicates
+    assert after["rows"] is None and "ANALYZE" in after["reason"]
+    lab.tables["t"].analyze()
+    assert lab.tables["t"].profile().duplicates["low"] <= truth + 10 <= lab.tables["t"].profile().duplicates["high"]
+
+
+def test_anomaly_rules_check_each_new_state_against_the_ones_before(lab):
+    lab.sql("CREATE TABLE daily (amount DOUBLE) PARTITIONED BY (ds STRING)")
+    handle = lab.tables["daily"]
+    rng = np.random.default_rng(9)
+    sizes = [1_000, 1_040, 980, 1_010, 3_000]  # the last day triples
+    for i, rows in enumerate(sizes[:4]):
+        handle.write(pd.DataFrame({"amount": rng.normal(50, 5, rows)}), partition={"ds": f"2026-04-0{i + 1}"})
+    handle.expect("amount", anomaly="relative_change", threshold=0.5)
+    baseline = handle.expect("amount", anomaly="baseline", threshold=3, figure="rows", window=3)
+    assert set(baseline["passed"]) == {True}
+    handle.write(pd.DataFrame({"amount": rng.normal(50, 5, sizes[4])}), partition={"ds": "2026-04-05"})
+    outcomes = handle.inspect.expectations()
+    last = outcomes[outcomes["partition"] == "ds=2026-04-05"]
+    assert len(last) == 2 and not last["passed"].any()
+    change = last[last["threshold"].map(lambda t: t["strategy"]) == "relative_change"]["figure"].iloc[0]
+    assert float(change) == pytest.approx(sizes[4] / sizes[3] - 1)
+    earlier = pd.Series(sizes[1:4], dtype=float)
+    distance = last[last["threshold"].map(lambda t: t["strategy"]) == "baseline"]["figure"].iloc[0]
+    assert float(distance) == pytest.approx(abs(sizes[4] - earlier.mean()) / earlier.std())
+    with pytest.raises(ColstatsError, match="anomaly is relative_change or baseline"):
+        handle.expect("amount", anomaly="trend", threshold=1)
+    with pytest.raises(ColstatsError, match="threshold"):
+        handle.expect("amount", anomaly="baseline")
