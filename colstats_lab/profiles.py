@@ -135,8 +135,9 @@ def duplicate_rows(metastore: Metastore, table: Table, part_names: list[str] | N
     kept = metastore.get_row_sketches(table.dbName, table.tableName, part_names)
     counted = sum(k.rows for k in kept.values())
     if counted != rows or (rows and not kept):
-        return {**unknown, "reason": f"the row sketches kept count {counted:,} of the {rows:,} rows: run ANALYZE "
-                                     "over every column since the last write"}
+        return {**unknown, "reason": f"the row sketches kept count {counted:,} of the {rows:,} rows: an ANALYZE over "
+                                     "every column of a table keeping its distributions (colstats.kll.enable) keeps "
+                                     "them, until the next write"}
     if not rows:
         return {"rows": 0, "low": 0, "high": 0, "reason": ""}
     merged = union([k.sketch for k in kept.values()])

@@ -129,6 +129,18 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the stats chart
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_statistics.png"), full_page=True)
 
+        profile = _open_tab(page, "Profile")
+        profile.locator(".colstats-card").first.wait_for(timeout=60_000)
+        cards = profile.evaluate(
+            "p => [...p.querySelectorAll('.colstats-card')].map(c => { const b = c.getBoundingClientRect(); return "
+            "[c.querySelector('h4').innerText, b.left, b.right, c.querySelectorAll('svg rect').length, "
+            "c.querySelectorAll('.colstats-top .v').length]; })")
+        assert [card[0] for card in cards] == ["id", "x", "amount", "price", "note", "flag", "day", "ts"]
+        assert all(0 <= left and right <= 1400 for _, left, right, *_ in cards), cards  # every card inside the screen
+        by_card = {name: (bins, top) for name, _, _, bins, top in cards}
+        assert by_card["amount"][0] == 20 and by_card["x"][1] == 10  # a histogram's bins, the top values
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_profile.png"), full_page=True)
+
         freshness = _open_tab(page, "Freshness")
         freshness.locator(".js-plotly-plot").wait_for(timeout=60_000)  # the partitions x columns map
         cells = len(partitions) * 8

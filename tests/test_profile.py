@@ -210,6 +210,16 @@ def test_duplicates_stop_holding_after_a_write_and_hold_again_after_analyze(lab)
     lab.sql("CREATE TABLE t (a BIGINT, b STRING) PARTITIONED BY (ds STRING)")
     for day in DAYS:
         lab.tables["t"].write(frame, partition={"ds": day})
+    lab.tables["t"].analyze()  # a table keeping no distributions: no row sketches, no sums, and the profile says so
+    plain = lab.tables["t"].profile()
+    assert plain.duplicates["rows"] is None and "colstats.kll.enable" in plain.duplicates["reason"]
+    a = plain.columns.set_index("column").loc["a"]
+    assert a["mean"] is None and "colstats.kll.enable" in a["missing"]
+    lab.sql("DROP TABLE t")
+    lab.sql("CREATE TABLE t (a BIGINT, b STRING) PARTITIONED BY (ds STRING)")
+    lab.sql("ALTER TABLE t SET TBLPROPERTIES ('colstats.kll.enable'='true')")
+    for day in DAYS:
+        lab.tables["t"].write(frame, partition={"ds": day})
     lab.tables["t"].analyze()
     truth = int(pd.concat([frame.assign(ds=d) for d in DAYS]).duplicated().sum())
     held = lab.tables["t"].profile().duplicates
@@ -246,3 +256,60 @@ def test_anomaly_rules_check_each_new_state_against_the_ones_before(lab):
         handle.expect("amount", anomaly="trend", threshold=1)
     with pytest.raises(ColstatsError, match="threshold"):
         handle.expect("amount", anomaly="baseline")
+
+
+@pytest.mark.slow  # the full lane: Chromium
+@pytest.mark.sqlite_only("the page is the same whatever keeps the statistics")
+def test_a_profile_of_200_columns_fits_a_1400_px_screen(lab, tmp_path):
+    import os
+
+    from playwright.sync_api import sync_playwright
+    from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+
+    from colstats_lab.ui.profile_view import CARDS_A_PAGE, ProfileView
+
+    rng = np.random.default_rng(1)
+    kinds = [lambda n: rng.integers(0, 1_000, n), lambda n: rng.normal(0, 1, n),
+             lambda n: rng.choice(["alpha", "beta", "a rather long value of a column"], n)]
+    frame = pd.DataFrame({f"c{i:03d}_{'ÄßÇ' if i % 50 == 0 else 'x'}": kinds[i % 3](2_000) for i in range(200)})
+    folder = tmp_path / "wide"
+    folder.mkdir()
+    frame.to_parquet(folder / "part-0.parquet", index=False)
+    lab.register_external("wide", str(folder))
+    lab.sql("ALTER TABLE wide SET TBLPROPERTIES ('colstats.kll.enable'='true', 'colstats.frequent.items.columns'='*')")
+    lab.tables["wide"].analyze()
+    started = time.perf_counter()
+    view = ProfileView(lab, "wide")  # the view pages the cards: its first page is all a notebook draws at first
+    built = time.perf_counter() - started
+    assert view.cards.value.count('class="colstats-card"') == CARDS_A_PAGE and view.page.max == -(-200 // CARDS_A_PAGE)
+    page_html = str(tmp_path / "wide.html")
+    view.result.to_html(page_html)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        opened = time.perf_counter()
+        page.goto(f"file://{page_html}")
+        page.locator(".colstats-card").nth(199).wait_for()
+        shown = time.perf_counter() - opened
+        boxes = page.evaluate("() => [...document.querySelectorAll('.colstats-card')].map(c => "
+                              "{ const b = c.getBoundingClientRect(); return [b.left, b.right]; })")
+        assert len(boxes) == 200 and all(0 <= left and right <= 1400 for left, right in boxes)
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        page.screenshot(path=os.path.join(ARTIFACTS, "profile_200_columns.png"))
+        browser.close()
+    with open(os.path.join(ARTIFACTS, "profile_timing.txt"), "w") as out:  # figures for the notes, not asserted
+        out.write(f"ProfileView of 200 columns built in {built:.2f} s; its HTML page of 200 cards shown in "
+                  f"{shown:.2f} s\n")
+
+
+def test_a_spread_lost_to_the_values_magnitude_is_unknown_not_wrong(lab):
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"near": 1e12 + rng.integers(0, 3, 5_000).astype(float),  # mean / sd about 1e12
+                          "far": 1e6 + rng.normal(0, 1e3, 5_000)})  # about 1e3: kept
+    lab.sql("CREATE TABLE spread (near DOUBLE, far DOUBLE)")
+    lab.sql("ALTER TABLE spread SET TBLPROPERTIES ('colstats.kll.enable'='true')")
+    lab.tables["spread"].write(frame)
+    columns = lab.tables["spread"].profile().columns.set_index("column")
+    assert columns.loc["near", "mean"] == pytest.approx(frame["near"].mean(), rel=1e-15)
+    assert columns.loc["near", "std"] is None and "no standard deviation" in columns.loc["near", "missing"]
+    assert columns.loc["far", "std"] == pytest.approx(frame["far"].std(), rel=1e-6)

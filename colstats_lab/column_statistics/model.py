@@ -62,31 +62,38 @@ class Timestamp:
 class Moments:
     """Not Hive's: the sum of a number column's values and the sum of their squared deviations from its mean,
     over the values that are neither NULL nor NaN, kept by ANALYZE's one pass so that a profile shows the mean
-    and standard deviation with no second scan. The deviations are kept rather than the sum of squares, as
-    they merge over partitions exactly (Chan et al.'s pairwise rule) where a sum of squares loses the
-    variance of values far from zero to cancellation. Sums of whole numbers are exact below 2^53."""
+    and standard deviation with no second scan. The pass sums the values and their squares (two plain sums:
+    the cheapest aggregates Spark has); each partition's deviations are their difference, kept as such, so
+    that partitions merge by Chan et al.'s pairwise rule without cancelling again. Sums of whole numbers are
+    exact below 2^53."""
 
     sumValues: float
-    sumSquaredDeviations: float
+    sumSquaredDeviations: float | None  # None: unknown (the values' spread was lost to their magnitude)
 
     def mean(self, count: int) -> float | None:
         return self.sumValues / count if count > 0 else None
 
     def stddev(self, count: int) -> float | None:
-        """The sample standard deviation (n - 1, as pandas' and ydata-profiling's); None below two values."""
-        return (max(self.sumSquaredDeviations, 0.0) / (count - 1)) ** 0.5 if count > 1 else None
+        """The sample standard deviation (n - 1, as pandas' and ydata-profiling's); None below two values or
+        where the deviations are unknown."""
+        if count <= 1 or self.sumSquaredDeviations is None:
+            return None
+        return (max(self.sumSquaredDeviations, 0.0) / (count - 1)) ** 0.5
 
 
 def merged_moments(parts: list[tuple[Moments | None, int]]) -> Moments | None:
     """The moments of the union of parts given as (moments, values counted); None when a part with values
     has none (its values' sum is unknown) or no part has a value (as a scan's sum of no value is NULL)."""
-    total, deviations, count = 0.0, 0.0, 0
+    total, count = 0.0, 0
+    deviations: float | None = 0.0
     for moments, values in parts:
         if values <= 0:
             continue
         if moments is None:
             return None
-        if count:
+        if moments.sumSquaredDeviations is None or deviations is None:
+            deviations = None
+        elif count:
             delta = moments.sumValues / values - total / count
             deviations += moments.sumSquaredDeviations + delta * delta * count * values / (count + values)
         else:

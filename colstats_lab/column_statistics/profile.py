@@ -123,8 +123,12 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
     moments = figures.get("moments")
     if moments is not None:
         profile.mean, profile.std = moments.mean(profile.values), moments.stddev(profile.values)
+        if moments.sumSquaredDeviations is None and profile.values > 1:
+            missing.append("no standard deviation: the values' spread is below a double's precision against their "
+                           "magnitude (their mean is over 10,000 standard deviations from 0)")
     elif kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL) and profile.values > 0:
-        missing.append("no mean: the statistics were gathered without the sums (run ANALYZE over every value)")
+        missing.append("no mean: the statistics keep no sums (they are kept with the distribution: ALTER TABLE ... "
+                       "SET TBLPROPERTIES ('colstats.kll.enable'='true'), then ANALYZE over every value)")
     if distribution is not None and not distribution.is_empty:
         profile.quantiles = {name: column_value(distribution.quantile(rank), type_name)
                              for name, rank in (("p5", 0.05), ("q1", 0.25), ("median", 0.5), ("q3", 0.75),

@@ -162,8 +162,9 @@ def row_to_obj(row) -> ColumnStatisticsObj:
 
 
 def row_moments(total: float | None, deviations: float | None) -> Moments | None:
-    """A number column's kept sums from SUM_VALUES and SUM_SQUARED_DEVIATIONS (None: not kept)."""
-    return None if total is None or deviations is None else Moments(float(total), float(deviations))
+    """A number column's kept sums from SUM_VALUES and SUM_SQUARED_DEVIATIONS (None: not kept; the deviations
+    alone None: their spread was lost to the values' magnitude)."""
+    return None if total is None else Moments(float(total), None if deviations is None else float(deviations))
 
 
 def _value_count(row) -> int | None:

@@ -1,4 +1,4 @@
-"""The dashboard: every table at a glance (the stalest first), then one table's page: statistics,
+"""The dashboard: every table at a glance (the stalest first), then one table's page: statistics, profile,
 freshness, skew, pruning, Drill metadata and transactions in tabs. Nothing starts Spark until an
 ANALYZE or a skew is asked for."""
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..ui.puffin_view import PuffinView
 from ..ui.freshness_view import FreshnessView
 from ..ui.metadata_view import MetadataView
 from ..ui.progress import SparkProgress
+from ..ui.profile_view import ProfileView
 from ..ui.pruning_view import PruningPanel
 from ..ui.skew_view import SkewView
 from ..ui.stats_view import StatsView
@@ -64,7 +65,7 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-TABS = ("Statistics", "Freshness", "Skew", "Pruning", "Drift", "Metadata", "Transactions", "Engines")
+TABS = ("Statistics", "Profile", "Freshness", "Skew", "Pruning", "Drift", "Metadata", "Transactions", "Engines")
 
 
 class TablePage(widgets.Tab):
@@ -83,8 +84,8 @@ class TablePage(widgets.Tab):
     def open_tab(self, index: int | None) -> None:
         if index is None or self.children[index].children:
             return
-        builders = (self._statistics, self._freshness, self._skew, self._pruning, self._drift, self._metadata,
-                    self._transactions, self._engines)
+        builders = (self._statistics, self._profile, self._freshness, self._skew, self._pruning, self._drift,
+                    self._metadata, self._transactions, self._engines)
         try:
             content = builders[index]()
         except ColstatsError as exc:
@@ -95,13 +96,18 @@ class TablePage(widgets.Tab):
         self.stats = StatsView(self.lab, self.table)
         return self.stats
 
+    def _profile(self):
+        self.profile = ProfileView(self.lab, self.table)
+        return self.profile
+
     def _freshness(self):
         return FreshnessView(self.lab, self.table, on_analyzed=self._analyzed)
 
     def _analyzed(self) -> None:
         """After the Freshness tab's ANALYZE: the statistics tab, if built, and the landing show it too."""
-        if getattr(self, "stats", None) is not None:
-            self.stats.refresh()
+        for built in (getattr(self, "stats", None), getattr(self, "profile", None)):
+            if built is not None:
+                built.refresh()
         if self.on_change is not None:
             self.on_change()
 

@@ -172,6 +172,21 @@ class ColstatsMagics(Magics):
                             along="time" if args.over_time or args.partition else None)
         return self._returned(view)
 
+    @magic_arguments()
+    @argument("table", help="the table, e.g. sales")
+    @argument("--lab", default=None, help="the variable holding the Lab to use")
+    @argument("--partition", default=None, help="a partition instead of the table level, e.g. ds=2026-11-21")
+    @line_magic
+    def profile(self, line: str):
+        """`%profile table [--partition ds=...] [--lab NAME]`: the table's profile from the statistics it keeps (no
+        Spark job): a card per column with its histogram, top values, figures and alerts. The value is the
+        profile view; `.result` is the Profile (`.suggest()`, `.to_great_expectations(path)`, `.to_html(path)`)."""
+        args = _arguments(self.profile, line)
+        lab = self._lab(args.lab)
+        with _user_errors():
+            view = lab.views("profile", _unquoted(args.table), partition=args.partition and _unquoted(args.partition))
+        return self._returned(view)
+
     @line_cell_magic
     def explain(self, line: str, cell: str | None = None):
         """`%explain [--lab NAME] [--run] SELECT ...`, or `%%explain [--lab NAME] [--run]` over a cell holding
