@@ -37,8 +37,8 @@ SKEWNESS = 0.5           # skewed: Pearson's second skewness, 3 (mean - median) 
                          # (Bulmer's "moderately skewed" and beyond)
 ALERT_RULES = {
     "constant": "one distinct value",
-    "unique": "every non-NULL value distinct (NDV within its sketch's error of the non-NULL rows, no value "
-              "seen twice)",
+    "unique": "every non-NULL value distinct, as far as the sketches tell (NDV within its HLL's error of the "
+              "non-NULL rows, no value seen twice)",
     "high cardinality": f"a string column with more than {HIGH_CARDINALITY} distinct values, not unique",
     "imbalance": f"the top value holds at least {IMBALANCE_SHARE:.0%} of the non-NULL values",
     "missing": f"at least {MISSING_SHARE:.0%} of the rows are NULL",
@@ -79,6 +79,7 @@ class ColumnProfile:
     top_values: dict[Any, float] = field(default_factory=dict)  # value -> share of the non-NULL values
     all_values: list | None = None  # every value, when the frequent items list them all with exact counts
     zeros: int | None = None
+    zeros_exact: bool = False
     avg_len: float | None = None
     max_len: int | None = None
     length_histogram: dict | None = None  # not kept by ANALYZE: None (avg_len and max_len are)
@@ -153,7 +154,9 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
     elif sketchable(type_name) and profile.values > 0:
         missing.append("no top values: the table keeps no frequent items of it (ALTER TABLE ... SET TBLPROPERTIES "
                        "('colstats.frequent.items.columns'='*'), then ANALYZE)")
-    profile.zeros = _zeros(kind, profile, items, distribution)
+    profile.zeros, profile.zeros_exact = _zeros(kind, profile, items)
+    if profile.zeros is not None and not profile.zeros_exact:
+        missing.append(f"zeros estimated: {profile.zeros:,} (the frequent items' bounds)")
     if kind in (StatsKind.STRING, StatsKind.BINARY):
         missing.append("no length histogram: ANALYZE keeps the average and longest length only")
     profile.missing = "; ".join(missing)
@@ -191,22 +194,22 @@ def _edge(value: float, type_name: str) -> Any:
     return int(value) if kind is StatsKind.LONG and float(value).is_integer() else float(value)
 
 
-def _zeros(kind: StatsKind, profile: ColumnProfile, items: FrequentItems | None,
-           distribution: Distribution | None) -> int | None:
-    """The zeros of a number column: the frequent items' estimate when 0 is listed, 0 when its range leaves
-    it out, else the sketch's ranks around 0 (None: nothing tells)."""
+def _zeros(kind: StatsKind, profile: ColumnProfile, items: FrequentItems | None) -> tuple[int | None, bool]:
+    """The zeros of a number column and whether that count is exact: 0 when its range leaves 0 out or the frequent
+    items count every value without listing it; the frequent items' count when they list 0 (exact where its
+    bounds meet, else their middle); None where nothing counts them (a KLL sketch's ranks around one value are
+    too coarse to say a count)."""
     if kind not in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL) or profile.values <= 0:
-        return None
+        return None, False
     if profile.min is not None and profile.max is not None and not (profile.min <= 0 <= profile.max):
-        return 0
+        return 0, True
     if items is not None and items.rows:
-        listed = {v.value: v.estimate for v in items.top()}
+        listed = {v.value: v for v in items.top()}
         if 0 in listed:
-            return listed[0]
-    if distribution is not None and not distribution.is_empty:
-        share = distribution.fraction_below(0, inclusive=True) - distribution.fraction_below(0)
-        return round(share * distribution.count)
-    return None
+            return listed[0].estimate, listed[0].lower == listed[0].upper
+        if items.max_error == 0:
+            return 0, True
+    return None, False
 
 
 def alerts(profile: ColumnProfile, kind: StatsKind) -> list[Alert]:
@@ -219,7 +222,8 @@ def alerts(profile: ColumnProfile, kind: StatsKind) -> list[Alert]:
         out.append(Alert("constant", f"NDV 1 over {non_null:,} non-NULL rows"))
     unique = is_unique(profile)
     if unique:
-        out.append(Alert("unique", f"NDV {ndv:,} of {non_null:,} non-NULL rows"))
+        certain = "" if proven_unique(profile) else f" (NDV is an estimate within {ndv_relative_error():.1%}: not proof)"
+        out.append(Alert("unique", f"NDV {ndv:,} of {non_null:,} non-NULL rows{certain}"))
     if kind is StatsKind.STRING and ndv is not None and ndv > HIGH_CARDINALITY and not unique:
         out.append(Alert("high cardinality", f"NDV {ndv:,}"))
     if profile.top_values and ndv != 1:
@@ -242,13 +246,20 @@ def alerts(profile: ColumnProfile, kind: StatsKind) -> list[Alert]:
 
 
 def is_unique(profile: ColumnProfile) -> bool:
-    """Whether the figures say every non-NULL value is distinct: the NDV within its sketch's error of the
-    non-NULL rows, and no listed value seen twice (the frequent items' lower bounds)."""
+    """Whether the figures say every non-NULL value is distinct, as far as they can: the NDV within its sketch's
+    error of the non-NULL rows and no listed value seen twice. An estimate: `proven_unique` says where it is
+    certain."""
     if profile.ndv is None or profile.non_null <= 1:
         return False
     if profile.ndv < profile.non_null * (1 - ndv_relative_error()):
         return False
     return all(share * profile.non_null < 2 for share in profile.top_values.values())
+
+
+def proven_unique(profile: ColumnProfile) -> bool:
+    """Whether every non-NULL value is certainly distinct: the frequent items count every value exactly, once each
+    (an HLL's NDV cannot tell a column with a few repeats from one with none)."""
+    return profile.all_values is not None and profile.values > 1 and len(profile.all_values) == profile.values
 
 
 def _sampled(tier) -> str:

@@ -7,7 +7,8 @@ The rules (Deequ's `ConstraintSuggestionRunner` defaults where it has one):
 - retain completeness: some NULL rows -> not NULL for at least the lower end of the completeness's 95 %
   interval, rounded down to two places (`mostly`), as Deequ's RetainCompletenessRule; a double's NaN values
   count as missing here, as pandas (and so Great Expectations on a frame) counts them;
-- unique: every non-NULL value distinct (`profile.is_unique`) -> expect_column_values_to_be_unique;
+- unique: every non-NULL value certainly distinct (`profile.proven_unique`: the frequent items count each value
+  once; an NDV near the rows is an estimate, and suggests nothing) -> expect_column_values_to_be_unique;
 - allowed set: the frequent items list every value with its exact count, at most CATEGORICAL_MAX_VALUES of
   them -> expect_column_values_to_be_in_set, as Deequ's CategoricalRangeRule;
 - range: a number column's exact min and max -> expect_column_values_to_be_between;
@@ -22,7 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..coltypes import StatsKind, parse_type
-from .profile import ColumnProfile, is_unique
+from .profile import ColumnProfile, proven_unique
 
 CATEGORICAL_MAX_VALUES = 50
 _NUMBERS = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL)
@@ -59,9 +60,9 @@ def suggestions(profile: ColumnProfile, where: str) -> list[Suggestion]:
                                   {"column": column, "mostly": mostly},
                                   f"{missing:,} {said_missing} rows of {profile.rows:,} (completeness "
                                   f"{completeness:.4f}; its 95 % interval's lower end {low:.4f}) {said}"))
-    if is_unique(profile) and kind in (StatsKind.LONG, StatsKind.STRING, StatsKind.DECIMAL, StatsKind.DATE):
+    if proven_unique(profile) and kind in (StatsKind.LONG, StatsKind.STRING, StatsKind.DECIMAL, StatsKind.DATE):
         out.append(Suggestion(column, "unique", "expect_column_values_to_be_unique", {"column": column},
-                              f"NDV {profile.ndv:,} of {profile.non_null:,} non-NULL rows, no value listed twice {said}"))
+                              f"the frequent items count each of the {profile.values:,} non-NULL values once {said}"))
     if profile.all_values and len(profile.all_values) <= CATEGORICAL_MAX_VALUES:
         values = sorted(profile.all_values, key=str)
         out.append(Suggestion(column, "allowed set", "expect_column_values_to_be_in_set",
