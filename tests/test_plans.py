@@ -396,3 +396,45 @@ def test_each_kind_of_operator_under_a_global_sort_counts_its_own_output_once(la
         ops = _by_node(report)
         assert {kind: ops[kind]["actual_rows"] for kind in expected} == expected, query
         assert report.operators["actual_rows"].iloc[0] == spark.sql(query).count(), query
+
+
+@pytest.fixture
+def fixed_shuffle(spark):
+    """Sort-merge joins over 8 shuffle partitions, as planned (no adaptive re-planning): each task's rows are then
+    Spark's own hash partitioning of the keys."""
+    settings = {"spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.shuffle.partitions": "8",
+                "spark.sql.adaptive.enabled": "false"}
+    before = {key: spark.conf.get(key) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    yield
+    for key, value in before.items():
+        spark.conf.set(key, value)
+
+
+def test_each_operator_says_its_time_bytes_and_the_rows_of_each_task(lab, spark, spark_db, fixed_shuffle):
+    rng = np.random.default_rng(3)
+    rows = 60_000
+    facts = pd.DataFrame({"k": np.where(rng.random(rows) < 0.4, 7, rng.integers(0, 1_000, rows)),
+                          "v": np.arange(rows)})  # one key in 40 % of the rows
+    spark.createDataFrame(facts).repartition(3).write.saveAsTable(f"{spark_db}.f")
+    spark.createDataFrame(pd.DataFrame({"k": np.arange(1_000), "name": [f"n{i}" for i in range(1_000)]})) \
+        .write.saveAsTable(f"{spark_db}.d")
+    query = f"SELECT f.v, d.name FROM {spark_db}.f f JOIN {spark_db}.d d ON f.k = d.k"
+    report = lab.explain(query, run=True)
+    ops = report.operators
+    join = _by_node(report)["Join"]
+    # Spark's own placement of the joined rows: its hash partitioning of the key over the 8 partitions
+    placed = spark.sql(f"SELECT pmod(hash(f.k), 8) AS task, count(*) AS c FROM {spark_db}.f f JOIN {spark_db}.d d "
+                       "ON f.k = d.k GROUP BY 1").toPandas().set_index("task")["c"].reindex(range(8), fill_value=0)
+    assert join["tasks"] == 8 and join["actual_rows"] == placed.sum() == len(facts)
+    assert (join["task_rows_min"], join["task_rows_median"], join["task_rows_max"]) == \
+        (placed.min(), placed.median(), placed.max())
+    assert join["task_rows_max"] >= 5 * join["task_rows_median"]  # the hot key's task
+    scan = ops[ops["node"].str.startswith("Scan") & ops["node"].str.endswith(".f")].iloc[0]
+    files = spark.table(f"{spark_db}.f").inputFiles()
+    assert scan["bytes"] == sum(os.path.getsize(f.removeprefix("file:")) for f in files)  # the files it read
+    assert scan["time_s"] > 0 and scan["tasks"] >= 1
+    shown = lab.views("plan", query, report=report).table.value  # the join's spread in red, as the plan view draws it
+    assert f"8 tasks, max {join['task_rows_max']:,} ({join['task_rows_max'] / join['task_rows_median']:.1f}x median)" \
+        in shown and "#c62828" in shown

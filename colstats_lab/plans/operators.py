@@ -52,6 +52,32 @@ class ColumnUse:
 
 
 @dataclass
+class RunFigures:
+    """What Spark's SQL metrics say an operator's physical node did in one run: its time (the node's timing
+    metrics summed over its tasks, in seconds), bytes (a scan's files read, an exchange's shuffle written, else
+    its output's data size), spill and peak memory in bytes (None where the node keeps no such metric), and its
+    output rows per task of the one pass of its stage (`task_rows`, sorted)."""
+    time_s: float | None = None
+    bytes: int | None = None
+    spill_bytes: int | None = None
+    peak_memory: int | None = None
+    task_rows: list[int] = field(default_factory=list)
+
+    @property
+    def tasks(self) -> int | None:
+        return len(self.task_rows) or None
+
+    def spread(self) -> tuple[int, float, int] | None:
+        """The fewest, median and most rows a task produced."""
+        if not self.task_rows:
+            return None
+        rows = self.task_rows
+        middle = len(rows) // 2
+        median = rows[middle] if len(rows) % 2 else (rows[middle - 1] + rows[middle]) / 2
+        return rows[0], median, rows[-1]
+
+
+@dataclass
 class Operator:
     """One node of the optimized plan; `id` is its place root first, `parent` its parent's id."""
     id: int
@@ -70,6 +96,7 @@ class Operator:
     range_columns: list[ColumnUse] = field(default_factory=list)  # those a range comparison bounds
     limit: int | None = None
     actual_rows: int | None = None
+    run: RunFigures | None = None  # what Spark measured of it while the query ran (classic sessions)
     children: list[int] = field(default_factory=list)
     plan: Any = field(default=None, repr=False, compare=False)  # the JVM node
     text: str | None = field(default=None, repr=False, compare=False)  # its own text, once read
@@ -321,6 +348,30 @@ def _read_links(links: list, tasks: RecordedTasks | None) -> None:
             if metric is not None:
                 one_pass = tasks.total(int(metric.id()))
                 target.actual_rows = int(metric.value()) if one_pass is None else one_pass
+            target.run = run_figures(physical, tasks, None if metric is None else int(metric.id()))
+
+
+# the SQL metrics (by name) that hold a physical node's bytes, first found first: a scan's, an exchange's, any
+_BYTES = ("size of files read", "shuffle bytes written", "data size")
+
+
+def run_figures(physical, tasks: RecordedTasks, rows_metric: int | None) -> RunFigures:
+    """A physical node's figures from its SQL metrics after a run (`tasks`: what each task added to them)."""
+    seconds, sizes = 0.0, {}
+    timed = False
+    metrics = physical.metrics()
+    names = metrics.keySet().iterator()
+    while names.hasNext():
+        metric = metrics.get(names.next()).get()
+        kind, name, value = metric.metricType(), _option(metric.name()) or "", int(metric.value())
+        if kind in ("timing", "nsTiming"):
+            seconds += value / (1e3 if kind == "timing" else 1e9)
+            timed = True
+        elif kind == "size":
+            sizes[name] = value
+    rows = tasks.one_pass(rows_metric) if rows_metric is not None else None
+    return RunFigures(seconds if timed else None, next((sizes[n] for n in _BYTES if n in sizes), None),
+                      sizes.get("spill size"), sizes.get("peak memory"), sorted((rows or {}).values()))
 
 
 def _linked(plan, operators: list[Operator]):

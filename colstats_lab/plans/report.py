@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .causes import CARRIED, Diagnosis, q_error
-from .operators import LEAVES, Operator
+from .operators import LEAVES, Operator, RunFigures
 
 OPERATOR_COLUMNS = ["id", "parent", "depth", "node", "estimated_rows", "estimated_bytes", "actual_rows",
-                    "q_error", "statistics", "cause"]
+                    "q_error", "statistics", "cause", "time_s", "bytes", "spill_bytes", "peak_memory", "tasks",
+                    "task_rows_min", "task_rows_median", "task_rows_max"]
 
 
 @dataclass(frozen=True)
@@ -28,11 +29,17 @@ def operators_frame(operators: list[Operator], diagnosis: Diagnosis, lab_state: 
     """The report's frame: `lab_state` says, per lab table, how Spark read it."""
     rows = []
     for op in operators:
+        run = op.run or RunFigures()
+        spread = run.spread() or (None, None, None)
         rows.append([op.id, op.parent, op.depth, op.node, op.estimated_rows, op.estimated_bytes, op.actual_rows,
                      q_error(op.estimated_rows, op.actual_rows), _statistics(op, lab_state),
-                     diagnosis.causes.get(op.id)])
+                     diagnosis.causes.get(op.id), run.time_s, run.bytes, run.spill_bytes, run.peak_memory,
+                     run.tasks, *spread])
     frame = pd.DataFrame(rows, columns=OPERATOR_COLUMNS)
-    return frame.astype({"parent": "Int64", "estimated_rows": "Int64", "actual_rows": "Int64", "q_error": "float64"})
+    return frame.astype({"parent": "Int64", "estimated_rows": "Int64", "actual_rows": "Int64", "q_error": "float64",
+                         "time_s": "float64", "bytes": "Int64", "spill_bytes": "Int64", "peak_memory": "Int64",
+                         "tasks": "Int64", "task_rows_min": "Int64", "task_rows_median": "float64",
+                         "task_rows_max": "Int64"})
 
 
 def _statistics(op: Operator, lab_state: dict[str, LabRead]) -> str | None:

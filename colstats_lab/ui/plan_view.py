@@ -4,6 +4,7 @@ operators with whose statistics each scan had and why an estimate is off, and wh
 from __future__ import annotations
 
 import ipywidgets as widgets
+import pandas as pd
 
 from ..errors import ColstatsError
 from ..plans import PlanReport
@@ -12,6 +13,24 @@ from ..plans.report import indented_nodes
 from . import charts
 from . import format as fmt
 from .widgets import View, html_table, refusal, register
+
+
+SKEWED_TASK = 5  # a task holding this many times the median task's rows is drawn red
+
+
+def _task_spread(row) -> str:
+    """An operator's rows per task as a bar (the median's share of the largest task's) and its fewest, median
+    and most, red where the largest holds SKEWED_TASK times the median or more."""
+    if pd.isna(row.tasks) or pd.isna(row.task_rows_max) or pd.isna(row.task_rows_median):
+        return ""
+    most, median = int(row.task_rows_max), float(row.task_rows_median)
+    skewed = median > 0 and most >= SKEWED_TASK * median or median == 0 and most > 0
+    share = 0.0 if not most else median / most
+    color = "#c62828" if skewed else "#4c78a8"
+    title = f"{int(row.tasks)} tasks: fewest {int(row.task_rows_min):,}, median {median:,.0f}, most {most:,} rows"
+    return (f'<span title="{fmt.escape(title)}"><span class="colstats-bar"><span style="width:{share * 100:.1f}%;'
+            f'background:{color}"></span></span>{int(row.tasks)} tasks, max {most:,}'
+            f'{" (" + format(most / median, ".1f") + "x median)" if skewed and median else ""}</span>')
 
 
 @register("plan")
@@ -59,9 +78,14 @@ class PlanView(View):
             actual_rows=operators["actual_rows"].map(fmt.count),
             q_error=operators["q_error"].map(lambda q: "" if q != q else f"{q:,.1f}"),
             statistics=operators["statistics"].fillna(""), cause=operators["cause"].fillna(""),
-        ).drop(columns=["parent", "depth"])
-        self.table.value = html_table(shown, numeric={"estimated_rows", "estimated_bytes", "actual_rows", "q_error"},
-                                      wrap={"statistics", "cause"})
+            time=operators["time_s"].map(lambda t: "" if t != t else f"{t:,.2f} s"),
+            read=operators["bytes"].map(lambda b: "" if pd.isna(b) else fmt.size(int(b))),
+            tasks=[_task_spread(row) for row in operators.itertuples()],
+        ).drop(columns=["parent", "depth", "time_s", "bytes", "spill_bytes", "peak_memory", "task_rows_min",
+                        "task_rows_median", "task_rows_max"])
+        self.table.value = html_table(shown, numeric={"estimated_rows", "estimated_bytes", "actual_rows", "q_error",
+                                                      "time", "read"},
+                                      raw_html={"tasks"}, wrap={"statistics", "cause"})
         self.fixes.value = ("<b>What to run</b><ul>" + "".join(f"<li><code>{fmt.escape(f)}</code></li>"
                                                              for f in report.fixes) + "</ul>") if report.fixes else ""
         self.run_button.layout.display = "none" if operators["actual_rows"].notna().any() else None
