@@ -255,8 +255,11 @@ class TableHandle:
         `sampled`. Raises NoSuchObjectException naming an unknown partition."""
         from .profiles import table_profile
 
-        name = None if partition is None else _partition_name(partition)
-        return table_profile(self._lab.metastore, self._lab.resolve(self.name), name)
+        table = self._lab.resolve(self.name)
+        if partition is not None and not table.is_partitioned:
+            raise InvalidArgument(f"{table.qualified_name} is not partitioned: its profile is the table's, "
+                                  "profile() without a partition")
+        return table_profile(self._lab.metastore, table, None if partition is None else _partition_name(partition))
 
     def publish(self) -> Result:
         """Publishes the lab's statistics accurate now where other engines read them.

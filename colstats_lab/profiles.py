@@ -12,7 +12,7 @@ from .column_statistics.profile import ALERT_RULES, Alert, ColumnProfile, column
 from .column_statistics.quantiles import Distribution
 from .column_statistics.sketches import estimate_bounds, union
 from .column_statistics.suggestions import Suggestion, suggestions, to_expectation_suite
-from .frames import level_records, spelled_frame
+from .frames import level_records
 from .metastore import Metastore, Table
 from .metastore.levels import TABLE_LEVEL
 
@@ -107,20 +107,20 @@ def table_profile(metastore: Metastore, table: Table, partition: str | None = No
     level = TABLE_LEVEL if partition in (None, TABLE_LEVEL) else partition
     part_names = None if level == TABLE_LEVEL else [hive_part_name(str(partition))]
     profiles = []
-    spelling = spelled_frame(pd.DataFrame({"column": [r["column"] for r in records]}), table)["column"].tolist()
-    for record, spelled in zip(records, spelling):
+    for record in records:
         name, type_name = record["column"], record["type"]
-        obj = objs.get(name)
+        spelled, obj = table.spelled(name), objs.get(name)  # as the files spell it
         covered = rows if obj is None or obj.numValues is None else obj.numValues
         if obj is None:
             profiles.append(ColumnProfile(spelled, type_name, covered, None, reason=record.get("reason") or "",
                                           missing="never analyzed"))
             continue
         items = None
-        if obj is not None and sketchable(type_name):
+        if sketchable(type_name):
             sketches = metastore.get_frequent_items(table.dbName, table.tableName, name, part_names)
             items = FrequentItems.merged(list(sketches.values()), type_name) if sketches else None
         profiles.append(column_profile(spelled, type_name, covered, record, Distribution.of_stats(obj), items))
+        profiles[-1].nested = table.column(name) is None  # a leaf (`addr.city`) or elements (`tags.element`)
     accurate = all(p.accurate for p in profiles)
     return Profile(table.qualified_name, level, rows, profiles,
                    duplicate_rows(metastore, table, part_names, rows, accurate))

@@ -131,6 +131,21 @@ def test_an_s3_table_is_analyzed_from_one_listing_and_a_footer_a_file_and_figure
     checking = s3.requests() - before
     assert checking["LIST"] == 1 and checking["GET"] == 0 and checking["HEAD"] == 0  # never a cached listing
 
+    lab.sql("ALTER TABLE events SET TBLPROPERTIES ('colstats.kll.enable'='true')")
+    lab.tables["events"].analyze()  # the profile's sums and row sketches, read from the store as any ANALYZE
+    before = s3.requests()
+    profile = lab.tables["events"].profile()
+    profiling = s3.requests() - before
+    before = s3.requests()
+    lab.tables["events"].inspect.stats_level()
+    viewing = s3.requests() - before
+    # no data read; its freshness proof lists what the statistics view lists (2 LISTs today, the view's too)
+    assert profiling["GET"] == 0 and profiling["HEAD"] == 0 and profiling["LIST"] == viewing["LIST"], profiling
+    amount = profile.columns.set_index("column").loc["amount"]
+    assert math.isclose(amount["mean"], truth["amount"].mean()) and math.isclose(amount["std"], truth["amount"].std())
+    duplicates = profile.duplicates
+    assert duplicates["low"] <= int(truth.duplicated().sum()) <= duplicates["high"]
+
 
 @pytest.mark.slow
 def test_another_jobs_changes_make_exactly_their_partitions_stale_and_an_identical_rewrite_does_not(s3_lab, s3):

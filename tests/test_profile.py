@@ -317,3 +317,24 @@ def test_a_spread_lost_to_the_values_magnitude_is_unknown_not_wrong(lab):
     assert columns.loc["near", "mean"] == pytest.approx(frame["near"].mean(), rel=1e-15)
     assert columns.loc["near", "std"] is None and "no standard deviation" in columns.loc["near", "missing"]
     assert columns.loc["far", "std"] == pytest.approx(frame["far"].std(), rel=1e-6)
+
+
+def test_structs_and_a_column_of_nulls_profile_without_suggesting_what_no_frame_has(lab, tmp_path):
+    rows = 3_000
+    folder = tmp_path / "people"
+    folder.mkdir()
+    pq.write_table(pa.table({"userId": pa.array(np.arange(rows)), "allNull": pa.array([None] * rows, pa.float64()),
+                             "addr": pa.array([{"city": "Köln" if i % 3 else None, "zip": i % 50}
+                                               for i in range(rows)])}), folder / "a.parquet")
+    lab.register_external("people", str(folder))
+    lab.sql("ALTER TABLE people SET TBLPROPERTIES ('colstats.kll.enable'='true', 'colstats.frequent.items.columns'='*')")
+    lab.tables["people"].analyze()
+    profile = lab.tables["people"].profile()
+    columns = profile.columns.set_index("column")
+    assert columns.loc["allNull", "nulls"] == rows and columns.loc["allNull", "mean"] is None
+    assert columns.loc["allNull", "missing"] == ""  # nothing to sketch: no note of a missing histogram
+    assert columns.loc["addr.city", "nulls"] == rows // 3 and columns.loc["addr.zip", "mean"] == pytest.approx(24.5)
+    suggested = set(profile.suggest()["column"])
+    assert "userId" in suggested and not {"addr.city", "addr.zip"} & suggested  # a leaf is no column of a frame
+    with pytest.raises(ColstatsError, match="default.people is not partitioned"):
+        lab.tables["people"].profile("ds=1")

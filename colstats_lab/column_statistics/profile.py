@@ -90,6 +90,7 @@ class ColumnProfile:
     reason: str = ""
     alerts: list[Alert] = field(default_factory=list)
     missing: str = ""  # why figures are absent, in words (no histogram kept, ...)
+    nested: bool = False  # a struct's leaf or an array's elements: no column of its own to a frame's reader
 
     @property
     def non_null(self) -> int:
@@ -135,7 +136,8 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
                              for name, rank in (("p5", 0.05), ("q1", 0.25), ("median", 0.5), ("q3", 0.75),
                                                 ("p95", 0.95))}
         profile.histogram = histogram(distribution, type_name)
-    elif kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP):
+    elif kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP) \
+            and profile.values > 0:
         missing.append("no histogram: no KLL sketch is kept (ALTER TABLE ... SET TBLPROPERTIES "
                        "('colstats.kll.enable'='true'), or lab.set('hive.stats.kll.enable', True), then ANALYZE)")
     if isinstance(profile.max, float) and math.isnan(profile.max):  # Spark's max: NaN above every number

@@ -39,8 +39,9 @@ class Suggestion:
 
 
 def suggestions(profile: ColumnProfile, where: str) -> list[Suggestion]:
-    """The rules a column's exact, accurate figures support (none from a sample or stale statistics)."""
-    if profile.sampled or profile.accurate is False or profile.nulls is None or not profile.rows:
+    """The rules a column's exact, accurate figures support (none from a sample or stale statistics, nor of a
+    struct's leaf or an array's elements: a Great Expectations batch has no such column)."""
+    if profile.sampled or profile.accurate is False or profile.nulls is None or not profile.rows or profile.nested:
         return []
     kind = parse_type(profile.type).stored_stats_kind
     column, out = profile.column, []

@@ -57,7 +57,8 @@ def checked_rules(rules: dict) -> dict:
     rules = dict(rules)
     options = {key: rules.pop(key) for key in ("threshold", "figure", "window") if key in rules}
     if options and "anomaly" not in rules:
-        raise InvalidInputException(f"{', '.join(options)} go with anomaly=\"relative_change\" or \"baseline\"")
+        raise InvalidInputException(f"{', '.join(options)}: an argument of anomaly=\"relative_change\" or "
+                                    f"\"baseline\", which is not given")
     out = {}
     for name, value in rules.items():
         if name not in RULES:
