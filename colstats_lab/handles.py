@@ -16,6 +16,7 @@ from .commands import analyze as analyze_commands
 from .commands import catalogs, reads
 from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
+from .commands.runs import runs_frame
 from .commands import tables as table_commands
 from .deprecated import renamed_argument
 from .errors import InvalidArgument, NoSuchObjectException, did_you_mean
@@ -374,6 +375,11 @@ class Inspect:
         cause, rows, nulls, NDV, min, max, quartiles, top values, PSI against the state before;
         `source="metadata"` gives REFRESH METADATA's states."""
         return frames.history_frame(self._lab.metastore, self._table(), column, partition, source)
+
+    def runs(self, operators: bool = False, limit: int | None = None) -> pd.DataFrame:
+        """The kept runs of queries that read this table, newest first (`Lab.runs`' columns, the write IDs
+        and statistics state its own)."""
+        return runs_frame(self._lab, self._table(), operators, limit)
 
     def across_partitions(self, column: str, limit: int = 365) -> pd.DataFrame:
         """A column's latest kept state in each of the last `limit` partitions.

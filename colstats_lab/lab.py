@@ -17,11 +17,13 @@ from .metastore.table_metadata import LEVELS, level_depth
 from .column_statistics.frequent_items import MAX_FREQUENT_ITEMS
 from .metastore.common import BUSY_TIMEOUT_MS
 from .metastore.history import DEFAULT_KEEP
+from .metastore.runs import DEFAULT_RUNS_KEPT
 from .result import Result
 from .sql import parse
 from .sql.statements import Statement
 from .commands import execute, reads
 from .commands import explain as explain_command
+from .commands.runs import RUNS_KEEP, runs_frame
 from .commands.plan_tables import PLAN_STATISTICS, PlanTables, drop_plan_tables
 from .commands import analyze as analyze_commands
 from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
@@ -45,7 +47,7 @@ _DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.c
                     "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
                     "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5,
                     "colstats.history.keep": DEFAULT_KEEP, "colstats.history.max_bytes": None,
-                    AUTOANALYZE_SAMPLE: "off",
+                    RUNS_KEEP: DEFAULT_RUNS_KEPT, AUTOANALYZE_SAMPLE: "off",
                     # a query's lab tables planned by Spark with the lab's statistics where they can be
                     PLAN_STATISTICS: True}
 _BOOLEAN_OPTIONS = (PLAN_STATISTICS, "hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
@@ -203,7 +205,8 @@ class Lab(DeprecatedLabMethods):
         `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
         `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
         `metastore.retrieval.retry_attempts`, `colstats.history.keep` (states of each column's
-        statistics history `clean()` keeps), `colstats.storage.spark_prefixes` (what Spark reads for
+        statistics history `clean()` keeps), `colstats.runs.keep` (the runs of `explain(run=True)` the metastore
+        keeps, the oldest dropped first: 1,000), `colstats.storage.spark_prefixes` (what Spark reads for
         an object store's prefix: `s3://lake/=file:///mnt/lake/`, pairs separated by commas, or a dict), and
         `colstats.storage.listing` (`auto`: object stores this process has no credentials for are listed through
         Spark; `store`: always through the store's client; `spark`: always through Spark), `colstats.cache.max_bytes`
@@ -235,7 +238,7 @@ class Lab(DeprecatedLabMethods):
             value = _as_bool(key, value)
         elif key == "metastore.metadata.store.depth_level":
             value = LEVELS[level_depth(str(value))] if str(value).upper() != "ALL" else "ALL"
-        elif key in ("metastore.retrieval.retry_attempts", "colstats.history.keep"):
+        elif key in ("metastore.retrieval.retry_attempts", "colstats.history.keep", RUNS_KEEP):
             value = _as_count(key, value)
         elif key == "colstats.history.sketches":
             value = max(1, _as_count(key, value))  # the latest state keeps its sketches: it is the one in force
@@ -333,9 +336,21 @@ class Lab(DeprecatedLabMethods):
         segment, partition, list-bucketing directory, file and row group, and `estimated_rows`, the rows its
         WHERE keeps by the lab's statistics accurate for the reader (`.estimate.how` says what it used;
         `actual_rows` once run); it starts no Spark, so its operators come with `run` or once Spark runs.
-        Raises ParseError, InvalidArgument for a statement that is not a query, QueryError when Spark
-        cannot plan it."""
+        Once run, each operator also says what it did (time_s, bytes, spill_bytes, peak_memory where Spark keeps
+        them; tasks and the fewest, median and most rows of a task), `.skewed()` the operators whose largest
+        task held 5x the median or more beside the lab's prediction, and the run is kept in the metastore
+        (`.run_id`; `runs()`). Raises ParseError, InvalidArgument for a statement that is not a query,
+        QueryError when Spark cannot plan it."""
         return explain_command.explain(self, query, txn, run)
+
+    def runs(self, operators: bool = False, limit: int | None = None) -> pd.DataFrame:
+        """Every run of `explain(run=True)` the metastore keeps (`colstats.runs.keep`), newest first.
+
+        Returns a DataFrame, a row per run: when (UTC), seconds, the query and its fingerprint (its text with
+        literals as ?), its operators, the one furthest off and its q-error, how many ran skewed, and the
+        write IDs and state of the statistics each lab table was planned with; with `operators`, a row per
+        operator of each run (estimated and actual rows, time, tasks). `inspect.runs()` gives one table's."""
+        return runs_frame(self, None, operators, limit)
 
     def analyze_frame(self, frame, by: list[str] | str | None = None) -> pd.DataFrame:
         """Statistics of any DataFrame, by ANALYZE's one-pass aggregation, stored nowhere.

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from colstats_lab import Lab
+from colstats_lab.plans.remote import NO_TASK_ROWS
 from engine_scenario import run
 from spark_servers import connect_server, standalone_cluster
 
@@ -46,6 +47,14 @@ def _check_scenario(result: dict) -> None:
     produced = {node.split(" (")[0]: actual for node, _, actual in result["plan"]}
     assert produced["Join Inner"] == 900 and produced["Scan default.sales"] == 900
     assert produced["Scan spark_catalog.default.scenario_dim"] == 97 and produced["Aggregate"] == 10
+    ran = result["ran"]
+    # the scans and aggregates keep timing metrics (a broadcast hash join keeps none)
+    assert {"Scan default.sales", "Scan spark_catalog.default.scenario_dim", "Aggregate"} <= set(ran["timed"])
+    assert ran["kept"]
+    # the scan's bytes are the sales files' sizes
+    assert ran["sales_bytes"] == sum(os.path.getsize(os.path.join(folder, name)) for folder, _, names
+                                     in os.walk(result["sales_location"]) for name in names
+                                     if name.endswith(".parquet"))
 
 
 def test_spark_connect_gives_what_embedded_spark_gives(embedded, tmp_path):
@@ -53,7 +62,14 @@ def test_spark_connect_gives_what_embedded_spark_gives(embedded, tmp_path):
     with connect_server(tmp_path) as (url, env):
         remote = _scenario_elsewhere(tmp_path / "lab", "remote", url, env)
     progress = remote.pop("progress")
-    assert remote == embedded
+    _check_scenario(remote)
+    # Spark Connect sends each metric summed over its tasks: time and bytes as the embedded session's, no task spread
+    assert embedded["ran"]["tasks_counted"] and embedded["ran"]["figures_note"] is None
+    assert not remote["ran"]["tasks_counted"] and remote["ran"]["figures_note"] == NO_TASK_ROWS
+    # each lab's files are its own (their sizes differ by their footers' metadata): each checked against its own
+    remote["ran"] = {**remote["ran"], "tasks_counted": True, "figures_note": None,
+                     "sales_bytes": embedded["ran"]["sales_bytes"]}
+    assert remote == {**embedded, "sales_location": remote["sales_location"]}
     # Spark Connect streams each job's stages to PySpark's progress handlers: the last update has every task done
     assert progress["value"] == progress["max"] > 0 and progress["label"].endswith(f"{progress['max']}/"
                                                                                    f"{progress['max']} tasks")
@@ -63,4 +79,6 @@ def test_spark_connect_gives_what_embedded_spark_gives(embedded, tmp_path):
 def test_standalone_cluster_gives_what_embedded_spark_gives(embedded, tmp_path):
     with standalone_cluster(tmp_path) as (master, env):
         clustered = _scenario_elsewhere(tmp_path / "lab", "master", master, env)
-    assert clustered == embedded
+    _check_scenario(clustered)
+    clustered["ran"]["sales_bytes"] = embedded["ran"]["sales_bytes"]  # each lab's files, checked against its own
+    assert clustered == {**embedded, "sales_location": clustered["sales_location"]}

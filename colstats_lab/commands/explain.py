@@ -2,6 +2,7 @@
 one lab table what pruning reads too."""
 from __future__ import annotations
 
+import time
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ from ..analyze.stale import staleness_frame
 from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import Table
+from ..metastore.runs import RunTable
 from ..plans import LabRead, PlanReport, keeping_every_operator, plan_report, rows_read
 from ..pruning import single_table_where
 from ..pruning.answers import NotFromStats, fresh_statistics
@@ -23,6 +25,8 @@ from ..tables.snapshot import PartitionFiles
 from . import catalogs
 from .binding import bind_tables
 from .reads import planned_read, valid_write_ids
+from .run_skew import predict_skewed
+from .runs import keep_run
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -67,11 +71,18 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
                      if planned is not None and name == planned[0].qualified_name
                      else LabRead(_lab_state(session, table, staleness.get(name)), as_files.get(name))
                      for name, table in tables.items()}
+        planned_under = {name: txn.snapshot(table) if txn else valid_write_ids(session, table)
+                         for name, table in tables.items()} if run else {}
         with spark_errors("Spark cannot plan the query", query, views):
             frame = session.spark.sql(bound)
             columns_of = {name: {c.name.lower() for c in t.cols + t.partitionKeys} for name, t in tables.items()}
+            started = time.time()
             plan, operators = plan_report(frame, query, _lab_table_of_files(session, tables), lab_state,
                                           with_statistics, run, columns_of)
+    if run:
+        plan.predictions = predict_skewed(session, operators)
+        plan.run_id, plan.run_note = keep_run(session, tree, plan, started, {
+            name: RunTable(name, str(valid), lab_state[name].state) for name, valid in planned_under.items()})
     if planned is None:
         return plan
     assert found is not None
@@ -85,6 +96,8 @@ def _single_table(session: "Session", query: str, planned: tuple, found: tuple, 
     table, kept, report = planned
     node, where = found
     report.query, report.operators, report.fixes, report.plan_note = query, plan.operators, plan.fixes, plan.plan_note
+    report.predictions, report.run_id, report.run_note = plan.predictions, plan.run_id, plan.run_note
+    report.figures_note = plan.figures_note
     report.estimate = _estimate(session, table, kept,
                                 resolved_references(where, table, qualifiers_of(table, node.alias_or_name)), txn)
     if run:

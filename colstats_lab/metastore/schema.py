@@ -779,11 +779,34 @@ CREATE INDEX ROW_SKETCHES_BY_OWNER ON ROW_SKETCHES (TBL_ID, PART_ID);
 CREATE INDEX ROW_SKETCHES_BY_PART ON ROW_SKETCHES (PART_ID);
 """
 
+# Runs kept (explain(run=True)): each run's operators, estimates beside actuals and what ran (JSON), the query
+# and its fingerprint (literals as ?: runs of one query shape compare), and per lab table read the write IDs its
+# statistics were planned under; bounded by colstats.runs.keep, oldest first
+_V28 = """CREATE TABLE QUERY_RUNS (
+    RUN_ID INTEGER PRIMARY KEY,
+    FINGERPRINT TEXT NOT NULL,
+    QUERY_TEXT TEXT NOT NULL,
+    RAN_AT INTEGER NOT NULL,
+    SECONDS REAL NOT NULL,
+    OPERATORS TEXT NOT NULL
+);
+CREATE INDEX QUERY_RUNS_BY_FINGERPRINT ON QUERY_RUNS (FINGERPRINT, RUN_ID);
+CREATE TABLE QUERY_RUN_TABLES (
+    RUN_ID INTEGER NOT NULL REFERENCES QUERY_RUNS (RUN_ID) ON DELETE CASCADE,
+    TBL_ID INTEGER NOT NULL REFERENCES TBLS (TBL_ID) ON DELETE CASCADE,
+    VALID_WRITE_IDS TEXT,
+    STATISTICS_STATE TEXT NOT NULL,
+    PRIMARY KEY (RUN_ID, TBL_ID)
+);
+CREATE INDEX QUERY_RUN_TABLES_BY_TABLE ON QUERY_RUN_TABLES (TBL_ID, RUN_ID);
+"""
+
 
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
-    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25, _V26, _V27]
+    _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25, _V26, _V27,
+    _V28]
 
 
 def migrate(db: "Database") -> int:

@@ -26,6 +26,7 @@ from .expectations import ExpectationsRepository
 from .history import HistoryRepository
 from .metadata_store import TableMetadataRepository
 from .row_sketches import RowSketchRepository
+from .runs import RunRepository
 from .skew import SkewRepository
 from .snapshot_files import SnapshotFilesRepository
 from .stats_accuracy import StatsAccuracyRepository
@@ -67,6 +68,7 @@ class Metastore:
         self.snapshot_files = SnapshotFilesRepository(self)
         self.autoanalyze_claims = AutoAnalyzeRepository(self)
         self.row_sketches = RowSketchRepository(self)
+        self.runs = RunRepository(self)
         migrate(self.db)
         with self.snapshot():  # read first: a metastore that has it opens beside a writer holding the file
             made = self.catalog._db_id(DEFAULT_DB, required=False)
@@ -224,3 +226,7 @@ class Metastore:
     start_autoanalyze_round = forward("autoanalyze_claims", AutoAnalyzeRepository.start_autoanalyze_round)
     end_autoanalyze_round = forward("autoanalyze_claims", AutoAnalyzeRepository.end_autoanalyze_round)
     autoanalyze_rounds = forward("autoanalyze_claims", AutoAnalyzeRepository.autoanalyze_rounds)
+
+    # runs
+    keep_run = forward("runs", RunRepository.keep_run)
+    get_runs = forward("runs", RunRepository.get_runs)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 from .causes import diagnose, q_error
 from .operators import (LEAVES, CountingRun, Operator, count_actual_rows, name_join_strategies,
                         optimized_operators)
-from .remote import count_actual_rows_remote, text_operators
+from .remote import NO_TASK_ROWS, count_actual_rows_remote, text_operators
 from .report import OPERATOR_COLUMNS, LabRead, PlanReport, operators_frame
 
 __all__ = ["OPERATOR_COLUMNS", "LabRead", "PlanReport", "keeping_every_operator", "plan_report", "q_error", "rows_read"]
@@ -57,6 +57,7 @@ def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_
     `renamed` names the lab table each catalog table made for it stands for; over Spark Connect, `columns_of`
     names the lab table a relation over files reads by its columns (`leaf_table` needs the JVM's objects)."""
     conf = frame.sparkSession.conf
+    figures_note = None
     if hasattr(frame, "_jdf"):
         running = CountingRun(frame) if run else None  # the plan is read while the query runs
         try:
@@ -73,12 +74,13 @@ def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_
         operators = text_operators(frame._explain_string(mode="cost"), columns_of or {})
         if run:
             count_actual_rows_remote(frame, operators)
+            figures_note = NO_TASK_ROWS
     diagnosis = diagnose(operators, {t: r.state.startswith("stale") for t, r in lab_state.items()},
                          conf.get("spark.sql.cbo.enabled", "false") == "true",
                          conf.get("spark.sql.statistics.histogram.enabled", "false") == "true",
                          {t: r.as_files for t, r in lab_state.items() if r.as_files is not None}, set(lab_state))
     return PlanReport(query=query, operators=operators_frame(operators, diagnosis, lab_state),
-                      fixes=diagnosis.fixes), operators
+                      fixes=diagnosis.fixes, figures_note=figures_note), operators
 
 
 def rows_read(operators: list[Operator]) -> int | None:

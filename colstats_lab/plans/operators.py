@@ -34,7 +34,7 @@ PHYSICAL_KIND = {"FileSourceScanExec": "leaf", "RowDataSourceScanExec": "leaf", 
                  "BroadcastNestedLoopJoinExec": "Join", "CartesianProductExec": "Join",
                  "HashAggregateExec": "Aggregate", "ObjectHashAggregateExec": "Aggregate",
                  "SortAggregateExec": "Aggregate", "ExpandExec": "Expand", "GenerateExec": "Generate",
-                 "SampleExec": "Sample"}
+                 "SampleExec": "Sample", "SortExec": "Sort"}  # a sort's rows are its input's; its time, spill, memory
 # a range comparison as an expression's text shows it: `(price#5 > 75.0)`, `(d#3 <= 2026-01-01)`
 _RANGE_TEXT = re.compile(r" (?:>|>=|<|<=) ")
 _ATTRIBUTE_ID = re.compile(r"#(\d+)L?(?=[,)\]]|$)")  # the ids in an attribute list's text: `List(k#1L, v#2)`
@@ -351,27 +351,38 @@ def _read_links(links: list, tasks: RecordedTasks | None) -> None:
             target.run = run_figures(physical, tasks, None if metric is None else int(metric.id()))
 
 
-# the SQL metrics (by name) that hold a physical node's bytes, first found first: a scan's, an exchange's, any
-_BYTES = ("size of files read", "shuffle bytes written", "data size")
+# the SQL metrics (by key, as Spark Connect names them too) that hold a physical node's bytes, first found first:
+# a scan's files read, an exchange's shuffle written, any node's output data size
+_BYTES = ("filesSize", "shuffleBytesWritten", "dataSize")
+SPILL, PEAK_MEMORY = "spillSize", "peakMemory"
 
 
 def run_figures(physical, tasks: RecordedTasks, rows_metric: int | None) -> RunFigures:
     """A physical node's figures from its SQL metrics after a run (`tasks`: what each task added to them)."""
-    seconds, sizes = 0.0, {}
-    timed = False
     metrics = physical.metrics()
     names = metrics.keySet().iterator()
+    kept = []
     while names.hasNext():
-        metric = metrics.get(names.next()).get()
-        kind, name, value = metric.metricType(), _option(metric.name()) or "", int(metric.value())
+        key = names.next()
+        metric = metrics.get(key).get()
+        kept.append((str(key), metric.metricType(), int(metric.value())))
+    rows = tasks.one_pass(rows_metric) if rows_metric is not None else None
+    return figures_of(kept, sorted((rows or {}).values()))
+
+
+def figures_of(metrics: list[tuple[str, str, int]], task_rows: list[int]) -> RunFigures:
+    """The figures of a node's SQL metrics, each (key, type, value summed over its tasks): its time from
+    its timing metrics, its bytes (the first of _BYTES it keeps), spill and peak memory; `task_rows`, sorted."""
+    seconds, sizes = 0.0, {}
+    timed = False
+    for name, kind, value in metrics:
         if kind in ("timing", "nsTiming"):
             seconds += value / (1e3 if kind == "timing" else 1e9)
             timed = True
         elif kind == "size":
             sizes[name] = value
-    rows = tasks.one_pass(rows_metric) if rows_metric is not None else None
     return RunFigures(seconds if timed else None, next((sizes[n] for n in _BYTES if n in sizes), None),
-                      sizes.get("spill size"), sizes.get("peak memory"), sorted((rows or {}).values()))
+                      sizes.get(SPILL), sizes.get(PEAK_MEMORY), task_rows)
 
 
 def _linked(plan, operators: list[Operator]):

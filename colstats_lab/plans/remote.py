@@ -4,13 +4,16 @@ from the text of `explain(mode="cost")` (each line one operator, its depth by it
 digits and a size in binary units), and each operator's rows from the execution's metrics
 (`DataFrame.executionInfo`), the physical operators paired with the logical ones of the same kind in
 pre-order: joins, scans and aggregates (the final one), and filters only where both plans have as many
-(a filter on partition columns alone leaves the physical plan)."""
+(a filter on partition columns alone leaves the physical plan). The server sends each metric summed over
+its tasks: an operator's time and bytes come with its rows, the rows of each task do not (NO_TASK_ROWS)."""
 from __future__ import annotations
 
 import re
 
-from .operators import LEAVES, Operator, rows_from_inputs
+from .operators import LEAVES, Operator, figures_of, rows_from_inputs
 
+NO_TASK_ROWS = ("over Spark Connect, the server sends each metric summed over its tasks: no task's own rows, so "
+                "no task spread and no skew as it ran")
 _STATISTICS = re.compile(r",?\s*Statistics\(sizeInBytes=([0-9.]+)\s*([KMGTPE]i)?B(?:,\s*rowCount=([0-9.E+-]+))?\)\s*$")
 _UNITS = {None: 1, "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
 _RELATION = re.compile(r"^Relation\s+([^\[\s]*)\[([^\]]*)\]")
@@ -95,16 +98,18 @@ def count_actual_rows_remote(frame, operators: list[Operator]) -> None:
             physical.append(node)
         stack.extend(reversed([c for c in node.children if c != node.id]))
     aggregates = [m for m in physical if _kind_of(m.name) == "Aggregate"][2:]  # the count's final and partial
-    counted = {kind: [_rows(m) for m in physical if _kind_of(m.name) == kind] for kind in ("Join", "Filter", "leaf")}
+    counted = {kind: [m for m in physical if _kind_of(m.name) == kind] for kind in ("Join", "Filter", "leaf")}
     # a final aggregate is followed, below its exchange, by its partial one: every other one in pre-order
-    counted["Aggregate"] = [_rows(m) for m in aggregates][::2]
+    counted["Aggregate"] = aggregates[::2]
     logical = {kind: [op for op in operators if (op.kind in LEAVES if kind == "leaf" else op.kind == kind)]
                for kind in counted}
     for kind, ops in logical.items():
         if len(ops) != len(counted[kind]) or (kind == "Aggregate" and 2 * len(ops) != len(aggregates)):
             continue  # an operator one plan has and the other not: no pairing can be trusted
-        for op, rows in zip(ops, counted[kind]):
-            op.actual_rows = rows
+        for op, node in zip(ops, counted[kind]):
+            op.actual_rows = _rows(node)
+            # the server sends each metric summed over the tasks: no task's own rows
+            op.run = figures_of([(m.name, m.metric_type, int(m.value)) for m in node.metrics], [])
     rows_from_inputs(operators)
 
 

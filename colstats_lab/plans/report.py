@@ -11,6 +11,9 @@ import pandas as pd
 from .causes import CARRIED, Diagnosis, q_error
 from .operators import LEAVES, Operator, RunFigures
 
+SKEWED_TASK = 5  # an operator whose largest task holds this many times the median task's rows ran skewed
+SKEW_COLUMNS = ["id", "node", "tasks", "task_rows_median", "task_rows_max", "times_median", "hot_keys",
+                "predicted_task_rows", "predicted_times_median", "prediction"]
 OPERATOR_COLUMNS = ["id", "parent", "depth", "node", "estimated_rows", "estimated_bytes", "actual_rows",
                     "q_error", "statistics", "cause", "time_s", "bytes", "spill_bytes", "peak_memory", "tasks",
                     "task_rows_min", "task_rows_median", "task_rows_max"]
@@ -23,6 +26,23 @@ class LabRead:
     the lab's statistics)."""
     state: str
     as_files: str | None = None
+
+
+def ran_skewed(median: float, most: int) -> bool:
+    """Whether a spread of rows over tasks is skewed: the largest task holds SKEWED_TASK times the median's
+    rows or more (any rows at all where the median task has none)."""
+    return most > 0 and (median == 0 or most >= SKEWED_TASK * median)
+
+
+@dataclass(frozen=True)
+class SkewPrediction:
+    """What the lab predicted of a skewed operator's largest task before it ran: the keys placed in it (from
+    the frequent items kept with the statistics), its rows and their multiple of the median task's, and
+    `note`, the prediction's source (or why there is none)."""
+    note: str
+    hot_keys: tuple = ()
+    largest_rows: float | None = None
+    times_median: float | None = None
 
 
 def operators_frame(operators: list[Operator], diagnosis: Diagnosis, lab_state: dict[str, LabRead]) -> pd.DataFrame:
@@ -78,6 +98,26 @@ class PlanReport:
     operators: pd.DataFrame = field(default_factory=empty_operators)
     fixes: list[str] = field(default_factory=list)
     plan_note: str | None = None  # why the operators are missing, when they are
+    predictions: dict[int, SkewPrediction] = field(default_factory=dict)  # by operator id, of those ran skewed
+    run_id: int | None = None  # the run as the metastore keeps it (inspect.runs()), once run
+    run_note: str | None = None  # why a run was not kept, when it was not
+    figures_note: str | None = None  # why some figures of what ran are missing (over Spark Connect)
+
+    def skewed(self) -> pd.DataFrame:
+        """The operators that ran skewed (their largest task held SKEWED_TASK times the median task's rows or
+        more), largest multiple first: their tasks, median and largest task's rows and the multiple, and
+        beside them the lab's prediction (`join_skew`'s for a join): the hot keys of its largest task, that
+        task's rows and multiple, and `prediction`, where it came from or why there is none."""
+        rows = []
+        for op in self.operators.dropna(subset=["task_rows_max", "task_rows_median"]).itertuples():
+            median, most = float(op.task_rows_median), int(op.task_rows_max)
+            if not ran_skewed(median, most):
+                continue
+            predicted = self.predictions.get(int(op.id), SkewPrediction("not predicted"))
+            rows.append([op.id, op.node, op.tasks, median, most, most / median if median else float("inf"),
+                         list(predicted.hot_keys), predicted.largest_rows, predicted.times_median, predicted.note])
+        frame = pd.DataFrame(rows, columns=SKEW_COLUMNS)
+        return frame.sort_values("times_median", ascending=False, kind="stable").reset_index(drop=True)
 
     def worst(self) -> pd.Series | None:
         """The operator furthest off where its error begins (not one that carries its input's), None when

@@ -9,13 +9,10 @@ import pandas as pd
 from ..errors import ColstatsError
 from ..plans import PlanReport
 from ..plans.causes import OFF_BY
-from ..plans.report import indented_nodes
+from ..plans.report import indented_nodes, ran_skewed
 from . import charts
 from . import format as fmt
 from .widgets import View, html_table, refusal, register
-
-
-SKEWED_TASK = 5  # a task holding this many times the median task's rows is drawn red
 
 
 def _task_spread(row) -> str:
@@ -24,13 +21,33 @@ def _task_spread(row) -> str:
     if pd.isna(row.tasks) or pd.isna(row.task_rows_max) or pd.isna(row.task_rows_median):
         return ""
     most, median = int(row.task_rows_max), float(row.task_rows_median)
-    skewed = median > 0 and most >= SKEWED_TASK * median or median == 0 and most > 0
+    skewed = ran_skewed(median, most)
     share = 0.0 if not most else median / most
     color = "#c62828" if skewed else "#4c78a8"
     title = f"{int(row.tasks)} tasks: fewest {int(row.task_rows_min):,}, median {median:,.0f}, most {most:,} rows"
     return (f'<span title="{fmt.escape(title)}"><span class="colstats-bar"><span style="width:{share * 100:.1f}%;'
             f'background:{color}"></span></span>{int(row.tasks)} tasks, max {most:,}'
             f'{" (" + format(most / median, ".1f") + "x median)" if skewed and median else ""}</span>')
+
+
+def _skew_as_it_ran(report: PlanReport) -> str:
+    """The operators that ran skewed, each beside what the lab predicted of its largest task."""
+    skewed = report.skewed()
+    if skewed.empty:
+        return ""
+
+    def times(value) -> str:
+        return "" if value is None or value != value else f" ({value:,.1f}x median)"
+    shown = pd.DataFrame({
+        "operator": [f"{node} (operator {i})" for i, node in zip(skewed["id"], skewed["node"])],
+        "ran: largest task": [f"{fmt.count(m)}{times(t)}" for m, t in zip(skewed["task_rows_max"],
+                                                                            skewed["times_median"])],
+        "predicted: largest task": ["" if p is None or p != p else f"{fmt.count(round(p))}{times(t)}"
+                                    for p, t in zip(skewed["predicted_task_rows"], skewed["predicted_times_median"])],
+        "its hot keys": [", ".join(map(str, keys)) for keys in skewed["hot_keys"]],
+        "prediction": skewed["prediction"]})
+    return "<b>Skew as it ran</b>" + html_table(shown, numeric={"ran: largest task", "predicted: largest task"},
+                                                wrap={"prediction"})
 
 
 @register("plan")
@@ -47,8 +64,9 @@ class PlanView(View):
         self.run_button.on_click(lambda _: self.run())
         self.chart = widgets.Output()
         self.table = widgets.HTML()
+        self.skew = widgets.HTML()
         self.fixes = widgets.HTML()
-        self.children = [self.header, self.run_button, self.chart, self.table, self.fixes, self.message]
+        self.children = [self.header, self.run_button, self.chart, self.table, self.skew, self.fixes, self.message]
         self.refresh()
 
     def run(self) -> None:
@@ -66,7 +84,7 @@ class PlanView(View):
         charts.clear(self.chart, wait=True)
         operators = report.operators
         if operators.empty:
-            self.table.value = self.fixes.value = ""
+            self.table.value = self.skew.value = self.fixes.value = ""
             return
         self.figure = charts.plan_figure(operators, OFF_BY, "Rows per operator: estimated and produced")
         with self.chart:
@@ -86,6 +104,9 @@ class PlanView(View):
         self.table.value = html_table(shown, numeric={"estimated_rows", "estimated_bytes", "actual_rows", "q_error",
                                                       "time", "read"},
                                       raw_html={"tasks"}, wrap={"statistics", "cause"})
+        self.skew.value = _skew_as_it_ran(report) + "".join(
+            f'<div class="colstats-muted">{fmt.escape(note)}</div>' for note in (report.figures_note, report.run_note)
+            if note)
         self.fixes.value = ("<b>What to run</b><ul>" + "".join(f"<li><code>{fmt.escape(f)}</code></li>"
                                                              for f in report.fixes) + "</ul>") if report.fixes else ""
         self.run_button.layout.display = "none" if operators["actual_rows"].notna().any() else None

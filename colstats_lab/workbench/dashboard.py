@@ -1,5 +1,5 @@
 """The dashboard: every table at a glance (the stalest first), then one table's page: statistics, profile,
-freshness, skew, pruning, Drill metadata and transactions in tabs. Nothing starts Spark until an
+freshness, skew, pruning, the runs kept of its queries, Drill metadata and transactions in tabs. Nothing starts Spark until an
 ANALYZE or a skew is asked for."""
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ..ui.metadata_view import MetadataView
 from ..ui.progress import SparkProgress
 from ..ui.profile_view import ProfileView
 from ..ui.pruning_view import PruningPanel
+from ..ui.runs_view import RunsView
 from ..ui.skew_view import SkewView
 from ..ui.stats_view import StatsView
 from ..ui.transactions_view import TransactionsView
@@ -65,7 +66,8 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-TABS = ("Statistics", "Profile", "Freshness", "Skew", "Pruning", "Drift", "Metadata", "Transactions", "Engines")
+TABS = ("Statistics", "Profile", "Freshness", "Skew", "Pruning", "Runs", "Drift", "Metadata", "Transactions",
+        "Engines")
 
 
 class TablePage(widgets.Tab):
@@ -84,8 +86,8 @@ class TablePage(widgets.Tab):
     def open_tab(self, index: int | None) -> None:
         if index is None or self.children[index].children:
             return
-        builders = (self._statistics, self._profile, self._freshness, self._skew, self._pruning, self._drift,
-                    self._metadata, self._transactions, self._engines)
+        builders = (self._statistics, self._profile, self._freshness, self._skew, self._pruning, self._runs,
+                    self._drift, self._metadata, self._transactions, self._engines)
         try:
             content = builders[index]()
         except ColstatsError as exc:
@@ -113,6 +115,9 @@ class TablePage(widgets.Tab):
 
     def _pruning(self):
         return PruningPanel(self.lab, self.table)
+
+    def _runs(self):
+        return RunsView(self.lab, self.table)
 
     def _metadata(self):
         return MetadataView(self.lab, self.table)
