@@ -14,6 +14,8 @@ from . import charts
 from . import format as fmt
 from .widgets import View, html_table, refusal, register
 
+NBSP = "\u00a0"  # a figure and its unit stay on one line in a table that wraps to fit the screen
+
 
 def _task_spread(row) -> str:
     """An operator's rows per task as a bar (the median's share of the largest task's) and its fewest, median
@@ -26,8 +28,8 @@ def _task_spread(row) -> str:
     color = "#c62828" if skewed else "#4c78a8"
     title = f"{int(row.tasks)} tasks: fewest {int(row.task_rows_min):,}, median {median:,.0f}, most {most:,} rows"
     return (f'<span title="{fmt.escape(title)}"><span class="colstats-bar"><span style="width:{share * 100:.1f}%;'
-            f'background:{color}"></span></span>{int(row.tasks)} tasks, max {most:,}'
-            f'{" (" + format(most / median, ".1f") + "x median)" if skewed and median else ""}</span>')
+            f'background:{color}"></span></span>{int(row.tasks)}{NBSP}tasks, max{NBSP}{most:,}'
+            f'{f" ({most / median:.1f}x{NBSP}median)" if skewed and median else ""}</span>')
 
 
 def _skew_as_it_ran(report: PlanReport) -> str:
@@ -96,14 +98,16 @@ class PlanView(View):
             actual_rows=operators["actual_rows"].map(fmt.count),
             q_error=operators["q_error"].map(lambda q: "" if q != q else f"{q:,.1f}"),
             statistics=operators["statistics"].fillna(""), cause=operators["cause"].fillna(""),
-            time=operators["time_s"].map(lambda t: "" if t != t else f"{t:,.2f} s"),
-            read=operators["bytes"].map(lambda b: "" if pd.isna(b) else fmt.size(int(b))),
+            time=operators["time_s"].map(lambda t: "" if t != t else f"{t:,.2f}{NBSP}s"),
+            read=operators["bytes"].map(lambda b: "" if pd.isna(b) else fmt.size(int(b)).replace(" ", NBSP)),
             tasks=[_task_spread(row) for row in operators.itertuples()],
-        ).drop(columns=["parent", "depth", "time_s", "bytes", "spill_bytes", "peak_memory", "task_rows_min",
-                        "task_rows_median", "task_rows_max"])
+        )
+        # what ran beside the estimates, the long texts last: the table fits a 1,400 px screen, wrapping them
+        shown = shown[["id", "node", "estimated_rows", "actual_rows", "q_error", "time", "read", "tasks",
+                       "estimated_bytes", "statistics"] + (["cause"] if operators["cause"].notna().any() else [])]
         self.table.value = html_table(shown, numeric={"estimated_rows", "estimated_bytes", "actual_rows", "q_error",
                                                       "time", "read"},
-                                      raw_html={"tasks"}, wrap={"statistics", "cause"})
+                                      raw_html={"tasks"}, wrap={"statistics", "cause"}, fit=True)
         self.skew.value = _skew_as_it_ran(report) + "".join(
             f'<div class="colstats-muted">{fmt.escape(note)}</div>' for note in (report.figures_note, report.run_note)
             if note)
