@@ -182,6 +182,10 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         metadata.locator("table.colstats-table").first.wait_for(timeout=30_000)
         assert "outdated: 1 file(s) added or rewritten and 0 removed" in metadata.inner_text()
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_metadata.png"), full_page=True)
+
+        runs = _open_tab(page, "Runs")  # no query of sales was explained with run=True here yet
+        runs.get_by_text("No run kept yet").wait_for(timeout=30_000)
+        assert "of queries that read default.sales" in runs.inner_text()
         assert _spark_jvms_of(lab.home) == 0  # looking at every tab starts no Spark
 
         skew = _open_tab(page, "Skew")

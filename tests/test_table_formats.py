@@ -221,6 +221,10 @@ def test_renamed_and_added_iceberg_columns_are_read_by_field_id(lab, iceberg):
     assert report.kept() == [] and len(report.pruned()) == 2, report.to_pandas()
     report = lab.explain("SELECT * FROM ice.db.events WHERE clicks >= 18")  # only the older file holds one
     assert len(report.kept()) == 1 and "ts_day" in report.kept()[0], report.to_pandas()
+    # a run over the attached table is kept under its mirror, with the snapshot's rows counted
+    ran = lab.explain("SELECT * FROM ice.db.events WHERE clicks >= 18", run=True)
+    assert ran.actual_rows == int((truth["clicks"] >= 18).sum()) and ran.run_id is not None
+    assert len(lab.tables["ice.db.events"].inspect.runs()) == 1
 
 
 def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path):

@@ -81,8 +81,9 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
                                           with_statistics, run, columns_of)
     if run:
         plan.predictions = predict_skewed(session, operators)
-        plan.run_id, plan.run_note = keep_run(session, tree, plan, started, {
-            name: RunTable(name, str(valid), lab_state[name].state) for name, valid in planned_under.items()})
+        plan.run_id, plan.run_note = keep_run(session, tree, plan, started, [
+            RunTable(tables[name].dbName, tables[name].tableName, str(valid), lab_state[name].state)
+            for name, valid in planned_under.items()])
     if planned is None:
         return plan
     assert found is not None

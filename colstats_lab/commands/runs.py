@@ -39,7 +39,7 @@ def fingerprint(tree: exp.Expression) -> str:
 
 
 def keep_run(session: "Session", tree: exp.Expression, report: PlanReport, started: float,
-             tables: dict[str, RunTable]) -> tuple[int | None, str | None]:
+             tables: list[RunTable]) -> tuple[int | None, str | None]:
     """Keeps the run `report` describes (its causes first told what the earlier runs of the query produced);
     returns its id, or None and why it was not kept. A reader never waits: with another writer holding the
     metastore's lock, or a metastore read-only here, the run is not kept and the note says so."""
@@ -49,7 +49,7 @@ def keep_run(session: "Session", tree: exp.Expression, report: PlanReport, start
     try:
         _tell_earlier_runs(report, metastore.get_runs(fingerprint=shape, limit=EARLIER_RUNS))
         run = KeptRun(None, shape, report.query, int(started), seconds, _operator_records(report.operators),
-                      tuple(tables.values()))
+                      tuple(tables))
         with metastore.db.without_waiting():
             return metastore.keep_run(run, int(session.get(RUNS_KEEP))), None
     except WouldWait:

@@ -15,9 +15,14 @@ DEFAULT_RUNS_KEPT = 1000  # colstats.runs.keep: runs the metastore keeps, the ol
 class RunTable:
     """A lab table a run read: the write IDs its reader saw (Hive's ValidWriteIdList text; None for a table
     without write IDs) and what the lab knew of its statistics when the query was planned."""
-    name: str
+    db_name: str
+    table_name: str
     valid_write_ids: str | None
     statistics: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.db_name}.{self.table_name}"
 
 
 @dataclass(frozen=True)
@@ -37,15 +42,14 @@ class RunRepository(Repository):
     """The kept runs: the Metastore's run calls. A repository of the Metastore (store.py)."""
 
     def keep_run(self, run: KeptRun, keep: int = DEFAULT_RUNS_KEPT) -> int:
-        """Keeps `run` (its tables by qualified name, each a table of this metastore), then drops the oldest
+        """Keeps `run` (its tables each a table of this metastore), then drops the oldest
         runs past the latest `keep`; returns its id."""
         with self.transaction() as conn:
             run_id = self.db.dialect.insert_returning_ids(
                 self.db, "QUERY_RUNS", "RUN_ID", ("FINGERPRINT", "QUERY_TEXT", "RAN_AT", "SECONDS", "OPERATORS"),
                 [(run.fingerprint, run.query, run.ran_at, run.seconds, json.dumps(run.operators))])[0]
             for table in run.tables:
-                db_name, _, table_name = table.name.partition(".")
-                tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+                tbl_id = self.store.catalog._table_row(table.db_name, table.table_name)["TBL_ID"]
                 conn.execute("INSERT INTO QUERY_RUN_TABLES (RUN_ID, TBL_ID, VALID_WRITE_IDS, STATISTICS_STATE) "
                              "VALUES (?, ?, ?, ?)", (run_id, tbl_id, table.valid_write_ids, table.statistics))
             conn.execute("DELETE FROM QUERY_RUNS WHERE RUN_ID NOT IN "
@@ -78,6 +82,6 @@ class RunRepository(Repository):
                         "FROM QUERY_RUN_TABLES Q JOIN TBLS T ON T.TBL_ID = Q.TBL_ID JOIN DBS D ON D.DB_ID = T.DB_ID "
                         "WHERE Q.RUN_ID >= ? AND Q.RUN_ID <= ? ORDER BY Q.RUN_ID, D.NAME, T.TBL_NAME",
                         (runs[-1][0], runs[0][0])).fetchall():
-                    tables.setdefault(run_id, []).append(RunTable(f"{db}.{name}", valid, state))
+                    tables.setdefault(run_id, []).append(RunTable(db, name, valid, state))
         return [KeptRun(r[0], r[1], r[2], int(r[3]), float(r[4]), json.loads(r[5]), tuple(tables.get(r[0], [])))
                 for r in runs]
