@@ -373,3 +373,39 @@ def test_a_key_hot_on_one_side_meets_its_true_count_on_the_other(lab, spark):
     largest = int(report.largest["partition"])
     assert largest == int(tasks["actual_rows"].idxmax()) == int(hot.loc[1, "partition"])
     assert report.largest["predicted_rows"] == pytest.approx(tasks["actual_rows"].max(), rel=0.05)
+
+
+def test_a_key_pandas_wrote_as_float_joins_a_bigint_key_as_spark_compares_them(lab, spark, tmp_path):
+    """An integer column holding a NULL is float64 in pandas, so its Parquet column is a double: Spark compares it
+    with a bigint key as doubles, and the prediction places the keys so, in join_skew and beside a run."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    orders = pd.DataFrame({"customerId": np.where(rng.random(20_000) < 0.3, 42, rng.integers(0, 2_000, 20_000)),
+                           "amount": rng.random(20_000)})
+    orders.loc[orders.sample(frac=0.05, random_state=1).index, "customerId"] = None  # float64 now
+    customers = pd.DataFrame({"customerId": np.arange(2_000), "name": [f"c{i}" for i in range(2_000)]})
+    for name, frame in (("orders", orders), ("customers", customers)):
+        (tmp_path / name).mkdir()
+        frame.to_parquet(tmp_path / name / "part-0.parquet", index=False)
+        lab.register_external(name, str(tmp_path / name))
+        lab.tables[name].analyze()
+    settings = {"spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.shuffle.partitions": "16",
+                "spark.sql.adaptive.enabled": "false"}  # 16 tasks: the hot key's holds 5x the median or more
+    before = {key: spark.conf.get(key) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        report = lab.tables["orders"].join_skew("customers", "customerid", "customerid", how="left", run=True)
+        hot = report.hot_keys.set_index("key")
+        assert hot.loc[42, "left_rows"] == (orders["customerId"] == 42).sum()
+        tasks = report.tasks.set_index("partition")
+        assert int(tasks["actual_rows"].idxmax()) == int(hot.loc[42, "partition"]) == int(report.largest["partition"])
+        assert tasks["actual_rows"].sum() == len(orders)  # a left join keeps every order, NULL keys too
+        ran = lab.explain("SELECT o.amount, c.name FROM orders o LEFT JOIN customers c "
+                          "ON o.customerId = c.customerId", run=True).skewed().iloc[0]
+        assert ran["task_rows_max"] == tasks["actual_rows"].max() and ran["hot_keys"] == [42.0]
+        assert abs(ran["predicted_task_rows"] - ran["task_rows_max"]) <= 0.02 * ran["task_rows_max"]
+    finally:
+        for key, value in before.items():
+            spark.conf.set(key, value)

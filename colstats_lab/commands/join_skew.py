@@ -188,6 +188,10 @@ def _common_type(left: str, right: str) -> str:
         return max(a.base, b.base, key=INTEGRAL.index)
     if a.base in STRINGS and b.base in STRINGS:
         return "string"
+    # a whole number against a float or double is compared (and hashed) as a double: pandas writes an integer
+    # column holding a NULL as float64
+    if {a.base, b.base} & {"float", "double"} and {a.base, b.base} <= {*INTEGRAL, "float", "double"}:
+        return "double"
     raise InvalidArgument(f"the keys are {a.name} and {b.name}: predict a join on keys of one type")
 
 

@@ -20,6 +20,7 @@ _HOW = {"Inner": "inner", "LeftOuter": "left", "RightOuter": "right", "FullOuter
 # a filter Spark infers below an inner join's sides, which drops only the NULL keys join_skew drops too
 _NOT_NULL_ONLY = re.compile(r"^\(?isnotnull\([^()]*\)\)?(?: AND \(?isnotnull\([^()]*\)\)?)*$")
 HOT_KEYS_SHOWN = 5
+NAMED_SHARE = 0.01  # a key holding less of its task's rows than this does not make the task large
 
 
 def predict_skewed(session: "Session", operators: list[Operator]) -> dict[int, SkewPrediction]:
@@ -42,6 +43,8 @@ def _predict(session: "Session", join: Operator, operators: list[Operator]) -> S
     if "(BroadcastHashJoin)" in join.node or "(BroadcastNestedLoopJoin)" in join.node:
         return SkewPrediction("Spark broadcast one side: nothing was shuffled, the join's tasks are the other "
                               "side's scan")
+    if not join.join_keys:
+        return SkewPrediction("the join's keys are expressions, not columns: join_skew predicts a join of columns")
     if len(join.join_keys) != 1:
         return SkewPrediction(f"join_skew predicts a join on one key pair; this one has {len(join.join_keys)}")
     left, right = join.join_keys[0]
@@ -58,7 +61,10 @@ def _predict(session: "Session", join: Operator, operators: list[Operator]) -> S
     except ColstatsError as error:
         return SkewPrediction(f"{call}: {error}")
     largest = report.largest
-    in_largest = report.hot_keys.loc[report.hot_keys["partition"] == largest["partition"], "key"]
+    # the listed keys placed in that task that hold a share of it worth naming
+    placed = report.hot_keys[(report.hot_keys["partition"] == largest["partition"])
+                             & (report.hot_keys["output_rows"] >= NAMED_SHARE * float(largest["predicted_rows"]))]
+    in_largest = placed["key"]
     counted = [f"{side.table} {side.source}" for side in report.sides if not side.source.startswith("statistics")]
     tasks = join.run.tasks if join.run is not None else None
     note = f"{call}, from " + ("; ".join(counted) if counted else "their statistics, accurate now")

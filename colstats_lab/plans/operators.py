@@ -210,7 +210,7 @@ def _describe_needs(op: Operator, sources: dict[int, str | None]) -> None:
         for conjunct in _conjuncts(condition):
             if _expression_kind(conjunct) not in ("EqualTo", "EqualNullSafe"):
                 continue
-            a, b = conjunct.left(), conjunct.right()
+            a, b = _uncast(conjunct.left()), _uncast(conjunct.right())
             if _expression_kind(a) != "AttributeReference" or _expression_kind(b) != "AttributeReference":
                 continue
             if not left.outputSet().contains(a):
@@ -235,6 +235,18 @@ def _describe_needs(op: Operator, sources: dict[int, str | None]) -> None:
         child_stats = node.child().stats().attributeStats()
         op.columns = [_column_use(a, child_stats, sources) for e in _seq(node.groupingExpressions())
                       for a in _attributes(e)]
+
+
+# what Spark wraps a join key in without changing which rows meet: a cast to compare two types (a bigint key
+# against a double one), and a floating-point key's normalization of NaN and -0.0
+_KEY_WRAPPERS = ("Cast", "KnownFloatingPointNormalized", "NormalizeNaNAndZero")
+
+
+def _uncast(expression):
+    """A join key's column under the wrappers Spark adds (_KEY_WRAPPERS)."""
+    while _expression_kind(expression) in _KEY_WRAPPERS:
+        expression = expression.child()
+    return expression
 
 
 def _conjuncts(expression) -> list:
