@@ -79,9 +79,10 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
             started = time.time()
             plan, operators = plan_report(frame, query, _lab_table_of_files(session, tables), lab_state,
                                           with_statistics, run, columns_of)
+            ran_for = time.time() - started  # planned, run and measured; the prediction below is not the run's
     if run:
         plan.predictions = predict_skewed(session, operators)
-        plan.run_id, plan.run_note = keep_run(session, tree, plan, started, [
+        plan.run_id, plan.run_note = keep_run(session, tree, plan, started, ran_for, [
             RunTable(tables[name].dbName, tables[name].tableName, str(valid), lab_state[name].state)
             for name, valid in planned_under.items()])
     if planned is None:

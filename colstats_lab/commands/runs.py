@@ -7,7 +7,6 @@ import datetime as dt
 import hashlib
 import math
 import statistics
-import time
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -38,12 +37,12 @@ def fingerprint(tree: exp.Expression) -> str:
     return hashlib.sha256(shape.sql(dialect="spark", normalize=True).encode()).hexdigest()[:16]
 
 
-def keep_run(session: "Session", tree: exp.Expression, report: PlanReport, started: float,
+def keep_run(session: "Session", tree: exp.Expression, report: PlanReport, started: float, seconds: float,
              tables: list[RunTable]) -> tuple[int | None, str | None]:
-    """Keeps the run `report` describes (its causes first told what the earlier runs of the query produced);
-    returns its id, or None and why it was not kept. A reader never waits: with another writer holding the
-    metastore's lock, or a metastore read-only here, the run is not kept and the note says so."""
-    seconds = time.time() - started
+    """Keeps the run `report` describes (`started` when, seconds since the epoch, for `seconds`; its causes first
+    told what the earlier runs of the query produced); returns its id, or None and why it was not kept. A reader
+    never waits: with another writer holding the metastore's lock, or a metastore read-only here, the run is not
+    kept and the note says so."""
     shape = fingerprint(tree)
     metastore = session.metastore
     try:
