@@ -286,6 +286,8 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
             conn.execute(f"ALTER TABLE {later} DROP COLUMN SUM_VALUES")
             conn.execute(f"ALTER TABLE {later} DROP COLUMN SUM_SQUARED_DEVIATIONS")
         conn.execute("DROP TABLE ROW_SKETCHES")  # 27's
+        conn.execute("DROP TABLE QUERY_RUN_TABLES")  # 28's
+        conn.execute("DROP TABLE QUERY_RUNS")
         conn.execute("PRAGMA user_version = 7")
     ms = Metastore(path)
     try:
