@@ -124,3 +124,18 @@ def test_a_cause_says_what_the_earlier_runs_of_its_query_produced(lab, spark):
     finally:
         spark.conf.set("spark.sql.cbo.enabled", before)
         spark.sql(f"DROP DATABASE {db} CASCADE")
+
+
+@pytest.mark.sqlite_only("arguments are checked before the metastore is read")
+def test_a_bad_limit_is_one_line_naming_it(lab):
+    from colstats_lab.errors import InvalidArgument
+
+    lab.sql("CREATE TABLE t (x BIGINT)")
+    for limit in ("x", -1, 1.5, True):
+        with pytest.raises(InvalidArgument) as refused:
+            lab.runs(limit=limit)
+        assert str(refused.value) == ("limit takes the number of runs to read (0 or more) or None for every one, "
+                                      f"not {limit!r}")
+    with pytest.raises(InvalidArgument):
+        lab.tables["t"].inspect.runs(limit=-1)
+    assert lab.runs(limit=0).empty and lab.tables["t"].inspect.runs().empty

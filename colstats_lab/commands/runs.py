@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from ..metastore import Table
 from ..metastore.database import WouldWait
-from ..errors import MetastoreUnavailable
+from ..errors import InvalidArgument, MetastoreUnavailable
 from ..metastore.runs import KeptRun, RunTable
 from ..plans.causes import OFF_BY
 from ..plans.report import PlanReport, ran_skewed
@@ -88,7 +88,10 @@ def _tell_earlier_runs(report: PlanReport, earlier: list[KeptRun]) -> None:
 def runs_frame(session: "Session", table: Table | None = None, operators: bool = False,
                limit: int | None = None) -> pd.DataFrame:
     """The kept runs (of queries that read `table`, or every one), newest first: a row per run, or with
-    `operators` a row per operator of each."""
+    `operators` a row per operator of each; raises InvalidArgument for a `limit` that is not a count."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise InvalidArgument(f"limit takes the number of runs to read (0 or more) or None for every one, "
+                              f"not {limit!r}")
     kept = session.metastore.get_runs(table.dbName if table else None, table.tableName if table else None,
                                       limit=limit)
     if operators:
