@@ -16,53 +16,34 @@ from .column_statistics.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .column_statistics.frequent_items import MAX_FREQUENT_ITEMS
 from .metastore.common import BUSY_TIMEOUT_MS
-from .metastore.history import DEFAULT_KEEP
-from .metastore.runs import DEFAULT_RUNS_KEPT
 from .result import Result
 from .sql import parse
 from .sql.statements import Statement
 from .commands import execute, reads
 from .commands import explain as explain_command
-from .commands.runs import RUNS_KEEP, runs_frame
-from .commands.plan_tables import PLAN_STATISTICS, PlanTables, drop_plan_tables
+from .commands.runs import runs_frame
+from .commands.plan_tables import PlanTables, drop_plan_tables
 from .commands import analyze as analyze_commands
 from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
+from .settings import (BOOLEAN, CACHE_MAX_BYTES, COUNT, LAB as LAB_HELD, METASTORE_WAIT, SECONDS, SETTINGS, default_of,
+                       names_taking)
 from .commands import catalogs
 from .commands import tables as table_commands
 from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
 from .pruning import StatsAnswer
 from .plans import PlanReport
-from .transaction import HEARTBEAT_INTERVAL_S, Transaction
+from .transaction import Transaction
 from .deprecated import DeprecatedLabMethods
 from .handles import TableHandle, Tables
 from .spark_settings import SparkSettings, is_spark_setting
 from .namespaces import AutoAnalyze, Views
 
-_DEFAULT_OPTIONS = {"hive.txn.heartbeat.interval": HEARTBEAT_INTERVAL_S, "hive.compute.query.using.stats": True,
-                    "hive.stats.column.autogather": True, STORAGE_LISTING: "auto",
-                    # list bucketing on by default (Hive's defaults are false: it is the lab's point)
-                    "hive.optimize.listbucketing": True, "hive.mapred.supports.subdirectories": True,
-                    # Drill's metastore options, with Drill's defaults
-                    "metastore.enabled": False, "metastore.metadata.store.depth_level": "ROW_GROUP",
-                    "metastore.metadata.use_schema": True, "metastore.metadata.use_statistics": True,
-                    "metastore.metadata.fallback_to_file_metadata": True, "metastore.retrieval.retry_attempts": 5,
-                    "colstats.history.keep": DEFAULT_KEEP, "colstats.history.max_bytes": None,
-                    RUNS_KEEP: DEFAULT_RUNS_KEPT, AUTOANALYZE_SAMPLE: "off",
-                    # a query's lab tables planned by Spark with the lab's statistics where they can be
-                    PLAN_STATISTICS: True}
-_BOOLEAN_OPTIONS = (PLAN_STATISTICS, "hive.txn.stats.enabled", "hive.compute.query.using.stats", "hive.stats.column.autogather",
-                    "hive.metastore.stats.ndv.densityfunction", "hive.stats.kll.enable",
-                    "hive.optimize.listbucketing", "hive.mapred.supports.subdirectories",
-                    "metastore.enabled", "metastore.metadata.use_schema", "metastore.metadata.use_statistics",
-                    "metastore.metadata.fallback_to_file_metadata", "colstats.history.enabled")
+_DEFAULT_OPTIONS = {setting.name: setting.default for setting in SETTINGS if setting.held == LAB_HELD}
+_BOOLEAN_OPTIONS = names_taking(BOOLEAN)
+_COUNT_OPTIONS, _SECONDS_OPTIONS = names_taking(COUNT) - {CACHE_MAX_BYTES}, names_taking(SECONDS) - {METASTORE_WAIT}
 # settings the metastore itself reads, as Hive's metastore-side configuration
-_METASTORE_OPTIONS = {"hive.txn.stats.enabled": "txn_stats_enabled", "hive.txn.timeout": "txn_timeout_s",
-                      "hive.metastore.stats.ndv.densityfunction": "ndv_density_function",
-                      "hive.stats.kll.enable": "kll_enabled", "colstats.history.enabled": "history_enabled",
-                      "colstats.history.sketches": "history_sketches", "colstats.frequent.items": "frequent_items",
-                      "colstats.sample.seed": "sample_seed"}
-CACHE_MAX_BYTES = "colstats.cache.max_bytes"
-METASTORE_WAIT = "colstats.metastore.wait"  # seconds a write waits for another writer's lock on the metastore
+_METASTORE_OPTIONS = {setting.name: setting.metastore_attribute for setting in SETTINGS
+                      if setting.metastore_attribute is not None}
 DEFAULT_HOME = ".colstats"
 ENV_HOME = "COLSTATS_HOME"
 ENV_METASTORE = "COLSTATS_METASTORE"
@@ -197,22 +178,12 @@ class Lab(DeprecatedLabMethods):
             yield own
 
     def get(self, key: str) -> Any:
-        """The value of a setting.
+        """The value of a setting: its value in this lab, else its default.
 
-        Settings: `hive.txn.stats.enabled`, `hive.txn.timeout` (s), `hive.txn.heartbeat.interval` (s),
-        `hive.compute.query.using.stats`, `hive.stats.column.autogather`, `hive.stats.kll.enable`,
-        `hive.metastore.stats.ndv.densityfunction`, and Drill's `metastore.enabled`,
-        `metastore.metadata.store.depth_level`, `metastore.metadata.use_schema`,
-        `metastore.metadata.use_statistics`, `metastore.metadata.fallback_to_file_metadata`,
-        `metastore.retrieval.retry_attempts`, `colstats.history.keep` (states of each column's
-        statistics history `clean()` keeps), `colstats.runs.keep` (the runs of `explain(run=True)` the metastore
-        keeps, the oldest dropped first: 1,000), `colstats.storage.spark_prefixes` (what Spark reads for
-        an object store's prefix: `s3://lake/=file:///mnt/lake/`, pairs separated by commas, or a dict), and
-        `colstats.storage.listing` (`auto`: object stores this process has no credentials for are listed through
-        Spark; `store`: always through the store's client; `spark`: always through Spark), `colstats.cache.max_bytes`
-        (what the process's caches of footers read may hold together, in bytes: 256 MiB), `colstats.metastore.wait`
-        (seconds a write waits for another writer's lock on the metastore: 60, saying so after a moment). A `spark.*`
-        key is the lab's Spark session's setting (`spark.sql.cbo.enabled`), as Spark has it now."""
+        `lab.settings()` lists every setting with its default and what reads it (the docs' settings page is made
+        from the same table, `colstats_lab.settings.SETTINGS`). A `spark.*` key is the lab's Spark session's
+        setting (`spark.sql.cbo.enabled`), as Spark has it now; any other key is None until set, as Hive's SET
+        keeps any key."""
         if is_spark_setting(key):
             return self._spark_settings.get(self._spark, key)
         if key == CACHE_MAX_BYTES:
@@ -221,7 +192,7 @@ class Lab(DeprecatedLabMethods):
             return self.metastore.db.wait_s
         if key in _METASTORE_OPTIONS:
             return getattr(self.metastore, _METASTORE_OPTIONS[key])
-        return self._options.get(key, _DEFAULT_OPTIONS.get(key))
+        return self._options.get(key, default_of(key))
 
     def set(self, key: str, value: Any) -> None:
         """Changes a setting for this lab, as Hive's SET does for a session.
@@ -238,8 +209,6 @@ class Lab(DeprecatedLabMethods):
             value = _as_bool(key, value)
         elif key == "metastore.metadata.store.depth_level":
             value = LEVELS[level_depth(str(value))] if str(value).upper() != "ALL" else "ALL"
-        elif key in ("metastore.retrieval.retry_attempts", "colstats.history.keep", RUNS_KEEP):
-            value = _as_count(key, value)
         elif key == "colstats.history.sketches":
             value = max(1, _as_count(key, value))  # the latest state keeps its sketches: it is the one in force
             if value < self.metastore.history_sketches:  # a commit thins only the cells it touches
@@ -261,8 +230,10 @@ class Lab(DeprecatedLabMethods):
         elif key == METASTORE_WAIT:
             self.metastore.db.set_wait(_as_seconds(key, value))
             return
-        elif key in ("hive.txn.timeout", "hive.txn.heartbeat.interval"):
+        elif key in _SECONDS_OPTIONS:
             value = _as_seconds(key, value)
+        elif key in _COUNT_OPTIONS:
+            value = _as_count(key, value)
         elif key == STORAGE_LISTING:
             list_through_spark(lambda: self.spark, str(value))
         elif key == SPARK_PREFIXES:
@@ -273,6 +244,16 @@ class Lab(DeprecatedLabMethods):
             setattr(self.metastore, _METASTORE_OPTIONS[key], value)
         else:
             self._options[key] = value
+
+    def settings(self) -> pd.DataFrame:
+        """Every setting the lab knows, a row each: `name`, `value` (in this lab now), `default`, `changed`,
+        `takes` (what a value may be), `held` (this lab, its metastore or the process), `reads` (what reads it),
+        `summary` and `origin` (Hive, Drill or the lab). `spark.*` settings are Spark's own and not listed."""
+        rows = [{"name": s.name, "value": self.get(s.name), "default": s.default,
+                 "changed": self.get(s.name) != s.default, "takes": s.takes, "held": s.held, "reads": s.reads,
+                 "summary": s.summary, "origin": s.origin} for s in SETTINGS]
+        return pd.DataFrame(rows, columns=["name", "value", "default", "changed", "takes", "held", "reads",
+                                           "summary", "origin"])
 
     def reset(self, key: str | None = None) -> list[str]:
         """Puts a setting back to its default, as RESET does (None: every setting this lab changed).
