@@ -52,7 +52,8 @@ def test_mixed_case_names_read_match_and_count_as_pandas_does(lab, tmp_path):
     assert lab.sql("SELECT count(*) AS n FROM camel WHERE eventType = 'click'").df["n"][0] == expected
     assert lab.explain("SELECT * FROM camel WHERE eventType = 'click'").estimate is not None
 
-    lab.sql("ANALYZE TABLE camel COMPUTE STATISTICS FOR ALL COLUMNS")
+    analyzed = lab.sql("ANALYZE TABLE camel COMPUTE STATISTICS FOR ALL COLUMNS").message
+    assert "userId" in analyzed and "Größe" in analyzed and "userid" not in analyzed  # as the files spell them
     for column, source in (("eventtype", "eventType"), ("größe", "Größe"), ("upper", "UPPER"), ("userid", "userId")):
         accurate, data = _figures(lab, "camel", column)
         assert accurate, column

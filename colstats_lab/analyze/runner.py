@@ -57,14 +57,18 @@ class AnalyzeOutcome:
     read_share: dict = field(default_factory=dict)  # partition name -> share of its rows read
     whole: list = field(default_factory=list)  # partitions a sample would have read most of: read whole
     tier_notes: list[str] = field(default_factory=list)
+    spelling: dict[str, str] = field(default_factory=dict)  # a column's name as its files spell it (userId)
 
     @property
     def message(self) -> str:
+        def named(columns: list[str]) -> str:
+            return ", ".join(self.spelling.get(c, c) for c in columns)
+
         where = (f"{len(self.partitions):,} partition{'s' if len(self.partitions) != 1 else ''}"
                  if self.partitions != [None] else "the table")
         what = {"noscan": "files and sizes", "basic": "basic statistics"}.get(
             self.mode, f"statistics of {len(self.columns)} column{'s' if len(self.columns) != 1 else ''}"
-                       f" ({', '.join(self.columns)})")
+                       f" ({named(self.columns)})")
         rows = f", {self.num_rows:,} rows" if self.num_rows is not None else ""
         text = f"Analyzed {self.table}: {what} for {where}{rows} in {self.seconds:.1f} s."
         if self.tier == "metadata":
@@ -87,12 +91,12 @@ class AnalyzeOutcome:
         for note in self.tier_notes:
             text += f" {note}"
         if self.footer_columns:
-            text += f" Minimum, maximum and NULLs of {', '.join(self.footer_columns)} from the files' footers."
+            text += f" Minimum, maximum and NULLs of {named(self.footer_columns)} from the files' footers."
         if self.truncated_columns:
-            text += (f" The files keep {', '.join(self.truncated_columns)} in nanoseconds: truncated to the microsecond, "
+            text += (f" The files keep {named(self.truncated_columns)} in nanoseconds: truncated to the microsecond, "
                      "Spark's precision.")
         if self.skipped_columns:
-            text += f" Skipped (no statistics for their type): {', '.join(self.skipped_columns)}."
+            text += f" Skipped (no statistics for their type): {named(self.skipped_columns)}."
         if self.stale_partitions:
             names = ", ".join(p or self.table for p in self.stale_partitions)
             text += f" Written by a write this ANALYZE could not see, so not marked accurate: {names}."
@@ -178,7 +182,8 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
             groups.update(tiered.groups)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
                              None, skipped, footer_columns=[p.name for p in plans if p.from_footers],
-                             truncated_columns=[p.name for p in plans if p.name in nanos_columns(table.parameters)])
+                             truncated_columns=[p.name for p in plans if p.name in nanos_columns(table.parameters)],
+                             spelling={p.name: table.spelled(p.name) for p in plans})
     if stmt.mode != "noscan":
         outcome.tier_notes = tier_notes
     if tiered is not None:
