@@ -475,3 +475,35 @@ def test_a_join_that_ran_skewed_shows_its_hot_key_and_join_skews_prediction_besi
     assert ran["prediction"].endswith("from their statistics, accurate now")
     shown = lab.views("plan", query, report=report).skew.value
     assert "Skew as it ran" in shown and f"{ran['task_rows_max']:,}" in shown
+
+
+def test_a_lab_beside_the_users_own_session_plans_under_its_own_settings(tmp_path, spark, monkeypatch):
+    """A notebook that made its own SparkSession first, then a Lab: the lab's session is a second one on the same
+    context, not the active one. Its plan was read under the user's settings (CBO off there), so a lab table with
+    a double column lost its row count from the estimate; each scan now estimates the rows pandas wrote."""
+    from colstats_lab import Lab
+
+    monkeypatch.chdir(tmp_path)
+    assert spark.conf.get("spark.sql.cbo.enabled", "false") == "false"  # the user's session, as Spark starts
+    items = pd.DataFrame({"item": np.arange(200), "cat": [f"c{i % 5}" for i in range(200)],
+                          "price": np.arange(200) % 100 * 1.5})
+    sales = pd.DataFrame({"item": np.arange(6000) % 200, "qty": np.arange(6000) % 7})
+    for name, frame in (("items", items), ("sales", sales)):
+        os.makedirs(name)
+        frame.to_parquet(f"{name}/part-0.parquet", index=False)
+    lab = Lab(home=str(tmp_path / "lab"))
+    try:
+        assert lab.spark is not spark
+        for name in ("items", "sales"):
+            lab.register_external(name, name)
+            lab.sql(f"ANALYZE TABLE {name} COMPUTE STATISTICS FOR ALL COLUMNS")
+        lab.set("spark.sql.cbo.enabled", True)
+        report = lab.explain("SELECT i.cat, sum(s.qty) FROM sales s JOIN items i ON s.item = i.item "
+                             "WHERE i.price > 75 GROUP BY i.cat")
+        scans = _by_node(report)
+        assert scans["Scan default.items"]["estimated_rows"] == len(items)
+        assert scans["Scan default.sales"]["estimated_rows"] == len(sales)
+        assert "unused" not in scans["Scan default.items"]["statistics"]
+        assert pd.notna(scans["Join"]["estimated_rows"])
+    finally:
+        lab.close()

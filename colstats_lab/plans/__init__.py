@@ -49,6 +49,24 @@ def keeping_every_operator(spark) -> Iterator[None]:
             spark.conf.unset(ADAPTIVE_EXCLUDED_RULES)
 
 
+@contextmanager
+def active_on_the_jvm(spark) -> Iterator[None]:
+    """`spark` as the JVM's active session while the plan is read. An operator's statistics are computed on their
+    first reading, under the active session's settings (Spark's `SQLConf.get`); a lab's own session beside a
+    user's (`engine._session_beside`) is not the active one, so without this a plan was read under the user's
+    settings: with their `spark.sql.cbo.enabled` off, a catalog table's row count was dropped from its estimate."""
+    holder = spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
+    before = holder.getActiveSession()
+    holder.setActiveSession(spark._jsparkSession)
+    try:
+        yield
+    finally:
+        if before.isDefined():
+            holder.setActiveSession(before.get())
+        else:
+            holder.clearActiveSession()
+
+
 def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_state: dict[str, LabRead],
                 renamed: dict[str, str], run: bool, columns_of: dict[str, set[str]] | None = None
                 ) -> tuple[PlanReport, list[Operator]]:
@@ -59,17 +77,18 @@ def plan_report(frame, query: str, leaf_table: Callable[[Any], str | None], lab_
     conf = frame.sparkSession.conf
     figures_note = None
     if hasattr(frame, "_jdf"):
-        running = CountingRun(frame) if run else None  # the plan is read while the query runs
-        try:
-            operators = optimized_operators(frame, leaf_table, renamed)
-        except BaseException:  # no report without the plan: its run stops too
+        with active_on_the_jvm(frame.sparkSession):
+            running = CountingRun(frame) if run else None  # the plan is read while the query runs
+            try:
+                operators = optimized_operators(frame, leaf_table, renamed)
+            except BaseException:  # no report without the plan: its run stops too
+                if running is not None:
+                    running.stop()
+                raise
             if running is not None:
-                running.stop()
-            raise
-        if running is not None:
-            count_actual_rows(frame, operators, running)  # names the joins that ran too
-        else:
-            name_join_strategies(frame, operators)
+                count_actual_rows(frame, operators, running)  # names the joins that ran too
+            else:
+                name_join_strategies(frame, operators)
     else:  # Spark Connect: no JVM object reaches the client
         operators = text_operators(frame._explain_string(mode="cost"), columns_of or {})
         if run:
