@@ -276,8 +276,38 @@ def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
                 records.append({"partition": partition, "column": column, "figure": figure, "value": value,
                                 "low": low, "high": high, "exact": bool(exact), "method": method,
                                 "tier": entry["tier"], "read": entry["read"]})
+    if table.is_partitioned and partitions:
+        records += _merged_ndv_bounds(metastore, table, _tiered_owners(table, partitions))
     frame = pd.DataFrame(records, columns=BOUNDS_COLUMNS, dtype=object)
     return spelled_frame(frame, table)
+
+
+def _merged_ndv_bounds(metastore: Metastore, table: Table, owners: dict[str | None, dict]) -> list[dict]:
+    """The table level's NDV of each column every partition got from a tiered ANALYZE. Those partitions keep no
+    sketch to union, so the table's NDV is merged as Hive merges NDVs without bit vectors (the largest
+    partition's, or the density function's): the truth lies between the largest partition's low and the sum of
+    their highs (at most the table's non-NULL values). Exact only for a table of one partition."""
+    parts = [owner for name, owner in owners.items() if name is not None]
+    columns = set.intersection(*(set(owner) for owner in parts)) if parts else set()
+    stored = metastore.get_table_statistics(table.dbName, table.tableName, sorted(columns)) if columns else None
+    held = {obj.colName: _values(obj) for obj in (stored.statsObj if stored is not None else [])}
+    table_rows = int(table.parameters.get("numRows", 0) or 0) or None
+    records = []
+    for column in sorted(columns):
+        figures = [owner[column]["figures"].get("ndv") for owner in parts]
+        if any(f is None for f in figures) or column not in held:
+            continue
+        highs = [f[2] for f in figures]
+        high = None if any(h is None for h in highs) else int(sum(highs))
+        nulls = held[column].get("nulls")
+        if table_rows is not None and nulls is not None:
+            high = table_rows - nulls if high is None else min(high, table_rows - nulls)
+        tiers = sorted({owner[column]["tier"] for owner in parts})
+        records.append({"partition": None, "column": column, "figure": "ndv", "value": held[column].get("ndv"),
+                        "low": max(f[1] for f in figures), "high": high,
+                        "exact": len(figures) == 1 and bool(figures[0][3]),
+                        "method": "partitions merged without sketches", "tier": ", ".join(tiers), "read": None})
+    return records
 
 
 def _partitions_frame(metastore: Metastore, table: Table, partitions: list[Partition]) -> pd.DataFrame:

@@ -201,5 +201,5 @@ def test_lab_keeps_the_lab_wide_verbs_only():
     public = sorted(name for name in dir(Lab) if not name.startswith("_")
                     and name not in vars(deprecated.DeprecatedLabMethods))
     assert public == ["analyze_frame", "attach", "clean", "close", "current", "explain", "get", "import_spark_stats",
-                      "parse", "register_external", "reset", "resolve", "run", "runs", "set", "settings", "spark", "spark_started",
-                      "sql", "start_spark_early", "stats_answer", "transaction", "txn_scope"]
+                      "parse", "register_external", "reset", "resolve", "run", "runs", "set", "settings", "spark",
+                      "spark_started", "sql", "start_spark_early", "stats_answer", "transaction", "txn_scope"]

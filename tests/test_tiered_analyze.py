@@ -2,6 +2,8 @@
 bands that hold where not. Truths come from pandas over the rows written; every stated band is checked."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -293,3 +295,25 @@ def test_auto_analyze_samples_when_told_and_says_which_it_sampled(lab, tmp_path)
     (tmp_path / "auto" / "part-0.parquet").touch()  # the files changed: due again
     outcome = lab.autoanalyze().details
     assert "sampling" not in outcome.message and _bands(lab, "auto") == {}
+
+
+def test_the_table_levels_ndv_merged_from_tiered_partitions_is_a_band_that_holds_the_truth(lab, tmp_path):
+    """Partitions analyzed from metadata keep exact NDVs but no sketch to union: the table level is merged as
+    Hive merges without bit vectors (the largest partition's), and bounds() gives its band, never exact."""
+    rng = np.random.default_rng(3)
+    parts = {f"d{i}": pd.DataFrame({"ms": rng.exponential(300, 5_000), "user": rng.integers(0, 800, 5_000)})
+             for i in range(3)}
+    for day, frame in parts.items():
+        os.makedirs(tmp_path / "visits" / f"ds={day}")
+        frame.to_parquet(tmp_path / "visits" / f"ds={day}" / "part-0.parquet", row_group_size=1_000)
+    lab.register_external("visits", str(tmp_path / "visits"))
+    lab.sql("ANALYZE TABLE visits COMPUTE STATISTICS FOR ALL COLUMNS NOSCAN")
+    bounds = lab.tables["visits"].inspect.bounds()
+    table_level = bounds[bounds.partition.isna() & (bounds.figure == "ndv")].set_index("column")
+    everything = pd.concat(parts.values())
+    for column in ("ms", "user"):
+        truth = everything[column].nunique()
+        low, high = table_level.loc[column, "low"], table_level.loc[column, "high"]
+        assert low <= truth <= high, (column, low, truth, high)
+        assert not table_level.loc[column, "exact"]
+        assert low == max(frame[column].nunique() for frame in parts.values())
