@@ -336,7 +336,8 @@ class _Commands:
         return self.sub.add_parser(name, parents=[self.options], **kwargs)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The program's parser, every command with its options (the docs' CLI page is generated from it)."""
     from .skew.join import HOW
     from .skew.report import DEFAULT_MODE, MODES
 
@@ -441,7 +442,11 @@ def main(argv: list[str] | None = None) -> int:
     join.add_argument("--how", default="inner", choices=HOW)
     join.add_argument("--show", type=int, default=5, help="largest tasks listed (default 5)")
     join.set_defaults(func=cmd_join_skew)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return args.func(args)
 
 

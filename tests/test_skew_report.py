@@ -175,6 +175,11 @@ def test_bad_requests_name_the_problem(skewed):
     lab, _ = skewed
     with pytest.raises(NoSuchObjectException, match="column zz does not exist in table default.events"):
         lab.tables["events"].skew("zz")
+    for call in (lambda: lab.tables["events"].skew("idd"), lambda: lab.sql("DESCRIBE FORMATTED events idd"),
+                 lambda: lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS idd")):
+        with pytest.raises(NoSuchObjectException, match=r"column idd does not exist in table default.events; "
+                                                        r"did you mean id\?"):
+            call()
     with pytest.raises(InvalidArgument, match="ds is a partition key of default.events"):
         lab.tables["events"].skew("ds")
     with pytest.raises(NoSuchObjectException, match="partition ds=2030-01-01 of default.events does not exist"):

@@ -26,7 +26,7 @@ import pandas as pd
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
-from ..metastore import Metastore, NoSuchObjectException, Table, ValidWriteIdList
+from ..metastore import Metastore, Table, ValidWriteIdList
 from ..storage import storage_for
 from ..metastore.changes import ReplaceMetadata
 from ..column_statistics.quantiles import kll_for
@@ -165,7 +165,7 @@ def _checked(table: Table, named: list[tuple[str, int]]) -> list[str]:
             raise InvalidArgument(f"{name} is a partition key of {table.qualified_name}: its values are "
                                         "in the segment and partition metadata already")
         if name not in by_name:
-            raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+            raise table.no_such_column(name)
         if not _primitive(by_name[name].type):
             raise InvalidArgument(f"column {name} is {by_name[name].type}: no metadata is kept for that type")
         if name not in out:

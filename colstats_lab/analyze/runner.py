@@ -17,7 +17,7 @@ from ..coltypes import parse_type
 from ..errors import InvalidArgument, spark_errors
 from ..file_columns import nanos_columns
 from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, Metastore,
-    NoSuchObjectException, Partition, StatsAccuracy, ColumnPath, Table, ValidWriteIdList)
+    Partition, StatsAccuracy, ColumnPath, Table, ValidWriteIdList)
 from ..column_statistics.frequent_items import items_tracked
 from ..metastore.row_sketches import RowSketch
 from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
@@ -127,7 +127,7 @@ def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
         if name not in by_name:
             whole = table.column(name)
             if whole is None:
-                raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+                raise table.no_such_column(name)
             raise InvalidArgument(f"column {name} is {parse_type(whole.type).name}: no statistics are kept for "
                                   "that type")
         chosen = by_name[name]

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from ..coltypes import StatsKind, collection_parts, parse_type, struct_fields
 from ..file_columns import spellings
-from ..errors import InvalidObjectException, NoSuchObjectException
+from ..errors import InvalidObjectException, NoSuchObjectException, did_you_mean
 from .names import escape_path_name, make_part_name, parse_part_name
 
 _EPOCH = dt.date(1970, 1, 1)
@@ -528,6 +528,13 @@ class Table:
             pairs = parse_part_name(name)
             return make_part_name([spelling.get(k, k) for k, _ in pairs], [v for _, v in pairs])
         return spelled
+
+    def no_such_column(self, name: str) -> NoSuchObjectException:
+        """The error for a column (or struct leaf) this table lacks, naming the closest of its own as spelled."""
+        known = [self.spelled(c.name) for c in self.cols + self.partitionKeys] + \
+            [self.spelled(c.name) for c in self.figure_columns]
+        return NoSuchObjectException(f"column {name} does not exist in table {self.qualified_name}"
+                                     f"{did_you_mean(str(name), dict.fromkeys(known))}")
 
     def column(self, name: str) -> FieldSchema | None:
         lowered = name.lower()

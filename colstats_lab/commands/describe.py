@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from ..coltypes import StatsKind, parse_type
-from ..metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException, StatsAccuracy, Table
+from ..metastore import COLUMN_STATS_ACCURATE, Metastore, StatsAccuracy, Table
 from ..errors import InvalidArgument
 from ..metastore.history import state_picker
 from ..column_statistics.model import ColumnStatisticsObj, Partition
@@ -91,7 +91,7 @@ def _time(seconds: int) -> str:
 def _describe_column(metastore: Metastore, table: Table, partition: Partition | None, name: str) -> pd.DataFrame:
     column = table.column(name) or table.stats_column(name)  # a struct's leaf by its path too
     if column is None:
-        raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+        raise table.no_such_column(name)
     values = dict.fromkeys(COLUMN_ROWS, "")
     values.update(col_name=table.spelled(column.name), data_type=column.type,
                   comment=getattr(column, "comment", None) or "")
@@ -132,7 +132,7 @@ def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of)
     partition = exact_partition(metastore, table, stmt.partition) if stmt.partition else None
     column = table.column(stmt.column[0])
     if column is None:
-        raise NoSuchObjectException(f"column {stmt.column[0]} does not exist in table {table.qualified_name}")
+        raise table.no_such_column(stmt.column[0])
     owner = partition.partName if partition is not None else None
     states = [s for _, s in metastore.get_stats_history(table.dbName, table.tableName, column.name, owner)]
     state = state_picker(as_of)(states)

@@ -124,7 +124,7 @@ def _key(table: Table, key: str) -> str:
     name = str(key).strip().lower()
     column = table.column(name)
     if column is None:
-        raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+        raise table.no_such_column(name)
     if name in table.partition_key_names:
         raise InvalidArgument(f"{name} is a partition key of {table.qualified_name}: a join on it reads "
                                     "partitions, and its skew is the partitions' sizes")

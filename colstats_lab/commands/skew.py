@@ -7,7 +7,7 @@ from pyspark.sql import functions as F
 
 from ..errors import InvalidArgument, spark_errors
 from ..coltypes import parse_type
-from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, NoSuchObjectException, Table
+from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, Table
 from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import field_ids_of
 from ..pruning.answers import NotFromStats, fresh_statistics
@@ -49,7 +49,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
         if leaf is not None and leaf.is_leaf:
             leaves[name] = leaf.path
         elif meta.column(name) is None:
-            raise NoSuchObjectException(f"column {name} does not exist in table {meta.qualified_name}")
+            raise meta.no_such_column(name)
         elif parse_type(meta.column_type(name)).stats_kind is None:
             inside = [c.name for c in meta.stats_columns if c.path[0] == name and c.is_leaf and not c.is_element
                       and not c.is_collection]

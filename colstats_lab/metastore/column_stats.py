@@ -217,7 +217,7 @@ class ColumnStatisticsRepository(Repository):
         for obj in objs:
             name = obj.colName.lower()
             if name not in types:
-                raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+                raise table.no_such_column(name)
             if parse_type(obj.colType).name != types[name]:
                 raise InvalidObjectException(
                     f"column {name} of {table.qualified_name} is {types[name]}, statistics are for {obj.colType}")
@@ -496,7 +496,7 @@ class ColumnStatisticsRepository(Repository):
         known = {c.name for c in table.cols} | {c.name for c in table.figure_columns}
         for name in col_names:
             if name.lower() not in known:
-                raise NoSuchObjectException(f"column {name.lower()} does not exist in table {table.qualified_name}")
+                raise table.no_such_column(name.lower())
 
     def delete_table_column_statistics(self, db_name: str, table_name: str, col_name: str | None = None) -> bool:
         """Deletes table-level statistics of one column (all columns when col_name is None)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 
 from ..coltypes import parse_type
-from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, NoSuchObjectException, SkewedInfo, Table
+from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, SkewedInfo, Table
 from ..errors import InvalidArgument
 from ..tables.partition_values import canonical_value
 
@@ -24,7 +24,7 @@ def skewed_info(table: Table, columns: list[str], values: list[tuple[str, ...]])
                                         "skew is declared on data columns, inside each partition")
         column = table.column(name)
         if column is None:
-            raise NoSuchObjectException(f"column {name} does not exist in table {table.qualified_name}")
+            raise table.no_such_column(name)
         if parse_type(column.type).stats_kind is None:
             raise InvalidArgument(f"skewed column {name} is {column.type}: only primitive columns can be skewed")
         types.append(column.type)
