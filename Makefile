@@ -8,7 +8,7 @@ NEWEST := .venv-newest
 SMOKE := tests/test_parser.py tests/test_analyze_stats.py tests/test_skew_report.py tests/test_workbench.py \
          tests/test_exports.py tests/test_cli.py
 
-.PHONY: install hooks java browser postgres dashboard demo lab test test-all newest lock bench bench-optimizer clean
+.PHONY: install hooks java browser postgres dashboard demo lab docs test test-all newest lock bench bench-optimizer clean
 
 install: $(STAMP)
 
@@ -16,7 +16,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c requirements.lock -e '.[test]'
+	$(PY) -m pip install -q -c requirements.lock -e '.[test,docs]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
@@ -28,7 +28,7 @@ hooks: $(STAMP)
 lock:
 	rm -rf $(NEWEST) && $(PYTHON) -m venv $(NEWEST)
 	$(NEWEST)/bin/python -m pip install -q --upgrade pip
-	$(NEWEST)/bin/python -m pip install -q -e '.[test]'
+	$(NEWEST)/bin/python -m pip install -q -e '.[test,docs]'
 	{ echo "# The versions CI tests (pip freeze of make install's venv); make install takes them as constraints."; \
 	  echo "# Regenerate after changing a range: make lock"; \
 	  $(NEWEST)/bin/python -m pip freeze --exclude-editable; } > requirements.lock
@@ -56,13 +56,13 @@ demo: java
 
 # the fast lane, while working: ruff, mypy, and every test not marked slow (under 3 minutes)
 test: java postgres
-	$(PY) -m ruff check colstats_lab tests bench
+	$(PY) -m ruff check colstats_lab tests bench docs
 	$(PY) -m mypy
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -m "not slow"
 
 # the full lane, what CI runs: the same checks and every test, browsers, notebooks and processes too
 test-all: java browser postgres
-	$(PY) -m ruff check colstats_lab tests bench
+	$(PY) -m ruff check colstats_lab tests bench docs
 	$(PY) -m mypy
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -n 2 --dist loadfile
 
@@ -82,6 +82,11 @@ lab: java
 	COLSTATS_HOME=$(LAB_HOME) $(PY) -m jupyter lab --ip=127.0.0.1 --no-browser --notebook-dir=notebooks \
 	    $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
+# the documentation site, into site/: strict, so a broken link or an unresolved API reference fails (CI runs it
+# after the tests, whose notebooks' outputs and screenshots it shows)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(PY) -m mkdocs build --strict --site-dir site
+
 bench: java
 	$(PY) bench/analyze_vs_spark.py
 
@@ -91,4 +96,4 @@ bench-optimizer: java
 	$(PY) bench/optimizer.py --sf 1 --runs 3
 
 clean:
-	rm -rf $(NEWEST) .colstats spark-warehouse metastore_db derby.log tests/artifacts .pytest_cache
+	rm -rf $(NEWEST) .colstats spark-warehouse metastore_db derby.log tests/artifacts .pytest_cache site .cache
