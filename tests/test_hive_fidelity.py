@@ -237,7 +237,7 @@ def test_string_lengths_count_code_points_and_merge_weighted_by_rows(lab):
     """Hive measures a string with Java's String.length (UTF-16 code units: an emoji counts 2) and merges
     partitions' avgColLen by taking the largest. The lab counts code points (Spark's length: an emoji
     counts 1), as a user reads text, and merges averages weighted by rows, which is the table's true
-    average; docs/reference.md says both."""
+    average; docs/reference/semantics.md says both."""
     lab.sql("CREATE TABLE texts (s STRING) PARTITIONED BY (ds STRING)")
     first = ["é", "漢字", "😀😀😀", None]
     second = ["abcdefgh"] * 4
