@@ -55,7 +55,7 @@ def test_environment_yml_installs_the_lock_and_the_package():
     with open(os.path.join(ROOT, "environment.yml")) as f:
         text = f.read()
     assert re.search(r"^\s+- -r requirements\.lock\s*$", text, re.M)
-    assert re.search(r"^\s+- -e \.\[test\]\s*$", text, re.M)
+    assert re.search(r"^\s+- -e \.\[test,docs\]\s*$", text, re.M)  # the extras make install takes
 
 
 def test_python_versions_pyspark_supports_are_admitted():
