@@ -71,7 +71,7 @@ def _subcommands(parser: argparse.ArgumentParser):
 
 def cli_page() -> str:
     parser = build_parser()
-    lines = ["# Command line", "", f"`colstats-lab`: {parser.description.splitlines()[0]}", "",
+    lines = ["# Command line", "", " ".join(parser.description.split("\n\n")[0].split()), "",
              "Every command takes `--home`, `--metastore` and `--attach`, before or after its name. "
              "Exit codes: 0 done, 1 statistics not accurate or a table not analyzed (each named), "
              "2 bad input (the problem named in one line). Generated from the program's own parser.", "",

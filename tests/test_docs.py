@@ -15,6 +15,7 @@ import uuid
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
+from sql.connection import ConnectionManager
 
 from colstats_lab import Lab
 
@@ -86,6 +87,9 @@ def test_a_pages_code_runs_as_written(page, request, spark, tmp_path, monkeypatc
                 error = outcome.error_in_exec or outcome.error_before_exec
                 pytest.fail(f"{page}, block {number} raised {type(error).__name__}: {error}\n{block}\n{shown.stdout}")
     finally:
+        # a page's %sql connections, closed while the shell they would print "Closing ..." into still exists
+        # (jupysql closes them at exit otherwise, and its message then fails on the cleared shell)
+        ConnectionManager.close_all()
         for value in list(shell.user_ns.values()):
             if isinstance(value, Lab):
                 value.close()
