@@ -4,6 +4,7 @@ the anomaly rules over the kept states."""
 from __future__ import annotations
 
 import math
+import os
 import time
 
 import numpy as np
@@ -338,3 +339,30 @@ def test_structs_and_a_column_of_nulls_profile_without_suggesting_what_no_frame_
     assert "userId" in suggested and not {"addr.city", "addr.zip"} & suggested  # a leaf is no column of a frame
     with pytest.raises(ColstatsError, match="default.people is not partitioned"):
         lab.tables["people"].profile("ds=1")
+
+
+@pytest.mark.parametrize("rows", [150, 40_000])  # a sketch holding every value, and one that compacted
+def test_a_doubles_zeros_come_from_its_kll_sketch_where_its_range_ends_at_zero(lab, tmp_path, rows):
+    """A double keeps no frequent items: a discount that is 0 on most rows said no zeros at all. Where the range
+    ends at 0 the sketch's ranks count them, exactly while it holds every value, else within its rank error."""
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame({"discount": np.where(rng.random(rows) < 0.85, 0.0, rng.uniform(1, 9, rows)),
+                          "refund": np.where(rng.random(rows) < 0.6, 0.0, -rng.uniform(1, 9, rows)),
+                          "price": rng.uniform(-5, 5, rows)})
+    os.makedirs(tmp_path / "pay")
+    frame.to_parquet(tmp_path / "pay" / "part-0.parquet")
+    lab.register_external("pay", str(tmp_path / "pay"))
+    lab.sql("ALTER TABLE pay SET TBLPROPERTIES ('colstats.kll.enable'='true')")
+    lab.sql("ANALYZE TABLE pay COMPUTE STATISTICS FOR ALL COLUMNS")
+    profile = lab.tables["pay"].profile()
+    columns = profile.columns.set_index("column")
+    for column in ("discount", "refund"):
+        truth = int((frame[column] == 0).sum())
+        zeros = columns.loc[column, "zeros"]
+        if rows <= 200:
+            assert zeros == truth, column
+        else:
+            assert abs(zeros - truth) <= rank_error() * rows, (column, zeros, truth)
+            assert "zeros estimated" in columns.loc[column, "missing"]
+        assert (column, "zeros") in set(zip(profile.alerts["column"], profile.alerts["kind"]))
+    assert pd.isna(columns.loc["price", "zeros"])  # 0 inside the range: the ranks cannot count one value

@@ -156,9 +156,9 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
     elif sketchable(type_name) and profile.values > 0:
         missing.append("no top values: the table keeps no frequent items of it (ALTER TABLE ... SET TBLPROPERTIES "
                        "('colstats.frequent.items.columns'='*'), then ANALYZE)")
-    profile.zeros, profile.zeros_exact = _zeros(kind, profile, items)
+    profile.zeros, profile.zeros_exact, how = _zeros(kind, profile, items, distribution)
     if profile.zeros is not None and not profile.zeros_exact:
-        missing.append(f"zeros estimated: {profile.zeros:,} (the frequent items' bounds)")
+        missing.append(f"zeros estimated: {profile.zeros:,} ({how})")
     if kind in (StatsKind.STRING, StatsKind.BINARY):
         missing.append("no length histogram: ANALYZE keeps the average and longest length only")
     profile.missing = "; ".join(missing)
@@ -196,22 +196,34 @@ def _edge(value: float, type_name: str) -> Any:
     return int(value) if kind is StatsKind.LONG and float(value).is_integer() else float(value)
 
 
-def _zeros(kind: StatsKind, profile: ColumnProfile, items: FrequentItems | None) -> tuple[int | None, bool]:
-    """The zeros of a number column and whether that count is exact: 0 when its range leaves 0 out or the frequent
-    items count every value without listing it; the frequent items' count when they list 0 (exact where its
-    bounds meet, else their middle); None where nothing counts them (a KLL sketch's ranks around one value are
-    too coarse to say a count)."""
+def _zeros(kind: StatsKind, profile: ColumnProfile, items: FrequentItems | None,
+           distribution: Distribution | None) -> tuple[int | None, bool, str]:
+    """The zeros of a number column, whether that count is exact, and how an estimate was made: 0 when its range
+    leaves 0 out or the frequent items count every value without listing it; the frequent items' count when they
+    list 0 (exact where its bounds meet, else their middle). A column without frequent items (a double) whose
+    range ends at 0 counts them from its KLL sketch: every value while the sketch still holds them all, else the
+    share its ranks put at 0, within the sketch's rank error. Else None: a sketch's ranks around a value inside the
+    range are too coarse to say a count."""
     if kind not in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL) or profile.values <= 0:
-        return None, False
+        return None, False, ""
     if profile.min is not None and profile.max is not None and not (profile.min <= 0 <= profile.max):
-        return 0, True
+        return 0, True, ""
     if items is not None and items.rows:
         listed = {v.value: v for v in items.top()}
         if 0 in listed:
-            return listed[0].estimate, listed[0].lower == listed[0].upper
+            return listed[0].estimate, listed[0].lower == listed[0].upper, "the frequent items' bounds"
         if items.max_error == 0:
-            return 0, True
-    return None, False
+            return 0, True, ""
+    if distribution is None or distribution.is_empty or not (profile.min == 0 or profile.max == 0):
+        return None, False, ""
+    held = distribution.exact_values()
+    if held is not None:
+        return sum(1 for v in held if v == 0), True, ""
+    share = distribution.fraction_below(0, inclusive=True) if profile.min == 0 \
+        else 1.0 - distribution.fraction_below(0, inclusive=False)
+    error = rank_error()
+    band = f"the KLL sketch's ranks, within {error * distribution.count:,.0f} ({error:.2%} of the values)"
+    return int(round(share * distribution.count)), False, band
 
 
 def alerts(profile: ColumnProfile, kind: StatsKind) -> list[Alert]:
