@@ -270,14 +270,15 @@ def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     band their `method` gives (None: unbounded on that side). Columns analyzed from every value have no rows."""
     records = []
     partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
-    for partition, owner in _tiered_owners(table, partitions).items():
+    owners = _tiered_owners(table, partitions)
+    for partition, owner in owners.items():
         for column, entry in sorted(owner.items()):
             for figure, (value, low, high, exact, method) in sorted(entry["figures"].items()):
                 records.append({"partition": partition, "column": column, "figure": figure, "value": value,
                                 "low": low, "high": high, "exact": bool(exact), "method": method,
                                 "tier": entry["tier"], "read": entry["read"]})
     if table.is_partitioned and partitions:
-        records += _merged_ndv_bounds(metastore, table, _tiered_owners(table, partitions))
+        records += _merged_ndv_bounds(metastore, table, owners)
     frame = pd.DataFrame(records, columns=BOUNDS_COLUMNS, dtype=object)
     return spelled_frame(frame, table)
 

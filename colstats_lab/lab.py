@@ -25,8 +25,7 @@ from .commands.runs import runs_frame
 from .commands.plan_tables import PlanTables, drop_plan_tables
 from .commands import analyze as analyze_commands
 from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
-from .settings import (BOOLEAN, CACHE_MAX_BYTES, COUNT, LAB as LAB_HELD, METASTORE_WAIT, SECONDS, SETTINGS, default_of,
-                       names_taking)
+from .settings import BOOLEAN, CACHE_MAX_BYTES, COUNT, METASTORE_WAIT, SECONDS, SETTINGS, default_of, names_taking
 from .commands import catalogs
 from .commands import tables as table_commands
 from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
@@ -38,7 +37,6 @@ from .handles import TableHandle, Tables
 from .spark_settings import SparkSettings, is_spark_setting
 from .namespaces import AutoAnalyze, Views
 
-_DEFAULT_OPTIONS = {setting.name: setting.default for setting in SETTINGS if setting.held == LAB_HELD}
 _BOOLEAN_OPTIONS = names_taking(BOOLEAN)
 _COUNT_OPTIONS, _SECONDS_OPTIONS = names_taking(COUNT) - {CACHE_MAX_BYTES}, names_taking(SECONDS) - {METASTORE_WAIT}
 # settings the metastore itself reads, as Hive's metastore-side configuration
@@ -272,7 +270,7 @@ class Lab(DeprecatedLabMethods):
             if name in _METASTORE_OPTIONS:
                 setattr(self.metastore, _METASTORE_OPTIONS[name], self._metastore_defaults[_METASTORE_OPTIONS[name]])
             elif name == STORAGE_LISTING:
-                list_through_spark(lambda: self.spark, str(_DEFAULT_OPTIONS[STORAGE_LISTING]))
+                list_through_spark(lambda: self.spark, str(default_of(STORAGE_LISTING)))
             elif name == SPARK_PREFIXES and self._spark is not None:
                 self._spark.conf.unset(SPARK_PREFIXES)
             elif name == CACHE_MAX_BYTES:
