@@ -117,8 +117,9 @@ def cmd_register(args) -> int:
     """Registers existing files (Parquet directories, a Delta table, an Iceberg metadata file) as a table."""
     def register() -> str:
         table = _lab(args).register_external(args.table, args.path, args.format).metastore_table()
-        columns = ", ".join(f"{c.name} {c.type}" for c in table.cols)
-        keys = f"; partitioned by {', '.join(table.partition_key_names)}" if table.is_partitioned else ""
+        columns = ", ".join(f"{table.spelled(c.name)} {c.type}" for c in table.cols)  # as the files spell them
+        keys = f"; partitioned by {', '.join(map(table.spelled, table.partition_key_names))}" \
+            if table.is_partitioned else ""
         return f"Registered {table.qualified_name} ({columns}{keys}) at {table.location}"
     return _guarded(register)
 

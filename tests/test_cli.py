@@ -109,7 +109,7 @@ def test_register_describe_skew_and_join_skew_with_home_before_or_after_the_comm
     folder.mkdir(parents=True)
     pq.write_table(pa.table({"userId": [1, 1, 1, 2, None], "page": ["a", "b", "a", "a", "c"]}), folder / "p.parquet")
     assert cli_main(["register", "shop.clicks", f"file://{tmp_path / 'clicks'}", "--home", lab.home]) == 0
-    assert "Registered shop.clicks (userid bigint, page string; partitioned by region)" in capsys.readouterr().out
+    assert "Registered shop.clicks (userId bigint, page string; partitioned by region)" in capsys.readouterr().out
 
     assert cli_main(["analyze", "--home", lab.home, "shop.clicks"]) == 0
     capsys.readouterr()
