@@ -50,7 +50,7 @@ def cmd_demo(args) -> int:
         shown = {row.info_name: f"{float(row.info_value):.3f}" if row.info_name == "avg_col_len" else row.info_value
                  for row in frame.itertuples() if row.info_value != ""}
         print("  " + ", ".join(f"{k}={v}" for k, v in shown.items() if k != "COLUMN_STATS_ACCURATE"))
-    print(f"Metastore: {lab.metastore.url}")
+    print(f"Metastore: {lab.metastore.path}")  # a server URL without its password
     return 0
 
 
@@ -62,28 +62,77 @@ DASHBOARD_NOTEBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "w
 CULL_AFTER_SECONDS = 300
 
 
-def voila_command(notebook: str, port: int, ip: str = "127.0.0.1", cull_after: int = CULL_AFTER_SECONDS) -> list[str]:
+# addresses only this machine reaches: a dashboard served there needs no token
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+ENV_DASHBOARD_TOKEN = "COLSTATS_DASHBOARD_TOKEN"
+
+
+def voila_command(notebook: str, port: int, ip: str = "127.0.0.1", cull_after: int = CULL_AFTER_SECONDS,
+                  token: str | None = None) -> list[str]:
     """The command that serves a notebook with Voila from this interpreter (its scripts may live in
     another environment's bin when this one reaches its packages through a path file). Voila starts a
     kernel per page load and keeps it until the server stops; a kernel whose page closed is culled after
-    `cull_after` seconds idle (one still connected never is)."""
-    return [sys.executable, "-m", "voila", notebook, f"--port={port}", "--no-browser", f"--Voila.ip={ip}",
-            "--show_tracebacks=False", f"--MappingKernelManager.cull_idle_timeout={cull_after}",
+    `cull_after` seconds idle (one still connected never is). With `token`, every page asks for it (Jupyter's
+    own token check, which Voila serves); the port is taken as given or refused, never moved."""
+    return [sys.executable, "-m", "voila", notebook, f"--port={port}", "--Voila.port_retries=0", "--no-browser",
+            f"--Voila.ip={ip}", "--show_tracebacks=False", f"--MappingKernelManager.cull_idle_timeout={cull_after}",
             f"--MappingKernelManager.cull_interval={max(1, min(60, cull_after // 2))}",
-            "--MappingKernelManager.cull_connected=False"]
+            "--MappingKernelManager.cull_connected=False"] + ([f"--Voila.token={token}"] if token else [])
+
+
+def dashboard_token(ip: str, given: str | None) -> str | None:
+    """The token the dashboard asks for: the one given (--token or $COLSTATS_DASHBOARD_TOKEN), else a new random one
+    when it is served beyond this machine; None on a loopback address, which only this machine's users reach."""
+    if given:
+        if len(given) < 16:
+            from .errors import InvalidArgument
+
+            raise InvalidArgument("a dashboard token holds 16 characters at least (a random one is made when none "
+                                  "is given)")
+        return given
+    if ip in LOOPBACK:
+        return None
+    import secrets
+
+    return secrets.token_urlsafe(32)
+
+
+def port_taken(ip: str, port: int) -> bool:
+    """Whether something listens on `ip`:`port` already (Voila would then fail, or move to another port)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in ip else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((ip if ip != "localhost" else "127.0.0.1", port))
+        except OSError:
+            return True
+    return False
 
 
 def cmd_dashboard(args) -> int:
     from .demo import DEMO_TABLE
+    from .errors import ColstatsError
     from .lab import ENV_HOME, ENV_METASTORE, lab_home, metastore_location
     from .metastore import Metastore
 
-    home = lab_home(args.home)
-    location = metastore_location(home, args.metastore)
+    try:
+        token = dashboard_token(args.ip, args.token or os.environ.get(ENV_DASHBOARD_TOKEN))
+        home = lab_home(args.home)
+        location = metastore_location(home, args.metastore)
+        store = Metastore(location, os.path.join(home, "warehouse"))
+        has_demo = store.table_exists("default", DEMO_TABLE)
+        store.close()
+    except ColstatsError as exc:
+        print(f"colstats-lab: {exc}", file=sys.stderr)
+        return 2
+    if port_taken(args.ip, args.port):
+        print(f"colstats-lab: port {args.port} on {args.ip} is taken: stop what serves there, or pass --port",
+              file=sys.stderr)
+        return 2
     env = {**os.environ, ENV_HOME: home, ENV_METASTORE: location, "PLOOMBER_STATS_ENABLED": "false"}
-    store = Metastore(location, os.path.join(home, "warehouse"))
-    has_demo = store.table_exists("default", DEMO_TABLE)
-    store.close()
+    env.pop(ENV_DASHBOARD_TOKEN, None)  # the kernels have no use for it
     if args.demo and not has_demo:
         # built in a child process, so this one holds no JVM while Voila serves
         subprocess.run([sys.executable, "-m", "colstats_lab.cli", "--home", home, "--metastore", location, "demo"],
@@ -91,8 +140,14 @@ def cmd_dashboard(args) -> int:
     if not os.path.exists(DASHBOARD_NOTEBOOK):
         print(f"colstats-lab: the dashboard notebook is missing ({DASHBOARD_NOTEBOOK})", file=sys.stderr)
         return 1
-    print(f"Serving the dashboard at http://{args.ip}:{args.port}/ (Ctrl-C stops it)", flush=True)
-    command = voila_command(DASHBOARD_NOTEBOOK, args.port, args.ip, args.cull_after)
+    host = f"[{args.ip}]" if ":" in args.ip else args.ip
+    if token:
+        print(f"Serving the dashboard at http://{host}:{args.port}/?token={token} (Ctrl-C stops it)", flush=True)
+        print("Anyone with this URL can read every table's statistics and run ANALYZE and skew scans: share it as "
+              "you would a password; behind a reverse proxy, serve it over HTTPS.", flush=True)
+    else:
+        print(f"Serving the dashboard at http://{host}:{args.port}/ (Ctrl-C stops it)", flush=True)
+    command = voila_command(DASHBOARD_NOTEBOOK, args.port, args.ip, args.cull_after, token)
     os.execve(command[0], command, env)
     return 0
 
@@ -125,12 +180,16 @@ def cmd_register(args) -> int:
 
 
 def cmd_describe(args) -> int:
+    from .quoting import column_ref
+    from .sql import parse_partition_spec, partition_clause
     from .sql.lexer import quoted
 
-    partition = f" PARTITION ({args.partition})" if args.partition else ""
-    column = f" {quoted(args.column)}" if args.column else ""
-    statement = f"DESCRIBE FORMATTED {quoted(args.table)}{partition}{column}"
-    return _guarded(lambda: _lab(args).sql(statement).df.to_string(index=False))
+    def describe() -> str:
+        # the spec is parsed on its own and written back quoted: never pasted into the statement
+        partition = partition_clause(parse_partition_spec(args.partition, False)) if args.partition else ""
+        column = f" {column_ref(*args.column.split('.'))}" if args.column else ""
+        return _lab(args).sql(f"DESCRIBE FORMATTED {quoted(args.table)}{partition}{column}").df.to_string(index=False)
+    return _guarded(describe)
 
 
 def cmd_skew(args) -> int:
@@ -150,16 +209,19 @@ def cmd_join_skew(args) -> int:
 
 
 def analyze_statement(args) -> str:
+    from .quoting import column_ref
+    from .sql import parse_partition_spec, partition_clause
     from .sql.lexer import quoted
 
     what = ("NOSCAN" if args.noscan else "" if args.basic else
-            f"FOR COLUMNS {', '.join(quoted(c.strip()) for c in args.columns.split(','))}" if args.columns else
+            f"FOR COLUMNS {', '.join(column_ref(*c.strip().split('.')) for c in args.columns.split(','))}"
+            if args.columns else
             "FOR ALL COLUMNS")
     if args.all:
         if args.partition or args.columns:
             raise ValueError("--all analyzes every table of a database whole: no --partition or --columns")
         return f"ANALYZE TABLES IN {quoted(args.target)} COMPUTE STATISTICS {what}".strip()
-    partition = f" PARTITION ({args.partition})" if args.partition else ""
+    partition = partition_clause(parse_partition_spec(args.partition)) if args.partition else ""
     return f"ANALYZE TABLE {quoted(args.target)}{partition} COMPUTE STATISTICS {what}".strip()
 
 
@@ -354,7 +416,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help="seconds a closed page's kernel (and its Spark) is kept idle before it is shut "
                                 f"down (default {CULL_AFTER_SECONDS})")
     dashboard.add_argument("--port", type=int, default=8866)
-    dashboard.add_argument("--ip", default="127.0.0.1")
+    dashboard.add_argument("--ip", default="127.0.0.1",
+                           help="the address to serve on (default 127.0.0.1, this machine only); any other asks every "
+                                "page for a token")
+    dashboard.add_argument("--token", help=f"the token pages must give (default ${ENV_DASHBOARD_TOKEN}, else a random "
+                                           "one off 127.0.0.1, printed once with the URL; none on 127.0.0.1)")
     dashboard.set_defaults(func=cmd_dashboard)
     metastore = sub.add_parser("metastore", help="the metastore itself: copy one into another")
     metastore_commands = metastore.add_subparsers(dest="metastore_command", required=True)

@@ -82,6 +82,11 @@ class QueryError(ColstatsError):
         super().__init__(message)
 
 
+class ValueOutOfRange(ColstatsError):
+    """A value in the data the lab cannot keep as a figure (a date or timestamp outside 0001-01-01 to 9999-12-31,
+    Python's and Hive's range), named with its file and column."""
+
+
 class StorageError(ColstatsError):
     """A location the lab cannot list, read or write (a missing bucket, denied credentials, an unreachable
     endpoint, a file system whose package is not installed, a file changed while it was read), named."""
@@ -131,18 +136,28 @@ _OPERATORS = {"Mul": "'*'", "Div": "'/'", "Add": "'+'", "Sub": "'-'", "Mod": "'%
               "In": "IN", "Between": "BETWEEN", "Like": "LIKE", "Alias": "alias", "Cast": "CAST"}
 
 
+# parentheses a query or condition may nest: sqlglot's parser recurses about twenty frames a level, so Python's
+# limit is reached near fifty; a person writes a handful
+MAX_NESTING = 32
+_BALANCED_FROM = 8  # an AND or OR chain longer than this is rebuilt as a balanced tree
+
+
 def parse_sql(text: str, dialect: str = "spark"):
-    """`sqlglot.parse_one`, raising our ParseError (with a caret) for text that does not parse."""
+    """`sqlglot.parse_one`, raising our ParseError (with a caret) for text that does not parse or nests deeper
+    than MAX_NESTING; long AND/OR chains come back balanced (`balanced`)."""
     import sqlglot
     from sqlglot.errors import ParseError as SqlglotParseError, TokenError
 
+    check_nesting(text, dialect)
     try:
         tree = sqlglot.parse_one(text, read=dialect)
     except (SqlglotParseError, TokenError) as exc:
         raise from_sqlglot(exc, text) from None
+    except RecursionError:
+        raise ParseError("the query nests too deeply to read", text, 0) from None
     if tree is None:
         raise ParseError("expected a query, found nothing", text, 0)
-    return tree
+    return balanced(tree)
 
 
 def parse_condition(text: str, dialect: str = "spark"):
@@ -152,10 +167,68 @@ def parse_condition(text: str, dialect: str = "spark"):
 
     if not text.strip():
         raise ParseError("expected a condition, found nothing", text, 0)
+    check_nesting(text, dialect)
     try:
-        return sqlglot.condition(text, dialect=dialect)
+        return balanced(sqlglot.condition(text, dialect=dialect))
     except (SqlglotParseError, TokenError) as exc:
         raise from_sqlglot(exc, text) from None
+    except RecursionError:
+        raise ParseError("the condition nests too deeply to read", text, 0) from None
+
+
+def check_nesting(text: str, dialect: str = "spark") -> None:
+    """Raises ParseError at the parenthesis that opens a level deeper than MAX_NESTING (strings, quoted names and
+    comments are read as the dialect reads them, so a parenthesis inside them does not count)."""
+    import sqlglot
+    from sqlglot.errors import TokenError
+    from sqlglot.tokens import TokenType
+
+    try:
+        tokens = sqlglot.tokenize(text, read=dialect)
+    except TokenError as exc:
+        raise from_sqlglot(exc, text) from None
+    depth = 0
+    for token in tokens:
+        if token.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ParseError(f"this nests parentheses more than {MAX_NESTING} deep: write the condition flatter",
+                                 text, token.start)
+        elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
+            depth -= 1
+
+
+def balanced(tree):
+    """`tree` with every chain of more than _BALANCED_FROM ANDs (or ORs) rebuilt as a balanced tree of the same
+    operands in the same order: the same condition (both are associative, in SQL's three-valued logic too), whose
+    depth grows with the logarithm of its length, so no pass over it nears Python's recursion limit (a generated
+    `k = 1 OR ... OR k = 1000` is a thousand levels deep as parsed)."""
+    from sqlglot import exp
+
+    roots = [node for node in tree.walk() if isinstance(node, exp.Connector)
+             and type(node.parent) is not type(node)]
+    for root in reversed(roots):  # inner chains first: an outer chain's operands are already balanced
+        operands, stack = [], [root]
+        while stack:
+            node = stack.pop()
+            if type(node) is type(root):
+                stack.extend((node.expression, node.this))
+            else:
+                operands.append(node)
+        if len(operands) > _BALANCED_FROM:
+            rebuilt = _balanced_chain(type(root), operands)
+            if root is tree:
+                tree = rebuilt
+            else:
+                root.replace(rebuilt)
+    return tree
+
+
+def _balanced_chain(kind, operands: list):
+    if len(operands) == 1:
+        return operands[0]
+    middle = len(operands) // 2
+    return kind(this=_balanced_chain(kind, operands[:middle]), expression=_balanced_chain(kind, operands[middle:]))
 
 
 def _spark_errors() -> tuple[type[BaseException], ...]:

@@ -26,6 +26,7 @@ from .metastore.changes import AddExpectation
 from .metastore.levels import TABLE_LEVEL
 from .skew import DEFAULT_MODE
 from .sql.lexer import quoted
+from .quoting import column_ref, string_literal
 from .tables import kind_of, read_snapshot
 
 if TYPE_CHECKING:
@@ -494,7 +495,7 @@ class Inspect:
 
 
 def _quoted_column(path: str) -> str:
-    return ".".join(f"`{part.replace('`', '``')}`" for part in path.split("."))
+    return column_ref(*path.split("."))
 
 
 def _partition_clause(partition: dict | str | None) -> str:
@@ -530,6 +531,6 @@ def _unescaped(value: str | None) -> str | None:
 def _literal(value: Any) -> str:
     if value == DEFAULT_PARTITION_NAME:
         return "NULL"
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return string_literal(str(value))
 
 

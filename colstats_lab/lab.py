@@ -16,6 +16,7 @@ from .column_statistics.names import split_table_name
 from .metastore.table_metadata import LEVELS, level_depth
 from .column_statistics.frequent_items import MAX_FREQUENT_ITEMS
 from .metastore.common import BUSY_TIMEOUT_MS
+from .metastore.database import check_location
 from .result import Result
 from .sql import parse
 from .sql.statements import Statement
@@ -25,7 +26,8 @@ from .commands.runs import runs_frame
 from .commands.plan_tables import PlanTables, drop_plan_tables
 from .commands import analyze as analyze_commands
 from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
-from .settings import BOOLEAN, CACHE_MAX_BYTES, COUNT, METASTORE_WAIT, SECONDS, SETTINGS, default_of, names_taking
+from .settings import (BOOLEAN, CACHE_MAX_BYTES, COUNT, METASTORE_WAIT, SECONDS, SETTINGS, default_of, maximum_of,
+                       names_taking)
 from .commands import catalogs
 from .commands import tables as table_commands
 from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
@@ -80,10 +82,16 @@ class Lab(DeprecatedLabMethods):
                  remote: str | None = None, spark_conf: dict[str, str] | None = None, warehouse: str | None = None,
                  metastore: str | None = None):
         self.home = lab_home(home)
-        os.makedirs(self.home, exist_ok=True)
+        location = metastore_location(self.home, metastore)
+        check_location(location)  # a URL of another scheme is refused before any folder is made for it
+        try:
+            os.makedirs(self.home, exist_ok=True)
+        except OSError as error:  # a file there, a folder no one may write, /proc
+            raise InvalidArgument(f"the lab's home {self.home} cannot be a folder here: "
+                                  f"{error.strerror or error}; give another with Lab(home=...), --home or "
+                                  f"${ENV_HOME}") from None
         # where a new metastore's databases keep their managed tables: home/warehouse, or an object store's prefix
-        self.metastore = Metastore(metastore_location(self.home, metastore),
-                                   warehouse or os.path.join(self.home, "warehouse"))
+        self.metastore = Metastore(location, warehouse or os.path.join(self.home, "warehouse"))
         self._spark = spark
         self._master, self._remote, self._spark_conf = master, remote, spark_conf
         self.current_db = DEFAULT_DB
@@ -419,18 +427,24 @@ def _as_bool(key: str, value) -> bool:
 def _as_seconds(key: str, value) -> float:
     try:
         seconds = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidArgument(f"{key} takes a number of seconds, not {value!r}") from None
     if not seconds > 0 or seconds == float("inf"):
         raise InvalidArgument(f"{key} takes a positive number of seconds, not {value!r}")
+    largest = maximum_of(key)
+    if largest is not None and seconds > largest:
+        raise InvalidArgument(f"{key} takes at most {largest:,.0f} seconds, not {value!r}")
     return seconds
 
 
 def _as_count(key: str, value) -> int:
     try:
-        count = int(value)
-    except (TypeError, ValueError):
+        count = int(value) if not isinstance(value, float) or value.is_integer() else int("x")
+    except (TypeError, ValueError, OverflowError):
         raise InvalidArgument(f"{key} takes a whole number, not {value!r}") from None
     if count < 0:
         raise InvalidArgument(f"{key} takes 0 or more, not {count}")
+    largest = maximum_of(key)
+    if largest is not None and count > largest:
+        raise InvalidArgument(f"{key} takes at most {int(largest):,}, not {count:,}")
     return count

@@ -38,6 +38,14 @@ class Setting:
     summary: str
     origin: str = "colstats_lab"
     metastore_attribute: str | None = None  # the Metastore attribute holding it, where held by the metastore
+    maximum: float | None = None  # the largest value a number may be (None: the kind's, MAXIMUM_OF)
+
+
+# the largest number of each kind a setting takes unless its row says otherwise: a count the metastore and Spark
+# hold as a 32-bit int; seconds of a week (a heartbeat or a wait longer than that is a typo, and 1e300 overflows
+# the timers that sleep on it)
+MAXIMUM_OF = {COUNT: 2 ** 31 - 1, SECONDS: 7 * 24 * 3600.0}
+MAX_BYTES = 2 ** 62  # a byte budget: far past any disk, inside a 64-bit integer
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -89,12 +97,14 @@ SETTINGS: tuple[Setting, ...] = (
             "the latest states of a cell that keep their HLL and KLL sketches (at least 1)",
             metastore_attribute="history_sketches"),
     Setting("colstats.history.max_bytes", None, "a whole number of bytes, or None", LAB,
-            "lab.clean(), each auto-analyze round", "drop the oldest states until the history takes about this"),
+            "lab.clean(), each auto-analyze round", "drop the oldest states until the history takes about this",
+            maximum=MAX_BYTES),
     Setting("colstats.frequent.items", DEFAULT_FREQUENT_ITEMS, "a whole number up to 2,147,483,647", METASTORE,
             "ANALYZE and writes of columns a table's colstats.frequent.items.columns names",
             "values each frequent-items sketch tracks (0: none)", metastore_attribute="frequent_items"),
     Setting("colstats.sample.seed", None, "a whole number, or None", METASTORE, "ANALYZE ... SAMPLE",
-            "makes a sample's choice of row groups repeatable (None: at random)", metastore_attribute="sample_seed"),
+            "makes a sample's choice of row groups repeatable (None: at random)", metastore_attribute="sample_seed",
+            maximum=2 ** 63 - 1),
     Setting(AUTOANALYZE_SAMPLE, "off", "off, auto, or a fraction in (0, 1]", LAB, "auto-analyze rounds",
             "let auto-analyze sample (auto: 5 % where a due partition holds 1 GiB or more)"),
     Setting(RUNS_KEEP, DEFAULT_RUNS_KEPT, COUNT, LAB, "explain(run=True)",
@@ -106,7 +116,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(SPARK_PREFIXES, None, "pairs from=to separated by commas, or a dict", LAB, "Spark's reads",
             "what Spark reads for an object store's prefix (s3://lake/=file:///mnt/lake/)"),
     Setting(CACHE_MAX_BYTES, DEFAULT_MAX_BYTES, COUNT, PROCESS, "every footer and listing read",
-            "what the process's caches of footers may hold together, in bytes"),
+            "what the process's caches of footers may hold together, in bytes", maximum=MAX_BYTES),
     Setting(METASTORE_WAIT, BUSY_TIMEOUT_MS / 1000, SECONDS, METASTORE, "every write to the metastore",
             "seconds a write waits for another writer's lock, saying so after a moment"),
 )
@@ -118,6 +128,14 @@ def default_of(name: str) -> Any:
     """The default of a setting this table holds; None for any other key (SET keeps any key, as Hive's)."""
     setting = BY_NAME.get(name)
     return None if setting is None else setting.default
+
+
+def maximum_of(name: str) -> float | None:
+    """The largest value setting `name` takes (its row's, else its kind's); None for a key the table lacks."""
+    setting = BY_NAME.get(name)
+    if setting is None:
+        return None
+    return setting.maximum if setting.maximum is not None else MAXIMUM_OF.get(setting.takes, 2 ** 63 - 1)
 
 
 def names_taking(takes: str) -> frozenset[str]:

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 PREFIX = "spark."
+# where Spark runs: the lab's choice at start (Spark takes a new value silently and keeps running where it was)
+CHOSEN_BY_THE_LAB = ("spark.master", "spark.remote", "spark.submit.deploymode", "spark.api.mode")
+# read once, when the driver's or an executor's JVM starts
+FIXED_AT_START = JVM_LAUNCH_PREFIXES + ("spark.executor.", "spark.app.name", "spark.ui.", "spark.local.dir")
 
 
 def is_spark_setting(key: str) -> bool:
@@ -38,8 +42,14 @@ class SparkSettings:
 
     def set(self, spark: SparkSession | None, key: str, value: Any) -> None:
         text = _text(value)
+        if key.lower() in CHOSEN_BY_THE_LAB:
+            raise InvalidArgument(f"{key} is chosen when the lab starts Spark, not by SET: Lab(master=...), "
+                                  "Lab(remote='sc://...') or $COLSTATS_SPARK_MASTER / $COLSTATS_SPARK_REMOTE")
+        if spark is not None and key.startswith(FIXED_AT_START):
+            raise InvalidArgument(f"{key} is fixed when Spark starts, and Spark runs already: give it to "
+                                  f"Lab(spark_conf={{{key!r}: {text!r}}}) before Spark starts")
         if spark is None:
-            (self.launch if key.startswith(JVM_LAUNCH_PREFIXES) else self.pending)[key] = text
+            (self.launch if key.startswith(FIXED_AT_START) else self.pending)[key] = text
             return
         before = spark.conf.get(key, None)
         _checked_set(spark, key, text)

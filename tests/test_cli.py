@@ -23,8 +23,8 @@ def shop(lab, spark, tmp_path):
     for ds, amounts in {"d1": [1.5, None, 7.0], "d2": [2.0, 3.0]}.items():
         orders.write(spark.createDataFrame([(i, a) for i, a in enumerate(amounts)], "id bigint, amount double"),
                      partition={"ds": ds})
-    lab.sql("CREATE TABLE shop.`odd name` (v STRING)")
-    lab.tables["shop.odd name"].write(spark.createDataFrame([("a",), (None,)], "v string"))
+    lab.sql("CREATE TABLE shop.`Odd_Näme` (v STRING)")  # quoted, capitals and non-ASCII: Hive's rule holds them
+    lab.tables["shop.odd_näme"].write(spark.createDataFrame([("a",), (None,)], "v string"))
     folder = tmp_path / "landing"
     spark.createDataFrame([(1,)], "k int").write.parquet(str(folder))
     lab.register_external("shop.landing", str(folder))
@@ -46,7 +46,7 @@ def test_analyze_a_database_reports_each_table_and_fails_on_the_one_it_could_not
     assert "Analyzed 2 of 3 table(s) in shop; not analyzed: shop.landing" in out
     amount = lab.metastore.get_partition_column_statistics("shop", "orders", "ds=d1", "amount").obj("amount")
     assert (amount.statsData.value.lowValue, amount.statsData.value.highValue, amount.statsData.value.numNulls) == (1.5, 7.0, 1)
-    odd = lab.metastore.get_table_column_statistics("shop", "odd name", "v").obj("v").statsData.value
+    odd = lab.metastore.get_table_column_statistics("shop", "odd_näme", "v").obj("v").statsData.value
     assert odd.numNulls == 1 and odd.maxColLen == 1
     landing = lab.sql("ANALYZE TABLES FROM shop COMPUTE STATISTICS").df.set_index("table").loc["shop.landing"]
     assert not landing["analyzed"] and landing["error"].startswith("cannot analyze shop.landing: ")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 
 import psutil
@@ -163,6 +164,18 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         where.fill("x = = 1")
         where.press("Enter")
         pruning.locator("pre", has_text="^").wait_for(timeout=30_000)  # a caret under the bad token
+        # a page is a reader: Spark SQL's reflection is refused before any job, and nothing of it runs
+        before = set(os.listdir(tempfile.gettempdir()))
+        for payload, refused in (
+                ("cast(java_method('java.lang.System', 'getenv', 'COLSTATS_HOME') AS INT) = 1", "JAVA_METHOD"),
+                ("reflect('java.io.File', 'createTempFile', 'colstats-pwned', '.x') IS NULL", "REFLECT")):
+            where.fill(payload)
+            where.press("Enter")
+            pruning.locator("pre", has_text=f"function {refused} is not allowed").wait_for(timeout=30_000)
+            assert lab.home not in pruning.inner_text()  # the environment's value was never read
+            assert pruning.locator("button", has_text="Count the rows kept").count() == 0
+        assert not [n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("colstats-pwned")]
+        page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_pruning_refused.png"), full_page=True)
 
         transactions = _open_tab(page, "Transactions")
         transactions.locator("table.colstats-table").wait_for(timeout=30_000)

@@ -16,18 +16,22 @@ MAY_IMPORT = {
     "errors": set(),
     "sizes": set(),
     "coltypes": {"errors"},
+    "quoting": {"errors"},  # the one place a name or a value becomes SQL text
     "files": set(),
     "caches": set(),  # the process's budget of every cache, in bytes
     "storage": {"caches", "errors", "files"},  # the one seam to every file system: above it, nothing touches `os` for a file
     "file_columns": {"errors"},  # how a table's columns are found in its files: names and units, no I/O of its own
     # column statistics as data: Hive's model, sketches, quantiles, merges, drift, frequent items; no SQL, no I/O
-    "column_statistics": {"coltypes", "errors", "file_columns"},
-    "metastore": {"column_statistics", "coltypes", "errors", "file_columns", "files", "storage"},  # Hive's rules in SQL
-    "stats": {"caches", "column_statistics", "coltypes", "errors", "file_columns", "files", "metastore", "storage"},
-    "sql": {"column_statistics", "coltypes", "errors", "metastore", "tables"},  # lexer, parser, statements: never the commands
-    "plans": set(),  # Spark's plans read operator by operator: no metastore, no Lab
-    "ui": {"analyze", "column_statistics", "coltypes", "errors", "frames", "metastore", "plans", "pruning", "sizes", "skew",
-           "sql"},  # never Lab
+    "column_statistics": {"coltypes", "errors", "file_columns", "quoting"},
+    # Hive's rules in SQL
+    "metastore": {"column_statistics", "coltypes", "errors", "file_columns", "files", "quoting", "storage"},
+    "stats": {"caches", "column_statistics", "coltypes", "errors", "file_columns", "files", "metastore", "quoting",
+              "storage"},
+    # lexer, parser, statements: never the commands
+    "sql": {"column_statistics", "coltypes", "errors", "metastore", "quoting", "tables"},
+    "plans": {"quoting"},  # Spark's plans read operator by operator: no metastore, no Lab
+    "ui": {"analyze", "column_statistics", "coltypes", "errors", "frames", "metastore", "plans", "pruning", "quoting",
+           "sizes", "skew", "sql"},  # never Lab
 }
 
 

@@ -96,7 +96,7 @@ def test_every_operator_of_a_join_produced_what_its_own_sub_query_counts(lab, tm
     assert report.operators["estimated_rows"].iloc[1:].isna().all()
     assert ops["Scan default.items"]["statistics"] == ("sizes only (read as files: the lab's statistics of it are not "
                                                        "all accurate now; the lab's statistics: none)")
-    assert "ANALYZE TABLE default.items COMPUTE STATISTICS FOR COLUMNS: Spark plans it with the lab's statistics " \
+    assert "ANALYZE TABLE `default`.`items` COMPUTE STATISTICS FOR COLUMNS: Spark plans it with the lab's statistics " \
            "once they are accurate, with its size only until then" in report.fixes
 
 
@@ -116,7 +116,7 @@ def test_a_join_key_without_statistics_is_named_and_the_cause_goes_once_analyzed
     assert join["q_error"] == pytest.approx(max(join["estimated_rows"] / join["actual_rows"],
                                                 join["actual_rows"] / join["estimated_rows"]))
     assert join["q_error"] >= 10 and join["cause"] == f"join key spark_catalog.{spark_db}.dim.k without column statistics"
-    assert f"ANALYZE TABLE spark_catalog.{spark_db}.dim COMPUTE STATISTICS FOR COLUMNS k" in report.fixes
+    assert f"ANALYZE TABLE `spark_catalog`.`{spark_db}`.`dim` COMPUTE STATISTICS FOR COLUMNS `k`" in report.fixes
     assert report.operators["estimated_rows"].iloc[0] == _cost_rows(spark, query)
     assert "join key" in report.plan_summary() and "q-error" in report.plan_summary()
 

@@ -39,7 +39,7 @@ def test_null_is_never_a_skewed_value_but_its_share_is_reported(nulls_table, mod
     # NULL holds 4 but is never skewed
     assert report.heavy_hitters()["value"].tolist() == [1, 2, 3]
     assert report.recommended == [1]
-    assert report.statement == "ALTER TABLE default.t SKEWED BY (x) ON (1) STORED AS DIRECTORIES"
+    assert report.statement == "ALTER TABLE `default`.`t` SKEWED BY (`x`) ON (1) STORED AS DIRECTORIES"
     fractions = report.scan_fractions()
     assert "None" not in " ".join(fractions["query"])
     # x = <other> reads the default directory: every row that is not 1, NULLs included

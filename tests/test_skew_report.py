@@ -85,7 +85,7 @@ def test_recommendation_statement_and_scan_fractions(skewed):
     top4 = [v for v, _ in sorted(truth.items(), key=lambda kv: -kv[1])[:4]]
     assert report.recommended == top4
     assert report.covered_share == pytest.approx(sum(truth[v] for v in top4) / total)
-    assert report.statement == f"ALTER TABLE default.events SKEWED BY (x) ON ({', '.join(map(str, top4))}) " \
+    assert report.statement == f"ALTER TABLE `default`.`events` SKEWED BY (`x`) ON ({', '.join(map(str, top4))}) " \
                                "STORED AS DIRECTORIES"
     fractions = report.scan_fractions()
     assert fractions["with"].iloc[0] == pytest.approx(truth[top4[0]] / total)
@@ -115,7 +115,7 @@ def test_multi_column_skew_and_partial_keys(skewed):
     report = lab.tables["events"].skew(["x", "y"], min_share=0.05)
     values = set(report.heavy_hitters()["value"])
     assert {(20, "a"), (30, "a")} <= values
-    assert report.statement.startswith("ALTER TABLE default.events SKEWED BY (x, y) ON ((")
+    assert report.statement.startswith("ALTER TABLE `default`.`events` SKEWED BY (`x`, `y`) ON ((")
     partial = report.partial_key_pruning()
     row = partial[(partial.column == "x") & (partial.value == 20)].iloc[0]
     shares = dict(zip(report.heavy_hitters()["value"].head(report.max_keys), report.heavy_hitters()["share"]))
@@ -318,7 +318,7 @@ def test_values_that_just_pass_the_floor_are_called_flat_not_skewed(lab, spark):
     assert report.recommended == [] and report.covered_share == 0
     assert any(n.startswith("No value stands out: the 20 holding 2% or more hold 2.5% to 2.5% each")
                for n in report.notes())
-    assert report.statement == "-- no value of x stands out: nothing to skew"
+    assert report.statement == "-- no value of `x` stands out: nothing to skew"
 
 
 @pytest.mark.parametrize("mode", ["exact", "approx"])
@@ -335,7 +335,7 @@ def test_only_the_values_that_stand_out_of_the_columns_spread_are_recommended(la
     assert report.recommended == ["click"]
     assert report.covered_share == pytest.approx(counts["click"] / len(rows), abs=0.002 if mode == "approx" else 0)
     assert len(report.heavy_hitters()) == 9  # all nine pass the floor
-    assert report.statement == "ALTER TABLE default.clicks SKEWED BY (eventtype) ON ('click') STORED AS DIRECTORIES"
+    assert report.statement == "ALTER TABLE `default`.`clicks` SKEWED BY (`eventtype`) ON ('click') STORED AS DIRECTORIES"
     # two hot values of different heat both stand out of the rest
     two = np.where(rng.random(20_000) < 0.3, "a", np.where(rng.random(20_000) < 0.3, "b", kinds[rng.integers(0, 8, 20_000)]))
     lab.sql("CREATE TABLE two (k STRING)")

@@ -146,11 +146,11 @@ def test_table_page_builds_each_tab_when_opened_and_refusals_are_one_line(events
     assert any(n.startswith("no KLL sketch kept") for n in notes)  # the empty median panel says why
     page.selected_index = TABS.index("Skew")
     assert page.column.value.startswith("(pick a column") and page.skew_area.children == ()
-    events.sql("CREATE TABLE `plain t` (v INT)")  # an unpartitioned table beside partitioned ones
-    events.tables["plain t"].write(pd.DataFrame({"v": [1, None]}))
+    events.sql("CREATE TABLE `plain_t` (v INT)")  # an unpartitioned table beside partitioned ones
+    events.tables["plain_t"].write(pd.DataFrame({"v": [1, None]}))
     dashboard = Dashboard(events)
     assert "metastore " + events.metastore.path in dashboard.title.value
-    assert "<td>default.plain t</td><td>managed</td><td class=\"num\"></td>" in dashboard.landing.value
+    assert "<td>default.plain_t</td><td>managed</td><td class=\"num\"></td>" in dashboard.landing.value
     dashboard.picker.value = "default.events"
     assert isinstance(dashboard.page, TablePage)
 

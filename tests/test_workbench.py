@@ -165,7 +165,7 @@ def test_skew_view_marks_the_recommendation_and_shows_the_scan_saved(shell):
     assert marked == [str(v) for v in report.recommended if str(v) in bars.x]
     assert list(view.heatmap.data[0].x) == report.partitions
     assert [t.name for t in view.scan_figure.data] == ["without list bucketing", "with list bucketing"]
-    assert "ALTER TABLE default.sales SKEWED BY (x) ON (" in view.recommendation_html.value
+    assert "ALTER TABLE `default`.`sales` SKEWED BY (`x`) ON (" in view.recommendation_html.value
 
 
 def test_explain_magic_shows_the_pruning_tree_and_levels(shell, lab):

@@ -177,7 +177,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
             with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
                     footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
                 groups = aggregate_stats(frame, table.partition_key_names, plans, footers,
-                                         rows_sketched=every_column)
+                                         rows_sketched=every_column, group_values=[_values_of(p) for p in scanned])
         if tiered is not None:
             groups.update(tiered.groups)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],

@@ -408,7 +408,7 @@ class ColumnPath:
 
 def leaf_name(path: tuple[str, ...]) -> str:
     """A struct leaf's column name: the path's parts joined by dots, a part holding a dot in backticks."""
-    return ".".join(f"`{part}`" if "." in part or "`" in part else part for part in path)
+    return ".".join(f"`{part.replace('`', '``')}`" if "." in part or "`" in part else part for part in path)
 
 
 @lru_cache(maxsize=256)  # asked per partition while planning over thousands of them
@@ -501,6 +501,13 @@ class Table:
         """`stats_columns` and `struct_columns` in the table's order, each struct before its leaves: every
         column a figure is kept for."""
         return list(_figure_columns_of(tuple((c.name, c.type) for c in self.cols)))
+
+    def shared_statistics_names(self) -> list[str]:
+        """Names two of the table's columns would keep their figures under: a column whose own name holds a dot
+        (`a.b`) beside field `b` of a struct column `a`. The lab cannot keep both apart in Hive's schema (a
+        statistic is keyed by its column's name), so such a table is refused rather than one given the other's."""
+        names = [c.name for c in self.figure_columns] + [k.name for k in self.partitionKeys]
+        return sorted({name for name in names if names.count(name) > 1})
 
     def stats_column(self, name: str) -> ColumnPath | None:
         lowered = name.lower()

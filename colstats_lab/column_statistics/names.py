@@ -6,9 +6,30 @@ control characters, `"#%'*/:=?\\{[]^` and DEL become `%XX`; a null or empty valu
 """
 from __future__ import annotations
 
+import re
+
 from ..errors import InvalidInputException
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
+MAX_OBJECT_NAME = 128  # Hive's TBLS.TBL_NAME and DBS.NAME hold 128 characters
+
+_OBJECT_NAME = re.compile(r"\w+")  # letters of any script, digits and underscores, as Hive's validateName
+
+
+def object_name_problem(name, what: str = "table") -> str | None:
+    """Why `name` cannot name a database or a table, or None when it can. Hive's rule (letters, digits and
+    underscores) keeps every name a single folder inside the warehouse: no `/`, `..`, absolute path, dot,
+    space, NUL or control character can reach a path through it."""
+    if not isinstance(name, str) or not name:
+        return f"a {what} is named by a non-empty string, not {name!r}"
+    if len(name) > MAX_OBJECT_NAME:
+        return f"{what} name {name[:40]!r}... is {len(name)} characters long; Hive keeps {MAX_OBJECT_NAME}"
+    if not _OBJECT_NAME.fullmatch(name):
+        bad = next(ch for ch in name if not _OBJECT_NAME.fullmatch(ch))
+        shown = repr(bad) if bad.isprintable() and bad != " " else f"U+{ord(bad):04X}"
+        return (f"{what} name {name!r} holds {shown}: database and table names are letters, digits and "
+                "underscores, as in Hive (a name is never a path)")
+    return None
 
 
 def split_table_name(name: str, current_db: str) -> tuple[str, str]:

@@ -11,12 +11,13 @@ from pyarrow import ArrowInvalid
 from ..analyze import run_analyze, run_refresh_metadata
 from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
-from ..storage import join, storage_for
+from ..storage import is_inside, join, storage_for
 from ..errors import ColstatsError, InvalidArgument, spark_errors
 from ..tables.snapshot import changes_named
 from ..column_statistics.frequent_items import COLUMNS_PROPERTY
 from ..column_statistics.quantiles import KLL_PROPERTY
-from ..metastore import COLUMN_STATS_ACCURATE, FieldSchema, NoSuchObjectException, Partition, StatsAccuracy, Table
+from ..metastore import (COLUMN_STATS_ACCURATE, OWNED_LOCATION, AlreadyExistsException, FieldSchema,
+                         NoSuchObjectException, Partition, StatsAccuracy, Table)
 from ..column_statistics.names import make_part_name, parse_part_name
 from ..metastore.changes import (AddPartitions, AlterSkew, AlterTableParams, Change, CreateDatabase, CreateTable,
                                  DefinitionWrite, DropDatabase, DropPartitions, DropTable, DropTableMetadata)
@@ -105,7 +106,7 @@ def _create_database(lab: "Session", stmt: st.CreateDatabase) -> Result:
 def _drop_database(lab: "Session", stmt: st.DropDatabase) -> Result:
     dropped = lab.metastore.apply([DropDatabase(stmt.name, stmt.if_exists, stmt.cascade)])[0]
     for table in dropped:
-        _remove_files(table)
+        _remove_files(table, lab.metastore)
     return Result(stmt, message=f"Dropped database {stmt.name}" + (f" and {len(dropped)} tables." if dropped else "."))
 
 
@@ -119,12 +120,19 @@ def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
     if stmt.external:
         return _register_table(lab, stmt)
     db = _db(lab, stmt.table.db)
-    location = join(lab.metastore.get_database_location(db), stmt.table.name)
+    database_folder = lab.metastore.get_database_location(db)
+    location = join(database_folder, stmt.table.name)
+    if not is_inside(location, database_folder):  # the name's rule keeps it a folder of its own; said again here
+        raise InvalidArgument(f"table name {stmt.table.name!r} does not name a folder inside {database_folder}")
+    if stmt.if_not_exists and lab.metastore.table_exists(db, stmt.table.name):
+        return Result(stmt, message=f"Table {db}.{stmt.table.name} already exists.")
+    _refuse_taken_folder(f"{db}.{stmt.table.name}", location)
     # Hive's setStatsStateForCreateTable: a new table holds no rows, so its statistics (zeros) are
     # accurate, basic and of every column alike
     table = Table(db, stmt.table.name, stmt.columns, stmt.partition_keys, location=location, comment=stmt.comment,
                   parameters={"transactional": "true", "transactional_properties": "insert_only",
-                              **_EMPTY_STATS, COLUMN_STATS_ACCURATE: _all_accurate(stmt.columns)})
+                              **_EMPTY_STATS, COLUMN_STATS_ACCURATE: _all_accurate(stmt.columns),
+                              OWNED_LOCATION: location})
     if stmt.partition_keys:
         table.parameters["numPartitions"] = "0"
     if stmt.skew is not None:
@@ -165,13 +173,33 @@ def _drop_table(lab: "Session", stmt: st.DropTable) -> Result:
     table = lab.metastore.apply([DropTable(_db(lab, stmt.table.db), stmt.table.name, stmt.if_exists)])[0]
     if table is None:
         return Result(stmt, message=f"Table {stmt.table} does not exist; nothing dropped.")
-    _remove_files(table)
-    return Result(stmt, message=f"Dropped table {table.qualified_name} and its statistics.")
+    kept = _remove_files(table, lab.metastore)
+    return Result(stmt, message=f"Dropped table {table.qualified_name} and its statistics{kept}.")
 
 
-def _remove_files(table: Table) -> None:
-    if table.tableType == "MANAGED_TABLE" and table.location:
-        storage_for(table.location).remove(table.location)
+def _refuse_taken_folder(name: str, location: str) -> None:
+    """A managed table gets a folder of its own: one that holds files already (another table's, or what was
+    left there) is refused, as Spark refuses it (LOCATION_ALREADY_EXISTS), so a DROP never deletes them."""
+    storage = storage_for(location)
+    if storage.is_dir(location) and storage.child_names(location):
+        raise AlreadyExistsException(f"cannot create table {name}: its folder {location} exists and is not empty; "
+                                     "pick another name, or remove what is there first")
+
+
+def _remove_files(table: Table, metastore) -> str:
+    """Deletes a managed table's folder when the lab created it for this table (its OWNED_LOCATION) and no other
+    table or partition of the metastore lies inside it; returns what happened to the files, for the message.
+    External tables' files are never deleted (Hive's rule)."""
+    if table.tableType != "MANAGED_TABLE" or not table.location:
+        return ""
+    if table.parameters.get(OWNED_LOCATION) != table.location:
+        return f"; its files at {table.location} were kept: the lab did not create that folder for it"
+    inside = metastore.locations_inside(table.location)
+    if inside:
+        return (f"; its files at {table.location} were kept: the folder also holds {inside[0]}, another table's "
+                "or partition's")
+    storage_for(table.location).remove(table.location)
+    return ""
 
 
 def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
@@ -258,9 +286,11 @@ def _drop_partitions(lab: "Session", stmt: st.DropPartitions) -> Result:
     change = DropPartitions(table, tuple(dict.fromkeys(names)), if_exists=stmt.if_exists)
     _table_ddl(lab, table, change)
     dropped = change.dropped
-    if table.tableType == "MANAGED_TABLE":
-        for part in dropped:
-            storage_for(part.location).remove(part.location)
+    if table.tableType == "MANAGED_TABLE" and table.parameters.get(OWNED_LOCATION) == table.location:
+        for part in dropped:  # a partition's folder is the lab's inside the table's own, never elsewhere
+            if part.location and is_inside(part.location, table.location) and \
+                    not lab.metastore.locations_inside(part.location):
+                storage_for(part.location).remove(part.location)
     listed = ", ".join(p.partName for p in dropped) or "none"
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {listed}.")
 

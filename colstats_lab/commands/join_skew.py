@@ -27,6 +27,7 @@ from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, h
                          key_literal)
 from ..tables import read_snapshot
 from .reads import snapshot_parts, valid_write_ids
+from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from .session import Session
@@ -239,7 +240,7 @@ def _count_keys(session: "Session", table: Table, keys: list[str], names: list[s
     aggregation over the rows holding them, on the key cast to the type the join compares."""
     if not values:
         return {}
-    columns = [F.col(f"`{k}`").cast(t).alias(f"k{i}") for i, (k, t) in enumerate(zip(keys, types))]
+    columns = [F.col(column_ref(k)).cast(t).alias(f"k{i}") for i, (k, t) in enumerate(zip(keys, types))]
     wanted = [v if isinstance(v, tuple) else (v,) for v in values]
     if len(keys) == 1:
         condition = columns[0].isin(*[key_literal(v[0], types[0]) for v in wanted])
@@ -258,7 +259,7 @@ def _counted(session: "Session", table: Table, keys: list[str], names: list[str]
     keeps it (a composite key, or one of a type no sketch keeps, as JSON text), the rows, NULL keys (a NULL in
     any column) and an HLL sketch of the keys."""
     frame = _rows(session, table, names)
-    columns = [F.col(f"`{k}`") for k in keys]
+    columns = [F.col(column_ref(k)) for k in keys]
     any_null = F.lit(False)
     for column in columns:
         any_null = any_null | column.isNull()

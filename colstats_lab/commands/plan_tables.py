@@ -30,6 +30,7 @@ from ..storage import spark_uri
 from ..storage.spark_paths import prefixes_for
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles, file_schema, spark_type, table_columns
+from ..quoting import column_ref, identifier, string_literal
 
 if TYPE_CHECKING:
     from .session import Session
@@ -76,7 +77,7 @@ def plan_table(session: "Session", table: Table, parts: list[PartitionFiles]) ->
     """The catalog table (`colstats_plan.<name>`, unquoted) over `table`'s files with the lab's statistics,
     made now unless the one made for the same statistics, partitions and files is there."""
     plain = f"{session.plan_tables.prefix}__{table.dbName}__{table.tableName}"
-    name = f"{PLAN_DATABASE}.{_name(plain)}"
+    name = f"{PLAN_DATABASE}.{identifier(plain)}"
     histograms = (session.spark.conf.get("spark.sql.statistics.histogram.enabled", "false"),
                   session.spark.conf.get("spark.sql.statistics.histogram.numBins", "254"))
     token = _token(table, parts, histograms)
@@ -87,12 +88,12 @@ def plan_table(session: "Session", table: Table, parts: list[PartitionFiles]) ->
     spark.sql(f"CREATE DATABASE IF NOT EXISTS {PLAN_DATABASE}")
     spark.sql(f"DROP TABLE IF EXISTS {name}")
     prefixes = prefixes_for(spark, [table.location])
-    columns = ", ".join(f"{_name(name)} {kind}" for name, kind in _file_types(table).items())
-    partitioned = f" PARTITIONED BY ({', '.join(_name(k) for k in table.partition_key_names)})" \
+    columns = ", ".join(f"{identifier(name)} {kind}" for name, kind in _file_types(table).items())
+    partitioned = f" PARTITIONED BY ({', '.join(identifier(k) for k in table.partition_key_names)})" \
         if table.is_partitioned else ""
     location = spark_uri(table.location, prefixes)
-    spark.sql(f"CREATE TABLE {name} ({columns}) USING parquet{partitioned} LOCATION {_literal(location)}")
-    specs = [f"PARTITION ({_spec(p.partition.partName)}) LOCATION {_literal(spark_uri(p.partition.location, prefixes))}"
+    spark.sql(f"CREATE TABLE {name} ({columns}) USING parquet{partitioned} LOCATION {string_literal(location)}")
+    specs = [f"PARTITION ({_spec(p.partition.partName)}) LOCATION {string_literal(spark_uri(p.partition.location, prefixes))}"
              for p in parts if p.partition is not None and p.partition.location]
     for start in range(0, len(specs), 500):
         spark.sql(f"ALTER TABLE {name} ADD IF NOT EXISTS " + " ".join(specs[start:start + 500]))
@@ -143,7 +144,7 @@ def planned_view(session: "Session", table: Table, catalog_name: str) -> str | N
         return None
     view = f"{catalog_name.split('.', 1)[1]}__timestamps"
     session.spark.table(catalog_name).select(*table_columns(table, unpushed_doubles=False),
-                                             *[F.col(f"`{k.name}`") for k in table.partitionKeys]) \
+                                             *[F.col(column_ref(k.name)) for k in table.partitionKeys]) \
         .createOrReplaceTempView(view)
     return view
 
@@ -183,15 +184,7 @@ def _token(table: Table, parts: list[PartitionFiles], histograms: tuple) -> str:
 
 
 def _spec(part_name: str) -> str:
-    return ", ".join(f"{_name(key)} = {_literal(value or '')}" for key, value in parse_part_name(part_name))
-
-
-def _name(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return ", ".join(f"{identifier(key)} = {string_literal(value or '')}" for key, value in parse_part_name(part_name))
 
 
 def drop_plan_tables(session: "Session") -> None:

@@ -24,6 +24,7 @@ from ..skew.report import value_as_text
 from ..tables import read_snapshot
 from .reads import partition as find_partition
 from .reads import snapshot_parts, valid_write_ids
+from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from .session import Session
@@ -73,7 +74,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     with changes_named(parts), spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
         rows = read_snapshot(session.spark, meta, parts, reuse=True)
         if leaves:  # a struct's leaf, NULL where a struct on its way is, as a column of its own
-            rows = rows.select("*", *[F.col(".".join(f"`{p}`" for p in path)).alias(name) for name, path in leaves.items()])
+            rows = rows.select("*", *[F.col(column_ref(*path)).alias(name) for name, path in leaves.items()])
         report = skew_report(rows, meta, names, top, min_share, mode, max_keys, max_items, footers, distinct)
     if len(names) == 1:
         keep_top_values(session, meta, report, valid)

@@ -13,8 +13,9 @@ from ..sql.statements import PartitionSpecItem
 from ..interop import snapshot_source
 from ..interop.delta_source import DeltaSource
 from ..interop.iceberg_source import metadata_file_source
-from ..storage import is_local, list_data_files, local_path, normalized, parent, relative
+from ..storage import is_local, join, list_data_files, local_path, normalized, parent, relative
 from ..tables.cleaner import remove_aborted
+from ..column_statistics.partition_values import canonical_value
 from ..tables.external import external_partition, file_columns, listed_sums, partition_directories
 from ..tables.rewrite import rewrite_partitions
 from ..tables.writer import WriteResult, write_table
@@ -98,6 +99,7 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
     key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                  for i, k in enumerate(keys)}
+    _check_partition_values(path, keys, key_types, part_dirs, values)
     found = file_columns(session.spark, files[0], keys)
     _check_declared(f"{db}.{table_name.lower()}", path, found.cols,
                     [FieldSchema(k, t) for k, t in key_types.items()], declared)
@@ -113,6 +115,22 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
         change = RegisterTable(table, tuple(external_partition(table, rel, inside=in_directory[rel])
                                             for rel in part_dirs), (("COLUMN_STATS_ACCURATE", None),))
     return session.metastore.apply([change])[0]
+
+
+def _check_partition_values(path: str, keys: list[str], key_types: dict[str, str], part_dirs: list[str],
+                            values: list[list[str | None]]) -> None:
+    """Every folder's value is one of its key's type as Spark reads it (a double key's `inf` is not: Spark's read
+    of the table fails on it), else one line naming the folder, before anything is registered."""
+    for rel, row in zip(part_dirs, values):
+        for key, value in zip(keys, row):
+            if value is None:
+                continue
+            try:
+                canonical_value(key, key_types[key.lower()], value)
+            except InvalidArgument as exc:
+                raise InvalidArgument(f"folder {join(path, rel)}: {exc}; Spark cannot read the table with it"
+                                      + (" (a double is NaN, Infinity, -Infinity or a number)"
+                                         if key_types[key.lower()] in ("double", "float") else "")) from None
 
 
 def _infer_key_type(values: list[str | None]) -> str:

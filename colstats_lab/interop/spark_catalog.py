@@ -22,6 +22,7 @@ from ..column_statistics.names import parse_part_name
 from ..stats.spark_histogram import HistogramBin, SparkHistogram
 from ..stats.spark_properties import STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics, to_external_string
 from ..errors import ColstatsError, spark_errors
+from ..quoting import identifier, qualified, standard_string_literal as _derby, string_literal
 
 _STATISTICS_ROW = re.compile(r"^(\d+) bytes(?:, (\d+) rows)?")
 _NUMBER = r"(-?[0-9.]+(?:E-?[0-9]+)?|NaN|-?Infinity)"
@@ -73,14 +74,14 @@ def read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
 
 def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
     database, table = _split_name(spark, name)
-    qualified = f"`{database}`.`{table}`"
+    table_ref = qualified(database, table)
     columns, partition_columns, spelled = {}, [], {}
     for column in spark.catalog.listColumns(f"{database}.{table}"):
         columns[column.name.lower()] = column.dataType
         spelled[column.name.lower()] = column.name
         if column.isPartition:
             partition_columns.append(column.name.lower())
-    info = {r[0]: r[1] for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified}").collect()}
+    info = {r[0]: r[1] for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table_ref}").collect()}
     location = info.get("Location")
     if location and location.startswith("file:"):
         location = re.sub(r"^file:(//)?", "", location)
@@ -89,17 +90,18 @@ def _read_table_statistics(spark: SparkSession, name: str) -> SparkTable:
     if match:
         col_stats = {}
         for name, type_name in columns.items():
-            stat = _describe_column(spark, qualified, name, type_name)
+            stat = _describe_column(spark, table_ref, name, type_name)
             if stat is not None:
                 col_stats[name] = stat
         statistics = CatalogStatistics(int(match.group(1)), None if match.group(2) is None else int(match.group(2)),
                                        col_stats)
     partitions, partition_names, partition_locations = {}, [], {}
     if partition_columns:
-        for (name,) in spark.sql(f"SHOW PARTITIONS {qualified}").collect():
+        for (name,) in spark.sql(f"SHOW PARTITIONS {table_ref}").collect():
             partition_names.append(name)
-            spec = ", ".join(f"`{k}` = {'NULL' if v is None else _quote(v)}" for k, v in parse_part_name(name))
-            described = spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} PARTITION ({spec})").collect()
+            spec = ", ".join(f"{identifier(k)} = {'NULL' if v is None else string_literal(v)}"
+                             for k, v in parse_part_name(name))
+            described = spark.sql(f"DESCRIBE TABLE EXTENDED {table_ref} PARTITION ({spec})").collect()
             rows = {r[0]: r[1] for r in described}
             # the partition's Location comes first; the table's own follows in its storage information
             where = next((r[1] for r in described if r[0] == "Location"), None)
@@ -119,8 +121,9 @@ def _local(location: str) -> str:
     return re.sub(r"^file:(//)?", "", location) if location.startswith("file:") else location
 
 
-def _describe_column(spark: SparkSession, qualified: str, column: str, type_name: str) -> CatalogColumnStat | None:
-    rows = {r.info_name: r.info_value for r in spark.sql(f"DESCRIBE TABLE EXTENDED {qualified} `{column}`").collect()}
+def _describe_column(spark: SparkSession, table_ref: str, column: str, type_name: str) -> CatalogColumnStat | None:
+    rows = {r.info_name: r.info_value for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table_ref} {identifier(column)}")
+            .collect()}
 
     def value(key):
         text = rows.get(key)
@@ -166,7 +169,7 @@ def _property_bound(text: str | None, type_name: str) -> str | None:
 def plan_statistics(spark: SparkSession, name: str) -> str:
     """The `Statistics(sizeInBytes=..., rowCount=...)` Spark's optimizer gives a scan of `name`."""
     database, table = _split_name(spark, name)
-    plan = spark.sql(f"EXPLAIN COST SELECT * FROM `{database}`.`{table}`").collect()[0][0]
+    plan = spark.sql(f"EXPLAIN COST SELECT * FROM {qualified(database, table)}").collect()[0][0]
     found = [m.group(0) + ")" for m in _PLAN_STATISTICS.finditer(plan)]
     return found[-1] if found else ""
 
@@ -180,22 +183,22 @@ def write_table_statistics(spark: SparkSession, name: str, properties: dict[str,
     database, table = _split_name(spark, name)
     url, driver = _metastore_connection(spark)
     table_id = (f"(SELECT T.TBL_ID FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID "
-                f"WHERE D.NAME = {_quote(database)} AND T.TBL_NAME = {_quote(table)})")
+                f"WHERE D.NAME = {_derby(database)} AND T.TBL_NAME = {_derby(table)})")
     count = f"SELECT COUNT(*) AS N FROM TABLE_PARAMS WHERE TBL_ID = {table_id} AND PARAM_KEY LIKE 'spark.sql.statistics.%'"
 
     def run(init_statement: str | None, query: str) -> int:
         return _jdbc_count(spark, url, driver, query, init_statement)
 
-    if run(None, f"SELECT COUNT(*) AS N FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID WHERE D.NAME = {_quote(database)} "
-                 f"AND T.TBL_NAME = {_quote(table)}") != 1:
+    if run(None, f"SELECT COUNT(*) AS N FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID WHERE D.NAME = {_derby(database)} "
+                 f"AND T.TBL_NAME = {_derby(table)}") != 1:
         raise UnsupportedCatalog(f"table {database}.{table} is not in the Hive metastore at {url}")
     run(f"DELETE FROM TABLE_PARAMS WHERE TBL_ID = {table_id} AND PARAM_KEY LIKE 'spark.sql.statistics.%'", count)
     # Derby types a VALUES column of literals as CHAR(longest), padding shorter keys with blanks
-    values = ", ".join(f"(CAST({_quote(k)} AS VARCHAR(256)), CAST({_quote(v)} AS VARCHAR(4000)))"
+    values = ", ".join(f"(CAST({_derby(k)} AS VARCHAR(256)), CAST({_derby(v)} AS VARCHAR(4000)))"
                        for k, v in sorted(properties.items()))
     stored = run(f"INSERT INTO TABLE_PARAMS (TBL_ID, PARAM_KEY, PARAM_VALUE) SELECT {table_id}, V.K, V.V "
                  f"FROM (VALUES {values}) AS V(K, V)", count) if properties else 0
-    spark.sql(f"REFRESH TABLE `{database}`.`{table}`")
+    spark.sql(f"REFRESH TABLE {qualified(database, table)}")
     return stored
 
 
@@ -210,21 +213,21 @@ def write_partition_statistics(spark: SparkSession, name: str, properties: dict[
         return 0
     database, table = _split_name(spark, name)
     url, driver = _metastore_connection(spark)
-    names = ", ".join(_quote(p) for p in sorted(properties))
+    names = ", ".join(_derby(p) for p in sorted(properties))
     part_ids = (f"SELECT P.PART_ID FROM PARTITIONS P JOIN TBLS T ON T.TBL_ID = P.TBL_ID JOIN DBS D ON D.DB_ID = "
-                f"T.DB_ID WHERE D.NAME = {_quote(database)} AND T.TBL_NAME = {_quote(table)} AND P.PART_NAME IN ({names})")
+                f"T.DB_ID WHERE D.NAME = {_derby(database)} AND T.TBL_NAME = {_derby(table)} AND P.PART_NAME IN ({names})")
     count = (f"SELECT COUNT(*) AS N FROM PARTITION_PARAMS WHERE PART_ID IN ({part_ids}) "
              "AND PARAM_KEY LIKE 'spark.sql.statistics.%'")
     _jdbc_count(spark, url, driver, count,
                 f"DELETE FROM PARTITION_PARAMS WHERE PART_ID IN ({part_ids}) AND PARAM_KEY LIKE 'spark.sql.statistics.%'")
-    values = ", ".join(f"(CAST({_quote(p)} AS VARCHAR(767)), CAST({_quote(k)} AS VARCHAR(256)), "
-                       f"CAST({_quote(v)} AS VARCHAR(4000)))"
+    values = ", ".join(f"(CAST({_derby(p)} AS VARCHAR(767)), CAST({_derby(k)} AS VARCHAR(256)), "
+                       f"CAST({_derby(v)} AS VARCHAR(4000)))"
                        for p, entries in sorted(properties.items()) for k, v in sorted(entries.items()))
     stored = _jdbc_count(spark, url, driver, count,
                          f"INSERT INTO PARTITION_PARAMS (PART_ID, PARAM_KEY, PARAM_VALUE) SELECT P.PART_ID, V.K, V.V "
                          f"FROM (VALUES {values}) AS V(N, K, V) JOIN PARTITIONS P ON P.PART_NAME = V.N "
                          f"WHERE P.PART_ID IN ({part_ids})")
-    spark.sql(f"REFRESH TABLE `{database}`.`{table}`")
+    spark.sql(f"REFRESH TABLE {qualified(database, table)}")
     return stored
 
 
@@ -250,7 +253,4 @@ def _jdbc_count(spark: SparkSession, url: str, driver: str, query: str, init_sta
     first = reader.load().first()
     return int(first[0]) if first is not None else 0
 
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 

@@ -33,6 +33,6 @@ from ..column_statistics.model import (
     TimestampColumnStatsData,
 )
 from ..column_statistics.names import DEFAULT_PARTITION_NAME, escape_path_name, make_part_name, parse_part_name
-from .common import DEFAULT_DB
+from .common import DEFAULT_DB, OWNED_LOCATION
 from .store import Metastore
 from .txn import ValidWriteIdList

@@ -57,6 +57,17 @@ class CatalogRepository(Repository):
             self._db_id(name)
             return conn.execute("SELECT DB_LOCATION_URI FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()[0]
 
+    def locations_inside(self, folder: str) -> list[str]:
+        """The locations of databases, tables and partitions that lie inside `folder` (not `folder` itself), in
+        order: what deleting the folder would take from them. Compared by prefix, case and all."""
+        prefix = folder.rstrip("/") + "/"
+        with self.snapshot() as conn:
+            found = [r[0] for r in conn.execute(
+                "SELECT LOCATION FROM SDS WHERE SUBSTR(LOCATION, 1, ?) = ? UNION "
+                "SELECT DB_LOCATION_URI FROM DBS WHERE SUBSTR(DB_LOCATION_URI, 1, ?) = ?",
+                (len(prefix), prefix, len(prefix), prefix))]
+        return sorted(found)
+
     def drop_database(self, name: str, if_exists: bool = False, cascade: bool = False) -> list[Table]:
         """Drops a database; with cascade its tables too (returned, so their files can be removed)."""
         name = name.lower()
@@ -94,6 +105,12 @@ class CatalogRepository(Repository):
         for column in table.cols + table.partitionKeys:
             _check_name(column.name, "column")
             parse_type(column.type)
+        shared = table.shared_statistics_names()
+        if shared:
+            raise InvalidObjectException(
+                f"table {table.qualified_name}: two of its columns would keep their statistics under the name "
+                f"{shared[0]} (a column whose name holds a dot, and a struct's field or a collection's part of the "
+                "same path): rename one in the files, as Spark cannot tell them apart in a query either")
         with self.transaction() as conn:
             db_id = self._db_id(table.dbName)
             if conn.execute("SELECT 1 FROM TBLS WHERE DB_ID = ? AND TBL_NAME = ?",

@@ -8,6 +8,7 @@ import time
 from ..files import FileState
 from ..errors import InvalidInputException, InvalidObjectException
 from ..column_statistics.model import ColumnStatistics, ColumnStatisticsObj, Table
+from ..column_statistics.names import object_name_problem
 from ..column_statistics.stats_rows import ROW_COLUMNS
 
 DEFAULT_DB = "default"
@@ -47,11 +48,17 @@ def _checked_stats(stats) -> ColumnStatistics:
     return stats
 
 
+# a managed table's parameter: the folder the lab created for it, the only one DROP TABLE may delete
+OWNED_LOCATION = "colstats.location.owned"
+
+
 def _check_name(name: str, what: str) -> str:
-    if not name or not isinstance(name, str) or len(name) > 128:
+    if what in ("table", "database"):
+        problem = object_name_problem(name, what)
+        if problem:
+            raise InvalidObjectException(problem)
+    elif not name or not isinstance(name, str) or len(name) > 767 or "\x00" in name:
         raise InvalidObjectException(f"invalid {what} name {name!r}")
-    if what in ("table", "database") and "." in name:  # Hive 3 refuses them too: `db.t` is read as two names
-        raise InvalidObjectException(f"{what} name {name!r} may not contain a dot (.): it separates database and table")
     return name.lower()
 
 

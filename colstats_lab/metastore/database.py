@@ -10,20 +10,27 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sqlite3
 import threading
 import time
 import warnings
 from contextlib import contextmanager
 from typing import Any, Collection, Iterable, Iterator, Sequence
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from .common import BUSY_TIMEOUT_MS
 from .dialect import SQLITE, Dialect
-from ..errors import MetaException, MetastoreUnavailable
+from ..errors import InvalidArgument, MetaException, MetastoreUnavailable
 
 PAGE_CACHE_KIB = 64 * 1024
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")
+
+
+SQLITE_URL = "sqlite:///"
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+# query keys whose values are secrets (libpq's password and sslpassword, and what other drivers call them)
+_SECRET_KEYS = re.compile(r"pass(word)?$|secret|token|credential", re.IGNORECASE)
 
 
 def is_server_url(location: str) -> bool:
@@ -32,25 +39,47 @@ def is_server_url(location: str) -> bool:
 
 
 def redacted(url: str) -> str:
-    """`url` without its password."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+    """`url` with every credential left out: the password of `user:password@`, and `password=`, `sslpassword=` and
+    other secret keys of its query (a passfile's path stays: it is where, not what). What remains still connects
+    where the password comes from elsewhere ($PGPASSWORD, a passfile)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL Python can split (a bad IPv6 host): nothing of it is shown
+        return "(a metastore URL that does not parse)"
+    netloc = parts.netloc
+    if "@" in netloc:
+        credentials, _, host = netloc.rpartition("@")
+        netloc = f"{credentials.partition(':')[0]}@{host}"
+    query = "&".join(item for item in parts.query.split("&")
+                     if item and not _SECRET_KEYS.search(unquote(item.partition("=")[0])))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def check_location(location: str) -> str:
+    """`location` when it is a metastore the lab opens: a PostgreSQL URL, a `sqlite:///` URL, or a path (which
+    stays a SQLite file's, whatever it holds); any other scheme is refused in one line naming those it takes."""
+    if not isinstance(location, str) or not location.strip():
+        raise InvalidArgument(f"a metastore is a SQLite file's path or a PostgreSQL URL, not {location!r}")
+    if "\x00" in location:
+        raise InvalidArgument("the metastore's location holds a NUL character")
+    scheme = _SCHEME.match(location)
+    if scheme and "://" in location[:scheme.end() + 2] and not is_server_url(location) \
+            and not location.startswith(SQLITE_URL):
+        raise InvalidArgument(
+            f"the metastore {redacted(location)} is a {scheme.group(1)}:// URL; the lab takes a PostgreSQL URL "
+            f"({', '.join(POSTGRESQL_SCHEMES)}), a {SQLITE_URL} URL or a SQLite file's path")
+    return location
 
 
 def open_database(location: str) -> "Database":
     """The metastore's database at `location`: a PostgreSQL URL, a `sqlite:///` URL, or a SQLite file's path."""
+    check_location(location)
     if is_server_url(location):
         from .postgres import PostgresDatabase
 
         return PostgresDatabase(location)
-    if location.startswith("sqlite:///"):
-        location = location[len("sqlite:///"):]
+    if location.startswith(SQLITE_URL):
+        location = location[len(SQLITE_URL):]
     return SqliteDatabase(location)
 
 
@@ -210,11 +239,16 @@ class SqliteDatabase(Database):
         if exists and not _writable(self.file):
             self._open_read_only()
             return
+        if exists and os.path.isdir(self.file):
+            raise MetaException(f"the metastore at {self.file} is a folder, not a SQLite file")
         try:
             self._open()
         except sqlite3.OperationalError as error:
             self._conn.close()
             raise self._unavailable("open", error) from None
+        except sqlite3.DatabaseError as error:  # not SQLite's format at all, or cut short
+            self._conn.close()
+            raise self._not_a_metastore(error) from None
 
     def _open(self) -> None:
         self._conn = sqlite3.connect(self.file, isolation_level=None, timeout=self.wait_s, check_same_thread=False)
@@ -285,20 +319,36 @@ class SqliteDatabase(Database):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         try:
             return self._conn.execute(sql, params)
-        except sqlite3.OperationalError as error:
+        except (sqlite3.OperationalError, sqlite3.DataError) as error:
+            raise self._translated(error) from None
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.IntegrityError):  # the callers' to name (a duplicate, a foreign key)
+                raise
             raise self._translated(error) from None
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
         try:
             return self._conn.executemany(sql, rows)
-        except sqlite3.OperationalError as error:
+        except (sqlite3.OperationalError, sqlite3.DataError) as error:
+            raise self._translated(error) from None
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.IntegrityError):
+                raise
             raise self._translated(error) from None
 
     def execute_script_statement(self, sql: str) -> None:
         self.execute(sql)
 
-    def _translated(self, error: sqlite3.OperationalError) -> Exception:
-        """The errors a full or read-only disk and a held lock give, named; any other as SQLite said it."""
+    def _not_a_metastore(self, error: sqlite3.DatabaseError) -> MetaException:
+        return MetaException(f"the metastore at {self.file} is not a SQLite database SQLite can read "
+                             f"({str(error).splitlines()[0] if str(error) else type(error).__name__}): a copy cut "
+                             "short or another file; restore it from a backup, or point the lab at another")
+
+    def _translated(self, error: sqlite3.DatabaseError) -> Exception:
+        """The errors a full or read-only disk and a held lock give, named; a damaged file named; any other as
+        SQLite said it."""
+        if not isinstance(error, sqlite3.OperationalError):
+            return self._not_a_metastore(error)
         text = str(error).lower()
         if any(sign in text for sign in ("disk is full", "disk i/o error", "readonly database", "read-only")):
             return self._unavailable("write" if self._writing else "read", error)

@@ -15,7 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from ..coltypes import parse_type
 from .dialect import SQLITE, Dialect
-from ..errors import InvalidInputException
+from ..errors import InvalidInputException, ParseError as ColstatsParseError, balanced, check_nesting
 
 _COMPARISONS: dict[type[exp.Expression], str] = {
     exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
@@ -38,7 +38,10 @@ def compile_partition_filter(text: str, keys: list[tuple[str, str]], table_name:
     """Compiles `text` for a table whose partition keys are `keys` [(name, type)]; raises
     InvalidInputException naming the part of the filter that is not understood."""
     try:
-        tree = sqlglot.parse_one(text, read="hive")
+        check_nesting(text, "hive")
+        tree = balanced(sqlglot.parse_one(text, read="hive"))
+    except ColstatsParseError as exc:
+        raise InvalidInputException(f"partition filter {text!r} does not parse: {exc.message}") from None
     except (ParseError, TokenError) as exc:
         errors = getattr(exc, "errors", None) or []
         where = f" at column {errors[0]['col']} ('{errors[0]['highlight']}')" if errors else ""

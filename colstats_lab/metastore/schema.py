@@ -802,11 +802,22 @@ CREATE INDEX QUERY_RUN_TABLES_BY_TABLE ON QUERY_RUN_TABLES (TBL_ID, RUN_ID);
 """
 
 
+# the folders the lab made for the managed tables it created before it kept a record of them: exactly those at
+# their database's folder joined with their name (common.OWNED_LOCATION); a table anywhere else keeps its files
+# when dropped
+_V29 = """INSERT INTO TABLE_PARAMS (TBL_ID, PARAM_KEY, PARAM_VALUE)
+SELECT T.TBL_ID, 'colstats.location.owned', S.LOCATION
+FROM TBLS T JOIN SDS S ON S.SD_ID = T.SD_ID JOIN DBS D ON D.DB_ID = T.DB_ID
+WHERE T.TBL_TYPE = 'MANAGED_TABLE' AND S.LOCATION = D.DB_LOCATION_URI || '/' || T.TBL_NAME
+AND NOT EXISTS (SELECT 1 FROM TABLE_PARAMS P WHERE P.TBL_ID = T.TBL_ID AND P.PARAM_KEY = 'colstats.location.owned')
+"""
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
     _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25, _V26, _V27,
-    _V28]
+    _V28, _V29]
 
 
 def migrate(db: "Database") -> int:

@@ -116,6 +116,7 @@ class Metastore:
     get_all_databases = forward("catalog", CatalogRepository.get_all_databases)
     get_database_location = forward("catalog", CatalogRepository.get_database_location)
     drop_database = forward("catalog", CatalogRepository.drop_database)
+    locations_inside = forward("catalog", CatalogRepository.locations_inside)
     create_table = forward("catalog", CatalogRepository.create_table)
     get_table = forward("catalog", CatalogRepository.get_table)
     get_tables = forward("catalog", CatalogRepository.get_tables)

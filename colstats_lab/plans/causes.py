@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..quoting import column_ref, qualified
 from .operators import LEAVES, ColumnUse, Operator
 
 OFF_BY = 10.0  # a q-error from which an estimate is called off and its cause named
@@ -44,14 +45,14 @@ def diagnose(operators: list[Operator], stale: dict[str, bool], cbo: bool, histo
     for op in operators:
         if op.kind in LEAVES and op.table in lab_tables:
             if stale.get(op.table) or "not all accurate" in lab_tables[op.table]:
-                found.fix(f"ANALYZE TABLE {op.table} COMPUTE STATISTICS FOR COLUMNS: Spark plans it with the "
+                found.fix(f"ANALYZE TABLE {_table(op.table)} COMPUTE STATISTICS FOR COLUMNS: Spark plans it with the "
                           "lab's statistics once they are accurate, with its size only until then")
         elif op.kind in LEAVES and op.catalog_rows is not None and op.estimated_rows is None and not cbo:
             found.fix("spark.conf.set('spark.sql.cbo.enabled', 'true'): the catalog keeps row counts Spark's "
                       "optimizer ignores without it")
         elif op.kind in LEAVES and op.table and op.catalog_rows is None and op.table not in lab_tables \
                 and op.kind != "LocalRelation":
-            found.fix(f"ANALYZE TABLE {op.table} COMPUTE STATISTICS FOR ALL COLUMNS (Spark has its size only)")
+            found.fix(f"ANALYZE TABLE {_table(op.table)} COMPUTE STATISTICS FOR ALL COLUMNS (Spark has its size only)")
     for op in operators:
         error = q_error(op.estimated_rows, op.actual_rows)
         if error is not None and error >= OFF_BY:
@@ -69,7 +70,7 @@ def _cause(op: Operator, operators: list[Operator], stale: dict[str, bool], cbo:
            found: Diagnosis) -> str:
     if op.kind in LEAVES:
         if op.table and stale.get(op.table):
-            found.fix(f"ANALYZE TABLE {op.table} COMPUTE STATISTICS FOR COLUMNS, then publish or export it again")
+            found.fix(f"ANALYZE TABLE {_table(op.table)} COMPUTE STATISTICS FOR COLUMNS, then publish or export it again")
             return f"statistics of {op.table} the lab knows are stale"
         return "the row count Spark keeps for the table is not its rows now"
     inputs = [operators[c] for c in op.children]
@@ -152,4 +153,10 @@ def _analyze_fix(columns: list[ColumnUse], found: Diagnosis, force: bool = False
     for table, names in by_table.items():
         if table in found.lab_tables and not force:
             continue
-        found.fix(f"ANALYZE TABLE {table} COMPUTE STATISTICS FOR COLUMNS {', '.join(dict.fromkeys(names))}")
+        found.fix(f"ANALYZE TABLE {_table(table)} COMPUTE STATISTICS FOR COLUMNS "
+                  f"{', '.join(column_ref(*name.split('.')) for name in dict.fromkeys(names))}")
+
+
+def _table(name: str) -> str:
+    """A table's dotted name from a plan (`spark_catalog.db.t`) as a statement takes it, each part quoted."""
+    return qualified(*name.split("."))

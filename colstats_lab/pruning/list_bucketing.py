@@ -19,7 +19,7 @@ from sqlglot import exp
 from ..coltypes import parse_type
 from ..metastore import SkewedInfo, Table
 from ..errors import InvalidArgument
-from ..tables.partition_values import canonical_value
+from ..column_statistics.partition_values import canonical_value
 from ..tables.snapshot import PartitionFiles
 from ..metastore.levels import Level
 from ..storage import parent, relative

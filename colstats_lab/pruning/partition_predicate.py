@@ -171,8 +171,14 @@ def _converter(col_type):
     if base in ("tinyint", "smallint", "int", "bigint"):
         return int
     if base in ("float", "double"):
-        return float
+        return _spark_ordered_double
     return Decimal if base == "decimal" else str
+
+
+def _spark_ordered_double(text: str) -> tuple[int, float]:
+    """A double as Spark orders and compares it: NaN equal to NaN and above every other value (Infinity too)."""
+    number = float(text)
+    return (1, 0.0) if number != number else (0, number)
 
 
 def _typed(text: str | None, col_type):

@@ -25,6 +25,7 @@ from pyspark.sql import functions as F
 
 from ..column_statistics.frequent_items import FrequentValue
 from ..sizes import size
+from ..quoting import column_ref
 
 HOW = ("inner", "left", "right", "full")
 NULL_HASH = 42  # Murmur3Hash of a NULL key is its seed: every NULL key goes to partition pmod(42, n)
@@ -272,7 +273,7 @@ def _key_names(side: ShuffleSide) -> list[str]:
 def _keyed(frame: DataFrame, side: ShuffleSide, key_type: str | list[str]) -> DataFrame:
     """The side's key columns cast to the type(s) the shuffle hashes, named k0, k1, ..."""
     types = key_type if isinstance(key_type, list) else [key_type]
-    return frame.select(*[F.col(f"`{c}`").cast(t).alias(n)
+    return frame.select(*[F.col(column_ref(c)).cast(t).alias(n)
                           for c, t, n in zip(side.key_columns, types, _key_names(side))])
 
 

@@ -39,8 +39,9 @@ from ..column_statistics.frequent_items import FrequentItems
 from ..metastore.levels import TABLE_LEVEL
 from ..column_statistics.sketches import sketch_ndv, union
 from ..stats.sketches import ndv_input
-from ..tables.partition_values import canonical_value
+from ..column_statistics.partition_values import canonical_value
 from .spec import skewed_clause
+from ..quoting import column_ref, comment, identifier, qualified
 
 MODES = ("exact", "approx")
 MAX_K = 100_000  # Spark's bound on min_by's k, which ranks the exact mode's values
@@ -254,8 +255,8 @@ class SkewReport:
         """The ALTER TABLE statement that applies the recommendation."""
         if not self.recommended:
             why = f"holds {self.min_share:.0%} of the rows" if not len(self.heavy_hitters()) else "stands out"
-            return f"-- no value of {', '.join(self.columns)} {why}: nothing to skew"
-        return (f"ALTER TABLE {self.table.qualified_name} "
+            return comment(f"no value of {', '.join(map(identifier, self.columns))} {why}: nothing to skew")
+        return (f"ALTER TABLE {qualified(self.table.dbName, self.table.tableName)} "
                 f"{skewed_clause(self.skewed_info, self.table, stored_as_directories=True)}")
 
     def notes(self) -> list[str]:
@@ -307,7 +308,7 @@ def skew_report(frame: DataFrame, table: Table, columns: list[str], top: int = 2
     partitions' lists; without it the query sketches them too."""
     check_options(mode, top, min_share, max_keys, max_items)
     # grouped by the keys as they are: the partition's name is built on the aggregated rows, not on every row
-    keys = [F.col(f"`{key}`").alias(f"k{i}") for i, key in enumerate(table.partition_key_names)]
+    keys = [F.col(column_ref(key)).alias(f"k{i}") for i, key in enumerate(table.partition_key_names)]
     if mode == "exact":
         return _exact(frame, table, columns, keys, top, min_share, max_keys, distinct)
     return _approx(frame, table, columns, keys, top, min_share, max_keys, max_items, footers)
@@ -346,7 +347,7 @@ def _partition_label(table: Table) -> Column:
 def _exact(frame, table, columns, keys, k, min_share, max_keys, distinct_estimate: int | None = None) -> SkewReport:
     names = [f"v{i}" for i in range(len(columns))]
     key_names = [f"k{i}" for i in range(len(keys))]
-    counts = frame.groupBy(*keys, *[F.col(f"`{c}`").alias(n) for c, n in zip(columns, names)]).count() \
+    counts = frame.groupBy(*keys, *[F.col(column_ref(c)).alias(n) for c, n in zip(columns, names)]).count() \
         .withColumn("is_null", _any_null([F.col(n) for n in names]))
     ranked = max(k, RANKED) if table.is_partitioned else k
     measures = _exact_measures(names, ranked)
@@ -442,7 +443,7 @@ def _merged(lists: list[_RankedValues], k: int, distinct_estimate: int | None = 
 def _table_level(frame: DataFrame, columns: list[str], names: list[str], k: int) -> _RankedValues:
     """The table's top k, rows, NULLs, distinct values and median frequency from every value's count: a
     second query, grouped by the values alone."""
-    counts = frame.groupBy(*[F.col(f"`{c}`").alias(n) for c, n in zip(columns, names)]).count() \
+    counts = frame.groupBy(*[F.col(column_ref(c)).alias(n) for c, n in zip(columns, names)]).count() \
         .withColumn("is_null", _any_null([F.col(n) for n in names]))
     row = counts.agg(*_exact_measures(names, k)).select(F.lit(TABLE_LEVEL).alias("partition"), "*").first()
     return _RankedValues.of(row, names)
@@ -469,7 +470,7 @@ def _exact_measures(names: list[str], k: int) -> list[Column]:
 
 
 def _approx(frame, table, columns, keys, k, min_share, max_keys, max_items, footers=None) -> SkewReport:
-    refs = [F.col(f"`{c}`") for c in columns]
+    refs = [F.col(column_ref(c)) for c in columns]
     is_null = _any_null(refs)
     if len(columns) == 1:
         item = refs[0]

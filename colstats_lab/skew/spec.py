@@ -7,7 +7,8 @@ import posixpath
 from ..coltypes import parse_type
 from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, SkewedInfo, Table
 from ..errors import InvalidArgument
-from ..tables.partition_values import canonical_value
+from ..quoting import identifier, literal
+from ..column_statistics.partition_values import canonical_value
 
 
 def skewed_info(table: Table, columns: list[str], values: list[tuple[str, ...]]) -> SkewedInfo:
@@ -85,19 +86,12 @@ def with_locations(info: SkewedInfo, locations: list[tuple[tuple[str, ...], str]
 
 def skewed_clause(info: SkewedInfo, table: Table, stored_as_directories: bool) -> str:
     """`SKEWED BY (x) ON (6, 20) STORED AS DIRECTORIES` for `info`, literals typed per column."""
-    types = [parse_type(table.column_type(c)) for c in info.skewedColNames]
-
-    def literal(text: str, col_type) -> str:
-        if col_type.stats_kind.name in ("LONG", "DOUBLE", "DECIMAL", "BOOLEAN"):
-            return text
-        prefix = "DATE " if col_type.base == "date" else "TIMESTAMP " if col_type.base == "timestamp" else ""
-        return prefix + "'" + text.replace("'", "\\'") + "'"
-
+    types = [table.column_type(c) for c in info.skewedColNames]
     values = []
     for value in info.skewedColValues:
         items = [literal(v, t) for v, t in zip(value, types)]
         values.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
-    clause = f"SKEWED BY ({', '.join(info.skewedColNames)}) ON ({', '.join(values)})"
+    clause = f"SKEWED BY ({', '.join(map(identifier, info.skewedColNames))}) ON ({', '.join(values)})"
     return clause + (" STORED AS DIRECTORIES" if stored_as_directories else "")
 
 

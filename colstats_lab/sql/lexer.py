@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..errors import ParseError
+from ..quoting import qualified
 
 
 class TokenKind(Enum):
@@ -61,7 +62,9 @@ def tokenize(sql: str) -> list[Token]:
             i = j
         elif ch.isdigit() or (ch == "." and i + 1 < n and sql[i + 1].isdigit()):
             j = i
-            while j < n and (sql[j].isalnum() or sql[j] == "."):
+            while j < n and (sql[j].isalnum() or sql[j] == "." or (
+                    sql[j] in "+-" and sql[j - 1] in "eE" and j + 1 < n and sql[j + 1].isdigit()
+                    and sql[i:j - 1].replace(".", "").isdigit())):
                 j += 1
             tokens.append(Token(TokenKind.NUMBER, sql[i:j], i, j))
             i = j
@@ -81,13 +84,27 @@ def tokenize(sql: str) -> list[Token]:
     return tokens
 
 
+# Spark's escapes in a quoted string (ParserUtils.unescapeSQLString): `\%` and `\_` stay escaped for LIKE
+_ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "%": "\\%", "_": "\\_"}
+
+
 def _read_quoted(sql: str, start: int, quote: str) -> tuple[str, int]:
+    """A quoted string from `start`, unescaped as Spark's parser does, so a value reads the same in the lab's
+    statements and in the queries it hands to Spark; the value and the index after its closing quote."""
     out, i = [], start + 1
     while i < len(sql):
         ch = sql[i]
         if ch == "\\" and i + 1 < len(sql):
-            out.append(sql[i + 1])
-            i += 2
+            following = sql[i + 1]
+            if following == "u" and _is_hex(sql[i + 2:i + 6], 4):
+                out.append(chr(int(sql[i + 2:i + 6], 16)))
+                i += 6
+            elif following in "0123" and len(sql[i + 1:i + 4]) == 3 and all(c in "01234567" for c in sql[i + 1:i + 4]):
+                out.append(chr(int(sql[i + 1:i + 4], 8)))
+                i += 4
+            else:
+                out.append(_ESCAPES.get(following, following))
+                i += 2
         elif ch == quote:
             if sql[i + 1:i + 2] == quote:  # '' inside a string is one quote
                 out.append(quote)
@@ -98,6 +115,10 @@ def _read_quoted(sql: str, start: int, quote: str) -> tuple[str, int]:
             out.append(ch)
             i += 1
     raise ParseError("unterminated string", sql, start)
+
+
+def _is_hex(text: str, width: int) -> bool:
+    return len(text) == width and all(c in "0123456789abcdefABCDEF" for c in text)
 
 
 def _read_backquoted(sql: str, start: int) -> tuple[str, int]:
@@ -117,4 +138,4 @@ def _read_backquoted(sql: str, start: int) -> tuple[str, int]:
 def quoted(name: str) -> str:
     """`catalog.db.t`, `db.t` or `t` as the parser reads it back: each part in backquotes, so odd characters
     stay a name."""
-    return ".".join(f"`{part.replace('`', '``')}`" for part in name.split(".", 2))
+    return qualified(*name.split(".", 2))

@@ -4,6 +4,8 @@ from __future__ import annotations
 from ..coltypes import UnsupportedTypeError, parse_type
 from ..errors import parse_sql
 from ..column_statistics.model import FieldSchema, leaf_name
+from ..column_statistics.names import object_name_problem
+from ..quoting import identifier, string_literal
 from . import statements as st
 from .lexer import ParseError, Token, TokenKind, tokenize
 
@@ -30,6 +32,31 @@ def parse_one(sql: str) -> st.Statement:
     if len(statements) != 1:
         raise ParseError(f"expected one statement, found {len(statements)}", sql, 0)
     return statements[0]
+
+
+def parse_partition_spec(text: str, allow_unvalued: bool = True) -> list[st.PartitionSpecItem]:
+    """A partition spec on its own, as a command line or a page takes it (`ds='2026-11-21', hr=3`, or `ds`),
+    with or without its parentheses; raises ParseError with the caret in `text`. Only keys and literals pass:
+    anything after the spec is an error, never more of a statement."""
+    stripped = text.strip()
+    wrapped = stripped.startswith("(")
+    sql = stripped if wrapped else f"({stripped})"
+    shift = len(text) - len(text.lstrip()) - (0 if wrapped else 1)
+    try:
+        parser = _Parser(sql, tokenize(sql))
+        items = parser.partition_spec(allow_unvalued)
+        if parser.tok.kind is not TokenKind.END:
+            raise parser.error(f"unexpected {parser.tok.describe()} after the partition spec")
+    except ParseError as exc:
+        raise ParseError(exc.message, text, exc.position + shift) from None
+    return [st.PartitionSpecItem(i.key, i.value, i.position + shift, i.is_null) for i in items]
+
+
+def partition_clause(items: list[st.PartitionSpecItem]) -> str:
+    """` PARTITION (`ds`='2026-11-21', `hr`)` of parsed items, each key and value quoted (quoting.py)."""
+    return " PARTITION (" + ", ".join(
+        identifier(i.key) if i.value is None and not i.is_null else
+        f"{identifier(i.key)}={'NULL' if i.is_null else string_literal(i.value or '')}" for i in items) + ")"
 
 
 SPARK_CATALOG = "spark_catalog"
@@ -92,6 +119,12 @@ class _Parser:
         if "." in name:
             raise self.error(f"{token.text} may not contain a dot (.): it separates database and table", token)
         return name
+
+    def check_new_name(self, token: Token, what: str) -> None:
+        """A name a statement creates follows Hive's rule (names.object_name_problem), said at its token."""
+        problem = object_name_problem(token.text, what)
+        if problem:
+            raise self.error(problem, token)
 
     def table_name(self) -> st.TableName:
         """t, db.t, or catalog.db.t: a table of Spark's session catalog (spark_catalog) or of a catalog the
@@ -347,22 +380,38 @@ class _Parser:
         if tok.is_word("NULL"):
             self.advance()
             return None, True
-        if tok.is_word("DATE", "TIMESTAMP") and self.tokens[self.i + 1].kind is TokenKind.STRING:
+        if tok.is_word("DATE", "TIMESTAMP", "TIMESTAMP_NTZ") and self.tokens[self.i + 1].kind is TokenKind.STRING:
             self.advance()
             return self.advance().text, False
+        if tok.is_word("CAST") and self.tokens[self.i + 1].is_symbol("("):
+            # CAST('NaN' AS DOUBLE): how quoting.literal writes what has no literal of its own; the value is
+            # checked against the key's or column's type where it is used, as any other literal's text
+            self.advance()
+            self.advance()
+            value = self.literal()
+            self.expect_word("AS")
+            self.type_text()
+            self.expect_symbol(")")
+            return value
         raise self.error(f"expected a value (a quoted string or a number), found {tok.describe()}")
 
     def create(self) -> st.Statement:
         if self.accept_word("DATABASE", "SCHEMA"):
             database = st.CreateDatabase(if_not_exists=self.if_not_exists())
+            name_token = self.tok
             database.name = self.object_name("a database name")
+            self.check_new_name(name_token, "database")
             if self.accept_word("COMMENT"):
                 database.comment = self.string()
             return database
         external = self.accept_word("EXTERNAL") is not None
         self.expect_word("TABLE")
         stmt = st.CreateTable(if_not_exists=self.if_not_exists(), external=external)
+        first = self.i
         stmt.table = self.table_name()
+        for token in self.tokens[first:self.i]:
+            if not token.is_symbol("."):
+                self.check_new_name(token, "table" if token is self.tokens[self.i - 1] else "database")
         # an external table's columns may be left to its files
         stmt.columns = self.column_defs() if not external or self.tok.is_symbol("(") else []
         formats = ("parquet", "delta", "iceberg") if external else ("parquet",)

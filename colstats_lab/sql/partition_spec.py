@@ -6,7 +6,10 @@ from typing import Sequence
 from ..metastore import Metastore, NoSuchObjectException, Partition, Table
 from ..errors import InvalidArgument
 from .statements import PartitionSpecItem
-from ..tables.partition_values import canonical_value
+from ..coltypes import parse_type
+from ..column_statistics.partition_values import canonical_value, same_value
+
+_SPELLED_MANY_WAYS = ("float", "double", "decimal")
 
 
 def spec_values(table: Table, spec: list[PartitionSpecItem]) -> dict[str, str | None]:
@@ -29,13 +32,16 @@ def matching_partitions(metastore: Metastore, table: Table, spec: list[Partition
     """Every partition the spec names (all when spec is None or gives no values), among the stored ones
     and those a transaction's own writes are adding; raises when none match a spec that gives values."""
     wanted = spec_values(table, spec) if spec else {}
+    types = {k.name: k.type for k in table.partitionKeys}
     # the named partitions are found through the metastore's index on key values: one day of a
-    # 100,000-partition table reads one day's rows
-    names = metastore.get_partition_names_by_values(table.dbName, table.tableName, wanted) if wanted else None
+    # 100,000-partition table reads one day's rows. A value whose text has several spellings (a double's `1.50`,
+    # `NaN`) is compared by value below, not by its text in the index
+    exact = {k: v for k, v in wanted.items() if parse_type(types[k]).base not in _SPELLED_MANY_WAYS}
+    names = metastore.get_partition_names_by_values(table.dbName, table.tableName, exact) if exact else None
     partitions = metastore.get_partitions(table.dbName, table.tableName, names) if names != [] else []
     stored = {p.partName for p in partitions} | set(names or ())
     partitions += sorted((p for p in uncommitted if p.partName not in stored), key=lambda p: p.partName)
-    matched = [p for p in partitions if all(p.spec[k] == v for k, v in wanted.items())]
+    matched = [p for p in partitions if all(same_value(types[k], p.spec[k], v) for k, v in wanted.items())]
     if wanted and not matched:
         described = ", ".join(f"{k}={'NULL' if v is None else repr(v)}" for k, v in wanted.items())
         raise NoSuchObjectException(f"no partition of {table.qualified_name} matches ({described})")

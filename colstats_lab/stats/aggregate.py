@@ -33,6 +33,8 @@ from ..metastore.table_metadata import ColumnMetadata
 from ..files import DataFile
 from .footers import GroupFigures, group_figures
 from .sketches import frequent_items_input, kll_aggregate, ndv_input
+from ..quoting import column_ref
+from ..column_statistics.partition_values import comparable_values
 
 ROWS = "__rows"
 ROW_SKETCH = "__row_hll"  # compacted with the NDV sketches (`_compacted`: a key ending _hll)
@@ -64,7 +66,7 @@ class ColumnPlan:
         if self.element:
             return F.col(f"__{self.element}")
         parts = self.path if len(self.path) > 1 else (self.name,)
-        return F.col(".".join(f"`{part}`" for part in parts))
+        return F.col(column_ref(*parts))
 
     @classmethod
     def of(cls, column: ColumnPath, histogram: bool = False, frequent_items: int = 0) -> "ColumnPlan":
@@ -80,7 +82,7 @@ class ColumnPlan:
     def exploded(self, frame: DataFrame, keys: list[Column]) -> DataFrame:
         """`keys` and a row per element of the array (per entry of the map) this element plan's values are
         in, as `__element` (`__key` and `__value`): NULL and empty collections give none."""
-        collection = F.col(".".join(f"`{part}`" for part in self.collection))
+        collection = F.col(column_ref(*self.collection))
         names = ("__element",) if self.element == "element" else ("__key", "__value")
         return frame.select(*keys, F.explode(collection).alias(*names))
 
@@ -254,20 +256,24 @@ def _aggregation(session: SparkSession, columns: tuple[ColumnPlan, ...]) -> tupl
 
 def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan],
                     footers: dict[tuple, GroupFigures] | None = None,
-                    rows_sketched: bool = False) -> dict[tuple, GroupStats]:
+                    rows_sketched: bool = False, group_values: list[tuple] | None = None) -> dict[tuple, GroupStats]:
     """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
     group's partition values as text (the empty tuple when there are no keys). `footers` holds each
     group's footer figures of the columns planned `from_footers`; a group whose footers count other rows
     than the scan read (a file rewritten meanwhile) raises, as its figures would mix two states.
     The values inside an array or a map (element plans) are aggregated over its explode: one more
     aggregation per such collection, as their rows are not the table's. With `rows_sketched` each group also
-    keeps an HLL sketch of its whole rows' hashes (every column of `frame`), in the same pass: its distinct rows."""
-    keys = [F.col(f"`{k}`").cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
+    keeps an HLL sketch of its whole rows' hashes (every column of `frame`), in the same pass: its distinct rows.
+    `group_values`: the partitions' values as the table keeps them (its folders' spelling, `k=1.50`); a group
+    Spark spells otherwise (`1.5`, `1.0E-7`) is keyed by the partition of the same value."""
+    keys = [F.col(column_ref(k)).cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
     key_names = [f"__k{i}" for i in range(len(group_keys))]
     row_plans = [p for p in columns if not p.element]
     row_hash = [row_hash_input(frame).alias("__rowhash")] if rows_sketched else []
     rows = _grouped(frame.select(*keys, *_aggregation(frame.sparkSession, tuple(row_plans))[0], *row_hash), key_names,
                     row_plans, [F.hll_sketch_agg(F.col("__rowhash"), NDV_LG_K).alias(ROW_SKETCH)] if rows_sketched else [])
+    spelled = _as_the_table_spells(frame, group_keys, list(footers or {}) + list(group_values or []))
+    rows = {spelled(values): record for values, record in rows.items()}
     by_collection: dict[tuple[str, ...], list[ColumnPlan]] = {}
     for plan in columns:
         if plan.element:
@@ -276,7 +282,8 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
     for plans in by_collection.values():
         exploded = plans[0].exploded(frame, keys)
         column_inputs = _aggregation(frame.sparkSession, tuple(plans))[0]
-        records = _grouped(exploded.select(*key_names, *column_inputs), key_names, plans)
+        records = {spelled(values): record for values, record in
+                   _grouped(exploded.select(*key_names, *column_inputs), key_names, plans).items()}
         inside.update({plan: (i, records) for i, plan in enumerate(plans)})
     out = {}
     for values, record in rows.items():
@@ -303,10 +310,22 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
     return out
 
 
+def _as_the_table_spells(frame: DataFrame, group_keys: list[str], known: list[tuple]) -> Callable[[tuple], tuple]:
+    """Spark's text of a group's key values (its cast to string) -> the partition's own values among `known` that
+    name the same values (a double's `1.50` is Spark's `1.5`, NaN its `NaN`); a group none names keeps Spark's."""
+    if not group_keys or not known:
+        return lambda values: values
+    by_lower = {field.name.lower(): field.dataType.simpleString() for field in frame.schema.fields}
+    types = [by_lower.get(key.lower(), "string") for key in group_keys]
+    table_spelling = {comparable_values(values, types): values for values in known}
+    as_kept = set(known)
+    return lambda values: values if values in as_kept else table_spelling.get(comparable_values(values, types), values)
+
+
 def row_hash_input(frame: DataFrame) -> Column:
     """A 64-bit hash of each whole row: every column as Spark reads it, a column holding a map as its JSON text
     (Spark hashes no map); two rows alike in every column hash alike."""
-    parts = [F.to_json(F.col(f"`{f.name}`")) if "map<" in f.dataType.simpleString() else F.col(f"`{f.name}`")
+    parts = [F.to_json(F.col(column_ref(f.name))) if "map<" in f.dataType.simpleString() else F.col(column_ref(f.name))
              for f in frame.schema.fields]
     return F.xxhash64(*parts)
 
@@ -363,7 +382,7 @@ def observe_stats(frame: DataFrame, columns: list[ColumnPlan]
     action that writes it also computes its statistics, with no second pass; call the returned
     function after that action for the rows' statistics."""
     observation = Observation(f"colstats_{uuid.uuid4().hex}")
-    original = [F.col(f"`{c}`") for c in frame.columns]
+    original = [F.col(column_ref(c)) for c in frame.columns]
     column_inputs, exprs = _aggregation(frame.sparkSession, tuple(columns))
     inputs = frame.select("*", *column_inputs)
     observed = inputs.observe(observation, *exprs).select(*original)

@@ -24,6 +24,7 @@ from ..caches import BoundedCache
 from ..coltypes import parse_type
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
 from ..files import DataFile, FileState
+from ..errors import ValueOutOfRange
 from ..storage import FooterUnavailable, metadata_of_state, parquet_footer, prefetch_footers
 from ..column_statistics.model import Date, Timestamp
 from ..metastore.table_metadata import ColumnMetadata
@@ -163,7 +164,12 @@ def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str,
             if name not in positions:  # a file written before the column existed: all nulls
                 group.columns[name] = FooterColumn(None, None, rg.num_rows)
                 continue
-            figure = _column_figure(chunks[positions[name]], rg.num_rows, type_name, whole_strings)
+            try:
+                figure = _column_figure(chunks[positions[name]], rg.num_rows, type_name, whole_strings)
+            except OverflowError:  # pyarrow's date or datetime past year 9999 (or before year 1)
+                raise ValueOutOfRange(f"Parquet file {path}: column {name} holds a {type_name} outside 0001-01-01 "
+                                      f"to 9999-12-31 (row group {index}), which the lab cannot keep as a figure"
+                                      ) from None
             if figure is not None:
                 group.columns[name] = figure
         groups.append(group)

@@ -20,6 +20,7 @@ from ..files import decoded_uri_path
 from ..storage import prefixes_for, spark_file_uri, spark_uri
 from ..column_statistics.sketches import NDV_LG_K, compact
 from .sketches import kll_aggregate, ndv_input
+from ..quoting import column_ref
 
 SAMPLE_SEED = 20261122
 
@@ -34,7 +35,7 @@ class ScanColumn:
     histogram: bool = False  # compute a KLL sketch of every row's value
 
     def value(self):
-        col = F.col(f"`{self.name}`")
+        col = F.col(column_ref(self.name))
         base = parse_type(self.type_name).base
         if base == "date":
             return F.unix_date(col)
@@ -116,7 +117,7 @@ def _scan_columns(spark: SparkSession, columns: tuple[ScanColumn, ...],
     for i, c in enumerate(columns):
         inputs.append(c.value().alias(f"__v{i}"))
         if c.ndv:
-            hashed = ndv_input(F.col(f"`{c.name}`"), c.type_name)
+            hashed = ndv_input(F.col(column_ref(c.name)), c.type_name)
             inputs.append((F.when(in_sample, hashed) if in_sample is not None else hashed).alias(f"__h{i}"))
     aggregates = [F.count(F.lit(1)).alias("__rows")]
     for i, c in enumerate(columns):

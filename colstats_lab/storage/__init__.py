@@ -15,7 +15,7 @@ from ..caches import max_bytes as max_cache_bytes
 from ..files import DataFile, FileState
 from .filesystems import (FooterUnavailable, Storage, UnreadableFile, list_through_spark, parquet_footer, storage_for,
                           translated)
-from .locations import is_local, join, local_path, name_of, normalized, parent, relative, same_location, scheme_of
+from .locations import is_inside, is_local, join, local_path, name_of, normalized, parent, relative, same_location, scheme_of
 from .spark_paths import (SPARK_PREFIXES, format_prefixes, local_file_path, parse_prefixes, prefixes_for,
                           spark_file_uri, spark_prefixes, spark_uri, spark_uris)
 
@@ -24,7 +24,7 @@ STORAGE_LISTING = "colstats.storage.listing"
 
 __all__ = ["FooterUnavailable", "SPARK_PREFIXES", "STORAGE_LISTING", "Storage", "data_file_states",
            "files_by_location", "footer_of", "footers_read_meanwhile", "forget_footers", "format_prefixes",
-           "is_local", "join", "list_data_files", "list_through_spark", "local_file_path", "local_path",
+           "is_inside", "is_local", "join", "list_data_files", "list_through_spark", "local_file_path", "local_path",
            "metadata_of_state", "name_of", "normalized", "parent", "parquet_footer", "parse_prefixes", "prefetch_footers",
            "prefixes_for", "relative", "same_location", "scheme_of", "spark_file_uri", "spark_prefixes", "spark_uri",
            "spark_uris", "states_by_location", "storage_for", "translated", "UnreadableFile"]

@@ -84,5 +84,11 @@ def relative(location: str, start: str) -> str:
     return full[len(root) + 1:]
 
 
+def is_inside(location: str, folder: str) -> bool:
+    """Whether `location` lies strictly inside `folder` (after normalizing both: `..` cannot climb out)."""
+    full, root = normalized(location), normalized(folder).rstrip("/")
+    return full != root and full.startswith(root + "/")
+
+
 def same_location(first: str, second: str) -> bool:
     return normalized(first) == normalized(second)

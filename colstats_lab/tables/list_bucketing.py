@@ -10,8 +10,9 @@ from pyspark.sql import functions as F
 from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, Metastore, Partition, SkewedInfo, Table
 from ..errors import InvalidArgument
 from ..column_statistics.names import parse_part_name, unescape_path_name
-from .partition_values import canonical_value
+from ..column_statistics.partition_values import canonical_value
 from .snapshot import spark_type
+from ..quoting import column_ref
 
 DIRECTORY_COLUMN = "__list_bucketing_dir"
 
@@ -31,7 +32,7 @@ def layout_specs(metastore: Metastore, table: Table, frame: DataFrame, partition
         touched = [[canonical_value(k.name, k.type, lowered[k.name]) for k in table.partitionKeys]]
     else:  # a dynamic write: which partitions it touches is in the data (an aggregate of a few rows)
         touched = [[None if r[k] is None else canonical_value(k, t.type, r[k]) for k, t in zip(keys, table.partitionKeys)]
-                   for r in frame.select(*[F.col(f"`{k}`").cast("string").alias(k) for k in keys]).distinct().collect()]
+                   for r in frame.select(*[F.col(column_ref(k)).cast("string").alias(k) for k in keys]).distinct().collect()]
     specs = {}
     for values in touched:
         name = Partition(table.dbName, table.tableName, values, keys=keys).partName
@@ -57,7 +58,7 @@ def directory_column(table: Table, specs: dict[str, SkewedInfo], partition: dict
     def by_spec(spec: SkewedInfo) -> Column:
         expr = None
         for value in spec.skewedColValues:
-            condition = _all([F.col(f"`{n}`") == typed(n, t) for n, t in zip(spec.skewedColNames, value)])
+            condition = _all([F.col(column_ref(n)) == typed(n, t) for n, t in zip(spec.skewedColNames, value)])
             directory = spec.directory_of(tuple(value))
             expr = F.when(condition, directory) if expr is None else expr.when(condition, directory)
         return expr.otherwise(spec.default_directory) if expr is not None else F.lit(spec.default_directory)
@@ -66,7 +67,7 @@ def directory_column(table: Table, specs: dict[str, SkewedInfo], partition: dict
         return by_spec(next(iter(specs.values())))
     expr = None
     for name, spec in specs.items():
-        condition = _all([F.col(f"`{k.name}`").isNull() if v is None else F.col(f"`{k.name}`") == typed(k.name, v)
+        condition = _all([F.col(column_ref(k.name)).isNull() if v is None else F.col(column_ref(k.name)) == typed(k.name, v)
                           for k, (_, v) in zip(table.partitionKeys, parse_part_name(name))])
         expr = F.when(condition, by_spec(spec)) if expr is None else expr.when(condition, by_spec(spec))
     return expr if expr is not None else F.lit(None).cast("string")

@@ -10,6 +10,7 @@ from pyspark.sql import SparkSession
 from ..metastore import Metastore, Partition, Table
 from .kinds import read_snapshot, snapshot_files
 from .writer import WriteResult, write_table
+from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -25,7 +26,7 @@ def rewrite_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
     parts = snapshot_files(metastore, table, txn.snapshot(table), partitions)
     results = []
     for part in parts:
-        rows = read_snapshot(spark, table, [part]).select(*[f"`{c.name}`" for c in table.cols])
+        rows = read_snapshot(spark, table, [part]).select(*[column_ref(c.name) for c in table.cols])
         if one_file_per_directory:
             rows = rows.coalesce(1)
         spec = part.partition.spec if part.partition is not None else None

@@ -19,6 +19,7 @@ from ..files import DataFile, decoded_uri_path, parquet_reader
 from ..errors import QueryError, StorageError
 from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
 from ..metastore.snapshot_files import field_ids_of
+from ..quoting import column_ref
 
 log = logging.getLogger("colstats_lab.scan")
 
@@ -124,27 +125,23 @@ def table_columns(table: Table, unpushed_doubles: bool = True) -> list[Column]:
     out = []
     for c in table.cols:
         if c.name in nanos:
-            out.append(_micros(f"`{c.name}`").alias(c.name))
+            out.append(_micros(column_ref(c.name)).alias(c.name))
         elif c.name in leaves or c.name in doubles:  # a struct's leaves replaced in place (a NULL struct stays NULL)
-            column = F.col(f"`{c.name}`")
+            column = F.col(column_ref(c.name))
             for path in leaves.get(c.name, []):
-                column = column.withField(_dotted(path), _micros(_dotted((c.name, *path))))
+                column = column.withField(column_ref(*path), _micros(column_ref(c.name, *path)))
             for path in doubles.get(c.name, []):
-                column = column.withField(_dotted(path), _unpushed(F.col(_dotted((c.name, *path)))))
+                column = column.withField(column_ref(*path), _unpushed(F.col(column_ref(c.name, *path))))
             out.append(column.alias(c.name))
         elif parse_type(c.type).base in ("double", "float") and unpushed_doubles:
-            out.append(_unpushed(F.col(f"`{c.name}`")).alias(c.name))
+            out.append(_unpushed(F.col(column_ref(c.name))).alias(c.name))
         else:
-            out.append(F.col(f"`{c.name}`"))
+            out.append(F.col(column_ref(c.name)))
     return out
 
 
 def _unpushed(column: Column) -> Column:
     return F.nanvl(column, column)
-
-
-def _dotted(path: tuple[str, ...]) -> str:
-    return ".".join(f"`{p}`" for p in path)
 
 
 def _double_leaves(table: Table) -> dict[str, list[tuple[str, ...]]]:
@@ -228,7 +225,7 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
     # changes nothing would cost a gateway call a column
     if frame.columns == names and not _converted(table):
         return frame
-    return frame.select(*table_columns(table), *[F.col(f"`{k.name}`") for k in table.partitionKeys])
+    return frame.select(*table_columns(table), *[F.col(column_ref(k.name)) for k in table.partitionKeys])
 
 
 def _in_subdirectory(part: PartitionFiles) -> bool:
@@ -298,7 +295,7 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
         schema = T.StructType(data_schema.fields + [T.StructField(k.name, spark_type(k.type)) for k in table.partitionKeys])
         frame = parquet_reader(spark, schema).option("basePath", spark_uris(spark, [root])[0]).parquet(*files)
-        return frame.select(*table_columns(table), *[F.col(f"`{k.name}`") for k in table.partitionKeys], *file_column)
+        return frame.select(*table_columns(table), *[F.col(column_ref(k.name)) for k in table.partitionKeys], *file_column)
     frame = parquet_reader(spark, data_schema).option("recursiveFileLookup", "true").parquet(*files)
     keys = []
     for index, key in enumerate(table.partitionKeys):

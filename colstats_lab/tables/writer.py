@@ -32,10 +32,11 @@ from ..storage import is_local, join, list_data_files, parent, relative, same_lo
 from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
 from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
                              values_by_directory)
-from .partition_values import canonical_value
+from ..column_statistics.partition_values import canonical_value
 from .kinds import read_snapshot
 from .pandas_input import spark_frame_of
 from .snapshot import PartitionFiles, spark_type
+from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -180,7 +181,8 @@ def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str |
     parts = [PartitionFiles(_new_partition(table, name) if name is not None else None, [files.directory],
                             list_data_files(files.directory)) for name, files in written.items()]
     plans, footers = served_by_footers(plans, {_values_of(part): part.files for part in parts})
-    groups = aggregate_stats(read_snapshot(spark, table, parts), table.partition_key_names, plans, footers)
+    groups = aggregate_stats(read_snapshot(spark, table, parts), table.partition_key_names, plans, footers,
+                             group_values=[_values_of(part) for part in parts])
     out: dict[str | None, GroupStats] = {}
     for name, part in zip(written, parts):
         values = _values_of(part)
@@ -253,7 +255,7 @@ def _aligned_frame(spark: SparkSession, table: Table, data, partition: dict) -> 
             text = canonical_value(col.name, col.type, static[col.name])
             columns.append(F.lit(text).cast(spark_type(col.type)).alias(col.name))
         else:
-            columns.append(F.col(f"`{by_lower[col.name]}`").cast(spark_type(col.type)).alias(col.name))
+            columns.append(F.col(column_ref(by_lower[col.name])).cast(spark_type(col.type)).alias(col.name))
     return frame.select(*columns), notes
 
 

@@ -58,6 +58,7 @@ class EnginesView(View):
         self.table = lab.resolve(table)
         self.handle = lab.tables[self.table.qualified_name]
         self.name = table
+        self.where: str | None = None
         self.partition = widgets.Combobox(placeholder=TABLE_LEVEL, description="Partition",
                                           options=[TABLE_LEVEL] + self.handle.inspect.partitions()[0]
                                           if self.table.is_partitioned else [TABLE_LEVEL],
@@ -71,7 +72,12 @@ class EnginesView(View):
         self.show(partition)
 
     def show(self, partition: str | None) -> None:
-        where = self.where = None if partition in (None, TABLE_LEVEL) else partition
+        where = None if partition in (None, TABLE_LEVEL) else partition
+        if where is not None and where not in self.partition.options:
+            # a page sends what it likes: only a partition the metastore listed is looked up
+            self.say(f"{where!r} is not a partition of {self.table.qualified_name}: pick one from the list")
+            return
+        self.where = where
         try:
             self.frame = self.lab.tables[self.name].engines(where)
         except ColstatsError as exc:

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 
 from ..errors import ColstatsError
 from ..pruning import PruningReport
-from ..sql.lexer import quoted
+from ..pruning.page_filter import count_query, page_filter
 from . import charts
 from . import format as fmt
 from .widgets import View, html_table, refusal, register
@@ -91,12 +91,15 @@ class PruningPanel(widgets.VBox):
         self.explain()
 
     def query(self) -> str:
-        where = self.where.value.strip()
-        return f"SELECT count(*) FROM {quoted(self.table)}" + (f" WHERE {where}" if where else "")
+        """The count over the table of what the box holds, once the box's text passed the page's allowlist (a page
+        is a reader: page_filter refuses functions that reach the JVM, queries, unknown columns); built by sqlglot
+        from the checked tree, never pasted."""
+        table = self.lab.resolve(self.table)
+        return count_query(table, page_filter(self.where.value, table))
 
     def explain(self) -> None:
-        query = self.query()
         try:
+            query = self.query()
             answer = self.lab.stats_answer(query)
             self.view = PruningView(self.lab, query)
         except ColstatsError as exc:  # the caret under the bad token, as the notebook shows it

@@ -1,4 +1,5 @@
-"""Partition values as text, spelled the way Spark writes them in directory names."""
+"""Partition values as text, spelled the way Spark writes them in directory names, and compared as Spark
+compares them (a double's `1.50` and `1.5`, `NaN` and `NaN`)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -6,6 +7,7 @@ from decimal import Context, Decimal, InvalidOperation
 
 from ..coltypes import parse_type
 from ..errors import InvalidArgument
+from ..quoting import double_text, parse_java_double
 
 
 def canonical_value(key: str, type_name: str, value, what: str = "partition value") -> str | None:
@@ -19,8 +21,8 @@ def canonical_value(key: str, type_name: str, value, what: str = "partition valu
         if col_type.base in ("tinyint", "smallint", "int", "bigint"):
             return str(int(text))
         if col_type.base in ("float", "double"):
-            number = float(text)
-            return repr(number) if number == number else "NaN"
+            # as Java reads and writes it (Spark's partition values): NaN, Infinity, -Infinity; never Python's inf
+            return double_text(parse_java_double(text))
         if col_type.base == "decimal":
             precision, scale = col_type.precision_scale
             # Python's default context keeps 28 digits; a value that needs more than the type's
@@ -36,7 +38,7 @@ def canonical_value(key: str, type_name: str, value, what: str = "partition valu
             if lowered not in ("true", "false"):
                 raise ValueError(text)
             return lowered
-    except (ValueError, InvalidOperation):
+    except (ValueError, InvalidOperation, InvalidArgument):
         raise InvalidArgument(f"{what} {text!r} is not a {col_type.name} (" +
                                     ("key" if what == "partition value" else "column") + f" {key})") from None
     return text
@@ -49,4 +51,31 @@ def _python_text(value) -> str:
         return value.isoformat(sep=" ")
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, float):
+        return double_text(value)
     return str(value)
+
+
+def same_value(type_name: str, first: str | None, second: str | None) -> bool:
+    """Whether two partition values' texts name the same value of the key's type, as Spark compares them: `1.50`
+    and `1.5` of a double, `NaN` and `NaN` (equal in Spark's ordering), `007` and `7` of an int."""
+    if first is None or second is None:
+        return first is None and second is None
+    if first == second:
+        return True
+    try:
+        return canonical_value("", type_name, first) == canonical_value("", type_name, second)
+    except InvalidArgument:
+        return False
+
+
+def comparable_values(values: tuple, type_names: list[str]) -> tuple:
+    """A partition's values in one spelling per value of their keys' types (`canonical_value`), so that two
+    spellings of one value compare equal; a text that is not of its type stays as it is."""
+    out = []
+    for value, type_name in zip(values, type_names):
+        try:
+            out.append(canonical_value("", type_name, value))
+        except (InvalidArgument, ValueError):
+            out.append(value)
+    return tuple(out)
