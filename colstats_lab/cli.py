@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 
@@ -337,20 +336,22 @@ def cmd_autoanalyze(args) -> int:
 
 
 def cmd_execute(args) -> int:
-    """Runs a notebook's cells in a fresh kernel and writes it with its outputs."""
-    from .workbench.notebook_runs import execute_file
+    """Runs a notebook's cells in a fresh kernel and writes it with its outputs (those made before a failing cell
+    too); a cell that raised is named with its error, and the exit code is 1."""
+    from .workbench.notebook_runs import NotebookFailed, execute_file
 
     output = args.output or args.notebook
     directory = os.path.dirname(os.path.abspath(args.notebook))
     try:
-        cells = execute_file(args.notebook, output, args.timeout, directory)
+        cells = execute_file(args.notebook, output, args.timeout, directory, allow_errors=args.allow_errors)
+    except NotebookFailed as failed:
+        for cell in failed.failed:
+            print(f"colstats-lab: {args.notebook}: {cell}", file=sys.stderr)
+        print(f"colstats-lab: wrote the outputs it made to {failed.output}", file=sys.stderr)
+        return 1
     except (OSError, ValueError) as exc:
         print(f"colstats-lab: cannot run {args.notebook}: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - a cell that raised: nbclient's CellExecutionError ends with its error
-        last = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
-        print(f"colstats-lab: {args.notebook}: {last[-1] if last else type(exc).__name__}", file=sys.stderr)
-        return 1
     print(f"Ran {cells} code cell(s) of {args.notebook}; wrote {output}")
     return 0
 
@@ -478,6 +479,9 @@ def build_parser() -> argparse.ArgumentParser:
     execute.add_argument("notebook")
     execute.add_argument("--output", help="where to write it (default: in place)")
     execute.add_argument("--timeout", type=int, default=600, help="seconds a cell may take (default 600)")
+    execute.add_argument("--allow-errors", action="store_true",
+                         help="run every cell even after one raises (as nbconvert's --allow-errors); the exit code "
+                              "is still 1 when one did")
     execute.set_defaults(func=cmd_execute)
     register = sub.add_parser("register", help="register existing files as a table: Parquet under k=v "
                                                 "directories, a Delta table, or an Iceberg metadata file")

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
-from .column_statistics.estimators import tiered_columns
+from .column_statistics.estimators import BOUNDS_PARAM, Band, merged_band, tiered_columns
 from .column_statistics.model import ColumnStatisticsObj, Date, Timestamp
 from .column_statistics import drift
 from .metastore.history import engine_of, state_picker
@@ -28,7 +28,7 @@ from .column_statistics.frequent_items import FrequentItems
 from .column_statistics.names import hive_part_name
 
 FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "quartiles", "avg_len",
-                 "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "coverage", "tier"]
+                 "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "coverage", "tier", "bands"]
 QUARTILE_COLUMNS = ["partition", "rows", "min", "p05", "q1", "median", "q3", "p95", "max"]
 
 
@@ -111,6 +111,14 @@ def level_records(metastore: Metastore, table: Table, partition: str | None = No
         accuracy = {name: (True, "") if compliance[name].accurate else (False, _reason(compliance[name]))
                     for name in names}
     by_name = {o.colName: o for o in stats.statsObj} if stats else {}
+    bands: dict[str, dict[str, Band]] = {}
+    if partition in (None, TABLE_LEVEL) and table.is_partitioned:
+        bands, tiered = table_bands(metastore, table, [c.name for c in columns]), {}
+        tiers_said = _table_tiers(metastore, table)
+    else:
+        bands = {column: {figure: Band.of(stored) for figure, stored in entry["figures"].items()}
+                 for column, entry in tiered.items()}
+        tiers_said = {column: tier_said(entry) for column, entry in tiered.items()}
     records = []
     for column in columns:
         record: dict[str, Any] = dict.fromkeys(FRAME_COLUMNS)
@@ -126,13 +134,114 @@ def level_records(metastore: Metastore, table: Table, partition: str | None = No
             record["null_fraction"] = record["nulls"] / covered_rows if covered_rows else 0.0
             record["last_analyzed"] = stats.statsDesc.lastAnalyzed if stats else None
             record["accurate"], record["reason"] = accuracy[column.name]
-            record["tier"] = tier_said(tiered.get(column.name))
+            record["tier"] = tiers_said.get(column.name, "every value")
+            with_bands(record, bands.get(column.name), column.type)
             if aggr is not None and aggr.covered[column.name] < aggr.partsRequested:
                 record["reason"] = f"{aggr.coverage(column.name)} (figures are theirs alone); {record['reason']}"
         if aggr is not None:
             record["coverage"] = f"{aggr.covered[column.name]} of {aggr.partsRequested}"
         records.append(record)
     return records, by_name, rows
+
+
+def with_bands(record: dict, bands: dict[str, Band] | None, type_name: str) -> None:
+    """A frame's record with its figures as their bands say: an unknown figure None (never the 0 a Hive struct
+    stores for it), an estimate its band's value; `bands` (FRAME_COLUMNS) keeps [low, high, method] of each
+    figure that is not exact, and `estimated` their names (TIDY_COLUMNS)."""
+    if not bands:
+        return
+    shown: dict[str, list] = {}
+    for figure, band in bands.items():
+        if band.exact or figure == "rows":
+            continue
+        if figure in record and figure not in ("rows",):
+            record[figure] = None if band.value is None else figure_value(band.value, figure, type_name)
+        shown[figure] = [figure_value(band.low, figure, type_name), figure_value(band.high, figure, type_name),
+                         band.method]
+    if "nulls" in shown:
+        counted = record.get("values") or record.get("rows")
+        record["null_fraction"] = None if record["nulls"] is None else (record["nulls"] / counted if counted else 0.0)
+    record["bands"] = shown or None
+    record["estimated"] = sorted(shown) or None
+
+
+def figure_value(value, figure: str, type_name: str):
+    """A band's value (JSON: a date's days, a timestamp's microseconds) as the frame keeps the figure."""
+    if value is None or figure not in ("min", "max"):
+        return value
+    base = type_name.split("(", 1)[0]
+    if base == "date" and isinstance(value, int):
+        return Date(value)
+    if base == "timestamp" and isinstance(value, int):
+        return Timestamp(value)
+    if base == "date" and isinstance(value, str):
+        return Date.from_date(dt.date.fromisoformat(value))
+    return value
+
+
+def table_bands(metastore: Metastore, table: Table, names: list[str]) -> dict[str, dict[str, Band]]:
+    """The table level's band of every figure of each column some partition got from a tiered ANALYZE
+    (`estimators.merged_band`): the partitions read whole count as one owner, their union's figures exact (its
+    NDV from their sketches); the tiered ones each with their own bands. Columns every partition read whole are
+    left out: their figures are exact. One read of the partitions' parameters, one merge of the whole ones."""
+    params = metastore.get_partition_params(table.dbName, table.tableName, [BOUNDS_PARAM, "numRows"])
+    entries = {name: tiered_columns(p) for name, p in params.items()}
+    rows = {name: int(p.get("numRows", 0) or 0) for name, p in params.items()}
+    out: dict[str, dict[str, Band]] = {}
+    types = {c.name: c.type for c in table.figure_columns}
+    for column in names:
+        tiered = {name: entry[column] for name, entry in entries.items() if column in entry}
+        if not tiered:
+            continue
+        whole = [name for name in params if name not in tiered]
+        owners: list[tuple[dict[str, Band], int]] = [
+            ({figure: Band.of(stored) for figure, stored in entry["figures"].items()}, rows[name])
+            for name, entry in tiered.items()]
+        if whole:
+            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, [column], part_names=whole,
+                                                check_compliance=False)
+            if aggr.exact:
+                known = {figure: Band.known(_band_value(value)) for figure, value in _values(aggr.exact[0]).items()
+                         if figure in _BANDED_FIGURES}
+                owners.append((known, sum(rows[name] for name in whole)))
+        figures = sorted({figure for bands, _ in owners for figure in bands})
+        table_rows = sum(rows.values())
+        nulls = [bands.get("nulls") for bands, _ in owners]
+        non_null = table_rows - sum(b.high for b in nulls if b is not None and b.high is not None) \
+            if all(b is not None and b.high is not None for b in nulls) else table_rows
+        merged = {figure: merged_band(figure, [(bands[figure], weight) for bands, weight in owners
+                                               if figure in bands], non_null if figure == "ndv" else None)
+                  for figure in figures}
+        if "ndv" in merged and merged["ndv"].value is None and merged["ndv"].low and merged["ndv"].high:
+            band = merged["ndv"]  # the middle of the band in ratio, as a partition's tier 0 gives (an NDV errs by a ratio)
+            merged["ndv"] = Band(round(math.sqrt(band.low * band.high)), band.low, band.high, False, band.method)
+        out[column] = {figure: band for figure, band in merged.items() if types.get(column) is not None}
+    return out
+
+
+_BANDED_FIGURES = ("nulls", "nans", "min", "max", "ndv", "avg_len", "max_len", "trues", "falses")
+
+
+def _band_value(value):
+    """A whole partition's figure in the JSON form bands keep (a date's days, a timestamp's microseconds)."""
+    if isinstance(value, Date):
+        return value.daysSinceEpoch
+    if isinstance(value, Timestamp):
+        return value.microsSinceEpoch
+    if isinstance(value, Decimal):
+        return float(value)
+    return value
+
+
+def _table_tiers(metastore: Metastore, table: Table) -> dict[str, str]:
+    """Each column's tier at a partitioned table's level, in words: its partitions' tier, or "mixed"."""
+    params = metastore.get_partition_params(table.dbName, table.tableName, [BOUNDS_PARAM])
+    owners = {name: tiered_columns(p) for name, p in params.items()}
+    out = {}
+    for column in {c for entry in owners.values() for c in entry}:
+        tiers = {tier_said(entry.get(column)) for entry in owners.values()}
+        out[column] = tiers.pop() if len(tiers) == 1 else "mixed"
+    return out
 
 
 def distribution(metastore: Metastore, table: Table, column: str, partition: str | None = None
@@ -209,7 +318,8 @@ def _table_level(summary: ComplianceSummary, table: Table) -> tuple[bool, str]:
 
 # values: what the figures count, the rows but for an array's elements (`tags.element`), a map's entries
 TIDY_COLUMNS = ["partition", "column", "type", "rows", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "q1",
-                "median", "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "tier"]
+                "median", "q3", "avg_len", "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "tier",
+                "estimated"]
 BOUNDS_COLUMNS = ["partition", "column", "figure", "value", "low", "high", "exact", "method", "tier", "read"]
 
 
@@ -222,13 +332,15 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     quartiles = [q if isinstance(q, list) else [None] * 3 for q in level["quartiles"]]
     level = level.assign(**{name: pd.Series([q[i] for q in quartiles], index=level.index, dtype=object)
                             for i, name in enumerate(("q1", "median", "q3"))})
-    frames = [level.drop(columns="coverage").assign(partition=None, rows=rows)]
+    level = level.assign(estimated=[sorted(b) if isinstance(b, dict) and b else None for b in level["bands"]])
+    frames = [level.drop(columns=["coverage", "bands"]).assign(partition=None, rows=rows)]
     frames[0]["values"] = [rows if v is None else v for v in level["values"]]
     partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
     if table.is_partitioned:
         frames.append(_partitions_frame(metastore, table, partitions))
     frame = pd.concat(frames, ignore_index=True)
     frame["tier"] = _tiers(_tiered_owners(table, partitions), table, frame)
+    frame["estimated"] = frame["estimated"].map(lambda v: v if isinstance(v, list) else None)
     frame = frame[TIDY_COLUMNS]
     _python_bounds(frame)
     frame["last_analyzed"] = pd.to_datetime(frame["last_analyzed"].astype("float64"), unit="s", utc=True)
@@ -278,36 +390,30 @@ def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
                                 "low": low, "high": high, "exact": bool(exact), "method": method,
                                 "tier": entry["tier"], "read": entry["read"]})
     if table.is_partitioned and partitions:
-        records += _merged_ndv_bounds(metastore, table, owners)
+        records += _table_level_bounds(metastore, table, owners)
+    types = {c.name: c.type for c in table.figure_columns}
+    for record in records:  # a date's and a timestamp's bounds as their type, as stats() shows them
+        for side in ("value", "low", "high"):
+            record[side] = _python_value(figure_value(record[side], record["figure"], types.get(record["column"], "")))
     frame = pd.DataFrame(records, columns=BOUNDS_COLUMNS, dtype=object)
     return spelled_frame(frame, table)
 
 
-def _merged_ndv_bounds(metastore: Metastore, table: Table, owners: dict[str | None, dict]) -> list[dict]:
-    """The table level's NDV of each column every partition got from a tiered ANALYZE. Those partitions keep no
-    sketch to union, so the table's NDV is merged as Hive merges NDVs without bit vectors (the largest
-    partition's, or the density function's): the truth lies between the largest partition's low and the sum of
-    their highs (at most the table's non-NULL values). Exact only for a table of one partition."""
-    parts = [owner for name, owner in owners.items() if name is not None]
-    columns = set.intersection(*(set(owner) for owner in parts)) if parts else set()
-    stored = metastore.get_table_statistics(table.dbName, table.tableName, sorted(columns)) if columns else None
-    held = {obj.colName: _values(obj) for obj in (stored.statsObj if stored is not None else [])}
-    table_rows = int(table.parameters.get("numRows", 0) or 0) or None
+def _table_level_bounds(metastore: Metastore, table: Table, owners: dict[str | None, dict]) -> list[dict]:
+    """The table level's band of every figure of each column some partition got from a tiered ANALYZE
+    (`table_bands`): exact only where every partition's figure is."""
+    parts = {name: owner for name, owner in owners.items() if name is not None}
+    columns = sorted({column for owner in parts.values() for column in owner})
     records = []
-    for column in sorted(columns):
-        figures = [owner[column]["figures"].get("ndv") for owner in parts]
-        if any(f is None for f in figures) or column not in held:
-            continue
-        highs = [f[2] for f in figures]
-        high = None if any(h is None for h in highs) else int(sum(highs))
-        nulls = held[column].get("nulls")
-        if table_rows is not None and nulls is not None:
-            high = table_rows - nulls if high is None else min(high, table_rows - nulls)
-        tiers = sorted({owner[column]["tier"] for owner in parts})
-        records.append({"partition": None, "column": column, "figure": "ndv", "value": held[column].get("ndv"),
-                        "low": max(f[1] for f in figures), "high": high,
-                        "exact": len(figures) == 1 and bool(figures[0][3]),
-                        "method": "partitions merged without sketches", "tier": ", ".join(tiers), "read": None})
+    for column, bands in table_bands(metastore, table, columns).items():
+        tiers = sorted({owner[column]["tier"] for owner in parts.values() if column in owner})
+        every = any(column not in owner for owner in parts.values())
+        for figure, band in sorted(bands.items()):
+            records.append({"partition": None, "column": column, "figure": figure, "value": band.value,
+                            "low": band.low if not band.exact else band.value,
+                            "high": band.high if not band.exact else band.value, "exact": band.exact,
+                            "method": band.method, "tier": ", ".join(tiers + (["every value"] if every else [])),
+                            "read": None})
     return records
 
 
@@ -319,9 +425,11 @@ def _partitions_frame(metastore: Metastore, table: Table, partitions: list[Parti
     stats = metastore.get_partitions_statistics(db, name, None, names) if names else {}
     verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
     rows = {p.partName: int(p.parameters.get("numRows", 0) or 0) for p in partitions}
+    tiered = {p.partName: tiered_columns(p.parameters) for p in partitions}
     records = []
     for partition in sorted(rows):
         held = {o.colName: o for o in stats[partition].statsObj} if partition in stats else {}
+        types = {c.name: c.type for c in columns}
         for column, (accurate, why) in zip(columns, verdicts.get(partition, [])):
             record: dict[str, Any] = dict.fromkeys(TIDY_COLUMNS)
             record.update(partition=partition, column=column.name, type=column.type, rows=rows[partition])
@@ -334,6 +442,10 @@ def _partitions_frame(metastore: Metastore, table: Table, partitions: list[Parti
                 counted = rows[partition] if obj.numValues is None else obj.numValues
                 record["values"] = counted
                 record["null_fraction"] = record["nulls"] / counted if counted else 0.0
+                entry = tiered[partition].get(column.name)
+                if entry is not None:
+                    with_bands(record, {f: Band.of(b) for f, b in entry["figures"].items()}, types[column.name])
+            record.pop("bands", None)
             records.append(record)
     return pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
 

@@ -11,7 +11,7 @@ from .column_statistics.names import hive_part_name
 from .column_statistics.profile import ALERT_RULES, Alert, ColumnProfile, column_profile
 from .column_statistics.quantiles import Distribution
 from .column_statistics.sketches import estimate_bounds, union
-from .column_statistics.suggestions import Suggestion, suggestions, to_expectation_suite
+from .column_statistics.suggestions import Suggestion, left_out, suggestions, to_expectation_suite
 from .frames import level_records
 from .metastore import Metastore, Table
 from .metastore.levels import TABLE_LEVEL
@@ -77,8 +77,10 @@ class Profile:
     def to_great_expectations(self, path: str | None = None) -> dict:
         """The suggestions as a Great Expectations 1.x ExpectationSuite (JSON-able dict); written to `path`
         when given."""
+        notes = [note for p in self.profiles if (note := left_out(p)) is not None]
         suite = to_expectation_suite(f"{self.table}.profile", self._suggestions(),
-                                     {"colstats_lab": {"table": self.table, "level": self.level, "rows": self.rows}})
+                                     {"colstats_lab": {"table": self.table, "level": self.level, "rows": self.rows,
+                                                       "left_out": notes}})
         if path:
             with open(path, "w", encoding="utf-8") as out:
                 json.dump(suite, out, indent=2, default=str)

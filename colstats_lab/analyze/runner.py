@@ -32,8 +32,9 @@ from .tiers import TieredScan, metadata_tier, sampled_tier, tierable
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
-from ..storage import FooterUnavailable, footers_read_meanwhile, is_local
+from ..storage import FooterUnavailable, footers_read_meanwhile, is_local, storage_for
 from ..tables.layout import footer_counts
+from ..tables.external import check_column_types_agree
 from ..tables.kinds import kind_of, read_snapshot, snapshot_files
 from ..tables.snapshot import PartitionFiles, changes_named
 
@@ -140,6 +141,22 @@ def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
     return plans, []
 
 
+def refuse_gone_folders(table: Table, files: list[PartitionFiles]) -> None:
+    """An external table (or partition) whose folder is gone is refused by name: its statistics stay as they were
+    and go stale, rather than being recorded as empty (its files were deleted, or moved; Hive's MSCK REPAIR TABLE
+    ... SYNC drops the partitions gone). `colstats.analyze.missing_as_empty` records them as empty instead."""
+    if not kind_of(table).directories_are_partitions or table.tableType != "EXTERNAL_TABLE":
+        return
+    for part in files:
+        location = part.partition.location if part.partition is not None else table.location
+        if not part.files and location and not storage_for(location).is_dir(location):
+            what = f"partition {table.spelled_partition(part.part_name)}" if part.part_name else "its folder"
+            raise InvalidArgument(
+                f"cannot analyze {table.qualified_name}: {what} at {location} no longer exists; MSCK REPAIR TABLE "
+                f"{table.tableName} SYNC drops partitions whose folders are gone, or SET "
+                "colstats.analyze.missing_as_empty=true records them as empty")
+
+
 def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: Analyze, current_db: str,
                 txn: "Transaction", only: list[str] | None = None) -> AnalyzeOutcome:
     """Computes the statistics over `txn`'s snapshot now; they are stored when `txn` commits (an
@@ -159,6 +176,12 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     valid = txn.snapshot(table)
     write_id = txn.write_id(table)  # NOSCAN too: it changes numFiles and totalSize
     files = snapshot_files(metastore, table, valid, partitions)
+    if not metastore.missing_as_empty:
+        refuse_gone_folders(table, files)
+    listed = [f for part in files for f in part.files]
+    if table.tableType == "EXTERNAL_TABLE" and kind_of(table).directories_are_partitions \
+            and all(is_local(f.path) for f in listed):  # an object store's footers are GETs: Spark's read names it
+        check_column_types_agree(listed, table.location)  # files another job added since registration
     groups: dict[tuple, GroupStats] = {}
     tiered: TieredScan | None = None
     # a sketch of whole rows (a profile's duplicates: about a tenth more of the pass) where the scan reads every

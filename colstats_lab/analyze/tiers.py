@@ -123,6 +123,8 @@ def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan]) -> dict[str
                 continue
             column = meta.schema.column(position)
             for group in range(meta.num_row_groups):
+                if meta.row_group(group).num_rows == 0:  # a file of no rows holds no figure: it adds nothing
+                    continue
                 chunk = meta.row_group(group).column(position)
                 out[name].append(_Chunk(data_file.state, chunk, facts.get((group, column.path)),
                                         name in arrow_dictionaries, column.length or None))

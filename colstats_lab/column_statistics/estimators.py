@@ -18,6 +18,7 @@ import bisect
 import json
 import math
 from dataclasses import dataclass
+from typing import Any
 
 # a partition's (or table's) parameter: JSON, column -> {"tier", "read", "figures": figure -> [value, low, high,
 # exact, method]}, for the columns a tiered ANALYZE (metadata alone, or a sample) computed last
@@ -80,7 +81,11 @@ def gee_ndv(frequencies: dict[int, int], units_read: int, units_total: int, low:
         method = f"Chao2 over {units_read:,} of {units_total:,} row groups (GEE's band)"
     if values_read and values_total and rows_once >= UNIQUE_LOOKING * values_read:
         estimate = seen - singletons + singletons * values_total / values_read
-        method = f"values read once scaled to the rows, {units_read:,} of {units_total:,} row groups (GEE's band)"
+        # the share of values read once is itself a sample's: a few more repeats (NaN, one value of many rows) in
+        # the row groups read than in the others pulls it down, so the band reaches the files' own bound
+        ceiling = max(ceiling, high)
+        method = f"values read once scaled to the rows, {units_read:,} of {units_total:,} row groups (up to every " \
+                 "non-NULL value distinct)"
     return Estimate(min(max(estimate, floor), ceiling), floor, ceiling, method)
 
 
@@ -138,3 +143,104 @@ def inexact_figures(parameters: dict, column: str) -> list[str]:
     if entry is None:
         return []
     return sorted(name for name, figure in entry["figures"].items() if not figure[3])
+
+
+@dataclass(frozen=True)
+class Band:
+    """One figure of a tiered ANALYZE: `value` (None: unknown), the truth between `low` and `high` (None: unbounded
+    on that side), `exact` when value is the truth, and the `method` that says where it came from. Kept in a
+    partition's BOUNDS_PARAM as the list [value, low, high, exact, method]."""
+
+    value: Any
+    low: Any
+    high: Any
+    exact: bool
+    method: str
+
+    @classmethod
+    def of(cls, stored: list) -> "Band":
+        value, low, high, exact, method = stored
+        return cls(value, low, high, bool(exact), str(method))
+
+    @classmethod
+    def known(cls, value: Any, method: str = "every value") -> "Band":
+        return cls(value, value, value, True, method)
+
+    def to_list(self) -> list:
+        return [self.value, self.low, self.high, self.exact, self.method]
+
+    @property
+    def unknown(self) -> bool:
+        return self.value is None and not self.exact
+
+
+# figures a table level sums over its partitions; the others are extremes (min, max, max_len), an average
+# weighted by rows (avg_len), or distinct counts (ndv)
+ADDITIVE_FIGURES = ("rows", "nulls", "nans", "trues", "falses")
+
+
+def merged_band(figure: str, parts: list[tuple[Band, int]], non_null: int | None = None) -> Band:
+    """The table level's band of `figure` from its partitions' (each with its rows): exact only where every
+    partition's is. Counts add (an unknown one makes the sum unknown, its band still the sum of theirs); a
+    minimum is the least of theirs and a maximum (a longest length) the greatest, each band the extreme of theirs;
+    an average length is weighted by rows; NDV lies between the largest partition's and the sum of theirs, at most
+    the `non_null` values (partitions without sketches cannot be unioned)."""
+    bands = [band for band, _ in parts]
+    if not bands:
+        return Band(None, None, None, False, "no partition")
+    exact = all(b.exact for b in bands)
+    methods = sorted({b.method for b in bands if not b.exact})
+    method = "partitions merged" + (f" ({'; '.join(methods)})" if methods else "")
+    if figure in ADDITIVE_FIGURES:
+        value = None if any(b.value is None for b in bands) else sum(b.value for b in bands)
+        low = sum(b.low if b.low is not None else 0 for b in bands)
+        high = None if any(b.high is None for b in bands) else sum(b.high for b in bands)
+        return Band(value, low, high, exact, "every value" if exact else method)
+    if figure in ("min", "max", "max_len"):
+        pick = min if figure == "min" else max
+        value = None if any(b.value is None and not b.exact for b in bands) else \
+            _extreme(pick, [b.value for b in bands])
+        if exact:
+            return Band(value, None, None, True, "every value")
+        # each partition's truth lies in [low, high] (an exact one's is its value; None: unbounded that side)
+        lows = [b.value if b.exact else b.low for b in bands]
+        highs = [b.value if b.exact else b.high for b in bands]
+        if figure == "min":  # the least of the truths: below the least low, at most the least high
+            low = None if any(v is None for v in lows) else _extreme(min, lows)
+            high = _extreme(min, highs)
+        else:  # the greatest: at least the greatest low, above the greatest high
+            low = _extreme(max, lows)
+            high = None if any(v is None for v in highs) else _extreme(max, highs)
+        return Band(value, low, high, False, method)
+    if figure == "avg_len":
+        weights = [rows for _, rows in parts]
+        total = sum(weights)
+        if not total:
+            return Band(0.0, 0.0, 0.0, exact, "every value" if exact else method)
+
+        def weighted(side: str) -> float | None:
+            picked = [getattr(b, side) if getattr(b, side) is not None else (b.value if b.exact else None)
+                      for b in bands]
+            present = [v for v in picked if v is not None]
+            if len(present) < len(picked):
+                return None
+            return sum(v * w for v, w in zip(present, weights, strict=True)) / total
+        return Band(weighted("value"), weighted("low"), weighted("high"), exact, "every value" if exact else method)
+    if figure == "ndv":
+        if len(bands) == 1:
+            return bands[0]
+        lows = [b.low if b.low is not None else b.value for b in bands]
+        highs = [b.high if b.high is not None else b.value for b in bands]
+        low = max((v for v in lows if v is not None), default=0)
+        high = None if any(v is None for v in highs) else sum(highs)
+        if non_null is not None:
+            high = non_null if high is None else min(high, non_null)
+        return Band(None, low, high, False, "partitions merged without sketches: between the largest partition's "
+                                            "and their sum")
+    return Band(None, None, None, False, method)
+
+
+def _extreme(pick, values: list) -> Any:
+    """The least or greatest of the values present (None: none is)."""
+    present = [v for v in values if v is not None]
+    return pick(present) if present else None

@@ -11,7 +11,9 @@ The rules (Deequ's `ConstraintSuggestionRunner` defaults where it has one):
   once; an NDV near the rows is an estimate, and suggests nothing) -> expect_column_values_to_be_unique;
 - allowed set: the frequent items list every value with its exact count, at most CATEGORICAL_MAX_VALUES of
   them -> expect_column_values_to_be_in_set, as Deequ's CategoricalRangeRule;
-- range: a number column's exact min and max -> expect_column_values_to_be_between;
+- range: a number column's exact min and max -> expect_column_values_to_be_between; not for a double holding
+  NaN values (or whose NaNs were not counted): Great Expectations' Spark source counts a NaN outside any range
+  where its pandas source skips it, so no range holds in every backend;
 - non-negative: a number column whose min is at least 0 -> expect_column_values_to_be_between(min_value=0),
   as Deequ's NonNegativeNumbersRule.
 """
@@ -70,7 +72,10 @@ def suggestions(profile: ColumnProfile, where: str) -> list[Suggestion]:
                               {"column": column, "value_set": values},
                               f"the frequent items list {len(values)} values covering all {profile.values:,} "
                               f"non-NULL rows exactly {said}"))
-    if kind in _NUMBERS and profile.min is not None and profile.max is not None \
+    # a double holding NaN (or whose NaNs were not counted) gets no range: Great Expectations' Spark source counts a
+    # NaN outside any range where its pandas source skips it, so no range holds in every backend
+    nan_free = kind is not StatsKind.DOUBLE or profile.nans == 0
+    if kind in _NUMBERS and profile.min is not None and profile.max is not None and nan_free \
             and _finite(profile.min) and _finite(profile.max):
         low_value, high_value = _json_number(profile.min), _json_number(profile.max)
         out.append(Suggestion(column, "range", "expect_column_values_to_be_between",
@@ -81,6 +86,18 @@ def suggestions(profile: ColumnProfile, where: str) -> list[Suggestion]:
                                   {"column": column, "min_value": 0},
                                   f"min {profile.min} {said}"))
     return out
+
+
+def left_out(profile: ColumnProfile) -> str | None:
+    """Why a rule the figures would support is not suggested, where that is a backend's difference rather than the
+    data's: a double's range while it holds NaN values (or they were not counted)."""
+    kind = parse_type(profile.type).stored_stats_kind
+    if kind is StatsKind.DOUBLE and profile.nans != 0 and profile.min is not None and not profile.sampled \
+            and profile.accurate is not False:
+        held = "NaN values were not counted" if profile.nans is None else f"it holds {profile.nans:,} NaN values"
+        return (f"no range for {profile.column}: {held}, which Great Expectations' Spark source counts outside any "
+                "range and its pandas source skips")
+    return None
 
 
 def to_expectation_suite(name: str, found: list[Suggestion], meta: dict) -> dict:

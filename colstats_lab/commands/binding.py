@@ -77,7 +77,7 @@ def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: 
                 as_files[f"{db}.{name}"] = why
         read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
         _bind(node, view)
-    return tree.sql(dialect="spark")
+    return tree.sql(dialect="spark", identify=True)  # Spark reads a non-ASCII name only quoted
 
 
 def _bind(node: exp.Table, name: str) -> None:

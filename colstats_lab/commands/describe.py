@@ -11,7 +11,9 @@ from ..metastore import COLUMN_STATS_ACCURATE, Metastore, StatsAccuracy, Table
 from ..errors import InvalidArgument
 from ..metastore.history import state_picker
 from ..column_statistics.model import ColumnStatisticsObj, Partition
+from ..column_statistics.estimators import Band, tiered_columns
 from ..column_statistics.quantiles import Distribution, value_text
+from ..frames import figure_value, table_bands
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_total
 from ..sql.partition_spec import exact_partition
@@ -118,6 +120,9 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
         obj = stats.obj(column.name) if stats is not None else None
     if obj is not None:
         values.update(_stats_rows(obj))
+        bands = figure_bands(metastore, table, partition, column.name)
+        if bands:
+            values.update(_banded_rows(bands, column.type))
     values[COLUMN_STATS_ACCURATE] = _accuracy_text(_accuracy(metastore, table, partition), column.name)
     return pd.DataFrame(list(values.items()), columns=["info_name", "info_value"])
 
@@ -146,6 +151,37 @@ def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of)
         writer = f"write ID {state.write_id}" if state.write_id is not None else "a direct metastore call"
         values[AS_OF_ROW] = f"the state stored {stored} by {writer}: {state.cause or 'no commit'}"
     return pd.DataFrame(list(values.items()), columns=["info_name", "info_value"])
+
+
+# DESCRIBE's row of each figure a band is kept for
+_FIGURE_ROWS = {"min": "min", "max": "max", "nulls": "num_nulls", "nans": NANS_ROW, "ndv": "distinct_count",
+                "avg_len": "avg_col_len", "max_len": "max_col_len", "trues": "num_trues", "falses": "num_falses"}
+ESTIMATED_ROW = "estimated"  # ours: the figures a tiered ANALYZE estimated or could not read, each with its band
+
+
+def figure_bands(metastore: Metastore, table: Table, partition: Partition | None, column: str) -> dict[str, Band]:
+    """The bands of the figures of `column` that are not exact at the level described: a partition's from its
+    tiered ANALYZE, a partitioned table's merged from its partitions' ({}: every figure exact)."""
+    if partition is None and table.is_partitioned:
+        bands = table_bands(metastore, table, [column]).get(column, {})
+    else:
+        entry = tiered_columns((partition or table).parameters).get(column)
+        bands = {figure: Band.of(stored) for figure, stored in entry["figures"].items()} if entry else {}
+    return {figure: band for figure, band in bands.items() if not band.exact and figure in _FIGURE_ROWS}
+
+
+def _banded_rows(bands: dict[str, Band], type_name: str) -> dict[str, str]:
+    """An unknown figure's row left empty (never the 0 Hive's struct holds for it), and the `estimated` row
+    naming each figure that is not exact with its band."""
+    out = {_FIGURE_ROWS[figure]: "" for figure, band in bands.items() if band.value is None}
+    said = []
+    for figure, band in sorted(bands.items()):
+        def side(value, figure=figure) -> str:
+            return "unbounded" if value is None else _bound_text(figure_value(value, figure, type_name))
+        what = "unknown" if band.value is None else f"≈ {side(band.value)}"
+        said.append(f"{_FIGURE_ROWS[figure]} {what} (between {side(band.low)} and {side(band.high)}: {band.method})")
+    out[ESTIMATED_ROW] = "; ".join(said)
+    return out
 
 
 def _coverage_text(aggr, name: str) -> str:

@@ -107,7 +107,8 @@ def _single_table(session: "Session", query: str, planned: tuple, found: tuple, 
         if report.actual_rows is None:  # no operator counted (over Spark Connect): counted by a job of its own
             rows = read_snapshot(session.spark, table, kept).alias(node.alias_or_name)
             with spark_errors(f"cannot count the rows kept of {table.qualified_name}"):
-                report.actual_rows = (rows.where(where.sql(dialect="spark")) if where is not None else rows).count()
+                kept_rows = rows.where(where.sql(dialect="spark", identify=True)) if where is not None else rows
+                report.actual_rows = kept_rows.count()
     return report
 
 

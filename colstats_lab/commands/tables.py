@@ -16,7 +16,8 @@ from ..interop.iceberg_source import metadata_file_source
 from ..storage import is_local, join, list_data_files, local_path, normalized, parent, relative
 from ..tables.cleaner import remove_aborted
 from ..column_statistics.partition_values import canonical_value
-from ..tables.external import external_partition, file_columns, listed_sums, partition_directories
+from ..tables.external import (check_column_types_agree, external_partition, file_columns, listed_sums,
+                               partition_directories)
 from ..tables.rewrite import rewrite_partitions
 from ..tables.writer import WriteResult, write_table
 from .reads import partition as find_partition
@@ -100,6 +101,7 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                  for i, k in enumerate(keys)}
     _check_partition_values(path, keys, key_types, part_dirs, values)
+    check_column_types_agree(files, path)
     found = file_columns(session.spark, files[0], keys)
     _check_declared(f"{db}.{table_name.lower()}", path, found.cols,
                     [FieldSchema(k, t) for k, t in key_types.items()], declared)

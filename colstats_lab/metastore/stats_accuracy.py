@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..files import FileState, describe_changes, file_changes
+from ..storage import storage_for
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .common import _NO_FILES, is_transactional
@@ -239,7 +240,9 @@ class StatsAccuracyRepository(Repository):
         snapshot = is_snapshot_table(table)
         for name, now in self.store.snapshot_files.owner_file_states(table, locations).items():
             before = seen.get(name)
-            if before is None:
+            if not now and not snapshot and locations.get(name) and not storage_for(locations[name]).is_dir(locations[name]):
+                out[name] = f"its folder {locations[name]} no longer exists"
+            elif before is None:
                 out[name] = "the files it was analyzed from were not recorded: ANALYZE it again"
             elif before != now:
                 out[name] = (describe_snapshot_changes(table, name, before, now) if snapshot

@@ -54,6 +54,7 @@ class Metastore:
         self.kll_enabled = False  # Hive's hive.stats.kll.enable: statistics gathered with a KLL sketch
         self.frequent_items = DEFAULT_FREQUENT_ITEMS  # colstats.frequent.items: values each sketch tracks (0: none)
         self.sample_seed: int | None = None  # colstats.sample.seed: the row groups a SAMPLE chooses (None: at random)
+        self.missing_as_empty = False  # colstats.analyze.missing_as_empty: a gone folder analyzed as empty
         # 64 partitions a statistics segment; a file's segments are built with one value (tests use 1
         # on a new file, to build deep segment trees from a few partitions)
         self.segment_bits = segments.BITS

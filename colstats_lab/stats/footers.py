@@ -156,6 +156,8 @@ def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str,
     groups, first = [], 0
     for index in range(meta.num_row_groups):
         rg = meta.row_group(index)
+        if rg.num_rows == 0:  # a row group (a file) of no rows holds no figure: it contributes nothing
+            continue
         chunks = [rg.column(i) for i in range(rg.num_columns)]
         group = RowGroupFooter(index, first, rg.num_rows, sum(c.total_compressed_size for c in chunks))
         for name, type_name in columns.items():

@@ -104,6 +104,46 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     return FileColumns(cols, {k: v for k, v in parameters.items() if v is not None}, skipped)
 
 
+def check_column_types_agree(files: list[DataFile], root: str) -> None:
+    """Every file's columns of one kind each (integers, floating point, decimals, text, ...), else one line naming
+    the column, two files and their types, before any Spark job: Spark reads no table whose files disagree on a
+    column's kind (pandas writes an integer column holding a NULL as float64). Files whose footers cannot be
+    read here are left to Spark's read, which names them."""
+    seen: dict[str, tuple[str, str, str]] = {}  # lower-case name -> (kind, type, file)
+    for data_file in files:
+        try:
+            arrow = footer_of(data_file).schema.to_arrow_schema()
+        except (FooterUnavailable, OSError, ValueError):
+            continue
+        for field_ in arrow:
+            kind = _type_kind(field_.type)
+            first = seen.setdefault(field_.name.lower(), (kind, str(field_.type), data_file.path))
+            if first[0] != kind:
+                raise InvalidArgument(
+                    f"column {field_.name} is {first[1]} in {relative(first[2], root)} and {field_.type} in "
+                    f"{relative(data_file.path, root)}: Spark reads no table whose files disagree on a column's type; "
+                    "write them alike (pandas: an integer column holding NULLs as Int64, not float64)")
+
+
+def _type_kind(arrow_type: pa.DataType) -> str:
+    """The kind of an Arrow type Spark reads files of alike (an int32 file beside an int64 one widens)."""
+    if pa.types.is_integer(arrow_type):
+        return "integer"
+    if pa.types.is_floating(arrow_type):
+        return "floating point"
+    if pa.types.is_decimal(arrow_type):
+        return "decimal"
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "text"
+    if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
+        return "binary"
+    if pa.types.is_timestamp(arrow_type):
+        return "timestamp"
+    if pa.types.is_date(arrow_type):
+        return "date"
+    return str(arrow_type)
+
+
 def _columns_spark_infers(spark: SparkSession, path: str, partition_keys: list[str]) -> FileColumns:
     """The columns of the Parquet file at `path` as Spark infers them, where its footer is not read here (no
     storage credentials): a nanosecond timestamp or a column Spark cannot read fails in Spark's words."""

@@ -36,23 +36,25 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
     counted = [_counted(type_name) for type_name in frame["type"]]
     nans = frame["nans"] if "nans" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
     tiers = frame["tier"] if "tier" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
+    bands = [b if isinstance(b, dict) else {} for b in (frame["bands"] if "bands" in frame.columns else [None] * len(frame))]
     shown = pd.DataFrame({
         "column": frame["column"].map(lambda name: column_label(table, name)), "type": frame["type"],
         # an array's or map's figures are its elements' (entries') count
-        "min": [_bound(v, unit) for v, unit in zip(frame["min"], counted)],
-        "max": [_bound(v, unit) for v, unit in zip(frame["max"], counted)],
-        "nulls": [_nulls(n, f, nan) for n, f, nan in zip(frame["nulls"], frame["null_fraction"], nans)],
-        "distinct": frame["ndv"].map(fmt.count),
+        "min": [banded(_bound(v, unit), b.get("min")) for v, unit, b in zip(frame["min"], counted, bands)],
+        "max": [banded(_bound(v, unit), b.get("max")) for v, unit, b in zip(frame["max"], counted, bands)],
+        "nulls": [_nulls(n, f, nan, b) for n, f, nan, b in zip(frame["nulls"], frame["null_fraction"], nans, bands)],
+        "distinct": [banded(fmt.escape(fmt.count(v)), b.get("ndv")) for v, b in zip(frame["ndv"], bands)],
         # a narrow cell that wraps between values, never inside one (a date broke at its hyphens): a timestamp's
         # three side by side pushed the table past a 1,400 px screen, and a row's text stays one line (a <br>
         # in it broke each row read as text in two)
         QUARTILES: frame["quartiles"].map(lambda q: " / ".join(f'<span style="white-space: nowrap">'
                                                                f'{fmt.escape(text)}</span>' for text in _quartile_texts(q))
                                           if isinstance(q, list) else ""),
-        LENGTHS: [f"{a:.2f} / {fmt.count(m)}" if a is not None and not pd.isna(a) else ""
-                  for a, m in zip(frame["avg_len"], frame["max_len"])],
-        "true / false": [f"{fmt.count(t)} / {fmt.count(f)}" if t is not None and not pd.isna(t) else ""
-                         for t, f in zip(frame["trues"], frame["falses"])],
+        LENGTHS: [_lengths(a, m, b) for a, m, b in zip(frame["avg_len"], frame["max_len"], bands)],
+        "true / false": [f"{banded(fmt.escape(fmt.count(t)), b.get('trues'))} / "
+                         f"{banded(fmt.escape(fmt.count(f)), b.get('falses'))}"
+                         if (t is not None and not pd.isna(t)) or "trues" in b else ""
+                         for t, f, b in zip(frame["trues"], frame["falses"], bands)],
         "analyzed (UTC)": frame["last_analyzed"].map(lambda v: _two_lines(fmt.when(None if pd.isna(v) else int(v)))),
         "status": [badge(None if pd.isna(a) else bool(a), r or "") + tier_badge(t)
                    for a, r, t in zip(frame["accurate"], frame["reason"], tiers)],
@@ -69,7 +71,33 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
 
 LENGTHS = "avg / max len"
 NUMERIC = {"min", "max", "nulls", "distinct", LENGTHS, "true / false"}
-RAW_HTML = {"column", "min", "max", "nulls", "status", QUARTILES, "analyzed (UTC)", "reason"}
+RAW_HTML = {"column", "min", "max", "nulls", "distinct", "status", QUARTILES, LENGTHS, "true / false",
+            "analyzed (UTC)", "reason"}
+
+
+def banded(cell: str, band: list | None) -> str:
+    """A figure's cell (HTML): as it is where exact; an estimate marked ≈ with its band on hover; an unknown one
+    said so, never shown as 0 or left blank as if it had no such figure."""
+    if band is None:
+        return cell
+    low, high, method = band
+    if not cell:
+        return (f'<span class="colstats-unknown" title="{fmt.escape(method)}" style="color: #999; '
+                f'font-style: italic">unknown</span>')
+    said = f"between {_band_side(low, 'unbounded')} and {_band_side(high, 'unbounded')}: {method}"
+    return f'<span class="colstats-estimate" title="{fmt.escape(said)}">≈&#8239;{cell}</span>'
+
+
+def _band_side(value, none: str) -> str:
+    return none if value is None else fmt.number(value)
+
+
+def _lengths(avg, longest, band: dict) -> str:
+    if (avg is None or pd.isna(avg)) and "avg_len" not in band:
+        return ""
+    average = "" if avg is None or pd.isna(avg) else f"{avg:.2f}"
+    most = "" if longest is None or pd.isna(longest) else fmt.escape(fmt.count(longest))
+    return f"{banded(average, band.get('avg_len'))} / {banded(most, band.get('max_len'))}"
 
 
 def stats_table_html(frame: pd.DataFrame, table: Table | None = None) -> str:
@@ -96,13 +124,22 @@ def _two_lines(text: str) -> str:
     return " ".join(f'<span style="white-space: nowrap">{fmt.escape(part)}</span>' for part in text.split(" ", 1))
 
 
-def _nulls(nulls, fraction, nans) -> str:
-    """The NULLs, their share as a bar, and a double's NaN values (counted apart) where it has any."""
-    if nulls is None or pd.isna(nulls):
+def _nulls(nulls, fraction, nans, band: dict | None = None) -> str:
+    """The NULLs, their share as a bar, and a double's NaN values (counted apart) where it has any, or where
+    their count is unknown (no value read) or an estimate."""
+    band = band or {}
+    if (nulls is None or pd.isna(nulls)) and "nulls" not in band:
         return ""
-    nan = (f' · <span title="NaN values, counted apart from the NULLs (a max of NaN is Spark\'s order: NaN above '
-           f'every number)">{fmt.count(nans)} NaN</span>' if nans is not None and not pd.isna(nans) and nans else "")
-    return f'<span style="white-space: nowrap">{fmt.count(nulls)} {fraction_bar(fraction)}{nan}</span>'
+    count = "" if nulls is None or pd.isna(nulls) else fmt.escape(fmt.count(nulls))
+    why = ("NaN values, counted apart from the NULLs (a max of NaN is Spark's order: NaN above every number)")
+    nan = ""
+    if "nans" in band:
+        counted = "" if nans is None or pd.isna(nans) else fmt.count(nans)
+        nan = f' · <span title="{fmt.escape(why)}">{banded(counted, band["nans"])} NaN</span>'
+    elif nans is not None and not pd.isna(nans) and nans:
+        nan = f' · <span title="{fmt.escape(why)}">{fmt.count(nans)} NaN</span>'
+    bar = fraction_bar(fraction) if count else ""
+    return f'<span style="white-space: nowrap">{banded(count, band.get("nulls"))} {bar}{nan}</span>'
 
 
 def _clamped(reason: str) -> str:

@@ -8,12 +8,17 @@ kernel waits on nothing; the client misses the reply's wake-up while the cell's 
 Waiting in slices of a second costs nothing and bounds a missed wake-up to that second."""
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import dataclass
 from queue import Empty
 from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from ..errors import ColstatsError
 
 SLICE_SECONDS = 1.0
 
@@ -49,10 +54,54 @@ def run_notebook(notebook, directory: str, timeout: int, **options) -> None:
                      resources={"metadata": {"path": directory}}, **options).execute()
 
 
-def execute_file(path: str, output: str, timeout: int, directory: str) -> int:
+@dataclass(frozen=True)
+class FailedCell:
+    """A code cell that raised: its number among the notebook's code cells (from 1), its first line, and the
+    error's name and message."""
+
+    number: int
+    first_line: str
+    error: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"cell {self.number} ({self.first_line!r}) raised {self.error}: {self.message}"
+
+
+class NotebookFailed(ColstatsError):
+    """A notebook whose cells raised: `failed` names each, `output` is where its outputs were written."""
+
+    def __init__(self, failed: list[FailedCell], output: str):
+        self.failed, self.output = failed, output
+        super().__init__("; ".join(map(str, failed)))
+
+
+def execute_file(path: str, output: str, timeout: int, directory: str, allow_errors: bool = False) -> int:
     """Runs the notebook at `path` (in `directory`) and writes it with its outputs to `output`; returns the
-    number of code cells run."""
+    number of code cells run. A cell that raises stops the run (every cell runs with `allow_errors`); the
+    outputs made so far are written either way, and NotebookFailed names the cells that raised."""
     notebook = nbformat.read(path, as_version=4)
-    run_notebook(notebook, directory, timeout)
+    try:
+        run_notebook(notebook, directory, timeout, allow_errors=allow_errors)
+    except CellExecutionError:
+        pass  # the failed cell carries its error output: named below, after the outputs are written
     nbformat.write(notebook, output)
+    failed = failed_cells(notebook)
+    if failed:
+        raise NotebookFailed(failed, output)
     return sum(cell.cell_type == "code" for cell in notebook.cells)
+
+
+def failed_cells(notebook) -> list[FailedCell]:
+    """The code cells whose outputs hold an error, in order."""
+    failed = []
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for number, cell in enumerate(code, 1):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                first = next((line for line in cell.source.splitlines() if line.strip()), "")
+                message = re.sub(r"\x1b\[[0-9;]*m", "", str(out.get("evalue", ""))).strip().splitlines()
+                failed.append(FailedCell(number, first[:80], str(out.get("ename", "Error")),
+                                         message[0] if message else ""))
+                break
+    return failed
