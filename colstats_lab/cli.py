@@ -202,7 +202,8 @@ def cmd_join_skew(args) -> int:
         report = _lab(args).tables[args.left].join_skew(args.right, args.left_key.split(","), args.right_key.split(","),
                                                         where=args.where, how=args.how)
         largest = report.tasks.sort_values("predicted_rows", ascending=False).head(args.show)
-        return (f"{report.recommendation}\n\nHot keys:\n{report.hot_keys.to_string(index=False)}\n\n"
+        notes = "".join(f"\n{note}" for note in report.notes)
+        return (f"{report.recommendation}{notes}\n\nHot keys:\n{report.hot_keys.to_string(index=False)}\n\n"
                 f"Largest tasks:\n{largest.to_string(index=False)}")
     return _guarded(predict)
 

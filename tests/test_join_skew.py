@@ -120,7 +120,8 @@ def test_shuffle_partitions_and_aqe_thresholds_change_the_prediction_as_sparks_r
         report = lab.tables["orders"].join_skew("customers", "customer_id", "id")
         assert report.recommendation.startswith("Broadcast default.customers")  # shuffled, skewed, small
         spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "1b")
-        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2")
+        # a factor well under the largest task's ratio to the median, whatever the tasks' compression
+        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", f"{_bytes_ratio(report) / 3:.3f}")
         report = lab.tables["orders"].join_skew("customers", "customer_id", "id")
         assert int(report.largest["partition"]) in report.split_by_aqe()
         assert report.recommendation.startswith("Nothing to do: AQE")
@@ -129,6 +130,43 @@ def test_shuffle_partitions_and_aqe_thresholds_change_the_prediction_as_sparks_r
         spark.conf.unset("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes")
         spark.conf.unset("spark.sql.adaptive.skewJoin.skewedPartitionFactor")
         spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+
+
+def test_aqe_is_said_to_split_a_task_only_where_its_rule_surely_does_or_the_run_showed_it(shop, spark):
+    """Spark's AQE measures a shuffle's compressed bytes; statistics know the rows' uncompressed bytes. Where the
+    threshold falls between the two the prediction says it cannot tell, and a run reads AQE's own plan."""
+    lab, _, _ = shop
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2")
+        predicted = lab.tables["orders"].join_skew("customers", "customer_id", "id")
+        largest = int(predicted.largest["partition"])
+        task_bytes = float(max(predicted.largest["left_bytes"], predicted.largest["right_bytes"]))
+        # within the compression's reach: Spark's measured bytes may fall on either side
+        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", f"{int(task_bytes / 2)}b")
+        report = lab.tables["orders"].join_skew("customers", "customer_id", "id")
+        assert largest in report.aqe_may_split() and largest not in report.split_by_aqe()
+        assert not report.recommendation.startswith("Nothing to do: AQE")
+        assert any(note.startswith(f"AQE may or may not split task {largest}") for note in report.notes)
+        ran = lab.tables["orders"].join_skew("customers", "customer_id", "id", run=True)
+        assert ran.aqe_observed is not None  # a classic session: the plan was read
+        claims = ran.recommendation.startswith("Nothing to do: AQE")
+        assert claims == ran.aqe_observed  # said to split exactly when AQE's final plan marks the join skew=true
+        # far above the threshold and the factor, even at the best compression: AQE's rule surely splits it
+        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "1b")
+        spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", f"{_bytes_ratio(report) / 3:.3f}")
+        assert largest in lab.tables["orders"].join_skew("customers", "customer_id", "id").split_by_aqe()
+    finally:
+        for key in ("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes",
+                    "spark.sql.adaptive.skewJoin.skewedPartitionFactor", "spark.sql.autoBroadcastJoinThreshold"):
+            spark.conf.unset(key)
+
+
+def _bytes_ratio(report) -> float:
+    """The largest task's bytes over the median task's, on the side whose ratio is larger: what AQE's factor
+    compares."""
+    return max(float(report.tasks[f"{side}_bytes"].max() / report.tasks[f"{side}_bytes"].median())
+               for side in ("left", "right"))
 
 
 def test_null_keys_of_an_outer_join_land_in_one_task(shop, spark):

@@ -22,7 +22,7 @@ from ..column_statistics.sketches import sketch_ndv
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
 from ..stats.sketches import frequent_items_input
-from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure,
+from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure, observe_aqe,
                          measure_aggregation, predict_aggregation, predict_join, unlisted_hot_values,
                          key_literal)
 from ..tables import read_snapshot
@@ -63,6 +63,8 @@ def join_skew(session: "Session", left: str, left_key: str | list[str], right: s
         frames = [_rows(session, t, n) for t, n in zip(tables, names)]
         with spark_errors("cannot measure the join's shuffle"):
             measure(report, frames[0], frames[1], key_type)
+            if report.broadcast is None and any(split is not False for split in report.tasks["aqe_splits"]):
+                observe_aqe(report, frames[0], frames[1], key_type)  # what AQE did, where its rule may split
     return report
 
 

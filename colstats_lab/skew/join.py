@@ -136,6 +136,10 @@ class ShuffleSkewReport:
     code: str = ""
     broadcast: str | None = None  # the side Spark would broadcast, when one fits its threshold
     measured: bool = False
+    # after a run: whether AQE split a skewed partition of this join (its final plan's join marked skew=true);
+    # None without a run, or where the plan cannot be read (Spark Connect)
+    aqe_observed: bool | None = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def largest(self) -> pd.Series:
@@ -154,8 +158,13 @@ class ShuffleSkewReport:
         return largest / median if median else math.inf
 
     def split_by_aqe(self) -> list[int]:
-        """The partitions AQE's skew-join rule would split, with the session's settings."""
-        return sorted(self.tasks.loc[self.tasks["aqe_splits"], "partition"].tolist())
+        """The partitions AQE's skew-join rule would split, with the session's settings, whatever the compression
+        of the shuffle's bytes (those it may split are `aqe_may_split`)."""
+        return sorted(int(p) for p, split in zip(self.tasks["partition"], self.tasks["aqe_splits"]) if split is True)
+
+    def aqe_may_split(self) -> list[int]:
+        """The partitions whose split turns on the shuffle's compressed bytes, which only a run measures."""
+        return sorted(int(p) for p, split in zip(self.tasks["partition"], self.tasks["aqe_splits"]) if split is None)
 
 
 def hash_partitions(spark: SparkSession, values: list, type_name: str | list[str], partitions: int) -> list[int]:
@@ -350,16 +359,36 @@ def _tasks(left: ShuffleSide, right: ShuffleSide, how: str, settings: ShuffleSet
     return tasks
 
 
-def _aqe_splits(tasks: pd.DataFrame, how: str, settings: ShuffleSettings) -> list[bool]:
-    """Whether OptimizeSkewedJoin would split each partition: a side it may split is skewed there."""
+# Spark measures a shuffle partition's bytes as written: rows in UnsafeRow form, compressed (lz4 by default). The
+# prediction knows the rows' uncompressed bytes only; compression shrinks them by up to about this (a task of one
+# hot key repeated compresses best), so a decision that turns within that factor cannot be told from statistics
+SHUFFLE_COMPRESSION_UP_TO = 8.0
+RATIO_SPREAD = 2.0  # how differently two tasks of one shuffle may compress (a hot key's repeats compress best)
+
+
+def _aqe_splits(tasks: pd.DataFrame, how: str, settings: ShuffleSettings) -> list[bool | None]:
+    """Whether OptimizeSkewedJoin would split each partition, by its rule: a side it may split for the join type is
+    skewed there when the partition's bytes exceed both skewedPartitionFactor times the median partition's and
+    skewedPartitionThresholdInBytes. True where it does whatever the compression, False where it cannot, None
+    where the bytes Spark measures (compressed) decide and statistics cannot tell."""
     if not (settings.adaptive and settings.skew_join):
         return [False] * len(tasks)
     splittable = {"inner": ("left", "right"), "left": ("left",), "right": ("right",), "full": ()}[how]
-    out = [False] * len(tasks)
+    out: list[bool | None] = [False] * len(tasks)
     for side in splittable:
-        sizes = tasks[f"{side}_bytes"]
-        limit = max(settings.skew_factor * float(sizes.median()), settings.skew_threshold_bytes)
-        out = [o or bool(s > limit) for o, s in zip(out, sizes)]
+        sizes = [float(v) for v in tasks[f"{side}_bytes"]]
+        median = float(pd.Series(sizes).median())
+        for i, size in enumerate(sizes):
+            # surely: compressed as much as it may, it still passes the threshold and the factor over an
+            # uncompressed median; surely not: even uncompressed it passes neither over a median compressed most
+            # the factor compares tasks of one shuffle, compressed alike within about RATIO_SPREAD; the threshold
+            # compares this task's compressed bytes with a constant, which compression may take anywhere below
+            surely = size / SHUFFLE_COMPRESSION_UP_TO > settings.skew_threshold_bytes and \
+                size > settings.skew_factor * median * RATIO_SPREAD
+            never = size <= settings.skew_threshold_bytes or size <= settings.skew_factor * median / RATIO_SPREAD
+            decided: bool | None = True if surely else False if never else None
+            if out[i] is not True:
+                out[i] = True if decided is True else (None if decided is None or out[i] is None else False)
     return out
 
 
@@ -369,6 +398,13 @@ def _recommend_join(report: ShuffleSkewReport) -> None:
     small = min(report.sides, key=lambda s: s.size_bytes)
     largest = report.largest
     ratio = report.skew_ratio
+    task = int(largest["partition"])
+    if report.aqe_observed is None and task in report.aqe_may_split():
+        report.notes.append(f"AQE may or may not split task {task}: its "
+                            f"{_mib(max(largest['left_bytes'], largest['right_bytes']))} of rows compress to bytes only "
+                            f"the shuffle measures, and its rule (over {report.settings.skew_factor:g}x the median and "
+                            f"{_mib(report.settings.skew_threshold_bytes)}) turns within that; join_skew(run=True) runs "
+                            "the join and reads AQE's plan")
     known = small.size_bytes > 0 or small.rows == 0  # a side of rows whose bytes no statistics record: unknown
     fits = known and small.size_bytes <= settings.broadcast_threshold_bytes and settings.broadcast_threshold_bytes >= 0
     broadcastable = report.how == "inner" or (report.how == "left" and small is right) or \
@@ -391,11 +427,17 @@ def _recommend_join(report: ShuffleSkewReport) -> None:
         report.code = (f"F.coalesce(F.col('{null_side.key}'), F.concat(F.lit('null-'), "
                        f"(F.rand() * {settings.partitions}).cast('int').cast('string')))")
         return
-    splits = report.split_by_aqe()
-    if splits and int(largest["partition"]) in splits:
-        report.recommendation = (f"Nothing to do: AQE's skew join splits task {int(largest['partition'])} "
-                                 f"({_times_median(ratio)}) with the session's settings.")
+    if report.aqe_observed is not None:  # the run's own plan says what AQE did
+        if report.aqe_observed:
+            report.recommendation = (f"Nothing to do: AQE's skew join split this join's skewed tasks in the run "
+                                     f"(its plan's SortMergeJoin is marked skew=true); task {task} held "
+                                     f"{_times_median(ratio)}.")
+            return
+    elif task in report.split_by_aqe():
+        report.recommendation = (f"Nothing to do: AQE's skew join splits task {task} ({_times_median(ratio)}) with "
+                                 "the session's settings, whatever the compression of its shuffle bytes.")
         return
+
     if broadcastable and known and small.size_bytes <= BROADCAST_ADVISED_BYTES:
         report.recommendation = (f"Broadcast {small.table} ({_mib(small.size_bytes)}): the join then shuffles "
                                  f"nothing, and the largest task ({_times_median(ratio)}) goes away.")
@@ -444,6 +486,27 @@ def _salt_factor(ratio: float, settings: ShuffleSettings) -> int:
 
 def _mib(num_bytes: float) -> str:
     return size(int(num_bytes))
+
+
+def observe_aqe(report: ShuffleSkewReport, left: DataFrame, right: DataFrame, key_type: str | list[str]
+                ) -> ShuffleSkewReport:
+    """Runs the join itself (its rows written nowhere) and reads what AQE did from its final plan: a join AQE split
+    is marked skew=true there. Sets `aqe_observed` and says it in the recommendation; over Spark Connect, whose
+    client holds no executed plan, it stays None (the prediction's own rule stands)."""
+    left_side, right_side = report.sides
+    keyed = [_keyed(left, left_side, key_type), _keyed(right, right_side, key_type)]
+    names = _key_names(left_side)
+    condition = functools.reduce(lambda a, b: a & b, [keyed[0][n] == keyed[1][n] for n in names])
+    joined = keyed[0].join(keyed[1], condition, {"left": "left", "right": "right", "full": "full"}.get(report.how,
+                                                                                                      "inner"))
+    joined.write.format("noop").mode("overwrite").save()
+    if not hasattr(joined, "_jdf"):
+        return report
+    plan = str(joined._jdf.queryExecution().executedPlan().toString())  # AQE's final plan, once it ran
+    report.aqe_observed = "(skew=true)" in plan
+    report.notes = [n for n in report.notes if not n.startswith("AQE may or may not split")]
+    _recommend_join(report)
+    return report
 
 
 def measure(report: ShuffleSkewReport, left: DataFrame, right: DataFrame, key_type: str | list[str]

@@ -57,8 +57,9 @@ class JoinSkewView(View):
             f'{report.skew_ratio:.1f}x the median</div>'
             f'<div class="colstats-muted">left: {fmt.escape(left.source)}<br>right: {fmt.escape(right.source)}</div>')
         code = f"<pre>{fmt.escape(report.code)}</pre>" if report.code else ""
+        notes = "".join(f'<div class="colstats-muted">{fmt.escape(note)}</div>' for note in report.notes)
         self.recommendation_html.value = (f'<div class="colstats-recommendation"><b>Recommendation</b>: '
-                                          f'{fmt.escape(report.recommendation)}{code}</div>')
+                                          f'{fmt.escape(report.recommendation)}{code}{notes}</div>')
         split = set(report.split_by_aqe())
         self.figure = charts.shuffle_tasks_figure(report.tasks, "Predicted rows per shuffle task", split,
                                                   self._split_rows())
