@@ -378,14 +378,15 @@ def _aqe_splits(tasks: pd.DataFrame, how: str, settings: ShuffleSettings) -> lis
     for side in splittable:
         sizes = [float(v) for v in tasks[f"{side}_bytes"]]
         median = float(pd.Series(sizes).median())
-        for i, size in enumerate(sizes):
+        for i, task_bytes in enumerate(sizes):
             # surely: compressed as much as it may, it still passes the threshold and the factor over an
             # uncompressed median; surely not: even uncompressed it passes neither over a median compressed most
             # the factor compares tasks of one shuffle, compressed alike within about RATIO_SPREAD; the threshold
             # compares this task's compressed bytes with a constant, which compression may take anywhere below
-            surely = size / SHUFFLE_COMPRESSION_UP_TO > settings.skew_threshold_bytes and \
-                size > settings.skew_factor * median * RATIO_SPREAD
-            never = size <= settings.skew_threshold_bytes or size <= settings.skew_factor * median / RATIO_SPREAD
+            surely = task_bytes / SHUFFLE_COMPRESSION_UP_TO > settings.skew_threshold_bytes and \
+                task_bytes > settings.skew_factor * median * RATIO_SPREAD
+            never = task_bytes <= settings.skew_threshold_bytes or \
+                task_bytes <= settings.skew_factor * median / RATIO_SPREAD
             decided: bool | None = True if surely else False if never else None
             if out[i] is not True:
                 out[i] = True if decided is True else (None if decided is None or out[i] is None else False)
