@@ -170,11 +170,18 @@ def cmd_sql(args) -> int:
 def cmd_register(args) -> int:
     """Registers existing files (Parquet directories, a Delta table, an Iceberg metadata file) as a table."""
     def register() -> str:
-        table = _lab(args).register_external(args.table, args.path, args.format).metastore_table()
+        import warnings
+
+        from .errors import LabWarning
+
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", LabWarning)
+            table = _lab(args).register_external(args.table, args.path, args.format).metastore_table()
         columns = ", ".join(f"{table.spelled(c.name)} {c.type}" for c in table.cols)  # as the files spell them
         keys = f"; partitioned by {', '.join(map(table.spelled, table.partition_key_names))}" \
             if table.is_partitioned else ""
-        return f"Registered {table.qualified_name} ({columns}{keys}) at {table.location}"
+        notes = "".join(f"\nNote: {w.message}" for w in said if issubclass(w.category, LabWarning))
+        return f"Registered {table.qualified_name} ({columns}{keys}) at {table.location}{notes}"
     return _guarded(register)
 
 

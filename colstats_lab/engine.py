@@ -8,7 +8,9 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
@@ -170,6 +172,37 @@ def _stop_driver_jvm() -> None:
     SparkContext._jvm = None
 
 
+# lines the JVM prints to its stderr at every start that say nothing a user can act on: Spark 4 asks for the
+# incubating vector module, and its unsafe memory falls back to on-heap on Java 17
+JVM_NOTICES = (b"WARNING: Using incubator modules", b"Warning: Java versions > Java 11 can only operate in restricted")
+
+
+@contextmanager
+def jvm_notices_filtered() -> Iterator[None]:
+    """While the block starts a JVM, its stderr (inherited: the JVM writes there for its whole life) is a pipe this
+    process reads on a thread, dropping JVM_NOTICES and passing every other line on to the stderr it had."""
+    try:
+        original = os.dup(2)
+        read_end, write_end = os.pipe()
+    except OSError:  # no stderr to speak of (a daemon): nothing to filter
+        yield
+        return
+
+    def forward() -> None:
+        with os.fdopen(read_end, "rb") as lines:
+            for line in lines:
+                if not line.startswith(JVM_NOTICES):
+                    os.write(original, line)
+
+    threading.Thread(target=forward, name="colstats-jvm-stderr", daemon=True).start()
+    os.dup2(write_end, 2)
+    try:
+        yield
+    finally:
+        os.dup2(original, 2)  # this process's own stderr as it was; the JVM keeps the pipe
+        os.close(write_end)
+
+
 def build_session(home: str, master: str | None = None, remote: str | None = None,
                   conf: dict[str, str] | None = None) -> SparkSession:
     """A session for a lab at `home`: remote (Spark Connect) if given or set in the environment,
@@ -200,7 +233,8 @@ def _build(settings: SessionSettings) -> SparkSession:
     builder = SparkSession.builder.master(settings.master or "local[*]").appName("colstats_lab")
     for key, value in wanted.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    with jvm_notices_filtered():
+        session = builder.getOrCreate()
     if config is None:
         session.sparkContext.setLogLevel("ERROR")
     else:

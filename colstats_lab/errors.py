@@ -92,6 +92,11 @@ class StorageError(ColstatsError):
     endpoint, a file system whose package is not installed, a file changed while it was read), named."""
 
 
+class LabWarning(UserWarning):
+    """Something a command did that a user should know of, though nothing failed: files left out of a table that
+    Spark cannot read, empty partition folders."""
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """The first line of a foreign message, shortened: what a user reads, without the JVM's stack."""
     first = next((line.strip() for line in str(text).splitlines() if line.strip()), "")

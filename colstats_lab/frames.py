@@ -264,7 +264,7 @@ def frequent_values_frame(metastore: Metastore, table: Table, column: str, parti
                           ) -> pd.DataFrame:
     """The values the frequent-items sketches kept with a column's statistics list (at the table level, merged
     over every partition; or in one), most rows first: the rows estimated, the bounds the true count lies within
-    and the share of the non-NULL values counted. Empty when no sketch is kept (`colstats.frequent.items.columns`).
+    and the share of the non-NULL values counted. Empty when no sketch is kept (a near-unique column keeps none).
     Whether the statistics are accurate now is `stats()`'s to say."""
     type_name = table.column_type(column)
     partition = _hive_level(partition)

@@ -201,13 +201,16 @@ class TableHandle:
 
     def skew(self, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,
              min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
-             max_items: int = 10_000, *, k: int | None = None) -> SkewReport:
-        """Heavy hitters of `columns`, from one Spark aggregation over the current snapshot.
+             max_items: int | None = None, *, k: int | None = None) -> SkewReport:
+        """Heavy hitters of `columns`, from the frequent-items sketches kept with fresh statistics, else one Spark
+        aggregation over the current snapshot.
 
         Per partition (one with `partition`) and for the table: the `top` most frequent values, their drift, the
         values to declare skewed (those standing out of the column's spread, past `min_share`, at most
-        `max_keys`) and the ALTER statement. `mode` "exact" counts every value; "approx" keeps a frequent-items
-        sketch, counts within 2 * rows / max_items. (`k` is 0.1's name of `top`.) Returns a SkewReport. Raises
+        `max_keys`) and the ALTER statement. `mode` "exact" counts every value; "approx" reads the kept sketches
+        of one column where they are accurate (no scan), else keeps a frequent-items sketch of `max_items` values
+        (10,000 by default; more than the kept sketches track asks for a scan), counts within 2 * rows /
+        max_items. (`k` is 0.1's name of `top`.) Returns a SkewReport. Raises
         NoSuchObjectException for an unknown column, InvalidArgument for a bad partition or mode."""
         if k is not None:
             top = renamed_argument("lab.tables[name].skew", "k", "top", k)
@@ -406,7 +409,7 @@ class Inspect:
 
         At the table level (merged over the partitions) or in `partition`. Returns a DataFrame: value, rows (an
         estimate), the lower and upper bound of its true count, its share of the non-NULL values counted; empty
-        when the table keeps no such sketch of the column (`colstats.frequent.items.columns`)."""
+        when no such sketch is kept of the column (a near-unique one keeps none)."""
         return frames.frequent_values_frame(self._lab.metastore, self._table(), column, partition)
 
     def quartiles(self, column: str, limit: int = 60) -> pd.DataFrame:

@@ -100,7 +100,8 @@ SETTINGS: tuple[Setting, ...] = (
             "lab.clean(), each auto-analyze round", "drop the oldest states until the history takes about this",
             maximum=MAX_BYTES),
     Setting("colstats.frequent.items", DEFAULT_FREQUENT_ITEMS, "a whole number up to 2,147,483,647", METASTORE,
-            "ANALYZE and writes of columns a table's colstats.frequent.items.columns names",
+            "ANALYZE and gathered writes of every integer, date and string column (a table's "
+            "colstats.frequent.items.columns narrows it)",
             "values each frequent-items sketch tracks (0: none)", metastore_attribute="frequent_items"),
     Setting("colstats.sample.seed", None, "a whole number, or None", METASTORE, "ANALYZE ... SAMPLE",
             "makes a sample's choice of row groups repeatable (None: at random)", metastore_attribute="sample_seed",

@@ -18,6 +18,7 @@ from colstats_lab.workbench.magics import ColstatsMagics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARTIFACTS = os.path.join(ROOT, "tests", "artifacts")
+KEPT = os.path.join(ROOT, "docs", "assets", "gallery")
 # the browser tests' screenshots, in the order a user meets them, with what each shows
 SCREENSHOTS = [
     ("dashboard_landing.png", "The dashboard's landing: every table, the stalest first"),
@@ -128,12 +129,14 @@ def with_banner(text: str, ran: bool) -> str:
     return json.dumps(nb)
 
 
-def gallery_page(shots: list[tuple[str, str]]) -> str:
+def gallery_page(shots: list[tuple[str, str]], fresh: bool) -> str:
+    when = ("in the last test run before this build" if fresh else
+            "kept with the docs (docs/assets/gallery; `make test-all` before `make docs` shows the current ones)")
     lines = ["# Gallery", "",
-             "Screenshots the browser tests took of the dashboard and the views in headless Chromium at "
-             "1,400 px, in the last test run before this build.", ""]
+             f"Screenshots the browser tests took of the dashboard and the views in headless Chromium at 1,400 px, "
+             f"{when}.", ""]
     if not shots:
-        lines.append("This build had no test run's screenshots: `make test-all` takes them.")
+        lines.append("This build had no screenshots: `make test-all` takes them.")
     for name, caption in shots:
         lines += [f"## {caption}", "", f"![{caption}](images/{name})", ""]
     return "\n".join(lines)
@@ -150,12 +153,20 @@ def main() -> None:
         text, ran = notebook(path)
         with mkdocs_gen_files.open(f"notebooks/{os.path.basename(path)}", "w") as f:
             f.write(with_banner(text, ran))
-    shots = [(name, caption) for name, caption in SCREENSHOTS if os.path.exists(os.path.join(ARTIFACTS, name))]
-    for name, _ in shots:
-        with open(os.path.join(ARTIFACTS, name), "rb") as src, mkdocs_gen_files.open(f"images/{name}", "wb") as dst:
+    # each screenshot from the last test run where it left one, else the copy kept in docs/assets/gallery (a plain
+    # `make docs` then still shows the pictures the guides point to)
+    shots, fresh = [], 0
+    for name, caption in SCREENSHOTS:
+        source = next((path for path in (os.path.join(ARTIFACTS, name), os.path.join(KEPT, name))
+                       if os.path.exists(path)), None)
+        if source is None:
+            continue
+        fresh += source.startswith(ARTIFACTS)
+        shots.append((name, caption))
+        with open(source, "rb") as src, mkdocs_gen_files.open(f"images/{name}", "wb") as dst:
             dst.write(src.read())
     with mkdocs_gen_files.open("gallery.md", "w") as f:
-        f.write(gallery_page(shots))
+        f.write(gallery_page(shots, fresh == len(shots)))
 
 
 main()

@@ -69,8 +69,13 @@ def test_range_and_heavy_hitter_estimates_are_within_the_sketch_error(sales, whe
 def test_equality_and_null_estimates_use_ndv_and_null_counts(sales):
     lab, rows = sales
     one_value = lab.explain("SELECT * FROM sales WHERE u = 42")
-    assert one_value.estimated_rows == _kept(rows, "u == 42")  # 100 values equally often: rows / NDV exactly
-    assert "u: 1/NDV" in one_value.estimate.how
+    # kept by default, the frequent items count the value itself: 100 values equally often
+    assert one_value.estimated_rows == _kept(rows, "u == 42")
+    assert "u: 42 among its frequent values (1.0%)" in one_value.estimate.how
+    # a value the sketch does not list: what the listed ones leave, over the other distinct values
+    other = lab.explain("SELECT * FROM sales WHERE s = 12345")
+    assert any(how.startswith("s: not among its 1 frequent values") for how in other.estimate.how)
+    assert other.estimated_rows <= 3  # the rows s holds beyond 7 spread over ~65,000 values
     nulls = lab.explain("SELECT * FROM sales WHERE amount IS NULL")
     assert nulls.estimated_rows == int(rows.amount.isna().sum())
     outside = lab.explain("SELECT * FROM sales WHERE u = 1000")

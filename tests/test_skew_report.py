@@ -79,7 +79,7 @@ def test_drift_shows_keys_entering_and_leaving(skewed):
 
 def test_recommendation_statement_and_scan_fractions(skewed):
     lab, data = skewed
-    report = lab.tables["events"].skew("x", min_share=0.05, max_keys=4)
+    report = lab.tables["events"].skew("x", min_share=0.05, max_keys=4, max_items=10_000)  # a scan, room for all
     truth = _true_counts(data)
     total = sum(truth.values())
     top4 = [v for v, _ in sorted(truth.items(), key=lambda kv: -kv[1])[:4]]
@@ -147,7 +147,8 @@ def test_the_approximate_table_level_merges_the_partitions_sketches_within_the_g
     # with room for every value, each count is exact: an int, a string and a pair of them, against pandas
     rows = pd.concat(data.values())
     for columns in (["x"], ["y"], ["x", "y"]):
-        report = lab.tables["events"].skew(columns if len(columns) > 1 else columns[0], mode="approx", top=5, min_share=0.0)
+        report = lab.tables["events"].skew(columns if len(columns) > 1 else columns[0], mode="approx", top=5,
+                                           min_share=0.0, max_items=10_000)  # more than the kept sketches track
         keys = rows[columns[0]] if len(columns) == 1 else pd.Series(list(zip(rows["x"], rows["y"])))
         expected = [(v, n) for v, n in _pandas_top(keys, 5)]
         got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))

@@ -26,9 +26,9 @@ from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
 from ..metastore.changes import FollowUp
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
-from ..stats.aggregate import served_by_footers
+from ..stats.aggregate import near_unique_columns, served_by_footers
 from ..column_statistics.estimators import BOUNDS_PARAM
-from .tiers import TieredScan, metadata_tier, sampled_tier, tierable
+from .tiers import MIN_SAMPLED_ROW_GROUPS, TieredScan, metadata_tier, sampled_tier, tierable
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
 from ..files import DataFile
@@ -86,6 +86,11 @@ class AnalyzeOutcome:
                     else f", {low:.1%}–{high:.1%} of each partition's rows read")
             text += (f" From a {self.tier} sample of row groups{read}: figures the files' metadata holds exactly are "
                      "exact, the others estimates with a band (inspect.bounds()).")
+            asked = float(self.tier.rstrip(" %")) / 100 if self.tier.rstrip(" %").replace(".", "", 1).isdigit() else None
+            if asked is not None and shares and low > 2 * asked:
+                text += (f" A sample reads {MIN_SAMPLED_ROW_GROUPS} row groups of a partition at least (a band needs "
+                         f"a spread), so these partitions' few row groups made it read {low:.0%} or more, not "
+                         f"{asked:.0%}: a smaller sample costs as much here.")
             if self.whole:
                 names = ", ".join(p or self.table for p in self.whole[:5]) + (", ..." if len(self.whole) > 5 else "")
                 text += f" Analyzed whole (a sample would have read most of their rows): {names}."
@@ -104,8 +109,8 @@ class AnalyzeOutcome:
         return text
 
 
-def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
-                 ) -> tuple[list[ColumnPlan], list[str]]:
+def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0,
+                 near_unique: set[str] | frozenset[str] = frozenset()) -> tuple[list[ColumnPlan], list[str]]:
     """The columns to analyze and the ones skipped; raises naming an unknown or unsupported column.
     A struct column stands for itself (its NULL count) and its leaves (`payload.user.id`), each a column of its
     own. With `kll` each column of a type with a distribution sketch gets one; each column of a key's type a
@@ -113,7 +118,8 @@ def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
     keys = set(table.partition_key_names)
 
     def plan(column: ColumnPath) -> ColumnPlan:
-        return ColumnPlan.of(column, kll, items_tracked(table.parameters, column.name, column.type, frequent_items))
+        tracked = 0 if column.name in near_unique else frequent_items
+        return ColumnPlan.of(column, kll, items_tracked(table.parameters, column.name, column.type, tracked))
 
     figure_columns = table.figure_columns
     if stmt.columns is None:
@@ -167,7 +173,9 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     if stmt.partition and not table.is_partitioned:
         raise InvalidArgument(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
     plans, skipped = (column_plans(table, stmt, kll_for(table.parameters, metastore.kll_enabled),
-                                   metastore.frequent_items)
+                                   metastore.frequent_items,
+                                   near_unique_columns(metastore, table, [c.name for c in table.stats_columns],
+                                                       metastore.frequent_items))
                       if stmt.mode == "columns" else ([], []))
     partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
                   if table.is_partitioned else None)

@@ -7,10 +7,10 @@ sketch says, and a value the sketch does not list holds at most `max_error` rows
 The lab sketches integral columns and dates as a bigint (a date as days since 1970-01-01), and strings as
 they are, so the items read back with DataSketches' long and string serdes.
 
-Which columns: those the table's property `colstats.frequent.items.columns` names (`*`: every column of a
-key's type). A sketch costs what an NDV sketch does (Spark's aggregate runs per row, interpreted: +0.4 s
-per column at 10M rows, measured), so ANALYZE keeps them for the join and grouping keys a user names,
-not for every column.
+Which columns: every column of a key's type (integers, dates, strings), as PostgreSQL keeps most-common values
+of every column, unless the table's property `colstats.frequent.items.columns` names some (`none`: none). A
+column the kept statistics show near-unique (an id) keeps none: no value of it is frequent, and its NDV says so.
+A sketch costs about what an NDV sketch does (Spark's aggregate runs per row, interpreted).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import datetime
 import json
 from dataclasses import dataclass
 
-from datasketches import PyLongsSerDe, PyStringsSerDe, frequent_items_error_type, frequent_items_sketch
+from datasketches import PyLongsSerDe, PyObjectSerDe, frequent_items_error_type, frequent_items_sketch
 
 from ..coltypes import parse_type
 
@@ -35,9 +35,15 @@ COLUMNS_PROPERTY = "colstats.frequent.items.columns"
 
 
 def frequent_columns(parameters: dict) -> set[str] | None:
-    """The columns a table keeps frequent items of, from its parameters (None: every sketchable column)."""
-    names = {n.strip().lower().strip("`") for n in str(parameters.get(COLUMNS_PROPERTY) or "").split(",") if n.strip()}
-    return None if "*" in names else names
+    """The columns a table keeps frequent items of, from its parameters: None (every sketchable column, as
+    PostgreSQL keeps most-common values of every column) unless the table names its columns, or `none`."""
+    text = parameters.get(COLUMNS_PROPERTY)
+    if text is None:
+        return None
+    names = {n.strip().lower().strip("`") for n in str(text).split(",") if n.strip()}
+    if "*" in names:
+        return None
+    return set() if names <= {"none"} else names
 
 
 def items_tracked(parameters: dict, column: str, type_name: str, tracked: int) -> int:
@@ -63,9 +69,28 @@ class FrequentValue:
     upper: int
 
 
+class Utf8StringsSerDe(PyObjectSerDe):
+    """Strings as Spark's (Java DataSketches') sketch keeps them: a 4-byte little-endian length in bytes, then the
+    UTF-8 bytes. DataSketches' own PyStringsSerDe writes a character count and one byte a character, so a sketch
+    holding `Köln` failed to serialize (to merge) and one holding `Zürich` would be read back cut short."""
+
+    def get_size(self, item: str) -> int:
+        return 4 + len(item.encode("utf-8"))
+
+    def to_bytes(self, item: str) -> bytes:
+        encoded = item.encode("utf-8")
+        return len(encoded).to_bytes(4, "little") + encoded
+
+    def from_bytes(self, data: bytes, offset: int) -> tuple[str, int]:
+        length = int.from_bytes(data[offset:offset + 4], "little")
+        if length < 0 or offset + 4 + length > len(data):
+            raise IndexError(f"a string of {length} bytes at {offset} runs past the sketch's {len(data)} bytes")
+        return data[offset + 4:offset + 4 + length].decode("utf-8"), 4 + length
+
+
 def _serde(type_name: str):
     """DataSketches' serde for the items Spark's sketch of this column type holds."""
-    return PyStringsSerDe() if parse_type(type_name).base in STRINGS else PyLongsSerDe()
+    return Utf8StringsSerDe() if parse_type(type_name).base in STRINGS else PyLongsSerDe()
 
 
 class FrequentItems:
@@ -86,6 +111,15 @@ class FrequentItems:
         for other in sketches[1:]:
             union.merge(other)
         return cls(union, type_name)
+
+    @classmethod
+    def of(cls, blob: bytes, type_name: str) -> "FrequentItems":
+        """One stored sketch."""
+        return cls(frequent_items_sketch.deserialize(bytes(blob), _serde(type_name)), type_name)
+
+    def repeats(self) -> bool:
+        """Whether some value surely holds two rows or more."""
+        return any(v.lower >= 2 for v in self.top())
 
     @classmethod
     def union(cls, parts: list["FrequentItems"]) -> "FrequentItems":

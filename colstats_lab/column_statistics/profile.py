@@ -154,8 +154,8 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
         if items.max_error == 0 and sum(v.estimate for v in listed) == items.rows and not profile.sampled:
             profile.all_values = [_plain(v.value) for v in listed]
     elif sketchable(type_name) and profile.values > 0:
-        missing.append("no top values: the table keeps no frequent items of it (ALTER TABLE ... SET TBLPROPERTIES "
-                       "('colstats.frequent.items.columns'='*'), then ANALYZE)")
+        missing.append("no top values: no frequent-items sketch is kept of it (a near-unique column keeps none; "
+                       "else ANALYZE it, or name it in the table's colstats.frequent.items.columns)")
     profile.zeros, profile.zeros_exact, how = _zeros(kind, profile, items, distribution)
     if profile.zeros is not None and not profile.zeros_exact:
         missing.append(f"zeros estimated: {profile.zeros:,} ({how})")

@@ -217,9 +217,8 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
                                                     with_rows if partitions is not None else None)
             missing = [p for p in (with_rows if partitions is not None else [None]) if p not in sketches]
             if missing and rows:
-                why = (f"the statistics of {missing[0] or table.qualified_name} keep no frequent values of {key}; "
-                       f"to keep them, ALTER TABLE {table.qualified_name} SET TBLPROPERTIES "
-                       f"('{COLUMNS_PROPERTY}'='{key}') and ANALYZE")
+                why = (f"the statistics of {missing[0] or table.qualified_name} keep no frequent values of {key} "
+                       f"(a near-unique column keeps none; a table whose '{COLUMNS_PROPERTY}' leaves it out neither)")
             else:
                 items = FrequentItems.merged(list(sketches.values()), table.column_type(key))
                 obj = objs.get(key)

@@ -30,11 +30,16 @@ if TYPE_CHECKING:
     from .session import Session
 
 
+SCAN_ITEMS = 10_000  # values a skew scan's sketch tracks unless asked otherwise: counts exact below that many
+
+
 def skew(session: "Session", table: str, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,
          min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
-         max_items: int = 10_000) -> SkewReport:
+         max_items: int | None = None) -> SkewReport:
     """`TableHandle.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
     meta = session.resolve(table)
+    kept_may_serve = max_items is None or max_items <= session.metastore.frequent_items
+    max_items = SCAN_ITEMS if max_items is None else max_items
     check_skew_options(mode, top, min_share, max_keys, max_items)
     names = [columns] if isinstance(columns, str) else list(columns) if isinstance(columns, (list, tuple)) else []
     if not names or not all(isinstance(c, str) and c.strip() for c in names):
@@ -64,11 +69,14 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     if partition is not None:
         wanted = find_partition(session, meta.qualified_name, partition).partName
         parts = [p for p in parts if p.part_name == wanted]
-    if mode == "approx" and len(names) == 1:
+    if mode == "approx" and len(names) == 1 and kept_may_serve:
         kept = _kept_sketches(session, meta, names[0], parts, valid)
         if kept is not None:  # fresh statistics keep the column's frequent values: no scan
+            ndv = _distinct_estimate(session, meta, names, parts, valid) if meta.is_partitioned else \
+                kept_ndv(session, meta, names[0], valid)
             return report_from_sketches(meta, names[0], kept, top, min_share, max_keys,
-                                        f"statistics: the frequent-items sketches kept with them, accurate for {valid}")
+                                        f"statistics: the frequent-items sketches kept with them, accurate for {valid}",
+                                        ndv)
     footers = _footer_counts(meta, parts, names[0]) if mode == "approx" and len(names) == 1 else None
     distinct = _distinct_estimate(session, meta, names, parts, valid) if mode == "exact" else None
     with changes_named(parts), spark_errors(f"cannot measure the skew of {meta.qualified_name}"):
@@ -133,6 +141,14 @@ def _distinct_estimate(session: "Session", meta: Table, names: list[str], parts:
     found = objs.get(names[0])
     distinct = getattr(found.statsData.value, "numDVs", None) if found is not None else None
     return None if distinct is None else int(distinct)
+
+
+def kept_ndv(session: "Session", meta: Table, column: str, valid: ValidWriteIdList) -> int | None:
+    """An unpartitioned table's NDV of `column` from its statistics accurate for `valid` (None: none are)."""
+    stats = session.metastore.get_table_statistics(meta.dbName, meta.tableName, [column], valid_write_ids=valid)
+    obj = stats.obj(column) if stats is not None and stats.isStatsCompliant else None
+    ndv = getattr(obj.statsData.value, "numDVs", None) if obj is not None else None
+    return None if ndv is None else int(ndv)
 
 
 def _footer_counts(meta: Table, parts: list[PartitionFiles], column: str) -> dict[str, tuple[int, int | None]] | None:

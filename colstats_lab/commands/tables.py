@@ -2,10 +2,11 @@
 spec, external Parquet directories registered as a table, and the files aborted writes left behind."""
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 from ..metastore import AlreadyExistsException, FieldSchema, Table
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, LabWarning
 from ..metastore.changes import RegisterTable
 from ..column_statistics.names import parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
@@ -16,8 +17,8 @@ from ..interop.iceberg_source import metadata_file_source
 from ..storage import is_local, join, list_data_files, local_path, normalized, parent, relative
 from ..tables.cleaner import remove_aborted
 from ..column_statistics.partition_values import canonical_value
-from ..tables.external import (check_column_types_agree, external_partition, file_columns, listed_sums,
-                               partition_directories)
+from ..tables.external import (check_column_types_agree, empty_partition_folders, external_partition,
+                               file_columns, listed_sums, partition_directories)
 from ..tables.rewrite import rewrite_partitions
 from ..tables.writer import WriteResult, write_table
 from .reads import partition as find_partition
@@ -101,8 +102,17 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     key_types = {k.lower(): (partition_types or {}).get(k) or _infer_key_type([v[i] for v in values])
                  for i, k in enumerate(keys)}
     _check_partition_values(path, keys, key_types, part_dirs, values)
-    check_column_types_agree(files, path)
-    found = file_columns(session.spark, files[0], keys)
+    unreadable = check_column_types_agree(files, path)
+    empty = empty_partition_folders(path, part_dirs) if keys else []
+    if unreadable or empty:
+        said = ([f"{len(unreadable):,} file(s) that are not Parquet Spark can read ({', '.join(unreadable[:3])}"
+                 f"{', ...' if len(unreadable) > 3 else ''}): an ANALYZE or a query of them fails until they are "
+                 "removed or rewritten"] if unreadable else []) + \
+               ([f"{len(empty):,} partition folder(s) with no data file ({', '.join(empty[:3])}"
+                 f"{', ...' if len(empty) > 3 else ''}): not registered as partitions"] if empty else [])
+        warnings.warn(f"{db}.{table_name.lower()} at {path} holds " + "; and ".join(said), LabWarning, stacklevel=3)
+    readable = [f for f in files if relative(f.path, path) not in set(unreadable)] or files
+    found = file_columns(session.spark, readable[0], keys)
     _check_declared(f"{db}.{table_name.lower()}", path, found.cols,
                     [FieldSchema(k, t) for k, t in key_types.items()], declared)
     table = Table(db, table_name.lower(), found.cols, [FieldSchema(k, t) for k, t in key_types.items()],

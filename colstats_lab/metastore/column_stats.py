@@ -240,6 +240,21 @@ class ColumnStatisticsRepository(Repository):
         conn.dialect.replace_rows(conn, table, names, (owner, "COLUMN_NAME", "ENGINE"), [[r[n] for n in names] for r in rows])
         keep_states(conn, table, before, {(r["DB_NAME"], r["TABLE_NAME"]) for r in rows})
 
+    def columns_with_frequent_items(self, db_name: str, table_name: str, engine: str = "hive") -> set[str]:
+        """The columns some partition (or the table) keeps a frequent-items sketch of, without reading one."""
+        with self.snapshot() as conn:
+            row = self.store.catalog._table_row(db_name, table_name)
+            if self.store.catalog._partition_keys(row["TBL_ID"]):
+                found = conn.execute(
+                    "SELECT DISTINCT S.COLUMN_NAME FROM PART_COL_FREQUENT_ITEMS F JOIN PART_COL_STATS S ON "
+                    "S.CS_ID = F.CS_ID WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ?",
+                    (db_name.lower(), table_name.lower(), engine))
+            else:
+                found = conn.execute(
+                    "SELECT DISTINCT S.COLUMN_NAME FROM TAB_COL_FREQUENT_ITEMS F JOIN TAB_COL_STATS S ON "
+                    "S.CS_ID = F.CS_ID WHERE S.TBL_ID = ? AND S.ENGINE = ?", (row["TBL_ID"], engine))
+            return {r[0] for r in found}
+
     def get_frequent_items(self, db_name: str, table_name: str, col_name: str, part_names: list[str] | None = None,
                            engine: str = "hive") -> dict[str | None, bytes]:
         """The frequent-items sketches stored beside a column's statistics (metastore.frequent_items): per

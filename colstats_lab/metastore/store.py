@@ -150,6 +150,7 @@ class Metastore:
     store_merged_table_statistics = forward("column_stats", ColumnStatisticsRepository.store_merged_table_statistics)
     update_partition_column_statistics = forward("column_stats", ColumnStatisticsRepository.update_partition_column_statistics)
     set_aggr_stats_for = forward("column_stats", ColumnStatisticsRepository.set_aggr_stats_for)
+    columns_with_frequent_items = forward("column_stats", ColumnStatisticsRepository.columns_with_frequent_items)
     get_frequent_items = forward("column_stats", ColumnStatisticsRepository.get_frequent_items)
     set_row_sketches = forward("row_sketches", RowSketchRepository.set_row_sketches)
     carry_row_sketches = forward("row_sketches", RowSketchRepository.carry_row_sketches)

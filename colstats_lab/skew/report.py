@@ -524,10 +524,11 @@ def _approx(frame, table, columns, keys, k, min_share, max_keys, max_items, foot
 
 
 def report_from_sketches(table: Table, column: str, partitions: dict[str, tuple[int, int, FrequentItems]], k: int,
-                         min_share: float, max_keys: int, source: str) -> SkewReport:
+                         min_share: float, max_keys: int, source: str, distinct: int | None = None) -> SkewReport:
     """An approximate report from the frequent-items sketches kept with the statistics, no scan: per partition
     label its rows, NULLs and sketch; the table level merges them. Each count is the middle of the sketch's
-    bounds, within `max_items` (here the sketch's maximum error, in rows) of the true count."""
+    bounds, within `max_items` (here the sketch's maximum error, in rows) of the true count. `distinct`: the
+    table's NDV as its statistics estimate it, which tells what a value the list leaves out typically holds."""
     records, totals, nulls = [], {}, {}
     levels: dict[str, tuple[int, int, FrequentItems | None]] = dict(partitions)
     if table.is_partitioned:
@@ -543,8 +544,9 @@ def report_from_sketches(table: Table, column: str, partitions: dict[str, tuple[
         widest = max(widest, items.max_error)
         records += [{"partition": label, "value": v.value, "count": v.estimate, "rank": rank}
                     for rank, v in enumerate(items.top(k), start=1)]
+    known = {TABLE_LEVEL: distinct} if distinct is not None else {}
     return SkewReport(table, [column], "approx", k, min_share, max_keys, _frame(records, totals), totals,
-                      max_items=widest, nulls=nulls, source=source)
+                      max_items=widest, nulls=nulls, source=source, distinct=known, estimated=set(known))
 
 
 def _frame(records: list[dict], totals: dict[str, int]) -> pd.DataFrame:

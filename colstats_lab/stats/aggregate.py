@@ -26,9 +26,10 @@ from ..column_statistics.model import (
     Timestamp,
 )
 from ..column_statistics.quantiles import sketch_family
-from ..column_statistics.frequent_items import sketchable
+from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..column_statistics.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
+from ..metastore import Metastore, Table
 from ..metastore.table_metadata import ColumnMetadata
 from ..files import DataFile
 from .footers import GroupFigures, group_figures
@@ -37,6 +38,12 @@ from ..quoting import column_ref
 from ..column_statistics.partition_values import comparable_values
 
 ROWS = "__rows"
+# a column whose distinct values are this share of its values or more (an id) keeps no frequent items where it holds
+# over UNIQUE_KEPT_UP_TO times the values a sketch tracks and none repeats: none is frequent, and such a sketch
+# only lists the last values it met (tens of KiB a partition); a smaller one (a dimension's key) keeps its sketch,
+# which a join's prediction reads
+NEAR_UNIQUE = 0.9
+UNIQUE_KEPT_UP_TO = 100
 ROW_SKETCH = "__row_hll"  # compacted with the NDV sketches (`_compacted`: a key ending _hll)
 _MOMENT_KINDS = (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE)  # numbers: their sums are kept (Moments)
 
@@ -206,6 +213,9 @@ class ColumnPlan:
         else:
             data = STATS_DATA_CLASSES[kind](get("trues") or 0, get("falses") or 0, nulls)
         frequent = get("freq") if self.keeps_frequent_items else None
+        if frequent is not None and ndv is not None and non_null > UNIQUE_KEPT_UP_TO * self.frequent_items \
+                and ndv >= NEAR_UNIQUE * non_null and not FrequentItems.of(bytes(frequent), self.type_name).repeats():
+            frequent = None  # near-unique, and no value seen twice: the NDV says all the sketch would
         return ColumnStatisticsObj(self.name, self.type_name, ColumnStatisticsData.of(data),
                                    bytes(frequent) if frequent is not None else None,
                                    numValues=num_rows if self.element else None)
@@ -307,6 +317,34 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
                                            figures.columns.get(plan.name) if figures else None))
                 row_index += 1
         out[values] = GroupStats(values, num_rows, objs, record.get(ROW_SKETCH))
+    return out
+
+
+def near_unique_columns(metastore: Metastore, table: Table, names: list[str], tracked: int) -> set[str]:
+    """The columns whose kept statistics show them near-unique (NDV at least NEAR_UNIQUE of their non-NULL
+    values, over UNIQUE_KEPT_UP_TO times the values a frequent-items sketch tracks) and keep no sketch: an ANALYZE or a
+    gathered write spends no per-row sketch on them. A column never analyzed is not among them: its first
+    ANALYZE sketches it, then drops the sketch where it proves near-unique and saw no value twice (a key with a
+    few repeats keeps its sketch, which names them)."""
+    if not tracked or not names:
+        return set()
+    if table.is_partitioned:
+        aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names, check_compliance=False)
+        objs, rows = aggr.exact, aggr.covered_rows
+    else:
+        stored = metastore.get_table_statistics(table.dbName, table.tableName, names)
+        objs = stored.statsObj if stored is not None else []
+        rows = {o.colName: int(table.parameters.get("numRows", 0) or 0) for o in objs}
+    out = set()
+    sketched = metastore.columns_with_frequent_items(table.dbName, table.tableName)  # a repeat was seen: keep on
+    for obj in objs:
+        if obj.colName in sketched:
+            continue
+        data = obj.statsData.value
+        ndv = getattr(data, "numDVs", None)
+        non_null = (obj.numValues if obj.numValues is not None else rows.get(obj.colName, 0)) - (data.numNulls or 0)
+        if ndv is not None and non_null > UNIQUE_KEPT_UP_TO * tracked and ndv >= NEAR_UNIQUE * non_null:
+            out.add(obj.colName)
     return out
 
 

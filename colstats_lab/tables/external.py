@@ -104,16 +104,20 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     return FileColumns(cols, {k: v for k, v in parameters.items() if v is not None}, skipped)
 
 
-def check_column_types_agree(files: list[DataFile], root: str) -> None:
+def check_column_types_agree(files: list[DataFile], root: str) -> list[str]:
     """Every file's columns of one kind each (integers, floating point, decimals, text, ...), else one line naming
     the column, two files and their types, before any Spark job: Spark reads no table whose files disagree on a
-    column's kind (pandas writes an integer column holding a NULL as float64). Files whose footers cannot be
-    read here are left to Spark's read, which names them."""
+    column's kind (pandas writes an integer column holding a NULL as float64). Returns the files whose footers
+    cannot be read as Parquet (not Parquet, cut short), which Spark's read will refuse."""
     seen: dict[str, tuple[str, str, str]] = {}  # lower-case name -> (kind, type, file)
+    unreadable = []
     for data_file in files:
         try:
             arrow = footer_of(data_file).schema.to_arrow_schema()
-        except (FooterUnavailable, OSError, ValueError):
+        except FooterUnavailable:  # listed through Spark, no credentials here: its read will say
+            continue
+        except (OSError, ValueError):
+            unreadable.append(relative(data_file.path, root))
             continue
         for field_ in arrow:
             kind = _type_kind(field_.type)
@@ -123,6 +127,15 @@ def check_column_types_agree(files: list[DataFile], root: str) -> None:
                     f"column {field_.name} is {first[1]} in {relative(first[2], root)} and {field_.type} in "
                     f"{relative(data_file.path, root)}: Spark reads no table whose files disagree on a column's type; "
                     "write them alike (pandas: an integer column holding NULLs as Int64, not float64)")
+    return unreadable
+
+
+def empty_partition_folders(root: str, part_dirs: list[str]) -> list[str]:
+    """The `k=v` folders directly under `root` that hold no data file (Spark reads no partition of them)."""
+    holding = {rel.split("/", 1)[0] for rel in part_dirs}
+    storage = storage_for(root)
+    return sorted(name for name in storage.child_names(root) if "=" in name and not name.startswith(("_", "."))
+                  and name not in holding and storage.is_dir(join(root, name)))
 
 
 def _type_kind(arrow_type: pa.DataType) -> str:

@@ -67,7 +67,7 @@ def null_and_ndv_figure(rows: pd.DataFrame, title: str) -> go.Figure:
                          hovertemplate="%{x}: %{y:,} distinct<extra></extra>"))
     fig.update_layout(
         title=title, height=320, margin=dict(l=60, r=60, t=50, b=60), template="plotly_white", barmode="group",
-        yaxis=dict(title="null fraction", tickformat=".0%", rangemode="tozero"),
+        yaxis=dict(title="null fraction", tickformat=".2~%", rangemode="tozero"),
         # log, as NDVs run from 1 to millions; from 1 up, else the bars start at the smallest NDV and it shows as none
         yaxis2=dict(title="distinct values", overlaying="y", side="right", type="log", tickformat=",d", dtick=1,
                     range=[0, math.log10(_axis_top(rows["ndv"])) * 1.05]),
@@ -401,7 +401,7 @@ def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at"
                       showlegend=False)
     if along == "recorded_at":  # the kept states' times are UTC
         fig.update_xaxes(title_text="recorded (UTC)", row=4, col=1)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(tickformat=".2~%", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=2, col=1)  # a steady count reads as steady, not as noise
     fig.update_yaxes(rangemode="tozero", tickformat=".2~g", row=4, col=1)
     return fig

@@ -23,9 +23,12 @@ def number(value) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "NaN"
+        if value == 0:  # -0.0 is 0.0 to Spark's comparisons and to a reader
+            value = 0.0
         if value.is_integer() and abs(value) < 1e15:
             return f"{value:,.1f}"
-        return f"{value:,.6g}" if abs(value) < 1e15 else f"{value:.6g}"
+        # ten significant digits: six rounded a max of 4,999.998812 up to "5,000", past what the column holds
+        return f"{value:,.10g}" if abs(value) < 1e15 else f"{value:.10g}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)

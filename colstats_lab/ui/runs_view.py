@@ -67,5 +67,5 @@ class RunsView(View):
             self.listing = widgets.HTML(html_table(shown, numeric={"run id", "seconds", "operators", "q error",
                                                                    "ran skewed"},
                                                    wrap={"query", "planned under (write IDs)", "statistics",
-                                                         "furthest off"}))
+                                                         "furthest off"}, fit=True))  # 1,772 px wide unfitted
         self.children = [self.header, self.chart, self.listing]

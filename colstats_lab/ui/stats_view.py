@@ -113,8 +113,8 @@ def _partial(coverage: str) -> bool:
 
 def _bound(value, unit: str) -> str:
     """A min or max: a timestamp's date and time on two lines, an array's sizes with their unit."""
-    if value is None or (not isinstance(value, (list, str)) and pd.isna(value)):
-        return ""
+    if value is None or (not isinstance(value, (list, str, float)) and pd.isna(value)):
+        return ""  # a float's NaN is a figure (Spark's max of a column holding one), shown as NaN
     text = fmt.number(value) + unit
     return _two_lines(text) if isinstance(value, (Timestamp, dt.datetime)) else fmt.escape(text)
 
