@@ -224,6 +224,12 @@ def analyze_statement(args) -> str:
             f"FOR COLUMNS {', '.join(column_ref(*c.strip().split('.')) for c in args.columns.split(','))}"
             if args.columns else
             "FOR ALL COLUMNS")
+    if args.metadata or args.sample is not None:
+        if args.noscan or args.basic:
+            raise ValueError("--metadata and --sample tier column statistics: no --noscan or --basic")
+        if args.sample is not None and not 0 < args.sample <= 100:
+            raise ValueError(f"--sample takes a percent in (0, 100], not {args.sample:g}")
+        what += " NOSCAN" if args.metadata else f" SAMPLE {args.sample:g} PERCENT"
     if args.all:
         if args.partition or args.columns:
             raise ValueError("--all analyzes every table of a database whole: no --partition or --columns")
@@ -449,7 +455,14 @@ def build_parser() -> argparse.ArgumentParser:
     mode = analyze.add_mutually_exclusive_group()
     mode.add_argument("--columns", help="these columns only, comma-separated")
     mode.add_argument("--basic", action="store_true", help="rows, files and bytes only")
-    mode.add_argument("--noscan", action="store_true", help="files and bytes only, no scan")
+    mode.add_argument("--noscan", action="store_true", help="files and bytes only, no scan (Hive's NOSCAN; for column "
+                                                            "statistics from the files' metadata, --metadata)")
+    tier = analyze.add_mutually_exclusive_group()
+    tier.add_argument("--metadata", action="store_true",
+                      help="column statistics from the files' metadata alone, no value read (SQL's FOR COLUMNS ... "
+                           "NOSCAN): exact where footers and dictionary pages hold them, bands elsewhere")
+    tier.add_argument("--sample", type=float, metavar="PERCENT",
+                      help="column statistics from a random PERCENT of each partition's row groups (SAMPLE n PERCENT)")
     analyze.add_argument("--stale", type=float, nargs="?", const=0.0, metavar="THRESHOLD",
                          help="only the partitions whose statistics are not accurate (and, given a threshold, whose "
                               "rows changed by that fraction or more, or by rows not counted), every column")

@@ -27,6 +27,7 @@ from .metastore.levels import TABLE_LEVEL
 from .skew import DEFAULT_MODE
 from .sql.lexer import quoted
 from .quoting import column_ref, string_literal
+from .tables.snapshot import spelled_columns
 from .tables import kind_of, read_snapshot
 
 if TYPE_CHECKING:
@@ -306,9 +307,10 @@ class TableHandle:
     def to_spark(self, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
         """The table's rows as a Spark DataFrame.
 
-        Exactly the files the snapshot admits: the given one, the transaction's, or the current one."""
+        Exactly the files the snapshot admits: the given one, the transaction's, or the current one. Columns are
+        named as the files spell them (`userId`)."""
         table, parts = reads.snapshot_parts(self._lab, self.name, snapshot, txn)
-        return read_snapshot(self._lab.spark, table, parts)
+        return spelled_columns(read_snapshot(self._lab.spark, table, parts), table)
 
     def view(self, kind: str = "stats", *args, **kwargs):
         """A workbench view of this table, as an ipywidgets object.

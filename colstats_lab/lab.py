@@ -356,11 +356,11 @@ class Lab(DeprecatedLabMethods):
         `format="iceberg"`, the Iceberg table of the metadata file `path` (read-only: pinned to the snapshot that
         file names).
 
-        Partition key types are int when every value is an integer, else string, unless `partition_types` says
-        otherwise (a format's tables carry their own). Basic stats count files and bytes; rows stay unknown
-        (numRows 0, no accuracy flag) until ANALYZE, as Hive leaves loaded files. A Delta or Iceberg table is
-        followed to its current snapshot whenever the lab uses it: statistics of partitions a later commit changed
-        are stale, and the reason names the commit."""
+        Partition key types are inferred from the folders' values as Spark infers them (int, bigint, double,
+        date, timestamp, else string), unless `partition_types` says otherwise (a format's tables carry their own).
+        Basic stats count files and bytes; rows stay unknown (numRows 0, no accuracy flag) until ANALYZE, as Hive
+        leaves loaded files. A Delta or Iceberg table is followed to its current snapshot whenever the lab uses it:
+        statistics of partitions a later commit changed are stale, and the reason names the commit."""
         registered = table_commands.register_external(self, table, path, format, partition_types)
         return self.tables[registered.qualified_name]
 

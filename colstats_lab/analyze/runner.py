@@ -18,7 +18,7 @@ from ..errors import InvalidArgument, spark_errors
 from ..file_columns import nanos_columns
 from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, Metastore,
     Partition, StatsAccuracy, ColumnPath, Table, ValidWriteIdList)
-from ..column_statistics.frequent_items import items_tracked
+from ..column_statistics.frequent_items import items_named, items_tracked
 from ..metastore.row_sketches import RowSketch
 from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
 from ..metastore.staleness import PARAM as ROWS_CHANGED
@@ -26,7 +26,7 @@ from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
 from ..metastore.changes import FollowUp
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats
-from ..stats.aggregate import near_unique_columns, served_by_footers
+from ..stats.aggregate import served_by_footers
 from ..column_statistics.estimators import BOUNDS_PARAM
 from .tiers import MIN_SAMPLED_ROW_GROUPS, TieredScan, metadata_tier, sampled_tier, tierable
 from ..stats.footers import GroupFigures
@@ -109,8 +109,7 @@ class AnalyzeOutcome:
         return text
 
 
-def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0,
-                 near_unique: set[str] | frozenset[str] = frozenset()) -> tuple[list[ColumnPlan], list[str]]:
+def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0) -> tuple[list[ColumnPlan], list[str]]:
     """The columns to analyze and the ones skipped; raises naming an unknown or unsupported column.
     A struct column stands for itself (its NULL count) and its leaves (`payload.user.id`), each a column of its
     own. With `kll` each column of a type with a distribution sketch gets one; each column of a key's type a
@@ -118,8 +117,8 @@ def column_plans(table: Table, stmt: Analyze, kll: bool, frequent_items: int = 0
     keys = set(table.partition_key_names)
 
     def plan(column: ColumnPath) -> ColumnPlan:
-        tracked = 0 if column.name in near_unique else frequent_items
-        return ColumnPlan.of(column, kll, items_tracked(table.parameters, column.name, column.type, tracked))
+        return ColumnPlan.of(column, kll, items_tracked(table.parameters, column.name, column.type, frequent_items),
+                             items_named(table.parameters, column.name))
 
     figure_columns = table.figure_columns
     if stmt.columns is None:
@@ -173,9 +172,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     if stmt.partition and not table.is_partitioned:
         raise InvalidArgument(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
     plans, skipped = (column_plans(table, stmt, kll_for(table.parameters, metastore.kll_enabled),
-                                   metastore.frequent_items,
-                                   near_unique_columns(metastore, table, [c.name for c in table.stats_columns],
-                                                       metastore.frequent_items))
+                                   metastore.frequent_items)
                       if stmt.mode == "columns" else ([], []))
     partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
                   if table.is_partitioned else None)

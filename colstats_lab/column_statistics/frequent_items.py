@@ -9,7 +9,8 @@ they are, so the items read back with DataSketches' long and string serdes.
 
 Which columns: every column of a key's type (integers, dates, strings), as PostgreSQL keeps most-common values
 of every column, unless the table's property `colstats.frequent.items.columns` names some (`none`: none). A
-column the kept statistics show near-unique (an id) keeps none: no value of it is frequent, and its NDV says so.
+near-unique column (an id) whose sketch saw no value twice keeps none, unless the table names it: no value of it is
+frequent, and its NDV says so.
 A sketch costs about what an NDV sketch does (Spark's aggregate runs per row, interpreted).
 """
 from __future__ import annotations
@@ -44,6 +45,15 @@ def frequent_columns(parameters: dict) -> set[str] | None:
     if "*" in names:
         return None
     return set() if names <= {"none"} else names
+
+
+def items_named(parameters: dict, column: str) -> bool:
+    """Whether the table's property asks for this column's frequent items by name (or `*`): then a sketch is kept
+    even of a near-unique column (a dimension's key, whose sketch a join's prediction reads)."""
+    if COLUMNS_PROPERTY not in parameters:
+        return False
+    named = frequent_columns(parameters)
+    return named is None or column.lower() in named
 
 
 def items_tracked(parameters: dict, column: str, type_name: str, tracked: int) -> int:

@@ -11,6 +11,7 @@ from sqlglot import exp
 from ..errors import parse_sql
 from ..pruning import single_table_where
 from ..tables import read_snapshot
+from ..tables.snapshot import spelled_columns
 from .plan_tables import PLAN_STATISTICS, plan_table, planned_view, why_not_planned
 from .reads import planned_read, snapshot_parts
 
@@ -75,7 +76,7 @@ def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: 
                 continue
             if as_files is not None:
                 as_files[f"{db}.{name}"] = why
-        read_snapshot(lab.spark, table, parts).createOrReplaceTempView(view)
+        spelled_columns(read_snapshot(lab.spark, table, parts), table).createOrReplaceTempView(view)
         _bind(node, view)
     return tree.sql(dialect="spark", identify=True)  # Spark reads a non-ASCII name only quoted
 

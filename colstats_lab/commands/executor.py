@@ -451,7 +451,8 @@ def _show_partitions(lab: "Session", stmt: st.ShowPartitions) -> Result:
         names = [p.partName for p in matching_partitions(lab.metastore, table, stmt.partition)]
     else:
         names = lab.metastore.get_partition_names(table.dbName, table.tableName)
-    return Result(stmt, df=pd.DataFrame({"partition": names}))
+    spelled = table.partition_speller()  # eventDate=2026-11-01, as the folders spell the key
+    return Result(stmt, df=pd.DataFrame({"partition": [spelled(name) for name in names]}))
 
 
 # what the lab itself keeps in a table's parameters: set by hand, a figure would say what no ANALYZE computed

@@ -2,13 +2,16 @@
 spec, external Parquet directories registered as a table, and the files aborted writes left behind."""
 from __future__ import annotations
 
+import datetime as dt
+import re
 import warnings
 from typing import TYPE_CHECKING
 
-from ..metastore import AlreadyExistsException, FieldSchema, Table
+from ..metastore import AlreadyExistsException, FieldSchema, InvalidObjectException, Table
 from ..errors import InvalidArgument, LabWarning
+from ..quoting import parse_java_double
 from ..metastore.changes import RegisterTable
-from ..column_statistics.names import parse_part_name, split_table_name
+from ..column_statistics.names import object_name_problem, parse_part_name, split_table_name
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import PartitionSpecItem
 from ..interop import snapshot_source
@@ -79,6 +82,9 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
     partition keys a CREATE EXTERNAL TABLE names, must be what the files hold (checked before anything is
     registered)."""
     db, table_name = split_table_name(name, session.current_db)
+    problem = object_name_problem(table_name, "table")  # before anything is listed or read
+    if problem:
+        raise InvalidObjectException(problem)
     # a `file:` URI (what pyiceberg and Spark give) is its local path; another scheme is its file system's
     # (`s3://lake/ev`), never taken for a relative path (it was read as `<cwd>/s3:/lake/ev`)
     path = local_path(path) if is_local(path) else normalized(path)
@@ -103,7 +109,7 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
                  for i, k in enumerate(keys)}
     _check_partition_values(path, keys, key_types, part_dirs, values)
     unreadable = check_column_types_agree(files, path)
-    empty = empty_partition_folders(path, part_dirs) if keys else []
+    empty = empty_partition_folders(path, part_dirs) if keys and is_local(path) else []  # a store has no empty one
     if unreadable or empty:
         said = ([f"{len(unreadable):,} file(s) that are not Parquet Spark can read ({', '.join(unreadable[:3])}"
                  f"{', ...' if len(unreadable) > 3 else ''}): an ANALYZE or a query of them fails until they are "
@@ -112,7 +118,7 @@ def register_external(session: "Session", name: str, path: str, format: str = "p
                  f"{', ...' if len(empty) > 3 else ''}): not registered as partitions"] if empty else [])
         warnings.warn(f"{db}.{table_name.lower()} at {path} holds " + "; and ".join(said), LabWarning, stacklevel=3)
     readable = [f for f in files if relative(f.path, path) not in set(unreadable)] or files
-    found = file_columns(session.spark, readable[0], keys)
+    found = file_columns(lambda: session.spark, readable[0], keys)  # Spark starts only if its inference is needed
     _check_declared(f"{db}.{table_name.lower()}", path, found.cols,
                     [FieldSchema(k, t) for k, t in key_types.items()], declared)
     table = Table(db, table_name.lower(), found.cols, [FieldSchema(k, t) for k, t in key_types.items()],
@@ -145,14 +151,51 @@ def _check_partition_values(path: str, keys: list[str], key_types: dict[str, str
                                          if key_types[key.lower()] in ("double", "float") else "")) from None
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,9})?")
+_INT_RANGE = 2 ** 31
+
+
 def _infer_key_type(values: list[str | None]) -> str:
+    """A partition key's type from its folders' values, as Spark's partition discovery infers it (the first that
+    every value is: int, bigint, double, date, timestamp, else string), so that the lab's table and
+    `spark.read.parquet` agree. A whole number is taken as a number only as it is canonically written (`007`
+    stays text: a folder name spelling a value two ways would name two partitions)."""
     present = [v for v in values if v is not None]
-    try:
-        if present and all(str(int(v)) == v.lstrip("+") for v in present):
-            return "int"
-    except ValueError:
-        pass
+    if not present:
+        return "string"
+    if all(_whole(v) for v in present):
+        return "int" if all(-_INT_RANGE <= int(v) < _INT_RANGE for v in present) else "bigint"
+    if all(_double(v) for v in present):
+        return "double"
+    if all(_DATE.fullmatch(v) and _parses(dt.date.fromisoformat, v) for v in present):
+        return "date"
+    if all(_TIMESTAMP.fullmatch(v) and _parses(dt.datetime.fromisoformat, v) for v in present):
+        return "timestamp"
     return "string"
+
+
+def _whole(text: str) -> bool:
+    try:
+        return str(int(text)) == text.lstrip("+")
+    except ValueError:
+        return False
+
+
+def _double(text: str) -> bool:
+    try:
+        parse_java_double(text)
+    except InvalidArgument:
+        return False
+    return not text.lstrip("+-").isdigit()  # a whole number written otherwise (007) is no double to Spark either
+
+
+def _parses(parse, text: str) -> bool:
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def clean(session: "Session", max_bytes: int | None = None) -> list[str]:

@@ -91,7 +91,8 @@ def skewed_clause(info: SkewedInfo, table: Table, stored_as_directories: bool) -
     for value in info.skewedColValues:
         items = [literal(v, t) for v, t in zip(value, types)]
         values.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
-    clause = f"SKEWED BY ({', '.join(map(identifier, info.skewedColNames))}) ON ({', '.join(values)})"
+    names = [identifier(table.spelled(name)) for name in info.skewedColNames]  # eventType, as the files spell it
+    clause = f"SKEWED BY ({', '.join(names)}) ON ({', '.join(values)})"
     return clause + (" STORED AS DIRECTORIES" if stored_as_directories else "")
 
 

@@ -29,7 +29,6 @@ from ..column_statistics.quantiles import sketch_family
 from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..column_statistics.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
-from ..metastore import Metastore, Table
 from ..metastore.table_metadata import ColumnMetadata
 from ..files import DataFile
 from .footers import GroupFigures, group_figures
@@ -38,12 +37,10 @@ from ..quoting import column_ref
 from ..column_statistics.partition_values import comparable_values
 
 ROWS = "__rows"
-# a column whose distinct values are this share of its values or more (an id) keeps no frequent items where it holds
-# over UNIQUE_KEPT_UP_TO times the values a sketch tracks and none repeats: none is frequent, and such a sketch
-# only lists the last values it met (tens of KiB a partition); a smaller one (a dimension's key) keeps its sketch,
-# which a join's prediction reads
+# a column whose distinct values are this share of its values or more (an id) keeps no frequent items where none
+# repeats, unless its table names it: none is frequent, and such a sketch only lists the values it met last (tens
+# of KiB a partition); a dimension's key the table names keeps its sketch, which a join's prediction reads
 NEAR_UNIQUE = 0.9
-UNIQUE_KEPT_UP_TO = 100
 ROW_SKETCH = "__row_hll"  # compacted with the NDV sketches (`_compacted`: a key ending _hll)
 _MOMENT_KINDS = (StatsKind.LONG, StatsKind.DECIMAL, StatsKind.DOUBLE)  # numbers: their sums are kept (Moments)
 
@@ -57,6 +54,7 @@ class ColumnPlan:
     from_footers: bool = False
     # values a frequent-items sketch tracks (colstats.frequent.items; 0: none), for sketchable types
     frequent_items: int = 0
+    items_named: bool = False  # the table names the column for frequent items: kept even where near-unique
     path: tuple[str, ...] = ()  # a struct leaf's column and fields (`Table.stats_columns`); () for `name` itself
     # `element`, `key` or `value`: the values inside the array or map at path[:-1], read from its explode
     element: str = ""
@@ -76,10 +74,11 @@ class ColumnPlan:
         return F.col(column_ref(*parts))
 
     @classmethod
-    def of(cls, column: ColumnPath, histogram: bool = False, frequent_items: int = 0) -> "ColumnPlan":
+    def of(cls, column: ColumnPath, histogram: bool = False, frequent_items: int = 0,
+           items_named: bool = False) -> "ColumnPlan":
         """The plan of one of `Table.stats_columns`."""
         return cls(column.name, column.type, histogram, frequent_items=frequent_items, path=column.path,
-                   element=column.element)
+                   element=column.element, items_named=items_named)
 
     @property
     def collection(self) -> tuple[str, ...]:
@@ -213,7 +212,7 @@ class ColumnPlan:
         else:
             data = STATS_DATA_CLASSES[kind](get("trues") or 0, get("falses") or 0, nulls)
         frequent = get("freq") if self.keeps_frequent_items else None
-        if frequent is not None and ndv is not None and non_null > UNIQUE_KEPT_UP_TO * self.frequent_items \
+        if frequent is not None and ndv is not None and not self.items_named and non_null > 2 \
                 and ndv >= NEAR_UNIQUE * non_null and not FrequentItems.of(bytes(frequent), self.type_name).repeats():
             frequent = None  # near-unique, and no value seen twice: the NDV says all the sketch would
         return ColumnStatisticsObj(self.name, self.type_name, ColumnStatisticsData.of(data),
@@ -317,34 +316,6 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
                                            figures.columns.get(plan.name) if figures else None))
                 row_index += 1
         out[values] = GroupStats(values, num_rows, objs, record.get(ROW_SKETCH))
-    return out
-
-
-def near_unique_columns(metastore: Metastore, table: Table, names: list[str], tracked: int) -> set[str]:
-    """The columns whose kept statistics show them near-unique (NDV at least NEAR_UNIQUE of their non-NULL
-    values, over UNIQUE_KEPT_UP_TO times the values a frequent-items sketch tracks) and keep no sketch: an ANALYZE or a
-    gathered write spends no per-row sketch on them. A column never analyzed is not among them: its first
-    ANALYZE sketches it, then drops the sketch where it proves near-unique and saw no value twice (a key with a
-    few repeats keeps its sketch, which names them)."""
-    if not tracked or not names:
-        return set()
-    if table.is_partitioned:
-        aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names, check_compliance=False)
-        objs, rows = aggr.exact, aggr.covered_rows
-    else:
-        stored = metastore.get_table_statistics(table.dbName, table.tableName, names)
-        objs = stored.statsObj if stored is not None else []
-        rows = {o.colName: int(table.parameters.get("numRows", 0) or 0) for o in objs}
-    out = set()
-    sketched = metastore.columns_with_frequent_items(table.dbName, table.tableName)  # a repeat was seen: keep on
-    for obj in objs:
-        if obj.colName in sketched:
-            continue
-        data = obj.statsData.value
-        ndv = getattr(data, "numDVs", None)
-        non_null = (obj.numValues if obj.numValues is not None else rows.get(obj.colName, 0)) - (data.numNulls or 0)
-        if ndv is not None and non_null > UNIQUE_KEPT_UP_TO * tracked and ndv >= NEAR_UNIQUE * non_null:
-            out.add(obj.colName)
     return out
 
 

@@ -8,7 +8,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -59,17 +59,51 @@ class FileColumns:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[str]) -> FileColumns:
+def _schema_without_spark(arrow: pa.Schema) -> T.StructType | None:
+    """The Spark schema Spark's Parquet reader infers for a file of this Arrow schema, made here (pyspark's own
+    mapping, no JVM); None where that mapping is not sure to be Spark's (an unsigned integer): Spark then infers
+    it. A nanosecond timestamp maps to a timestamp, as `file_columns` makes it one either way."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    if any(pa.types.is_unsigned_integer(f.type) or pa.types.is_null(f.type) for f in _leaf_fields(arrow)):
+        return None
+    try:
+        return from_arrow_schema(arrow)
+    except Exception:  # noqa: BLE001 - pyspark's refusal of a type: Spark's own inference decides
+        return None
+
+
+def _leaf_fields(schema) -> list[pa.Field]:
+    out, stack = [], list(schema)
+    while stack:
+        f = stack.pop()
+        kind = f.type
+        if pa.types.is_struct(kind):
+            stack.extend(kind.field(i) for i in range(kind.num_fields))
+        elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+            stack.append(kind.value_field)
+        elif pa.types.is_map(kind):
+            stack.extend([kind.key_field, kind.item_field])
+        else:
+            out.append(f)
+    return out
+
+
+def file_columns(spark: "SparkSession | Callable[[], SparkSession]", data_file: DataFile,
+                 partition_keys: list[str]) -> FileColumns:
     """The columns of the Parquet file at `path` as Spark reads them, the partition keys (as the directories
     spell them) left out but their spelling kept. A
     file holding two names that differ only in case is refused by name; a nanosecond timestamp is a
     timestamp (read truncated to the microsecond); a column Spark cannot read is left out by name, with why,
     and the others kept."""
     path = data_file.path
+
+    def spark_of() -> SparkSession:  # started only where Spark's inference is needed
+        return spark() if callable(spark) else spark
     try:
         parquet = footer_of(data_file).schema
     except FooterUnavailable:  # listed through Spark: its inference alone says the columns
-        return _columns_spark_infers(spark, path, partition_keys)
+        return _columns_spark_infers(spark_of(), path, partition_keys)
     except (OSError, ValueError) as exc:  # pyarrow's: not Parquet, cut short
         raise InvalidArgument(f"cannot read {path} as Parquet: {exc}") from None
     arrow = parquet.to_arrow_schema()
@@ -82,11 +116,15 @@ def file_columns(spark: SparkSession, data_file: DataFile, partition_keys: list[
     nanos = {name: [tuple(leaf.path.split(".")[1:]) for leaf in leaves.get(name, [])
                     if is_nanosecond_timestamp(leaf.logical_type)] for name in arrow.names if name not in skipped}
     nanos = {name: paths for name, paths in nanos.items() if paths}
-    with spark_errors(f"cannot read {path} as Parquet"), _nanos_as_long(spark, bool(nanos)):
-        if skipped:  # Spark infers no file with such a column: it infers the others from a file of their schema
-            schema = _inferred_without(spark, arrow, set(skipped))
-        else:
-            schema = spark.read.parquet(*spark_uris(spark, [path])).schema
+    int96 = any(parquet.column(i).physical_type == "INT96" for i in range(len(parquet)))
+    # a registration starts no JVM where it can: Arrow's reading of an INT96 timestamp is no guide to Spark's
+    schema = None if skipped or int96 else _schema_without_spark(arrow)
+    if schema is None:
+        with spark_errors(f"cannot read {path} as Parquet"), _nanos_as_long(spark_of(), bool(nanos)):
+            if skipped:  # Spark infers no file with such a column: it infers the others from a file of their schema
+                schema = _inferred_without(spark_of(), arrow, set(skipped))
+            else:
+                schema = spark_of().read.parquet(*spark_uris(spark_of(), [path])).schema
     keys = {k.lower() for k in partition_keys}
     cols = [FieldSchema(f.name.lower(),
                         from_spark_type(with_leaf_type(f.dataType, nanos.get(f.name, []), T.TimestampType())).name)

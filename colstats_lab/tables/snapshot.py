@@ -228,6 +228,14 @@ def read_hive_layout(spark: SparkSession, table: Table, parts: list[PartitionFil
     return frame.select(*table_columns(table), *[F.col(column_ref(k.name)) for k in table.partitionKeys])
 
 
+def spelled_columns(frame: DataFrame, table: Table) -> DataFrame:
+    """`frame` (a read of `table`, columns named as the metastore keeps them) with each column named as the files
+    spell it (`userId`, `eventDate`): what a user's DataFrame and a query's result show. Spark resolves names
+    without case, so queries over it read the same columns."""
+    names = [table.spelled(name) for name in frame.columns]
+    return frame if names == frame.columns else frame.toDF(*names)
+
+
 def _in_subdirectory(part: PartitionFiles) -> bool:
     return any(parent(f.path) not in part.dirs for f in part.files)
 

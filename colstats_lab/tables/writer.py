@@ -17,7 +17,7 @@ from ..coltypes import parse_type
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj,
     Metastore, Partition, SkewedInfo, StatsAccuracy, Table, ValidWriteIdList)
-from ..column_statistics.frequent_items import items_tracked
+from ..column_statistics.frequent_items import items_named, items_tracked
 from ..column_statistics.quantiles import kll_for
 from ..column_statistics.names import parse_part_name
 from ..metastore.staleness import PARAM as ROWS_CHANGED
@@ -25,7 +25,7 @@ from ..metastore.staleness import rows_changed_param
 from ..metastore.changes import FollowUp
 from ..column_statistics.merge import merge_column_stats
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
-from ..stats.aggregate import near_unique_columns, served_by_footers
+from ..stats.aggregate import served_by_footers
 from ..stats.footers import footer_servable, group_figures
 from ..files import is_data_file
 from ..storage import is_local, join, list_data_files, parent, relative, same_location, spark_uris, storage_for
@@ -93,11 +93,9 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidArgument(f"mode must be one of {MODES}, not {mode!r}")
     frame, notes = _aligned_frame(spark, table, data, partition or {})
     collect = None
-    unique = near_unique_columns(metastore, table, [c.name for c in table.stats_columns], metastore.frequent_items) \
-        if gather else set()
     plans = [ColumnPlan.of(c, kll_for(table.parameters, metastore.kll_enabled),
-                           items_tracked(table.parameters, c.name, c.type,
-                                         0 if c.name in unique else metastore.frequent_items))
+                           items_tracked(table.parameters, c.name, c.type, metastore.frequent_items),
+                           items_named(table.parameters, c.name))
              for c in table.figure_columns]
     dynamic = table.is_partitioned and not partition
     if gather and plans and not dynamic:  # min, max and NULLs from the new files' footers where they will hold them

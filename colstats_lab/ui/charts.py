@@ -167,10 +167,12 @@ def _file_label(identifier: str) -> str:
     return f"{parts[0]}-{parts[1]}…{parts[-1]}" if len(parts) > 3 and len(stem) > 24 else name
 
 
-def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
+def pruning_treemap(report, measure: str = "bytes", spelled=None) -> go.Figure:
     """The table's partitions, list-bucketing directories and files as nested boxes sized by bytes (or
     rows), green where the query reads them and grey where pruning skips them. Past TREEMAP_PARTITIONS
-    partitions the largest are drawn and the others summed into one kept and one pruned box."""
+    partitions the largest are drawn and the others summed into one kept and one pruned box. `spelled` names a
+    partition as the files spell its keys (`eventDate=...`)."""
+    spelled = spelled or (lambda name: name)
     root = report.table
     ids, labels, parents, values, colors, hover = [root], [root], [""], [0], ["#ffffff"], [""]
     partitions = [d for d in report.decisions if d.level == Level.PARTITION]
@@ -192,11 +194,13 @@ def pruning_treemap(report, measure: str = "bytes") -> go.Figure:
         else:
             continue
         ids.append(f"{d.level}:{d.identifier}")
-        labels.append(_file_label(d.identifier) if d.level == Level.FILE else d.identifier)
+        shown = _file_label(d.identifier) if d.level == Level.FILE else spelled(d.identifier)
+        labels.append(shown)
         parents.append(parent)
         values.append(max(getattr(d, measure), 0))
         colors.append(KEPT_COLOR if d.kept else PRUNED_COLOR)
-        hover.append(f"{d.identifier}<br>{'kept' if d.kept else 'pruned'}: {d.reason}")
+        hover.append(f"{d.identifier if d.level == Level.FILE else shown}<br>{'kept' if d.kept else 'pruned'}: "
+                     f"{d.reason}")
     for kept, group in summed.items():
         if group:
             ids.append(f"others:{kept}")

@@ -55,7 +55,11 @@ class PruningView(View):
         self.set_header()
 
     def refresh(self) -> None:
-        self.treemap = charts.pruning_treemap(self.report, self.measure.value)
+        try:
+            spelled = self.lab.resolve(self.report.table).partition_speller()
+        except ColstatsError:  # a table dropped meanwhile: its names as the report keeps them
+            spelled = None
+        self.treemap = charts.pruning_treemap(self.report, self.measure.value, spelled)
         charts.clear(self.chart, wait=True)
         with self.chart:
             charts.show(self.treemap)
