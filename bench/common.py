@@ -93,6 +93,42 @@ def bench_arguments(runs: int = 3, tables: tuple[str, ...] = ()) -> argparse.Nam
     return parser.parse_args()
 
 
+def zipf_strings(spark, rows: int, partitions: int):
+    """The issue's second shape: a string column of 200,000 Zipf-distributed values beside a few others, every
+    partition written as 1 file of 4 row groups (`write_shape`)."""
+    uniform = F.rand(seed=21)
+    return spark.range(rows).select(
+        F.col("id"),
+        F.concat(F.lit("user-"), F.floor(F.pow(F.lit(200_000.0), uniform * uniform)).cast("string")).alias("user"),
+        (F.rand(seed=22) * 1000).alias("amount"),
+        F.element_at(F.array(*[F.lit(c) for c in ("click", "view", "buy", "scroll")]),
+                     (F.rand(seed=23) * 4).cast("int") + 1).alias("event"),
+        F.format_string("2026-10-%02d", (F.col("id") % partitions).cast("int") + 1).alias("ds"))
+
+
+def trial_frames(rows: int, partitions: int = 6, files: int = 3):
+    """The issue's trial as pandas and pyarrow write it: `partitions` days of `files` files, row groups of about
+    27,000 rows (37 a partition at 3M rows), NaN beside NULL, a Zipf user id, a 5,000-value sku, non-ASCII notes,
+    a flag; yields (partition folder name, file index, pyarrow table)."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(7)
+    per_file = rows // (partitions * files)
+    for day in range(partitions):
+        for index in range(files):
+            n = per_file
+            price = rng.uniform(0, 5355.67, n)
+            price[rng.random(n) < 0.01] = np.nan
+            yield (f"eventDate=2026-11-0{day + 1}", index, pa.table({
+                "userId": pa.array(rng.zipf(1.3, n) % 100_000, pa.int64()),
+                "eventType": pa.array(rng.choice(["click", "view", "buy", "sçroll"], n, p=[0.4, 0.4, 0.1, 0.1])),
+                "price": pa.array(price, pa.float64(), mask=rng.random(n) < 0.02),
+                "note": pa.array([f"nöte-{v % 200_000}" for v in rng.integers(0, 10**6, n)]),
+                "flag": pa.array(rng.random(n) < 0.35),
+                "sku": pa.array(rng.integers(0, 5000, n), pa.int64())}))
+
+
 def bench_table(lab: Lab, rows: int, partitions: int, name: str = "bench"):
     """Generates the data once into Parquet, writes it into the lab table `name` (one dynamic-partition
     write), and returns the generated data as a DataFrame for other consumers of the same rows."""
@@ -104,7 +140,7 @@ def bench_table(lab: Lab, rows: int, partitions: int, name: str = "bench"):
     return source
 
 
-def footers_lack(schema, keys=(), kll: bool = False) -> tuple[list, list]:
+def footers_lack(schema, keys=(), kll: bool = False, frequent_items: int = 0) -> tuple[list, list]:
     """The aggregates Parquet footers cannot give (every column but the partition `keys`): the row count, an
     HLL sketch of every column, string lengths, true and false counts, and the minimum, maximum and non-NULL
     count of the types whose footers never serve them (floats: a NaN keeps them out); with `kll`, a KLL sketch of
@@ -127,6 +163,14 @@ def footers_lack(schema, keys=(), kll: bool = False) -> tuple[list, list]:
     aggregates += [agg(f"v_{c}").alias(f"{agg.__name__}_{c}") for c in unserved for agg in (F.min, F.max, F.count)]
     aggregates += [F.count_if(F.col(f"v_{c}")).alias(f"t_{c}") for c in booleans]
     aggregates += [F.count_if(~F.col(f"v_{c}")).alias(f"f_{c}") for c in booleans]
+    if frequent_items:  # what ANALYZE keeps by default: a frequent-items sketch of each integer, date and string
+        from colstats_lab.column_statistics.frequent_items import sketchable
+        from colstats_lab.stats.sketches import frequent_items_input
+
+        kept = [c for c, t in types.items() if sketchable(t)]
+        inputs += [frequent_items_input(F.col(c), types[c]).alias(f"fi_{c}") for c in kept]
+        aggregates += [F.expr(f"approx_top_k_accumulate(fi_{c}, {int(frequent_items)}).sketch").alias(f"top_{c}")
+                       for c in kept]
     if kll:  # in the sketch's units: days for dates, microseconds for timestamps
         units = {"date": F.unix_date, "timestamp": F.unix_micros}
         distributed = {c: t for c, t in types.items() if kll_aggregate(F.col(c), t) is not None}

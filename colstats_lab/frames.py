@@ -23,7 +23,7 @@ from .column_statistics.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
 from .metastore.staleness import PARAM as ROWS_CHANGED
-from .metastore.staleness import describe_change, describe_total
+from .metastore.staleness import describe_change, describe_summed
 from .column_statistics.frequent_items import FrequentItems
 from .column_statistics.names import hive_part_name
 
@@ -184,8 +184,11 @@ def table_bands(metastore: Metastore, table: Table, names: list[str]) -> dict[st
     (`estimators.merged_band`): the partitions read whole count as one owner, their union's figures exact (its
     NDV from their sketches); the tiered ones each with their own bands. Columns every partition read whole are
     left out: their figures are exact. One read of the partitions' parameters, one merge of the whole ones."""
-    params = metastore.get_partition_params(table.dbName, table.tableName, [BOUNDS_PARAM, "numRows"])
-    entries = {name: tiered_columns(p) for name, p in params.items()}
+    marked = metastore.partitions_holding(table.dbName, table.tableName, BOUNDS_PARAM, ["numRows"])
+    if not marked:  # no partition analyzed by a tier: every figure of the table level is exact
+        return {}
+    params = metastore.get_partition_params(table.dbName, table.tableName, ["numRows"])
+    entries = {name: tiered_columns(p) for name, p in marked.items()}
     rows = {name: int(p.get("numRows", 0) or 0) for name, p in params.items()}
     out: dict[str, dict[str, Band]] = {}
     types = {c.name: c.type for c in table.figure_columns}
@@ -235,11 +238,16 @@ def _band_value(value):
 
 def _table_tiers(metastore: Metastore, table: Table) -> dict[str, str]:
     """Each column's tier at a partitioned table's level, in words: its partitions' tier, or "mixed"."""
-    params = metastore.get_partition_params(table.dbName, table.tableName, [BOUNDS_PARAM])
-    owners = {name: tiered_columns(p) for name, p in params.items()}
+    marked = metastore.partitions_holding(table.dbName, table.tableName, BOUNDS_PARAM)
+    if not marked:
+        return {}
+    total = metastore.count_partitions(table.dbName, table.tableName)
+    owners = {name: tiered_columns(p) for name, p in marked.items()}
     out = {}
     for column in {c for entry in owners.values() for c in entry}:
         tiers = {tier_said(entry.get(column)) for entry in owners.values()}
+        if sum(column in entry for entry in owners.values()) < total:
+            tiers.add("every value")  # some partitions read whole
         out[column] = tiers.pop() if len(tiers) == 1 else "mixed"
     return out
 
@@ -474,7 +482,7 @@ def stats_level(metastore: Metastore, table: Table, level: str = TABLE_LEVEL) ->
     if kind_of(table).written_elsewhere:
         changed = _external_change(metastore, table, partition, params)
     elif partition is None and table.is_partitioned:
-        changed = describe_total(metastore.get_partition_params(db, name, ["numRows", ROWS_CHANGED]).values())
+        changed = describe_summed(*metastore.changed_rows_summed(db, name, ROWS_CHANGED))
     else:
         changed = describe_change(params)
     return StatsLevel(frame, rows, params, changed, partition)

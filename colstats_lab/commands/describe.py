@@ -15,7 +15,7 @@ from ..column_statistics.estimators import Band, tiered_columns
 from ..column_statistics.quantiles import Distribution, value_text
 from ..frames import figure_value, table_bands
 from ..metastore.staleness import PARAM as ROWS_CHANGED
-from ..metastore.staleness import describe_change, describe_total
+from ..metastore.staleness import describe_change, describe_summed
 from ..sql.partition_spec import exact_partition
 from ..sql.statements import Describe
 
@@ -52,8 +52,8 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
                      ("CreateTime:", _time(table.createTime), ""), ("Write Id:", str(table.writeId), ""),
                      ("Table Parameters:", "", "")]
             rows += _parameters(table.parameters, changed)
-            rows += [("Rows changed since analyze:", describe_total(
-                metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]).values())
+            rows += [("Rows changed since analyze:", describe_summed(
+                *metastore.changed_rows_summed(table.dbName, table.tableName, ROWS_CHANGED))
                 if table.is_partitioned else describe_change(table.parameters), "")]
     return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
 
@@ -202,15 +202,21 @@ def _coverage_text(aggr, name: str) -> str:
 
 def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -> StatsAccuracy:
     """The flags that hold for what is described; a partitioned table's column flags hold when every
-    partition has them (Hive keeps them on the partitions)."""
+    partition has them (Hive keeps them on the partitions). A partitioned table's partitions are judged once
+    (an external one's folders listed once, not once for each question)."""
+    if partition is None and table.is_partitioned:
+        summary, held = metastore.summary_and_flags(table.dbName, table.tableName, [])
+        if not summary.accurate and summary.first is not None:
+            return StatsAccuracy()
+        accuracy = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
+        if accuracy.basic:
+            accuracy.columns = held.columns
+        return accuracy
     if _not_accurate(metastore, table, partition):
         return StatsAccuracy()
     if partition is not None:
         return StatsAccuracy.parse(partition.parameters.get(COLUMN_STATS_ACCURATE))
-    accuracy = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
-    if table.is_partitioned and accuracy.basic:
-        accuracy.columns = metastore.partitions_accuracy(table.dbName, table.tableName).columns
-    return accuracy
+    return StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))
 
 
 def _accuracy_text(accuracy: StatsAccuracy, column: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from ..coltypes import parse_type
 from ..storage import join
@@ -464,6 +464,36 @@ class CatalogRepository(Repository):
                 if key is not None:
                     params[key] = value
             return out
+
+    def partitions_holding(self, db_name: str, table_name: str, key: str, also: Sequence[str] = ()
+                           ) -> dict[str, dict[str, str]]:
+        """The partitions whose parameters hold `key`, with it and the parameters `also`: the few a tiered ANALYZE
+        marked among 100,000, read without visiting the others' parameters."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            out: dict[str, dict[str, str]] = {}
+            for name, found_key, value in conn.execute(
+                    "SELECT P.PART_NAME, PP.PARAM_KEY, PP.PARAM_VALUE FROM PARTITIONS P JOIN PARTITION_PARAMS K "
+                    "ON K.PART_ID = P.PART_ID AND K.PARAM_KEY = ? JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
+                    "AND PP.PARAM_KEY IN (SELECT value FROM json_each(?)) WHERE P.TBL_ID = ? ORDER BY P.PART_NAME",
+                    (key, _json_list([key, *also]), row["TBL_ID"])):
+                out.setdefault(name, {})[found_key] = value
+            return out
+
+    def changed_rows_summed(self, db_name: str, table_name: str, changed_key: str) -> tuple[int, int, int, int, int]:
+        """Over every partition, summed by the database: (partitions, those with `changed_key`, their changed rows,
+        their numRows, those whose changed rows are not 0). What `staleness.describe_summed` says, without a row of
+        each of 100,000 partitions' parameters in Python."""
+        with self.snapshot() as conn:
+            row = self._table_row(db_name, table_name)
+            found = conn.execute(
+                "SELECT COUNT(*), COUNT(C.PARAM_VALUE), COALESCE(SUM(CAST(NULLIF(C.PARAM_VALUE, '') AS BIGINT)), 0), "
+                "COALESCE(SUM(CASE WHEN C.PARAM_VALUE IS NOT NULL THEN CAST(NULLIF(N.PARAM_VALUE, '') AS BIGINT) END), "
+                "0), COALESCE(SUM(CASE WHEN CAST(NULLIF(C.PARAM_VALUE, '') AS BIGINT) <> 0 THEN 1 ELSE 0 END), 0) "
+                "FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS C ON C.PART_ID = P.PART_ID AND C.PARAM_KEY = ? "
+                "LEFT JOIN PARTITION_PARAMS N ON N.PART_ID = P.PART_ID AND N.PARAM_KEY = 'numRows' WHERE P.TBL_ID = ?",
+                (changed_key, row["TBL_ID"])).fetchone()
+            return tuple(int(v or 0) for v in found)  # type: ignore[return-value]
 
     def count_partitions(self, db_name: str, table_name: str) -> int:
         """The number of the table's partitions: from the segments' summary when it is fresh, else counted."""

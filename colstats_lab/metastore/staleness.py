@@ -10,7 +10,6 @@ kept) has an unknown fraction.
 """
 from __future__ import annotations
 
-from typing import Collection
 
 PARAM = "colstats.rowsChangedSinceAnalyze"
 
@@ -42,16 +41,13 @@ def describe_change(params: dict) -> str:
     return f"{int(params[PARAM] or 0):,} of {int(params.get('numRows', 0) or 0):,} rows ({fraction:.0%})"
 
 
-def describe_total(params_list: Collection[dict]) -> str:
-    """The same over many partitions: "12 of 400 rows (3%) in 2 of 10 partitions", unknown ones named."""
-    known = [p for p in params_list if PARAM in p]
-    if params_list and not known:
-        return (f"unknown in all {len(params_list):,} partitions (not written through the lab since their "
+def describe_summed(partitions: int, known: int, changed: int, rows: int, moved: int) -> str:
+    """The same over many partitions, from their sums (`Metastore.changed_rows_summed`): "12 of 400 rows (3%) in 2
+    of 10 partitions", unknown ones named."""
+    if partitions and not known:
+        return (f"unknown in all {partitions:,} partitions (not written through the lab since their "
                 f"statistics were kept)")
-    changed = sum(int(p[PARAM] or 0) for p in known)
-    rows = sum(int(p.get("numRows", 0) or 0) for p in known)
-    moved = sum(1 for p in known if int(p[PARAM] or 0))
     fraction = 0.0 if not changed else (1.0 if rows <= 0 else min(1.0, changed / rows))
-    text = f"{changed:,} of {rows:,} rows ({fraction:.0%}) in {moved} of {len(params_list)} partitions"
-    unknown = len(params_list) - len(known)
+    text = f"{changed:,} of {rows:,} rows ({fraction:.0%}) in {moved} of {partitions} partitions"
+    unknown = partitions - known
     return text + (f"; unknown in {unknown}" if unknown else "")

@@ -94,17 +94,29 @@ class StatsAccuracyRepository(Repository):
             table = self.store.catalog.get_table(db_name, table_name)
             valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
             groups, what = self._owner_groups(table, part_names, valid)
-            out = []
-            for columns in column_sets:
-                summary = ComplianceSummary(sum(g[2] for g in groups))
-                for params, write_id, count, sample, files_changed in groups:
-                    ok, why = self._compliance(table, params, write_id, what, columns, valid, files_changed)
-                    if not ok:
-                        summary.not_accurate += count
-                        if summary.first is None or (sample or "") < (summary.first[0] or ""):
-                            summary.first = (sample, why)
-                out.append(summary)
-            return out
+            return [self._summary(table, groups, what, columns, valid) for columns in column_sets]
+
+    def _summary(self, table: Table, groups: list[tuple], what: str, columns: list[str],
+                 valid: ValidWriteIdList) -> ComplianceSummary:
+        summary = ComplianceSummary(sum(g[2] for g in groups))
+        for params, write_id, count, sample, files_changed in groups:
+            ok, why = self._compliance(table, params, write_id, what, columns, valid, files_changed)
+            if not ok:
+                summary.not_accurate += count
+                if summary.first is None or (sample or "") < (summary.first[0] or ""):
+                    summary.first = (sample, why)
+        return summary
+
+    def summary_and_flags(self, db_name: str, table_name: str, col_names: list[str]
+                          ) -> tuple[ComplianceSummary, StatsAccuracy]:
+        """stats_compliance_summary and partitions_accuracy of a partitioned table for a reader now, from one reading
+        of its owners: an external table's files are listed once (DESCRIBE of a column says both)."""
+        self.store.column_stats._refresh_segments(db_name, table_name)
+        with self.snapshot():
+            table = self.store.catalog.get_table(db_name, table_name)
+            valid = self.store.txns.get_valid_write_ids(db_name, table_name)
+            groups, what = self._owner_groups(table, None, valid)
+            return self._summary(table, groups, what, col_names, valid), self._flags(table, groups, what, valid)
 
     def partitions_accuracy(self, db_name: str, table_name: str,
                             valid_write_ids: ValidWriteIdList | None = None) -> StatsAccuracy:
@@ -115,12 +127,15 @@ class StatsAccuracyRepository(Repository):
             table = self.store.catalog.get_table(db_name, table_name)
             valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
             groups, what = self._owner_groups(table, None, valid)
-            held = [StatsAccuracy.parse(params.get(ACCURATE_PARAM))
-                    if self._compliance(table, params, write_id, what, [], valid, files_changed)[0] else StatsAccuracy()
-                    for params, write_id, _, _, files_changed in groups]
-            if not held:
-                return StatsAccuracy()
-            return StatsAccuracy(all(h.basic for h in held), set.intersection(*(h.columns for h in held)))
+            return self._flags(table, groups, what, valid)
+
+    def _flags(self, table: Table, groups: list[tuple], what: str, valid: ValidWriteIdList) -> StatsAccuracy:
+        held = [StatsAccuracy.parse(params.get(ACCURATE_PARAM))
+                if self._compliance(table, params, write_id, what, [], valid, files_changed)[0] else StatsAccuracy()
+                for params, write_id, _, _, files_changed in groups]
+        if not held:
+            return StatsAccuracy()
+        return StatsAccuracy(all(h.basic for h in held), set.intersection(*(h.columns for h in held)))
 
     def _owner_groups(self, table: Table, part_names: list[str] | None,
                       valid: ValidWriteIdList) -> tuple[list[tuple], str]:

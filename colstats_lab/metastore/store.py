@@ -132,6 +132,8 @@ class Metastore:
     get_partition_names_by_values = forward("catalog", CatalogRepository.get_partition_names_by_values)
     find_partition_names = forward("catalog", CatalogRepository.find_partition_names)
     get_partition_params = forward("catalog", CatalogRepository.get_partition_params)
+    partitions_holding = forward("catalog", CatalogRepository.partitions_holding)
+    changed_rows_summed = forward("catalog", CatalogRepository.changed_rows_summed)
     count_partitions = forward("catalog", CatalogRepository.count_partitions)
     get_partition_names = forward("catalog", CatalogRepository.get_partition_names)
     drop_partition = forward("catalog", CatalogRepository.drop_partition)
@@ -173,6 +175,7 @@ class Metastore:
     stats_compliance_summary = forward("accuracy", StatsAccuracyRepository.stats_compliance_summary)
     column_compliance = forward("accuracy", StatsAccuracyRepository.column_compliance)
     partitions_accuracy = forward("accuracy", StatsAccuracyRepository.partitions_accuracy)
+    summary_and_flags = forward("accuracy", StatsAccuracyRepository.summary_and_flags)
     record_analyzed_files = forward("accuracy", StatsAccuracyRepository.record_analyzed_files)
     external_file_changes = forward("accuracy", StatsAccuracyRepository.external_file_changes)
 
