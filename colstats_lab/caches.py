@@ -7,6 +7,7 @@ took the lab's process to 1 GiB at 10,000 files. Each cache says what one of its
 """
 from __future__ import annotations
 
+import gc
 import threading
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
@@ -17,6 +18,11 @@ _lock = threading.Lock()
 _entries: OrderedDict[tuple[str, Hashable], tuple[Any, int]] = OrderedDict()  # least recently used first
 _held = 0
 _max_bytes = DEFAULT_MAX_BYTES
+# a dropped value may stay in memory in a reference cycle (pyarrow's FileMetaData and the schema it hands out refer
+# to each other) that only a full collection frees, and Python's full collections grow rarer the more objects a
+# process holds: 100,000 footers read through this cache left 1.5 GiB of them at registration. One full collection
+# each time a budget's worth has been dropped frees them (about 30 of a few tens of ms each over 100,000 footers)
+_dropped_since_collected = 0
 
 
 class BoundedCache:
@@ -47,6 +53,9 @@ class BoundedCache:
             _entries[(self.name, key)] = (value, weight)
             _held += weight
             _evict()
+            collect = _dropped_since_collected > _max_bytes
+        if collect:  # outside the lock: a finalizer the collection runs may use a cache
+            _collect_dropped()
 
     def clear(self) -> None:
         global _held
@@ -56,10 +65,18 @@ class BoundedCache:
 
 
 def _evict() -> None:
-    global _held
+    global _held, _dropped_since_collected
     while _held > _max_bytes and _entries:
         _, (_, weight) = _entries.popitem(last=False)
         _held -= weight
+        _dropped_since_collected += weight
+
+
+def _collect_dropped() -> None:
+    global _dropped_since_collected
+    with _lock:
+        _dropped_since_collected = 0
+    gc.collect()
 
 
 def set_max_bytes(max_bytes: int) -> None:
