@@ -121,7 +121,9 @@ def table_profile(metastore: Metastore, table: Table, partition: str | None = No
         if sketchable(type_name):
             sketches = metastore.get_frequent_items(table.dbName, table.tableName, name, part_names)
             items = FrequentItems.merged(list(sketches.values()), type_name) if sketches else None
-        profiles.append(column_profile(spelled, type_name, covered, record, Distribution.of_stats(obj), items))
+        lengths = Distribution.of(getattr(obj.statsData.value, "lengths", None), "bigint")
+        profiles.append(column_profile(spelled, type_name, covered, record, Distribution.of_stats(obj), items,
+                                       lengths))
         profiles[-1].nested = table.column(name) is None  # a leaf (`addr.city`) or elements (`tags.element`)
     accurate = all(p.accurate for p in profiles)
     return Profile(table.qualified_name, level, rows, profiles,

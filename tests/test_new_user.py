@@ -52,6 +52,25 @@ def test_frequent_items_are_kept_by_default_and_serve_the_profile_skew_and_estim
     assert estimate.estimated_rows == int((frame["eventType"] == "click").sum())
 
 
+def test_an_analyze_of_more_partitions_than_sketches_can_carry_keeps_none_unless_the_table_names_columns(
+        clicks, monkeypatch):
+    """Per partition a frequent-items sketch a column: past FREQUENT_ITEMS_PARTITIONS partitions in one job (100,000
+    crashed Spark's driver), the default ones are left out and the summary says so; a table naming its columns keeps
+    theirs. The bound is lowered to 2 here so that three partitions pass it."""
+    from colstats_lab.analyze import runner
+
+    lab, frame = clicks
+    monkeypatch.setattr(runner, "FREQUENT_ITEMS_PARTITIONS", 2)
+    summary = str(lab.sql("ANALYZE TABLE clicks COMPUTE STATISTICS FOR ALL COLUMNS"))
+    assert "Frequent items not kept: 3 partitions" in summary and "colstats.frequent.items.columns" in summary
+    assert lab.tables["clicks"].inspect.frequent_values("eventType").empty
+    lab.sql("ALTER TABLE clicks SET TBLPROPERTIES ('colstats.frequent.items.columns'='eventType')")
+    summary = str(lab.sql("ANALYZE TABLE clicks COMPUTE STATISTICS FOR ALL COLUMNS"))
+    assert "Frequent items not kept" not in summary
+    top = lab.tables["clicks"].inspect.frequent_values("eventType").set_index("value")["rows"]
+    assert dict(top) == frame["eventType"].value_counts().to_dict()
+
+
 def test_a_utf8_sketch_round_trips_and_merges():
     from datasketches import frequent_items_sketch
 

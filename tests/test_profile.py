@@ -202,11 +202,15 @@ def test_a_sampled_profile_says_so_and_suggests_nothing_from_estimates(lab, tmp_
                        row_group_size=1_000)
     lab.sql(f"CREATE EXTERNAL TABLE flat (orderId BIGINT, qty BIGINT, amountEUR DOUBLE, `städte` STRING, "
             f"source STRING, ticketNo BIGINT) STORED AS PARQUET LOCATION '{folder}'")
+    lab.sql("ALTER TABLE flat SET TBLPROPERTIES ('colstats.kll.enable'='true')")
     lab.tables["flat"].analyze(sample=0.1)
     profile = lab.tables["flat"].profile()
     columns = profile.columns.set_index("column")
     sampled = [c for c in columns.index if columns.loc[c, "sampled"]]
     assert sampled and all("sample" in columns.loc[c, "sampled"] for c in sampled)
+    # a sample's sums describe its row groups: its mean is no estimate of the table's, so none is shown
+    assert "amountEUR" in sampled and columns.loc["amountEUR", "mean"] is None
+    assert "a sample's sums" in columns.loc["amountEUR", "missing"]
     assert not any(r.column in sampled for r in profile.suggest().itertuples())
     assert profile.duplicates["rows"] is None and profile.duplicates["reason"]
     assert "sample" in profile.to_html()
@@ -344,19 +348,47 @@ def test_structs_and_a_column_of_nulls_profile_without_suggesting_what_no_frame_
         lab.tables["people"].profile("ds=1")
 
 
-@pytest.mark.parametrize("rows", [150, 40_000])  # a sketch holding every value, and one that compacted
-def test_a_doubles_zeros_come_from_its_kll_sketch_where_its_range_ends_at_zero(lab, tmp_path, rows):
-    """A double keeps no frequent items: a discount that is 0 on most rows said no zeros at all. Where the range
-    ends at 0 the sketch's ranks count them, exactly while it holds every value, else within its rank error."""
+def _payments(tmp_path, rows: int) -> pd.DataFrame:
     rng = np.random.default_rng(11)
     frame = pd.DataFrame({"discount": np.where(rng.random(rows) < 0.85, 0.0, rng.uniform(1, 9, rows)),
                           "refund": np.where(rng.random(rows) < 0.6, 0.0, -rng.uniform(1, 9, rows)),
-                          "price": rng.uniform(-5, 5, rows)})
+                          "price": np.round(rng.uniform(-5, 5, rows), 1)})
+    frame.loc[0, "price"] = -0.0  # a zero to pandas as to Spark's comparisons
     os.makedirs(tmp_path / "pay")
     frame.to_parquet(tmp_path / "pay" / "part-0.parquet")
+    return frame
+
+
+@pytest.mark.parametrize("rows", [150, 40_000])  # a sketch holding every value, and one that compacted
+def test_every_numbers_zeros_are_counted_exactly_by_the_pass(lab, tmp_path, rows):
+    """Issue 76 item 19: zeros were estimated from the KLL sketch, or unknown where 0 lay inside the range
+    (ydata-profiling counts them); ANALYZE's pass now counts them beside the sums, exactly, -0.0 among them."""
+    frame = _payments(tmp_path, rows)
     lab.register_external("pay", str(tmp_path / "pay"))
     lab.sql("ALTER TABLE pay SET TBLPROPERTIES ('colstats.kll.enable'='true')")
     lab.sql("ANALYZE TABLE pay COMPUTE STATISTICS FOR ALL COLUMNS")
+    profile = lab.tables["pay"].profile()
+    columns = profile.columns.set_index("column")
+    for column in ("discount", "refund", "price"):
+        assert columns.loc[column, "zeros"] == int((frame[column] == 0).sum()), column
+        assert "zeros estimated" not in columns.loc[column, "missing"]
+    assert columns.loc["price", "zeros"] > 0
+    for column in ("discount", "refund"):
+        assert (column, "zeros") in set(zip(profile.alerts["column"], profile.alerts["kind"]))
+    card = profile.to_html()
+    assert f"{int((frame.price == 0).sum()):,} (" in card and "≈" not in card.split("price")[1].split("</dl>")[0]
+
+
+@pytest.mark.parametrize("rows", [150, 40_000])
+def test_zeros_kept_before_they_were_counted_come_from_the_kll_sketch(lab, tmp_path, rows):
+    """Statistics kept before the lab counted zeros (NUM_ZEROS NULL): where the range ends at 0 the sketch's ranks
+    count them, exactly while it holds every value, else within its rank error, and say so; elsewhere unknown."""
+    frame = _payments(tmp_path, rows)
+    lab.register_external("pay", str(tmp_path / "pay"))
+    lab.sql("ALTER TABLE pay SET TBLPROPERTIES ('colstats.kll.enable'='true')")
+    lab.sql("ANALYZE TABLE pay COMPUTE STATISTICS FOR ALL COLUMNS")
+    with lab.metastore.db.transaction() as db:  # as a metastore of schema 29 kept them
+        db.execute("UPDATE TAB_COL_STATS SET NUM_ZEROS = NULL")
     profile = lab.tables["pay"].profile()
     columns = profile.columns.set_index("column")
     for column in ("discount", "refund"):
@@ -367,5 +399,47 @@ def test_a_doubles_zeros_come_from_its_kll_sketch_where_its_range_ends_at_zero(l
         else:
             assert abs(zeros - truth) <= rank_error() * rows, (column, zeros, truth)
             assert "zeros estimated" in columns.loc[column, "missing"]
+            assert "≈ " in profile.to_html()
         assert (column, "zeros") in set(zip(profile.alerts["column"], profile.alerts["kind"]))
     assert pd.isna(columns.loc["price", "zeros"])  # 0 inside the range: the ranks cannot count one value
+
+
+def test_strings_have_a_length_histogram_and_dates_their_range_on_the_card(lab, tmp_path):
+    """Issue 76 item 19: ydata-profiling shows a histogram of a string's lengths and a datetime's range; the
+    lab's profile had neither. Lengths in code points as Spark's length() counts them (non-ASCII, the empty
+    string, NULLs left out), merged over partitions, each whole-width bin within the sketch's stated error."""
+    rng = np.random.default_rng(5)
+    rows = 12_000
+    frame = pd.DataFrame({
+        "note": ["ü" * int(n) for n in rng.integers(0, 45, rows)],
+        "day": pd.to_datetime("2026-01-01") + pd.to_timedelta(rng.integers(0, 300, rows), unit="D"),
+        "seenAt": pd.to_datetime("2026-01-01") + pd.to_timedelta(rng.integers(0, 10**8, rows), unit="s"),
+        "ds": rng.choice(["a", "b"], rows)})
+    frame.loc[frame.index % 9 == 0, "note"] = None
+    frame["day"] = frame["day"].dt.date
+    for ds, part in frame.groupby("ds"):
+        os.makedirs(tmp_path / "notes" / f"ds={ds}")
+        part.drop(columns="ds").to_parquet(tmp_path / "notes" / f"ds={ds}" / "part-0.parquet", index=False,
+                                           row_group_size=500)
+    lab.register_external("notes", str(tmp_path / "notes"))
+    lab.sql("ALTER TABLE notes SET TBLPROPERTIES ('colstats.kll.enable'='true')")
+    lab.sql("ANALYZE TABLE notes COMPUTE STATISTICS FOR ALL COLUMNS")
+    profile = lab.tables["notes"].profile()
+    columns = profile.columns.set_index("column")
+    lengths = frame["note"].dropna().str.len().to_numpy()
+    histogram = columns.loc["note", "length_histogram"]
+    edges = histogram["edges"]
+    assert all(isinstance(e, int) for e in edges) and edges[0] == 0 and edges[-1] >= lengths.max()
+    truth = [int(((lengths >= a) & (lengths < b)).sum()) for a, b in zip(edges, edges[1:])]
+    assert sum(truth) == len(lengths) and histogram["error"] == math.ceil(2 * rank_error() * len(lengths))
+    assert all(abs(c - t) <= histogram["error"] for c, t in zip(histogram["counts"], truth)), (histogram, truth)
+    assert "length histogram" not in columns.loc["note", "missing"]
+
+    card = profile.to_html()
+    assert 'aria-label="length histogram"' in card
+    assert str(frame["day"].min()) in card and str(frame["day"].max()) in card
+    assert str(frame["seenAt"].min()) in card and str(frame["seenAt"].max()) in card
+
+    lab.sql("ANALYZE TABLE notes COMPUTE STATISTICS FOR COLUMNS note SAMPLE 20 PERCENT")  # of 12 row groups each
+    sampled = lab.tables["notes"].profile().columns.set_index("column").loc["note"]
+    assert sampled["sampled"] and sampled["length_histogram"] is None and "no length histogram" in sampled["missing"]

@@ -288,6 +288,9 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
         conn.execute("DROP TABLE ROW_SKETCHES")  # 27's
         conn.execute("DROP TABLE QUERY_RUN_TABLES")  # 28's
         conn.execute("DROP TABLE QUERY_RUNS")
+        for later in ("TAB_COL_STATS", "PART_COL_STATS", "PART_STATS_SEGMENTS"):  # 30's
+            conn.execute(f"ALTER TABLE {later} DROP COLUMN NUM_ZEROS")
+            conn.execute(f"ALTER TABLE {later} DROP COLUMN LENGTH_HISTOGRAM")
         conn.execute("PRAGMA user_version = 7")
     ms = Metastore(path)
     try:

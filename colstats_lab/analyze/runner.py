@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, ClassVar, cast
 
 from pyspark.sql import SparkSession
@@ -18,7 +18,7 @@ from ..errors import InvalidArgument, spark_errors
 from ..file_columns import nanos_columns
 from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, Metastore,
     Partition, StatsAccuracy, ColumnPath, Table, ValidWriteIdList)
-from ..column_statistics.frequent_items import items_named, items_tracked
+from ..column_statistics.frequent_items import COLUMNS_PROPERTY, frequent_columns, items_named, items_tracked
 from ..metastore.row_sketches import RowSketch
 from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
 from ..metastore.staleness import PARAM as ROWS_CHANGED
@@ -193,9 +193,10 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     # column anyway, of a table keeping its distributions (colstats.kll.enable: the statistics a profile reads)
     every_column = (stmt.mode == "columns" and {p.name for p in plans} >= table.stats_column_names
                     and any(p.histogram for p in plans))
+    tier_notes: list[str] = []
     if stmt.mode != "noscan":
+        plans = _frequent_items_within_reach(plans, table, len(files), tier_notes)
         plans, footers = _footer_plans(table, files, plans)
-        tier_notes: list[str] = []
         if plans and (stmt.metadata_only or stmt.sample_percent not in (None, 100.0)):
             plans = _tierable(plans, stmt, table, tier_notes)
             tiered = _tiered_scan(spark, table, files, plans, footers, stmt, metastore.sample_seed, tier_notes)
@@ -225,6 +226,27 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
                           outcome, _tier_params(tiered, plans, outcome.tier)))
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+# partitions one ANALYZE keeps frequent items of by default: each partition keeps a sketch a column (1.4 KB at the
+# least: a 100-row partition's), and the job's results pass through the driver at once; at 10,000 partitions of 20
+# columns the lab's process peaked at 1.15 GiB, and at 100,000 Spark's driver ran out of heap taking them in
+FREQUENT_ITEMS_PARTITIONS = 5_000
+
+
+def _frequent_items_within_reach(plans: list[ColumnPlan], table: Table, partitions: int,
+                                 notes: list[str]) -> list[ColumnPlan]:
+    """The plans without their default frequent-items sketches when the job covers more than
+    FREQUENT_ITEMS_PARTITIONS partitions, said in `notes`; the columns a table names keep theirs."""
+    if partitions <= FREQUENT_ITEMS_PARTITIONS or frequent_columns(table.parameters) is not None:
+        return plans
+    dropped = [p.name for p in plans if p.frequent_items]
+    if not dropped:
+        return plans
+    notes.append(f"Frequent items not kept: {partitions:,} partitions would keep a sketch each of every column; "
+                 f"name the columns that need them in {COLUMNS_PROPERTY} (TBLPROPERTIES), or analyze fewer "
+                 "partitions at a time.")
+    return [replace(p, frequent_items=0) if p.frequent_items else p for p in plans]
 
 
 def _tierable(plans: list[ColumnPlan], stmt: Analyze, table: Table, notes: list[str]) -> list[ColumnPlan]:

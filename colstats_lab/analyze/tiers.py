@@ -480,6 +480,9 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
     if getattr(data, "histogram", None):
         bounds.update(_quartile_bands(plan, data.histogram, objs, units_total))
     updates["bitVectors"] = None  # the sample's sketch is not the partition's
+    # nor are its sums, zeros and lengths: a mean of sampled sums over the partition's values would be a fraction of
+    # the truth shown as exact (a profile says "no mean" of a sampled level instead)
+    updates["moments"] = updates["lengths"] = None
     changed = replace(data, **{k: v for k, v in updates.items() if hasattr(data, k)})
     bounds["rows"] = [rows, rows, rows, True, "footers"]
     return replace(merged, statsData=ColumnStatisticsData.of(changed), frequentItems=None, numValues=exact.numValues)

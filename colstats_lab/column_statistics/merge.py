@@ -20,7 +20,7 @@ from typing import Any, Iterable
 from ..coltypes import StatsKind
 from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Moments, merged_moments
 from .quantiles import merge as merge_histograms
-from .quantiles import sketch_family
+from .quantiles import SketchFamily, sketch_family
 from .sketches import sketch_ndv, union
 from .stats_rows import StatsColumn
 
@@ -54,6 +54,7 @@ class SegmentStats:
     histogram: bytes | None = None  # the union of the KLL sketches; None when a part with values has none
     nans: int | None = None  # a double's NaN values; None when a part did not count its own
     moments: Moments | None = None  # a number's sums; None when a part with values kept none
+    lengths: bytes | None = None  # a string's KLL sketch of lengths, merged as `histogram` is
 
 
 def spark_order(value):
@@ -92,7 +93,7 @@ def merge_partitions(column: StatsColumn) -> SegmentStats:
                    column.highs, column.sketches, [bool(s) or not n for s, n in zip(column.sketches, column.ndvs)],
                    [n or 0 for n in column.ndvs], lengths, column.max_lens, column.trues, column.falses,
                    column.histograms or [None] * len(column.rows), column.nans or [None] * len(column.rows),
-                   column.moments or [None] * len(column.rows))
+                   column.moments or [None] * len(column.rows), column.lengths or [None] * len(column.rows))
 
 
 def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
@@ -101,30 +102,34 @@ def merge_segments(parts: list[SegmentStats]) -> SegmentStats:
     pick = lambda attribute: [getattr(p, attribute) for p in parts]  # noqa: E731
     return _merged(first.col_type, first.kind, sum(pick("parts")), pick("rows"), pick("nulls"), pick("low"),
                    pick("high"), pick("sketch"), pick("all_sketched"), pick("max_ndv"), pick("total_len"),
-                   pick("max_len"), pick("trues"), pick("falses"), pick("histogram"), pick("nans"), pick("moments"))
+                   pick("max_len"), pick("trues"), pick("falses"), pick("histogram"), pick("nans"), pick("moments"),
+                   pick("lengths"))
 
 
 def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketched, max_ndvs, lengths, max_lens,
-            trues, falses, histograms, nans, moments) -> SegmentStats:
+            trues, falses, histograms, nans, moments, length_sketches) -> SegmentStats:
     """Hive's rules on parallel lists: counts add (lengths as whole totals, so that the row-weighted
     average length comes out the same in any grouping), the merged range, the union of the sketches
     while every part with values has one, else the largest part NDV as the lower bound Hive falls back to.
     The KLL sketches merge while every part with values has one: a union missing a part would describe
     other rows than the merged level's. The sums merge by Chan's rule over each part's values (neither NULL
-    nor NaN), while every part with values kept its own."""
+    nor NaN), while every part with values kept its own; so do the sketches of a string's lengths."""
     sketched = all(all_sketched) and kind not in (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION,
                                                   StatsKind.STRUCT)
     low, high = merged_range(lows, highs) if kind in _RANGED else (None, None)
     family = sketch_family(col_type)
     complete = all(h is not None or r - (n or 0) <= 0 for h, r, n in zip(histograms, rows, nulls))
     histogram = merge_histograms(histograms, family) if family is not None and complete else None
+    lengths_kept = kind in (StatsKind.STRING, StatsKind.BINARY) and any(length_sketches) and all(
+        s is not None or r - (n or 0) <= 0 for s, r, n in zip(length_sketches, rows, nulls))
+    merged_lengths = merge_histograms(length_sketches, SketchFamily.BIGINT) if lengths_kept else None
     return SegmentStats(col_type, kind, parts, sum(rows), sum(n or 0 for n in nulls), low, high,
                         union(sketches) if sketched else None, sketched, max(max_ndvs, default=0),
                         sum(lengths), max((n or 0 for n in max_lens), default=0),
                         sum(n or 0 for n in trues), sum(n or 0 for n in falses), histogram,
                         None if kind is not StatsKind.DOUBLE or None in nans else sum(nans),
                         merged_moments([(m, r - (n or 0) - (nan or 0)) for m, r, n, nan in zip(moments, rows, nulls, nans)])
-                        if kind in _MOMENT_KINDS else None)
+                        if kind in _MOMENT_KINDS else None, merged_lengths)
 
 
 def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False) -> ColumnStatisticsObj:
@@ -153,8 +158,8 @@ def segment_to_obj(name: str, merged: SegmentStats, counts_values: bool = False)
         data = data_class(merged.low, merged.high, merged.nulls, ndv, sketch, merged.histogram)
     elif kind in (StatsKind.STRING, StatsKind.BINARY):
         avg_len = merged.total_len / merged.rows if merged.rows else 0.0
-        data = (data_class(merged.max_len, avg_len, merged.nulls, ndv, sketch) if kind is StatsKind.STRING
-                else data_class(merged.max_len, avg_len, merged.nulls))
+        data = (data_class(merged.max_len, avg_len, merged.nulls, ndv, sketch, merged.lengths)
+                if kind is StatsKind.STRING else data_class(merged.max_len, avg_len, merged.nulls, None, merged.lengths))
     else:
         data = data_class(merged.trues, merged.falses, merged.nulls)
     return ColumnStatisticsObj(name, merged.col_type, ColumnStatisticsData.of(data),

@@ -65,10 +65,11 @@ class Moments:
     and standard deviation with no second scan. The pass sums the values and their squares (two plain sums:
     the cheapest aggregates Spark has); each partition's deviations are their difference, kept as such, so
     that partitions merge by Chan et al.'s pairwise rule without cancelling again. Sums of whole numbers are
-    exact below 2^53."""
+    exact below 2^53. The same pass counts the values equal to 0 (-0.0 among them): a profile's exact zeros."""
 
     sumValues: float
     sumSquaredDeviations: float | None  # None: unknown (the values' spread was lost to their magnitude)
+    zeros: int | None = None  # None: not counted (kept before the lab counted them)
 
     def mean(self, count: int) -> float | None:
         return self.sumValues / count if count > 0 else None
@@ -83,14 +84,17 @@ class Moments:
 
 def merged_moments(parts: list[tuple[Moments | None, int]]) -> Moments | None:
     """The moments of the union of parts given as (moments, values counted); None when a part with values
-    has none (its values' sum is unknown) or no part has a value (as a scan's sum of no value is NULL)."""
+    has none (its values' sum is unknown) or no part has a value (as a scan's sum of no value is NULL). The zeros
+    add up while every part with values counted its own."""
     total, count = 0.0, 0
     deviations: float | None = 0.0
+    zeros: int | None = 0
     for moments, values in parts:
         if values <= 0:
             continue
         if moments is None:
             return None
+        zeros = None if zeros is None or moments.zeros is None else zeros + moments.zeros
         if moments.sumSquaredDeviations is None or deviations is None:
             deviations = None
         elif count:
@@ -100,7 +104,7 @@ def merged_moments(parts: list[tuple[Moments | None, int]]) -> Moments | None:
             deviations = moments.sumSquaredDeviations
         total += moments.sumValues
         count += values
-    return Moments(total, deviations) if count else None
+    return Moments(total, deviations, zeros) if count else None
 
 
 @dataclass
@@ -171,23 +175,27 @@ class TimestampColumnStatsData:
 
 @dataclass
 class StringColumnStatsData:
-    """avgColLen is over all rows, a null counting as length 0 (Hive's definition); lengths in characters."""
+    """avgColLen is over all rows, a null counting as length 0 (Hive's definition); lengths in characters.
+    `lengths` (not Hive's) is a KLL sketch of the non-NULL values' lengths, kept with the distributions
+    (colstats.kll.enable): a profile's length histogram."""
 
     maxColLen: int
     avgColLen: float
     numNulls: int
     numDVs: int
     bitVectors: bytes | None = None
+    lengths: bytes | None = None
 
 
 @dataclass
 class BinaryColumnStatsData:
-    """Lengths in bytes, avgColLen over all rows as for strings."""
+    """Lengths in bytes, avgColLen over all rows and `lengths` as for strings."""
 
     maxColLen: int
     avgColLen: float
     numNulls: int
     bitVectors: bytes | None = None
+    lengths: bytes | None = None
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..coltypes import StatsKind, parse_type
 from .frequent_items import FrequentItems, sketchable
-from .model import Date, Timestamp
+from .model import Date, Moments, Timestamp
 from .quantiles import Distribution, column_value, rank_error
 from .sketches import ndv_relative_error
 
@@ -82,7 +82,7 @@ class ColumnProfile:
     zeros_exact: bool = False
     avg_len: float | None = None
     max_len: int | None = None
-    length_histogram: dict | None = None  # not kept by ANALYZE: None (avg_len and max_len are)
+    length_histogram: dict | None = None  # a string's lengths binned as `histogram` (its KLL sketch of lengths)
     trues: int | None = None
     falses: int | None = None
     sampled: str = ""  # the tier when a figure is estimated ("5 % sample ..."), else ""
@@ -111,9 +111,10 @@ class ColumnProfile:
 
 
 def column_profile(column: str, type_name: str, rows: int, figures: dict, distribution: Distribution | None,
-                   items: FrequentItems | None) -> ColumnProfile:
+                   items: FrequentItems | None, lengths: Distribution | None = None) -> ColumnProfile:
     """A column's profile from one level's figures (`frames.level_frame`'s record: nulls, nans, ndv, min, max,
-    avg_len, max_len, trues, falses, moments, tier, accurate, reason), its KLL sketch and its frequent items."""
+    avg_len, max_len, trues, falses, moments, tier, accurate, reason), its KLL sketch, its frequent items and, for
+    a string or binary, the KLL sketch of its values' lengths."""
     kind = parse_type(type_name).stored_stats_kind
     profile = ColumnProfile(column, type_name, rows, figures.get("nulls"), figures.get("nans"),
                             figures.get("ndv"), figures.get("min"), figures.get("max"),
@@ -128,6 +129,8 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
         if moments.sumSquaredDeviations is None and profile.values > 1:
             missing.append("no standard deviation: the values' spread is below a double's precision against their "
                            "magnitude (their mean is over 10,000 standard deviations from 0)")
+    elif kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL) and profile.values > 0 and profile.sampled:
+        missing.append("no mean: a sample's sums are not the level's (an ANALYZE over every value keeps them)")
     elif kind in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL) and profile.values > 0:
         missing.append("no mean: the statistics keep no sums (they are kept with the distribution: ALTER TABLE ... "
                        "SET TBLPROPERTIES ('colstats.kll.enable'='true'), then ANALYZE over every value)")
@@ -156,11 +159,14 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
     elif sketchable(type_name) and profile.values > 0:
         missing.append("no top values: no frequent-items sketch is kept of it (a near-unique column keeps none; "
                        "else ANALYZE it, or name it in the table's colstats.frequent.items.columns)")
-    profile.zeros, profile.zeros_exact, how = _zeros(kind, profile, items, distribution)
+    profile.zeros, profile.zeros_exact, how = _zeros(kind, profile, items, distribution, moments)
     if profile.zeros is not None and not profile.zeros_exact:
         missing.append(f"zeros estimated: {profile.zeros:,} ({how})")
-    if kind in (StatsKind.STRING, StatsKind.BINARY):
-        missing.append("no length histogram: ANALYZE keeps the average and longest length only")
+    if lengths is not None and not lengths.is_empty:
+        profile.length_histogram = histogram(lengths, "bigint")
+    elif kind in (StatsKind.STRING, StatsKind.BINARY) and profile.values > 0:
+        missing.append("no length histogram: kept with the distributions by an ANALYZE over every value "
+                       "(ALTER TABLE ... SET TBLPROPERTIES ('colstats.kll.enable'='true'))")
     profile.missing = "; ".join(missing)
     profile.alerts = alerts(profile, kind)
     return profile
@@ -168,13 +174,15 @@ def column_profile(column: str, type_name: str, rows: int, figures: dict, distri
 
 def histogram(distribution: Distribution, type_name: str, bins: int = HISTOGRAM_BINS) -> dict:
     """Equal-width bins from the sketch's least to its greatest value, each bin's count from the ranks of its
-    edges: a bin holds its lower edge, the last one its upper edge too. A whole-number column with fewer values
-    in its range than `bins` gets one bin per value, [v, v + 1). Each count is within `error` rows of the truth
-    (two ranks' error)."""
+    edges: a bin holds its lower edge, the last one its upper edge too. A whole-number column (lengths, dates,
+    timestamps) gets bins of whole width, [v, v + w), one per value where its range has fewer than `bins`: bins a
+    fraction wide would hold one value or two by turns, a comb no data has. Each count is within `error` rows of
+    the truth (two ranks' error)."""
     low, high = distribution.low, distribution.high
     count = distribution.count
-    if isinstance(low, int) and high - low + 1 <= bins:  # whole numbers, dates, timestamps: a bin per value
-        edges: list[float] = list(range(low, high + 2))
+    if isinstance(low, int):  # whole numbers, dates, timestamps
+        width = -(-(high - low + 1) // bins)
+        edges: list[float] = list(range(low, high + width + 1, width))
     elif high == low:
         edges = [low, high]
     else:
@@ -197,8 +205,9 @@ def _edge(value: float, type_name: str) -> Any:
 
 
 def _zeros(kind: StatsKind, profile: ColumnProfile, items: FrequentItems | None,
-           distribution: Distribution | None) -> tuple[int | None, bool, str]:
-    """The zeros of a number column, whether that count is exact, and how an estimate was made: 0 when its range
+           distribution: Distribution | None, moments: Moments | None = None) -> tuple[int | None, bool, str]:
+    """The zeros of a number column, whether that count is exact, and how an estimate was made: the count ANALYZE's
+    pass kept beside its sums (exact); 0 when its range
     leaves 0 out or the frequent items count every value without listing it; the frequent items' count when they
     list 0 (exact where its bounds meet, else their middle). A column without frequent items (a double) whose
     range ends at 0 counts them from its KLL sketch: every value while the sketch still holds them all, else the
@@ -206,6 +215,8 @@ def _zeros(kind: StatsKind, profile: ColumnProfile, items: FrequentItems | None,
     range are too coarse to say a count."""
     if kind not in (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL) or profile.values <= 0:
         return None, False, ""
+    if moments is not None and moments.zeros is not None and not profile.sampled:
+        return moments.zeros, True, ""
     if profile.min is not None and profile.max is not None and not (profile.min <= 0 <= profile.max):
         return 0, True, ""
     if items is not None and items.rows:

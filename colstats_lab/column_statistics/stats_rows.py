@@ -26,7 +26,7 @@ ROW_COLUMNS = (
     "DOUBLE_LOW_VALUE", "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE",
     "NUM_NULLS", "NUM_DISTINCTS", "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
     "LOW_VALUE_MICROS", "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES", "NUM_NANS",
-    "SUM_VALUES", "SUM_SQUARED_DEVIATIONS",
+    "SUM_VALUES", "SUM_SQUARED_DEVIATIONS", "NUM_ZEROS", "LENGTH_HISTOGRAM",
 )
 
 _MOMENT_KINDS = (StatsKind.LONG, StatsKind.DECIMAL)  # and DOUBLE, read with its NaN count
@@ -98,7 +98,7 @@ def figures_to_values(obj: ColumnStatisticsObj) -> tuple:
     kind = obj.statsData.kind
     data = obj.statsData.value
     low = high = long_low = long_high = double_low = double_high = decimal_low = decimal_high = None
-    ndv = avg_len = max_len = trues = falses = micros_low = micros_high = histogram = None
+    ndv = avg_len = max_len = trues = falses = micros_low = micros_high = histogram = lengths = None
     if kind in _RANGED:
         low, high = value_to_text(kind, data.lowValue), value_to_text(kind, data.highValue)
         long_low, double_low, decimal_low = _typed(kind, data.lowValue)
@@ -108,9 +108,9 @@ def figures_to_values(obj: ColumnStatisticsObj) -> tuple:
             micros_high = None if data.highValue is None else data.highValue.microsSinceEpoch
         ndv, histogram = data.numDVs, data.histogram
     elif kind is StatsKind.STRING:
-        avg_len, max_len, ndv = data.avgColLen, data.maxColLen, data.numDVs
+        avg_len, max_len, ndv, lengths = data.avgColLen, data.maxColLen, data.numDVs, data.lengths
     elif kind is StatsKind.BINARY:
-        avg_len, max_len = data.avgColLen, data.maxColLen
+        avg_len, max_len, lengths = data.avgColLen, data.maxColLen, data.lengths
     elif kind is StatsKind.BOOLEAN:
         trues, falses = data.numTrues, data.numFalses
     elif kind is StatsKind.COLLECTION:  # the fewest and most elements where Hive keeps a long's range
@@ -121,7 +121,8 @@ def figures_to_values(obj: ColumnStatisticsObj) -> tuple:
     return (obj.colName.lower(), col_type.name, low, high, long_low, long_high, double_low, double_high,
             decimal_low, decimal_high, data.numNulls, ndv, data.bitVectors, avg_len, max_len, trues, falses,
             micros_low, micros_high, histogram, obj.numValues, nans,
-            *((moments.sumValues, moments.sumSquaredDeviations) if moments is not None else (None, None)))
+            *((moments.sumValues, moments.sumSquaredDeviations, moments.zeros) if moments is not None
+              else (None, None, None)), lengths)
 
 
 def row_to_obj(row) -> ColumnStatisticsObj:
@@ -133,13 +134,15 @@ def row_to_obj(row) -> ColumnStatisticsObj:
         data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
                           highValue=text_to_value(kind, row["HIGH_VALUE"]),
                           numDVs=row["NUM_DISTINCTS"], histogram=row["HISTOGRAM"], numNaNs=_column(row, "NUM_NANS"),
-                          moments=row_moments(_column(row, "SUM_VALUES"), _column(row, "SUM_SQUARED_DEVIATIONS")),
+                          moments=row_moments(_column(row, "SUM_VALUES"), _column(row, "SUM_SQUARED_DEVIATIONS"),
+                                              _column(row, "NUM_ZEROS")),
                           **common)
     elif kind in _MOMENT_KINDS:
         data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
                           highValue=text_to_value(kind, row["HIGH_VALUE"]), numDVs=row["NUM_DISTINCTS"],
                           histogram=row["HISTOGRAM"],
-                          moments=row_moments(_column(row, "SUM_VALUES"), _column(row, "SUM_SQUARED_DEVIATIONS")),
+                          moments=row_moments(_column(row, "SUM_VALUES"), _column(row, "SUM_SQUARED_DEVIATIONS"),
+                                              _column(row, "NUM_ZEROS")),
                           **common)
     elif kind in _RANGED:
         data = data_class(lowValue=text_to_value(kind, row["LOW_VALUE"]),
@@ -147,9 +150,10 @@ def row_to_obj(row) -> ColumnStatisticsObj:
                           numDVs=row["NUM_DISTINCTS"], histogram=row["HISTOGRAM"], **common)
     elif kind is StatsKind.STRING:
         data = data_class(maxColLen=row["MAX_COL_LEN"], avgColLen=row["AVG_COL_LEN"],
-                          numDVs=row["NUM_DISTINCTS"], **common)
+                          numDVs=row["NUM_DISTINCTS"], lengths=_column(row, "LENGTH_HISTOGRAM"), **common)
     elif kind is StatsKind.BINARY:
-        data = data_class(maxColLen=row["MAX_COL_LEN"], avgColLen=row["AVG_COL_LEN"], **common)
+        data = data_class(maxColLen=row["MAX_COL_LEN"], avgColLen=row["AVG_COL_LEN"],
+                          lengths=_column(row, "LENGTH_HISTOGRAM"), **common)
     elif kind is StatsKind.COLLECTION:
         data = data_class(lowValue=row["LONG_LOW_VALUE"], highValue=row["LONG_HIGH_VALUE"],
                           avgColLen=row["AVG_COL_LEN"], **common)
@@ -161,10 +165,11 @@ def row_to_obj(row) -> ColumnStatisticsObj:
                                numValues=_value_count(row))
 
 
-def row_moments(total: float | None, deviations: float | None) -> Moments | None:
-    """A number column's kept sums from SUM_VALUES and SUM_SQUARED_DEVIATIONS (None: not kept; the deviations
-    alone None: their spread was lost to the values' magnitude)."""
-    return None if total is None else Moments(float(total), None if deviations is None else float(deviations))
+def row_moments(total: float | None, deviations: float | None, zeros: int | None = None) -> Moments | None:
+    """A number column's kept sums from SUM_VALUES, SUM_SQUARED_DEVIATIONS and NUM_ZEROS (None: not kept; the
+    deviations alone None: their spread was lost to the values' magnitude)."""
+    return None if total is None else Moments(float(total), None if deviations is None else float(deviations),
+                                              None if zeros is None else int(zeros))
 
 
 def _value_count(row) -> int | None:
@@ -203,6 +208,7 @@ class StatsColumn:
     counts_values: bool = False  # `rows` are the values counted (an array's elements), not the partitions' rows
     nans: list = field(default_factory=list)  # a double's NaN values (None: not counted)
     moments: list = field(default_factory=list)  # a number's kept sums (Moments; None: not kept)
+    lengths: list = field(default_factory=list)  # a string's or binary's KLL sketch of its lengths (None: not kept)
 
     @classmethod
     def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> "StatsColumn":
@@ -218,7 +224,7 @@ class StatsColumn:
                        getattr(data, "numDVs", None), data.bitVectors, getattr(data, "avgColLen", None),
                        getattr(data, "maxColLen", None), getattr(data, "numTrues", None),
                        getattr(data, "numFalses", None), getattr(data, "histogram", None),
-                       getattr(data, "numNaNs", None), getattr(data, "moments", None))
+                       getattr(data, "numNaNs", None), getattr(data, "moments", None), getattr(data, "lengths", None))
         return column
 
     @classmethod
@@ -227,11 +233,12 @@ class StatsColumn:
         numRows), NUM_NULLS, LOW_VALUE, the exact low as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for
         a timestamp), HIGH_VALUE, the exact high, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN,
         NUM_TRUES, NUM_FALSES, PART_NAME, HISTOGRAM, whether NUM_VALUES is set, NUM_NANS, SUM_VALUES,
-        SUM_SQUARED_DEVIATIONS) of one column."""
+        SUM_SQUARED_DEVIATIONS, NUM_ZEROS, LENGTH_HISTOGRAM) of one column."""
         name, col_type = rows[0][0], rows[0][1]
         kind = parse_type(col_type).stored_stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
-         trues, falses, parts, histograms, counted, nans, sums, deviations) = (list(values) for values in zip(*rows))
+         trues, falses, parts, histograms, counted, nans, sums, deviations, zeros, lengths) = (
+            list(values) for values in zip(*rows))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP, StatsKind.COLLECTION):
             # exact as integers: LONG_* for whole numbers, element counts and dates (days), *_MICROS for timestamps
             wrap = {StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}.get(kind)
@@ -240,7 +247,7 @@ class StatsColumn:
             lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
         return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
                    trues, falses, parts, histograms, any(counted), nans,
-                   [row_moments(t, d) for t, d in zip(sums, deviations)])
+                   [row_moments(t, d, z) for t, d, z in zip(sums, deviations, zeros)], lengths)
 
     def subset(self, indexes: list[int]) -> "StatsColumn":
         """The same column in the partitions at `indexes` only."""
@@ -248,10 +255,11 @@ class StatsColumn:
         return StatsColumn(self.name, self.col_type, self.kind, pick(self.rows), pick(self.nulls), pick(self.lows),
                            pick(self.highs), pick(self.ndvs), pick(self.sketches), pick(self.avg_lens),
                            pick(self.max_lens), pick(self.trues), pick(self.falses), pick(self.parts),
-                           pick(self.histograms), self.counts_values, pick(self.nans), pick(self.moments))
+                           pick(self.histograms), self.counts_values, pick(self.nans), pick(self.moments),
+                           pick(self.lengths))
 
     def add(self, rows, nulls, low, high, ndv, sketch, avg_len, max_len, trues, falses, histogram=None,
-            nans=None, moments=None) -> None:
+            nans=None, moments=None, lengths=None) -> None:
         self.rows.append(rows)
         self.nulls.append(nulls)
         self.lows.append(low)
@@ -265,4 +273,5 @@ class StatsColumn:
         self.histograms.append(histogram)
         self.nans.append(nans)
         self.moments.append(moments)
+        self.lengths.append(lengths)
 

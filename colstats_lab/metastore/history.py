@@ -70,12 +70,13 @@ class StatsState:
         return self.quantiles["edges"], self.quantiles["shares"]
 
 
-# the figures a kept state copies from its statistics row (the table's columns of migrations 10, 18, 24 and 26)
+# the figures a kept state copies from its statistics row (the table's columns of migrations 10, 18, 24, 26 and 30);
+# not a string's sketch of its lengths, which a profile reads of the statistics now and no drift check compares
 _STATE_COLUMNS = ("COLUMN_TYPE", "LOW_VALUE", "HIGH_VALUE", "LONG_LOW_VALUE", "LONG_HIGH_VALUE", "DOUBLE_LOW_VALUE",
                   "DOUBLE_HIGH_VALUE", "BIG_DECIMAL_LOW_VALUE", "BIG_DECIMAL_HIGH_VALUE", "NUM_NULLS", "NUM_DISTINCTS",
                   "BIT_VECTOR", "AVG_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES", "LOW_VALUE_MICROS",
                   "HIGH_VALUE_MICROS", "HISTOGRAM", "NUM_VALUES", "NUM_NANS", "SUM_VALUES", "SUM_SQUARED_DEVIATIONS",
-                  "LAST_ANALYZED")
+                  "NUM_ZEROS", "LAST_ANALYZED")
 # a partition's row names its table through PARTITIONS, a table's row directly
 _OWNERS = {"PART_COL_STATS": ("(SELECT TBL_ID FROM PARTITIONS P WHERE P.PART_ID = S.PART_ID)", "S.PART_NAME",
                               "SELECT CAST(PARAM_VALUE AS INTEGER) FROM PARTITION_PARAMS WHERE PART_ID = S.PART_ID "
@@ -184,7 +185,7 @@ _SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, T
 _SUMS = ("SUM_VALUES", "SUM_SQUARED_DEVIATIONS")
 _SAME_FIGURES = " AND ".join(
     f"(P.{c} IS N.{c} OR abs(P.{c} - N.{c}) <= 1e-9 * (abs(N.{c}) + 1))" if c in _SUMS else f"P.{c} IS N.{c}"
-    for c in (*ROW_COLUMNS, "NUM_ROWS", "ENGINE") if c not in ("BIT_VECTOR", "HISTOGRAM"))
+    for c in (*ROW_COLUMNS, "NUM_ROWS", "ENGINE") if c not in ("BIT_VECTOR", "HISTOGRAM", "LENGTH_HISTOGRAM"))
 def _same_cell(conn, t: str) -> str:
     """State Q is of the same cell (table or partition, column, engine) as state `t`, through the cell index."""
     return (f"Q.TBL_ID = {t}.TBL_ID AND Q.COLUMN_NAME = {t}.COLUMN_NAME AND "

@@ -813,11 +813,25 @@ AND NOT EXISTS (SELECT 1 FROM TABLE_PARAMS P WHERE P.TBL_ID = T.TBL_ID AND P.PAR
 """
 
 
+# A number column's values equal to 0 and a KLL sketch of a string's (a binary's) lengths, counted by the same pass
+# as its sums (column_statistics.model.Moments, StringColumnStatsData.lengths): a profile's exact zeros and its
+# length histogram. NULL where not kept (a sample, the files' metadata, another engine, or rows from before).
+_V30 = """ALTER TABLE TAB_COL_STATS ADD COLUMN NUM_ZEROS INTEGER;
+ALTER TABLE TAB_COL_STATS ADD COLUMN LENGTH_HISTOGRAM BLOB;
+ALTER TABLE PART_COL_STATS ADD COLUMN NUM_ZEROS INTEGER;
+ALTER TABLE PART_COL_STATS ADD COLUMN LENGTH_HISTOGRAM BLOB;
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN NUM_ZEROS INTEGER;
+ALTER TABLE COL_STATS_HISTORY ADD COLUMN LENGTH_HISTOGRAM BLOB;
+ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN NUM_ZEROS INTEGER;
+ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN LENGTH_HISTOGRAM BLOB;
+"""
+
+
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
     _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25, _V26, _V27,
-    _V28, _V29]
+    _V28, _V29, _V30]
 
 
 def migrate(db: "Database") -> int:

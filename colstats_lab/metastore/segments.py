@@ -28,7 +28,7 @@ LEVELS = 3  # 64 ** 3 = 262,144 partition IDs under a top segment; the table lev
 
 _SEGMENT_COLUMNS = ("COLUMN_TYPE", "NUM_PARTS", "NUM_ROWS", "NUM_NULLS", "LOW_VALUE", "HIGH_VALUE", "BIT_VECTOR",
                     "ALL_SKETCHED", "MAX_NUM_DISTINCTS", "TOTAL_COL_LEN", "MAX_COL_LEN", "NUM_TRUES", "NUM_FALSES",
-                    "HISTOGRAM", "NUM_NANS", "SUM_VALUES", "SUM_SQUARED_DEVIATIONS")
+                    "HISTOGRAM", "NUM_NANS", "SUM_VALUES", "SUM_SQUARED_DEVIATIONS", "NUM_ZEROS", "LENGTH_HISTOGRAM")
 
 # the statistics rows of one column in partitions, as StatsColumn.from_rows reads them
 PARTITION_STATS_SELECT = (
@@ -37,7 +37,7 @@ PARTITION_STATS_SELECT = (
     "S.LOW_VALUE, COALESCE(S.LOW_VALUE_MICROS, S.LONG_LOW_VALUE), S.HIGH_VALUE, "
     "COALESCE(S.HIGH_VALUE_MICROS, S.LONG_HIGH_VALUE), S.NUM_DISTINCTS, S.BIT_VECTOR, "
     "S.AVG_COL_LEN, S.MAX_COL_LEN, S.NUM_TRUES, S.NUM_FALSES, S.PART_NAME, S.HISTOGRAM, S.NUM_VALUES IS NOT NULL, "
-    "S.NUM_NANS, S.SUM_VALUES, S.SUM_SQUARED_DEVIATIONS "
+    "S.NUM_NANS, S.SUM_VALUES, S.SUM_SQUARED_DEVIATIONS, S.NUM_ZEROS, S.LENGTH_HISTOGRAM "
     "FROM PART_COL_STATS S "
     "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = S.PART_ID AND PP.PARAM_KEY = 'numRows' ")
 
@@ -46,7 +46,8 @@ def _to_row(stats: SegmentStats) -> tuple:
     return (stats.col_type, stats.parts, stats.rows, stats.nulls, value_to_text(stats.kind, stats.low),
             value_to_text(stats.kind, stats.high), stats.sketch, int(stats.all_sketched), stats.max_ndv,
             stats.total_len, stats.max_len, stats.trues, stats.falses, stats.histogram, stats.nans,
-            *((stats.moments.sumValues, stats.moments.sumSquaredDeviations) if stats.moments else (None, None)))
+            *((stats.moments.sumValues, stats.moments.sumSquaredDeviations, stats.moments.zeros) if stats.moments
+              else (None, None, None)), stats.lengths)
 
 
 def _from_row(row) -> SegmentStats:
@@ -57,7 +58,8 @@ def _from_row(row) -> SegmentStats:
                         decode(row["LOW_VALUE"]), decode(row["HIGH_VALUE"]), row["BIT_VECTOR"],
                         bool(row["ALL_SKETCHED"]), row["MAX_NUM_DISTINCTS"], row["TOTAL_COL_LEN"],
                         row["MAX_COL_LEN"], row["NUM_TRUES"], row["NUM_FALSES"], row["HISTOGRAM"], row["NUM_NANS"],
-                        row_moments(row["SUM_VALUES"], row["SUM_SQUARED_DEVIATIONS"]))
+                        row_moments(row["SUM_VALUES"], row["SUM_SQUARED_DEVIATIONS"], row["NUM_ZEROS"]),
+                        row["LENGTH_HISTOGRAM"])
 
 
 @dataclass

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
@@ -126,6 +127,10 @@ class ColumnPlan:
         return self.moments and self.histogram and self.kind in _MOMENT_KINDS
 
     @property
+    def keeps_lengths(self) -> bool:
+        return self.moments and self.histogram and self.kind in (StatsKind.STRING, StatsKind.BINARY)
+
+    @property
     def keeps_frequent_items(self) -> bool:
         return self.frequent_items > 0 and sketchable(self.type_name)
 
@@ -142,12 +147,15 @@ class ColumnPlan:
             # as doubles, so that a long's sums cannot overflow; NaN left out. Computed inside the aggregate, as
             # two sums: an input column per sum, or var_pop's three buffers, cost the pass 10-20 % more (measured)
             number = F.when(~F.isnan(value), value) if kind is StatsKind.DOUBLE else value.cast("double")
-            out += [F.sum(number).alias(p + "sum"), F.sum(number * number).alias(p + "squares")]
+            out += [F.sum(number).alias(p + "sum"), F.sum(number * number).alias(p + "squares"),
+                    F.count_if(value == 0).alias(p + "zeros")]  # -0.0 too, as pandas counts it; NaN is no zero
         elif kind is StatsKind.COLLECTION:  # the elements of each: fewest, most and in all
             out += [F.min(value).alias(p + "min"), F.max(value).alias(p + "max"), F.sum(value).alias(p + "sumlen")]
         elif kind in (StatsKind.STRING, StatsKind.BINARY):
             length = F.col(p + "len")
             out += [F.max(length).alias(p + "maxlen"), F.sum(length).alias(p + "sumlen")]
+            if self.keeps_lengths:  # a profile's length histogram, with the distributions
+                out.append(kll_aggregate(length, "bigint").alias(p + "lengths"))  # type: ignore[union-attr]
         elif kind is StatsKind.BOOLEAN:
             out += [F.count_if(value).alias(p + "trues"), F.count_if(~value).alias(p + "falses")]
         if self.has_ndv and self.sketches_ndv:
@@ -186,7 +194,9 @@ class ColumnPlan:
         kll = get("kll") if family is not None else None
         histogram = bytes(kll) if kll is not None else None
         moments = (_moments(get("sum"), get("squares"), non_null - (get("nans") or 0 if kind is StatsKind.DOUBLE else 0),
-                            get("min") is not None and get("min") == get("max")) if self.keeps_moments else None)
+                            get("min") is not None and get("min") == get("max"), get("zeros"))
+                   if self.keeps_moments else None)
+        lengths = get("lengths") if self.keeps_lengths else None
         if kind is StatsKind.DOUBLE:
             nans = get("nans")
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), nulls, ndv, sketch, histogram,
@@ -202,9 +212,11 @@ class ColumnPlan:
             data = STATS_DATA_CLASSES[kind](None if low is None else Timestamp(low),
                                             None if high is None else Timestamp(high), nulls, ndv, sketch, histogram)
         elif kind is StatsKind.STRING:
-            data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls, ndv, sketch)
+            data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls, ndv, sketch,
+                                            None if lengths is None else bytes(lengths))
         elif kind is StatsKind.BINARY:
-            data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls)
+            data = STATS_DATA_CLASSES[kind](get("maxlen") or 0, _avg(get("sumlen"), num_rows), nulls, None,
+                                            None if lengths is None else bytes(lengths))
         elif kind is StatsKind.COLLECTION:
             data = STATS_DATA_CLASSES[kind](get("min"), get("max"), _avg(get("sumlen"), num_rows), nulls)
         elif kind is StatsKind.STRUCT:
@@ -220,7 +232,7 @@ class ColumnPlan:
                                    numValues=num_rows if self.element else None)
 
 
-def _moments(total, squares, count: int, one_value: bool) -> Moments | None:
+def _moments(total, squares, count: int, one_value: bool, zeros: int | None = None) -> Moments | None:
     """The kept sums of a number column from its values' sum and sum of squares over `count` values (`one_value`:
     its min is its max); None where it has no value, or an infinite one (whose mean is not a number a profile can
     show). The squared deviations are the difference of the two; where that difference cancels more than
@@ -228,12 +240,13 @@ def _moments(total, squares, count: int, one_value: bool) -> Moments | None:
     than wrong."""
     if total is None or squares is None or count <= 0 or not math.isfinite(total) or not math.isfinite(squares):
         return None
+    zeros = None if zeros is None else int(zeros)
     if one_value:
-        return Moments(float(total), 0.0)
+        return Moments(float(total), 0.0, zeros)
     deviations = squares - total * total / count
     if deviations < squares * PRECISION_LOST:
-        return Moments(float(total), None)
-    return Moments(float(total), float(deviations))
+        return Moments(float(total), None, zeros)
+    return Moments(float(total), float(deviations), zeros)
 
 
 PRECISION_LOST = 1e-8  # the squared deviations keep at least 7 significant digits of the sum of squares' 16
@@ -279,8 +292,10 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
     key_names = [f"__k{i}" for i in range(len(group_keys))]
     row_plans = [p for p in columns if not p.element]
     row_hash = [row_hash_input(frame).alias("__rowhash")] if rows_sketched else []
+    groups = len(group_values or footers or ())
     rows = _grouped(frame.select(*keys, *_aggregation(frame.sparkSession, tuple(row_plans))[0], *row_hash), key_names,
-                    row_plans, [F.hll_sketch_agg(F.col("__rowhash"), NDV_LG_K).alias(ROW_SKETCH)] if rows_sketched else [])
+                    row_plans, [F.hll_sketch_agg(F.col("__rowhash"), NDV_LG_K).alias(ROW_SKETCH)] if rows_sketched else [],
+                    groups)
     spelled = _as_the_table_spells(frame, group_keys, list(footers or {}) + list(group_values or []))
     rows = {spelled(values): record for values, record in rows.items()}
     by_collection: dict[tuple[str, ...], list[ColumnPlan]] = {}
@@ -292,7 +307,7 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
         exploded = plans[0].exploded(frame, keys)
         column_inputs = _aggregation(frame.sparkSession, tuple(plans))[0]
         records = {spelled(values): record for values, record in
-                   _grouped(exploded.select(*key_names, *column_inputs), key_names, plans).items()}
+                   _grouped(exploded.select(*key_names, *column_inputs), key_names, plans, groups=groups).items()}
         inside.update({plan: (i, records) for i, plan in enumerate(plans)})
     out = {}
     for values, record in rows.items():
@@ -340,15 +355,48 @@ def row_hash_input(frame: DataFrame) -> Column:
 
 
 def _grouped(inputs: DataFrame, key_names: list[str], plans: list[ColumnPlan],
-             extra: list[Column] | None = None) -> dict[tuple, dict]:
+             extra: list[Column] | None = None, groups: int = 0) -> dict[tuple, dict]:
     """The aggregates of `plans` over `inputs` per group of `key_names` (one row without keys), by the
     group's values: one row per partition is all that reaches the driver, a shuffle partition at a time, each
     row's NDV sketches compacted as it comes (collected at once, 10,000 partitions' rows of 20 columns held
-    400 MiB of Spark's HLL_8 sketches in this process)."""
+    400 MiB of Spark's HLL_8 sketches in this process). `groups`, the partitions expected, sets how many shuffle
+    partitions carry them (GROUPS_A_TASK each at most)."""
     exprs = (*_aggregation(inputs.sparkSession, tuple(plans))[1], *(extra or []))
     grouped = inputs.groupBy(*key_names).agg(*exprs) if key_names else inputs.agg(*exprs)
-    return {tuple(row[k] for k in key_names): _compacted(row.asDict())
-            for row in grouped.toLocalIterator(prefetchPartitions=True)}
+    with _shuffle_partitions_for(inputs.sparkSession, groups if key_names else 0):
+        return {tuple(row[k] for k in key_names): _compacted(row.asDict())
+                for row in grouped.toLocalIterator(prefetchPartitions=True)}
+
+
+# the partitions' aggregate rows one task hands the driver at most: 100,000 partitions of 20 columns in the lab's 4
+# shuffle partitions made tasks of 25,000 rows of sketches each (about 1 GiB), and the driver's JVM ran out of heap
+# taking them in; 2,000 a task keeps each result to tens of MiB, which the driver takes one or two at a time
+GROUPS_A_TASK = 2_000
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+COALESCE_PARTITIONS = "spark.sql.adaptive.coalescePartitions.enabled"
+
+
+@contextmanager
+def _shuffle_partitions_for(spark: SparkSession, groups: int) -> Iterator[None]:
+    """The session's shuffle partitions raised, while the block runs, to carry `groups` groups GROUPS_A_TASK at a
+    time (kept where they already do)."""
+    wanted = -(-groups // GROUPS_A_TASK)
+    before = {key: spark.conf.get(key, None) for key in (SHUFFLE_PARTITIONS, COALESCE_PARTITIONS)}
+    shuffle_partitions = before[SHUFFLE_PARTITIONS]
+    if shuffle_partitions is None or wanted <= int(shuffle_partitions):
+        yield
+        return
+    # adaptive execution would coalesce them again: the shuffle's bytes, the partial aggregates, are small
+    spark.conf.set(SHUFFLE_PARTITIONS, str(wanted))
+    spark.conf.set(COALESCE_PARTITIONS, "false")
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 def _compacted(record: dict) -> dict:

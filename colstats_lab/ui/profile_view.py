@@ -71,8 +71,9 @@ def _card(p) -> str:
             figures.append((name, fmt.number(value)))
     if p.quantiles:
         figures.append(("median", fmt.number(p.quantiles["median"])))
-    if p.zeros:
-        figures.append(("zeros", fmt.count(p.zeros)))
+    if p.zeros is not None:  # 0 included, as ydata-profiling shows it; an estimate marked as one
+        share = fmt.percent(p.zeros / p.values) if p.values else "-"
+        figures.append(("zeros", f"{'' if p.zeros_exact else '≈ '}{fmt.count(p.zeros)} ({share})"))
     if p.avg_len is not None:
         figures.append(("length", f"avg {p.avg_len:.1f}, max {fmt.count(p.max_len)}"))
     if p.trues is not None:
@@ -82,6 +83,8 @@ def _card(p) -> str:
              f"<dl>{listed}</dl>"]
     if p.histogram:
         parts.append(_histogram_svg(p.histogram))
+    if p.length_histogram:
+        parts.append('<div class="note">lengths</div>' + _histogram_svg(p.length_histogram, label="length histogram"))
     if p.top_values:
         parts.append(_top_values(p.top_values))
     if p.missing:
@@ -89,7 +92,7 @@ def _card(p) -> str:
     return f'<div class="colstats-card">{"".join(parts)}</div>'
 
 
-def _histogram_svg(histogram: dict, width: int = 280, height: int = 70) -> str:
+def _histogram_svg(histogram: dict, width: int = 280, height: int = 70, label: str = "histogram") -> str:
     """The bins as bars in a small SVG (it scales to the card), the first and last edge under them; each bar's
     tooltip says its range and count, and the count's error."""
     counts, edges = histogram["counts"], histogram["edges"]
@@ -105,7 +108,7 @@ def _histogram_svg(histogram: dict, width: int = 280, height: int = 70) -> str:
               f'<text x="{width}" y="{height - 2}" font-size="10" fill="#666" text-anchor="end">'
               f'{fmt.escape(_short(edges[-1]))}</text>')
     return (f'<svg viewBox="0 0 {width} {height}" width="100%" preserveAspectRatio="none" role="img" '
-            f'aria-label="histogram">{"".join(bars)}{labels}</svg>')
+            f'aria-label="{label}">{"".join(bars)}{labels}</svg>')
 
 
 def _short(edge) -> str:
