@@ -26,6 +26,9 @@ class ColumnFigures:
     exact: bool = False
 
 
+ROWS, POSITION_DELETES, DELETION_VECTOR = 0, 1, 2  # what a DataFile holds (Delta's vectors: tables.deletion_vectors)
+
+
 @dataclass(frozen=True)
 class DataFile:
     path: str
@@ -33,7 +36,7 @@ class DataFile:
     modified: float
     added_in: int | None = None  # an Iceberg or Delta file: the snapshot id or log version that added it
     record_count: int | None = None  # rows, where the format's metadata counts them
-    content: int = 0  # Iceberg's: 0 rows, 1 position deletes (rows of data files it removes)
+    content: int = 0  # ROWS, or POSITION_DELETES (Iceberg's: rows of data files it removes), or DELETION_VECTOR
     figures: dict[str, ColumnFigures] | None = field(default=None, compare=False)  # the format's, per column
     etag: str | None = None  # an object store's: what changes with the bytes (the modification time is shown only)
 

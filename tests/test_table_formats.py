@@ -294,14 +294,12 @@ def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
         lab.sql("DESCRIBE ice.db.nothing")
     with pytest.raises(NoSuchObjectException, match="no Delta table at .*not-delta"):
         lab.register_external("nothing", str(tmp_path / "not-delta"), format="delta")
-    deletion_vectors, mapped = str(tmp_path / "dv"), str(tmp_path / "mapped")
-    write_deltalake(deletion_vectors, pd.DataFrame({"id": [1, 2]}), configuration={"delta.enableDeletionVectors": "true"})
-    with pytest.raises(InvalidArgument, match="has deletion vectors enabled"):
-        lab.register_external("dv", deletion_vectors, format="delta")
-    write_deltalake(mapped, pd.DataFrame({"id": [1, 2]}), configuration={"delta.columnMapping.mode": "name"})
-    with pytest.raises(InvalidArgument, match=r"uses column mapping \(name\)"):
+    mapped = str(tmp_path / "mapped")  # deltalake 1.6.6 sets column mapping without its reader feature
+    write_deltalake(mapped, pd.DataFrame({"id": [1, 2]}), configuration={"delta.columnMapping.mode": "name",
+                                                                       "delta.enableDeletionVectors": "true"})
+    with pytest.raises(InvalidArgument, match=r"sets column mapping \(name\) but its protocol does not list"):
         lab.register_external("mapped", mapped, format="delta")
-    assert not {"dv", "mapped"} & set(lab.metastore.get_tables("default"))
+    assert "mapped" not in lab.metastore.get_tables("default")
     with pytest.raises(InvalidArgument, match="cannot open Iceberg catalog bad"):
         lab.attach("bad", {"type": "no-such-catalog-type"})
     path = str(tmp_path / "delta")

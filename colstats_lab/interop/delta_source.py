@@ -2,11 +2,13 @@
 (`snapshot_source`). Partition values live in the add actions (and the paths), not in the files. The log's add
 actions do not say which commit added a file: the versions after the one the lab followed last are read to
 find it (up to `_VERSIONS_READ` of them; past that, a file is said to come from the current version).
-Deletion vectors and column mapping are refused by name: reading the files as they are would count deleted
-rows, or read renamed columns as NULL."""
+Column mapping (both modes) reads each column by the field id its writers put in the files, and the log's
+figures by physical names; deletion vectors (`deletion_vectors`) are files of their data file's partition, which
+the scan applies."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from urllib.parse import unquote
 
 import pandas as pd
@@ -22,10 +24,17 @@ from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
 from ..storage import is_local, join, local_path, normalized
 from ..storage.options import delta_storage_options
+from ..tables.deletion_vectors import vector_file
+from .delta_log import vectors_at
 from .file_figures import DELTA_STRINGS_WHOLE_BELOW, column_figures
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
 _VERSIONS_READ = 20
+# the reader features whose tables the lab reads (a variant column is left out by its type); any other is refused
+# by name
+READABLE_FEATURES = frozenset({"columnMapping", "deletionVectors", "timestampNtz", "v2Checkpoint", "variantType",
+                               "vacuumProtocolCheck"})
+PHYSICAL_NAME, COLUMN_ID = "delta.columnMapping.physicalName", "delta.columnMapping.id"
 _PRIMITIVES = {"boolean": "boolean", "byte": "tinyint", "short": "smallint", "integer": "int", "long": "bigint",
                "float": "float", "double": "double", "date": "date", "timestamp": "timestamp",
                "timestamp_ntz": "timestamp", "string": "string", "binary": "binary"}
@@ -68,18 +77,26 @@ class DeltaSource(TableSource):
             raise NoSuchObjectException(f"no Delta table at {self.path} (no _delta_log there)") from error
         except (DeltaError, OSError) as error:  # an object store's: a missing bucket, denied credentials
             raise InvalidArgument(f"cannot read the Delta table at {self.path}: {one_line(str(error))}") from None
+        protocol = table.protocol()
+        unread = sorted(set(protocol.reader_features or []) - READABLE_FEATURES)
+        if unread:
+            raise InvalidArgument(f"the Delta table at {self.path} needs reader feature {unread[0]}, which the lab "
+                                  "does not read")
         mapping = table.metadata().configuration.get("delta.columnMapping.mode", "none")
-        if mapping != "none":
-            raise InvalidArgument(f"the Delta table at {self.path} uses column mapping ({mapping}): the lab "
-                                        "does not read it yet, and by name would read renamed columns as NULL")
-        if "deletionVectors" in (table.protocol().reader_features or []):
-            raise InvalidArgument(f"the Delta table at {self.path} has deletion vectors enabled: the lab does "
-                                        "not apply them yet, and would count deleted rows")
+        if mapping not in ("none", "name", "id"):
+            raise InvalidArgument(f"the Delta table at {self.path} has column mapping mode {mapping!r}, which the "
+                                  "Delta protocol does not define")
+        mapped = mapping != "none"
+        if mapped and not (protocol.min_reader_version == 2 or "columnMapping" in (protocol.reader_features or [])):
+            # readers that follow the protocol read such a table by display names, others by physical ones
+            raise InvalidArgument(f"the Delta table at {self.path} sets column mapping ({mapping}) but its protocol "
+                                  "does not list the columnMapping reader feature, so readers disagree on its columns; "
+                                  "its writer broke the protocol")
         key_names = [k.lower() for k in table.metadata().partition_columns]
         spelled = by_lower_name([f.name for f in table.schema().fields], f"the Delta table at {self.path}")
         fields = {f.name.lower(): f for f in table.schema().fields}
         keys = [FieldSchema(k, hive_type(fields[k].type, f"partition column {k} of {self.path}")) for k in key_names]
-        cols, skipped, log_names = [], {}, {}
+        cols, skipped, log_names, field_ids = [], {}, {}, {}
         for name, f in fields.items():
             if name in key_names:
                 continue
@@ -88,19 +105,34 @@ class DeltaSource(TableSource):
                 skipped[name] = f"of Delta type {f.type}, which the lab does not read yet"
                 continue
             cols.append(FieldSchema(name, type_name))
-            log_names.update(_log_names(f.name, f.type))
+            log_names.update(_log_names(f, mapped))
+            if mapped:  # both modes: writers put each column's id in the files (the protocol's requirement)
+                field_ids.update(_field_ids(f))
         leaves = Table("", "", cols).stats_columns
         actions = pa.table(table.get_add_actions(flatten=True)).to_pylist()
         added_in = self._versions_adding({a["path"] for a in actions}, table.version())
         originals = {k.lower(): k for k in table.metadata().partition_columns}
-        files = [FormatFile(DataFile(join(self.path, unquote(a["path"])), a["size_bytes"], 0.0,
-                                     added_in.get(a["path"]), a.get("num_records"),
-                                     figures=_figures(a, leaves, log_names)),
-                            [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]) for a in actions]
+        vectors = vectors_at(self.path, table.version()) if "deletionVectors" in (protocol.reader_features or []) \
+            else {}
+        files = []
+        for a in actions:
+            values = [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]
+            vector = vectors.get(a["path"])
+            figures = _figures(a, leaves, log_names)
+            if vector is not None:  # the log's figures count the deleted rows: bounds at most, NULL counts none
+                figures = {name: replace(figure, nulls=None, exact=False) for name, figure in figures.items()}
+            data_file = DataFile(join(self.path, unquote(a["path"])), a["size_bytes"], 0.0, added_in.get(a["path"]),
+                                 a.get("num_records"), figures=figures)
+            files.append(FormatFile(data_file, values))
+            if vector is not None:
+                if data_file.record_count is None:
+                    raise InvalidArgument(f"{data_file.path} of the Delta table at {self.path} has a deletion vector "
+                                          "but no numRecords in the log, which the protocol requires of it")
+                files.append(FormatFile(vector_file(data_file.path, vector), values))
         # which columns the log keeps figures for (delta-rs: the first 32), in how many files
         log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{log_names.get(c.name)}") is not None
                                       or a.get(f"null_count.{log_names.get(c.name)}") is not None) for c in leaves}
-        return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files,
+        return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files, field_ids=field_ids,
                               log_statistics=log_statistics, spelled=list(spelled.values()), skipped=skipped)
 
 
@@ -160,16 +192,35 @@ def nested_hive_type(delta_type) -> str | None:
         return None
 
 
-def _log_names(name: str, delta_type, path: tuple[str, ...] = ()) -> dict[str, str]:
-    """Each column and struct leaf (the lab's name) with the dotted name the log keeps its figures under; a leaf
-    under a field whose name holds a dot has none (the log's name would be ambiguous)."""
-    here = path + (name,)
-    if type(delta_type).__name__ == "StructType":
+def _log_names(field, mapped: bool, path: tuple[str, ...] = (), lab_path: tuple[str, ...] = ()) -> dict[str, str]:
+    """Each column and struct leaf (the lab's name) with the dotted name the log keeps its figures under (its
+    physical names under column mapping); a leaf under a field whose name holds a dot has none (the log's name
+    would be ambiguous)."""
+    here = path + (_physical_name(field) if mapped else field.name,)
+    lab_here = lab_path + (field.name,)
+    if type(field.type).__name__ == "StructType":
         out: dict[str, str] = {}
-        for field in delta_type.fields:
-            out.update(_log_names(field.name, field.type, here))
+        for inner in field.type.fields:
+            out.update(_log_names(inner, mapped, here, lab_here))
         return out
-    if len(here) > 1 and any("." in part for part in here):
+    if len(here) > 1 and any("." in part for part in here + lab_here):
         return {}
-    lab_name = here[0].lower() if len(here) == 1 else leaf_name(tuple(p.lower() for p in here))
+    lab_name = lab_here[0].lower() if len(lab_here) == 1 else leaf_name(tuple(p.lower() for p in lab_here))
     return {lab_name: ".".join(here)}
+
+
+def _physical_name(field) -> str:
+    return str((field.metadata or {}).get(PHYSICAL_NAME, field.name))
+
+
+def _field_ids(field, lab_path: tuple[str, ...] = ()) -> dict[str, int]:
+    """The column-mapping id of a column and of each field below it, by the lab's name (`payload.user.id`)."""
+    here = lab_path + (field.name.lower(),)
+    out: dict[str, int] = {}
+    column_id = (field.metadata or {}).get(COLUMN_ID)
+    if column_id is not None:
+        out[here[0] if len(here) == 1 else leaf_name(here)] = int(column_id)
+    if type(field.type).__name__ == "StructType":
+        for inner in field.type.fields:
+            out.update(_field_ids(inner, here))
+    return out

@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 
 from pyspark.sql import DataFrame, SparkSession
 
+from ..files import DELETION_VECTOR, POSITION_DELETES, ROWS
 from ..storage import files_by_location, is_local, list_data_files, storage_for
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
 from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, field_ids_of, is_snapshot_table, snapshot_word,
@@ -142,11 +143,14 @@ class FormatTable(TableKind):
             metastore.get_partitions(table.dbName, table.tableName)
         owners = {p.partName: p.location for p in named} if named is not None else {None: table.location}
         files = [f for listed in metastore.owner_files(table, owners).values() for f in listed]
-        if any(f.content or f.record_count is None for f in files):
+        if any(f.content == POSITION_DELETES or f.record_count is None for f in files):
             return None
-        rows = sum(f.record_count or 0 for f in files)
+        data = [f for f in files if f.content == ROWS]
+        vectors = [f for f in files if f.content == DELETION_VECTOR]  # their record counts: the rows they delete
+        rows = sum(f.record_count or 0 for f in data) - sum(f.record_count or 0 for f in vectors)
         where = f"{len(owners)} partition{'s' if len(owners) != 1 else ''}" if partitions is not None else "the table"
-        return rows, (f"answered from the record counts of {len(files)} file(s) of {where} in the metadata of "
+        less = f", less the rows {len(vectors)} deletion vector(s) delete," if vectors else ""
+        return rows, (f"answered from the record counts of {len(data)} file(s) of {where}{less} in the metadata of "
                       f"{snapshot_word(table)} {table.parameters.get(SNAPSHOT_PARAM)}")
 
 

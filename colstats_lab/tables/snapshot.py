@@ -15,7 +15,8 @@ from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..column_statistics.model import leaf_name
-from ..files import DataFile, decoded_uri_path, parquet_reader
+from ..files import DELETION_VECTOR, POSITION_DELETES, DataFile, decoded_uri_path, parquet_reader
+from .deletion_vectors import positions_table, vector_of
 from ..errors import QueryError, StorageError
 from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
 from ..metastore.snapshot_files import field_ids_of
@@ -262,12 +263,35 @@ def read_format_snapshot(spark: SparkSession, table: Table, parts: list[Partitio
     frames = [_read_by_file(spark, table, plain, with_file)] if plain else []
     if deleting:
         frame = _read_by_file(spark, table, deleting, with_file, positions=True)
-        deleted = (spark.read.parquet(*spark_uris(spark, [d.path for p in deleting for d in p.deletes]))
-                   .select(F.regexp_replace(F.col("file_path"), r"^file:(//)?", "").alias("deleted_file"),
-                           F.col("pos").alias("deleted_row")))
+        deleted = _deleted_rows(spark, table, deleting)
         kept = frame.join(deleted, on=(frame[_ROW_FILE] == deleted["deleted_file"]) &
                           (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
         frames.append(kept.drop(_ROW_FILE, _ROW_INDEX))
+    out = frames[0]
+    for frame in frames[1:]:
+        out = out.unionByName(frame)
+    return out
+
+
+def _deleted_rows(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
+    """(deleted_file, deleted_row) of every row the partitions' deletes remove, the file named as `_ROW_FILE` names
+    a row's: Iceberg's position-delete files read by Spark, Delta's deletion vectors decoded here (a bitmap
+    each, checked before the scan starts, so a damaged one fails the command before anything is computed)."""
+    frames = []
+    position_files = [d.path for p in parts for d in p.deletes if d.content == POSITION_DELETES]
+    if position_files:
+        frames.append(spark.read.parquet(*spark_uris(spark, position_files))
+                      .select(F.regexp_replace(F.col("file_path"), r"^file:(//)?", "").alias("deleted_file"),
+                              F.col("pos").alias("deleted_row")))
+    vectors = []
+    for part in parts:
+        by_path = {f.path: f for f in part.files}
+        vectors += [(by_path[vector_of(v)[0]], v) for v in part.deletes
+                    if v.content == DELETION_VECTOR and vector_of(v)[0] in by_path]
+    if vectors:
+        prefixes = prefixes_for(spark, [table.location])
+        rows = positions_table(vectors, table.location, lambda path: spark_uri(normalized(path), prefixes))
+        frames.append(spark.createDataFrame(rows))
     out = frames[0]
     for frame in frames[1:]:
         out = out.unionByName(frame)

@@ -1,0 +1,108 @@
+"""Delta's log, read where deltalake does not say enough: the deletion vector of each data file at a version,
+replayed from the newest checkpoint (classic, multi-part, or v2 with its sidecars) and the commits after it."""
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import unquote
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import InvalidArgument
+from ..storage import join, storage_for
+from ..tables.deletion_vectors import DeletionVector
+
+_CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
+_MULTI_PART = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
+_V2 = re.compile(r"^(\d{20})\.checkpoint\.[0-9a-fA-F-]{36}\.(parquet|json)$")
+_COMMIT = re.compile(r"^(\d{20})\.json$")
+
+
+def vectors_at(table_root: str, version: int) -> dict[str, DeletionVector]:
+    """The deletion vector of each data file (the log's relative or absolute path, as add actions spell it) that has
+    one at `version`: the newest checkpoint at or before it (classic, multi-part, or v2 with its sidecars), then
+    the commits after it, each commit's removes before its adds (the protocol's reconciliation by path and vector)."""
+    log_dir = join(table_root, "_delta_log")
+    storage = storage_for(log_dir)
+    names = storage.child_names(log_dir)
+    checkpoint, parts = _checkpoint(names, version)
+    live: dict[str, dict | None] = {}
+    if checkpoint is not None:
+        for add in _checkpoint_adds(storage, log_dir, parts):
+            live[add["path"]] = add.get("deletionVector")
+    commits = sorted(int(m.group(1)) for n in names if (m := _COMMIT.match(n)))
+    wanted = [v for v in commits if (checkpoint if checkpoint is not None else -1) < v <= version]
+    first = 0 if checkpoint is None else checkpoint + 1
+    if wanted != list(range(first, version + 1)):
+        missing = sorted(set(range(first, version + 1)) - set(wanted))
+        raise InvalidArgument(f"the Delta log of {table_root} lacks commit {missing[0]} and no checkpoint covers it")
+    for number in wanted:
+        adds, removes = [], []
+        for line in storage.read_bytes(join(log_dir, f"{number:020d}.json")).decode().splitlines():
+            if not line.strip():
+                continue
+            action = json.loads(line)
+            if "add" in action:
+                adds.append(action["add"])
+            elif "remove" in action:
+                removes.append(action["remove"])
+        for remove in removes:
+            live.pop(remove["path"], None)
+        for add in adds:
+            live[add["path"]] = add.get("deletionVector")
+    return {path: DeletionVector.of(descriptor, path) for path, descriptor in live.items() if descriptor}
+
+
+def _checkpoint(names: list[str], version: int) -> tuple[int | None, list[str]]:
+    """The newest complete checkpoint at or before `version`, and its files."""
+    found: dict[int, list[str]] = {}
+    multi: dict[tuple[int, int], list[str]] = {}
+    for name in names:
+        if m := _CLASSIC.match(name) or _V2.match(name):
+            found.setdefault(int(m.group(1)), [name])
+        elif m := _MULTI_PART.match(name):
+            multi.setdefault((int(m.group(1)), int(m.group(3))), []).append(name)
+    for (at, total), parts in multi.items():
+        if len(parts) == total:
+            found.setdefault(at, sorted(parts))
+    usable = [at for at in found if at <= version]
+    if not usable:
+        return None, []
+    at = max(usable)
+    return at, found[at]
+
+
+def _checkpoint_adds(storage, log_dir: str, parts: list[str]) -> list[dict]:
+    adds: list[dict] = []
+    sidecars: list[str] = []
+    for name in parts:
+        if name.endswith(".json"):
+            for line in storage.read_bytes(join(log_dir, name)).decode().splitlines():
+                action = json.loads(line) if line.strip() else {}
+                if "add" in action:
+                    adds.append(action["add"])
+                elif "sidecar" in action:
+                    sidecars.append(action["sidecar"]["path"])
+            continue
+        table = _actions(storage, join(log_dir, name))
+        adds += _adds_of(table)
+        if "sidecar" in table.column_names:
+            sidecars += [s["path"] for s in table.column("sidecar").to_pylist() if s]
+    for sidecar in sidecars:
+        adds += _adds_of(_actions(storage, join(log_dir, "_sidecars", unquote(sidecar.rsplit("/", 1)[-1]))))
+    return adds
+
+
+def _actions(storage, location: str) -> pa.Table:
+    with storage.open_input(location) as handle:
+        file = pq.ParquetFile(handle)
+        wanted = [name for name in ("add", "sidecar") if name in file.schema_arrow.names]
+        return file.read(columns=wanted)
+
+
+def _adds_of(table: pa.Table) -> list[dict]:
+    if "add" not in table.column_names:
+        return []
+    return [{"path": a["path"], "deletionVector": a.get("deletionVector")}
+            for a in table.column("add").to_pylist() if a]

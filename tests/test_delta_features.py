@@ -1,0 +1,164 @@
+"""Delta tables as Databricks writes them: deletion vectors (every storage type, a file's second vector replacing its
+first, a checkpoint holding them) and column mapping (a renamed column, a name with a space), every figure checked
+against two readers that are not the lab: deltalake's QueryBuilder and DuckDB's delta_scan (`delta_commits`)."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+import pandas as pd
+import pytest
+from deltalake import DeltaTable, write_deltalake
+from delta_commits import delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column
+from test_table_formats import assert_stats, rows, stale
+
+from colstats_lab.errors import InvalidArgument, StorageError
+
+
+def _events(path: str, **configuration) -> None:
+    """Two days of rows with NULLs in most columns, one file a day, as deltalake writes them."""
+    frame = pd.concat([rows(40, "2026-01-01", 1).to_pandas(), rows(30, "2026-01-02", 2, 100).to_pandas()],
+                      ignore_index=True)
+    write_deltalake(path, frame, partition_by=["ds"], configuration=configuration or None)
+
+
+def _file_of(path: str, ds: str) -> str:
+    return next(p for p, add in live_adds(path).items() if add["partitionValues"].get("ds") == ds
+                or any(v == ds for v in add["partitionValues"].values()))
+
+
+def _truth(path: str) -> pd.DataFrame:
+    """The live rows as deltalake reads them, checked against DuckDB's delta_scan on every data column."""
+    frame = deltalake_rows(path).to_pandas().sort_values("id").reset_index(drop=True)
+    other = duckdb_rows(path).to_pandas().sort_values("id").reset_index(drop=True)
+    data_columns = [c for c in frame.columns if c != "ds"]  # DuckDB reads a mapped table's partition values as NULL
+    pd.testing.assert_frame_equal(frame[data_columns], other[data_columns], check_dtype=False)
+    return frame
+
+
+def _by_day(frame: pd.DataFrame) -> pd.Series:
+    return "ds=" + frame["ds"]
+
+
+def test_deletion_vectors_of_every_storage_type_leave_only_live_rows_in_every_figure(lab, tmp_path):
+    path = str(tmp_path / "events")
+    _events(path, **{"delta.enableDeletionVectors": "true"})
+    first, second = _file_of(path, "2026-01-01"), _file_of(path, "2026-01-02")
+    delete_rows(path, {first: [0, 3, 4, 39]}, storage="u", prefix="x7")      # relative, with a random prefix
+    delete_rows(path, {second: [0, 1, 29]}, storage="i")                     # inline in the log
+    delete_rows(path, {first: [10, 11]}, storage="p", operation="UPDATE")    # absolute; replaces the first vector
+    truth = _truth(path)
+    assert len(truth) == 70 - 6 - 3
+    lab.register_external("events", path, format="delta")
+    # before any scan: the log's record counts less the vectors' cardinalities, exact
+    counted = lab.sql("SELECT count(*) FROM events WHERE ds = '2026-01-01'")
+    assert counted.df.iloc[0, 0] == int((truth.ds == "2026-01-01").sum()) == 34
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert_stats(lab, "events", truth, _by_day)
+    table = lab.resolve("events")
+    assert int(table.parameters["numRows"]) == len(truth)
+    assert lab.sql("SELECT count(*), sum(x), min(amount) FROM events").df.iloc[0].tolist() == pytest.approx(
+        [len(truth), truth.x.sum(), truth.amount.min()])
+    assert stale(lab, "events") == {}
+    # a MERGE's vector on one file makes exactly its partition stale, naming the version
+    version = delete_rows(path, {second: [5]}, operation="MERGE")
+    reasons = stale(lab, "events")
+    assert list(reasons) == ["ds=2026-01-02"] and f"version {version}" in reasons["ds=2026-01-02"], reasons
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert_stats(lab, "events", _truth(path), _by_day)
+
+
+def test_a_checkpoint_holding_deletion_vectors_is_followed_when_the_commits_before_it_are_gone(lab, tmp_path):
+    path = str(tmp_path / "events")
+    _events(path, **{"delta.enableDeletionVectors": "true"})
+    delete_rows(path, {_file_of(path, "2026-01-01"): list(range(0, 40, 3))})
+    DeltaTable(path).create_checkpoint()
+    checkpoint = glob.glob(os.path.join(path, "_delta_log", "*.checkpoint.parquet"))
+    assert [os.path.basename(name)[:20] for name in checkpoint] == [f"{1:020d}"]
+    later = delete_rows(path, {_file_of(path, "2026-01-02"): [2]}, storage="i")  # a commit after the checkpoint
+    for version in range(later):  # metadata cleanup: the checkpoint stands for the commits it covers
+        os.remove(os.path.join(path, "_delta_log", f"{version:020d}.json"))
+    truth = _truth(path)
+    assert len(truth) == 70 - 14 - 1
+    lab.register_external("events", path, format="delta")
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert_stats(lab, "events", truth, _by_day)
+
+
+def test_column_mapping_reads_a_renamed_column_and_a_spaced_name_by_the_logical_schema(lab, tmp_path):
+    path = str(tmp_path / "mapped")
+    frame = pd.DataFrame({"id": range(12), "amount": [float(i) if i % 4 else None for i in range(12)],
+                          "page name": list("abcabcabcaab"), "ds": ["x"] * 6 + ["y"] * 6})
+    write_deltalake(path, frame, partition_by=["ds"], configuration={"delta.columnMapping.mode": "name"})
+    rename_column(path, "amount", "amountEUR")
+    delete_rows(path, {_file_of(path, "y"): [1]})  # and deletion vectors on top, the table upgraded to features
+    truth = _truth(path)
+    assert truth.amountEUR.notna().sum() == 8  # the renamed column's values, not NULLs
+    lab.register_external("mapped", path, format="delta")
+    lab.sql("ANALYZE TABLE mapped COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = lab.tables["mapped"].inspect.stats()
+    assert set(stats.column) == {"id", "amountEUR", "page name"}  # as the log's schema spells them now
+    table_level = stats[stats.partition.isna()].set_index("column")
+    assert table_level.loc["amountEUR", "nulls"] == truth.amountEUR.isna().sum() == 3
+    assert float(table_level.loc["amountEUR", "max"]) == truth.amountEUR.max() == 11.0
+    assert table_level.loc["page name", "ndv"] == truth["page name"].nunique()
+    assert table_level.loc["id", "rows"] == len(truth) == 11
+    shown = lab.sql("SELECT * FROM mapped ORDER BY id").df
+    assert list(shown.columns) == ["id", "amountEUR", "page name", "ds"]
+    assert shown.amountEUR.tolist() == pytest.approx(truth.amountEUR.tolist(), nan_ok=True)
+    assert lab.sql("SELECT count(*) FROM mapped WHERE amountEUR > 5").df.iloc[0, 0] == (truth.amountEUR > 5).sum()
+
+
+def test_id_mode_reads_columns_by_their_field_ids(lab, tmp_path):
+    path = str(tmp_path / "by-id")
+    write_deltalake(path, pd.DataFrame({"id": [1, 2, 3], "v": ["a", None, "c"]}),
+                    configuration={"delta.columnMapping.mode": "id"})
+    rename_column(path, "v", "label")
+    truth = _truth(path)
+    lab.register_external("by_id", path, format="delta")
+    lab.sql("ANALYZE TABLE by_id COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = lab.tables["by_id"].inspect.stats().set_index("column")
+    assert stats.loc["label", "nulls"] == truth.label.isna().sum() == 1
+    assert stats.loc["label", "ndv"] == 2
+
+
+def test_a_damaged_deletion_vector_is_one_line_naming_its_file_and_nothing_is_stored(lab, tmp_path):
+    path = str(tmp_path / "events")
+    _events(path, **{"delta.enableDeletionVectors": "true"})
+    data_file = _file_of(path, "2026-01-01")
+    delete_rows(path, {data_file: [1, 2]})
+    lab.register_external("events", path, format="delta")
+    vector = glob.glob(os.path.join(path, "deletion_vector_*.bin"))[0]
+    content = open(vector, "rb").read()
+    with open(vector, "wb") as f:  # one bit of the bitmap flipped: the CRC no longer holds
+        f.write(content[:12] + bytes([content[12] ^ 1]) + content[13:])
+    with pytest.raises(InvalidArgument, match=r"deletion vector of .*2026-01-01.* fails its checksum") as failed:
+        lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert "\n" not in str(failed.value)
+    assert (lab.tables["events"].inspect.stats().reason == "never analyzed").all()
+    with open(vector, "wb") as f:
+        f.write(content[:-3])
+    with pytest.raises(InvalidArgument, match=r"is truncated"):
+        lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    os.remove(vector)
+    with pytest.raises(StorageError, match=r"deletion vector of .*2026-01-01.*deletion_vector_.*\.bin.* cannot be read"):
+        lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    with open(vector, "wb") as f:
+        f.write(content)
+    delete_rows(path, {data_file: [40]}, storage="i")  # the file has 40 rows: position 40 is past them
+    with pytest.raises(InvalidArgument, match=r"deletes row 40, past the 40 rows of the file"):
+        lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert (lab.tables["events"].inspect.stats().reason == "never analyzed").all()
+
+
+def test_a_reader_feature_the_lab_does_not_know_is_refused_by_name(lab, tmp_path):
+    path = str(tmp_path / "future")
+    write_deltalake(path, pd.DataFrame({"id": [1]}))
+    with open(os.path.join(path, "_delta_log", f"{1:020d}.json"), "x") as f:
+        f.write(json.dumps({"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
+                                         "readerFeatures": ["deletionVectors", "zorderedSpaceTime"],
+                                         "writerFeatures": ["deletionVectors", "zorderedSpaceTime"]}}) + "\n")
+    with pytest.raises(InvalidArgument, match="zorderedSpaceTime") as refused:
+        lab.register_external("future", path, format="delta")
+    assert "future" not in lab.metastore.get_tables("default") and "\n" not in str(refused.value)
