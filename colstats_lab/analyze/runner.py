@@ -202,9 +202,11 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
             tiered = _tiered_scan(spark, table, files, plans, footers, stmt, metastore.sample_seed, tier_notes)
         scanned = files if tiered is None else [p for p in files if p.part_name in tiered.whole]
         if scanned:
-            frame = read_snapshot(spark(), table, scanned, reuse=True)  # Spark starts once the statement is known good
+            session = spark()  # Spark starts once the statement is known good
             with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
                     footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
+                # resolving the read names a store Spark cannot reach (its file system's class missing) at once
+                frame = read_snapshot(session, table, scanned, reuse=True)
                 groups = aggregate_stats(frame, table.partition_key_names, plans, footers,
                                          rows_sketched=every_column, group_values=[_values_of(p) for p in scanned])
         if tiered is not None:
