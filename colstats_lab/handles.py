@@ -21,6 +21,8 @@ from .commands import tables as table_commands
 from .deprecated import renamed_argument
 from .errors import InvalidArgument, NoSuchObjectException, did_you_mean
 from .interop import exchange
+from .interop.delta_source import deletion_vectors_frame, delta_audit_frame
+from .metastore.snapshot_files import FORMAT_PARAM
 from .metastore import Partition, Table, ValidWriteIdList
 from .metastore.changes import AddExpectation
 from .metastore.levels import TABLE_LEVEL
@@ -353,6 +355,31 @@ class Inspect:
         `level`: the table, or a partition by name. Returns a StatsLevel with its rows, its basic parameters
         read now and its rows changed since analyze."""
         return frames.stats_level(self._lab.metastore, self._table(), level)
+
+    def delta(self) -> pd.DataFrame:
+        """What Delta's own log keeps of each column of this Delta table, beside the lab's statistics.
+
+        Returns a DataFrame per column and struct leaf: `log_keeps` (the log has its minimum, maximum and NULL
+        count in every file: what Databricks, Trino and Spark skip files with), in how many `files`, `why_not`
+        (past the first `delta.dataSkippingNumIndexedCols`, not in `delta.dataSkippingStatsColumns`, a type Delta
+        keeps no bounds for), `clustering` (a liquid clustering column) and `lab_accurate` (the lab's statistics
+        of it accurate in every partition; None never analyzed). Raises InvalidArgument for another kind."""
+        table = self._table()
+        if table.parameters.get(FORMAT_PARAM) != "delta":
+            raise InvalidArgument(f"{table.qualified_name} is not a Delta table: inspect.delta() describes Delta's log")
+        fresh = frames.freshness_frame(self._lab.metastore, table)
+        accurate = {}
+        for column, verdicts in fresh.groupby("column")["accurate"]:
+            known = [v for v in verdicts if v is not None and v == v]
+            accurate[str(column).lower()] = None if not known else all(bool(v) for v in known)
+        return delta_audit_frame(table, accurate)
+
+    def deletion_vectors(self) -> pd.DataFrame:
+        """The deletion vectors of this Delta table's followed version, per partition (None: the table): data
+        `files`, `files_with_vectors`, the rows the files hold (`rows_in_files`, the log's numRecords), the rows
+        the vectors delete, and the `live_rows` a reader sees."""
+        table = self._table()
+        return frames.spelled_frame(deletion_vectors_frame(self._lab.metastore, table), table)
 
     def freshness(self) -> pd.DataFrame:
         """Whether each partition's and column's statistics are accurate for a reader now.

@@ -8,6 +8,7 @@ import json
 import os
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from delta_commits import delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column
@@ -162,3 +163,32 @@ def test_a_reader_feature_the_lab_does_not_know_is_refused_by_name(lab, tmp_path
     with pytest.raises(InvalidArgument, match="zorderedSpaceTime") as refused:
         lab.register_external("future", path, format="delta")
     assert "future" not in lab.metastore.get_tables("default") and "\n" not in str(refused.value)
+
+
+def test_the_delta_audit_names_the_columns_the_log_leaves_bare_and_the_vectors_per_partition(lab, tmp_path):
+    path = str(tmp_path / "wide")
+    frame = pd.DataFrame({f"c{i:02d}": range(i, i + 20) for i in range(34)})
+    frame["ds"] = ["a"] * 10 + ["b"] * 10
+    write_deltalake(path, frame, partition_by=["ds"], configuration={"delta.enableDeletionVectors": "true"})
+    delete_rows(path, {_file_of(path, "a"): [0, 1, 2]})
+    with open(os.path.join(path, "_delta_log", f"{2:020d}.json"), "x") as f:  # liquid clustering by c05
+        f.write(json.dumps({"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
+                                         "readerFeatures": ["deletionVectors"],
+                                         "writerFeatures": ["deletionVectors", "domainMetadata", "clustering"]}}) + "\n")
+        f.write(json.dumps({"domainMetadata": {"domain": "delta.clustering", "removed": False,
+                                               "configuration": json.dumps({"clusteringColumns": [["c05"]]})}}) + "\n")
+    lab.register_external("wide", path, format="delta")
+    lab.sql("ANALYZE TABLE wide COMPUTE STATISTICS FOR COLUMNS c00, c33")
+    audit = lab.tables["wide"].inspect.delta().set_index("column")
+    logged = pa.table(DeltaTable(path).get_add_actions(flatten=True)).to_pandas()  # what deltalake says it kept
+    for column in audit.index:
+        assert audit.loc[column, "log_keeps"] == (f"min.{column}" in logged and logged[f"min.{column}"].notna().all())
+    assert audit.loc["c31", "log_keeps"] and not audit.loc["c32", "log_keeps"]
+    assert audit.loc["c33", "why_not"] == "past the first 32 columns (delta.dataSkippingNumIndexedCols)"
+    assert audit.clustering[audit.clustering].index.tolist() == ["c05"]
+    assert audit.loc["c00", "lab_accurate"] and audit.loc["c33", "lab_accurate"]
+    assert audit.loc["c01", "lab_accurate"] is None
+    vectors = lab.tables["wide"].inspect.deletion_vectors().set_index("partition")
+    assert vectors.loc["ds=a"].tolist() == [1, 1, 10, 3, 7] and vectors.loc["ds=b"].tolist() == [1, 0, 10, 0, 10]
+    truth = deltalake_rows(path).to_pandas()
+    assert vectors.live_rows.sum() == len(truth) == 17

@@ -1,9 +1,11 @@
-"""Delta's log, read where deltalake does not say enough: the deletion vector of each data file at a version,
-replayed from the newest checkpoint (classic, multi-part, or v2 with its sidecars) and the commits after it."""
+"""Delta's log, read where deltalake does not say enough: the deletion vector of each data file at a version, and
+the table's domain metadata (liquid clustering's columns), replayed from the newest checkpoint (classic,
+multi-part, or v2 with its sidecars) and the commits after it."""
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -19,18 +21,36 @@ _V2 = re.compile(r"^(\d{20})\.checkpoint\.[0-9a-fA-F-]{36}\.(parquet|json)$")
 _COMMIT = re.compile(r"^(\d{20})\.json$")
 
 
-def vectors_at(table_root: str, version: int) -> dict[str, DeletionVector]:
-    """The deletion vector of each data file (the log's relative or absolute path, as add actions spell it) that has
-    one at `version`: the newest checkpoint at or before it (classic, multi-part, or v2 with its sidecars), then
-    the commits after it, each commit's removes before its adds (the protocol's reconciliation by path and vector)."""
+@dataclass
+class LogState:
+    """What the lab takes from a replay of the log: each data file's deletion vector, by the path its add action
+    gives (relative, or absolute), and each metadata domain's configuration (`delta.clustering`: its columns)."""
+
+    vectors: dict[str, DeletionVector]
+    domains: dict[str, str]
+
+    def clustering_columns(self) -> list[str]:
+        """Liquid clustering's columns, by the names the log keeps (physical ones under column mapping); a nested
+        one as its dotted path."""
+        text = self.domains.get("delta.clustering")
+        return [".".join(path) for path in json.loads(text).get("clusteringColumns", [])] if text else []
+
+
+def log_state(table_root: str, version: int) -> LogState:
+    """The log at `version`: the newest checkpoint at or before it, then the commits after it, each commit's removes
+    before its adds (the protocol's reconciliation by path and vector); a domain's newest action wins."""
     log_dir = join(table_root, "_delta_log")
     storage = storage_for(log_dir)
     names = storage.child_names(log_dir)
     checkpoint, parts = _checkpoint(names, version)
     live: dict[str, dict | None] = {}
+    domains: dict[str, str] = {}
     if checkpoint is not None:
-        for add in _checkpoint_adds(storage, log_dir, parts):
+        adds, checkpoint_domains = _checkpoint_actions(storage, log_dir, parts)
+        for add in adds:
             live[add["path"]] = add.get("deletionVector")
+        for domain in checkpoint_domains:
+            _domain(domains, domain)
     commits = sorted(int(m.group(1)) for n in names if (m := _COMMIT.match(n)))
     wanted = [v for v in commits if (checkpoint if checkpoint is not None else -1) < v <= version]
     first = 0 if checkpoint is None else checkpoint + 1
@@ -47,11 +67,21 @@ def vectors_at(table_root: str, version: int) -> dict[str, DeletionVector]:
                 adds.append(action["add"])
             elif "remove" in action:
                 removes.append(action["remove"])
+            elif "domainMetadata" in action:
+                _domain(domains, action["domainMetadata"])
         for remove in removes:
             live.pop(remove["path"], None)
         for add in adds:
             live[add["path"]] = add.get("deletionVector")
-    return {path: DeletionVector.of(descriptor, path) for path, descriptor in live.items() if descriptor}
+    return LogState({path: DeletionVector.of(descriptor, path) for path, descriptor in live.items() if descriptor},
+                    domains)
+
+
+def _domain(domains: dict[str, str], action: dict) -> None:
+    if action.get("removed"):
+        domains.pop(action["domain"], None)
+    else:
+        domains[action["domain"]] = action.get("configuration") or ""
 
 
 def _checkpoint(names: list[str], version: int) -> tuple[int | None, list[str]]:
@@ -73,8 +103,10 @@ def _checkpoint(names: list[str], version: int) -> tuple[int | None, list[str]]:
     return at, found[at]
 
 
-def _checkpoint_adds(storage, log_dir: str, parts: list[str]) -> list[dict]:
+def _checkpoint_actions(storage, log_dir: str, parts: list[str]) -> tuple[list[dict], list[dict]]:
+    """The add actions (path and vector) and domain metadata actions of a checkpoint's files and sidecars."""
     adds: list[dict] = []
+    domains: list[dict] = []
     sidecars: list[str] = []
     for name in parts:
         if name.endswith(".json"):
@@ -84,20 +116,24 @@ def _checkpoint_adds(storage, log_dir: str, parts: list[str]) -> list[dict]:
                     adds.append(action["add"])
                 elif "sidecar" in action:
                     sidecars.append(action["sidecar"]["path"])
+                elif "domainMetadata" in action:
+                    domains.append(action["domainMetadata"])
             continue
         table = _actions(storage, join(log_dir, name))
         adds += _adds_of(table)
         if "sidecar" in table.column_names:
             sidecars += [s["path"] for s in table.column("sidecar").to_pylist() if s]
+        if "domainMetadata" in table.column_names:
+            domains += [d for d in table.column("domainMetadata").to_pylist() if d]
     for sidecar in sidecars:
         adds += _adds_of(_actions(storage, join(log_dir, "_sidecars", unquote(sidecar.rsplit("/", 1)[-1]))))
-    return adds
+    return adds, domains
 
 
 def _actions(storage, location: str) -> pa.Table:
     with storage.open_input(location) as handle:
         file = pq.ParquetFile(handle)
-        wanted = [name for name in ("add", "sidecar") if name in file.schema_arrow.names]
+        wanted = [name for name in ("add", "sidecar", "domainMetadata") if name in file.schema_arrow.names]
         return file.read(columns=wanted)
 
 

@@ -18,14 +18,14 @@ from deltalake.exceptions import DeltaError, TableNotFoundError
 
 from ..errors import InvalidArgument, one_line
 from ..file_columns import by_lower_name
-from ..files import ColumnFigures, DataFile
+from ..files import DELETION_VECTOR, ROWS, ColumnFigures, DataFile
 from ..metastore import ColumnPath, FieldSchema, NoSuchObjectException, Table
 from ..column_statistics.model import leaf_name
-from ..metastore.snapshot_files import LOG_STATISTICS_PARAM
+from ..metastore.snapshot_files import LOG_RULES_PARAM, LOG_STATISTICS_PARAM
 from ..storage import is_local, join, local_path, normalized
 from ..storage.options import delta_storage_options
 from ..tables.deletion_vectors import vector_file
-from .delta_log import vectors_at
+from .delta_log import LogState, log_state
 from .file_figures import DELTA_STRINGS_WHOLE_BELOW, column_figures
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
@@ -34,6 +34,7 @@ _VERSIONS_READ = 20
 # by name
 READABLE_FEATURES = frozenset({"columnMapping", "deletionVectors", "timestampNtz", "v2Checkpoint", "variantType",
                                "vacuumProtocolCheck"})
+DEFAULT_INDEXED_COLUMNS = 32  # delta.dataSkippingNumIndexedCols unless the table sets it
 PHYSICAL_NAME, COLUMN_ID = "delta.columnMapping.physicalName", "delta.columnMapping.id"
 _PRIMITIVES = {"boolean": "boolean", "byte": "tinyint", "short": "smallint", "integer": "int", "long": "bigint",
                "float": "float", "double": "double", "date": "date", "timestamp": "timestamp",
@@ -59,6 +60,66 @@ def log_statistics_frame(table: Table) -> pd.DataFrame:
     kept = json.loads(table.parameters.get(LOG_STATISTICS_PARAM) or "{}")
     files = int(table.parameters.get("numFiles", 0) or 0)
     return pd.DataFrame([(column, count, files) for column, count in kept.items()], columns=LOG_STATISTICS_COLUMNS)
+
+
+DELTA_AUDIT_COLUMNS = ["column", "type", "log_keeps", "files_with_figures", "files", "why_not", "clustering",
+                       "lab_accurate"]
+_NO_BOUNDS = ("boolean", "binary", "array", "map")  # Delta's log keeps NULL counts of these, never bounds
+
+
+def delta_audit_frame(table: Table, accurate: dict[str, bool | None]) -> pd.DataFrame:
+    """Per column (and struct leaf): whether Delta's log keeps its minimum, maximum and NULL count, in how many
+    files, why not where it does not (past the indexed columns, not among the stats columns, a type without
+    bounds), whether it is a liquid clustering column, and whether the lab's own statistics of it are accurate
+    (`accurate`: column -> True, False, or None never analyzed)."""
+    kept = json.loads(table.parameters.get(LOG_STATISTICS_PARAM) or "{}")
+    rules = json.loads(table.parameters.get(LOG_RULES_PARAM) or "{}")
+    files = int(table.parameters.get("numFiles", 0) or 0)
+    order = rules.get("order", [])
+    indexed, named = rules.get("indexed", DEFAULT_INDEXED_COLUMNS), rules.get("stats_columns")
+    clustering = set(rules.get("clustering", []))
+    records = []
+    for column in table.stats_columns:
+        if not _logged_kind(column):
+            continue
+        count = int(kept.get(column.name, 0))
+        why = None
+        if count < files:
+            base = column.type.split("<")[0].split("(")[0]
+            if named is not None and column.name not in named and column.path[0] not in named:
+                why = "not in delta.dataSkippingStatsColumns"
+            elif named is None and indexed >= 0 and column.name in order and order.index(column.name) >= indexed:
+                why = f"past the first {indexed} columns (delta.dataSkippingNumIndexedCols)"
+            elif base in _NO_BOUNDS:
+                why = f"Delta keeps no bounds of a {base}"
+            else:
+                why = f"the writer kept none in {files - count} of {files} file(s)"
+        records.append((table.spelled(column.name), column.type, count == files and files > 0, count, files, why,
+                        column.name in clustering, accurate.get(column.name)))
+    return pd.DataFrame.from_records(records, columns=DELTA_AUDIT_COLUMNS)
+
+
+DELETION_VECTOR_COLUMNS = ["partition", "files", "files_with_vectors", "rows_in_files", "rows_deleted", "live_rows"]
+
+
+def deletion_vectors_frame(metastore, table: Table) -> pd.DataFrame:
+    """Per partition of a Delta table (None: the table), its data files and those with deletion vectors, the rows
+    the files hold and the rows their vectors delete, from the files the lab follows (no read of the log)."""
+    owners = ({p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName)}
+              if table.is_partitioned else {None: table.location})
+    records = []
+    for owner, files in sorted(metastore.owner_files(table, owners).items(), key=lambda item: item[0] or ""):
+        data = [f for f in files if f.content == ROWS]
+        vectors = [f for f in files if f.content == DELETION_VECTOR]
+        rows = sum(f.record_count or 0 for f in data)
+        deleted = sum(f.record_count or 0 for f in vectors)
+        records.append((owner, len(data), len(vectors), rows, deleted, rows - deleted))
+    return pd.DataFrame.from_records(records, columns=DELETION_VECTOR_COLUMNS)
+
+
+def _logged_kind(column: ColumnPath) -> bool:
+    """A column or struct leaf Delta's log can keep figures of (not a struct as a whole, not an element)."""
+    return not column.is_element and not column.type.startswith("struct")
 
 
 class DeltaSource(TableSource):
@@ -112,8 +173,10 @@ class DeltaSource(TableSource):
         actions = pa.table(table.get_add_actions(flatten=True)).to_pylist()
         added_in = self._versions_adding({a["path"] for a in actions}, table.version())
         originals = {k.lower(): k for k in table.metadata().partition_columns}
-        vectors = vectors_at(self.path, table.version()) if "deletionVectors" in (protocol.reader_features or []) \
-            else {}
+        replayed = "deletionVectors" in (protocol.reader_features or []) or \
+            bool({"clustering", "domainMetadata"} & set(protocol.writer_features or []))
+        state = log_state(self.path, table.version()) if replayed else LogState({}, {})
+        vectors = state.vectors
         files = []
         for a in actions:
             values = [partition_text(a.get(f"partition.{originals[k]}")) for k in key_names]
@@ -132,8 +195,17 @@ class DeltaSource(TableSource):
         # which columns the log keeps figures for (delta-rs: the first 32), in how many files
         log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{log_names.get(c.name)}") is not None
                                       or a.get(f"null_count.{log_names.get(c.name)}") is not None) for c in leaves}
+        configuration = table.metadata().configuration
+        by_log_name = {log_name: name for name, log_name in log_names.items()}
+        stats_columns = configuration.get("delta.dataSkippingStatsColumns")
+        rules = {"indexed": int(configuration.get("delta.dataSkippingNumIndexedCols", DEFAULT_INDEXED_COLUMNS)),
+                 "stats_columns": None if stats_columns is None else
+                 [c.strip().strip("`").lower() for c in stats_columns.split(",") if c.strip()],
+                 "order": [c.name for c in leaves if _logged_kind(c)],
+                 "clustering": [by_log_name.get(c, c) for c in state.clustering_columns()]}
         return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files, field_ids=field_ids,
-                              log_statistics=log_statistics, spelled=list(spelled.values()), skipped=skipped)
+                              log_statistics=log_statistics, spelled=list(spelled.values()), skipped=skipped,
+                              log_rules=rules)
 
 
     def _versions_adding(self, paths: set[str], current: int) -> dict[str, int]:

@@ -18,6 +18,9 @@ from .repository import Repository
 FORMAT_PARAM = "colstats.source.format"      # "iceberg" or "delta": the table's files are its snapshot's
 SNAPSHOT_PARAM = "colstats.source.snapshot"  # the snapshot id (Delta: log version) the recorded files are of
 LOG_STATISTICS_PARAM = "colstats.source.logStatistics"  # Delta: JSON {column: files whose log entry has figures}
+# Delta: JSON of the rules that say which columns the log keeps figures of (indexed columns, stats columns, the
+# columns in stats order) and liquid clustering's columns
+LOG_RULES_PARAM = "colstats.source.logRules"
 METADATA_PARAM = "colstats.source.metadata"  # an Iceberg catalog's table: the metadata file followed
 FIELD_IDS_PARAM = "colstats.source.fieldIds"  # JSON {column: Iceberg field id}: how Spark finds a column in files
 SNAPSHOT_FORMATS = ("iceberg", "delta")
