@@ -42,6 +42,7 @@ def _by_day(frame: pd.DataFrame) -> pd.Series:
     return "ds=" + frame["ds"]
 
 
+@pytest.mark.both_backends  # the vectors' files are files of the metastore: on SQLite and on PostgreSQL
 def test_deletion_vectors_of_every_storage_type_leave_only_live_rows_in_every_figure(lab, tmp_path):
     path = str(tmp_path / "events")
     _events(path, **{"delta.enableDeletionVectors": "true"})
@@ -55,6 +56,9 @@ def test_deletion_vectors_of_every_storage_type_leave_only_live_rows_in_every_fi
     # before any scan: the log's record counts less the vectors' cardinalities, exact
     counted = lab.sql("SELECT count(*) FROM events WHERE ds = '2026-01-01'")
     assert counted.df.iloc[0, 0] == int((truth.ds == "2026-01-01").sum()) == 34
+    sampled = str(lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS SAMPLE 5 PERCENT"))
+    assert "Every value read: deletion vectors remove rows the footers count, so a sample cannot hold." in sampled
+    assert_stats(lab, "events", truth, _by_day)  # every value read: exact, live rows only
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert_stats(lab, "events", truth, _by_day)
     table = lab.resolve("events")

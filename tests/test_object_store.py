@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import uuid
 
 import fsspec
@@ -274,6 +275,35 @@ def test_a_delta_table_written_by_deltalake_to_s3_is_analyzed_and_followed_by_it
     assert answer["n"][0] == 601 and answer["top"][0] == 10**7
     lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR COLUMNS")
     assert _stats(lab, "orders")["amount"]["min"] == -5.0
+
+
+@pytest.mark.slow
+def test_a_delta_table_with_deletion_vectors_on_s3_counts_its_live_rows(s3_lab, s3):
+    """deltalake writes the table to the server; the vectors are committed through the bucket's mount (the
+    protocol's bytes, as Databricks writes them); the lab reads log, vectors and files through S3."""
+    from delta_commits import delete_rows, deltalake_rows, duckdb_rows, live_adds
+    from deltalake import write_deltalake
+
+    lab, location = s3_lab, _table_location("delta-dv")
+    rng = np.random.default_rng(9)
+    first = pd.DataFrame({"orderId": np.arange(300), "amount": rng.normal(100, 30, 300).round(2),
+                          "ds": ["2026-01-01"] * 150 + ["2026-01-02"] * 150})
+    write_deltalake(location, first, partition_by=["ds"], storage_options=_delta_options(s3),
+                    configuration={"delta.enableDeletionVectors": "true"})
+    mounted = os.path.join(s3.mounts["lake"], location.removeprefix("s3://lake/"))
+    files = {add["partitionValues"]["ds"]: path for path, add in live_adds(mounted).items()}
+    delete_rows(mounted, {files["2026-01-01"]: list(range(0, 150, 2))}, prefix="q9")
+    delete_rows(mounted, {files["2026-01-02"]: [0, 149]}, storage="i")
+    truth = deltalake_rows(mounted).to_pandas()
+    assert sorted(truth.orderId) == sorted(duckdb_rows(mounted).to_pandas().orderId) and len(truth) == 300 - 75 - 2
+    lab.register_external("orders", location, format="delta")
+    assert lab.sql("SELECT count(*) FROM orders").df.iloc[0, 0] == len(truth)  # the log's counts, no scan
+    lab.sql("ANALYZE TABLE orders COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = _stats(lab, "orders")
+    assert int(lab.resolve("orders").parameters["numRows"]) == len(truth)
+    assert stats["orderId"]["min"] == truth.orderId.min() == 1 and stats["orderId"]["max"] == truth.orderId.max()
+    assert stats["amount"]["ndv"] == pytest.approx(truth.amount.nunique(), rel=0.05)
+    assert all(stats[c]["accurate"] for c in stats)
 
 
 @pytest.mark.slow

@@ -31,7 +31,7 @@ from ..column_statistics.estimators import BOUNDS_PARAM
 from .tiers import MIN_SAMPLED_ROW_GROUPS, TieredScan, metadata_tier, sampled_tier, tierable
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import field_ids_of
-from ..files import DataFile
+from ..files import DELETION_VECTOR, DataFile
 from ..storage import FooterUnavailable, footers_read_meanwhile, is_local, storage_for
 from ..tables.layout import footer_counts
 from ..tables.external import check_column_types_agree
@@ -271,7 +271,9 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     """Tier 0 or 1 over `files`, or None (every value read) where they cannot hold, said in `notes`."""
     what = "metadata alone" if stmt.metadata_only else "a sample"
     if any(p.deletes for p in files):
-        notes.append(f"Every value read: position deletes remove rows the footers count, so {what} cannot hold.")
+        deletes = "deletion vectors" if any(d.content == DELETION_VECTOR for p in files for d in p.deletes) \
+            else "position deletes"
+        notes.append(f"Every value read: {deletes} remove rows the footers count, so {what} cannot hold.")
         return None
     if field_ids_of(table):
         notes.append(f"Every value read: this table's files are read by field id, which {what} does not follow yet.")
