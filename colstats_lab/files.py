@@ -49,6 +49,17 @@ class DataFile:
         return self.path, self.size, self.etag if self.etag is not None else int(self.modified * 1000)
 
 
+UNTIMED = -1  # a read state's time that is not checked: a table format's file, which is never rewritten in place
+
+
+def read_state(data_file: DataFile) -> FileState:
+    """The state a ranged read of the file checks it against: its state, but a table format's file (whose state
+    names the snapshot that added it, not a time) by its path and bytes alone."""
+    if data_file.added_in is not None and data_file.etag is None:
+        return data_file.path, data_file.size, UNTIMED
+    return data_file.state
+
+
 def is_data_file(name: str) -> bool:
     """Spark's rule: files starting with `_` or `.` (markers, checksums) are not data."""
     return not name.startswith(("_", "."))

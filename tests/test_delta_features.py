@@ -57,7 +57,8 @@ def test_deletion_vectors_of_every_storage_type_leave_only_live_rows_in_every_fi
     counted = lab.sql("SELECT count(*) FROM events WHERE ds = '2026-01-01'")
     assert counted.df.iloc[0, 0] == int((truth.ds == "2026-01-01").sum()) == 34
     sampled = str(lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS SAMPLE 5 PERCENT"))
-    assert "Every value read: deletion vectors remove rows the footers count, so a sample cannot hold." in sampled
+    assert ("Every value read in 2 partition(s): deletion vectors remove rows the footers count, so a sample cannot "
+            "hold there.") in sampled
     assert_stats(lab, "events", truth, _by_day)  # every value read: exact, live rows only
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert_stats(lab, "events", truth, _by_day)
@@ -196,3 +197,19 @@ def test_the_delta_audit_names_the_columns_the_log_leaves_bare_and_the_vectors_p
     assert vectors.loc["ds=a"].tolist() == [1, 1, 10, 3, 7] and vectors.loc["ds=b"].tolist() == [1, 0, 10, 0, 10]
     truth = deltalake_rows(path).to_pandas()
     assert vectors.live_rows.sum() == len(truth) == 17
+
+
+def test_noscan_reads_only_the_partitions_whose_vectors_its_footers_cannot_see(lab, tmp_path):
+    path = str(tmp_path / "events")
+    _events(path, **{"delta.enableDeletionVectors": "true"})
+    delete_rows(path, {_file_of(path, "2026-01-02"): [0, 5, 6]})
+    truth = _truth(path)
+    lab.register_external("events", path, format="delta")
+    said = str(lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS id, x NOSCAN"))
+    assert "Every value read in 1 partition(s): deletion vectors remove rows" in said, said
+    stats = lab.tables["events"].inspect.stats().set_index(["partition", "column"])
+    whole, tiered = ("ds=2026-01-02", "id"), ("ds=2026-01-01", "id")
+    assert stats.loc[whole, "rows"] == int((truth.ds == "2026-01-02").sum()) == 27
+    assert stats.loc[whole, "tier"] == "every value" and stats.loc[tiered, "tier"] == "metadata"
+    assert stats.loc[tiered, "rows"] == int((truth.ds == "2026-01-01").sum()) == 40
+    assert stats.loc[(None, "id"), "rows"] == len(truth)

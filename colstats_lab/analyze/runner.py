@@ -93,7 +93,7 @@ class AnalyzeOutcome:
                          f"{asked:.0%}: a smaller sample costs as much here.")
             if self.whole:
                 names = ", ".join(p or self.table for p in self.whole[:5]) + (", ..." if len(self.whole) > 5 else "")
-                text += f" Analyzed whole (a sample would have read most of their rows): {names}."
+                text += f" Analyzed whole (a sample would have read most of their rows, or deletes were there): {names}."
         for note in self.tier_notes:
             text += f" {note}"
         if self.footer_columns:
@@ -270,20 +270,28 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
                  notes: list[str]) -> TieredScan | None:
     """Tier 0 or 1 over `files`, or None (every value read) where they cannot hold, said in `notes`."""
     what = "metadata alone" if stmt.metadata_only else "a sample"
-    if any(p.deletes for p in files):
-        deletes = "deletion vectors" if any(d.content == DELETION_VECTOR for p in files for d in p.deletes) \
-            else "position deletes"
-        notes.append(f"Every value read: {deletes} remove rows the footers count, so {what} cannot hold.")
-        return None
     if field_ids_of(table):
         notes.append(f"Every value read: this table's files are read by field id, which {what} does not follow yet.")
         return None
+    deleting = [p for p in files if p.deletes]
+    if deleting:  # those partitions are read whole, the others tiered
+        deletes = "deletion vectors" if any(d.content == DELETION_VECTOR for p in deleting for d in p.deletes) \
+            else "position deletes"
+        notes.append(f"Every value read in {len(deleting):,} partition(s): {deletes} remove rows the footers count, "
+                     f"so {what} cannot hold there.")
+        files = [p for p in files if not p.deletes]
+        if not files or not table.is_partitioned:
+            return None
     try:
         if stmt.metadata_only:
-            return metadata_tier(table, files, plans, footers)
-        schema = read_snapshot(spark(), table, files, reuse=True).drop(*table.partition_key_names).schema
-        with spark_errors(f"cannot analyze {table.qualified_name}"):
-            return sampled_tier(spark, table, files, plans, footers, float(stmt.sample_percent or 100), schema, seed)
+            tiered = metadata_tier(table, files, plans, footers)
+        else:
+            schema = read_snapshot(spark(), table, files, reuse=True).drop(*table.partition_key_names).schema
+            with spark_errors(f"cannot analyze {table.qualified_name}"):
+                tiered = sampled_tier(spark, table, files, plans, footers, float(stmt.sample_percent or 100), schema,
+                                      seed)
+        tiered.whole += [p.part_name for p in deleting]
+        return tiered
     except FooterUnavailable:
         notes.append(f"Every value read: the files' footers cannot be read here, and {what} starts from them.")
         return None

@@ -37,6 +37,7 @@ from ..column_statistics.merge import merge_column_stats
 from ..column_statistics.quantiles import Distribution, rank_error
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..file_columns import nanos_columns
+from ..files import read_state
 from ..metastore import Table
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, ChunkFacts, chunk_facts, distinct_values,
@@ -115,7 +116,7 @@ def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan]) -> dict[str
     out: dict[str, list[_Chunk]] = {name: [] for name in wanted}
     for data_file in part.files:
         meta = footer_of(data_file)
-        facts = chunk_facts(data_file.state)
+        facts = chunk_facts(read_state(data_file))
         arrow_dictionaries = _arrow_dictionary_columns(meta)
         positions = {meta.schema.column(i).path.lower(): i for i in range(meta.num_columns)}
         for name in wanted:
@@ -127,7 +128,7 @@ def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan]) -> dict[str
                 if meta.row_group(group).num_rows == 0:  # a file of no rows holds no figure: it adds nothing
                     continue
                 chunk = meta.row_group(group).column(position)
-                out[name].append(_Chunk(data_file.state, chunk, facts.get((group, column.path)),
+                out[name].append(_Chunk(read_state(data_file), chunk, facts.get((group, column.path)),
                                         name in arrow_dictionaries, column.length or None))
     return out
 
@@ -330,7 +331,7 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     units: list[SampledUnit] = []
     totals: dict[int, int] = {}
     for part_index, part in enumerate(files):
-        groups = [(f.state, i, footer_of(f).row_group(i).num_rows) for f in part.files
+        groups = [(read_state(f), i, footer_of(f).row_group(i).num_rows) for f in part.files
                   for i in range(footer_of(f).num_row_groups)]
         wanted = max(MIN_SAMPLED_ROW_GROUPS, math.ceil(len(groups) * percent / 100))
         chosen = sorted(rng.sample(range(len(groups)), min(wanted, len(groups))))

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import StorageError, one_line
-from ..files import DataFile, FileState, is_data_file
+from ..files import UNTIMED, DataFile, FileState, is_data_file
 from .locations import is_local, local_path, scheme_of
 
 _OBJECT_STORE_ALIASES = {"s3a": "s3", "s3n": "s3"}  # Hadoop's names for S3: one bucket, one s3fs
@@ -151,7 +151,7 @@ class LocalStorage(Storage):
         try:
             with open(path, "rb") as handle:
                 now = os.fstat(handle.fileno())
-                if (now.st_size, int(now.st_mtime * 1000)) != tuple(state[1:]):
+                if now.st_size != state[1] or (state[2] != UNTIMED and int(now.st_mtime * 1000) != state[2]):
                     raise StorageError(f"{path} changed since it was listed: run the command again")
                 handle.seek(start)
                 return handle.read(end - start)
