@@ -44,7 +44,8 @@ def _by_day(frame: pd.DataFrame) -> pd.Series:
 
 @pytest.mark.both_backends  # the vectors' files are files of the metastore: on SQLite and on PostgreSQL
 def test_deletion_vectors_of_every_storage_type_leave_only_live_rows_in_every_figure(lab, tmp_path):
-    path = str(tmp_path / "events")
+    path = str(tmp_path / "ventes 2026+q")  # a path Spark's URIs quote: the vectors still find their files (DuckDB
+    # 1.5.5's delta_scan cuts a non-ASCII path short by a byte, so the oracles cannot read "été" here)
     _events(path, **{"delta.enableDeletionVectors": "true"})
     first, second = _file_of(path, "2026-01-01"), _file_of(path, "2026-01-02")
     delete_rows(path, {first: [0, 3, 4, 39]}, storage="u", prefix="x7")      # relative, with a random prefix

@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap, BitMap64
 
@@ -179,16 +180,16 @@ def _native(data: bytes) -> BitMap64:
     return out
 
 
-def positions_table(vectors: list[tuple[DataFile, DataFile]], table_root: str, key_of) -> pa.Table:
-    """(file key, row position) of every row the `vectors` delete, a row each: `vectors` pairs each vector file
-    (`vector_file`) with the data file it applies to; `key_of` names a data file as the scan's rows name theirs."""
-    keys, positions = [], []
+def positions_table(vectors: list[tuple[DataFile, DataFile]], table_root: str, numbers: dict[str, int]) -> pa.Table:
+    """(deleted_file, deleted_row) of every row the `vectors` delete, a row each: `vectors` pairs each vector file
+    (`vector_file`) with the data file it applies to, which `numbers` numbers as the scan numbers its rows' files."""
+    files, positions = [], []
     for data_file, vector_data in vectors:
         data_path, vector = vector_of(vector_data)
         bitmap = deleted_positions(data_path, vector, table_root, data_file.record_count)
         array = pa.array(bitmap.to_array(), pa.uint64()).cast(pa.int64())
         positions.append(array)
-        keys.append(pa.array([key_of(data_path)] * len(array), pa.string()))
+        files.append(pa.array(np.full(len(array), numbers[data_path], dtype=np.int32)))
     if not positions:
-        return pa.table({"deleted_file": pa.array([], pa.string()), "deleted_row": pa.array([], pa.int64())})
-    return pa.table({"deleted_file": pa.concat_arrays(keys), "deleted_row": pa.concat_arrays(positions)})
+        return pa.table({"deleted_file": pa.array([], pa.int32()), "deleted_row": pa.array([], pa.int64())})
+    return pa.table({"deleted_file": pa.concat_arrays(files), "deleted_row": pa.concat_arrays(positions)})

@@ -251,50 +251,52 @@ def _elsewhere(table: Table, part: PartitionFiles) -> bool:
     return normalized(part.partition.location) != normalized(join(table.location, part.partition.partName))
 
 
-_ROW_FILE, _ROW_INDEX = "__colstats_row_file", "__colstats_row_index"
+_ROW_FILE, _ROW_FILE_NUMBER, _ROW_INDEX = "__colstats_row_file", "__colstats_row_file_number", "__colstats_row_index"
 
 
 def read_format_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool) -> DataFrame:
-    """An Iceberg or Delta table's rows. In a partition with position-delete files, the rows they name (data
-    file and row position) are left out by an anti-join on the file's path and `_metadata.row_index`; the
-    other partitions are read as they are, so a table with one such partition pays for that one only."""
+    """An Iceberg or Delta table's rows. In a partition with deletes, the rows they name (data file and row
+    position) are left out by an anti-join on the file and `_metadata.row_index`: Iceberg's position-delete files
+    name the file by its path, Delta's deletion vectors (decoded here) by its number among the partitions' files.
+    The other partitions are read as they are, so a table with one such partition pays for that one only."""
     plain = [p for p in parts if p.files and not p.deletes]
     deleting = [p for p in parts if p.files and p.deletes]
     frames = [_read_by_file(spark, table, plain, with_file)] if plain else []
     if deleting:
-        frame = _read_by_file(spark, table, deleting, with_file, positions=True)
-        deleted = _deleted_rows(spark, table, deleting)
-        kept = frame.join(deleted, on=(frame[_ROW_FILE] == deleted["deleted_file"]) &
-                          (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
-        frames.append(kept.drop(_ROW_FILE, _ROW_INDEX))
+        numbers = {f.path: i for i, f in enumerate(f for p in deleting for f in p.files)}
+        frame = _read_by_file(spark, table, deleting, with_file, positions=numbers)
+        position_files = [d.path for p in deleting for d in p.deletes if d.content == POSITION_DELETES]
+        if position_files:
+            deleted = (spark.read.parquet(*spark_uris(spark, position_files))
+                       .select(F.regexp_replace(F.col("file_path"), r"^file:(//)?", "").alias("deleted_file"),
+                               F.col("pos").alias("deleted_row")))
+            frame = frame.join(deleted, on=(frame[_ROW_FILE] == deleted["deleted_file"]) &
+                               (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
+        vectors = _vectors(deleting)
+        if vectors:
+            rows = positions_table(vectors, table.location, numbers)
+            # a broadcast: the vectors' rows are a file number and a position each (12 bytes), few beside the scan's
+            deleted = F.broadcast(spark.createDataFrame(rows)) if rows.num_rows <= BROADCAST_POSITIONS \
+                else spark.createDataFrame(rows)
+            frame = frame.join(deleted, on=(frame[_ROW_FILE_NUMBER] == deleted["deleted_file"]) &
+                               (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
+        frames.append(frame.drop(_ROW_FILE, _ROW_FILE_NUMBER, _ROW_INDEX))
     out = frames[0]
     for frame in frames[1:]:
         out = out.unionByName(frame)
     return out
 
 
-def _deleted_rows(spark: SparkSession, table: Table, parts: list[PartitionFiles]) -> DataFrame:
-    """(deleted_file, deleted_row) of every row the partitions' deletes remove, the file named as `_ROW_FILE` names
-    a row's: Iceberg's position-delete files read by Spark, Delta's deletion vectors decoded here (a bitmap
-    each, checked before the scan starts, so a damaged one fails the command before anything is computed)."""
-    frames = []
-    position_files = [d.path for p in parts for d in p.deletes if d.content == POSITION_DELETES]
-    if position_files:
-        frames.append(spark.read.parquet(*spark_uris(spark, position_files))
-                      .select(F.regexp_replace(F.col("file_path"), r"^file:(//)?", "").alias("deleted_file"),
-                              F.col("pos").alias("deleted_row")))
-    vectors = []
+BROADCAST_POSITIONS = 20_000_000  # deleted rows a broadcast join takes at most (about 240 MB of rows)
+
+
+def _vectors(parts: list[PartitionFiles]) -> list[tuple[DataFile, DataFile]]:
+    """Each Delta deletion vector of the partitions with the data file it applies to."""
+    out = []
     for part in parts:
         by_path = {f.path: f for f in part.files}
-        vectors += [(by_path[vector_of(v)[0]], v) for v in part.deletes
-                    if v.content == DELETION_VECTOR and vector_of(v)[0] in by_path]
-    if vectors:
-        prefixes = prefixes_for(spark, [table.location])
-        rows = positions_table(vectors, table.location, lambda path: spark_uri(normalized(path), prefixes))
-        frames.append(spark.createDataFrame(rows))
-    out = frames[0]
-    for frame in frames[1:]:
-        out = out.unionByName(frame)
+        out += [(by_path[vector_of(v)[0]], v) for v in part.deletes
+                if v.content == DELETION_VECTOR and vector_of(v)[0] in by_path]
     return out
 
 
@@ -308,7 +310,7 @@ def read_by_field_ids(spark: SparkSession, table: Table) -> dict[str, int]:
 
 
 def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool = False,
-                  positions: bool = False) -> DataFrame:
+                  positions: dict[str, int] | None = None) -> DataFrame:
     """Partitions at locations of their own: the files are read without partition discovery (which would take
     values from the paths, or refuse paths that do not agree), and each row's partition values come from
     the partition its file belongs to, looked up by `_metadata.file_path` as Spark spells it (a lookup a row:
@@ -321,8 +323,14 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     spelled = F.col("_metadata.file_path")
     decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
     file_column = [spelled.alias(FILE_COLUMN)] if with_file else []
-    if positions:  # each row's file (as a path) and position in it, which position deletes name
-        file_column += [decoded.alias(_ROW_FILE), F.col("_metadata.row_index").alias(_ROW_INDEX)]
+    if positions is not None:  # each row's file (as a path, and by its number in `positions`) and position in it:
+        # what deletes name; the joins' projections leave out whichever one they do not use
+        number_by_uri = F.create_map(*[v for path, n in positions.items()
+                                       for v in (F.lit(spark_file_uri(normalized(path), prefixes)), F.lit(n))])
+        number_by_path = F.create_map(*[v for path, n in positions.items() for v in (F.lit(normalized(path)), F.lit(n))])
+        number = F.coalesce(F.element_at(number_by_uri, spelled), F.element_at(number_by_path, decoded))  # decoded where Spark
+        file_column += [decoded.alias(_ROW_FILE), number.alias(_ROW_FILE_NUMBER),      # spells it otherwise
+                        F.col("_metadata.row_index").alias(_ROW_INDEX)]
     root = _partition_root(table, parts)
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
         schema = T.StructType(data_schema.fields + [T.StructField(k.name, spark_type(k.type)) for k in table.partitionKeys])
