@@ -49,6 +49,8 @@ class DataFile:
         return self.path, self.size, self.etag if self.etag is not None else int(self.modified * 1000)
 
 
+# how a table's files name each column, by the lab's name: a field id, or a path of physical names (file_keys_of)
+FileKeys = dict[str, int | tuple[str, ...]]
 UNTIMED = -1  # a read state's time that is not checked: a table format's file, which is never rewritten in place
 
 

@@ -163,6 +163,27 @@ def rename_column(path: str, old: str, new: str) -> int:
     return version
 
 
+def take_column_mapping(path: str) -> int:
+    """Commits column mapping in name mode on a table that had none (ALTER TABLE ... SET TBLPROPERTIES
+    ('delta.columnMapping.mode' = 'name')): each column's physical name is its name, and its files have no field
+    ids. Returns the version committed."""
+    metadata = _latest(path, "metaData")
+    schema = json.loads(metadata["schemaString"])
+    for number, field in enumerate(schema["fields"], 1):
+        field["metadata"] = {**field.get("metadata", {}), "delta.columnMapping.id": number,
+                             "delta.columnMapping.physicalName": field["name"]}
+    configuration = {**(metadata.get("configuration") or {}), "delta.columnMapping.mode": "name",
+                     "delta.columnMapping.maxColumnId": str(len(schema["fields"]))}
+    version = _version(path) + 1
+    with open(os.path.join(log_dir(path), f"{version:020d}.json"), "x") as f:
+        f.write(json.dumps({"commitInfo": {"timestamp": int(time.time() * 1000), "operation": "SET TBLPROPERTIES"}})
+                + "\n")
+        f.write(json.dumps({"protocol": {"minReaderVersion": 2, "minWriterVersion": 5}}) + "\n")
+        f.write(json.dumps({"metaData": {**metadata, "schemaString": json.dumps(schema),
+                                         "configuration": configuration}}) + "\n")
+    return version
+
+
 def deltalake_rows(path: str) -> pa.Table:
     """The live rows as deltalake's query engine reads them."""
     return pa.table(QueryBuilder().register("t", DeltaTable(path)).execute("SELECT * FROM t").read_all())

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
-from delta_commits import delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column
+from delta_commits import delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column, take_column_mapping
 from test_table_formats import assert_stats, rows, stale
 
 from colstats_lab.errors import InvalidArgument, StorageError
@@ -115,6 +115,24 @@ def test_column_mapping_reads_a_renamed_column_and_a_spaced_name_by_the_logical_
     assert list(shown.columns) == ["id", "amountEUR", "page name", "ds"]
     assert shown.amountEUR.tolist() == pytest.approx(truth.amountEUR.tolist(), nan_ok=True)
     assert lab.sql("SELECT count(*) FROM mapped WHERE amountEUR > 5").df.iloc[0, 0] == (truth.amountEUR > 5).sum()
+
+
+def test_a_table_that_took_column_mapping_later_reads_its_older_files_by_physical_name(lab, tmp_path):
+    """Files written before ALTER TABLE ... SET TBLPROPERTIES ('delta.columnMapping.mode'='name') have no field ids:
+    the protocol reads name mode by physical names, which a rename then leaves behind."""
+    path = str(tmp_path / "upgraded")
+    write_deltalake(path, pd.DataFrame({"id": [1, 2, 3], "amount": [1.5, None, 3.0]}))
+    take_column_mapping(path)
+    rename_column(path, "amount", "amountEUR")
+    write_deltalake(path, pd.DataFrame({"id": [4], "amountEUR": [7.25]}), mode="append")  # a file with field ids
+    truth = _truth(path)
+    lab.register_external("upgraded", path, format="delta")
+    lab.sql("ANALYZE TABLE upgraded COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = lab.tables["upgraded"].inspect.stats().set_index("column")
+    assert stats.loc["amountEUR", "nulls"] == truth.amountEUR.isna().sum() == 1
+    assert float(stats.loc["amountEUR", "max"]) == truth.amountEUR.max() == 7.25
+    assert float(stats.loc["amountEUR", "min"]) == truth.amountEUR.min() == 1.5
+    assert lab.sql("SELECT sum(amountEUR) FROM upgraded").df.iloc[0, 0] == pytest.approx(truth.amountEUR.sum())
 
 
 def test_id_mode_reads_columns_by_their_field_ids(lab, tmp_path):

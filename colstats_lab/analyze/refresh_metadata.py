@@ -44,7 +44,7 @@ from ..stats.footers import FileFooter, FooterColumn, file_footer, footer_column
 from ..errors import InvalidArgument, spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
 from ..metastore.table_metadata import merge_metadata_column
-from ..metastore.snapshot_files import field_ids_of
+from ..metastore.snapshot_files import file_keys_of
 from ..column_statistics.sketches import bounded_ndv, estimate, sketch_ndv
 from ..column_statistics.quantiles import sketch_family
 from ..tables.kinds import snapshot_files
@@ -310,7 +310,7 @@ class _Builder:
     def collect(self, spark: Callable[[], SparkSession], outcome: RefreshOutcome) -> None:
         outcome.scanned_files = sorted(self.to_read)
         outcome.reused_files = sorted(p for p in self.states if p not in set(self.to_read))
-        field_ids = field_ids_of(self.table)
+        field_ids = file_keys_of(self.table)
         data_files = {f.path: f for p in self.parts for f in p.files}
         if self.request.depth == ROW_GROUP:
             footers = {path: read_footer(path, self.types, self.states.get(path), field_ids) for path in self.to_read}

@@ -30,7 +30,7 @@ from ..stats.aggregate import served_by_footers
 from ..column_statistics.estimators import BOUNDS_PARAM
 from .tiers import MIN_SAMPLED_ROW_GROUPS, TieredScan, metadata_tier, sampled_tier, tierable
 from ..stats.footers import GroupFigures
-from ..metastore.snapshot_files import field_ids_of
+from ..metastore.snapshot_files import file_keys_of
 from ..files import DELETION_VECTOR, DataFile
 from ..storage import FooterUnavailable, footers_read_meanwhile, is_local, storage_for
 from ..tables.layout import footer_counts
@@ -270,8 +270,9 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
                  notes: list[str]) -> TieredScan | None:
     """Tier 0 or 1 over `files`, or None (every value read) where they cannot hold, said in `notes`."""
     what = "metadata alone" if stmt.metadata_only else "a sample"
-    if field_ids_of(table):
-        notes.append(f"Every value read: this table's files are read by field id, which {what} does not follow yet.")
+    if file_keys_of(table):
+        notes.append(f"Every value read: this table's files are read by field id or physical name, which {what} does "
+                     "not follow yet.")
         return None
     deleting = [p for p in files if p.deletes]
     if deleting:  # those partitions are read whole, the others tiered
@@ -328,7 +329,7 @@ def _footer_plans(table: Table, files: list[PartitionFiles], plans: list[ColumnP
         # an object store's footer is a GET: the scan, which reads every column for its sketches anyway, computes
         # minimum, maximum and NULLs too, and the footers (for rawDataSize) are read while it runs
         return plans, {}
-    return served_by_footers(plans, {_values_of(p): p.files for p in files}, field_ids_of(table))
+    return served_by_footers(plans, {_values_of(p): p.files for p in files}, file_keys_of(table))
 
 
 def _values_of(part: PartitionFiles) -> tuple:

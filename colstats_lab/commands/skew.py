@@ -9,7 +9,7 @@ from ..errors import InvalidArgument, spark_errors
 from ..coltypes import parse_type
 from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, Table
 from ..column_statistics.model import leaf_name
-from ..metastore.snapshot_files import field_ids_of
+from ..metastore.snapshot_files import file_keys_of
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..stats.footers import group_figures
@@ -167,7 +167,7 @@ def _footer_counts(meta: Table, parts: list[PartitionFiles], column: str) -> dic
     found = meta.column(column) or meta.stats_column(column)
     if found is None:
         return None
-    served, figures = group_figures(labels, {column: found.type}, field_ids_of(meta))
+    served, figures = group_figures(labels, {column: found.type}, file_keys_of(meta))
     if not figures and labels:
         return None  # a footer could not be read: the query counts
     return {key[0]: (f.rows, f.columns[column].nulls if column in served else None) for key, f in figures.items()}

@@ -2,7 +2,7 @@
 (`snapshot_source`). Partition values live in the add actions (and the paths), not in the files. The log's add
 actions do not say which commit added a file: the versions after the one the lab followed last are read to
 find it (up to `_VERSIONS_READ` of them; past that, a file is said to come from the current version).
-Column mapping (both modes) reads each column by the field id its writers put in the files, and the log's
+Column mapping reads each column by its field id (id mode) or its physical name (name mode), and the log's
 figures by physical names; deletion vectors (`deletion_vectors`) are files of their data file's partition, which
 the scan applies."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ from deltalake.exceptions import DeltaError, TableNotFoundError
 
 from ..errors import InvalidArgument, one_line
 from ..file_columns import by_lower_name
-from ..files import DELETION_VECTOR, ROWS, ColumnFigures, DataFile
+from ..files import DELETION_VECTOR, ROWS, ColumnFigures, DataFile, FileKeys
 from ..metastore import ColumnPath, FieldSchema, NoSuchObjectException, Table
 from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import LOG_RULES_PARAM, LOG_STATISTICS_PARAM
@@ -157,7 +157,8 @@ class DeltaSource(TableSource):
         spelled = by_lower_name([f.name for f in table.schema().fields], f"the Delta table at {self.path}")
         fields = {f.name.lower(): f for f in table.schema().fields}
         keys = [FieldSchema(k, hive_type(fields[k].type, f"partition column {k} of {self.path}")) for k in key_names]
-        cols, skipped, log_names, field_ids = [], {}, {}, {}
+        cols, skipped, log_names = [], {}, {}
+        field_ids: FileKeys = {}
         for name, f in fields.items():
             if name in key_names:
                 continue
@@ -167,8 +168,10 @@ class DeltaSource(TableSource):
                 continue
             cols.append(FieldSchema(name, type_name))
             log_names.update(_log_names(f, mapped))
-            if mapped:  # both modes: writers put each column's id in the files (the protocol's requirement)
+            if mapping == "id":
                 field_ids.update(_field_ids(f))
+            elif mapping == "name":  # by physical names, as the protocol says: files written before the table took
+                field_ids.update(_physical_paths(f))  # column mapping have no field ids
         leaves = Table("", "", cols).stats_columns
         actions = pa.table(table.get_add_actions(flatten=True)).to_pylist()
         added_in = self._versions_adding({a["path"] for a in actions}, table.version())
@@ -283,6 +286,16 @@ def _log_names(field, mapped: bool, path: tuple[str, ...] = (), lab_path: tuple[
 
 def _physical_name(field) -> str:
     return str((field.metadata or {}).get(PHYSICAL_NAME, field.name))
+
+
+def _physical_paths(field, lab_path: tuple[str, ...] = (), path: tuple[str, ...] = ()) -> FileKeys:
+    """The path of physical names of a column and of each field below it, by the lab's name (`payload.user.id`)."""
+    here, physical = lab_path + (field.name.lower(),), path + (_physical_name(field),)
+    out: FileKeys = {here[0] if len(here) == 1 else leaf_name(here): physical}
+    if type(field.type).__name__ == "StructType":
+        for inner in field.type.fields:
+            out.update(_physical_paths(inner, here, physical))
+    return out
 
 
 def _field_ids(field, lab_path: tuple[str, ...] = ()) -> dict[str, int]:

@@ -15,7 +15,7 @@ from pyiceberg.table import Table as IcebergTable
 from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform, MonthTransform,
                                   TruncateTransform, YearTransform)
 
-from ..files import ColumnFigures, DataFile
+from ..files import ColumnFigures, DataFile, FileKeys
 from ..file_columns import by_lower_name
 from ..column_statistics.model import leaf_name
 from ..metastore import FieldSchema, NoSuchObjectException
@@ -130,7 +130,8 @@ class IcebergSource(TableSource):
         spelled = by_lower_name([f.name for f in schema.fields] + [pf.name for pf in spec.fields
                                                                    if pf.source_id not in key_sources],
                                 f"the Iceberg table {self.source}")
-        cols, field_ids, named, skipped = [], dict(identity_ids), {}, {}
+        cols, named, skipped = [], {}, {}
+        field_ids: FileKeys = dict(identity_ids)
         for column in schema.fields:
             if column.field_id in key_sources:
                 continue

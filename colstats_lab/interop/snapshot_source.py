@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
-from ..files import DataFile
+from ..files import DataFile, FileKeys
 from ..storage import join, parent
 from ..metastore import FieldSchema, Metastore, Partition, Table
 from ..errors import InvalidArgument
@@ -53,7 +53,7 @@ class FormatSnapshot:
     cols: list[FieldSchema]
     partition_keys: list[FieldSchema]
     files: list[FormatFile]
-    field_ids: dict[str, int] = field(default_factory=dict)
+    field_ids: FileKeys = field(default_factory=dict)  # how the files name each column, where not as the table does
     options: str = ""
     catalog: str = ""           # the attach name of the catalog it came from, if any
     metadata: str = ""          # an Iceberg catalog's table: its current metadata file

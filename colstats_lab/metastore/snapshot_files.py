@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 
-from ..files import ColumnFigures, DataFile, FileState
+from ..files import ColumnFigures, DataFile, FileKeys, FileState
 from ..errors import StorageError
 from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
 from ..column_statistics.model import Table
@@ -22,7 +22,7 @@ LOG_STATISTICS_PARAM = "colstats.source.logStatistics"  # Delta: JSON {column: f
 # columns in stats order) and liquid clustering's columns
 LOG_RULES_PARAM = "colstats.source.logRules"
 METADATA_PARAM = "colstats.source.metadata"  # an Iceberg catalog's table: the metadata file followed
-FIELD_IDS_PARAM = "colstats.source.fieldIds"  # JSON {column: Iceberg field id}: how Spark finds a column in files
+FIELD_IDS_PARAM = "colstats.source.fieldIds"  # JSON {column: field id, or physical path}: how files name a column
 SNAPSHOT_FORMATS = ("iceberg", "delta")
 
 
@@ -62,8 +62,17 @@ def _metadata_number(name: str) -> int | None:
 
 
 def field_ids_of(table: Table) -> dict[str, int]:
-    """The Iceberg field id of each column of the table (empty for tables whose files name their columns)."""
-    return json.loads(table.parameters.get(FIELD_IDS_PARAM) or "{}")
+    """The field id of each column of the table by which its files are read (empty for tables whose files name
+    their columns)."""
+    return {name: key for name, key in file_keys_of(table).items() if isinstance(key, int)}
+
+
+def file_keys_of(table: Table) -> FileKeys:
+    """How the table's files name each column and struct leaf (by the lab's name): its field id (Iceberg, Delta's
+    column mapping in id mode), or the path of physical names it is read by (Delta's name mode, whose files may
+    predate field ids); empty for tables whose files name their columns as the table does."""
+    return {name: key if isinstance(key, int) else tuple(key)
+            for name, key in json.loads(table.parameters.get(FIELD_IDS_PARAM) or "{}").items()}
 
 
 def snapshot_word(table: Table) -> str:

@@ -20,7 +20,7 @@ from ..metastore import Metastore, Partition, Table
 from ..metastore.levels import Level
 from ..column_statistics.estimators import inexact_figures
 from ..column_statistics.model import Date, Timestamp
-from ..metastore.snapshot_files import field_ids_of
+from ..metastore.snapshot_files import file_keys_of
 from ..metastore.txn import ValidWriteIdList
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
 from .references import qualifiers_of, resolved_references
@@ -173,7 +173,7 @@ class _Planner:
         self.stored_groups: dict[str, list[MetadataUnit]] = {}
         self.files = {f.path: f for p in parts for f in p.files}
         self.states = {path: f.state for path, f in self.files.items()}
-        self.field_ids = field_ids_of(table)
+        self.field_ids = file_keys_of(table)
         if options.metadata is not None:
             for unit in options.metadata.units:
                 if unit.type == "ROW_GROUP":

@@ -31,7 +31,7 @@ from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..column_statistics.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
 from ..metastore.table_metadata import ColumnMetadata
-from ..files import DataFile
+from ..files import DataFile, FileKeys
 from .footers import GroupFigures, group_figures
 from .sketches import frequent_items_input, kll_aggregate, ndv_input
 from ..quoting import column_ref
@@ -416,7 +416,7 @@ def _footers_hold(columns: list[ColumnPlan], figures: GroupFigures | None, num_r
 
 
 def served_by_footers(plans: list[ColumnPlan], files: dict[tuple, list[DataFile]],
-                      field_ids: dict[str, int] | None = None) -> tuple[list[ColumnPlan], dict[tuple, GroupFigures]]:
+                      field_ids: FileKeys | None = None) -> tuple[list[ColumnPlan], dict[tuple, GroupFigures]]:
     """`plans` with `from_footers` set for the columns whose minimum, maximum and NULL count every one of
     `files` (per group) holds exactly, and each group's figures of them (footers.group_figures)."""
     if not plans:

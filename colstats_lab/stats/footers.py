@@ -23,7 +23,7 @@ import pyarrow as pa
 from ..caches import BoundedCache
 from ..coltypes import parse_type
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
-from ..files import DataFile, FileState
+from ..files import DataFile, FileKeys, FileState
 from ..errors import ValueOutOfRange
 from ..storage import FooterUnavailable, metadata_of_state, parquet_footer, prefetch_footers
 from ..column_statistics.model import Date, Timestamp
@@ -85,7 +85,7 @@ def footer_servable(type_name: str) -> bool:
 
 
 def read_footer(path: str, columns: dict[str, str], state: FileState | None = None,
-                field_ids: dict[str, int] | None = None) -> FileFooter:
+                field_ids: FileKeys | None = None) -> FileFooter:
     """The footer of one file with the figures of `columns` (name -> type) it can serve, each found by its
     field id where `field_ids` gives one (Iceberg's: a renamed column keeps its id, not its name in older
     files), else by name. Given the file's state as listed (path, bytes, modified), a footer read before
@@ -100,7 +100,7 @@ def read_footer(path: str, columns: dict[str, str], state: FileState | None = No
         return FileFooter(path, 0, [], read=False)
 
 
-def file_footer(data_file: DataFile, columns: dict[str, str], field_ids: dict[str, int] | None = None, *,
+def file_footer(data_file: DataFile, columns: dict[str, str], field_ids: FileKeys | None = None, *,
                 exact: bool = True) -> FileFooter:
     """A file's figures as a footer gives them, for the whole file: from the table format's own metadata
     (`data_file.figures`) where it keeps them, reading no footer, and from the file's footer for the columns
@@ -136,7 +136,7 @@ _parsed = BoundedCache("parsed footers", _footer_weight)
 
 
 def _footer_of_state(state: FileState, columns: tuple[tuple[str, str], ...],
-                     field_ids: tuple[tuple[str, int], ...]) -> FileFooter:
+                     field_ids: tuple[tuple[str, int | tuple[str, ...]], ...]) -> FileFooter:
     key = (state, columns, field_ids)
     footer = _parsed.get(key)
     if footer is None:
@@ -145,11 +145,15 @@ def _footer_of_state(state: FileState, columns: tuple[tuple[str, str], ...],
     return footer
 
 
-def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str, int], ...] = (),
+def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str, int | tuple[str, ...]], ...] = (),
                  meta=None) -> FileFooter:
     meta = meta if meta is not None else parquet_footer(path, path)
-    if field_ids:
-        positions = _positions_by_field_id(meta, dict(field_ids))
+    ids = {name: key for name, key in field_ids if isinstance(key, int)}
+    physical = {name: key for name, key in field_ids if isinstance(key, tuple)}
+    if ids:
+        positions = _positions_by_field_id(meta, ids)
+    elif physical:
+        positions = _positions_by_physical_path(meta, physical)
     else:
         positions = _positions_by_name(meta, path, columns)
     whole_strings = (meta.created_by or "").startswith(WHOLE_STRING_WRITERS)
@@ -187,6 +191,13 @@ def _positions_by_name(meta, path: str, columns: dict[str, str]) -> dict[str, in
     asked = {name.lower() for name in columns}
     spelled = by_lower_name((name for name in paths if name.lower() in asked), f"Parquet file {path}")
     return {lower: index[name] for lower, name in spelled.items()}
+
+
+def _positions_by_physical_path(meta, physical: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    """Each column's (or struct leaf's) chunk index found by its path of physical names (Delta's name mode); a
+    column the file lacks was added after it was written."""
+    index = {tuple(meta.schema.column(i).path.split(".")): i for i in range(meta.num_columns)}
+    return {name: index[path] for name, path in physical.items() if path in index}
 
 
 def _positions_by_field_id(meta, field_ids: dict[str, int]) -> dict[str, int]:
@@ -274,7 +285,7 @@ class GroupFigures:
 
 
 def group_figures(groups: dict[tuple, list[DataFile]], columns: dict[str, str],
-                  field_ids: dict[str, int] | None = None) -> tuple[frozenset[str], dict[tuple, GroupFigures]]:
+                  field_ids: FileKeys | None = None) -> tuple[frozenset[str], dict[tuple, GroupFigures]]:
     """The columns (name -> type) whose minimum, maximum and NULL count every file of every group serves
     exactly, from its footer or its table format's figures, and each group's figures of them: what an ANALYZE
     needs not scan for. A file whose footer cannot be read serves nothing: the scan gives every figure."""

@@ -19,7 +19,7 @@ from pyspark.sql import DataFrame, SparkSession
 from ..files import DELETION_VECTOR, POSITION_DELETES, ROWS
 from ..storage import files_by_location, is_local, list_data_files, storage_for
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
-from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, field_ids_of, is_snapshot_table, snapshot_word,
+from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, file_keys_of, is_snapshot_table, snapshot_word,
                                         unfollowed_commit)
 from .layout import admitted_dirs
 from .resolved_reads import resolved_read
@@ -196,7 +196,7 @@ def _read_key(kind: TableKind, table: Table, parts: list[PartitionFiles], with_f
     directories and files' states."""
     return (kind.name, table.qualified_name, table.location, table.tableType, with_file,
             tuple((c.name, c.type) for c in table.cols + table.partitionKeys),
-            tuple(sorted(field_ids_of(table).items())),
+            tuple(sorted(file_keys_of(table).items())),
             tuple((p.part_name, tuple(p.partition.values), p.partition.location) if p.partition else None
                   for p in parts),
             tuple((tuple(p.dirs), tuple(p.states)) for p in parts))

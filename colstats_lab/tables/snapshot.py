@@ -15,11 +15,12 @@ from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..column_statistics.model import leaf_name
-from ..files import DELETION_VECTOR, POSITION_DELETES, DataFile, decoded_uri_path, parquet_reader
+from ..files import (DELETION_VECTOR, POSITION_DELETES, UNTIMED, DataFile, FileKeys, decoded_uri_path, parquet_reader,
+                     read_state)
 from .deletion_vectors import positions_table, vector_of
 from ..errors import QueryError, StorageError
 from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
-from ..metastore.snapshot_files import field_ids_of
+from ..metastore.snapshot_files import file_keys_of
 from ..quoting import column_ref
 
 log = logging.getLogger("colstats_lab.scan")
@@ -70,9 +71,10 @@ def spark_schema(table: Table) -> T.StructType:
     return T.StructType([T.StructField(c.name, spark_type(c.type)) for c in table.cols + table.partitionKeys])
 
 
-def file_schema(table: Table, field_ids: dict[str, int] | None = None) -> T.StructType:
+def file_schema(table: Table, field_ids: FileKeys | None = None) -> T.StructType:
     """The data columns as Spark reads them from the table's files: a nanosecond timestamp as the long it is
-    (`table_columns` makes it the table's timestamp), each column by its Iceberg field id where given."""
+    (`table_columns` makes it the table's timestamp), each column by its field id where given, or by its
+    physical name (`logical_columns` names it as the table does)."""
     nanos = nanos_columns(table.parameters)
     leaves = _nanos_leaves(table)
     return T.StructType([_with_field_id(c.name, T.LongType() if c.name in nanos else
@@ -105,13 +107,30 @@ def with_leaf_type(data_type: T.DataType, paths: list[tuple[str, ...]], leaf_typ
                                                               leaf_type)) for f in data_type.fields])
 
 
-def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], field_ids: dict[str, int]) -> T.StructField:
-    """A field of the read schema carrying its Iceberg field id, and a struct's fields theirs (keyed in
-    `field_ids` by their lab names, `payload.user.id`), so Spark finds each by id at every depth."""
+def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], field_ids: FileKeys) -> T.StructField:
+    """A field of the read schema carrying its field id, or named by its physical name, and a struct's fields
+    likewise (keyed in `field_ids` by their lab names, `payload.user.id`), so Spark finds each at every depth."""
     if isinstance(data_type, T.StructType):
         data_type = T.StructType([_with_field_id(f.name, f.dataType, path + (f.name,), field_ids) for f in data_type.fields])
-    key = path[0] if len(path) == 1 else leaf_name(path)
-    return T.StructField(name, data_type, metadata={"parquet.field.id": field_ids[key]} if key in field_ids else {})
+    key = field_ids.get(path[0] if len(path) == 1 else leaf_name(path))
+    if isinstance(key, tuple):
+        return T.StructField(key[-1], data_type)
+    return T.StructField(name, data_type, metadata={"parquet.field.id": key} if key is not None else {})
+
+
+def logical_columns(frame: DataFrame, table: Table, field_ids: FileKeys, kept: list[str]) -> DataFrame:
+    """A read by physical names (Delta's name mode) with each column named as the table names it (a struct's
+    fields too, by a cast: they are in the table's order), the columns `kept` and `_metadata` (each row's file)
+    as they are; a read by field ids or names as it is."""
+    if not any(isinstance(key, tuple) for key in field_ids.values()):
+        return frame
+    renamed = []
+    for read_field in file_schema(table).fields:
+        key = field_ids.get(read_field.name)
+        column = F.col(column_ref(key[-1] if isinstance(key, tuple) else read_field.name))
+        renamed.append((column.cast(read_field.dataType) if isinstance(read_field.dataType, T.StructType) else column)
+                       .alias(read_field.name))
+    return frame.select(*renamed, *[F.col(column_ref(name)) for name in kept], F.col("_metadata"))
 
 
 def table_columns(table: Table, unpushed_doubles: bool = True) -> list[Column]:
@@ -195,7 +214,9 @@ def _changed_file(parts: list[PartitionFiles], spark_path: str) -> str | None:
                 continue
             now = {f.path: f.state for f in storage_for(data_file.path).data_files(parent(data_file.path),
                                                                                  hidden_folders=True)}
-            if now.get(data_file.path) != data_file.state:
+            listed = read_state(data_file)  # a table format's file by its bytes: its state names a snapshot
+            found = now.get(data_file.path)
+            if found is None or found[1] != listed[1] or (listed[2] != UNTIMED and found[2] != listed[2]):
                 return data_file.path
     return None
 
@@ -300,11 +321,11 @@ def _vectors(parts: list[PartitionFiles]) -> list[tuple[DataFile, DataFile]]:
     return out
 
 
-def read_by_field_ids(spark: SparkSession, table: Table) -> dict[str, int]:
-    """The table's Iceberg field ids; when it has them, Spark is set to match Parquet columns by them (a setting
-    its scans read when they run): by name, a renamed column reads NULL from older files."""
-    field_ids = field_ids_of(table)
-    if field_ids:
+def read_by_field_ids(spark: SparkSession, table: Table) -> FileKeys:
+    """How the table's files name its columns; where by field ids, Spark is set to match Parquet columns by them (a
+    setting its scans read when they run): by name, a renamed column reads NULL from older files."""
+    field_ids = file_keys_of(table)
+    if any(isinstance(key, int) for key in field_ids.values()):
         spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
     return field_ids
 
@@ -316,7 +337,8 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     the partition its file belongs to, looked up by `_metadata.file_path` as Spark spells it (a lookup a row:
     decoding the path of every row cost 6 s over 10M rows); a path Spark spells otherwise than
     `spark_file_uri` is looked up decoded."""
-    data_schema = file_schema(table, read_by_field_ids(spark, table))
+    field_ids = read_by_field_ids(spark, table)
+    data_schema = file_schema(table, field_ids)
     paths = [f.path for p in parts for f in p.files]
     prefixes = prefixes_for(spark, paths)
     files = [spark_uri(path, prefixes) for path in paths]
@@ -335,8 +357,10 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
         schema = T.StructType(data_schema.fields + [T.StructField(k.name, spark_type(k.type)) for k in table.partitionKeys])
         frame = parquet_reader(spark, schema).option("basePath", spark_uris(spark, [root])[0]).parquet(*files)
+        frame = logical_columns(frame, table, field_ids, table.partition_key_names)
         return frame.select(*table_columns(table), *[F.col(column_ref(k.name)) for k in table.partitionKeys], *file_column)
     frame = parquet_reader(spark, data_schema).option("recursiveFileLookup", "true").parquet(*files)
+    frame = logical_columns(frame, table, field_ids, [])
     keys = []
     for index, key in enumerate(table.partitionKeys):
         by_uri, by_path = [], []
