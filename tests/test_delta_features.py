@@ -15,6 +15,7 @@ from delta_commits import delete_rows, deltalake_rows, duckdb_rows, live_adds, r
 from test_table_formats import assert_stats, rows, stale
 
 from colstats_lab.errors import InvalidArgument, StorageError
+from colstats_lab.workbench.dashboard import TABS, TablePage
 
 
 def _events(path: str, **configuration) -> None:
@@ -216,6 +217,12 @@ def test_the_delta_audit_names_the_columns_the_log_leaves_bare_and_the_vectors_p
     assert vectors.loc["ds=a"].tolist() == [1, 1, 10, 3, 7] and vectors.loc["ds=b"].tolist() == [1, 0, 10, 0, 10]
     truth = deltalake_rows(path).to_pandas()
     assert vectors.live_rows.sum() == len(truth) == 17
+    page = TablePage(lab, "default.wide")  # the dashboard's Engines tab says the same
+    page.selected_index = TABS.index("Engines")
+    text = page.children[TABS.index("Engines")].children[0].value
+    assert "Deletion vectors on 1 of 2 file(s) delete 3 of their 20 rows" in text, text
+    assert "<code>c33</code>: 0 of 2 file(s); past the first 32 columns" in text
+    assert "<code>c05</code>: 2 of 2 file(s) (a clustering column)" in text
 
 
 def test_noscan_reads_only_the_partitions_whose_vectors_its_footers_cannot_see(lab, tmp_path):

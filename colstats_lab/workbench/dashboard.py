@@ -135,7 +135,8 @@ class TablePage(widgets.Tab):
         if kind == "iceberg":
             return PuffinView(self.lab, self.table)
         if kind == "delta":
-            return widgets.HTML(delta_log_statistics(self.lab.tables[self.table].engines()))
+            handle = self.lab.tables[self.table]
+            return widgets.HTML(delta_log_statistics(handle.inspect.delta(), handle.inspect.deletion_vectors()))
         if "colstats.catalog" not in meta.parameters:
             return widgets.HTML('<div class="colstats-header">Only the lab reads this table\'s statistics. Tables of '
                                 'a Hive Metastore attached with <code>lab.attach("hms", "thrift://host:9083")</code> show '
@@ -262,14 +263,21 @@ class Dashboard(widgets.VBox):
         self.page_area.children = [self.page]
 
 
-def delta_log_statistics(frame: pd.DataFrame) -> str:
-    """What other engines read of a Delta table (`TableHandle.engines`' frame of it): the minimums, maximums and NULL
-    counts its log keeps per file, for which columns and in how many files, and no distinct counts."""
-    lines = "".join(f"<li><code>{fmt.escape(row.column)}</code>: {fmt.count(row.files_with_figures)} of "
-                    f"{fmt.count(row.files)} file(s)</li>" for row in frame.itertuples())
+def delta_log_statistics(audit: pd.DataFrame, vectors: pd.DataFrame) -> str:
+    """What other engines read of a Delta table (`Inspect.delta`'s frame): the minimums, maximums and NULL counts its
+    log keeps per file, for which columns, in how many files and why not; liquid clustering's columns; no distinct
+    counts; and the rows its deletion vectors delete (`Inspect.deletion_vectors`)."""
+    lines = "".join(
+        f"<li><code>{fmt.escape(row.column)}</code>: {fmt.count(row.files_with_figures)} of {fmt.count(row.files)} "
+        f"file(s){' (a clustering column)' if row.clustering else ''}"
+        f"{'; ' + fmt.escape(row.why_not) if row.why_not else ''}</li>" for row in audit.itertuples())
+    with_vectors = int(vectors.files_with_vectors.sum()) if len(vectors) else 0
+    deleted = (f" Deletion vectors on {fmt.count(with_vectors)} of {fmt.count(int(vectors.files.sum()))} file(s) "
+               f"delete {fmt.count(int(vectors.rows_deleted.sum()))} of their {fmt.count(int(vectors.rows_in_files.sum()))}"
+               " rows; every figure of the lab's counts live rows only." if with_vectors else "")
     return ('<div class="colstats-header">The Delta log keeps each file\'s minimums, maximums and NULL counts, '
             'which engines prune files with, and no distinct counts: there is no NDV of the lab\'s to publish '
-            f'there. Columns with figures in the log:<ul>{lines or "<li>none</li>"}</ul></div>')
+            f'there.{deleted} Columns with figures in the log:<ul>{lines or "<li>none</li>"}</ul></div>')
 
 
 def open_dashboard(home: str | None = None):
