@@ -26,6 +26,7 @@ class ColumnFigures:
     exact: bool = False
 
 
+VECTOR_MARK = "#deletionVector:"  # in a deletion vector's path: the data file's path before it, the vector's after
 ROWS, POSITION_DELETES, DELETION_VECTOR = 0, 1, 2  # what a DataFile holds (Delta's vectors: tables.deletion_vectors)
 
 

@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 
-from ..files import ColumnFigures, DataFile, FileKeys, FileState
+from ..files import VECTOR_MARK, ColumnFigures, DataFile, FileKeys, FileState
 from ..errors import StorageError
 from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
 from ..column_statistics.model import Table
@@ -83,7 +83,18 @@ def describe_snapshot_changes(table: Table, owner: str | None, before: set[FileS
     """Why an owner's statistics no longer describe the snapshot, naming the snapshots that changed its files:
     "snapshot 8123 appended 2 files to ds=2026-01-02 after the last analyze"."""
     word, where = snapshot_word(table), owner or "the table"
+    vectors_before = {path for path, *_ in before if VECTOR_MARK in path}
+    new_vectors: dict[int, int] = {}  # a Delta DELETE, UPDATE or MERGE's deletion vectors, by the version adding them
+    for path, _, added_in in now:
+        if VECTOR_MARK in path and path not in vectors_before:
+            new_vectors[int(added_in)] = new_vectors.get(int(added_in), 0) + 1
+    before = {state for state in before if VECTOR_MARK not in state[0]}
+    now = {state for state in now if VECTOR_MARK not in state[0]}
     before_paths, now_by_path = {path for path, *_ in before}, {path: added for path, _, added in now}
+    if new_vectors and before_paths == now_by_path.keys():  # rows deleted, every file left in place
+        said = "; ".join(f"{word} {added_in} deleted rows of {_files(count)} by deletion vectors"
+                         for added_in, count in sorted(new_vectors.items()))
+        return f"{said} in {where} after the last analyze"
     added: dict[int, int] = {}
     for path, added_in in now_by_path.items():
         if path not in before_paths:

@@ -21,13 +21,12 @@ import pyarrow as pa
 from pyroaring import BitMap, BitMap64
 
 from ..errors import InvalidArgument, StorageError
-from ..files import DELETION_VECTOR, DataFile
+from ..files import DELETION_VECTOR, VECTOR_MARK, DataFile
 from ..storage import is_local, join, local_path, storage_for
 
 PORTABLE_MAGIC = 1681511377  # little-endian; Spark and Databricks write this one
 NATIVE_MAGIC = 1681511376    # big-endian, then 32-bit bitmaps by their high word (the protocol's inline example)
 FILE_FORMAT_VERSION = 1
-_MARK = "#deletionVector:"
 _Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 _Z85_VALUE = {c: i for i, c in enumerate(_Z85)}
 
@@ -94,13 +93,13 @@ def vector_file(data_path: str, vector: DeletionVector) -> DataFile:
     """The vector as a file of the data file's partition: its path names both, its size is the vector's, its
     record count the rows it deletes."""
     offset = "" if vector.offset is None else str(vector.offset)
-    return DataFile(f"{data_path}{_MARK}{vector.storage}:{offset}:{vector.path_or_inline}", vector.size, 0.0,
+    return DataFile(f"{data_path}{VECTOR_MARK}{vector.storage}:{offset}:{vector.path_or_inline}", vector.size, 0.0,
                     record_count=vector.cardinality, content=DELETION_VECTOR)
 
 
 def vector_of(data_file: DataFile) -> tuple[str, DeletionVector]:
     """The data file's path and the vector a `vector_file` stands for."""
-    data_path, _, described = data_file.path.rpartition(_MARK)
+    data_path, _, described = data_file.path.rpartition(VECTOR_MARK)
     storage, offset, path_or_inline = described.split(":", 2)
     return data_path, DeletionVector(storage, path_or_inline, int(offset) if offset else None, data_file.size,
                                      data_file.record_count or 0)
