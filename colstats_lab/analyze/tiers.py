@@ -37,7 +37,7 @@ from ..column_statistics.merge import merge_column_stats
 from ..column_statistics.quantiles import Distribution, rank_error
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..file_columns import nanos_columns
-from ..files import read_state
+from ..files import DELETION_VECTOR, read_state
 from ..metastore import Table
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, ChunkFacts, chunk_facts, distinct_values,
@@ -97,13 +97,16 @@ def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnP
         figures = footers.get(_values_of(part))
         chunks = _chunks_by_column(part, plans)
         rows = sum(footer_of(f).num_rows for f in part.files)
+        deleted = sum(d.record_count or 0 for d in part.deletes if d.content == DELETION_VECTOR)
         objs, bounds = [], {}
         for index, plan in enumerate(plans):
             obj, figure_bounds = _metadata_column(plan, index, rows, figures, chunks.get(plan.name.lower(), []),
                                                   plan.name.lower() in truncated)
+            if deleted:
+                obj, figure_bounds = _less_deleted(obj, figure_bounds, rows, deleted)
             objs.append(obj)
             bounds[plan.name] = figure_bounds
-        scan.groups[_values_of(part)] = GroupStats(_values_of(part), rows, objs)
+        scan.groups[_values_of(part)] = GroupStats(_values_of(part), rows - deleted, objs)
         scan.bounds[part.part_name] = bounds
         scan.read_share[part.part_name] = 0.0
     return scan
@@ -187,6 +190,48 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
         bounds["ndv"] = ndv
         obj = with_ndv(obj, int(ndv[0]))
     return obj, bounds
+
+
+_COUNTS = ("nulls", "ndv", "trues", "falses", "nans")  # figures a deleted row may have counted once
+
+
+def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int,
+                  deleted: int) -> tuple[ColumnStatisticsObj, dict[str, list]]:
+    """A column's tier-0 figures of a partition whose deletion vectors delete `deleted` of the `rows` its footers
+    count: the live rows exact; every count a band, each deleted row having counted once at most (its value
+    the live share of the footers' count); the minimum and maximum bounds (a deleted row may have held them);
+    lengths bounds. What the footers knew exactly stays exact only where no deletion can change it."""
+    live = rows - deleted
+    less = ", less deletion vectors"
+    out: dict[str, list] = {"rows": [live, live, live, True, "footers" + less]}
+    for figure, (value, low, high, exact, method) in bounds.items():
+        if figure == "rows":
+            continue
+        if figure in _COUNTS:
+            lowest = None if low is None else max(0, int(low) - deleted)
+            highest = live if high is None else min(int(high), live)
+            guess = None if value is None else min(max(round(value * live / rows) if rows else 0, lowest or 0),
+                                                   highest)
+            out[figure] = [guess, lowest, highest, lowest is not None and lowest == highest, method + less]
+        elif value is None and exact:  # no value at all: deleting rows adds none
+            out[figure] = [value, low, high, exact, method]
+        elif figure == "min":
+            out[figure] = [value, value if exact else low, None, False, method + ", a bound: deleted rows may hold it"]
+        elif figure == "max":
+            out[figure] = [value, None, value if exact else high, False, method + ", a bound: deleted rows may hold it"]
+        elif figure == "max_len":
+            out[figure] = [value, 0, value, False, method + ", a bound: deleted rows may hold it"]
+        else:  # avg_len: of every row the footers count
+            out[figure] = [value, None, None, False, method + ", of the rows before deletes"]
+    data = obj.statsData.value
+    changes: dict[str, Any] = {}
+    for figure, field_name in (("nulls", "numNulls"), ("ndv", "numDVs"), ("trues", "numTrues"),
+                               ("falses", "numFalses"), ("nans", "numNaNs")):
+        if hasattr(data, field_name) and figure in out and out[figure][0] is not None:
+            changes[field_name] = out[figure][0]
+    if hasattr(data, "numNulls") and "numNulls" not in changes:
+        changes["numNulls"] = min(data.numNulls, live)
+    return replace(obj, statsData=ColumnStatisticsData.of(replace(data, **changes))), out
 
 
 def _plain(value: Any) -> Any:
