@@ -196,6 +196,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     tier_notes: list[str] = []
     if stmt.mode != "noscan":
         plans = _frequent_items_within_reach(plans, table, len(files), tier_notes)
+        asked = plans
         plans, footers = _footer_plans(table, files, plans)
         if plans and (stmt.metadata_only or stmt.sample_percent not in (None, 100.0)):
             plans = _tierable(plans, stmt, table, tier_notes)
@@ -205,10 +206,11 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
             session = spark()  # Spark starts once the statement is known good
             with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
                     footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
-                # resolving the read names a store Spark cannot reach (its file system's class missing) at once
-                frame = read_snapshot(session, table, scanned, reuse=True)
-                groups = aggregate_stats(frame, table.partition_key_names, plans, footers,
-                                         rows_sketched=every_column, group_values=[_values_of(p) for p in scanned])
+                for parts, job_plans, job_footers in _scan_jobs(table, scanned, asked, plans, footers):
+                    # resolving the read names a store Spark cannot reach (its file system's class missing) at once
+                    frame = read_snapshot(session, table, parts, reuse=True)
+                    groups.update(aggregate_stats(frame, table.partition_key_names, job_plans, job_footers,
+                                                  rows_sketched=every_column, group_values=[_values_of(p) for p in parts]))
         if tiered is not None:
             groups.update(tiered.groups)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
@@ -319,6 +321,20 @@ def kept_bounds(before: str | None, columns: list[str], tiered: dict | None) -> 
         kept.pop(column, None)
     kept.update(tiered or {})
     return json.dumps(kept, sort_keys=True, default=str) if kept else None
+
+
+def _scan_jobs(table: Table, scanned: list[PartitionFiles], asked: list[ColumnPlan], plans: list[ColumnPlan],
+               footers: dict) -> list[tuple[list[PartitionFiles], list[ColumnPlan], dict]]:
+    """The scan's jobs: one over `scanned` with `plans` and `footers`, or, where some partitions' deletes kept the
+    footers from serving any (`_footer_plans`), two: the partitions without deletes with the figures their
+    footers serve, then those with deletes computing every figure (measured: a fifth of 30 partitions with
+    deletion vectors made the scan of the other 24 compute minimum, maximum and NULLs too, 1.1 s of 8.2)."""
+    with_deletes = [p for p in scanned if p.deletes]
+    without = [p for p in scanned if not p.deletes]
+    if not with_deletes or not without:
+        return [(scanned, plans, footers)]
+    served, served_footers = _footer_plans(table, without, asked)
+    return [(without, served, served_footers), (with_deletes, asked, {})]
 
 
 def _footer_plans(table: Table, files: list[PartitionFiles], plans: list[ColumnPlan]
