@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from datasketches import compact_theta_sketch, theta_union, update_theta_sketch
 from deltalake import DeltaTable, write_deltalake
+from delta_commits import take_column_mapping
 from pyiceberg.catalog import load_catalog
 from pyiceberg.expressions import EqualTo
 from pyiceberg.manifest import DataFile as IcebergDataFile
@@ -294,9 +295,13 @@ def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
         lab.sql("DESCRIBE ice.db.nothing")
     with pytest.raises(NoSuchObjectException, match="no Delta table at .*not-delta"):
         lab.register_external("nothing", str(tmp_path / "not-delta"), format="delta")
-    mapped = str(tmp_path / "mapped")  # deltalake 1.6.6 sets column mapping without its reader feature
-    write_deltalake(mapped, pd.DataFrame({"id": [1, 2]}), configuration={"delta.columnMapping.mode": "name",
-                                                                       "delta.enableDeletionVectors": "true"})
+    # column mapping set without its reader feature (as deltalake 1.6.6 writes it when deletion vectors are on too)
+    mapped = str(tmp_path / "mapped")
+    write_deltalake(mapped, pd.DataFrame({"id": [1, 2]}), configuration={"delta.enableDeletionVectors": "true"})
+    take_column_mapping(mapped)
+    with open(os.path.join(mapped, "_delta_log", f"{2:020d}.json"), "x") as f:
+        f.write(json.dumps({"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
+                                         "readerFeatures": ["deletionVectors"], "writerFeatures": ["deletionVectors"]}}))
     with pytest.raises(InvalidArgument, match=r"sets column mapping \(name\) but its protocol does not list"):
         lab.register_external("mapped", mapped, format="delta")
     assert "mapped" not in lab.metastore.get_tables("default")
