@@ -18,6 +18,7 @@ import zlib
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 from deltalake import DeltaTable, QueryBuilder
 from pyroaring import BitMap64
 from zmq.utils import z85
@@ -181,6 +182,38 @@ def take_column_mapping(path: str) -> int:
         f.write(json.dumps({"protocol": {"minReaderVersion": 2, "minWriterVersion": 5}}) + "\n")
         f.write(json.dumps({"metaData": {**metadata, "schemaString": json.dumps(schema),
                                          "configuration": configuration}}) + "\n")
+    return version
+
+
+def v2_checkpoint(path: str) -> int:
+    """Upgrades the table to v2 checkpoints (a protocol commit) and writes a UUID-named JSON checkpoint of that
+    version whose add actions sit in a Parquet sidecar under `_delta_log/_sidecars/`, as Databricks writes them.
+    Returns the checkpoint's version."""
+    protocol = _latest(path, "protocol")
+    protocol = {**protocol, "minReaderVersion": 3, "minWriterVersion": 7,
+                "readerFeatures": sorted(set(protocol.get("readerFeatures", [])) | {"v2Checkpoint"}),
+                "writerFeatures": sorted(set(protocol.get("writerFeatures", [])) | {"v2Checkpoint"})}
+    version = _version(path) + 1
+    with open(os.path.join(log_dir(path), f"{version:020d}.json"), "x") as f:
+        f.write(json.dumps({"protocol": protocol}) + "\n")
+    vector = pa.struct([("storageType", pa.string()), ("pathOrInlineDv", pa.string()), ("offset", pa.int32()),
+                        ("sizeInBytes", pa.int32()), ("cardinality", pa.int64())])
+    add = pa.struct([("path", pa.string()), ("partitionValues", pa.map_(pa.string(), pa.string())),
+                     ("size", pa.int64()), ("modificationTime", pa.int64()), ("dataChange", pa.bool_()),
+                     ("stats", pa.string()), ("deletionVector", vector)])
+    adds = [{"path": a["path"], "partitionValues": list(a["partitionValues"].items()), "size": a["size"],
+             "modificationTime": a["modificationTime"], "dataChange": False, "stats": a.get("stats"),
+             "deletionVector": a.get("deletionVector")} for a in live_adds(path).values()]
+    os.makedirs(os.path.join(log_dir(path), "_sidecars"), exist_ok=True)
+    sidecar = f"{uuid.uuid4()}.parquet"
+    location = os.path.join(log_dir(path), "_sidecars", sidecar)
+    pq.write_table(pa.table({"add": pa.array(adds, add)}), location)
+    with open(os.path.join(log_dir(path), f"{version:020d}.checkpoint.{uuid.uuid4()}.json"), "x") as f:
+        for action in ({"checkpointMetadata": {"version": version}}, {"protocol": protocol},
+                       {"metaData": _latest(path, "metaData")},
+                       {"sidecar": {"path": sidecar, "sizeInBytes": os.path.getsize(location),
+                                    "modificationTime": int(time.time() * 1000)}}):
+            f.write(json.dumps(action) + "\n")
     return version
 
 

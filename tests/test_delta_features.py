@@ -11,7 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
-from delta_commits import delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column, take_column_mapping
+from delta_commits import (delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column, take_column_mapping,
+                           v2_checkpoint)
 from test_table_formats import assert_stats, rows, stale
 
 from colstats_lab.errors import InvalidArgument, StorageError
@@ -90,6 +91,22 @@ def test_a_checkpoint_holding_deletion_vectors_is_followed_when_the_commits_befo
         os.remove(os.path.join(path, "_delta_log", f"{version:020d}.json"))
     truth = _truth(path)
     assert len(truth) == 70 - 14 - 1
+    lab.register_external("events", path, format="delta")
+    lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert_stats(lab, "events", truth, _by_day)
+
+
+def test_a_v2_checkpoint_with_a_sidecar_is_followed(lab, tmp_path):
+    path = str(tmp_path / "events")
+    _events(path, **{"delta.enableDeletionVectors": "true"})
+    delete_rows(path, {_file_of(path, "2026-01-01"): [0, 1, 39]}, prefix="ab")
+    v2_checkpoint(path)
+    later = delete_rows(path, {_file_of(path, "2026-01-02"): [3]}, storage="i")
+    for version in range(later):
+        os.remove(os.path.join(path, "_delta_log", f"{version:020d}.json"))
+    assert glob.glob(os.path.join(path, "_delta_log", "_sidecars", "*.parquet"))
+    truth = _truth(path)
+    assert len(truth) == 70 - 3 - 1
     lab.register_external("events", path, format="delta")
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert_stats(lab, "events", truth, _by_day)
