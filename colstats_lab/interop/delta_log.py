@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Iterator
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -51,18 +52,14 @@ def log_state(table_root: str, version: int) -> LogState:
             live[add["path"]] = add.get("deletionVector")
         for domain in checkpoint_domains:
             _domain(domains, domain)
-    commits = sorted(int(m.group(1)) for n in names if (m := _COMMIT.match(n)))
-    wanted = [v for v in commits if (checkpoint if checkpoint is not None else -1) < v <= version]
     first = 0 if checkpoint is None else checkpoint + 1
-    if wanted != list(range(first, version + 1)):
-        missing = sorted(set(range(first, version + 1)) - set(wanted))
+    present = {int(m.group(1)) for n in names if (m := _COMMIT.match(n))}
+    missing = [v for v in range(first, version + 1) if v not in present]
+    if missing:
         raise InvalidArgument(f"the Delta log of {table_root} lacks commit {missing[0]} and no checkpoint covers it")
-    for number in wanted:
+    for number in range(first, version + 1):
         adds, removes = [], []
-        for line in storage.read_bytes(join(log_dir, f"{number:020d}.json")).decode().splitlines():
-            if not line.strip():
-                continue
-            action = json.loads(line)
+        for action in _json_actions(storage, join(log_dir, f"{number:020d}.json")):
             if "add" in action:
                 adds.append(action["add"])
             elif "remove" in action:
@@ -110,8 +107,7 @@ def _checkpoint_actions(storage, log_dir: str, parts: list[str]) -> tuple[list[d
     sidecars: list[str] = []
     for name in parts:
         if name.endswith(".json"):
-            for line in storage.read_bytes(join(log_dir, name)).decode().splitlines():
-                action = json.loads(line) if line.strip() else {}
+            for action in _json_actions(storage, join(log_dir, name)):
                 if "add" in action:
                     adds.append(action["add"])
                 elif "sidecar" in action:
@@ -128,6 +124,13 @@ def _checkpoint_actions(storage, log_dir: str, parts: list[str]) -> tuple[list[d
     for sidecar in sidecars:
         adds += _adds_of(_actions(storage, join(log_dir, "_sidecars", unquote(sidecar.rsplit("/", 1)[-1]))))
     return adds, domains
+
+
+def _json_actions(storage, location: str) -> Iterator[dict]:
+    """The actions of a JSON commit or checkpoint, a line each."""
+    for line in storage.read_bytes(location).decode().splitlines():
+        if line.strip():
+            yield json.loads(line)
 
 
 def _actions(storage, location: str) -> pa.Table:

@@ -316,8 +316,10 @@ def _vectors(parts: list[PartitionFiles]) -> list[tuple[DataFile, DataFile]]:
     out = []
     for part in parts:
         by_path = {f.path: f for f in part.files}
-        out += [(by_path[vector_of(v)[0]], v) for v in part.deletes
-                if v.content == DELETION_VECTOR and vector_of(v)[0] in by_path]
+        for vector in part.deletes:
+            data_file = by_path.get(vector_of(vector)[0]) if vector.content == DELETION_VECTOR else None
+            if data_file is not None:
+                out.append((data_file, vector))
     return out
 
 
