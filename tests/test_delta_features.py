@@ -10,7 +10,7 @@ import os
 import pandas as pd
 import pyarrow as pa
 import pytest
-from deltalake import DeltaTable, write_deltalake
+from deltalake import DeltaTable, WriterProperties, write_deltalake
 from delta_commits import (clean_up_log, delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column, take_column_mapping,
                            v2_checkpoint)
 from test_table_formats import assert_stats, rows, stale
@@ -70,8 +70,7 @@ def test_deletion_vectors_of_every_storage_type_leave_only_live_rows_in_every_fi
     counted = lab.sql("SELECT count(*) FROM events WHERE ds = '2026-01-01'")
     assert counted.df.iloc[0, 0] == int((truth.ds == "2026-01-01").sum()) == 34
     sampled = str(lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS SAMPLE 5 PERCENT"))
-    assert ("Every value read in 2 partition(s): deletion vectors remove rows the footers count, so a sample cannot "
-            "hold there.") in sampled
+    assert "sample would have read most of the rows of every partition: read whole" in sampled  # one row group each
     assert_stats(lab, "events", truth, _by_day)  # every value read: exact, live rows only
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert_stats(lab, "events", truth, _by_day)
@@ -251,6 +250,19 @@ def test_noscan_of_partitions_with_deletion_vectors_counts_live_rows_exactly_and
     said = str(lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS NOSCAN"))
     assert "Every value read" not in said and "metadata alone" in said, said
     bounds = lab.tables["events"].inspect.bounds()
+    assert _bands_checked(bounds, truth) > 40
+    rows = bounds[bounds.figure == "rows"].drop_duplicates("partition").set_index("partition")
+    assert rows.loc["ds=2026-01-01", "value"] == 40 - 13 and rows.loc["ds=2026-01-01", "exact"]
+    nulls = bounds[(bounds.figure == "nulls") & (bounds.partition == "ds=2026-01-01")].set_index("column")
+    assert not nulls.loc["x", "exact"]  # a deleted row may have been one of the footers' NULLs
+    stats = lab.tables["events"].inspect.stats()
+    assert (stats[stats.partition == "ds=2026-01-01"].rows == 27).all()
+    assert int(lab.resolve("events").parameters["numRows"]) == len(truth) == 70 - 13 - 1
+
+
+def _bands_checked(bounds: pd.DataFrame, truth: pd.DataFrame) -> int:
+    """How many of the partitions' bands of rows, NULLs, NDV, minimum, maximum and NaNs were checked against the
+    live rows in `truth`: an exact figure equal to it, a band holding it."""
     checked = 0
     for band in bounds[bounds.partition.notna()].itertuples():
         live = truth[truth.ds == band.partition.removeprefix("ds=")]
@@ -270,31 +282,39 @@ def test_noscan_of_partitions_with_deletion_vectors_counts_live_rows_exactly_and
         if band.high is not None:
             assert _number(actual, band.column) <= _number(band.high, band.column), where
         checked += 1
-    assert checked > 40
-    rows = bounds[bounds.figure == "rows"].drop_duplicates("partition").set_index("partition")
-    assert rows.loc["ds=2026-01-01", "value"] == 40 - 13 and rows.loc["ds=2026-01-01", "exact"]
-    nulls = bounds[(bounds.figure == "nulls") & (bounds.partition == "ds=2026-01-01")].set_index("column")
-    assert not nulls.loc["x", "exact"]  # a deleted row may have been one of the footers' NULLs
-    stats = lab.tables["events"].inspect.stats()
-    assert (stats[stats.partition == "ds=2026-01-01"].rows == 27).all()
-    assert int(lab.resolve("events").parameters["numRows"]) == len(truth) == 70 - 13 - 1
+    return checked
 
 
 def _number(value, column: str):
     return pd.Timestamp(value).value if column == "ts" else float(value)
 
 
-def test_a_sample_reads_whole_only_the_partitions_with_deletion_vectors(lab, tmp_path):
+def test_a_sample_of_partitions_with_deletion_vectors_reads_only_live_rows(lab, tmp_path):
+    """Row groups of 100 rows, a fifth of one day's rows deleted (every fifth, each holding an x no live row holds):
+    the sample reads its row groups without those rows, every band holds the live rows, rows exact."""
     path = str(tmp_path / "events")
-    _events(path, **{"delta.enableDeletionVectors": "true"})
-    delete_rows(path, {_file_of(path, "2026-01-02"): [0, 5, 6]})
+    days = []
+    for day, ds in ((1, "2026-01-01"), (2, "2026-01-02")):
+        frame = rows(4_000, ds, day, (day - 1) * 4_000).to_pandas()
+        if day == 1:
+            frame.loc[frame.index % 5 == 2, "x"] = 1_000_000  # only deleted rows hold it
+        days.append(frame)
+    write_deltalake(path, pd.concat(days, ignore_index=True), partition_by=["ds"],
+                    configuration={"delta.enableDeletionVectors": "true"},
+                    writer_properties=WriterProperties(max_row_group_size=100))
+    first = _file_of(path, "2026-01-01")
+    delete_rows(path, {first: list(range(2, 4_000, 5))}, prefix="ab")
     truth = _truth(path)
+    assert len(truth) == 8_000 - 800 and truth.x.max() < 1_000_000
     lab.register_external("events", path, format="delta")
-    said = str(lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS id, x SAMPLE 50 PERCENT"))
-    assert "Every value read in 1 partition(s): deletion vectors remove rows" in said, said
-    stats = lab.tables["events"].inspect.stats().set_index(["partition", "column"])
-    whole = ("ds=2026-01-02", "id")
-    assert stats.loc[whole, "rows"] == int((truth.ds == "2026-01-02").sum()) == 27
-    assert stats.loc[whole, "tier"] == "every value"
-    assert stats.loc[("ds=2026-01-01", "id"), "rows"] == int((truth.ds == "2026-01-01").sum()) == 40
-    assert stats.loc[(None, "id"), "rows"] == len(truth)
+    said = str(lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS SAMPLE 20 PERCENT"))
+    assert "Every value read" not in said and "Analyzed whole" not in said, said
+    bounds = lab.tables["events"].inspect.bounds()
+    assert _bands_checked(bounds, truth) > 40
+    tiers = lab.tables["events"].inspect.stats().set_index(["partition", "column"])
+    assert tiers.loc[("ds=2026-01-01", "x"), "tier"].startswith("20 % sample")
+    assert tiers.loc[("ds=2026-01-02", "x"), "tier"].startswith("20 % sample")
+    assert tiers.loc[("ds=2026-01-01", "x"), "rows"] == 3_200  # the footers' rows less the vector's, exact
+    largest = bounds[(bounds.partition == "ds=2026-01-01") & (bounds.column == "x") & (bounds.figure == "max")]
+    assert float(largest.value.iloc[0]) == truth[truth.ds == "2026-01-01"].x.max()  # no deleted row's value
+    assert int(lab.resolve("events").parameters["numRows"]) == len(truth)

@@ -276,15 +276,13 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
         notes.append(f"Every value read: this table's files are read by field id or physical name, which {what} does "
                      "not follow yet.")
         return None
-    # metadata alone takes a partition with deletion vectors, their counts subtracted and its figures made bands;
-    # a sample, or Iceberg's position deletes (whose rows may repeat), reads it whole
-    deleting = [p for p in files if p.deletes and not (stmt.metadata_only and
-                                                       all(d.content == DELETION_VECTOR for d in p.deletes))]
+    # a partition with deletion vectors is tiered: metadata alone subtracts their counts and makes its figures bands,
+    # a sample leaves their rows out of what it reads; Iceberg's position deletes (whose rows may repeat) are read
+    # whole
+    deleting = [p for p in files if p.deletes and not all(d.content == DELETION_VECTOR for d in p.deletes)]
     if deleting:  # those partitions are read whole, the others tiered
-        deletes = "deletion vectors" if any(d.content == DELETION_VECTOR for p in deleting for d in p.deletes) \
-            else "position deletes"
-        notes.append(f"Every value read in {len(deleting):,} partition(s): {deletes} remove rows the footers count, "
-                     f"so {what} cannot hold there.")
+        notes.append(f"Every value read in {len(deleting):,} partition(s): position deletes remove rows the footers "
+                     f"count, so {what} cannot hold there.")
         read_whole = {id(p) for p in deleting}
         files = [p for p in files if id(p) not in read_whole]
         if not files or not table.is_partitioned:

@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pyarrow.parquet as pq
+from pyroaring import BitMap
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
@@ -46,6 +47,7 @@ from ..stats.footers import GroupFigures
 from ..stats.sampled_read import UNIT, SampledUnit, ValueCounts, sampled_frame, value_frequencies
 from ..errors import QueryError
 from ..storage import footer_of, is_local, spark_uris
+from ..tables.deletion_vectors import deleted_by_file
 from ..tables.snapshot import PartitionFiles
 
 MIN_SAMPLED_ROW_GROUPS = 2  # a band needs a spread: fewer row groups than this are no sample
@@ -376,18 +378,17 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     units: list[SampledUnit] = []
     totals: dict[int, int] = {}
     for part_index, part in enumerate(files):
-        groups = [(read_state(f), i, footer_of(f).row_group(i).num_rows) for f in part.files
-                  for i in range(footer_of(f).num_row_groups)]
+        groups = _row_groups(part, table.location)
         wanted = max(MIN_SAMPLED_ROW_GROUPS, math.ceil(len(groups) * percent / 100))
         chosen = sorted(rng.sample(range(len(groups)), min(wanted, len(groups))))
-        rows = sum(g[2] for g in groups)
-        if rows and sum(groups[i][2] for i in chosen) > WHOLE_ABOVE * rows:
+        rows = sum(g.rows for g in groups)
+        if rows and sum(groups[i].rows for i in chosen) > WHOLE_ABOVE * rows:
             scan.whole.append(part.part_name)
             del scan.groups[_values_of(part)]
             continue
         totals[part_index] = len(groups)
-        units += [SampledUnit(groups[i][0], groups[i][1], groups[i][2], part_index) for i in chosen]
-        scan.read_share[part.part_name] = sum(groups[i][2] for i in chosen) / rows if rows else 0.0
+        units += [replace(groups[i], part=part_index) for i in chosen]
+        scan.read_share[part.part_name] = sum(groups[i].rows for i in chosen) / rows if rows else 0.0
     if not units:
         return scan
     session = spark()
@@ -435,6 +436,29 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     return scan
 
 
+def _row_groups(part: PartitionFiles, table_root: str) -> list[SampledUnit]:
+    """Every row group of the partition's files as a unit a sample may take, each with the positions its file's
+    deletion vector deletes there (from its first row) and its live rows: a sample reads live rows only, and its
+    estimates weigh each row group by them."""
+    deleted = deleted_by_file(part.files, part.deletes, table_root) if part.deletes else {}
+    out = []
+    for data_file in part.files:
+        meta, state = footer_of(data_file), read_state(data_file)
+        gone = np.frombuffer(deleted[data_file.path].to_array(), np.uint64).astype(np.int64) \
+            if data_file.path in deleted else None
+        first = 0
+        for index in range(meta.num_row_groups):
+            rows = meta.row_group(index).num_rows
+            if gone is None:
+                out.append(SampledUnit(state, index, rows))
+            else:
+                here = gone[np.searchsorted(gone, first):np.searchsorted(gone, first + rows)] - first
+                out.append(SampledUnit(state, index, rows - len(here),
+                                       deleted=BitMap(here.tolist()).serialize() if len(here) else b""))
+            first += rows
+    return out
+
+
 _NOT_BY_UNIT = {"rows", "ndv"}  # figures a sampled row group's own statistics do not estimate
 
 
@@ -478,6 +502,16 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
             # footers keep the least and greatest number, NaN left out (Spark orders NaN above every number), and
             # are not taken as exact for floating types (footers.py): both stay bounds, answering no query
             updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
+            # where rows were deleted, the footers' extremes may be a deleted row's (no band on the inner side): the
+            # sample's are live rows' and so inside the range
+            if bounds["max"][1] is None and data.highValue is not None:
+                updates["highValue"] = data.highValue
+                bounds["max"] = [_plain(data.highValue), _plain(data.highValue), None, False,
+                                 "sample (the greatest seen); the footers' may be a deleted row's"]
+            if bounds["min"][2] is None and data.lowValue is not None:
+                updates["lowValue"] = data.lowValue
+                bounds["min"] = [_plain(data.lowValue), bounds["min"][1], _plain(data.lowValue), False,
+                                 "sample (the least seen); the footers' may be a deleted row's"]
         else:  # the sample's extremes: inside the range
             bounds["min"] = [_plain(data.lowValue), None, _plain(data.lowValue), False, "sample (the least seen)"]
             bounds["max"] = [_plain(data.highValue), _plain(data.highValue), None, False, "sample (the greatest seen)"]

@@ -108,6 +108,8 @@ def ratio_estimate(amounts: list[float], rows: list[int], units_total: int, low:
     down = up = error
     # every row group read alike (none held a NULL, say) shows no spread, yet unread ones may differ: the rule of
     # three bounds the share of row groups unlike them by 3 / b at 95 %, and so (row groups alike in size) the rows
+    if spread == 0:
+        down = up = 3 / read * (high - low)
     if ratio - error <= low:
         up = max(up, 3 / read * (high - low))
     if ratio + error >= high:

@@ -5,16 +5,18 @@ reads), so a 1 % sample reads about 1 % of the bytes, where a Bernoulli filter (
 Spark's own Parquet reader takes whole files or byte splits, never a list of row groups, and the lab runs
 no JVM code of its own, so the tasks read with pyarrow in Spark's Python workers (`mapInArrow`) and hand
 Spark Arrow batches: columns found by name case-insensitively as Spark finds them, nanoseconds truncated
-to Spark's microseconds, a column the file lacks NULL.
+to Spark's microseconds, a column the file lacks NULL, the rows a Delta deletion vector deletes left out.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterator
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from pyroaring import BitMap
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
@@ -37,6 +39,9 @@ class SampledUnit:
     # where Spark's workers read the file: the local path a mount gives it (`colstats.storage.spark_prefixes`), as
     # Spark's own reads do, else "" for its location, read through the storage seam with the workers' credentials
     read_at: str = ""
+    # the rows of the row group a Delta deletion vector deletes, by position from its first row: a serialized
+    # Roaring bitmap (a sampled row group's share of its file's vector), b"" where none; `rows` counts the others
+    deleted: bytes = b""
 
 
 def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.StructType) -> DataFrame:
@@ -188,7 +193,12 @@ def _read_row_group(unit: SampledUnit, columns: list[str]) -> pa.Table:
         wanted = {c.lower() for c in columns}
         found = [name for name in parquet.schema_arrow.names if name.lower() in wanted]
         # none wanted, or none there (each row group's rows alone): one column's read counts them
-        return parquet.read_row_group(unit.row_group, columns=found or parquet.schema_arrow.names[:1])
+        table = parquet.read_row_group(unit.row_group, columns=found or parquet.schema_arrow.names[:1])
+    if not unit.deleted:
+        return table
+    live = np.ones(table.num_rows, dtype=bool)
+    live[np.frombuffer(BitMap.deserialize(unit.deleted).to_array(), np.uint32)] = False
+    return table.filter(pa.array(live))
 
 
 def _conformed(table: pa.Table, target: pa.Schema, unit: int, part: int) -> pa.Table:

@@ -105,6 +105,23 @@ def vector_of(data_file: DataFile) -> tuple[str, DeletionVector]:
                                      data_file.record_count or 0)
 
 
+def file_vectors(files: list[DataFile], deletes: list[DataFile]) -> list[tuple[DataFile, DataFile]]:
+    """Each deletion vector among a partition's `deletes` paired with the data file of `files` it applies to."""
+    by_path = {f.path: f for f in files}
+    out = []
+    for vector in deletes:
+        data_file = by_path.get(vector_of(vector)[0]) if vector.content == DELETION_VECTOR else None
+        if data_file is not None:
+            out.append((data_file, vector))
+    return out
+
+
+def deleted_by_file(files: list[DataFile], deletes: list[DataFile], table_root: str) -> dict[str, BitMap64]:
+    """The deleted positions of each data file of `files` that a vector of `deletes` applies to, by its path."""
+    return {data_file.path: deleted_positions(*vector_of(vector), table_root, data_file.record_count)
+            for data_file, vector in file_vectors(files, deletes)}
+
+
 # ---- decoding -----------------------------------------------------------------------------------------------
 
 def deleted_positions(data_path: str, vector: DeletionVector, table_root: str, rows: int | None) -> BitMap64:

@@ -15,9 +15,9 @@ from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..column_statistics.model import leaf_name
-from ..files import (DELETION_VECTOR, POSITION_DELETES, UNTIMED, DataFile, FileKeys, decoded_uri_path, parquet_reader,
+from ..files import (POSITION_DELETES, UNTIMED, DataFile, FileKeys, decoded_uri_path, parquet_reader,
                      read_state)
-from .deletion_vectors import positions_table, vector_of
+from .deletion_vectors import file_vectors, positions_table
 from ..errors import QueryError, StorageError
 from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
 from ..metastore.snapshot_files import file_keys_of
@@ -313,14 +313,7 @@ BROADCAST_POSITIONS = 20_000_000  # deleted rows a broadcast join takes at most 
 
 def _vectors(parts: list[PartitionFiles]) -> list[tuple[DataFile, DataFile]]:
     """Each Delta deletion vector of the partitions with the data file it applies to."""
-    out = []
-    for part in parts:
-        by_path = {f.path: f for f in part.files}
-        for vector in part.deletes:
-            data_file = by_path.get(vector_of(vector)[0]) if vector.content == DELETION_VECTOR else None
-            if data_file is not None:
-                out.append((data_file, vector))
-    return out
+    return [pair for part in parts for pair in file_vectors(part.files, part.deletes)]
 
 
 def read_by_field_ids(spark: SparkSession, table: Table) -> FileKeys:
