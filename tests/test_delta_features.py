@@ -164,6 +164,39 @@ def test_id_mode_reads_columns_by_their_field_ids(lab, tmp_path):
     assert stats.loc["label", "ndv"] == 2
 
 
+@pytest.mark.parametrize("mode", ["name", "id"])
+def test_noscan_and_a_sample_find_mapped_columns_in_each_file_and_apply_its_vector(lab, tmp_path, mode):
+    """A column-mapped table of row groups of 50 rows, a column renamed, a struct, rows deleted: metadata alone and a
+    sample read every file by physical name or field id, so each band holds the live rows as both oracles read them."""
+    path = str(tmp_path / f"mapped-{mode}")
+    # no timestamp_ntz: deltalake 1.6.6 then writes a table-features protocol without columnMapping
+    frame = rows(2_000, "2026-01-01", 1).to_pandas().drop(columns=["ts"])
+    frame["ds"] = ["2026-01-01"] * 1_000 + ["2026-01-02"] * 1_000
+    frame["payload"] = [{"n": None if i % 3 == 0 else i % 17} for i in range(2_000)]
+    write_deltalake(path, frame, partition_by=["ds"], configuration={"delta.columnMapping.mode": mode},
+                    writer_properties=WriterProperties(max_row_group_size=50))
+    rename_column(path, "x", "xRenamed")
+    delete_rows(path, {_file_of(path, "2026-01-02"): list(range(0, 1_000, 4))})
+    truth = _truth(path)
+    assert truth.xRenamed.notna().sum() > 1_000  # the renamed column's values, not NULLs
+    lab.register_external("mapped", path, format="delta")
+    for clause in ("NOSCAN", "SAMPLE 20 PERCENT"):
+        said = str(lab.sql(f"ANALYZE TABLE mapped COMPUTE STATISTICS FOR ALL COLUMNS {clause}"))
+        assert "Every value read" not in said and "Analyzed whole" not in said, (clause, said)
+        bounds = lab.tables["mapped"].inspect.bounds()
+        assert _bands_checked(bounds, truth) >= 30, clause
+        renamed = bounds[(bounds.column == "xRenamed") & (bounds.figure == "nulls")].set_index("partition")
+        for ds in ("2026-01-01", "2026-01-02"):
+            nulls = int(truth[truth.ds == ds].xRenamed.isna().sum())
+            assert renamed.loc[f"ds={ds}", "low"] <= nulls <= renamed.loc[f"ds={ds}", "high"], (clause, renamed)
+        leaf = bounds[(bounds.column == "payload.n") & (bounds.figure == "nulls")].set_index("partition")
+        for ds in ("2026-01-01", "2026-01-02"):
+            nulls = sum(p["n"] is None for p in truth[truth.ds == ds].payload)
+            assert leaf.loc[f"ds={ds}", "low"] <= nulls <= leaf.loc[f"ds={ds}", "high"], (clause, leaf)
+    largest = bounds[(bounds.column == "xRenamed") & (bounds.figure == "max") & (bounds.partition == "ds=2026-01-01")]
+    assert float(largest.value.iloc[0]) == truth[truth.ds == "2026-01-01"].xRenamed.max()  # read, not NULL
+
+
 def test_a_damaged_deletion_vector_is_one_line_naming_its_file_and_nothing_is_stored(lab, tmp_path):
     path = str(tmp_path / "events")
     _events(path, **{"delta.enableDeletionVectors": "true"})
@@ -264,7 +297,7 @@ def _bands_checked(bounds: pd.DataFrame, truth: pd.DataFrame) -> int:
     """How many of the partitions' bands of rows, NULLs, NDV, minimum, maximum and NaNs were checked against the
     live rows in `truth`: an exact figure equal to it, a band holding it."""
     checked = 0
-    for band in bounds[bounds.partition.notna()].itertuples():
+    for band in bounds[bounds.partition.notna() & bounds.column.isin(truth.columns)].itertuples():
         live = truth[truth.ds == band.partition.removeprefix("ds=")]
         values = live[band.column].dropna()
         actual = {"rows": len(live), "nulls": int(live[band.column].isna().sum()), "ndv": values.nunique(),

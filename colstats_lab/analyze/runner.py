@@ -272,10 +272,6 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
                  notes: list[str]) -> TieredScan | None:
     """Tier 0 or 1 over `files`, or None (every value read) where they cannot hold, said in `notes`."""
     what = "metadata alone" if stmt.metadata_only else "a sample"
-    if file_keys_of(table):
-        notes.append(f"Every value read: this table's files are read by field id or physical name, which {what} does "
-                     "not follow yet.")
-        return None
     # a partition with deletion vectors is tiered: metadata alone subtracts their counts and makes its figures bands,
     # a sample leaves their rows out of what it reads; Iceberg's position deletes (whose rows may repeat) are read
     # whole

@@ -38,17 +38,18 @@ from ..column_statistics.merge import merge_column_stats
 from ..column_statistics.quantiles import Distribution, rank_error
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..file_columns import nanos_columns
-from ..files import DELETION_VECTOR, read_state
+from ..files import DELETION_VECTOR, FileKeys, read_state
 from ..metastore import Table
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, ChunkFacts, chunk_facts, distinct_values,
     read_dictionary)
-from ..stats.footers import GroupFigures
+from ..stats.footers import GroupFigures, chunk_positions
 from ..stats.sampled_read import UNIT, SampledUnit, ValueCounts, sampled_frame, value_frequencies
 from ..errors import QueryError
 from ..storage import footer_of, is_local, spark_uris
 from ..tables.deletion_vectors import deleted_by_file
-from ..tables.snapshot import PartitionFiles
+from ..metastore.snapshot_files import file_keys_of
+from ..tables.snapshot import PartitionFiles, located_fields
 
 MIN_SAMPLED_ROW_GROUPS = 2  # a band needs a spread: fewer row groups than this are no sample
 WHOLE_ABOVE = 0.5  # a sample that would read more than this share of a partition's rows reads it whole
@@ -95,9 +96,10 @@ def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnP
     """Tier 0 over every partition of `files`; raises FooterUnavailable when a file's footer cannot be read."""
     scan = TieredScan()
     truncated = {c.lower() for c in nanos_columns(table.parameters)}
+    file_keys = file_keys_of(table)
     for part in files:
         figures = footers.get(_values_of(part))
-        chunks = _chunks_by_column(part, plans)
+        chunks = _chunks_by_column(part, plans, file_keys)
         rows = sum(footer_of(f).num_rows for f in part.files)
         deleted = sum(d.record_count or 0 for d in part.deletes if d.content == DELETION_VECTOR)
         objs, bounds = [], {}
@@ -114,16 +116,20 @@ def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnP
     return scan
 
 
-def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan]) -> dict[str, list[_Chunk]]:
-    """Each planned column's chunks over the partition's files, by lower-case dotted path; a file lacking the
-    column adds none (its rows are NULLs, counted by the footer figures)."""
+def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan], file_keys: FileKeys) -> dict[str, list[_Chunk]]:
+    """Each planned column's chunks over the partition's files, by lower-case dotted path, found by field id or
+    physical name where `file_keys` gives them; a file lacking the column adds none (its rows are NULLs, counted by
+    the footer figures)."""
     wanted = {p.name.lower() for p in plans if not p.element}
+    keys = {name.lower(): key for name, key in file_keys.items() if name.lower() in wanted}
     out: dict[str, list[_Chunk]] = {name: [] for name in wanted}
     for data_file in part.files:
         meta = footer_of(data_file)
         facts = chunk_facts(read_state(data_file))
         arrow_dictionaries = _arrow_dictionary_columns(meta)
-        positions = {meta.schema.column(i).path.lower(): i for i in range(meta.num_columns)}
+        positions = {name.lower(): position for name, position in
+                     chunk_positions(meta, data_file.path, wanted, keys).items()} if keys else \
+            {meta.schema.column(i).path.lower(): i for i in range(meta.num_columns)}
         for name in wanted:
             position = positions.get(name)
             if position is None:
@@ -134,7 +140,7 @@ def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan]) -> dict[str
                     continue
                 chunk = meta.row_group(group).column(position)
                 out[name].append(_Chunk(read_state(data_file), chunk, facts.get((group, column.path)),
-                                        name in arrow_dictionaries, column.length or None))
+                                        column.path.lower() in arrow_dictionaries, column.length or None))
     return out
 
 
@@ -404,12 +410,14 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     counted_plans = {i: p.path or (p.name,) for i, p in enumerate(plans)
                      if p.has_ndv and any(not b[p.name].get("ndv", [None] * 4)[3] for b in sampled_bounds)}
     read_columns = {(plans[i].path or (plans[i].name,))[0].lower() for i in by_unit}
-    frame = sampled_frame(session, units, T.StructType([f for f in schema.fields if f.name.lower() in read_columns]))
+    located = located_fields(schema, file_keys_of(table))
+    frame = sampled_frame(session, units, T.StructType([f for f in schema.fields if f.name.lower() in read_columns]),
+                          located)
     unit_plans = [replace(plans[i], from_footers=False, frequent_items=0, sketches_ndv=False) for i in by_unit]
     # the two jobs read the same few row groups and wait on each other for nothing: submitted together, Spark runs
     # them side by side (a sample's cost is mostly each job's fixed start; measured 0.96 s -> see the closing note)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="colstats-sample") as side:
-        counting = side.submit(value_frequencies, session, units, counted_plans)
+        counting = side.submit(value_frequencies, session, units, counted_plans, located)
         per_unit = aggregate_stats(frame, [UNIT], unit_plans)
         counted = counting.result()
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}

@@ -148,14 +148,7 @@ def _footer_of_state(state: FileState, columns: tuple[tuple[str, str], ...],
 def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str, int | tuple[str, ...]], ...] = (),
                  meta=None) -> FileFooter:
     meta = meta if meta is not None else parquet_footer(path, path)
-    ids = {name: key for name, key in field_ids if isinstance(key, int)}
-    physical = {name: key for name, key in field_ids if isinstance(key, tuple)}
-    if ids:
-        positions = _positions_by_field_id(meta, ids)
-    elif physical:
-        positions = _positions_by_physical_path(meta, physical)
-    else:
-        positions = _positions_by_name(meta, path, columns)
+    positions = chunk_positions(meta, path, columns, dict(field_ids))
     whole_strings = (meta.created_by or "").startswith(WHOLE_STRING_WRITERS)
     groups, first = [], 0
     for index in range(meta.num_row_groups):
@@ -183,7 +176,19 @@ def _read_footer(path: str, columns: dict[str, str], field_ids: tuple[tuple[str,
     return FileFooter(path, meta.num_rows, groups)
 
 
-def _positions_by_name(meta, path: str, columns: dict[str, str]) -> dict[str, int]:
+def chunk_positions(meta, path: str, columns: dict[str, str] | set[str], field_ids: FileKeys) -> dict[str, int]:
+    """Each column's (or struct leaf's) chunk index in the file at `path`, by its name in `columns`: found by field
+    id or physical path where `field_ids` gives them, else by name; a column the file lacks left out."""
+    ids = {name: key for name, key in field_ids.items() if isinstance(key, int)}
+    physical = {name: key for name, key in field_ids.items() if isinstance(key, tuple)}
+    if ids:
+        return _positions_by_field_id(meta, ids)
+    if physical:
+        return _positions_by_physical_path(meta, physical)
+    return _positions_by_name(meta, path, columns)
+
+
+def _positions_by_name(meta, path: str, columns: dict[str, str] | set[str]) -> dict[str, int]:
     """Each asked column's chunk index found by its name, case-insensitively (the table's names are lower-case,
     a file's as its writer spelled them); raises naming the file when an asked name matches two columns."""
     paths = [meta.schema.column(i).path for i in range(meta.num_columns)]

@@ -23,6 +23,10 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
 from ..files import FileState
 
+# a table's top-level field by its lower-case name: as the table names it, and as its files do (by field id or
+# physical name at every depth, the same fields in the same order: `tables.snapshot.located_fields`)
+Located = dict[str, tuple[T.StructField, T.StructField]]
+
 UNIT = "__unit"
 PART = "__part"
 
@@ -44,9 +48,11 @@ class SampledUnit:
     deleted: bytes = b""
 
 
-def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.StructType) -> DataFrame:
+def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.StructType,
+                  located: Located | None = None) -> DataFrame:
     """The rows of `units`' row groups with `schema`, each with its unit's index as `__unit` and its partition's
-    as `__part` (ints)."""
+    as `__part` (ints); `located` gives the files' names or field ids of its fields where they are not the
+    table's (`tables.snapshot.located_fields`)."""
     out_schema = T.StructType([*schema.fields, T.StructField(UNIT, T.IntegerType(), False),
                                T.StructField(PART, T.IntegerType(), False)])
     target = to_arrow_schema(out_schema, timezone="UTC")
@@ -57,7 +63,7 @@ def sampled_frame(spark: SparkSession, units: list[SampledUnit], schema: T.Struc
         for batch in batches:
             for index in batch.column(0).to_pylist():
                 unit = chosen[index]
-                table = _read_row_group(unit, names)
+                table = _read_row_group(unit, names, located)
                 yield from _conformed(table, target, index, unit.part).to_batches(max_chunksize=65_536)
 
     return spark.range(0, len(chosen), 1, numPartitions=_slices(spark, len(chosen))).mapInArrow(read, out_schema)
@@ -81,8 +87,8 @@ class ValueCounts:
         return {1: self.once, 2: self.twice, 3: self.seen - self.once - self.twice}
 
 
-def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: dict[int, tuple[str, ...]]
-                      ) -> dict[tuple[int, int], ValueCounts]:
+def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: dict[int, tuple[str, ...]],
+                      located: Located | None = None) -> dict[tuple[int, int], ValueCounts]:
     """For each partition and column (`columns`: plan index -> path, a struct leaf's fields after its column),
     what GEE and its check for a column of unique values need. One Spark task a partition and column reads that
     column of those row groups and counts in Arrow: only the counts leave it (as a shuffle of every value, a 5 %
@@ -100,7 +106,7 @@ def value_frequencies(spark: SparkSession, units: list[SampledUnit], columns: di
         for batch in batches:
             out: dict[str, list[int]] = {name: [] for name in _FREQUENCIES.names}
             mine = [tasks[task] for task in batch.column(0).to_pylist()]
-            for part, index, path, tables in _opened_once(mine, by_part):
+            for part, index, path, tables in _opened_once(mine, by_part, located):
                 values = [_comparable(_leaf(table, path)) for table in tables]
                 per_group = [pc.value_counts(v).flatten() for v in values if len(v)]
                 out["part"].append(part)
@@ -137,14 +143,14 @@ def _slices(spark: SparkSession, tasks: int) -> int:
     return max(1, min(tasks, cores * 2))
 
 
-def _opened_once(mine: list[tuple[int, int, tuple[str, ...]]], by_part: dict[int, list[SampledUnit]]
-                 ) -> Iterator[tuple[int, int, tuple[str, ...], list[pa.Table]]]:
+def _opened_once(mine: list[tuple[int, int, tuple[str, ...]]], by_part: dict[int, list[SampledUnit]],
+                 located: Located | None) -> Iterator[tuple[int, int, tuple[str, ...], list[pa.Table]]]:
     """Each (partition, column index, path) of `mine` with its partition's sampled row groups, each read once
     for all the columns `mine` asks of it (a wide file's footer is parsed once a row group, not once a column)."""
     for part in sorted({task[0] for task in mine}):
         asked = [task for task in mine if task[0] == part]
         names = sorted({path[0] for _, _, path in asked})
-        tables = [_read_row_group(unit, names) for unit in by_part[part]]
+        tables = [_read_row_group(unit, names, located) for unit in by_part[part]]
         for _, index, path in asked:
             yield part, index, path, tables
 
@@ -183,22 +189,80 @@ def _classic(spark: SparkSession) -> bool:
     return hasattr(spark, "sparkContext") and type(spark).__module__.startswith("pyspark.sql.session")
 
 
-def _read_row_group(unit: SampledUnit, columns: list[str]) -> pa.Table:
-    """`columns` of the unit's row group, found case-insensitively; those the file lacks left out."""
+def _read_row_group(unit: SampledUnit, columns: list[str], located: Located | None = None
+                    ) -> pa.Table:
+    """`columns` of the unit's row group by the table's names, found case-insensitively, or as `located` says the
+    files name them; those the file lacks left out."""
     from ..storage import storage_for
 
     path = unit.read_at or unit.state[0]
     with storage_for(path).open_input(path) as handle:
         parquet = pq.ParquetFile(handle)
-        wanted = {c.lower() for c in columns}
-        found = [name for name in parquet.schema_arrow.names if name.lower() in wanted]
+        file_fields = list(parquet.schema_arrow)
+        if located:
+            found = {name: _find(file_fields, located[name.lower()][1]) for name in columns if name.lower() in located}
+            read = sorted({file_fields[i].name for i in found.values() if i is not None})
+        else:
+            wanted = {c.lower() for c in columns}
+            read = [f.name for f in file_fields if f.name.lower() in wanted]
         # none wanted, or none there (each row group's rows alone): one column's read counts them
-        table = parquet.read_row_group(unit.row_group, columns=found or parquet.schema_arrow.names[:1])
+        table = parquet.read_row_group(unit.row_group, columns=read or [file_fields[0].name])
+    if located:
+        table = _by_table_names(table, file_fields, located, found)
     if not unit.deleted:
         return table
     live = np.ones(table.num_rows, dtype=bool)
     live[np.frombuffer(BitMap.deserialize(unit.deleted).to_array(), np.uint32)] = False
     return table.filter(pa.array(live))
+
+
+_FIELD_ID = "parquet.field.id"
+
+
+def _find(fields: list[pa.Field], locator: T.StructField) -> int | None:
+    """The index among a file's `fields` of the one `locator` names: by its field id where it carries one, else by
+    its (physical) name, case-insensitively."""
+    field_id = locator.metadata.get(_FIELD_ID) if locator.metadata else None
+    for index, candidate in enumerate(fields):
+        if field_id is not None:
+            meta = candidate.metadata or {}
+            if meta.get(b"PARQUET:field_id") == str(field_id).encode():
+                return index
+        elif candidate.name.lower() == locator.name.lower():
+            return index
+    return None
+
+
+def _by_table_names(table: pa.Table, file_fields: list[pa.Field], located: Located,
+                    found: dict[str, int | None]) -> pa.Table:
+    """A read by the files' names or ids with each column, and each struct's fields, named as the table names
+    them; a column or field the file lacks left out (`_conformed` makes it NULL)."""
+    names, arrays = [], []
+    for name, index in found.items():
+        if index is None:
+            continue
+        logical, locator = located[name.lower()]
+        names.append(logical.name)
+        arrays.append(_relabelled(table.column(file_fields[index].name), logical.dataType, locator.dataType))
+    return pa.table(arrays, names=names) if names else table.select([])
+
+
+def _relabelled(values: pa.ChunkedArray, logical: T.DataType, locator: T.DataType) -> pa.ChunkedArray:
+    if not (isinstance(locator, T.StructType) and isinstance(logical, T.StructType) and pa.types.is_struct(values.type)):
+        return values
+    file_fields = [values.type.field(i) for i in range(values.type.num_fields)]
+    chunks = []
+    for chunk in values.chunks:
+        children, names = [], []
+        for named, inner in zip(logical.fields, locator.fields, strict=True):
+            index = _find(file_fields, inner)
+            if index is not None:
+                names.append(named.name)
+                children.append(_relabelled(pa.chunked_array([chunk.field(index)], file_fields[index].type),
+                                            named.dataType, inner.dataType).combine_chunks())
+        chunks.append(pa.StructArray.from_arrays(children, names=names, mask=chunk.is_null()) if children
+                      else pa.nulls(len(chunk), pa.struct([])))
+    return pa.chunked_array(chunks)
 
 
 def _conformed(table: pa.Table, target: pa.Schema, unit: int, part: int) -> pa.Table:

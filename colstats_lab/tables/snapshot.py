@@ -118,6 +118,15 @@ def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], fiel
     return T.StructField(name, data_type, metadata={"parquet.field.id": key} if key is not None else {})
 
 
+def located_fields(schema: T.StructType, field_ids: FileKeys) -> dict[str, tuple[T.StructField, T.StructField]]:
+    """Each top-level field of `schema` (the table's names) by its lower-case name, with the same field as the
+    files name it: by field id or physical name at every depth (`_with_field_id`, fields in the same order), for
+    readers that find columns in a file themselves; {} where the files name columns as the table does."""
+    if not field_ids:
+        return {}
+    return {f.name.lower(): (f, _with_field_id(f.name, f.dataType, (f.name.lower(),), field_ids)) for f in schema.fields}
+
+
 def logical_columns(frame: DataFrame, table: Table, field_ids: FileKeys, kept: list[str]) -> DataFrame:
     """A read by physical names (Delta's name mode) with each column named as the table names it (a struct's
     fields too, by a cast: they are in the table's order), the columns `kept` and `_metadata` (each row's file)
