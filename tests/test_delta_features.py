@@ -82,8 +82,8 @@ def test_deletion_vectors_of_every_storage_type_leave_only_live_rows_in_every_fi
     # a MERGE's vector on one file makes exactly its partition stale, naming the version
     version = delete_rows(path, {second: [5]}, operation="MERGE")
     reasons = stale(lab, "events")
-    assert reasons == {"ds=2026-01-02": f"version {version} deleted rows of 1 file by deletion vectors in "
-                                        "ds=2026-01-02 after the last analyze"}, reasons
+    assert reasons == {"ds=2026-01-02": f"version {version} (a MERGE) deleted rows of 1 file by deletion vectors "
+                                        "in ds=2026-01-02 after the last analyze"}, reasons
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert_stats(lab, "events", _truth(path), _by_day)
 
@@ -107,6 +107,30 @@ def test_a_v2_checkpoint_with_a_sidecar_is_followed(lab, tmp_path):
     clean_up_log(path, delete_rows(path, {_file_of(path, "2026-01-02"): [3]}, storage="i"))
     assert glob.glob(os.path.join(path, "_delta_log", "_sidecars", "*.parquet"))
     assert len(_analyzed_as_read(lab, path)) == 70 - 3 - 1
+
+
+def test_last_checkpoint_picks_between_two_v2_checkpoints_and_a_compaction_file_is_passed_over(lab, tmp_path):
+    """Two writers may each write a v2 checkpoint of one version: `_last_checkpoint` names the one to read (the
+    other's sidecar is gone here). A log compaction file is an optimization: the commits it covers are read."""
+    path = str(tmp_path / "events")
+    _events(path, **{"delta.enableDeletionVectors": "true"})
+    delete_rows(path, {_file_of(path, "2026-01-01"): [0, 1, 39]})
+    version = v2_checkpoint(path)
+    log = os.path.join(path, "_delta_log")
+    real = glob.glob(os.path.join(log, "*.checkpoint.*.json"))[0]
+    broken = [line if '"sidecar"' not in line else json.dumps({"sidecar": {
+        "path": "gone.parquet", "sizeInBytes": 10, "modificationTime": 0}}) for line in open(real).read().splitlines()]
+    with open(os.path.join(log, f"{version:020d}.checkpoint.00000000-0000-0000-0000-000000000000.json"), "x") as f:
+        f.write("\n".join(broken) + "\n")  # listed first
+    with open(os.path.join(log, "_last_checkpoint"), "w") as f:
+        json.dump({"version": version, "size": 4, "v2Checkpoint": {
+            "path": os.path.basename(real), "sizeInBytes": os.path.getsize(real), "modificationTime": 0}}, f)
+    first = delete_rows(path, {_file_of(path, "2026-01-02"): [3]}, storage="i")
+    last = delete_rows(path, {_file_of(path, "2026-01-02"): [4]}, storage="i")
+    with open(os.path.join(log, f"{first:020d}.{last:020d}.compacted.json"), "x") as f:
+        f.write(json.dumps({"remove": {"path": _file_of(path, "2026-01-02"), "dataChange": True}}) + "\n")  # wrong
+    clean_up_log(path, version + 1)
+    assert len(_analyzed_as_read(lab, path)) == 70 - 3 - 2
 
 
 def test_column_mapping_reads_a_renamed_column_and_a_spaced_name_by_the_logical_schema(lab, tmp_path):

@@ -1,11 +1,13 @@
 """Delta's log, read where deltalake does not say enough: the deletion vector of each data file at a version, and
 the table's domain metadata (liquid clustering's columns), replayed from the newest checkpoint (classic,
-multi-part, or v2 with its sidecars) and the commits after it."""
+multi-part, or v2 with its sidecars; `_last_checkpoint` names which where two v2 checkpoints share a version) and the
+commits after it. Log compaction files (`x.y.compacted.json`) are an optimization the protocol lets a reader skip:
+the commits they stand for stay until a checkpoint covers them, and are read instead."""
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 from urllib.parse import unquote
 
@@ -29,6 +31,10 @@ class LogState:
 
     vectors: dict[str, DeletionVector]
     domains: dict[str, str]
+    # the version that gave a data file its vector, where a replayed commit did (not one a checkpoint holds), and the
+    # operation each of those commits names (DELETE, UPDATE, MERGE): what made a partition's statistics stale
+    vector_versions: dict[str, int] = field(default_factory=dict)
+    operations: dict[int, str] = field(default_factory=dict)
 
     def clustering_columns(self) -> list[str]:
         """Liquid clustering's columns, by the names the log keeps (physical ones under column mapping); a nested
@@ -43,7 +49,7 @@ def log_state(table_root: str, version: int) -> LogState:
     log_dir = join(table_root, "_delta_log")
     storage = storage_for(log_dir)
     names = storage.child_names(log_dir)
-    checkpoint, parts = _checkpoint(names, version)
+    checkpoint, parts = _checkpoint(names, version, _last_checkpoint(storage, log_dir, names))
     live: dict[str, dict | None] = {}
     domains: dict[str, str] = {}
     if checkpoint is not None:
@@ -57,8 +63,10 @@ def log_state(table_root: str, version: int) -> LogState:
     missing = [v for v in range(first, version + 1) if v not in present]
     if missing:
         raise InvalidArgument(f"the Delta log of {table_root} lacks commit {missing[0]} and no checkpoint covers it")
+    vector_versions: dict[str, int] = {}
+    operations: dict[int, str] = {}
     for number in range(first, version + 1):
-        adds, removes = [], []
+        adds, removes, operation = [], [], None
         for action in _json_actions(storage, join(log_dir, f"{number:020d}.json")):
             if "add" in action:
                 adds.append(action["add"])
@@ -66,12 +74,19 @@ def log_state(table_root: str, version: int) -> LogState:
                 removes.append(action["remove"])
             elif "domainMetadata" in action:
                 _domain(domains, action["domainMetadata"])
+            elif "commitInfo" in action:
+                operation = action["commitInfo"].get("operation")
         for remove in removes:
             live.pop(remove["path"], None)
+            vector_versions.pop(remove["path"], None)
         for add in adds:
             live[add["path"]] = add.get("deletionVector")
+            if add.get("deletionVector"):
+                vector_versions[add["path"]] = number
+                if operation:
+                    operations[number] = str(operation)
     return LogState({path: DeletionVector.of(descriptor, path) for path, descriptor in live.items() if descriptor},
-                    domains)
+                    domains, vector_versions, {v: op for v, op in operations.items() if v in vector_versions.values()})
 
 
 def _domain(domains: dict[str, str], action: dict) -> None:
@@ -81,11 +96,24 @@ def _domain(domains: dict[str, str], action: dict) -> None:
         domains[action["domain"]] = action.get("configuration") or ""
 
 
-def _checkpoint(names: list[str], version: int) -> tuple[int | None, list[str]]:
-    """The newest complete checkpoint at or before `version`, and its files."""
+def _last_checkpoint(storage, log_dir: str, names: list[str]) -> dict:
+    """`_last_checkpoint`'s hint ({} where it is absent or unreadable: a hint, the listing decides)."""
+    if "_last_checkpoint" not in names:
+        return {}
+    try:
+        hint = json.loads(storage.read_bytes(join(log_dir, "_last_checkpoint")).decode())
+    except (ValueError, OSError):
+        return {}
+    return hint if isinstance(hint, dict) else {}
+
+
+def _checkpoint(names: list[str], version: int, hint: dict) -> tuple[int | None, list[str]]:
+    """The newest complete checkpoint at or before `version`, and its files: of two v2 checkpoints of one version
+    (two writers may each write one), the one `_last_checkpoint` names."""
+    named = str((hint.get("v2Checkpoint") or {}).get("path") or "").rsplit("/", 1)[-1]
     found: dict[int, list[str]] = {}
     multi: dict[tuple[int, int], list[str]] = {}
-    for name in names:
+    for name in sorted(names, key=lambda n: n != named):
         if m := _CLASSIC.match(name) or _V2.match(name):
             found.setdefault(int(m.group(1)), [name])
         elif m := _MULTI_PART.match(name):

@@ -194,7 +194,8 @@ class DeltaSource(TableSource):
                 if data_file.record_count is None:
                     raise InvalidArgument(f"{data_file.path} of the Delta table at {self.path} has a deletion vector "
                                           "but no numRecords in the log, which the protocol requires of it")
-                files.append(FormatFile(vector_file(data_file.path, vector), values))
+                files.append(FormatFile(replace(vector_file(data_file.path, vector),
+                                                added_in=state.vector_versions.get(a["path"])), values))
         # which columns the log keeps figures for (delta-rs: the first 32), in how many files
         log_statistics = {c.name: sum(1 for a in actions if a.get(f"min.{log_names.get(c.name)}") is not None
                                       or a.get(f"null_count.{log_names.get(c.name)}") is not None) for c in leaves}
@@ -208,7 +209,7 @@ class DeltaSource(TableSource):
                  "clustering": [by_log_name.get(c, c) for c in state.clustering_columns()]}
         return FormatSnapshot("delta", self.path, self.path, table.version(), cols, keys, files, field_ids=field_ids,
                               log_statistics=log_statistics, spelled=list(spelled.values()), skipped=skipped,
-                              log_rules=rules)
+                              log_rules=rules, operations=state.operations)
 
 
     def _versions_adding(self, paths: set[str], current: int) -> dict[str, int]:

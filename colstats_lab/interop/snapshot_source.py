@@ -26,6 +26,7 @@ from ..tables.external import listed_sums
 from ..column_statistics.names import make_part_name, parse_part_name
 from .hms_source import CATALOG_PARAM
 from ..metastore.snapshot_files import (FIELD_IDS_PARAM, FORMAT_PARAM, LOG_RULES_PARAM, LOG_STATISTICS_PARAM,
+                                        OPERATIONS_PARAM,
                                         METADATA_PARAM, SNAPSHOT_PARAM)
 
 log = logging.getLogger("colstats_lab.sources")
@@ -61,6 +62,7 @@ class FormatSnapshot:
     spelled: list[str] = field(default_factory=list)  # the columns and keys as the format's schema spells them
     skipped: dict[str, str] = field(default_factory=dict)  # columns the lab cannot read, left out, and why
     log_rules: dict = field(default_factory=dict)  # Delta: which columns its log keeps figures of, and why
+    operations: dict[int, str] = field(default_factory=dict)  # Delta: the operation of each version that deleted rows
 
     @property
     def token(self) -> str:
@@ -221,7 +223,8 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
     metastore.alter_table_params(table.dbName, table.tableName, {
         SNAPSHOT_PARAM: snapshot.token, METADATA_PARAM: snapshot.metadata or None,
         LOG_STATISTICS_PARAM: json.dumps(snapshot.log_statistics) if snapshot.log_statistics else None,
-        LOG_RULES_PARAM: json.dumps(snapshot.log_rules, sort_keys=True) if snapshot.log_rules else None})
+        LOG_RULES_PARAM: json.dumps(snapshot.log_rules, sort_keys=True) if snapshot.log_rules else None,
+        OPERATIONS_PARAM: json.dumps(snapshot.operations, sort_keys=True) if snapshot.operations else None})
     return dropped
 
 

@@ -21,6 +21,7 @@ LOG_STATISTICS_PARAM = "colstats.source.logStatistics"  # Delta: JSON {column: f
 # Delta: JSON of the rules that say which columns the log keeps figures of (indexed columns, stats columns, the
 # columns in stats order) and liquid clustering's columns
 LOG_RULES_PARAM = "colstats.source.logRules"
+OPERATIONS_PARAM = "colstats.source.operations"  # JSON {version: operation}: Delta's commits that deleted rows
 METADATA_PARAM = "colstats.source.metadata"  # an Iceberg catalog's table: the metadata file followed
 FIELD_IDS_PARAM = "colstats.source.fieldIds"  # JSON {column: field id, or physical path}: how files name a column
 SNAPSHOT_FORMATS = ("iceberg", "delta")
@@ -92,8 +93,9 @@ def describe_snapshot_changes(table: Table, owner: str | None, before: set[FileS
     now = {state for state in now if VECTOR_MARK not in state[0]}
     before_paths, now_by_path = {path for path, *_ in before}, {path: added for path, _, added in now}
     if new_vectors and before_paths == now_by_path.keys():  # rows deleted, every file left in place
-        said = "; ".join(f"{word} {added_in} deleted rows of {_files(count)} by deletion vectors"
-                         for added_in, count in sorted(new_vectors.items()))
+        operations = json.loads(table.parameters.get(OPERATIONS_PARAM) or "{}")
+        said = "; ".join(f"{word} {added_in}{_operation(operations.get(str(added_in)))} deleted rows of "
+                         f"{_files(count)} by deletion vectors" for added_in, count in sorted(new_vectors.items()))
         return f"{said} in {where} after the last analyze"
     added: dict[int, int] = {}
     for path, added_in in now_by_path.items():
@@ -113,6 +115,11 @@ def describe_snapshot_changes(table: Table, owner: str | None, before: set[FileS
     said = "; ".join(f"{word} {added_in} added {_files(count)}" for added_in, count in sorted(added.items()))
     gone = f"{_files(removed)} removed by {word} {current} or an earlier one"
     return f"{said + ' and ' if said else ''}{gone} in {where} after the last analyze"
+
+
+def _operation(name: str | None) -> str:
+    """ " (a MERGE)": the commit's operation as its writer named it, where the log says."""
+    return f" (a {name})" if name else ""
 
 
 def _figures_text(figures: dict[str, ColumnFigures] | None, types: dict[str, str]) -> str | None:
