@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 
 import pandas as pd
 import pyarrow as pa
@@ -16,6 +17,7 @@ from delta_commits import (clean_up_log, delete_rows, deltalake_rows, duckdb_row
 from test_table_formats import assert_stats, rows, stale
 
 from colstats_lab.errors import InvalidArgument, StorageError
+from colstats_lab.ui.stats_view import StatsView
 from colstats_lab.workbench.dashboard import TABS, TablePage
 
 
@@ -295,6 +297,13 @@ def test_the_delta_audit_names_the_columns_the_log_leaves_bare_and_the_vectors_p
     assert "Deletion vectors on 1 of 2 file(s) delete 3 of their 20 rows" in text, text
     assert "<code>c33</code>: 0 of 2 file(s); past the first 32 columns" in text
     assert "<code>c05</code>: 2 of 2 file(s) (a clustering column)" in text
+    # and the statistics view, beside each column's figures
+    view = StatsView(lab, "wide", chart=False)
+    html = view.table_html.value
+    assert ">Delta log<" in html and "past the first 32 columns" in html
+    shown = {re.search(r">(c\d\d)<", row).group(1): re.sub(r"<[^>]+>", "|", row)
+             for row in html.split("<tr>") if re.search(r">(c\d\d)<", row)}
+    assert "|not kept|" in shown["c33"] and "|kept|" in shown["c00"] and "|kept · clustering|" in shown["c05"]
 
 
 def test_noscan_of_partitions_with_deletion_vectors_counts_live_rows_exactly_and_bands_the_rest(lab, tmp_path):

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore import NoSuchObjectException, Table
+from ..metastore.snapshot_files import FORMAT_PARAM
 from ..column_statistics.model import Timestamp
 from . import charts
 from . import format as fmt
@@ -28,9 +29,11 @@ def column_label(table: Table | None, name: str) -> str:
     return f'<span title="{fmt.escape(name)}">{indent}{parents}{fmt.escape(leaf.path[-1])}</span>'
 
 
-def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFrame:
+def display_frame(frame: pd.DataFrame, table: Table | None = None, delta_log: pd.DataFrame | None = None
+                  ) -> pd.DataFrame:
     """The statistics frame as the view shows it (`column` is HTML); with `table`, columns named as its files
-    spell them and struct leaves indented. Made to fit a 1,400 px screen: NULLs, their share and NaN in one
+    spell them and struct leaves indented; with `delta_log` (a Delta table's `inspect.delta()`), whether the log
+    keeps each column's figures. Made to fit a 1,400 px screen: NULLs, their share and NaN in one
     cell, the lengths in one, a timestamp's date and time on two lines, the reason cut to two lines (whole on
     hover), and a column no row has a figure in left out."""
     counted = [_counted(type_name) for type_name in frame["type"]]
@@ -61,6 +64,9 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
         # the badge's tooltip carries every reason; the column spells out only what needs attention
         "reason": [_clamped(r) if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"])],
     })
+    if delta_log is not None:
+        audit = {str(row.column).lower(): row for row in delta_log.itertuples()}
+        shown["Delta log"] = [_log_keeps(audit.get(str(name).lower())) for name in frame["column"]]
     coverage = frame["coverage"].dropna()
     if any(_partial(v) for v in coverage):  # a partitioned table's level: when some figures cover fewer partitions
         shown.insert(len(shown.columns) - 2, "partitions", frame["coverage"].map(lambda v: v or ""))
@@ -69,10 +75,23 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None) -> pd.DataFra
     return shown[["column", "status", *[c for c in shown.columns if c not in ("column", "status", *empty)]]]
 
 
+def _log_keeps(audit) -> str:
+    """Whether Delta's log keeps a column's minimum, maximum and NULL count (what other engines skip files with),
+    why not on hover, and whether it is a clustering column."""
+    if audit is None:
+        return ""
+    clustering = " · clustering" if audit.clustering else ""
+    if audit.log_keeps:
+        return (f'<span title="Delta\'s log keeps its minimum, maximum and NULL count in all {audit.files:,} '
+                f'files: other engines skip files by them">kept{clustering}</span>')
+    return (f'<span title="{fmt.escape(audit.why_not or "")}: other engines skip no file by it; the lab\'s '
+            f'figures cover it" style="color: #b45309">not kept{clustering}</span>')
+
+
 LENGTHS = "avg / max len"
 NUMERIC = {"min", "max", "nulls", "distinct", LENGTHS, "true / false"}
 RAW_HTML = {"column", "min", "max", "nulls", "distinct", "status", QUARTILES, LENGTHS, "true / false",
-            "analyzed (UTC)", "reason"}
+            "analyzed (UTC)", "reason", "Delta log"}
 
 
 def banded(cell: str, band: list | None) -> str:
@@ -100,9 +119,10 @@ def _lengths(avg, longest, band: dict) -> str:
     return f"{banded(average, band.get('avg_len'))} / {banded(most, band.get('max_len'))}"
 
 
-def stats_table_html(frame: pd.DataFrame, table: Table | None = None) -> str:
+def stats_table_html(frame: pd.DataFrame, table: Table | None = None, delta_log: pd.DataFrame | None = None) -> str:
     """The statistics view's table (display_frame) as HTML: the view's and the HTML report's."""
-    return html_table(display_frame(frame, table), numeric=NUMERIC, raw_html=RAW_HTML, narrow={QUARTILES}, fit=True)
+    return html_table(display_frame(frame, table, delta_log), numeric=NUMERIC, raw_html=RAW_HTML, narrow={QUARTILES},
+                      fit=True)
 
 
 def _partial(coverage: str) -> bool:
@@ -207,7 +227,8 @@ class StatsView(View):
                if self.table.is_partitioned and shown.partition is None else "")
             + f' · <span title="rows inserted or removed since every column\'s statistics were last accurate">'
               f'changed since analyze: {fmt.escape(shown.changed)}</span></div>')
-        self.table_html.value = stats_table_html(self.frame, self.table)
+        delta_log = self.handle.inspect.delta() if self.table.parameters.get(FORMAT_PARAM) == "delta" else None
+        self.table_html.value = stats_table_html(self.frame, self.table, delta_log)
         if self.chart is not None:
             analyzed = self.frame[self.frame["nulls"].notna()].copy()
             analyzed["ndv"] = [0 if v is None else v for v in analyzed["ndv"]]
