@@ -123,6 +123,32 @@ def test_metadata_alone_is_exact_where_every_page_is_dictionary_encoded(lab, tmp
     assert answer.frame is not None and list(answer.frame.iloc[0]) == [rows, frame.userId.min(), frame.userId.max()]
 
 
+def test_metadata_alone_counts_sorted_dictionaries_without_decoding_and_bounds_a_long_one(lab, tmp_path):
+    """Row groups whose ranges are apart (a sorted id, an ordered code) hold no value in two dictionaries: their
+    NDV is the sum of the dictionaries' sizes, exactly. A string column whose dictionaries are nearly as long as
+    the column (each row group's own, every value distinct) is left as the bounds its sizes give: decoding it in
+    Python cost more than Spark's scan of it."""
+    rng = np.random.default_rng(4)
+    rows = 220_000
+    frame = pd.DataFrame({"orderId": np.arange(rows, dtype=np.int64) * 3,
+                          "orderCode": [f"o-{i:07d}" for i in range(rows)],
+                          "token": [f"t{v:x}" for v in rng.integers(0, 2**40, rows)]})
+    folder = tmp_path / "sorted"
+    folder.mkdir()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), folder / "a.parquet", row_group_size=10_000)
+    lab.sql(f"CREATE EXTERNAL TABLE sorted LOCATION '{folder}'")
+    lab.tables["sorted"].analyze(metadata_only=True)
+    bands = _bands(lab, "sorted")
+    for column in ("orderid", "ordercode"):
+        ndv = bands[column]["figures"]["ndv"]
+        assert ndv[:5] == [rows, rows, rows, True, "dictionary pages of chunks apart"], (column, ndv)
+    token = bands["token"]["figures"]
+    truth = frame.token.nunique()
+    assert token["ndv"][3] is False and token["ndv"][1] <= truth <= token["ndv"][2], token["ndv"]
+    assert token["max_len"][0] is None and token["max_len"][3] is False  # unknown, never 0
+    assert lab.tables["sorted"].inspect.stats().set_index("column").loc["orderId", "ndv"] == rows
+
+
 def test_spark_written_dictionaries_give_exact_ndv_and_fallbacks_only_bounds(lab, spark):
     """parquet-mr (Spark's writer) keeps encoding_stats: a chunk that fell back to PLAIN is told apart."""
     lab.sql("CREATE TABLE sw (small INT, wide BIGINT, label STRING)")

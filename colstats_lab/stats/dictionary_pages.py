@@ -31,7 +31,7 @@ _DICTIONARY_PAGE = 2
 _DATA_PAGES = (0, 3)  # DATA_PAGE, DATA_PAGE_V2
 _DICTIONARY_ENCODINGS = (2, 8)  # PLAIN_DICTIONARY, RLE_DICTIONARY
 _CODECS = {"SNAPPY": "snappy", "GZIP": "gzip", "BROTLI": "brotli", "ZSTD": "zstd"}
-_NUMPY_TYPES = {"INT32": "<i4", "INT64": "<i8", "FLOAT": "<f4", "DOUBLE": "<f8"}
+NUMPY_TYPES = {"INT32": "<i4", "INT64": "<i8", "FLOAT": "<f4", "DOUBLE": "<f8"}
 # a dictionary page's header, read before its size is known: headers hold no statistics, so this is ample
 _HEADER_GUESS = 64
 DECODED_VALUES_LIMIT = 4_000_000  # more distinct values than this over a partition's chunks: bounds only
@@ -141,8 +141,8 @@ def distinct_values(dictionaries: list[Dictionary]) -> Any:
 
 
 def _plain_values(body: bytes, physical: str, count: int, type_length: int | None) -> Any:
-    if physical in _NUMPY_TYPES:
-        values = np.frombuffer(body, dtype=_NUMPY_TYPES[physical], count=count)
+    if physical in NUMPY_TYPES:
+        values = np.frombuffer(body, dtype=NUMPY_TYPES[physical], count=count)
         if physical in ("FLOAT", "DOUBLE"):
             return values.astype(np.float64) + 0.0  # -0.0 becomes 0.0: one value to Spark
         return values.astype(np.int64)
