@@ -4,6 +4,7 @@ makes stale exactly the partitions whose files it added or removed, and says whi
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import os
 import struct
@@ -436,12 +437,15 @@ def commit_position_deletes(table, data_file, positions: list[int]) -> None:
     writes neither itself, so its snapshot producer is given the manifest writer here."""
     schema = pa.schema([pa.field("file_path", pa.string(), nullable=False, metadata={"PARQUET:field_id": "2147483546"}),
                         pa.field("pos", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "2147483545"})])
-    path = os.path.join(os.path.dirname(data_file.file_path.removeprefix("file://")), f"deletes-{uuid.uuid4()}.parquet")
+    path = f"{data_file.file_path.rsplit('/', 1)[0]}/deletes-{uuid.uuid4()}.parquet"  # local or on an object store
+    written = io.BytesIO()
     pq.write_table(pa.table({"file_path": [data_file.file_path] * len(positions), "pos": sorted(positions)},
-                            schema=schema), path)
+                            schema=schema), written)
+    with table.io.new_output(path).create() as out:
+        out.write(written.getvalue())
     delete_file = IcebergDataFile.from_args(
-        content=DataFileContent.POSITION_DELETES, file_path=f"file://{path}", file_format=FileFormat.PARQUET,
-        partition=data_file.partition, record_count=len(positions), file_size_in_bytes=os.path.getsize(path),
+        content=DataFileContent.POSITION_DELETES, file_path=path, file_format=FileFormat.PARQUET,
+        partition=data_file.partition, record_count=len(positions), file_size_in_bytes=len(written.getvalue()),
         column_sizes={}, value_counts={}, null_value_counts={}, nan_value_counts={}, lower_bounds={},
         upper_bounds={}, split_offsets=None, equality_ids=None, sort_order_id=None, spec_id=data_file.spec_id)
     with table.transaction() as transaction:

@@ -281,13 +281,14 @@ def _elsewhere(table: Table, part: PartitionFiles) -> bool:
     return normalized(part.partition.location) != normalized(join(table.location, part.partition.partName))
 
 
-_ROW_FILE, _ROW_FILE_NUMBER, _ROW_INDEX = "__colstats_row_file", "__colstats_row_file_number", "__colstats_row_index"
+_ROW_FILE_NUMBER, _ROW_INDEX = "__colstats_row_file_number", "__colstats_row_index"
 
 
 def read_format_snapshot(spark: SparkSession, table: Table, parts: list[PartitionFiles], with_file: bool) -> DataFrame:
     """An Iceberg or Delta table's rows. In a partition with deletes, the rows they name (data file and row
-    position) are left out by an anti-join on the file and `_metadata.row_index`: Iceberg's position-delete files
-    name the file by its path, Delta's deletion vectors (decoded here) by its number among the partitions' files.
+    position) are left out by an anti-join on the file's number among the partitions' files and
+    `_metadata.row_index`: Iceberg's position-delete files name the file by its path (looked up as the table's
+    metadata spells it), Delta's deletion vectors (decoded here) by the data file they belong to.
     The other partitions are read as they are, so a table with one such partition pays for that one only."""
     plain = [p for p in parts if p.files and not p.deletes]
     deleting = [p for p in parts if p.files and p.deletes]
@@ -297,10 +298,16 @@ def read_format_snapshot(spark: SparkSession, table: Table, parts: list[Partitio
         frame = _read_by_file(spark, table, deleting, with_file, positions=numbers)
         position_files = [d.path for p in deleting for d in p.deletes if d.content == POSITION_DELETES]
         if position_files:
+            # a delete names its data file as the table's metadata does (`s3://...`, `file:/...`), which is not how
+            # Spark spells the file it reads (`s3a://...`, a mount's path): both are matched by the file's number
+            number_of = F.create_map(*[v for path, n in numbers.items() for v in (F.lit(path), F.lit(n))])
+            named = F.col("file_path")
             deleted = (spark.read.parquet(*spark_uris(spark, position_files))
-                       .select(F.regexp_replace(F.col("file_path"), r"^file:(//)?", "").alias("deleted_file"),
+                       .select(F.coalesce(F.element_at(number_of, named),
+                                          F.element_at(number_of, F.regexp_replace(named, r"^file:(//)?", ""))
+                                          ).alias("deleted_file"),
                                F.col("pos").alias("deleted_row")))
-            frame = frame.join(deleted, on=(frame[_ROW_FILE] == deleted["deleted_file"]) &
+            frame = frame.join(deleted, on=(frame[_ROW_FILE_NUMBER] == deleted["deleted_file"]) &
                                (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
         vectors = _vectors(deleting)
         if vectors:
@@ -310,7 +317,7 @@ def read_format_snapshot(spark: SparkSession, table: Table, parts: list[Partitio
                 else spark.createDataFrame(rows)
             frame = frame.join(deleted, on=(frame[_ROW_FILE_NUMBER] == deleted["deleted_file"]) &
                                (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
-        frames.append(frame.drop(_ROW_FILE, _ROW_FILE_NUMBER, _ROW_INDEX))
+        frames.append(frame.drop(_ROW_FILE_NUMBER, _ROW_INDEX))
     out = frames[0]
     for frame in frames[1:]:
         out = out.unionByName(frame)
@@ -349,14 +356,13 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     spelled = F.col("_metadata.file_path")
     decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
     file_column = [spelled.alias(FILE_COLUMN)] if with_file else []
-    if positions is not None:  # each row's file (as a path, and by its number in `positions`) and position in it:
-        # what deletes name; the joins' projections leave out whichever one they do not use
+    if positions is not None:  # each row's file, by its number in `positions`, and position in it: what deletes
+        # name; the file looked up as Spark spells it, decoded where Spark spells it otherwise than `spark_file_uri`
         number_by_uri = F.create_map(*[v for path, n in positions.items()
                                        for v in (F.lit(spark_file_uri(normalized(path), prefixes)), F.lit(n))])
         number_by_path = F.create_map(*[v for path, n in positions.items() for v in (F.lit(normalized(path)), F.lit(n))])
-        number = F.coalesce(F.element_at(number_by_uri, spelled), F.element_at(number_by_path, decoded))  # decoded where Spark
-        file_column += [decoded.alias(_ROW_FILE), number.alias(_ROW_FILE_NUMBER),      # spells it otherwise
-                        F.col("_metadata.row_index").alias(_ROW_INDEX)]
+        number = F.coalesce(F.element_at(number_by_uri, spelled), F.element_at(number_by_path, decoded))
+        file_column += [number.alias(_ROW_FILE_NUMBER), F.col("_metadata.row_index").alias(_ROW_INDEX)]
     root = _partition_root(table, parts)
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
         schema = T.StructType(data_schema.fields + [T.StructField(k.name, spark_type(k.type)) for k in table.partitionKeys])
