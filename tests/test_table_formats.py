@@ -401,6 +401,35 @@ def test_publish_writes_a_puffin_file_iceberg_readers_read_and_rescans_only_what
     assert view.grid.value.count("(current)") == len(ndv) and view.grid.value.count("(older)") == len(ndv)
 
 
+def test_an_auto_analyze_round_republishes_a_table_that_asks_for_it_on_the_snapshot_another_engine_committed(
+        lab, iceberg):
+    """After another engine's commit, one round re-reads the partition it changed and, for the table whose property
+    says `colstats.publish=auto`, registers the statistics on the new current snapshot, saying how long after the
+    commit they landed; a table without it is analyzed, its Puffin left where it was."""
+    catalog, properties = iceberg
+    three_appends(catalog)
+    plain = catalog.create_table("db.plain", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY)
+    plain.append(rows(10, "web", 1))
+    catalog.load_table("db.events").transaction().set_properties({"colstats.publish": "auto"}).commit_transaction()
+    lab.attach("ice", properties)
+    lab.tables["ice.db.events"].publish()
+    lab.tables["ice.db.plain"].publish()
+    catalog.load_table("db.events").append(rows(6, "app", 2, 900))  # another engine commits to each
+    catalog.load_table("db.plain").append(rows(4, "web", 1, 950))
+    current = catalog.load_table("db.events").current_snapshot().snapshot_id
+
+    outcome = lab.autoanalyze.run(databases="ice_db").details
+    by_table = {a["table"]: a for a in outcome.analyzed}
+    assert by_table["ice_db.events"]["owners"] == ["ds=app/ts_day=2026-01-02"]  # only what the commit changed
+    landed = by_table["ice_db.events"]["published"]
+    assert landed["snapshot"] == current and 0 <= landed["after_commit_seconds"] < 600
+    assert f"published ice_db.events for snapshot {current}" in outcome.message
+    assert "published" not in by_table["ice_db.plain"]
+    assert_puffin_matches(catalog, lab, "db.events")  # on the new snapshot: the rows a reader sees now
+    plain = catalog.load_table("db.plain")
+    assert [f.snapshot_id for f in plain.metadata.statistics] != [plain.current_snapshot().snapshot_id]
+
+
 def test_odd_partition_values_and_a_warehouse_path_with_spaces_read_every_row(lab, tmp_path):
     """Files found by their partition (Spark's discovery where the layout allows, else by path as Spark spells
     it, %-quoted): a space, %, # and non-ASCII in the warehouse path and in partition values."""

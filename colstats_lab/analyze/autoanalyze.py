@@ -251,6 +251,11 @@ class RoundOutcome:
             text = "Auto-analyze: nothing due"
         else:
             text = f"Auto-analyze: {len(self.due)} due; analyzed {self.analyzed_text}"
+            published = [a for a in self.analyzed if a.get("published")]
+            if published:
+                text += "; published " + ", ".join(
+                    f"{a['table']} for snapshot {a['published']['snapshot']} "
+                    f"{a['published']['after_commit_seconds']:.1f} s after its commit" for a in published)
             if self.left:
                 text += f"; {len(self.left)} left for the next round (budget {self.options.budget_s:.0f} s)"
             if self.taken:
@@ -274,9 +279,10 @@ def worker_name() -> str:
 
 def run_round(spark: Callable[[], SparkSession], metastore: Metastore, options: AutoAnalyzeOptions,
               new_transaction: Callable[[], Transaction], follow: Callable[[Table], Table] = lambda t: t,
-              worker: str | None = None) -> RoundOutcome:
+              worker: str | None = None, publish: Callable[[Table], dict | None] | None = None) -> RoundOutcome:
     """One round (see the module's docstring); `follow` brings a table another system owns up to date before
-    it is judged (an Iceberg or Delta table's current snapshot)."""
+    it is judged (an Iceberg or Delta table's current snapshot); `publish`, given a table the round analyzed,
+    publishes its statistics where that table asks for it unattended and says what landed (None: it does not)."""
     options = options.checked()
     started = time.perf_counter()
     worker = worker or worker_name()
@@ -297,7 +303,10 @@ def run_round(spark: Callable[[], SparkSession], metastore: Metastore, options: 
         if outcome.analyzed and time.perf_counter() - started >= options.budget_s:
             outcome.left += owners
             continue
+        analyzed = len(outcome.analyzed)
         _analyze_table(spark, metastore, options, new_transaction, db, name, owners, outcome)
+        if publish is not None and len(outcome.analyzed) > analyzed:
+            _publish_table(publish, metastore, db, name, outcome)
     if outcome.left:
         log.info("round %d: left for the next round (budget %.0f s spent): %s", outcome.round_id, options.budget_s,
                  ", ".join(d.describe() for d in outcome.left))
@@ -307,6 +316,20 @@ def run_round(spark: Callable[[], SparkSession], metastore: Metastore, options: 
     log.info("round %d done in %.1f s: %d analyzed, %d left, %d failed", outcome.round_id, outcome.seconds,
              outcome.analyzed_owners, len(outcome.left), len(outcome.failed))
     return outcome
+
+
+def _publish_table(publish: Callable[[Table], dict | None], metastore: Metastore, db: str, name: str,
+                   outcome: RoundOutcome) -> None:
+    """The table just analyzed published where it asks for it; a failure is the round's, named, as an ANALYZE's."""
+    try:
+        landed = publish(metastore.get_table(db, name))
+    except ColstatsError as error:
+        outcome.failed.append({"table": f"{db}.{name}", "error": f"publishing: {error}"})
+        log.error("round %d: publishing %s.%s failed: %s", outcome.round_id, db, name, error)
+        return
+    if landed is not None:
+        outcome.analyzed[-1]["published"] = landed
+        log.info("round %d: published %s.%s: %s", outcome.round_id, db, name, landed)
 
 
 def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new_transaction,

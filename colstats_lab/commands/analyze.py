@@ -75,7 +75,8 @@ def autoanalyze(session: "Session", databases: list[str] | str | None = None, mo
                                  duration_seconds(budget, "the budget"), columns,
                                  str(session.get(AUTOANALYZE_SAMPLE) or "off")).checked()
     outcome = run_round(lambda: session.spark, session.metastore, options, session.transaction,
-                        follow=lambda table: catalogs.followed(session, table), worker=worker)
+                        follow=lambda table: catalogs.followed(session, table), worker=worker,
+                        publish=lambda table: catalogs.auto_published(session, table))
     budget = session.get("colstats.history.max_bytes")
     if budget is not None:  # the history bounded as the worker goes, not only when someone cleans
         session.metastore.prune_stats_history(int(session.get("colstats.history.keep")), int(budget))

@@ -5,6 +5,7 @@ whenever the lab uses them, by whichever name."""
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -16,7 +17,7 @@ from ..interop.hms_engines import engines_frame
 from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
 from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, lab_database, mirror, resolve
 from ..interop.delta_source import DeltaSource, log_statistics_frame
-from ..interop.iceberg_publish import publish_puffin, puffin_frame
+from ..interop.iceberg_publish import PuffinOutcome, publish_puffin, puffin_frame
 from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
 from ..interop import snapshot_source
 from ..interop.snapshot_source import TableSource
@@ -189,6 +190,26 @@ def publish(session: "Session", name: str) -> Result:
         fetched = resolve(session.metastore, client, table, touched, refetch=True)
     outcome: PublishOutcome = publish_to_hms(session.metastore, client, table, qualified, fetched)
     return Result(message=outcome.message, details=outcome)
+
+
+AUTO_PUBLISH_PROPERTY = "colstats.publish"  # an Iceberg table property: "auto" republishes after each auto-analyze
+
+
+def auto_published(session: "Session", table: Table) -> dict | None:
+    """An Iceberg table whose own properties say `colstats.publish=auto`, analyzed by an auto-analyze round, gets
+    its statistics file on its current snapshot, as `publish()` writes it; returns the snapshot, the file and how
+    long after the snapshot's commit it landed. None for any other table: the others are only analyzed."""
+    source = source_of(session, table)
+    if not isinstance(source, IcebergSource) or not source.writable:
+        return None
+    iceberg = source.load()
+    if str(iceberg.properties.get(AUTO_PUBLISH_PROPERTY, "")).strip().lower() != "auto":
+        return None
+    outcome: PuffinOutcome = _publish_puffin(session, followed(session, table), source).details
+    snapshot = iceberg.snapshot_by_id(outcome.snapshot_id)
+    lag = time.time() - snapshot.timestamp_ms / 1000 if snapshot is not None else float("nan")
+    return {"snapshot": outcome.snapshot_id, "statistics_path": outcome.statistics_path,
+            "after_commit_seconds": round(lag, 3), "unchanged": outcome.unchanged}
 
 
 def _format_table(session: "Session", name: str) -> tuple[Table, TableSource] | None:
