@@ -4,11 +4,14 @@ as the lab follows one (`snapshot_source`). Columns are Iceberg's field ids, so 
 its older files; partitions are the spec's fields (identity values, or a transform's: `ts_day=2026-01-02`)."""
 from __future__ import annotations
 
+import datetime as dt
 import json
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from pyiceberg import types as it
 from pyiceberg.catalog import Catalog, load_catalog
+from pyiceberg.conversions import from_bytes
 from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
 from pyiceberg.table import StaticTable
 from pyiceberg.table import Table as IcebergTable
@@ -29,9 +32,10 @@ _PRIMITIVES: dict[type, str] = {
     it.BooleanType: "boolean", it.IntegerType: "int", it.LongType: "bigint", it.FloatType: "float",
     it.DoubleType: "double", it.DateType: "date", it.TimestampType: "timestamp", it.TimestamptzType: "timestamp",
     it.StringType: "string", it.BinaryType: "binary",
+    # as their bytes (a uuid's 16, big-endian: what Spark reads of the file and Iceberg's serialization of them)
+    it.FixedType: "binary", it.UUIDType: "binary",
 }
 _DATA_FILE, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
-_DELETED = 2  # a manifest entry's status: the file left the table in this snapshot
 
 
 def hive_type(field_type: it.IcebergType, what: str) -> str:
@@ -145,27 +149,28 @@ class IcebergSource(TableSource):
                 lab_name = names[0].lower() if len(names) == 1 else leaf_name(tuple(n.lower() for n in names))
                 field_ids[lab_name] = field_id  # a struct's own id too: Spark finds its fields under it by id
                 if not isinstance(field_type, it.StructType):
-                    named[names] = FieldSchema(lab_name, hive_type(field_type, lab_name))
+                    named[names] = _Leaf(FieldSchema(lab_name, hive_type(field_type, lab_name)), field_id,
+                                         field_type)
         cut = {names: iceberg_string_cut(table.properties, ".".join(names)) for names in named}
         snapshot = table.current_snapshot()
         files = []
         if snapshot is not None:
-            for entry in table.inspect.entries().to_pylist():
-                if entry["status"] == _DELETED:
-                    continue
-                data = entry["data_file"]
-                if data["content"] == _EQUALITY_DELETES:
-                    raise InvalidArgument(
-                        f"{self.source} has equality delete files at snapshot {snapshot.snapshot_id} "
-                        f"({data['file_path']}): the lab does not apply them yet, and would count deleted rows")
-                path = catalog_location(data["file_path"], f"a data file of {self.source}")
-                values = [_key_text(data["partition"].get(name), transform, source_type)
-                          for name, transform, source_type in transforms]
-                figures = _figures(entry.get("readable_metrics") or {}, named, cut, data["record_count"]) \
-                    if data["content"] == _DATA_FILE else None
-                files.append(FormatFile(DataFile(path, data["file_size_in_bytes"], 0.0, entry["snapshot_id"],
-                                                 data["record_count"], content=data["content"], figures=figures),
-                                        values))
+            # the manifests read here, not through pyiceberg's `inspect.entries()`, whose Arrow conversion fails on
+            # some types (a uuid column: "ArrowNotImplementedError: extension"); bounds decoded as the spec's
+            # single-value serialization says, for the columns the lab reads only
+            for manifest in snapshot.manifests(table.io):
+                for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True):
+                    data, content = entry.data_file, int(entry.data_file.content)
+                    if content == _EQUALITY_DELETES:
+                        raise InvalidArgument(
+                            f"{self.source} has equality delete files at snapshot {snapshot.snapshot_id} "
+                            f"({data.file_path}): the lab does not apply them yet, and would count deleted rows")
+                    path = catalog_location(data.file_path, f"a data file of {self.source}")
+                    values = [_key_text(data.partition[position], transform, source_type)
+                              for position, (_, transform, source_type) in enumerate(transforms)]
+                    figures = _figures(data, named, cut) if content == _DATA_FILE else None
+                    files.append(FormatFile(DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id,
+                                                     data.record_count, content=content, figures=figures), values))
         return FormatSnapshot("iceberg", self.source, catalog_location(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
                               self.options, metadata=catalog_location(table.metadata_location, self.source)
@@ -182,22 +187,46 @@ def _fields(column: it.NestedField, path: tuple[str, ...] = ()) -> list[tuple[tu
     return out
 
 
-def _figures(metrics: dict, named: dict[tuple[str, ...], FieldSchema], cut: dict[tuple[str, ...], int | None],
-             rows: int) -> dict[str, ColumnFigures]:
-    """A data file's figures per lab column and struct leaf, from its manifest entry's metrics (by the current
-    schema's names: a leaf's under its structs', `payload` -> `user` -> `Id`)."""
+@dataclass(frozen=True)
+class _Leaf:
+    """A column or struct leaf the lab reads: its lab column, field id and Iceberg type."""
+
+    column: FieldSchema
+    field_id: int
+    field_type: it.IcebergType
+
+
+def _figures(data, named: dict[tuple[str, ...], _Leaf], cut: dict[tuple[str, ...], int | None]
+             ) -> dict[str, ColumnFigures]:
+    """A data file's figures per lab column and struct leaf, from its manifest entry's metrics (by field id)."""
+    nulls, lows, highs = data.null_value_counts or {}, data.lower_bounds or {}, data.upper_bounds or {}
     out = {}
-    for name, column in named.items():
-        metric: dict | None = metrics
-        for part in name:
-            metric = metric.get(part) if isinstance(metric, dict) else None
-        if metric is None:
-            continue
-        figure = column_figures(column.type, rows, metric.get("null_value_count"), metric.get("lower_bound"),
-                                metric.get("upper_bound"), strings_whole_below=cut[name])
+    for name, leaf in named.items():
+        low, high = lows.get(leaf.field_id), highs.get(leaf.field_id)
+        figure = column_figures(leaf.column.type, data.record_count, nulls.get(leaf.field_id),
+                                None if low is None else _readable(leaf.field_type, low),
+                                None if high is None else _readable(leaf.field_type, high),
+                                strings_whole_below=cut[name])
         if figure is not None:
-            out[column.name] = figure
+            out[leaf.column.name] = figure
     return out
+
+
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def _readable(field_type: it.IcebergType, raw) -> Any:
+    """A bound (or a partition value: `raw` already a number) as Python reads the type: a date, a datetime, a
+    Decimal, a string, bytes or a number."""
+    value = from_bytes(field_type, raw) if isinstance(raw, bytes) and isinstance(field_type, it.PrimitiveType) \
+        and not isinstance(field_type, it.BinaryType) else raw
+    if isinstance(field_type, it.TimestampType) and isinstance(value, int):
+        return _EPOCH + dt.timedelta(microseconds=value)
+    if isinstance(field_type, it.TimestamptzType) and isinstance(value, int):
+        return (_EPOCH + dt.timedelta(microseconds=value)).replace(tzinfo=dt.timezone.utc)
+    if isinstance(field_type, it.DateType) and isinstance(value, int):
+        return _EPOCH.date() + dt.timedelta(days=value)
+    return value
 
 
 def _key_type(transform, source_type: str, name: str, source: str) -> str:
@@ -214,8 +243,12 @@ def _key_type(transform, source_type: str, name: str, source: str) -> str:
 
 
 def _key_text(value, transform, source_type: it.IcebergType) -> str | None:
-    """A partition value as the lab's partition name spells it; a period (year, month, hour) as Iceberg's own
-    text of it."""
+    """A partition value (as a manifest keeps it: days, microseconds, a period's ordinal) as the lab's partition
+    name spells it; a period (year, month, hour) as Iceberg's own text of it, a day as its date."""
     if isinstance(transform, (YearTransform, MonthTransform, HourTransform)) and isinstance(value, int):
         return transform.to_human_string(source_type, value)
+    if isinstance(transform, DayTransform) and isinstance(value, int):
+        return partition_text(_EPOCH.date() + dt.timedelta(days=value))
+    if isinstance(transform, IdentityTransform):
+        return partition_text(_readable(source_type, value))
     return partition_text(value)

@@ -286,4 +286,7 @@ def _column(found, kind: pa.DataType, rows: int):
         return pa.chunked_array(chunks, kind)
     if isinstance(found, pa.ChunkedArray) and pa.types.is_dictionary(found.type):
         found = found.cast(found.type.value_type)
+    if isinstance(found.type, pa.ExtensionType):  # a Parquet UUID: its 16 bytes, as Spark reads them
+        found = pa.chunked_array([chunk.storage for chunk in found.chunks], found.type.storage_type) \
+            if isinstance(found, pa.ChunkedArray) else found.storage
     return found.cast(kind, safe=False)  # nanoseconds to Spark's microseconds, as Spark reads them
