@@ -285,6 +285,15 @@ class TableHandle:
         the Delta log's file figures. Reads the catalog."""
         return catalogs.engines(self._lab, self.name, partition)
 
+    def partition_statistics(self) -> pd.DataFrame:
+        """The Iceberg partition statistics file registered on this attached table's current snapshot, whoever
+        wrote it (`publish()` writes one; Java's `PartitionStatsHandler` another).
+
+        Returns a DataFrame, a row per partition: `partition`, `spec_id`, data records, files and bytes, position
+        and equality delete records and files, `last_updated_at` (ms) and its snapshot; empty where none is
+        registered. Raises InvalidArgument for a table that is not Iceberg's."""
+        return catalogs.partition_statistics(self._lab, self.name)
+
     def export_spark_stats(self, spark_table: str) -> Result:
         """Writes this table's accurate statistics into Spark's catalog table `spark_table`.
 

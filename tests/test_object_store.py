@@ -363,6 +363,10 @@ def test_an_iceberg_table_of_a_rest_catalog_is_analyzed_and_its_statistics_commi
     first = lab.tables["rest.db.events"].publish().details
     assert first.statistics_path.startswith(f"s3://{bucket}/") and first.statistics_path.endswith(".stats")
     assert_puffin_matches(catalog, lab, "db.events")  # read back through the catalog and pyiceberg's FileIO
+    # SeaweedFS refuses Parquet under metadata/: the partition statistics file goes beside the data files
+    assert first.partition_statistics_path.startswith(f"s3://{bucket}/db/events/data/partition-stats-")
+    counted = lab.tables["rest.db.events"].partition_statistics()
+    assert counted.data_record_count.sum() == len(truth) and counted.data_file_count.sum() == 3
 
     catalog.load_table("db.events").append(rows(5, "app", 2, 300))  # another engine commits, and another deletes
     web = next(t.file for t in catalog.load_table("db.events").scan().plan_files() if "ds=web" in t.file.file_path)

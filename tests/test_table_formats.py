@@ -474,6 +474,60 @@ def test_uuid_fixed_and_decimal_columns_are_analyzed_and_a_time_column_is_left_o
         assert set(sketch) == theta_hashes(values), column
 
 
+def test_publish_registers_a_partition_statistics_file_and_one_another_engine_wrote_is_read(lab, iceberg):
+    """The file holds what pyiceberg's own `inspect.partitions()` says of the snapshot, in the spec's schema (field
+    ids 1 to 12), and is registered on the snapshot; a file another writer registered on a later snapshot is shown
+    as it is and not replaced."""
+    catalog, properties = iceberg
+    three_appends(catalog)
+    web = next(t.file for t in catalog.load_table("db.events").scan().plan_files() if "ds=web" in t.file.file_path)
+    commit_position_deletes(catalog.load_table("db.events"), web, [1, 2])
+    lab.attach("ice", properties)
+    outcome = lab.tables["ice.db.events"].publish().details
+    assert outcome.partition_statistics_path.endswith(".parquet") and "Partition statistics:" in outcome.message
+    table = catalog.load_table("db.events")
+    snapshot = table.current_snapshot().snapshot_id
+    assert [(f.snapshot_id, f.statistics_path) for f in table.metadata.partition_statistics] == [
+        (snapshot, outcome.partition_statistics_path)]
+    written = pq.read_schema(outcome.partition_statistics_path.removeprefix("file://"))
+    assert [(f.name, int(f.metadata[b"PARQUET:field_id"])) for f in written] == [
+        ("partition", 1), ("spec_id", 2), ("data_record_count", 3), ("data_file_count", 4),
+        ("total_data_file_size_in_bytes", 5), ("position_delete_record_count", 6), ("position_delete_file_count", 7),
+        ("equality_delete_record_count", 8), ("equality_delete_file_count", 9), ("total_record_count", 10),
+        ("last_updated_at", 11), ("last_updated_snapshot_id", 12)]
+    truth = {f"ds={r['partition']['ds']}/ts_day={r['partition']['ts_day']}": r
+             for r in table.inspect.partitions().to_pylist()}
+    shown = lab.tables["ice.db.events"].partition_statistics().set_index("partition")
+    assert sorted(shown.index) == sorted(truth)
+    for name, row in truth.items():
+        assert [shown.loc[name, c] for c in ("data_record_count", "data_file_count", "total_data_file_size_in_bytes",
+                                             "position_delete_record_count", "position_delete_file_count",
+                                             "equality_delete_record_count", "last_updated_snapshot_id")] == [
+            row["record_count"], row["file_count"], row["total_data_file_size_in_bytes"],
+            row["position_delete_record_count"], row["position_delete_file_count"],
+            row["equality_delete_record_count"], row["last_updated_snapshot_id"]], name
+    assert shown.position_delete_record_count.sum() == 2 and shown.position_delete_file_count.sum() == 1
+
+    # another engine appends and registers its own file for the new snapshot: shown as it wrote it, kept
+    catalog.load_table("db.events").append(rows(3, "app", 2, 800))
+    table = catalog.load_table("db.events")
+    theirs = table.location() + "/metadata/partition-stats-theirs.parquet"
+    frame = pa.table({"partition": pa.array([{"ds": "app", "ts_day": dt.date(2026, 1, 2)}]),
+                      "spec_id": pa.array([0], pa.int32()), "data_record_count": pa.array([15], pa.int64()),
+                      "data_file_count": pa.array([2], pa.int32()),
+                      "total_data_file_size_in_bytes": pa.array([4321], pa.int64())})
+    pq.write_table(frame, theirs.removeprefix("file://"))
+    from pyiceberg.table.statistics import PartitionStatisticsFile
+    from pyiceberg.table.update import SetPartitionStatisticsUpdate
+    registered = PartitionStatisticsFile.model_validate({"snapshot-id": table.current_snapshot().snapshot_id,
+                                                         "statistics-path": theirs, "file-size-in-bytes": 1})
+    catalog.commit_table(table, (), (SetPartitionStatisticsUpdate.model_validate({"partition-statistics": registered}),))
+    shown = lab.tables["ice.db.events"].partition_statistics()
+    assert shown[["partition", "data_record_count", "data_file_count"]].values.tolist() == [
+        ["ds=app/ts_day=2026-01-02", 15, 2]]
+    assert lab.tables["ice.db.events"].publish().details.partition_statistics_path == theirs
+
+
 def test_odd_partition_values_and_a_warehouse_path_with_spaces_read_every_row(lab, tmp_path):
     """Files found by their partition (Spark's discovery where the layout allows, else by path as Spark spells
     it, %-quoted): a space, %, # and non-ASCII in the warehouse path and in partition values."""

@@ -17,6 +17,7 @@ from ..interop.hms_engines import engines_frame
 from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
 from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, lab_database, mirror, resolve
 from ..interop.delta_source import DeltaSource, log_statistics_frame
+from ..interop.iceberg_partition_stats import partition_statistics_frame
 from ..interop.iceberg_publish import PuffinOutcome, publish_puffin, puffin_frame
 from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
 from ..interop import snapshot_source
@@ -252,6 +253,14 @@ def engines(session: "Session", name: str, partition: str | None = None) -> pd.D
     if table.is_partitioned:
         resolve(session.metastore, client, table, None if partition in (None, "*") else [partition])
     return engines_frame(session.metastore, client, table, partition)
+
+
+def partition_statistics(session: "Session", name: str) -> pd.DataFrame:
+    """The work of `TableHandle.partition_statistics`, whose docstring is the reference."""
+    formatted = _format_table(session, name)
+    if formatted is None or not isinstance(formatted[1], IcebergSource):
+        raise InvalidArgument(f"{name} is not an Iceberg table: partition statistics files are Iceberg's")
+    return partition_statistics_frame(formatted[1].load())
 
 
 def on_mirrors(session: "Session", query):

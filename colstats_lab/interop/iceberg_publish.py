@@ -33,6 +33,7 @@ from ..metastore import Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..tables.kinds import read_snapshot, snapshot_files
 from ..tables.snapshot import FILE_COLUMN
+from .iceberg_partition_stats import write_partition_statistics
 from .puffin import THETA_BLOB, Blob, write_puffin
 from ..tables.external import catalog_location
 
@@ -101,6 +102,7 @@ class PuffinOutcome:
     skipped_columns: list = field(default_factory=list)
     unchanged: bool = False  # the registered statistics file already said this: nothing written
     seconds: float = 0.0
+    partition_statistics_path: str = ""  # the snapshot's partition statistics file, written now or found there
 
     @property
     def message(self) -> str:
@@ -111,6 +113,8 @@ class PuffinOutcome:
                  if self.scanned or self.reused else "no rows")
         text = (f"Published NDV of {len(self.ndv)} column(s) of {self.table} for snapshot {self.snapshot_id} "
                 f"to {self.statistics_path} ({where}) in {self.seconds:.1f} s.")
+        if self.partition_statistics_path:
+            text += f" Partition statistics: {self.partition_statistics_path}."
         if self.analyzed_first:
             text += f" Analyzed first, as their files changed: {', '.join(str(p) for p in self.analyzed_first)}."
         if self.skipped_columns:
@@ -165,11 +169,12 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
         blobs.append(Blob(THETA_BLOB, [field_ids[name]], snapshot_id, snapshot.sequence_number or 0,
                           result.serialize(), {"ndv": str(outcome.ndv[name])}))
     registered = next((f for f in iceberg.metadata.statistics if f.snapshot_id == snapshot_id), None)
+    metadata_dir = join(catalog_location(iceberg.metadata.location, source), "metadata")
     if registered is not None and _same_blobs(registered, blobs):
         outcome.statistics_path, outcome.unchanged = registered.statistics_path, True
+        outcome.partition_statistics_path = _partition_statistics(iceberg, snapshot_id, metadata_dir)
         outcome.seconds = time.perf_counter() - started
         return outcome
-    metadata_dir = join(catalog_location(iceberg.metadata.location, source), "metadata")
     path = join(metadata_dir, f"{snapshot_id}-colstats-{uuid.uuid4()}.stats")
     written = write_puffin(path, blobs, {"created-by": f"colstats_lab {version('colstats_lab')}"})
     statistics = StatisticsFile.model_validate({
@@ -198,9 +203,22 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
         if same_location(parent(replaced), metadata_dir):
             storage_for(replaced).remove(replaced)
     outcome.statistics_path = statistics.statistics_path
+    outcome.partition_statistics_path = _partition_statistics(iceberg, snapshot_id, metadata_dir)
     outcome.seconds = time.perf_counter() - started
     log.info("%s", outcome.message)
     return outcome
+
+
+def _partition_statistics(iceberg: IcebergTable, snapshot_id: int, metadata_dir: str) -> str:
+    """The snapshot's partition statistics file: the one registered there (a snapshot's partitions never change,
+    so any writer's holds), else one written and registered now."""
+    found = next((f for f in iceberg.metadata.partition_statistics if f.snapshot_id == snapshot_id), None)
+    if found is not None:
+        return found.statistics_path
+    # beside the table's metadata, else beside its data files, where a catalog refusing Parquet under metadata/
+    # accepts it (Iceberg finds the file by its registration, not by folder)
+    folders = [metadata_dir, join(parent(metadata_dir), "data")]
+    return write_partition_statistics(iceberg, snapshot_id, folders).statistics_path
 
 
 def _same_blobs(registered: StatisticsFile, blobs: list[Blob]) -> bool:

@@ -204,8 +204,8 @@ def _figures(data, named: dict[tuple[str, ...], _Leaf], cut: dict[tuple[str, ...
     for name, leaf in named.items():
         low, high = lows.get(leaf.field_id), highs.get(leaf.field_id)
         figure = column_figures(leaf.column.type, data.record_count, nulls.get(leaf.field_id),
-                                None if low is None else _readable(leaf.field_type, low),
-                                None if high is None else _readable(leaf.field_type, high),
+                                None if low is None else readable_value(leaf.field_type, low),
+                                None if high is None else readable_value(leaf.field_type, high),
                                 strings_whole_below=cut[name])
         if figure is not None:
             out[leaf.column.name] = figure
@@ -215,7 +215,7 @@ def _figures(data, named: dict[tuple[str, ...], _Leaf], cut: dict[tuple[str, ...
 _EPOCH = dt.datetime(1970, 1, 1)
 
 
-def _readable(field_type: it.IcebergType, raw) -> Any:
+def readable_value(field_type: it.IcebergType, raw) -> Any:
     """A bound (or a partition value: `raw` already a number) as Python reads the type: a date, a datetime, a
     Decimal, a string, bytes or a number."""
     value = from_bytes(field_type, raw) if isinstance(raw, bytes) and isinstance(field_type, it.PrimitiveType) \
@@ -250,5 +250,5 @@ def _key_text(value, transform, source_type: it.IcebergType) -> str | None:
     if isinstance(transform, DayTransform) and isinstance(value, int):
         return partition_text(_EPOCH.date() + dt.timedelta(days=value))
     if isinstance(transform, IdentityTransform):
-        return partition_text(_readable(source_type, value))
+        return partition_text(readable_value(source_type, value))
     return partition_text(value)
