@@ -610,6 +610,42 @@ def test_position_deletes_are_applied_and_their_commit_makes_the_partition_stale
         lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA COMPUTE STATISTICS")
 
 
+def test_metadata_alone_and_a_sample_apply_position_deletes_and_their_bands_hold(lab, iceberg):
+    """Row groups of 100 rows, a position-delete file naming rows of one file (two of them twice, as two writers
+    may): NOSCAN counts the live rows exactly from the footers less the distinct positions deleted, and a sample
+    leaves those rows out of the row groups it reads; every band holds the rows pyiceberg reads."""
+    catalog, properties = iceberg
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY,
+                                 properties={"format-version": "2", "write.parquet.row-group-limit": "100"})
+    table.append(rows(2_000, "web", 1))
+    table.append(rows(1_500, "app", 2, 5_000))
+    web = next(t.file for t in table.scan().plan_files() if "ds=web" in t.file.file_path)
+    commit_position_deletes(catalog.load_table("db.events"), web, list(range(0, 2_000, 7)))
+    commit_position_deletes(catalog.load_table("db.events"), web, [0, 7, 3])  # 0 and 7 again
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    assert len(truth) == 3_500 - len(set(range(0, 2_000, 7)) | {3})
+    lab.attach("ice", properties)
+    for clause in ("NOSCAN", "SAMPLE 20 PERCENT"):
+        said = lab.sql(f"ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS {clause}").message
+        assert "Every value read" not in said and "read whole" not in said, (clause, said)
+        bounds = lab.tables["ice.db.events"].inspect.bounds()
+        checked = 0
+        for band in bounds[bounds.partition.notna() & bounds.figure.isin(["rows", "nulls", "ndv", "min", "max"])
+                           & bounds.column.isin(["id", "x", "amount"])].itertuples():
+            live = truth[iceberg_partition(truth) == band.partition][band.column]
+            actual = {"rows": len(live), "nulls": int(live.isna().sum()), "ndv": live.nunique(),
+                      "min": live.min(), "max": live.max()}[band.figure]
+            where = (clause, band.partition, band.column, band.figure, band.value, band.low, band.high, actual)
+            if band.exact:
+                assert float(band.value) == float(actual), where
+            assert band.low is None or float(band.low) <= float(actual), where
+            assert band.high is None or float(actual) <= float(band.high), where
+            checked += 1
+        assert checked >= 20, clause
+        counted = bounds[(bounds.figure == "rows") & (bounds.partition == "ds=web/ts_day=2026-01-01")]
+        assert counted.exact.all() and (counted.value == int((truth.ds == "web").sum())).all(), clause
+
+
 def test_theta_inputs_hash_every_type_as_iceberg_serializes_it(spark):
     """Each type's sketch holds the hashes of Iceberg's single-value serialization, written here from the spec:
     negatives, extremes, -0.0 apart from 0.0, a date before 1970, a non-ASCII string."""

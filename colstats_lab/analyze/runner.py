@@ -31,7 +31,7 @@ from ..column_statistics.estimators import BOUNDS_PARAM
 from .tiers import MIN_SAMPLED_ROW_GROUPS, TieredScan, metadata_tier, sampled_tier, tierable
 from ..stats.footers import GroupFigures
 from ..metastore.snapshot_files import file_keys_of
-from ..files import DELETION_VECTOR, DataFile
+from ..files import DataFile
 from ..storage import FooterUnavailable, footers_read_meanwhile, is_local, storage_for
 from ..tables.layout import footer_counts
 from ..tables.external import check_column_types_agree
@@ -272,17 +272,8 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
                  notes: list[str]) -> TieredScan | None:
     """Tier 0 or 1 over `files`, or None (every value read) where they cannot hold, said in `notes`."""
     what = "metadata alone" if stmt.metadata_only else "a sample"
-    # a partition with deletion vectors is tiered: metadata alone subtracts their counts and makes its figures bands,
-    # a sample leaves their rows out of what it reads; Iceberg's position deletes (whose rows may repeat) are read
-    # whole
-    deleting = [p for p in files if p.deletes and not all(d.content == DELETION_VECTOR for d in p.deletes)]
-    if deleting:  # those partitions are read whole, the others tiered
-        notes.append(f"Every value read in {len(deleting):,} partition(s): position deletes remove rows the footers "
-                     f"count, so {what} cannot hold there.")
-        read_whole = {id(p) for p in deleting}
-        files = [p for p in files if id(p) not in read_whole]
-        if not files or not table.is_partitioned:
-            return None
+    # a partition with deletes (Delta's vectors, Iceberg's position deletes) is tiered too: metadata alone subtracts
+    # the rows they remove and makes its figures bands, a sample leaves those rows out of what it reads
     try:
         if stmt.metadata_only:
             tiered = metadata_tier(table, files, plans, footers)
@@ -291,7 +282,6 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
             with spark_errors(f"cannot analyze {table.qualified_name}"):
                 tiered = sampled_tier(spark, table, files, plans, footers, float(stmt.sample_percent or 100), schema,
                                       seed)
-        tiered.whole += [p.part_name for p in deleting]
         return tiered
     except FooterUnavailable:
         notes.append(f"Every value read: the files' footers cannot be read here, and {what} starts from them.")

@@ -38,7 +38,7 @@ from ..column_statistics.merge import merge_column_stats
 from ..column_statistics.quantiles import Distribution, rank_error
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..file_columns import nanos_columns
-from ..files import DELETION_VECTOR, FileKeys, read_state
+from ..files import DELETION_VECTOR, POSITION_DELETES, FileKeys, read_state
 from ..metastore import Table
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, NUMPY_TYPES, ChunkFacts, chunk_facts, distinct_values,
@@ -47,7 +47,7 @@ from ..stats.footers import GroupFigures, chunk_positions
 from ..stats.sampled_read import UNIT, SampledUnit, ValueCounts, sampled_frame, value_frequencies
 from ..errors import QueryError
 from ..storage import footer_of, is_local, spark_uris
-from ..tables.deletion_vectors import deleted_by_file
+from ..tables.deleted_rows import deleted_by_file
 from ..metastore.snapshot_files import file_keys_of
 from ..tables.snapshot import PartitionFiles, located_fields
 
@@ -101,19 +101,27 @@ def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnP
         figures = footers.get(_values_of(part))
         chunks = _chunks_by_column(part, plans, file_keys)
         rows = sum(footer_of(f).num_rows for f in part.files)
-        deleted = sum(d.record_count or 0 for d in part.deletes if d.content == DELETION_VECTOR)
+        deleted, deletes = _deleted_rows(part, table.location)
         objs, bounds = [], {}
         for index, plan in enumerate(plans):
             obj, figure_bounds = _metadata_column(plan, index, rows, figures, chunks.get(plan.name.lower(), []),
                                                   plan.name.lower() in truncated)
             if deleted:
-                obj, figure_bounds = _less_deleted(obj, figure_bounds, rows, deleted)
+                obj, figure_bounds = _less_deleted(obj, figure_bounds, rows, deleted, deletes)
             objs.append(obj)
             bounds[plan.name] = figure_bounds
         scan.groups[_values_of(part)] = GroupStats(_values_of(part), rows - deleted, objs)
         scan.bounds[part.part_name] = bounds
         scan.read_share[part.part_name] = 0.0
     return scan
+
+
+def _deleted_rows(part: PartitionFiles, table_root: str) -> tuple[int, str]:
+    """The rows the partition's deletes remove, and what removes them: Delta's vectors by their cardinalities (the
+    log's, exact: a vector holds distinct positions), Iceberg's position deletes read (a row may be named twice)."""
+    if any(d.content == POSITION_DELETES for d in part.deletes):
+        return sum(len(p) for p in deleted_by_file(part.files, part.deletes, table_root).values()), "position deletes"
+    return sum(d.record_count or 0 for d in part.deletes if d.content == DELETION_VECTOR), "deletion vectors"
 
 
 def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan], file_keys: FileKeys) -> dict[str, list[_Chunk]]:
@@ -203,14 +211,14 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
 _COUNTS = ("nulls", "ndv", "trues", "falses", "nans")  # figures a deleted row may have counted once
 
 
-def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int,
-                  deleted: int) -> tuple[ColumnStatisticsObj, dict[str, list]]:
-    """A column's tier-0 figures of a partition whose deletion vectors delete `deleted` of the `rows` its footers
-    count: the live rows exact; every count a band, each deleted row having counted once at most (its value
-    the live share of the footers' count); the minimum and maximum bounds (a deleted row may have held them);
-    lengths bounds. What the footers knew exactly stays exact only where no deletion can change it."""
+def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int, deleted: int,
+                  deletes: str = "deletion vectors") -> tuple[ColumnStatisticsObj, dict[str, list]]:
+    """A column's tier-0 figures of a partition whose deletes (`deletes`: what they are) remove `deleted` of the
+    `rows` its footers count: the live rows exact; every count a band, each deleted row having counted once at most
+    (its value the live share of the footers' count); the minimum and maximum bounds (a deleted row may have held
+    them); lengths bounds. What the footers knew exactly stays exact only where no deletion can change it."""
     live = rows - deleted
-    less = ", less deletion vectors"
+    less = f", less {deletes}"
     out: dict[str, list] = {"rows": [live, live, live, True, "footers" + less]}
     for figure, (value, low, high, exact, method) in bounds.items():
         if figure == "rows":

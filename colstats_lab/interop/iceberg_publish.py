@@ -211,7 +211,10 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
 
 def _partition_statistics(iceberg: IcebergTable, snapshot_id: int, metadata_dir: str) -> str:
     """The snapshot's partition statistics file: the one registered there (a snapshot's partitions never change,
-    so any writer's holds), else one written and registered now."""
+    so any writer's holds), else one written and registered now; none ("") for a table that was never partitioned,
+    whose one partition the snapshot's summary sizes already."""
+    if not any(spec.fields for spec in iceberg.metadata.partition_specs):
+        return ""
     found = next((f for f in iceberg.metadata.partition_statistics if f.snapshot_id == snapshot_id), None)
     if found is not None:
         return found.statistics_path

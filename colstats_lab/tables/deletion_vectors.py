@@ -116,12 +116,6 @@ def file_vectors(files: list[DataFile], deletes: list[DataFile]) -> list[tuple[D
     return out
 
 
-def deleted_by_file(files: list[DataFile], deletes: list[DataFile], table_root: str) -> dict[str, BitMap64]:
-    """The deleted positions of each data file of `files` that a vector of `deletes` applies to, by its path."""
-    return {data_file.path: deleted_positions(*vector_of(vector), table_root, data_file.record_count)
-            for data_file, vector in file_vectors(files, deletes)}
-
-
 # ---- decoding -----------------------------------------------------------------------------------------------
 
 def deleted_positions(data_path: str, vector: DeletionVector, table_root: str, rows: int | None) -> BitMap64:
