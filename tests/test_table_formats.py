@@ -646,6 +646,38 @@ def test_metadata_alone_and_a_sample_apply_position_deletes_and_their_bands_hold
         assert counted.exact.all() and (counted.value == int((truth.ds == "web").sum())).all(), clause
 
 
+def test_a_table_whose_partition_spec_changed_is_partitioned_by_the_fields_every_live_file_has(lab, iceberg):
+    """Files written before `day(ts)` was added keep a tuple of `ds` alone: the lab partitions by `ds`, which every
+    file has, and its figures equal pyiceberg's read; a table that took its first partition field later is one
+    partition. Publishing writes partition statistics over both specs."""
+    catalog, properties = iceberg
+    by_ds = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "ds"))
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=by_ds)
+    table.append(rows(30, "web", 1))
+    table.append(rows(12, "app", 2, 100))
+    with table.update_spec() as update:
+        update.add_field("ts", DayTransform(), "ts_day")
+    catalog.load_table("db.events").append(rows(9, "web", 3, 200))
+    plain = catalog.create_table("db.plain", schema=ICEBERG_SCHEMA)
+    plain.append(rows(10, "web", 1))
+    with plain.update_spec() as update:
+        update.add_identity("ds")
+    catalog.load_table("db.plain").append(rows(6, "app", 2, 50))
+    lab.attach("ice", properties)
+
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert lab.sql("SHOW PARTITIONS ice.db.events").df["partition"].tolist() == ["ds=app", "ds=web"]
+    truth = catalog.load_table("db.events").scan().to_pandas()
+    assert_stats(lab, "ice.db.events", truth, lambda f: "ds=" + f["ds"])
+    lab.sql("ANALYZE TABLE ice.db.plain COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert not lab.resolve("ice.db.plain").is_partitioned
+    assert_stats(lab, "ice.db.plain", catalog.load_table("db.plain").scan().to_pandas())
+    shown = lab.tables["ice.db.events"].publish().details
+    assert shown.partition_statistics_path
+    counted = lab.tables["ice.db.events"].partition_statistics()
+    assert sorted(counted.spec_id) == [0, 0, 1] and counted.data_record_count.sum() == len(truth)
+
+
 def test_theta_inputs_hash_every_type_as_iceberg_serializes_it(spark):
     """Each type's sketch holds the hashes of Iceberg's single-value serialization, written here from the spec:
     negatives, extremes, -0.0 apart from 0.0, a date before 1970, a non-ASCII string."""

@@ -13,6 +13,7 @@ from pyiceberg import types as it
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.conversions import from_bytes
 from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.table import StaticTable
 from pyiceberg.table import Table as IcebergTable
 from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform, MonthTransform,
@@ -117,13 +118,15 @@ class IcebergSource(TableSource):
     def current(self) -> FormatSnapshot:
         table = self.load()
         schema = table.schema()
-        if len(table.metadata.partition_specs) > 1:
-            raise InvalidArgument(f"{self.source}: its partition spec changed (spec ids "
-                                        f"{sorted(s.spec_id for s in table.metadata.partition_specs)}); the lab reads "
-                                        "tables of one partition spec only, for now")
-        spec = table.spec()
+        snapshot = table.current_snapshot()
+        # the manifests read here, not through pyiceberg's `inspect.entries()`, whose Arrow conversion fails on some
+        # types (a uuid column: "ArrowNotImplementedError: extension"); each entry with its file's partition spec
+        entries = [(manifest.partition_spec_id, entry) for manifest in snapshot.manifests(table.io)
+                   for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True)] if snapshot else []
+        specs = {spec.spec_id: spec for spec in table.metadata.partition_specs}
+        common = _common_fields(table.spec(), [specs[spec_id] for spec_id in {s for s, _ in entries}])
         keys, key_sources, transforms, identity_ids = [], set(), [], {}
-        for pf in spec.fields:
+        for pf in common:
             source = schema.find_field(pf.source_id)
             source_type = hive_type(source.field_type, f"partition source column {source.name} of {self.source}")
             keys.append(FieldSchema(pf.name.lower(), _key_type(pf.transform, source_type, pf.name, self.source)))
@@ -131,7 +134,7 @@ class IcebergSource(TableSource):
             if isinstance(pf.transform, IdentityTransform) and pf.name.lower() == source.name.lower():
                 key_sources.add(source.field_id)  # the column is the partition key, as in Hive
                 identity_ids[pf.name.lower()] = source.field_id
-        spelled = by_lower_name([f.name for f in schema.fields] + [pf.name for pf in spec.fields
+        spelled = by_lower_name([f.name for f in schema.fields] + [pf.name for pf in common
                                                                    if pf.source_id not in key_sources],
                                 f"the Iceberg table {self.source}")
         cols, named, skipped = [], {}, {}
@@ -152,29 +155,39 @@ class IcebergSource(TableSource):
                     named[names] = _Leaf(FieldSchema(lab_name, hive_type(field_type, lab_name)), field_id,
                                          field_type)
         cut = {names: iceberg_string_cut(table.properties, ".".join(names)) for names in named}
-        snapshot = table.current_snapshot()
         files = []
-        if snapshot is not None:
-            # the manifests read here, not through pyiceberg's `inspect.entries()`, whose Arrow conversion fails on
-            # some types (a uuid column: "ArrowNotImplementedError: extension"); bounds decoded as the spec's
-            # single-value serialization says, for the columns the lab reads only
-            for manifest in snapshot.manifests(table.io):
-                for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True):
-                    data, content = entry.data_file, int(entry.data_file.content)
-                    if content == _EQUALITY_DELETES:
-                        raise InvalidArgument(
-                            f"{self.source} has equality delete files at snapshot {snapshot.snapshot_id} "
-                            f"({data.file_path}): the lab does not apply them yet, and would count deleted rows")
-                    path = catalog_location(data.file_path, f"a data file of {self.source}")
-                    values = [_key_text(data.partition[position], transform, source_type)
-                              for position, (_, transform, source_type) in enumerate(transforms)]
-                    figures = _figures(data, named, cut) if content == _DATA_FILE else None
-                    files.append(FormatFile(DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id,
-                                                     data.record_count, content=content, figures=figures), values))
+        # where each of the lab's keys sits in each spec's partition tuple
+        positions = {spec_id: [next(i for i, f in enumerate(spec.fields) if _same_field(f, pf)) for pf in common]
+                     for spec_id, spec in specs.items() if all(any(_same_field(f, pf) for f in spec.fields)
+                                                                for pf in common)}
+        for spec_id, entry in entries:
+            data, content = entry.data_file, int(entry.data_file.content)
+            if content == _EQUALITY_DELETES:
+                raise InvalidArgument(
+                    f"{self.source} has equality delete files at snapshot {entry.snapshot_id} "
+                    f"({data.file_path}): the lab does not apply them yet, and would count deleted rows")
+            path = catalog_location(data.file_path, f"a data file of {self.source}")
+            values = [_key_text(data.partition[position], transform, source_type)
+                      for position, (_, transform, source_type) in zip(positions[spec_id], transforms, strict=True)]
+            figures = _figures(data, named, cut) if content == _DATA_FILE else None  # bounds as the spec serializes
+            files.append(FormatFile(DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id,
+                                             data.record_count, content=content, figures=figures), values))
         return FormatSnapshot("iceberg", self.source, catalog_location(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
                               self.options, metadata=catalog_location(table.metadata_location, self.source)
                               if self.writable else "", spelled=list(spelled.values()), skipped=skipped)
+
+
+def _common_fields(current: PartitionSpec, live: list[PartitionSpec]) -> list[PartitionField]:
+    """The current spec's partition fields that every spec of a live file has too (the same source column and
+    transform): the lab's partition keys. After a spec changed, files written under an older spec keep its
+    partition tuple, which may lack a newer field's value: a key the lab could not give them is left out, the
+    files grouped by the keys all of them have (none: the table is analyzed as one partition)."""
+    return [pf for pf in current.fields if all(any(_same_field(f, pf) for f in spec.fields) for spec in live)]
+
+
+def _same_field(one: PartitionField, other: PartitionField) -> bool:
+    return one.source_id == other.source_id and one.transform == other.transform
 
 
 def _fields(column: it.NestedField, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], int, it.IcebergType]]:

@@ -79,7 +79,7 @@ class TableSource(ABC):
     @abstractmethod
     def current(self) -> FormatSnapshot:
         """The snapshot a reader now sees; raises naming what the lab cannot read (delete files it cannot
-        apply, nested columns, a partition spec that changed)."""
+        apply, nested columns)."""
 
 
 def partition_text(value) -> str | None:
