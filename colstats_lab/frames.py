@@ -135,7 +135,7 @@ def level_records(metastore: Metastore, table: Table, partition: str | None = No
             record["last_analyzed"] = stats.statsDesc.lastAnalyzed if stats else None
             record["accurate"], record["reason"] = accuracy[column.name]
             record["tier"] = tiers_said.get(column.name, "every value")
-            with_bands(record, bands.get(column.name), column.type)
+            with_bands(record, bands.get(column.name), column.type, covered_rows)
             if aggr is not None and aggr.covered[column.name] < aggr.partsRequested:
                 record["reason"] = f"{aggr.coverage(column.name)} (figures are theirs alone); {record['reason']}"
         if aggr is not None:
@@ -144,10 +144,11 @@ def level_records(metastore: Metastore, table: Table, partition: str | None = No
     return records, by_name, rows
 
 
-def with_bands(record: dict, bands: dict[str, Band] | None, type_name: str) -> None:
+def with_bands(record: dict, bands: dict[str, Band] | None, type_name: str, rows: int | None) -> None:
     """A frame's record with its figures as their bands say: an unknown figure None (never the 0 a Hive struct
-    stores for it), an estimate its band's value; `bands` (FRAME_COLUMNS) keeps [low, high, method] of each
-    figure that is not exact, and `estimated` their names (TIDY_COLUMNS)."""
+    stores for it), an estimate its band's value (its NULL share of `rows`, or of the values an array or map
+    holds); `bands` (FRAME_COLUMNS) keeps [low, high, method] of each figure that is not exact, and `estimated`
+    their names (TIDY_COLUMNS)."""
     if not bands:
         return
     shown: dict[str, list] = {}
@@ -159,7 +160,7 @@ def with_bands(record: dict, bands: dict[str, Band] | None, type_name: str) -> N
         shown[figure] = [figure_value(band.low, figure, type_name), figure_value(band.high, figure, type_name),
                          band.method]
     if "nulls" in shown:
-        counted = record.get("values") or record.get("rows")
+        counted = record.get("values") or rows
         record["null_fraction"] = None if record["nulls"] is None else (record["nulls"] / counted if counted else 0.0)
     record["bands"] = shown or None
     record["estimated"] = sorted(shown) or None
@@ -452,7 +453,8 @@ def _partitions_frame(metastore: Metastore, table: Table, partitions: list[Parti
                 record["null_fraction"] = record["nulls"] / counted if counted else 0.0
                 entry = tiered[partition].get(column.name)
                 if entry is not None:
-                    with_bands(record, {f: Band.of(b) for f, b in entry["figures"].items()}, types[column.name])
+                    with_bands(record, {f: Band.of(b) for f, b in entry["figures"].items()}, types[column.name],
+                               counted)
             record.pop("bands", None)
             records.append(record)
     return pd.DataFrame(records, columns=TIDY_COLUMNS, dtype=object)
