@@ -19,6 +19,7 @@ from .column_statistics import drift
 from .metastore.history import engine_of, state_picker
 from .column_statistics.names import make_part_name
 from .tables.kinds import kind_of
+from .coltypes import parse_type
 from .column_statistics.quantiles import Distribution, column_value
 from .metastore.levels import TABLE_LEVEL
 from .metastore.stats_accuracy import ComplianceSummary
@@ -214,12 +215,35 @@ def table_bands(metastore: Metastore, table: Table, names: list[str]) -> dict[st
         non_null = table_rows - sum(b.high for b in nulls if b is not None and b.high is not None) \
             if all(b is not None and b.high is not None for b in nulls) else table_rows
         merged = {figure: merged_band(figure, [(bands[figure], weight) for bands, weight in owners
-                                               if figure in bands], non_null if figure == "ndv" else None)
+                                               if figure in bands], non_null if figure == "ndv" else None,
+                                      _ranges(owners, types.get(column)) if figure == "ndv" else None)
                   for figure in figures}
         if "ndv" in merged and merged["ndv"].value is None and merged["ndv"].low and merged["ndv"].high:
             band = merged["ndv"]  # the middle of the band in ratio, as a partition's tier 0 gives (an NDV errs by a ratio)
             merged["ndv"] = Band(round(math.sqrt(band.low * band.high)), band.low, band.high, False, band.method)
         out[column] = {figure: band for figure, band in merged.items() if types.get(column) is not None}
+    return out
+
+
+# types whose minimum and maximum bound every value (floating ones leave NaN out, strings keep none)
+_RANGED_APART = ("tinyint", "smallint", "int", "bigint", "date", "timestamp", "decimal")
+
+
+def _ranges(owners: list[tuple[dict[str, Band], int]], type_name: str | None) -> list[tuple[Any, Any]] | None:
+    """Each owner's values' range, of those with an NDV: the least its minimum may be and the greatest its maximum
+    may be; None where one is unknown, or the type's extremes do not bound every value."""
+    if type_name is None or parse_type(type_name).base not in _RANGED_APART:
+        return None
+    out = []
+    for bands, _ in owners:
+        if "ndv" not in bands:
+            continue
+        least, greatest = bands.get("min"), bands.get("max")
+        low = None if least is None else (least.value if least.exact else least.low)
+        high = None if greatest is None else (greatest.value if greatest.exact else greatest.high)
+        if low is None or high is None:
+            return None
+        out.append((low, high))
     return out
 
 

@@ -215,6 +215,11 @@ def test_noscan_and_a_sample_find_mapped_columns_in_each_file_and_apply_its_vect
         for ds in ("2026-01-01", "2026-01-02"):
             nulls = int(truth[truth.ds == ds].xRenamed.isna().sum())
             assert renamed.loc[f"ds={ds}", "low"] <= nulls <= renamed.loc[f"ds={ds}", "high"], (clause, renamed)
+        ids = bounds[bounds.column == "id"].set_index(["partition", "figure"])
+        if clause == "NOSCAN":  # each chunk's own extremes (no log figure serves a deleted file's): exact integers
+            assert ids.loc[("ds=2026-01-01", "min"), "exact"] and ids.loc[("ds=2026-01-01", "min"), "value"] == 0
+        # sorted ids, partitions apart: the table's distinct ids are the partitions' added, exactly
+        assert ids.loc[(None, "ndv"), "exact"] and ids.loc[(None, "ndv"), "value"] == truth.id.nunique(), clause
         leaf = bounds[(bounds.column == "payload.n") & (bounds.figure == "nulls")].set_index("partition")
         for ds in ("2026-01-01", "2026-01-02"):
             nulls = sum(p["n"] is None for p in truth[truth.ds == ds].payload)

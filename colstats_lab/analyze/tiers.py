@@ -182,10 +182,16 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
             bounds["min"] = [None, None, None, True, "footers: no value"]
             bounds["max"] = [None, None, None, True, "footers: no value"]
         elif kind is StatsKind.DOUBLE:
-            low, high = _float_range(chunks)
+            low, high = _chunk_range(chunks, float)
             record[p + "min"], record[p + "max"] = low, high
             bounds["min"] = [low, None, low, False, "footers (NaN left out)"]
             bounds["max"] = [high, high, None, False, "footers (NaN left out)"]
+        elif kind is StatsKind.LONG and parse_type(plan.type_name).base in _INTEGERS and \
+                _chunk_range(chunks, int)[0] is not None:  # each chunk's own extremes: exact for integers
+            low, high = _chunk_range(chunks, int)
+            record[p + "min"], record[p + "max"] = low, high
+            bounds["min"] = [low, None, None, True, "footers (chunk statistics)"]
+            bounds["max"] = [high, None, None, True, "footers (chunk statistics)"]
         elif kind in _RANGED:  # a timestamp footers keep no bound of (INT96), a decimal bound cut short
             bounds["min"] = [None, None, None, False, "unknown without a scan"]
             bounds["max"] = [None, None, None, False, "unknown without a scan"]
@@ -265,14 +271,18 @@ def _footer_nulls(chunks: list[_Chunk], rows: int) -> int | None:
     return None if any(c is None for c in counts) else sum(counts)  # type: ignore[arg-type]
 
 
-def _float_range(chunks: list[_Chunk]) -> tuple[float | None, float | None]:
+def _chunk_range(chunks: list[_Chunk], kind: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """The least and greatest of the chunks' own extremes (as `kind`), those of no value left out; (None, None)
+    where a chunk with values keeps none."""
     lows, highs = [], []
     for chunk in chunks:
+        if _non_null(chunk) == 0:
+            continue
         stats = chunk.meta.statistics if chunk.meta.is_stats_set else None
         if stats is None or not stats.has_min_max:
             return None, None
-        lows.append(float(stats.min))
-        highs.append(float(stats.max))
+        lows.append(kind(stats.min))
+        highs.append(kind(stats.max))
     return (min(lows), max(highs)) if lows else (None, None)
 
 
@@ -576,9 +586,12 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
                 updates["lowValue"] = data.lowValue
                 bounds["min"] = [_plain(data.lowValue), bounds["min"][1], _plain(data.lowValue), False,
                                  "sample (the least seen); the footers' may be a deleted row's"]
-        else:  # the sample's extremes: inside the range
-            bounds["min"] = [_plain(data.lowValue), None, _plain(data.lowValue), False, "sample (the least seen)"]
-            bounds["max"] = [_plain(data.highValue), _plain(data.highValue), None, False, "sample (the greatest seen)"]
+        else:  # the sample's extremes: inside the range; tier 0's outer bounds kept (a deleted row's extreme)
+            outer_low = bounds.get("min", [None] * 5)[1]
+            outer_high = bounds.get("max", [None] * 5)[2]
+            bounds["min"] = [_plain(data.lowValue), outer_low, _plain(data.lowValue), False, "sample (the least seen)"]
+            bounds["max"] = [_plain(data.highValue), _plain(data.highValue), outer_high, False,
+                             "sample (the greatest seen)"]
     if kind is StatsKind.DOUBLE and exact_nulls and non_null == 0:
         updates["numNaNs"] = 0
         bounds["nans"] = [0, 0, 0, True, "footers: no value"]

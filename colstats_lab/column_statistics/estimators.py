@@ -181,12 +181,14 @@ class Band:
 ADDITIVE_FIGURES = ("rows", "nulls", "nans", "trues", "falses")
 
 
-def merged_band(figure: str, parts: list[tuple[Band, int]], non_null: int | None = None) -> Band:
+def merged_band(figure: str, parts: list[tuple[Band, int]], non_null: int | None = None,
+                ranges: list[tuple[Any, Any]] | None = None) -> Band:
     """The table level's band of `figure` from its partitions' (each with its rows): exact only where every
     partition's is. Counts add (an unknown one makes the sum unknown, its band still the sum of theirs); a
     minimum is the least of theirs and a maximum (a longest length) the greatest, each band the extreme of theirs;
     an average length is weighted by rows; NDV lies between the largest partition's and the sum of theirs, at most
-    the `non_null` values (partitions without sketches cannot be unioned)."""
+    the `non_null` values (partitions without sketches cannot be unioned), and is the sum of theirs where their
+    value `ranges` (each partition's [least possible minimum, greatest possible maximum]) lie apart."""
     bands = [band for band, _ in parts]
     if not bands:
         return Band(None, None, None, False, "no partition")
@@ -213,6 +215,8 @@ def merged_band(figure: str, parts: list[tuple[Band, int]], non_null: int | None
         else:  # the greatest: at least the greatest low, above the greatest high
             low = _extreme(max, lows)
             high = None if any(v is None for v in highs) else _extreme(max, highs)
+        if low is not None and low == high:  # one partition's exact extreme passes every other's bound
+            return Band(low, low, high, True, "every value")
         return Band(value, low, high, False, method)
     if figure == "avg_len":
         weights = [rows for _, rows in parts]
@@ -233,6 +237,12 @@ def merged_band(figure: str, parts: list[tuple[Band, int]], non_null: int | None
             return bands[0]
         lows = [b.low if b.low is not None else b.value for b in bands]
         highs = [b.high if b.high is not None else b.value for b in bands]
+        if ranges is not None and len(ranges) == len(bands) and _apart(ranges) and \
+                None not in lows and None not in highs:
+            # no value is in two partitions: their distinct values add (a sorted key partitioned by its range)
+            values = [b.value for b in bands]
+            return Band(None if None in values else sum(values), sum(lows), sum(highs), exact,
+                        "every value" if exact else "partitions merged: their ranges apart, so their counts add")
         low = max((v for v in lows if v is not None), default=0)
         high = None if any(v is None for v in highs) else sum(highs)
         if non_null is not None:
@@ -240,6 +250,15 @@ def merged_band(figure: str, parts: list[tuple[Band, int]], non_null: int | None
         return Band(None, low, high, False, "partitions merged without sketches: between the largest partition's "
                                             "and their sum")
     return Band(None, None, None, False, method)
+
+
+def _apart(ranges: list[tuple[Any, Any]]) -> bool:
+    """Whether the [low, high] ranges are pairwise apart (values of one kind; any incomparable: not known apart)."""
+    try:
+        ordered = sorted(ranges)
+        return all(high < low for (_, high), (low, _) in zip(ordered, ordered[1:]))
+    except TypeError:
+        return False
 
 
 def _extreme(pick, values: list) -> Any:
