@@ -10,6 +10,7 @@ import re
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, WriterProperties, write_deltalake
 from delta_commits import (clean_up_log, delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column, take_column_mapping,
@@ -98,6 +99,28 @@ def test_a_checkpoint_holding_deletion_vectors_is_followed_when_the_commits_befo
     checkpoint = glob.glob(os.path.join(path, "_delta_log", "*.checkpoint.parquet"))
     assert [os.path.basename(name)[:20] for name in checkpoint] == [f"{1:020d}"]
     clean_up_log(path, delete_rows(path, {_file_of(path, "2026-01-02"): [2]}, storage="i"))  # one commit after it
+    assert len(_analyzed_as_read(lab, path)) == 70 - 14 - 1
+
+
+def test_a_multi_part_checkpoint_is_followed_and_an_incomplete_one_passed_over(lab, tmp_path):
+    """A checkpoint in two parts (`N.checkpoint.0000000001.0000000002.parquet`), as Spark writes a large one, each
+    part holding some of the actions; a later checkpoint missing a part is not one, and its commits are read."""
+    path = str(tmp_path / "events")
+    _events(path, **{"delta.enableDeletionVectors": "true"})
+    delete_rows(path, {_file_of(path, "2026-01-01"): list(range(0, 40, 3))})
+    DeltaTable(path).create_checkpoint()
+    log = os.path.join(path, "_delta_log")
+    classic = glob.glob(os.path.join(log, "*.checkpoint.parquet"))[0]
+    actions = pq.read_table(classic)
+    version = int(os.path.basename(classic)[:20])
+    half = actions.num_rows // 2
+    for part, rows_of_part in ((1, actions.slice(0, half)), (2, actions.slice(half))):
+        pq.write_table(rows_of_part, os.path.join(log, f"{version:020d}.checkpoint.{part:010d}.0000000002.parquet"))
+    os.remove(classic)
+    os.remove(os.path.join(log, "_last_checkpoint"))  # it names the classic checkpoint: readers list instead
+    later = delete_rows(path, {_file_of(path, "2026-01-02"): [2]}, storage="i")
+    pq.write_table(actions.slice(0, 1), os.path.join(log, f"{later:020d}.checkpoint.0000000001.0000000003.parquet"))
+    clean_up_log(path, version + 1)
     assert len(_analyzed_as_read(lab, path)) == 70 - 14 - 1
 
 
