@@ -75,7 +75,7 @@ def log_state(table_root: str, version: int) -> LogState:
             elif "domainMetadata" in action:
                 _domain(domains, action["domainMetadata"])
             elif "commitInfo" in action:
-                operation = action["commitInfo"].get("operation")
+                operation = _operation_name(action["commitInfo"].get("operation"))
         for remove in removes:
             live.pop(remove["path"], None)
             vector_versions.pop(remove["path"], None)
@@ -87,6 +87,15 @@ def log_state(table_root: str, version: int) -> LogState:
                     operations[number] = str(operation)
     return LogState({path: DeletionVector.of(descriptor, path) for path, descriptor in live.items() if descriptor},
                     domains, vector_versions, {v: op for v, op in operations.items() if v in vector_versions.values()})
+
+
+def _operation_name(named) -> str | None:
+    """A commit's operation as a writer names it ("DELETE", "MERGE"), where it is a name: it goes into the reasons
+    the views show, so anything else a log holds there is left out."""
+    return named if isinstance(named, str) and _OPERATION.fullmatch(named) else None
+
+
+_OPERATION = re.compile(r"[A-Za-z][A-Za-z0-9 _]{0,59}")
 
 
 def _domain(domains: dict[str, str], action: dict) -> None:
