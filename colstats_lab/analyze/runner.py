@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, ClassVar, cast
 
@@ -206,11 +207,19 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
             session = spark()  # Spark starts once the statement is known good
             with changes_named(files), spark_errors(f"cannot analyze {table.qualified_name}"), \
                     footers_read_meanwhile([f for p in files for f in p.files]):  # for rawDataSize, below
-                for parts, job_plans, job_footers in _scan_jobs(table, scanned, asked, plans, footers):
-                    # resolving the read names a store Spark cannot reach (its file system's class missing) at once
-                    frame = read_snapshot(session, table, parts, reuse=True)
-                    groups.update(aggregate_stats(frame, table.partition_key_names, job_plans, job_footers,
-                                                  rows_sketched=every_column, group_values=[_values_of(p) for p in parts]))
+                jobs = _scan_jobs(table, scanned, asked, plans, footers)
+                # the jobs wait on each other for nothing: submitted together, Spark fills each one's tail with the
+                # other's tasks
+                with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="colstats-scan") as side:
+                    running = []
+                    for parts, job_plans, job_footers in jobs:
+                        # resolving the read names a store Spark cannot reach (its file system's class missing) at once
+                        frame = read_snapshot(session, table, parts, reuse=True)
+                        running.append(side.submit(aggregate_stats, frame, table.partition_key_names, job_plans,
+                                                   job_footers, rows_sketched=every_column,
+                                                   group_values=[_values_of(p) for p in parts]))
+                    for job in running:
+                        groups.update(job.result())
         if tiered is not None:
             groups.update(tiered.groups)
     outcome = AnalyzeOutcome(table.qualified_name, stmt.mode, [p.part_name for p in files], [p.name for p in plans],
