@@ -133,7 +133,10 @@ def start(folder: str, mount_root: str | None = None) -> S3Server:
          f"-volume.port.grpc={volume_grpc}", "-filer", f"-filer.port={filer}", f"-filer.port.grpc={filer_grpc}",
          "-s3", f"-s3.port={s3}", f"-s3.port.grpc={s3_grpc}", f"-s3.config={identities}",
          f"-s3.port.iceberg={iceberg}", "-s3.port.lance=0",  # its Lance listener is on a fixed port otherwise
-         f"-metricsPort={metrics}", "-metricsIp=127.0.0.1", "-master.volumeSizeLimitMB=64"],
+         f"-metricsPort={metrics}", "-metricsIp=127.0.0.1", "-master.volumeSizeLimitMB=64",
+         # each bucket (a table bucket too) is a collection of volumes of its own: the default of 8 volumes ran out
+         # once a session made a few ("No writable volumes and no free volumes left"); 0 sizes it by free disk
+         "-volume.max=0"],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     server = S3Server(f"http://127.0.0.1:{s3}", f"http://127.0.0.1:{metrics}/metrics", folder,
                       f"127.0.0.1:{filer}.{filer_grpc}", [process],
