@@ -50,6 +50,10 @@ class DataFile:
         return self.path, self.size, self.etag if self.etag is not None else int(self.modified * 1000)
 
 
+# where a field id sits: in the metadata of a Spark read schema's field (Spark's Parquet reader matches by it), and in
+# an Arrow field read from a Parquet file (pyarrow's key)
+SPARK_FIELD_ID = "parquet.field.id"
+ARROW_FIELD_ID = b"PARQUET:field_id"
 # how a table's files name each column, by the lab's name: a field id, or a path of physical names (file_keys_of)
 FileKeys = dict[str, int | tuple[str, ...]]
 UNTIMED = -1  # a read state's time that is not checked: a table format's file, which is never rewritten in place

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg import types as it
 from pyiceberg.io.pyarrow import schema_to_pyarrow
+from pyiceberg.manifest import DataFileContent
 from pyiceberg.schema import Schema
 from pyiceberg.table import Table as IcebergTable
 from pyiceberg.table.statistics import PartitionStatisticsFile
@@ -24,7 +25,6 @@ from ..storage import is_local, join, storage_for
 from ..tables.external import catalog_location
 from .iceberg_source import readable_value
 
-_DATA, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
 COUNTS = ["data_record_count", "data_file_count", "total_data_file_size_in_bytes", "position_delete_record_count",
           "position_delete_file_count", "equality_delete_record_count", "equality_delete_file_count"]
 FRAME_COLUMNS = ["partition", "spec_id", *COUNTS, "last_updated_at", "last_updated_snapshot_id"]
@@ -67,6 +67,7 @@ def partition_statistics(table: IcebergTable, snapshot_id: int) -> list[_Partiti
     if snapshot is None:
         return []
     specs = {spec.spec_id: spec for spec in table.metadata.partition_specs}
+    committed_at = {s.snapshot_id: s.timestamp_ms for s in table.metadata.snapshots}  # looked up a file each
     by_key: dict[tuple, _Partition] = {}
     for manifest in snapshot.manifests(table.io):
         spec = specs[manifest.partition_spec_id]
@@ -75,20 +76,19 @@ def partition_statistics(table: IcebergTable, snapshot_id: int) -> list[_Partiti
             values = {f.field_id: data.partition[i] for i, f in enumerate(spec.fields)}
             key = (spec.spec_id, tuple(sorted(values.items())))
             part = by_key.setdefault(key, _Partition(spec.spec_id, values))
-            content = int(data.content)
-            if content == _DATA:
+            if data.content == DataFileContent.DATA:
                 part.counts["data_record_count"] += data.record_count
                 part.counts["data_file_count"] += 1
                 part.counts["total_data_file_size_in_bytes"] += data.file_size_in_bytes
-            elif content == _POSITION_DELETES:
+            elif data.content == DataFileContent.POSITION_DELETES:
                 part.counts["position_delete_record_count"] += data.record_count
                 part.counts["position_delete_file_count"] += 1
             else:
                 part.counts["equality_delete_record_count"] += data.record_count
                 part.counts["equality_delete_file_count"] += 1
-            added = table.snapshot_by_id(entry.snapshot_id) if entry.snapshot_id is not None else None
-            if added is not None and (part.last_updated_at is None or added.timestamp_ms > part.last_updated_at):
-                part.last_updated_at, part.last_updated_snapshot_id = added.timestamp_ms, added.snapshot_id
+            added = committed_at.get(entry.snapshot_id) if entry.snapshot_id is not None else None
+            if added is not None and (part.last_updated_at is None or added > part.last_updated_at):
+                part.last_updated_at, part.last_updated_snapshot_id = added, entry.snapshot_id
     return sorted(by_key.values(), key=lambda p: (p.spec_id, repr(sorted(p.values.items()))))
 
 

@@ -13,6 +13,7 @@ from pyiceberg import types as it
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.conversions import from_bytes
 from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+from pyiceberg.manifest import DataFileContent
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.table import StaticTable
 from pyiceberg.table import Table as IcebergTable
@@ -36,7 +37,6 @@ _PRIMITIVES: dict[type, str] = {
     # as their bytes (a uuid's 16, big-endian: what Spark reads of the file and Iceberg's serialization of them)
     it.FixedType: "binary", it.UUIDType: "binary",
 }
-_DATA_FILE, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
 
 
 def hive_type(field_type: it.IcebergType, what: str) -> str:
@@ -162,14 +162,14 @@ class IcebergSource(TableSource):
                                                                 for pf in common)}
         for spec_id, entry in entries:
             data, content = entry.data_file, int(entry.data_file.content)
-            if content == _EQUALITY_DELETES:
+            if data.content == DataFileContent.EQUALITY_DELETES:
                 raise InvalidArgument(
                     f"{self.source} has equality delete files at snapshot {entry.snapshot_id} "
                     f"({data.file_path}): the lab does not apply them yet, and would count deleted rows")
             path = catalog_location(data.file_path, f"a data file of {self.source}")
             values = [_key_text(data.partition[position], transform, source_type)
                       for position, (_, transform, source_type) in zip(positions[spec_id], transforms, strict=True)]
-            figures = _figures(data, named, cut) if content == _DATA_FILE else None  # bounds as the spec serializes
+            figures = _figures(data, named, cut) if data.content == DataFileContent.DATA else None
             files.append(FormatFile(DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id,
                                              data.record_count, content=content, figures=figures), values))
         return FormatSnapshot("iceberg", self.source, catalog_location(table.metadata.location, self.source),

@@ -23,7 +23,7 @@ import pyarrow as pa
 from ..caches import BoundedCache
 from ..coltypes import parse_type
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
-from ..files import DataFile, FileKeys, FileState
+from ..files import ARROW_FIELD_ID, DataFile, FileKeys, FileState
 from ..errors import ValueOutOfRange
 from ..storage import FooterUnavailable, metadata_of_state, parquet_footer, prefetch_footers
 from ..column_statistics.model import Date, Timestamp
@@ -231,8 +231,8 @@ def _leaf_chunks(arrow_field, by_id: dict[int, int], next_chunk: list[int]) -> N
         for child in children:
             _leaf_chunks(child, by_id, next_chunk)
         return
-    if arrow_field.metadata and b"PARQUET:field_id" in arrow_field.metadata:
-        by_id[int(arrow_field.metadata[b"PARQUET:field_id"])] = next_chunk[0]
+    if arrow_field.metadata and ARROW_FIELD_ID in arrow_field.metadata:
+        by_id[int(arrow_field.metadata[ARROW_FIELD_ID])] = next_chunk[0]
     next_chunk[0] += 1
 
 

@@ -5,7 +5,7 @@ reads), so a 1 % sample reads about 1 % of the bytes, where a Bernoulli filter (
 Spark's own Parquet reader takes whole files or byte splits, never a list of row groups, and the lab runs
 no JVM code of its own, so the tasks read with pyarrow in Spark's Python workers (`mapInArrow`) and hand
 Spark Arrow batches: columns found by name case-insensitively as Spark finds them, nanoseconds truncated
-to Spark's microseconds, a column the file lacks NULL, the rows a Delta deletion vector deletes left out.
+to Spark's microseconds, a column the file lacks NULL, the rows a delete removes left out.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
-from ..files import FileState
+from ..files import ARROW_FIELD_ID, SPARK_FIELD_ID, FileState
 
 # a table's top-level field by its lower-case name: as the table names it, and as its files do (by field id or
 # physical name at every depth, the same fields in the same order: `tables.snapshot.located_fields`)
@@ -43,8 +43,8 @@ class SampledUnit:
     # where Spark's workers read the file: the local path a mount gives it (`colstats.storage.spark_prefixes`), as
     # Spark's own reads do, else "" for its location, read through the storage seam with the workers' credentials
     read_at: str = ""
-    # the rows of the row group a Delta deletion vector deletes, by position from its first row: a serialized
-    # Roaring bitmap (a sampled row group's share of its file's vector), b"" where none; `rows` counts the others
+    # the rows of the row group its file's deletes remove (a Delta deletion vector, Iceberg's position deletes), by
+    # position from its first row: a serialized Roaring bitmap, b"" where none; `rows` counts the others
     deleted: bytes = b""
 
 
@@ -216,17 +216,14 @@ def _read_row_group(unit: SampledUnit, columns: list[str], located: Located | No
     return table.filter(pa.array(live))
 
 
-_FIELD_ID = "parquet.field.id"
-
-
 def _find(fields: list[pa.Field], locator: T.StructField) -> int | None:
     """The index among a file's `fields` of the one `locator` names: by its field id where it carries one, else by
     its (physical) name, case-insensitively."""
-    field_id = locator.metadata.get(_FIELD_ID) if locator.metadata else None
+    field_id = locator.metadata.get(SPARK_FIELD_ID) if locator.metadata else None
     for index, candidate in enumerate(fields):
         if field_id is not None:
             meta = candidate.metadata or {}
-            if meta.get(b"PARQUET:field_id") == str(field_id).encode():
+            if meta.get(ARROW_FIELD_ID) == str(field_id).encode():
                 return index
         elif candidate.name.lower() == locator.name.lower():
             return index

@@ -4,6 +4,7 @@ position; a position may be deleted by more than one file, and counts once). Wha
 footers' rows and what a sample leaves out of the row groups it reads."""
 from __future__ import annotations
 
+import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyroaring import BitMap64
@@ -43,8 +44,10 @@ def _positions(delete_file: DataFile) -> dict[str, BitMap64]:
     """Each data file's positions a position-delete file names (its `file_path` and `pos` columns)."""
     with storage_for(delete_file.path).open_input(delete_file.path) as handle:
         table = pq.read_table(handle, columns=["file_path", "pos"])
-    out: dict[str, BitMap64] = {}
-    for name in pc.unique(table.column("file_path")).to_pylist():
-        chosen = table.filter(pc.equal(table.column("file_path"), name)).column("pos")
-        out[name] = BitMap64(chosen.to_numpy().astype("uint64").tolist())
-    return out
+    named = pc.dictionary_encode(table.column("file_path")).combine_chunks()
+    codes = named.indices.to_numpy(zero_copy_only=False)
+    positions = table.column("pos").to_numpy().astype("uint64")
+    order = np.argsort(codes, kind="stable")  # each file's positions together, in one pass
+    bounds = np.searchsorted(codes[order], np.arange(len(named.dictionary) + 1))
+    return {name: BitMap64(positions[order[bounds[i]:bounds[i + 1]]].tolist())
+            for i, name in enumerate(named.dictionary.to_pylist())}

@@ -15,7 +15,7 @@ from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..column_statistics.model import leaf_name
-from ..files import (POSITION_DELETES, UNTIMED, DataFile, FileKeys, decoded_uri_path, parquet_reader,
+from ..files import (POSITION_DELETES, SPARK_FIELD_ID, UNTIMED, DataFile, FileKeys, decoded_uri_path, parquet_reader,
                      read_state)
 from .deletion_vectors import file_vectors, positions_table
 from ..errors import QueryError, StorageError
@@ -115,7 +115,7 @@ def _with_field_id(name: str, data_type: T.DataType, path: tuple[str, ...], fiel
     key = field_ids.get(path[0] if len(path) == 1 else leaf_name(path))
     if isinstance(key, tuple):
         return T.StructField(key[-1], data_type)
-    return T.StructField(name, data_type, metadata={"parquet.field.id": key} if key is not None else {})
+    return T.StructField(name, data_type, metadata={SPARK_FIELD_ID: key} if key is not None else {})
 
 
 def located_fields(schema: T.StructType, field_ids: FileKeys) -> dict[str, tuple[T.StructField, T.StructField]]:
