@@ -105,6 +105,11 @@ def ratio_estimate(amounts: list[float], rows: list[int], units_total: int, low:
     mean_rows = total_rows / read
     spread = sum((a - ratio * m) ** 2 for a, m in zip(amounts, rows)) / (read - 1)
     error = t_quantile(read - 1) * math.sqrt((1 - read / units_total) * spread / read) / mean_rows
+    if low >= 0 and high <= 1:
+        # a share of rows: a few row groups read alike show less spread than the rows hold (regular data: every row
+        # group 8 or 9 NULLs in 37 or 38 rows, 4 of 20 read, the band missed by 2 rows); it is never narrower than a
+        # simple random sample of the rows read would give
+        error = max(error, 2.576 * math.sqrt(ratio * (1 - ratio) / total_rows * (1 - read / units_total)))
     down = up = error
     # every row group read alike (none held a NULL, say) shows no spread, yet unread ones may differ: the rule of
     # three bounds the share of row groups unlike them by 3 / b at 95 %, and so (row groups alike in size) the rows
