@@ -2,7 +2,8 @@
 partition (as bench/partitions_end_to_end.py writes it), registered, analyzed FOR ALL COLUMNS, then planned for a
 query of every partition (which reads every footer again). At each step the peak resident memory of this Python
 process (reset before the step through /proc/self/clear_refs; Spark's JVM is a process of its own) and what the
-lab's caches hold by their estimates, under `colstats.cache.max_bytes`. Target: at most 1 GiB at 100,000 files.
+lab's caches hold by their estimates, under `colstats.cache.max_bytes`. Target: the ANALYZE at most 1 GiB at
+100,000 files (its partitions' results go to a temporary file and the metastore a batch at a time).
 
     .venv/bin/python bench/footer_memory.py [--files 10000] [--cache-mib 256]
 
@@ -65,9 +66,11 @@ def main() -> None:
           f"this process at {_mib('VmRSS'):.0f} MiB with Spark started")
     step("register_external", lambda: lab.register_external(name, root, partition_types={"ds": "string"}))
     step("ANALYZE ... FOR ALL COLUMNS", lambda: lab.sql(f"ANALYZE TABLE {name} COMPUTE STATISTICS FOR ALL COLUMNS"))
+    analyze_peak = PEAKS[-1]
     step("explain of a query over every partition", lambda: lab.explain(f"SELECT n0 FROM {name} WHERE n1 > 500"))
     step("DESCRIBE FORMATTED t n0", lambda: lab.sql(f"DESCRIBE FORMATTED {name} n0"))
-    print(f"peak resident memory of this Python process over the steps: {max(PEAKS):.0f} MiB (target <= 1024)")
+    print(f"peak resident memory of this Python process in the ANALYZE: {analyze_peak:.0f} MiB (target <= 1024); "
+          f"over every step: {max(PEAKS):.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ from colstats_lab.metastore.changes import merge_table_level
 from colstats_lab.column_statistics.sketches import NDV_LG_K, compact
 from colstats_lab.analyze.runner import AnalyzeChange, AnalyzeOutcome
 from colstats_lab.stats.aggregate import ColumnPlan, GroupStats
+from colstats_lab.stats.partition_results import PartitionResults
 from colstats_lab.tables.snapshot import PartitionFiles
 
 COLUMNS = ([(f"n{i}", "bigint") for i in range(10)] + [(f"d{i}", "double") for i in range(4)]
@@ -261,8 +262,8 @@ def store_round(ms: Metastore, values, pool, now, first: int, keep: bool, table_
     parts = {p.partName: p for p in ms.get_partitions("default", table_name, [f"ds={ds}/hr={hr}" for ds, hr in values])}
     stats = list(stats_for(values, COLUMNS, pool, now, first=first, table=table_name))
     files = tuple(PartitionFiles(parts[s.statsDesc.partName], [], []) for s in stats)
-    groups = {tuple(f.partition.values): GroupStats(tuple(f.partition.values), 1000, s.statsObj)
-              for f, s in zip(files, stats)}
+    groups = PartitionResults()
+    groups.add_all(GroupStats(tuple(f.partition.values), 1000, s.statsObj) for f, s in zip(files, stats))
     ms.history_enabled = keep
     txn = ms.open_txn()
     change = AnalyzeChange(table, "columns", ms.allocate_table_write_id(txn, "default", table_name),

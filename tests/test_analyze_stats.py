@@ -220,3 +220,41 @@ def test_statistics_gathered_during_the_writes_equal_pandas(lab, spark):
     everything = expected_stats(_frame([row for rows in data.values() for row in rows]))
     for name in COLUMNS:
         assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), everything[name])
+
+
+def test_partitions_analyzed_in_several_jobs_and_kept_in_a_file_until_the_commit_equal_pandas(tmp_path, spark,
+                                                                                               monkeypatch):
+    """An ANALYZE of more partitions than a job covers, with more results than memory holds, stored a batch at a
+    time (at 100,000 partitions these are what keep the lab's process under 1 GiB): the same figures as pandas."""
+    from colstats_lab.analyze import runner
+    from colstats_lab.stats import partition_results
+
+    monkeypatch.setattr(runner, "PARTITIONS_A_JOB", 2)
+    monkeypatch.setattr(runner, "PARTITIONS_A_BATCH", 2)
+    monkeypatch.setattr(partition_results, "HELD_IN_MEMORY", 1)
+    spilled = []
+    original = runner.AnalyzeChange.apply
+
+    def apply(change, metastore):
+        spilled.append(change.groups.spilled)
+        original(change, metastore)
+
+    monkeypatch.setattr(runner.AnalyzeChange, "apply", apply)
+    lab = Lab(home=str(tmp_path / "lab"), spark=spark)
+    data = write_mix(lab, spark)
+    result = lab.sql("ANALYZE TABLE mix COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert spilled == [True]
+    assert sorted(result.details.partitions) == ["ds=a", "ds=b", "ds=c"]
+    for partition, rows in data.items():
+        expected = expected_stats(_frame(rows))
+        stats = lab.metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)[f"ds={partition}"]
+        assert sorted(o.colName for o in stats.statsObj) == sorted(COLUMNS)
+        for obj in stats.statsObj:
+            assert_matches(obj, expected[obj.colName])
+        assert int(lab.metastore.get_partition("default", "mix", f"ds={partition}").parameters["numRows"]) == len(rows)
+    everything = _frame([row for rows in data.values() for row in rows])
+    for name, expected in expected_stats(everything).items():
+        assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), expected)
+    assert int(lab.metastore.get_table("default", "mix").parameters["numRows"]) == len(everything)
+    assert result.details.num_rows == len(everything)
+    lab.close()

@@ -280,12 +280,22 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
                     footers: dict[tuple, GroupFigures] | None = None,
                     rows_sketched: bool = False, group_values: list[tuple] | None = None) -> dict[tuple, GroupStats]:
     """Runs the one aggregation; returns the stats of each group that has rows, keyed by the
-    group's partition values as text (the empty tuple when there are no keys). `footers` holds each
+    group's partition values as text (the empty tuple when there are no keys): `aggregate_groups`, held."""
+    return {group.values: group for group in aggregate_groups(frame, group_keys, columns, footers, rows_sketched,
+                                                              group_values)}
+
+
+def aggregate_groups(frame: DataFrame, group_keys: list[str], columns: list[ColumnPlan],
+                     footers: dict[tuple, GroupFigures] | None = None,
+                     rows_sketched: bool = False, group_values: list[tuple] | None = None) -> Iterator[GroupStats]:
+    """Runs the one aggregation and yields the stats of each group that has rows as Spark hands it over, keyed by
+    the group's partition values as text (the empty tuple when there are no keys). `footers` holds each
     group's footer figures of the columns planned `from_footers`; a group whose footers count other rows
     than the scan read (a file rewritten meanwhile) raises, as its figures would mix two states.
     The values inside an array or a map (element plans) are aggregated over its explode: one more
-    aggregation per such collection, as their rows are not the table's. With `rows_sketched` each group also
-    keeps an HLL sketch of its whole rows' hashes (every column of `frame`), in the same pass: its distinct rows.
+    aggregation per such collection, as their rows are not the table's (those are held until the groups pass).
+    With `rows_sketched` each group also keeps an HLL sketch of its whole rows' hashes (every column of `frame`),
+    in the same pass: its distinct rows.
     `group_values`: the partitions' values as the table keeps them (its folders' spelling, `k=1.50`); a group
     Spark spells otherwise (`1.5`, `1.0E-7`) is keyed by the partition of the same value."""
     keys = [F.col(column_ref(k)).cast("string").alias(f"__k{i}") for i, k in enumerate(group_keys)]
@@ -293,11 +303,7 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
     row_plans = [p for p in columns if not p.element]
     row_hash = [row_hash_input(frame).alias("__rowhash")] if rows_sketched else []
     groups = len(group_values or footers or ())
-    rows = _grouped(frame.select(*keys, *_aggregation(frame.sparkSession, tuple(row_plans))[0], *row_hash), key_names,
-                    row_plans, [F.hll_sketch_agg(F.col("__rowhash"), NDV_LG_K).alias(ROW_SKETCH)] if rows_sketched else [],
-                    groups)
     spelled = _as_the_table_spells(frame, group_keys, list(footers or {}) + list(group_values or []))
-    rows = {spelled(values): record for values, record in rows.items()}
     by_collection: dict[tuple[str, ...], list[ColumnPlan]] = {}
     for plan in columns:
         if plan.element:
@@ -307,10 +313,13 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
         exploded = plans[0].exploded(frame, keys)
         column_inputs = _aggregation(frame.sparkSession, tuple(plans))[0]
         records = {spelled(values): record for values, record in
-                   _grouped(exploded.select(*key_names, *column_inputs), key_names, plans, groups=groups).items()}
+                   _grouped(exploded.select(*key_names, *column_inputs), key_names, plans, groups=groups)}
         inside.update({plan: (i, records) for i, plan in enumerate(plans)})
-    out = {}
-    for values, record in rows.items():
+    rows = _grouped(frame.select(*keys, *_aggregation(frame.sparkSession, tuple(row_plans))[0], *row_hash), key_names,
+                    row_plans, [F.hll_sketch_agg(F.col("__rowhash"), NDV_LG_K).alias(ROW_SKETCH)] if rows_sketched else [],
+                    groups)
+    for spark_values, record in rows:
+        values = spelled(spark_values)
         num_rows = record[ROWS]
         if not group_keys and num_rows == 0:
             continue
@@ -330,8 +339,7 @@ def aggregate_stats(frame: DataFrame, group_keys: list[str], columns: list[Colum
                 objs.append(plan.stats_obj(row_index, record, num_rows,
                                            figures.columns.get(plan.name) if figures else None))
                 row_index += 1
-        out[values] = GroupStats(values, num_rows, objs, record.get(ROW_SKETCH))
-    return out
+        yield GroupStats(values, num_rows, objs, record.get(ROW_SKETCH))
 
 
 def _as_the_table_spells(frame: DataFrame, group_keys: list[str], known: list[tuple]) -> Callable[[tuple], tuple]:
@@ -355,8 +363,8 @@ def row_hash_input(frame: DataFrame) -> Column:
 
 
 def _grouped(inputs: DataFrame, key_names: list[str], plans: list[ColumnPlan],
-             extra: list[Column] | None = None, groups: int = 0) -> dict[tuple, dict]:
-    """The aggregates of `plans` over `inputs` per group of `key_names` (one row without keys), by the
+             extra: list[Column] | None = None, groups: int = 0) -> Iterator[tuple[tuple, dict]]:
+    """The aggregates of `plans` over `inputs` per group of `key_names` (one row without keys), with the
     group's values: one row per partition is all that reaches the driver, a shuffle partition at a time, each
     row's NDV sketches compacted as it comes (collected at once, 10,000 partitions' rows of 20 columns held
     400 MiB of Spark's HLL_8 sketches in this process). `groups`, the partitions expected, sets how many shuffle
@@ -364,8 +372,8 @@ def _grouped(inputs: DataFrame, key_names: list[str], plans: list[ColumnPlan],
     exprs = (*_aggregation(inputs.sparkSession, tuple(plans))[1], *(extra or []))
     grouped = inputs.groupBy(*key_names).agg(*exprs) if key_names else inputs.agg(*exprs)
     with _shuffle_partitions_for(inputs.sparkSession, groups if key_names else 0):
-        return {tuple(row[k] for k in key_names): _compacted(row.asDict())
-                for row in grouped.toLocalIterator(prefetchPartitions=True)}
+        for row in grouped.toLocalIterator(prefetchPartitions=True):
+            yield tuple(row[k] for k in key_names), _compacted(row.asDict())
 
 
 # the partitions' aggregate rows one task hands the driver at most: 100,000 partitions of 20 columns in the lab's 4
