@@ -27,7 +27,9 @@ class ColumnFigures:
 
 
 VECTOR_MARK = "#deletionVector:"  # in a deletion vector's path: the data file's path before it, the vector's after
-ROWS, POSITION_DELETES, DELETION_VECTOR = 0, 1, 2  # what a DataFile holds (Delta's vectors: tables.deletion_vectors)
+# what a DataFile holds: rows, Iceberg's position deletes (rows of data files named by path and position), Delta's
+# deletion vectors (tables.deletion_vectors), Iceberg's equality deletes (rows whose columns equal a delete row's)
+ROWS, POSITION_DELETES, DELETION_VECTOR, EQUALITY_DELETES = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,12 @@ class DataFile:
     modified: float
     added_in: int | None = None  # an Iceberg or Delta file: the snapshot id or log version that added it
     record_count: int | None = None  # rows, where the format's metadata counts them
-    content: int = 0  # ROWS, or POSITION_DELETES (Iceberg's: rows of data files it removes), or DELETION_VECTOR
+    content: int = 0  # ROWS, POSITION_DELETES, DELETION_VECTOR or EQUALITY_DELETES
     figures: dict[str, ColumnFigures] | None = field(default=None, compare=False)  # the format's, per column
     etag: str | None = None  # an object store's: what changes with the bytes (the modification time is shown only)
+    # an Iceberg file's data sequence number: an equality delete applies to the data files of smaller ones
+    sequence_number: int | None = None
+    equality_ids: tuple[int, ...] = ()  # an equality delete's columns, by field id
 
     @property
     def state(self) -> FileState:

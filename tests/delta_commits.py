@@ -16,12 +16,13 @@ import time
 import uuid
 import zlib
 
-import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 from deltalake import DeltaTable, QueryBuilder
 from pyroaring import BitMap64
 from zmq.utils import z85
+
+from duckdb_readers import duckdb_with
 
 PORTABLE_MAGIC = 1681511377
 
@@ -230,13 +231,7 @@ def deltalake_rows(path: str) -> pa.Table:
 
 def duckdb_delta():
     """A DuckDB connection with the delta extension of its wheel loaded (no download)."""
-    import duckdb_extension_delta
-    folder = os.path.dirname(duckdb_extension_delta.__file__)
-    extension = glob.glob(os.path.join(folder, "extensions", "*", "delta.duckdb_extension"))[0]
-    connection = duckdb.connect()
-    connection.execute("SET autoinstall_known_extensions=false")
-    connection.execute(f"LOAD '{extension}'")
-    return connection
+    return duckdb_with("delta")
 
 
 def duckdb_rows(path: str) -> pa.Table:

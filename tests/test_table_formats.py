@@ -19,6 +19,7 @@ import pytest
 from datasketches import compact_theta_sketch, theta_union, update_theta_sketch
 from deltalake import DeltaTable, write_deltalake
 from delta_commits import take_column_mapping
+from duckdb_readers import duckdb_with
 from pyiceberg.catalog import load_catalog
 from pyiceberg.expressions import EqualTo
 from pyiceberg.manifest import DataFile as IcebergDataFile
@@ -28,6 +29,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.table.puffin import PuffinFile
 from pyiceberg.table.snapshots import Operation
 from pyiceberg.table.update.snapshot import _FastAppendFiles
+from pyiceberg.typedef import Record
 from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform, MonthTransform, TruncateTransform
 from pyiceberg.types import DoubleType, IntegerType, ListType, LongType, NestedField, StringType, TimestampType
 
@@ -607,7 +609,7 @@ def test_position_deletes_are_applied_and_their_commit_makes_the_partition_stale
     lab.tables["ice.db.events"].publish()
     assert_puffin_matches(catalog, lab, "db.events")  # the sketches hold the rows a reader sees
     lab.sql("SET metastore.enabled = true")
-    with pytest.raises(InvalidArgument, match="position-delete files in ds=web/ts_day=2026-01-01"):
+    with pytest.raises(InvalidArgument, match="delete files in ds=web/ts_day=2026-01-01"):
         lab.sql("ANALYZE TABLE ice.db.events REFRESH METADATA COMPUTE STATISTICS")
 
 
@@ -647,6 +649,116 @@ def test_metadata_alone_and_a_sample_apply_position_deletes_and_their_bands_hold
         assert checked >= 20, clause
         counted = bounds[(bounds.figure == "rows") & (bounds.partition == "ds=web/ts_day=2026-01-01")]
         assert counted.exact.all() and (counted.value == int((truth.ds == "web").sum())).all(), clause
+
+
+def commit_equality_deletes(table, deleted: pa.Table, partition=None) -> None:
+    """An equality-delete file of `deleted`'s columns (each with its field id; the file's `equality_ids` are
+    theirs), of `partition` (a data file's partition tuple; None: an unpartitioned table's), committed in a delete
+    manifest by a snapshot of operation "delete", as Flink's upserts write them; pyiceberg writes none itself."""
+    ids = {f.name: f.field_id for f in table.schema().fields}
+    schema = pa.schema([pa.field(name, deleted.schema.field(name).type,
+                                 metadata={"PARQUET:field_id": str(ids[name])}) for name in deleted.column_names])
+    path = f"{table.location()}/data/equality-deletes-{uuid.uuid4()}.parquet"
+    written = io.BytesIO()
+    pq.write_table(deleted.cast(schema), written)
+    with table.io.new_output(path).create() as out:
+        out.write(written.getvalue())
+    delete_file = IcebergDataFile.from_args(
+        content=DataFileContent.EQUALITY_DELETES, file_path=path, file_format=FileFormat.PARQUET,
+        partition=partition if partition is not None else Record(), record_count=deleted.num_rows,
+        file_size_in_bytes=len(written.getvalue()), column_sizes={}, value_counts={}, null_value_counts={},
+        nan_value_counts={}, lower_bounds={}, upper_bounds={}, split_offsets=None,
+        equality_ids=[ids[name] for name in deleted.column_names], sort_order_id=None, spec_id=table.spec().spec_id)
+    with table.transaction() as transaction:
+        producer = _FastAppendFiles(operation=Operation.DELETE, transaction=transaction, io=table.io)
+        producer.new_manifest_writer = lambda spec: _DeleteManifestWriter(  # type: ignore[method-assign]
+            spec, producer.schema(), producer.new_manifest_output(), producer._snapshot_id, producer._compression)
+        with producer:
+            producer.append_data_file(delete_file)
+
+
+def duckdb_iceberg_rows(catalog, name: str) -> pd.DataFrame:
+    """The rows DuckDB's iceberg_scan reads of the table's current metadata file."""
+    connection = duckdb_with("avro", "iceberg")
+    try:
+        return connection.execute("SELECT * FROM iceberg_scan(?)",
+                                  [catalog.load_table(name).metadata_location]).fetch_df()
+    finally:
+        connection.close()
+
+
+@pytest.mark.both_backends  # the files' sequence numbers and equality columns kept in the metastore: PostgreSQL too
+def test_equality_deletes_apply_to_their_partition_and_to_older_files_only(lab, iceberg):
+    """Two equality-delete files of one partition, on `id` and on `x` (a NULL among its values, matching NULLs),
+    one naming an id that lives in another partition; then rows with deleted ids written again: a delete
+    applies to the rows of its own partition written before it (a smaller data sequence number), never to later
+    ones. The truth is that rule applied with pandas to the rows written (pyiceberg cannot read these deletes;
+    DuckDB 1.5.5's iceberg_scan applies an equality delete to every partition, ds=app's id 105 and NULL x too: it
+    is the oracle of the delete's own partition here)."""
+    catalog, properties = iceberg
+    table = catalog.create_table("db.events", schema=ICEBERG_SCHEMA, partition_spec=BY_DS_AND_DAY,
+                                 properties={"format-version": "2"})
+    web, app = rows(30, "web", 1), rows(12, "app", 2, 100)
+    table.append(web)
+    table.append(app)
+    lab.attach("ice", properties)
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    web_file = next(t.file for t in table.scan().plan_files() if "ds=web" in t.file.file_path)
+    commit_equality_deletes(catalog.load_table("db.events"), pa.table({"id": pa.array([3, 4, 105], pa.int64())}),
+                            web_file.partition)
+    commit_equality_deletes(catalog.load_table("db.events"), pa.table({"x": pa.array([None, 5], pa.int32())}),
+                            web_file.partition)
+    deleting = [s.snapshot_id for s in catalog.load_table("db.events").snapshots()[-2:]]
+    reasons = stale(lab, "ice.db.events")
+    assert list(reasons) == ["ds=web/ts_day=2026-01-01"]
+    assert all(f"snapshot {snapshot} appended 1 file" in reasons["ds=web/ts_day=2026-01-01"] for snapshot in deleting)
+    again = rows(3, "web", 1, 3)  # ids 3, 4 and 5 written again after the deletes, x of id 5 NULL
+    catalog.load_table("db.events").append(again)
+    before = web.to_pandas()
+    kept = before[~before.id.isin([3, 4, 105]) & before.x.notna() & (before.x != 5)]
+    truth = pd.concat([kept, app.to_pandas(), again.to_pandas()], ignore_index=True)
+    assert len(truth) == 30 - 9 + 12 + 3 and 105 in set(truth.id)  # ids 3 and 4, 6 NULL x, id 21 (x of 5)
+    assert lab.sql("SELECT count(*), sum(id) FROM ice.db.events").df.iloc[0].tolist() == [len(truth), truth.id.sum()]
+    said = lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS").message
+    assert_stats(lab, "ice.db.events", truth, iceberg_partition)
+    assert lab.stats_answer("SELECT count(*) FROM ice.db.events").frame.iloc[0, 0] == len(truth), said
+    duck = duckdb_iceberg_rows(catalog, "db.events")  # it deletes ds=app's rows too: compared where they agree
+    assert sorted(duck[duck.ds == "web"].id) == sorted(truth[truth.ds == "web"].id)
+
+
+def test_equality_deletes_of_an_unpartitioned_table_read_as_duckdb_reads_them_and_tiers_band_them(lab, iceberg):
+    """An unpartitioned table with equality deletes on two column sets (one matching NULLs) and rows written again
+    after them: a full ANALYZE gives every figure of the rows DuckDB's iceberg_scan reads; NOSCAN cannot count what
+    equality deletes remove, so its rows are a band that holds, never exact; a sample reads such a table whole."""
+    catalog, properties = iceberg
+    table = catalog.create_table("db.flat", schema=ICEBERG_SCHEMA, properties={
+        "format-version": "2", "write.parquet.row-group-limit": "20"})
+    table.append(rows(120, "web", 1))
+    commit_equality_deletes(catalog.load_table("db.flat"), pa.table({"note": pa.array(["", None], pa.string())}))
+    commit_equality_deletes(catalog.load_table("db.flat"),
+                            pa.table({"id": pa.array([2, 3, 500], pa.int64()), "x": pa.array([10, 7, 1], pa.int32())}))
+    catalog.load_table("db.flat").append(rows(4, "app", 2, 0))  # ids 0-3 again, after the deletes: kept
+    duck = duckdb_iceberg_rows(catalog, "db.flat")
+    first = rows(120, "web", 1).to_pandas()
+    gone = first.note.isna() | (first.note == "") | ((first.id == 2) & (first.x == 10)) | ((first.id == 3) & (first.x == 7))
+    assert len(duck) == int((~gone).sum()) + 4 < 124  # DuckDB and the rule agree on this table
+    lab.attach("ice", properties)
+    said = lab.sql("ANALYZE TABLE ice.db.flat COMPUTE STATISTICS FOR ALL COLUMNS").message
+    assert_stats(lab, "ice.db.flat", duck, None)
+    said = lab.sql("ANALYZE TABLE ice.db.flat COMPUTE STATISTICS FOR ALL COLUMNS NOSCAN").message
+    bounds = lab.tables["ice.db.flat"].inspect.bounds()
+    counted = bounds[bounds.figure == "rows"].iloc[0]
+    assert not counted.exact and counted.low <= len(duck) <= counted.high, (said, counted.to_dict())
+    assert "equality deletes" in counted.method, counted.method
+    for band in bounds[bounds.figure.isin(["nulls", "min", "max"]) & bounds.column.isin(["id", "x", "amount"])
+                       ].itertuples():
+        values = duck[band.column]
+        actual = {"nulls": int(values.isna().sum()), "min": values.min(), "max": values.max()}[band.figure]
+        assert band.low is None or float(band.low) <= float(actual), band
+        assert band.high is None or float(actual) <= float(band.high), band
+    said = lab.sql("ANALYZE TABLE ice.db.flat COMPUTE STATISTICS FOR ALL COLUMNS SAMPLE 10 PERCENT").message
+    assert "read whole" in said, said
+    assert_stats(lab, "ice.db.flat", duck, None)
 
 
 def test_a_table_whose_partition_spec_changed_is_partitioned_by_the_fields_every_live_file_has(lab, iceberg):

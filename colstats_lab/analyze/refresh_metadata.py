@@ -185,7 +185,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     with_deletes = [p.part_name or table.qualified_name for p in parts if p.deletes]
     if with_deletes:
         raise InvalidArgument(
-            f"{table.qualified_name} has position-delete files in {with_deletes[0]}: REFRESH METADATA keeps each "
+            f"{table.qualified_name} has delete files in {with_deletes[0]}: REFRESH METADATA keeps each "
             "file's figures from its footer, which counts the rows they delete; use ANALYZE TABLE ... COMPUTE "
             "STATISTICS, which reads the rows a reader sees")
     unread = next((f.path for p in parts for f in p.files if not storage_for(f.path).reads_footers), None)

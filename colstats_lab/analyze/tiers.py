@@ -38,7 +38,7 @@ from ..column_statistics.merge import merge_column_stats
 from ..column_statistics.quantiles import Distribution, rank_error
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..file_columns import nanos_columns
-from ..files import DELETION_VECTOR, POSITION_DELETES, FileKeys, read_state
+from ..files import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES, FileKeys, read_state
 from ..metastore import Table
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, NUMPY_TYPES, ChunkFacts, chunk_facts, distinct_values,
@@ -106,22 +106,42 @@ def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnP
         for index, plan in enumerate(plans):
             obj, figure_bounds = _metadata_column(plan, index, rows, figures, chunks.get(plan.name.lower(), []),
                                                   plan.name.lower() in truncated)
-            if deleted:
+            if deleted.most:
                 obj, figure_bounds = _less_deleted(obj, figure_bounds, rows, deleted, deletes)
             objs.append(obj)
             bounds[plan.name] = figure_bounds
-        scan.groups[_values_of(part)] = GroupStats(_values_of(part), rows - deleted, objs)
+        scan.groups[_values_of(part)] = GroupStats(_values_of(part), rows - deleted.guess, objs)
         scan.bounds[part.part_name] = bounds
         scan.read_share[part.part_name] = 0.0
     return scan
 
 
-def _deleted_rows(part: PartitionFiles, table_root: str) -> tuple[int, str]:
+@dataclass(frozen=True)
+class _Deleted:
+    """The rows a partition's deletes remove: at least `least`, at most `most`, `guess` the figure shown."""
+
+    least: int
+    most: int
+    guess: int
+
+
+def _deleted_rows(part: PartitionFiles, table_root: str) -> tuple[_Deleted, str]:
     """The rows the partition's deletes remove, and what removes them: Delta's vectors by their cardinalities (the
-    log's, exact: a vector holds distinct positions), Iceberg's position deletes read (a row may be named twice)."""
+    log's, exact: a vector holds distinct positions), Iceberg's position deletes read (a row may be named twice).
+    Iceberg's equality deletes remove every row equal to one of theirs, which metadata cannot count: from none of
+    the rows to all of them, a delete row taken to remove one row (an upsert's) for the figure shown."""
     if any(d.content == POSITION_DELETES for d in part.deletes):
-        return sum(len(p) for p in deleted_by_file(part.files, part.deletes, table_root).values()), "position deletes"
-    return sum(d.record_count or 0 for d in part.deletes if d.content == DELETION_VECTOR), "deletion vectors"
+        exact = sum(len(p) for p in deleted_by_file(part.files, part.deletes, table_root).values())
+        kind = "position deletes"
+    else:
+        exact = sum(d.record_count or 0 for d in part.deletes if d.content == DELETION_VECTOR)
+        kind = "deletion vectors"
+    equality = [d for d in part.deletes if d.content == EQUALITY_DELETES]
+    if not equality:
+        return _Deleted(exact, exact, exact), kind
+    rows = sum(footer_of(f).num_rows for f in part.files)
+    upserted = min(rows, exact + sum(d.record_count or 0 for d in equality))
+    return _Deleted(exact, rows, upserted), ("equality deletes" if not exact else f"{kind} and equality deletes")
 
 
 def _chunks_by_column(part: PartitionFiles, plans: list[ColumnPlan], file_keys: FileKeys) -> dict[str, list[_Chunk]]:
@@ -217,21 +237,22 @@ def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigu
 _COUNTS = ("nulls", "ndv", "trues", "falses", "nans")  # figures a deleted row may have counted once
 
 
-def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int, deleted: int,
+def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int, deleted: _Deleted,
                   deletes: str = "deletion vectors") -> tuple[ColumnStatisticsObj, dict[str, list]]:
     """A column's tier-0 figures of a partition whose deletes (`deletes`: what they are) remove `deleted` of the
-    `rows` its footers count: the live rows exact; every count a band, each deleted row having counted once at most
-    (its value the live share of the footers' count); the minimum and maximum bounds (a deleted row may have held
-    them); lengths bounds. What the footers knew exactly stays exact only where no deletion can change it."""
-    live = rows - deleted
+    `rows` its footers count: the live rows exact where the deletes are counted exactly, else a band; every count
+    a band, each deleted row having counted once at most (its value the live share of the footers' count); the
+    minimum and maximum bounds (a deleted row may have held them); lengths bounds. What the footers knew exactly
+    stays exact only where no deletion can change it."""
+    live, fewest, most_live = rows - deleted.guess, rows - deleted.most, rows - deleted.least
     less = f", less {deletes}"
-    out: dict[str, list] = {"rows": [live, live, live, True, "footers" + less]}
+    out: dict[str, list] = {"rows": [live, fewest, most_live, fewest == most_live, "footers" + less]}
     for figure, (value, low, high, exact, method) in bounds.items():
         if figure == "rows":
             continue
         if figure in _COUNTS:
-            lowest = None if low is None else max(0, int(low) - deleted)
-            highest = live if high is None else min(int(high), live)
+            lowest = None if low is None else max(0, int(low) - deleted.most)
+            highest = most_live if high is None else min(int(high), most_live)
             guess = None if value is None else min(max(round(value * live / rows) if rows else 0, lowest or 0),
                                                    highest)
             out[figure] = [guess, lowest, highest, lowest is not None and lowest == highest, method + less]
@@ -454,7 +475,9 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
         wanted = max(MIN_SAMPLED_ROW_GROUPS, math.ceil(len(groups) * percent / 100))
         chosen = sorted(rng.sample(range(len(groups)), min(wanted, len(groups))))
         rows = sum(g.rows for g in groups)
-        if rows and sum(groups[i].rows for i in chosen) > WHOLE_ABOVE * rows:
+        # equality deletes match rows by value, which a row group read alone cannot apply: the scan reads it whole
+        if any(d.content == EQUALITY_DELETES for d in part.deletes) or \
+                (rows and sum(groups[i].rows for i in chosen) > WHOLE_ABOVE * rows):
             scan.whole.append(part.part_name)
             del scan.groups[_values_of(part)]
             continue

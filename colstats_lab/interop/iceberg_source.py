@@ -20,7 +20,7 @@ from pyiceberg.table import Table as IcebergTable
 from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform, MonthTransform,
                                   TruncateTransform, YearTransform)
 
-from ..files import ColumnFigures, DataFile, FileKeys
+from ..files import EQUALITY_DELETES, POSITION_DELETES, ROWS, ColumnFigures, DataFile, FileKeys
 from ..file_columns import by_lower_name
 from ..column_statistics.model import leaf_name
 from ..metastore import FieldSchema, NoSuchObjectException
@@ -124,7 +124,9 @@ class IcebergSource(TableSource):
         entries = [(manifest.partition_spec_id, entry) for manifest in snapshot.manifests(table.io)
                    for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True)] if snapshot else []
         specs = {spec.spec_id: spec for spec in table.metadata.partition_specs}
-        common = _common_fields(table.spec(), [specs[spec_id] for spec_id in {s for s, _ in entries}])
+        # an unpartitioned delete file applies to every partition's files (Iceberg's rule): it fixes no key
+        common = _common_fields(table.spec(), [specs[spec_id] for spec_id in {
+            s for s, e in entries if e.data_file.content == DataFileContent.DATA or specs[s].fields}])
         keys, key_sources, transforms, identity_ids = [], set(), [], {}
         for pf in common:
             source = schema.find_field(pf.source_id)
@@ -160,22 +162,52 @@ class IcebergSource(TableSource):
         positions = {spec_id: [next(i for i, f in enumerate(spec.fields) if _same_field(f, pf)) for pf in common]
                      for spec_id, spec in specs.items() if all(any(_same_field(f, pf) for f in spec.fields)
                                                                 for pf in common)}
+        every_partition = None  # the partitions of the data files, for deletes that apply to all of them
         for spec_id, entry in entries:
-            data, content = entry.data_file, int(entry.data_file.content)
+            data = entry.data_file
+            content = _CONTENT[data.content]
             if data.content == DataFileContent.EQUALITY_DELETES:
-                raise InvalidArgument(
-                    f"{self.source} has equality delete files at snapshot {entry.snapshot_id} "
-                    f"({data.file_path}): the lab does not apply them yet, and would count deleted rows")
+                _check_equality_columns(data, schema, key_sources, self.source)
             path = catalog_location(data.file_path, f"a data file of {self.source}")
-            values = [_key_text(data.partition[position], transform, source_type)
-                      for position, (_, transform, source_type) in zip(positions[spec_id], transforms, strict=True)]
-            figures = _figures(data, named, cut) if data.content == DataFileContent.DATA else None
-            files.append(FormatFile(DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id,
-                                             data.record_count, content=content, figures=figures), values))
+            made = DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id, data.record_count, content=content,
+                            figures=_figures(data, named, cut) if data.content == DataFileContent.DATA else None,
+                            sequence_number=entry.sequence_number, equality_ids=tuple(data.equality_ids or ()))
+            if data.content != DataFileContent.DATA and common and not specs[spec_id].fields:
+                if every_partition is None:
+                    every_partition = {tuple(_values(positions, s, e.data_file.partition, transforms))
+                                       for s, e in entries if e.data_file.content == DataFileContent.DATA}
+                files += [FormatFile(made, list(values)) for values in sorted(every_partition, key=str)]
+                continue
+            files.append(FormatFile(made, _values(positions, spec_id, data.partition, transforms)))
         return FormatSnapshot("iceberg", self.source, catalog_location(table.metadata.location, self.source),
                               None if snapshot is None else snapshot.snapshot_id, cols, keys, files, field_ids,
                               self.options, metadata=catalog_location(table.metadata_location, self.source)
                               if self.writable else "", spelled=list(spelled.values()), skipped=skipped)
+
+
+# Iceberg's content codes as the lab's
+_CONTENT = {DataFileContent.DATA: ROWS, DataFileContent.POSITION_DELETES: POSITION_DELETES,
+            DataFileContent.EQUALITY_DELETES: EQUALITY_DELETES}
+
+
+def _values(positions: dict[int, list[int]], spec_id: int, partition,
+            transforms: list) -> list[str | None]:
+    """A file's values of the lab's partition keys, from its partition tuple under its own spec."""
+    return [_key_text(partition[position], transform, source_type)
+            for position, (_, transform, source_type) in zip(positions[spec_id], transforms, strict=True)]
+
+
+def _check_equality_columns(data, schema, key_sources: set[int], source: str) -> None:
+    """An equality delete's columns must be top-level columns the lab reads (a struct's field, a column of a type
+    the lab leaves out: refused by name, rather than rows counted that a reader does not see)."""
+    top = {f.field_id: f for f in schema.fields}
+    for field_id in data.equality_ids or ():
+        column = top.get(field_id)
+        if column is None:
+            raise InvalidArgument(f"{source} has an equality delete file ({data.file_path}) on field id {field_id}, "
+                                  "which is not a top-level column: the lab does not apply it yet")
+        if field_id not in key_sources:
+            hive_type(column.field_type, f"column {column.name} of {source}, which an equality delete matches on")
 
 
 def _common_fields(current: PartitionSpec, live: list[PartitionSpec]) -> list[PartitionField]:

@@ -829,9 +829,15 @@ ALTER TABLE PART_STATS_SEGMENTS ADD COLUMN LENGTH_HISTOGRAM BLOB;
 
 # a migration is a script of statements in SQLite's types (Dialect.ddl turns them into PostgreSQL's), or a
 # function of the dialect returning its statements, where they differ (triggers)
+# An Iceberg file's data sequence number (an equality delete applies to data files of smaller ones) and an
+# equality delete's columns (JSON, field ids); CONTENT 3 for an equality-delete file.
+_V31 = """ALTER TABLE SNAPSHOT_FILES ADD COLUMN SEQUENCE_NUMBER INTEGER;
+ALTER TABLE SNAPSHOT_FILES ADD COLUMN EQUALITY_IDS TEXT;
+"""
+
 MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
     _V1, _V2, _V3, _v4, _V5, _V6, _v7, _v8, _V9, _v10, _V11, _V12, _V13, _V14, _v15, _v16, _V17, _V18, _V19, _v20, _v21, _v22, _v23, _V24, _V25, _V26, _V27,
-    _V28, _V29, _V30]
+    _V28, _V29, _V30, _V31]
 
 
 def migrate(db: "Database") -> int:

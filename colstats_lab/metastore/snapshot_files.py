@@ -156,9 +156,10 @@ class SnapshotFilesRepository(Repository):
                 conn.execute("DELETE FROM SNAPSHOT_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 conn.executemany(
                     "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT, "
-                    "FIGURES) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "FIGURES, SEQUENCE_NUMBER, EQUALITY_IDS) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(tbl_id, part_id, f.path, f.size, f.added_in or 0, f.record_count, f.content,
-                      _figures_text(f.figures, types)) for f in data_files])
+                      _figures_text(f.figures, types), f.sequence_number,
+                      json.dumps(list(f.equality_ids)) if f.equality_ids else None) for f in data_files])
 
     def snapshot_file_states(self, db_name: str, table_name: str) -> dict[str | None, set[FileState]]:
         """Every owner's recorded files as (path, bytes, added in), for a source to tell what a commit changed."""
@@ -187,7 +188,7 @@ class SnapshotFilesRepository(Repository):
     def owner_files(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, list[DataFile]]:
         """The data files a reader of the table now sees in each owner of `locations` (partition name or None,
         with its directory): a snapshot table's as its snapshot lists them (its position-delete files among
-        them, `content` 1), others' as their directories hold them."""
+        them, `content` 1, and equality-delete files, 3), others' as their directories hold them."""
         if not is_snapshot_table(table):
             return files_by_location(locations, table.location, self._directories_under(table, locations))
         out: dict[str | None, list[DataFile]] = {name: [] for name in locations}
@@ -195,18 +196,20 @@ class SnapshotFilesRepository(Repository):
             tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
             if table.is_partitioned:
                 sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT, F.CONTENT, "
-                       "F.FIGURES FROM PARTITIONS P "
+                       "F.FIGURES, F.SEQUENCE_NUMBER, F.EQUALITY_IDS FROM PARTITIONS P "
                        "JOIN SNAPSHOT_FILES F ON F.PART_ID = P.PART_ID WHERE P.TBL_ID = ? "
                        "AND P.PART_NAME IN (SELECT value FROM json_each(?)) ORDER BY F.FILE_PATH")
                 args: tuple = (tbl_id, json.dumps([name for name in locations if name is not None]))
             else:
-                sql = ("SELECT NULL, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT, FIGURES FROM SNAPSHOT_FILES "
+                sql = ("SELECT NULL, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT, FIGURES, SEQUENCE_NUMBER, "
+                       "EQUALITY_IDS FROM SNAPSHOT_FILES "
                        "WHERE TBL_ID = ? AND PART_ID IS NULL ORDER BY FILE_PATH")
                 args = (tbl_id,)
             types = {c.name: c.type for c in table.cols}
-            for name, path, size, added_in, records, content, figures in conn.execute(sql, args):
-                out.setdefault(name, []).append(DataFile(path, size, 0.0, added_in, records, content,
-                                                         _figures_of(figures, types)))
+            for name, path, size, added_in, records, content, figures, sequence, equality in conn.execute(sql, args):
+                out.setdefault(name, []).append(DataFile(
+                    path, size, 0.0, added_in, records, content, _figures_of(figures, types),
+                    sequence_number=sequence, equality_ids=tuple(json.loads(equality)) if equality else ()))
         return out
 
     # ---- theta sketches for Puffin ------------------------------------------------------

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 
 from pyspark.sql import DataFrame, SparkSession
 
-from ..files import DELETION_VECTOR, POSITION_DELETES, ROWS
+from ..files import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES, ROWS
 from ..storage import files_by_location, is_local, list_data_files, storage_for
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
 from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, file_keys_of, is_snapshot_table, snapshot_word,
@@ -136,14 +136,14 @@ class FormatTable(TableKind):
 
     def record_count(self, metastore, table, partitions):
         """Exact whether or not the lab's statistics are fresh. None (a scan, or the lab's statistics) when a
-        file has no count, position deletes remove rows from some, or a commit was not followed yet."""
+        file has no count, position or equality deletes remove rows from some, or a commit was not followed yet."""
         if unfollowed_commit(table):
             return None
         named = partitions if partitions is not None or not table.is_partitioned else \
             metastore.get_partitions(table.dbName, table.tableName)
         owners = {p.partName: p.location for p in named} if named is not None else {None: table.location}
         files = [f for listed in metastore.owner_files(table, owners).values() for f in listed]
-        if any(f.content == POSITION_DELETES or f.record_count is None for f in files):
+        if any(f.content in (POSITION_DELETES, EQUALITY_DELETES) or f.record_count is None for f in files):
             return None
         data = [f for f in files if f.content == ROWS]
         vectors = [f for f in files if f.content == DELETION_VECTOR]  # their record counts: the rows they delete

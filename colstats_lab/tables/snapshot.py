@@ -15,8 +15,8 @@ from ..coltypes import parse_type
 from ..file_columns import nanos_columns
 from ..metastore import Partition, Table
 from ..column_statistics.model import leaf_name
-from ..files import (POSITION_DELETES, SPARK_FIELD_ID, UNTIMED, DataFile, FileKeys, decoded_uri_path, parquet_reader,
-                     read_state)
+from ..files import (EQUALITY_DELETES, POSITION_DELETES, SPARK_FIELD_ID, UNTIMED, DataFile, FileKeys, decoded_uri_path,
+                     parquet_reader, read_state)
 from .deletion_vectors import file_vectors, positions_table
 from ..errors import QueryError, StorageError
 from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
@@ -288,7 +288,8 @@ def read_format_snapshot(spark: SparkSession, table: Table, parts: list[Partitio
     """An Iceberg or Delta table's rows. In a partition with deletes, the rows they name (data file and row
     position) are left out by an anti-join on the file's number among the partitions' files and
     `_metadata.row_index`: Iceberg's position-delete files name the file by its path (looked up as the table's
-    metadata spells it), Delta's deletion vectors (decoded here) by the data file they belong to.
+    metadata spells it), Delta's deletion vectors (decoded here) by the data file they belong to; Iceberg's
+    equality deletes by their columns' values (`_less_equality_deletes`).
     The other partitions are read as they are, so a table with one such partition pays for that one only."""
     plain = [p for p in parts if p.files and not p.deletes]
     deleting = [p for p in parts if p.files and p.deletes]
@@ -317,11 +318,68 @@ def read_format_snapshot(spark: SparkSession, table: Table, parts: list[Partitio
                 else spark.createDataFrame(rows)
             frame = frame.join(deleted, on=(frame[_ROW_FILE_NUMBER] == deleted["deleted_file"]) &
                                (frame[_ROW_INDEX] == deleted["deleted_row"]), how="left_anti")
+        if any(d.content == EQUALITY_DELETES for p in deleting for d in p.deletes):
+            frame = _less_equality_deletes(spark, table, deleting, numbers, frame)
         frames.append(frame.drop(_ROW_FILE_NUMBER, _ROW_INDEX))
     out = frames[0]
     for frame in frames[1:]:
         out = out.unionByName(frame)
     return out
+
+
+def _less_equality_deletes(spark: SparkSession, table: Table, deleting: list[PartitionFiles], numbers: dict[str, int],
+                           frame: DataFrame) -> DataFrame:
+    """`frame` (the rows of `deleting`'s data files, each with its file's number in `numbers`) less the rows
+    Iceberg's equality deletes remove: a row goes when every column a delete file matches on equals a row of that
+    file (NULL equal to NULL), the delete's data sequence number is above the row's file's, and the delete is of
+    the row's partition (an unpartitioned delete is listed in every partition, and applies to each). One anti-join
+    per set of columns the deletes match on."""
+    files = [f for p in deleting for f in p.files]
+    row_sequence = _by_number({numbers[f.path]: f.sequence_number or 0 for f in files})
+    row_part = _by_number({numbers[f.path]: i for i, p in enumerate(deleting) for f in p.files})
+    scope: dict[str, list[int]] = {}
+    by_columns: dict[tuple[int, ...], dict[str, DataFile]] = {}
+    for index, part in enumerate(deleting):
+        for delete in part.deletes:
+            if delete.content == EQUALITY_DELETES:
+                scope.setdefault(delete.path, []).append(index)
+                by_columns.setdefault(delete.equality_ids, {})[delete.path] = delete
+    name_of = {key: name for name, key in file_keys_of(table).items() if isinstance(key, int)}
+    type_of = {c.name: c.type for c in table.cols + table.partitionKeys}
+    for field_ids, deletes in by_columns.items():
+        names = [name_of[field_id] for field_id in field_ids]
+        schema = T.StructType([T.StructField(name, spark_type(type_of[name]), metadata={SPARK_FIELD_ID: field_id})
+                               for name, field_id in zip(names, field_ids, strict=True)])
+        prefixes = prefixes_for(spark, list(deletes))
+        sequence = _by_file({path: F.lit(d.sequence_number or 0) for path, d in deletes.items()}, prefixes)
+        parts = _by_file({path: F.array(*[F.lit(i) for i in scope[path]]) for path in deletes}, prefixes)
+        deleted = (parquet_reader(spark, schema).parquet(*[spark_uri(path, prefixes) for path in deletes])
+                   .select(*[F.col(column_ref(name)).alias(f"__colstats_equal_{i}") for i, name in enumerate(names)],
+                           sequence.alias("__colstats_delete_sequence"), parts.alias("__colstats_delete_parts")))
+        matched = [F.col(column_ref(name)).eqNullSafe(deleted[f"__colstats_equal_{i}"]) for i, name in enumerate(names)]
+        condition = matched[0]
+        for more in matched[1:]:
+            condition = condition & more
+        condition = (condition & (row_sequence < deleted["__colstats_delete_sequence"])
+                     & F.array_contains(deleted["__colstats_delete_parts"], row_part))
+        frame = frame.join(deleted, on=condition, how="left_anti")
+    return frame
+
+
+def _by_number(values: dict[int, int]) -> Column:
+    """Each row's value of its file, by the file's number (`_ROW_FILE_NUMBER`)."""
+    return F.element_at(F.create_map(*[F.lit(v) for pair in values.items() for v in pair]), F.col(_ROW_FILE_NUMBER))
+
+
+def _by_file(values: dict[str, Column], prefixes) -> Column:
+    """Each row's value of the file it was read from (`_metadata.file_path`), looked up as Spark spells the file, or
+    decoded where Spark spells it otherwise than `spark_file_uri`."""
+    spelled = F.col("_metadata.file_path")
+    decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
+    by_uri = F.create_map(*[v for path, value in values.items()
+                            for v in (F.lit(spark_file_uri(normalized(path), prefixes)), value)])
+    by_path = F.create_map(*[v for path, value in values.items() for v in (F.lit(normalized(path)), value)])
+    return F.coalesce(F.element_at(by_uri, spelled), F.element_at(by_path, decoded))
 
 
 BROADCAST_POSITIONS = 20_000_000  # deleted rows a broadcast join takes at most (about 240 MB of rows)
@@ -354,14 +412,10 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     prefixes = prefixes_for(spark, paths)
     files = [spark_uri(path, prefixes) for path in paths]
     spelled = F.col("_metadata.file_path")
-    decoded = decoded_uri_path(F.regexp_replace(spelled, r"^file:(//)?", ""))
     file_column = [spelled.alias(FILE_COLUMN)] if with_file else []
     if positions is not None:  # each row's file, by its number in `positions`, and position in it: what deletes
         # name; the file looked up as Spark spells it, decoded where Spark spells it otherwise than `spark_file_uri`
-        number_by_uri = F.create_map(*[v for path, n in positions.items()
-                                       for v in (F.lit(spark_file_uri(normalized(path), prefixes)), F.lit(n))])
-        number_by_path = F.create_map(*[v for path, n in positions.items() for v in (F.lit(normalized(path)), F.lit(n))])
-        number = F.coalesce(F.element_at(number_by_uri, spelled), F.element_at(number_by_path, decoded))
+        number = _by_file({path: F.lit(n) for path, n in positions.items()}, prefixes)
         file_column += [number.alias(_ROW_FILE_NUMBER), F.col("_metadata.row_index").alias(_ROW_INDEX)]
     root = _partition_root(table, parts)
     if root is not None:  # the files sit in `<root>/<partition name>/`: Spark's partition discovery gives the values
@@ -373,16 +427,8 @@ def _read_by_file(spark: SparkSession, table: Table, parts: list[PartitionFiles]
     frame = logical_columns(frame, table, field_ids, [])
     keys = []
     for index, key in enumerate(table.partitionKeys):
-        by_uri, by_path = [], []
-        for part in parts:
-            if part.partition is None:
-                continue
-            value = F.lit(part.partition.values[index])
-            for data_file in part.files:
-                by_uri += [F.lit(spark_file_uri(normalized(data_file.path), prefixes)), value]
-                by_path += [F.lit(normalized(data_file.path)), value]
-        value_of = F.coalesce(F.element_at(F.create_map(*by_uri), spelled),
-                              F.element_at(F.create_map(*by_path), decoded))
+        value_of = _by_file({data_file.path: F.lit(part.partition.values[index]) for part in parts
+                             if part.partition is not None for data_file in part.files}, prefixes)
         keys.append(value_of.cast(spark_type(key.type)).alias(key.name))
     return frame.select(*table_columns(table), *keys, *file_column)
 
