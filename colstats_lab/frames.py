@@ -178,6 +178,8 @@ def figure_value(value, figure: str, type_name: str):
         return Timestamp(value)
     if base == "date" and isinstance(value, str):
         return Date.from_date(dt.date.fromisoformat(value))
+    if base == "timestamp" and isinstance(value, str):  # a tier's text of a footer's datetime
+        return Timestamp.from_datetime(dt.datetime.fromisoformat(value))
     return value
 
 
@@ -200,8 +202,8 @@ def table_bands(metastore: Metastore, table: Table, names: list[str]) -> dict[st
             continue
         whole = [name for name in params if name not in tiered]
         owners: list[tuple[dict[str, Band], int]] = [
-            ({figure: Band.of(stored) for figure, stored in entry["figures"].items()}, rows[name])
-            for name, entry in tiered.items()]
+            ({figure: _comparable(Band.of(stored), figure, types.get(column, "")) for figure, stored
+              in entry["figures"].items()}, rows[name]) for name, entry in tiered.items()]
         if whole:
             aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, [column], part_names=whole,
                                                 check_compliance=False)
@@ -248,6 +250,15 @@ def _ranges(owners: list[tuple[dict[str, Band], int]], type_name: str | None) ->
 
 
 _BANDED_FIGURES = ("nulls", "nans", "min", "max", "ndv", "avg_len", "max_len", "trues", "falses")
+
+
+def _comparable(band: Band, figure: str, type_name: str) -> Band:
+    """A tiered partition's band with its extremes in the JSON form a whole partition's take (`_band_value`): a
+    tier keeps a footer's date or timestamp as its text, which no number compares with."""
+    if figure not in ("min", "max"):
+        return band
+    value, low, high = (_band_value(figure_value(v, figure, type_name)) for v in (band.value, band.low, band.high))
+    return Band(value, low, high, band.exact, band.method)
 
 
 def _band_value(value):
