@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from pyiceberg import types as it
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.conversions import from_bytes
 from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
-from pyiceberg.manifest import DataFileContent
+from pyiceberg.avro.file import AvroFile
+from pyiceberg.manifest import DATA_FILE_TYPE, MANIFEST_ENTRY_SCHEMAS, DataFileContent, FileFormat, ManifestEntry, \
+    ManifestEntryStatus, ManifestFile
+from pyiceberg.manifest import DataFile as IcebergDataFile
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.table import StaticTable
 from pyiceberg.table import Table as IcebergTable
@@ -27,6 +30,7 @@ from ..metastore import FieldSchema, NoSuchObjectException
 from ..errors import InvalidArgument
 from .file_figures import column_figures, iceberg_string_cut
 from ..storage.options import iceberg_file_io_properties
+from ..tables.deletion_vectors import iceberg_vector
 from ..tables.external import catalog_location
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
@@ -122,7 +126,7 @@ class IcebergSource(TableSource):
         # the manifests read here, not through pyiceberg's `inspect.entries()`, whose Arrow conversion fails on some
         # types (a uuid column: "ArrowNotImplementedError: extension"); each entry with its file's partition spec
         entries = [(manifest.partition_spec_id, entry) for manifest in snapshot.manifests(table.io)
-                   for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True)] if snapshot else []
+                   for entry in _live_entries(manifest, table.io, table.metadata.format_version)] if snapshot else []
         specs = {spec.spec_id: spec for spec in table.metadata.partition_specs}
         # an unpartitioned delete file applies to every partition's files (Iceberg's rule): it fixes no key
         common = _common_fields(table.spec(), [specs[spec_id] for spec_id in {
@@ -169,9 +173,14 @@ class IcebergSource(TableSource):
             if data.content == DataFileContent.EQUALITY_DELETES:
                 _check_equality_columns(data, schema, key_sources, self.source)
             path = catalog_location(data.file_path, f"a data file of {self.source}")
-            made = DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id, data.record_count, content=content,
-                            figures=_figures(data, named, cut) if data.content == DataFileContent.DATA else None,
-                            sequence_number=entry.sequence_number, equality_ids=tuple(data.equality_ids or ()))
+            if data.file_format == FileFormat.PUFFIN:  # a v3 deletion vector: a blob of rows of one data file
+                made = replace(_deletion_vector(data, path, self.source), added_in=entry.snapshot_id,
+                               sequence_number=entry.sequence_number)
+            else:
+                made = DataFile(path, data.file_size_in_bytes, 0.0, entry.snapshot_id, data.record_count,
+                                content=content, sequence_number=entry.sequence_number,
+                                figures=_figures(data, named, cut) if data.content == DataFileContent.DATA else None,
+                                equality_ids=tuple(data.equality_ids or ()))
             if data.content != DataFileContent.DATA and common and not specs[spec_id].fields:
                 if every_partition is None:
                     every_partition = {tuple(_values(positions, s, e.data_file.partition, transforms))
@@ -195,6 +204,40 @@ def _values(positions: dict[int, list[int]], spec_id: int, partition,
     """A file's values of the lab's partition keys, from its partition tuple under its own spec."""
     return [_key_text(partition[position], transform, source_type)
             for position, (_, transform, source_type) in zip(positions[spec_id], transforms, strict=True)]
+
+
+def _live_entries(manifest: ManifestFile, io, format_version: int) -> list[ManifestEntry]:
+    """A manifest's live entries. pyiceberg 0.12 reads every manifest as of format 2, which leaves out a v3
+    deletion vector's data file, offset and size: a v3 table's are read here as of format 3, each entry taking its
+    snapshot, sequence number and spec from the manifest where it leaves them to it (the spec's inheritance)."""
+    if format_version < 3:
+        return manifest.fetch_manifest_entry(io, discard_deleted=True)
+    with AvroFile[ManifestEntry](io.new_input(manifest.manifest_path), MANIFEST_ENTRY_SCHEMAS[3],
+                                 read_types={-1: ManifestEntry, 2: IcebergDataFile},
+                                 read_enums={0: ManifestEntryStatus, 101: FileFormat, 134: DataFileContent}) as reader:
+        entries = [entry for entry in reader if entry.status != ManifestEntryStatus.DELETED]
+    for entry in entries:
+        if entry.snapshot_id is None and manifest.added_snapshot_id is not None:
+            entry.snapshot_id = manifest.added_snapshot_id
+        if entry.sequence_number is None and entry.status == ManifestEntryStatus.ADDED:
+            entry.sequence_number = manifest.sequence_number
+        entry.data_file.spec_id = manifest.partition_spec_id
+    return entries
+
+
+_V3_FIELD = {f.name: i for i, f in enumerate(DATA_FILE_TYPE[3].fields)}
+
+
+def _deletion_vector(data, path: str, source: str) -> DataFile:
+    """A v3 deletion vector's manifest entry as the lab keeps a vector: the data file it names, the Puffin file,
+    the blob's place; refused by name where the entry lacks them."""
+    referenced, offset, size = (data[_V3_FIELD[name]] if len(data) > _V3_FIELD[name] else None
+                                for name in ("referenced_data_file", "content_offset", "content_size_in_bytes"))
+    if data.content != DataFileContent.POSITION_DELETES or referenced is None or offset is None or size is None:
+        raise InvalidArgument(f"{source} lists Puffin file {path} as a delete file without the data file, offset and "
+                              "size of a deletion vector")
+    return iceberg_vector(catalog_location(referenced, f"a data file of {source}"), path, offset, size,
+                          data.record_count)
 
 
 def _check_equality_columns(data, schema, key_sources: set[int], source: str) -> None:

@@ -5,6 +5,10 @@ path; `i` inline in the log, Z85-encoded. The positions are decoded from the Roa
 number, then a 64-bit Roaring bitmap in the portable format), checked against the file's CRC-32 and the data
 file's row count, before a scan applies them. Every failure names the data file and the vector, in one line.
 
+Iceberg v3's deletion vectors are the same bitmap in the same frame (its size, the magic, the bitmap, its CRC-32),
+a `deletion-vector-v1` blob of a Puffin file at the offset its manifest entry gives: storage type `f` here, the lab's
+own (a Puffin file by its absolute path), never written to a Delta log.
+
 In the lab's metastore a vector is one more file of its partition (`DataFile.content` DELETION_VECTOR), whose
 path names the data file and the vector's unique id: a commit that adds or replaces a vector changes exactly
 that partition's files, so its statistics go stale there and nowhere else."""
@@ -27,6 +31,7 @@ from ..storage import is_local, join, local_path, storage_for
 PORTABLE_MAGIC = 1681511377  # little-endian; Spark and Databricks write this one
 NATIVE_MAGIC = 1681511376    # big-endian, then 32-bit bitmaps by their high word (the protocol's inline example)
 FILE_FORMAT_VERSION = 1
+PUFFIN_BLOB, PUFFIN_MAGIC = "f", b"PFA1"  # an Iceberg deletion vector: a blob of a Puffin file
 _Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 _Z85_VALUE = {c: i for i, c in enumerate(_Z85)}
 
@@ -61,6 +66,8 @@ class DeletionVector:
         """The file holding the vector (None inline)."""
         if self.storage == "i":
             return None
+        if self.storage == PUFFIN_BLOB:  # as an Iceberg manifest names it
+            return local_path(self.path_or_inline) if is_local(self.path_or_inline) else self.path_or_inline
         if self.storage == "p":  # a URI as add actions spell paths: `file:///...` is a local path
             location = unquote(self.path_or_inline)
             return local_path(location) if is_local(location) else location
@@ -97,6 +104,13 @@ def vector_file(data_path: str, vector: DeletionVector) -> DataFile:
                     record_count=vector.cardinality, content=DELETION_VECTOR)
 
 
+def iceberg_vector(data_path: str, puffin_path: str, offset: int, blob_size: int, cardinality: int) -> DataFile:
+    """An Iceberg v3 deletion vector (a `deletion-vector-v1` blob of `blob_size` bytes at `offset` of a Puffin file,
+    as its manifest entry's `content_offset` and `content_size_in_bytes` say) as a `vector_file`: the blob's frame
+    is a Delta vector's, the bitmap `blob_size` less its size and CRC-32."""
+    return vector_file(data_path, DeletionVector(PUFFIN_BLOB, puffin_path, offset, blob_size - 8, cardinality))
+
+
 def vector_of(data_file: DataFile) -> tuple[str, DeletionVector]:
     """The data file's path and the vector a `vector_file` stands for."""
     data_path, _, described = data_file.path.rpartition(VECTOR_MARK)
@@ -129,7 +143,8 @@ def deleted_positions(data_path: str, vector: DeletionVector, table_root: str, r
         data = _stored(vector, table_root, what)
     positions = _bitmap(data, what)
     if len(positions) != vector.cardinality:
-        raise InvalidArgument(f"{what} holds {len(positions):,} rows, but the log says {vector.cardinality:,}")
+        described_by = "its manifest" if vector.storage == PUFFIN_BLOB else "the log"
+        raise InvalidArgument(f"{what} holds {len(positions):,} rows, but {described_by} says {vector.cardinality:,}")
     if rows is not None and len(positions) and positions.max() >= rows:
         raise InvalidArgument(f"{what} deletes row {positions.max():,}, past the {rows:,} rows of the file")
     return positions
@@ -148,7 +163,10 @@ def _stored(vector: DeletionVector, table_root: str, what: str) -> bytes:
         content = storage_for(location).read_bytes(location)
     except (OSError, StorageError) as error:
         raise StorageError(f"{what} cannot be read: {type(error).__name__}: {error}") from None
-    if not content or content[0] != FILE_FORMAT_VERSION:
+    if vector.storage == PUFFIN_BLOB:
+        if content[:4] != PUFFIN_MAGIC:
+            raise InvalidArgument(f"{what} is not a Puffin file")
+    elif not content or content[0] != FILE_FORMAT_VERSION:
         raise InvalidArgument(f"{what} is not a deletion vector file of format {FILE_FORMAT_VERSION}")
     start = 1 if vector.offset is None else vector.offset
     end = start + 4 + vector.size + 4
