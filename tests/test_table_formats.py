@@ -438,7 +438,8 @@ def test_an_auto_analyze_round_republishes_a_table_that_asks_for_it_on_the_snaps
 def test_uuid_fixed_and_decimal_columns_are_analyzed_and_a_time_column_is_left_out_by_name(lab, iceberg):
     """pyiceberg's own `inspect.entries()` fails on a uuid column (ArrowNotImplementedError: extension): the lab reads
     the manifests itself. A uuid and a fixed are kept as their bytes (what Spark reads of the file, and Iceberg's
-    serialization of them in the Puffin blobs); Spark has no time type here: that column is left out, named."""
+    serialization of them in the Puffin blobs), a decimal's blob hashes its unscaled value's fewest big-endian
+    bytes; Spark has no time type here: that column is left out, named."""
     from pyiceberg.types import DecimalType, FixedType, TimeType, UUIDType
 
     catalog, properties = iceberg
@@ -476,6 +477,12 @@ def test_uuid_fixed_and_decimal_columns_are_analyzed_and_a_time_column_is_left_o
         values = [v if isinstance(v, bytes) else v.bytes for v in truth.column(column).to_pylist() if v is not None]
         sketch = compact_theta_sketch.deserialize(puffin.get_blob_payload(by_id[field_id]))
         assert set(sketch) == theta_hashes(values), column
+    # a decimal as the spec serializes it: its unscaled value, two's complement, big-endian, in the fewest bytes
+    unscaled = [int(v.scaleb(2)) for v in truth.column("price").to_pylist() if v is not None]
+    serialized = [u.to_bytes(((u if u >= 0 else ~u).bit_length() + 8) // 8, "big", signed=True) for u in unscaled]
+    assert {len(b) for b in serialized} == {1, 2}  # 0.25 .. 14.75: one byte up to 1.27, two above
+    sketch = compact_theta_sketch.deserialize(puffin.get_blob_payload(by_id[5]))
+    assert set(sketch) == theta_hashes(serialized) and int(by_id[5].properties["ndv"]) == len(set(unscaled))
 
 
 def test_publish_registers_a_partition_statistics_file_and_one_another_engine_wrote_is_read(lab, iceberg):
@@ -847,6 +854,11 @@ def test_theta_inputs_hash_every_type_as_iceberg_serializes_it(spark):
                       lambda v: struct.pack("<q", (v - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1))),
         "string": (["é", "abc", "a b"], lambda v: v.encode("utf-8")),
         "boolean": ([True, False], lambda v: bytes([int(v)])),
+        # the unscaled value in the fewest two's-complement big-endian bytes: 1.27 in one, 1.28 and -1.29 in two
+        "decimal(18,2)": ([Decimal("0.00"), Decimal("1.27"), Decimal("1.28"), Decimal("-1.28"), Decimal("-1.29"),
+                           Decimal("9999999999999999.99"), Decimal("-0.01")],
+                          lambda v: int(v.scaleb(2)).to_bytes(
+                              ((u if (u := int(v.scaleb(2))) >= 0 else ~u).bit_length() + 8) // 8, "big", signed=True)),
     }
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     for type_name, (items, serialized) in values.items():
@@ -858,7 +870,7 @@ def test_theta_inputs_hash_every_type_as_iceberg_serializes_it(spark):
         for i in range(len(inputs)):
             union.update(compact_theta_sketch.deserialize(bytes(row[f"c{i}"])))
         assert set(union.get_result()) == theta_hashes([serialized(v) for v in items]), type_name
-    assert theta_inputs("v", "decimal(10,2)") is None
+    assert theta_inputs("v", "decimal(19,2)") is None  # an unscaled value past a long's: no blob yet
 
 
 def test_month_bucket_and_truncate_partitions_are_the_formats_own(lab, tmp_path):

@@ -45,12 +45,12 @@ _NEGATIVE_ZERO = b"\x00" * 7 + b"\x80"  # -0.0 as Iceberg serializes a double: i
 
 def theta_inputs(name: str, type_name: str, path: tuple[str, ...] = ()) -> list[Column] | None:
     """Columns whose theta sketches, unioned, are the sketch of column `name` (a struct's leaf at `path`, its
-    column and fields) over Iceberg's single-value
-    serialization (NULL is no value); None for a type without one here (decimal: Iceberg's minimal big-endian
-    unscaled bytes are not built yet). DataSketches hashes a long as its 8 little-endian bytes, so a bigint,
-    a timestamp's microseconds and a double (whose bits it hashes, with -0.0 folded into 0.0: -0.0 gets a
-    sketch of its own) go in as they are; 4-byte values are turned into their little-endian bytes
-    arithmetically (an order of magnitude faster than by text)."""
+    column and fields) over Iceberg's single-value serialization (NULL is no value); None for a type without one
+    here (a decimal of more than 18 digits). A decimal's value is its unscaled long in the fewest big-endian
+    bytes. DataSketches hashes a long as its 8 little-endian bytes, so a bigint, a timestamp's microseconds and a
+    double (whose bits it hashes, with -0.0 folded into 0.0: -0.0 gets a sketch of its own) go in as they are;
+    4-byte values are turned into their little-endian bytes arithmetically (an order of magnitude faster than by
+    text)."""
     base = parse_type(type_name).base
     reference = ".".join("`" + part.replace("`", "``") + "`" for part in (path if len(path) > 1 else (name,)))
     column = F.col(reference)
@@ -72,10 +72,30 @@ def theta_inputs(name: str, type_name: str, path: tuple[str, ...] = ()) -> list[
         # a zero's sign shows in its text (Spark's atan2 and division fold -0.0 into 0.0); text of zeros only
         negative_zero = F.when(column == 0, column.cast("string") == "-0.0").otherwise(F.lit(False))
         return [F.when(~negative_zero, column), F.when(negative_zero, F.lit(_NEGATIVE_ZERO))]
+    if base == "decimal":
+        precision, scale = parse_type(type_name).precision_scale
+        if precision > _LONG_DIGITS:
+            return None  # its unscaled value may not fit a long; such columns get no blob yet
+        return [_minimal_big_endian((column * F.lit(10 ** scale)).cast("decimal(38,0)").cast("bigint"))]
     if base == "float":  # rare: its IEEE bits through Java (a reflective call a value)
         bits = F.expr(f"reflect('java.lang.Float', 'floatToRawIntBits', {reference})")
         return [_little_endian(F.when(column.isNotNull(), bits).cast("bigint"), 4)]
     return None
+
+
+_LONG_DIGITS = 18  # a decimal of up to 18 digits has an unscaled value a long holds
+
+
+def _minimal_big_endian(number: Column) -> Column:
+    """A long's two's-complement bytes, most significant first, in the fewest bytes that hold it (Iceberg's
+    serialization of a decimal's unscaled value): the low 2n digits of its 16-digit hex."""
+    digits = F.lpad(F.hex(number), 16, "0")  # a negative long's hex is already its 16 two's-complement digits
+    chosen = F.unhex(F.substring(digits, 1, 16))
+    for size in range(7, 0, -1):
+        limit = 2 ** (8 * size - 1)
+        chosen = F.when((number >= -limit) & (number < limit), F.unhex(F.substring(digits, 17 - 2 * size, 2 * size))
+                        ).otherwise(chosen)
+    return F.when(number.isNotNull(), chosen)
 
 
 def _little_endian(value: Column, size: int) -> Column:
@@ -119,7 +139,7 @@ class PuffinOutcome:
             text += f" Analyzed first, as their files changed: {', '.join(str(p) for p in self.analyzed_first)}."
         if self.skipped_columns:
             text += (f" No blob for: {', '.join(self.skipped_columns)} (blobs are built for scalar columns other "
-                     "than decimals).")
+                     f"than decimals of more than {_LONG_DIGITS} digits).")
         return text
 
 
