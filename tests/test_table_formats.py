@@ -38,7 +38,7 @@ from pyspark.sql import functions as F
 
 from colstats_lab.interop.iceberg_publish import theta_inputs
 from colstats_lab.metastore import NoSuchObjectException, escape_path_name
-from colstats_lab.errors import InvalidArgument
+from colstats_lab.errors import InvalidArgument, QueryError
 from colstats_lab.workbench.dashboard import TABS, TablePage
 
 ICEBERG_SCHEMA = Schema(
@@ -403,6 +403,58 @@ def test_publish_writes_a_puffin_file_iceberg_readers_read_and_rescans_only_what
     view = page.children[TABS.index("Engines")].children[0]
     assert f"{2 * len(ndv)} theta blob(s) registered, {len(ndv)} for the current snapshot" in view.header.value
     assert view.grid.value.count("(current)") == len(ndv) and view.grid.value.count("(older)") == len(ndv)
+
+
+def test_a_publish_another_writers_commit_beat_is_tried_again_and_gives_up_after_three_removing_only_its_file(
+        lab, iceberg, monkeypatch):
+    """Another writer's append lands while the catalog stages the lab's statistics commit (a real pyiceberg commit,
+    made as the catalog writes the lab's new metadata file, before it swaps the pointer): the catalog refuses the
+    lab's, which registers the same file on the table as it is now. A writer that wins every race: three refusals,
+    one line, the lab's unregistered file removed and nothing else of the table's."""
+    from pyiceberg.catalog import MetastoreCatalog
+
+    catalog, properties = iceberg
+    three_appends(catalog)
+    lab.attach("ice", properties)
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
+    followed = catalog.load_table("db.events").current_snapshot().snapshot_id
+    write_metadata = MetastoreCatalog._write_metadata
+    won: list[int] = []
+    racing: list[bool] = []
+
+    def another_writer_wins(metadata, io, metadata_path):
+        if not racing and len(won) < wins and metadata.statistics:  # the lab's commit: it registers statistics
+            racing.append(True)
+            try:
+                catalog.load_table("db.events").append(rows(2, "web", 3, 900 + 10 * len(won)))
+            finally:
+                racing.clear()
+            won.append(1)
+        return write_metadata(metadata, io, metadata_path)
+
+    monkeypatch.setattr(MetastoreCatalog, "_write_metadata", staticmethod(another_writer_wins))
+    wins = 1
+    outcome = lab.tables["ice.db.events"].publish().details
+    assert len(won) == 1 and outcome.snapshot_id == followed
+    now = catalog.load_table("db.events")
+    assert now.current_snapshot().snapshot_id != followed  # the other writer's append is the current snapshot
+    registered = [f for f in now.metadata.statistics if f.snapshot_id == followed]
+    assert [f.statistics_path for f in registered] == [outcome.statistics_path]
+    assert os.path.exists(outcome.statistics_path.removeprefix("file://"))
+
+    lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")  # the lab follows the new snapshot
+    metadata_dir = now.metadata.location.removeprefix("file://") + "/metadata"
+    before = set(os.listdir(metadata_dir))
+    won.clear()
+    wins = 3
+    with pytest.raises(QueryError, match="refused 3 commits in a row"):
+        lab.tables["ice.db.events"].publish()
+    assert len(won) == 3
+    after = set(os.listdir(metadata_dir))
+    # the three winning appends' files came (and the metadata files the refused commits staged); no statistics file
+    # of the lab's stays, and nothing that was there is gone
+    assert not [name for name in after - before if "-colstats-" in name] and before <= after
+    assert outcome.statistics_path.rsplit("/", 1)[-1] in after  # the first publish's file, registered, stays
 
 
 @pytest.mark.both_backends  # the round's claims and history, the tiers' bounds: on PostgreSQL too
