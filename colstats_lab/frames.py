@@ -154,9 +154,12 @@ def with_bands(record: dict, bands: dict[str, Band] | None, type_name: str, rows
         return
     shown: dict[str, list] = {}
     for figure, band in bands.items():
-        if band.exact or figure == "rows":
+        if band.exact:
             continue
-        if figure in record and figure not in ("rows",):
+        if figure == "rows":  # the level's count, shown beside the figures (equality deletes under NOSCAN)
+            shown[figure] = [band.low, band.high, band.method]
+            continue
+        if figure in record:
             record[figure] = None if band.value is None else figure_value(band.value, figure, type_name)
         shown[figure] = [figure_value(band.low, figure, type_name), figure_value(band.high, figure, type_name),
                          band.method]
@@ -624,16 +627,25 @@ def table_kind(table: Table) -> str:
     return kind_of(table).label(table)
 
 
-LANDING_COLUMNS = ["database", "table", "kind", "partitions", "files", "rows", "bytes", "accurate_columns",
-                   "columns", "stale_partitions", "stale_reason", "last_analyzed", "last_write", "metadata_level"]
+LANDING_COLUMNS = ["database", "table", "kind", "partitions", "files", "rows", "rows_band", "bytes",
+                   "accurate_columns", "columns", "stale_partitions", "stale_reason", "last_analyzed", "last_write",
+                   "metadata_level"]
+
+
+def rows_band(level: pd.DataFrame) -> list | None:
+    """The band of a level's row count ([low, high, method]) where a tier left it inexact (Iceberg's equality
+    deletes under NOSCAN), from its columns' bands; None where it is exact."""
+    if "bands" not in level:
+        return None
+    return next((bands["rows"] for bands in level["bands"] if isinstance(bands, dict) and "rows" in bands), None)
 
 
 def tables_frame(metastore: Metastore) -> pd.DataFrame:
     """Every table of every database at a glance, the stalest first: its kind and size, how many of its
     columns have statistics accurate now (rows: as last analyzed, an Iceberg or Delta table's record counts
-    now, None for other files never analyzed), how many partitions (or the table itself) hold statistics
-    that are not, with the first reason, when it was last analyzed, when the lab last wrote it (None for
-    an external table: other jobs write it) and its Drill metadata level. Reads
+    now, None for other files never analyzed; rows_band the band of an estimated count), how many partitions
+    (or the table itself) hold statistics that are not, with the first reason, when it was last analyzed, when
+    the lab last wrote it (None for an external table: other jobs write it) and its Drill metadata level. Reads
     the metastore (and an external table's file listings) alone."""
     records = []
     writes = metastore.last_writes()
@@ -655,6 +667,7 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
                 "rows": counted[0] if counted else None if (
                     kind_of(table).written_elsewhere and pd.isna(analyzed) and not int(params.get("numRows", 0) or 0)
                 ) else int(params.get("numRows", 0) or 0),
+                "rows_band": None if counted else rows_band(level),
                 "bytes": int(params.get("totalSize", 0) or 0),
                 "accurate_columns": int(sum(a is True for a in level["accurate"])), "columns": len(names),
                 # statistics never computed are not stale: nothing was analyzed to go out of date
@@ -688,6 +701,7 @@ def report_data(metastore: Metastore, table: Table, frame: pd.DataFrame | None =
         "partition_keys": [table.spelled(k) for k in table.partition_key_names],
         "partitions": int(params.get("numPartitions", 0) or 0) if table.is_partitioned else None,
         "rows": int(params.get("numRows", 0) or 0),
+        "rows_band": rows_band(level_frame(metastore, table, None)[0]),
         "files": int(params.get("numFiles", 0) or 0),
         "bytes": int(params.get("totalSize", 0) or 0),
         "skewed_by": None if table.skewedInfo is None else {"columns": table.skewedInfo.skewedColNames,

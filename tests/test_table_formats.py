@@ -39,6 +39,8 @@ from pyspark.sql import functions as F
 from colstats_lab.interop.iceberg_publish import theta_inputs
 from colstats_lab.metastore import NoSuchObjectException, escape_path_name
 from colstats_lab.errors import InvalidArgument, QueryError
+from colstats_lab.frames import tables_frame
+from colstats_lab.ui.stats_view import StatsView
 from colstats_lab.workbench.dashboard import TABS, TablePage
 
 ICEBERG_SCHEMA = Schema(
@@ -814,6 +816,13 @@ def test_equality_deletes_of_an_unpartitioned_table_read_as_duckdb_reads_them_an
     counted = bounds[bounds.figure == "rows"].iloc[0]
     assert not counted.exact and counted.low <= len(duck) <= counted.high, (said, counted.to_dict())
     assert "equality deletes" in counted.method, counted.method
+    # the count is shown as an estimate wherever it reaches: the landing, the statistics view's header, the report
+    landing = tables_frame(lab.metastore).set_index("table")
+    assert landing.loc["flat", "rows_band"] is not None and landing.loc["flat", "rows_band"][:2] == [counted.low,
+                                                                                                  counted.high]
+    header = StatsView(lab, "ice_db.flat").header.value
+    assert "colstats-estimate" in header.split(" rows")[0] and f"{counted.value:,}" in header, header
+    assert lab.tables["ice.db.flat"].report()["rows_band"] is not None
     for band in bounds[bounds.figure.isin(["nulls", "min", "max"]) & bounds.column.isin(["id", "x", "amount"])
                        ].itertuples():
         values = duck[band.column]

@@ -7,6 +7,7 @@ import datetime as dt
 import ipywidgets as widgets
 import pandas as pd
 
+from ..frames import rows_band
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore import NoSuchObjectException, Table
 from ..metastore.snapshot_files import FORMAT_PARAM
@@ -221,7 +222,8 @@ class StatsView(View):
         where = "whole table" if shown.partition is None else self.table.spelled_partition(shown.partition.partName)
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · {fmt.escape(where)} · '
-            f'{fmt.count(shown.rows)} rows · {fmt.size(int(params.get("totalSize", 0) or 0))} in '
+            f'{banded(fmt.count(shown.rows), rows_band(self.frame))} rows · '
+            f'{fmt.size(int(params.get("totalSize", 0) or 0))} in '
             f'{fmt.count(int(params.get("numFiles", 0) or 0))} files'
             + (f' · {fmt.count(int(params.get("numPartitions", 0) or 0))} partitions'
                if self.table.is_partitioned and shown.partition is None else "")

@@ -24,7 +24,7 @@ from ..ui.profile_view import ProfileView
 from ..ui.pruning_view import PruningPanel
 from ..ui.runs_view import RunsView
 from ..ui.skew_view import SkewView
-from ..ui.stats_view import StatsView
+from ..ui.stats_view import StatsView, banded
 from ..ui.transactions_view import TransactionsView
 from ..ui.widgets import html_table, refusal
 
@@ -56,7 +56,9 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
         "table": frame["database"] + "." + frame["table"], "kind": frame["kind"],
         "partitions": frame["partitions"].map(lambda v: "" if pd.isna(v) else fmt.count(int(v))),
         "files": frame["files"].map(fmt.count),
-        "rows": frame["rows"].map(lambda v: "not counted" if v is None or pd.isna(v) else fmt.count(int(v))),
+        # raw HTML (an estimate's ≈ with its band on hover): a count, or the band's escaped text
+        "rows": [("not counted" if v is None or pd.isna(v) else banded(fmt.count(int(v)), band))
+                 for v, band in zip(frame["rows"], frame["rows_band"], strict=True)],
         "size": frame["bytes"].map(fmt.size),
         "accurate columns": [f"{a} of {c}" for a, c in zip(frame["accurate_columns"], frame["columns"])],
         "statistics": [freshness(row) for row in frame.itertuples()],
@@ -250,7 +252,7 @@ class Dashboard(widgets.VBox):
         if text.strip():
             shown = shown[shown["table"].str.contains(text.strip(), case=False, regex=False)]
         self.landing.value = html_table(shown, numeric={"partitions", "files", "rows", "size"},
-                                        raw_html={"statistics"}, row_attributes=[_opens(t) for t in shown["table"]])
+                                        raw_html={"statistics", "rows"}, row_attributes=[_opens(t) for t in shown["table"]])
 
     def show_table(self, table: str | None) -> None:
         if not table:
