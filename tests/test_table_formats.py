@@ -823,6 +823,10 @@ def test_equality_deletes_of_an_unpartitioned_table_read_as_duckdb_reads_them_an
     header = StatsView(lab, "ice_db.flat").header.value
     assert "colstats-estimate" in header.split(" rows")[0] and f"{counted.value:,}" in header, header
     assert lab.tables["ice.db.flat"].report()["rows_band"] is not None
+    for query in ("SELECT count(*) FROM ice.db.flat", "SELECT count(x) FROM ice.db.flat"):  # never a guessed count
+        answer = lab.stats_answer(query)
+        assert answer.frame is None and "rows of" in answer.reason and "estimated" in answer.reason, answer.reason
+    assert lab.sql("SELECT count(*) FROM ice.db.flat").df.iloc[0, 0] == len(duck)
     for band in bounds[bounds.figure.isin(["nulls", "min", "max"]) & bounds.column.isin(["id", "x", "amount"])
                        ].itertuples():
         values = duck[band.column]

@@ -160,6 +160,14 @@ def _exact_figures(table: Table, aggregates: list[_Aggregate], partitions: list[
     owners = [(p.parameters, f"partition {p.partName}") for p in partitions] if partitions is not None \
         else [(table.parameters, table.qualified_name)]
     for agg in aggregates:
+        if agg.function == "count":  # count(*) and count(c) take the rows, which metadata may leave a band
+            for parameters, where in owners:
+                estimated = next((column for column, entry in tiered_columns(parameters).items()
+                                  if not entry["figures"].get("rows", [None, None, None, True])[3]), None)
+                if estimated is not None:
+                    raise NotFromStats(f"the rows of {where} are estimated ({_tier(parameters, estimated)}: "
+                                       "equality deletes remove rows metadata cannot count), not exact; answered by "
+                                       "a scan")
         if agg.column is None:
             continue
         for parameters, where in owners:
