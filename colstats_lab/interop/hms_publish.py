@@ -243,11 +243,14 @@ def _basic_params(params: dict[str, str], columns: list[str], rows: int, size: i
                   spark: dict[str, str]) -> dict[str, str]:
     """The basic parameters published beside `columns`' statistics. A column whose NULLs, minimum or maximum a
     tiered ANALYZE estimated (or could not read) is published but not flagged accurate, since Hive answers count,
-    min and max from flagged columns alone; `colstats.tiers` names each tiered column's tier for a reader."""
-    exact = {c for c in columns if not {"nulls", "min", "max"} & set(inexact_figures(params, c))}
+    min and max from flagged columns alone; `colstats.tiers` names each tiered column's tier for a reader. Rows
+    metadata could only bound (Iceberg's equality deletes under NOSCAN) flag nothing: Hive answers count(*) from
+    flagged basic statistics."""
+    rows_exact = not any("rows" in inexact_figures(params, c) for c in columns)
+    exact = {c for c in columns if not {"nulls", "min", "max"} & set(inexact_figures(params, c))} if rows_exact else set()
     named = ";".join(f"{c}={tier}" for c, tier in tiers_by_column([params], columns).items())
     return {"numRows": str(rows), "totalSize": str(size), "numFiles": str(params.get("numFiles", "0")),
-            ACCURATE_PARAM: StatsAccuracy(True, exact).to_param() or "", PUBLISHED_PARAM: ",".join(columns),
+            ACCURATE_PARAM: StatsAccuracy(rows_exact, exact).to_param() or "", PUBLISHED_PARAM: ",".join(columns),
             TIERS_PARAM: named, **spark}
 
 
