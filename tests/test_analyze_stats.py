@@ -121,17 +121,21 @@ def mix_lab(tmp_path_factory, spark):
     lab.close()
 
 
-def test_partition_statistics_equal_pandas(mix_lab):
-    reader, data, result = mix_lab
-    assert sorted(result.details.partitions) == ["ds=a", "ds=b", "ds=c"]
+def assert_partitions_equal_pandas(metastore, data: dict[str, list[tuple]]) -> None:
+    """Each partition of `mix`: every column's statistics and its rows, as pandas computes them of its rows."""
     for partition, rows in data.items():
         expected = expected_stats(_frame(rows))
-        stats = reader.metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)[f"ds={partition}"]
+        stats = metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)[f"ds={partition}"]
         assert sorted(o.colName for o in stats.statsObj) == sorted(COLUMNS)
         for obj in stats.statsObj:
             assert_matches(obj, expected[obj.colName])
-        params = reader.metastore.get_partition("default", "mix", f"ds={partition}").parameters
-        assert int(params["numRows"]) == len(rows)
+        assert int(metastore.get_partition("default", "mix", f"ds={partition}").parameters["numRows"]) == len(rows)
+
+
+def test_partition_statistics_equal_pandas(mix_lab):
+    reader, data, result = mix_lab
+    assert sorted(result.details.partitions) == ["ds=a", "ds=b", "ds=c"]
+    assert_partitions_equal_pandas(reader.metastore, data)
 
 
 def test_table_statistics_are_merged_from_partitions_and_equal_pandas(mix_lab):
@@ -245,13 +249,7 @@ def test_partitions_analyzed_in_several_jobs_and_kept_in_a_file_until_the_commit
     result = lab.sql("ANALYZE TABLE mix COMPUTE STATISTICS FOR ALL COLUMNS")
     assert spilled == [True]
     assert sorted(result.details.partitions) == ["ds=a", "ds=b", "ds=c"]
-    for partition, rows in data.items():
-        expected = expected_stats(_frame(rows))
-        stats = lab.metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)[f"ds={partition}"]
-        assert sorted(o.colName for o in stats.statsObj) == sorted(COLUMNS)
-        for obj in stats.statsObj:
-            assert_matches(obj, expected[obj.colName])
-        assert int(lab.metastore.get_partition("default", "mix", f"ds={partition}").parameters["numRows"]) == len(rows)
+    assert_partitions_equal_pandas(lab.metastore, data)
     everything = _frame([row for rows in data.values() for row in rows])
     for name, expected in expected_stats(everything).items():
         assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), expected)

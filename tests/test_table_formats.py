@@ -623,6 +623,17 @@ class _DeleteManifestWriter(ManifestWriterV2):
         return {**super()._meta, "content": "deletes"}
 
 
+def commit_delete_file(table, delete_file) -> None:
+    """A delete file committed in a delete manifest by a snapshot of operation "delete"; pyiceberg writes neither
+    itself, so its snapshot producer is given the manifest writer here."""
+    with table.transaction() as transaction:
+        producer = _FastAppendFiles(operation=Operation.DELETE, transaction=transaction, io=table.io)
+        producer.new_manifest_writer = lambda spec: _DeleteManifestWriter(  # type: ignore[method-assign]
+            spec, producer.schema(), producer.new_manifest_output(), producer._snapshot_id, producer._compression)
+        with producer:
+            producer.append_data_file(delete_file)
+
+
 def commit_position_deletes(table, data_file, positions: list[int]) -> None:
     """A position-delete file as Iceberg's spec lays it out (`file_path` and `pos` with their reserved field
     ids, sorted by position), committed in a delete manifest by a snapshot of operation "delete"; pyiceberg
@@ -640,12 +651,7 @@ def commit_position_deletes(table, data_file, positions: list[int]) -> None:
         partition=data_file.partition, record_count=len(positions), file_size_in_bytes=len(written.getvalue()),
         column_sizes={}, value_counts={}, null_value_counts={}, nan_value_counts={}, lower_bounds={},
         upper_bounds={}, split_offsets=None, equality_ids=None, sort_order_id=None, spec_id=data_file.spec_id)
-    with table.transaction() as transaction:
-        producer = _FastAppendFiles(operation=Operation.DELETE, transaction=transaction, io=table.io)
-        producer.new_manifest_writer = lambda spec: _DeleteManifestWriter(  # type: ignore[method-assign]
-            spec, producer.schema(), producer.new_manifest_output(), producer._snapshot_id, producer._compression)
-        with producer:
-            producer.append_data_file(delete_file)
+    commit_delete_file(table, delete_file)
 
 
 def test_position_deletes_are_applied_and_their_commit_makes_the_partition_stale(lab, iceberg):
@@ -731,12 +737,7 @@ def commit_equality_deletes(table, deleted: pa.Table, partition=None) -> None:
         file_size_in_bytes=len(written.getvalue()), column_sizes={}, value_counts={}, null_value_counts={},
         nan_value_counts={}, lower_bounds={}, upper_bounds={}, split_offsets=None,
         equality_ids=[ids[name] for name in deleted.column_names], sort_order_id=None, spec_id=table.spec().spec_id)
-    with table.transaction() as transaction:
-        producer = _FastAppendFiles(operation=Operation.DELETE, transaction=transaction, io=table.io)
-        producer.new_manifest_writer = lambda spec: _DeleteManifestWriter(  # type: ignore[method-assign]
-            spec, producer.schema(), producer.new_manifest_output(), producer._snapshot_id, producer._compression)
-        with producer:
-            producer.append_data_file(delete_file)
+    commit_delete_file(table, delete_file)
 
 
 def duckdb_iceberg_rows(catalog, name: str) -> pd.DataFrame:
