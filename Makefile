@@ -8,7 +8,7 @@ NEWEST := .venv-newest
 SMOKE := tests/test_parser.py tests/test_analyze_stats.py tests/test_skew_report.py tests/test_workbench.py \
          tests/test_exports.py tests/test_cli.py
 
-.PHONY: install hooks java browser postgres dashboard demo lab docs test test-all newest lock bench bench-optimizer clean
+.PHONY: install hooks java browser postgres dashboard demo lab docs unit test test-all newest lock bench bench-optimizer clean
 
 install: $(STAMP)
 
@@ -54,11 +54,15 @@ dashboard: java
 demo: java
 	$(PY) -m colstats_lab.cli demo
 
-# the fast lane, while working: ruff, mypy, and every test not marked slow (under 3 minutes)
+# the unit lane, between edits: the tests that need no JVM, no server and no process (about 30 s)
+unit: $(STAMP)
+	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -m unit -p no:cacheprovider
+
+# the fast lane, while working: ruff, mypy, and every test not marked slow (about 6 minutes on 2 cores)
 test: java postgres
 	$(PY) -m ruff check colstats_lab tests bench docs
 	$(PY) -m mypy
-	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -m "not slow"
+	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -n 2 -m "not slow"
 
 # the full lane, what CI runs: the same checks and every test, browsers, notebooks and processes too
 test-all: java browser postgres

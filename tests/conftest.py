@@ -48,6 +48,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "both_backends: runs once on a SQLite metastore and once on PostgreSQL")
     config.addinivalue_line("markers", "sqlite_only(why): a test of SQLite's file itself, in a both_backends module")
     config.addinivalue_line("markers", "postgresql_only(why): a behaviour of a shared server, in a both_backends module")
+    config.addinivalue_line("markers", "unit: no JVM, no server, no process of its own (set by the collection)")
 
 
 def pytest_generate_tests(metafunc):
@@ -119,11 +120,36 @@ def lab(tmp_path, spark, metastore_backend, new_metastore_location, monkeypatch)
     lab.close()
 
 
+# what makes a test more than a unit test: a JVM, a server, a metastore of the suite's, a process of its own
+_BEYOND_UNIT_FIXTURES = {"spark", "lab", "postgres", "hms_uri", "s3", "metastore_backend", "new_metastore_location",
+                         "new_metastore"}
+_PROCESS_MODULES = {"test_packaging.py", "test_engine.py", "test_spark_prestart.py", "test_clean_exit.py",
+                    "test_cli.py", "test_dashboard_browser.py", "test_jupyterlab_browser.py", "test_docs.py",
+                    "test_readme.py", "test_notebook_export.py", "test_object_store.py", "test_spark_catalog_hive.py"}
+
+
 def pytest_collection_modifyitems(items):
-    """The notebooks' cells (nbval: a kernel per notebook) run in the full lane only, as the tests marked slow."""
+    """The notebooks' cells (nbval: a kernel per notebook) run in the full lane only, as the tests marked slow.
+    A test with none of the fixtures beyond a unit test and not in a module of processes is marked `unit`: `make
+    unit` runs those (no JVM, no server), and one that starts Spark all the same fails (`_unit_tests_start_no_jvm`)."""
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
+        elif not set(getattr(item, "fixturenames", ())) & _BEYOND_UNIT_FIXTURES \
+                and item.path.name not in _PROCESS_MODULES and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.unit)
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_start_no_jvm(request, monkeypatch):
+    if request.node.get_closest_marker("unit") is None:
+        return
+
+    def refused(*args, **kwargs):
+        raise AssertionError(f"{request.node.nodeid} is marked unit but starts Spark: give it the spark fixture")
+
+    from pyspark.sql import SparkSession
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", refused)
 
 
 def s3_mount_root(tmp_path_factory) -> str:
