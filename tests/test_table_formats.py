@@ -235,6 +235,40 @@ def test_renamed_and_added_iceberg_columns_are_read_by_field_id(lab, iceberg):
     assert len(lab.tables["ice.db.events"].inspect.runs()) == 1
 
 
+def test_promoted_dropped_and_added_iceberg_columns_read_every_file_as_the_current_schema_says(lab, iceberg):
+    """int -> long and float -> double (the spec's promotions), a column dropped and one added between two
+    appends: the older file's int32 and float32 values are read as the wider type, the dropped column is gone,
+    the added one NULL in the older file; every tier's figures equal pandas' over pyiceberg's own read."""
+    from pyiceberg.types import FloatType
+
+    catalog, properties = iceberg
+    table = catalog.create_table("db.evolved", schema=Schema(
+        NestedField(1, "n", IntegerType(), required=False), NestedField(2, "f", FloatType(), required=False),
+        NestedField(3, "gone", StringType(), required=False)))
+    table.append(pa.table({"n": pa.array([1, 2, None, 2**31 - 1], pa.int32()),
+                           "f": pa.array([1.5, None, -2.25, 3.0], pa.float32()), "gone": ["a", "b", "c", "d"]}))
+    with table.update_schema() as update:
+        update.update_column("n", LongType())
+        update.update_column("f", DoubleType())
+        update.delete_column("gone")
+        update.add_column("added", StringType())
+    catalog.load_table("db.evolved").append(pa.table({"n": pa.array([2**40, -5], pa.int64()),
+                                                      "f": pa.array([1e300, 0.1], pa.float64()),
+                                                      "added": ["x", None]}))
+    truth = catalog.load_table("db.evolved").scan().to_pandas()
+    lab.attach("ice", properties)
+    for clause in ("", "NOSCAN"):
+        lab.sql(f"ANALYZE TABLE ice.db.evolved COMPUTE STATISTICS FOR ALL COLUMNS {clause}")
+        stats = lab.tables["ice.db.evolved"].inspect.stats().set_index("column")
+        assert list(stats.index) == ["n", "f", "added"] and list(stats.type) == ["bigint", "double", "string"]
+        for column in ("n", "f"):
+            values = truth[column].dropna()
+            assert (stats.loc[column, "nulls"], stats.loc[column, "ndv"]) == (1, values.nunique()), (clause, column)
+            assert (stats.loc[column, "min"], stats.loc[column, "max"]) == (values.min(), values.max()), (clause, column)
+        assert stats.loc["added", "nulls"] == int(truth.added.isna().sum()) == 5
+    assert sorted(lab.sql("SELECT n FROM ice.db.evolved WHERE n IS NOT NULL").df.n) == sorted(truth.n.dropna())
+
+
 def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path):
     path = str(tmp_path / "delta-events")
     frame = rows(30, "2026-01-01", 1).to_pandas()
