@@ -62,7 +62,6 @@ def shaped_table(lab, args) -> str:
     import shutil
 
     import pyarrow.parquet as pq
-
     from common import trial_frames, zipf_strings
 
     spark = lab.spark

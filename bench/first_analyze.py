@@ -12,9 +12,8 @@ import statistics
 import sys
 import time
 
-from jupyter_client.manager import start_new_kernel
-
 from common import BENCH_HOME, bench_lab
+from jupyter_client.manager import start_new_kernel
 
 from colstats_lab.demo import build_demo
 

@@ -16,7 +16,6 @@ import statistics
 from common import bench_arguments, bench_lab, bench_table, timed
 
 
-
 def set_history(lab, on: bool) -> None:
     """Turns keeping history on or off for the lab's commits (colstats.history.enabled)."""
     lab.set("colstats.history.enabled", on)

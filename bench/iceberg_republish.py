@@ -17,11 +17,10 @@ from statistics import median
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from common import BENCH_HOME, bench_arguments, bench_lab  # noqa: E402
-from table_formats import SCHEMA, day_rows  # noqa: E402
-
 from pyiceberg.catalog import load_catalog  # noqa: E402
 from pyiceberg.partitioning import PartitionField, PartitionSpec  # noqa: E402
 from pyiceberg.transforms import IdentityTransform  # noqa: E402
+from table_formats import SCHEMA, day_rows  # noqa: E402
 
 
 def _bytes_of(lab, table: str, partitions: list[str]) -> int:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import contextlib
 import io
 
+from common import alternated_medians, bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib, timed
 from pyspark.sql import functions as F
 
 from colstats_lab.stats.sketches import ndv_input
-from common import alternated_medians, bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib, timed
 
 FULL = "ANALYZE TABLE bench REFRESH METADATA 'FILE' LEVEL COMPUTE STATISTICS"
 FOOTER_COLUMNS = ["id", "x", "y", "price", "note", "category", "flag", "day", "ts"]

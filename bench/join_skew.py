@@ -14,9 +14,8 @@ from __future__ import annotations
 import time
 import uuid
 
-from pyspark.sql import functions as F
-
 from common import alternated_medians, bench_arguments, bench_lab, bench_table, peak_rss_mib
+from pyspark.sql import functions as F
 
 ANALYZE = "ANALYZE TABLE bench COMPUTE STATISTICS FOR ALL COLUMNS"
 

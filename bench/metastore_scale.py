@@ -36,19 +36,33 @@ import time
 from common import peak_rss_mib, timed
 from datasketches import hll_sketch, tgt_hll_type
 
-from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData,
-                                    ColumnStatisticsDesc, ColumnStatisticsObj, Date, DateColumnStatsData,
-                                    DoubleColumnStatsData, FieldSchema, LongColumnStatsData, Metastore, Partition,
-                                    StatsAccuracy, StringColumnStatsData, Table)
-from colstats_lab.pruning.answers import answer_from_stats
-from colstats_lab.commands.describe import describe
-from colstats_lab.sql.parser import parse_one
-from colstats_lab.metastore.history import _STATE_COLUMNS as STATE_COLUMNS, last_state, settle_history
-from colstats_lab.metastore.common import _PART_STATS_INSERT as PART_STATS_INSERT
-from colstats_lab.column_statistics.stats_rows import ROW_COLUMNS, obj_to_values
-from colstats_lab.metastore.changes import merge_table_level
-from colstats_lab.column_statistics.sketches import NDV_LG_K, compact
 from colstats_lab.analyze.runner import AnalyzeChange, AnalyzeOutcome
+from colstats_lab.column_statistics.sketches import NDV_LG_K, compact
+from colstats_lab.column_statistics.stats_rows import ROW_COLUMNS, obj_to_values
+from colstats_lab.commands.describe import describe
+from colstats_lab.metastore import (
+    COLUMN_STATS_ACCURATE,
+    ColumnStatistics,
+    ColumnStatisticsData,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
+    Date,
+    DateColumnStatsData,
+    DoubleColumnStatsData,
+    FieldSchema,
+    LongColumnStatsData,
+    Metastore,
+    Partition,
+    StatsAccuracy,
+    StringColumnStatsData,
+    Table,
+)
+from colstats_lab.metastore.changes import merge_table_level
+from colstats_lab.metastore.common import _PART_STATS_INSERT as PART_STATS_INSERT
+from colstats_lab.metastore.history import _STATE_COLUMNS as STATE_COLUMNS
+from colstats_lab.metastore.history import last_state, settle_history
+from colstats_lab.pruning.answers import answer_from_stats
+from colstats_lab.sql.parser import parse_one
 from colstats_lab.stats.aggregate import ColumnPlan, GroupStats
 from colstats_lab.stats.partition_results import PartitionResults
 from colstats_lab.tables.snapshot import PartitionFiles

@@ -28,8 +28,7 @@ import s3_server  # noqa: E402
 from common import BENCH_HOME, alternated_medians, timed  # noqa: E402
 
 from colstats_lab import Lab  # noqa: E402
-from colstats_lab.storage import (SPARK_PREFIXES, forget_footers, list_data_files, prefetch_footers,  # noqa: E402
-                                  states_by_location)
+from colstats_lab.storage import SPARK_PREFIXES, forget_footers, list_data_files, prefetch_footers, states_by_location  # noqa: E402
 
 
 def objects(prefix: str, partitions: int, files: int, rows: int) -> dict[str, bytes]:

@@ -59,14 +59,24 @@ def profile_time(lab, partitions: int) -> None:
     """A table of `partitions` partitions whose statistics are stored directly (no Spark): a number with its KLL
     sketch and sums, a string with its frequent items, a row sketch each; then profile() timed: it merges every
     partition's sketches (the table level keeps no merged frequent items or row sketch)."""
-    from colstats_lab.column_statistics.model import (ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc,
-                                                       ColumnStatisticsObj, DoubleColumnStatsData, Moments,
-                                                       FieldSchema, Partition, StringColumnStatsData, Table)
+    from datasketches import PyStringsSerDe, frequent_items_sketch, hll_sketch, kll_doubles_sketch
+
+    from colstats_lab.column_statistics.model import (
+        ColumnStatistics,
+        ColumnStatisticsData,
+        ColumnStatisticsDesc,
+        ColumnStatisticsObj,
+        DoubleColumnStatsData,
+        FieldSchema,
+        Moments,
+        Partition,
+        StringColumnStatsData,
+        Table,
+    )
     from colstats_lab.metastore import COLUMN_STATS_ACCURATE
     from colstats_lab.metastore.accurate import StatsAccuracy
     from colstats_lab.metastore.changes import merge_table_level
     from colstats_lab.metastore.row_sketches import RowSketch
-    from datasketches import PyStringsSerDe, frequent_items_sketch, hll_sketch, kll_doubles_sketch
 
     ms = lab.metastore
     name = f"wide{partitions}"

@@ -29,7 +29,6 @@ import pyarrow.parquet as pq
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from common import BENCH_HOME, median_of, timed  # noqa: E402
-
 from pyiceberg.catalog import load_catalog  # noqa: E402
 from pyiceberg.expressions import EqualTo  # noqa: E402
 from pyiceberg.partitioning import PartitionField, PartitionSpec  # noqa: E402

@@ -14,7 +14,6 @@ import statistics
 import time
 
 import pandas as pd
-
 from common import BENCH_HOME, bench_lab
 
 

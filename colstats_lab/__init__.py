@@ -7,8 +7,8 @@ from .metastore import (
     AlreadyExistsException,
     InvalidInputException,
     InvalidObjectException,
-    Metastore,
     MetaException,
+    Metastore,
     NoSuchObjectException,
 )
 from .result import Result

@@ -7,7 +7,6 @@ import warnings
 from typing import Any, Callable
 
 
-
 class LabDeprecationWarning(DeprecationWarning):
     """A forwarder of `Lab` called: the message names the new spelling. The test suite makes it an error."""
 

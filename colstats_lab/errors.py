@@ -151,7 +151,8 @@ def parse_sql(text: str, dialect: str = "spark"):
     """`sqlglot.parse_one`, raising our ParseError (with a caret) for text that does not parse or nests deeper
     than MAX_NESTING; long AND/OR chains come back balanced (`balanced`)."""
     import sqlglot
-    from sqlglot.errors import ParseError as SqlglotParseError, TokenError
+    from sqlglot.errors import ParseError as SqlglotParseError
+    from sqlglot.errors import TokenError
 
     check_nesting(text, dialect)
     try:
@@ -168,7 +169,8 @@ def parse_sql(text: str, dialect: str = "spark"):
 def parse_condition(text: str, dialect: str = "spark"):
     """A condition's text (what follows WHERE) as sqlglot's tree, raising our ParseError with a caret."""
     import sqlglot
-    from sqlglot.errors import ParseError as SqlglotParseError, TokenError
+    from sqlglot.errors import ParseError as SqlglotParseError
+    from sqlglot.errors import TokenError
 
     if not text.strip():
         raise ParseError("expected a condition, found nothing", text, 0)

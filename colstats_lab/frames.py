@@ -12,21 +12,20 @@ from typing import Any
 
 import pandas as pd
 
-from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
-from .column_statistics.estimators import BOUNDS_PARAM, Band, merged_band, tiered_columns
-from .column_statistics.model import ColumnStatisticsObj, Date, Timestamp
-from .column_statistics import drift
-from .metastore.history import engine_of, state_picker
-from .column_statistics.names import make_part_name
-from .tables.kinds import kind_of
 from .coltypes import parse_type
+from .column_statistics import drift
+from .column_statistics.estimators import BOUNDS_PARAM, Band, merged_band, tiered_columns
+from .column_statistics.frequent_items import FrequentItems
+from .column_statistics.model import ColumnStatisticsObj, Date, Timestamp
+from .column_statistics.names import hive_part_name, make_part_name
 from .column_statistics.quantiles import Distribution, column_value
+from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
+from .metastore.history import engine_of, state_picker
 from .metastore.levels import TABLE_LEVEL
-from .metastore.stats_accuracy import ComplianceSummary
 from .metastore.staleness import PARAM as ROWS_CHANGED
 from .metastore.staleness import describe_change, describe_summed
-from .column_statistics.frequent_items import FrequentItems
-from .column_statistics.names import hive_part_name
+from .metastore.stats_accuracy import ComplianceSummary
+from .tables.kinds import kind_of
 
 FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "quartiles", "avg_len",
                  "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "coverage", "tier", "bands"]

@@ -16,21 +16,21 @@ from .commands import analyze as analyze_commands
 from .commands import catalogs, reads
 from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
-from .commands.runs import runs_frame
 from .commands import tables as table_commands
+from .commands.runs import runs_frame
 from .deprecated import renamed_argument
 from .errors import InvalidArgument, NoSuchObjectException, did_you_mean
 from .interop import exchange
 from .interop.delta_source import deletion_vectors_frame, delta_audit_frame
-from .metastore.snapshot_files import FORMAT_PARAM
 from .metastore import Partition, Table, ValidWriteIdList
 from .metastore.changes import AddExpectation
 from .metastore.levels import TABLE_LEVEL
+from .metastore.snapshot_files import FORMAT_PARAM
+from .quoting import column_ref, string_literal
 from .skew import DEFAULT_MODE
 from .sql.lexer import quoted
-from .quoting import column_ref, string_literal
-from .tables.snapshot import spelled_columns
 from .tables import kind_of, read_snapshot
+from .tables.snapshot import spelled_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

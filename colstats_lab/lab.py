@@ -9,35 +9,33 @@ import pandas as pd
 from pyspark.sql import SparkSession
 
 from . import caches, engine
+from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
+from .column_statistics.frequent_items import MAX_FREQUENT_ITEMS
+from .column_statistics.names import split_table_name
+from .commands import analyze as analyze_commands
+from .commands import catalogs, execute, reads
+from .commands import explain as explain_command
+from .commands import tables as table_commands
+from .commands.plan_tables import PlanTables, drop_plan_tables
+from .commands.runs import runs_frame
+from .deprecated import DeprecatedLabMethods
+from .errors import InvalidArgument
+from .handles import TableHandle, Tables
 from .interop import exchange
 from .metastore import DEFAULT_DB, Metastore, Table
-from .errors import InvalidArgument
-from .column_statistics.names import split_table_name
-from .metastore.table_metadata import LEVELS, level_depth
-from .column_statistics.frequent_items import MAX_FREQUENT_ITEMS
 from .metastore.common import BUSY_TIMEOUT_MS
 from .metastore.database import check_location
+from .metastore.table_metadata import LEVELS, level_depth
+from .namespaces import AutoAnalyze, Views
+from .plans import PlanReport
+from .pruning import StatsAnswer
 from .result import Result
+from .settings import BOOLEAN, CACHE_MAX_BYTES, COUNT, METASTORE_WAIT, SECONDS, SETTINGS, default_of, maximum_of, names_taking
+from .spark_settings import SparkSettings, is_spark_setting
 from .sql import parse
 from .sql.statements import Statement
-from .commands import execute, reads
-from .commands import explain as explain_command
-from .commands.runs import runs_frame
-from .commands.plan_tables import PlanTables, drop_plan_tables
-from .commands import analyze as analyze_commands
-from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
-from .settings import (BOOLEAN, CACHE_MAX_BYTES, COUNT, METASTORE_WAIT, SECONDS, SETTINGS, default_of, maximum_of,
-                       names_taking)
-from .commands import catalogs
-from .commands import tables as table_commands
 from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
-from .pruning import StatsAnswer
-from .plans import PlanReport
 from .transaction import Transaction
-from .deprecated import DeprecatedLabMethods
-from .handles import TableHandle, Tables
-from .spark_settings import SparkSettings, is_spark_setting
-from .namespaces import AutoAnalyze, Views
 
 _BOOLEAN_OPTIONS = names_taking(BOOLEAN)
 _COUNT_OPTIONS, _SECONDS_OPTIONS = names_taking(COUNT) - {CACHE_MAX_BYTES}, names_taking(SECONDS) - {METASTORE_WAIT}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+
 import pandas as pd
 
 from .column_statistics.frequent_items import FrequentItems, sketchable

@@ -13,7 +13,7 @@ import logging
 import threading
 from typing import Literal, Sequence
 
-from .metastore import Metastore, MetaException, Partition, Table, ValidWriteIdList
+from .metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
 from .metastore.changes import Change
 
 HEARTBEAT_INTERVAL_S = 30.0

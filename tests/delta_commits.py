@@ -19,10 +19,9 @@ import zlib
 import pyarrow as pa
 import pyarrow.parquet as pq
 from deltalake import DeltaTable, QueryBuilder
+from duckdb_readers import duckdb_with
 from pyroaring import BitMap64
 from zmq.utils import z85
-
-from duckdb_readers import duckdb_with
 
 PORTABLE_MAGIC = 1681511377
 

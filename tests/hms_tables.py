@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from urllib.parse import urlparse
 
-from pymetastore.hive_metastore import ThriftHiveMetastore
-from pymetastore.hive_metastore import ttypes
+from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 

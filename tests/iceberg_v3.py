@@ -10,8 +10,16 @@ import uuid
 import zlib
 
 from pyiceberg.avro.file import AvroOutputFile
-from pyiceberg.manifest import DataFile, DataFileContent, FileFormat, ManifestContent, ManifestEntry, \
-    ManifestEntryStatus, ManifestListWriterV2, ManifestWriterV2
+from pyiceberg.manifest import (
+    DataFile,
+    DataFileContent,
+    FileFormat,
+    ManifestContent,
+    ManifestEntry,
+    ManifestEntryStatus,
+    ManifestListWriterV2,
+    ManifestWriterV2,
+)
 from pyroaring import BitMap64
 
 PORTABLE_MAGIC = 1681511377

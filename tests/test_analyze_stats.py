@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from mixed_data import COLUMNS, write_mix
 
 from colstats_lab import Lab
 from colstats_lab.column_statistics.sketches import ndv_relative_error
-from mixed_data import COLUMNS, write_mix
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 

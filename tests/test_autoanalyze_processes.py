@@ -13,7 +13,6 @@ import time
 
 import pandas as pd
 import pytest
-
 from metastore_rows import connect
 
 pytestmark = [pytest.mark.slow, pytest.mark.both_backends]  # several processes on one metastore, on each database

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from colstats_lab.metastore import NoSuchObjectException
 from colstats_lab.interop.hms_publish import COLLECTION_NOT_EXPORTED, LEAF_NOT_EXPORTED, not_exported
+from colstats_lab.metastore import NoSuchObjectException
 
 SCHEMA = pa.schema([
     ("id", pa.int64()),

@@ -10,7 +10,6 @@ import time
 
 import pytest
 from metastore_rows import connect
-
 from mixed_data import COLUMNS, write_mix
 
 pytestmark = [pytest.mark.slow, pytest.mark.both_backends]  # the full lane only: several processes on one metastore

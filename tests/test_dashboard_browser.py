@@ -7,13 +7,13 @@ import time
 
 import psutil
 import pytest
+from metadata_tables import build_table, make_rows, write_file
 from playwright.sync_api import sync_playwright
+from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
 from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
 from colstats_lab.demo import build_demo
 from colstats_lab.ui import format as fmt
-from metadata_tables import build_table, make_rows, write_file
-from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
 pytestmark = pytest.mark.slow  # the full lane only: Voila in Chromium
 

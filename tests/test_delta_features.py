@@ -12,9 +12,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from delta_commits import (
+    clean_up_log,
+    delete_rows,
+    deltalake_rows,
+    duckdb_rows,
+    live_adds,
+    rename_column,
+    take_column_mapping,
+    v2_checkpoint,
+)
 from deltalake import DeltaTable, WriterProperties, write_deltalake
-from delta_commits import (clean_up_log, delete_rows, deltalake_rows, duckdb_rows, live_adds, rename_column, take_column_mapping,
-                           v2_checkpoint)
 from test_table_formats import assert_stats, rows, stale
 
 from colstats_lab.errors import InvalidArgument, StorageError

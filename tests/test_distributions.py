@@ -331,8 +331,8 @@ def test_the_html_report_shows_quartiles_as_text_not_markup(analyzed, tmp_path):
 
 def test_quartiles_of_timestamps_fit_their_cell_to_the_second_and_a_shared_day_once():
     from colstats_lab.column_statistics.model import Timestamp
-    from colstats_lab.ui.stats_view import display_frame
     from colstats_lab.frames import FRAME_COLUMNS
+    from colstats_lab.ui.stats_view import display_frame
 
     stamps = [Timestamp.from_datetime(dt.datetime(2026, 11, 15, h, 30, 0, 123456)) for h in (9, 12, 18)]
     frame = pd.DataFrame([dict(dict.fromkeys(FRAME_COLUMNS), column="ts", type="timestamp", quartiles=stamps,

@@ -9,11 +9,11 @@ import subprocess
 import sys
 
 import pytest
+from engine_scenario import run
+from spark_servers import connect_server, standalone_cluster
 
 from colstats_lab import Lab
 from colstats_lab.plans.remote import NO_TASK_ROWS
-from engine_scenario import run
-from spark_servers import connect_server, standalone_cluster
 
 pytestmark = pytest.mark.slow  # the full lane only: a standalone cluster and a Spark Connect server of their own
 

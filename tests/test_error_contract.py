@@ -15,17 +15,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
+from lab_copies import copy_lab_home
+from metastore_rows import connect
 
 import colstats_lab
 from colstats_lab import Lab
 from colstats_lab.errors import ColstatsError, ParseError
-from lab_copies import copy_lab_home
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 

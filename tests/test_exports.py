@@ -10,9 +10,9 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 from playwright.sync_api import sync_playwright
+from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
 from colstats_lab.errors import ColstatsError
-from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
 SCHEMA = "id bigint, x int, note string, d date, amt decimal(10,2)"
 

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from colstats_lab.file_columns import AmbiguousColumnError
 from colstats_lab.errors import InvalidArgument
+from colstats_lab.file_columns import AmbiguousColumnError
 
 
 def _events(rows: int, seed: int) -> pd.DataFrame:

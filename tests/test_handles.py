@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from colstats_lab import InvalidArgument, Lab, NoSuchObjectException
-from colstats_lab import deprecated
+from colstats_lab import InvalidArgument, Lab, NoSuchObjectException, deprecated
 from colstats_lab.deprecated import LabDeprecationWarning
 from colstats_lab.handles import TableHandle
 

@@ -10,10 +10,18 @@ import pytest
 from metastore_rows import connect
 
 from colstats_lab import ParseError
-from colstats_lab.storage import list_data_files
-from colstats_lab.metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsData,
-    ColumnStatisticsDesc, ColumnStatisticsObj, LongColumnStatsData, MetaException, StatsAccuracy)
 from colstats_lab.errors import InvalidArgument
+from colstats_lab.metastore import (
+    COLUMN_STATS_ACCURATE,
+    ColumnStatistics,
+    ColumnStatisticsData,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
+    LongColumnStatsData,
+    MetaException,
+    StatsAccuracy,
+)
+from colstats_lab.storage import list_data_files
 
 
 @pytest.mark.parametrize("text, basic, columns", [

@@ -13,6 +13,7 @@ import sys
 import time
 from decimal import Decimal
 
+import hms_tables
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -20,7 +21,6 @@ import pyarrow.parquet as pq
 import pytest
 from pymetastore.hive_metastore import ttypes
 
-import hms_tables
 from colstats_lab import Lab
 from colstats_lab.errors import ColstatsError, InvalidArgument, ParseError
 from colstats_lab.metastore import escape_path_name
@@ -388,9 +388,9 @@ def test_bad_names_and_servers_are_named(hms_lab, hms, sales, tmp_path, spark):
 
 def test_the_dashboards_engines_tab_in_a_browser(hms_lab, hms, sales):
     from playwright.sync_api import sync_playwright
+    from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
     from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
-    from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
     db, location, _ = sales
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")

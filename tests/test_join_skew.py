@@ -9,9 +9,9 @@ import uuid
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore import NoSuchObjectException
-from colstats_lab.errors import InvalidArgument
 from colstats_lab.column_statistics.frequent_items import FrequentItems
+from colstats_lab.errors import InvalidArgument
+from colstats_lab.metastore import NoSuchObjectException
 
 DAYS = ["2026-11-20", "2026-11-21", "2026-11-22"]
 HOT = 7  # the customer most orders name

@@ -9,11 +9,12 @@ import shutil
 import sys
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
+from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
 from colstats_lab.metastore import Metastore
 from colstats_lab.ui import format as fmt
-from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
 pytestmark = pytest.mark.slow  # the full lane only: JupyterLab in Chromium
 

@@ -9,12 +9,12 @@ import os
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from metastore_rows import connect
 
-from colstats_lab.metastore import NoSuchObjectException
 from colstats_lab.errors import InvalidArgument
+from colstats_lab.metastore import NoSuchObjectException
 from colstats_lab.metastore.levels import Level
 from colstats_lab.sql.lexer import ParseError
 

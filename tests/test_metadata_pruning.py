@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
-from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from metadata_tables import ROW_GROUP_ROWS, build_table, make_rows, write_file
+from metastore_rows import connect
 
 from colstats_lab.metastore.levels import Level
-from metadata_tables import ROW_GROUP_ROWS, build_table, make_rows, write_file
 
 
 @pytest.fixture(scope="module")

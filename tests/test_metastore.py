@@ -9,6 +9,7 @@ import pg_server
 import pytest
 from metastore_rows import connect
 
+from colstats_lab.column_statistics.names import escape_path_name, make_part_name, parse_part_name
 from colstats_lab.metastore import (
     AlreadyExistsException,
     BooleanColumnStatsData,
@@ -36,8 +37,6 @@ from colstats_lab.metastore import (
     ValidWriteIdList,
 )
 from colstats_lab.metastore.changes import AddPartitions, AlterPartitionParams, FollowPartitions
-from colstats_lab.column_statistics.names import escape_path_name, make_part_name, parse_part_name
-
 
 pytestmark = pytest.mark.both_backends
 

@@ -10,9 +10,8 @@ from metastore_rows import connect
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from colstats_lab.column_statistics.sketches import NDV_LG_K, ndv_relative_error
+from colstats_lab.column_statistics.sketches import NDV_LG_K, estimate, ndv_relative_error, union
 from colstats_lab.stats import ndv_input
-from colstats_lab.column_statistics.sketches import estimate, union
 
 NEAR_VALUES = {
     # values that a careless mapping would merge (or split), with the distinct count SQL gives them

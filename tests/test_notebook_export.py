@@ -10,10 +10,9 @@ import re
 import nbformat
 import plotly
 import pytest
+from kernel_runs import run_notebook
 from nbconvert import HTMLExporter
 from playwright.sync_api import sync_playwright
-
-from kernel_runs import run_notebook
 from served import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.slow  # the full lane only: a real kernel and nbconvert

@@ -17,10 +17,9 @@ import pyarrow.parquet as pq
 import pytest
 from fsspec.registry import known_implementations
 
-from colstats_lab.errors import ColstatsError, QueryError, StorageError
 from colstats_lab.column_statistics.sketches import ndv_relative_error
-from colstats_lab.storage import (SPARK_PREFIXES, footer_of, list_data_files, parse_prefixes, spark_file_uri,
-                                  spark_uri)
+from colstats_lab.errors import ColstatsError, QueryError, StorageError
+from colstats_lab.storage import SPARK_PREFIXES, footer_of, list_data_files, parse_prefixes, spark_file_uri, spark_uri
 
 
 def test_spark_reads_s3_through_s3a_or_the_prefix_a_user_maps():
@@ -337,8 +336,14 @@ def test_an_iceberg_table_of_a_rest_catalog_is_analyzed_and_its_statistics_commi
     the catalog (`set-statistics`); another engine's commit leaves them on the old snapshot, a new ANALYZE and
     publish put them on the new one, and the lab's older file is removed."""
     from pyiceberg.catalog import load_catalog
-    from test_table_formats import (assert_puffin_matches, assert_stats, commit_position_deletes, iceberg_partition,
-                                    rows, three_appends)
+    from test_table_formats import (
+        assert_puffin_matches,
+        assert_stats,
+        commit_position_deletes,
+        iceberg_partition,
+        rows,
+        three_appends,
+    )
 
     bucket = f"tables-{uuid.uuid4().hex[:8]}"
     s3.table_bucket(bucket)
@@ -387,9 +392,9 @@ def test_the_dashboard_shows_an_s3_table_and_what_another_job_changed_in_a_brows
     import os
 
     from playwright.sync_api import sync_playwright
+    from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
     from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
-    from served import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, serving
 
     lab, location = s3_lab, _table_location("shown")
     key = location.removeprefix("s3://")

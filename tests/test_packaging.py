@@ -14,9 +14,9 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+from served import free_port, serving
 
 from colstats_lab.demo import build_demo
-from served import free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -3,9 +3,9 @@ SQLite metastore and on PostgreSQL (whose LIKE, casts and NULL order differ from
 from __future__ import annotations
 
 import pytest
-from metastore_rows import connect
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from metastore_rows import connect
 
 from colstats_lab.metastore import FieldSchema, InvalidInputException, Metastore, Partition, Table
 

@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from colstats_lab import storage
 from colstats_lab.metastore.levels import Level
 from colstats_lab.pruning.partition_predicate import LISTED_PRUNED_LIMIT
-from colstats_lab import storage
 
 PARTITION_LEVEL = str(Level.PARTITION)  # read by DataFrame.query("... @PARTITION_LEVEL")
 

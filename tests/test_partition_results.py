@@ -6,8 +6,12 @@ import os
 
 import pytest
 
-from colstats_lab.column_statistics.model import (BinaryColumnStatsData, ColumnStatisticsData, ColumnStatisticsObj,
-                                                  LongColumnStatsData)
+from colstats_lab.column_statistics.model import (
+    BinaryColumnStatsData,
+    ColumnStatisticsData,
+    ColumnStatisticsObj,
+    LongColumnStatsData,
+)
 from colstats_lab.stats.aggregate import GroupStats
 from colstats_lab.stats.partition_results import PartitionResults
 

@@ -9,7 +9,6 @@ import textwrap
 
 import nbformat
 import pytest
-
 from kernel_runs import run_notebook
 from served import ARTIFACTS
 

@@ -16,10 +16,15 @@ from IPython.utils.capture import capture_output
 from pyspark.sql import functions as F
 
 from colstats_lab.errors import ParseError
-from colstats_lab.metastore import DEFAULT_PARTITION_NAME
-from colstats_lab.stats.spark_properties import (CatalogStatistics, column_stat_from_hive, stats_from_properties,
-                                                 stats_to_properties, to_external_string)
 from colstats_lab.frames import level_frame
+from colstats_lab.metastore import DEFAULT_PARTITION_NAME
+from colstats_lab.stats.spark_properties import (
+    CatalogStatistics,
+    column_stat_from_hive,
+    stats_from_properties,
+    stats_to_properties,
+    to_external_string,
+)
 
 HLL_BOUND = 0.05  # lgK 12: about 1.6 % standard error; 5 % is over three of them
 

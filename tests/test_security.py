@@ -375,8 +375,9 @@ def test_a_lab_home_and_names_round_trip_through_the_cli_quoted(lab, spark, caps
 def test_a_dashboard_served_with_a_token_shows_nothing_without_it(lab):
     import urllib.request
 
-    from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
     from served import free_port, serving
+
+    from colstats_lab.cli import DASHBOARD_NOTEBOOK, voila_command
 
     port, token = free_port(), dashboard_token("0.0.0.0", None)
     env = {**os.environ, "COLSTATS_HOME": lab.home, "PLOOMBER_STATS_ENABLED": "false"}

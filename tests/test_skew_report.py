@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from colstats_lab.metastore import NoSuchObjectException
 from colstats_lab.errors import InvalidArgument
+from colstats_lab.metastore import NoSuchObjectException
 from colstats_lab.metastore.levels import TABLE_LEVEL
 
 HOT = {"2026-11-20": [6, 20, 30, 40], "2026-11-21": [20, 30, 40, 77], "2026-11-22": [20, 30, 77, 91]}

@@ -8,9 +8,9 @@ import uuid
 
 import pytest
 
+from colstats_lab.column_statistics.quantiles import rank_error
 from colstats_lab.interop.exchange import spark_statistics_properties
 from colstats_lab.interop.spark_catalog import read_table_statistics
-from colstats_lab.column_statistics.quantiles import rank_error
 from colstats_lab.stats.spark_histogram import SparkHistogram
 from colstats_lab.stats.spark_properties import COL_STATS_PREFIX, NUM_ROWS, TOTAL_SIZE
 

@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 
 from colstats_lab.column_statistics.quantiles import Distribution, SketchFamily, dump, new_sketch, rank_error
-from colstats_lab.stats.spark_histogram import (BadSparkHistogram, HistogramBin, SparkHistogram,
-                                                histogram_from_sketch, sketch_from_histogram)
+from colstats_lab.stats.spark_histogram import (
+    BadSparkHistogram,
+    HistogramBin,
+    SparkHistogram,
+    histogram_from_sketch,
+    sketch_from_histogram,
+)
 
 
 def _jvm_histograms(spark):

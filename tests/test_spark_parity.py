@@ -11,13 +11,13 @@ from functools import reduce
 
 import numpy as np
 import pytest
+from mixed_data import COLUMNS, SCHEMA, all_rows, write_mix
 
 from colstats_lab import Lab
-from colstats_lab.interop import UnsupportedCatalog, read_table_statistics
-from colstats_lab.errors import InvalidArgument
 from colstats_lab.column_statistics.sketches import ndv_relative_error
+from colstats_lab.errors import InvalidArgument
+from colstats_lab.interop import UnsupportedCatalog, read_table_statistics
 from colstats_lab.stats.spark_properties import column_stat_from_hive
-from mixed_data import COLUMNS, SCHEMA, all_rows, write_mix
 
 SPARK_NDV_ERROR = 3 * 0.05  # HyperLogLog++ at Spark's default 5 % relative standard deviation, 3 sigma
 DEFAULT_SIZE = {"id": 8, "x": 4, "small": 2, "amount": 8, "f": 4, "price": 8, "flag": 1, "day": 4, "ts": 8,

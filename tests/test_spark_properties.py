@@ -14,12 +14,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colstats_lab.column_statistics.model import (BooleanColumnStatsData, ColumnStatisticsData, ColumnStatisticsObj,
-                                          StringColumnStatsData)
-from colstats_lab.stats.spark_properties import (CatalogColumnStat, CatalogStatistics, NotConvertible,
-                                                 UnsupportedStatisticsType, column_stat_from_hive,
-                                                 from_external_string, hive_stats_from_spark, stats_from_properties,
-                                                 stats_to_properties, to_external_string)
+from colstats_lab.column_statistics.model import (
+    BooleanColumnStatsData,
+    ColumnStatisticsData,
+    ColumnStatisticsObj,
+    StringColumnStatsData,
+)
+from colstats_lab.stats.spark_properties import (
+    CatalogColumnStat,
+    CatalogStatistics,
+    NotConvertible,
+    UnsupportedStatisticsType,
+    column_stat_from_hive,
+    from_external_string,
+    hive_stats_from_spark,
+    stats_from_properties,
+    stats_to_properties,
+    to_external_string,
+)
 
 
 @pytest.mark.parametrize("value, type_name, text", [

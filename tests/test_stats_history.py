@@ -10,14 +10,14 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from metastore_rows import connect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from metastore_rows import connect
 
 from colstats_lab.column_statistics import drift
-from colstats_lab.metastore.levels import TABLE_LEVEL
 from colstats_lab.column_statistics.quantiles import Distribution, rank_error
 from colstats_lab.column_statistics.sketches import ndv_relative_error
+from colstats_lab.metastore.levels import TABLE_LEVEL
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 

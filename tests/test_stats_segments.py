@@ -6,19 +6,32 @@ import datetime as dt
 import math
 import sqlite3
 
-from datasketches import hll_sketch, tgt_hll_type
 import pytest
+from datasketches import hll_sketch, tgt_hll_type
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from metastore_rows import connect
 
-from colstats_lab.metastore import (BooleanColumnStatsData, ColumnStatistics, ColumnStatisticsData,
-                                    ColumnStatisticsDesc, ColumnStatisticsObj, DecimalColumnStatsData,
-                                    DoubleColumnStatsData, FieldSchema, LongColumnStatsData, Metastore, Partition,
-                                    StringColumnStatsData, Table, Timestamp, TimestampColumnStatsData)
 from colstats_lab.column_statistics.merge import merge_stats_column
-from colstats_lab.metastore.changes import merge_table_level
 from colstats_lab.column_statistics.sketches import estimate, ndv_relative_error
+from colstats_lab.metastore import (
+    BooleanColumnStatsData,
+    ColumnStatistics,
+    ColumnStatisticsData,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
+    DecimalColumnStatsData,
+    DoubleColumnStatsData,
+    FieldSchema,
+    LongColumnStatsData,
+    Metastore,
+    Partition,
+    StringColumnStatsData,
+    Table,
+    Timestamp,
+    TimestampColumnStatsData,
+)
+from colstats_lab.metastore.changes import merge_table_level
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 
@@ -233,8 +246,8 @@ def test_changing_one_partition_re_merges_only_its_segments(new_metastore):
 
 def test_merged_ndv_stays_within_the_sketch_bound():
     """The segments' union estimates the distinct values of all partitions within HLL's bound."""
-    from colstats_lab.column_statistics.stats_rows import StatsColumn
     from colstats_lab.column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
+    from colstats_lab.column_statistics.stats_rows import StatsColumn
 
     parts = [list(range(i * 700, i * 700 + 1_000)) for i in range(40)]  # overlapping ranges
     column = StatsColumn.from_objects([(_stats_of("n", p, _sketch(p), True), len(p)) for p in parts])

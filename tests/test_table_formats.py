@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from datasketches import compact_theta_sketch, theta_union, update_theta_sketch
-from deltalake import DeltaTable, write_deltalake
 from delta_commits import take_column_mapping
+from deltalake import DeltaTable, write_deltalake
 from duckdb_readers import duckdb_with
 from iceberg_v3 import commit_v3_deletion_vectors
 from pyiceberg.catalog import load_catalog
@@ -30,16 +30,15 @@ from pyiceberg.schema import Schema
 from pyiceberg.table.puffin import PuffinFile
 from pyiceberg.table.snapshots import Operation
 from pyiceberg.table.update.snapshot import _FastAppendFiles
-from pyiceberg.typedef import Record
 from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform, MonthTransform, TruncateTransform
+from pyiceberg.typedef import Record
 from pyiceberg.types import DoubleType, IntegerType, ListType, LongType, NestedField, StringType, TimestampType
-
 from pyspark.sql import functions as F
 
-from colstats_lab.interop.iceberg_publish import theta_inputs
-from colstats_lab.metastore import NoSuchObjectException, escape_path_name
 from colstats_lab.errors import InvalidArgument, QueryError
 from colstats_lab.frames import tables_frame
+from colstats_lab.interop.iceberg_publish import theta_inputs
+from colstats_lab.metastore import NoSuchObjectException, escape_path_name
 from colstats_lab.ui.stats_view import StatsView
 from colstats_lab.workbench.dashboard import TABS, TablePage
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import math
 import os
-from metastore_rows import connect
 
 import pytest
+from metadata_tables import COLUMNS, ROW_GROUP_ROWS, TYPES, build_table, distinct, make_rows, spark_min, write_file
+from metastore_rows import connect
 from pyspark.sql import functions as F
 
 from colstats_lab.analyze import UP_TO_DATE
-from colstats_lab.metastore import NoSuchObjectException
-from colstats_lab.errors import InvalidArgument
-from colstats_lab.sql.lexer import ParseError
 from colstats_lab.column_statistics.sketches import ndv_relative_error
-from metadata_tables import COLUMNS, ROW_GROUP_ROWS, TYPES, build_table, distinct, make_rows, spark_min, write_file
+from colstats_lab.errors import InvalidArgument
+from colstats_lab.metastore import NoSuchObjectException
+from colstats_lab.sql.lexer import ParseError
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from lab_copies import copy_lab_home
 
 from colstats_lab import Lab
 from colstats_lab.frames import freshness_frame, transactions_frame
 from colstats_lab.sql import parse
 from colstats_lab.sql.lexer import quoted
-from colstats_lab.workbench.dashboard import TABS, Dashboard, TablePage
 from colstats_lab.ui.freshness_view import FreshnessView
 from colstats_lab.ui.metadata_view import MetadataView
 from colstats_lab.ui.pruning_view import PruningPanel
 from colstats_lab.ui.transactions_view import TransactionsView
-from lab_copies import copy_lab_home
+from colstats_lab.workbench.dashboard import TABS, Dashboard, TablePage
 
 ROWS = {"d1": [(1, 5), (2, 5), (3, None)], "d2": [(4, 7), (5, 8)], "d3": [(6, 1)]}
 

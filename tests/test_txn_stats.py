@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from metastore_rows import connect
 
-from colstats_lab.metastore.schema import MIGRATIONS
 from colstats_lab import MetaException
 from colstats_lab.metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException
+from colstats_lab.metastore.schema import MIGRATIONS
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 

@@ -26,10 +26,12 @@ import pandas as pd
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
+from ..column_statistics.quantiles import kll_for, sketch_family
+from ..column_statistics.sketches import bounded_ndv, estimate, sketch_ndv
+from ..errors import InvalidArgument, spark_errors
 from ..metastore import Metastore, Table, ValidWriteIdList
-from ..storage import storage_for
 from ..metastore.changes import ReplaceMetadata
-from ..column_statistics.quantiles import kll_for
+from ..metastore.snapshot_files import file_keys_of
 from ..metastore.table_metadata import (
     LEVELS,
     ColumnMetadata,
@@ -38,15 +40,12 @@ from ..metastore.table_metadata import (
     MetadataUnit,
     TableMetadata,
     level_depth,
+    merge_metadata_column,
 )
 from ..sql.statements import RefreshMetadata
 from ..stats.footers import FileFooter, FooterColumn, file_footer, footer_column, read_footer
-from ..errors import InvalidArgument, spark_errors
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata
-from ..metastore.table_metadata import merge_metadata_column
-from ..metastore.snapshot_files import file_keys_of
-from ..column_statistics.sketches import bounded_ndv, estimate, sketch_ndv
-from ..column_statistics.quantiles import sketch_family
+from ..storage import storage_for
 from ..tables.kinds import snapshot_files
 from ..tables.snapshot import PartitionFiles, file_schema, table_columns
 

@@ -15,31 +15,39 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, cast
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
+from ..column_statistics.estimators import BOUNDS_PARAM
+from ..column_statistics.frequent_items import COLUMNS_PROPERTY, frequent_columns, items_named, items_tracked
+from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
 from ..errors import InvalidArgument, spark_errors
 from ..file_columns import nanos_columns
-from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, Metastore,
-    Partition, StatsAccuracy, ColumnPath, Table, ValidWriteIdList)
-from ..column_statistics.frequent_items import COLUMNS_PROPERTY, frequent_columns, items_named, items_tracked
+from ..files import DataFile
+from ..metastore import (
+    COLUMN_STATS_ACCURATE,
+    ColumnPath,
+    ColumnStatistics,
+    ColumnStatisticsDesc,
+    Metastore,
+    Partition,
+    StatsAccuracy,
+    Table,
+    ValidWriteIdList,
+)
+from ..metastore.changes import FollowUp
 from ..metastore.row_sketches import RowSketch
-from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
+from ..metastore.snapshot_files import file_keys_of
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze
-from ..metastore.changes import FollowUp
 from ..stats import ColumnPlan, GroupStats, empty_stats
-from ..stats.aggregate import aggregate_groups
-from ..stats.partition_results import PartitionResults
-from ..stats.aggregate import served_by_footers
-from ..column_statistics.estimators import BOUNDS_PARAM
-from .tiers import MIN_SAMPLED_ROW_GROUPS, TieredScan, metadata_tier, sampled_tier, tierable
+from ..stats.aggregate import aggregate_groups, served_by_footers
 from ..stats.footers import GroupFigures
-from ..metastore.snapshot_files import file_keys_of
-from ..files import DataFile
+from ..stats.partition_results import PartitionResults
 from ..storage import FooterUnavailable, footers_read_meanwhile, is_local, storage_for
-from ..tables.layout import footer_counts
 from ..tables.external import check_column_types_agree
 from ..tables.kinds import kind_of, read_snapshot, snapshot_files
+from ..tables.layout import footer_counts
 from ..tables.snapshot import PartitionFiles, changes_named
+from .tiers import MIN_SAMPLED_ROW_GROUPS, TieredScan, metadata_tier, sampled_tier, tierable
 
 if TYPE_CHECKING:
     from ..transaction import Transaction

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Callable
 import pandas as pd
 from pyspark.sql import SparkSession
 
-from ..metastore import Metastore, Table
 from ..errors import InvalidArgument
+from ..metastore import Metastore, Table
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import changed_fraction
 from ..sql.statements import Analyze, TableName

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 import random
-from concurrent.futures import ThreadPoolExecutor
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -35,20 +35,19 @@ from pyspark.sql import types as T
 from ..coltypes import StatsKind, parse_type
 from ..column_statistics.estimators import Estimate, gee_ndv, ratio_estimate
 from ..column_statistics.merge import merge_column_stats
-from ..column_statistics.quantiles import Distribution, rank_error
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
+from ..column_statistics.quantiles import Distribution, rank_error
+from ..errors import QueryError
 from ..file_columns import nanos_columns
 from ..files import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES, FileKeys, read_state
 from ..metastore import Table
+from ..metastore.snapshot_files import file_keys_of
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
-from ..stats.dictionary_pages import (DECODED_VALUES_LIMIT, NUMPY_TYPES, ChunkFacts, chunk_facts, distinct_values,
-    read_dictionary)
+from ..stats.dictionary_pages import DECODED_VALUES_LIMIT, NUMPY_TYPES, ChunkFacts, chunk_facts, distinct_values, read_dictionary
 from ..stats.footers import GroupFigures, chunk_positions
 from ..stats.sampled_read import UNIT, SampledUnit, ValueCounts, sampled_frame, value_frequencies
-from ..errors import QueryError
 from ..storage import footer_of, is_local, spark_uris
 from ..tables.deleted_rows import deleted_by_file
-from ..metastore.snapshot_files import file_keys_of
 from ..tables.snapshot import PartitionFiles, located_fields
 
 MIN_SAMPLED_ROW_GROUPS = 2  # a band needs a spread: fewer row groups than this are no sample

@@ -19,8 +19,8 @@ from typing import Any, Iterable
 
 from ..coltypes import StatsKind
 from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Moments, merged_moments
-from .quantiles import merge as merge_histograms
 from .quantiles import SketchFamily, sketch_family
+from .quantiles import merge as merge_histograms
 from .sketches import sketch_ndv, union
 from .stats_rows import StatsColumn
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from functools import lru_cache
 from decimal import Decimal
+from functools import lru_cache
 
 from ..coltypes import StatsKind, collection_parts, parse_type, struct_fields
-from ..file_columns import spellings
 from ..errors import InvalidObjectException, NoSuchObjectException, did_you_mean
+from ..file_columns import spellings
 from .names import escape_path_name, make_part_name, parse_part_name
 
 _EPOCH = dt.date(1970, 1, 1)

@@ -18,9 +18,8 @@ exact data is the sorted value at 0-based index floor(r · n).
 from __future__ import annotations
 
 import atexit
-import weakref
-
 import enum
+import weakref
 from typing import Any, Iterable
 
 import numpy

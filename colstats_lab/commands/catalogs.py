@@ -11,22 +11,23 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from sqlglot import exp
 
+from ..analyze.stale import analyze_stale as analyze_stale_owners
+from ..column_statistics.names import split_table_name
 from ..errors import InvalidArgument, ParseError, parse_sql
+from ..interop import snapshot_source
+from ..interop.delta_source import DeltaSource, log_statistics_frame
 from ..interop.hms_client import HiveMetastoreClient
 from ..interop.hms_engines import engines_frame
-from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome, publish as publish_to_hms
+from ..interop.hms_publish import PUBLISHED_PARAM, PublishOutcome
+from ..interop.hms_publish import publish as publish_to_hms
 from ..interop.hms_source import CATALOG_PARAM, SOURCE_PARAM, URI_PARAM, describe_table, lab_database, mirror, resolve
-from ..interop.delta_source import DeltaSource, log_statistics_frame
 from ..interop.iceberg_partition_stats import partition_statistics_frame
 from ..interop.iceberg_publish import PuffinOutcome, publish_puffin, puffin_frame
 from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
-from ..interop import snapshot_source
 from ..interop.snapshot_source import TableSource
-from ..column_statistics.names import split_table_name
-from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..metastore import COLUMN_STATS_ACCURATE, NoSuchObjectException, Table
+from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..result import Result
-from ..analyze.stale import analyze_stale as analyze_stale_owners
 from ..sql import statements as st
 from ..sql.parser import SPARK_CATALOG
 from ..sql.partition_spec import matching_partitions

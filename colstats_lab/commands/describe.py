@@ -7,13 +7,13 @@ import json
 import pandas as pd
 
 from ..coltypes import StatsKind, parse_type
-from ..metastore import COLUMN_STATS_ACCURATE, Metastore, StatsAccuracy, Table
-from ..errors import InvalidArgument
-from ..metastore.history import state_picker
-from ..column_statistics.model import ColumnStatisticsObj, Partition
 from ..column_statistics.estimators import Band, tiered_columns
+from ..column_statistics.model import ColumnStatisticsObj, Partition
 from ..column_statistics.quantiles import Distribution, value_text
+from ..errors import InvalidArgument
 from ..frames import figure_value, table_bands
+from ..metastore import COLUMN_STATS_ACCURATE, Metastore, StatsAccuracy, Table
+from ..metastore.history import state_picker
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import describe_change, describe_summed
 from ..sql.partition_spec import exact_partition

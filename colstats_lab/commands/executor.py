@@ -9,37 +9,56 @@ import pandas as pd
 from pyarrow import ArrowInvalid
 
 from ..analyze import run_analyze, run_refresh_metadata
+from ..column_statistics.frequent_items import COLUMNS_PROPERTY
+from ..column_statistics.names import make_part_name, parse_part_name
+from ..column_statistics.quantiles import KLL_PROPERTY
+from ..errors import ColstatsError, InvalidArgument, spark_errors
 from ..interop.exchange import lab_table_of
 from ..interop.spark_catalog import read_table_statistics
-from ..storage import is_inside, join, storage_for
-from ..errors import ColstatsError, InvalidArgument, spark_errors
-from ..tables.snapshot import changes_named
-from ..column_statistics.frequent_items import COLUMNS_PROPERTY
-from ..column_statistics.quantiles import KLL_PROPERTY
-from ..metastore import (COLUMN_STATS_ACCURATE, OWNED_LOCATION, AlreadyExistsException, FieldSchema,
-                         NoSuchObjectException, Partition, StatsAccuracy, Table)
-from ..column_statistics.names import make_part_name, parse_part_name
-from ..metastore.changes import (AddPartitions, AlterSkew, AlterTableParams, Change, CreateDatabase, CreateTable,
-                                 DefinitionWrite, DropDatabase, DropPartitions, DropTable, DropTableMetadata)
-from ..tables import kind_of
-from ..tables.external import external_partition, partition_directories
-from ..tables.rewrite import rewrite_partitions
+from ..metastore import (
+    COLUMN_STATS_ACCURATE,
+    OWNED_LOCATION,
+    AlreadyExistsException,
+    FieldSchema,
+    NoSuchObjectException,
+    Partition,
+    StatsAccuracy,
+    Table,
+)
+from ..metastore.changes import (
+    AddPartitions,
+    AlterSkew,
+    AlterTableParams,
+    Change,
+    CreateDatabase,
+    CreateTable,
+    DefinitionWrite,
+    DropDatabase,
+    DropPartitions,
+    DropTable,
+    DropTableMetadata,
+)
 from ..result import Result
 from ..skew.spec import check_list_bucketing, skewed_clause, skewed_info, with_locations
-from ..tables.list_bucketing import check_partition_values
 from ..sql import statements as st
 from ..sql.parser import SPARK_CATALOG
+from ..sql.partition_spec import matching_partitions, spec_values
+from ..storage import is_inside, join, storage_for
+from ..tables import kind_of
+from ..tables.external import external_partition, partition_directories
+from ..tables.list_bucketing import check_partition_values
+from ..tables.rewrite import rewrite_partitions
+from ..tables.snapshot import changes_named
 from . import catalogs
 from . import tables as table_commands
-from .describe import describe
 from .binding import bind_tables
+from .describe import describe
 from .reads import stats_answer
 from .tables import register_external
-from ..sql.partition_spec import matching_partitions, spec_values
 
 if TYPE_CHECKING:
-    from .session import Session
     from ..transaction import Transaction
+    from .session import Session
 
 QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full result stays in Spark
 

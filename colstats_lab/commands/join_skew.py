@@ -5,8 +5,8 @@ one Spark aggregation over that side's rows, and the report says which."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from dataclasses import replace
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
@@ -14,20 +14,38 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from ..coltypes import parse_type
+from ..column_statistics.frequent_items import (
+    COLUMNS_PROPERTY,
+    DEFAULT_FREQUENT_ITEMS,
+    INTEGRAL,
+    STRINGS,
+    FrequentItems,
+    FrequentValue,
+    sketchable,
+)
+from ..column_statistics.sketches import sketch_ndv
 from ..errors import InvalidArgument, parse_sql, spark_errors
 from ..metastore import NoSuchObjectException, Partition, Table
-from ..column_statistics.frequent_items import (COLUMNS_PROPERTY, DEFAULT_FREQUENT_ITEMS, INTEGRAL, STRINGS, FrequentItems,
-                                        FrequentValue, sketchable)
-from ..column_statistics.sketches import sketch_ndv
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..pruning.partition_predicate import NotAPartitionPredicate, matching_partition_names
+from ..quoting import column_ref
+from ..skew.join import (
+    HOW,
+    ShuffleSettings,
+    ShuffleSide,
+    ShuffleSkewReport,
+    hash_partitions,
+    key_literal,
+    measure,
+    measure_aggregation,
+    observe_aqe,
+    predict_aggregation,
+    predict_join,
+    unlisted_hot_values,
+)
 from ..stats.sketches import frequent_items_input
-from ..skew.join import (HOW, ShuffleSettings, ShuffleSide, ShuffleSkewReport, hash_partitions, measure, observe_aqe,
-                         measure_aggregation, predict_aggregation, predict_join, unlisted_hot_values,
-                         key_literal)
 from ..tables import read_snapshot
 from .reads import snapshot_parts, valid_write_ids
-from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from .session import Session

@@ -21,16 +21,16 @@ import pandas as pd
 from pyspark.sql import functions as F
 
 from ..analyze.stale import staleness_frame
+from ..column_statistics.names import parse_part_name
 from ..file_columns import SKIPPED_PARAM, nanos_columns
 from ..interop.exchange import spark_statistics_properties
 from ..interop.spark_catalog import SparkTable
 from ..metastore import Table
-from ..column_statistics.names import parse_part_name
+from ..quoting import column_ref, identifier, string_literal
 from ..storage import spark_uri
 from ..storage.spark_paths import prefixes_for
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles, file_schema, spark_type, table_columns
-from ..quoting import column_ref, identifier, string_literal
 
 if TYPE_CHECKING:
     from .session import Session

@@ -10,23 +10,23 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .. import frames
-from ..result import Result
-from ..sql.statements import Describe
-from . import catalogs
-from .describe import describe_as_of as describe_column_as_of
 from ..analyze.refresh_metadata import metadata_file_changes
-from ..metastore import NoSuchObjectException, Partition, Table, ValidWriteIdList
-from ..errors import InvalidArgument, parse_condition
 from ..column_statistics.names import hive_part_name
+from ..errors import InvalidArgument, parse_condition
+from ..metastore import NoSuchObjectException, Partition, Table, ValidWriteIdList
 from ..metastore.levels import Level
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata
 from ..pruning.partition_predicate import preselect
 from ..pruning.references import check_single_table_references, qualifiers_of, resolved_references
+from ..result import Result
 from ..sql.lexer import quoted
 from ..sql.partition_spec import matching_partitions
+from ..sql.statements import Describe
 from ..tables import snapshot_files
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles
+from . import catalogs
+from .describe import describe_as_of as describe_column_as_of
 
 if TYPE_CHECKING:
     from ..transaction import Transaction

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from sqlglot import exp
 
+from ..errors import InvalidArgument, MetastoreUnavailable
 from ..metastore import Table
 from ..metastore.database import WouldWait
-from ..errors import InvalidArgument, MetastoreUnavailable
 from ..metastore.runs import KeptRun, RunTable
 from ..plans.causes import OFF_BY
 from ..plans.report import PlanReport, ran_skewed

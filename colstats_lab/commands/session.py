@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from .catalogs import AttachedCatalog
-    from .plan_tables import PlanTables
     from ..metastore import Metastore, Table
     from ..transaction import Transaction
+    from .catalogs import AttachedCatalog
+    from .plan_tables import PlanTables
 
 
 class Session(Protocol):

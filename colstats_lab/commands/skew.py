@@ -5,26 +5,24 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql import functions as F
 
-from ..errors import InvalidArgument, spark_errors
 from ..coltypes import parse_type
-from ..metastore import ColumnStatistics, DEFAULT_PARTITION_NAME, Table
+from ..column_statistics.frequent_items import FrequentItems, TopValues, sketchable
 from ..column_statistics.model import leaf_name
-from ..metastore.snapshot_files import file_keys_of
-from ..pruning.answers import NotFromStats, fresh_statistics
-from ..column_statistics.frequent_items import FrequentItems, sketchable
-from ..stats.footers import group_figures
-from ..tables.snapshot import PartitionFiles, changes_named
-from ..column_statistics.frequent_items import TopValues
+from ..errors import InvalidArgument, spark_errors
+from ..metastore import DEFAULT_PARTITION_NAME, ColumnStatistics, Table
 from ..metastore.levels import TABLE_LEVEL
+from ..metastore.snapshot_files import file_keys_of
 from ..metastore.txn import ValidWriteIdList
+from ..pruning.answers import NotFromStats, fresh_statistics
+from ..quoting import column_ref
 from ..skew import DEFAULT_MODE, SkewReport, skew_report
-from ..skew.report import report_from_sketches
 from ..skew.report import check_options as check_skew_options
-from ..skew.report import value_as_text
+from ..skew.report import report_from_sketches, value_as_text
+from ..stats.footers import group_figures
 from ..tables import read_snapshot
+from ..tables.snapshot import PartitionFiles, changes_named
 from .reads import partition as find_partition
 from .reads import snapshot_parts, valid_write_ids
-from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from .session import Session

@@ -7,21 +7,27 @@ import re
 import warnings
 from typing import TYPE_CHECKING
 
-from ..metastore import AlreadyExistsException, FieldSchema, InvalidObjectException, Table
-from ..errors import InvalidArgument, LabWarning
-from ..quoting import parse_java_double
-from ..metastore.changes import RegisterTable
 from ..column_statistics.names import object_name_problem, parse_part_name, split_table_name
-from ..sql.partition_spec import matching_partitions
-from ..sql.statements import PartitionSpecItem
+from ..column_statistics.partition_values import canonical_value
+from ..errors import InvalidArgument, LabWarning
 from ..interop import snapshot_source
 from ..interop.delta_source import DeltaSource
 from ..interop.iceberg_source import metadata_file_source
+from ..metastore import AlreadyExistsException, FieldSchema, InvalidObjectException, Table
+from ..metastore.changes import RegisterTable
+from ..quoting import parse_java_double
+from ..sql.partition_spec import matching_partitions
+from ..sql.statements import PartitionSpecItem
 from ..storage import is_local, join, list_data_files, local_path, normalized, parent, relative
 from ..tables.cleaner import remove_aborted
-from ..column_statistics.partition_values import canonical_value
-from ..tables.external import (check_column_types_agree, empty_partition_folders, external_partition,
-                               file_columns, listed_sums, partition_directories)
+from ..tables.external import (
+    check_column_types_agree,
+    empty_partition_folders,
+    external_partition,
+    file_columns,
+    listed_sums,
+    partition_directories,
+)
 from ..tables.rewrite import rewrite_partitions
 from ..tables.writer import WriteResult, write_table
 from .reads import partition as find_partition

@@ -16,11 +16,11 @@ import pyarrow as pa
 from deltalake import DeltaTable
 from deltalake.exceptions import DeltaError, TableNotFoundError
 
+from ..column_statistics.model import leaf_name
 from ..errors import InvalidArgument, one_line
 from ..file_columns import by_lower_name
 from ..files import DELETION_VECTOR, ROWS, ColumnFigures, DataFile, FileKeys
 from ..metastore import ColumnPath, FieldSchema, NoSuchObjectException, Table
-from ..column_statistics.model import leaf_name
 from ..metastore.snapshot_files import LOG_RULES_PARAM, LOG_STATISTICS_PARAM
 from ..storage import is_local, join, local_path, normalized
 from ..storage.options import delta_storage_options

@@ -6,20 +6,29 @@ from typing import Callable, ClassVar
 
 from pyspark.sql import SparkSession
 
-from .hms_publish import not_exported
 from ..coltypes import parse_type
 from ..column_statistics.estimators import tiers_by_column
-from ..metastore import ColumnStatistics, ColumnStatisticsDesc, Metastore, Table
 from ..errors import InvalidArgument, spark_errors
-from ..storage import list_data_files
+from ..metastore import ColumnStatistics, ColumnStatisticsDesc, Metastore, Table
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
 from ..metastore.changes import FollowUp
 from ..result import Result
+from ..stats.spark_properties import (
+    DEFAULT_NUM_BINS,
+    STATISTICS_PREFIX,
+    CatalogColumnStat,
+    CatalogStatistics,
+    NotConvertible,
+    column_stat_from_hive,
+    hive_stats_from_spark,
+    partition_column_stat,
+    rows_by_key_value,
+    stats_to_properties,
+)
+from ..storage import list_data_files
 from ..tables.external import follow_partitions
-from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics,
-                                      NotConvertible, column_stat_from_hive, hive_stats_from_spark, partition_column_stat,
-                                      rows_by_key_value, stats_to_properties)
+from .hms_publish import not_exported
 from .spark_catalog import (
     SparkTable,
     plan_statistics,
@@ -27,6 +36,7 @@ from .spark_catalog import (
     write_partition_statistics,
     write_table_statistics,
 )
+
 
 def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Callable[..., Table]) -> Table:
     """The lab's table for Spark's table `source`: an external table on Spark's location, registered now

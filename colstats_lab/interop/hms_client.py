@@ -12,8 +12,7 @@ import collections
 from typing import Iterable, Iterator, TypeVar
 from urllib.parse import urlparse
 
-from pymetastore.hive_metastore import ThriftHiveMetastore
-from pymetastore.hive_metastore import ttypes
+from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
 from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException, TException
 from thrift.transport import TSocket, TTransport

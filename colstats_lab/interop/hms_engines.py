@@ -11,10 +11,10 @@ import pandas as pd
 from pymetastore.hive_metastore import ttypes
 
 from ..coltypes import StatsKind, parse_type
-from ..storage import list_data_files
-from ..metastore import ColumnStatisticsObj, Date, Metastore, Table
 from ..errors import InvalidArgument
+from ..metastore import ColumnStatisticsObj, Date, Metastore, Table
 from ..stats.spark_properties import stats_from_properties
+from ..storage import list_data_files
 from .hms_client import HiveMetastoreClient
 from .hms_publish import PUBLISHED_PARAM, decimal_value, not_exported
 from .hms_source import SOURCE_PARAM, hms_partition_name

@@ -23,15 +23,22 @@ from decimal import Decimal
 from pymetastore.hive_metastore import ttypes
 
 from ..coltypes import StatsKind
-from ..storage import list_data_files
-from ..metastore import ColumnStatisticsObj, Metastore, Table
-from ..metastore.changes import AlterPartitionParams
-from ..tables.external import listed_sums
 from ..column_statistics.estimators import inexact_figures, tiers_by_column
+from ..metastore import ColumnStatisticsObj, Metastore, Table
 from ..metastore.accurate import PARAM as ACCURATE_PARAM
 from ..metastore.accurate import StatsAccuracy
-from ..stats.spark_properties import (DEFAULT_NUM_BINS, STATISTICS_PREFIX, CatalogStatistics, column_stat_from_hive,
-                                      partition_column_stat, rows_by_key_value, stats_to_properties)
+from ..metastore.changes import AlterPartitionParams
+from ..stats.spark_properties import (
+    DEFAULT_NUM_BINS,
+    STATISTICS_PREFIX,
+    CatalogStatistics,
+    column_stat_from_hive,
+    partition_column_stat,
+    rows_by_key_value,
+    stats_to_properties,
+)
+from ..storage import list_data_files
+from ..tables.external import listed_sums
 from .hms_client import HiveMetastoreClient
 from .hms_source import SOURCE_PARAM, hms_partition_name
 

@@ -16,14 +16,13 @@ from dataclasses import dataclass
 
 from pymetastore.hive_metastore import ttypes
 
-from ..file_columns import SPELLING_PARAM, spelling_param
-from ..storage import list_data_files
-from ..metastore import FieldSchema, Metastore, Table
-from ..errors import InvalidArgument
-from ..metastore.changes import AlterTableParams, FollowPartitions, RegisterTable
 from ..column_statistics.names import make_part_name
-from ..tables.external import (catalog_location, external_partition, follow_partitions, listed_sums,
-                               moved_partitions)
+from ..errors import InvalidArgument
+from ..file_columns import SPELLING_PARAM, spelling_param
+from ..metastore import FieldSchema, Metastore, Table
+from ..metastore.changes import AlterTableParams, FollowPartitions, RegisterTable
+from ..storage import list_data_files
+from ..tables.external import catalog_location, external_partition, follow_partitions, listed_sums, moved_partitions
 from .hms_client import HiveMetastoreClient
 
 log = logging.getLogger("colstats_lab.hms")

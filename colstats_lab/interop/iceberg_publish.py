@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from importlib.metadata import version
 from dataclasses import dataclass, field
+from importlib.metadata import version
 
 import pandas as pd
 from datasketches import compact_theta_sketch, theta_union
@@ -27,15 +27,25 @@ from pyspark.sql import functions as F
 
 from ..coltypes import parse_type, struct_fields
 from ..errors import InvalidArgument, QueryError, StorageError, one_line
-from ..storage import (is_local, join, local_file_path, name_of, normalized, parent, prefixes_for, same_location,
-                       spark_file_uri, storage_for)
 from ..metastore import Metastore, Table
 from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
+from ..storage import (
+    is_local,
+    join,
+    local_file_path,
+    name_of,
+    normalized,
+    parent,
+    prefixes_for,
+    same_location,
+    spark_file_uri,
+    storage_for,
+)
+from ..tables.external import catalog_location
 from ..tables.kinds import read_snapshot, snapshot_files
 from ..tables.snapshot import FILE_COLUMN
 from .iceberg_partition_stats import write_partition_statistics
 from .puffin import THETA_BLOB, Blob, write_puffin
-from ..tables.external import catalog_location
 
 log = logging.getLogger("colstats_lab.puffin")
 

@@ -10,28 +10,42 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from pyiceberg import types as it
+from pyiceberg.avro.file import AvroFile
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.conversions import from_bytes
 from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
-from pyiceberg.avro.file import AvroFile
-from pyiceberg.manifest import DATA_FILE_TYPE, MANIFEST_ENTRY_SCHEMAS, DataFileContent, FileFormat, ManifestEntry, \
-    ManifestEntryStatus, ManifestFile
+from pyiceberg.manifest import (
+    DATA_FILE_TYPE,
+    MANIFEST_ENTRY_SCHEMAS,
+    DataFileContent,
+    FileFormat,
+    ManifestEntry,
+    ManifestEntryStatus,
+    ManifestFile,
+)
 from pyiceberg.manifest import DataFile as IcebergDataFile
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.table import StaticTable
 from pyiceberg.table import Table as IcebergTable
-from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform, MonthTransform,
-                                  TruncateTransform, YearTransform)
+from pyiceberg.transforms import (
+    BucketTransform,
+    DayTransform,
+    HourTransform,
+    IdentityTransform,
+    MonthTransform,
+    TruncateTransform,
+    YearTransform,
+)
 
-from ..files import EQUALITY_DELETES, POSITION_DELETES, ROWS, ColumnFigures, DataFile, FileKeys
-from ..file_columns import by_lower_name
 from ..column_statistics.model import leaf_name
-from ..metastore import FieldSchema, NoSuchObjectException
 from ..errors import InvalidArgument
-from .file_figures import column_figures, iceberg_string_cut
+from ..file_columns import by_lower_name
+from ..files import EQUALITY_DELETES, POSITION_DELETES, ROWS, ColumnFigures, DataFile, FileKeys
+from ..metastore import FieldSchema, NoSuchObjectException
 from ..storage.options import iceberg_file_io_properties
 from ..tables.deletion_vectors import iceberg_vector
 from ..tables.external import catalog_location
+from .file_figures import column_figures, iceberg_string_cut
 from .snapshot_source import FormatFile, FormatSnapshot, TableSource, partition_text
 
 _PRIMITIVES: dict[type, str] = {

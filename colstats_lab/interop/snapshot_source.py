@@ -16,18 +16,24 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from ..column_statistics.names import make_part_name, parse_part_name
+from ..errors import InvalidArgument
 from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile, FileKeys
-from ..storage import join, parent
 from ..metastore import FieldSchema, Metastore, Partition, Table
-from ..errors import InvalidArgument
 from ..metastore.changes import FollowUp
+from ..metastore.snapshot_files import (
+    FIELD_IDS_PARAM,
+    FORMAT_PARAM,
+    LOG_RULES_PARAM,
+    LOG_STATISTICS_PARAM,
+    METADATA_PARAM,
+    OPERATIONS_PARAM,
+    SNAPSHOT_PARAM,
+)
+from ..storage import join, parent
 from ..tables.external import listed_sums
-from ..column_statistics.names import make_part_name, parse_part_name
 from .hms_source import CATALOG_PARAM
-from ..metastore.snapshot_files import (FIELD_IDS_PARAM, FORMAT_PARAM, LOG_RULES_PARAM, LOG_STATISTICS_PARAM,
-                                        OPERATIONS_PARAM,
-                                        METADATA_PARAM, SNAPSHOT_PARAM)
 
 log = logging.getLogger("colstats_lab.sources")
 

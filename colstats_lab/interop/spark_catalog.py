@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pyspark.sql import SparkSession
 
 from ..column_statistics.names import parse_part_name
+from ..errors import ColstatsError, spark_errors
+from ..quoting import identifier, qualified, string_literal
+from ..quoting import standard_string_literal as _derby
 from ..stats.spark_histogram import HistogramBin, SparkHistogram
 from ..stats.spark_properties import STATISTICS_PREFIX, CatalogColumnStat, CatalogStatistics, to_external_string
-from ..errors import ColstatsError, spark_errors
-from ..quoting import identifier, qualified, standard_string_literal as _derby, string_literal
 
 _STATISTICS_ROW = re.compile(r"^(\d+) bytes(?:, (\d+) rows)?")
 _NUMBER = r"(-?[0-9.]+(?:E-?[0-9]+)?|NaN|-?Infinity)"

@@ -1,19 +1,11 @@
 """The metastore, on SQLite or PostgreSQL: Hive's schema and its catalog, column-statistics and transaction API
 over it, write IDs. Its objects are Hive's Thrift model (`column_statistics.model`), re-exported here."""
-from .accurate import PARAM as COLUMN_STATS_ACCURATE, StatsAccuracy
-from ..errors import (
-    AlreadyExistsException,
-    InvalidInputException,
-    InvalidObjectException,
-    MetaException,
-    MetastoreError,
-    NoSuchObjectException,
-)
 from ..column_statistics.model import (
     DEFAULT_LIST_BUCKETING_DIR_NAME,
     AggrStats,
     BinaryColumnStatsData,
     BooleanColumnStatsData,
+    ColumnPath,
     ColumnStatistics,
     ColumnStatisticsData,
     ColumnStatisticsDesc,
@@ -26,13 +18,22 @@ from ..column_statistics.model import (
     LongColumnStatsData,
     Partition,
     SkewedInfo,
-    ColumnPath,
     StringColumnStatsData,
     Table,
     Timestamp,
     TimestampColumnStatsData,
 )
 from ..column_statistics.names import DEFAULT_PARTITION_NAME, escape_path_name, make_part_name, parse_part_name
+from ..errors import (
+    AlreadyExistsException,
+    InvalidInputException,
+    InvalidObjectException,
+    MetaException,
+    MetastoreError,
+    NoSuchObjectException,
+)
+from .accurate import PARAM as COLUMN_STATS_ACCURATE
+from .accurate import StatsAccuracy
 from .common import DEFAULT_DB, OWNED_LOCATION
 from .store import Metastore
 from .txn import ValidWriteIdList

@@ -21,6 +21,7 @@ import math
 from decimal import Decimal
 
 from ..coltypes import StatsKind
+from ..column_statistics.merge import merge_stats_column
 from ..column_statistics.model import (
     STATS_DATA_CLASSES,
     AggrStats,
@@ -30,7 +31,6 @@ from ..column_statistics.model import (
     Timestamp,
 )
 from ..column_statistics.stats_rows import StatsColumn
-from ..column_statistics.merge import merge_stats_column
 
 _NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION, StatsKind.STRUCT)
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)

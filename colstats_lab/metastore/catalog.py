@@ -8,11 +8,8 @@ import sqlite3
 from typing import Any, Iterable, Sequence
 
 from ..coltypes import parse_type
-from ..storage import join
-
-from .accurate import PARAM as ACCURATE_PARAM
-from .accurate import StatsAccuracy
-from .common import DEFAULT_DB, _check_name, _json_list, _now, is_transactional
+from ..column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
+from ..column_statistics.names import escape_path_name, make_part_name, parse_part_name
 from ..errors import (
     AlreadyExistsException,
     InvalidInputException,
@@ -20,11 +17,13 @@ from ..errors import (
     MetaException,
     NoSuchObjectException,
 )
-from ..column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
-from ..column_statistics.names import escape_path_name, make_part_name, parse_part_name
+from ..storage import join
+from .accurate import PARAM as ACCURATE_PARAM
+from .accurate import StatsAccuracy
+from .common import DEFAULT_DB, _check_name, _json_list, _now, is_transactional
 from .partition_filter import compile_partition_filter
-from .txn import ValidWriteIdList
 from .repository import Repository
+from .txn import ValidWriteIdList
 
 
 class CatalogRepository(Repository):

@@ -6,22 +6,20 @@ import sqlite3
 from typing import Iterable
 
 from ..coltypes import parse_type
-
+from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
+from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
+from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
+from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
 from . import segments
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
-from .common import (_DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now,
-                     is_transactional)
-from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
-from .history import keep_states, last_stats_row
-from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
-from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
+from .common import _DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now, is_transactional
 from .database import WouldWait
-from .segments import PARTITION_STATS_SELECT
-from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
-from .txn import ValidWriteIdList
+from .history import keep_states, last_stats_row
 from .repository import Repository
+from .segments import PARTITION_STATS_SELECT
+from .txn import ValidWriteIdList
 
 
 class ColumnStatisticsRepository(Repository):

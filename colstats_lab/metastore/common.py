@@ -5,11 +5,11 @@ import json
 import os
 import time
 
-from ..files import FileState
-from ..errors import InvalidInputException, InvalidObjectException
 from ..column_statistics.model import ColumnStatistics, ColumnStatisticsObj, Table
 from ..column_statistics.names import object_name_problem
 from ..column_statistics.stats_rows import ROW_COLUMNS
+from ..errors import InvalidInputException, InvalidObjectException
+from ..files import FileState
 
 DEFAULT_DB = "default"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .database import Database, open_database
 from ..errors import MetaException
+from .database import Database, open_database
 from .schema import MIGRATIONS, migrate, migration_statements
 
 _BATCH = 5_000

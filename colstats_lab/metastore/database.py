@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from typing import Any, Collection, Iterable, Iterator, Sequence
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
+from ..errors import InvalidArgument, MetaException, MetastoreUnavailable
 from .common import BUSY_TIMEOUT_MS
 from .dialect import SQLITE, Dialect
-from ..errors import InvalidArgument, MetaException, MetastoreUnavailable
 
 PAGE_CACHE_KIB = 64 * 1024
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")

@@ -30,10 +30,10 @@ from typing import Any
 
 from ..coltypes import parse_type
 from ..column_statistics.drift import null_fraction, states_psi
-from ..errors import InvalidInputException
-from .history import HIVE, StatsState, commit_states, read_states_up_to
 from ..column_statistics.merge import spark_order
 from ..column_statistics.stats_rows import text_to_value
+from ..errors import InvalidInputException
+from .history import HIVE, StatsState, commit_states, read_states_up_to
 from .repository import Repository
 
 RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most", "anomaly")

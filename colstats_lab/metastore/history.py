@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import InvalidInputException
 from ..column_statistics.frequent_items import TopValues
 from ..column_statistics.model import ColumnStatisticsObj
 from ..column_statistics.stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
+from ..errors import InvalidInputException
 from .repository import Repository
 
 if TYPE_CHECKING:

@@ -3,6 +3,7 @@ read and dropped as one unit per table."""
 from __future__ import annotations
 
 from ..errors import InvalidInputException, NoSuchObjectException
+from .repository import Repository
 from .table_metadata import (
     MetadataAnalysis,
     MetadataUnit,
@@ -13,7 +14,6 @@ from .table_metadata import (
     metadata_version,
     replace_table_metadata,
 )
-from .repository import Repository
 
 INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 

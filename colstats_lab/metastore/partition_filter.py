@@ -14,8 +14,9 @@ from sqlglot import expressions as exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..coltypes import parse_type
+from ..errors import InvalidInputException, balanced, check_nesting
+from ..errors import ParseError as ColstatsParseError
 from .dialect import SQLITE, Dialect
-from ..errors import InvalidInputException, ParseError as ColstatsParseError, balanced, check_nesting
 
 _COMPARISONS: dict[type[exp.Expression], str] = {
     exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}

@@ -23,10 +23,10 @@ from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
 from psycopg.types.string import StrDumper
 
+from ..errors import MetaException, MetastoreUnavailable
 from .common import BUSY_TIMEOUT_MS
 from .database import Database, MetastoreWaitWarning, WouldWait, redacted
 from .dialect import POSTGRESQL
-from ..errors import MetaException, MetastoreUnavailable
 
 # pg_advisory_xact_lock keys: one for writers, one for migrations ("colstats" in ASCII, and +1)
 WRITE_LOCK = 0x636F6C7374617473

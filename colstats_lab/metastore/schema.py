@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from ..errors import MetaException, MetastoreUnavailable
 from .accurate import PARAM as _ACCURATE
 from .dialect import Dialect
-from ..errors import MetaException, MetastoreUnavailable
 
 if TYPE_CHECKING:
     from .database import Database

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..coltypes import StatsKind, parse_type
-from .accurate import PARAM as _ACCURATE
 from ..column_statistics.merge import SegmentStats
 from ..column_statistics.stats_rows import StatsColumn, row_moments, text_to_value, value_to_text
+from .accurate import PARAM as _ACCURATE
 
 if TYPE_CHECKING:
     from .database import Database

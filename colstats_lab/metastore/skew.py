@@ -2,9 +2,9 @@
 SKEWED_STRING_LIST*, SKEWED_COL_VALUE_LOC_MAP): Hive's ALTER TABLE ... SKEWED BY and its locations."""
 from __future__ import annotations
 
-from .common import _json_list
-from ..errors import NoSuchObjectException
 from ..column_statistics.model import SkewedInfo
+from ..errors import NoSuchObjectException
+from .common import _json_list
 from .repository import Repository
 
 

@@ -10,7 +10,6 @@ kept) has an unknown fraction.
 """
 from __future__ import annotations
 
-
 PARAM = "colstats.rowsChangedSinceAnalyze"
 
 

@@ -9,15 +9,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
+from ..column_statistics.model import Table
 from ..files import FileState, describe_changes, file_changes
 from ..storage import storage_for
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .common import _NO_FILES, is_transactional
-from ..column_statistics.model import Table
+from .repository import Repository
 from .snapshot_files import describe_snapshot_changes, is_snapshot_table, unfollowed_commit
 from .txn import ValidWriteIdList
-from .repository import Repository
 
 
 @dataclass

@@ -11,22 +11,21 @@ from __future__ import annotations
 import os
 from typing import Collection
 
+from ..column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
 from ..storage import is_local, normalized
 from . import segments
-from .common import DEFAULT_DB
-from .database import is_server_url, open_database
-from ..column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
-from .history import DEFAULT_SKETCHES
-from .repository import forward
-from .schema import migrate
 from .autoanalyze import AutoAnalyzeRepository
 from .catalog import CatalogRepository
 from .column_stats import ColumnStatisticsRepository
+from .common import DEFAULT_DB
+from .database import is_server_url, open_database
 from .expectations import ExpectationsRepository
-from .history import HistoryRepository
+from .history import DEFAULT_SKETCHES, HistoryRepository
 from .metadata_store import TableMetadataRepository
+from .repository import forward
 from .row_sketches import RowSketchRepository
 from .runs import RunRepository
+from .schema import migrate
 from .skew import SkewRepository
 from .snapshot_files import SnapshotFilesRepository
 from .stats_accuracy import StatsAccuracyRepository

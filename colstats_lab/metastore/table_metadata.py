@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..coltypes import StatsKind, parse_type
-from ..files import FileState
-from .levels import METADATA_LEVELS, Level
-from .history import record_metadata_history
 from ..column_statistics.merge import merged_range
+from ..column_statistics.model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Date, Timestamp
 from ..column_statistics.quantiles import merge as merge_histograms
 from ..column_statistics.quantiles import sketch_family
 from ..column_statistics.sketches import sketch_ndv, union
-from ..column_statistics.model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Date, Timestamp
+from ..files import FileState
+from .history import record_metadata_history
+from .levels import METADATA_LEVELS, Level
 
 LEVELS = tuple(level.drill_name for level in METADATA_LEVELS)  # as metadata units store their type
 

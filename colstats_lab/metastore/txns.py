@@ -8,12 +8,12 @@ import os
 import socket
 from typing import TYPE_CHECKING, Sequence
 
-from .common import _alive
 from ..errors import MetaException, NoSuchObjectException
+from .common import _alive
 from .expectations import evaluate_commit
 from .history import last_state, record_history_rows, settle_history
-from .txn import ValidWriteIdList
 from .repository import Repository
+from .txn import ValidWriteIdList
 
 if TYPE_CHECKING:
     from .changes import Change, FollowUp

@@ -6,8 +6,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from .causes import diagnose, q_error
-from .operators import (LEAVES, CountingRun, Operator, count_actual_rows, name_join_strategies,
-                        optimized_operators)
+from .operators import LEAVES, CountingRun, Operator, count_actual_rows, name_join_strategies, optimized_operators
 from .remote import NO_TASK_ROWS, count_actual_rows_remote, text_operators
 from .report import OPERATOR_COLUMNS, LabRead, PlanReport, operators_frame
 

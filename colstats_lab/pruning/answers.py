@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlglot import exp
 
-from .references import check_single_table_references, qualifiers_of, referenced_column, resolved_references
 from ..coltypes import StatsKind, parse_type
-from ..errors import ColstatsError, ParseError, parse_sql
-from ..metastore import Metastore, Partition, Table, ValidWriteIdList
 from ..column_statistics.estimators import inexact_figures, tiered_columns
 from ..column_statistics.model import ColumnStatisticsObj
+from ..errors import ColstatsError, ParseError, parse_sql
+from ..metastore import Metastore, Partition, Table, ValidWriteIdList
 from ..tables.kinds import kind_of
 from .partition_predicate import NotAPartitionPredicate, matching_partition_names
+from .references import check_single_table_references, qualifiers_of, referenced_column, resolved_references
 
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)
 

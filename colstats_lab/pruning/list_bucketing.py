@@ -17,12 +17,12 @@ from typing import Any, Callable
 from sqlglot import exp
 
 from ..coltypes import parse_type
-from ..metastore import SkewedInfo, Table
-from ..errors import InvalidArgument
 from ..column_statistics.partition_values import canonical_value
-from ..tables.snapshot import PartitionFiles
+from ..errors import InvalidArgument
+from ..metastore import SkewedInfo, Table
 from ..metastore.levels import Level
 from ..storage import parent, relative
+from ..tables.snapshot import PartitionFiles
 from .report import PruningDecision
 from .statistics import ANYTHING, FALSE, NULL, TRUE, and3, conjuncts, or3
 

@@ -15,20 +15,20 @@ from typing import Any, Callable
 
 from sqlglot import exp
 
+from ..column_statistics.estimators import inexact_figures
+from ..column_statistics.model import Date, Timestamp
 from ..errors import parse_sql
 from ..metastore import Metastore, Partition, Table
 from ..metastore.levels import Level
-from ..column_statistics.estimators import inexact_figures
-from ..column_statistics.model import Date, Timestamp
 from ..metastore.snapshot_files import file_keys_of
-from ..metastore.txn import ValidWriteIdList
 from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
-from .references import qualifiers_of, resolved_references
+from ..metastore.txn import ValidWriteIdList
 from ..stats.footers import FileFooter, file_footer, footer_column, read_footer
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles
 from .list_bucketing import prune_list_bucketing
 from .partition_predicate import Preselection
+from .references import qualifiers_of, resolved_references
 from .report import PruningDecision, PruningReport
 from .statistics import TRUE, ColumnRange, conjuncts, outcomes, text_value
 

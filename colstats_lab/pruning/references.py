@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..column_statistics.model import leaf_name
 from ..errors import NoSuchObjectException, did_you_mean
 from ..metastore import Table
-from ..column_statistics.model import leaf_name
 
 
 def referenced_column(table: Table, node: exp.Column | exp.Dot, qualifiers: set[str]) -> str | None:

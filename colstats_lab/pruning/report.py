@@ -12,7 +12,6 @@ from ..plans.report import PlanReport
 from .estimate import RowEstimate
 
 
-
 @dataclass(frozen=True)
 class PruningDecision:
     level: Level

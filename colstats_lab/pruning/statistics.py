@@ -16,10 +16,10 @@ from typing import Callable
 from sqlglot import exp
 
 from ..coltypes import parse_type
-from ..errors import ColstatsError
-from ..column_statistics.model import Date, Timestamp
-from ..metastore.table_metadata import display_value
 from ..column_statistics.merge import spark_order
+from ..column_statistics.model import Date, Timestamp
+from ..errors import ColstatsError
+from ..metastore.table_metadata import display_value
 
 TRUE, FALSE, NULL = "TRUE", "FALSE", "NULL"
 ANYTHING = frozenset({TRUE, FALSE, NULL})

@@ -24,8 +24,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..column_statistics.frequent_items import FrequentValue
-from ..sizes import size
 from ..quoting import column_ref
+from ..sizes import size
 
 HOW = ("inner", "left", "right", "full")
 NULL_HASH = 42  # Murmur3Hash of a NULL key is its seed: every NULL key goes to partition pmod(42, n)

@@ -26,22 +26,22 @@ from __future__ import annotations
 import html
 import json
 import math
-from typing import cast
 from dataclasses import dataclass, field
+from typing import cast
 
 import pandas as pd
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from ..column_statistics.frequent_items import FrequentItems
+from ..column_statistics.partition_values import canonical_value
+from ..column_statistics.sketches import sketch_ndv, union
 from ..errors import InvalidArgument, QueryError
 from ..metastore import SkewedInfo, Table
-from ..column_statistics.frequent_items import FrequentItems
 from ..metastore.levels import TABLE_LEVEL
-from ..column_statistics.sketches import sketch_ndv, union
-from ..stats.sketches import ndv_input
-from ..column_statistics.partition_values import canonical_value
-from .spec import skewed_clause
 from ..quoting import column_ref, comment, identifier, qualified
+from ..stats.sketches import ndv_input
+from .spec import skewed_clause
 
 MODES = ("exact", "approx")
 MAX_K = 100_000  # Spark's bound on min_by's k, which ranks the exact mode's values

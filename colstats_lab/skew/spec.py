@@ -5,10 +5,10 @@ from __future__ import annotations
 import posixpath
 
 from ..coltypes import parse_type
-from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, SkewedInfo, Table
-from ..errors import InvalidArgument
-from ..quoting import identifier, literal
 from ..column_statistics.partition_values import canonical_value
+from ..errors import InvalidArgument
+from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, SkewedInfo, Table
+from ..quoting import identifier, literal
 
 
 def skewed_info(table: Table, columns: list[str], values: list[tuple[str, ...]]) -> SkewedInfo:

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ..coltypes import UnsupportedTypeError, parse_type
-from ..errors import parse_sql
 from ..column_statistics.model import FieldSchema, leaf_name
 from ..column_statistics.names import object_name_problem
+from ..errors import parse_sql
 from ..quoting import identifier, string_literal
 from . import statements as st
 from .lexer import ParseError, Token, TokenKind, tokenize

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..metastore import Metastore, NoSuchObjectException, Partition, Table
-from ..errors import InvalidArgument
-from .statements import PartitionSpecItem
 from ..coltypes import parse_type
 from ..column_statistics.partition_values import canonical_value, same_value
+from ..errors import InvalidArgument
+from ..metastore import Metastore, NoSuchObjectException, Partition, Table
+from .statements import PartitionSpecItem
 
 _SPELLED_MANY_WAYS = ("float", "double", "decimal")
 

@@ -17,25 +17,25 @@ from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import StatsKind, parse_type
+from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..column_statistics.model import (
     STATS_DATA_CLASSES,
+    ColumnPath,
     ColumnStatisticsData,
     ColumnStatisticsObj,
     Date,
-    ColumnPath,
     Moments,
     Timestamp,
 )
+from ..column_statistics.partition_values import comparable_values
 from ..column_statistics.quantiles import sketch_family
-from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..column_statistics.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
-from ..metastore.table_metadata import ColumnMetadata
 from ..files import DataFile, FileKeys
+from ..metastore.table_metadata import ColumnMetadata
+from ..quoting import column_ref
 from .footers import GroupFigures, group_figures
 from .sketches import frequent_items_input, kll_aggregate, ndv_input
-from ..quoting import column_ref
-from ..column_statistics.partition_values import comparable_values
 
 ROWS = "__rows"
 # a column whose distinct values are this share of its values or more (an id) keeps no frequent items where none

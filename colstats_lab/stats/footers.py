@@ -22,13 +22,12 @@ import pyarrow as pa
 
 from ..caches import BoundedCache
 from ..coltypes import parse_type
+from ..column_statistics.model import Date, Timestamp
+from ..errors import ValueOutOfRange
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
 from ..files import ARROW_FIELD_ID, DataFile, FileKeys, FileState
-from ..errors import ValueOutOfRange
+from ..metastore.table_metadata import ColumnMetadata, merge_metadata_column
 from ..storage import FooterUnavailable, metadata_of_state, parquet_footer, prefetch_footers
-from ..column_statistics.model import Date, Timestamp
-from ..metastore.table_metadata import ColumnMetadata
-from ..metastore.table_metadata import merge_metadata_column
 
 WHOLE_STRING_WRITERS = ("parquet-mr", "parquet-cpp")
 WHOLE_STRING_BELOW = 32  # Delta's own prefix length; Rust's parquet crate cuts at 64

@@ -16,11 +16,11 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
-from ..files import decoded_uri_path
-from ..storage import prefixes_for, spark_file_uri, spark_uri
 from ..column_statistics.sketches import NDV_LG_K, compact
-from .sketches import kll_aggregate, ndv_input
+from ..files import decoded_uri_path
 from ..quoting import column_ref
+from ..storage import prefixes_for, spark_file_uri, spark_uri
+from .sketches import kll_aggregate, ndv_input
 
 SAMPLE_SEED = 20261122
 

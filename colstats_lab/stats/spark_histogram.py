@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import lz4.block
 
-from ..errors import ColstatsError
 from ..column_statistics.quantiles import SketchFamily, dump, new_sketch, sketch_family
+from ..errors import ColstatsError
 
 _MAGIC = b"LZ4Block"
 _HEADER = struct.Struct("<8sBiii")

@@ -24,21 +24,30 @@ import bisect
 import datetime as dt
 import math
 import warnings
-from typing import Any
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
+from typing import Any
 
 import numpy as np
 
-from ..errors import ColstatsError
 from ..coltypes import StatsKind, parse_type
+from ..column_statistics.model import (
+    BinaryColumnStatsData,
+    BooleanColumnStatsData,
+    ColumnStatisticsData,
+    ColumnStatisticsObj,
+    Date,
+    DateColumnStatsData,
+    DecimalColumnStatsData,
+    DoubleColumnStatsData,
+    LongColumnStatsData,
+    StringColumnStatsData,
+    Timestamp,
+    TimestampColumnStatsData,
+)
 from ..column_statistics.quantiles import Distribution
-from .spark_histogram import (HistogramBin, SparkHistogram, histogram_from_sketch, interval_ndvs,
-                              sketch_from_histogram)
-from ..column_statistics.model import (BinaryColumnStatsData, BooleanColumnStatsData, ColumnStatisticsData,
-                               ColumnStatisticsObj, Date, DateColumnStatsData, DecimalColumnStatsData,
-                               DoubleColumnStatsData, LongColumnStatsData, StringColumnStatsData, Timestamp,
-                               TimestampColumnStatsData)
+from ..errors import ColstatsError
+from .spark_histogram import HistogramBin, SparkHistogram, histogram_from_sketch, interval_ndvs, sketch_from_histogram
 
 STATISTICS_PREFIX = "spark.sql.statistics."
 TOTAL_SIZE = STATISTICS_PREFIX + "totalSize"

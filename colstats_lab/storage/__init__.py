@@ -13,11 +13,19 @@ import pyarrow.parquet as pq
 from ..caches import BoundedCache
 from ..caches import max_bytes as max_cache_bytes
 from ..files import DataFile, FileState
-from .filesystems import (FooterUnavailable, Storage, UnreadableFile, list_through_spark, parquet_footer, storage_for,
-                          translated)
+from .filesystems import FooterUnavailable, Storage, UnreadableFile, list_through_spark, parquet_footer, storage_for, translated
 from .locations import is_inside, is_local, join, local_path, name_of, normalized, parent, relative, same_location, scheme_of
-from .spark_paths import (SPARK_PREFIXES, format_prefixes, local_file_path, parse_prefixes, prefixes_for,
-                          spark_file_uri, spark_prefixes, spark_uri, spark_uris)
+from .spark_paths import (
+    SPARK_PREFIXES,
+    format_prefixes,
+    local_file_path,
+    parse_prefixes,
+    prefixes_for,
+    spark_file_uri,
+    spark_prefixes,
+    spark_uri,
+    spark_uris,
+)
 
 log = logging.getLogger("colstats_lab.storage")
 STORAGE_LISTING = "colstats.storage.listing"

@@ -16,16 +16,22 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from ..coltypes import from_spark_type
-from ..errors import InvalidArgument, StorageError, spark_errors
-from ..file_columns import (NANOS_PARAM, SKIPPED_PARAM, SPELLING_PARAM, by_lower_name, is_nanosecond_timestamp,
-                            nanos_param, spelling_param)
-from ..files import DataFile
-from ..storage import (FooterUnavailable, footer_of, join, list_data_files, normalized, parent, relative, spark_uris,
-                       storage_for)
-from ..metastore import FieldSchema, Metastore, Partition, Table
 from ..column_statistics.model import leaf_name
-from ..metastore.changes import FollowPartitions, MovedPartition
 from ..column_statistics.names import parse_part_name
+from ..errors import InvalidArgument, StorageError, spark_errors
+from ..file_columns import (
+    NANOS_PARAM,
+    SKIPPED_PARAM,
+    SPELLING_PARAM,
+    by_lower_name,
+    is_nanosecond_timestamp,
+    nanos_param,
+    spelling_param,
+)
+from ..files import DataFile
+from ..metastore import FieldSchema, Metastore, Partition, Table
+from ..metastore.changes import FollowPartitions, MovedPartition
+from ..storage import FooterUnavailable, footer_of, join, list_data_files, normalized, parent, relative, spark_uris, storage_for
 from .snapshot import with_leaf_type
 
 log = logging.getLogger("colstats_lab.catalogs")

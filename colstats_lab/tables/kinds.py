@@ -17,10 +17,16 @@ from abc import ABC, abstractmethod
 from pyspark.sql import DataFrame, SparkSession
 
 from ..files import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES, ROWS
-from ..storage import files_by_location, is_local, list_data_files, storage_for
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
-from ..metastore.snapshot_files import (FORMAT_PARAM, SNAPSHOT_PARAM, file_keys_of, is_snapshot_table, snapshot_word,
-                                        unfollowed_commit)
+from ..metastore.snapshot_files import (
+    FORMAT_PARAM,
+    SNAPSHOT_PARAM,
+    file_keys_of,
+    is_snapshot_table,
+    snapshot_word,
+    unfollowed_commit,
+)
+from ..storage import files_by_location, is_local, list_data_files, storage_for
 from .layout import admitted_dirs
 from .resolved_reads import resolved_read
 from .snapshot import PartitionFiles, empty_frame, read_by_field_ids, read_format_snapshot, read_hive_layout

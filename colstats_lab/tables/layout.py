@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from ..files import DataFile
-from ..storage import footer_of, join, storage_for
 from ..metastore.txn import ValidWriteIdList
+from ..storage import footer_of, join, storage_for
 
 _DELTA = re.compile(r"^delta_(\d+)_(\d+)(?:_(\d+))?$")  # Hive's delta_N_N[_statement]
 _BASE = re.compile(r"^base_(\d+)$")

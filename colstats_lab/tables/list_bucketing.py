@@ -7,12 +7,12 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, Metastore, Partition, SkewedInfo, Table
-from ..errors import InvalidArgument
 from ..column_statistics.names import parse_part_name, unescape_path_name
 from ..column_statistics.partition_values import canonical_value
-from .snapshot import spark_type
+from ..errors import InvalidArgument
+from ..metastore import DEFAULT_LIST_BUCKETING_DIR_NAME, Metastore, Partition, SkewedInfo, Table
 from ..quoting import column_ref
+from .snapshot import spark_type
 
 DIRECTORY_COLUMN = "__list_bucketing_dir"
 

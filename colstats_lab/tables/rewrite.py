@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from pyspark.sql import SparkSession
 
 from ..metastore import Metastore, Partition, Table
+from ..quoting import column_ref
 from .kinds import read_snapshot, snapshot_files
 from .writer import WriteResult, write_table
-from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from ..transaction import Transaction

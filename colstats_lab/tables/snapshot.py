@@ -12,16 +12,25 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..coltypes import parse_type
-from ..file_columns import nanos_columns
-from ..metastore import Partition, Table
 from ..column_statistics.model import leaf_name
-from ..files import (EQUALITY_DELETES, POSITION_DELETES, SPARK_FIELD_ID, UNTIMED, DataFile, FileKeys, decoded_uri_path,
-                     parquet_reader, read_state)
-from .deletion_vectors import file_vectors, positions_table
 from ..errors import QueryError, StorageError
-from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
+from ..file_columns import nanos_columns
+from ..files import (
+    EQUALITY_DELETES,
+    POSITION_DELETES,
+    SPARK_FIELD_ID,
+    UNTIMED,
+    DataFile,
+    FileKeys,
+    decoded_uri_path,
+    parquet_reader,
+    read_state,
+)
+from ..metastore import Partition, Table
 from ..metastore.snapshot_files import file_keys_of
 from ..quoting import column_ref
+from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
+from .deletion_vectors import file_vectors, positions_table
 
 log = logging.getLogger("colstats_lab.scan")
 

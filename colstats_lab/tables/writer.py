@@ -14,29 +14,45 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..coltypes import parse_type
-from ..errors import InvalidArgument, spark_errors
-from ..metastore import (COLUMN_STATS_ACCURATE, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj,
-    Metastore, Partition, SkewedInfo, StatsAccuracy, Table, ValidWriteIdList)
 from ..column_statistics.frequent_items import items_named, items_tracked
-from ..column_statistics.quantiles import kll_for
+from ..column_statistics.merge import merge_column_stats
 from ..column_statistics.names import parse_part_name
+from ..column_statistics.partition_values import canonical_value
+from ..column_statistics.quantiles import kll_for
+from ..errors import InvalidArgument, spark_errors
+from ..files import is_data_file
+from ..metastore import (
+    COLUMN_STATS_ACCURATE,
+    ColumnStatistics,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
+    Metastore,
+    Partition,
+    SkewedInfo,
+    StatsAccuracy,
+    Table,
+    ValidWriteIdList,
+)
+from ..metastore.changes import FollowUp
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
-from ..metastore.changes import FollowUp
-from ..column_statistics.merge import merge_column_stats
+from ..quoting import column_ref
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
 from ..stats.aggregate import served_by_footers
 from ..stats.footers import footer_servable, group_figures
-from ..files import is_data_file
 from ..storage import is_local, join, list_data_files, parent, relative, same_location, spark_uris, storage_for
-from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
-from .list_bucketing import (DIRECTORY_COLUMN, check_partition_values, directory_column, layout_specs, split_leaf,
-                             values_by_directory)
-from ..column_statistics.partition_values import canonical_value
 from .kinds import read_snapshot
+from .layout import base_dir_name, delta_dir_name, footer_counts, own_dirs
+from .list_bucketing import (
+    DIRECTORY_COLUMN,
+    check_partition_values,
+    directory_column,
+    layout_specs,
+    split_leaf,
+    values_by_directory,
+)
 from .pandas_input import spark_frame_of
 from .snapshot import PartitionFiles, spark_type
-from ..quoting import column_ref
 
 if TYPE_CHECKING:
     from ..transaction import Transaction

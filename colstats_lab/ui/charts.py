@@ -10,9 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from IPython.display import display
 
-from ..metastore.levels import Level
 from ..column_statistics.model import Date, Timestamp
 from ..column_statistics.quantiles import SketchFamily, column_value
+from ..metastore.levels import Level
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 OTHERS = "(others)"

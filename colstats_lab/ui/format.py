@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..sizes import counted, size  # noqa: F401 - the views format sizes and counts through here
 
+
 def count(value) -> str:
     """A count with thousands separators; "" for none (None, NaN, pandas' NA)."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):

@@ -3,8 +3,8 @@ query's furthest-off estimate over its runs: where the estimates stay wrong run 
 from __future__ import annotations
 
 import ipywidgets as widgets
-import plotly.graph_objects as go
 import pandas as pd
+import plotly.graph_objects as go
 
 from . import charts
 from . import format as fmt

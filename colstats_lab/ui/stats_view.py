@@ -7,11 +7,11 @@ import datetime as dt
 import ipywidgets as widgets
 import pandas as pd
 
-from ..frames import rows_band
-from ..metastore.levels import TABLE_LEVEL
-from ..metastore import NoSuchObjectException, Table
-from ..metastore.snapshot_files import FORMAT_PARAM
 from ..column_statistics.model import Timestamp
+from ..frames import rows_band
+from ..metastore import NoSuchObjectException, Table
+from ..metastore.levels import TABLE_LEVEL
+from ..metastore.snapshot_files import FORMAT_PARAM
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register, tier_badge

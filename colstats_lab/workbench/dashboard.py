@@ -11,17 +11,17 @@ import pandas as pd
 from ..coltypes import parse_type
 from ..errors import ColstatsError
 from ..lab import Lab
-from ..ui import format as fmt
-from ..ui.drift_view import DriftView
 from ..tables.kinds import kind_of
+from ..ui import format as fmt
 from ..ui.autoanalyze_view import autoanalyze_html
+from ..ui.drift_view import DriftView
 from ..ui.engines_view import EnginesView
-from ..ui.puffin_view import PuffinView
 from ..ui.freshness_view import FreshnessView
 from ..ui.metadata_view import MetadataView
-from ..ui.progress import SparkProgress
 from ..ui.profile_view import ProfileView
+from ..ui.progress import SparkProgress
 from ..ui.pruning_view import PruningPanel
+from ..ui.puffin_view import PuffinView
 from ..ui.runs_view import RunsView
 from ..ui.skew_view import SkewView
 from ..ui.stats_view import StatsView, banded

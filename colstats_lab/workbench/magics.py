@@ -7,7 +7,6 @@ under the bad token, and no traceback.
 from __future__ import annotations
 
 import re
-
 from contextlib import contextmanager, nullcontext
 from typing import Iterator
 
@@ -20,9 +19,9 @@ from traitlets import Enum, Float, Integer, Unicode
 from ..errors import ColstatsError, ParseError
 from ..lab import Lab
 from ..pruning import PruningReport
-from ..sql.statements import Analyze, Query, RefreshMetadata
 from ..skew import DEFAULT_MODE
 from ..skew.report import check_options as check_skew_options
+from ..sql.statements import Analyze, Query, RefreshMetadata
 from ..ui.progress import SparkProgress
 
 
