@@ -143,3 +143,12 @@ class DeprecatedLabMethods:
     metastore_path = _property("metastore_path", "lab.metastore.path", lambda lab: lab.metastore.path)
     metastore_url = _property("metastore_url", "lab.metastore.url", lambda lab: lab.metastore.url)
     metastore_engine = _property("metastore_engine", "lab.metastore.engine", lambda lab: lab.metastore.engine)
+
+    def __dir__(self) -> list[str]:
+        """The lab's names without the forwarders: completion in a notebook offers what stays."""
+        return sorted(set(super().__dir__()) - DEPRECATED_NAMES)
+
+
+# the forwarders' names, which `dir(lab)` leaves out (each still works, and warns, for one release)
+DEPRECATED_NAMES = frozenset(name for name in vars(DeprecatedLabMethods)
+                             if not name.startswith("_") and name not in DeprecatedLabMethods.__annotations__)

@@ -201,6 +201,11 @@ def test_each_old_spelling_warns_once_with_the_new_one(shop, monkeypatch):
 def test_lab_keeps_the_lab_wide_verbs_only():
     public = sorted(name for name in dir(Lab) if not name.startswith("_")
                     and name not in vars(deprecated.DeprecatedLabMethods))
+    # an instance's dir(), what a notebook completes, shows none of the forwarders, which still work
+    lab = Lab.__new__(Lab)
+    shown = sorted(name for name in dir(lab) if not name.startswith("_"))
+    assert not set(shown) & deprecated.DEPRECATED_NAMES and len(deprecated.DEPRECATED_NAMES) >= 40
+    assert set(public) <= set(shown) and callable(getattr(Lab, "view_stats"))
     assert public == ["analyze_frame", "attach", "clean", "close", "current", "explain", "get", "import_spark_stats",
                       "parse", "register_external", "reset", "resolve", "run", "runs", "set", "settings", "spark",
                       "spark_started", "sql", "start_spark_early", "stats_answer", "transaction", "txn_scope"]
