@@ -226,8 +226,8 @@ def test_statistics_gathered_during_the_writes_equal_pandas(lab, spark):
         assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), everything[name])
 
 
-def test_partitions_analyzed_in_several_jobs_and_kept_in_a_file_until_the_commit_equal_pandas(tmp_path, spark,
-                                                                                               monkeypatch):
+@pytest.mark.both_backends  # the batches are the metastore's calls, on PostgreSQL too
+def test_partitions_analyzed_in_several_jobs_and_kept_in_a_file_until_the_commit_equal_pandas(lab, spark, monkeypatch):
     """An ANALYZE of more partitions than a job covers, with more results than memory holds, stored a batch at a
     time (at 100,000 partitions these are what keep the lab's process under 1 GiB): the same figures as pandas."""
     from colstats_lab.analyze import runner
@@ -244,7 +244,6 @@ def test_partitions_analyzed_in_several_jobs_and_kept_in_a_file_until_the_commit
         original(change, metastore)
 
     monkeypatch.setattr(runner.AnalyzeChange, "apply", apply)
-    lab = Lab(home=str(tmp_path / "lab"), spark=spark)
     data = write_mix(lab, spark)
     result = lab.sql("ANALYZE TABLE mix COMPUTE STATISTICS FOR ALL COLUMNS")
     assert spilled == [True]
@@ -255,4 +254,3 @@ def test_partitions_analyzed_in_several_jobs_and_kept_in_a_file_until_the_commit
         assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), expected)
     assert int(lab.metastore.get_table("default", "mix").parameters["numRows"]) == len(everything)
     assert result.details.num_rows == len(everything)
-    lab.close()

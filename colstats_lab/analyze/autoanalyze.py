@@ -30,7 +30,7 @@ from ..errors import ColstatsError, InvalidArgument
 from ..metastore import Metastore, Table
 from ..metastore.autoanalyze import TABLE_OWNER
 from ..sizes import counted
-from ..sql.statements import Analyze, TableName
+from ..sql.statements import Analyze, AnalyzeMode, TableName
 from ..transaction import Transaction
 from .runner import run_analyze
 from .stale import check_threshold, staleness_frame
@@ -351,7 +351,7 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
             return
         columns = _columns(table, options, mine)
         percent = options.sample_percent(_largest_bytes(metastore, table, mine))
-        stmt = Analyze(table=TableName(db, name), mode="columns",
+        stmt = Analyze(table=TableName(db, name), mode=AnalyzeMode.COLUMNS,
                        columns=None if columns is None else [(c, 0) for c in columns], sample_percent=percent)
         done = run_analyze(spark, metastore, stmt, db, txn,
                            only=[d.owner for d in mine if d.owner is not None] if table.is_partitioned else None)

@@ -37,7 +37,7 @@ from ..metastore.row_sketches import RowSketch
 from ..metastore.snapshot_files import file_keys_of
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
-from ..sql.statements import Analyze
+from ..sql.statements import Analyze, AnalyzeMode
 from ..stats import ColumnPlan, GroupStats, empty_stats
 from ..stats.aggregate import aggregate_groups, served_by_footers
 from ..stats.footers import GroupFigures
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 @dataclass
 class AnalyzeOutcome:
     table: str
-    mode: str
+    mode: AnalyzeMode
     partitions: list[str | None]
     columns: list[str]
     num_rows: int | None
@@ -423,7 +423,7 @@ class AnalyzeChange:
     statistics of each partition (or the table) read, and the column statistics of `plans`, computed over
     snapshot `valid` under `write_id`. `outcome` learns which of them could not be marked accurate."""
     table: Table
-    mode: str
+    mode: AnalyzeMode
     write_id: int
     valid: ValidWriteIdList
     plans: tuple[ColumnPlan, ...]
@@ -463,7 +463,7 @@ class AnalyzeChange:
 PARTITIONS_A_BATCH = 2_000
 
 
-def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPlan], files: list[PartitionFiles],
+def _persist(metastore: Metastore, table: Table, mode: AnalyzeMode, plans: list[ColumnPlan], files: list[PartitionFiles],
              groups: PartitionResults, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int,
              valid: ValidWriteIdList, tiers: dict | None = None) -> None:
     """Stores what the command computed, inside the committing metastore transaction, PARTITIONS_A_BATCH
@@ -483,7 +483,7 @@ def _persist(metastore: Metastore, table: Table, mode: str, plans: list[ColumnPl
         outcome.num_rows = total_rows
 
 
-def _persist_batch(metastore: Metastore, table: Table, fresh_table: Table, mode: str, plans: list[ColumnPlan],
+def _persist_batch(metastore: Metastore, table: Table, fresh_table: Table, mode: AnalyzeMode, plans: list[ColumnPlan],
                    files: list[PartitionFiles], groups: PartitionResults, raw_sizes: dict, outcome: AnalyzeOutcome,
                    write_id: int, valid: ValidWriteIdList, tiers: dict, now: int) -> int:
     """`_persist` of some of the partitions (or of the table); returns the rows they hold."""

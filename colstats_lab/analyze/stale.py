@@ -12,7 +12,7 @@ from ..errors import InvalidArgument
 from ..metastore import Metastore, Table
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import changed_fraction
-from ..sql.statements import Analyze, TableName
+from ..sql.statements import Analyze, AnalyzeMode, TableName
 from .runner import AnalyzeOutcome, run_analyze
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def analyze_stale(spark: Callable[[], SparkSession], metastore: Metastore, table
     chosen = stale_owners(frame, threshold)
     if not chosen:
         return StaleAnalysis(frame, chosen, None)
-    stmt = Analyze(table=TableName(table.dbName, table.tableName), mode="columns")
+    stmt = Analyze(table=TableName(table.dbName, table.tableName), mode=AnalyzeMode.COLUMNS)
     outcome = run_analyze(spark, metastore, stmt, table.dbName, txn,
                           only=chosen if table.is_partitioned else None)
     return StaleAnalysis(frame, chosen, outcome)

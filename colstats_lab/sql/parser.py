@@ -213,12 +213,12 @@ class _Parser:
         self.expect_word("COMPUTE")
         self.expect_word("STATISTICS")
         if self.accept_word("NOSCAN"):
-            stmt.mode = "noscan"
+            stmt.mode = st.AnalyzeMode.NOSCAN
             if self.tok.is_word("SAMPLE"):
                 raise self.error("NOSCAN reads no row: SAMPLE applies to column statistics "
                                  "(FOR COLUMNS ... SAMPLE n PERCENT)")
         elif self.accept_word("FOR"):
-            stmt.mode = "columns"
+            stmt.mode = st.AnalyzeMode.COLUMNS
             if self.accept_word("ALL"):
                 self.expect_word("COLUMNS")
             else:
@@ -274,14 +274,14 @@ class _Parser:
         self.expect_word("COMPUTE")
         self.expect_word("STATISTICS")
         if self.accept_word("NOSCAN"):
-            stmt.mode = "noscan"
+            stmt.mode = st.AnalyzeMode.NOSCAN
         elif self.accept_word("FOR"):
             if not self.tok.is_word("ALL"):
                 raise self.error(f"ANALYZE TABLES takes FOR ALL COLUMNS (each table has its own columns), "
                                  f"found {self.tok.describe()}")
             self.advance()
             self.expect_word("COLUMNS")
-            stmt.mode = "columns"
+            stmt.mode = st.AnalyzeMode.COLUMNS
         return stmt
 
     def refresh_metadata(self, table: st.TableName) -> st.RefreshMetadata:

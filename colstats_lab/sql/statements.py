@@ -2,9 +2,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ..column_statistics.model import FieldSchema
+
+
+class AnalyzeMode(StrEnum):
+    """What an ANALYZE computes: basic statistics (rows, files, sizes), files and sizes alone (NOSCAN), or
+    column statistics too. A str: it compares, formats and is stored as its value."""
+
+    BASIC = "basic"
+    NOSCAN = "noscan"
+    COLUMNS = "columns"
 
 
 @dataclass(frozen=True)
@@ -179,7 +189,7 @@ class Analyze(Statement):
 
     table: TableName = UNNAMED
     partition: list[PartitionSpecItem] | None = None
-    mode: str = "basic"
+    mode: AnalyzeMode = AnalyzeMode.BASIC
     columns: list[tuple[str, int]] | None = None  # (name, offset) pairs
     metadata_only: bool = False
     sample_percent: float | None = None
@@ -195,7 +205,7 @@ class AnalyzeTables(Statement):
     mode: "basic", "noscan" or "columns" (all of them)."""
 
     db: str | None = None
-    mode: str = "basic"
+    mode: AnalyzeMode = AnalyzeMode.BASIC
 
 
 @dataclass
