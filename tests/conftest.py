@@ -131,7 +131,7 @@ _PROCESS_MODULES = {"test_packaging.py", "test_engine.py", "test_spark_prestart.
 def pytest_collection_modifyitems(items):
     """The notebooks' cells (nbval: a kernel per notebook) run in the full lane only, as the tests marked slow.
     A test with none of the fixtures beyond a unit test and not in a module of processes is marked `unit`: `make
-    unit` runs those (no JVM, no server), and one that starts Spark all the same fails (`_unit_tests_start_no_jvm`)."""
+    unit` runs those with no Java to be found (JAVA_HOME points nowhere), so one that starts Spark fails there."""
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
@@ -140,16 +140,6 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.unit)
 
 
-@pytest.fixture(autouse=True)
-def _unit_tests_start_no_jvm(request, monkeypatch):
-    if request.node.get_closest_marker("unit") is None:
-        return
-
-    def refused(*args, **kwargs):
-        raise AssertionError(f"{request.node.nodeid} is marked unit but starts Spark: give it the spark fixture")
-
-    from pyspark.sql import SparkSession
-    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", refused)
 
 
 def s3_mount_root(tmp_path_factory) -> str:

@@ -10,7 +10,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, cast
+from typing import TYPE_CHECKING, Callable, ClassVar, cast
 
 from pyspark.sql import SparkSession
 
@@ -26,6 +26,7 @@ from ..metastore import (
     ColumnPath,
     ColumnStatistics,
     ColumnStatisticsDesc,
+    MetaException,
     Metastore,
     Partition,
     StatsAccuracy,
@@ -341,17 +342,13 @@ def _scan(session: SparkSession, table: Table, scanned: list[PartitionFiles], pl
             for parts, job_plans, job_footers in jobs:
                 # resolving the read names a store Spark cannot reach (its file system's class missing) at once
                 frame = read_snapshot(session, table, parts, reuse=True)
-                running.append(side.submit(_into, results, aggregate_groups(
+                running.append(side.submit(results.add_all, aggregate_groups(
                     frame, table.partition_key_names, job_plans, job_footers, rows_sketched=rows_sketched,
                     group_values=[_values_of(p) for p in parts])))
                 from_footers &= {p.name for p in job_plans if p.from_footers}
             for job in running:
                 job.result()
     return from_footers
-
-
-def _into(results: PartitionResults, groups: Iterator[GroupStats]) -> None:
-    results.add_all(groups)
 
 
 def _scan_jobs(table: Table, scanned: list[PartitionFiles], plans: list[ColumnPlan]
@@ -436,6 +433,8 @@ class AnalyzeChange:
     kind: ClassVar[str] = "statistics"
 
     def apply(self, metastore: Metastore) -> None:
+        if self.groups.closed:  # its results go once: applied again, every partition would read as empty
+            raise MetaException(f"{self.describe()}: already stored, or its transaction ended")
         try:
             _persist(metastore, self.table, self.mode, list(self.plans), list(self.files), self.groups,
                      self.raw_sizes, self.outcome, self.write_id, self.valid, self.tiers)

@@ -100,7 +100,7 @@ def metadata_tier(table: Table, files: list[PartitionFiles], plans: list[ColumnP
         figures = footers.get(_values_of(part))
         chunks = _chunks_by_column(part, plans, file_keys)
         rows = sum(footer_of(f).num_rows for f in part.files)
-        deleted, deletes = _deleted_rows(part, table.location)
+        deleted, deletes = _deleted_rows(part, table.location, rows)
         objs, bounds = [], {}
         for index, plan in enumerate(plans):
             obj, figure_bounds = _metadata_column(plan, index, rows, figures, chunks.get(plan.name.lower(), []),
@@ -124,9 +124,10 @@ class _Deleted:
     guess: int
 
 
-def _deleted_rows(part: PartitionFiles, table_root: str) -> tuple[_Deleted, str]:
+def _deleted_rows(part: PartitionFiles, table_root: str, rows: int) -> tuple[_Deleted, str]:
     """The rows the partition's deletes remove, and what removes them: Delta's vectors by their cardinalities (the
-    log's, exact: a vector holds distinct positions), Iceberg's position deletes read (a row may be named twice).
+    log's, exact: a vector holds distinct positions), Iceberg's position deletes read (a row may be named twice),
+    of the `rows` the partition's footers count.
     Iceberg's equality deletes remove every row equal to one of theirs, which metadata cannot count: from none of
     the rows to all of them, a delete row taken to remove one row (an upsert's) for the figure shown."""
     if any(d.content == POSITION_DELETES for d in part.deletes):
@@ -138,7 +139,6 @@ def _deleted_rows(part: PartitionFiles, table_root: str) -> tuple[_Deleted, str]
     equality = [d for d in part.deletes if d.content == EQUALITY_DELETES]
     if not equality:
         return _Deleted(exact, exact, exact), kind
-    rows = sum(footer_of(f).num_rows for f in part.files)
     upserted = min(rows, exact + sum(d.record_count or 0 for d in equality))
     return _Deleted(exact, rows, upserted), ("equality deletes" if not exact else f"{kind} and equality deletes")
 

@@ -26,6 +26,7 @@ class PartitionResults:
         self._held: dict[tuple, GroupStats] = {}
         self._spilled: dict[tuple, tuple[int, int]] = {}  # values -> offset and length in the file
         self._file: IO[bytes] | None = None
+        self.closed = False
         self._lock = threading.Lock()  # an ANALYZE's scan jobs hand their partitions over side by side
 
     def add(self, group: GroupStats) -> None:
@@ -81,6 +82,7 @@ class PartitionResults:
 
     def close(self) -> None:
         """Frees the file (the commit stored the results, or the transaction was rolled back)."""
+        self.closed = True
         if self._file is not None:
             self._file.close()
             self._file = None

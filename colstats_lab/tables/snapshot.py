@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import logging
+import operator
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Iterator
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -366,11 +368,8 @@ def _less_equality_deletes(spark: SparkSession, table: Table, deleting: list[Par
                    .select(*[F.col(column_ref(name)).alias(f"__colstats_equal_{i}") for i, name in enumerate(names)],
                            sequence.alias("__colstats_delete_sequence"), parts.alias("__colstats_delete_parts")))
         matched = [F.col(column_ref(name)).eqNullSafe(deleted[f"__colstats_equal_{i}"]) for i, name in enumerate(names)]
-        condition = matched[0]
-        for more in matched[1:]:
-            condition = condition & more
-        condition = (condition & (row_sequence < deleted["__colstats_delete_sequence"])
-                     & F.array_contains(deleted["__colstats_delete_parts"], row_part))
+        condition = reduce(operator.and_, matched + [row_sequence < deleted["__colstats_delete_sequence"],
+                                                     F.array_contains(deleted["__colstats_delete_parts"], row_part)])
         frame = frame.join(deleted, on=condition, how="left_anti")
     return frame
 
