@@ -381,7 +381,7 @@ def cmd_publish(args) -> int:
 def cmd_metastore_copy(args) -> int:
     """Copies a metastore into a new, empty one (SQLite and PostgreSQL either way), history and sketches too."""
     from .metastore.copy import copy_metastore
-    from .metastore.database import redacted
+    from .metastore.db import redacted
 
     def copy() -> str:
         copied = copy_metastore(args.source, args.destination)

@@ -23,8 +23,7 @@ from .errors import InvalidArgument
 from .handles import TableHandle, Tables
 from .interop import exchange
 from .metastore import DEFAULT_DB, Metastore, Table
-from .metastore.common import BUSY_TIMEOUT_MS
-from .metastore.database import check_location
+from .metastore.db import BUSY_TIMEOUT_MS, check_location
 from .metastore.table_metadata import LEVELS, level_depth
 from .namespaces import AutoAnalyze, Views
 from .plans import PlanReport

@@ -11,7 +11,7 @@ from .caches import DEFAULT_MAX_BYTES
 from .column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
 from .commands.plan_tables import PLAN_STATISTICS
 from .commands.runs import RUNS_KEEP
-from .metastore.common import BUSY_TIMEOUT_MS
+from .metastore.db import BUSY_TIMEOUT_MS
 from .metastore.history import DEFAULT_KEEP, DEFAULT_SKETCHES
 from .metastore.runs import DEFAULT_RUNS_KEPT
 from .storage import SPARK_PREFIXES, STORAGE_LISTING

@@ -52,11 +52,10 @@ class PostgresServer:
 
     def _migrated_template(self) -> str:
         if not self.template:
-            from colstats_lab.metastore.database import open_database
-            from colstats_lab.metastore.schema import migrate
+            from colstats_lab.metastore.db import connect, migrate
 
             self.template = self.new_database("template", migrated=False).rsplit("/", 1)[1]
-            database = open_database(self.url(self.template))
+            database = connect(self.url(self.template))
             try:
                 migrate(database)
             finally:

@@ -409,8 +409,8 @@ def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(
     import datetime as dt
 
     from colstats_lab.metastore import Metastore
-    from colstats_lab.metastore.dialect import SQLITE
-    from colstats_lab.metastore.schema import migration_statements
+    from colstats_lab.metastore.db.dialect import SQLITE
+    from colstats_lab.metastore.db.schema import migration_statements
 
     lab.sql("CREATE TABLE ts_t (t TIMESTAMP)")
     instants = [dt.datetime(1969, 12, 31, 23, 59, 58, 500000), dt.datetime(2026, 11, 23, 6, 0, 0, 999999)]

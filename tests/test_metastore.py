@@ -267,8 +267,8 @@ def test_partitioned_table_basic_stats_follow_hive(ms):
 
 @pytest.mark.sqlite_only("a file of the releases that had SQLite only")
 def test_a_file_from_an_earlier_schema_version_is_migrated_in_place(tmp_path):
-    from colstats_lab.metastore.dialect import SQLITE
-    from colstats_lab.metastore.schema import MIGRATIONS, migration_statements
+    from colstats_lab.metastore.db.dialect import SQLITE
+    from colstats_lab.metastore.db.schema import MIGRATIONS, migration_statements
 
     path = str(tmp_path / "old.db")
     conn = sqlite3.connect(path, isolation_level=None)
@@ -399,7 +399,7 @@ def test_a_write_that_would_wait_leaves_no_transaction_behind(new_metastore_loca
     """A reader's short write (the segments' refresh) skipped because another writer held the lock left its
     BEGIN open on PostgreSQL, and the process's next read failed ("SET TRANSACTION ISOLATION LEVEL must be
     called before any query"): an auto-analyze worker died of it beside another worker."""
-    from colstats_lab.metastore.database import WouldWait
+    from colstats_lab.metastore.db import WouldWait
 
     location = new_metastore_location()
     holder, reader = new_metastore(location), new_metastore(location)

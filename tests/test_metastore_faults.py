@@ -23,7 +23,7 @@ import pytest
 from colstats_lab import Lab
 from colstats_lab.cli import main as cli_main
 from colstats_lab.errors import MetastoreUnavailable
-from colstats_lab.metastore.database import MetastoreWaitWarning
+from colstats_lab.metastore.db import MetastoreWaitWarning
 
 pytestmark = pytest.mark.slow  # the full lane: file systems mounted, processes killed, servers stopped
 
@@ -160,7 +160,7 @@ def test_a_writer_holding_the_lock_makes_no_reader_wait_and_a_writer_says_for_wh
 def test_a_postgresql_writer_holding_the_lock_makes_no_reader_wait(postgres, spark, tmp_path):
     import psycopg
 
-    from colstats_lab.metastore.postgres import WRITE_LOCK
+    from colstats_lab.metastore.db.postgres import WRITE_LOCK
 
     url = postgres.new_database()
     lab = Lab(home=str(tmp_path / "a"), spark=spark, metastore=url)
@@ -232,7 +232,7 @@ _KILLED_IN_COMMIT = """
 import os, signal, sys
 import pandas as pd
 from colstats_lab import Lab
-from colstats_lab.metastore.database import SqliteDatabase
+from colstats_lab.metastore.db.sqlite import SqliteDatabase
 
 lab = Lab(home=sys.argv[1], master="local[1]")
 original = SqliteDatabase._end

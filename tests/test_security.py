@@ -21,7 +21,7 @@ from colstats_lab.cli import dashboard_token
 from colstats_lab.cli import main as cli_main
 from colstats_lab.errors import ColstatsError, InvalidArgument, MetaException, ParseError, ValueOutOfRange
 from colstats_lab.metastore import OWNED_LOCATION, FieldSchema, InvalidObjectException, Metastore, Table
-from colstats_lab.metastore.database import check_location, redacted
+from colstats_lab.metastore.db import check_location, redacted
 from colstats_lab.pruning.page_filter import count_query, page_filter
 from colstats_lab.quoting import column_ref, identifier, literal, qualified, string_literal
 from colstats_lab.sql import parse_one, parse_partition_spec

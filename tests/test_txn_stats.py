@@ -12,7 +12,7 @@ from metastore_rows import connect
 
 from colstats_lab import MetaException
 from colstats_lab.metastore import COLUMN_STATS_ACCURATE, Metastore, NoSuchObjectException
-from colstats_lab.metastore.schema import MIGRATIONS
+from colstats_lab.metastore.db.schema import MIGRATIONS
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 

@@ -15,7 +15,7 @@ from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
 from .common import _DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now, is_transactional
-from .database import WouldWait
+from .db import WouldWait
 from .history import keep_states, last_stats_row
 from .repository import Repository
 from .segments import PARTITION_STATS_SELECT

@@ -15,7 +15,6 @@ DEFAULT_DB = "default"
 
 
 _NO_FILES: FileState = ("", 0, 0)
-BUSY_TIMEOUT_MS = 60_000
 _STATS_BATCH = 2_000  # partitions a batch when storing many partitions' statistics
 _PART_STATS_INSERT = ("PART_ID", "PART_NAME", "CAT_NAME", "DB_NAME", "TABLE_NAME", *ROW_COLUMNS, "LAST_ANALYZED",
                       "ENGINE")

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 
 from ..errors import MetaException
-from .database import Database, open_database
-from .schema import MIGRATIONS, migrate, migration_statements
+from .db import Database, connect
+from .db.schema import MIGRATIONS, migrate, migration_statements
 
 _BATCH = 5_000
 # kept by triggers on the tables copied before it: replaced by the source's rows once they are in
@@ -45,7 +45,7 @@ def copy_metastore(source: str, destination: str) -> list[CopiedTable]:
     """Copies the metastore at `source` (a SQLite path or a PostgreSQL URL) into the one at `destination`, which
     must hold nothing yet; returns each table with the rows copied. MetaException when the destination holds
     tables, transactions or databases already; nothing is written to it then, or when the copy fails."""
-    src, dst = open_database(source), open_database(destination)
+    src, dst = connect(source), connect(destination)
     try:
         migrate(src)
         migrate(dst)

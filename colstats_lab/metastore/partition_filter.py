@@ -16,7 +16,7 @@ from sqlglot.errors import ParseError, TokenError
 from ..coltypes import parse_type
 from ..errors import InvalidInputException, balanced, check_nesting
 from ..errors import ParseError as ColstatsParseError
-from .dialect import SQLITE, Dialect
+from .db.dialect import SQLITE, Dialect
 
 _COMPARISONS: dict[type[exp.Expression], str] = {
     exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}

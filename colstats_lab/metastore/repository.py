@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Callable, Collection, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 if TYPE_CHECKING:
-    from .database import Database
+    from .db import Database
     from .store import Metastore
 
 P = ParamSpec("P")

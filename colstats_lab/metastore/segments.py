@@ -20,7 +20,7 @@ from ..column_statistics.stats_rows import StatsColumn, row_moments, text_to_val
 from .accurate import PARAM as _ACCURATE
 
 if TYPE_CHECKING:
-    from .database import Database
+    from .db import Database
 
 BITS = 6  # 64 partitions (or segments) a segment
 LEVELS = 3  # 64 ** 3 = 262,144 partition IDs under a top segment; the table level merges the top ones

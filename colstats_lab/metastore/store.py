@@ -1,4 +1,4 @@
-"""The metastore: Hive's catalog and column-statistics API over one database (`database.py`).
+"""The metastore: Hive's catalog and column-statistics API over one database (`db/`).
 
 The calls are kept by repositories, one per family of Hive's tables (`repository.py`), each over the metastore's
 one database object; `Metastore` composes them and answers each of their public calls under its own name, as
@@ -18,14 +18,13 @@ from .autoanalyze import AutoAnalyzeRepository
 from .catalog import CatalogRepository
 from .column_stats import ColumnStatisticsRepository
 from .common import DEFAULT_DB
-from .database import is_server_url, open_database
+from .db import connect, is_server_url, migrate
 from .expectations import ExpectationsRepository
 from .history import DEFAULT_SKETCHES, HistoryRepository
 from .metadata_store import TableMetadataRepository
 from .repository import forward
 from .row_sketches import RowSketchRepository
 from .runs import RunRepository
-from .schema import migrate
 from .skew import SkewRepository
 from .snapshot_files import SnapshotFilesRepository
 from .stats_accuracy import StatsAccuracyRepository
@@ -38,7 +37,7 @@ class Metastore:
     default `warehouse` beside a SQLite file, or in the current folder for a server's)."""
 
     def __init__(self, location: str, warehouse: str | None = None):
-        self.db = open_database(location)
+        self.db = connect(location)
         self._engine = None
         # a SQLite file's path, or a server's URL without its password: where a person is told it is
         self.path = self.db.display_url

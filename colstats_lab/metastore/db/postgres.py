@@ -23,9 +23,8 @@ from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
 from psycopg.types.string import StrDumper
 
-from ..errors import MetaException, MetastoreUnavailable
-from .common import BUSY_TIMEOUT_MS
-from .database import Database, MetastoreWaitWarning, WouldWait, redacted
+from ...errors import MetaException, MetastoreUnavailable
+from .database import BUSY_TIMEOUT_MS, Database, MetastoreWaitWarning, WouldWait, redacted
 from .dialect import POSTGRESQL
 
 # pg_advisory_xact_lock keys: one for writers, one for migrations ("colstats" in ASCII, and +1)

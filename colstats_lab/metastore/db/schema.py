@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import MetaException, MetastoreUnavailable
-from .accurate import PARAM as _ACCURATE
+from ...errors import MetaException, MetastoreUnavailable
+from ..accurate import PARAM as _ACCURATE
 from .dialect import Dialect
 
 if TYPE_CHECKING:
