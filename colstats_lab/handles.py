@@ -29,6 +29,7 @@ from .metastore.snapshot_files import FORMAT_PARAM
 from .quoting import column_ref, string_literal
 from .skew import DEFAULT_MODE
 from .sql.lexer import quoted
+from .storage import listed_by
 from .tables import kind_of, read_snapshot
 from .tables.snapshot import spelled_columns
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 REPR_NAMES = 20  # names a printed mapping shows; a metastore may hold thousands
 
 
+@listed_by(lambda tables: tables._lab.listing)
 class Tables(Mapping):
     """The lab's tables by name: `lab.tables["sales"]` (the current database), `lab.tables["db.sales"]`,
     `lab.tables["hms.shop.orders"]` (an attached catalog's), or `lab.tables.sales` where the name is an
@@ -125,6 +127,7 @@ class Tables(Mapping):
         return f"<Tables of {self._lab.metastore.path}: {shown}>"
 
 
+@listed_by(lambda namespace: namespace._lab.listing)
 class TableHandle:
     """One table of a lab: its actions (`analyze`, `write`, `skew`, `publish`, ...) and, under `.inspect`,
     its read-only figures. Holds the name only: every use reads the table again."""
@@ -331,6 +334,7 @@ class TableHandle:
         return self._lab.views(kind, self.name, *args, **kwargs)
 
 
+@listed_by(lambda namespace: namespace._lab.listing)
 class Inspect:
     """A table's read-only figures: each reads the metastore (and, for an external table, a listing of its
     files) and starts no Spark. Methods returning a DataFrame are named for what their rows are."""

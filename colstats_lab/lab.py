@@ -33,7 +33,7 @@ from .settings import BOOLEAN, CACHE_MAX_BYTES, COUNT, METASTORE_WAIT, SECONDS, 
 from .spark_settings import SparkSettings, is_spark_setting
 from .sql import parse
 from .sql.statements import Statement
-from .storage import SPARK_PREFIXES, STORAGE_LISTING, format_prefixes, list_through_spark, parse_prefixes
+from .storage import SPARK_PREFIXES, STORAGE_LISTING, Listing, format_prefixes, listed_by, parse_prefixes
 from .transaction import Transaction
 
 _BOOLEAN_OPTIONS = names_taking(BOOLEAN)
@@ -57,6 +57,7 @@ def metastore_location(home: str, metastore: str | None = None) -> str:
     return metastore or os.environ.get(ENV_METASTORE) or os.path.join(home, "metastore.db")
 
 
+@listed_by(lambda lab: lab.listing)
 class Lab(DeprecatedLabMethods):
     """A workbench over one metastore and warehouse. The metastore is the SQLite file `home/metastore.db`, or
     `metastore` (else $COLSTATS_METASTORE): `postgresql://user:password@host:5432/database`, a team's, shared
@@ -97,8 +98,9 @@ class Lab(DeprecatedLabMethods):
         self._metastore_defaults = {attr: getattr(self.metastore, attr) for attr in _METASTORE_OPTIONS.values()}
         self.catalogs: dict[str, catalogs.AttachedCatalog] = {}
         self.plan_tables = PlanTables()
-        # an object store this process has no credentials for is listed through this lab's Spark
-        list_through_spark(lambda: self.spark, "auto")
+        # how this lab's calls list an object store (colstats.storage.listing): one this process has no
+        # credentials for, through this lab's Spark
+        self.listing = Listing(str(default_of(STORAGE_LISTING)), lambda: self.spark)
         self.tables = Tables(self)
         self.autoanalyze = AutoAnalyze(self)
         self.views = Views(self)
@@ -238,7 +240,7 @@ class Lab(DeprecatedLabMethods):
         elif key in _COUNT_OPTIONS:
             value = _as_count(key, value)
         elif key == STORAGE_LISTING:
-            list_through_spark(lambda: self.spark, str(value))
+            self.listing = Listing(str(value), lambda: self.spark)
         elif key == SPARK_PREFIXES:
             value = format_prefixes(parse_prefixes(value))
             if self._spark is not None:
@@ -275,7 +277,7 @@ class Lab(DeprecatedLabMethods):
             if name in _METASTORE_OPTIONS:
                 setattr(self.metastore, _METASTORE_OPTIONS[name], self._metastore_defaults[_METASTORE_OPTIONS[name]])
             elif name == STORAGE_LISTING:
-                list_through_spark(lambda: self.spark, str(default_of(STORAGE_LISTING)))
+                self.listing = Listing(str(default_of(STORAGE_LISTING)), lambda: self.spark)
             elif name == SPARK_PREFIXES and self._spark is not None:
                 self._spark.conf.unset(SPARK_PREFIXES)
             elif name == CACHE_MAX_BYTES:

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any
 from .analyze.autoanalyze import AutoAnalyzeOptions, DueOwner, worker_queue
 from .commands import analyze as analyze_commands
 from .errors import InvalidArgument
+from .storage import listed_by
 
 if TYPE_CHECKING:
     from .lab import Lab
     from .result import Result
 
 
+@listed_by(lambda namespace: namespace._lab.listing)
 class AutoAnalyze:
     """Auto-analyze on this lab's metastore: `run()` one round now (also `lab.autoanalyze(...)`), `rounds()`
     what every worker did, `queue()` what the next round would take. `colstats-lab autoanalyze` runs rounds
@@ -55,6 +57,7 @@ class AutoAnalyze:
         return "<AutoAnalyze: run(), rounds(), queue()>"
 
 
+@listed_by(lambda namespace: namespace._lab.listing)
 class Views:
     """The workbench views by name, each an ipywidgets object: `lab.views.stats("sales")`,
     `lab.views("skew", "sales", "x")`; `dir(lab.views)` lists them."""

@@ -17,9 +17,18 @@ import pyarrow.parquet as pq
 import pytest
 from fsspec.registry import known_implementations
 
+from colstats_lab import Lab
 from colstats_lab.column_statistics.sketches import ndv_relative_error
 from colstats_lab.errors import ColstatsError, QueryError, StorageError
-from colstats_lab.storage import SPARK_PREFIXES, footer_of, list_data_files, parse_prefixes, spark_file_uri, spark_uri
+from colstats_lab.storage import (
+    SPARK_PREFIXES,
+    STORAGE_LISTING,
+    footer_of,
+    list_data_files,
+    parse_prefixes,
+    spark_file_uri,
+    spark_uri,
+)
 
 
 def test_spark_reads_s3_through_s3a_or_the_prefix_a_user_maps():
@@ -473,6 +482,43 @@ def test_without_storage_credentials_spark_lists_the_table_and_freshness_says_it
     staleness = lab.tables["listed"].inspect.staleness().set_index("partition")["accurate"].astype(bool)
     assert sorted(staleness[~staleness].index) == ["ds=b"]
     assert lab.sql("SELECT count(*) AS n FROM listed").df["n"][0] == 850
+
+
+@pytest.mark.slow
+def test_two_labs_in_one_process_each_list_the_store_as_their_own_setting_says(s3_lab, s3, spark, tmp_path):
+    """colstats.storage.listing is held by each lab: a lab made after another, or set after it, leaves the other's
+    listing as it was, and a call of each lists as its lab says, one after the other."""
+    location = _table_location("two_labs")
+    key = location.removeprefix("s3://")
+    rng = np.random.default_rng(23)
+    for day in ("a", "b"):
+        _put(f"{key}/ds={day}/part-0.parquet", _events(rng, 300).drop(columns="at"))
+    truth = _read_back(location)
+    through_spark = s3_lab
+    through_spark.set(STORAGE_LISTING, "spark")
+    through_store = Lab(home=str(tmp_path / "second"), spark=spark)  # made after, with the default (auto)
+    try:
+        through_store.set(SPARK_PREFIXES, {"s3://lake/": "file://" + s3.mounts["lake"]})
+        through_store.set(STORAGE_LISTING, "store")
+        assert (through_spark.get(STORAGE_LISTING), through_store.get(STORAGE_LISTING)) == ("spark", "store")
+        for lab in (through_spark, through_store, through_spark):  # the first lab again, after the second ran
+            lab.sql("DROP TABLE IF EXISTS events")
+            lab.register_external("events", location)
+            before = s3.requests()
+            lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS")
+            made = s3.requests() - before
+            basis = lab.tables["events"].inspect.freshness_basis()
+            if lab is through_spark:
+                assert sum(made.values()) == 0, made  # Spark listed the files, the lab sent nothing of its own
+                assert basis.startswith("each file's size and modification time (listed through Spark")
+            else:
+                assert made["LIST"] >= 1 and basis == "each file's ETag"
+            stats = _stats(lab, "events")
+            for column in ("userId", "amount"):
+                assert stats[column]["nulls"] == truth[column].isna().sum()
+                assert stats[column]["max"] == truth[column].max()
+    finally:
+        through_store.close()
 
 
 # what a notebook on a Spark Connect server runs: a process of its own (PySpark makes no remote session in a

@@ -43,7 +43,7 @@ from ..stats import ColumnPlan, GroupStats, empty_stats
 from ..stats.aggregate import aggregate_groups, served_by_footers
 from ..stats.footers import GroupFigures
 from ..stats.partition_results import PartitionResults
-from ..storage import FooterUnavailable, footers_read_meanwhile, is_local, storage_for
+from ..storage import FooterUnavailable, footers_read_meanwhile, in_this_context, is_local, storage_for
 from ..tables.external import check_column_types_agree
 from ..tables.kinds import kind_of, read_snapshot, snapshot_files
 from ..tables.layout import footer_counts
@@ -342,7 +342,7 @@ def _scan(session: SparkSession, table: Table, scanned: list[PartitionFiles], pl
             for parts, job_plans, job_footers in jobs:
                 # resolving the read names a store Spark cannot reach (its file system's class missing) at once
                 frame = read_snapshot(session, table, parts, reuse=True)
-                running.append(side.submit(results.add_all, aggregate_groups(
+                running.append(side.submit(in_this_context(results.add_all), aggregate_groups(
                     frame, table.partition_key_names, job_plans, job_footers, rows_sketched=rows_sketched,
                     group_values=[_values_of(p) for p in parts])))
                 from_footers &= {p.name for p in job_plans if p.from_footers}

@@ -46,7 +46,7 @@ from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import DECODED_VALUES_LIMIT, NUMPY_TYPES, ChunkFacts, chunk_facts, distinct_values, read_dictionary
 from ..stats.footers import GroupFigures, chunk_positions
 from ..stats.sampled_read import UNIT, SampledUnit, ValueCounts, sampled_frame, value_frequencies
-from ..storage import footer_of, is_local, spark_uris
+from ..storage import footer_of, in_this_context, is_local, spark_uris
 from ..tables.deleted_rows import deleted_by_file
 from ..tables.snapshot import PartitionFiles, located_fields
 
@@ -505,7 +505,7 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     # the two jobs read the same few row groups and wait on each other for nothing: submitted together, Spark runs
     # them side by side (a sample's cost is mostly each job's fixed start; measured 0.96 s -> see the closing note)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="colstats-sample") as side:
-        counting = side.submit(value_frequencies, session, units, counted_plans, located)
+        counting = side.submit(in_this_context(value_frequencies), session, units, counted_plans, located)
         per_unit = aggregate_stats(frame, [UNIT], unit_plans)
         counted = counting.result()
     by_part: dict[int, list[tuple[SampledUnit, GroupStats]]] = {}

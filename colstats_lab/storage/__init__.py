@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 from ..caches import BoundedCache
 from ..caches import max_bytes as max_cache_bytes
 from ..files import DataFile, FileState
-from .filesystems import FooterUnavailable, Storage, UnreadableFile, list_through_spark, parquet_footer, storage_for, translated
+from .filesystems import FooterUnavailable, Storage, UnreadableFile, parquet_footer, translated
 from .locations import is_inside, is_local, join, local_path, name_of, normalized, parent, relative, same_location, scheme_of
+from .resolve import LISTING_MODES, Listing, in_this_context, listed_by, storage_for
 from .spark_paths import (
     SPARK_PREFIXES,
     format_prefixes,
@@ -32,7 +33,8 @@ STORAGE_LISTING = "colstats.storage.listing"
 
 __all__ = ["FooterUnavailable", "SPARK_PREFIXES", "STORAGE_LISTING", "Storage", "data_file_states",
            "files_by_location", "footer_of", "footers_read_meanwhile", "forget_footers", "format_prefixes",
-           "is_inside", "is_local", "join", "list_data_files", "list_through_spark", "local_file_path", "local_path",
+           "in_this_context", "is_inside", "is_local", "join", "list_data_files", "listed_by", "Listing", "LISTING_MODES",
+           "local_file_path", "local_path",
            "metadata_of_state", "name_of", "normalized", "parent", "parquet_footer", "parse_prefixes", "prefetch_footers",
            "prefixes_for", "relative", "same_location", "scheme_of", "spark_file_uri", "spark_prefixes", "spark_uri",
            "spark_uris", "states_by_location", "storage_for", "translated", "UnreadableFile"]
@@ -150,7 +152,9 @@ def footers_read_meanwhile(data_files: list[DataFile]) -> Iterator[None]:
     if all(is_local(f.path) for f in data_files):
         yield
         return
-    reader = threading.Thread(target=_prefetch_quietly, args=(data_files,), name="colstats-footers", daemon=True)
+    # read with the listing of the call that asked (a new thread starts with none)
+    reader = threading.Thread(target=in_this_context(_prefetch_quietly), args=(data_files,), name="colstats-footers",
+                              daemon=True)
     reader.start()
     try:
         yield

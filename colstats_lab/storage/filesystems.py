@@ -14,17 +14,15 @@ import shutil
 import struct
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import StorageError, one_line
 from ..files import UNTIMED, DataFile, FileState, is_data_file
-from .locations import is_local, local_path, scheme_of
+from .locations import is_local, local_path
 
-_OBJECT_STORE_ALIASES = {"s3a": "s3", "s3n": "s3"}  # Hadoop's names for S3: one bucket, one s3fs
 _FOOTER_GUESS = 64 * 1024  # one ranged GET holds the footer of nearly every file; a larger one takes a second
 FOOTER_READERS = 32  # ranged GETs in flight at once
 
@@ -406,81 +404,6 @@ def _modified(info: dict) -> float:
         return float(modified)
     except (TypeError, ValueError):
         return 0.0
-
-
-_LOCAL = LocalStorage()
-LISTING_MODES = ("auto", "store", "spark")
-
-
-@dataclass
-class _Listing:
-    """How object stores are listed in this process: through the store's own client, or through Spark (`spark`:
-    what gives a Spark session) for a process with no credentials of its own ("auto": when none is found)."""
-
-    mode: str = "auto"
-    spark: Callable[[], Any] | None = None
-
-
-_listing = _Listing()
-
-
-def list_through_spark(spark: Callable[[], Any], mode: str = "auto") -> None:
-    """Lets object stores be listed through the Spark session `spark()` gives: always ("spark"), never
-    ("store"), or where this process has no credentials for the store ("auto")."""
-    if mode not in LISTING_MODES:
-        raise StorageError(f"colstats.storage.listing is one of {', '.join(LISTING_MODES)}, not {mode!r}")
-    _listing.mode, _listing.spark = mode, spark
-
-
-def _has_credentials(protocol: str) -> bool:
-    """Whether this process can sign requests to the store itself, by the places AWS's clients look first (an
-    instance profile is not asked: its lookup waits on a timeout off EC2; set the listing to "store" there).
-    Other stores' packages find their own credentials."""
-    if protocol != "s3":
-        return True
-    variables = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
-                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
-    if any(os.environ.get(v) for v in variables):
-        return True
-    files = (os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.expanduser("~/.aws/credentials"),
-             os.environ.get("AWS_CONFIG_FILE") or os.path.expanduser("~/.aws/config"))
-    return any(os.path.exists(f) for f in files)
-
-
-def storage_for(location: str) -> Storage:
-    """The storage of `location` by its scheme; StorageError naming the package a protocol needs when it is not
-    installed, or the scheme when no file system knows it. An object store this process has no credentials
-    for is listed through Spark where a Lab allowed it (`list_through_spark`)."""
-    scheme = scheme_of(location)
-    if not scheme:
-        return _LOCAL
-    protocol = _OBJECT_STORE_ALIASES.get(scheme, scheme)
-    if _listing.spark is not None and protocol in _SPARK_LISTED and (
-            _listing.mode == "spark" or (_listing.mode == "auto" and not _has_credentials(protocol))):
-        from .spark_listing import SparkListing
-
-        return SparkListing(_listing.spark)
-    storage = _BY_PROTOCOL.get(protocol)
-    if storage is None:
-        _check_protocol(protocol, location)
-        storage = _BY_PROTOCOL.setdefault(protocol, FsspecStorage(protocol))
-    return storage
-
-
-_BY_PROTOCOL: dict[str, FsspecStorage] = {}
-_SPARK_LISTED = {"s3", "gs", "abfs", "abfss", "wasb", "wasbs", "hdfs"}
-
-
-def _check_protocol(protocol: str, location: str) -> None:
-    from fsspec.registry import get_filesystem_class, known_implementations
-
-    try:
-        get_filesystem_class(protocol)
-    except ImportError:
-        needed = known_implementations.get(protocol, {}).get("err") or f"a package for {protocol}://"
-        raise StorageError(f"cannot read {location}: {needed.rstrip('.')}") from None
-    except ValueError:
-        raise StorageError(f"cannot read {location}: no file system is known for {protocol}://") from None
 
 
 @contextmanager
