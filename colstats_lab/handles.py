@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from .column_statistics.quantiles import Distribution
-    from .lab import Lab
+    from .facade import LabFacade
     from .profiles import Profile
     from .pruning import PruningReport
     from .result import Result
@@ -57,7 +57,7 @@ class Tables(Mapping):
     identifier. Iterating gives the current database's tables by name, then other databases' as `db.table`;
     both complete on Tab in IPython."""
 
-    def __init__(self, lab: Lab):
+    def __init__(self, lab: LabFacade):
         self._lab = lab
 
     def __getitem__(self, name: str) -> TableHandle:
@@ -132,7 +132,7 @@ class TableHandle:
     """One table of a lab: its actions (`analyze`, `write`, `skew`, `publish`, ...) and, under `.inspect`,
     its read-only figures. Holds the name only: every use reads the table again."""
 
-    def __init__(self, lab: Lab, name: str):
+    def __init__(self, lab: LabFacade, name: str):
         self._lab = lab
         self.name = name
         self.inspect = Inspect(lab, name)
@@ -339,7 +339,7 @@ class Inspect:
     """A table's read-only figures: each reads the metastore (and, for an external table, a listing of its
     files) and starts no Spark. Methods returning a DataFrame are named for what their rows are."""
 
-    def __init__(self, lab: Lab, name: str):
+    def __init__(self, lab: LabFacade, name: str):
         self._lab = lab
         self._name = name
 

@@ -16,8 +16,9 @@ from .commands import analyze as analyze_commands
 from .commands import catalogs, execute, reads
 from .commands import explain as explain_command
 from .commands import tables as table_commands
-from .commands.plan_tables import PlanTables, drop_plan_tables
+from .commands.plan_tables import drop_plan_tables
 from .commands.runs import runs_frame
+from .commands.session import PlanTables
 from .deprecated import DeprecatedLabMethods
 from .errors import InvalidArgument
 from .handles import TableHandle, Tables

@@ -11,7 +11,7 @@ from .errors import InvalidArgument
 from .storage import listed_by
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from .facade import LabFacade
     from .result import Result
 
 
@@ -21,7 +21,7 @@ class AutoAnalyze:
     what every worker did, `queue()` what the next round would take. `colstats-lab autoanalyze` runs rounds
     on a schedule."""
 
-    def __init__(self, lab: Lab):
+    def __init__(self, lab: LabFacade):
         self._lab = lab
 
     def __call__(self, databases: list[str] | str | None = None, mode: str = "all", threshold: float = 0.3,
@@ -62,7 +62,7 @@ class Views:
     """The workbench views by name, each an ipywidgets object: `lab.views.stats("sales")`,
     `lab.views("skew", "sales", "x")`; `dir(lab.views)` lists them."""
 
-    def __init__(self, lab: Lab):
+    def __init__(self, lab: LabFacade):
         self._lab = lab
 
     def __call__(self, name: str, *args, **kwargs) -> Any:

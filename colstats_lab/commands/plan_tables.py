@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -38,14 +36,6 @@ if TYPE_CHECKING:
 PLAN_DATABASE = "colstats_plan"
 PLAN_STATISTICS = "colstats.plan.statistics"  # the lab's setting: false reads every lab table as files
 COLUMN_STATS_PREFIX = "spark.sql.statistics.colStats."
-
-
-@dataclass
-class PlanTables:
-    """The catalog tables one lab made, by name, with the token each was made for; `prefix` keeps two labs on
-    one Spark session (two metastores) apart."""
-    prefix: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
-    made: dict[str, str] = field(default_factory=dict)
 
 
 def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles],
