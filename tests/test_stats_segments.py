@@ -30,6 +30,7 @@ from colstats_lab.metastore import (
     Table,
     Timestamp,
     TimestampColumnStatsData,
+    hive_rows,
 )
 from colstats_lab.metastore.changes import merge_table_level
 
@@ -235,7 +236,7 @@ def test_changing_one_partition_re_merges_only_its_segments(new_metastore):
     after = dict(((lvl, idx), high) for lvl, idx, high in conn.execute(
         "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS"))
     changed = {key for key in after if after[key] != before[key]}
-    assert changed == {(1, (ms.catalog._part_id("default", "wide", f"ds={days[150]}")) >> 6), (2, 0), (3, 0)}
+    assert changed == {(1, (hive_rows.part_id(ms.db, "default", "wide", f"ds={days[150]}")) >> 6), (2, 0), (3, 0)}
     assert ms.get_table_column_statistics("default", "wide", "n").statsObj[0].statsData.value.highValue == 10_000
     ms.drop_partition("default", "wide", f"ds={days[150]}")
     merge_table_level(ms, table, ["n"], 1)

@@ -34,6 +34,6 @@ from ..errors import (
 )
 from .accurate import PARAM as COLUMN_STATS_ACCURATE
 from .accurate import StatsAccuracy
-from .common import DEFAULT_DB, OWNED_LOCATION
+from .hive_rows import DEFAULT_DB, OWNED_LOCATION
 from .store import Metastore
 from .txn import ValidWriteIdList

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+from . import hive_rows
 from .repository import Repository
 
 TABLE_OWNER = ""  # an unpartitioned table's claim, open write or analyzed columns
@@ -21,10 +22,10 @@ class AutoAnalyzeRepository(Repository):
         SQLite transaction, so two workers never hold one owner."""
         self.store.txns.abort_expired_txns()
         with self.transaction() as conn:
-            self.store.txns._require_open(txn_id)
+            self.store.txns.require_open(txn_id)
             conn.execute("DELETE FROM AUTOANALYZE_CLAIMS WHERE TXN_ID IN "
                          "(SELECT TXN_ID FROM TXNS WHERE TXN_STATE != 'o')")
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             held = {r[0] for r in conn.execute("SELECT OWNER FROM AUTOANALYZE_CLAIMS WHERE TBL_ID = ?", (tbl_id,))}
             claimed = [owner for owner in dict.fromkeys(owners) if owner not in held]
             conn.executemany("INSERT INTO AUTOANALYZE_CLAIMS (TBL_ID, OWNER, TXN_ID, CLAIMED_AT) VALUES (?, ?, ?, ?)",
@@ -76,7 +77,7 @@ class AutoAnalyzeRepository(Repository):
         """The columns each owner (partition name, TABLE_OWNER for an unpartitioned table) keeps statistics
         of, accurate or not: what an ANALYZE computed there before."""
         with self.snapshot() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             out: dict[str, set[str]] = {}
             for owner, column in conn.execute(
                     "SELECT P.PART_NAME, S.COLUMN_NAME FROM PART_COL_STATS S JOIN PARTITIONS P ON P.PART_ID = S.PART_ID "

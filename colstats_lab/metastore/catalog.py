@@ -4,7 +4,6 @@ partitioned table's basic statistics summed from its partitions."""
 from __future__ import annotations
 
 import os
-import sqlite3
 from typing import Any, Iterable, Sequence
 
 from ..coltypes import parse_type
@@ -18,9 +17,10 @@ from ..errors import (
     NoSuchObjectException,
 )
 from ..storage import join
+from . import hive_rows
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
-from .common import DEFAULT_DB, _check_name, _json_list, _now, is_transactional
+from .hive_rows import DEFAULT_DB, checked_name, epoch_seconds, is_transactional, json_list
 from .partition_filter import compile_partition_filter
 from .repository import Repository
 from .txn import ValidWriteIdList
@@ -32,20 +32,14 @@ class CatalogRepository(Repository):
 
     # ---- databases ----------------------------------------------------------------------
 
-    def _insert_db(self, name: str, location: str, description: str | None) -> None:
-        self.db.execute(
-            'INSERT INTO DBS (NAME, "DESC", DB_LOCATION_URI, OWNER_NAME, CREATE_TIME) VALUES (?, ?, ?, ?, ?)',
-            (name, description, location, os.environ.get("USER", "colstats"), _now()),
-        )
-
     def create_database(self, name: str, description: str | None = None, if_not_exists: bool = False) -> None:
-        name = _check_name(name, "database")
+        name = checked_name(name, "database")
         with self.transaction():
-            if self._db_id(name, required=False):
+            if hive_rows.db_id(self.db, name, required=False):
                 if if_not_exists:
                     return
                 raise AlreadyExistsException(f"database {name} already exists")
-            self._insert_db(name, join(self.store.warehouse, f"{name}.db"), description)
+            hive_rows.insert_db(self.db, name, join(self.store.warehouse, f"{name}.db"), description)
 
     def get_all_databases(self) -> list[str]:
         with self.snapshot() as conn:
@@ -53,7 +47,7 @@ class CatalogRepository(Repository):
 
     def get_database_location(self, name: str) -> str:
         with self.snapshot() as conn:
-            self._db_id(name)
+            hive_rows.db_id(self.db, name)
             return conn.execute("SELECT DB_LOCATION_URI FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()[0]
 
     def locations_inside(self, folder: str) -> list[str]:
@@ -73,7 +67,7 @@ class CatalogRepository(Repository):
         if name == DEFAULT_DB:
             raise MetaException("cannot drop the default database")
         with self.transaction() as conn:
-            db_id = self._db_id(name, required=not if_exists)
+            db_id = hive_rows.db_id(self.db, name, required=not if_exists)
             if not db_id:
                 return []
             tables = [self.get_table(name, t) for t in self.get_tables(name)]
@@ -84,17 +78,11 @@ class CatalogRepository(Repository):
             conn.execute("DELETE FROM DBS WHERE DB_ID = ?", (db_id,))
             return tables
 
-    def _db_id(self, name: str, required: bool = True) -> int | None:
-        row = self.db.execute("SELECT DB_ID FROM DBS WHERE NAME = ?", (name.lower(),)).fetchone()
-        if row is None and required:
-            raise NoSuchObjectException(f"database {name} does not exist")
-        return row[0] if row else None
-
     # ---- tables -------------------------------------------------------------------------
 
     def create_table(self, table: Table, if_not_exists: bool = False) -> bool:
         """Stores a new table; returns False when it existed and if_not_exists was given."""
-        _check_name(table.tableName, "table")
+        checked_name(table.tableName, "table")
         names = [c.name.lower() for c in table.cols + table.partitionKeys]
         if not table.cols:
             raise InvalidObjectException(f"table {table.qualified_name} has no columns")
@@ -102,7 +90,7 @@ class CatalogRepository(Repository):
         if duplicates:
             raise InvalidObjectException(f"table {table.qualified_name}: column {duplicates[0]} is declared twice")
         for column in table.cols + table.partitionKeys:
-            _check_name(column.name, "column")
+            checked_name(column.name, "column")
             parse_type(column.type)
         shared = table.shared_statistics_names()
         if shared:
@@ -111,7 +99,7 @@ class CatalogRepository(Repository):
                 f"{shared[0]} (a column whose name holds a dot, and a struct's field or a collection's part of the "
                 "same path): rename one in the files, as Spark cannot tell them apart in a query either")
         with self.transaction() as conn:
-            db_id = self._db_id(table.dbName)
+            db_id = hive_rows.db_id(self.db, table.dbName)
             if conn.execute("SELECT 1 FROM TBLS WHERE DB_ID = ? AND TBL_NAME = ?",
                             (db_id, table.tableName.lower())).fetchone():
                 if if_not_exists:
@@ -123,11 +111,11 @@ class CatalogRepository(Repository):
                 [(cd_id, c.comment, c.name.lower(), parse_type(c.type).name, i) for i, c in enumerate(table.cols)],
             )
             (sd_id,) = self._insert_sds([(cd_id, table.location, table.inputFormat, False)])
-            self.store.skews._write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
+            self.store.skews.write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
             tbl_id = conn.execute(
                 "INSERT INTO TBLS (CREATE_TIME, DB_ID, OWNER, SD_ID, TBL_NAME, TBL_TYPE, WRITE_ID) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING TBL_ID",
-                (table.createTime or _now(), db_id, os.environ.get("USER", "colstats"), sd_id,
+                (table.createTime or epoch_seconds(), db_id, os.environ.get("USER", "colstats"), sd_id,
                  table.tableName.lower(), table.tableType, table.writeId),
             ).fetchone()[0]
             conn.executemany(
@@ -139,7 +127,7 @@ class CatalogRepository(Repository):
             params = dict(table.parameters)
             if table.comment:
                 params["comment"] = table.comment
-            self._insert_params("TABLE_PARAMS", "TBL_ID", {tbl_id: params})
+            hive_rows.insert_params(self.db, "TABLE_PARAMS", "TBL_ID", {tbl_id: params})
             return True
 
     def _insert_sds(self, sds: list[tuple[int, str, str, bool]]) -> list[int]:
@@ -153,15 +141,15 @@ class CatalogRepository(Repository):
         snapshot), COLUMN_STATS_ACCURATE is left out where the statistics are not accurate for that
         reader, as Hive's getTable(..., validWriteIdList) leaves it out."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             cols = [FieldSchema(r["COLUMN_NAME"], r["TYPE_NAME"], r["COMMENT"]) for r in conn.execute(
                 "SELECT COLUMN_NAME, TYPE_NAME, COMMENT FROM COLUMNS_V2 WHERE CD_ID = ? ORDER BY INTEGER_IDX",
                 (row["CD_ID"],))]
             keys = [FieldSchema(r["PKEY_NAME"], r["PKEY_TYPE"], r["PKEY_COMMENT"]) for r in conn.execute(
                 "SELECT PKEY_NAME, PKEY_TYPE, PKEY_COMMENT FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX",
                 (row["TBL_ID"],))]
-            params = self._params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"])
-            skew, stored = self.store.skews._read_skews([row["SD_ID"]])[row["SD_ID"]]
+            params = hive_rows.params(self.db, "TABLE_PARAMS", "TBL_ID", row["TBL_ID"])
+            skew, stored = self.store.skews.read_skews([row["SD_ID"]])[row["SD_ID"]]
             table = Table(
                 dbName=db_name.lower(), tableName=row["TBL_NAME"], cols=cols, partitionKeys=keys,
                 location=row["LOCATION"], tableType=row["TBL_TYPE"], inputFormat=row["INPUT_FORMAT"],
@@ -178,18 +166,18 @@ class CatalogRepository(Repository):
         for a reader with `valid` (the reader rule: Hive strips the flag rather than showing it)."""
         changed = self.store.accuracy.external_file_changes(table, {name: location for name, _, _, location in owners})
         for name, params, write_id, _ in owners:
-            if not self.store.accuracy._compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
+            if not self.store.accuracy.compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
                 params.pop(ACCURATE_PARAM, None)
 
     def get_tables(self, db_name: str) -> list[str]:
         with self.snapshot() as conn:
-            db_id = self._db_id(db_name)
+            db_id = hive_rows.db_id(self.db, db_name)
             return [r[0] for r in conn.execute("SELECT TBL_NAME FROM TBLS WHERE DB_ID = ? ORDER BY TBL_NAME", (db_id,))]
 
     def table_exists(self, db_name: str, table_name: str) -> bool:
         with self.snapshot():
             try:
-                self._table_row(db_name, table_name)
+                hive_rows.table_row(self.db, db_name, table_name)
                 return True
             except NoSuchObjectException:
                 return False
@@ -203,7 +191,7 @@ class CatalogRepository(Repository):
                 if if_exists:
                     return None
                 raise
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             sd_ids = [r[0] for r in conn.execute("SELECT SD_ID FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],))]
             conn.execute("DELETE FROM TBLS WHERE TBL_ID = ?", (row["TBL_ID"],))
             sd_ids.append(row["SD_ID"])
@@ -226,10 +214,10 @@ class CatalogRepository(Repository):
         statistics are accurate afterwards.
         """
         with self.transaction() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             table = self.get_table(db_name, table_name)
             accurate = self._guard_accuracy(table, row["WRITE_ID"], updates, write_id, valid_write_ids)
-            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], updates)
+            hive_rows.update_params(self.db, "TABLE_PARAMS", "TBL_ID", row["TBL_ID"], updates)
             if write_id is not None:
                 conn.execute("UPDATE TBLS SET WRITE_ID = ? WHERE TBL_ID = ?", (write_id, row["TBL_ID"]))
             return accurate
@@ -259,16 +247,6 @@ class CatalogRepository(Repository):
             return True
         return current_write_id in self.store.txns.get_valid_write_ids(table.dbName, table.tableName).aborted_write_ids
 
-    def _table_row(self, db_name: str, table_name: str) -> sqlite3.Row:
-        row = self.db.execute(
-            "SELECT T.*, S.LOCATION, S.INPUT_FORMAT, S.CD_ID FROM TBLS T JOIN DBS D ON T.DB_ID = D.DB_ID "
-            "LEFT JOIN SDS S ON S.SD_ID = T.SD_ID WHERE D.NAME = ? AND T.TBL_NAME = ?",
-            (db_name.lower(), table_name.lower()),
-        ).fetchone()
-        if row is None:
-            raise NoSuchObjectException(f"table {db_name.lower()}.{table_name.lower()} does not exist")
-        return row
-
     # ---- partitions ---------------------------------------------------------------------
 
     def add_partitions(self, partitions: Iterable[Partition], if_not_exists: bool = False) -> list[Partition]:
@@ -280,14 +258,14 @@ class CatalogRepository(Repository):
             for part in partitions:
                 owner = (part.dbName.lower(), part.tableName.lower())
                 if owner not in tables:
-                    row = self._table_row(part.dbName, part.tableName)
-                    keys = self._partition_keys(row["TBL_ID"])
+                    row = hive_rows.table_row(self.db, part.dbName, part.tableName)
+                    keys = hive_rows.partition_keys(self.db, row["TBL_ID"])
                     asked = [make_part_name(keys, p.values) for p in partitions
                              if (p.dbName.lower(), p.tableName.lower()) == owner and len(p.values) == len(keys)]
                     existing = {r[0] for r in conn.execute(
                         "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?))",
-                        (row["TBL_ID"], _json_list(asked)))}
-                    tables[owner] = (row, keys, self.store.skews._read_skews([row["SD_ID"]]), existing)
+                        (row["TBL_ID"], json_list(asked)))}
+                    tables[owner] = (row, keys, self.store.skews.read_skews([row["SD_ID"]]), existing)
                 row, keys, table_skew, existing = tables[owner]
                 if len(part.values) != len(keys):
                     raise InvalidObjectException(
@@ -314,15 +292,15 @@ class CatalogRepository(Repository):
                                     bool(part.storedAsSubDirectories and part.skewedInfo)) for part, row in parts])
         for (part, _), sd_id in zip(parts, sd_ids):
             if part.skewedInfo is not None:
-                self.store.skews._write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
+                self.store.skews.write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
         part_ids = self.db.dialect.insert_returning_ids(
             self.db, "PARTITIONS", "PART_ID", ("CREATE_TIME", "PART_NAME", "SD_ID", "TBL_ID", "WRITE_ID"),
-            [(part.createTime or _now(), part.partName, sd_id, row["TBL_ID"], part.writeId)
+            [(part.createTime or epoch_seconds(), part.partName, sd_id, row["TBL_ID"], part.writeId)
              for (part, row), sd_id in zip(parts, sd_ids)])
         self.db.insert_rows("PARTITION_KEY_VALS", ("PART_ID", "PART_KEY_VAL", "INTEGER_IDX"),
                             [(part_id, value, i) for (part, _), part_id in zip(parts, part_ids)
                              for i, value in enumerate(part.values)])
-        self._insert_params("PARTITION_PARAMS", "PART_ID",
+        hive_rows.insert_params(self.db, "PARTITION_PARAMS", "PART_ID",
                             {part_id: part.parameters for (part, _), part_id in zip(parts, part_ids)})
 
     def get_partition(self, db_name: str, table_name: str, part_name: str) -> Partition:
@@ -337,17 +315,17 @@ class CatalogRepository(Repository):
         """Partitions in name order, all of them or those named (unknown names are left out); with
         `valid_write_ids`, without COLUMN_STATS_ACCURATE where it does not hold for that reader."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
-            keys = self._partition_keys(row["TBL_ID"])
+            row = hive_rows.table_row(self.db, db_name, table_name)
+            keys = hive_rows.partition_keys(self.db, row["TBL_ID"])
             sql = ("SELECT P.PART_ID, P.PART_NAME, P.CREATE_TIME, P.WRITE_ID, S.LOCATION, P.SD_ID FROM PARTITIONS P "
                    "LEFT JOIN SDS S ON S.SD_ID = P.SD_ID WHERE P.TBL_ID = ?")
             args: list = [row["TBL_ID"]]
             if part_names is not None:
                 sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
-                args.append(_json_list(part_names))
+                args.append(json_list(part_names))
             part_rows = conn.execute(sql + " ORDER BY P.PART_NAME", args).fetchall()
-            params = self._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in part_rows])
-            skews = self.store.skews._read_skews([r["SD_ID"] for r in part_rows])
+            params = hive_rows.params_many(self.db, "PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in part_rows])
+            skews = self.store.skews.read_skews([r["SD_ID"] for r in part_rows])
             parts = [
                 Partition(dbName=db_name.lower(), tableName=row["TBL_NAME"],
                           values=[v for _, v in parse_part_name(r["PART_NAME"])], location=r["LOCATION"],
@@ -376,7 +354,7 @@ class CatalogRepository(Repository):
                                                 table.qualified_name, conn.dialect)
             joins = " ".join(f"JOIN PARTITION_KEY_VALS K{i} ON K{i}.PART_ID = P.PART_ID AND K{i}.INTEGER_IDX = {i}"
                              for i in compiled.keys_used)
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             limit = f" LIMIT {int(max_parts)}" if max_parts >= 0 else ""
             names = [r[0] for r in conn.execute(
                 f"SELECT P.PART_NAME FROM PARTITIONS P {joins} WHERE P.TBL_ID = ? AND {compiled.condition} "
@@ -390,7 +368,7 @@ class CatalogRepository(Repository):
         With `filter` (get_partitions_by_filter's language), only the partitions it selects, found
         through the index on key values."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             joins, condition, args = "", "1 = 1", ()
             if filter is not None:
                 table = self.get_table(db_name, table_name)
@@ -410,20 +388,13 @@ class CatalogRepository(Repository):
                 out.setdefault(name, []).append(value)
             return out
 
-    def _existing_partition_names(self, table: Table, part_names: list[str]) -> list[str]:
-        """Those of `part_names` that are partitions of the table, in name order."""
-        row = self._table_row(table.dbName, table.tableName)
-        return [r[0] for r in self.db.execute(
-            "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?)) "
-            "ORDER BY PART_NAME", (row["TBL_ID"], _json_list(part_names)))]
-
     def get_partition_names_by_values(self, db_name: str, table_name: str,
                                       values: dict[str, str | None]) -> list[str]:
         """The names of the partitions whose keys hold exactly `values` (key name -> value as stored,
         None: the default partition's NULL; keys left out match anything), through the index on key values."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
-            keys = self._partition_keys(row["TBL_ID"])
+            row = hive_rows.table_row(self.db, db_name, table_name)
+            keys = hive_rows.partition_keys(self.db, row["TBL_ID"])
             joins, args = [], []
             for i, key in enumerate(keys):
                 if key in values:
@@ -441,7 +412,7 @@ class CatalogRepository(Repository):
         """Up to `limit` partition names holding `contains` (case-sensitive; as typed or as a name escapes it,
         so `'` finds `%27`), in name order, and how many hold it: what a picker over 100,000 partitions shows."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             where = "WHERE TBL_ID = ? AND (instr(PART_NAME, ?) > 0 OR instr(PART_NAME, ?) > 0)"
             args = (row["TBL_ID"], contains, escape_path_name(contains))
             names = [r[0] for r in conn.execute(f"SELECT PART_NAME FROM PARTITIONS {where} ORDER BY PART_NAME LIMIT ?",
@@ -453,12 +424,12 @@ class CatalogRepository(Repository):
         """The parameters `keys` of every partition by partition name, one dict each (absent keys left out),
         in one query and without a Partition object each: what a sum over 100,000 partitions needs."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             out: dict[str, dict[str, str]] = {}
             for name, key, value in conn.execute(
                     "SELECT P.PART_NAME, PP.PARAM_KEY, PP.PARAM_VALUE FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP "
                     "ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY IN (SELECT value FROM json_each(?)) WHERE P.TBL_ID = ? "
-                    "ORDER BY P.PART_NAME", (_json_list(keys), row["TBL_ID"])):
+                    "ORDER BY P.PART_NAME", (json_list(keys), row["TBL_ID"])):
                 params = out.setdefault(name, {})
                 if key is not None:
                     params[key] = value
@@ -469,13 +440,13 @@ class CatalogRepository(Repository):
         """The partitions whose parameters hold `key`, with it and the parameters `also`: the few a tiered ANALYZE
         marked among 100,000, read without visiting the others' parameters."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             out: dict[str, dict[str, str]] = {}
             for name, found_key, value in conn.execute(
                     "SELECT P.PART_NAME, PP.PARAM_KEY, PP.PARAM_VALUE FROM PARTITIONS P JOIN PARTITION_PARAMS K "
                     "ON K.PART_ID = P.PART_ID AND K.PARAM_KEY = ? JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
                     "AND PP.PARAM_KEY IN (SELECT value FROM json_each(?)) WHERE P.TBL_ID = ? ORDER BY P.PART_NAME",
-                    (key, _json_list([key, *also]), row["TBL_ID"])):
+                    (key, json_list([key, *also]), row["TBL_ID"])):
                 out.setdefault(name, {})[found_key] = value
             return out
 
@@ -484,7 +455,7 @@ class CatalogRepository(Repository):
         their numRows, those whose changed rows are not 0). What `staleness.describe_summed` says, without a row of
         each of 100,000 partitions' parameters in Python."""
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             found = conn.execute(
                 "SELECT COUNT(*), COUNT(C.PARAM_VALUE), COALESCE(SUM(CAST(NULLIF(C.PARAM_VALUE, '') AS BIGINT)), 0), "
                 "COALESCE(SUM(CASE WHEN C.PARAM_VALUE IS NOT NULL THEN CAST(NULLIF(N.PARAM_VALUE, '') AS BIGINT) END), "
@@ -500,19 +471,19 @@ class CatalogRepository(Repository):
         if state is not None:
             return sum(group.parts for group in state)
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             return conn.execute("SELECT count(*) FROM PARTITIONS WHERE TBL_ID = ?", (row["TBL_ID"],)).fetchone()[0]
 
     def get_partition_names(self, db_name: str, table_name: str) -> list[str]:
         with self.snapshot() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             return [r[0] for r in conn.execute(
                 "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? ORDER BY PART_NAME", (row["TBL_ID"],))]
 
     def drop_partition(self, db_name: str, table_name: str, part_name: str, if_exists: bool = False) -> Partition | None:
         """Drops one partition and its statistics in one transaction; returns what it was."""
         with self.transaction() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             part_row = conn.execute("SELECT PART_ID, SD_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
                                     (row["TBL_ID"], part_name)).fetchone()
             if part_row is None:
@@ -529,7 +500,7 @@ class CatalogRepository(Repository):
         """Points partitions (by name) at new directories: an external table's partitions as the catalog
         that owns them places them."""
         with self.transaction() as conn:
-            tbl_id = self._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             conn.executemany(
                 "UPDATE SDS SET LOCATION = ? WHERE SD_ID = (SELECT SD_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?)",
                 [(location, tbl_id, name) for name, location in locations.items()])
@@ -550,10 +521,10 @@ class CatalogRepository(Repository):
         read once; returns whether each partition's statistics are accurate afterwards. Raises
         NoSuchObjectException naming the first partition that does not exist, before changing any."""
         with self.transaction() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             found = {r[0]: (r[1], r[2]) for r in conn.execute(
                 "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
-                "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(list(updates))))}
+                "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], json_list(list(updates))))}
             missing = [name for name in updates if name not in found]
             if missing:
                 raise NoSuchObjectException(
@@ -563,59 +534,14 @@ class CatalogRepository(Repository):
             for name, changes in updates.items():
                 part_id, current = found[name]
                 accurate[name] = self._guard_accuracy(table, current, changes, write_id, valid_write_ids)
-            self._update_params_many("PARTITION_PARAMS", "PART_ID",
+            hive_rows.update_params_many(self.db, "PARTITION_PARAMS", "PART_ID",
                                      {found[name][0]: changes for name, changes in updates.items()})
             if write_id is not None:
                 conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID IN (SELECT CAST(value AS INTEGER) "
-                             "FROM json_each(?))", (write_id, _json_list([found[name][0] for name in updates])))
+                             "FROM json_each(?))", (write_id, json_list([found[name][0] for name in updates])))
             return accurate
 
-    def _partition_keys(self, tbl_id: int) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT PKEY_NAME FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX", (tbl_id,))]
-
-    def _part_id(self, db_name: str, table_name: str, part_name: str) -> int:
-        row = self._table_row(db_name, table_name)
-        part = self.db.execute("SELECT PART_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
-                                  (row["TBL_ID"], part_name)).fetchone()
-        if part is None:
-            raise NoSuchObjectException(
-                f"partition {part_name} of {db_name.lower()}.{table_name.lower()} does not exist")
-        return part[0]
-
     # ---- parameters ---------------------------------------------------------------------
-
-    def _params(self, table: str, id_column: str, owner_id: int) -> dict[str, str]:
-        return self._params_many(table, id_column, [owner_id]).get(owner_id, {})
-
-    def _params_many(self, table: str, id_column: str, owner_ids: list[int]) -> dict[int, dict[str, str]]:
-        out: dict[int, dict[str, str]] = {}
-        for r in self.db.execute(
-            f"SELECT {id_column}, PARAM_KEY, PARAM_VALUE FROM {table} "
-            f"WHERE {id_column} IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", (_json_list(owner_ids),)
-        ):
-            out.setdefault(r[0], {})[r[1]] = r[2]
-        return out
-
-    def _insert_params(self, table: str, id_column: str, params: dict[int, dict[str, str]]) -> None:
-        """The parameters of new owners (their id: their parameters), in one batch."""
-        self.db.insert_rows(table, (id_column, "PARAM_KEY", "PARAM_VALUE"),
-                            [(owner_id, key, str(value)) for owner_id, owned in params.items()
-                             for key, value in owned.items()])
-
-    def _update_params(self, table: str, id_column: str, owner_id: int, updates: dict[str, str | None]) -> None:
-        self._update_params_many(table, id_column, {owner_id: updates})
-
-    def _update_params_many(self, table: str, id_column: str, updates: dict[int, dict[str, str | None]]) -> None:
-        """Each owner's parameters set (a value) or removed (None): one batch of each, not a statement per
-        parameter (a round trip each on a server)."""
-        removed = [(owner_id, key) for owner_id, changes in updates.items() for key, value in changes.items()
-                   if value is None]
-        kept = [(owner_id, key, str(value)) for owner_id, changes in updates.items() for key, value in changes.items()
-                if value is not None]
-        self.db.dialect.delete_rows(self.db, table, (id_column, "PARAM_KEY"), removed)
-        self.db.dialect.upsert_rows(self.db, table, (id_column, "PARAM_KEY", "PARAM_VALUE"), (id_column, "PARAM_KEY"),
-                                    kept)
 
     def refresh_partitioned_table_params(self, db_name: str, table_name: str) -> None:
         """Recomputes a partitioned table's basic stats from its partitions, as Hive keeps them.
@@ -625,7 +551,7 @@ class CatalogRepository(Repository):
         live on partitions).
         """
         with self.transaction() as conn:
-            row = self._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             sums = conn.execute(
                 "SELECT SUM(CASE WHEN PP.PARAM_KEY = 'numRows' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS numRows, "
                 "SUM(CASE WHEN PP.PARAM_KEY = 'rawDataSize' THEN CAST(PP.PARAM_VALUE AS INTEGER) END) AS rawDataSize, "
@@ -640,7 +566,7 @@ class CatalogRepository(Repository):
                 "WHERE P.TBL_ID = ? AND PP.PARAM_KEY = ? GROUP BY PP.PARAM_VALUE", (row["TBL_ID"], ACCURATE_PARAM)):
                 accurate_parts += count * StatsAccuracy.parse(text).basic
             flag = StatsAccuracy(basic=accurate_parts == num_parts).to_param()
-            self._update_params("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], {
+            hive_rows.update_params(self.db, "TABLE_PARAMS", "TBL_ID", row["TBL_ID"], {
                 "numPartitions": str(num_parts),
                 "numRows": str(sums["numRows"] or 0),
                 "rawDataSize": str(sums["rawDataSize"] or 0),

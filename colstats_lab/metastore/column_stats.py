@@ -2,7 +2,6 @@
 segments merged from them): update, get, delete, set_aggr_stats_for and get_aggr_stats_for."""
 from __future__ import annotations
 
-import sqlite3
 from typing import Iterable
 
 from ..coltypes import parse_type
@@ -10,13 +9,13 @@ from ..column_statistics.merge import merge_partitions, merge_segments, segment_
 from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
 from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
 from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
-from . import segments
+from . import hive_rows, segments
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
-from .common import _DB_AT, _PART_STATS_INSERT, _STATS_BATCH, _TABLE_AT, _checked_stats, _json_list, _now, is_transactional
-from .db import WouldWait
+from .db import Row, WouldWait
 from .history import keep_states, last_stats_row
+from .hive_rows import DB_AT, PART_STATS_INSERT, STATS_BATCH, TABLE_AT, checked_stats, epoch_seconds, is_transactional, json_list
 from .repository import Repository
 from .segments import PARTITION_STATS_SELECT
 from .txn import ValidWriteIdList
@@ -40,7 +39,7 @@ class ColumnStatisticsRepository(Repository):
         a partition-level desc or a malformed object, InvalidObjectException for stats whose type
         does not match the column's.
         """
-        desc = _checked_stats(stats).statsDesc
+        desc = checked_stats(stats).statsDesc
         if not desc.isTblLevel:
             raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
         with self.transaction():
@@ -55,11 +54,11 @@ class ColumnStatisticsRepository(Repository):
         """Stores the table level of a partitioned table, merged from its partitions' statistics. Their
         accuracy stays where Hive keeps it, on the partitions: no flag or write ID changes here."""
         with self.transaction():
-            self._store_table_stats(_checked_stats(stats))
+            self._store_table_stats(checked_stats(stats))
 
-    def _store_table_stats(self, stats: ColumnStatistics) -> sqlite3.Row:
+    def _store_table_stats(self, stats: ColumnStatistics) -> Row:
         desc = stats.statsDesc
-        row = self.store.catalog._table_row(desc.dbName, desc.tableName)
+        row = hive_rows.table_row(self.db, desc.dbName, desc.tableName)
         self._check_stats_columns(desc, stats.statsObj)
         # the columns' rows in one store: on a server, a statement (and its history insert) per column was a
         # tenth of an auto-analyze round's commit at 20 columns (measured)
@@ -90,7 +89,7 @@ class ColumnStatisticsRepository(Repository):
         of one table or partition and records the writer; returns whether the columns are accurate."""
         flags, verified = self._marked_flags(table, params, write_id_at[1], col_names, write_id, valid)
         params_table, id_column, owner_id = params_at
-        self.store.catalog._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
+        hive_rows.update_params(self.db, params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
         if is_transactional(table):
             self.db.execute(f"UPDATE {write_id_at[0]} SET WRITE_ID = ? WHERE {id_column} = ?", (write_id, owner_id))
         return verified and flags.basic
@@ -119,7 +118,7 @@ class ColumnStatisticsRepository(Repository):
             batch: list[ColumnStatistics] = []
             for stats in stats_list:
                 batch.append(stats)
-                if len(batch) == _STATS_BATCH:
+                if len(batch) == STATS_BATCH:
                     accurate &= self._store_partition_stats(conn, batch, write_id, valid_write_ids)
                     batch = []
             if batch:
@@ -130,7 +129,7 @@ class ColumnStatisticsRepository(Repository):
                                valid_write_ids: ValidWriteIdList | None) -> bool:
         by_table: dict[tuple[str, str], list[ColumnStatistics]] = {}
         for stats in stats_list:
-            desc = _checked_stats(stats).statsDesc
+            desc = checked_stats(stats).statsDesc
             if desc.isTblLevel or not desc.partName:
                 raise InvalidInputException("partition statistics need isTblLevel false and a partName")
             by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
@@ -138,12 +137,12 @@ class ColumnStatisticsRepository(Repository):
         for (db_name, table_name), table_stats in by_table.items():
             table = self.store.catalog.get_table(db_name, table_name)
             self._require_write_state(table, write_id, valid_write_ids)
-            row = self.store.catalog._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             names = sorted({name for s in table_stats if (name := s.statsDesc.partName) is not None})
             owners = {r["PART_NAME"]: r for r in conn.execute(
                 "SELECT PART_NAME, PART_ID, WRITE_ID FROM PARTITIONS WHERE TBL_ID = ? "
-                "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], _json_list(names)))}
-            params = self.store.catalog._params_many("PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
+                "AND PART_NAME IN (SELECT value FROM json_each(?))", (row["TBL_ID"], json_list(names)))}
+            params = hive_rows.params_many(self.db, "PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in owners.values()])
             types = _column_types(table)
             rows: list[tuple[tuple, ColumnStatisticsObj, tuple]] = []  # a row's owner, its figures, its tail
             flags_set: list[tuple] = []
@@ -156,7 +155,7 @@ class ColumnStatisticsRepository(Repository):
                     raise NoSuchObjectException(f"partition {desc.partName} of {db_name}.{table_name} does not exist")
                 self._check_column_types(table, types, stats.statsObj)
                 head = (part["PART_ID"], desc.partName, desc.catName, desc.dbName.lower(), desc.tableName.lower())
-                tail = (desc.lastAnalyzed or _now(), stats.engine)
+                tail = (desc.lastAnalyzed or epoch_seconds(), stats.engine)
                 rows.extend((head, obj, tail) for obj in stats.statsObj)
                 flags, verified = self._marked_flags(table, params.get(part["PART_ID"], {}), part["WRITE_ID"],
                                                      [o.colName for o in stats.statsObj], write_id, valid_write_ids)
@@ -179,19 +178,19 @@ class ColumnStatisticsRepository(Repository):
                                      [(owner, ACCURATE_PARAM) for (owner,) in flags_cleared])
             if is_transactional(table):
                 conn.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_ID IN (SELECT CAST(value AS INTEGER) "
-                             "FROM json_each(?))", (write_id, _json_list(written)))
+                             "FROM json_each(?))", (write_id, json_list(written)))
         return accurate
 
     @staticmethod
     def _insert_partition_stats_rows(conn, rows: list[tuple[tuple, ColumnStatisticsObj, tuple]]) -> None:
-        """Stores PART_COL_STATS rows (head, figures, tail: in _PART_STATS_INSERT order once the figures are
+        """Stores PART_COL_STATS rows (head, figures, tail: in PART_STATS_INSERT order once the figures are
         values), each replacing the row of its partition, column and engine: rows new to the table by a plain
         INSERT, which SQLite does in about two thirds of the time of a conflict-resolving one while foreign keys
         are on, their values made as they are inserted (a server stores the first while the next are made)."""
         key_of = lambda head, obj, tail: (head[0], obj.colName.lower(), tail[-1])  # noqa: E731 (PART_ID, COLUMN, ENGINE)
         taken = {tuple(key) for key in conn.execute("SELECT PART_ID, COLUMN_NAME, ENGINE FROM PART_COL_STATS "
                                                     "WHERE PART_ID IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
-                                                    (_json_list({head[0] for head, _, _ in rows}),))}
+                                                    (json_list({head[0] for head, _, _ in rows}),))}
         new: list[tuple] = []
         replacing: list[tuple] = []
         for row in rows:
@@ -199,10 +198,10 @@ class ColumnStatisticsRepository(Repository):
             (replacing if key in taken else new).append(row)
             taken.add(key)  # a partition repeated in the batch: its later rows replace the first
         before = last_stats_row(conn, "PART_COL_STATS")
-        conn.insert_rows("PART_COL_STATS", _PART_STATS_INSERT, (head + obj_to_values(obj) + tail for head, obj, tail in new))
-        conn.dialect.replace_rows(conn, "PART_COL_STATS", _PART_STATS_INSERT, ("PART_ID", "COLUMN_NAME", "ENGINE"),
+        conn.insert_rows("PART_COL_STATS", PART_STATS_INSERT, (head + obj_to_values(obj) + tail for head, obj, tail in new))
+        conn.dialect.replace_rows(conn, "PART_COL_STATS", PART_STATS_INSERT, ("PART_ID", "COLUMN_NAME", "ENGINE"),
                                   [head + obj_to_values(obj) + tail for head, obj, tail in replacing])
-        keep_states(conn, "PART_COL_STATS", before, {(head[_DB_AT], head[_TABLE_AT]) for head, _, _ in rows})
+        keep_states(conn, "PART_COL_STATS", before, {(head[DB_AT], head[TABLE_AT]) for head, _, _ in rows})
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj]) -> None:
         self._check_columns_of(self.store.catalog.get_table(desc.dbName, desc.tableName), objs)
@@ -224,7 +223,7 @@ class ColumnStatisticsRepository(Repository):
     def _stats_row(owner: dict, desc: ColumnStatisticsDesc, values: dict, engine: str) -> dict:
         return {**owner, "CAT_NAME": desc.catName, "DB_NAME": desc.dbName.lower(),
                 "TABLE_NAME": desc.tableName.lower(), **values,
-                "LAST_ANALYZED": desc.lastAnalyzed or _now(), "ENGINE": engine}
+                "LAST_ANALYZED": desc.lastAnalyzed or epoch_seconds(), "ENGINE": engine}
 
     @staticmethod
     def _replace_stats_rows(conn, table: str, rows: list[dict]) -> None:
@@ -241,8 +240,8 @@ class ColumnStatisticsRepository(Repository):
     def columns_with_frequent_items(self, db_name: str, table_name: str, engine: str = "hive") -> set[str]:
         """The columns some partition (or the table) keeps a frequent-items sketch of, without reading one."""
         with self.snapshot() as conn:
-            row = self.store.catalog._table_row(db_name, table_name)
-            if self.store.catalog._partition_keys(row["TBL_ID"]):
+            row = hive_rows.table_row(self.db, db_name, table_name)
+            if hive_rows.partition_keys(self.db, row["TBL_ID"]):
                 found = conn.execute(
                     "SELECT DISTINCT S.COLUMN_NAME FROM PART_COL_FREQUENT_ITEMS F JOIN PART_COL_STATS S ON "
                     "S.CS_ID = F.CS_ID WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ?",
@@ -259,8 +258,8 @@ class ColumnStatisticsRepository(Repository):
         partition name of `part_names` (None: every partition), or under None the table row of a table
         without partitions. Whether those statistics are accurate for a reader is the caller's to check."""
         with self.snapshot() as conn:
-            row = self.store.catalog._table_row(db_name, table_name)
-            if self.store.catalog._partition_keys(row["TBL_ID"]):
+            row = hive_rows.table_row(self.db, db_name, table_name)
+            if hive_rows.partition_keys(self.db, row["TBL_ID"]):
                 # only the partitions asked for are read: their sketches may be tens of KiB each
                 chosen = "" if part_names is None else " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
                 rows = conn.execute(
@@ -268,7 +267,7 @@ class ColumnStatisticsRepository(Repository):
                     "S.CS_ID = F.CS_ID JOIN PARTITIONS P ON P.PART_ID = S.PART_ID WHERE P.TBL_ID = ? AND "
                     f"S.COLUMN_NAME = ? AND S.ENGINE = ?{chosen}",
                     (row["TBL_ID"], col_name.lower(), engine,
-                     *([] if part_names is None else [_json_list(part_names)]))).fetchall()
+                     *([] if part_names is None else [json_list(part_names)]))).fetchall()
             else:
                 rows = conn.execute(
                     "SELECT NULL, F.ITEMS FROM TAB_COL_FREQUENT_ITEMS F JOIN TAB_COL_STATS S ON S.CS_ID = F.CS_ID "
@@ -293,12 +292,12 @@ class ColumnStatisticsRepository(Repository):
         (default: the current snapshot) — for a partitioned table, in every partition."""
         with self.snapshot() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            self._check_columns_exist(table, col_names)
-            row = self.store.catalog._table_row(db_name, table_name)
+            self.check_columns_exist(table, col_names)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             rows = conn.execute(
                 f"SELECT {', '.join(ROW_COLUMNS)}, LAST_ANALYZED FROM TAB_COL_STATS WHERE TBL_ID = ? AND ENGINE = ? "
                 "AND COLUMN_NAME IN (SELECT value FROM json_each(?)) ORDER BY COLUMN_NAME",
-                (row["TBL_ID"], engine, _json_list([c.lower() for c in col_names])),
+                (row["TBL_ID"], engine, json_list([c.lower() for c in col_names])),
             ).fetchall()
             if not rows:
                 return None
@@ -325,7 +324,7 @@ class ColumnStatisticsRepository(Repository):
 
     def _require_partition(self, db_name: str, table_name: str, part_name: str) -> None:
         with self.snapshot():
-            self.store.catalog._part_id(db_name, table_name, part_name)
+            hive_rows.part_id(self.db, db_name, table_name, part_name)
 
     def get_partitions_statistics(self, db_name: str, table_name: str, part_names: list[str] | None,
                                   col_names: list[str], engine: str = "hive",
@@ -334,8 +333,8 @@ class ColumnStatisticsRepository(Repository):
         each partition's `isStatsCompliant` is for a reader with `valid_write_ids` (default: now)."""
         with self.snapshot() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            self._check_columns_exist(table, col_names)
-            row = self.store.catalog._table_row(db_name, table_name)
+            self.check_columns_exist(table, col_names)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             # DB_NAME/TABLE_NAME/COLUMN_NAME lead Hive's PCS_STATS_IDX: one index range per column
             sql = (f"SELECT S.PART_NAME, S.LAST_ANALYZED, P.WRITE_ID, PA.PARAM_VALUE AS ACCURATE, "
                    f"{', '.join('S.' + c for c in ROW_COLUMNS)} "
@@ -344,10 +343,10 @@ class ColumnStatisticsRepository(Repository):
                    "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND P.TBL_ID = ? AND S.ENGINE = ? "
                    "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
             args = [ACCURATE_PARAM, table.dbName, table.tableName, row["TBL_ID"], engine,
-                    _json_list([c.lower() for c in col_names])]
+                    json_list([c.lower() for c in col_names])]
             if part_names is not None:
                 sql += " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
-                args.append(_json_list(part_names))
+                args.append(json_list(part_names))
             out: dict[str, ColumnStatistics] = {}
             owners: dict[str, tuple[int, str | None]] = {}
             for r in conn.execute(sql + " ORDER BY S.PART_NAME, S.COLUMN_NAME", args):
@@ -367,7 +366,7 @@ class ColumnStatisticsRepository(Repository):
                 for name, stats in out.items():
                     write_id, accurate = owners[name]
                     params = {} if accurate is None else {ACCURATE_PARAM: accurate}
-                    stats.isStatsCompliant = self.store.accuracy._compliance(table, params, write_id, "partition",
+                    stats.isStatsCompliant = self.store.accuracy.compliance(table, params, write_id, "partition",
                                                               [o.colName for o in stats.statsObj], valid,
                                                               changed.get(name))[0]
             return out
@@ -395,16 +394,16 @@ class ColumnStatisticsRepository(Repository):
         partition): the input of a table-level merge and of get_aggr_stats_for."""
         with self.snapshot() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            self._check_columns_exist(table, col_names)
+            self.check_columns_exist(table, col_names)
             by_column: dict[str, list[tuple]] = {}
             # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
             # select this table's rows through Hive's PCS_STATS_IDX without visiting PARTITIONS
             sql = (PARTITION_STATS_SELECT + "WHERE S.DB_NAME = ? AND S.TABLE_NAME = ? AND S.ENGINE = ? "
                    "AND S.COLUMN_NAME IN (SELECT value FROM json_each(?))")
-            args = [table.dbName, table.tableName, engine, _json_list([c.lower() for c in col_names])]
+            args = [table.dbName, table.tableName, engine, json_list([c.lower() for c in col_names])]
             if part_names is not None:
                 sql += " AND S.PART_NAME IN (SELECT value FROM json_each(?))"
-                args.append(_json_list(part_names))
+                args.append(json_list(part_names))
             for r in conn.execute(sql + " ORDER BY S.PART_NAME", args):
                 by_column.setdefault(r[0], []).append(r)
             return {name: StatsColumn.from_rows(rows) for name, rows in by_column.items()}
@@ -415,7 +414,7 @@ class ColumnStatisticsRepository(Repository):
         """Each column's partition statistics as the merges of its top segments, after re-merging the
         segments that partition changes left stale (one write transaction; see metastore.segments)."""
         with self.transaction() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             segments.refresh(conn, tbl_id, merge, merge_partitions, self.store.segment_bits)
             return segments.top_segments(conn, tbl_id, col_names, engine)
 
@@ -432,7 +431,7 @@ class ColumnStatisticsRepository(Repository):
         NoSuchObjectException naming an unknown partition or column."""
 
         if part_names is None:
-            self._refresh_segments(db_name, table_name)
+            self.refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.store.catalog.get_table(db_name, table_name)
             if not table.is_partitioned:
@@ -446,7 +445,7 @@ class ColumnStatisticsRepository(Repository):
             elif part_names is None:
                 names = self.store.catalog.get_partition_names(db_name, table_name)
             else:
-                names = self.store.catalog._existing_partition_names(table, part_names)  # name order: Hive extrapolates along it
+                names = hive_rows.existing_partition_names(self.db, table, part_names)  # name order: Hive extrapolates along it
                 if len(names) < len(set(part_names)):
                     unknown = sorted(set(part_names) - set(names))
                     raise NoSuchObjectException(
@@ -461,7 +460,7 @@ class ColumnStatisticsRepository(Repository):
                     db_name, table_name, col_names, valid_write_ids, None if part_names is None else names).accurate
             return aggr
 
-    def _refresh_segments(self, db_name: str, table_name: str) -> None:
+    def refresh_segments(self, db_name: str, table_name: str) -> None:
         """Re-merges the segments a change of partitions left stale (a short write transaction); inside a
         read snapshot, which cannot write, on a metastore opened read-only, or while another writer holds the
         lock (a reader never waits for one), nothing: readers then judge from the partitions."""
@@ -469,7 +468,7 @@ class ColumnStatisticsRepository(Repository):
         if self.db.reading_only or self.db.read_only:
             return
         with self.snapshot() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             if not conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
                 return
         try:
@@ -481,16 +480,16 @@ class ColumnStatisticsRepository(Repository):
     def partition_state(self, db_name: str, table_name: str) -> list[segments.StateGroup] | None:
         """The table's partitions grouped by their COLUMN_STATS_ACCURATE text, from the segments (a few
         rows at any number of partitions); None while some partition's change is not merged yet."""
-        self._refresh_segments(db_name, table_name)
+        self.refresh_segments(db_name, table_name)
         with self.snapshot() as conn:
-            return segments.table_state(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
+            return segments.table_state(conn, hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"])
 
     def _aggr_from_segments(self, table: Table, col_names: list[str], engine: str) -> AggrStats | None:
         """AggrStats over every partition from the top segments, when every partition holds statistics of
         every column (nothing to extrapolate) and no segment is stale; else None."""
 
         conn = self.db
-        tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+        tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
         state = segments.table_state(conn, tbl_id)
         if state is None:
             return None
@@ -505,7 +504,7 @@ class ColumnStatisticsRepository(Repository):
                          covered={n: count for n in col_names}, covered_rows={n: merged[n].rows for n in col_names},
                          exact=list(objs))
 
-    def _check_columns_exist(self, table: Table, col_names: list[str]) -> None:
+    def check_columns_exist(self, table: Table, col_names: list[str]) -> None:
         known = {c.name for c in table.cols} | {c.name for c in table.figure_columns}
         for name in col_names:
             if name.lower() not in known:
@@ -515,9 +514,9 @@ class ColumnStatisticsRepository(Repository):
         """Deletes table-level statistics of one column (all columns when col_name is None)."""
         with self.transaction() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            row = self.store.catalog._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             if col_name is not None:
-                self._check_columns_exist(table, [col_name])
+                self.check_columns_exist(table, [col_name])
             conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
                          (row["TBL_ID"], col_name and col_name.lower(), col_name and col_name.lower()))
             self._clear_flags("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], table.parameters, col_name)
@@ -528,19 +527,19 @@ class ColumnStatisticsRepository(Repository):
         """Hive's removeColumnStatsState: deleted statistics are no longer accurate."""
         flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
         flags.columns = set() if col_name is None else flags.columns - {col_name.lower()}
-        self.store.catalog._update_params(params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
+        hive_rows.update_params(self.db, params_table, id_column, owner_id, {ACCURATE_PARAM: flags.to_param()})
 
     def delete_partition_column_statistics(self, db_name: str, table_name: str, part_name: str,
                                            col_name: str | None = None) -> bool:
         """Deletes one partition's statistics of one column (all columns when col_name is None)."""
         with self.transaction() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            part_id = self.store.catalog._part_id(db_name, table_name, part_name)
+            part_id = hive_rows.part_id(self.db, db_name, table_name, part_name)
             if col_name is not None:
-                self._check_columns_exist(table, [col_name])
+                self.check_columns_exist(table, [col_name])
             conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
                          (part_id, col_name and col_name.lower(), col_name and col_name.lower()))
-            params = self.store.catalog._params("PARTITION_PARAMS", "PART_ID", part_id)
+            params = hive_rows.params(self.db, "PARTITION_PARAMS", "PART_ID", part_id)
             self._clear_flags("PARTITION_PARAMS", "PART_ID", part_id, params, col_name)
         return True
 

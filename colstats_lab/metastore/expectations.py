@@ -33,6 +33,7 @@ from ..column_statistics.drift import null_fraction, states_psi
 from ..column_statistics.merge import spark_order
 from ..column_statistics.stats_rows import text_to_value
 from ..errors import InvalidInputException
+from . import hive_rows
 from .history import HIVE, StatsState, commit_states, read_states_up_to
 from .repository import Repository
 
@@ -242,7 +243,7 @@ class ExpectationsRepository(Repository):
         stored_rules = checked_rules(rules)
         with self.transaction() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            self.store.column_stats._check_columns_exist(table, [col_name])
+            self.store.column_stats.check_columns_exist(table, [col_name])
             kind = parse_type(table.column_type(col_name)).stored_stats_kind
             for name in ("min_at_least", "max_at_most"):
                 if name in stored_rules:
@@ -251,7 +252,7 @@ class ExpectationsRepository(Repository):
                     except (ValueError, ArithmeticError):
                         raise InvalidInputException(f"{name} {stored_rules[name]!r} is not a value of column "
                                                     f"{col_name} ({table.column_type(col_name)})") from None
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             expectation_id = conn.execute(
                 "INSERT INTO STATS_EXPECTATIONS (TBL_ID, COLUMN_NAME, RULES, CREATED_AT) VALUES (?, ?, ?, ?) "
                 "RETURNING EXPECTATION_ID", (tbl_id, col_name.lower(), json.dumps(stored_rules), int(time.time()))
@@ -267,7 +268,7 @@ class ExpectationsRepository(Repository):
         checked (partition, write ID, when stored), the figure and whether it passed."""
         with self.snapshot() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             rows = conn.execute(
                 "SELECT E.EXPECTATION_ID, E.COLUMN_NAME, E.RULES, H.PART_NAME, H.WRITE_ID, H.RECORDED_AT, R.RULE, "
                 "R.FIGURE, R.PASSED, R.CHECKED_AT FROM STATS_EXPECTATION_RESULTS R "

@@ -18,6 +18,7 @@ from ..column_statistics.frequent_items import TopValues
 from ..column_statistics.model import ColumnStatisticsObj
 from ..column_statistics.stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
 from ..errors import InvalidInputException
+from . import hive_rows
 from .repository import Repository
 
 if TYPE_CHECKING:
@@ -425,10 +426,10 @@ class HistoryRepository(Repository):
         with self.snapshot() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
             if col_name is not None:
-                self.store.column_stats._check_columns_exist(table, [col_name])
+                self.store.column_stats.check_columns_exist(table, [col_name])
             if isinstance(part_name, str):
                 self.store.catalog.get_partition(db_name, table_name, part_name)
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             return read_history(conn, tbl_id, col_name, part_name, engine)
 
     def get_latest_partition_states(self, db_name: str, table_name: str, col_name: str, limit: int = 365
@@ -440,8 +441,8 @@ class HistoryRepository(Repository):
             raise InvalidInputException(f"limit takes a whole number of at least 1, not {limit!r}")
         with self.snapshot() as conn:
             table = self.store.catalog.get_table(db_name, table_name)
-            self.store.column_stats._check_columns_exist(table, [col_name])
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            self.store.column_stats.check_columns_exist(table, [col_name])
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             return read_latest_states(conn, tbl_id, col_name, limit)
 
     def keep_top_values(self, db_name: str, table_name: str, col_name: str, counted: dict[str | None, TopValues],
@@ -452,7 +453,7 @@ class HistoryRepository(Repository):
         stored a newer state, which keeps none); returns the owners they were kept for. One transaction."""
         kept = []
         with self.transaction() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             for owner, top in counted.items():
                 latest = conn.execute(
                     "SELECT HISTORY_ID, NUM_ROWS, WRITE_ID FROM COL_STATS_HISTORY WHERE TBL_ID = ? AND COLUMN_NAME = ? "

@@ -3,6 +3,7 @@ read and dropped as one unit per table."""
 from __future__ import annotations
 
 from ..errors import InvalidInputException, NoSuchObjectException
+from . import hive_rows
 from .repository import Repository
 from .table_metadata import (
     MetadataAnalysis,
@@ -27,24 +28,24 @@ class TableMetadataRepository(Repository):
     def get_table_metadata(self, db_name: str, table_name: str) -> TableMetadata | None:
         """The table's metadata from its last ANALYZE ... REFRESH METADATA, or None if there was none."""
         with self.snapshot() as conn:
-            return load_table_metadata(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
+            return load_table_metadata(conn, hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"])
 
     def get_metadata_analysis(self, db_name: str, table_name: str) -> MetadataAnalysis | None:
         """What the table's last ANALYZE ... REFRESH METADATA collected (level, columns, when), without
         its units; None if there was none."""
         with self.snapshot() as conn:
-            return load_metadata_analysis(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
+            return load_metadata_analysis(conn, hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"])
 
     def replace_table_metadata(self, db_name: str, table_name: str, analysis: MetadataAnalysis,
                                units: list[MetadataUnit]) -> int:
         """Stores a refresh's metadata in place of the table's previous one; returns the new version."""
         with self.transaction() as conn:
-            return replace_table_metadata(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"], analysis, units)
+            return replace_table_metadata(conn, hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"], analysis, units)
 
     def drop_table_metadata(self, db_name: str, table_name: str, if_exists: bool = False) -> bool:
         """Forgets the table's metadata; raises NoSuchObjectException when it has none, unless if_exists."""
         with self.transaction() as conn:
-            dropped = drop_table_metadata(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
+            dropped = drop_table_metadata(conn, hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"])
             if not dropped and not if_exists:
                 raise NoSuchObjectException(f"table {db_name}.{table_name} has no metadata to drop")
             return dropped
@@ -52,7 +53,7 @@ class TableMetadataRepository(Repository):
     def get_metadata_version(self, db_name: str, table_name: str) -> int:
         """Grows by one at every refresh of the table's metadata (0: never analyzed)."""
         with self.snapshot() as conn:
-            return metadata_version(conn, self.store.catalog._table_row(db_name, table_name)["TBL_ID"])
+            return metadata_version(conn, hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"])
 
     def information_schema(self, db_name: str, table_name: str, view: str, limit: int = 500) -> list[dict]:
         """The table's rows of Drill's INFORMATION_SCHEMA view `view` (TABLES, COLUMNS or PARTITIONS), at most

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .common import _json_list
+from . import hive_rows
+from .hive_rows import json_list
 from .repository import Repository
 
 
@@ -26,9 +27,9 @@ class RowSketchRepository(Repository):
     def set_row_sketches(self, db_name: str, table_name: str, sketches: dict[str | None, RowSketch]) -> None:
         """Keeps each owner's sketch (partition name, or None for an unpartitioned table) in place of its last."""
         with self.transaction() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             for part_name, kept in sketches.items():
-                part_id = None if part_name is None else self.store.catalog._part_id(db_name, table_name, part_name)
+                part_id = None if part_name is None else hive_rows.part_id(self.db, db_name, table_name, part_name)
                 conn.execute("DELETE FROM ROW_SKETCHES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 conn.execute("INSERT INTO ROW_SKETCHES (TBL_ID, PART_ID, SKETCH, NUM_ROWS, WRITE_ID, LAST_ANALYZED) "
                              "VALUES (?, ?, ?, ?, ?, ?)",
@@ -38,9 +39,9 @@ class RowSketchRepository(Repository):
         """Moves each owner's sketch from its write ID before a command that changed no row (an ANALYZE) to the one
         after, (before, after) per owner; a sketch of an older write ID stays behind, describing other rows."""
         with self.transaction() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             for part_name, (before, after) in write_ids.items():
-                part_id = None if part_name is None else self.store.catalog._part_id(db_name, table_name, part_name)
+                part_id = None if part_name is None else hive_rows.part_id(self.db, db_name, table_name, part_name)
                 conn.execute("UPDATE ROW_SKETCHES SET WRITE_ID = ? WHERE TBL_ID = ? AND PART_ID IS ? AND WRITE_ID = ?",
                              (after, tbl_id, part_id, before))
 
@@ -50,11 +51,11 @@ class RowSketchRepository(Repository):
         write ID is the sketch's), by partition name (of `part_names`, or every one), or under None an
         unpartitioned table's. Whether the owner's statistics are accurate for a reader is the caller's to check."""
         with self.snapshot() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             chosen = "" if part_names is None else " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
             rows = conn.execute(
                 "SELECT P.PART_NAME, R.SKETCH, R.NUM_ROWS, R.WRITE_ID, R.LAST_ANALYZED FROM ROW_SKETCHES R "
                 "JOIN TBLS T ON T.TBL_ID = R.TBL_ID LEFT JOIN PARTITIONS P ON P.PART_ID = R.PART_ID "
                 f"WHERE R.TBL_ID = ? AND R.WRITE_ID = COALESCE(P.WRITE_ID, T.WRITE_ID){chosen}",
-                (tbl_id, *([] if part_names is None else [_json_list(part_names)]))).fetchall()
+                (tbl_id, *([] if part_names is None else [json_list(part_names)]))).fetchall()
         return {r[0]: RowSketch(bytes(r[1]), r[2], r[3], r[4]) for r in rows}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from . import hive_rows
 from .repository import Repository
 
 DEFAULT_RUNS_KEPT = 1000  # colstats.runs.keep: runs the metastore keeps, the oldest dropped first
@@ -49,7 +50,7 @@ class RunRepository(Repository):
                 self.db, "QUERY_RUNS", "RUN_ID", ("FINGERPRINT", "QUERY_TEXT", "RAN_AT", "SECONDS", "OPERATORS"),
                 [(run.fingerprint, run.query, run.ran_at, run.seconds, json.dumps(run.operators))])[0]
             for table in run.tables:
-                tbl_id = self.store.catalog._table_row(table.db_name, table.table_name)["TBL_ID"]
+                tbl_id = hive_rows.table_row(self.db, table.db_name, table.table_name)["TBL_ID"]
                 conn.execute("INSERT INTO QUERY_RUN_TABLES (RUN_ID, TBL_ID, VALID_WRITE_IDS, STATISTICS_STATE) "
                              "VALUES (?, ?, ?, ?)", (run_id, tbl_id, table.valid_write_ids, table.statistics))
             conn.execute("DELETE FROM QUERY_RUNS WHERE RUN_ID NOT IN "
@@ -63,7 +64,7 @@ class RunRepository(Repository):
         `fingerprint`; at most `limit`."""
         where, arguments = [], []
         if table_name is not None:
-            tbl_id = self.store.catalog._table_row(db_name or "default", table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name or "default", table_name)["TBL_ID"]
             where.append("R.RUN_ID IN (SELECT RUN_ID FROM QUERY_RUN_TABLES WHERE TBL_ID = ?)")
             arguments.append(tbl_id)
         if fingerprint is not None:

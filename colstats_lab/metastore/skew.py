@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..column_statistics.model import SkewedInfo
 from ..errors import NoSuchObjectException
-from .common import _json_list
+from . import hive_rows
+from .hive_rows import json_list
 from .repository import Repository
 
 
@@ -18,20 +19,20 @@ class SkewRepository(Repository):
         """Sets the table's skew spec (None: not skewed) and whether it is stored as directories; partitions
         created afterwards take it, existing ones keep theirs (Hive's ALTER TABLE ... SKEWED BY)."""
         with self.transaction():
-            row = self.store.catalog._table_row(db_name, table_name)
-            self._write_skew(row["SD_ID"], info, stored)
+            row = hive_rows.table_row(self.db, db_name, table_name)
+            self.write_skew(row["SD_ID"], info, stored)
 
     def alter_partition_skew(self, db_name: str, table_name: str, part_name: str, info: SkewedInfo | None,
                              stored: bool) -> None:
         """Sets one partition's skew spec and location map (its files were laid out again by it)."""
         with self.transaction() as conn:
-            row = self.store.catalog._table_row(db_name, table_name)
+            row = hive_rows.table_row(self.db, db_name, table_name)
             part = conn.execute("SELECT SD_ID FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME = ?",
                                 (row["TBL_ID"], part_name)).fetchone()
             if part is None:
                 raise NoSuchObjectException(f"partition {part_name} of {db_name.lower()}.{table_name.lower()} "
                                             "does not exist")
-            self._write_skew(part["SD_ID"], info, stored)
+            self.write_skew(part["SD_ID"], info, stored)
 
     def add_skewed_locations(self, db_name: str, table_name: str, part_name: str,
                              locations: dict[tuple[str, ...], str]) -> None:
@@ -51,7 +52,7 @@ class SkewRepository(Repository):
             [(list_id, v, i) for i, v in enumerate(values)])
         return list_id
 
-    def _write_skew(self, sd_id: int, info: SkewedInfo | None, stored: bool, new: bool = False) -> None:
+    def write_skew(self, sd_id: int, info: SkewedInfo | None, stored: bool, new: bool = False) -> None:
         """Sets a storage descriptor's skew spec and stored-as-directories flag; `new`: one just inserted with
         its flag, so nothing of an earlier spec is there to remove (four statements fewer a partition)."""
         conn = self.db
@@ -80,10 +81,10 @@ class SkewRepository(Repository):
             conn.execute("INSERT INTO SKEWED_COL_VALUE_LOC_MAP (SD_ID, STRING_LIST_ID_KID, LOCATION) VALUES (?, ?, ?)",
                          (sd_id, self._string_list(values), location))
 
-    def _read_skews(self, sd_ids: list[int]) -> dict[int, tuple[SkewedInfo | None, bool]]:
+    def read_skews(self, sd_ids: list[int]) -> dict[int, tuple[SkewedInfo | None, bool]]:
         """Skew spec and stored-as-directories of many storage descriptors in a few queries."""
         conn = self.db
-        ids = _json_list(sd_ids)
+        ids = json_list(sd_ids)
         stored = {r[0]: bool(r[1]) for r in conn.execute(
             "SELECT SD_ID, IS_STOREDASSUBDIRECTORIES FROM SDS WHERE SD_ID IN "
             "(SELECT CAST(value AS INTEGER) FROM json_each(?))", (ids,))}

@@ -12,6 +12,7 @@ from ..column_statistics.model import Table
 from ..errors import StorageError
 from ..files import VECTOR_MARK, ColumnFigures, DataFile, FileKeys, FileState
 from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
+from . import hive_rows
 from .repository import Repository
 from .table_metadata import decode_value, encode_value
 
@@ -150,9 +151,9 @@ class SnapshotFilesRepository(Repository):
         db_name, table_name = table.dbName, table.tableName
         types = {c.name: c.type for c in table.cols}
         with self.transaction() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             for part_name, data_files in files.items():
-                part_id = None if part_name is None else self.store.catalog._part_id(db_name, table_name, part_name)
+                part_id = None if part_name is None else hive_rows.part_id(self.db, db_name, table_name, part_name)
                 conn.execute("DELETE FROM SNAPSHOT_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 conn.executemany(
                     "INSERT INTO SNAPSHOT_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, ADDED_IN, RECORD_COUNT, CONTENT, "
@@ -164,7 +165,7 @@ class SnapshotFilesRepository(Repository):
     def snapshot_file_states(self, db_name: str, table_name: str) -> dict[str | None, set[FileState]]:
         """Every owner's recorded files as (path, bytes, added in), for a source to tell what a commit changed."""
         with self.snapshot() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             out: dict[str | None, set[FileState]] = {}
             for name, path, size, added_in in conn.execute(
                     "SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN FROM SNAPSHOT_FILES F "
@@ -193,7 +194,7 @@ class SnapshotFilesRepository(Repository):
             return files_by_location(locations, table.location, self._directories_under(table, locations))
         out: dict[str | None, list[DataFile]] = {name: [] for name in locations}
         with self.snapshot() as conn:
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             if table.is_partitioned:
                 sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ADDED_IN, F.RECORD_COUNT, F.CONTENT, "
                        "F.FIGURES, F.SEQUENCE_NUMBER, F.EQUALITY_IDS FROM PARTITIONS P "
@@ -224,7 +225,7 @@ class SnapshotFilesRepository(Repository):
     def theta_sketches(self, table: Table) -> dict[tuple[str | None, str], tuple[str, bytes]]:
         """Every stored theta sketch of the table: (owner, column) -> (files digest, sketch)."""
         with self.snapshot() as conn:
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             return {(name, column): (digest, bytes(sketch)) for name, column, digest, sketch in conn.execute(
                 "SELECT P.PART_NAME, T.COLUMN_NAME, T.FILES_DIGEST, T.SKETCH FROM THETA_SKETCHES T "
                 "LEFT JOIN PARTITIONS P ON P.PART_ID = T.PART_ID WHERE T.TBL_ID = ?", (tbl_id,))}
@@ -232,9 +233,9 @@ class SnapshotFilesRepository(Repository):
     def store_theta_sketches(self, table: Table, sketches: dict[tuple[str | None, str], tuple[str, bytes]]) -> None:
         """Keeps the theta sketches given, in place of those of the same owner and column."""
         with self.transaction() as conn:
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             for (owner, column), (digest, sketch) in sketches.items():
-                part_id = None if owner is None else self.store.catalog._part_id(table.dbName, table.tableName, owner)
+                part_id = None if owner is None else hive_rows.part_id(self.db, table.dbName, table.tableName, owner)
                 conn.execute("DELETE FROM THETA_SKETCHES WHERE TBL_ID = ? AND PART_ID IS ? AND COLUMN_NAME = ?",
                              (tbl_id, part_id, column))
                 conn.execute("INSERT INTO THETA_SKETCHES (TBL_ID, PART_ID, COLUMN_NAME, FILES_DIGEST, SKETCH) "

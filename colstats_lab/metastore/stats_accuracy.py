@@ -12,9 +12,10 @@ from typing import Iterator
 from ..column_statistics.model import Table
 from ..files import FileState, describe_changes, file_changes
 from ..storage import storage_for
+from . import hive_rows
 from .accurate import PARAM as ACCURATE_PARAM
 from .accurate import StatsAccuracy
-from .common import _NO_FILES, is_transactional
+from .hive_rows import NO_FILES, is_transactional
 from .repository import Repository
 from .snapshot_files import describe_snapshot_changes, is_snapshot_table, unfollowed_commit
 from .txn import ValidWriteIdList
@@ -72,7 +73,7 @@ class StatsAccuracyRepository(Repository):
             for name, params, write_id, _ in owners:
                 key = (params.get(ACCURATE_PARAM), write_id, changed.get(name))
                 if key not in judged:
-                    judged[key] = [self._compliance(table, params, write_id, what, columns, valid, changed.get(name))
+                    judged[key] = [self.compliance(table, params, write_id, what, columns, valid, changed.get(name))
                                    for columns in column_sets]
                 out[name] = judged[key]
             return out
@@ -89,7 +90,7 @@ class StatsAccuracyRepository(Repository):
                           part_names: list[str] | None = None) -> list[ComplianceSummary]:
         """stats_compliance in brief for each set of columns, from one reading of the owners (see
         _owner_groups)."""
-        self.store.column_stats._refresh_segments(db_name, table_name)
+        self.store.column_stats.refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.store.catalog.get_table(db_name, table_name)
             valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
@@ -100,7 +101,7 @@ class StatsAccuracyRepository(Repository):
                  valid: ValidWriteIdList) -> ComplianceSummary:
         summary = ComplianceSummary(sum(g[2] for g in groups))
         for params, write_id, count, sample, files_changed in groups:
-            ok, why = self._compliance(table, params, write_id, what, columns, valid, files_changed)
+            ok, why = self.compliance(table, params, write_id, what, columns, valid, files_changed)
             if not ok:
                 summary.not_accurate += count
                 if summary.first is None or (sample or "") < (summary.first[0] or ""):
@@ -111,7 +112,7 @@ class StatsAccuracyRepository(Repository):
                           ) -> tuple[ComplianceSummary, StatsAccuracy]:
         """stats_compliance_summary and partitions_accuracy of a partitioned table for a reader now, from one reading
         of its owners: an external table's files are listed once (DESCRIBE of a column says both)."""
-        self.store.column_stats._refresh_segments(db_name, table_name)
+        self.store.column_stats.refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.store.catalog.get_table(db_name, table_name)
             valid = self.store.txns.get_valid_write_ids(db_name, table_name)
@@ -122,7 +123,7 @@ class StatsAccuracyRepository(Repository):
                             valid_write_ids: ValidWriteIdList | None = None) -> StatsAccuracy:
         """The flags that hold in every partition of a partitioned table for a reader with `valid_write_ids`
         (default: now): Hive keeps them on the partitions."""
-        self.store.column_stats._refresh_segments(db_name, table_name)
+        self.store.column_stats.refresh_segments(db_name, table_name)
         with self.snapshot():
             table = self.store.catalog.get_table(db_name, table_name)
             valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
@@ -131,7 +132,7 @@ class StatsAccuracyRepository(Repository):
 
     def _flags(self, table: Table, groups: list[tuple], what: str, valid: ValidWriteIdList) -> StatsAccuracy:
         held = [StatsAccuracy.parse(params.get(ACCURATE_PARAM))
-                if self._compliance(table, params, write_id, what, [], valid, files_changed)[0] else StatsAccuracy()
+                if self.compliance(table, params, write_id, what, [], valid, files_changed)[0] else StatsAccuracy()
                 for params, write_id, _, _, files_changed in groups]
         if not held:
             return StatsAccuracy()
@@ -153,7 +154,7 @@ class StatsAccuracyRepository(Repository):
         if table.is_partitioned and table.tableType != "EXTERNAL_TABLE":
             sql = ("SELECT PP.PARAM_VALUE, P.WRITE_ID, count(*), min(P.PART_NAME) FROM PARTITIONS P "
                    "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
-            args: list = [ACCURATE_PARAM, self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]]
+            args: list = [ACCURATE_PARAM, hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]]
             if part_names is not None:
                 sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
                 args.append(json.dumps(list(part_names)))
@@ -174,7 +175,7 @@ class StatsAccuracyRepository(Repository):
         sql = ("SELECT P.PART_NAME, PP.PARAM_VALUE, P.WRITE_ID, S.LOCATION FROM PARTITIONS P "
                "LEFT JOIN SDS S ON S.SD_ID = P.SD_ID "
                "LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = ? WHERE P.TBL_ID = ?")
-        args: list = [ACCURATE_PARAM, self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]]
+        args: list = [ACCURATE_PARAM, hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]]
         if part_names is not None:
             sql += " AND P.PART_NAME IN (SELECT value FROM json_each(?))"
             args.append(json.dumps(list(part_names)))
@@ -183,7 +184,7 @@ class StatsAccuracyRepository(Repository):
                  write_id, location)
                 for name, text, write_id, location in self.db.execute(sql + " ORDER BY P.PART_NAME", args)]
 
-    def _compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
+    def compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
                     valid: ValidWriteIdList, files_changed: str | None = None) -> tuple[bool, str]:
         if files_changed and StatsAccuracy.parse(params.get(ACCURATE_PARAM)).basic:
             return False, files_changed
@@ -208,16 +209,16 @@ class StatsAccuracyRepository(Repository):
         """Keeps the files an ANALYZE read, per partition name (None: an unpartitioned table), in place
         of those of the previous one."""
         with self.transaction() as conn:
-            tbl_id = self.store.catalog._table_row(db_name, table_name)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
             for part_name, states in files.items():
-                part_id = None if part_name is None else self.store.catalog._part_id(db_name, table_name, part_name)
+                part_id = None if part_name is None else hive_rows.part_id(self.db, db_name, table_name, part_name)
                 conn.execute("DELETE FROM ANALYZED_FILES WHERE TBL_ID = ? AND PART_ID IS ?", (tbl_id, part_id))
                 # an owner analyzed with no files keeps one row with an empty path, so that it reads as
                 # "analyzed empty", not "never recorded"
                 conn.executemany(
                     "INSERT INTO ANALYZED_FILES (TBL_ID, PART_ID, FILE_PATH, FILE_SIZE, MODIFIED_MS, ETAG) "
                     "VALUES (?, ?, ?, ?, ?, ?)", [(tbl_id, part_id, path, size, *_token_columns(token))
-                                                  for path, size, token in states or [_NO_FILES]])
+                                                  for path, size, token in states or [NO_FILES]])
 
     def external_file_changes(self, table: Table, locations: dict[str | None, str],
                               every_partition: bool = False) -> dict[str | None, str]:
@@ -232,7 +233,7 @@ class StatsAccuracyRepository(Repository):
     def _external_file_changes(self, table: Table, locations: dict[str | None, str],
                                every_partition: bool) -> dict[str | None, str]:
         with self.snapshot() as conn:
-            tbl_id = self.store.catalog._table_row(table.dbName, table.tableName)["TBL_ID"]
+            tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             seen: dict[str | None, set[FileState]] = {}
             if table.is_partitioned and every_partition:  # `locations` holds them all
                 sql = ("SELECT P.PART_NAME, F.FILE_PATH, F.FILE_SIZE, F.ETAG, F.MODIFIED_MS FROM PARTITIONS P "

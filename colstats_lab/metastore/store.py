@@ -13,14 +13,14 @@ from typing import Collection
 
 from ..column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
 from ..storage import is_local, normalized
-from . import segments
+from . import hive_rows, segments
 from .autoanalyze import AutoAnalyzeRepository
 from .catalog import CatalogRepository
 from .column_stats import ColumnStatisticsRepository
-from .common import DEFAULT_DB
 from .db import connect, is_server_url, migrate
 from .expectations import ExpectationsRepository
 from .history import DEFAULT_SKETCHES, HistoryRepository
+from .hive_rows import DEFAULT_DB
 from .metadata_store import TableMetadataRepository
 from .repository import forward
 from .row_sketches import RowSketchRepository
@@ -70,11 +70,11 @@ class Metastore:
         self.runs = RunRepository(self)
         migrate(self.db)
         with self.snapshot():  # read first: a metastore that has it opens beside a writer holding the file
-            made = self.catalog._db_id(DEFAULT_DB, required=False)
+            made = hive_rows.db_id(self.db, DEFAULT_DB, required=False)
         if not made:
             with self.transaction():
-                if not self.catalog._db_id(DEFAULT_DB, required=False):
-                    self.catalog._insert_db(DEFAULT_DB, self.warehouse, "Default Hive database")
+                if not hive_rows.db_id(self.db, DEFAULT_DB, required=False):
+                    hive_rows.insert_db(self.db, DEFAULT_DB, self.warehouse, "Default Hive database")
 
     @property
     def url(self) -> str:

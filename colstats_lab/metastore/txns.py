@@ -9,9 +9,10 @@ import socket
 from typing import TYPE_CHECKING, Sequence
 
 from ..errors import MetaException, NoSuchObjectException
-from .common import _alive
+from . import hive_rows
 from .expectations import evaluate_commit
 from .history import last_state, record_history_rows, settle_history
+from .hive_rows import process_alive
 from .repository import Repository
 from .txn import ValidWriteIdList
 
@@ -43,7 +44,7 @@ class TxnRepository(Repository):
     def heartbeat(self, txn_id: int) -> None:
         """Keeps an open transaction alive (Hive's heartbeat); MetaException if it was aborted meanwhile."""
         with self.db.beside_others() as conn:  # its own row's time; an abort of it holds the whole write lock
-            self._require_open(txn_id)
+            self.require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_LAST_HEARTBEAT = ? WHERE TXN_ID = ?", (conn.clock(), txn_id))
 
     def abort_expired_txns(self, timeout_s: float | None = None) -> list[int]:
@@ -57,14 +58,14 @@ class TxnRepository(Repository):
                                 "WHERE TXN_STATE = 'o'").fetchall()
             now = conn.clock()
         dead = [r["TXN_ID"] for r in rows
-                if now - r["TXN_LAST_HEARTBEAT"] > timeout_s or (r["TXN_HOST"] == host and not _alive(r["TXN_PID"]))]
+                if now - r["TXN_LAST_HEARTBEAT"] > timeout_s or (r["TXN_HOST"] == host and not process_alive(r["TXN_PID"]))]
         if dead:
             with self.transaction() as conn:
                 conn.executemany("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ? AND TXN_STATE = 'o'",
                                  [(t,) for t in dead])
             for r in rows:
                 if r["TXN_ID"] in dead:
-                    why = ("its process is gone" if r["TXN_HOST"] == host and not _alive(r["TXN_PID"])
+                    why = ("its process is gone" if r["TXN_HOST"] == host and not process_alive(r["TXN_PID"])
                            else f"no heartbeat for {now - r['TXN_LAST_HEARTBEAT']:.0f} s (timeout {timeout_s:.0f} s)")
                     log.warning("aborted transaction %d of %s (pid %s): %s", r["TXN_ID"], r["TXN_HOST"], r["TXN_PID"], why)
         return dead
@@ -75,7 +76,7 @@ class TxnRepository(Repository):
         the partitions (None: the unpartitioned table) a write will insert into, recorded with the write ID."""
         # the table's own rows (its next write ID, this transaction's), under the lock its commits take
         with self.transaction({(db_name.lower(), table_name.lower())}) as conn:
-            self._require_open(txn_id)
+            self.require_open(txn_id)
             table = self.store.catalog.get_table(db_name, table_name)
             existing = conn.execute(
                 "SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ? AND T2W_DATABASE = ? AND T2W_TABLE = ?",
@@ -100,7 +101,7 @@ class TxnRepository(Repository):
 
     def commit_txn(self, txn_id: int) -> None:
         with self.transaction() as conn:
-            self._require_open(txn_id)
+            self.require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_STATE = 'c' WHERE TXN_ID = ?", (txn_id,))
 
     def apply(self, changes: "Sequence[Change]", txn_id: int | None = None) -> list:
@@ -145,10 +146,10 @@ class TxnRepository(Repository):
 
     def abort_txn(self, txn_id: int) -> None:
         with self.transaction() as conn:
-            self._require_open(txn_id)
+            self.require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_STATE = 'a' WHERE TXN_ID = ?", (txn_id,))
 
-    def _require_open(self, txn_id: int) -> None:
+    def require_open(self, txn_id: int) -> None:
         row = self.db.execute("SELECT TXN_STATE FROM TXNS WHERE TXN_ID = ?", (txn_id,)).fetchone()
         if row is None:
             raise NoSuchObjectException(f"transaction {txn_id} does not exist")
@@ -182,7 +183,7 @@ class TxnRepository(Repository):
         """Records what an open transaction writes (Hive's TXN_COMPONENTS; operation 'i' insert,
         'u' update of statistics, 'd' drop)."""
         with self.transaction() as conn:
-            self._require_open(txn_id)
+            self.require_open(txn_id)
             conn.executemany(
                 "INSERT INTO TXN_COMPONENTS (TC_TXNID, TC_DATABASE, TC_TABLE, TC_PARTITION, TC_OPERATION_TYPE, "
                 "TC_WRITEID) VALUES (?, ?, ?, ?, ?, ?)",
@@ -227,7 +228,7 @@ class TxnRepository(Repository):
             left = dict(conn.execute(
                 f"SELECT WRITE_ID, count(*) FROM PARTITIONS WHERE TBL_ID = ? AND WRITE_ID IN "
                 f"({','.join('?' * len(writes))}) GROUP BY WRITE_ID",
-                (self.store.catalog._table_row(db_name, table_name)["TBL_ID"], *writes)).fetchall())
+                (hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"], *writes)).fetchall())
         out = []
         for r in txns:
             operations, partitions, table_level = written.get(r["TXN_ID"], ("", 0, False))

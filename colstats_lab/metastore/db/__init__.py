@@ -6,6 +6,7 @@ from .database import (
     BUSY_TIMEOUT_MS,
     Database,
     MetastoreWaitWarning,
+    Row,
     WouldWait,
     check_location,
     is_server_url,
@@ -13,5 +14,5 @@ from .database import (
 )
 from .schema import migrate
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "MetastoreWaitWarning", "WouldWait", "check_location", "connect",
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "MetastoreWaitWarning", "Row", "WouldWait", "check_location", "connect",
            "is_server_url", "migrate", "redacted"]

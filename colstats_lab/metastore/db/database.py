@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Collection, Iterable, Iterator, Sequence
+from typing import Any, Collection, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ...errors import InvalidArgument, MetaException, MetastoreUnavailable
@@ -64,6 +64,12 @@ def check_location(location: str) -> str:
             f"the metastore {redacted(location)} is a {scheme.group(1)}:// URL; the lab takes a PostgreSQL URL "
             f"({', '.join(POSTGRESQL_SCHEMES)}), a {SQLITE_URL} URL or a SQLite file's path")
     return location
+
+
+class Row(Protocol):
+    """A row either database returns: its values by position or by column name."""
+
+    def __getitem__(self, key: int | str) -> Any: ...
 
 
 class Database:
