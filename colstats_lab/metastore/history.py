@@ -12,17 +12,17 @@ import datetime as dt
 import json
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from ..column_statistics.frequent_items import TopValues
 from ..column_statistics.model import ColumnStatisticsObj
-from ..column_statistics.stats_rows import ROW_COLUMNS, figures_to_values, row_to_obj
+from ..column_statistics.stats_rows import ROW_COLUMNS, row_to_obj
 from ..errors import InvalidInputException
 from . import hive_rows
 from .repository import Repository
 
 if TYPE_CHECKING:
-    from .table_metadata import MetadataUnit
+    from .store import Metastore
     from .txn import ValidWriteIdList
 
 DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
@@ -151,31 +151,6 @@ def record_history_rows(conn, txn_id: int, since: int = 0) -> None:
     # only the states whose rows changed: an UPDATE rewrites a state's sketches with it
     conn.execute(f"UPDATE COL_STATS_HISTORY SET NUM_ROWS = {rows} WHERE {states} "
                  f"AND ENGINE = ? AND {rows} IS NOT NULL AND NUM_ROWS IS NOT {rows}", (*args, HIVE))
-
-
-def record_metadata_history(conn, tbl_id: int, units: list["MetadataUnit"], analyzed_at: int) -> None:
-    """Keeps, as DRILL states, the column figures of the TABLE unit and of each partition's unit (a PARTITION
-    unit, else the SEGMENT of the partition's whole path) a REFRESH METADATA stored, with the commit that
-    stored them (STATS_HISTORY_CONTEXT) and the rows each unit counted."""
-    owners: dict[str | None, MetadataUnit] = {}
-    for unit in units:
-        if unit.type == "TABLE":
-            owners[None] = unit
-        elif unit.type in ("PARTITION", "SEGMENT") and unit.part_name is not None:
-            owners.setdefault(unit.part_name, unit)
-    context = conn.execute("SELECT C.TXN_ID, C.CAUSE, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TBLS T "
-                           "ON T.TBL_ID = ? JOIN DBS D ON D.DB_ID = T.DB_ID WHERE W.T2W_TXNID = C.TXN_ID "
-                           "AND W.T2W_DATABASE = D.NAME AND W.T2W_TABLE = T.TBL_NAME) "
-                           "FROM (SELECT 1) ONE LEFT JOIN STATS_HISTORY_CONTEXT C "
-                           f"ON C.ID = {conn.dialect.history_context}", (tbl_id,)).fetchone()
-    recorded_at = int(dt.datetime.now(dt.timezone.utc).timestamp())
-    placeholders = ", ".join("?" * (len(ROW_COLUMNS) + 9))
-    conn.executemany(
-        f"INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, ENGINE, {', '.join(ROW_COLUMNS)}, LAST_ANALYZED, "
-        f"NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, RECORDED_AT) VALUES ({placeholders})",
-        [(tbl_id, part_name, DRILL, *figures_to_values(column.as_statistics()), analyzed_at, unit.rows,
-          context[0], context[2], context[1], recorded_at)
-         for part_name, unit in owners.items() for column in unit.columns.values()])
 
 
 _SELECT = (f"SELECT PART_NAME, HISTORY_ID, {', '.join(ROW_COLUMNS)}, NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, "
@@ -414,8 +389,21 @@ def state_picker(moment) -> Callable[[list[StatsState]], StatsState | None]:
     return lambda states: next((s for s in reversed(states) if s.recorded_at <= seconds), None)
 
 
+class StatesKept(Protocol):
+    """What runs on the states a commit kept (`txn_id`'s, those after `since`) or on states given more figures
+    (`history_ids`), in their transaction: the expectations' rules, handed over by the Metastore so this module
+    never imports what builds on it. Returns how many rules it evaluated."""
+
+    def __call__(self, conn: Any, txn_id: int | None, history_ids: list[int] | None = None,
+                 since: int = 0) -> int: ...
+
+
 class HistoryRepository(Repository):
     """The metastore's calls over the statistics history (a repository of the Metastore)."""
+
+    def __init__(self, store: Metastore, on_states_kept: StatesKept) -> None:
+        super().__init__(store)
+        self.on_states_kept = on_states_kept
 
     def get_stats_history(self, db_name: str, table_name: str, col_name: str | None = None,
                           part_name: str | None | bool = None, engine: str = HIVE
@@ -466,8 +454,7 @@ class HistoryRepository(Repository):
                     kept.append((owner, latest["HISTORY_ID"]))
             if kept and conn.execute("SELECT 1 FROM STATS_EXPECTATIONS WHERE TBL_ID = ? AND COLUMN_NAME = ?",
                                      (tbl_id, col_name.lower())).fetchone():
-                from .expectations import evaluate_commit  # imported here: expectations builds on this module
-                evaluate_commit(conn, None, [history_id for _, history_id in kept])  # a PSI is measurable now
+                self.on_states_kept(conn, None, [history_id for _, history_id in kept])  # a PSI is measurable now
         return [owner for owner, _ in kept]
 
     def prune_stats_history(self, keep: int = DEFAULT_KEEP, max_bytes: int | None = None) -> int:

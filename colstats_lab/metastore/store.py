@@ -18,7 +18,7 @@ from .autoanalyze import AutoAnalyzeRepository
 from .catalog import CatalogRepository
 from .column_stats import ColumnStatisticsRepository
 from .db import connect, is_server_url, migrate
-from .expectations import ExpectationsRepository
+from .expectations import ExpectationsRepository, evaluate_commit
 from .history import DEFAULT_SKETCHES, HistoryRepository
 from .hive_rows import DEFAULT_DB
 from .metadata_store import TableMetadataRepository
@@ -61,8 +61,8 @@ class Metastore:
         self.column_stats = ColumnStatisticsRepository(self)
         self.accuracy = StatsAccuracyRepository(self)
         self.table_metadata = TableMetadataRepository(self)
-        self.txns = TxnRepository(self)
-        self.stats_history = HistoryRepository(self)
+        self.txns = TxnRepository(self, on_states_kept=evaluate_commit)
+        self.stats_history = HistoryRepository(self, on_states_kept=evaluate_commit)
         self.stats_expectations = ExpectationsRepository(self)
         self.snapshot_files = SnapshotFilesRepository(self)
         self.autoanalyze_claims = AutoAnalyzeRepository(self)

@@ -8,6 +8,7 @@ modification time) so a later ANALYZE can tell what changed without reading anyt
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from dataclasses import dataclass, field
@@ -19,8 +20,9 @@ from ..column_statistics.model import STATS_DATA_CLASSES, ColumnStatisticsData, 
 from ..column_statistics.quantiles import merge as merge_histograms
 from ..column_statistics.quantiles import sketch_family
 from ..column_statistics.sketches import sketch_ndv, union
+from ..column_statistics.stats_rows import ROW_COLUMNS, figures_to_values
 from ..files import FileState
-from .history import record_metadata_history
+from .history import DRILL
 from .levels import METADATA_LEVELS, Level
 
 LEVELS = tuple(level.drill_name for level in METADATA_LEVELS)  # as metadata units store their type
@@ -272,6 +274,31 @@ def replace_table_metadata(conn, tbl_id: int, analysis: MetadataAnalysis, units:
                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", stats_rows)
     record_metadata_history(conn, tbl_id, units, analysis.analyzed_at)
     return version
+
+
+def record_metadata_history(conn, tbl_id: int, units: list[MetadataUnit], analyzed_at: int) -> None:
+    """Keeps, as DRILL states, the column figures of the TABLE unit and of each partition's unit (a PARTITION
+    unit, else the SEGMENT of the partition's whole path) a REFRESH METADATA stored, with the commit that
+    stored them (STATS_HISTORY_CONTEXT) and the rows each unit counted."""
+    owners: dict[str | None, MetadataUnit] = {}
+    for unit in units:
+        if unit.type == "TABLE":
+            owners[None] = unit
+        elif unit.type in ("PARTITION", "SEGMENT") and unit.part_name is not None:
+            owners.setdefault(unit.part_name, unit)
+    context = conn.execute("SELECT C.TXN_ID, C.CAUSE, (SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TBLS T "
+                           "ON T.TBL_ID = ? JOIN DBS D ON D.DB_ID = T.DB_ID WHERE W.T2W_TXNID = C.TXN_ID "
+                           "AND W.T2W_DATABASE = D.NAME AND W.T2W_TABLE = T.TBL_NAME) "
+                           "FROM (SELECT 1) ONE LEFT JOIN STATS_HISTORY_CONTEXT C "
+                           f"ON C.ID = {conn.dialect.history_context}", (tbl_id,)).fetchone()
+    recorded_at = int(dt.datetime.now(dt.timezone.utc).timestamp())
+    placeholders = ", ".join("?" * (len(ROW_COLUMNS) + 9))
+    conn.executemany(
+        f"INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, ENGINE, {', '.join(ROW_COLUMNS)}, LAST_ANALYZED, "
+        f"NUM_ROWS, TXN_ID, WRITE_ID, CAUSE, RECORDED_AT) VALUES ({placeholders})",
+        [(tbl_id, part_name, DRILL, *figures_to_values(column.as_statistics()), analyzed_at, unit.rows,
+          context[0], context[2], context[1], recorded_at)
+         for part_name, unit in owners.items() for column in unit.columns.values()])
 
 
 def metadata_version(conn, tbl_id: int) -> int:

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..errors import MetaException, NoSuchObjectException
 from . import hive_rows
-from .expectations import evaluate_commit
-from .history import last_state, record_history_rows, settle_history
+from .history import StatesKept, last_state, record_history_rows, settle_history
 from .hive_rows import process_alive
 from .repository import Repository
 from .txn import ValidWriteIdList
 
 if TYPE_CHECKING:
     from .changes import Change, FollowUp
+    from .store import Metastore
 
 log = logging.getLogger("colstats_lab.txn")
 _OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.TC_OPERATION_TYPE
@@ -27,6 +27,10 @@ _STATES = {"o": "open", "c": "committed", "a": "aborted"}  # TXNS.TXN_STATE
 class TxnRepository(Repository):
     """Transactions and write IDs: the Metastore's transaction calls. A repository of
     the Metastore (store.py)."""
+
+    def __init__(self, store: Metastore, on_states_kept: StatesKept) -> None:
+        super().__init__(store)
+        self.on_states_kept = on_states_kept  # the expectations' rules, on the states a commit kept
 
     # ---- transactions and write IDs -----------------------------------------------------
 
@@ -134,7 +138,7 @@ class TxnRepository(Repository):
                         # a write's numRows lands after its gathered states; an ANALYZE sets it before its own
                         record_history_rows(conn, txn_id, since)
                     settle_history(conn, txn_id, self.store.history_sketches, since)
-                    evaluate_commit(conn, txn_id, since=since)  # the column's rules, on the states this commit stored
+                    self.on_states_kept(conn, txn_id, since=since)  # the column's rules, on the states this commit stored
                 if txn_id is not None:
                     self.commit_txn(txn_id)
         except BaseException as exc:
