@@ -74,8 +74,8 @@ def profile_time(lab, partitions: int) -> None:
         Table,
     )
     from colstats_lab.metastore import COLUMN_STATS_ACCURATE
-    from colstats_lab.metastore.accurate import StatsAccuracy
     from colstats_lab.metastore.changes import merge_table_level
+    from colstats_lab.metastore.column_stats_accurate import StatsAccuracy
     from colstats_lab.metastore.row_sketches import RowSketch
 
     ms = lab.metastore

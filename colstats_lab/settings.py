@@ -13,7 +13,7 @@ from .commands.plan_tables import PLAN_STATISTICS
 from .commands.runs import RUNS_KEEP
 from .metastore.db import BUSY_TIMEOUT_MS
 from .metastore.history import DEFAULT_KEEP, DEFAULT_SKETCHES
-from .metastore.runs import DEFAULT_RUNS_KEPT
+from .metastore.run_records import DEFAULT_RUNS_KEPT
 from .storage import SPARK_PREFIXES, STORAGE_LISTING
 from .transaction import HEARTBEAT_INTERVAL_S
 

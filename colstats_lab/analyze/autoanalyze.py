@@ -28,7 +28,7 @@ from pyspark.sql import SparkSession
 
 from ..errors import ColstatsError, InvalidArgument
 from ..metastore import Metastore, Table
-from ..metastore.autoanalyze import TABLE_OWNER
+from ..metastore.analyze_claims import TABLE_OWNER
 from ..sizes import counted
 from ..sql.statements import Analyze, AnalyzeMode, TableName
 from ..transaction import Transaction

@@ -1,6 +1,6 @@
 """Merging statistics up the levels without rescanning: the one set of rules for Hive's levels
 (partition -> segment -> table, as `SegmentStats` and `ColumnStatisticsObj`), which Drill's (row group ->
-file -> partition -> segment -> table, `metastore.table_metadata.merge_metadata_column`) follow too. Counts add,
+file -> partition -> segment -> table, `metastore.metadata_units.merge_metadata_column`) follow too. Counts add,
 min of mins and max of maxes in Spark's order (NaN above every number), the NDV from the union of the sketches
 bounded by the non-null rows. Every rule is exact in any grouping (integers, min/max, register-wise sketch unions), so a level
 merged from segments equals a flat merge of every part.

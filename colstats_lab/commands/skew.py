@@ -12,7 +12,7 @@ from ..errors import InvalidArgument, spark_errors
 from ..metastore import DEFAULT_PARTITION_NAME, ColumnStatistics, Table
 from ..metastore.levels import TABLE_LEVEL
 from ..metastore.snapshot_files import file_keys_of
-from ..metastore.txn import ValidWriteIdList
+from ..metastore.write_ids import ValidWriteIdList
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..quoting import column_ref
 from ..skew import DEFAULT_MODE, SkewReport, skew_report

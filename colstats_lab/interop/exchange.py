@@ -10,9 +10,9 @@ from ..coltypes import parse_type
 from ..column_statistics.estimators import tiers_by_column
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, Metastore, Table
-from ..metastore.accurate import PARAM as ACCURATE_PARAM
-from ..metastore.accurate import StatsAccuracy
 from ..metastore.changes import FollowUp
+from ..metastore.column_stats_accurate import PARAM as ACCURATE_PARAM
+from ..metastore.column_stats_accurate import StatsAccuracy
 from ..result import Result
 from ..stats.spark_properties import (
     DEFAULT_NUM_BINS,

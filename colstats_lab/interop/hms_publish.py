@@ -25,9 +25,9 @@ from pymetastore.hive_metastore import ttypes
 from ..coltypes import StatsKind
 from ..column_statistics.estimators import inexact_figures, tiers_by_column
 from ..metastore import ColumnStatisticsObj, Metastore, Table
-from ..metastore.accurate import PARAM as ACCURATE_PARAM
-from ..metastore.accurate import StatsAccuracy
 from ..metastore.changes import AlterPartitionParams
+from ..metastore.column_stats_accurate import PARAM as ACCURATE_PARAM
+from ..metastore.column_stats_accurate import StatsAccuracy
 from ..stats.spark_properties import (
     DEFAULT_NUM_BINS,
     STATISTICS_PREFIX,

@@ -32,8 +32,8 @@ from ..errors import (
     MetastoreError,
     NoSuchObjectException,
 )
-from .accurate import PARAM as COLUMN_STATS_ACCURATE
-from .accurate import StatsAccuracy
+from .column_stats_accurate import PARAM as COLUMN_STATS_ACCURATE
+from .column_stats_accurate import StatsAccuracy
 from .hive_rows import DEFAULT_DB, OWNED_LOCATION
 from .store import Metastore
-from .txn import ValidWriteIdList
+from .write_ids import ValidWriteIdList

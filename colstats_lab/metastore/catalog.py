@@ -18,12 +18,12 @@ from ..errors import (
 )
 from ..storage import join
 from . import hive_rows
-from .accurate import PARAM as ACCURATE_PARAM
-from .accurate import StatsAccuracy
+from .column_stats_accurate import PARAM as ACCURATE_PARAM
+from .column_stats_accurate import StatsAccuracy
 from .hive_rows import DEFAULT_DB, checked_name, epoch_seconds, is_transactional, json_list
 from .partition_filter import compile_partition_filter
 from .repository import Repository
-from .txn import ValidWriteIdList
+from .write_ids import ValidWriteIdList
 
 
 class CatalogRepository(Repository):

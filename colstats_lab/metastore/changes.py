@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
 from ..column_statistics.model import ColumnStatistics, ColumnStatisticsDesc, Partition, SkewedInfo, Table
-from .table_metadata import MetadataAnalysis, MetadataUnit
+from .metadata_units import MetadataAnalysis, MetadataUnit
 
 if TYPE_CHECKING:
     from .store import Metastore

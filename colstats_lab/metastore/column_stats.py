@@ -10,15 +10,15 @@ from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatist
 from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
 from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
 from . import hive_rows, segments
-from .accurate import PARAM as ACCURATE_PARAM
-from .accurate import StatsAccuracy
 from .aggr_stats import aggregate_partitions
+from .column_stats_accurate import PARAM as ACCURATE_PARAM
+from .column_stats_accurate import StatsAccuracy
 from .db import Row, WouldWait
 from .history import keep_states, last_stats_row
 from .hive_rows import DB_AT, PART_STATS_INSERT, STATS_BATCH, TABLE_AT, checked_stats, epoch_seconds, is_transactional, json_list
 from .repository import Repository
 from .segments import PARTITION_STATS_SELECT
-from .txn import ValidWriteIdList
+from .write_ids import ValidWriteIdList
 
 
 class ColumnStatisticsRepository(Repository):

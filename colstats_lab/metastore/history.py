@@ -23,7 +23,7 @@ from .repository import Repository
 
 if TYPE_CHECKING:
     from .store import Metastore
-    from .txn import ValidWriteIdList
+    from .write_ids import ValidWriteIdList
 
 DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
 DEFAULT_SKETCHES = 2  # colstats.history.sketches: the latest states of a cell that keep their sketches

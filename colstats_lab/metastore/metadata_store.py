@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from ..errors import InvalidInputException, NoSuchObjectException
 from . import hive_rows
-from .repository import Repository
-from .table_metadata import (
+from .metadata_units import (
     MetadataAnalysis,
     MetadataUnit,
     TableMetadata,
@@ -15,6 +14,7 @@ from .table_metadata import (
     metadata_version,
     replace_table_metadata,
 )
+from .repository import Repository
 
 INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from ..coltypes import StatsKind, parse_type
 from ..column_statistics.merge import SegmentStats
 from ..column_statistics.stats_rows import StatsColumn, row_moments, text_to_value, value_to_text
-from .accurate import PARAM as _ACCURATE
+from .column_stats_accurate import PARAM as _ACCURATE
 
 if TYPE_CHECKING:
     from .db import Database

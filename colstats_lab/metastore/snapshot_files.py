@@ -13,8 +13,8 @@ from ..errors import StorageError
 from ..files import VECTOR_MARK, ColumnFigures, DataFile, FileKeys, FileState
 from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
 from . import hive_rows
+from .metadata_units import decode_value, encode_value
 from .repository import Repository
-from .table_metadata import decode_value, encode_value
 
 FORMAT_PARAM = "colstats.source.format"      # "iceberg" or "delta": the table's files are its snapshot's
 SNAPSHOT_PARAM = "colstats.source.snapshot"  # the snapshot id (Delta: log version) the recorded files are of

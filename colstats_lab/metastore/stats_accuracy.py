@@ -13,12 +13,12 @@ from ..column_statistics.model import Table
 from ..files import FileState, describe_changes, file_changes
 from ..storage import storage_for
 from . import hive_rows
-from .accurate import PARAM as ACCURATE_PARAM
-from .accurate import StatsAccuracy
+from .column_stats_accurate import PARAM as ACCURATE_PARAM
+from .column_stats_accurate import StatsAccuracy
 from .hive_rows import NO_FILES, is_transactional
 from .repository import Repository
 from .snapshot_files import describe_snapshot_changes, is_snapshot_table, unfollowed_commit
-from .txn import ValidWriteIdList
+from .write_ids import ValidWriteIdList
 
 
 @dataclass

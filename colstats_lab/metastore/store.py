@@ -14,7 +14,7 @@ from typing import Collection
 from ..column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
 from ..storage import is_local, normalized
 from . import hive_rows, segments
-from .autoanalyze import AutoAnalyzeRepository
+from .analyze_claims import AutoAnalyzeRepository
 from .catalog import CatalogRepository
 from .column_stats import ColumnStatisticsRepository
 from .db import connect, is_server_url, migrate
@@ -24,11 +24,11 @@ from .hive_rows import DEFAULT_DB
 from .metadata_store import TableMetadataRepository
 from .repository import forward
 from .row_sketches import RowSketchRepository
-from .runs import RunRepository
-from .skew import SkewRepository
+from .run_records import RunRepository
+from .skewed_info import SkewRepository
 from .snapshot_files import SnapshotFilesRepository
 from .stats_accuracy import StatsAccuracyRepository
-from .txns import TxnRepository
+from .transactions import TxnRepository
 
 
 class Metastore:

@@ -20,9 +20,9 @@ from ..column_statistics.model import Date, Timestamp
 from ..errors import parse_sql
 from ..metastore import Metastore, Partition, Table
 from ..metastore.levels import Level
+from ..metastore.metadata_units import ColumnMetadata, MetadataUnit, TableMetadata
 from ..metastore.snapshot_files import file_keys_of
-from ..metastore.table_metadata import ColumnMetadata, MetadataUnit, TableMetadata
-from ..metastore.txn import ValidWriteIdList
+from ..metastore.write_ids import ValidWriteIdList
 from ..stats.footers import FileFooter, file_footer, footer_column, read_footer
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles

@@ -7,7 +7,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from ..metastore.metadata_store import INFORMATION_SCHEMA_VIEWS
-from ..metastore.table_metadata import LEVELS
+from ..metastore.metadata_units import LEVELS
 from . import format as fmt
 from .widgets import View, html_table, register
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ...errors import MetaException, MetastoreUnavailable
-from ..accurate import PARAM as _ACCURATE
+from ..column_stats_accurate import PARAM as _ACCURATE
 from .dialect import Dialect
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from . import hive_rows
 from .history import StatesKept, last_state, record_history_rows, settle_history
 from .hive_rows import process_alive
 from .repository import Repository
-from .txn import ValidWriteIdList
+from .write_ids import ValidWriteIdList
 
 if TYPE_CHECKING:
     from .changes import Change, FollowUp
