@@ -431,9 +431,10 @@ def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     owners = _tiered_owners(table, partitions)
     for partition, owner in owners.items():
         for column, entry in sorted(owner.items()):
-            for figure, (value, low, high, exact, method) in sorted(entry["figures"].items()):
-                records.append({"partition": partition, "column": column, "figure": figure, "value": value,
-                                "low": low, "high": high, "exact": bool(exact), "method": method,
+            for figure, stored in sorted(entry["figures"].items()):
+                band = Band.of(stored)
+                records.append({"partition": partition, "column": column, "figure": figure, "value": band.value,
+                                "low": band.low, "high": band.high, "exact": band.exact, "method": band.method,
                                 "tier": entry["tier"], "read": entry["read"]})
     if table.is_partitioned and partitions:
         records += _table_level_bounds(metastore, table, owners)

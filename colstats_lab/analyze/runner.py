@@ -307,7 +307,8 @@ def _tier_params(tiered: TieredScan | None, plans: list[ColumnPlan], tier: str) 
     """Partition name -> column -> {"tier", "read", "figures"} for a tiered ANALYZE's partitions."""
     if tiered is None:
         return {}
-    return {name: {column: {"tier": tier, "read": round(tiered.read_share.get(name, 0.0), 6), "figures": figures}
+    return {name: {column: {"tier": tier, "read": round(tiered.read_share.get(name, 0.0), 6),
+                            "figures": {figure: band.to_list() for figure, band in figures.items()}}
                    for column, figures in bounds.items()}
             for name, bounds in tiered.bounds.items() if name not in tiered.whole}
 

@@ -13,7 +13,8 @@ their all-dictionary chunks give exact NDV; pyarrow writing an Arrow dictionary 
 Categorical) stores the whole dictionary, unused categories too, so its dictionaries bound NDV from above
 only. Both write `size_statistics` for strings (parquet-mr 1.17, Arrow 26).
 
-Every figure goes into `bounds` as [value, low, high, exact, method]; the partition's statistics row holds
+Every figure goes into `bounds` as a `Band` (value, low, high, exact, method; kept as its list, `Band.to_list`);
+the partition's statistics row holds
 the value, so every reader of statistics reads a tiered ANALYZE's figures as it reads a full one's, and
 `inspect.bounds()` says which are estimates.
 """
@@ -33,7 +34,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from ..coltypes import StatsKind, parse_type
-from ..column_statistics.estimators import Estimate, gee_ndv, ratio_estimate
+from ..column_statistics.estimators import UNKNOWN_BAND, Band, Estimate, gee_ndv, ratio_estimate
 from ..column_statistics.merge import merge_column_stats
 from ..column_statistics.model import ColumnStatisticsData, ColumnStatisticsObj
 from ..column_statistics.quantiles import Distribution, rank_error
@@ -65,7 +66,7 @@ class TieredScan:
     the bands of their figures (by partition name), the share of rows read, and what to tell the user."""
 
     groups: dict[tuple, GroupStats] = field(default_factory=dict)
-    bounds: dict[str | None, dict[str, dict[str, list]]] = field(default_factory=dict)
+    bounds: dict[str | None, dict[str, dict[str, Band]]] = field(default_factory=dict)
     read_share: dict[str | None, float] = field(default_factory=dict)
     whole: list[str | None] = field(default_factory=list)  # partitions a sample would have read most of: read whole
     notes: list[str] = field(default_factory=list)
@@ -180,64 +181,64 @@ def _arrow_dictionary_columns(meta: pq.FileMetaData) -> set[str]:
 
 
 def _metadata_column(plan: ColumnPlan, index: int, rows: int, figures: GroupFigures | None, chunks: list[_Chunk],
-                     truncated: bool) -> tuple[ColumnStatisticsObj, dict[str, list]]:
+                     truncated: bool) -> tuple[ColumnStatisticsObj, dict[str, Band]]:
     """One column's tier-0 statistics in a partition of `rows` rows, and the bands of its figures."""
     kind = plan.kind
-    bounds: dict[str, list] = {"rows": [rows, rows, rows, True, "footers"]}
+    bounds: dict[str, Band] = {"rows": Band(rows, rows, rows, True, "footers")}
     footer = figures.columns.get(plan.name) if figures and plan.from_footers else None
     nulls = footer.nulls if footer is not None else _footer_nulls(chunks, rows)
     non_null = None if nulls is None else rows - nulls
     record: dict[str, Any] = {}
     p = f"__c{index}_"
     if footer is not None:
-        bounds["nulls"] = [nulls, nulls, nulls, True, "footers"]
-        bounds["min"] = [_plain(footer.low), None, None, True, "footers"]
-        bounds["max"] = [_plain(footer.high), None, None, True, "footers"]
+        bounds["nulls"] = Band(nulls, nulls, nulls, True, "footers")
+        bounds["min"] = Band(_plain(footer.low), None, None, True, "footers")
+        bounds["max"] = Band(_plain(footer.high), None, None, True, "footers")
     else:
         record[p + "nonnull"] = non_null or 0
-        bounds["nulls"] = ([nulls, nulls, nulls, True, "footers"] if nulls is not None
-                           else [None, 0, rows, False, "unknown without a scan"])
+        bounds["nulls"] = (Band(nulls, nulls, nulls, True, "footers") if nulls is not None
+                           else Band(None, 0, rows, False, "unknown without a scan"))
         if kind in _RANGED and nulls is not None and nulls == rows:  # no value: no extreme, exactly
-            bounds["min"] = [None, None, None, True, "footers: no value"]
-            bounds["max"] = [None, None, None, True, "footers: no value"]
+            bounds["min"] = Band(None, None, None, True, "footers: no value")
+            bounds["max"] = Band(None, None, None, True, "footers: no value")
         elif kind is StatsKind.DOUBLE:
             low, high = _chunk_range(chunks, float)
             record[p + "min"], record[p + "max"] = low, high
-            bounds["min"] = [low, None, low, False, "footers (NaN left out)"]
-            bounds["max"] = [high, high, None, False, "footers (NaN left out)"]
+            bounds["min"] = Band(low, None, low, False, "footers (NaN left out)")
+            bounds["max"] = Band(high, high, None, False, "footers (NaN left out)")
         elif kind is StatsKind.LONG and parse_type(plan.type_name).base in _INTEGERS and \
                 _chunk_range(chunks, int)[0] is not None:  # each chunk's own extremes: exact for integers
             low, high = _chunk_range(chunks, int)
             record[p + "min"], record[p + "max"] = low, high
-            bounds["min"] = [low, None, None, True, "footers (chunk statistics)"]
-            bounds["max"] = [high, None, None, True, "footers (chunk statistics)"]
+            bounds["min"] = Band(low, None, None, True, "footers (chunk statistics)")
+            bounds["max"] = Band(high, None, None, True, "footers (chunk statistics)")
         elif kind in _RANGED:  # a timestamp footers keep no bound of (INT96), a decimal bound cut short
-            bounds["min"] = [None, None, None, False, "unknown without a scan"]
-            bounds["max"] = [None, None, None, False, "unknown without a scan"]
+            bounds["min"] = Band(None, None, None, False, "unknown without a scan")
+            bounds["max"] = Band(None, None, None, False, "unknown without a scan")
     dictionary = _dictionary_ndv(chunks, truncated) if plan.has_ndv and non_null is not None else None
     if kind in (StatsKind.STRING, StatsKind.BINARY):
         lengths = _lengths(chunks, rows, dictionary)
-        record[p + "maxlen"], record[p + "sumlen"] = lengths["max_len"][0] or 0, (lengths["avg_len"][0] or 0) * rows
+        record[p + "maxlen"], record[p + "sumlen"] = lengths["max_len"].value or 0, (lengths["avg_len"].value or 0) * rows
         bounds.update(lengths)
     if kind is StatsKind.DOUBLE and non_null is not None:  # no footer counts NaNs: only an empty column's are known
-        bounds["nans"] = [0, 0, 0, True, "footers: no value"] if non_null == 0 else \
-            [None, 0, non_null, False, "unknown without a scan"]
+        bounds["nans"] = Band(0, 0, 0, True, "footers: no value") if non_null == 0 else \
+            Band(None, 0, non_null, False, "unknown without a scan")
     if kind is StatsKind.BOOLEAN and non_null is not None:
         bounds.update(_boolean_counts(chunks, non_null))
-        record[p + "trues"], record[p + "falses"] = bounds["trues"][0], bounds["falses"][0]
+        record[p + "trues"], record[p + "falses"] = bounds["trues"].value, bounds["falses"].value
     obj = plan.stats_obj(index, defaultdict(lambda: None, record), rows, footer)  # a figure not read: None
     if plan.has_ndv and non_null is not None:
         ndv = _ndv_bounds(plan, non_null, footer, dictionary)
         bounds["ndv"] = ndv
-        obj = with_ndv(obj, int(ndv[0]))
+        obj = with_ndv(obj, int(ndv.value))
     return obj, bounds
 
 
 _COUNTS = ("nulls", "ndv", "trues", "falses", "nans")  # figures a deleted row may have counted once
 
 
-def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int, deleted: _Deleted,
-                  deletes: str = "deletion vectors") -> tuple[ColumnStatisticsObj, dict[str, list]]:
+def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, Band], rows: int, deleted: _Deleted,
+                  deletes: str = "deletion vectors") -> tuple[ColumnStatisticsObj, dict[str, Band]]:
     """A column's tier-0 figures of a partition whose deletes (`deletes`: what they are) remove `deleted` of the
     `rows` its footers count: the live rows exact where the deletes are counted exactly, else a band; every count
     a band, each deleted row having counted once at most (its value the live share of the footers' count); the
@@ -245,8 +246,9 @@ def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int, 
     stays exact only where no deletion can change it."""
     live, fewest, most_live = rows - deleted.guess, rows - deleted.most, rows - deleted.least
     less = f", less {deletes}"
-    out: dict[str, list] = {"rows": [live, fewest, most_live, fewest == most_live, "footers" + less]}
-    for figure, (value, low, high, exact, method) in bounds.items():
+    out: dict[str, Band] = {"rows": Band(live, fewest, most_live, fewest == most_live, "footers" + less)}
+    for figure, band in bounds.items():
+        value, low, high, exact, method = band.value, band.low, band.high, band.exact, band.method
         if figure == "rows":
             continue
         if figure in _COUNTS:
@@ -254,23 +256,23 @@ def _less_deleted(obj: ColumnStatisticsObj, bounds: dict[str, list], rows: int, 
             highest = most_live if high is None else min(int(high), most_live)
             guess = None if value is None else min(max(round(value * live / rows) if rows else 0, lowest or 0),
                                                    highest)
-            out[figure] = [guess, lowest, highest, lowest is not None and lowest == highest, method + less]
+            out[figure] = Band(guess, lowest, highest, lowest is not None and lowest == highest, method + less)
         elif value is None and exact:  # no value at all: deleting rows adds none
-            out[figure] = [value, low, high, exact, method]
+            out[figure] = band
         elif figure == "min":
-            out[figure] = [value, value if exact else low, None, False, method + ", a bound: deleted rows may hold it"]
+            out[figure] = Band(value, value if exact else low, None, False, method + ", a bound: deleted rows may hold it")
         elif figure == "max":
-            out[figure] = [value, None, value if exact else high, False, method + ", a bound: deleted rows may hold it"]
+            out[figure] = Band(value, None, value if exact else high, False, method + ", a bound: deleted rows may hold it")
         elif figure == "max_len":
-            out[figure] = [value, 0, value, False, method + ", a bound: deleted rows may hold it"]
+            out[figure] = Band(value, 0, value, False, method + ", a bound: deleted rows may hold it")
         else:  # avg_len: of every row the footers count
-            out[figure] = [value, None, None, False, method + ", of the rows before deletes"]
+            out[figure] = Band(value, None, None, False, method + ", of the rows before deletes")
     data = obj.statsData.value
     changes: dict[str, Any] = {}
     for figure, field_name in (("nulls", "numNulls"), ("ndv", "numDVs"), ("trues", "numTrues"),
                                ("falses", "numFalses"), ("nans", "numNaNs")):
-        if hasattr(data, field_name) and figure in out and out[figure][0] is not None:
-            changes[field_name] = out[figure][0]
+        if hasattr(data, field_name) and figure in out and out[figure].value is not None:
+            changes[field_name] = out[figure].value
     if hasattr(data, "numNulls") and "numNulls" not in changes:
         changes["numNulls"] = min(data.numNulls, live)
     return replace(obj, statsData=ColumnStatisticsData.of(replace(data, **changes))), out
@@ -387,7 +389,7 @@ def _non_null(chunk: _Chunk) -> int | None:
     return None
 
 
-def _boolean_counts(chunks: list[_Chunk], non_null: int) -> dict[str, list]:
+def _boolean_counts(chunks: list[_Chunk], non_null: int) -> dict[str, Band]:
     """Trues and falses from the footers: a chunk whose least and greatest value are one holds only that value;
     the others' values may be either, so each count's band spans them and its value sits in the band's middle
     (stored as 0 both, an unknown count would tell Spark's optimizer that no row is true)."""
@@ -400,18 +402,18 @@ def _boolean_counts(chunks: list[_Chunk], non_null: int) -> dict[str, list]:
     either = max(0, non_null - sure[True] - sure[False])
     trues = sure[True] + either // 2
     method = "footers" if not either else "footers (chunks holding both: either)"
-    return {"trues": [trues, sure[True], sure[True] + either, not either, method],
-            "falses": [non_null - trues, sure[False], sure[False] + either, not either, method]}
+    return {"trues": Band(trues, sure[True], sure[True] + either, not either, method),
+            "falses": Band(non_null - trues, sure[False], sure[False] + either, not either, method)}
 
 
-def _ndv_bounds(plan: ColumnPlan, non_null: int, footer, dictionary: _Dictionary | None) -> list:
+def _ndv_bounds(plan: ColumnPlan, non_null: int, footer, dictionary: _Dictionary | None) -> Band:
     if non_null == 0:
-        return [0, 0, 0, True, "footers: no value"]
+        return Band(0, 0, 0, True, "footers: no value")
     if dictionary is not None and dictionary.values is not None:
         exact = len(dictionary.values)
-        return [exact, exact, exact, True, "dictionary pages"]
+        return Band(exact, exact, exact, True, "dictionary pages")
     if dictionary is not None and dictionary.disjoint and dictionary.total is not None:
-        return [dictionary.total, dictionary.total, dictionary.total, True, "dictionary pages of chunks apart"]
+        return Band(dictionary.total, dictionary.total, dictionary.total, True, "dictionary pages of chunks apart")
     low = max(1, dictionary.largest if dictionary else 1)
     high = non_null
     if dictionary is not None and dictionary.total is not None:
@@ -420,10 +422,10 @@ def _ndv_bounds(plan: ColumnPlan, non_null: int, footer, dictionary: _Dictionary
         high = min(high, int(footer.high) - int(footer.low) + 1)
     high = max(high, low)
     value = round(math.sqrt(low * high))  # the middle of the band in ratio: an NDV's error is a ratio
-    return [value, low, high, low == high, "dictionary and footer bounds" if dictionary else "footer bounds"]
+    return Band(value, low, high, low == high, "dictionary and footer bounds" if dictionary else "footer bounds")
 
 
-def _lengths(chunks: list[_Chunk], rows: int, dictionary: _Dictionary | None) -> dict[str, list]:
+def _lengths(chunks: list[_Chunk], rows: int, dictionary: _Dictionary | None) -> dict[str, Band]:
     """A string's (binary's) maximum and average length from its dictionaries and size statistics. A dictionary
     holds every value written, so its longest value is the column's; the unencoded bytes are the total length
     where every value is ASCII (one byte a character), else bound it between a quarter of them and them."""
@@ -431,23 +433,23 @@ def _lengths(chunks: list[_Chunk], rows: int, dictionary: _Dictionary | None) ->
     if chunks and all(c.facts is not None and c.facts.unencoded_bytes is not None for c in chunks):
         total_bytes = sum(c.facts.unencoded_bytes for c in chunks)  # type: ignore[union-attr,misc]
     values = dictionary.values if dictionary is not None else None
-    out: dict[str, list] = {}
+    out: dict[str, Band] = {}
     if values is not None and not isinstance(values, np.ndarray):
         texts = [v.decode("utf-8", "replace") for v in values]
         longest = max((len(t) for t in texts), default=0)
-        out["max_len"] = [longest, longest, longest, True, "dictionary pages"]
+        out["max_len"] = Band(longest, longest, longest, True, "dictionary pages")
         ascii_only = all(t.isascii() for t in texts)
     else:
-        out["max_len"] = [None, None, None, False, "unknown without a scan"]
+        out["max_len"] = Band(None, None, None, False, "unknown without a scan")
         ascii_only = False
     if total_bytes is not None and rows:
         average = total_bytes / rows
         if ascii_only:
-            out["avg_len"] = [average, average, average, True, "size statistics (every value ASCII)"]
+            out["avg_len"] = Band(average, average, average, True, "size statistics (every value ASCII)")
         else:
-            out["avg_len"] = [average, average / 4, average, False, "size statistics (bytes; characters fewer)"]
+            out["avg_len"] = Band(average, average / 4, average, False, "size statistics (bytes; characters fewer)")
     else:
-        out["avg_len"] = [None, None, None, False, "unknown without a scan"]
+        out["avg_len"] = Band(None, None, None, False, "unknown without a scan")
     return out
 
 
@@ -496,7 +498,7 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     by_unit = {i: position for position, i in enumerate(
         i for i, p in enumerate(plans) if _needs_unit_figures(p, [b[p.name] for b in sampled_bounds]))}
     counted_plans = {i: p.path or (p.name,) for i, p in enumerate(plans)
-                     if p.has_ndv and any(not b[p.name].get("ndv", [None] * 4)[3] for b in sampled_bounds)}
+                     if p.has_ndv and any(not b[p.name].get("ndv", UNKNOWN_BAND).exact for b in sampled_bounds)}
     read_columns = {(plans[i].path or (plans[i].name,))[0].lower() for i in by_unit}
     located = located_fields(schema, file_keys_of(table))
     frame = sampled_frame(session, units, T.StructType([f for f in schema.fields if f.name.lower() in read_columns]),
@@ -558,16 +560,16 @@ def _row_groups(part: PartitionFiles, table_root: str) -> list[SampledUnit]:
 _NOT_BY_UNIT = {"rows", "ndv"}  # figures a sampled row group's own statistics do not estimate
 
 
-def _needs_unit_figures(plan: ColumnPlan, bounds: list[dict[str, list]]) -> bool:
+def _needs_unit_figures(plan: ColumnPlan, bounds: list[dict[str, Band]]) -> bool:
     """Whether a column's sampled row groups must be aggregated: tier 0 left a figure other than NDV inexact in
     some partition, it is a double (NaNs: no footer counts them), or quartiles are kept (each row group's KLL)."""
     return plan.histogram or plan.kind is StatsKind.DOUBLE or any(
-        not figure[3] for entry in bounds for name, figure in entry.items() if name not in _NOT_BY_UNIT)
+        not figure.exact for entry in bounds for name, figure in entry.items() if name not in _NOT_BY_UNIT)
 
 
 def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
                     unit_figures: list[tuple[SampledUnit, ColumnStatisticsObj]], units_read: int, units_total: int,
-                    counts: ValueCounts | None, bounds: dict[str, list]) -> ColumnStatisticsObj:
+                    counts: ValueCounts | None, bounds: dict[str, Band]) -> ColumnStatisticsObj:
     """A column's statistics in one partition: tier 0's exact figures, the sample's estimates for the rest
     (`unit_figures`: each sampled row group's own, or [] where tier 0 left only NDV to estimate; `counts`: its
     values counted, where NDV is estimated)."""
@@ -579,7 +581,7 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
     merged = merge_column_stats(objs)
     data = merged.statsData.value
     updates: dict[str, Any] = {}
-    exact_nulls = bounds["nulls"][3]
+    exact_nulls = bounds["nulls"].exact
     if exact_nulls:
         updates["numNulls"] = base.numNulls
     else:
@@ -590,9 +592,9 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
     kind = plan.kind
     if kind in _RANGED:
         if exact_nulls and non_null == 0:  # no value: no extreme, exactly
-            bounds["min"] = [None, None, None, True, "footers: no value"]
-            bounds["max"] = [None, None, None, True, "footers: no value"]
-        elif bounds.get("min", [None, None, None, False])[3]:
+            bounds["min"] = Band(None, None, None, True, "footers: no value")
+            bounds["max"] = Band(None, None, None, True, "footers: no value")
+        elif bounds.get("min", UNKNOWN_BAND).exact:
             updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
         elif kind is StatsKind.DOUBLE and base.lowValue is not None:
             # footers keep the least and greatest number, NaN left out (Spark orders NaN above every number), and
@@ -600,59 +602,58 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
             updates["lowValue"], updates["highValue"] = base.lowValue, base.highValue
             # where rows were deleted, the footers' extremes may be a deleted row's (no band on the inner side): the
             # sample's are live rows' and so inside the range
-            if bounds["max"][1] is None and data.highValue is not None:
+            if bounds["max"].low is None and data.highValue is not None:
                 updates["highValue"] = data.highValue
-                bounds["max"] = [_plain(data.highValue), _plain(data.highValue), None, False,
-                                 "sample (the greatest seen); the footers' may be a deleted row's"]
-            if bounds["min"][2] is None and data.lowValue is not None:
+                bounds["max"] = Band(_plain(data.highValue), _plain(data.highValue), None, False,
+                                     "sample (the greatest seen); the footers' may be a deleted row's")
+            if bounds["min"].high is None and data.lowValue is not None:
                 updates["lowValue"] = data.lowValue
-                bounds["min"] = [_plain(data.lowValue), bounds["min"][1], _plain(data.lowValue), False,
-                                 "sample (the least seen); the footers' may be a deleted row's"]
+                bounds["min"] = Band(_plain(data.lowValue), bounds["min"].low, _plain(data.lowValue), False,
+                                     "sample (the least seen); the footers' may be a deleted row's")
         else:  # the sample's extremes: inside the range; tier 0's outer bounds kept (a deleted row's extreme)
-            outer_low = bounds.get("min", [None] * 5)[1]
-            outer_high = bounds.get("max", [None] * 5)[2]
-            bounds["min"] = [_plain(data.lowValue), outer_low, _plain(data.lowValue), False, "sample (the least seen)"]
-            bounds["max"] = [_plain(data.highValue), _plain(data.highValue), outer_high, False,
-                             "sample (the greatest seen)"]
+            outer_low = bounds.get("min", UNKNOWN_BAND).low
+            outer_high = bounds.get("max", UNKNOWN_BAND).high
+            bounds["min"] = Band(_plain(data.lowValue), outer_low, _plain(data.lowValue), False, "sample (the least seen)")
+            bounds["max"] = Band(_plain(data.highValue), _plain(data.highValue), outer_high, False,
+                                 "sample (the greatest seen)")
     if kind is StatsKind.DOUBLE and exact_nulls and non_null == 0:
         updates["numNaNs"] = 0
-        bounds["nans"] = [0, 0, 0, True, "footers: no value"]
+        bounds["nans"] = Band(0, 0, 0, True, "footers: no value")
     elif kind is StatsKind.DOUBLE:
         nans = ratio_estimate([o.statsData.value.numNaNs or 0 for o, _ in objs], unit_rows, units_total, 0, 1,
                               "NaN share")
         updates["numNaNs"] = round(nans.value * rows)
         bounds["nans"] = _scaled(nans, rows)
         if exact_nulls:  # a NaN is a value: never more of them than the values
-            bounds["nans"][2] = min(bounds["nans"][2], non_null)
             updates["numNaNs"] = min(updates["numNaNs"], non_null)
-            bounds["nans"][0] = updates["numNaNs"]
+            bounds["nans"] = replace(bounds["nans"], value=updates["numNaNs"], high=min(bounds["nans"].high, non_null))
     if kind in (StatsKind.STRING, StatsKind.BINARY):
-        if bounds["max_len"][3]:
+        if bounds["max_len"].exact:
             updates["maxColLen"] = base.maxColLen
         else:
-            bounds["max_len"] = [data.maxColLen, data.maxColLen, None, False, "sample (the longest seen)"]
-        if bounds["avg_len"][3]:
+            bounds["max_len"] = Band(data.maxColLen, data.maxColLen, None, False, "sample (the longest seen)")
+        if bounds["avg_len"].exact:
             updates["avgColLen"] = base.avgColLen
         else:
             known = bounds["avg_len"]
             lengths = [o.statsData.value.avgColLen * m for o, m in objs]
-            average = ratio_estimate(lengths, unit_rows, units_total, known[1] or 0.0,
-                                     known[2] if known[2] is not None else math.inf, "average length")
+            average = ratio_estimate(lengths, unit_rows, units_total, known.low or 0.0,
+                                     known.high if known.high is not None else math.inf, "average length")
             updates["avgColLen"] = average.value
-            bounds["avg_len"] = [average.value, average.low, average.high if math.isfinite(average.high) else None,
-                                 False, average.method]
-    either = [None, 0, rows, False, ""]
-    if kind is StatsKind.BOOLEAN and bounds.get("trues", either)[3] and exact_nulls:  # every chunk one value: the footers said
+            bounds["avg_len"] = Band(average.value, average.low,
+                                     average.high if math.isfinite(average.high) else None, False, average.method)
+    either = Band(None, 0, rows, False, "")  # a count of the rows, none known
+    if kind is StatsKind.BOOLEAN and bounds.get("trues", either).exact and exact_nulls:  # every chunk one value: the footers said
         updates["numTrues"], updates["numFalses"] = base.numTrues, base.numFalses
     elif kind is StatsKind.BOOLEAN:
         for figure, member in (("trues", "numTrues"), ("falses", "numFalses")):
             known = bounds.get(figure, either)  # the footers' band: a chunk of one value counts for sure
             share = ratio_estimate([getattr(o.statsData.value, member) for o, _ in objs], unit_rows, units_total,
-                                   known[1] / rows if rows else 0, known[2] / rows if rows else 1, f"{figure[:-1]} share")
+                                   known.low / rows if rows else 0, known.high / rows if rows else 1, f"{figure[:-1]} share")
             updates[member] = round(share.value * rows)
             bounds[figure] = _scaled(share, rows)
     if plan.has_ndv and "ndv" in bounds:
-        if bounds["ndv"][3]:
+        if bounds["ndv"].exact:
             updates["numDVs"] = base.numDVs
         else:
             updates["numDVs"] = _ndv_estimate(counts, len(objs), units_total, non_null, exact_nulls, rows, bounds)
@@ -663,15 +664,15 @@ def _sampled_column(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int,
     # the truth shown as exact (a profile says "no mean" of a sampled level instead)
     updates["moments"] = updates["lengths"] = None
     changed = replace(data, **{k: v for k, v in updates.items() if hasattr(data, k)})
-    bounds["rows"] = [rows, rows, rows, True, "footers"]
+    bounds["rows"] = Band(rows, rows, rows, True, "footers")
     return replace(merged, statsData=ColumnStatisticsData.of(changed), frequentItems=None, numValues=exact.numValues)
 
 
 def _sampled_ndv(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int, units_read: int, units_total: int,
-                 counts: ValueCounts | None, bounds: dict[str, list]) -> ColumnStatisticsObj:
+                 counts: ValueCounts | None, bounds: dict[str, Band]) -> ColumnStatisticsObj:
     """A column whose figures tier 0 made exact but NDV: tier 0's, with the NDV the sample's counts estimate (the
     values read: the counts' own, every value seen once or more in some row group)."""
-    if not plan.has_ndv or "ndv" not in bounds or bounds["ndv"][3]:
+    if not plan.has_ndv or "ndv" not in bounds or bounds["ndv"].exact:
         return exact
     nulls = exact.statsData.value.numNulls
     ndv = _ndv_estimate(counts, units_read, units_total, rows - nulls, True, rows, bounds)
@@ -679,14 +680,14 @@ def _sampled_ndv(plan: ColumnPlan, exact: ColumnStatisticsObj, rows: int, units_
 
 
 def _ndv_estimate(counts: ValueCounts | None, units_read: int, units_total: int, non_null: int, exact_nulls: bool,
-                  rows: int, bounds: dict[str, list]) -> int:
+                  rows: int, bounds: dict[str, Band]) -> int:
     """GEE's NDV within tier 0's band, which it narrows; its band replaces tier 0's in `bounds`."""
     known = bounds["ndv"]
-    high = min(known[2], non_null if exact_nulls else rows - round(bounds["nulls"][1]))
-    values_high = non_null if exact_nulls else rows - bounds["nulls"][1]
-    ndv = gee_ndv(counts.by_row_groups if counts else {}, units_read, units_total, known[1], max(high, known[1]),
+    high = min(known.high, non_null if exact_nulls else rows - round(bounds["nulls"].low))
+    values_high = non_null if exact_nulls else rows - bounds["nulls"].low
+    ndv = gee_ndv(counts.by_row_groups if counts else {}, units_read, units_total, known.low, max(high, known.low),
                   counts.values if counts else 0, values_high, non_null, counts.rows_once if counts else 0)
-    bounds["ndv"] = [round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method]
+    bounds["ndv"] = Band(round(ndv.value), math.floor(ndv.low), math.ceil(ndv.high), False, ndv.method)
     return round(ndv.value)
 
 
@@ -694,7 +695,7 @@ QUARTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75}
 
 
 def _quartile_bands(plan: ColumnPlan, histogram: bytes, objs: list[tuple[ColumnStatisticsObj, int]],
-                    units_total: int) -> dict[str, list]:
+                    units_total: int) -> dict[str, Band]:
     """Each quartile of the sample's KLL sketch with its band: the share of values at or below it, estimated over
     the sampled row groups (each row group's own sketch, by cluster sampling), gives a band of ranks, widened by
     the sketches' rank error; the band's values are the merged sketch's at those ranks (in its units: days for
@@ -713,11 +714,11 @@ def _quartile_bands(plan: ColumnPlan, histogram: bytes, objs: list[tuple[ColumnS
         spread = max(share.value - share.low, share.high - share.value) + 2 * rank_error()
         low, high = merged.quantile(max(0.0, rank - spread)), merged.quantile(min(1.0, rank + spread))
         # the sample's extremes are not the column's: a band reaching rank 0 or 1 is open on that side
-        out[name] = [value, None if rank - spread <= 0 else low, None if rank + spread >= 1 else high, False,
-                     f"KLL of the sample, ranks over {len(parts):,} of {units_total:,} row groups"]
+        out[name] = Band(value, None if rank - spread <= 0 else low, None if rank + spread >= 1 else high, False,
+                         f"KLL of the sample, ranks over {len(parts):,} of {units_total:,} row groups")
     return out
 
 
-def _scaled(share: Estimate, rows: int) -> list:
-    return [round(share.value * rows), math.floor(share.low * rows), math.ceil(share.high * rows),
-            share.low == share.high, share.method]
+def _scaled(share: Estimate, rows: int) -> Band:
+    return Band(round(share.value * rows), math.floor(share.low * rows), math.ceil(share.high * rows),
+                share.low == share.high, share.method)

@@ -149,7 +149,7 @@ def inexact_figures(parameters: dict, column: str) -> list[str]:
     entry = tiered_columns(parameters).get(column)
     if entry is None:
         return []
-    return sorted(name for name, figure in entry["figures"].items() if not figure[3])
+    return sorted(name for name, figure in entry["figures"].items() if not Band.of(figure).exact)
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,9 @@ class Band:
     @property
     def unknown(self) -> bool:
         return self.value is None and not self.exact
+
+
+UNKNOWN_BAND = Band(None, None, None, False, "unknown")  # a figure no tier gave: no value, no bound
 
 
 # figures a table level sums over its partitions; the others are extremes (min, max, max_len), an average

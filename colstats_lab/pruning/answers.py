@@ -12,7 +12,7 @@ import pandas as pd
 from sqlglot import exp
 
 from ..coltypes import StatsKind, parse_type
-from ..column_statistics.estimators import inexact_figures, tiered_columns
+from ..column_statistics.estimators import Band, inexact_figures, tiered_columns
 from ..column_statistics.model import ColumnStatisticsObj
 from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
@@ -163,7 +163,8 @@ def _exact_figures(table: Table, aggregates: list[_Aggregate], partitions: list[
         if agg.function == "count":  # count(*) and count(c) take the rows, which metadata may leave a band
             for parameters, where in owners:
                 estimated = next((column for column, entry in tiered_columns(parameters).items()
-                                  if not entry["figures"].get("rows", [None, None, None, True])[3]), None)
+                                  if "rows" in entry["figures"] and not Band.of(entry["figures"]["rows"]).exact),
+                                 None)
                 if estimated is not None:
                     raise NotFromStats(f"the rows of {where} are estimated ({_tier(parameters, estimated)}: "
                                        "equality deletes remove rows metadata cannot count), not exact; answered by "
