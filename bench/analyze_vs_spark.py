@@ -137,7 +137,7 @@ def main() -> None:
           f"{ours / times['lacking+items']:.2f}")
     scanned, scanned_runs = median_of(args.runs, lambda: every_figure_scanned(lab, ours_sql))
     print(f"ours, every figure scanned (before footers served them): median {scanned:.2f} s  "
-          f"runs {['%.2f' % t for t in scanned_runs]}  ratio {scanned / native:.2f}")
+          f"runs {[f'{t:.2f}' for t in scanned_runs]}  ratio {scanned / native:.2f}")
 
     # with distributions: our KLL sketches against Spark's equi-height histograms, on the same rows
     lab.set("hive.stats.kll.enable", True)

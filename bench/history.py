@@ -126,8 +126,8 @@ def main() -> None:
         without = statistics.median(times[(operation, False)])
         print(f"{operation:8} with history {with_history:.2f} s, without {without:.2f} s: "
               f"ratio {with_history / without:.3f} (target <= 1.05); runs with "
-              f"{['%.2f' % t for t in times[(operation, True)]]}, without "
-              f"{['%.2f' % t for t in times[(operation, False)]]}")
+              f"{[f'{t:.2f}' for t in times[(operation, True)]]}, without "
+              f"{[f'{t:.2f}' for t in times[(operation, False)]]}")
     metastore_only(lab, args.runs)
 
     before_rows = history_rows(path)

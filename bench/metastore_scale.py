@@ -208,7 +208,7 @@ def rows_and_states(values, columns, pool, now, first: int, table: str, tbl_id: 
         for obj in stats.statsObj:
             figures = obj_to_values(obj)
             rows.append((part_ids[desc.partName], desc.partName, desc.catName, "default", table, *figures, now, "hive"))
-            named = dict(zip(ROW_COLUMNS, figures), LAST_ANALYZED=now)
+            named = dict(zip(ROW_COLUMNS, figures, strict=True), LAST_ANALYZED=now)
             states.append((tbl_id, desc.partName, obj.colName, "hive", *(named[c] for c in STATE_COLUMNS), 1000, now))
     return rows, states
 
@@ -277,7 +277,7 @@ def store_round(ms: Metastore, values, pool, now, first: int, keep: bool, table_
     stats = list(stats_for(values, COLUMNS, pool, now, first=first, table=table_name))
     files = tuple(PartitionFiles(parts[s.statsDesc.partName], [], []) for s in stats)
     groups = PartitionResults()
-    groups.add_all(GroupStats(tuple(f.partition.values), 1000, s.statsObj) for f, s in zip(files, stats))
+    groups.add_all(GroupStats(tuple(f.partition.values), 1000, s.statsObj) for f, s in zip(files, stats, strict=True))
     ms.history_enabled = keep
     txn = ms.open_txn()
     change = AnalyzeChange(table, "columns", ms.allocate_table_write_id(txn, "default", table_name),

@@ -53,7 +53,7 @@ def children_of(operators: pd.DataFrame) -> dict[int, list[int]]:
 def join_signature(operators: pd.DataFrame) -> tuple:
     """The plan's joins root first, each as its kind and the tables below it: order and kinds at once."""
     children = children_of(operators)
-    nodes = dict(zip(operators["id"], operators["node"]))
+    nodes = dict(zip(operators["id"], operators["node"], strict=True))
 
     def tables(op: int) -> list[str]:
         if nodes[op].startswith("Scan"):
@@ -84,8 +84,9 @@ def order_difference(ours: tuple, theirs: tuple, our_leaves: dict[str, int], the
 def leaf_estimates(operators: pd.DataFrame) -> dict[str, int]:
     """Each table's rows as the optimizer estimates them where the plan reads it: the scan's parent (its
     filter, or its projection), by table."""
-    nodes, parents = dict(zip(operators["id"], operators["node"])), dict(zip(operators["id"], operators["parent"]))
-    estimates = dict(zip(operators["id"], operators["estimated_rows"]))
+    nodes = dict(zip(operators["id"], operators["node"], strict=True))
+    parents = dict(zip(operators["id"], operators["parent"], strict=True))
+    estimates = dict(zip(operators["id"], operators["estimated_rows"], strict=True))
     out = {}
     for op, node in nodes.items():
         above = parents[op]
@@ -97,8 +98,8 @@ def leaf_estimates(operators: pd.DataFrame) -> dict[str, int]:
 def join_q_errors(operators: pd.DataFrame) -> dict[int, list[float]]:
     """Each join's q-error by its depth: the joins at or below it."""
     children = children_of(operators)
-    is_join = dict(zip(operators["id"], operators["node"].str.startswith("Join")))
-    q = dict(zip(operators["id"], operators["q_error"]))
+    is_join = dict(zip(operators["id"], operators["node"].str.startswith("Join"), strict=True))
+    q = dict(zip(operators["id"], operators["q_error"], strict=True))
 
     def joins(op: int) -> int:
         return int(is_join[op]) + sum(joins(c) for c in children.get(op, []))
@@ -198,7 +199,7 @@ def main() -> None:
     if ratios:
         print(f"lab.explain(run=True) over the query's own run through lab.sql: geometric mean "
               f"{statistics.geometric_mean(ratios):.2f} (target <= 1.1), per query "
-              + ", ".join(f"{q} {r:.2f}" for q, r in zip(explained, ratios)))
+              + ", ".join(f"{q} {r:.2f}" for q, r in zip(explained, ratios, strict=True)))
 
     for fact, date_key in FACTS.items():  # another job appends the last day's sales again, as a new file
         con = duckdb.connect()

@@ -10,7 +10,8 @@ from __future__ import annotations
 import gc
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024  # what a notebook can afford beside Spark's driver
 

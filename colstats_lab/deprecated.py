@@ -4,7 +4,8 @@ call of each in a process warns with the new spelling (a DeprecationWarning). De
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class LabDeprecationWarning(DeprecationWarning):

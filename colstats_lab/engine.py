@@ -8,9 +8,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
@@ -83,12 +83,12 @@ class SessionSettings:
 
     @classmethod
     def of(cls, home: str, master: str | None = None, remote: str | None = None,
-           conf: dict[str, str] | None = None) -> "SessionSettings":
+           conf: dict[str, str] | None = None) -> SessionSettings:
         remote = remote or os.environ.get(ENV_REMOTE) or None
         master = None if remote else (master or os.environ.get(ENV_MASTER) or "local[*]")
         return cls(os.path.abspath(home), master, remote, tuple(sorted((conf or {}).items())))
 
-    def launches_like(self, other: "SessionSettings") -> bool:
+    def launches_like(self, other: SessionSettings) -> bool:
         """Whether a session with `other` can run in the JVM started for these settings."""
         def launch(settings):
             return {k: v for k, v in settings.conf if k.startswith(JVM_LAUNCH_PREFIXES)}

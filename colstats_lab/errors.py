@@ -8,8 +8,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 class ColstatsError(Exception):
@@ -281,7 +281,7 @@ def spark_errors(what: str, query: str | None = None, aliases: dict[str, str] | 
             message = message.replace(f"`{name}`", alias).replace(name, alias)
         raise QueryError(message, query, _condition(exc)) from None
     finally:
-        for logger, level in zip(loggers, levels):
+        for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
 
 

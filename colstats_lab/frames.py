@@ -89,7 +89,7 @@ def level_records(metastore: Metastore, table: Table, partition: str | None = No
     names = [c.name for c in columns]
     one = None if partition in (None, TABLE_LEVEL) else [partition]
     compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
-                                                             part_names=one)))
+                                                             part_names=one), strict=True))
     aggr = None
     # a partitioned table's level is its partitions' union: its tiers are theirs (stats_frame says "mixed")
     tiered = tiered_columns(table.parameters) if not table.is_partitioned else {}
@@ -331,7 +331,7 @@ def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int 
     found = metastore.partition_stats_columns(table.dbName, table.tableName, [column]).get(column.lower())
     records = []
     if found is not None:
-        for name, rows, histogram in list(zip(found.parts, found.rows, found.histograms))[-limit:]:
+        for name, rows, histogram in list(zip(found.parts, found.rows, found.histograms, strict=True))[-limit:]:
             sketch = Distribution.of(histogram, type_name)
             quartiles = sketch.quartiles() if sketch is not None else None
             if quartiles and sketch is not None:
@@ -413,7 +413,7 @@ def _tiers(owners: dict[str | None, dict], table: Table, frame: pd.DataFrame) ->
     """Each row's tier: "every value", "metadata" (no value read) or "5 % sample (4.9 % of rows read)". The table
     level of a partitioned table is "mixed" where its partitions' differ."""
     out = []
-    for partition, column in zip(frame["partition"], frame["column"]):
+    for partition, column in zip(frame["partition"], frame["column"], strict=True):
         if partition is None and table.is_partitioned:
             tiers = {tier_said(owner.get(column)) for name, owner in owners.items() if name is not None}
             out.append(tiers.pop() if len(tiers) == 1 else "mixed" if tiers else "every value")
@@ -477,7 +477,7 @@ def _partitions_frame(metastore: Metastore, table: Table, partitions: list[Parti
     for partition in sorted(rows):
         held = {o.colName: o for o in stats[partition].statsObj} if partition in stats else {}
         types = {c.name: c.type for c in columns}
-        for column, (accurate, why) in zip(columns, verdicts.get(partition, [])):
+        for column, (accurate, why) in zip(columns, verdicts.get(partition, []), strict=True):
             record: dict[str, Any] = dict.fromkeys(TIDY_COLUMNS)
             record.update(partition=partition, column=column.name, type=column.type, rows=rows[partition])
             obj = held.get(column.name)
@@ -557,7 +557,7 @@ def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     records = [(partition, column, accurate, why) if holders is None or partition in holders
                else (partition, column, None, "never analyzed")
                for partition in sorted(verdicts, key=lambda name: name or "")
-               for column, holders, (accurate, why) in zip(names, held, verdicts[partition])]
+               for column, holders, (accurate, why) in zip(names, held, verdicts[partition], strict=True)]
     return spelled_frame(pd.DataFrame.from_records(records, columns=FRESHNESS_COLUMNS), table)
 
 
@@ -594,7 +594,7 @@ def groups_frame(groups: dict, columns: list[tuple[str, str]], keys: list[str]) 
     records = []
     for values, group in sorted(groups.items(), key=lambda item: tuple("" if v is None else v for v in item[0])):
         partition = make_part_name(keys, list(values)) if keys else None
-        for (name, type_name), obj in zip(columns, group.columns):
+        for (name, type_name), obj in zip(columns, group.columns, strict=True):
             record = dict.fromkeys(TIDY_COLUMNS)
             counted = group.num_rows if obj.numValues is None else obj.numValues
             record.update(partition=partition, column=name, type=type_name, rows=group.num_rows, values=counted,
@@ -706,7 +706,7 @@ def report_data(metastore: Metastore, table: Table, frame: pd.DataFrame | None =
         "bytes": int(params.get("totalSize", 0) or 0),
         "skewed_by": None if table.skewedInfo is None else {"columns": table.skewedInfo.skewedColNames,
                                                             "values": table.skewedInfo.skewedColValues},
-        "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "statistics": [{key: plain(value) for key, value in record.items()} for record in frame.to_dict("records")],
         "metadata_levels": None if stored is None else
         dict(Counter(unit.type for unit in stored.units)),

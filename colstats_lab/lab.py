@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 from pyspark.sql import SparkSession
@@ -75,7 +76,7 @@ class Lab(DeprecatedLabMethods):
     and its `metastore` (`.path`, `.url`, `.engine`).
     """
 
-    _current: "Lab | None" = None
+    _current: Lab | None = None
 
     def __init__(self, home: str | None = None, spark: SparkSession | None = None, master: str | None = None,
                  remote: str | None = None, spark_conf: dict[str, str] | None = None, warehouse: str | None = None,
@@ -108,12 +109,12 @@ class Lab(DeprecatedLabMethods):
         Lab._current = self
 
     @classmethod
-    def current(cls, home: str | None = None) -> "Lab":
+    def current(cls, home: str | None = None) -> Lab:
         """The last Lab created, or a new one on `home` (default $COLSTATS_HOME or ./.colstats)."""
         return cls._current or cls(home=home)
 
     @classmethod
-    def start_spark_early(cls) -> "engine.BackgroundStart | None":
+    def start_spark_early(cls) -> engine.BackgroundStart | None:
         """Starts, on a thread, the Spark session the magics' lab will ask for.
 
         The last Lab created's, or a default Lab's (without creating that Lab). A Lab that then asks for other
@@ -349,7 +350,7 @@ class Lab(DeprecatedLabMethods):
         return analyze_commands.analyze_frame(self, frame, by)
 
     def register_external(self, table: str, path: str, format: str = "parquet",
-                          partition_types: dict[str, str] | None = None) -> "TableHandle":
+                          partition_types: dict[str, str] | None = None) -> TableHandle:
         """Registers existing files as an external table; returns its handle (`lab.tables[table]`).
 
         Parquet files with `k=v` partition directories; with `format="delta"`, the Delta table at `path`; with

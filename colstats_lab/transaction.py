@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from .metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
 from .metastore.changes import Change
@@ -96,7 +97,7 @@ class Transaction:
             self.metastore.abort_txn(self.txn_id)
             log.info("aborted transaction %d: %s", self.txn_id, why)
 
-    def __enter__(self) -> "Transaction":
+    def __enter__(self) -> Transaction:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> Literal[False]:

@@ -33,7 +33,7 @@ def run(lab: Lab) -> dict:
     described = {}
     for column in ("x", "amount", "note"):
         frame = lab.sql(f"DESCRIBE FORMATTED sales {column}").df
-        info = dict(zip(frame.info_name, frame.info_value))
+        info = dict(zip(frame.info_name, frame.info_value, strict=True))
         described[column] = {k: info[k] for k in ("min", "max", "num_nulls", "distinct_count", "avg_col_len",
                                                   "max_col_len", "COLUMN_STATS_ACCURATE")}
     top = lab.tables["sales"].skew("x", top=3)

@@ -57,7 +57,7 @@ class Client:
         """The rows as dicts by column name in upper case (PostgreSQL folds unquoted names to lower case)."""
         cursor = self.execute(sql, params)
         names = [d[0].upper() for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     def schema_version(self) -> int:
         """How many migrations the metastore has run."""
@@ -93,7 +93,7 @@ class Client:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc) -> None:

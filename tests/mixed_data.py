@@ -44,7 +44,7 @@ def rows_for(partition: str, count: int, seed: int) -> list[tuple]:
             maybe(note),
             maybe(rnd.random() < 0.3),
             maybe(dt.date(2026, 1, 1) + dt.timedelta(days=rnd.randint(-400, 400))),
-            maybe(dt.datetime(2026, 11, 21, tzinfo=dt.timezone.utc)
+            maybe(dt.datetime(2026, 11, 21, tzinfo=dt.UTC)
                   + dt.timedelta(microseconds=rnd.randint(-10**13, 10**13))),
             maybe(bytes(rnd.randint(0, 255) for _ in range(rnd.randint(0, 12)))),
             None,

@@ -8,8 +8,8 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "artifacts")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -12,7 +12,7 @@ from mixed_data import COLUMNS, write_mix
 from colstats_lab import Lab
 from colstats_lab.column_statistics.sketches import ndv_relative_error
 
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 def _frame(rows: list[tuple]) -> pd.DataFrame:

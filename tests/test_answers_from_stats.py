@@ -13,10 +13,10 @@ from colstats_lab import Lab
 
 ROWS = [
     # ds, hr, x, amount, price, day, ts, note
-    ("a", 1, 5, 1.5, Decimal("1.10"), dt.date(2026, 1, 3), dt.datetime(2026, 1, 1, 10, tzinfo=dt.timezone.utc), "n1"),
+    ("a", 1, 5, 1.5, Decimal("1.10"), dt.date(2026, 1, 3), dt.datetime(2026, 1, 1, 10, tzinfo=dt.UTC), "n1"),
     ("a", 1, None, float("nan"), None, None, None, None),
-    ("a", 2, -7, -0.5, Decimal("-2.00"), dt.date(2025, 5, 1), dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc), "n2"),
-    ("b", 1, 40, 9.0, Decimal("9.99"), dt.date(2027, 2, 2), dt.datetime(2027, 1, 1, 1, 1, 1, 5, tzinfo=dt.timezone.utc), ""),
+    ("a", 2, -7, -0.5, Decimal("-2.00"), dt.date(2025, 5, 1), dt.datetime(2025, 1, 1, tzinfo=dt.UTC), "n2"),
+    ("b", 1, 40, 9.0, Decimal("9.99"), dt.date(2027, 2, 2), dt.datetime(2027, 1, 1, 1, 1, 1, 5, tzinfo=dt.UTC), ""),
     ("b", 3, 2, None, Decimal("0.01"), dt.date(2026, 6, 6), None, "n3"),
     ("c", 3, None, None, None, None, None, None),
 ]

@@ -95,7 +95,7 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         names = [row.split("\t")[0] for row in landing.locator("tbody tr").all_inner_texts()]
         # the stale ones first (the one analyzed longest ago first), the one never analyzed last
         assert names == ["default.sales", "default.events", "default.hot"]
-        by_name = dict(zip(names, landing.locator("tbody tr").all_inner_texts()))
+        by_name = dict(zip(names, landing.locator("tbody tr").all_inner_texts(), strict=True))
         assert "\texternal\t" in by_name["default.events"] and "not accurate in 1 partition(s)" in by_name["default.events"]
         assert "\tlist-bucketing\t" in by_name["default.hot"] and "\tmanaged\t" in by_name["default.sales"]
         assert f"\t{fmt.count(rows)}\t" in by_name["default.sales"]

@@ -79,7 +79,7 @@ def _check_ranks(distribution: Distribution, exact: np.ndarray) -> None:
     values = np.sort(exact)
     n = len(values)
     assert distribution.count == n
-    for rank, quartile in zip((0.25, 0.5, 0.75), distribution.quartiles()):
+    for rank, quartile in zip((0.25, 0.5, 0.75), distribution.quartiles(), strict=True):
         # the returned value's exact rank range [below, at or below] must come within the bound of the rank
         below = np.searchsorted(values, quartile, side="left") / n
         at_or_below = np.searchsorted(values, quartile, side="right") / n
@@ -116,7 +116,7 @@ def test_hive_prints_the_quartiles_with_the_exclusive_criterion(lab):
 
     def histogram(column):
         frame = lab.sql(f"DESCRIBE FORMATTED q {column}").df
-        return dict(zip(frame.info_name, frame.info_value))["histogram"]
+        return dict(zip(frame.info_name, frame.info_value, strict=True))["histogram"]
 
     assert histogram("b") == "Q1: 2, Q2: 2, Q3: 4"
     assert histogram("f") == "Q1: 0.2, Q2: 0.2, Q3: 0.4"  # float's digits, as Java prints a float
@@ -126,7 +126,7 @@ def test_hive_prints_the_quartiles_with_the_exclusive_criterion(lab):
     lab.sql("CREATE TABLE four (b BIGINT)")
     lab.tables["four"].write(pd.DataFrame({"b": [4, 1, 3, 2]}))
     frame = lab.sql("DESCRIBE FORMATTED four b").df
-    assert dict(zip(frame.info_name, frame.info_value))["histogram"] == "Q1: 2, Q2: 3, Q3: 4"
+    assert dict(zip(frame.info_name, frame.info_value, strict=True))["histogram"] == "Q1: 2, Q2: 3, Q3: 4"
 
 
 def test_without_the_setting_no_sketch_is_kept_and_a_partial_one_never_reaches_the_table(lab):
@@ -136,7 +136,7 @@ def test_without_the_setting_no_sketch_is_kept_and_a_partial_one_never_reaches_t
     ms = lab.metastore
     assert ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
     frame = lab.sql("DESCRIBE FORMATTED p x").df
-    assert dict(zip(frame.info_name, frame.info_value))["histogram"] == ""
+    assert dict(zip(frame.info_name, frame.info_value, strict=True))["histogram"] == ""
 
     lab.set("hive.stats.kll.enable", True)
     lab.sql("ANALYZE TABLE p PARTITION (ds='b') COMPUTE STATISTICS FOR COLUMNS")
@@ -245,11 +245,11 @@ def test_the_statistics_view_draws_each_sketched_columns_distribution_and_its_qu
     exact = np.sort(_sketch_units("d", pd.concat([frames[d]["d"] for d in DAYS])))
     assert sum(histogram.data[0].y) == pytest.approx(1.0)  # the bars hold every value
     edges = np.linspace(exact[0], exact[-1], len(histogram.data[0].y) + 1)
-    for share, low, high in zip(histogram.data[0].y, edges, edges[1:]):  # each bar within a bound's error twice
+    for share, low, high in zip(histogram.data[0].y, edges, edges[1:], strict=True):  # each bar within a bound's error twice
         assert abs(share - ((exact >= low) & (exact < high)).mean()) <= 2 * rank_error() + 1 / len(exact)
     assert boxes.data[0].x == tuple(f"ds={d}" for d in DAYS)
     by_partition = lab.tables["t"].inspect.quartiles("d")
-    for day, median in zip(DAYS, boxes.data[0].median):
+    for day, median in zip(DAYS, boxes.data[0].median, strict=True):
         values = np.sort(_sketch_units("d", frames[day]["d"]))
         at = np.searchsorted(values, median, side="left") / len(values)
         assert abs(at - 0.5) <= rank_error()  # the box's median is the partition's, within the sketch's error
@@ -302,7 +302,7 @@ def test_the_tidy_frame_and_the_json_report_carry_describes_quartiles(analyzed, 
     frame = lab.tables["t"].inspect.stats()
     for column in ("b", "dt", "ts"):
         described = lab.sql(f"DESCRIBE FORMATTED t {column}").df
-        histogram = dict(zip(described.info_name, described.info_value))["histogram"]
+        histogram = dict(zip(described.info_name, described.info_value, strict=True))["histogram"]
         row = frame[frame.partition.isna() & (frame.column == column)].iloc[0]
         shown = [str(v) if column != "ts" else v.strftime("%Y-%m-%d %H:%M:%S") for v in (row["q1"], row["median"], row["q3"])]
         assert histogram == ", ".join(f"Q{i}: {v}" for i, v in enumerate(shown, 1))

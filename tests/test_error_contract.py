@@ -22,6 +22,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from lab_copies import copy_lab_home
 from metastore_rows import connect
+from pyspark.errors import AnalysisException
 
 import colstats_lab
 from colstats_lab import Lab
@@ -171,7 +172,7 @@ def test_mutated_statements_raise_only_our_errors_and_change_nothing(fresh, text
         assert _names_input(exc, text), f"{type(exc).__name__}: {exc} does not name anything in {text!r}"
         assert metastore_dump(lab) == before, f"{text!r} failed but changed the metastore"
         assert warehouse_listing(lab) == files_before, f"{text!r} failed but changed the warehouse"
-        assert not [t for t in lab.metastore.db.execute("SELECT TXN_ID FROM TXNS WHERE TXN_STATE = 'o'")], \
+        assert not list(lab.metastore.db.execute("SELECT TXN_ID FROM TXNS WHERE TXN_STATE = 'o'")), \
             f"{text!r} failed and left its transaction open"
 
 
@@ -331,7 +332,7 @@ def test_spark_refusing_what_the_lab_ran_logs_no_json_error_line(fresh):
         with pytest.raises(colstats_lab.QueryError):
             lab.sql("SELECT CAST('a' AS INT) FROM sales")
         assert records == []
-        with pytest.raises(Exception):
+        with pytest.raises(AnalysisException):
             lab.spark.sql("SELECT nosuchcol_outside_the_lab").collect()
         assert len(records) == 1
     finally:

@@ -109,7 +109,7 @@ def test_mixed_case_partition_directories_and_keys(lab, tmp_path):
         data = stats.obj("userid").statsData.value
         assert (data.lowValue, data.highValue) == (frame["userId"].min(), frame["userId"].max())
     got = lab.sql("SELECT Region, count(*) AS n FROM byregion WHERE eventType = 'buy' GROUP BY Region").df
-    assert dict(zip(got["Region"], got["n"])) == {r: int((f["eventType"] == "buy").sum()) for r, f in frames.items()}
+    assert dict(zip(got["Region"], got["n"], strict=True)) == {r: int((f["eventType"] == "buy").sum()) for r, f in frames.items()}
     assert list(lab.sql("DESCRIBE byregion").df["col_name"])[-1] == "Region"
 
 
@@ -335,7 +335,7 @@ def test_leaf_predicates_prune_by_footers_and_answer_as_spark_does(lab, tmp_path
     lab.sql("ANALYZE TABLE leafy PARTITION (k) COMPUTE STATISTICS FOR ALL COLUMNS")
     assert [lab.sql(q).df["n"][0] for q in queries] == expected
     # min and max of a leaf from statistics: the leaf's, never the top-level column `id` of the same last name
-    for query, value in zip(queries[2:], expected[2:]):
+    for query, value in zip(queries[2:], expected[2:], strict=True):
         answer = lab.stats_answer(query)
         assert answer.frame is not None and answer.frame.iloc[0, 0] == value, answer.reason
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from colstats_lab import Lab
 
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 TYPES = {"tiny": pa.int8(), "n": pa.int64(), "i": pa.int32(), "day": pa.date32(),
          "ts": pa.timestamp("us", tz="UTC"), "note": pa.string(), "amount": pa.float64(), "flag": pa.bool_()}
 
@@ -173,7 +173,7 @@ def test_footer_figures_equal_the_rows_over_random_files(tmp_path_factory, spark
         int96 = any(pq.ParquetFile(os.path.join(root, f"ds={ds}", f"part-{index}.parquet")).schema.column(4)
                     .physical_type == "INT96" for ds, files in partitions.items() for index in range(len(files)))
         assert ("ts" in outcome.footer_columns) == (not int96)
-        names = [n for n in TYPES] + ["price"]
+        names = list(TYPES) + ["price"]
         for ds, files in partitions.items():
             rows = pa.concat_tables([table for table, _ in files])
             stored = lab.metastore.get_partitions_statistics("default", "random", [f"ds={ds}"], names)[f"ds={ds}"]
@@ -228,7 +228,7 @@ def test_a_gathered_write_takes_min_max_and_nulls_from_the_footers_it_wrote(lab,
                          "ts": pd.to_datetime(["2026-01-01 00:00:00.000001", None, "1969-12-31 23:59:59"], utc=True,
                                               format="ISO8601"),
                          "day": [dt.date(2026, 5, 1), dt.date(1999, 1, 2), None]}).astype({"n": "Int64"})
-    micros = lambda text: (dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc) - EPOCH)  # noqa: E731
+    micros = lambda text: (dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC) - EPOCH)  # noqa: E731
     expected = {"n": {"nulls": 1, "low": -2, "high": 5}, "note": {"nulls": 1, "maxlen": 3},
                 "ts": {"nulls": 1, "low": micros("1969-12-31 23:59:59") // dt.timedelta(microseconds=1),
                        "high": micros("2026-01-01 00:00:00.000001") // dt.timedelta(microseconds=1)},

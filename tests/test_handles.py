@@ -205,7 +205,7 @@ def test_lab_keeps_the_lab_wide_verbs_only():
     lab = Lab.__new__(Lab)
     shown = sorted(name for name in dir(lab) if not name.startswith("_"))
     assert not set(shown) & deprecated.DEPRECATED_NAMES and len(deprecated.DEPRECATED_NAMES) >= 40
-    assert set(public) <= set(shown) and callable(getattr(Lab, "view_stats"))
+    assert set(public) <= set(shown) and callable(Lab.view_stats)
     assert public == ["analyze_frame", "attach", "clean", "close", "current", "explain", "get", "import_spark_stats",
                       "parse", "register_external", "reset", "resolve", "run", "runs", "set", "settings", "spark",
                       "spark_started", "sql", "start_spark_early", "stats_answer", "transaction", "txn_scope"]

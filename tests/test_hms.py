@@ -40,7 +40,7 @@ DAYS = ["2026-01-01", "2026-01-02", "2026-01-03"]
 def rows_of(day_index: int, n: int = 40) -> pd.DataFrame:
     """Rows with NULLs in every column but id; the third day's `note` is NULL throughout."""
     i = np.arange(n)
-    base = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    base = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     frame = pd.DataFrame({
         "id": i + 1000 * day_index,
         "x": [None if k % 7 == 3 else int((k * 37) % 23 - 5 + day_index) for k in i],
@@ -156,7 +156,8 @@ def test_analyze_and_publish_every_type_partition_and_table_level(hms_lab, hms, 
     assert "sales" in hms_lab.sql(f"SHOW TABLES IN hms.{db}").df["tab_name"].tolist()
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR ALL COLUMNS")
     described = hms_lab.sql(f"DESCRIBE FORMATTED hms.{db}.sales PARTITION (ds='2026-01-02') x").df
-    assert dict(zip(described.info_name, described.info_value))["min"] == str(expected(frames["2026-01-02"], "x", "int")["low"])
+    info = dict(zip(described.info_name, described.info_value, strict=True))
+    assert info["min"] == str(expected(frames["2026-01-02"], "x", "int")["low"])
     outcome = hms_lab.tables[f"hms.{db}.sales"].publish().details
     assert sorted(outcome.published) == [f"ds={d}" for d in DAYS] and outcome.withdrawn == []
     names = [c for c, _ in COLUMNS]
@@ -173,7 +174,7 @@ def test_analyze_and_publish_every_type_partition_and_table_level(hms_lab, hms, 
         assert params["numRows"] == "40" and params["numFiles"] == str(len(files))
         assert params["totalSize"] == str(sum(os.path.getsize(f) for f in files))
         assert json.loads(params["COLUMN_STATS_ACCURATE"]) == {"BASIC_STATS": "true",
-                                                               "COLUMN_STATS": {c: "true" for c in sorted(names)}}
+                                                               "COLUMN_STATS": dict.fromkeys(sorted(names), "true")}
         assert params["spark.sql.statistics.numRows"] == "40"
         assert params["spark.sql.statistics.totalSize"] == params["totalSize"]
     whole = pd.concat(frames.values(), ignore_index=True)
@@ -251,7 +252,7 @@ def test_partitions_the_hms_adds_and_drops_are_followed(hms_lab, hms, sales):
     assert stats.statsObj[0].statsData.value.numNulls == int(rows_of(3, 7)["x"].isna().sum())
     def accuracy(column: str) -> str:
         described = hms_lab.sql(f"DESCRIBE FORMATTED hms.{db}.sales {column}").df
-        return dict(zip(described.info_name, described.info_value)).get("COLUMN_STATS_ACCURATE", "")
+        return dict(zip(described.info_name, described.info_value, strict=True)).get("COLUMN_STATS_ACCURATE", "")
 
     # ds=2026-01-04 was analyzed for x only: the table level's x is accurate in every partition, note is not
     assert '"x":"true"' in accuracy("x") and '"note":"false"' in accuracy("note")
@@ -273,7 +274,7 @@ def test_partition_values_hive_escapes_in_directory_names(hms_lab, hms, tmp_path
         x = hms_lab.metastore.get_partition_column_statistics(f"hms_{db}", "odd", name, "x").statsObj[0].statsData.value
         assert (x.numNulls, x.lowValue) == (int(frame["x"].isna().sum()), int(frame["x"].dropna().min())), value
     counted = hms_lab.sql(f"SELECT ds, count(*) AS n FROM hms.{db}.odd GROUP BY ds ORDER BY ds").df
-    assert dict(zip(counted["ds"], counted["n"])) == {"50%": 4, "a:b c": 6}
+    assert dict(zip(counted["ds"], counted["n"], strict=True)) == {"50%": 4, "a:b c": 6}
 
 
 def test_engines_shows_what_other_engines_wrote_and_what_spark_reads(hms_lab, hms, sales, hms_uri, tmp_path):

@@ -294,7 +294,7 @@ def test_an_approximate_skew_report_comes_from_the_kept_sketches_while_they_are_
         counts = frame["customer_id"].value_counts()
         top = report.for_partition(label)
         assert top.iloc[0]["value"] == HOT
-        assert all(abs(c - counts[v]) <= report.max_items for v, c in zip(top["value"], top["count"]))
+        assert all(abs(c - counts[v]) <= report.max_items for v, c in zip(top["value"], top["count"], strict=True))
         assert report.totals[label] == len(frame) and report.null_count(label) == frame["customer_id"].isna().sum()
     view = lab.views.skew("orders", "customer_id", mode="approx")
     assert "kept with the statistics" in view.header.value

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 from collections import defaultdict
+from itertools import pairwise
 
 from import_graph import circles, describe, import_graph, runtime_imports
 
@@ -94,7 +95,7 @@ def test_the_packages_import_each_other_without_cycles():
         cycle = cycle_through(edges, unit)
         if cycle:
             cycles.append(" -> ".join(cycle) + "  (" + "; ".join(
-                f"{a}->{b} at {edges[a][b][0]}" for a, b in zip(cycle, cycle[1:])) + ")")
+                f"{a}->{b} at {edges[a][b][0]}" for a, b in pairwise(cycle)) + ")")
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 

@@ -172,7 +172,7 @@ def test_multi_column_layout_and_the_seeds_partial_keys(lab):
 
     def kept(query):
         frame = lab.explain(query).to_pandas().query("level == @LIST_BUCKETING_LEVEL")
-        return {i.split("/", 1)[1] for i, k in zip(frame.identifier, frame.kept) if k}
+        return {i.split("/", 1)[1] for i, k in zip(frame.identifier, frame.kept, strict=True) if k}
 
     assert kept("SELECT * FROM t WHERE x = 10 AND y = 'a'") == {"x=10/y=a"}
     assert kept("SELECT * FROM t WHERE x = 10") == {"x=10/y=a", f"{DEFAULT}/{DEFAULT}"}  # prunes (20, 'c')
@@ -188,7 +188,7 @@ def test_multi_column_layout_and_the_seeds_partial_keys(lab):
 def test_pruning_keeps_only_the_directories_that_can_match(lb):
     def decisions(query):
         frame = lb.explain(query).to_pandas().query("level == @LIST_BUCKETING_LEVEL")
-        return {i.rsplit("/", 1)[1]: k for i, k in zip(frame.identifier, frame.kept)}
+        return {i.rsplit("/", 1)[1]: k for i, k in zip(frame.identifier, frame.kept, strict=True)}
 
     assert decisions("SELECT * FROM t WHERE x = 30") == {"x=30": True, "x=6": False, "x=20": False, DEFAULT: False}
     assert decisions("SELECT * FROM t WHERE x = 50") == {"x=30": False, "x=6": False, "x=20": False, DEFAULT: True}
@@ -214,7 +214,7 @@ def test_or_in_and_not_prune_directories_in_three_valued_logic(lb):
 
     def kept(query):
         frame = lb.explain(query).to_pandas().query("level == @LIST_BUCKETING_LEVEL")
-        return {i.rsplit("/", 1)[1] for i, k in zip(frame.identifier, frame.kept) if k}
+        return {i.rsplit("/", 1)[1] for i, k in zip(frame.identifier, frame.kept, strict=True) if k}
 
     assert kept("SELECT * FROM t WHERE x = 30 OR x = 6") == {"x=30", "x=6"}
     assert kept("SELECT * FROM t WHERE x = 30 OR x IN (20, 40)") == {"x=30", "x=20"}

@@ -44,7 +44,7 @@ def assert_same_rows(source: str, destination: str) -> dict[str, int]:
             left, right = src.execute(select).fetchall(), dst.execute(select).fetchall()
             assert len(left) == len(right), table
             for row in left:  # each row pairs with one of the other's, value by value
-                match = next((r for r in right if all(_same(a, b) for a, b in zip(row, r))), None)
+                match = next((r for r in right if all(_same(a, b) for a, b in zip(row, r, strict=True))), None)
                 assert match is not None, (table, row)
                 right.remove(match)
             counts[table] = len(left)

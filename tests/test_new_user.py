@@ -143,9 +143,9 @@ def test_registering_files_spark_cannot_read_or_empty_folders_says_so(lab, tmp_p
 
 @pytest.mark.slow
 def test_a_spark_start_prints_no_jvm_notices(tmp_path):
-    script = ("from colstats_lab import Lab\nimport pandas as pd\nlab = Lab(home=%r)\n"
-              "lab.sql('CREATE TABLE t (x BIGINT)')\nlab.tables['t'].write(pd.DataFrame({'x': [1, 2]}))\n"
-              "print(lab.sql('ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS').message)\n") % str(tmp_path / "lab")
+    script = ("from colstats_lab import Lab\nimport pandas as pd\nlab = Lab(home={!r})\n"
+              "lab.sql('CREATE TABLE t (x BIGINT)')\nlab.tables['t'].write(pd.DataFrame({{'x': [1, 2]}}))\n"
+              "print(lab.sql('ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS').message)\n").format(str(tmp_path / "lab"))
     env = {k: v for k, v in os.environ.items() if k != "PYSPARK_SUBMIT_ARGS"}  # Spark's own start, as a user's
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -38,7 +38,7 @@ def _names(parts) -> list[tuple]:
 
 
 def _expected(predicate) -> list[tuple]:
-    return sorted((v for v in VALUES if predicate(dict(zip(("ds", "hr", "region"), v))) is True),
+    return sorted((v for v in VALUES if predicate(dict(zip(("ds", "hr", "region"), v, strict=True))) is True),
                   key=lambda v: tuple((x is None, x) for x in v))
 
 

@@ -80,7 +80,7 @@ def test_few_ruled_out_partitions_are_still_reported_one_by_one(tmp_path, lab):
         pq.write_table(pa.table({"x": [1, 2]}), os.path.join(root, f"ds={day}", "part-0.parquet"))
     lab.register_external("few", root)
     partitions = lab.explain("SELECT * FROM few WHERE ds = 'b'").to_pandas().query("level == @PARTITION_LEVEL")
-    assert dict(zip(partitions.identifier, partitions.kept)) == {"ds=a": False, "ds=b": True, "ds=c": False}
+    assert dict(zip(partitions.identifier, partitions.kept, strict=True)) == {"ds=a": False, "ds=b": True, "ds=c": False}
 
 
 def test_one_day_answered_from_statistics_checks_only_that_days_files(tmp_path, lab, monkeypatch):

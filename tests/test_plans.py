@@ -252,7 +252,8 @@ def test_a_join_on_a_column_of_nulls_counts_what_ran_before_it_came_up_empty(lab
         lab.register_external(name, str(tmp_path / name))
         lab.sql(f"ANALYZE TABLE {name} COMPUTE STATISTICS FOR COLUMNS")
     report = lab.explain("SELECT a.v, b.v FROM a JOIN b ON a.`kéy` = b.`kéy`", run=True)
-    produced = dict(zip(report.operators["node"].str.split(" (", regex=False).str[0], report.operators["actual_rows"]))
+    produced = dict(zip(report.operators["node"].str.split(" (", regex=False).str[0], report.operators["actual_rows"],
+                        strict=True))
     # a's one row group holds NULL keys only: the pushed `isnotnull` skips it unread, so its scan produces none
     assert produced["Scan default.a"] == 0 and produced["Scan default.b"] == 300
     assert produced["Join Inner"] == 0 and report.operators["actual_rows"].notna().all()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -112,12 +113,12 @@ def test_a_profile_holds_the_figures_pandas_computes_and_runs_no_spark(profiled)
     histogram = columns.loc["amountEUR", "histogram"]
     edges = histogram["edges"]
     assert (edges[0], edges[-1]) == (values.min(), values.max())
-    truth = [int(((values >= a) & (values < b)).sum()) for a, b in zip(edges[:-2], edges[1:-1])]
+    truth = [int(((values >= a) & (values < b)).sum()) for a, b in zip(edges[:-2], edges[1:-1], strict=True)]
     truth.append(int(((values >= edges[-2]) & (values <= edges[-1])).sum()))
     assert histogram["error"] == math.ceil(2 * rank_error() * len(values))
-    assert all(abs(c - t) <= histogram["error"] for c, t in zip(histogram["counts"], truth)), (histogram, truth)
+    assert all(abs(c - t) <= histogram["error"] for c, t in zip(histogram["counts"], truth, strict=True)), (histogram, truth)
     qty = columns.loc["qty", "histogram"]  # whole numbers in a short range: a bin per value
-    assert qty["edges"] == list(range(0, 10))
+    assert qty["edges"] == list(range(10))
     assert all(abs(c - int((frame["qty"] == v).sum())) <= qty["error"] for v, c in enumerate(qty["counts"]))
     # quantiles: the fraction of values at or below each is within the rank error of its rank
     for name, rank in (("p5", 0.05), ("q1", 0.25), ("median", 0.5), ("q3", 0.75), ("p95", 0.95)):
@@ -374,7 +375,7 @@ def test_every_numbers_zeros_are_counted_exactly_by_the_pass(lab, tmp_path, rows
         assert "zeros estimated" not in columns.loc[column, "missing"]
     assert columns.loc["price", "zeros"] > 0
     for column in ("discount", "refund"):
-        assert (column, "zeros") in set(zip(profile.alerts["column"], profile.alerts["kind"]))
+        assert (column, "zeros") in set(zip(profile.alerts["column"], profile.alerts["kind"], strict=True))
     card = profile.to_html()
     assert f"{int((frame.price == 0).sum()):,} (" in card and "≈" not in card.split("price")[1].split("</dl>")[0]
 
@@ -400,7 +401,7 @@ def test_zeros_kept_before_they_were_counted_come_from_the_kll_sketch(lab, tmp_p
             assert abs(zeros - truth) <= rank_error() * rows, (column, zeros, truth)
             assert "zeros estimated" in columns.loc[column, "missing"]
             assert "≈ " in profile.to_html()
-        assert (column, "zeros") in set(zip(profile.alerts["column"], profile.alerts["kind"]))
+        assert (column, "zeros") in set(zip(profile.alerts["column"], profile.alerts["kind"], strict=True))
     assert pd.isna(columns.loc["price", "zeros"])  # 0 inside the range: the ranks cannot count one value
 
 
@@ -430,9 +431,9 @@ def test_strings_have_a_length_histogram_and_dates_their_range_on_the_card(lab, 
     histogram = columns.loc["note", "length_histogram"]
     edges = histogram["edges"]
     assert all(isinstance(e, int) for e in edges) and edges[0] == 0 and edges[-1] >= lengths.max()
-    truth = [int(((lengths >= a) & (lengths < b)).sum()) for a, b in zip(edges, edges[1:])]
+    truth = [int(((lengths >= a) & (lengths < b)).sum()) for a, b in pairwise(edges)]
     assert sum(truth) == len(lengths) and histogram["error"] == math.ceil(2 * rank_error() * len(lengths))
-    assert all(abs(c - t) <= histogram["error"] for c, t in zip(histogram["counts"], truth)), (histogram, truth)
+    assert all(abs(c - t) <= histogram["error"] for c, t in zip(histogram["counts"], truth, strict=True)), (histogram, truth)
     assert "length histogram" not in columns.loc["note", "missing"]
 
     card = profile.to_html()

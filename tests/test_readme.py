@@ -27,7 +27,7 @@ def _quick_start_cells() -> list[str]:
 def _write_timing(notebook, started: dt.datetime) -> None:
     """When the kernel started, each cell ran and the kernel was shut down, in tests/artifacts: one CI run
     took 617 s here instead of about 16 s, and this says which phase to look at when it happens again."""
-    ended = dt.datetime.now(dt.timezone.utc)
+    ended = dt.datetime.now(dt.UTC)
     lines = [f"test started {started.isoformat()}"]
     for index, cell in enumerate(notebook.cells):
         timing = cell.metadata.get("execution", {})
@@ -47,7 +47,7 @@ def test_the_quick_start_reaches_a_statistics_view(tmp_path, monkeypatch):
     monkeypatch.setenv("COLSTATS_HOME", str(tmp_path / "lab"))
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(code) for code in cells]
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     try:
         run_notebook(notebook, str(tmp_path), timeout=600)
     finally:

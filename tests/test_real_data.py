@@ -106,7 +106,7 @@ def end_to_end(lab, spark, name: str, columns_ddl: str, frame, checked: list[str
     counts = {_key(r[0]): r[1] for r in frame.where(F.col(f"`{column}`").isNotNull()).groupBy(f"`{column}`")
               .count().collect()}
     top = report.for_partition()
-    for value, count in zip(top["value"], top["count"]):
+    for value, count in zip(top["value"], top["count"], strict=True):
         assert counts[_key(value)] == count
     assert report.null_count() == total - sum(counts.values())
     lab.views.skew(name, column.lower(), mode="approx")
@@ -226,7 +226,7 @@ def test_partition_values_with_slashes_equals_percent_spaces_unicode_and_null(la
         answer = lab.sql(f"SELECT count(*) FROM odd_parts WHERE ds = '{value}'")
         assert answer.answered_from == "stats" and answer.df.iloc[0, 0] == 2, value
     scanned = lab.sql("SELECT ds, count(*) AS n FROM odd_parts GROUP BY ds").df
-    assert sorted(zip(scanned.ds.map(lambda v: v or ""), scanned.n)) == sorted((v or "", 2) for v in values)
+    assert sorted(zip(scanned.ds.map(lambda v: v or ""), scanned.n, strict=True)) == sorted((v or "", 2) for v in values)
 
 
 @pytest.mark.slow

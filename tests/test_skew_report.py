@@ -20,7 +20,7 @@ ROWS_PER_DAY = 4000
 def _day(ds: str, seed: int) -> pd.DataFrame:
     rnd = random.Random(seed)
     xs, ys = [], []
-    for i in range(ROWS_PER_DAY):
+    for _ in range(ROWS_PER_DAY):
         if rnd.random() < 0.55:  # 55 % of the rows go to the planted values, evenly
             x = rnd.choice(HOT[ds])
         else:  # the rest spread over thousands of values, each far below 2 %
@@ -118,7 +118,7 @@ def test_multi_column_skew_and_partial_keys(skewed):
     assert report.statement.startswith("ALTER TABLE `default`.`events` SKEWED BY (`x`, `y`) ON ((")
     partial = report.partial_key_pruning()
     row = partial[(partial.column == "x") & (partial.value == 20)].iloc[0]
-    shares = dict(zip(report.heavy_hitters()["value"].head(report.max_keys), report.heavy_hitters()["share"]))
+    shares = dict(zip(report.heavy_hitters()["value"].head(report.max_keys), report.heavy_hitters()["share"], strict=True))
     assert row["reads"] == pytest.approx(sum(s for v, s in shares.items() if v[0] == 20) + 1 - report.covered_share)
 
 
@@ -131,7 +131,7 @@ def test_approximate_mode_meets_its_guarantee(skewed):
         bound = 2.0 * ROWS_PER_DAY / max_items
         found = report.heavy_hitters(f"ds={ds}")
         assert set(HOT[ds]) <= set(found["value"])  # every planted key holds ~14 % >> the bound
-        for value, count in zip(found["value"], found["count"]):
+        for value, count in zip(found["value"], found["count"], strict=True):
             assert abs(count - truth[value]) <= bound, (ds, value, count, truth[value])
 
 
@@ -142,16 +142,16 @@ def test_the_approximate_table_level_merges_the_partitions_sketches_within_the_g
     evicting = lab.tables["events"].skew("x", mode="approx", max_items=64, min_share=0.02, top=10)
     found = evicting.heavy_hitters(TABLE_LEVEL)
     assert {20, 30, 40, 77} <= set(found["value"])  # in two or three days each: far above the bound
-    for value, count in zip(found["value"], found["count"]):
+    for value, count in zip(found["value"], found["count"], strict=True):
         assert abs(count - truth[value]) <= 2.0 * total / 64, (value, count, truth[value])
     # with room for every value, each count is exact: an int, a string and a pair of them, against pandas
     rows = pd.concat(data.values())
     for columns in (["x"], ["y"], ["x", "y"]):
         report = lab.tables["events"].skew(columns if len(columns) > 1 else columns[0], mode="approx", top=5,
                                            min_share=0.0, max_items=10_000)  # more than the kept sketches track
-        keys = rows[columns[0]] if len(columns) == 1 else pd.Series(list(zip(rows["x"], rows["y"])))
+        keys = rows[columns[0]] if len(columns) == 1 else pd.Series(list(zip(rows["x"], rows["y"], strict=True)))
         expected = [(v, n) for v, n in _pandas_top(keys, 5)]
-        got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
+        got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"], strict=True))
         assert [(tuple(v) if isinstance(v, (list, tuple)) else v, n) for v, n in got] == expected, columns
 
 
@@ -166,9 +166,9 @@ def test_approximate_counts_of_a_date_a_double_and_a_boolean(lab):
     lab.tables["typed"].write(frame.iloc[12:], partition={"p": "two"})
     for column in ("d", "f", "b"):
         report = lab.tables["typed"].skew(column, mode="approx", top=3, min_share=0.0)
-        got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"]))
+        got = list(zip(report.heavy_hitters(TABLE_LEVEL)["value"], report.heavy_hitters(TABLE_LEVEL)["count"], strict=True))
         assert got == _pandas_top(frame[column], 3), column
-        part = list(zip(report.heavy_hitters("p=one")["value"], report.heavy_hitters("p=one")["count"]))
+        part = list(zip(report.heavy_hitters("p=one")["value"], report.heavy_hitters("p=one")["count"], strict=True))
         assert part == _pandas_top(frame[column].iloc[:12], 3), column
 
 
@@ -212,7 +212,7 @@ def test_exact_measures_and_ties_against_pandas(skewed, spark):
         counts = frame["x"].value_counts()  # NULLs left out, as a skewed value never is NULL
         expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
         got = report.for_partition(part)
-        assert list(zip(got["value"], got["count"])) == expected, part
+        assert list(zip(got["value"], got["count"], strict=True)) == expected, part
         assert measures.loc[part, "rows"] == len(frame)
         assert measures.loc[part, "nulls"] == frame["x"].isna().sum()
         assert measures.loc[part, "distinct"] == frame["x"].nunique()
@@ -276,7 +276,7 @@ def test_exact_table_top_values_merged_from_the_partitions_lists_equal_pandas(sk
     for k in (2, 3, 20):
         report = lab.tables["events"].skew("x", mode="exact", top=k, min_share=0.0)
         got = report.for_partition(TABLE_LEVEL)
-        assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], k), k
+        assert list(zip(got["value"], got["count"], strict=True)) == _pandas_top(every["x"], k), k
         measures = report.measures().set_index("partition")
         if k == 2:  # 20 and 30 are in every day's list and no other value can reach them
             assert TABLE_LEVEL in report.estimated and bool(measures.loc[TABLE_LEVEL, "distinct_estimated"])
@@ -290,7 +290,7 @@ def test_exact_table_top_values_merged_from_the_partitions_lists_equal_pandas(sk
             assert measures.loc[TABLE_LEVEL, "max_over_median"] == pytest.approx(counts.max() / _lower_median(counts))
         for ds in HOT:  # each day keeps its own top k, whatever the table's path
             day = report.for_partition(f"ds={ds}")
-            assert list(zip(day["value"], day["count"])) == _pandas_top(data[ds]["x"], k)
+            assert list(zip(day["value"], day["count"], strict=True)) == _pandas_top(data[ds]["x"], k)
 
 
 def test_a_value_below_every_partitions_list_still_tops_the_table(lab, spark):
@@ -305,7 +305,7 @@ def test_a_value_below_every_partitions_list_still_tops_the_table(lab, spark):
     every = pd.DataFrame(rows, columns=["ds", "x"])
     report = lab.tables["hidden"].skew("x", mode="exact", top=3, min_share=0.0)
     got = report.for_partition(TABLE_LEVEL)
-    assert list(zip(got["value"], got["count"])) == _pandas_top(every["x"], 3) == [(0, 12), (1000, 5), (1001, 5)]
+    assert list(zip(got["value"], got["count"], strict=True)) == _pandas_top(every["x"], 3) == [(0, 12), (1000, 5), (1001, 5)]
     assert report.measures().set_index("partition").loc[TABLE_LEVEL, "distinct"] == every["x"].nunique()
     assert not report.estimated
 

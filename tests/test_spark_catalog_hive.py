@@ -132,7 +132,7 @@ def test_spark_uses_the_histogram_exported_from_our_sketch_and_ours_keeps_spark_
     # Spark's own histogram imported: its quartiles within a bin of the exact ones
     exact = found["exact_quartiles"]
     assert found["imported_quartiles"] is not None
-    for ours, want in zip(found["imported_quartiles"], exact):
+    for ours, want in zip(found["imported_quartiles"], exact, strict=True):
         assert abs(ours - want) <= 1 or want >= 100, (found["imported_quartiles"], exact)
 
 

@@ -90,7 +90,7 @@ def assert_same(theirs: dict, ours: dict, estimated: tuple[str, ...] = ()) -> No
             mine, spark = SparkHistogram.deserialize(ours[key]), SparkHistogram.deserialize(theirs[key])
             assert mine.height == spark.height and len(mine.bins) == len(spark.bins), key
             span = spark.bins[-1].hi - spark.bins[0].lo
-            for a, b in zip(mine.bins, spark.bins):  # bounds exactly; distinct values within Spark's HLL++ error
+            for a, b in zip(mine.bins, spark.bins, strict=True):  # bounds exactly; distinct values within Spark's HLL++ error
                 if key.split(".")[-2] in estimated:  # past 200 values the KLL sketch's ranks are within 1.33 %
                     assert abs(a.lo - b.lo) <= 2 * rank_error() * span and abs(a.hi - b.hi) <= 2 * rank_error() * span
                     continue

@@ -64,7 +64,7 @@ def test_spark_bins_from_a_sketch_hold_equal_shares_and_the_columns_distinct_val
     # Spark's histogram back into a sketch: quartiles within a bin (1/10 of the rows here) of the exact ranks
     again = Distribution(sketch_from_histogram(histogram, "bigint"), SketchFamily.BIGINT)
     ordered = np.sort(values)
-    for rank, quartile in zip((0.25, 0.5, 0.75), again.quartiles()):
+    for rank, quartile in zip((0.25, 0.5, 0.75), again.quartiles(), strict=True):
         below = np.searchsorted(ordered, quartile, side="left") / len(values)
         at_or_below = np.searchsorted(ordered, quartile, side="right") / len(values)
         assert below - 0.1 - rank_error() <= rank <= at_or_below + 0.1 + rank_error(), (rank, quartile)

@@ -80,7 +80,7 @@ def _equal_values(ours, theirs: str, column: str) -> bool:
     return str(ours) == theirs
 
 
-@pytest.mark.parametrize("column", [c for c in COLUMNS])
+@pytest.mark.parametrize("column", list(COLUMNS))
 def test_table_stats_match_spark_analyze(both, spark, column):
     ours = _ours_in_spark_terms(both, column)
     theirs = _spark_describe(spark, column)
@@ -104,7 +104,7 @@ def spark_catalog_stats(both, spark):
     return read_table_statistics(spark, "mix_native").statistics
 
 
-@pytest.mark.parametrize("column", [c for c in COLUMNS])
+@pytest.mark.parametrize("column", list(COLUMNS))
 def test_our_stats_in_spark_form_equal_spark_catalog(both, spark_catalog_stats, column):
     """`column_stat_from_hive` gives what Spark's own ANALYZE stored, string for string."""
     rows = int(both.metastore.get_table("default", "mix").parameters["numRows"])
@@ -133,7 +133,7 @@ def test_import_spark_stats_registers_the_table_and_stores_spark_figures(both, s
     assert "Spark keeps min/max of a boolean" in result.details.skipped["flag"]
     assert set(result.details.columns) == set(COLUMNS) - {"flag"}
     described = both.sql("DESCRIBE FORMATTED mix_native x").df
-    described = dict(zip(described.info_name, described.info_value))
+    described = dict(zip(described.info_name, described.info_value, strict=True))
     assert (described["min"], described["num_nulls"]) == (str(x.lowValue), str(xs.count(None)))
     assert both.import_spark_stats("mix_native").details.rows == len(every_row)  # again: replaced, not doubled
 

@@ -23,7 +23,7 @@ def sales(lab, spark):
 
 
 def _info(result) -> dict[str, str]:
-    return dict(zip(result.df.info_name, result.df.info_value))
+    return dict(zip(result.df.info_name, result.df.info_value, strict=True))
 
 
 def test_describe_formatted_column_gives_hives_rows(sales):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -88,7 +89,7 @@ def _pandas_psi(then: np.ndarray, now: np.ndarray, edges: list) -> float:
     """PSI over the same bins, from the rows themselves."""
     def shares(values):
         cuts = [0, *(np.searchsorted(np.sort(values), e, side="left") for e in edges), len(values)]
-        return [(b - a) / len(values) for a, b in zip(cuts, cuts[1:])]
+        return [(b - a) / len(values) for a, b in pairwise(cuts)]
     return drift.psi(shares(then), shares(now))
 
 
@@ -203,7 +204,7 @@ def test_describe_as_of_a_write_or_a_time_answers_from_the_state_kept_then(lab):
     def described(as_of, partition=True):
         text = "DESCRIBE FORMATTED t PARTITION (ds='a') x" if partition else "DESCRIBE FORMATTED t x"
         frame = lab.sql(text, as_of=as_of).df
-        return dict(zip(frame.info_name, frame.info_value))
+        return dict(zip(frame.info_name, frame.info_value, strict=True))
 
     then = described(1)
     assert (then["max"], then["num_nulls"], then["histogram"]) == ("4", "0", "Q1: 2, Q2: 3, Q3: 4")
@@ -323,11 +324,11 @@ def test_each_refresh_metadata_keeps_the_table_and_partition_figures_as_metadata
     table = lab.tables["t"].inspect.history("x", source="metadata")
     both = pd.concat([day_a, day_b], ignore_index=True)
     assert [_as_tuple(f) for f in (_figures(day_a["x"]), _figures(both["x"]))] == \
-        list(zip(table["rows"], table["nulls"], table["min"], table["max"]))
+        list(zip(table["rows"], table["nulls"], table["min"], table["max"], strict=True))
     assert all(cause.startswith("replace the metadata of default.t") for cause in table["cause"])
     assert list(lab.tables["t"].inspect.history("s", source="metadata")["nulls"]) == [1, 1]
     day = lab.tables["t"].inspect.history("x", partition="ds=a", source="metadata")
-    assert list(zip(day["rows"], day["min"], day["max"])) == [(3, 3, 7)]  # refreshed, unchanged: kept once
+    assert list(zip(day["rows"], day["min"], day["max"], strict=True)) == [(3, 3, 7)]  # refreshed, unchanged: kept once
     assert len(lab.tables["t"].inspect.history("x")) == statistics_before  # the statistics' own history is apart
 
     change = lab.tables["t"].inspect.compare(then=table["recorded_at"].iloc[0].to_pydatetime(), source="metadata")
@@ -345,7 +346,7 @@ def _top_psi(before: pd.Series, after: pd.Series, k: int) -> float:
     expected = [*then, 1 - then.sum()]
     actual = [now.get(v, 0.0) for v in then.index] + [1 - sum(now.get(v, 0.0) for v in then.index)]
     return sum((max(a, 1e-4) - max(e, 1e-4)) * math.log(max(a, 1e-4) / max(e, 1e-4))
-               for e, a in zip(expected, actual))
+               for e, a in zip(expected, actual, strict=True))
 
 
 @pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for

@@ -227,14 +227,14 @@ def test_changing_one_partition_re_merges_only_its_segments(new_metastore):
     table = ms.get_table("default", "wide")
     merge_table_level(ms, table, ["n"], 1)
     conn = connect(ms.url)
-    before = dict(((lvl, idx), high) for lvl, idx, high in conn.execute(
-        "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS"))
+    before = {(lvl, idx): high for lvl, idx, high in conn.execute(
+        "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS")}
     assert len(before) == 5 + 1 + 1  # 300 partitions: 5 level-1 segments, one above each
     ms.set_aggr_stats_for([stats(days[150], 10_000)])
     assert conn.execute("SELECT count(*) FROM STALE_STATS_SEGMENTS").fetchone()[0] == 1
     merge_table_level(ms, table, ["n"], 1)
-    after = dict(((lvl, idx), high) for lvl, idx, high in conn.execute(
-        "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS"))
+    after = {(lvl, idx): high for lvl, idx, high in conn.execute(
+        "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS")}
     changed = {key for key in after if after[key] != before[key]}
     assert changed == {(1, (hive_rows.part_id(ms.db, "default", "wide", f"ds={days[150]}")) >> 6), (2, 0), (3, 0)}
     assert ms.get_table_column_statistics("default", "wide", "n").statsObj[0].statsData.value.highValue == 10_000

@@ -136,7 +136,7 @@ def test_an_iceberg_table_is_analyzed_as_pyiceberg_reads_it(lab, iceberg):
     assert answer.frame is not None, answer.reason
     assert answer.frame.iloc[0].tolist() == [len(truth), truth["id"].min(), truth["x"].max()]
     described = lab.sql("DESCRIBE FORMATTED ice.db.events PARTITION (ds='web', ts_day='2026-01-02') note").df
-    figures = dict(zip(described.info_name, described.info_value))
+    figures = dict(zip(described.info_name, described.info_value, strict=True))
     part = truth[iceberg_partition(truth) == "ds=web/ts_day=2026-01-02"]
     assert figures["num_nulls"] == str(part["note"].isna().sum())
     # the lab's name for it works as well, and a query reads the snapshot's rows
@@ -309,7 +309,8 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     for column in ("id", "ts", "x", "amount", "note"):
         assert f"<code>{column}</code>: {files} of {files} file(s)" in text, text
     shown = lab.tables["events"].engines()
-    assert dict(zip(shown.column, shown.files_with_figures)) == {c: files for c in ("id", "ts", "x", "amount", "note")}
+    shown_files = dict(zip(shown.column, shown.files_with_figures, strict=True))
+    assert shown_files == dict.fromkeys(("id", "ts", "x", "amount", "note"), files)
     # its directories keep the files of older versions: they are not its partitions, and MSCK REPAIR says so
     with pytest.raises(InvalidArgument, match="is a delta table, whose partitions are those its snapshot lists"):
         lab.sql("MSCK REPAIR TABLE events")
@@ -428,8 +429,8 @@ def test_publish_writes_a_puffin_file_iceberg_readers_read_and_rescans_only_what
     ndv = assert_puffin_matches(catalog, lab, "db.events")
     shown = lab.tables["ice.db.events"].engines()
     current = shown[shown.current]
-    assert sorted(current.column) == sorted(ndv) and dict(zip(current.column, current.puffin_ndv)) == ndv
-    lab_ndv = dict(zip(current.column, current.lab_ndv))
+    assert sorted(current.column) == sorted(ndv) and dict(zip(current.column, current.puffin_ndv, strict=True)) == ndv
+    lab_ndv = dict(zip(current.column, current.lab_ndv, strict=True))
     # the lab's NDV counts the empty string, which a theta sketch never holds (DataSketches skips empty input)
     assert lab_ndv == {**ndv, "ds": None, "note": ndv["note"] + 1} and current.lab_accurate.dropna().all()
     # the dashboard's Engines tab of an Iceberg table: the blobs registered, the current snapshot's first
@@ -642,7 +643,7 @@ def test_odd_partition_values_and_a_warehouse_path_with_spaces_read_every_row(la
     truth = catalog.load_table("db.t").scan().to_pandas()
     assert_stats(lab, "odd.db.t", truth, lambda f: "ds=" + f["ds"].map(escape_path_name))
     counted = lab.sql("SELECT ds, count(*) AS n FROM odd.db.t GROUP BY ds").df
-    assert dict(zip(counted.ds, counted.n)) == truth.groupby("ds").size().to_dict()
+    assert dict(zip(counted.ds, counted.n, strict=True)) == truth.groupby("ds").size().to_dict()
 
 
 class _DeleteManifestWriter(ManifestWriterV2):
@@ -1006,7 +1007,7 @@ def test_a_delta_column_named_in_mixed_case_with_a_space_is_read_and_its_log_fig
     assert stats.loc["Odd Name", "nulls"] == 1 and stats.loc["Odd Name", "max_len"] == 2  # as the files spell it
     assert stats.loc["n", "nulls"] == 2 and float(stats.loc["n", "max"]) == 1.0
     shown = lab.tables["mixed"].engines()
-    assert dict(zip(shown.column, shown.files_with_figures)) == {"odd name": 1, "n": 1}
+    assert dict(zip(shown.column, shown.files_with_figures, strict=True)) == {"odd name": 1, "n": 1}
 
 
 def test_string_bounds_a_writer_cut_are_no_minimum_or_maximum_but_still_prune(lab, tmp_path):

@@ -50,7 +50,7 @@ def test_the_pruning_treemap_sums_what_it_does_not_draw():
     files = [i for i in tree.ids if i.startswith("file:")]
     assert len(files) == charts.TREEMAP_PARTITIONS
     undrawn = [(i, d) for i, d in enumerate(DAYS[:-charts.TREEMAP_PARTITIONS])]
-    values = dict(zip(tree.ids, tree.values))
+    values = dict(zip(tree.ids, tree.values, strict=True))
     assert values["others:True"] == sum(1_000 + i for i, _ in undrawn if i % 10 == 0)
     assert values["others:False"] == sum(1_000 + i for i, _ in undrawn if i % 10 != 0)
     assert sum(values.values()) == sum(1_000 + i for i in range(len(DAYS)))  # files size their partitions

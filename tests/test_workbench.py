@@ -104,7 +104,7 @@ def test_skew_magic_shows_top_values_per_partition(shell):
         counts = collections.Counter(r[1] for r in rows if r[1] is not None)  # NULL is never a skewed value
         expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
         got = top.for_partition(f"ds={ds}")
-        assert list(zip(got["value"], got["count"])) == expected
+        assert list(zip(got["value"], got["count"], strict=True)) == expected
         assert top.totals[f"ds={ds}"] == len(rows)
         assert top.null_count(f"ds={ds}") == sum(r[1] is None for r in rows)
     assert view.level.value == TABLE_LEVEL
@@ -153,7 +153,7 @@ def test_views_are_usable_from_python(lab, spark):
     assert stats.level.layout.display == "none"  # no partitions: no level picker
     assert stats.frame.set_index("column").loc["v"]["ndv"] == 2
     skew = lab.views.skew("t", "v")
-    assert list(zip(skew.rows["value"], skew.rows["count"])) == [(1, 2), (2, 1)]
+    assert list(zip(skew.rows["value"], skew.rows["count"], strict=True)) == [(1, 2), (2, 1)]
     assert isinstance(Lab.current(), Lab)
 
 
@@ -161,7 +161,7 @@ def test_skew_view_marks_the_recommendation_and_shows_the_scan_saved(shell):
     view = shell.run_line_magic("skew", "sales.x --top 3 --min-share 0.25 --lab lab")
     report = view.result
     bars = view.figure.data[0]
-    marked = [label for label, color in zip(bars.x, bars.marker.color) if color == "#f58518"]
+    marked = [label for label, color in zip(bars.x, bars.marker.color, strict=True) if color == "#f58518"]
     assert marked == [str(v) for v in report.recommended if str(v) in bars.x]
     assert list(view.heatmap.data[0].x) == report.partitions
     assert [t.name for t in view.scan_figure.data] == ["without list bucketing", "with list bucketing"]
@@ -174,14 +174,14 @@ def test_explain_magic_shows_the_pruning_tree_and_levels(shell, lab):
     assert isinstance(view, PruningView)
     report = view.result
     treemap = view.treemap.data[0]
-    colors = dict(zip(treemap.ids, treemap.marker.colors))
+    colors = dict(zip(treemap.ids, treemap.marker.colors, strict=True))
     assert colors["partition:ds=d1"] == "#bab0ac" and colors["partition:ds=d2"] == "#54a24b"
     files = [d for d in report.decisions if d.level == "file"]
     assert {f"file:{d.identifier}" for d in files} <= set(treemap.ids) and len(files) >= 2
     assert all(colors[f"file:{d.identifier}"] == ("#54a24b" if d.kept else "#bab0ac") for d in files)
     d1_file = next(d for d in files if d.identifier.startswith("ds=d1/"))
     assert not d1_file.kept and "its partition is pruned" in d1_file.reason
-    bars = {trace.name: dict(zip(trace.y, trace.x)) for trace in view.levels_figure.data}
+    bars = {trace.name: dict(zip(trace.y, trace.x, strict=True)) for trace in view.levels_figure.data}
     assert bars["kept"]["file"] == report.totals("file")["bytes_kept"]
     view.pruned_only.value = True
     assert "<td>pruned</td>" in view.decisions_html.value and "<td>kept</td>" not in view.decisions_html.value
@@ -248,7 +248,7 @@ def test_a_magic_assigned_shows_nothing_and_one_ending_a_cell_is_its_output(shel
     ended = shell.run_cell("%skew sales.x --lab lab --top 2")
     assert isinstance(ended.result, SkewView) and shell.user_ns["_"] is ended.result
     with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
-        report.no_such_thing
+        _ = report.no_such_thing
 
 
 def test_explain_run_magic_draws_a_join_plan_with_estimated_and_produced_rows(shell, lab):

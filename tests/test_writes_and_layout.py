@@ -7,7 +7,7 @@ import os
 import pandas as pd
 import pytest
 
-from colstats_lab import InvalidArgument, NoSuchObjectException
+from colstats_lab import InvalidArgument, NoSuchObjectException, QueryError
 from colstats_lab.column_statistics.names import make_part_name
 
 
@@ -92,7 +92,8 @@ def test_bad_writes_name_the_problem_and_leave_nothing(lab, spark):
         lab.tables["t"].write(pd.DataFrame({"v": [1], "s": ["a"]}))
     with pytest.raises(NoSuchObjectException, match="table default.nope does not exist"):
         lab.tables["nope"].write(pd.DataFrame({"v": [1]}))
-    with pytest.raises(Exception):  # ANSI cast failure inside Spark's write job
+    # ANSI cast failure inside Spark's write job: one line naming the table and the value
+    with pytest.raises(QueryError, match="cannot write the data into default.t: .*'not a number'.* cannot be cast"):
         lab.tables["t"].write(pd.DataFrame({"v": ["not a number"], "s": ["a"]}), partition={"ds": "x"})
     assert lab.metastore.get_partition_names("default", "t") == []
     location = lab.metastore.get_table("default", "t").location

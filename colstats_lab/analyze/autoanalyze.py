@@ -20,8 +20,8 @@ import os
 import re
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 import pandas as pd
 from pyspark.sql import SparkSession
@@ -92,7 +92,7 @@ class AutoAnalyzeOptions:
             return AUTO_SAMPLE_PERCENT if largest_bytes >= AUTO_SAMPLE_BYTES else None
         return float(self.sample) * 100
 
-    def checked(self) -> "AutoAnalyzeOptions":
+    def checked(self) -> AutoAnalyzeOptions:
         if self.mode not in MODES:
             raise InvalidArgument(f"mode is one of {', '.join(MODES)}, not {self.mode!r}")
         if self.columns not in COLUMN_CHOICES:
@@ -107,7 +107,7 @@ class AutoAnalyzeOptions:
         return json.dumps(asdict(self))
 
     @classmethod
-    def from_json(cls, text: str) -> "AutoAnalyzeOptions":
+    def from_json(cls, text: str) -> AutoAnalyzeOptions:
         values = json.loads(text)
         return cls(**{**values, "databases": tuple(values.get("databases") or ())})
 

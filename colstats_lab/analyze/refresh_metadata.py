@@ -19,8 +19,9 @@ PARTITION, FILE, ROW_GROUP), each level above merged from the one below.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from pyspark.sql import SparkSession
@@ -173,7 +174,7 @@ def _checked(table: Table, named: list[tuple[str, int]]) -> list[str]:
 
 
 def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore, stmt: RefreshMetadata, current_db: str,
-                         txn: "Transaction", default_level: str) -> RefreshOutcome:
+                         txn: Transaction, default_level: str) -> RefreshOutcome:
     """Collects the metadata of `txn`'s snapshot now; it is stored when `txn` commits. `spark` gives
     the session when a scan is needed (an up-to-date check or a footer-only refresh starts none)."""
     started = time.perf_counter()
@@ -440,7 +441,7 @@ class _Builder:
             if part.partition is not None and part.part_name is not None:
                 unit.part_name = part.part_name
                 unit.key = part.part_name.split("/")[0]
-                unit.partition_values = dict(zip(self.table.partition_key_names, part.partition.values))
+                unit.partition_values = dict(zip(self.table.partition_key_names, part.partition.values, strict=True))
             partitions.append((part, unit, files))
         if depth >= FILE:
             for part, _, files in partitions:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from pyspark.sql import SparkSession
 
@@ -175,7 +176,7 @@ def refuse_gone_folders(table: Table, files: list[PartitionFiles]) -> None:
 
 
 def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: Analyze, current_db: str,
-                txn: "Transaction", only: list[str] | None = None) -> AnalyzeOutcome:
+                txn: Transaction, only: list[str] | None = None) -> AnalyzeOutcome:
     """Computes the statistics over `txn`'s snapshot now; they are stored when `txn` commits (an
     ANALYZE takes a write ID, as Hive's does, so readers can tell whose statistics they get).
     `only` keeps the named partitions of those the statement selects (still one Spark job)."""
@@ -513,7 +514,7 @@ def _persist_batch(metastore: Metastore, table: Table, fresh_table: Table, mode:
         stored = metastore.alter_partitions_params(
             table.dbName, table.tableName, {cast(str, name): changes for name, changes in updates.items()},
             write_id=write_id, valid_write_ids=valid) if updates else {}
-        accuracy = {name: accurate for name, accurate in stored.items()}
+        accuracy = dict(stored.items())
     else:
         accuracy = {None: metastore.alter_table_params(table.dbName, table.tableName, updates[None],
                                                        write_id=write_id, valid_write_ids=valid)}

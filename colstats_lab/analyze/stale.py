@@ -2,8 +2,9 @@
 and whose rows changed by at least a threshold since they were (Impala's rule of thumb: 30 %)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from pyspark.sql import SparkSession
@@ -62,7 +63,7 @@ class StaleAnalysis:
 
 
 def analyze_stale(spark: Callable[[], SparkSession], metastore: Metastore, table: Table, threshold: float,
-                  txn: "Transaction") -> StaleAnalysis:
+                  txn: Transaction) -> StaleAnalysis:
     """Analyzes every column of the owners not accurate and changed by `threshold` or more, in one Spark job."""
     frame = staleness_frame(metastore, table)
     chosen = stale_owners(frame, threshold)

@@ -23,9 +23,11 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -331,7 +333,7 @@ def _dictionary_ndv(chunks: list[_Chunk], truncated: bool) -> _Dictionary | None
         return None
     sizes = [p.size if p is not None else None for p in pages]
     total = sum(s or 0 for s in sizes) if every and None not in sizes else None
-    largest = max((s or 0 for s, c in zip(sizes, with_values) if not c.arrow_dictionary), default=0)
+    largest = max((s or 0 for s, c in zip(sizes, with_values, strict=True) if not c.arrow_dictionary), default=0)
     if disjoint and total is not None:
         return _Dictionary(largest, total, None, disjoint=True)
     if exact and all(pages) and _worth_decoding(with_values, [p.size for p in pages if p]):
@@ -355,7 +357,7 @@ def _ranges_apart(chunks: list[_Chunk]) -> bool:
         ranges.append((stats.min, stats.max))
     try:
         ranges.sort()
-        return len(ranges) > 1 and all(high < low for (_, high), (low, _) in zip(ranges, ranges[1:]))
+        return len(ranges) > 1 and all(high < low for (_, high), (low, _) in pairwise(ranges))
     except TypeError:  # values of types that do not compare
         return False
 
@@ -489,7 +491,8 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
         return scan
     session = spark()
     paths = sorted({u.state[0] for u in units})
-    mounted = {path: read for path, read in zip(paths, spark_uris(session, paths)) if is_local(read) and read != path}
+    mounted = {path: read for path, read in zip(paths, spark_uris(session, paths), strict=True)
+               if is_local(read) and read != path}
     units = [replace(u, read_at=mounted.get(u.state[0], "")) for u in units]
     # only what tier 0 left inexact is read: a row group's own figures where a share, an extreme, a length or a
     # quartile is (the bench's 11 columns: 4), its values counted where NDV is (7); a column tier 0 made exact, not
@@ -709,7 +712,7 @@ def _quartile_bands(plan: ColumnPlan, histogram: bytes, objs: list[tuple[ColumnS
     for name, rank in QUARTILES.items():
         value = merged.quantile(rank)
         below = [d.fraction_below(value, inclusive=True) * n if d is not None and n else 0.0
-                 for (d, _), n in zip(parts, counts)]
+                 for (d, _), n in zip(parts, counts, strict=True)]
         share = ratio_estimate(below, counts, units_total, 0.0, 1.0, "rank")
         spread = max(share.value - share.low, share.high - share.value) + 2 * rank_error()
         low, high = merged.quantile(max(0.0, rank - spread)), merged.quantile(min(1.0, rank + spread))

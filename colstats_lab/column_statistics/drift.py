@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from ..coltypes import StatsKind, parse_type
@@ -57,13 +58,13 @@ def bin_edges(then: Distribution, bins: int = PSI_BINS) -> list[Any]:
 def shares(distribution: Distribution, edges: list[Any]) -> list[float]:
     """The share of the values in (-inf, e1), [e1, e2), ..., [e_last, inf)."""
     below = [0.0, *(distribution.fraction_below(e) for e in edges), 1.0]
-    return [max(0.0, b - a) for a, b in zip(below, below[1:])]
+    return [max(0.0, b - a) for a, b in pairwise(below)]
 
 
 def psi(expected: list[float], actual: list[float]) -> float:
     """The population stability index of two lists of shares over the same bins."""
     total = 0.0
-    for e, a in zip(expected, actual):
+    for e, a in zip(expected, actual, strict=True):
         e, a = max(e, _EMPTY_SHARE), max(a, _EMPTY_SHARE)
         total += (a - e) * math.log(a / e)
     return total
@@ -124,7 +125,7 @@ def heavy_hitters(distribution: Distribution | None, share: float = HEAVY_SHARE)
     if distribution is None or distribution.is_empty:
         return {}
     percentiles = [distribution.quantile(i / 100) for i in range(1, 100)]
-    candidates = {a for a, b in zip(percentiles, percentiles[1:]) if a == b}
+    candidates = {a for a, b in pairwise(percentiles) if a == b}
     out = {}
     for value in sorted(candidates, key=spark_order):
         mass = distribution.fraction_below(value, True) - distribution.fraction_below(value, False)

@@ -18,6 +18,7 @@ import bisect
 import json
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 # a partition's (or table's) parameter: JSON, column -> {"tier", "read", "figures": figure -> [value, low, high,
@@ -103,7 +104,7 @@ def ratio_estimate(amounts: list[float], rows: list[int], units_total: int, low:
     if read < 2:
         return Estimate(min(max(ratio, low), high), low, high, f"{what} from 1 row group: no spread to bound it")
     mean_rows = total_rows / read
-    spread = sum((a - ratio * m) ** 2 for a, m in zip(amounts, rows)) / (read - 1)
+    spread = sum((a - ratio * m) ** 2 for a, m in zip(amounts, rows, strict=True)) / (read - 1)
     error = t_quantile(read - 1) * math.sqrt((1 - read / units_total) * spread / read) / mean_rows
     if low >= 0 and high <= 1:
         # a share of rows: a few row groups read alike show less spread than the rows hold (regular data: every row
@@ -165,12 +166,12 @@ class Band:
     method: str
 
     @classmethod
-    def of(cls, stored: list) -> "Band":
+    def of(cls, stored: list) -> Band:
         value, low, high, exact, method = stored
         return cls(value, low, high, bool(exact), str(method))
 
     @classmethod
-    def known(cls, value: Any, method: str = "every value") -> "Band":
+    def known(cls, value: Any, method: str = "every value") -> Band:
         return cls(value, value, value, True, method)
 
     def to_list(self) -> list:
@@ -264,7 +265,7 @@ def _apart(ranges: list[tuple[Any, Any]]) -> bool:
     """Whether the [low, high] ranges are pairwise apart (values of one kind; any incomparable: not known apart)."""
     try:
         ordered = sorted(ranges)
-        return all(high < low for (_, high), (low, _) in zip(ordered, ordered[1:]))
+        return all(high < low for (_, high), (low, _) in pairwise(ordered))
     except TypeError:
         return False
 

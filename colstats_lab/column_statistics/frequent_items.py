@@ -111,7 +111,7 @@ class FrequentItems:
         self.type_name = type_name
 
     @classmethod
-    def merged(cls, blobs: list[bytes], type_name: str) -> "FrequentItems | None":
+    def merged(cls, blobs: list[bytes], type_name: str) -> FrequentItems | None:
         """The union of stored sketches of one column (None: there are none)."""
         serde = _serde(type_name)
         sketches = [frequent_items_sketch.deserialize(bytes(b), serde) for b in blobs]
@@ -123,7 +123,7 @@ class FrequentItems:
         return cls(union, type_name)
 
     @classmethod
-    def of(cls, blob: bytes, type_name: str) -> "FrequentItems":
+    def of(cls, blob: bytes, type_name: str) -> FrequentItems:
         """One stored sketch."""
         return cls(frequent_items_sketch.deserialize(bytes(blob), _serde(type_name)), type_name)
 
@@ -132,7 +132,7 @@ class FrequentItems:
         return any(v.lower >= 2 for v in self.top())
 
     @classmethod
-    def union(cls, parts: list["FrequentItems"]) -> "FrequentItems":
+    def union(cls, parts: list[FrequentItems]) -> FrequentItems:
         """The union of merged sketches of one column (the first one grows)."""
         serde = _serde(parts[0].type_name)
         union = frequent_items_sketch.deserialize(parts[0]._sketch.serialize(serde), serde)  # a copy to grow
@@ -201,7 +201,7 @@ class TopValues:
                            "mode": self.mode, "k": self.k})
 
     @classmethod
-    def from_json(cls, text: str | None) -> "TopValues | None":
+    def from_json(cls, text: str | None) -> TopValues | None:
         if text is None:
             return None
         kept = json.loads(text)

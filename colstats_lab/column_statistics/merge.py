@@ -14,8 +14,9 @@ The two differ only where the systems they follow do, on a figure some part lack
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from ..coltypes import StatsKind
 from .model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Moments, merged_moments
@@ -88,9 +89,9 @@ def merge_stats_column(column: StatsColumn) -> ColumnStatisticsObj:
 
 def merge_partitions(column: StatsColumn) -> SegmentStats:
     """One column's statistics in many partitions merged into a segment."""
-    lengths = [round((a or 0.0) * r) for a, r in zip(column.avg_lens, column.rows)] if column.avg_lens else []
+    lengths = [round((a or 0.0) * r) for a, r in zip(column.avg_lens, column.rows, strict=True)] if column.avg_lens else []
     return _merged(column.col_type, column.kind, len(column.rows), column.rows, column.nulls, column.lows,
-                   column.highs, column.sketches, [bool(s) or not n for s, n in zip(column.sketches, column.ndvs)],
+                   column.highs, column.sketches, [bool(s) or not n for s, n in zip(column.sketches, column.ndvs, strict=True)],
                    [n or 0 for n in column.ndvs], lengths, column.max_lens, column.trues, column.falses,
                    column.histograms or [None] * len(column.rows), column.nans or [None] * len(column.rows),
                    column.moments or [None] * len(column.rows), column.lengths or [None] * len(column.rows))
@@ -118,17 +119,18 @@ def _merged(col_type, kind, parts, rows, nulls, lows, highs, sketches, all_sketc
                                                   StatsKind.STRUCT)
     low, high = merged_range(lows, highs) if kind in _RANGED else (None, None)
     family = sketch_family(col_type)
-    complete = all(h is not None or r - (n or 0) <= 0 for h, r, n in zip(histograms, rows, nulls))
+    complete = all(h is not None or r - (n or 0) <= 0 for h, r, n in zip(histograms, rows, nulls, strict=True))
     histogram = merge_histograms(histograms, family) if family is not None and complete else None
     lengths_kept = kind in (StatsKind.STRING, StatsKind.BINARY) and any(length_sketches) and all(
-        s is not None or r - (n or 0) <= 0 for s, r, n in zip(length_sketches, rows, nulls))
+        s is not None or r - (n or 0) <= 0 for s, r, n in zip(length_sketches, rows, nulls, strict=True))
     merged_lengths = merge_histograms(length_sketches, SketchFamily.BIGINT) if lengths_kept else None
     return SegmentStats(col_type, kind, parts, sum(rows), sum(n or 0 for n in nulls), low, high,
                         union(sketches) if sketched else None, sketched, max(max_ndvs, default=0),
                         sum(lengths), max((n or 0 for n in max_lens), default=0),
                         sum(n or 0 for n in trues), sum(n or 0 for n in falses), histogram,
                         None if kind is not StatsKind.DOUBLE or None in nans else sum(nans),
-                        merged_moments([(m, r - (n or 0) - (nan or 0)) for m, r, n, nan in zip(moments, rows, nulls, nans)])
+                        merged_moments([(m, r - (n or 0) - (nan or 0))
+                                        for m, r, n, nan in zip(moments, rows, nulls, nans, strict=True)])
                         if kind in _MOMENT_KINDS else None, merged_lengths)
 
 

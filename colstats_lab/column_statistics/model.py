@@ -25,7 +25,7 @@ class Date:
         return _EPOCH + dt.timedelta(days=self.daysSinceEpoch)
 
     @classmethod
-    def from_date(cls, value: dt.date) -> "Date":
+    def from_date(cls, value: dt.date) -> Date:
         return cls((value - _EPOCH).days)
 
     def __str__(self) -> str:
@@ -47,9 +47,9 @@ class Timestamp:
         return _EPOCH_TS + dt.timedelta(microseconds=self.microsSinceEpoch)
 
     @classmethod
-    def from_datetime(cls, value: dt.datetime) -> "Timestamp":
+    def from_datetime(cls, value: dt.datetime) -> Timestamp:
         if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
         delta = value - _EPOCH_TS
         return cls((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
 
@@ -261,7 +261,7 @@ class ColumnStatisticsData:
         self._kind = _KIND_OF_MEMBER[set_members[0]]
 
     @classmethod
-    def of(cls, stats) -> "ColumnStatisticsData":
+    def of(cls, stats) -> ColumnStatisticsData:
         kind = _KIND_OF_CLASS.get(type(stats))
         if kind is None:
             raise InvalidObjectException(f"not a column stats struct: {type(stats).__name__}")
@@ -374,7 +374,7 @@ class SkewedInfo:
     def directory_of(self, value: tuple[str, ...]) -> str:
         """The sub-directory, relative to a partition's delta or base directory, holding `value`'s rows."""
         return self.skewedColValueLocationMaps.get(tuple(value)) or "/".join(
-            f"{escape_path_name(c)}={escape_path_name(v)}" for c, v in zip(self.skewedColNames, value))
+            f"{escape_path_name(c)}={escape_path_name(v)}" for c, v in zip(self.skewedColNames, value, strict=True))
 
     @property
     def default_directory(self) -> str:
@@ -594,4 +594,4 @@ class Partition:
 
     @property
     def spec(self) -> dict[str, str | None]:
-        return dict(zip(self.keys, self.values))
+        return dict(zip(self.keys, self.values, strict=True))

@@ -71,7 +71,7 @@ def make_part_name(keys: list[str], values: list[str | None]) -> str:
         raise InvalidInputException(f"{len(keys)} partition keys but {len(values)} values")
     return "/".join(
         f"{escape_path_name(k)}={DEFAULT_PARTITION_NAME if v is None or v == '' else escape_path_name(v)}"
-        for k, v in zip(keys, values)
+        for k, v in zip(keys, values, strict=True)
     )
 
 

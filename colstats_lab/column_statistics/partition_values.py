@@ -73,7 +73,7 @@ def comparable_values(values: tuple, type_names: list[str]) -> tuple:
     """A partition's values in one spelling per value of their keys' types (`canonical_value`), so that two
     spellings of one value compare equal; a text that is not of its type stays as it is."""
     out = []
-    for value, type_name in zip(values, type_names):
+    for value, type_name in zip(values, type_names, strict=True):
         try:
             out.append(canonical_value("", type_name, value))
         except (InvalidArgument, ValueError):

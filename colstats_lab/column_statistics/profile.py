@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from ..coltypes import StatsKind, parse_type
@@ -189,7 +190,7 @@ def histogram(distribution: Distribution, type_name: str, bins: int = HISTOGRAM_
         width = (high - low) / bins
         edges = [low + i * width for i in range(bins)] + [high]
     ranks = [distribution.fraction_below(edge) for edge in edges[:-1]] + [1.0]
-    counts = [max(round((b - a) * count), 0) for a, b in zip(ranks, ranks[1:])]
+    counts = [max(round((b - a) * count), 0) for a, b in pairwise(ranks)]
     return {"edges": [_edge(e, type_name) for e in edges], "counts": counts,
             "error": math.ceil(2 * rank_error() * count)}
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 import atexit
 import enum
 import weakref
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy
 from datasketches import PyLongsSerDe, kll_doubles_sketch, kll_floats_sketch, kll_items_sketch
@@ -191,7 +192,7 @@ def rank_error(k: int = KLL_K) -> float:
     return kll_doubles_sketch.get_normalized_rank_error(k, False)
 
 
-_LIVE: "weakref.WeakSet[Distribution]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[Distribution] = weakref.WeakSet()
 
 
 @atexit.register
@@ -220,12 +221,12 @@ class Distribution:
         return self._loaded
 
     @classmethod
-    def of(cls, blob: bytes | None, type_name: str) -> "Distribution | None":
+    def of(cls, blob: bytes | None, type_name: str) -> Distribution | None:
         family = sketch_family(type_name)
         return cls(blob, family) if blob and family is not None else None
 
     @classmethod
-    def of_stats(cls, obj) -> "Distribution | None":
+    def of_stats(cls, obj) -> Distribution | None:
         """The sketch a ColumnStatisticsObj carries, if its type has one and it was gathered."""
         return cls.of(getattr(obj.statsData.value, "histogram", None), obj.colType)
 

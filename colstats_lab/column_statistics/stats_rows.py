@@ -75,7 +75,7 @@ def _typed(kind: StatsKind, value):
 
 def obj_to_row(obj: ColumnStatisticsObj) -> dict:
     """The row's values for one column's statistics; raises InvalidInputException on a malformed object."""
-    return dict(zip(ROW_COLUMNS, obj_to_values(obj)))
+    return dict(zip(ROW_COLUMNS, obj_to_values(obj), strict=True))
 
 
 def obj_to_values(obj: ColumnStatisticsObj) -> tuple:
@@ -211,7 +211,7 @@ class StatsColumn:
     lengths: list = field(default_factory=list)  # a string's or binary's KLL sketch of its lengths (None: not kept)
 
     @classmethod
-    def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> "StatsColumn":
+    def from_objects(cls, parts: list[tuple[ColumnStatisticsObj, int]]) -> StatsColumn:
         """From (statistics, partition rows) pairs of one column (the values an object counts, where it counts
         other values than the rows)."""
         first = parts[0][0]
@@ -228,7 +228,7 @@ class StatsColumn:
         return column
 
     @classmethod
-    def from_rows(cls, rows: list[tuple]) -> "StatsColumn":
+    def from_rows(cls, rows: list[tuple]) -> StatsColumn:
         """From rows of (COLUMN_NAME, COLUMN_TYPE, the values counted (NUM_VALUES, else the partition's
         numRows), NUM_NULLS, LOW_VALUE, the exact low as an integer (LONG_LOW_VALUE, or LOW_VALUE_MICROS for
         a timestamp), HIGH_VALUE, the exact high, NUM_DISTINCTS, BIT_VECTOR, AVG_COL_LEN, MAX_COL_LEN,
@@ -238,7 +238,7 @@ class StatsColumn:
         kind = parse_type(col_type).stored_stats_kind
         (_, _, part_rows, nulls, lows, long_lows, highs, long_highs, ndvs, sketches, avg_lens, max_lens,
          trues, falses, parts, histograms, counted, nans, sums, deviations, zeros, lengths) = (
-            list(values) for values in zip(*rows))
+            list(values) for values in zip(*rows, strict=True))
         if kind in (StatsKind.LONG, StatsKind.DATE, StatsKind.TIMESTAMP, StatsKind.COLLECTION):
             # exact as integers: LONG_* for whole numbers, element counts and dates (days), *_MICROS for timestamps
             wrap = {StatsKind.DATE: Date, StatsKind.TIMESTAMP: Timestamp}.get(kind)
@@ -247,9 +247,9 @@ class StatsColumn:
             lows, highs = ([text_to_value(kind, v) for v in texts] for texts in (lows, highs))
         return cls(name, col_type, kind, part_rows, nulls, lows, highs, ndvs, sketches, avg_lens, max_lens,
                    trues, falses, parts, histograms, any(counted), nans,
-                   [row_moments(t, d, z) for t, d, z in zip(sums, deviations, zeros)], lengths)
+                   [row_moments(t, d, z) for t, d, z in zip(sums, deviations, zeros, strict=True)], lengths)
 
-    def subset(self, indexes: list[int]) -> "StatsColumn":
+    def subset(self, indexes: list[int]) -> StatsColumn:
         """The same column in the partitions at `indexes` only."""
         pick = lambda values: [values[i] for i in indexes] if values else []  # noqa: E731
         return StatsColumn(self.name, self.col_type, self.kind, pick(self.rows), pick(self.nulls), pick(self.lows),

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-def analyze_stale(session: "Session", table: str, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
+def analyze_stale(session: Session, table: str, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
     """The work of `TableHandle.analyze_stale`, whose docstring is the reference."""
     threshold = check_threshold(threshold)
     meta = session.resolve(table)
@@ -61,7 +61,7 @@ def _why_chosen(frame: pd.DataFrame, chosen: list, threshold: float, meta: Table
     return " and ".join(said)
 
 
-def autoanalyze(session: "Session", databases: list[str] | str | None = None, mode: str = "all",
+def autoanalyze(session: Session, databases: list[str] | str | None = None, mode: str = "all",
                 threshold: float = 0.3, budget: str | float = "15m", columns: str = "all",
                 worker: str | None = None) -> Result:
     """The work of `Lab.autoanalyze`, whose docstring is the reference."""
@@ -83,7 +83,7 @@ def autoanalyze(session: "Session", databases: list[str] | str | None = None, mo
     return Result(message=outcome.message, details=outcome)
 
 
-def analyze_frame(session: "Session", frame, by: list[str] | str | None = None) -> pd.DataFrame:
+def analyze_frame(session: Session, frame, by: list[str] | str | None = None) -> pd.DataFrame:
     """The work of `Lab.analyze_frame`, whose docstring is the reference."""
     notes: list[str] = []
     if isinstance(frame, pd.DataFrame):

@@ -28,7 +28,7 @@ def view_name(db: str, name: str) -> str:
     return f"colstats__{plain}_{hashlib.sha1(f'{db}.{name}'.encode()).hexdigest()[:8]}"
 
 
-def bind_tables(lab: "Session", query: str | exp.Expression, txn=None, reports: list | None = None,
+def bind_tables(lab: Session, query: str | exp.Expression, txn=None, reports: list | None = None,
                 views: dict[str, str] | None = None, planned: tuple | None = None,
                 as_files: dict[str, str] | None = None, with_statistics: dict[str, str] | None = None,
                 staleness: dict | None = None, read: list | None = None) -> str:

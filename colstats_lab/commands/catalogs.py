@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 AttachedCatalog = HiveMetastoreClient | IcebergCatalog
 
 
-def attach(session: "Session", name: str, uri: str | dict) -> AttachedCatalog:
+def attach(session: Session, name: str, uri: str | dict) -> AttachedCatalog:
     """The work of `Lab.attach`, whose docstring is the reference."""
     if not isinstance(name, str) or not name.isidentifier() or name.lower() == SPARK_CATALOG:
         raise InvalidArgument(f"a catalog is attached under a simple name other than {SPARK_CATALOG}, not {name!r}")
@@ -58,7 +58,7 @@ def attach(session: "Session", name: str, uri: str | dict) -> AttachedCatalog:
     return client
 
 
-def client_of(session: "Session", catalog: str, statement: str | None = None, position: int = -1) -> AttachedCatalog:
+def client_of(session: Session, catalog: str, statement: str | None = None, position: int = -1) -> AttachedCatalog:
     """The attached catalog `catalog`; an unknown one is a parse error with its caret when it comes from a
     statement, else NoSuchObjectException naming it."""
     client = session.catalogs.get(catalog.lower())
@@ -71,7 +71,7 @@ def client_of(session: "Session", catalog: str, statement: str | None = None, po
     raise NoSuchObjectException(message)
 
 
-def client_of_mirror(session: "Session", table: Table) -> HiveMetastoreClient:
+def client_of_mirror(session: Session, table: Table) -> HiveMetastoreClient:
     """The HMS a mirror came from: its catalog as attached, or attached again from the URI the mirror
     recorded (a dashboard, or another process on the same metastore)."""
     catalog, uri = table.parameters.get(CATALOG_PARAM), table.parameters.get(URI_PARAM)
@@ -84,7 +84,7 @@ def client_of_mirror(session: "Session", table: Table) -> HiveMetastoreClient:
     return client
 
 
-def source_of(session: "Session", table: Table) -> TableSource | None:
+def source_of(session: Session, table: Table) -> TableSource | None:
     """The format's source of an Iceberg or Delta table, opened again from what the lab recorded (its catalog
     as attached, or attached again from its properties); None for other tables."""
     fmt = table.parameters.get(FORMAT_PARAM)
@@ -106,7 +106,7 @@ def source_of(session: "Session", table: Table) -> TableSource | None:
     return None
 
 
-def followed(session: "Session", table: Table) -> Table:
+def followed(session: Session, table: Table) -> Table:
     """An Iceberg or Delta table followed to its current snapshot (any other table as it is): the lab's
     statistics of it are judged against the files a reader sees now, never those of a snapshot gone by."""
     source = source_of(session, table)
@@ -115,14 +115,14 @@ def followed(session: "Session", table: Table) -> Table:
     return snapshot_source.follow(session.metastore, table.dbName, table.tableName, source.current())
 
 
-def follow_named(session: "Session", name: st.TableName) -> None:
+def follow_named(session: Session, name: st.TableName) -> None:
     """The lab's table `name`, when it is an Iceberg or Delta table, followed to its current snapshot."""
     db, table_name = (name.db or session.current_db).lower(), name.name.lower()
     if session.metastore.table_exists(db, table_name):
         followed(session, session.metastore.get_table(db, table_name))
 
 
-def catalog_table(session: "Session", name: st.TableName, spec: list[st.PartitionSpecItem] | None = None,
+def catalog_table(session: Session, name: st.TableName, spec: list[st.PartitionSpecItem] | None = None,
                   refetch: bool = False, statement: str | None = None, fetch: bool = True) -> Table:
     """The lab's mirror of an attached catalog's table, followed now, with the locations of the partitions
     `spec` names (all without one) fetched, or fetched again with `refetch`; with `fetch` false, followed by
@@ -143,7 +143,7 @@ def catalog_table(session: "Session", name: st.TableName, spec: list[st.Partitio
     return session.metastore.get_table(table.dbName, table.tableName)
 
 
-def split_catalog_name(session: "Session", name: str) -> st.TableName | None:
+def split_catalog_name(session: Session, name: str) -> st.TableName | None:
     """`catalog.db.t` as a TableName when `catalog` is attached; None for the lab's own names."""
     if not isinstance(name, str):
         return None
@@ -153,7 +153,7 @@ def split_catalog_name(session: "Session", name: str) -> st.TableName | None:
     return None
 
 
-def show_tables(session: "Session", stmt: st.ShowTables) -> Result:
+def show_tables(session: Session, stmt: st.ShowTables) -> Result:
     client = client_of(session, stmt.catalog or "")
     db = stmt.db or "default"
     if db not in client.get_all_databases():  # Hive 2.3 lists no tables of a database it does not have, silently
@@ -161,7 +161,7 @@ def show_tables(session: "Session", stmt: st.ShowTables) -> Result:
     return Result(stmt, df=pd.DataFrame({"database": f"{stmt.catalog}.{db}", "tab_name": client.get_all_tables(db)}))
 
 
-def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient, str]:
+def _followed(session: Session, name: str) -> tuple[Table, HiveMetastoreClient, str]:
     """An attached HMS's table named either way (`hms.db.t` or the mirror's lab name), followed by its
     partition names; its client; its catalog name."""
     catalog_name = split_catalog_name(session, name)
@@ -176,7 +176,7 @@ def _followed(session: "Session", name: str) -> tuple[Table, HiveMetastoreClient
     return table, client, str(catalog_name)
 
 
-def publish(session: "Session", name: str) -> Result:
+def publish(session: Session, name: str) -> Result:
     """The work of `TableHandle.publish`, whose docstring is the reference. The partitions it may publish or withdraw
     are fetched again first: another job may have moved one since the lab read its files."""
     formatted = _format_table(session, name)
@@ -197,7 +197,7 @@ def publish(session: "Session", name: str) -> Result:
 AUTO_PUBLISH_PROPERTY = "colstats.publish"  # an Iceberg table property: "auto" republishes after each auto-analyze
 
 
-def auto_published(session: "Session", table: Table) -> dict | None:
+def auto_published(session: Session, table: Table) -> dict | None:
     """An Iceberg table whose own properties say `colstats.publish=auto`, analyzed by an auto-analyze round, gets
     its statistics file on its current snapshot, as `publish()` writes it; returns the snapshot, the file and how
     long after the snapshot's commit it landed. None for any other table: the others are only analyzed."""
@@ -214,7 +214,7 @@ def auto_published(session: "Session", table: Table) -> dict | None:
             "after_commit_seconds": round(lag, 3), "unchanged": outcome.unchanged}
 
 
-def _format_table(session: "Session", name: str) -> tuple[Table, TableSource] | None:
+def _format_table(session: Session, name: str) -> tuple[Table, TableSource] | None:
     """An Iceberg or Delta table named either way, followed, with its source; None for any other table (an
     HMS's is not looked up here: that would fetch every partition's location)."""
     catalog_name = split_catalog_name(session, name)
@@ -228,7 +228,7 @@ def _format_table(session: "Session", name: str) -> tuple[Table, TableSource] | 
     return None if source is None else (followed(session, table), source)
 
 
-def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> Result:
+def _publish_puffin(session: Session, table: Table, source: IcebergSource) -> Result:
     """Partitions whose files changed since they were analyzed are analyzed first (one Spark job), so what
     is registered describes the current snapshot; then the Puffin file."""
     if not source.writable:
@@ -243,7 +243,7 @@ def _publish_puffin(session: "Session", table: Table, source: IcebergSource) -> 
     return Result(message=outcome.message, details=outcome)
 
 
-def engines(session: "Session", name: str, partition: str | None = None) -> pd.DataFrame:
+def engines(session: Session, name: str, partition: str | None = None) -> pd.DataFrame:
     """The work of `TableHandle.engines`, whose docstring is the reference."""
     formatted = _format_table(session, name)
     if formatted is not None and isinstance(formatted[1], IcebergSource):
@@ -256,7 +256,7 @@ def engines(session: "Session", name: str, partition: str | None = None) -> pd.D
     return engines_frame(session.metastore, client, table, partition)
 
 
-def partition_statistics(session: "Session", name: str) -> pd.DataFrame:
+def partition_statistics(session: Session, name: str) -> pd.DataFrame:
     """The work of `TableHandle.partition_statistics`, whose docstring is the reference."""
     formatted = _format_table(session, name)
     if formatted is None or not isinstance(formatted[1], IcebergSource):
@@ -264,7 +264,7 @@ def partition_statistics(session: "Session", name: str) -> pd.DataFrame:
     return partition_statistics_frame(formatted[1].load())
 
 
-def on_mirrors(session: "Session", query):
+def on_mirrors(session: Session, query):
     """A query (text or sqlglot tree) with each `catalog.db.t` of an attached catalog replaced by its lab
     mirror, followed and with every partition's location fetched (a query may read any of them); the
     query as given when it names none."""

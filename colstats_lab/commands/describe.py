@@ -87,7 +87,7 @@ def _parameters(params: dict[str, str], not_accurate: str | None) -> list[tuple[
 
 
 def _time(seconds: int) -> str:
-    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _describe_column(metastore: Metastore, table: Table, partition: Partition | None, name: str) -> pd.DataFrame:
@@ -147,7 +147,7 @@ def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of)
         values[AS_OF_ROW] = f"no statistics of {column.name} kept as of {as_of!r}"
     else:
         values.update(_stats_rows(state.stats))
-        stored = dt.datetime.fromtimestamp(state.recorded_at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        stored = dt.datetime.fromtimestamp(state.recorded_at, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         writer = f"write ID {state.write_id}" if state.write_id is not None else "a direct metastore call"
         values[AS_OF_ROW] = f"the state stored {stored} by {writer}: {state.cause or 'no commit'}"
     return pd.DataFrame(list(values.items()), columns=["info_name", "info_value"])

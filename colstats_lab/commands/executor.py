@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pyarrow import ArrowInvalid
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 QUERY_ROW_LIMIT = 10_000  # rows of a query result brought to pandas; the full result stays in Spark
 
 
-def execute(lab: "Session", stmt: st.Statement, txn: "Transaction | None" = None) -> Result:
+def execute(lab: Session, stmt: st.Statement, txn: Transaction | None = None) -> Result:
     """Runs one statement; ANALYZE and queries use `txn` (its snapshot; ANALYZE's statistics are
     stored when it commits), or a transaction of their own."""
     named = getattr(stmt, "table", None)
@@ -90,7 +91,7 @@ _CATALOG_STATEMENTS = (st.Analyze, st.RefreshMetadata, st.DropMetadata, st.Descr
                        st.ShowTableProperties)
 
 
-def _on_catalog_table(lab: "Session", stmt: st.Statement, named: st.TableName) -> st.Statement:
+def _on_catalog_table(lab: Session, stmt: st.Statement, named: st.TableName) -> st.Statement:
     """The statement on the lab's mirror of an attached catalog's table, followed and with the locations of
     the partitions it names fetched (fetched again for ANALYZE, which reads their files)."""
     client = catalogs.client_of(lab, named.catalog or "", stmt.sql, named.catalog_position)
@@ -113,29 +114,29 @@ def _lab_settings_only(stmt: st.Statement) -> bool:
     return False
 
 
-def _db(lab: "Session", name: str | None) -> str:
+def _db(lab: Session, name: str | None) -> str:
     return (name or lab.current_db).lower()
 
 
-def _create_database(lab: "Session", stmt: st.CreateDatabase) -> Result:
+def _create_database(lab: Session, stmt: st.CreateDatabase) -> Result:
     lab.metastore.apply([CreateDatabase(stmt.name, stmt.comment, stmt.if_not_exists)])
     return Result(stmt, message=f"Database {stmt.name} is ready.")
 
 
-def _drop_database(lab: "Session", stmt: st.DropDatabase) -> Result:
+def _drop_database(lab: Session, stmt: st.DropDatabase) -> Result:
     dropped = lab.metastore.apply([DropDatabase(stmt.name, stmt.if_exists, stmt.cascade)])[0]
     for table in dropped:
         _remove_files(table, lab.metastore)
     return Result(stmt, message=f"Dropped database {stmt.name}" + (f" and {len(dropped)} tables." if dropped else "."))
 
 
-def _use(lab: "Session", stmt: st.UseDatabase) -> Result:
+def _use(lab: Session, stmt: st.UseDatabase) -> Result:
     lab.metastore.get_database_location(stmt.name)
     lab.current_db = stmt.name
     return Result(stmt, message=f"Using database {stmt.name}.")
 
 
-def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
+def _create_table(lab: Session, stmt: st.CreateTable) -> Result:
     if stmt.external:
         return _register_table(lab, stmt)
     db = _db(lab, stmt.table.db)
@@ -166,7 +167,7 @@ def _create_table(lab: "Session", stmt: st.CreateTable) -> Result:
     return Result(stmt, message=f"Table {db}.{stmt.table.name} " + ("created." if created else "already exists."))
 
 
-def _register_table(lab: "Session", stmt: st.CreateTable) -> Result:
+def _register_table(lab: Session, stmt: st.CreateTable) -> Result:
     """CREATE EXTERNAL TABLE: the files at its LOCATION registered as `Lab.register_external` does."""
     db = _db(lab, stmt.table.db)
     if stmt.if_not_exists and lab.metastore.table_exists(db, stmt.table.name):
@@ -188,7 +189,7 @@ def _all_accurate(columns: list[FieldSchema]) -> str:
     return StatsAccuracy(True, {c.name for c in columns}).to_param() or ""
 
 
-def _drop_table(lab: "Session", stmt: st.DropTable) -> Result:
+def _drop_table(lab: Session, stmt: st.DropTable) -> Result:
     table = lab.metastore.apply([DropTable(_db(lab, stmt.table.db), stmt.table.name, stmt.if_exists)])[0]
     if table is None:
         return Result(stmt, message=f"Table {stmt.table} does not exist; nothing dropped.")
@@ -221,7 +222,7 @@ def _remove_files(table: Table, metastore) -> str:
     return ""
 
 
-def _add_partitions(lab: "Session", stmt: st.AddPartitions) -> Result:
+def _add_partitions(lab: Session, stmt: st.AddPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     new = []
     for spec in stmt.specs:
@@ -254,7 +255,7 @@ class Repair:
     dropped: list[str]
 
 
-def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
+def _repair_table(lab: Session, stmt: st.RepairTable) -> Result:
     """Hive's MSCK REPAIR TABLE over an external table's directories; a managed table's partitions are
     the lab's own writes, so there is nothing another job could have left unregistered."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
@@ -292,7 +293,7 @@ def _repair_table(lab: "Session", stmt: st.RepairTable) -> Result:
                   details=Repair(added, dropped))
 
 
-def _drop_partitions(lab: "Session", stmt: st.DropPartitions) -> Result:
+def _drop_partitions(lab: Session, stmt: st.DropPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     names: list[str] = []
     for spec in stmt.specs:
@@ -314,7 +315,7 @@ def _drop_partitions(lab: "Session", stmt: st.DropPartitions) -> Result:
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {listed}.")
 
 
-def _concatenate(lab: "Session", stmt: st.Concatenate, txn) -> Result:
+def _concatenate(lab: Session, stmt: st.Concatenate, txn) -> Result:
     """Hive's CONCATENATE: each directory's files (each list-bucketing directory's too) merged into one,
     as one overwrite per partition under a new write ID; the statistics are gathered in the same pass,
     so they stay accurate (the rows are the same)."""
@@ -336,7 +337,7 @@ def _concatenate(lab: "Session", stmt: st.Concatenate, txn) -> Result:
                   details=results)
 
 
-def _alter_skewed(lab: "Session", stmt: st.AlterSkewed) -> Result:
+def _alter_skewed(lab: Session, stmt: st.AlterSkewed) -> Result:
     """SKEWED BY / NOT SKEWED / NOT STORED AS DIRECTORIES: the table's spec, for partitions created after."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if stmt.skew is not None:
@@ -359,14 +360,14 @@ def _alter_skewed(lab: "Session", stmt: st.AlterSkewed) -> Result:
                                 "existing ones keep their layout (lab.tables[name].relayout() rewrites them).")
 
 
-def _require_subdirectories(lab: "Session") -> None:
+def _require_subdirectories(lab: Session) -> None:
     """Hive refuses list-bucketing DDL unless its jobs may read and write sub-directories."""
     if not lab.get("hive.mapred.supports.subdirectories"):
         raise InvalidArgument("STORED AS DIRECTORIES lays out sub-directories, and "
                                     "hive.mapred.supports.subdirectories is false: SET it to true first")
 
 
-def _set_skewed_location(lab: "Session", stmt: st.SetSkewedLocation) -> Result:
+def _set_skewed_location(lab: Session, stmt: st.SetSkewedLocation) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if table.skewedInfo is None:
         raise InvalidArgument(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
@@ -376,7 +377,7 @@ def _set_skewed_location(lab: "Session", stmt: st.SetSkewedLocation) -> Result:
                                 + ", ".join(f"{'/'.join(k)} -> {v}" for k, v in info.skewedColValueLocationMaps.items()))
 
 
-def _table_ddl(lab: "Session", table: Table, *changes: Change) -> None:
+def _table_ddl(lab: Session, table: Table, *changes: Change) -> None:
     """Changes of a transactional table's definition or partitions, committed by a transaction of their
     own under its write ID, as Hive's DDL takes one."""
     with lab.txn_scope(None) as txn:
@@ -385,7 +386,7 @@ def _table_ddl(lab: "Session", table: Table, *changes: Change) -> None:
         txn.add(DefinitionWrite(table, txn.write_id(table)))
 
 
-def _analyze(lab: "Session", stmt: st.Analyze, txn) -> Result:
+def _analyze(lab: Session, stmt: st.Analyze, txn) -> Result:
     if stmt.table.catalog:
         stmt = dataclasses.replace(stmt, table=_lab_table_of_spark(lab, stmt.table))
     with lab.txn_scope(txn) as scope:
@@ -393,7 +394,7 @@ def _analyze(lab: "Session", stmt: st.Analyze, txn) -> Result:
     return Result(stmt, message=outcome.message, details=outcome)
 
 
-def _analyze_tables(lab: "Session", stmt: st.AnalyzeTables, txn) -> Result:
+def _analyze_tables(lab: Session, stmt: st.AnalyzeTables, txn) -> Result:
     """Each table in a transaction of its own (or all in `txn`), so a long run keeps what it finished; a
     table that cannot be analyzed (its files gone, say) is reported in its row and the others go on."""
     db = _db(lab, stmt.db)
@@ -418,7 +419,7 @@ def _analyze_tables(lab: "Session", stmt: st.AnalyzeTables, txn) -> Result:
                   + (f"; not analyzed: {failed}" if failed else ""), details=frame)
 
 
-def _lab_table_of_spark(lab: "Session", name: st.TableName) -> st.TableName:
+def _lab_table_of_spark(lab: Session, name: st.TableName) -> st.TableName:
     """A table of Spark's session catalog as the lab's external table on its location, registered on first
     use (in a metastore transaction of its own: the registration stands whatever the statement then does)."""
     source = read_table_statistics(lab.spark, f"{name.db}.{name.name}")
@@ -426,14 +427,14 @@ def _lab_table_of_spark(lab: "Session", name: st.TableName) -> st.TableName:
     return st.TableName(table.dbName, table.tableName)
 
 
-def _require_metastore(lab: "Session", statement: str) -> None:
+def _require_metastore(lab: Session, statement: str) -> None:
     """Drill runs ANALYZE TABLE ... REFRESH METADATA and DROP METADATA only with its metastore enabled."""
     if not lab.get("metastore.enabled"):
         raise InvalidArgument(f"Metastore is disabled: ANALYZE ... {statement} works on table metadata "
                                     "kept in it. Enable it with SET metastore.enabled = true")
 
 
-def _refresh_metadata(lab: "Session", stmt: st.RefreshMetadata, txn) -> Result:
+def _refresh_metadata(lab: Session, stmt: st.RefreshMetadata, txn) -> Result:
     _require_metastore(lab, "REFRESH METADATA")
     with lab.txn_scope(txn) as scope:
         outcome = run_refresh_metadata(lambda: lab.spark, lab.metastore, stmt, lab.current_db, scope,
@@ -441,7 +442,7 @@ def _refresh_metadata(lab: "Session", stmt: st.RefreshMetadata, txn) -> Result:
     return Result(stmt, df=outcome.to_pandas(), message=outcome.message, details=outcome)
 
 
-def _drop_metadata(lab: "Session", stmt: st.DropMetadata) -> Result:
+def _drop_metadata(lab: Session, stmt: st.DropMetadata) -> Result:
     _require_metastore(lab, "DROP METADATA")
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     dropped = lab.metastore.apply([DropTableMetadata(table, stmt.if_exists)])[0]
@@ -449,20 +450,20 @@ def _drop_metadata(lab: "Session", stmt: st.DropMetadata) -> Result:
                                                                                    "did not exist; nothing dropped."))
 
 
-def _describe(lab: "Session", stmt: st.Describe) -> Result:
+def _describe(lab: Session, stmt: st.Describe) -> Result:
     return Result(stmt, df=describe(lab.metastore, stmt, lab.current_db))
 
 
-def _show_databases(lab: "Session", stmt: st.ShowDatabases) -> Result:
+def _show_databases(lab: Session, stmt: st.ShowDatabases) -> Result:
     return Result(stmt, df=pd.DataFrame({"database_name": lab.metastore.get_all_databases()}))
 
 
-def _show_tables(lab: "Session", stmt: st.ShowTables) -> Result:
+def _show_tables(lab: Session, stmt: st.ShowTables) -> Result:
     db = _db(lab, stmt.db)
     return Result(stmt, df=pd.DataFrame({"database": db, "tab_name": lab.metastore.get_tables(db)}))
 
 
-def _show_partitions(lab: "Session", stmt: st.ShowPartitions) -> Result:
+def _show_partitions(lab: Session, stmt: st.ShowPartitions) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if not table.is_partitioned:
         raise InvalidArgument(f"table {table.qualified_name} is not partitioned")
@@ -489,7 +490,7 @@ def _own_property(key: str) -> bool:
     return key in _OWN_PROPERTIES or key.startswith(("colstats.", "spark.sql.statistics."))
 
 
-def _set_table_properties(lab: "Session", stmt: st.SetTableProperties) -> Result:
+def _set_table_properties(lab: Session, stmt: st.SetTableProperties) -> Result:
     """Hive's SET TBLPROPERTIES for the properties that are the user's (`skip.stats.autoupdate`, `comment`,
     a team's tags); the lab's own statistics and bookkeeping are refused by name."""
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
@@ -502,7 +503,7 @@ def _set_table_properties(lab: "Session", stmt: st.SetTableProperties) -> Result
     return Result(stmt, message=f"{table.qualified_name}: set {shown}")
 
 
-def _unset_table_properties(lab: "Session", stmt: st.UnsetTableProperties) -> Result:
+def _unset_table_properties(lab: Session, stmt: st.UnsetTableProperties) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     for key, _ in stmt.keys:
         if _own_property(key):
@@ -515,7 +516,7 @@ def _unset_table_properties(lab: "Session", stmt: st.UnsetTableProperties) -> Re
     return Result(stmt, message=f"{table.qualified_name}: unset {', '.join(key for key, _ in stmt.keys)}")
 
 
-def _show_table_properties(lab: "Session", stmt: st.ShowTableProperties) -> Result:
+def _show_table_properties(lab: Session, stmt: st.ShowTableProperties) -> Result:
     table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if stmt.key is not None:
         value = table.parameters.get(stmt.key)
@@ -526,20 +527,20 @@ def _show_table_properties(lab: "Session", stmt: st.ShowTableProperties) -> Resu
     return Result(stmt, df=pd.DataFrame(items, columns=["prpt_name", "prpt_value"]))
 
 
-def _set(lab: "Session", stmt: st.SetOption) -> Result:
+def _set(lab: Session, stmt: st.SetOption) -> Result:
     if stmt.value is None:
         return Result(stmt, df=pd.DataFrame({"key": [stmt.key], "value": [str(lab.get(stmt.key))]}))
     lab.set(stmt.key, stmt.value)
     return Result(stmt, message=f"{stmt.key} = {lab.get(stmt.key)}")
 
 
-def _reset(lab: "Session", stmt: st.ResetOption) -> Result:
+def _reset(lab: Session, stmt: st.ResetOption) -> Result:
     reset = lab.reset(stmt.key)
     said = ", ".join(reset) if reset else "nothing: no setting was changed"
     return Result(stmt, message=f"Reset {said}")
 
 
-def _query(lab: "Session", stmt: st.Query, txn) -> Result:
+def _query(lab: Session, stmt: st.Query, txn) -> Result:
     query = stmt.tree if stmt.tree is not None else stmt.text  # parsed once, by the statement parser
     query = catalogs.on_mirrors(lab, query)
     answer = stats_answer(lab, query, txn)

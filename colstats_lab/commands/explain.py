@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-def explain(session: "Session", query: str, txn: Transaction | None = None, run: bool = False) -> PlanReport:
+def explain(session: Session, query: str, txn: Transaction | None = None, run: bool = False) -> PlanReport:
     """The work of `Lab.explain`, whose docstring is the reference."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidArgument(f"explain takes the text of a query, not {query!r}")
@@ -91,7 +91,7 @@ def explain(session: "Session", query: str, txn: Transaction | None = None, run:
     return _single_table(session, query, planned, found, plan, operators, txn, run)
 
 
-def _single_table(session: "Session", query: str, planned: tuple, found: tuple, plan: PlanReport,
+def _single_table(session: Session, query: str, planned: tuple, found: tuple, plan: PlanReport,
                   operators: list, txn: Transaction | None, run: bool) -> PlanReport:
     """The pruning report of a query of one lab table, with the plan's operators (none: Spark did not plan
     it) and the estimate of the rows its WHERE keeps."""
@@ -116,7 +116,7 @@ def _is_query(tree: exp.Expression) -> bool:
     return isinstance(tree, exp.Query)
 
 
-def _lab_table_of_files(session: "Session", tables: dict[str, Table]):
+def _lab_table_of_files(session: Session, tables: dict[str, Table]):
     """Names the lab table a relation over files reads, by the first of its root paths: under the table's
     location as Spark spells it."""
     prefixes = spark_prefixes(session.spark) if any(not is_local(t.location) for t in tables.values()) else {}
@@ -135,7 +135,7 @@ def _lab_table_of_files(session: "Session", tables: dict[str, Table]):
     return leaf_table
 
 
-def _lab_state(session: "Session", table: Table, frame=None) -> str:
+def _lab_state(session: Session, table: Table, frame=None) -> str:
     """What the lab knows of a table's column statistics now (by `frame`, its staleness, when judged already):
     accurate, stale where, or none."""
     frame = staleness_frame(session.metastore, table) if frame is None else frame
@@ -149,7 +149,7 @@ def _lab_state(session: "Session", table: Table, frame=None) -> str:
     return "stale"
 
 
-def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], where, txn: Transaction | None
+def _estimate(session: Session, table: Table, kept: list[PartitionFiles], where, txn: Transaction | None
               ) -> RowEstimate:
     """The rows `where` keeps of the partitions the plan kept (a file left: no row of the others can
     match), from statistics accurate for the reader."""
@@ -167,7 +167,7 @@ def _estimate(session: "Session", table: Table, kept: list[PartitionFiles], wher
     return estimate_rows(rows, where, columns, keys, _frequent_items(session, table, columns, partitions))
 
 
-def _frequent_items(session: "Session", table: Table, columns: dict, partitions: list | None
+def _frequent_items(session: Session, table: Table, columns: dict, partitions: list | None
                     ) -> dict[str, FrequentItems]:
     """The frequent values of each column the statistics keep them of for every partition read (fresh: they
     are stored with the statistics just proven accurate), merged over those partitions."""

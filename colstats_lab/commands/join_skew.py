@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 COUNTED_ITEMS = 4096  # values the counting sketch tracks when statistics cannot serve a side
 
 
-def join_skew(session: "Session", left: str, left_key: str | list[str], right: str, right_key: str | list[str],
+def join_skew(session: Session, left: str, left_key: str | list[str], right: str, right_key: str | list[str],
               where: str | None = None, how: str = "inner", run: bool = False) -> ShuffleSkewReport:
     """`TableHandle.join_skew`: checks the arguments before Spark starts, then predicts from statistics."""
     how = _how(how)
@@ -64,21 +64,21 @@ def join_skew(session: "Session", left: str, left_key: str | list[str], right: s
                                     f"{len(keys[1])} of {tables[1].qualified_name}: give as many on each side")
     condition = _condition(where)
     names = [_kept(session, t, condition, tables) for t in tables]
-    types = [_common_type(tables[0].column_type(a), tables[1].column_type(b)) for a, b in zip(*keys)]
+    types = [_common_type(tables[0].column_type(a), tables[1].column_type(b)) for a, b in zip(*keys, strict=True)]
     key_type: str | list[str] = types[0] if len(types) == 1 else types
     settings = ShuffleSettings.of(session.spark)
     sides = [_side(session, t, k[0], n) if len(k) == 1 else
              _counted(session, t, k, n, _row_bytes(session, t), _size(t, _partitions(session, t, n)),
                       "a composite key is counted")
-             for t, k, n in zip(tables, keys, names)]
+             for t, k, n in zip(tables, keys, names, strict=True)]
     # a key one side lists meets its true count on the other: a bound from that side's sketch would not hold it
     sides = [replace(side, counted=_count_keys(session, t, k, n, unlisted_hot_values(side, *sides), types))
-             for side, t, k, n in zip(sides, tables, keys, names)]
+             for side, t, k, n in zip(sides, tables, keys, names, strict=True)]
     with spark_errors("cannot place the join's keys"):
         report = predict_join(sides[0], sides[1], how, settings,
                               lambda values: hash_partitions(session.spark, values, key_type, settings.partitions))
     if run:
-        frames = [_rows(session, t, n) for t, n in zip(tables, names)]
+        frames = [_rows(session, t, n) for t, n in zip(tables, names, strict=True)]
         with spark_errors("cannot measure the join's shuffle"):
             measure(report, frames[0], frames[1], key_type)
             if report.broadcast is None and any(split is not False for split in report.tasks["aqe_splits"]):
@@ -86,7 +86,7 @@ def join_skew(session: "Session", left: str, left_key: str | list[str], right: s
     return report
 
 
-def group_skew(session: "Session", table: str, key: str, where: str | None = None, run: bool = False
+def group_skew(session: Session, table: str, key: str, where: str | None = None, run: bool = False
                ) -> ShuffleSkewReport:
     """`TableHandle.group_skew`: the shuffle of `groupBy(key)` over the partitions `where` keeps, from statistics."""
     meta = session.resolve(table)
@@ -125,7 +125,7 @@ def _keys(table: Table, key: str | list[str]) -> list[str]:
     return [_key(table, name) for name in names]
 
 
-def _partitions(session: "Session", table: Table, names: list[str] | None) -> list[Partition] | None:
+def _partitions(session: Session, table: Table, names: list[str] | None) -> list[Partition] | None:
     """The kept partitions (every one when `names` is None); None for a table without partitions."""
     if not table.is_partitioned:
         return None
@@ -162,7 +162,7 @@ def _condition(where: str | None):
     return parse_sql(str(where))
 
 
-def _kept(session: "Session", table: Table, condition: exp.Expression | None, tables: list[Table]) -> list[str] | None:
+def _kept(session: Session, table: Table, condition: exp.Expression | None, tables: list[Table]) -> list[str] | None:
     """The names of `table`'s partitions the WHERE's terms on it keep (None: the whole table). Each term names
     one table's partition keys; a term on another column cannot be predicted from statistics."""
     if condition is None:
@@ -216,7 +216,7 @@ def _common_type(left: str, right: str) -> str:
     raise InvalidArgument(f"the keys are {a.name} and {b.name}: predict a join on keys of one type")
 
 
-def _side(session: "Session", table: Table, key: str, names: list[str] | None) -> ShuffleSide:
+def _side(session: Session, table: Table, key: str, names: list[str] | None) -> ShuffleSide:
     """One side from its statistics where they are accurate and every kept partition kept a sketch of the
     key; otherwise from one Spark aggregation over the kept rows."""
     metastore = session.metastore
@@ -253,26 +253,27 @@ def _side(session: "Session", table: Table, key: str, names: list[str] | None) -
     return _counted(session, table, [key], names, row_bytes, size, why)
 
 
-def _count_keys(session: "Session", table: Table, keys: list[str], names: list[str] | None, values: list,
+def _count_keys(session: Session, table: Table, keys: list[str], names: list[str] | None, values: list,
                 types: list[str]) -> dict:
     """The exact rows of each of `values` (a composite key's as tuples) among the side's kept rows: one small
     aggregation over the rows holding them, on the key cast to the type the join compares."""
     if not values:
         return {}
-    columns = [F.col(column_ref(k)).cast(t).alias(f"k{i}") for i, (k, t) in enumerate(zip(keys, types))]
+    columns = [F.col(column_ref(k)).cast(t).alias(f"k{i}") for i, (k, t) in enumerate(zip(keys, types, strict=True))]
     wanted = [v if isinstance(v, tuple) else (v,) for v in values]
     if len(keys) == 1:
         condition = columns[0].isin(*[key_literal(v[0], types[0]) for v in wanted])
     else:
-        condition = F.struct(*columns).isin(*[F.struct(*[key_literal(part, t).alias(f"k{i}")
-                                                        for i, (part, t) in enumerate(zip(v, types))]) for v in wanted])
+        condition = F.struct(*columns).isin(*[
+            F.struct(*[key_literal(part, t).alias(f"k{i}") for i, (part, t) in enumerate(zip(v, types, strict=True))])
+            for v in wanted])
     with spark_errors(f"cannot count the hot keys in {table.qualified_name}"):
         found = _rows(session, table, names).where(condition).groupBy(*columns).count().collect()  # <= the hot keys
     counts = {tuple(row[f"k{i}"] for i in range(len(keys))): int(row["count"]) for row in found}
-    return {value: counts.get(key, 0) for value, key in zip(values, wanted)}
+    return {value: counts.get(key, 0) for value, key in zip(values, wanted, strict=True)}
 
 
-def _counted(session: "Session", table: Table, keys: list[str], names: list[str] | None, row_bytes: float, size: int,
+def _counted(session: Session, table: Table, keys: list[str], names: list[str] | None, row_bytes: float, size: int,
              why: str) -> ShuffleSide:
     """The side's figures from one aggregation over its rows: a frequent-items sketch of the key as ANALYZE
     keeps it (a composite key, or one of a type no sketch keeps, as JSON text), the rows, NULL keys (a NULL in
@@ -312,11 +313,11 @@ def _from_json(text: str, bases: list[str]):
     round-trips Spark's), the rest as JSON reads them; a tuple for a composite key."""
     decoded = json.loads(text, parse_float=Decimal)
     values = [decoded.get(f"k{i}") for i in range(len(bases))]
-    values = [float(v) if base in ("float", "double") and v is not None else v for v, base in zip(values, bases)]
+    values = [float(v) if base in ("float", "double") and v is not None else v for v, base in zip(values, bases, strict=True)]
     return tuple(values) if len(values) > 1 else values[0]
 
 
-def _rows(session: "Session", table: Table, names: list[str] | None) -> DataFrame:
+def _rows(session: Session, table: Table, names: list[str] | None) -> DataFrame:
     """The side's rows in the current snapshot, of the kept partitions (only theirs are listed)."""
     if names == []:
         return read_snapshot(session.spark, table, [])
@@ -324,7 +325,7 @@ def _rows(session: "Session", table: Table, names: list[str] | None) -> DataFram
     return read_snapshot(session.spark, table, parts)
 
 
-def _row_bytes(session: "Session", table: Table) -> float:
+def _row_bytes(session: Session, table: Table) -> float:
     """A row's bytes in a shuffle as Spark estimates it: 8 per column and a row header, plus each string
     column's average length (from the table's statistics where it has them, else 20)."""
     lengths = {}

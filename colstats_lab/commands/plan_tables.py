@@ -38,7 +38,7 @@ PLAN_STATISTICS = "colstats.plan.statistics"  # the lab's setting: false reads e
 COLUMN_STATS_PREFIX = "spark.sql.statistics.colStats."
 
 
-def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles],
+def why_not_planned(session: Session, table: Table, parts: list[PartitionFiles],
                     staleness: dict[str, pd.DataFrame] | None = None) -> str | None:
     """Why Spark cannot plan `table`, read as `parts`, with the lab's statistics (None: it can); the staleness
     frame it judged by is kept in `staleness` by the table's name (a listing a caller need not make again)."""
@@ -63,7 +63,7 @@ def why_not_planned(session: "Session", table: Table, parts: list[PartitionFiles
     return None
 
 
-def plan_table(session: "Session", table: Table, parts: list[PartitionFiles]) -> str:
+def plan_table(session: Session, table: Table, parts: list[PartitionFiles]) -> str:
     """The catalog table (`colstats_plan.<name>`, unquoted) over `table`'s files with the lab's statistics,
     made now unless the one made for the same statistics, partitions and files is there."""
     plain = f"{session.plan_tables.prefix}__{table.dbName}__{table.tableName}"
@@ -92,7 +92,7 @@ def plan_table(session: "Session", table: Table, parts: list[PartitionFiles]) ->
     return f"{PLAN_DATABASE}.{plain}"
 
 
-def _set_statistics(session: "Session", table: Table, name: str) -> None:
+def _set_statistics(session: Session, table: Table, name: str) -> None:
     """The lab's accurate statistics as those of catalog table `name` (of PLAN_DATABASE): what Spark's ANALYZE
     ... FOR ALL COLUMNS would write."""
     spark = session.spark
@@ -126,7 +126,7 @@ def _file_types(table: Table) -> dict[str, str]:
             **{k.name: spark_type(k.type).simpleString() for k in table.partitionKeys}}
 
 
-def planned_view(session: "Session", table: Table, catalog_name: str) -> str | None:
+def planned_view(session: Session, table: Table, catalog_name: str) -> str | None:
     """A temporary view over the catalog table in the lab table's types where its files keep nanosecond
     timestamps (each truncated to its microsecond, as the lab reads them); None where the catalog table is
     read as it is. Spark's estimates keep the row count and every other column's statistics through it."""
@@ -177,7 +177,7 @@ def _spec(part_name: str) -> str:
     return ", ".join(f"{identifier(key)} = {string_literal(value or '')}" for key, value in parse_part_name(part_name))
 
 
-def drop_plan_tables(session: "Session") -> None:
+def drop_plan_tables(session: Session) -> None:
     """Drops the catalog tables this lab made (at close: a Hive-backed catalog would keep them)."""
     for name in list(session.plan_tables.made):
         try:

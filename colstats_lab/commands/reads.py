@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-def partition(session: "Session", table: str, partition: dict | str) -> Partition:
+def partition(session: Session, table: str, partition: dict | str) -> Partition:
     """The work of `Inspect.partition`, whose docstring is the reference."""
     meta = session.resolve(table)
     if not meta.is_partitioned:
@@ -56,7 +56,7 @@ def partition(session: "Session", table: str, partition: dict | str) -> Partitio
     return session.metastore.get_partition(meta.dbName, meta.tableName, name)
 
 
-def valid_write_ids(session: "Session", table: str | Table) -> ValidWriteIdList:
+def valid_write_ids(session: Session, table: str | Table) -> ValidWriteIdList:
     """The write IDs of `table` a reader sees now (Hive's ValidWriteIdList); a Table the caller has resolved
     is not read again."""
     if not isinstance(table, Table):
@@ -64,7 +64,7 @@ def valid_write_ids(session: "Session", table: str | Table) -> ValidWriteIdList:
     return session.metastore.get_valid_write_ids(table.dbName, table.tableName)
 
 
-def snapshot_parts(session: "Session", name: str, snapshot: ValidWriteIdList | None = None,
+def snapshot_parts(session: Session, name: str, snapshot: ValidWriteIdList | None = None,
                    txn: Transaction | None = None, partitions: list[Partition] | None = None
                    ) -> tuple[Table, list[PartitionFiles]]:
     """The work of `Inspect.files`, whose docstring is the reference."""
@@ -75,7 +75,7 @@ def snapshot_parts(session: "Session", name: str, snapshot: ValidWriteIdList | N
     return table, snapshot_files(session.metastore, table, valid, partitions)
 
 
-def planned_read(session: "Session", name: str, where, alias: str | None = None, txn: Transaction | None = None
+def planned_read(session: Session, name: str, where, alias: str | None = None, txn: Transaction | None = None
                  ) -> tuple[Table, list[PartitionFiles], PruningReport]:
     """The work of `Inspect.planned_read`, whose docstring is the reference."""
     table = session.resolve(name)
@@ -91,7 +91,7 @@ def planned_read(session: "Session", name: str, where, alias: str | None = None,
     return table, kept, report
 
 
-def stats_answer(session: "Session", query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
+def stats_answer(session: Session, query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
     """The work of `Lab.stats_answer`, whose docstring is the reference."""
     if not session.get("hive.compute.query.using.stats"):
         return StatsAnswer(None, "hive.compute.query.using.stats is off")
@@ -100,7 +100,7 @@ def stats_answer(session: "Session", query: str | Any, txn: Transaction | None =
                              lambda table: txn.snapshot(table) if txn else valid_write_ids(session, table.qualified_name))
 
 
-def metadata(session: "Session", name: str, level: str | None = None) -> pd.DataFrame:
+def metadata(session: Session, name: str, level: str | None = None) -> pd.DataFrame:
     """The work of `Inspect.metadata`, whose docstring is the reference."""
     wanted = Level.of_metadata(level).drill_name if level is not None else None  # names an unknown level
     table = session.resolve(name)
@@ -114,7 +114,7 @@ def metadata(session: "Session", name: str, level: str | None = None) -> pd.Data
 METADATA_CHANGE_COLUMNS = ["file", "change"]
 
 
-def metadata_changes(session: "Session", name: str) -> pd.DataFrame:
+def metadata_changes(session: Session, name: str) -> pd.DataFrame:
     """The work of `Inspect.metadata_changes`, whose docstring is the reference."""
     table = session.resolve(name)
     changes = metadata_file_changes(session.metastore, table, valid_write_ids(session, table))
@@ -133,7 +133,7 @@ def metadata_changes(session: "Session", name: str) -> pd.DataFrame:
     return frame
 
 
-def report(session: "Session", name: str, path: str | None = None) -> dict | str:
+def report(session: Session, name: str, path: str | None = None) -> dict | str:
     """The work of `TableHandle.report`, whose docstring is the reference."""
     table = session.resolve(name)
     if path is None:
@@ -155,7 +155,7 @@ def report(session: "Session", name: str, path: str | None = None) -> dict | str
     return path
 
 
-def describe_as_of(session: "Session", statements: list, as_of) -> Result:
+def describe_as_of(session: Session, statements: list, as_of) -> Result:
     """The work of `Lab.sql` with `as_of`, whose docstring is the reference: DESCRIBE statements only."""
     results = []
     for stmt in statements:

@@ -23,7 +23,7 @@ HOT_KEYS_SHOWN = 5
 NAMED_SHARE = 0.01  # a key holding less of its task's rows than this does not make the task large
 
 
-def predict_skewed(session: "Session", operators: list[Operator]) -> dict[int, SkewPrediction]:
+def predict_skewed(session: Session, operators: list[Operator]) -> dict[int, SkewPrediction]:
     """The lab's prediction for each operator that ran skewed, by its id."""
     out = {}
     for op in operators:
@@ -36,7 +36,7 @@ def predict_skewed(session: "Session", operators: list[Operator]) -> dict[int, S
     return out
 
 
-def _predict(session: "Session", join: Operator, operators: list[Operator]) -> SkewPrediction:
+def _predict(session: Session, join: Operator, operators: list[Operator]) -> SkewPrediction:
     kind = join.plan.joinType().toString()
     if kind not in _HOW:
         return SkewPrediction(f"join_skew predicts inner and outer joins, not a {kind} join")

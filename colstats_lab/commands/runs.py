@@ -37,7 +37,7 @@ def fingerprint(tree: exp.Expression) -> str:
     return hashlib.sha256(shape.sql(dialect="spark", normalize=True).encode()).hexdigest()[:16]
 
 
-def keep_run(session: "Session", tree: exp.Expression, report: PlanReport, started: float, seconds: float,
+def keep_run(session: Session, tree: exp.Expression, report: PlanReport, started: float, seconds: float,
              tables: list[RunTable]) -> tuple[int | None, str | None]:
     """Keeps the run `report` describes (`started` when, seconds since the epoch, for `seconds`; its causes first
     told what the earlier runs of the query produced); returns its id, or None and why it was not kept. A reader
@@ -85,7 +85,7 @@ def _tell_earlier_runs(report: PlanReport, earlier: list[KeptRun]) -> None:
     report.operators["cause"] = causes
 
 
-def runs_frame(session: "Session", table: Table | None = None, operators: bool = False,
+def runs_frame(session: Session, table: Table | None = None, operators: bool = False,
                limit: int | None = None) -> pd.DataFrame:
     """The kept runs (of queries that read `table`, or every one), newest first: a row per run, or with
     `operators` a row per operator of each; raises InvalidArgument for a `limit` that is not a count."""
@@ -122,7 +122,7 @@ def _ran_skewed(op: dict) -> bool:
 
 
 def _when(seconds: int) -> pd.Timestamp:
-    return pd.Timestamp(dt.datetime.fromtimestamp(seconds, dt.timezone.utc))
+    return pd.Timestamp(dt.datetime.fromtimestamp(seconds, dt.UTC))
 
 
 def _write_ids(run: KeptRun, table: Table | None) -> str:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 SCAN_ITEMS = 10_000  # values a skew scan's sketch tracks unless asked otherwise: counts exact below that many
 
 
-def skew(session: "Session", table: str, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,
+def skew(session: Session, table: str, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,
          min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
          max_items: int | None = None) -> SkewReport:
     """`TableHandle.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
@@ -87,7 +87,7 @@ def skew(session: "Session", table: str, columns: list[str] | str, partition: di
     return report
 
 
-def _kept_sketches(session: "Session", meta: Table, column: str, parts: list[PartitionFiles], valid: ValidWriteIdList
+def _kept_sketches(session: Session, meta: Table, column: str, parts: list[PartitionFiles], valid: ValidWriteIdList
                    ) -> dict[str, tuple[int, int, FrequentItems]] | None:
     """Per partition label (as a report spells it) its rows, the column's NULLs and its frequent-items sketch,
     where the column's statistics are accurate for the snapshot in every partition read and each kept a
@@ -100,8 +100,8 @@ def _kept_sketches(session: "Session", meta: Table, column: str, parts: list[Par
     stats: dict[str | None, ColumnStatistics]
     rows: dict[str | None, int]
     if meta.is_partitioned:
-        stats = {name: found for name, found in metastore.get_partitions_statistics(
-            meta.dbName, meta.tableName, names, [column], valid_write_ids=valid).items()}
+        stats = dict(metastore.get_partitions_statistics(
+            meta.dbName, meta.tableName, names, [column], valid_write_ids=valid).items())
         rows = {p.partName: int(p.parameters.get("numRows") or 0)
                 for p in (metastore.get_partitions(meta.dbName, meta.tableName, names) if names else [])}
     else:
@@ -124,7 +124,7 @@ def _kept_sketches(session: "Session", meta: Table, column: str, parts: list[Par
     return kept
 
 
-def _distinct_estimate(session: "Session", meta: Table, names: list[str], parts: list[PartitionFiles],
+def _distinct_estimate(session: Session, meta: Table, names: list[str], parts: list[PartitionFiles],
                        valid: ValidWriteIdList) -> int | None:
     """The distinct values of one column over the partitions read, from statistics accurate for the snapshot
     the report reads (their HLL sketches merged); None where they are not, or for several columns."""
@@ -141,7 +141,7 @@ def _distinct_estimate(session: "Session", meta: Table, names: list[str], parts:
     return None if distinct is None else int(distinct)
 
 
-def kept_ndv(session: "Session", meta: Table, column: str, valid: ValidWriteIdList) -> int | None:
+def kept_ndv(session: Session, meta: Table, column: str, valid: ValidWriteIdList) -> int | None:
     """An unpartitioned table's NDV of `column` from its statistics accurate for `valid` (None: none are)."""
     stats = session.metastore.get_table_statistics(meta.dbName, meta.tableName, [column], valid_write_ids=valid)
     obj = stats.obj(column) if stats is not None and stats.isStatsCompliant else None
@@ -177,7 +177,7 @@ def _report_label(meta: Table, part: PartitionFiles) -> str | None:
     if part.partition is None:
         return TABLE_LEVEL
     names = []
-    for key, value in zip(meta.partitionKeys, part.partition.values):
+    for key, value in zip(meta.partitionKeys, part.partition.values, strict=True):
         base = parse_type(key.type).base
         if value is None or value in ("", DEFAULT_PARTITION_NAME):
             text = DEFAULT_PARTITION_NAME
@@ -191,7 +191,7 @@ def _report_label(meta: Table, part: PartitionFiles) -> str | None:
     return "/".join(names)
 
 
-def keep_top_values(session: "Session", meta: Table, report: SkewReport, valid: ValidWriteIdList) -> list:
+def keep_top_values(session: Session, meta: Table, report: SkewReport, valid: ValidWriteIdList) -> list:
     """Keeps the report's top values in the statistics history, on the latest state of each partition (and
     of the table) whose statistics of the column are accurate for the snapshot the report read and count
     the same rows, so `inspect.compare` can measure drift of strings too; returns the owners they were kept

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-def write(session: "Session", name: str, data, partition: dict | None = None, mode: str = "append",
+def write(session: Session, name: str, data, partition: dict | None = None, mode: str = "append",
           txn: Transaction | None = None) -> WriteResult:
     """The work of `TableHandle.write`, whose docstring is the reference."""
     table = session.resolve(name)
@@ -65,13 +65,13 @@ def _check_declared(name: str, path: str, cols: list[FieldSchema], keys: list[Fi
                                         f"({listed}): {'; '.join(problems)}")
 
 
-def relayout(session: "Session", name: str, partition: dict | str | None = None) -> list[WriteResult]:
+def relayout(session: Session, name: str, partition: dict | str | None = None) -> list[WriteResult]:
     """The work of `TableHandle.relayout`, whose docstring is the reference."""
     table = session.resolve(name)
     if not table.is_partitioned:
         raise InvalidArgument(f"{table.qualified_name} is not partitioned: list bucketing lays out partitions")
     if partition is not None:
-        partition = dict(zip(table.partition_key_names, find_partition(session, name, partition).values))
+        partition = dict(zip(table.partition_key_names, find_partition(session, name, partition).values, strict=True))
     spec = None if partition is None else [
         PartitionSpecItem(k.lower(), None if v is None else str(v), 0, v is None) for k, v in partition.items()]
     parts = matching_partitions(session.metastore, table, spec)
@@ -81,7 +81,7 @@ def relayout(session: "Session", name: str, partition: dict | str | None = None)
     return results
 
 
-def register_external(session: "Session", name: str, path: str, format: str = "parquet",
+def register_external(session: Session, name: str, path: str, format: str = "parquet",
                       partition_types: dict[str, str] | None = None,
                       declared: tuple[list[FieldSchema], list[FieldSchema]] | None = None) -> Table:
     """The work of `Lab.register_external`, whose docstring is the reference. `declared`, the columns and
@@ -145,8 +145,8 @@ def _check_partition_values(path: str, keys: list[str], key_types: dict[str, str
                             values: list[list[str | None]]) -> None:
     """Every folder's value is one of its key's type as Spark reads it (a double key's `inf` is not: Spark's read
     of the table fails on it), else one line naming the folder, before anything is registered."""
-    for rel, row in zip(part_dirs, values):
-        for key, value in zip(keys, row):
+    for rel, row in zip(part_dirs, values, strict=True):
+        for key, value in zip(keys, row, strict=True):
             if value is None:
                 continue
             try:
@@ -204,7 +204,7 @@ def _parses(parse, text: str) -> bool:
     return True
 
 
-def clean(session: "Session", max_bytes: int | None = None) -> list[str]:
+def clean(session: Session, max_bytes: int | None = None) -> list[str]:
     """The work of `Lab.clean`, whose docstring is the reference."""
     metastore = session.metastore
     metastore.abort_expired_txns()

@@ -9,7 +9,8 @@ to "one day of 100,000 partitions fetches one day".
 from __future__ import annotations
 
 import collections
-from typing import Iterable, Iterator, TypeVar
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 from urllib.parse import urlparse
 
 from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes

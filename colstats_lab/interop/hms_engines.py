@@ -99,7 +99,7 @@ def _spark_text(value: str | None, type_name: str) -> str | None:
         return None
     kind = parse_type(type_name).stats_kind
     if kind is StatsKind.TIMESTAMP:
-        return _seconds(math.floor(dt.datetime.fromisoformat(value).replace(tzinfo=dt.timezone.utc).timestamp()))
+        return _seconds(math.floor(dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC).timestamp()))
     if kind is StatsKind.LONG:
         return str(int(value))
     if kind is StatsKind.DOUBLE:
@@ -171,7 +171,7 @@ def _changed_after(location: str | None, params: dict[str, str]) -> str | None:
         return None
     newest = max((f.modified for f in list_data_files(location)), default=None)
     if newest is not None and newest >= int(stamp) + 1:  # the stamp is whole seconds: the same second proves nothing
-        when = dt.datetime.fromtimestamp(int(stamp), dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        when = dt.datetime.fromtimestamp(int(stamp), dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         return f"files were written after the HMS last changed these figures ({when})"
     return None
 

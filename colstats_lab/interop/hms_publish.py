@@ -273,7 +273,7 @@ def _partition_owners(metastore: Metastore, table: Table, columns: list[str], hm
     for part in candidates:
         flags = compliance[part.partName]
         basic = flags[0][0]
-        accurate = [c for c, (ok, _) in zip(columns, flags[1:]) if ok and basic]
+        accurate = [c for c, (ok, _) in zip(columns, flags[1:], strict=True) if ok and basic]
         stats = stored.get(part.partName)
         objs = [thrift_stats_obj(o, hms_types[o.colName]) for o in (stats.statsObj if stats else [])
                 if o.colName in accurate]
@@ -315,7 +315,7 @@ def _unpartitioned_owner(metastore: Metastore, table: Table, columns: list[str],
                          num_bins: int) -> _Owner:
     flags = metastore.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])[None]
     basic = flags[0][0]
-    accurate = [c for c, (ok, _) in zip(columns, flags[1:]) if ok and basic]
+    accurate = [c for c, (ok, _) in zip(columns, flags[1:], strict=True) if ok and basic]
     return _level_owner(metastore, table, accurate, hms_types, basic, num_bins, column_flags=True)
 
 

@@ -276,13 +276,14 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
     inputs = [(name, i, column) for name, type_name in columns
               for i, column in enumerate(theta_inputs(name, type_name, paths.get(name, ())) or [])]
     aliases = [f"c{n}" for n in range(len(inputs))]
-    serialized = frame.select(F.col(FILE_COLUMN), *[column.alias(alias) for (_, _, column), alias in zip(inputs, aliases)])
+    serialized = frame.select(F.col(FILE_COLUMN), *[column.alias(alias) for (_, _, column), alias
+                                                   in zip(inputs, aliases, strict=True)])
     rows = serialized.groupBy(FILE_COLUMN).agg(*[F.theta_sketch_agg(alias).alias(alias) for alias in aliases]).collect()
     unions = {(owner, name): theta_union() for owner in owners for name, _ in columns}
     for row in rows:
         spelled = row[FILE_COLUMN]
         owner = owner_of[spelled] if spelled in owner_of else owner_by_path[normalized(local_file_path(spelled))]
-        for (name, _, _), alias in zip(inputs, aliases):
+        for (name, _, _), alias in zip(inputs, aliases, strict=True):
             unions[(owner, name)].update(compact_theta_sketch.deserialize(bytes(row[alias])))
     return {key: union.get_result().serialize() for key, union in unions.items()}
 
@@ -303,7 +304,7 @@ def puffin_frame(metastore: Metastore, table: Table, iceberg: IcebergTable) -> p
     lab_ndv = {o.colName: o.statsData.value.numDVs for o in (stored.statsObj if stored else [])
                if getattr(o.statsData.value, "numDVs", None) is not None}
     summary = metastore.column_compliance(table.dbName, table.tableName, [[c] for c in lab_ndv]) if lab_ndv else []
-    accurate = {c: s.accurate for c, s in zip(lab_ndv, summary)}
+    accurate = {c: s.accurate for c, s in zip(lab_ndv, summary, strict=True)}
     current = int(table.parameters.get(SNAPSHOT_PARAM) or 0)
     records = []
     for statistics in iceberg.metadata.statistics:

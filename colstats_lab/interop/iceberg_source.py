@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from pyiceberg import types as it
 from pyiceberg.avro.file import AvroFile
@@ -102,7 +103,7 @@ class IcebergCatalog:
         except NoSuchNamespaceError as error:
             raise NoSuchObjectException(f"database {self.name}.{db} does not exist in {self.kind} {self.uri}") from error
 
-    def table(self, db: str, name: str) -> "IcebergSource":
+    def table(self, db: str, name: str) -> IcebergSource:
         qualified = f"{self.name}.{db}.{name}"
 
         def load() -> IcebergTable:
@@ -116,7 +117,7 @@ class IcebergCatalog:
         """Nothing held open: pyiceberg's SQL catalog opens its engine per call."""
 
 
-def metadata_file_source(path: str) -> "IcebergSource":
+def metadata_file_source(path: str) -> IcebergSource:
     """The Iceberg table of one metadata file, read-only and pinned to the snapshot that file names."""
     def load() -> IcebergTable:
         try:
@@ -325,7 +326,7 @@ def readable_value(field_type: it.IcebergType, raw) -> Any:
     if isinstance(field_type, it.TimestampType) and isinstance(value, int):
         return _EPOCH + dt.timedelta(microseconds=value)
     if isinstance(field_type, it.TimestamptzType) and isinstance(value, int):
-        return (_EPOCH + dt.timedelta(microseconds=value)).replace(tzinfo=dt.timezone.utc)
+        return (_EPOCH + dt.timedelta(microseconds=value)).replace(tzinfo=dt.UTC)
     if isinstance(field_type, it.DateType) and isinstance(value, int):
         return _EPOCH.date() + dt.timedelta(days=value)
     return value

@@ -139,7 +139,7 @@ def _ndv(kind: StatsKind, points: list[tuple[float, StatsColumn]], low, high, nu
         if average:
             estimate = int((_number(high) - _number(low)) / average)
             return min(max(estimate, max(ndvs)), sum(ndvs))
-    return int(_toward_border([(n, i) for n, (i, _) in zip(ndvs, points)], num_parts, lowest=False))
+    return int(_toward_border([(n, i) for n, (i, _) in zip(ndvs, points, strict=True)], num_parts, lowest=False))
 
 
 def _density(kind: StatsKind, low, high, ndv) -> float:

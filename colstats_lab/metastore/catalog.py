@@ -4,7 +4,8 @@ partitioned table's basic statistics summed from its partitions."""
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..coltypes import parse_type
 from ..column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
@@ -290,18 +291,18 @@ class CatalogRepository(Repository):
         table of the schema, not statements a partition."""
         sd_ids = self._insert_sds([(row["CD_ID"], part.location, row["INPUT_FORMAT"],
                                     bool(part.storedAsSubDirectories and part.skewedInfo)) for part, row in parts])
-        for (part, _), sd_id in zip(parts, sd_ids):
+        for (part, _), sd_id in zip(parts, sd_ids, strict=True):
             if part.skewedInfo is not None:
                 self.store.skews.write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
         part_ids = self.db.dialect.insert_returning_ids(
             self.db, "PARTITIONS", "PART_ID", ("CREATE_TIME", "PART_NAME", "SD_ID", "TBL_ID", "WRITE_ID"),
             [(part.createTime or epoch_seconds(), part.partName, sd_id, row["TBL_ID"], part.writeId)
-             for (part, row), sd_id in zip(parts, sd_ids)])
+             for (part, row), sd_id in zip(parts, sd_ids, strict=True)])
         self.db.insert_rows("PARTITION_KEY_VALS", ("PART_ID", "PART_KEY_VAL", "INTEGER_IDX"),
-                            [(part_id, value, i) for (part, _), part_id in zip(parts, part_ids)
+                            [(part_id, value, i) for (part, _), part_id in zip(parts, part_ids, strict=True)
                              for i, value in enumerate(part.values)])
         hive_rows.insert_params(self.db, "PARTITION_PARAMS", "PART_ID",
-                            {part_id: part.parameters for (part, _), part_id in zip(parts, part_ids)})
+                            {part_id: part.parameters for (part, _), part_id in zip(parts, part_ids, strict=True)})
 
     def get_partition(self, db_name: str, table_name: str, part_name: str) -> Partition:
         parts = self.get_partitions(db_name, table_name, [part_name])

@@ -36,12 +36,12 @@ class FollowUp:
     write_id: int | None = None
     merge: frozenset[str] = frozenset()
 
-    def joined(self, other: "FollowUp") -> "FollowUp":
+    def joined(self, other: FollowUp) -> FollowUp:
         """This follow-up and `other`'s, of the same table, done once."""
         return FollowUp(self.table, self.sums or other.sums,
                         other.write_id if other.write_id is not None else self.write_id, self.merge | other.merge)
 
-    def run(self, metastore: "Metastore") -> None:
+    def run(self, metastore: Metastore) -> None:
         t = self.table
         if self.sums and t.is_partitioned:
             metastore.refresh_partitioned_table_params(t.dbName, t.tableName)
@@ -61,7 +61,7 @@ class NothingAfter:
 class Change(Protocol):
     kind: ClassVar[str]
 
-    def apply(self, metastore: "Metastore") -> Any: ...
+    def apply(self, metastore: Metastore) -> Any: ...
 
     def describe(self) -> str: ...
 
@@ -77,7 +77,7 @@ class AddPartitions:
     added: list[Partition] = field(default_factory=list, compare=False)
     kind: ClassVar[str] = "partitions"
 
-    def apply(self, metastore: "Metastore") -> list[Partition]:
+    def apply(self, metastore: Metastore) -> list[Partition]:
         self.added.extend(metastore.add_partitions(self.partitions, self.if_not_exists))
         return self.added
 
@@ -98,7 +98,7 @@ class DropPartitions:
     dropped: list[Partition] = field(default_factory=list, compare=False)
     kind: ClassVar[str] = "partitions"
 
-    def apply(self, metastore: "Metastore") -> list[Partition]:
+    def apply(self, metastore: Metastore) -> list[Partition]:
         t = self.table
         for name in self.names:
             part = metastore.drop_partition(t.dbName, t.tableName, name, if_exists=self.if_exists)
@@ -122,7 +122,7 @@ class AlterSkew(NothingAfter):
     stored_as_directories: bool
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: "Metastore") -> None:
+    def apply(self, metastore: Metastore) -> None:
         metastore.alter_table_skew(self.table.dbName, self.table.tableName, self.info, self.stored_as_directories)
 
     def describe(self) -> str:
@@ -137,7 +137,7 @@ class DefinitionWrite:
     write_id: int
     kind: ClassVar[str] = "params"
 
-    def apply(self, metastore: "Metastore") -> None:
+    def apply(self, metastore: Metastore) -> None:
         return None
 
     def describe(self) -> str:
@@ -155,7 +155,7 @@ class ReplaceMetadata(NothingAfter):
     units: tuple[MetadataUnit, ...]
     kind: ClassVar[str] = "metadata"
 
-    def apply(self, metastore: "Metastore") -> int:
+    def apply(self, metastore: Metastore) -> int:
         return metastore.replace_table_metadata(self.table.dbName, self.table.tableName, self.analysis,
                                                 list(self.units))
 
@@ -177,7 +177,7 @@ class RegisterTable(NothingAfter):
     replacing: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: "Metastore") -> Table:
+    def apply(self, metastore: Metastore) -> Table:
         t = self.table
         if self.replacing and metastore.table_exists(t.dbName, t.tableName):
             metastore.drop_table(t.dbName, t.tableName)
@@ -217,7 +217,7 @@ class FollowPartitions:
     moved: tuple[MovedPartition, ...] = ()
     kind: ClassVar[str] = "partitions"
 
-    def apply(self, metastore: "Metastore") -> None:
+    def apply(self, metastore: Metastore) -> None:
         t = self.table
         for name in self.dropped:
             metastore.drop_partition(t.dbName, t.tableName, name, if_exists=True)
@@ -249,7 +249,7 @@ class AlterPartitionParams(NothingAfter):
     params: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]
     kind: ClassVar[str] = "params"
 
-    def apply(self, metastore: "Metastore") -> None:
+    def apply(self, metastore: Metastore) -> None:
         metastore.alter_partitions_params(self.table.dbName, self.table.tableName,
                                           {name: dict(changes) for name, changes in self.params})
 
@@ -264,7 +264,7 @@ class AlterTableParams(NothingAfter):
     params: tuple[tuple[str, str | None], ...]
     kind: ClassVar[str] = "params"
 
-    def apply(self, metastore: "Metastore") -> None:
+    def apply(self, metastore: Metastore) -> None:
         metastore.alter_table_params(self.table.dbName, self.table.tableName, dict(self.params))
 
     def describe(self) -> str:
@@ -279,7 +279,7 @@ class CreateDatabase(NothingAfter):
     if_not_exists: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: "Metastore") -> None:
+    def apply(self, metastore: Metastore) -> None:
         metastore.create_database(self.name, self.comment, self.if_not_exists)
 
     def describe(self) -> str:
@@ -294,7 +294,7 @@ class DropDatabase(NothingAfter):
     cascade: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: "Metastore") -> list[Table]:
+    def apply(self, metastore: Metastore) -> list[Table]:
         return metastore.drop_database(self.name, self.if_exists, self.cascade)
 
     def describe(self) -> str:
@@ -308,7 +308,7 @@ class CreateTable(NothingAfter):
     if_not_exists: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: "Metastore") -> bool:
+    def apply(self, metastore: Metastore) -> bool:
         return metastore.create_table(self.table, self.if_not_exists)
 
     def describe(self) -> str:
@@ -324,7 +324,7 @@ class DropTable(NothingAfter):
     if_exists: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: "Metastore") -> Table | None:
+    def apply(self, metastore: Metastore) -> Table | None:
         return metastore.drop_table(self.db, self.name, self.if_exists)
 
     def describe(self) -> str:
@@ -338,7 +338,7 @@ class DropTableMetadata(NothingAfter):
     if_exists: bool = False
     kind: ClassVar[str] = "metadata"
 
-    def apply(self, metastore: "Metastore") -> bool:
+    def apply(self, metastore: Metastore) -> bool:
         return metastore.drop_table_metadata(self.table.dbName, self.table.tableName, self.if_exists)
 
     def describe(self) -> str:
@@ -353,7 +353,7 @@ class AddExpectation(NothingAfter):
     rules: tuple[tuple[str, Any], ...]
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: "Metastore") -> int:
+    def apply(self, metastore: Metastore) -> int:
         return metastore.add_expectation(self.table.dbName, self.table.tableName, self.column, dict(self.rules))
 
     def describe(self) -> str:

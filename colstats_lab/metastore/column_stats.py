@@ -2,7 +2,7 @@
 segments merged from them): update, get, delete, set_aggr_stats_for and get_aggr_stats_for."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..coltypes import parse_type
 from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
@@ -501,7 +501,7 @@ class ColumnStatisticsRepository(Repository):
         elements = {c.name for c in table.stats_columns if c.is_element}
         objs = [segment_to_obj(name, merged[name], name in elements) for name in col_names]
         return AggrStats(colStats=objs, partsFound=count, partsRequested=count,
-                         covered={n: count for n in col_names}, covered_rows={n: merged[n].rows for n in col_names},
+                         covered=dict.fromkeys(col_names, count), covered_rows={n: merged[n].rows for n in col_names},
                          exact=list(objs))
 
     def check_columns_exist(self, table: Table, col_names: list[str]) -> None:

@@ -34,7 +34,7 @@ class StatsAccuracy:
     columns: set[str] = field(default_factory=set)
 
     @classmethod
-    def parse(cls, text: str | None) -> "StatsAccuracy":
+    def parse(cls, text: str | None) -> StatsAccuracy:
         basic, columns = _parsed(text or "")
         return cls(basic, set(columns))
 
@@ -44,7 +44,7 @@ class StatsAccuracy:
             return None
         doc: dict = {"BASIC_STATS": "true"}
         if self.columns:
-            doc["COLUMN_STATS"] = {c: "true" for c in sorted(self.columns, key=_java_order)}
+            doc["COLUMN_STATS"] = dict.fromkeys(sorted(self.columns, key=_java_order), "true")
         return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..column_statistics.frequent_items import TopValues
 from ..column_statistics.model import ColumnStatisticsObj
@@ -384,7 +385,7 @@ def state_picker(moment) -> Callable[[list[StatsState]], StatsState | None]:
         except ValueError:
             raise InvalidInputException(f"then/now {moment!r} is not an ISO time such as 2026-11-24T09:00") from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
+        moment = moment.replace(tzinfo=dt.UTC)
     seconds = moment.timestamp()
     return lambda states: next((s for s in reversed(states) if s.recorded_at <= seconds), None)
 
@@ -434,7 +435,7 @@ class HistoryRepository(Repository):
             return read_latest_states(conn, tbl_id, col_name, limit)
 
     def keep_top_values(self, db_name: str, table_name: str, col_name: str, counted: dict[str | None, TopValues],
-                        snapshot: "ValidWriteIdList") -> list[str | None]:
+                        snapshot: ValidWriteIdList) -> list[str | None]:
         """Keeps the top values a skew report counted over `snapshot`, per owner (None: the table level), on
         the owner's latest statistics state of the column when that state describes the same rows and its
         writer is in the snapshot (the caller has judged the statistics accurate for it: a commit since then

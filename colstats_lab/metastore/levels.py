@@ -26,7 +26,7 @@ class Level(StrEnum):
         return self.name
 
     @classmethod
-    def of_metadata(cls, text: str) -> "Level":
+    def of_metadata(cls, text: str) -> Level:
         """A metadata level as REFRESH METADATA and `metastore.metadata.store.depth_level` take it (Drill's
         name, any case; ALL is ROW_GROUP); raises naming an unknown one."""
         name = text.strip().upper()

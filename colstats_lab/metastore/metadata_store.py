@@ -65,4 +65,4 @@ class TableMetadataRepository(Repository):
             cursor = conn.execute(f"SELECT * FROM INFORMATION_SCHEMA_{view.upper()} WHERE TABLE_SCHEMA = ? "
                                   "AND TABLE_NAME = ? LIMIT ?", (table.dbName, table.tableName, limit))
             names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row)) for row in cursor]
+            return [dict(zip(names, row, strict=True)) for row in cursor]

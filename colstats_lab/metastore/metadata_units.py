@@ -291,7 +291,7 @@ def record_metadata_history(conn, tbl_id: int, units: list[MetadataUnit], analyz
                            "AND W.T2W_DATABASE = D.NAME AND W.T2W_TABLE = T.TBL_NAME) "
                            "FROM (SELECT 1) ONE LEFT JOIN STATS_HISTORY_CONTEXT C "
                            f"ON C.ID = {conn.dialect.history_context}", (tbl_id,)).fetchone()
-    recorded_at = int(dt.datetime.now(dt.timezone.utc).timestamp())
+    recorded_at = int(dt.datetime.now(dt.UTC).timestamp())
     placeholders = ", ".join("?" * (len(ROW_COLUMNS) + 9))
     conn.executemany(
         f"INSERT INTO COL_STATS_HISTORY (TBL_ID, PART_NAME, ENGINE, {', '.join(ROW_COLUMNS)}, LAST_ANALYZED, "

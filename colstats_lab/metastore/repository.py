@@ -3,8 +3,9 @@ accuracy, history, transactions, ...) over the one database object of its `Metas
 family through the metastore's typed attribute for it (`self.store.catalog`), never through shared state."""
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Callable, Collection, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 if TYPE_CHECKING:
     from .db import Database
@@ -18,17 +19,17 @@ class Repository:
     """A family of the metastore's calls; every call runs in one transaction of the metastore's database, or
     joins the one open."""
 
-    def __init__(self, store: "Metastore") -> None:
+    def __init__(self, store: Metastore) -> None:
         self.store = store
 
     @property
-    def db(self) -> "Database":
+    def db(self) -> Database:
         return self.store.db
 
-    def transaction(self, tables: Collection[tuple[str, str]] = ()) -> AbstractContextManager["Database"]:
+    def transaction(self, tables: Collection[tuple[str, str]] = ()) -> AbstractContextManager[Database]:
         return self.store.db.transaction(tables)
 
-    def snapshot(self) -> AbstractContextManager["Database"]:
+    def snapshot(self) -> AbstractContextManager[Database]:
         return self.store.db.snapshot()
 
 
@@ -42,12 +43,12 @@ class Forwarded(Generic[P, R]):
         self.__doc__ = method.__doc__
 
     @overload
-    def __get__(self, instance: None, owner: type) -> "Forwarded[P, R]": ...
+    def __get__(self, instance: None, owner: type) -> Forwarded[P, R]: ...
 
     @overload
     def __get__(self, instance: object, owner: type) -> Callable[P, R]: ...
 
-    def __get__(self, instance: object | None, owner: type) -> "Forwarded[P, R] | Callable[P, R]":
+    def __get__(self, instance: object | None, owner: type) -> Forwarded[P, R] | Callable[P, R]:
         if instance is None:
             return self
         bound: Callable[P, R] = getattr(getattr(instance, self.repository), self.method.__name__)

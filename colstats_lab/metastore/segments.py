@@ -11,8 +11,9 @@ costs O(k · FANOUT · LEVELS) merges whatever the table's size. The merging its
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from ..coltypes import StatsKind, parse_type
 from ..column_statistics.merge import SegmentStats
@@ -93,7 +94,7 @@ def _merged_groups(groups: Iterable[StateGroup]) -> dict[str, StateGroup]:
 _STATE_COLUMNS = "FLAGS, NUM_PARTS, MIN_WRITE_ID, MAX_WRITE_ID, FIRST_NAME, FIRST_WRITE_ID"
 
 
-def _state_leaf(conn: "Database", tbl_id: int, low: int, high: int) -> Iterable[StateGroup]:
+def _state_leaf(conn: Database, tbl_id: int, low: int, high: int) -> Iterable[StateGroup]:
     for flags, write_id, name in conn.execute(
             "SELECT COALESCE(PP.PARAM_VALUE, ''), P.WRITE_ID, P.PART_NAME FROM PARTITIONS P "
             f"LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID AND PP.PARAM_KEY = '{_ACCURATE}' "
@@ -101,14 +102,14 @@ def _state_leaf(conn: "Database", tbl_id: int, low: int, high: int) -> Iterable[
         yield StateGroup(flags, 1, write_id, write_id, name, write_id)
 
 
-def _state_children(conn: "Database", tbl_id: int, level: int, low: int, high: int
+def _state_children(conn: Database, tbl_id: int, level: int, low: int, high: int
                     ) -> Iterable[StateGroup]:
     for row in conn.execute(f"SELECT {_STATE_COLUMNS} FROM PART_STATE_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? "
                             "AND SEG_INDEX >= ? AND SEG_INDEX < ?", (tbl_id, level, low, high)):
         yield StateGroup(*row)
 
 
-def _replace_state(conn: "Database", tbl_id: int, level: int, index: int, groups: Iterable[StateGroup]) -> None:
+def _replace_state(conn: Database, tbl_id: int, level: int, index: int, groups: Iterable[StateGroup]) -> None:
     conn.execute("DELETE FROM PART_STATE_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? AND SEG_INDEX = ?",
                  (tbl_id, level, index))
     conn.executemany(f"INSERT INTO PART_STATE_SEGMENTS (TBL_ID, SEG_LEVEL, SEG_INDEX, {_STATE_COLUMNS}) "
@@ -116,7 +117,7 @@ def _replace_state(conn: "Database", tbl_id: int, level: int, index: int, groups
                      [(tbl_id, level, index, *vars(g).values()) for g in _merged_groups(groups).values()])
 
 
-def table_state(conn: "Database", tbl_id: int) -> list[StateGroup] | None:
+def table_state(conn: Database, tbl_id: int) -> list[StateGroup] | None:
     """The table's partitions grouped by COLUMN_STATS_ACCURATE text, from the top segments; None while
     any of its partitions is stale (the caller reads the partitions instead, or refreshes first)."""
     if conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
@@ -129,14 +130,14 @@ Merge = Callable[[list[SegmentStats]], SegmentStats]
 MergePartitions = Callable[[StatsColumn], SegmentStats]
 
 
-def mark_stale(conn: "Database", tbl_id: int, part_ids: Iterable[int]) -> None:
+def mark_stale(conn: Database, tbl_id: int, part_ids: Iterable[int]) -> None:
     """Marks partitions whose statistics were inserted stale (the schema's triggers mark every other change)."""
     # WHERE true: SQLite would read the ON of the upsert as a join's
     conn.execute("INSERT INTO STALE_STATS_SEGMENTS (TBL_ID, PART_ID) SELECT ?, CAST(value AS INTEGER) "
                  "FROM json_each(?) WHERE true ON CONFLICT DO NOTHING", (tbl_id, json.dumps(sorted(set(part_ids)))))
 
 
-def refresh(conn: "Database", tbl_id: int, merge: Merge, merge_partitions: MergePartitions,
+def refresh(conn: Database, tbl_id: int, merge: Merge, merge_partitions: MergePartitions,
             bits: int = BITS) -> bool:
     """Re-merges the segments above the table's stale partitions, bottom-up, inside the caller's write
     transaction; returns whether anything was stale. `bits` must stay the same for a metastore file."""
@@ -173,7 +174,7 @@ def refresh(conn: "Database", tbl_id: int, merge: Merge, merge_partitions: Merge
     return True
 
 
-def top_segments(conn: "Database", tbl_id: int, col_names: Iterable[str], engine: str
+def top_segments(conn: Database, tbl_id: int, col_names: Iterable[str], engine: str
                  ) -> dict[str, list[SegmentStats]]:
     """The top-level segments of each of `col_names` that has statistics in any partition."""
     out: dict[str, list[SegmentStats]] = {}
@@ -185,7 +186,7 @@ def top_segments(conn: "Database", tbl_id: int, col_names: Iterable[str], engine
     return out
 
 
-def _replace(conn: "Database", tbl_id: int, level: int, index: int, merged: dict[Key, SegmentStats]) -> None:
+def _replace(conn: Database, tbl_id: int, level: int, index: int, merged: dict[Key, SegmentStats]) -> None:
     conn.execute("DELETE FROM PART_STATS_SEGMENTS WHERE TBL_ID = ? AND SEG_LEVEL = ? AND SEG_INDEX = ?",
                  (tbl_id, level, index))
     conn.executemany(

@@ -218,7 +218,7 @@ class SnapshotFilesRepository(Repository):
     def files_digest(self, table: Table, owners: list[str | None]) -> dict[str | None, str]:
         """A digest of each owner's snapshot files (their paths, sizes and adding snapshots): what a theta
         sketch of the owner was computed from."""
-        files = self.owner_files(table, {owner: "" for owner in owners})
+        files = self.owner_files(table, dict.fromkeys(owners, ""))
         return {owner: hashlib.sha1(json.dumps(sorted(f.state for f in files.get(owner, []))).encode()).hexdigest()
                 for owner in owners}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import gc
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
 
 from ..column_statistics.model import Table
 from ..files import FileState, describe_changes, file_changes

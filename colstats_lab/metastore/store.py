@@ -9,7 +9,7 @@ through `apply` (changes as data).
 from __future__ import annotations
 
 import os
-from typing import Collection
+from collections.abc import Collection
 
 from ..column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
 from ..storage import is_local, normalized

@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import MetaException, NoSuchObjectException
 from . import hive_rows
@@ -108,7 +109,7 @@ class TxnRepository(Repository):
             self.require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_STATE = 'c' WHERE TXN_ID = ?", (txn_id,))
 
-    def apply(self, changes: "Sequence[Change]", txn_id: int | None = None) -> list:
+    def apply(self, changes: Sequence[Change], txn_id: int | None = None) -> list:
         """Applies `changes` in order, then each touched table's follow-up once (`Change.follow_up`), in one
         database transaction: every write to the metastore goes through here. With `txn_id`, that transaction
         also commits Hive transaction `txn_id` (a commit as data, `changes.py`); if a change fails, nothing of
@@ -256,7 +257,7 @@ class TxnRepository(Repository):
         return _STATES[row[0]]
 
 
-def _own_tables(changes: "Sequence[Change]") -> set[tuple[str, str]]:
+def _own_tables(changes: Sequence[Change]) -> set[tuple[str, str]]:
     """The tables a commit of statistics alone writes (an ANALYZE's, an import's): their own rows, nothing every
     table shares, so on PostgreSQL it runs beside commits of other tables. Empty for any other commit, which
     takes the metastore's write lock alone."""

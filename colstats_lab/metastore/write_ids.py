@@ -52,7 +52,7 @@ class ValidWriteIdList:
         return f"{self.table_name}:{self.high_watermark}:{self.min_open_write_id}:{open_ids}:{aborted}"
 
     @classmethod
-    def parse(cls, text: str) -> "ValidWriteIdList":
+    def parse(cls, text: str) -> ValidWriteIdList:
         parts = text.rsplit(":", 4)
         if len(parts) != 5:
             raise InvalidInputException(f"not a ValidWriteIdList: {text!r}")

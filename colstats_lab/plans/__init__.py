@@ -2,8 +2,9 @@
 estimates beside the rows each operator produced, and the causes of the estimates that are off."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .causes import diagnose, q_error
 from .operators import LEAVES, CountingRun, Operator, count_actual_rows, name_join_strategies, optimized_operators

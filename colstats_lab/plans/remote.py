@@ -75,7 +75,7 @@ def _name_join_strategies(text: str, operators: list[Operator]) -> None:
                        physical)
     joins = [op for op in operators if op.kind == "Join"]
     if len(kinds) == len(joins):
-        for op, kind in zip(joins, kinds):
+        for op, kind in zip(joins, kinds, strict=True):
             op.node += f" ({kind})"
 
 
@@ -106,7 +106,7 @@ def count_actual_rows_remote(frame, operators: list[Operator]) -> None:
     for kind, ops in logical.items():
         if len(ops) != len(counted[kind]) or (kind == "Aggregate" and 2 * len(ops) != len(aggregates)):
             continue  # an operator one plan has and the other not: no pairing can be trusted
-        for op, node in zip(ops, counted[kind]):
+        for op, node in zip(ops, counted[kind], strict=True):
             op.actual_rows = _rows(node)
             # the server sends each metric summed over the tasks: no task's own rows
             op.run = figures_of([(m.name, m.metric_type, int(m.value)) for m in node.metrics], [])

@@ -82,7 +82,7 @@ def _statistics(op: Operator, lab_state: dict[str, LabRead]) -> str | None:
 
 def indented_nodes(operators: pd.DataFrame, indent: str = "\u2003") -> list[str]:
     """Each operator's node moved right under its parent by its depth (an em space a level by default)."""
-    return [indent * int(d) + n for d, n in zip(operators["depth"], operators["node"])]
+    return [indent * int(d) + n for d, n in zip(operators["depth"], operators["node"], strict=True)]
 
 
 def empty_operators() -> pd.DataFrame:

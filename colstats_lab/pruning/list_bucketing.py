@@ -12,7 +12,8 @@ Anything else keeps directories, so a pruned scan returns the same rows as a ful
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -71,10 +72,11 @@ def _decide(spec: SkewedInfo, value: tuple[str, ...] | None, is_default: bool,
     if not named:
         return True, f"no condition fixes {', '.join(spec.skewedColNames)}"
     if value is not None:
-        for column, text in zip(spec.skewedColNames, value):
+        for column, text in zip(spec.skewedColNames, value, strict=True):
             if column in constraints and text not in constraints[column]:
                 return False, f"holds only {column} = {text}, which the query excludes"
-        return True, "holds " + ", ".join(f"{c} = {t}" for c, t in zip(spec.skewedColNames, value)) + ", which matches"
+        held = ", ".join(f"{c} = {t}" for c, t in zip(spec.skewedColNames, value, strict=True))
+        return True, "holds " + held + ", which matches"
     if not is_default:
         return True, "a directory the skew spec does not name"
     if len(named) < len(spec.skewedColNames):
@@ -156,7 +158,7 @@ Domain = dict[str, tuple[str, Any]]  # column -> ("is", its value) or ("not in",
 
 def _domain(spec: SkewedInfo, value: tuple[str, ...] | None, is_default: bool) -> Domain | None:
     if value is not None:
-        return {c: ("is", t) for c, t in zip(spec.skewedColNames, value)}
+        return {c: ("is", t) for c, t in zip(spec.skewedColNames, value, strict=True)}
     if is_default and len(spec.skewedColNames) == 1:
         return {spec.skewedColNames[0]: ("not in", frozenset(v[0] for v in spec.skewedColValues))}
     return None  # the default directory of several columns: the AND terms' test covers it

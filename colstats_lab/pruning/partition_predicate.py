@@ -28,7 +28,7 @@ def matching_partition_names(metastore: Metastore, table: Table, condition: exp.
     keep = _predicate(condition, types)
     keys = table.partition_key_names
     candidates = metastore.get_partition_values(table.dbName, table.tableName, _index_filter(condition, types))
-    return [name for name, values in candidates.items() if keep(dict(zip(keys, values))) is True]
+    return [name for name, values in candidates.items() if keep(dict(zip(keys, values, strict=True))) is True]
 
 
 @dataclass

@@ -10,8 +10,9 @@ the same footer statistics.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -221,7 +222,7 @@ class _Planner:
             for part in self.parts:
                 by_prefix.setdefault("/".join(_named(part)[0].split("/")[:length]), []).append(part)
             for prefix, members in sorted(by_prefix.items()):
-                values = dict(zip(keys[:length], _named(members[0])[1].values[:length]))
+                values = dict(zip(keys[:length], _named(members[0])[1].values[:length], strict=True))
                 stored = self._fresh("SEGMENT", prefix, [f for p in members for f in p.files])
                 keep, reason = self._decide(self._lookup(values, stored), "segment metadata" if stored else None)
                 self.decisions.append(PruningDecision(Level.SEGMENT, prefix, keep, reason, *self._size(members)))
@@ -230,7 +231,7 @@ class _Planner:
                         pruned.setdefault(_named(part)[0], f"segment {prefix}")
         for part in self.parts:
             name, partition = _named(part)
-            values = dict(zip(keys, partition.values))
+            values = dict(zip(keys, partition.values, strict=True))
             stored = self._fresh("PARTITION", name, part.files)
             counted = self.options.partition_stats.get(name)
             if stored is None and counted is not None:  # its column statistics, accurate for this reader
@@ -257,7 +258,7 @@ class _Planner:
     # ---- files and row groups -----------------------------------------------------------
 
     def _file_lookup(self, part: PartitionFiles, path: str):
-        values = dict(zip(self.table.partition_key_names, part.partition.values)) if part.partition else {}
+        values = dict(zip(self.table.partition_key_names, part.partition.values, strict=True)) if part.partition else {}
         unit = self.stored.get(("FILE", path))
         if unit is not None and unit.describes_file(self.states[path]):
             return self._lookup(values, unit), "file metadata"
@@ -279,7 +280,7 @@ class _Planner:
         file_unit = self.stored.get(("FILE", path))
         fresh = file_unit is not None and file_unit.describes_file(self.states[path])
         stored = {u.row_group: u for u in self.stored_groups.get(path, [])} if fresh else {}
-        values = dict(zip(self.table.partition_key_names, part.partition.values)) if part.partition else {}
+        values = dict(zip(self.table.partition_key_names, part.partition.values, strict=True)) if part.partition else {}
         for rg in footer.row_groups:
             if not file_kept:
                 keep, reason = False, "its file is pruned"

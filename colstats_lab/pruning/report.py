@@ -34,7 +34,7 @@ class PruningReport(PlanReport):
     decisions: list[PruningDecision] = field(default_factory=list)
     retries: int = 0  # plans made again because the table's metadata changed meanwhile
     notes: list[str] = field(default_factory=list)
-    estimate: "RowEstimate | None" = None  # the rows the condition keeps, from statistics (lab.explain)
+    estimate: RowEstimate | None = None  # the rows the condition keeps, from statistics (lab.explain)
     actual_rows: int | None = None  # the rows the query kept, once it ran (the pruning view's count)
 
     @property

@@ -9,9 +9,9 @@ statistics don't cover, and any expression the planner does not understand, may 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Callable
 
 from sqlglot import exp
 
@@ -158,7 +158,7 @@ def _comparison(node: exp.Binary, lookup: Lookup) -> frozenset:
         exp.GT: (high > v, low <= v),
         exp.GTE: (high >= v, low < v),
     }
-    return _with_nulls(column, {o for o, can in zip((TRUE, FALSE), possible[op]) if can})
+    return _with_nulls(column, {o for o, can in zip((TRUE, FALSE), possible[op], strict=True) if can})
 
 
 def _in(node: exp.In, lookup: Lookup) -> frozenset:

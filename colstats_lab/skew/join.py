@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import pandas as pd
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -46,7 +46,7 @@ class ShuffleSettings:
     broadcast_threshold_bytes: int = 10 * 2**20
 
     @classmethod
-    def of(cls, spark: SparkSession) -> "ShuffleSettings":
+    def of(cls, spark: SparkSession) -> ShuffleSettings:
         def conf(key: str, default: str) -> str:
             return str(spark.conf.get(key, default))
         return cls(int(conf("spark.sql.shuffle.partitions", "200")),
@@ -160,11 +160,11 @@ class ShuffleSkewReport:
     def split_by_aqe(self) -> list[int]:
         """The partitions AQE's skew-join rule would split, with the session's settings, whatever the compression
         of the shuffle's bytes (those it may split are `aqe_may_split`)."""
-        return sorted(int(p) for p, split in zip(self.tasks["partition"], self.tasks["aqe_splits"]) if split is True)
+        return sorted(int(p) for p, split in zip(self.tasks["partition"], self.tasks["aqe_splits"], strict=True) if split is True)
 
     def aqe_may_split(self) -> list[int]:
         """The partitions whose split turns on the shuffle's compressed bytes, which only a run measures."""
-        return sorted(int(p) for p, split in zip(self.tasks["partition"], self.tasks["aqe_splits"]) if split is None)
+        return sorted(int(p) for p, split in zip(self.tasks["partition"], self.tasks["aqe_splits"], strict=True) if split is None)
 
 
 def hash_partitions(spark: SparkSession, values: list, type_name: str | list[str], partitions: int) -> list[int]:
@@ -176,7 +176,7 @@ def hash_partitions(spark: SparkSession, values: list, type_name: str | list[str
 
     def hashed(value) -> Column:
         parts = value if isinstance(type_name, list) else (value,)
-        return F.hash(*[key_literal(part, t) for part, t in zip(parts, types)])
+        return F.hash(*[key_literal(part, t) for part, t in zip(parts, types, strict=True)])
     placed: list[int] = []
     for start in range(0, len(values), HASHED_AT_ONCE):
         chunk = values[start:start + HASHED_AT_ONCE]
@@ -196,7 +196,7 @@ def predict_join(left: ShuffleSide, right: ShuffleSide, how: str, settings: Shuf
                  place: Callable[[list], list[int]]) -> ShuffleSkewReport:
     """The join's shuffle from both sides' statistics; `place` gives heavy keys' shuffle partitions."""
     hot = _hot_values(left, right)
-    placed = dict(zip(hot, place(hot)))
+    placed = dict(zip(hot, place(hot), strict=True))
     rows = []
     for value in hot:
         l_est, l_low, l_high = left.rows_of(value)
@@ -220,7 +220,7 @@ def predict_aggregation(side: ShuffleSide, settings: ShuffleSettings,
     combining (what an aggregate without a partial form, such as collect_list or a window, receives)."""
     n = settings.partitions
     hot = _hot_values(side)
-    placed = dict(zip(hot, place(hot)))
+    placed = dict(zip(hot, place(hot), strict=True))
     rows = []
     for value in hot:
         estimate, low, high = side.rows_of(value)
@@ -283,7 +283,7 @@ def _keyed(frame: DataFrame, side: ShuffleSide, key_type: str | list[str]) -> Da
     """The side's key columns cast to the type(s) the shuffle hashes, named k0, k1, ..."""
     types = key_type if isinstance(key_type, list) else [key_type]
     return frame.select(*[F.col(column_ref(c)).cast(t).alias(n)
-                          for c, t, n in zip(side.key_columns, types, _key_names(side))])
+                          for c, t, n in zip(side.key_columns, types, _key_names(side), strict=True)])
 
 
 def _any_null_key(side: ShuffleSide) -> Column:

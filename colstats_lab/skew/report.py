@@ -185,7 +185,7 @@ class SkewReport:
         shares = [float(s) for s in rows["share"]]
         beyond = self._typical_left_out(len(shares))
         following = shares[1:] + ([beyond] if beyond is not None else [])
-        ratios = [share / after if after > 0 else math.inf for share, after in zip(shares, following)]
+        ratios = [share / after if after > 0 else math.inf for share, after in zip(shares, following, strict=True)]
         if not ratios or max(ratios) < STANDS_OUT:
             return rows.iloc[:0]
         cut = ratios.index(max(ratios)) + 1
@@ -239,14 +239,15 @@ class SkewReport:
         rows = []
         for i, column in enumerate(self.columns):
             for component in sorted({v[i] for v in skewed["value"]}, key=str):
-                share = float(skewed[skewed["value"].map(lambda v: v[i] == component)]["share"].sum())
+                share = float(skewed[skewed["value"].map(lambda v, i=i, component=component: v[i] == component)]["share"].sum())
                 rows.append({"column": column, "value": component, "reads": share + rest})
         return pd.DataFrame(rows, columns=["column", "value", "reads"])
 
     @property
     def skewed_info(self) -> SkewedInfo:
         types = [self.table.column_type(c) for c in self.columns]
-        values = [[canonical_value(c, t, value_as_text(x), what="skewed value") for c, t, x in zip(self.columns, types, v)]
+        values = [[canonical_value(c, t, value_as_text(x), what="skewed value")
+                   for c, t, x in zip(self.columns, types, v, strict=True)]
                   for v in (self.recommended if len(self.columns) > 1 else [(v,) for v in self.recommended])]
         return SkewedInfo(list(self.columns), cast(list[list[str]], values))  # heavy hitters are never NULL
 
@@ -289,7 +290,7 @@ class SkewReport:
 
     def _predicate(self, value) -> str:
         values = value if len(self.columns) > 1 else (value,)
-        return " AND ".join(f"{c} = {v!r}" for c, v in zip(self.columns, values))
+        return " AND ".join(f"{c} = {v!r}" for c, v in zip(self.columns, values, strict=True))
 
 
 def value_as_text(value) -> str:
@@ -347,7 +348,7 @@ def _partition_label(table: Table) -> Column:
 def _exact(frame, table, columns, keys, k, min_share, max_keys, distinct_estimate: int | None = None) -> SkewReport:
     names = [f"v{i}" for i in range(len(columns))]
     key_names = [f"k{i}" for i in range(len(keys))]
-    counts = frame.groupBy(*keys, *[F.col(column_ref(c)).alias(n) for c, n in zip(columns, names)]).count() \
+    counts = frame.groupBy(*keys, *[F.col(column_ref(c)).alias(n) for c, n in zip(columns, names, strict=True)]).count() \
         .withColumn("is_null", _any_null([F.col(n) for n in names]))
     ranked = max(k, RANKED) if table.is_partitioned else k
     measures = _exact_measures(names, ranked)
@@ -387,7 +388,7 @@ class _RankedValues:
     estimated: bool = False
 
     @classmethod
-    def of(cls, row, names: list[str]) -> "_RankedValues":
+    def of(cls, row, names: list[str]) -> _RankedValues:
         top = [(entry[names[0]] if len(names) == 1 else tuple(entry[n] for n in names), int(entry["count"]))
                for entry in row["top"] or []]
         sketch = row.asDict().get("sketch")
@@ -443,7 +444,7 @@ def _merged(lists: list[_RankedValues], k: int, distinct_estimate: int | None = 
 def _table_level(frame: DataFrame, columns: list[str], names: list[str], k: int) -> _RankedValues:
     """The table's top k, rows, NULLs, distinct values and median frequency from every value's count: a
     second query, grouped by the values alone."""
-    counts = frame.groupBy(*[F.col(column_ref(c)).alias(n) for c, n in zip(columns, names)]).count() \
+    counts = frame.groupBy(*[F.col(column_ref(c)).alias(n) for c, n in zip(columns, names, strict=True)]).count() \
         .withColumn("is_null", _any_null([F.col(n) for n in names]))
     row = counts.agg(*_exact_measures(names, k)).select(F.lit(TABLE_LEVEL).alias("partition"), "*").first()
     return _RankedValues.of(row, names)
@@ -555,5 +556,5 @@ def _frame(records: list[dict], totals: dict[str, int]) -> pd.DataFrame:
                         "value": pd.Series([r["value"] for r in records], dtype=object),  # ints stay ints
                         "count": pd.Series([r["count"] for r in records], dtype="int64"),
                         "rank": pd.Series([r["rank"] for r in records], dtype="int64")})
-    out["share"] = [c / totals[p] if totals.get(p) else 0.0 for p, c in zip(out["partition"], out["count"])]
+    out["share"] = [c / totals[p] if totals.get(p) else 0.0 for p, c in zip(out["partition"], out["count"], strict=True)]
     return out.sort_values(["partition", "rank"]).reset_index(drop=True)[["partition", "value", "count", "share", "rank"]]

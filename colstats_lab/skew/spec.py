@@ -31,7 +31,7 @@ def skewed_info(table: Table, columns: list[str], values: list[tuple[str, ...]])
         types.append(column.type)
     canonical, seen = [], set()
     for value in values:
-        texts = tuple(_skewed_text(n, t, v) for n, t, v in zip(names, types, value))
+        texts = tuple(_skewed_text(n, t, v) for n, t, v in zip(names, types, value, strict=True))
         if texts in seen:
             raise InvalidArgument(f"skewed value {_show(texts)} is listed twice")
         seen.add(texts)
@@ -66,7 +66,7 @@ def with_locations(info: SkewedInfo, locations: list[tuple[tuple[str, ...], str]
     known = {tuple(v) for v in info.skewedColValues}
     merged = dict(info.skewedColValueLocationMaps)
     for value, location in locations:
-        texts = tuple(_skewed_text(n, t, v) for n, t, v in zip(info.skewedColNames, types, value))
+        texts = tuple(_skewed_text(n, t, v) for n, t, v in zip(info.skewedColNames, types, value, strict=True))
         if texts not in known:
             raise InvalidArgument(f"{_show(texts)} is not a skewed value of {table.qualified_name} "
                                         f"(skewed: {', '.join(_show(tuple(v)) for v in info.skewedColValues)})")
@@ -89,7 +89,7 @@ def skewed_clause(info: SkewedInfo, table: Table, stored_as_directories: bool) -
     types = [table.column_type(c) for c in info.skewedColNames]
     values = []
     for value in info.skewedColValues:
-        items = [literal(v, t) for v, t in zip(value, types)]
+        items = [literal(v, t) for v, t in zip(value, types, strict=True)]
         values.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
     names = [identifier(table.spelled(name)) for name in info.skewedColNames]  # eventType, as the files spell it
     clause = f"SKEWED BY ({', '.join(names)}) ON ({', '.join(values)})"

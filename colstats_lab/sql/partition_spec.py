@@ -1,7 +1,7 @@
 """Resolving a statement's PARTITION (...) clause to the table's partitions."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..coltypes import parse_type
 from ..column_statistics.partition_values import canonical_value, same_value

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
@@ -76,7 +77,7 @@ class ColumnPlan:
 
     @classmethod
     def of(cls, column: ColumnPath, histogram: bool = False, frequent_items: int = 0,
-           items_named: bool = False) -> "ColumnPlan":
+           items_named: bool = False) -> ColumnPlan:
         """The plan of one of `Table.stats_columns`."""
         return cls(column.name, column.type, histogram, frequent_items=frequent_items, path=column.path,
                    element=column.element, items_named=items_named)
@@ -325,7 +326,7 @@ def aggregate_groups(frame: DataFrame, group_keys: list[str], columns: list[Colu
             continue
         figures = (footers or {}).get(values)
         if not _footers_hold(columns, figures, num_rows):
-            where = ", ".join(f"{k}={v}" for k, v in zip(group_keys, values)) or "the table"
+            where = ", ".join(f"{k}={v}" for k, v in zip(group_keys, values, strict=True)) or "the table"
             raise QueryError(f"the files of {where} changed while being analyzed: their footers count "
                              f"{figures.rows if figures else 0:,} rows, the scan read {num_rows:,}; "
                              f"run the ANALYZE again")

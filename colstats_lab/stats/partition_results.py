@@ -10,7 +10,8 @@ from __future__ import annotations
 import pickle
 import tempfile
 import threading
-from typing import IO, Iterable
+from collections.abc import Iterable
+from typing import IO
 
 from .aggregate import GroupStats
 

@@ -9,8 +9,8 @@ to Spark's microseconds, a column the file lacks NULL, the rows a delete removes
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa

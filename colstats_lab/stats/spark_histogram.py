@@ -24,6 +24,7 @@ import base64
 import bisect
 import struct
 from dataclasses import dataclass
+from itertools import pairwise
 
 import lz4.block
 
@@ -62,7 +63,7 @@ class SparkHistogram:
         return base64.b64encode(_lz4_blocks(payload)).decode("ascii")
 
     @classmethod
-    def deserialize(cls, text: str) -> "SparkHistogram":
+    def deserialize(cls, text: str) -> SparkHistogram:
         data = _lz4_read(base64.b64decode(text))
         try:
             height, count = struct.unpack_from(">di", data)
@@ -70,7 +71,7 @@ class SparkHistogram:
         except struct.error:
             raise BadSparkHistogram(f"a Spark histogram of {len(data)} bytes ends before its bins do") from None
         bins = tuple(HistogramBin(lo, hi, ndv) for lo, hi, ndv in
-                     zip(values[:count], values[count:2 * count], values[2 * count:]))
+                     zip(values[:count], values[count:2 * count], values[2 * count:], strict=True))
         return cls(height, bins)
 
 
@@ -86,11 +87,11 @@ def histogram_from_sketch(distribution, non_null: int, ndv: int, num_bins: int, 
     if not bounds or non_null <= 0:
         return None
     height = non_null / num_bins
-    pairs = list(zip(bounds, bounds[1:]))
+    pairs = list(pairwise(bounds))
     values = distribution.exact_values()
     counts = interval_ndvs(bounds, [float(v) for v in values]) if values is not None else \
         _spread_ndvs(pairs, ndv, height, whole_numbers)
-    return SparkHistogram(height, tuple(HistogramBin(lo, hi, count) for (lo, hi), count in zip(pairs, counts)))
+    return SparkHistogram(height, tuple(HistogramBin(lo, hi, count) for (lo, hi), count in zip(pairs, counts, strict=True)))
 
 
 def interval_ndvs(endpoints: list[float], values: list[float]) -> list[int]:
@@ -105,7 +106,7 @@ def interval_ndvs(endpoints: list[float], values: list[float]) -> list[int]:
             continue
         at = bisect.bisect_left(endpoints, value)  # the first endpoint >= value
         seen[max(at - 1, 0)].add(value)
-    return [1 if lo == hi else len(found) for (lo, hi), found in zip(zip(endpoints, endpoints[1:]), seen)]
+    return [1 if lo == hi else len(found) for (lo, hi), found in zip(pairwise(endpoints), seen, strict=True)]
 
 
 def _spread_ndvs(pairs: list[tuple[float, float]], ndv: int, height: float, whole_numbers: bool) -> list[int]:
@@ -186,7 +187,7 @@ def _xxh32(data: bytes, seed: int) -> int:
         v = [(seed + p1 + p2) & mask, (seed + p2) & mask, seed & mask, (seed - p1) & mask]
         while at + 16 <= n:
             lanes = struct.unpack_from("<4I", data, at)
-            v = [round_(a, lane) for a, lane in zip(v, lanes)]
+            v = [round_(a, lane) for a, lane in zip(v, lanes, strict=True)]
             at += 16
         h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & mask
     else:

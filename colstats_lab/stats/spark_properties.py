@@ -26,6 +26,7 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -106,7 +107,7 @@ class CatalogColumnStat:
         return {f"{col_name}.{key}": value for key, value in entries.items()}
 
     @classmethod
-    def from_map(cls, col_name: str, entries: dict[str, str]) -> "CatalogColumnStat":
+    def from_map(cls, col_name: str, entries: dict[str, str]) -> CatalogColumnStat:
         """Spark's `fromMap` over keys `<col>.<key>` (a split histogram joined again); the caller has checked
         `<col>.version` exists. Raises ValueError or KeyError on a malformed entry."""
         def get(key):
@@ -195,7 +196,7 @@ def to_external_string(value, type_name) -> str:
         return value.isoformat()
     if base in ("timestamp", "timestamp_ntz"):
         if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
         return (f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
                 f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond:06d}")
     raise UnsupportedStatisticsType(f"Spark keeps no min/max for type {type_name}")
@@ -380,7 +381,7 @@ def _weighted_histogram(values: list[tuple[float, int]], total: int, num_bins: i
     bounds.append(values[-1][0])
     counts = interval_ndvs(bounds, [v for v, _ in values])
     return SparkHistogram(total / num_bins, tuple(HistogramBin(lo, hi, n)
-                                                  for (lo, hi), n in zip(zip(bounds, bounds[1:]), counts)))
+                                                  for (lo, hi), n in zip(pairwise(bounds), counts, strict=True)))
 
 
 def _bound(value, type_name) -> str | None:

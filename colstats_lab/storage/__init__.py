@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Hashable, Iterator, Mapping, TypeVar
+from typing import TypeVar
 
 import pyarrow.parquet as pq
 

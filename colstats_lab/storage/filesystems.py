@@ -13,8 +13,9 @@ import os
 import shutil
 import struct
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -277,7 +278,7 @@ class FsspecStorage(Storage):
         # so threads each waiting on that loop read no faster than one at a time (900 footers: 1.5 s; at once 0.9 s)
         tails = sync(self.fs.loop, _s3_tails, self.fs, states, FOOTER_READERS)
         out = {}
-        for state, tail in zip(states, tails):
+        for state, tail in zip(states, tails, strict=True):
             if isinstance(tail, bytes) and tail[-4:] == b"PAR1":
                 length = struct.unpack("<I", tail[-8:-4])[0]
                 if length + 8 <= len(tail):

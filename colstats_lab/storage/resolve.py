@@ -8,9 +8,10 @@ import contextvars
 import functools
 import inspect
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import StorageError
 from .filesystems import FsspecStorage, LocalStorage, Storage
@@ -41,7 +42,8 @@ class Listing:
             self.mode == "spark" or (self.mode == "auto" and not _has_credentials(protocol)))
 
 
-_listing: contextvars.ContextVar[Listing] = contextvars.ContextVar("colstats_listing", default=Listing())
+# a frozen dataclass: one default object shared by every context is safe
+_listing: contextvars.ContextVar[Listing] = contextvars.ContextVar("colstats_listing", default=Listing())  # noqa: B039
 
 
 @contextmanager

@@ -5,7 +5,7 @@ one Spark job of an ANALYZE computes minimum, maximum and NULLs), and a file's s
 modification time): weaker than an ETag, which every view that judges freshness says."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import unquote
 
 import pyarrow.parquet as pq

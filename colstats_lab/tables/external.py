@@ -6,9 +6,9 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -95,7 +95,7 @@ def _leaf_fields(schema) -> list[pa.Field]:
     return out
 
 
-def file_columns(spark: "SparkSession | Callable[[], SparkSession]", data_file: DataFile,
+def file_columns(spark: SparkSession | Callable[[], SparkSession], data_file: DataFile,
                  partition_keys: list[str]) -> FileColumns:
     """The columns of the Parquet file at `path` as Spark reads them, the partition keys (as the directories
     spell them) left out but their spelling kept. A

@@ -31,7 +31,8 @@ def layout_specs(metastore: Metastore, table: Table, frame: DataFrame, partition
         lowered = {k.lower(): v for k, v in partition.items()}
         touched = [[canonical_value(k.name, k.type, lowered[k.name]) for k in table.partitionKeys]]
     else:  # a dynamic write: which partitions it touches is in the data (an aggregate of a few rows)
-        touched = [[None if r[k] is None else canonical_value(k, t.type, r[k]) for k, t in zip(keys, table.partitionKeys)]
+        touched = [[None if r[k] is None else canonical_value(k, t.type, r[k])
+                    for k, t in zip(keys, table.partitionKeys, strict=True)]
                    for r in frame.select(*[F.col(column_ref(k)).cast("string").alias(k) for k in keys]).distinct().collect()]
     specs = {}
     for values in touched:
@@ -58,7 +59,7 @@ def directory_column(table: Table, specs: dict[str, SkewedInfo], partition: dict
     def by_spec(spec: SkewedInfo) -> Column:
         expr = None
         for value in spec.skewedColValues:
-            condition = _all([F.col(column_ref(n)) == typed(n, t) for n, t in zip(spec.skewedColNames, value)])
+            condition = _all([F.col(column_ref(n)) == typed(n, t) for n, t in zip(spec.skewedColNames, value, strict=True)])
             directory = spec.directory_of(tuple(value))
             expr = F.when(condition, directory) if expr is None else expr.when(condition, directory)
         return expr.otherwise(spec.default_directory) if expr is not None else F.lit(spec.default_directory)
@@ -68,7 +69,7 @@ def directory_column(table: Table, specs: dict[str, SkewedInfo], partition: dict
     expr = None
     for name, spec in specs.items():
         condition = _all([F.col(column_ref(k.name)).isNull() if v is None else F.col(column_ref(k.name)) == typed(k.name, v)
-                          for k, (_, v) in zip(table.partitionKeys, parse_part_name(name))])
+                          for k, (_, v) in zip(table.partitionKeys, parse_part_name(name), strict=True)])
         expr = F.when(condition, by_spec(spec)) if expr is None else expr.when(condition, by_spec(spec))
     return expr if expr is not None else F.lit(None).cast("string")
 
@@ -95,7 +96,7 @@ def values_by_directory(spec: SkewedInfo) -> dict[str, tuple[str, ...]]:
 
 def check_partition_values(table: Table, values: list[str | None]) -> None:
     """A partition of a list-bucketing table may not be named like the default directory."""
-    for key, value in zip(table.partition_key_names, values):
+    for key, value in zip(table.partition_key_names, values, strict=True):
         if value == DEFAULT_LIST_BUCKETING_DIR_NAME:
             raise InvalidArgument(
                 f"partition value {key}={value} of {table.qualified_name} is the default list-bucketing directory "

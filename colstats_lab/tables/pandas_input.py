@@ -48,12 +48,12 @@ def arrow_table_of(data: pd.DataFrame, what: str) -> tuple[pa.Table, list[str]]:
     """The frame as an Arrow table Spark takes as it is, and the notes on what was changed to make it."""
     names = [str(name) for name in data.columns]
     lowered = [n.lower() for n in names]
-    twice = next((n for n, low in zip(names, lowered) if lowered.count(low) > 1), None)
+    twice = next((n for n, low in zip(names, lowered, strict=True) if lowered.count(low) > 1), None)
     if twice is not None:
         raise InvalidArgument(f"cannot read {what}: it has the column {twice} more than once "
                               f"(names are compared without case)")
     columns, notes = [], []
-    for name, (_, series) in zip(names, data.items()):
+    for name, (_, series) in zip(names, data.items(), strict=True):
         try:
             array = pa.array(series, from_pandas=True)
         except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:

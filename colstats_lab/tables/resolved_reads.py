@@ -9,14 +9,14 @@ snapshot that added it), so a file written, added or removed since is a new read
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 from weakref import WeakKeyDictionary
 
 from pyspark.sql import DataFrame, SparkSession
 
 KEPT_READS = 8  # a session's most recently used; each holds its files' statuses in the driver
 
-_reads: "WeakKeyDictionary[SparkSession, OrderedDict[Hashable, DataFrame]]" = WeakKeyDictionary()
+_reads: WeakKeyDictionary[SparkSession, OrderedDict[Hashable, DataFrame]] = WeakKeyDictionary()
 
 
 def resolved_read(spark: SparkSession, key: Hashable, read: Callable[[], DataFrame]) -> DataFrame:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def rewrite_partitions(spark: SparkSession, metastore: Metastore, table: Table, partitions: list[Partition] | None,
-                       txn: "Transaction", gather: bool, relayout: bool = False,
+                       txn: Transaction, gather: bool, relayout: bool = False,
                        one_file_per_directory: bool = False) -> tuple[int, list[WriteResult]]:
     """Overwrites each partition (all of `partitions`; the table itself when unpartitioned) with its own
     rows as `txn` sees them; returns how many files they had and what each overwrite wrote. With

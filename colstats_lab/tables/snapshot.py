@@ -4,10 +4,10 @@ from __future__ import annotations
 import logging
 import operator
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import Iterator
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -469,7 +469,7 @@ def _read_by_partition(spark: SparkSession, table: Table, parts: list[PartitionF
     files = spark_uris(spark, [f.path for p in parts for f in p.files])
     depth = len(table.partitionKeys)
     segment = F.regexp_extract(F.col("_metadata.file_path"),
-                               r"((?:[^/]+/){%d})(?:base_[0-9]+|delta_[0-9]+_[0-9]+(?:_[0-9]+)?)/" % depth, 1)
+                               rf"((?:[^/]+/){{{depth}}})(?:base_[0-9]+|delta_[0-9]+_[0-9]+(?:_[0-9]+)?)/", 1)
     directory = decoded_uri_path(segment)
     frame = parquet_reader(spark, data_schema).parquet(*files)
     keys = []

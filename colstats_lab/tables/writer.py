@@ -64,7 +64,7 @@ MODES = ("append", "overwrite")
 class WriteResult:
     write_id: int
     mode: str
-    partitions: dict[str | None, "FilesWritten"]  # partition name (None: unpartitioned) -> what was written
+    partitions: dict[str | None, FilesWritten]  # partition name (None: unpartitioned) -> what was written
     footer_columns: list[str] = field(default_factory=list)  # gathered min, max and NULLs from the new footers
     notes: list[str] = field(default_factory=list)  # what reading a pandas frame changed (nanoseconds truncated)
 
@@ -91,7 +91,7 @@ class FilesWritten:
     skewed_locations: dict = field(default_factory=dict)  # skewed value -> sub-directory that got rows
 
 
-def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, txn: "Transaction",
+def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, txn: Transaction,
                 partition: dict | None = None, mode: str = "append", gather: bool = True,
                 relayout: bool = False) -> WriteResult:
     """Writes `data` (Spark or pandas DataFrame) into `table` as part of `txn`; raises
@@ -190,7 +190,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     return WriteResult(write_id, mode, written, [p.name for p in plans if p.name in from_footers and gathered], notes)
 
 
-def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str | None, "FilesWritten"],
+def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str | None, FilesWritten],
                           plans: list[ColumnPlan]) -> tuple[dict[str | None, GroupStats], set[str]]:
     """Each written partition's statistics of the rows just written, from one aggregation over the new
     files grouped by partition (an observation cannot group, and the files are still in the page cache), and
@@ -201,7 +201,7 @@ def _gather_per_partition(spark: SparkSession, table: Table, written: dict[str |
     groups = aggregate_stats(read_snapshot(spark, table, parts), table.partition_key_names, plans, footers,
                              group_values=[_values_of(part) for part in parts])
     out: dict[str | None, GroupStats] = {}
-    for name, part in zip(written, parts):
+    for name, part in zip(written, parts, strict=True):
         values = _values_of(part)
         group = groups.get(values)
         if group is not None and group.num_rows == written[name].num_rows:

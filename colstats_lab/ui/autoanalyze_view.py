@@ -28,7 +28,7 @@ def autoanalyze_html(rounds: list[dict], queued: tuple[AutoAnalyzeOptions, list[
 
 
 def _round(r: dict) -> str:
-    started = dt.datetime.fromtimestamp(r["started_at"], dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    started = dt.datetime.fromtimestamp(r["started_at"], dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     who = fmt.escape(r["worker"])
     if r["ended_at"] is None:
         return f"{started} by {who}: running, or its worker stopped"

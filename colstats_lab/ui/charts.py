@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Set
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -126,8 +127,8 @@ def freshness_heatmap(frame: pd.DataFrame, title: str) -> go.Figure:
     grid = parts.pivot(index="partition", columns="column", values="state").reindex(index=shown, columns=columns)
     reasons = parts.pivot(index="partition", columns="column", values="reason").reindex(index=shown, columns=columns)
     labels = {0: "never analyzed", 1: "not accurate", 2: "accurate"}
-    text = [[f"{labels[int(v)]}" + (f": {r}" if r and int(v) == 1 else "") for v, r in zip(row, why)]
-            for row, why in zip(grid.to_numpy().tolist(), reasons.to_numpy().tolist())]
+    text = [[f"{labels[int(v)]}" + (f": {r}" if r and int(v) == 1 else "") for v, r in zip(row, why, strict=True)]
+            for row, why in zip(grid.to_numpy().tolist(), reasons.to_numpy().tolist(), strict=True)]
     fig = go.Figure(go.Heatmap(
         z=grid.to_numpy().tolist(), x=columns, y=shown, text=text, zmin=0, zmax=2, showscale=False,
         colorscale=[[0, "#bab0ac"], [0.33, "#bab0ac"], [0.34, "#e45756"], [0.66, "#e45756"], [0.67, "#54a24b"],
@@ -235,7 +236,7 @@ def pruning_levels_figure(report) -> go.Figure:
     """Per pruning level, the bytes kept and pruned."""
     levels = report.levels
     kept = [report.totals(level)["bytes_kept"] for level in levels]
-    pruned = [report.totals(level)["bytes"] - k for level, k in zip(levels, kept)]
+    pruned = [report.totals(level)["bytes"] - k for level, k in zip(levels, kept, strict=True)]
     fig = go.Figure()
     fig.add_trace(go.Bar(y=levels, x=kept, name="kept", orientation="h", marker_color=KEPT_COLOR,
                          hovertemplate="%{y}: %{x:,} bytes kept<extra></extra>"))
@@ -254,13 +255,13 @@ def plan_figure(operators: pd.DataFrame, off_by: float, title: str) -> go.Figure
     deepest = int(operators["depth"].max())
     # the axis' labels are right-aligned: a node moves right under its parent by the spaces after it
     labels = [f"{node} #{i}" + EM_SPACE * 2 * (deepest - int(d))
-              for i, d, node in zip(operators["id"], operators["depth"], operators["node"])]
+              for i, d, node in zip(operators["id"], operators["depth"], operators["node"], strict=True)]
     estimated = [None if pd.isna(v) else max(int(v), 1) for v in operators["estimated_rows"]]
     actual = [None if pd.isna(v) else max(int(v), 1) for v in operators["actual_rows"]]
     off = [not pd.isna(q) and q >= off_by for q in operators["q_error"]]
     colors = [PRUNED_COLOR if not bad else "#d62728" for bad in off]
     fig = go.Figure()
-    for label, est, act, color in zip(labels, estimated, actual, colors):
+    for label, est, act, color in zip(labels, estimated, actual, colors, strict=True):
         if est is not None and act is not None:
             fig.add_trace(go.Scatter(x=[est, act], y=[label, label], mode="lines", line=dict(color=color, width=2),
                                      showlegend=False, hoverinfo="skip"))
@@ -311,10 +312,10 @@ def distribution_figure(sketch, type_name: str, title: str, bins: int = 20) -> g
     edges = np.linspace(low, high, bins + 1) if high > low else np.array([low, high])
     below = [sketch.fraction_below(math.ceil(e) if whole else float(e), False) for e in edges]
     below[-1] = 1.0  # the last bin holds the maximum
-    shares = [max(0.0, b - a) for a, b in zip(below, below[1:])] if high > low else [1.0]
-    middles = [(a + b) / 2 for a, b in zip(edges, edges[1:])] if high > low else [low]
+    shares = [max(0.0, b - a) for a, b in pairwise(below)] if high > low else [1.0]
+    middles = [(a + b) / 2 for a, b in pairwise(edges)] if high > low else [low]
     ranges = [f"{column_value(math.ceil(a) if whole else a, type_name)} to {column_value(b, type_name)}"
-              for a, b in zip(edges, edges[1:])] if high > low else [str(column_value(low, type_name))]
+              for a, b in pairwise(edges)] if high > low else [str(column_value(low, type_name))]
     fig = go.Figure(go.Bar(x=[_plotted(column_value(m, type_name)) for m in middles], y=shares,
                            marker_color="#4c78a8", customdata=ranges,
                            hovertemplate="%{customdata}: about %{y:.1%} of the values<extra></extra>"))
@@ -323,7 +324,7 @@ def distribution_figure(sketch, type_name: str, title: str, bins: int = 20) -> g
         fig.add_shape(type="line", xref="x", yref="paper", x0=_plotted(column_value(value, type_name)),
                       x1=_plotted(column_value(value, type_name)), y0=0, y1=1,
                       line=dict(color="#f58518", dash="dot"))
-    named = ", ".join(f"{n} {column_value(v, type_name)}" for n, v in zip(("Q1", "median", "Q3"), quartiles))
+    named = ", ".join(f"{n} {column_value(v, type_name)}" for n, v in zip(("Q1", "median", "Q3"), quartiles, strict=True))
     fig.update_layout(title=f"{title}<br><sup>{named}</sup>" if named else title, height=320, bargap=0.02,
                       margin=dict(l=60, r=20, t=70, b=50), template="plotly_white",
                       xaxis=dict(title="value"), yaxis=dict(title="share of the values", tickformat=".0%"))
@@ -368,10 +369,10 @@ def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at"
                                         "PSI against the partition before" if along == "partition"
                                         else "PSI against the state before"))
     when = list(history[along])
-    hover = [f"write {w if w is not None else '-'}: {c}" for w, c in zip(history["write_id"], history["cause"])]
+    hover = [f"write {w if w is not None else '-'}: {c}" for w, c in zip(history["write_id"], history["cause"], strict=True)]
     if "accurate" in history:  # a state that no longer describes its partition: hollow, with the reason
         hover = [h if ok is not False else f"{h}<br>not accurate now: {why}"
-                 for h, ok, why in zip(hover, history["accurate"], history["reason"])]
+                 for h, ok, why in zip(hover, history["accurate"], history["reason"], strict=True)]
     symbols = ["circle-open" if ok is False else "circle" for ok in history.get("accurate", [True] * len(history))]
     fig.add_trace(go.Scatter(x=when, y=list(history["null_fraction"]), mode="lines+markers", name="null fraction",
                              marker=dict(symbol=symbols, size=8), customdata=hover,
@@ -399,7 +400,8 @@ def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at"
                            xref="x4 domain", yref="y4 domain", x=0.5, y=0.5, showarrow=False, font=dict(color="#777"))
     if len(shifted):
         fig.add_trace(go.Scatter(x=list(shifted[along]), y=list(shifted["psi"]), mode="lines+markers",
-                                 name="PSI", customdata=[h for h, kept in zip(hover, history["psi"].notna()) if kept],
+                                 name="PSI",
+                                 customdata=[h for h, kept in zip(hover, history["psi"].notna(), strict=True) if kept],
                                  hovertemplate="PSI %{y:.3f}<br>%{customdata}<extra></extra>"), row=4, col=1)
     fig.update_layout(title=title, height=780, margin=dict(l=60, r=20, t=70, b=40), template="plotly_white",
                       showlegend=False)

@@ -43,7 +43,7 @@ def when(seconds: int | None) -> str:
     """A UTC time to the minute; the column header says UTC."""
     if not seconds:
         return ""
-    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def escape(text) -> str:

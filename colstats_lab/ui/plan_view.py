@@ -41,11 +41,12 @@ def _skew_as_it_ran(report: PlanReport) -> str:
     def times(value) -> str:
         return "" if value is None or value != value else f" ({value:,.1f}x median)"
     shown = pd.DataFrame({
-        "operator": [f"{node} (operator {i})" for i, node in zip(skewed["id"], skewed["node"])],
+        "operator": [f"{node} (operator {i})" for i, node in zip(skewed["id"], skewed["node"], strict=True)],
         "ran: largest task": [f"{fmt.count(m)}{times(t)}" for m, t in zip(skewed["task_rows_max"],
-                                                                            skewed["times_median"])],
+                                                                            skewed["times_median"], strict=True)],
         "predicted: largest task": ["" if p is None or p != p else f"{fmt.count(round(p))}{times(t)}"
-                                    for p, t in zip(skewed["predicted_task_rows"], skewed["predicted_times_median"])],
+                                    for p, t in zip(skewed["predicted_task_rows"], skewed["predicted_times_median"],
+                                                    strict=True)],
         "its hot keys": [", ".join(map(str, keys)) for keys in skewed["hot_keys"]],
         "prediction": skewed["prediction"]})
     return "<b>Skew as it ran</b>" + html_table(shown, numeric={"ran: largest task", "predicted: largest task"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import ipywidgets as widgets
 from IPython import get_ipython
@@ -66,7 +66,7 @@ class SparkProgress:
             stages = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
             self.show([(s.stageId, s.numTasks, s.numCompletedTasks) for s in stages if s is not None])
 
-    def __enter__(self) -> "SparkProgress":
+    def __enter__(self) -> SparkProgress:
         if self._container is not None:
             self._container.children = [*self._container.children, self.box]
         elif self._notebook:

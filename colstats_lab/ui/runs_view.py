@@ -22,7 +22,7 @@ def runs_figure(runs: pd.DataFrame, title: str) -> go.Figure:
         fig.add_trace(go.Scatter(
             x=list(of_shape["ran_at"]), y=list(of_shape["q_error"]), mode="lines+markers",
             name=query if len(query) <= 60 else query[:57] + "...",
-            customdata=[f"run {r}: {o}" for r, o in zip(of_shape["run_id"], of_shape["furthest_off"])],
+            customdata=[f"run {r}: {o}" for r, o in zip(of_shape["run_id"], of_shape["furthest_off"], strict=True)],
             hovertemplate="q-error %{y:,.1f}<br>%{customdata}<extra>" + shape + "</extra>"))
     fig.update_layout(title=title, height=360, margin=dict(l=60, r=20, t=60, b=40), template="plotly_white",
                       legend=dict(orientation="h", y=-0.25))

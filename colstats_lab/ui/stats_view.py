@@ -44,26 +44,26 @@ def display_frame(frame: pd.DataFrame, table: Table | None = None, delta_log: pd
     shown = pd.DataFrame({
         "column": frame["column"].map(lambda name: column_label(table, name)), "type": frame["type"],
         # an array's or map's figures are its elements' (entries') count
-        "min": [banded(_bound(v, unit), b.get("min")) for v, unit, b in zip(frame["min"], counted, bands)],
-        "max": [banded(_bound(v, unit), b.get("max")) for v, unit, b in zip(frame["max"], counted, bands)],
-        "nulls": [_nulls(n, f, nan, b) for n, f, nan, b in zip(frame["nulls"], frame["null_fraction"], nans, bands)],
-        "distinct": [banded(fmt.escape(fmt.count(v)), b.get("ndv")) for v, b in zip(frame["ndv"], bands)],
+        "min": [banded(_bound(v, unit), b.get("min")) for v, unit, b in zip(frame["min"], counted, bands, strict=True)],
+        "max": [banded(_bound(v, unit), b.get("max")) for v, unit, b in zip(frame["max"], counted, bands, strict=True)],
+        "nulls": [_nulls(n, f, nan, b) for n, f, nan, b in zip(frame["nulls"], frame["null_fraction"], nans, bands, strict=True)],
+        "distinct": [banded(fmt.escape(fmt.count(v)), b.get("ndv")) for v, b in zip(frame["ndv"], bands, strict=True)],
         # a narrow cell that wraps between values, never inside one (a date broke at its hyphens): a timestamp's
         # three side by side pushed the table past a 1,400 px screen, and a row's text stays one line (a <br>
         # in it broke each row read as text in two)
         QUARTILES: frame["quartiles"].map(lambda q: " / ".join(f'<span style="white-space: nowrap">'
                                                                f'{fmt.escape(text)}</span>' for text in _quartile_texts(q))
                                           if isinstance(q, list) else ""),
-        LENGTHS: [_lengths(a, m, b) for a, m, b in zip(frame["avg_len"], frame["max_len"], bands)],
+        LENGTHS: [_lengths(a, m, b) for a, m, b in zip(frame["avg_len"], frame["max_len"], bands, strict=True)],
         "true / false": [f"{banded(fmt.escape(fmt.count(t)), b.get('trues'))} / "
                          f"{banded(fmt.escape(fmt.count(f)), b.get('falses'))}"
                          if (t is not None and not pd.isna(t)) or "trues" in b else ""
-                         for t, f, b in zip(frame["trues"], frame["falses"], bands)],
+                         for t, f, b in zip(frame["trues"], frame["falses"], bands, strict=True)],
         "analyzed (UTC)": frame["last_analyzed"].map(lambda v: _two_lines(fmt.when(None if pd.isna(v) else int(v)))),
         "status": [badge(None if pd.isna(a) else bool(a), r or "") + tier_badge(t)
-                   for a, r, t in zip(frame["accurate"], frame["reason"], tiers)],
+                   for a, r, t in zip(frame["accurate"], frame["reason"], tiers, strict=True)],
         # the badge's tooltip carries every reason; the column spells out only what needs attention
-        "reason": [_clamped(r) if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"])],
+        "reason": [_clamped(r) if a is not True and r else "" for a, r in zip(frame["accurate"], frame["reason"], strict=True)],
     })
     if delta_log is not None:
         audit = {str(row.column).lower(): row for row in delta_log.itertuples()}
@@ -241,9 +241,9 @@ class StatsView(View):
             if self.figure is not None:
                 with self.chart:
                     charts.show(self.figure)
-            sketched = [c for c, q in zip(self.frame["column"], self.frame["quartiles"]) if isinstance(q, list)]
+            sketched = [c for c, q in zip(self.frame["column"], self.frame["quartiles"], strict=True) if isinstance(q, list)]
             # first a column that is not a unique key: an id's distribution is flat
-            keys = {c for c, n, nulls in zip(self.frame["column"], self.frame["ndv"], self.frame["nulls"])
+            keys = {c for c, n, nulls in zip(self.frame["column"], self.frame["ndv"], self.frame["nulls"], strict=True)
                     if n and shown.rows and n >= 0.9 * (shown.rows - nulls)}
             first = next((c for c in sketched if c not in keys), sketched[0] if sketched else None)
             keep = self.column.value if self.column.value in sketched else first

@@ -2,8 +2,7 @@
 registers itself here, so `lab.views(name, ...)` and the dashboard find it by name."""
 from __future__ import annotations
 
-from collections.abc import Set
-from typing import Callable
+from collections.abc import Callable, Set
 
 import ipywidgets as widgets
 import pandas as pd
@@ -11,7 +10,7 @@ import pandas as pd
 from ..errors import ColstatsError
 from . import format as fmt
 
-VIEWS: dict[str, type["View"]] = {}
+VIEWS: dict[str, type[View]] = {}
 
 STYLE = """<style>
 .colstats-table {border-collapse: collapse; font-size: 13px; font-family: system-ui, sans-serif;}
@@ -33,8 +32,8 @@ STYLE = """<style>
 </style>"""
 
 
-def register(name: str) -> Callable[[type["View"]], type["View"]]:
-    def wrap(cls: type["View"]) -> type["View"]:
+def register(name: str) -> Callable[[type[View]], type[View]]:
+    def wrap(cls: type[View]) -> type[View]:
         VIEWS[name] = cls
         cls.view_name = name
         return cls
@@ -114,7 +113,7 @@ class LevelPicker:
         extra = [keep] if keep and keep != self.table_level and keep not in names else []
         listed = [self.table_level] + extra + names
         labels = [name if name == self.table_level else self.label(name) for name in listed]
-        return listed if labels == listed else list(zip(labels, listed))
+        return listed if labels == listed else list(zip(labels, listed, strict=True))
 
     def narrow(self, text: str) -> None:
         """Lists the partitions whose names hold `text`, keeping the level shown."""
@@ -171,7 +170,7 @@ def html_table(frame: pd.DataFrame, numeric: Set[str] = frozenset(), raw_html: S
     body = []
     for index, row in enumerate(frame.itertuples(index=False)):
         cells = []
-        for name, value in zip(frame.columns, row):
+        for name, value in zip(frame.columns, row, strict=True):
             text = value if name in raw_html else fmt.escape(value)
             css = "num" if name in numeric else ("wrap" if name in wrap else "narrow" if name in narrow else "")
             cells.append(f'<td class="{css}">{text}</td>' if css else f"<td>{text}</td>")

@@ -60,7 +60,7 @@ def landing_rows(frame: pd.DataFrame) -> pd.DataFrame:
         "rows": [("not counted" if v is None or pd.isna(v) else banded(fmt.count(int(v)), band))
                  for v, band in zip(frame["rows"], frame["rows_band"], strict=True)],
         "size": frame["bytes"].map(fmt.size),
-        "accurate columns": [f"{a} of {c}" for a, c in zip(frame["accurate_columns"], frame["columns"])],
+        "accurate columns": [f"{a} of {c}" for a, c in zip(frame["accurate_columns"], frame["columns"], strict=True)],
         "statistics": [freshness(row) for row in frame.itertuples()],
         "last analyzed (UTC)": frame["last_analyzed"].map(_minute),
         "last write (UTC)": frame["last_write"].map(_minute),
@@ -163,7 +163,7 @@ class TablePage(widgets.Tab):
         over the NDV). Columns of one or two values are no list bucketing's case. Without statistics, the first."""
         inspect = self.lab.tables[meta.qualified_name].inspect
         frame = inspect.stats_level().frame
-        ndv = dict(zip(frame["column"], frame["ndv"]))
+        ndv = dict(zip(frame["column"], frame["ndv"], strict=True))
         scored = []
         for column in candidates:
             distinct = ndv.get(column)

@@ -7,8 +7,8 @@ under the bad token, and no traceback.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Iterator
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_cell_magic, line_magic, magics_class

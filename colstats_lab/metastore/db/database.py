@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Collection, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ...errors import InvalidArgument, MetaException, MetastoreUnavailable
@@ -179,7 +180,7 @@ class Database:
         raise NotImplementedError
 
     @contextmanager
-    def _scope(self, writing: bool) -> Iterator["Database"]:
+    def _scope(self, writing: bool) -> Iterator[Database]:
         with self._lock:
             if self._depth:
                 if writing and not self._writing:

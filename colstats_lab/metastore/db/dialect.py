@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 _JSON_LIST = re.compile(r"\bjson_each\(\?\)")
 # `x IN (SELECT value FROM json_each(?))`: PostgreSQL's planner makes an IN over a set-returning function a join,
@@ -166,7 +166,7 @@ class Dialect:
         ids = [r[0] for r in db.execute(
             f"SELECT nextval(pg_get_serial_sequence('{table.lower()}', '{id_column.lower()}')) "
             f"FROM generate_series(1, CAST(? AS integer))", (len(rows),)).fetchall()]
-        db.insert_rows(table, (id_column, *names), [(new_id, *row) for new_id, row in zip(ids, rows)])
+        db.insert_rows(table, (id_column, *names), [(new_id, *row) for new_id, row in zip(ids, rows, strict=True)])
         return ids
 
     def delete_rows(self, db, table: str, key: Sequence[str], keys: list) -> None:
@@ -228,7 +228,7 @@ def _rows_of(table: str) -> str:
 
 
 def _json_rows(names: Sequence[str], rows: list) -> str:
-    return json.dumps([{n.lower(): value for n, value in zip(names, row)} for row in rows])
+    return json.dumps([{n.lower(): value for n, value in zip(names, row, strict=True)} for row in rows])
 
 
 SQLITE = Dialect("sqlite")

@@ -15,7 +15,8 @@ import itertools
 import re
 import time
 import warnings
-from typing import Any, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg

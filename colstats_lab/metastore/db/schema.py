@@ -6,7 +6,8 @@ A migration is appended, never changed in effect once released: the database rec
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ...errors import MetaException, MetastoreUnavailable
 from ..column_stats_accurate import PARAM as _ACCURATE
@@ -840,7 +841,7 @@ MIGRATIONS: list[str | Callable[[Dialect], list[str]]] = [
     _V28, _V29, _V30, _V31]
 
 
-def migrate(db: "Database") -> int:
+def migrate(db: Database) -> int:
     """Runs the migrations this database has not seen yet, in one transaction that holds every other process's
     migration off; returns the schema version now in force. The version is read first, without a write: a
     metastore that needs none opens beside a writer holding it (a dashboard, a check, a reading notebook), and

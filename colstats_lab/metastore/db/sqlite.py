@@ -7,7 +7,8 @@ import os
 import sqlite3
 import time
 import warnings
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import quote
 
 from ...errors import MetaException, MetastoreUnavailable
@@ -253,7 +254,7 @@ def _cause(path: str, error: BaseException) -> str:
 FULL_BELOW_BYTES = 1024 * 1024  # an I/O error on a file system with less free: the disk is full
 
 
-def _holders(db: "SqliteDatabase") -> str:
+def _holders(db: SqliteDatabase) -> str:
     """The lab's open transactions, from its own table: ": transaction 42 of host:pid, open 3 s" (the write lock's
     holder is one of them, or a process opening or migrating the file)."""
     try:
