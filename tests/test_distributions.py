@@ -8,6 +8,7 @@ import json
 import math
 import os
 from decimal import Decimal
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -245,7 +246,7 @@ def test_the_statistics_view_draws_each_sketched_columns_distribution_and_its_qu
     exact = np.sort(_sketch_units("d", pd.concat([frames[d]["d"] for d in DAYS])))
     assert sum(histogram.data[0].y) == pytest.approx(1.0)  # the bars hold every value
     edges = np.linspace(exact[0], exact[-1], len(histogram.data[0].y) + 1)
-    for share, low, high in zip(histogram.data[0].y, edges, edges[1:], strict=True):  # each bar within a bound's error twice
+    for share, (low, high) in zip(histogram.data[0].y, pairwise(edges), strict=True):  # each bar within twice a bound's error
         assert abs(share - ((exact >= low) & (exact < high)).mean()) <= 2 * rank_error() + 1 / len(exact)
     assert boxes.data[0].x == tuple(f"ds={d}" for d in DAYS)
     by_partition = lab.tables["t"].inspect.quartiles("d")

@@ -185,7 +185,8 @@ class SkewReport:
         shares = [float(s) for s in rows["share"]]
         beyond = self._typical_left_out(len(shares))
         following = shares[1:] + ([beyond] if beyond is not None else [])
-        ratios = [share / after if after > 0 else math.inf for share, after in zip(shares, following, strict=True)]
+        # the last share has a follower only where values were left out: without one, it is no cut
+        ratios = [share / after if after > 0 else math.inf for share, after in zip(shares, following, strict=False)]
         if not ratios or max(ratios) < STANDS_OUT:
             return rows.iloc[:0]
         cut = ratios.index(max(ratios)) + 1
