@@ -5,7 +5,9 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .analyze.autoanalyze import AutoAnalyzeOptions, DueOwner, worker_queue
+import pandas as pd
+
+from .analyze.autoanalyze import queue_frame, rounds_frame
 from .commands import analyze as analyze_commands
 from .errors import InvalidArgument
 from .storage import listed_by
@@ -42,16 +44,28 @@ class AutoAnalyze:
         threshold or budget."""
         return analyze_commands.autoanalyze(self._lab, databases, mode, threshold, budget, columns)
 
-    def rounds(self, limit: int = 10) -> list[dict]:
-        """The latest `limit` rounds any worker ran on this metastore, newest first (what each did)."""
-        return self._lab.metastore.autoanalyze_rounds(limit)
+    def rounds(self, limit: int = 10) -> pd.DataFrame:
+        """The latest rounds any worker ran on this metastore, newest first.
 
-    def queue(self) -> tuple[AutoAnalyzeOptions, list[DueOwner]] | None:
-        """What the next round would analyze, most stale first.
+        Args:
+            limit: how many rounds at most.
 
-        Under the options of the latest round any worker ran. Returns (those options, the due partitions);
-        None when no worker ever ran. No Spark."""
-        return worker_queue(self._lab.metastore)
+        Returns:
+            A DataFrame, a row a round: `round_id`, `worker`, `started_at` and `ended_at` (UTC; NaT: running, or
+            its worker was stopped), `seconds`, `due`, `analyzed`, `left_for_later`, `failed`, `tables` (those
+            it analyzed) and `options` (a dict). No row when no worker ever ran."""
+        return rounds_frame(self._lab.metastore, limit)
+
+    def queue(self) -> pd.DataFrame:
+        """What the next round would analyze, most stale first, under the options of the latest round any
+        worker ran. No Spark.
+
+        Returns:
+            A DataFrame, a row a due partition: `table`, `partition` (None: an unpartitioned table),
+            `changed_fraction` (None: not countable in rows, or never analyzed), `reason`, `analyzed_columns`
+            and `said` (the line the dashboard shows). `attrs["options"]` holds the options (None, and no row,
+            when no worker ever ran)."""
+        return queue_frame(self._lab.metastore)
 
     def __repr__(self) -> str:
         return "<AutoAnalyze: run(), rounds(), queue()>"

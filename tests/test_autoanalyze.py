@@ -116,12 +116,21 @@ def test_check_and_the_landing_say_what_is_queued(lab, capsys):
     from colstats_lab.workbench.dashboard import Dashboard
 
     assert Dashboard(lab).workers.value == ""  # no worker ever ran: nothing said
+    nothing = lab.autoanalyze.queue()
+    assert nothing.empty and nothing.attrs["options"] is None and lab.autoanalyze.rounds().empty
     stale_table(lab)
     lab.autoanalyze(threshold=0.3, budget=0)
     lab.tables["moved"].write(pd.DataFrame({"v": list(range(20)), "w": ["late"] * 20}), partition={"d": "a"})  # 20 of 35
     shown = Dashboard(lab).workers.value
     assert "3 of 3 due analyzed in 1 table," in shown and "Queue</b> (1 partition due" in shown, shown
     assert "default.moved d=a (57% of rows changed)" in shown
+    rounds, queue = lab.autoanalyze.rounds(), lab.autoanalyze.queue()  # the same, as frames
+    assert len(rounds) == 1 and (rounds["due"][0], rounds["analyzed"][0], rounds["tables"][0]) == (3, 3, ["default.moved"])
+    took = (rounds["ended_at"][0] - rounds["started_at"][0]).total_seconds()
+    assert rounds["seconds"][0] == pytest.approx(took, abs=1e-5) and took >= 0
+    assert rounds["options"][0]["threshold"] == 0.3
+    assert queue[["table", "partition"]].values.tolist() == [["default.moved", "d=a"]]
+    assert queue["changed_fraction"][0] == pytest.approx(20 / 35) and queue.attrs["options"].threshold == 0.3
     capsys.readouterr()
     assert cli_main(["--home", lab.home, "check", "moved", "--show", "50"]) == 1
     said = capsys.readouterr().out

@@ -214,6 +214,42 @@ def worker_queue(metastore: Metastore) -> tuple[AutoAnalyzeOptions, list[DueOwne
     return options, due_owners(metastore, options)
 
 
+ROUND_COLUMNS = ["round_id", "worker", "started_at", "ended_at", "seconds", "due", "analyzed", "left_for_later",
+                 "failed", "tables", "options"]
+QUEUE_COLUMNS = ["table", "partition", "changed_fraction", "reason", "analyzed_columns", "said"]
+
+
+def rounds_frame(metastore: Metastore, limit: int = 10) -> pd.DataFrame:
+    """The latest `limit` rounds any worker ran, newest first, a row each (ROUND_COLUMNS): when it started and
+    ended (UTC; NaT: running, or its worker was stopped), what was due, analyzed, left for the next round and
+    failed, the tables it analyzed and the options it ran under (a dict)."""
+    rows = []
+    for r in metastore.autoanalyze_rounds(limit):
+        ended = r["ended_at"]
+        rows.append({"round_id": r["round_id"], "worker": r["worker"],
+                     "started_at": pd.Timestamp(r["started_at"], unit="s", tz="UTC"),
+                     "ended_at": pd.NaT if ended is None else pd.Timestamp(ended, unit="s", tz="UTC"),
+                     "seconds": None if ended is None else float(ended - r["started_at"]),
+                     "due": r["due"], "analyzed": r["analyzed"], "left_for_later": r["left_for_later"],
+                     "failed": r["failed"],
+                     "tables": sorted({t["table"] for t in json.loads(r["tables"] or "[]") if "owners" in t}),
+                     "options": json.loads(r["options"]) if r["options"] else {}})
+    return pd.DataFrame(rows, columns=ROUND_COLUMNS)
+
+
+def queue_frame(metastore: Metastore) -> pd.DataFrame:
+    """What the next round would analyze, most stale first, a row each (QUEUE_COLUMNS: `said` is the line the
+    dashboard shows), under the options of the latest round any worker ran, which `attrs["options"]` holds
+    (None, and no row, when no worker ever ran). No Spark."""
+    queued = worker_queue(metastore)
+    due = queued[1] if queued else []
+    frame = pd.DataFrame([{"table": d.qualified_table, "partition": d.owner, "changed_fraction": d.changed_fraction,
+                           "reason": d.reason, "analyzed_columns": sorted(d.analyzed_columns), "said": d.describe()}
+                          for d in due], columns=QUEUE_COLUMNS)
+    frame.attrs["options"] = queued[0] if queued else None
+    return frame
+
+
 @dataclass
 class RoundOutcome:
     """One round: what was due, what was analyzed (per table: owners, seconds), left for the next round, failed."""
