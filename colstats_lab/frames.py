@@ -14,7 +14,7 @@ import pandas as pd
 
 from .coltypes import parse_type
 from .column_statistics import drift
-from .column_statistics.estimators import BOUNDS_PARAM, Band, merged_band, tiered_columns
+from .column_statistics.estimators import BOUNDS_PARAM, Band, Tier, merged_band, tiered_columns
 from .column_statistics.frequent_items import FrequentItems
 from .column_statistics.model import ColumnStatisticsObj, Date, Timestamp
 from .column_statistics.names import hive_part_name, make_part_name
@@ -404,9 +404,10 @@ def tier_said(entry: dict | None) -> str:
     """A column's tier in words: "every value", "metadata" (no value read), "5 % sample (4.9 % of rows read)"."""
     if entry is None:
         return "every value"
-    if entry["tier"] == "metadata":
+    tier = Tier.of_label(entry["tier"])
+    if tier.is_metadata:
         return "metadata"
-    return f"{entry['tier']} sample ({entry['read']:.1%} of rows read)"
+    return f"{tier.label} sample ({entry['read']:.1%} of rows read)"
 
 
 def _tiers(owners: dict[str | None, dict], table: Table, frame: pd.DataFrame) -> list[str]:

@@ -10,8 +10,11 @@ import pytest
 
 from colstats_lab.column_statistics.estimators import (
     BOUNDS_PARAM,
+    METADATA_TIER,
     UNKNOWN_BAND,
+    WHOLE_TIER,
     Band,
+    Tier,
     gee_ndv,
     inexact_figures,
     merged_band,
@@ -139,3 +142,26 @@ def test_gees_band_holds_the_distinct_values_and_the_files_bounds(distinct, grou
     assert low <= band.low <= band.value <= band.high <= high
     assert band.low >= len(seen_in)  # never fewer than the sample saw
     assert band.low <= truth <= band.high, (truth, band)
+
+
+# (FOR COLUMNS ... NOSCAN, SAMPLE n PERCENT) -> the tier, its label as stored and shown, its fraction
+TIERS = [
+    (False, None, WHOLE_TIER, "", None),
+    (True, None, METADATA_TIER, "metadata", None),
+    (False, 5.0, Tier("sample", 0.05), "5 %", 0.05),
+    (False, 7.0, Tier("sample", 0.07), "7 %", 0.07),
+    (False, 12.5, Tier("sample", 0.125), "12.5 %", 0.125),
+    (False, 100.0, Tier("sample", 1.0), "100 %", 1.0),
+]
+
+
+@pytest.mark.parametrize("metadata_only, percent, tier, label, fraction", TIERS)
+def test_a_tier_comes_from_the_statement_and_reads_back_from_its_label(metadata_only, percent, tier, label, fraction):
+    made = Tier.of_analyze(metadata_only, percent)
+    assert made == tier and made.label == label and made.fraction == pytest.approx(fraction)
+    assert Tier.of_label(label) == Tier(made.kind, None if fraction is None else pytest.approx(fraction))
+    assert bool(made) is not made.is_whole and [made.is_whole, made.is_metadata, made.is_sample].count(True) == 1
+
+
+def test_every_value_read_is_the_whole_tier_by_any_label():
+    assert Tier.of_label("every value") == Tier.of_label("") == WHOLE_TIER and not WHOLE_TIER

@@ -393,7 +393,7 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
                            only=[d.owner for d in mine if d.owner is not None] if table.is_partitioned else None)
         txn.commit()
         seconds = time.perf_counter() - began
-        sampled = f"{percent:g} %" if done.tier and done.tier != "metadata" and len(done.whole) < len(mine) else ""
+        sampled = done.tier.label if done.tier.is_sample and len(done.whole) < len(mine) else ""
         outcome.analyzed.append({"table": qualified, "owners": [d.owner for d in mine],
                                  "columns": "all" if columns is None else ", ".join(columns), "seconds": seconds,
                                  "sample": sampled})

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 from pyspark.sql import SparkSession
 
 from ..coltypes import parse_type
-from ..column_statistics.estimators import BOUNDS_PARAM
+from ..column_statistics.estimators import BOUNDS_PARAM, WHOLE_TIER, Tier
 from ..column_statistics.frequent_items import COLUMNS_PROPERTY, frequent_columns, items_named, items_tracked
 from ..column_statistics.quantiles import KLL_PROPERTY, kll_for
 from ..errors import InvalidArgument, spark_errors
@@ -67,7 +67,7 @@ class AnalyzeOutcome:
     seconds: float = 0.0
     footer_columns: list[str] = field(default_factory=list)  # min, max and NULL count from footers, not the scan
     truncated_columns: list[str] = field(default_factory=list)  # nanosecond timestamps, read to the microsecond
-    tier: str = ""  # "metadata" (no value read), "5 %" (a sample of row groups), "" (every value)
+    tier: Tier = WHOLE_TIER  # every value, the files' metadata alone, or a sample of row groups
     read_share: dict = field(default_factory=dict)  # partition name -> share of its rows read
     whole: list = field(default_factory=list)  # partitions a sample would have read most of: read whole
     tier_notes: list[str] = field(default_factory=list)
@@ -85,11 +85,11 @@ class AnalyzeOutcome:
                        f" ({named(self.columns)})")
         rows = f", {self.num_rows:,} rows" if self.num_rows is not None else ""
         text = f"Analyzed {self.table}: {what} for {where}{rows} in {self.seconds:.1f} s."
-        if self.tier == "metadata":
+        if self.tier.is_metadata:
             text += (" From the files' metadata alone (footers, dictionary pages), no value read: "
                      "inspect.bounds() says which figures are exact and the band of the others.")
         elif self.tier and len(self.whole) == len(self.partitions):
-            text += (f" A {self.tier} sample would have read most of the rows of every partition: read whole, every "
+            text += (f" A {self.tier.label} sample would have read most of the rows of every partition: read whole, every "
                      "figure exact.")
         elif self.tier:
             shares = [s for s in self.read_share.values() if s]
@@ -97,9 +97,9 @@ class AnalyzeOutcome:
             read = ("" if not shares else f", {low:.1%} of the rows read" if len(shares) == 1
                     else f", {low:.1%} of each partition's rows read" if f"{low:.1%}" == f"{high:.1%}"
                     else f", {low:.1%}–{high:.1%} of each partition's rows read")
-            text += (f" From a {self.tier} sample of row groups{read}: figures the files' metadata holds exactly are "
+            text += (f" From a {self.tier.label} sample of row groups{read}: figures the files' metadata holds exactly are "
                      "exact, the others estimates with a band (inspect.bounds()).")
-            asked = float(self.tier.rstrip(" %")) / 100 if self.tier.rstrip(" %").replace(".", "", 1).isdigit() else None
+            asked = self.tier.fraction
             if asked is not None and shares and low > 2 * asked:
                 text += (f" A sample reads {MIN_SAMPLED_ROW_GROUPS} row groups of a partition at least (a band needs "
                          f"a spread), so these partitions' few row groups made it read {low:.0%} or more, not "
@@ -236,14 +236,14 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     if stmt.mode != "noscan":
         outcome.tier_notes = tier_notes
     if tiered is not None:
-        outcome.tier = "metadata" if stmt.metadata_only else f"{stmt.sample_percent:g} %"
+        outcome.tier = Tier.of_analyze(stmt.metadata_only, stmt.sample_percent)
         outcome.read_share = tiered.read_share
         outcome.whole = tiered.whole
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
     metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
                                  write_id)
     txn.add(AnalyzeChange(table, stmt.mode, write_id, valid, tuple(plans), tuple(files), results, raw_sizes,
-                          outcome, _tier_params(tiered, plans, outcome.tier)))
+                          outcome, _tier_params(tiered, plans, outcome.tier.label)))
     outcome.seconds = time.perf_counter() - started
     return outcome
 
@@ -448,8 +448,8 @@ class AnalyzeChange:
         what = "basic statistics" if self.mode == "noscan" else f"statistics of {len(self.plans)} column(s)"
         # the cause of every state this commit keeps in history: a sampled one says so there too
         tier = self.outcome.tier
-        how = ("" if not tier else ", from the files' metadata alone" if tier == "metadata"
-               else f", from a {tier} sample of row groups" + (f" ({len(self.outcome.whole):,} partition(s) read whole)"
+        how = ("" if not tier else ", from the files' metadata alone" if tier.is_metadata
+               else f", from a {tier.label} sample of row groups" + (f" ({len(self.outcome.whole):,} partition(s) read whole)"
                                                                 if self.outcome.whole else ""))
         return f"{what} of {self.table.qualified_name}, {where}{how}, write ID {self.write_id}"
 

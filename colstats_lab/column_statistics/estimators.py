@@ -185,6 +185,57 @@ class Band:
 UNKNOWN_BAND = Band(None, None, None, False, "unknown")  # a figure no tier gave: no value, no bound
 
 
+@dataclass(frozen=True)
+class Tier:
+    """How an ANALYZE read a column's values: every value (`whole`), none (`metadata`: footers and dictionary
+    pages), or a `sample` of each partition's row groups, `fraction` of them. Its `label` ("metadata", "5 %") is
+    what a partition's BOUNDS_PARAM, the history's cause and Spark's exported property keep."""
+
+    kind: str = "whole"  # "whole", "metadata" or "sample"
+    fraction: float | None = None  # a sample's share of row groups, above 0 and at most 1
+
+    @classmethod
+    def of_analyze(cls, metadata_only: bool, sample_percent: float | None) -> Tier:
+        if metadata_only:
+            return METADATA_TIER
+        return cls("sample", sample_percent / 100) if sample_percent is not None else WHOLE_TIER
+
+    @classmethod
+    def of_label(cls, label: str) -> Tier:
+        """The tier a stored label names ("" or "every value": whole)."""
+        if label == "metadata":
+            return METADATA_TIER
+        number = label.split(" (")[0].removesuffix(" %")
+        try:
+            return cls("sample", float(number) / 100)
+        except ValueError:
+            return WHOLE_TIER
+
+    @property
+    def label(self) -> str:
+        if self.kind == "sample" and self.fraction is not None:
+            return f"{self.fraction * 100:g} %"
+        return "metadata" if self.kind == "metadata" else ""
+
+    @property
+    def is_whole(self) -> bool:
+        return self.kind == "whole"
+
+    @property
+    def is_metadata(self) -> bool:
+        return self.kind == "metadata"
+
+    @property
+    def is_sample(self) -> bool:
+        return self.kind == "sample"
+
+    def __bool__(self) -> bool:  # a tier other than every value: what "tiered" means in the lab
+        return not self.is_whole
+
+
+WHOLE_TIER, METADATA_TIER = Tier("whole"), Tier("metadata")
+
+
 # figures a table level sums over its partitions; the others are extremes (min, max, max_len), an average
 # weighted by rows (avg_len), or distinct counts (ndv)
 ADDITIVE_FIGURES = ("rows", "nulls", "nans", "trues", "falses")

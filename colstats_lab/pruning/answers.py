@@ -12,7 +12,7 @@ import pandas as pd
 from sqlglot import exp
 
 from ..coltypes import StatsKind, parse_type
-from ..column_statistics.estimators import Band, inexact_figures, tiered_columns
+from ..column_statistics.estimators import Band, Tier, inexact_figures, tiered_columns
 from ..column_statistics.model import ColumnStatisticsObj
 from ..errors import ColstatsError, ParseError, parse_sql
 from ..metastore import Metastore, Partition, Table, ValidWriteIdList
@@ -178,8 +178,8 @@ def _exact_figures(table: Table, aggregates: list[_Aggregate], partitions: list[
 
 
 def _tier(parameters: dict, column: str) -> str:
-    tier = tiered_columns(parameters)[column]["tier"]
-    return "from the files' metadata alone" if tier == "metadata" else f"from a {tier} sample of row groups"
+    tier = Tier.of_label(tiered_columns(parameters)[column]["tier"])
+    return "from the files' metadata alone" if tier.is_metadata else f"from a {tier.label} sample of row groups"
 
 
 def fresh_statistics(metastore: Metastore, table: Table, columns: list[str], partitions: list[Partition] | None,
