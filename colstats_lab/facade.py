@@ -1,5 +1,5 @@
 """What the lab's namespaces (`lab.tables` and its handles, `lab.views`, `lab.autoanalyze`) need of the Lab they
-hang from: a command's session, this lab's listing, its statements and its views. `Lab` is the one
+hang from: a command's session, this lab's listing, its statements (as text or built) and its views. `Lab` is the one
 implementation; the namespaces are typed by this protocol, so they never import `Lab` back."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from .commands.session import Session
 
 if TYPE_CHECKING:
     from .result import Result
+    from .sql.statements import Statement
     from .storage import Listing
     from .transaction import Transaction
 
@@ -17,5 +18,7 @@ class LabFacade(Session, Protocol):
     listing: Listing  # how this lab's calls list an object store
 
     def sql(self, text: str, txn: Transaction | None = None, as_of: Any = None) -> Result: ...
+
+    def run(self, stmt: Statement, txn: Transaction | None = None) -> Result: ...
 
     def views(self, name: str, *args: Any, **kwargs: Any) -> Any: ...

@@ -11,6 +11,7 @@ import pandas as pd
 
 from . import frames
 from .analyze.stale import staleness_frame
+from .column_statistics.estimators import METADATA_TIER, WHOLE_TIER, Tier
 from .column_statistics.names import DEFAULT_PARTITION_NAME, make_part_name, split_table_name
 from .commands import analyze as analyze_commands
 from .commands import catalogs, reads
@@ -26,9 +27,9 @@ from .metastore import Partition, Table, ValidWriteIdList
 from .metastore.changes import AddExpectation
 from .metastore.levels import TABLE_LEVEL
 from .metastore.snapshot_files import FORMAT_PARAM
-from .quoting import column_ref, string_literal
 from .skew import DEFAULT_MODE
-from .sql.lexer import quoted
+from .sql.parser import column_key, parse_table_name
+from .sql.statements import Analyze, AnalyzeMode, PartitionSpecItem
 from .storage import listed_by
 from .tables import kind_of, read_snapshot
 from .tables.snapshot import spelled_columns
@@ -153,7 +154,7 @@ class TableHandle:
     def analyze(self, columns: list[str] | str | None = None, partition: dict | str | None = None,
                 noscan: bool = False, txn: Transaction | None = None, *, sample: float | None = None,
                 metadata_only: bool = False) -> Result:
-        """Computes statistics with the ANALYZE statement `lab.sql` runs, built from the arguments.
+        """Computes statistics: the ANALYZE statement `lab.sql` would parse, built from the arguments and run.
 
         `columns`: every column (None) or the named ones (a struct's leaf by its path); `partition`: a name
         (`ds=2026-11-21`) or a dict, whose None values stand for every value of that key; `noscan`: files
@@ -163,28 +164,8 @@ class TableHandle:
         `inspect.bounds()` then says which figures are exact and the band of each estimate. Returns the
         statement's Result. Raises NoSuchObjectException naming an unknown column, partition or key,
         InvalidArgument for columns with `noscan`, a sample outside (0, 1] or both tiers at once."""
-        text = f"ANALYZE TABLE {quoted(self.name)}{_partition_clause(partition)} COMPUTE STATISTICS"
-        if noscan:
-            if columns is not None or sample is not None or metadata_only:
-                raise InvalidArgument("analyze(noscan=True) counts files and bytes only: give no columns, sample "
-                                      "or metadata_only")
-            text += " NOSCAN"
-        else:
-            names = [columns] if isinstance(columns, str) else columns
-            if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(c, str) for c in names)):
-                raise InvalidArgument(f"columns are a column's name or a list of names, not {columns!r}")
-            text += " FOR COLUMNS" + (" " + ", ".join(_quoted_column(c) for c in names) if names else "")
-            if metadata_only and sample is not None:
-                raise InvalidArgument("analyze(metadata_only=True) reads no value, so it takes no sample: "
-                                      "give one or the other")
-            if metadata_only:
-                text += " NOSCAN"
-            elif sample is not None:
-                if isinstance(sample, bool) or not isinstance(sample, (int, float)) or not 0 < sample <= 1:
-                    raise InvalidArgument(f"sample is the fraction of row groups to read, above 0 and at most 1 "
-                                          f"(0.05 for 5 %), not {sample!r}")
-                text += f" SAMPLE {sample * 100:g} PERCENT"
-        return self._lab.sql(text, txn)
+        stmt = analyze_statement(self.name, columns, partition, noscan, sample, metadata_only)
+        return self._lab.run(stmt, txn)
 
     def analyze_stale(self, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
         """Analyzes the partitions whose statistics went stale, in one Spark job and one transaction.
@@ -539,23 +520,46 @@ class Inspect:
         return [name for name in super().__dir__() if not name.startswith("_")]
 
 
-def _quoted_column(path: str) -> str:
-    return column_ref(*path.split("."))
+
+def analyze_statement(name: str, columns: list[str] | str | None = None, partition: dict | str | None = None,
+                      noscan: bool = False, sample: float | None = None, metadata_only: bool = False) -> Analyze:
+    """The ANALYZE statement `TableHandle.analyze` runs for these arguments: the one the parser reads from its
+    SQL (`ANALYZE TABLE name PARTITION (...) COMPUTE STATISTICS FOR COLUMNS ... SAMPLE n PERCENT`), built
+    without text. Raises InvalidArgument naming a bad argument or a contradiction."""
+    names = [columns] if isinstance(columns, str) else columns
+    if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(c, str) for c in names)):
+        raise InvalidArgument(f"columns are a column's name or a list of names, not {columns!r}")
+    if metadata_only and sample is not None:
+        raise InvalidArgument("analyze(metadata_only=True) reads no value, so it takes no sample: "
+                              "give one or the other")
+    try:
+        tier = METADATA_TIER if metadata_only else WHOLE_TIER if sample is None else Tier.sampled(sample)
+    except ValueError:
+        raise InvalidArgument(f"sample is the fraction of row groups to read, above 0 and at most 1 "
+                              f"(0.05 for 5 %), not {sample!r}") from None
+    stmt = Analyze(table=parse_table_name(name), partition=partition_items(partition),
+                   mode=AnalyzeMode.NOSCAN if noscan else AnalyzeMode.COLUMNS,
+                   columns=[(column_key(c), 0) for c in names] if names else None, tier=tier)
+    if stmt.problem():  # the statement's one rule, said in the arguments' words
+        raise InvalidArgument("analyze(noscan=True) counts files and bytes only: give no columns, sample or "
+                              "metadata_only")
+    return stmt
 
 
-def _partition_clause(partition: dict | str | None) -> str:
+def partition_items(partition: dict | str | None) -> list[PartitionSpecItem] | None:
+    """A partition given as a spec dict or a name (`ds=2026-11-21/hr=3`, Hive's escapes undone) as a statement's
+    PARTITION clause; a key whose value is None stands for every value, Hive's default partition's name for NULL."""
     if partition is None:
-        return ""
+        return None
     if isinstance(partition, str):
-        pairs: list[tuple[str, Any]] = [tuple(item.split("=", 1)) if "=" in item else (item, None)  # type: ignore[misc]
-                                        for item in partition.strip().split("/")]
-        pairs = [(key, _unescaped(value)) for key, value in pairs]
+        pairs: list[tuple[Any, Any]] = [(key, _unescaped(value) if sep else None) for key, sep, value
+                                        in (item.partition("=") for item in partition.strip().split("/"))]
     elif isinstance(partition, dict):
         pairs = list(partition.items())
     else:
         raise InvalidArgument(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
-    return " PARTITION (" + ", ".join(quoted(str(key)) if value is None else f"{quoted(str(key))}={_literal(value)}"
-                                      for key, value in pairs) + ")"
+    return [PartitionSpecItem(str(key).lower(), None, 0, is_null=True) if value == DEFAULT_PARTITION_NAME
+            else PartitionSpecItem(str(key).lower(), None if value is None else str(value), 0) for key, value in pairs]
 
 
 def _partition_name(partition: dict | str) -> str:
@@ -571,11 +575,3 @@ def _unescaped(value: str | None) -> str | None:
     from urllib.parse import unquote
 
     return None if value is None else unquote(value)
-
-
-def _literal(value: Any) -> str:
-    if value == DEFAULT_PARTITION_NAME:
-        return "NULL"
-    return string_literal(str(value))
-
-

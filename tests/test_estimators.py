@@ -151,7 +151,7 @@ TIERS = [
     (False, 5.0, Tier("sample", 0.05), "5 %", 0.05),
     (False, 7.0, Tier("sample", 0.07), "7 %", 0.07),
     (False, 12.5, Tier("sample", 0.125), "12.5 %", 0.125),
-    (False, 100.0, Tier("sample", 1.0), "100 %", 1.0),
+    (False, 100.0, WHOLE_TIER, "", None),  # SAMPLE 100 PERCENT reads every value
 ]
 
 
@@ -165,3 +165,9 @@ def test_a_tier_comes_from_the_statement_and_reads_back_from_its_label(metadata_
 
 def test_every_value_read_is_the_whole_tier_by_any_label():
     assert Tier.of_label("every value") == Tier.of_label("") == WHOLE_TIER and not WHOLE_TIER
+
+
+@pytest.mark.parametrize("bad", [0, -0.1, 1.5, True, "0.1", None])
+def test_a_sample_outside_its_range_is_refused_in_the_one_place_that_checks_it(bad):
+    with pytest.raises(ValueError, match="a fraction of row groups above 0 and at most 1"):
+        Tier.sampled(bad)

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 from pyspark.sql import SparkSession
 
+from ..column_statistics.estimators import WHOLE_TIER, Tier
 from ..errors import ColstatsError, InvalidArgument
 from ..metastore import Metastore, Table
 from ..metastore.analyze_claims import TABLE_OWNER
@@ -388,7 +389,8 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
         columns = _columns(table, options, mine)
         percent = options.sample_percent(_largest_bytes(metastore, table, mine))
         stmt = Analyze(table=TableName(db, name), mode=AnalyzeMode.COLUMNS,
-                       columns=None if columns is None else [(c, 0) for c in columns], sample_percent=percent)
+                       columns=None if columns is None else [(c, 0) for c in columns],
+                       tier=WHOLE_TIER if percent is None else Tier.of_analyze(False, percent))
         done = run_analyze(spark, metastore, stmt, db, txn,
                            only=[d.owner for d in mine if d.owner is not None] if table.is_partitioned else None)
         txn.commit()

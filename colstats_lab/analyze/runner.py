@@ -211,7 +211,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     try:
         if stmt.mode != "noscan":
             plans = _frequent_items_within_reach(plans, table, len(files), tier_notes)
-            if plans and (stmt.metadata_only or stmt.sample_percent not in (None, 100.0)):
+            if plans and stmt.tier:  # the files' metadata alone, or a sample
                 plans = _tierable(plans, stmt, table, tier_notes)
                 plans, footers = _footer_plans(table, files, plans)
                 tiered = _tiered_scan(spark, table, files, plans, footers, stmt, metastore.sample_seed, tier_notes)
@@ -236,7 +236,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     if stmt.mode != "noscan":
         outcome.tier_notes = tier_notes
     if tiered is not None:
-        outcome.tier = Tier.of_analyze(stmt.metadata_only, stmt.sample_percent)
+        outcome.tier = stmt.tier
         outcome.read_share = tiered.read_share
         outcome.whole = tiered.whole
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
@@ -274,7 +274,7 @@ def _tierable(plans: list[ColumnPlan], stmt: Analyze, table: Table, notes: list[
     left out and named in `notes`, or refused when nothing is left."""
     kept = [p for p in plans if tierable(p)]
     left = [p.name for p in plans if not tierable(p)]
-    clause = "NOSCAN" if stmt.metadata_only else "SAMPLE"
+    clause = "NOSCAN" if stmt.tier.is_metadata else "SAMPLE"
     if not kept:
         raise InvalidArgument(f"{', '.join(left)} of {table.qualified_name}: a struct's own NULLs and an array's or "
                               f"map's values are counted by a scan only; analyze them without {clause}")
@@ -287,17 +287,16 @@ def _tiered_scan(spark: Callable[[], SparkSession], table: Table, files: list[Pa
                  plans: list[ColumnPlan], footers: dict, stmt: Analyze, seed: int | None,
                  notes: list[str]) -> TieredScan | None:
     """Tier 0 or 1 over `files`, or None (every value read) where they cannot hold, said in `notes`."""
-    what = "metadata alone" if stmt.metadata_only else "a sample"
+    what = "metadata alone" if stmt.tier.is_metadata else "a sample"
     # a partition with deletes (Delta's vectors, Iceberg's position deletes) is tiered too: metadata alone subtracts
     # the rows they remove and makes its figures bands, a sample leaves those rows out of what it reads
     try:
-        if stmt.metadata_only:
+        if stmt.tier.is_metadata:
             tiered = metadata_tier(table, files, plans, footers)
         else:
             schema = read_snapshot(spark(), table, files, reuse=True).drop(*table.partition_key_names).schema
             with spark_errors(f"cannot analyze {table.qualified_name}"):
-                tiered = sampled_tier(spark, table, files, plans, footers, float(stmt.sample_percent or 100), schema,
-                                      seed)
+                tiered = sampled_tier(spark, table, files, plans, footers, stmt.tier.fraction or 1.0, schema, seed)
         return tiered
     except FooterUnavailable:
         notes.append(f"Every value read: the files' footers cannot be read here, and {what} starts from them.")

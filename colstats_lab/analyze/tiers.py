@@ -465,9 +465,9 @@ def with_ndv(obj: ColumnStatisticsObj, ndv: int, keep_sketch: bool = False) -> C
 # ---- tier 1 ----------------------------------------------------------------------------------------------
 
 def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[PartitionFiles],
-                 plans: list[ColumnPlan], footers: dict[tuple, GroupFigures], percent: float, schema,
+                 plans: list[ColumnPlan], footers: dict[tuple, GroupFigures], fraction: float, schema,
                  seed: int | None) -> TieredScan:
-    """Tier 0, then a `percent` sample of each partition's row groups for what it left inexact. Partitions a
+    """Tier 0, then a sample of `fraction` of each partition's row groups for what it left inexact. Partitions a
     sample would read most of are left out of `groups` and named in `whole`, for the caller to scan."""
     scan = metadata_tier(table, files, plans, footers)
     rng = random.Random(seed)
@@ -475,7 +475,8 @@ def sampled_tier(spark: Callable[[], SparkSession], table: Table, files: list[Pa
     totals: dict[int, int] = {}
     for part_index, part in enumerate(files):
         groups = _row_groups(part, table.location)
-        wanted = max(MIN_SAMPLED_ROW_GROUPS, math.ceil(len(groups) * percent / 100))
+        # rounded first: 0.05 * 100 row groups is 5.000000000000001 in floating point, and 5 are wanted
+        wanted = max(MIN_SAMPLED_ROW_GROUPS, math.ceil(round(len(groups) * fraction, 9)))
         chosen = sorted(rng.sample(range(len(groups)), min(wanted, len(groups))))
         rows = sum(g.rows for g in groups)
         # equality deletes match rows by value, which a row group read alone cannot apply: the scan reads it whole

@@ -198,7 +198,15 @@ class Tier:
     def of_analyze(cls, metadata_only: bool, sample_percent: float | None) -> Tier:
         if metadata_only:
             return METADATA_TIER
-        return cls("sample", sample_percent / 100) if sample_percent is not None else WHOLE_TIER
+        return cls.sampled(sample_percent / 100) if sample_percent is not None else WHOLE_TIER
+
+    @classmethod
+    def sampled(cls, fraction: float) -> Tier:
+        """A sample of `fraction` of each partition's row groups (all of them: every value read, the whole tier);
+        ValueError outside (0, 1]. The one place a sample's share is checked: SQL's percent comes here too."""
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+            raise ValueError(f"a sample is a fraction of row groups above 0 and at most 1, not {fraction!r}")
+        return WHOLE_TIER if fraction == 1 else cls("sample", float(fraction))
 
     @classmethod
     def of_label(cls, label: str) -> Tier:

@@ -1,15 +1,36 @@
 """A recursive-descent parser for the lab's statements; errors point at the bad token."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..coltypes import UnsupportedTypeError, parse_type
+from ..column_statistics.estimators import METADATA_TIER, Tier
 from ..column_statistics.model import FieldSchema, leaf_name
 from ..column_statistics.names import object_name_problem
 from ..errors import parse_sql
 from ..quoting import identifier, string_literal
 from . import statements as st
-from .lexer import ParseError, Token, TokenKind, tokenize
+from .lexer import ParseError, Token, TokenKind, quoted, tokenize
 
 _QUERY_STARTS = ("SELECT", "WITH", "VALUES")
+
+
+def parse_table_name(name: str) -> st.TableName:
+    """`t`, `db.t` or `catalog.db.t` as a statement names a table, each part a name whatever it holds (a table
+    handle's name: the parser's rules for names, no statement around it)."""
+    text = quoted(name)
+    tokens = tokenize(text)
+    parser = _Parser(text, tokens)
+    table = parser.table_name()
+    if parser.tok.kind is not TokenKind.END:
+        raise parser.error(f"unexpected {parser.tok.describe()}")
+    return replace(table, catalog_position=-1)  # no statement's text to point into: an unknown catalog is named
+
+
+def column_key(path: str) -> str:
+    """A column, or a struct's leaf by its dotted path, as the metastore names it (the parser's column_path)."""
+    parts = tuple(part.lower() for part in path.split("."))
+    return parts[0] if len(parts) == 1 else leaf_name(parts)
 
 
 def parse(sql: str) -> list[st.Statement]:
@@ -226,16 +247,19 @@ class _Parser:
                 if not self.at_tier_clause() and self.tok.kind is not TokenKind.END:
                     stmt.columns = self.column_list()
             if self.at_tier_clause() and self.accept_word("NOSCAN"):
-                stmt.metadata_only = True
+                stmt.tier = METADATA_TIER
                 if self.tok.is_word("SAMPLE"):
                     raise self.error("FOR COLUMNS ... NOSCAN reads no value, so it takes no SAMPLE: "
                                      "give one or the other")
             elif self.tok.is_word("SAMPLE"):
                 stmt.sample_position = self.tok.start
-                stmt.sample_percent = self.sample_clause()
+                stmt.tier = Tier.of_analyze(False, self.sample_clause())
         elif self.tok.is_word("SAMPLE"):
             raise self.error("SAMPLE applies to column statistics: COMPUTE STATISTICS FOR COLUMNS ... "
                              "SAMPLE n PERCENT")
+        problem = stmt.problem()  # the grammar allows none; the rule statements built in code are held to
+        if problem:
+            raise self.error(problem)
         return stmt
 
     def at_tier_clause(self) -> bool:

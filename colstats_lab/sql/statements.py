@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ..column_statistics.estimators import WHOLE_TIER, Tier
 from ..column_statistics.model import FieldSchema
 
 
@@ -183,17 +184,26 @@ class Analyze(Statement):
 
     mode: "basic" (row counts and files), "noscan" (files and bytes only) or "columns".
     columns: the named columns, or None for all of them.
-    metadata_only: column statistics from footers and dictionary pages alone.
-    sample_percent: the share of each partition's row groups to read (None: every row group).
+    tier: how column statistics read the values: every one, the files' metadata alone (`FOR COLUMNS ...
+    NOSCAN`) or a sample of each partition's row groups (`SAMPLE n PERCENT`).
     """
 
     table: TableName = UNNAMED
     partition: list[PartitionSpecItem] | None = None
     mode: AnalyzeMode = AnalyzeMode.BASIC
     columns: list[tuple[str, int]] | None = None  # (name, offset) pairs
-    metadata_only: bool = False
-    sample_percent: float | None = None
+    tier: Tier = WHOLE_TIER
     sample_position: int = 0  # offset of SAMPLE, for errors
+
+    def problem(self) -> str | None:
+        """What makes this ANALYZE contradict itself, in words (None: nothing): the parser's grammar and the
+        statements built in code (a handle's, a worker's) are checked by this one rule."""
+        if self.mode is not AnalyzeMode.COLUMNS and self.columns is not None:
+            return "only column statistics (FOR COLUMNS) name columns"
+        if self.mode is not AnalyzeMode.COLUMNS and self.tier:
+            return ("a tier (the files' metadata alone, or a sample) applies to column statistics "
+                    "(FOR COLUMNS ... NOSCAN, FOR COLUMNS ... SAMPLE n PERCENT)")
+        return None
 
 
 @dataclass
