@@ -54,7 +54,7 @@ dashboard: java
 demo: java
 	$(PY) -m colstats_lab.cli demo
 
-# the unit lane, between edits: the tests that need no JVM, no server and no process (about 30 s); no Java is
+# the unit lane, between edits: the tests that need no JVM, no server and no process (about 20 s); no Java is
 # found here, so a test marked unit that starts Spark fails
 unit: $(STAMP)
 	JAVA_HOME=/nonexistent-in-the-unit-lane PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -m unit -p no:cacheprovider
@@ -65,11 +65,13 @@ test: java postgres
 	$(PY) -m mypy
 	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -n 2 -m "not slow"
 
-# the full lane, what CI runs: the same checks and every test, browsers, notebooks and processes too
+# the full lane, what CI runs: the same checks and every test, browsers, notebooks and processes too (about 16
+# minutes on 2 cores); each test's time is kept in tests/artifacts/junit.xml, the ten slowest printed after
 test-all: java browser postgres
 	$(PY) -m ruff check colstats_lab tests bench docs
 	$(PY) -m mypy
-	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -n 2 --dist loadfile
+	PLOOMBER_STATS_ENABLED=false $(PY) -m pytest -q -n 2 --dist loadfile --junitxml=tests/artifacts/junit.xml
+	$(PY) tests/slowest.py tests/artifacts/junit.xml 10
 
 # the newest versions the ranges admit, in a venv of their own, through the smoke test
 newest: java browser
