@@ -149,6 +149,24 @@ def test_metadata_alone_counts_sorted_dictionaries_without_decoding_and_bounds_a
     assert lab.tables["sorted"].inspect.stats().set_index("column").loc["orderId", "ndv"] == rows
 
 
+def test_a_small_plain_file_beside_a_dictionary_bounds_ndv_by_its_values_not_the_partitions(lab, tmp_path):
+    """Found trying the dashboard: a partition of a dictionary-encoded file of two cities and a two-row file
+    written plain showed NDV "≈ 63" in [2, 2000] (every value of the partition could be distinct). Each chunk
+    bounds its distinct values by its dictionary, or by its values where it has none: [2, 3] here."""
+    folder = tmp_path / "cities"
+    folder.mkdir()
+    rng = np.random.default_rng(9)
+    big = pd.DataFrame({"city": rng.choice(["Köln", "São Paulo", None], 3_000)})
+    pq.write_table(pa.Table.from_pandas(big, preserve_index=False), folder / "a.parquet")
+    small = pd.DataFrame({"city": ["Köln", None]})
+    pq.write_table(pa.Table.from_pandas(small, preserve_index=False), folder / "b.parquet", use_dictionary=False)
+    lab.sql(f"CREATE EXTERNAL TABLE cities LOCATION '{folder}'")
+    lab.tables["cities"].analyze(metadata_only=True)
+    ndv = _bands(lab, "cities")["city"]["figures"]["ndv"]
+    truth = pd.concat([big, small]).city.nunique()
+    assert truth == 2 and ndv[1] <= truth <= ndv[2] and ndv[2] == 3 and ndv[3] is False, ndv
+
+
 def test_spark_written_dictionaries_give_exact_ndv_and_fallbacks_only_bounds(lab, spark):
     """parquet-mr (Spark's writer) keeps encoding_stats: a chunk that fell back to PLAIN is told apart."""
     lab.sql("CREATE TABLE sw (small INT, wide BIGINT, label STRING)")

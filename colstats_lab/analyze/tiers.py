@@ -318,6 +318,9 @@ class _Dictionary:
     total: int | None  # Σ dᵢ where every chunk with values is all-dictionary (an upper bound), else None
     values: Any = None  # the union of the values, where exact (`dictionary_pages.distinct_values`)
     disjoint: bool = False  # exact, and the chunks' ranges apart: NDV is `total`, no value decoded
+    # an upper bound where `total` is none: Σ over chunks of dᵢ where a chunk is all-dictionary, else its values
+    # (a small file written plain beside a dictionary-encoded one: 2 + 1, not every value of the partition)
+    ceiling: int | None = None
 
 
 def _dictionary_ndv(chunks: list[_Chunk], truncated: bool) -> _Dictionary | None:
@@ -333,15 +336,19 @@ def _dictionary_ndv(chunks: list[_Chunk], truncated: bool) -> _Dictionary | None
         return None
     sizes = [p.size if p is not None else None for p in pages]
     total = sum(s or 0 for s in sizes) if every and None not in sizes else None
+    each = [p.size if p is not None and c.facts is not None and c.facts.all_dictionary else _non_null(c)
+            for c, p in zip(with_values, pages, strict=True)]
+    known = [n for n in each if n is not None]
+    ceiling = total if total is not None else sum(known) if len(known) == len(each) else None
     largest = max((s or 0 for s, c in zip(sizes, with_values, strict=True) if not c.arrow_dictionary), default=0)
     if disjoint and total is not None:
-        return _Dictionary(largest, total, None, disjoint=True)
+        return _Dictionary(largest, total, None, disjoint=True, ceiling=total)
     if exact and all(pages) and _worth_decoding(with_values, [p.size for p in pages if p]):
         pages = [read_dictionary(c.state, c.meta, True, c.type_length) for c in with_values]
     decoded = [p for p in pages if p is not None and p.values is not None]
     values = (distinct_values(decoded) if exact and total is not None and total <= DECODED_VALUES_LIMIT
               and len(decoded) == len(pages) else None)
-    return _Dictionary(largest, total, values)
+    return _Dictionary(largest, total, values, ceiling=ceiling)
 
 
 def _ranges_apart(chunks: list[_Chunk]) -> bool:
@@ -418,8 +425,8 @@ def _ndv_bounds(plan: ColumnPlan, non_null: int, footer, dictionary: _Dictionary
         return Band(dictionary.total, dictionary.total, dictionary.total, True, "dictionary pages of chunks apart")
     low = max(1, dictionary.largest if dictionary else 1)
     high = non_null
-    if dictionary is not None and dictionary.total is not None:
-        high = min(high, dictionary.total)
+    if dictionary is not None and dictionary.ceiling is not None:
+        high = min(high, dictionary.ceiling)
     if footer is not None and parse_type(plan.type_name).base in _INTEGERS and footer.low is not None:
         high = min(high, int(footer.high) - int(footer.low) + 1)
     high = max(high, low)
