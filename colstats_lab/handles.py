@@ -156,14 +156,24 @@ class TableHandle:
                 metadata_only: bool = False) -> Result:
         """Computes statistics: the ANALYZE statement `lab.sql` would parse, built from the arguments and run.
 
-        `columns`: every column (None) or the named ones (a struct's leaf by its path); `partition`: a name
-        (`ds=2026-11-21`) or a dict, whose None values stand for every value of that key; `noscan`: files
-        and bytes only. The tiers of column statistics: `metadata_only` reads no value (rows, NULLs, minimum
-        and maximum from footers, NDV from dictionary pages: `FOR COLUMNS ... NOSCAN`); `sample` (a fraction,
-        0.05 for 5 %) reads that share of each partition's row groups, chosen at random (`SAMPLE 5 PERCENT`);
-        `inspect.bounds()` then says which figures are exact and the band of each estimate. Returns the
-        statement's Result. Raises NoSuchObjectException naming an unknown column, partition or key,
-        InvalidArgument for columns with `noscan`, a sample outside (0, 1] or both tiers at once."""
+        Args:
+            columns: every column (None) or the named ones (a struct's leaf by its path, `payload.user.id`).
+            partition: a name (`ds=2026-11-21`) or a dict, whose None values stand for every value of that key.
+            noscan: files and bytes only (`COMPUTE STATISTICS NOSCAN`).
+            txn: a transaction to run in (else one of its own).
+            sample: a fraction (0.05 for 5 %): that share of each partition's row groups is read, chosen at
+                random (`FOR COLUMNS ... SAMPLE 5 PERCENT`).
+            metadata_only: no value read: rows, NULLs, minimum and maximum from footers, NDV from dictionary
+                pages (`FOR COLUMNS ... NOSCAN`). After a sample or metadata alone, `inspect.bounds()` says which
+                figures are exact and the band of each estimate.
+
+        Returns:
+            The statement's Result (`.message` says what was analyzed, from what, in how long).
+
+        Raises:
+            NoSuchObjectException: naming an unknown column, partition or key.
+            InvalidArgument: columns, a sample or metadata alone with `noscan`; a sample outside (0, 1]; both a
+                sample and metadata alone."""
         stmt = analyze_statement(self.name, columns, partition, noscan, sample, metadata_only)
         return self._lab.run(stmt, txn)
 
@@ -175,15 +185,25 @@ class TableHandle:
         and the partitions chosen."""
         return analyze_commands.analyze_stale(self._lab, self.name, threshold, txn)
 
-    def write(self, data, partition: dict | None = None, mode: str = "append",
+    def write(self, data: pd.DataFrame | DataFrame, partition: dict | None = None, mode: str = "append",
               txn: Transaction | None = None) -> WriteResult:
         """Writes a Spark or pandas DataFrame into this managed table under one write ID.
 
-        `partition` gives every key a value; without it the rows carry the keys (dynamic partitions). `mode`
-        is "append" or "overwrite" (of the partitions written); `txn` a transaction to write in (else one of
-        its own). A pandas frame's missing values (None, NaN, NaT, NA) are NULL, and timestamps are kept to the
-        microsecond, as Spark keeps them: the WriteResult's `notes` say how many values lost nanoseconds. Returns
-        a WriteResult. Raises InvalidArgument for rows that do not fit the table, naming the column."""
+        A pandas frame's missing values (None, NaN, NaT, NA) are NULL, and timestamps are kept to the
+        microsecond, as Spark keeps them.
+
+        Args:
+            data: a Spark or pandas DataFrame with the table's columns.
+            partition: every key's value; without it the rows carry the keys (dynamic partitions).
+            mode: "append" or "overwrite" (of the partitions written).
+            txn: a transaction to write in (else one of its own).
+
+        Returns:
+            A WriteResult: the write ID, the partitions written, and `notes` (how many values lost nanoseconds).
+
+        Raises:
+            InvalidArgument: rows that do not fit the table, naming the column; an unknown partition key.
+            QueryError: a value Spark's write cannot cast, naming the table and the value."""
         return table_commands.write(self._lab, self.name, data, partition, mode, txn)
 
     def skew(self, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,

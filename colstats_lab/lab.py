@@ -1,6 +1,7 @@
 """Lab: the one object a user holds. It wires the Spark engine, the metastore and the statements."""
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -144,15 +145,22 @@ class Lab(DeprecatedLabMethods):
 
     # ---- statements ---------------------------------------------------------------------
 
-    def sql(self, text: str, txn: Transaction | None = None, as_of=None) -> Result:
-        """Runs one or more `;`-separated statements; returns the last one's Result.
+    def sql(self, text: str, txn: Transaction | None = None, as_of: int | str | dt.datetime | None = None) -> Result:
+        """Runs one or more `;`-separated statements; each commits in one metastore transaction or not at all.
 
-        Raises ParseError (with a caret under the bad token) before anything runs, and the
-        error family's others (NoSuchObjectException, InvalidArgument, ...) naming what
-        is wrong; each statement commits in one metastore transaction or not at all. With `txn`,
-        statements read its snapshot and their statistics are stored when it commits. With `as_of`
-        (a write ID, or a time: datetime or ISO text, UTC when naive), `DESCRIBE [FORMATTED] t
-        [PARTITION (...)] col` answers from the statistics kept as they stood then (`inspect.history`).
+        Args:
+            text: the statements (Hive's and Drill's ANALYZE, DESCRIBE, SHOW, DDL, SET, queries).
+            txn: a transaction whose snapshot the statements read; their statistics are stored when it commits.
+            as_of: a write ID, or a time (datetime or ISO text, UTC when naive): `DESCRIBE [FORMATTED] t
+                [PARTITION (...)] col` answers from the statistics kept as they stood then (`inspect.history`).
+
+        Returns:
+            The last statement's Result.
+
+        Raises:
+            ParseError: with a caret under the bad token, before anything runs.
+            ColstatsError: the error family's others (NoSuchObjectException, InvalidArgument, QueryError, ...)
+                naming what is wrong.
         """
         if as_of is not None:
             return reads.describe_as_of(self, self.parse(text), as_of)
@@ -162,13 +170,29 @@ class Lab(DeprecatedLabMethods):
     def parse(self, text: str) -> list[Statement]:
         """The `;`-separated statements of `text`, parsed and not run.
 
-        Raises ParseError with a caret under the bad token, InvalidArgument for text that is not a str."""
+        Args:
+            text: the statements' text.
+
+        Returns:
+            The statements, in order (`run` runs one).
+
+        Raises:
+            ParseError: with a caret under the bad token.
+            InvalidArgument: for text that is not a str."""
         if not isinstance(text, str):
             raise InvalidArgument(f"lab.sql takes the text of statements, not {type(text).__name__}")
         return parse(text)
 
     def run(self, stmt: Statement, txn: Transaction | None = None) -> Result:
-        """Runs one parsed statement (`parse`'s), as `sql` runs each of its statements."""
+        """Runs one statement, parsed (`parse`'s) or built (`TableHandle.analyze` builds its ANALYZE), as `sql`
+        runs each of its statements.
+
+        Args:
+            stmt: the statement.
+            txn: a transaction whose snapshot it reads; its statistics are stored when it commits.
+
+        Returns:
+            The statement's Result."""
         return execute(self, stmt, txn)
 
     def transaction(self) -> Transaction:
