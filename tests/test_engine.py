@@ -6,6 +6,8 @@ import stat
 import subprocess
 import sys
 
+import pytest
+
 
 def _check_java(env: dict) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "colstats_lab.cli", "check-java"], env=env,
@@ -60,3 +62,15 @@ def test_a_lab_beside_the_users_own_session_leaves_its_settings_and_views_alone(
         for key, value in before.items():
             spark.conf.set(key, value)
         lab.close()
+
+
+@pytest.mark.slow
+def test_a_spark_start_prints_no_jvm_notices(tmp_path):
+    script = ("from colstats_lab import Lab\nimport pandas as pd\nlab = Lab(home={!r})\n"
+              "lab.sql('CREATE TABLE t (x BIGINT)')\nlab.tables['t'].write(pd.DataFrame({{'x': [1, 2]}}))\n"
+              "print(lab.sql('ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS').message)\n").format(str(tmp_path / "lab"))
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_SUBMIT_ARGS"}  # Spark's own start, as a user's
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Analyzed default.t" in done.stdout
+    assert "incubator modules" not in done.stderr and "restricted mode" not in done.stderr

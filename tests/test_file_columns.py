@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from colstats_lab.errors import InvalidArgument
+from colstats_lab.errors import InvalidArgument, LabWarning
 from colstats_lab.file_columns import AmbiguousColumnError
 
 
@@ -462,3 +463,36 @@ def test_create_external_table_registers_files_and_checks_what_it_declares(lab, 
     expected = int((frame["eventType"] == "view").sum())
     assert lab.sql("SELECT count(*) AS n FROM clicks WHERE eventType = 'view' AND region = 'eu'").df["n"][0] == expected
     assert lab.sql(f"CREATE EXTERNAL TABLE IF NOT EXISTS clicks LOCATION '{root}'").message.endswith("already exists.")
+
+
+def test_parquet_files_with_naive_timestamps_register_as_hive_timestamps(lab, tmp_path):
+    """pyarrow and pandas write naive datetimes as Parquet timestamps not adjusted to UTC, which Spark reads as
+    timestamp_ntz: registering such files failed with "unknown column type 'timestamp_ntz'"."""
+    os.makedirs(tmp_path / "naive" / "ds=a")
+    pq.write_table(pa.table({"ts": pa.array([dt.datetime(2026, 1, 2, 3, 4, 5), None, dt.datetime(2025, 12, 31)],
+                                            pa.timestamp("us"))}), str(tmp_path / "naive" / "ds=a" / "p.parquet"))
+    table = lab.register_external("naive", str(tmp_path / "naive")).metastore_table()
+    assert [(c.name, c.type) for c in table.cols] == [("ts", "timestamp")]
+    lab.sql("ANALYZE TABLE naive COMPUTE STATISTICS FOR ALL COLUMNS")
+    stats = lab.tables["naive"].inspect.stats().set_index("partition").loc["ds=a"]
+    assert str(stats["min"]) == "2025-12-31 00:00:00" and str(stats["max"]) == "2026-01-02 03:04:05"
+    assert stats["nulls"] == 1
+
+
+def test_registering_files_spark_cannot_read_or_empty_folders_says_so(lab, tmp_path, capsys):
+    root = tmp_path / "landing"
+    for day in ("a", "b", "c"):
+        (root / f"ds={day}").mkdir(parents=True)
+    pd.DataFrame({"v": [1, 2]}).to_parquet(root / "ds=a" / "part-0.parquet")
+    good = (root / "ds=a" / "part-0.parquet").read_bytes()
+    (root / "ds=b" / "part-0.parquet").write_bytes(good[: len(good) // 2])  # cut short
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", LabWarning)
+        lab.register_external("landing", str(root))
+    text = " ".join(str(w.message) for w in said if issubclass(w.category, LabWarning))
+    assert "1 file(s) that are not Parquet Spark can read (ds=b/part-0.parquet)" in text
+    assert "1 partition folder(s) with no data file (ds=c)" in text
+    from colstats_lab.cli import main as cli_main
+
+    assert cli_main(["--home", lab.home, "register", "landing2", str(root)]) == 0
+    assert "Note: default.landing2 at" in capsys.readouterr().out

@@ -361,3 +361,14 @@ def test_the_table_levels_ndv_merged_from_tiered_partitions_is_a_band_that_holds
         assert low <= truth <= high, (column, low, truth, high)
         assert not table_level.loc[column, "exact"]
         assert low == max(frame[column].nunique() for frame in parts.values())
+
+
+def test_a_sample_of_partitions_of_few_row_groups_says_what_it_read(lab, tmp_path):
+    root = tmp_path / "few"
+    for day in ("a", "b"):
+        (root / f"ds={day}").mkdir(parents=True)
+        pq.write_table(pa.table({"v": np.arange(8_000)}), root / f"ds={day}" / "part-0.parquet", row_group_size=1_000)
+    lab.register_external("few", str(root))
+    message = lab.sql("ANALYZE TABLE few COMPUTE STATISTICS FOR ALL COLUMNS SAMPLE 1 PERCENT").message
+    assert "of each partition's rows read" in message
+    assert "A sample reads 2 row groups of a partition at least" in message and "not 1%" in message

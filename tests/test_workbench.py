@@ -299,3 +299,11 @@ def test_a_dashboard_on_an_empty_metastore_says_how_to_start_and_builds_nothing(
         assert lab.metastore.get_tables("default") == []
     finally:
         lab.close()
+
+
+def test_figures_are_shown_as_the_column_holds_them():
+    assert fmt.number(4999.998812) == "4,999.998812"  # not rounded up past the column's max
+    assert fmt.number(-0.0) == "0.0" and fmt.number(float("nan")) == "NaN"
+    from colstats_lab.ui.stats_view import _bound
+
+    assert _bound(float("nan"), "") == "NaN"

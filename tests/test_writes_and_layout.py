@@ -142,3 +142,18 @@ def test_gathering_on_write_merges_into_accurate_stats(lab, spark):
     lab.tables["t"].write(dynamic)  # without gathering the columns are no longer accurate
     assert lab.metastore.get_partition("default", "t", "ds=d1").parameters["COLUMN_STATS_ACCURATE"] == \
         '{"BASIC_STATS":"true"}'
+
+
+def test_writes_into_a_new_unpartitioned_table_keep_its_statistics_accurate(lab):
+    """Hive's autogather: inserts into a new table leave count/min/max answerable from statistics."""
+    lab.sql("CREATE TABLE mm (a INT, s STRING)")
+    lab.tables["mm"].write(pd.DataFrame({"a": pd.array([1, 2, 3], dtype="Int32"), "s": ["x", None, "zz"]}))
+    lab.tables["mm"].write(pd.DataFrame({"a": pd.array([5, -2, None], dtype="Int32"), "s": ["a", "b", None]}))
+    result = lab.sql("SELECT count(*), min(a), max(a), count(s) FROM mm")
+    assert result.answered_from == "stats", result.reason
+    assert result.df.iloc[0].tolist() == [6, -2, 5, 4]
+    stats = lab.metastore.get_table_column_statistics("default", "mm", "a")
+    assert stats.isStatsCompliant and stats.obj("a").statsData.longStats.numNulls == 1
+    lab.tables["mm"].write(pd.DataFrame({"a": pd.array([7], dtype="Int32"), "s": ["q"]}), mode="overwrite")
+    result = lab.sql("SELECT count(*), min(a), max(a) FROM mm")
+    assert result.answered_from == "stats" and result.df.iloc[0].tolist() == [1, 7, 7]
