@@ -8,6 +8,8 @@ import datetime as dt
 import decimal
 import os
 
+import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -256,3 +258,41 @@ def test_a_gathered_write_takes_min_max_and_nulls_from_the_footers_it_wrote(lab,
     long = lab.tables["w"].write(long_notes, partition={"ds": "long"})
     assert "note" not in long.footer_columns and "n" in long.footer_columns
     assert _written(lab, "w", "ds=long", names) == {**expected, "note": {"nulls": 1, "maxlen": 70_000}}
+
+
+def test_every_cache_of_the_lab_is_bounded_together_in_bytes(lab, tmp_path):
+    """The footer caches were bounded by entries (8,192 each), not bytes: ANALYZE of 10,000 files of 20 columns
+    took the lab's process to 1 GiB, and a wide table's footers would have taken tens of GiB."""
+    from colstats_lab import caches
+    from colstats_lab.storage import forget_footers
+
+    rng = np.random.default_rng(6)
+    root = tmp_path / "many"
+    frames = []
+    for day in range(40):
+        part = pd.DataFrame({f"c{i}": rng.integers(0, 1000, 50) for i in range(20)})
+        (root / f"ds={day:02d}").mkdir(parents=True)
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), root / f"ds={day:02d}" / "p.parquet")
+        frames.append(part.assign(ds=f"{day:02d}"))
+    every = pd.concat(frames)
+    footer = pq.read_metadata(root / "ds=00" / "p.parquet")
+    assert lab.get("colstats.cache.max_bytes") == caches.DEFAULT_MAX_BYTES
+    budget = 10 * 10 * footer.serialized_size  # ten footers' worth, by the estimate: a tenth of the files
+    lab.set("colstats.cache.max_bytes", budget)
+    try:
+        forget_footers()
+        lab.register_external("many", str(root))
+        lab.tables["many"].analyze()
+        assert 0 < caches.held_bytes() <= budget
+        answer = lab.sql("SELECT count(*), min(c3), max(c3) FROM many WHERE ds = '07'")
+        day = every[every.ds == "07"]
+        assert answer.answered_from == "stats" and list(answer.df.iloc[0]) == [len(day), day.c3.min(), day.c3.max()]
+        assert lab.explain("SELECT c1 FROM many WHERE c2 > 990").estimate.rows is not None
+        assert caches.held_bytes() <= budget
+        lab.set("colstats.cache.max_bytes", 100)  # less than one footer: nothing is kept, the reads still answer
+        assert caches.held_bytes() == 0
+        assert lab.sql("SELECT count(*) FROM many WHERE c2 > 990").df.iloc[0, 0] == (every.c2 > 990).sum()
+        assert caches.held_bytes() == 0
+    finally:
+        assert lab.sql("RESET colstats.cache.max_bytes").message == "Reset colstats.cache.max_bytes"
+    assert caches.max_bytes() == caches.DEFAULT_MAX_BYTES

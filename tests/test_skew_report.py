@@ -7,8 +7,11 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from colstats_lab.cli import main as cli_main
 from colstats_lab.errors import InvalidArgument
 from colstats_lab.metastore import NoSuchObjectException
 from colstats_lab.metastore.levels import TABLE_LEVEL
@@ -342,3 +345,46 @@ def test_only_the_values_that_stand_out_of_the_columns_spread_are_recommended(la
     lab.sql("CREATE TABLE two (k STRING)")
     lab.tables["two"].write(pd.DataFrame({"k": two}))
     assert lab.tables["two"].skew("k", mode=mode).recommended == ["a", "b"]
+
+
+def test_the_skew_tab_lists_first_the_column_whose_top_value_holds_most(lab, tmp_path):
+    """It listed userId (most distinct values that repeat) before eventType, whose top value holds 39 %."""
+    from colstats_lab.workbench.dashboard import TABS, TablePage
+
+    rng = np.random.default_rng(2)
+    rows = 30_000
+    kinds = np.array(["view", "buy", "cart", "search", "login", "logout", "share", "like"])
+    frame = pd.DataFrame({"userId": rng.integers(0, 2_000, rows), "page": rng.integers(0, 50, rows),
+                          "eventType": np.where(rng.random(rows) < 0.39, "click", kinds[rng.integers(0, 8, rows)])})
+    (tmp_path / "ev").mkdir()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "ev" / "part-0.parquet")
+    lab.register_external("ev", str(tmp_path / "ev"))
+    lab.tables["ev"].analyze()
+    page = TablePage(lab, "default.ev")
+    page.selected_index = TABS.index("Skew")
+    assert list(page.column.options)[1] == ("eventType", "eventtype")  # no frequent values kept: 1/NDV ranks it first
+    assert frame["eventType"].value_counts(normalize=True).iloc[0] > frame["page"].value_counts(normalize=True).iloc[0]
+    lab.sql("ALTER TABLE ev SET TBLPROPERTIES ('colstats.frequent.items.columns'='userId,page,eventType')")
+    lab.tables["ev"].analyze()
+    top = lab.tables["ev"].inspect.frequent_values("eventType")
+    assert top["value"].iloc[0] == "click"
+    assert top["share"].iloc[0] == pytest.approx((frame["eventType"] == "click").mean(), abs=0.001)
+    page = TablePage(lab, "default.ev")
+    page.selected_index = TABS.index("Skew")
+    assert list(page.column.options)[1] == ("eventType", "eventtype")
+
+
+def test_top_is_the_one_spelling_of_how_many_values_a_skew_lists(lab, capsys):
+    """The handle took `k=`, the magic `--top` and ColstatsMagics.top: `skew(col, top=3)` was a TypeError."""
+    from colstats_lab.deprecated import LabDeprecationWarning
+
+    lab.sql("CREATE TABLE s (v INT)")
+    values = [i % 7 for i in range(70)] + [0] * 30
+    lab.tables["s"].write(pd.DataFrame({"v": values}))
+    report = lab.tables["s"].skew("v", top=3, mode="exact")
+    counts = pd.Series(values).value_counts()
+    assert report.top == 3 and list(report.for_partition()["count"]) == list(counts.head(3))
+    with pytest.warns(LabDeprecationWarning, match=r"skew\(k=...\) is deprecated .* use top="):
+        assert lab.tables["s"].skew("v", k=2, mode="exact").top == 2
+    assert cli_main(["--home", lab.home, "skew", "s", "v", "--top", "2", "--mode", "exact"]) == 0
+    assert lab.views.skew("s", "v", top=2, mode="exact").rows["count"].tolist() == list(counts.head(2))

@@ -180,3 +180,24 @@ def test_a_malformed_entry_is_skipped_with_a_warning_and_a_missing_size_stays_mi
     assert list(stats.colStats) == ["b"] and stats.colStats["b"].nullCount == 1
     assert stats.sizeInBytes is None and stats.rowCount == 5
     assert "spark.sql.statistics.totalSize" not in stats_to_properties(stats, ["b"])
+
+
+def test_set_of_a_spark_setting_reaches_the_labs_spark_and_reset_puts_it_back(lab, spark):
+    """`SET spark.sql.cbo.enabled = true` answered "= true" while Spark's own setting stayed false."""
+    before = spark.conf.get("spark.sql.cbo.enabled")
+    assert lab.sql("SET spark.sql.cbo.enabled = true").message == "spark.sql.cbo.enabled = true"
+    assert spark.conf.get("spark.sql.cbo.enabled") == "true"
+    assert lab.sql("SET spark.sql.cbo.enabled").df.to_dict("records") == [{"key": "spark.sql.cbo.enabled",
+                                                                         "value": "true"}]
+    with pytest.raises(Exception, match=r"^spark.sql.warehouse.dir is fixed when Spark starts: give it to "
+                                        r"Lab\(spark_conf=\{'spark.sql.warehouse.dir': '/x'\}\) before Spark starts$"):
+        lab.sql("SET spark.sql.warehouse.dir = /x")
+    with pytest.raises(Exception, match="Spark refuses spark.sql.shuffle.partitions = many: "):
+        lab.sql("SET spark.sql.shuffle.partitions = many")
+    lab.sql("SET hive.txn.timeout = 20")
+    assert lab.sql("RESET spark.sql.cbo.enabled").message == "Reset spark.sql.cbo.enabled"
+    assert spark.conf.get("spark.sql.cbo.enabled") == before
+    lab.sql("SET spark.sql.cbo.enabled = true")
+    assert lab.sql("RESET").message == "Reset hive.txn.timeout, spark.sql.cbo.enabled"
+    assert spark.conf.get("spark.sql.cbo.enabled") == before and lab.get("hive.txn.timeout") == 300
+    assert lab.sql("RESET").message == "Reset nothing: no setting was changed"

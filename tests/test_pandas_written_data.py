@@ -1,5 +1,7 @@
-"""Fidelity, round five: the wrong figures a new user met on data pandas and pyarrow wrote, each checked
-against pandas over the same rows."""
+"""Data as pandas and pyarrow write it (camelCase and non-ASCII names, NaN for a missing float, a nullable
+integer's NA, nanosecond timestamps, None strings), through every path a user takes: a write, DESCRIBE, the views
+and their names, the CLI, a damaged file, NaN beside NULL, a struct, Spark's plan. Each figure is checked against
+pandas over the same rows."""
 from __future__ import annotations
 
 import numpy as np
@@ -249,27 +251,6 @@ def test_a_round_and_analyze_stale_say_what_they_analyzed_and_why(damaged):
                                     "Analyzed default.t: ")
 
 
-def test_set_of_a_spark_setting_reaches_the_labs_spark_and_reset_puts_it_back(lab, spark):
-    """`SET spark.sql.cbo.enabled = true` answered "= true" while Spark's own setting stayed false."""
-    before = spark.conf.get("spark.sql.cbo.enabled")
-    assert lab.sql("SET spark.sql.cbo.enabled = true").message == "spark.sql.cbo.enabled = true"
-    assert spark.conf.get("spark.sql.cbo.enabled") == "true"
-    assert lab.sql("SET spark.sql.cbo.enabled").df.to_dict("records") == [{"key": "spark.sql.cbo.enabled",
-                                                                         "value": "true"}]
-    with pytest.raises(Exception, match=r"^spark.sql.warehouse.dir is fixed when Spark starts: give it to "
-                                        r"Lab\(spark_conf=\{'spark.sql.warehouse.dir': '/x'\}\) before Spark starts$"):
-        lab.sql("SET spark.sql.warehouse.dir = /x")
-    with pytest.raises(Exception, match="Spark refuses spark.sql.shuffle.partitions = many: "):
-        lab.sql("SET spark.sql.shuffle.partitions = many")
-    lab.sql("SET hive.txn.timeout = 20")
-    assert lab.sql("RESET spark.sql.cbo.enabled").message == "Reset spark.sql.cbo.enabled"
-    assert spark.conf.get("spark.sql.cbo.enabled") == before
-    lab.sql("SET spark.sql.cbo.enabled = true")
-    assert lab.sql("RESET").message == "Reset hive.txn.timeout, spark.sql.cbo.enabled"
-    assert spark.conf.get("spark.sql.cbo.enabled") == before and lab.get("hive.txn.timeout") == 300
-    assert lab.sql("RESET").message == "Reset nothing: no setting was changed"
-
-
 @pytest.fixture
 def as_a_script():
     """This process as a script sees it: no IPython shell (other tests in the session make one, and in a
@@ -321,49 +302,6 @@ def test_every_view_names_columns_and_partitions_as_the_files_spell_them(lab, ev
     assert "events.naïveName" in skew.header.value
     assert [label for label, _ in skew.level.options][1] == "eventDate=2026-01-01"
     assert "eventDate=2026-01-01" in skew.heatmap.to_json() and "eventdate=" not in skew.heatmap.to_json()
-
-
-def test_the_skew_tab_lists_first_the_column_whose_top_value_holds_most(lab, tmp_path):
-    """It listed userId (most distinct values that repeat) before eventType, whose top value holds 39 %."""
-    from colstats_lab.workbench.dashboard import TABS, TablePage
-
-    rng = np.random.default_rng(2)
-    rows = 30_000
-    kinds = np.array(["view", "buy", "cart", "search", "login", "logout", "share", "like"])
-    frame = pd.DataFrame({"userId": rng.integers(0, 2_000, rows), "page": rng.integers(0, 50, rows),
-                          "eventType": np.where(rng.random(rows) < 0.39, "click", kinds[rng.integers(0, 8, rows)])})
-    (tmp_path / "ev").mkdir()
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "ev" / "part-0.parquet")
-    lab.register_external("ev", str(tmp_path / "ev"))
-    lab.tables["ev"].analyze()
-    page = TablePage(lab, "default.ev")
-    page.selected_index = TABS.index("Skew")
-    assert list(page.column.options)[1] == ("eventType", "eventtype")  # no frequent values kept: 1/NDV ranks it first
-    assert frame["eventType"].value_counts(normalize=True).iloc[0] > frame["page"].value_counts(normalize=True).iloc[0]
-    lab.sql("ALTER TABLE ev SET TBLPROPERTIES ('colstats.frequent.items.columns'='userId,page,eventType')")
-    lab.tables["ev"].analyze()
-    top = lab.tables["ev"].inspect.frequent_values("eventType")
-    assert top["value"].iloc[0] == "click"
-    assert top["share"].iloc[0] == pytest.approx((frame["eventType"] == "click").mean(), abs=0.001)
-    page = TablePage(lab, "default.ev")
-    page.selected_index = TABS.index("Skew")
-    assert list(page.column.options)[1] == ("eventType", "eventtype")
-
-
-def test_top_is_the_one_spelling_of_how_many_values_a_skew_lists(lab, capsys):
-    """The handle took `k=`, the magic `--top` and ColstatsMagics.top: `skew(col, top=3)` was a TypeError."""
-    from colstats_lab.deprecated import LabDeprecationWarning
-
-    lab.sql("CREATE TABLE s (v INT)")
-    values = [i % 7 for i in range(70)] + [0] * 30
-    lab.tables["s"].write(pd.DataFrame({"v": values}))
-    report = lab.tables["s"].skew("v", top=3, mode="exact")
-    counts = pd.Series(values).value_counts()
-    assert report.top == 3 and list(report.for_partition()["count"]) == list(counts.head(3))
-    with pytest.warns(LabDeprecationWarning, match=r"skew\(k=...\) is deprecated .* use top="):
-        assert lab.tables["s"].skew("v", k=2, mode="exact").top == 2
-    assert cli_main(["--home", lab.home, "skew", "s", "v", "--top", "2", "--mode", "exact"]) == 0
-    assert lab.views.skew("s", "v", top=2, mode="exact").rows["count"].tolist() == list(counts.head(2))
 
 
 def test_registering_gives_the_handle_and_a_deprecated_view_prints_nothing(lab, events_on_disk, as_a_script):
@@ -498,41 +436,3 @@ def test_a_table_pandas_wrote_with_nanosecond_timestamps_is_planned_with_its_sta
     truth = kept.merge(dims, on="k").groupby("name")["at"].agg(["count", "max"])
     assert answer.iloc[:, 0].tolist() == truth["count"].tolist()
     assert [pd.Timestamp(v) for v in answer.iloc[:, 1]] == [v.floor("us") for v in truth["max"]]
-
-
-def test_every_cache_of_the_lab_is_bounded_together_in_bytes(lab, tmp_path):
-    """The footer caches were bounded by entries (8,192 each), not bytes: ANALYZE of 10,000 files of 20 columns
-    took the lab's process to 1 GiB, and a wide table's footers would have taken tens of GiB."""
-    from colstats_lab import caches
-    from colstats_lab.storage import forget_footers
-
-    rng = np.random.default_rng(6)
-    root = tmp_path / "many"
-    frames = []
-    for day in range(40):
-        part = pd.DataFrame({f"c{i}": rng.integers(0, 1000, 50) for i in range(20)})
-        (root / f"ds={day:02d}").mkdir(parents=True)
-        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), root / f"ds={day:02d}" / "p.parquet")
-        frames.append(part.assign(ds=f"{day:02d}"))
-    every = pd.concat(frames)
-    footer = pq.read_metadata(root / "ds=00" / "p.parquet")
-    assert lab.get("colstats.cache.max_bytes") == caches.DEFAULT_MAX_BYTES
-    budget = 10 * 10 * footer.serialized_size  # ten footers' worth, by the estimate: a tenth of the files
-    lab.set("colstats.cache.max_bytes", budget)
-    try:
-        forget_footers()
-        lab.register_external("many", str(root))
-        lab.tables["many"].analyze()
-        assert 0 < caches.held_bytes() <= budget
-        answer = lab.sql("SELECT count(*), min(c3), max(c3) FROM many WHERE ds = '07'")
-        day = every[every.ds == "07"]
-        assert answer.answered_from == "stats" and list(answer.df.iloc[0]) == [len(day), day.c3.min(), day.c3.max()]
-        assert lab.explain("SELECT c1 FROM many WHERE c2 > 990").estimate.rows is not None
-        assert caches.held_bytes() <= budget
-        lab.set("colstats.cache.max_bytes", 100)  # less than one footer: nothing is kept, the reads still answer
-        assert caches.held_bytes() == 0
-        assert lab.sql("SELECT count(*) FROM many WHERE c2 > 990").df.iloc[0, 0] == (every.c2 > 990).sum()
-        assert caches.held_bytes() == 0
-    finally:
-        assert lab.sql("RESET colstats.cache.max_bytes").message == "Reset colstats.cache.max_bytes"
-    assert caches.max_bytes() == caches.DEFAULT_MAX_BYTES
