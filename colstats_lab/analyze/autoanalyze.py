@@ -390,7 +390,7 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
         percent = options.sample_percent(_largest_bytes(metastore, table, mine))
         stmt = Analyze(table=TableName(db, name), mode=AnalyzeMode.COLUMNS,
                        columns=None if columns is None else [(c, 0) for c in columns],
-                       tier=WHOLE_TIER if percent is None else Tier.of_analyze(False, percent))
+                       tier=WHOLE_TIER if percent is None else Tier.of_percent(percent))
         done = run_analyze(spark, metastore, stmt, db, txn,
                            only=[d.owner for d in mine if d.owner is not None] if table.is_partitioned else None)
         txn.commit()

@@ -198,7 +198,12 @@ class Tier:
     def of_analyze(cls, metadata_only: bool, sample_percent: float | None) -> Tier:
         if metadata_only:
             return METADATA_TIER
-        return cls.sampled(sample_percent / 100) if sample_percent is not None else WHOLE_TIER
+        return cls.of_percent(sample_percent) if sample_percent is not None else WHOLE_TIER
+
+    @classmethod
+    def of_percent(cls, percent: float) -> Tier:
+        """`SAMPLE n PERCENT`'s tier: the one place a percent becomes a fraction."""
+        return cls.sampled(percent / 100)
 
     @classmethod
     def sampled(cls, fraction: float) -> Tier:

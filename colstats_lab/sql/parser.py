@@ -253,7 +253,7 @@ class _Parser:
                                      "give one or the other")
             elif self.tok.is_word("SAMPLE"):
                 stmt.sample_position = self.tok.start
-                stmt.tier = Tier.of_analyze(False, self.sample_clause())
+                stmt.tier = Tier.of_percent(self.sample_clause())
         elif self.tok.is_word("SAMPLE"):
             raise self.error("SAMPLE applies to column statistics: COMPUTE STATISTICS FOR COLUMNS ... "
                              "SAMPLE n PERCENT")
