@@ -112,7 +112,7 @@ def main() -> None:
     lab = bench_lab(fresh=True)
     spark = lab.spark
     key = shaped_table(lab, args)
-    size = int(lab.metastore.get_table("default", "bench").parameters["totalSize"])
+    size = int(lab.metastore.catalog.get_table("default", "bench").parameters["totalSize"])
     print(f"table ({args.shape}): {args.rows:,} rows, {size / 2**20:.0f} MiB of Parquet; "
           f"{args.warmups} warm-up round(s), then {args.runs} alternated")
 

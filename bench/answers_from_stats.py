@@ -181,11 +181,11 @@ def external_listing(lab, partitions: int, runs: int) -> None:
             pq.write_table(pa.table({"v": list(range(k, k + 50))}), os.path.join(root, f"k={k}", f"part-{part}.parquet"))
     lab.register_external(name, root)
     lab.sql(f"ANALYZE TABLE {name} PARTITION (k) COMPUTE STATISTICS FOR COLUMNS v")
-    table = lab.metastore.get_table("default", name)
-    parts = lab.metastore.get_partitions("default", name)
+    table = lab.metastore.catalog.get_table("default", name)
+    parts = lab.metastore.catalog.get_partitions("default", name)
     locations = {p.partName: p.location for p in parts}
-    assert lab.metastore.external_file_changes(table, locations) == {}
-    listing, _ = median_of(runs, lambda: lab.metastore.external_file_changes(table, locations))
+    assert lab.metastore.accuracy.external_file_changes(table, locations) == {}
+    listing, _ = median_of(runs, lambda: lab.metastore.accuracy.external_file_changes(table, locations))
     print(f"external table, {partitions} partitions x 2 files: listing every partition "
           f"{listing * 1000:.1f} ms ({listing / partitions * 1e6:.0f} us per partition)")
     for query in (f"SELECT count(*), min(v), max(v) FROM {name}", f"SELECT count(*), max(v) FROM {name} WHERE k = 7"):

@@ -64,7 +64,7 @@ def main() -> None:
     live_rows = deltalake_rows(with_vectors)
     write_deltalake(rewritten, live_rows, partition_by=["ds"], writer_properties=groups)
     for name, path in (("dv", with_vectors), ("rewritten", rewritten)):
-        if lab.metastore.table_exists("default", name):
+        if lab.metastore.catalog.table_exists("default", name):
             lab.sql(f"DROP TABLE {name}")
         lab.register_external(name, path, format="delta")
     spark = lab.spark

@@ -59,7 +59,7 @@ def main() -> None:
     lab = bench_lab()
     lab.set("colstats.cache.max_bytes", args.cache_mib * 2**20)
     name = f"footers_{args.files}"
-    if lab.metastore.table_exists("default", name):
+    if lab.metastore.catalog.table_exists("default", name):
         lab.sql(f"DROP TABLE {name}")
     lab.spark  # noqa: B018 - Spark's start is not the footers' memory
     print(f"{args.files:,} files of 20 columns, caches bounded at {args.cache_mib} MiB; "

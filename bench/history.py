@@ -49,18 +49,18 @@ def metastore_only(lab, runs: int) -> None:
     from colstats_lab.column_statistics.model import ColumnStatistics, ColumnStatisticsDesc
 
     ms = lab.metastore
-    names = ms.get_partition_names("default", "bench")
-    columns = [c.name for c in ms.get_table("default", "bench").cols]
-    stored = ms.get_partitions_statistics("default", "bench", names, columns)
+    names = ms.catalog.get_partition_names("default", "bench")
+    columns = [c.name for c in ms.catalog.get_table("default", "bench").cols]
+    stored = ms.column_stats.get_partitions_statistics("default", "bench", names, columns)
     batch = [ColumnStatistics(ColumnStatisticsDesc(False, "default", "bench", name, 0), stored[name].statsObj)
              for name in names]
     spent: dict[bool, list[float]] = {True: [], False: []}
     txn = lab.transaction()  # a transactional table's statistics are stored under a write ID
-    table = ms.get_table("default", "bench")
+    table = ms.catalog.get_table("default", "bench")
     write_id, valid = txn.write_id(table), txn.snapshot(table)
     for run in range(runs * 3):
         for on in ((True, False) if run % 2 == 0 else (False, True)):
-            spent[on].append(store_keeping(ms, on, lambda: ms.set_aggr_stats_for(batch, write_id, valid)))
+            spent[on].append(store_keeping(ms, on, lambda: ms.column_stats.set_aggr_stats_for(batch, write_id, valid)))
     txn.abort("the benchmark's")
     with_history, without = statistics.median(spent[True]), statistics.median(spent[False])
     print(f"metastore only: storing {len(batch) * len(columns)} column states takes {with_history * 1000:.0f} ms "

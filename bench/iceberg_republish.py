@@ -27,7 +27,7 @@ def _bytes_of(lab, table: str, partitions: list[str]) -> int:
     """The data-file bytes of `partitions` (None: the table's), as the lab's metastore records them."""
     db, name = table.split(".")
     return sum(int(p.parameters.get("totalSize", 0) or 0)
-               for p in lab.metastore.get_partitions(db, name) if p.partName in set(partitions))
+               for p in lab.metastore.catalog.get_partitions(db, name) if p.partName in set(partitions))
 
 
 def main() -> None:
@@ -54,7 +54,7 @@ def main() -> None:
     lab.sql("ANALYZE TABLE ice.db.events COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.tables["ice.db.events"].publish()
     full = time.perf_counter() - started
-    everything = _bytes_of(lab, "ice_db.events", [p.partName for p in lab.metastore.get_partitions("ice_db", "events")])
+    everything = _bytes_of(lab, "ice_db.events", [p.partName for p in lab.metastore.catalog.get_partitions("ice_db", "events")])
     round_times, lags, read = [], [], []
     for run in range(args.runs):
         catalog.load_table("db.events").append(day_rows(run, 1_000, 10_000 + run))  # another engine, one day

@@ -149,16 +149,16 @@ def build_wide(ms: Metastore, values, columns, pool, now, table: str = "wide") -
     """The table `wide` with a partition per value and every partition's statistics of `columns`, marked
     accurate (a non-transactional table, so answers need no write IDs); returns the time of each step."""
     figures = {}
-    ms.create_table(Table("default", table, [FieldSchema(n, t) for n, t in COLUMNS],
+    ms.catalog.create_table(Table("default", table, [FieldSchema(n, t) for n, t in COLUMNS],
                           [FieldSchema("ds", "string"), FieldSchema("hr", "int")], location="/tmp/wide",
                           parameters={"transactional": "false"}))
     flags = StatsAccuracy(True, {n for n, _ in columns}).to_param()
-    figures["add partitions"] = timed(lambda: ms.add_partitions(
+    figures["add partitions"] = timed(lambda: ms.catalog.add_partitions(
         [Partition("default", table, [ds, hr], parameters={"numRows": "1000", COLUMN_STATS_ACCURATE: flags})
          for ds, hr in values]))
     figures[f"bulk update, {len(values) * len(columns):,} statistics rows"] = timed(
-        lambda: ms.set_aggr_stats_for(stats_for(values, columns, pool, now, table=table)))
-    stored = ms.get_table("default", table)
+        lambda: ms.column_stats.set_aggr_stats_for(stats_for(values, columns, pool, now, table=table)))
+    stored = ms.catalog.get_table("default", table)
     figures["first table-level merge (builds every segment)"] = timed(
         lambda: merge_table_level(ms, stored, [n for n, _ in columns], now))
     return figures
@@ -167,12 +167,12 @@ def build_wide(ms: Metastore, values, columns, pool, now, table: str = "wide") -
 def one_partition_seconds(ms: Metastore, values, pool, now, runs: int = 5) -> float:
     """The median time to store one partition's new statistics of every column and re-merge the table
     level, as an ANALYZE of that partition does after its Spark job."""
-    table = ms.get_table("default", "wide")
+    table = ms.catalog.get_table("default", "wide")
     names = [n for n, _ in COLUMNS]
     middle = len(values) // 2
 
     def analyze_one(run: int):
-        ms.set_aggr_stats_for(stats_for([values[middle]], COLUMNS, pool, now, first=middle + run + 1))
+        ms.column_stats.set_aggr_stats_for(stats_for([values[middle]], COLUMNS, pool, now, first=middle + run + 1))
         merge_table_level(ms, table, names, now)
     times = sorted(timed(lambda: analyze_one(run)) for run in range(runs))
     return times[runs // 2]
@@ -187,9 +187,9 @@ def describe_seconds(ms: Metastore, runs: int = 5) -> float:
 
 def answer_seconds(ms: Metastore, table: str, runs: int = 5) -> float:
     """The median time of a one-day `count(*), min, max` answered from statistics (no Spark)."""
-    day = ms.get_partition_names("default", table)[len(ms.get_partition_names("default", table)) // 2]
+    day = ms.catalog.get_partition_names("default", table)[len(ms.catalog.get_partition_names("default", table)) // 2]
     query = f"SELECT count(*), min(n0), max(n0) FROM {table} WHERE ds = '{day.split('/')[0].split('=')[1]}'"
-    snapshot = lambda t: ms.get_valid_write_ids(t.dbName, t.tableName)  # noqa: E731
+    snapshot = lambda t: ms.txns.get_valid_write_ids(t.dbName, t.tableName)  # noqa: E731
     assert answer_from_stats(ms, query, "default", snapshot).frame is not None
     times = sorted(timed(lambda: answer_from_stats(ms, query, "default", snapshot)) for _ in range(runs))
     return times[runs // 2]
@@ -222,10 +222,10 @@ def bulk_floor(ms: Metastore, values, columns, pool, now) -> tuple[float, float]
     """What a database alone takes to store the bulk update's statistics rows and their history states, built
     beforehand and inserted in bulk (COPY on PostgreSQL) into a fresh metastore's tables with their keys and
     indexes: no lookups, flags or sketches' checks. Returns (rows, states) seconds: the floor under the bulk."""
-    ms.create_table(Table("default", "floor", [FieldSchema(n, t) for n, t in COLUMNS],
+    ms.catalog.create_table(Table("default", "floor", [FieldSchema(n, t) for n, t in COLUMNS],
                           [FieldSchema("ds", "string"), FieldSchema("hr", "int")], location="/tmp/floor",
                           parameters={"transactional": "false"}))
-    ms.add_partitions([Partition("default", "floor", [ds, hr]) for ds, hr in values])
+    ms.catalog.add_partitions([Partition("default", "floor", [ds, hr]) for ds, hr in values])
     tbl_id, part_ids = table_ids(ms, "floor")
     stored_rows = stored_states = 0.0
     with ms.transaction():
@@ -272,36 +272,36 @@ def store_round(ms: Metastore, values, pool, now, first: int, keep: bool, table_
     """One worker round's commit, as its ANALYZE stores it (an AnalyzeChange applied by Metastore.apply, so
     without its Spark job): the partitions' basic and column statistics of `values`, their flags, the table's
     parameters and merged level, and the commit's history settled, history kept or not; returns its seconds."""
-    table = ms.get_table("default", table_name)
-    parts = {p.partName: p for p in ms.get_partitions("default", table_name, [f"ds={ds}/hr={hr}" for ds, hr in values])}
+    table = ms.catalog.get_table("default", table_name)
+    parts = {p.partName: p for p in ms.catalog.get_partitions("default", table_name, [f"ds={ds}/hr={hr}" for ds, hr in values])}
     stats = list(stats_for(values, COLUMNS, pool, now, first=first, table=table_name))
     files = tuple(PartitionFiles(parts[s.statsDesc.partName], [], []) for s in stats)
     groups = PartitionResults()
     groups.add_all(GroupStats(tuple(f.partition.values), 1000, s.statsObj) for f, s in zip(files, stats, strict=True))
-    ms.history_enabled = keep
-    txn = ms.open_txn()
-    change = AnalyzeChange(table, "columns", ms.allocate_table_write_id(txn, "default", table_name),
-                           ms.get_valid_write_ids("default", table_name, txn), tuple(ColumnPlan(n, t) for n, t in COLUMNS),
+    ms.settings.history_enabled = keep
+    txn = ms.txns.open_txn()
+    change = AnalyzeChange(table, "columns", ms.txns.allocate_table_write_id(txn, "default", table_name),
+                           ms.txns.get_valid_write_ids("default", table_name, txn), tuple(ColumnPlan(n, t) for n, t in COLUMNS),
                            files, groups, {f.part_name: 0 for f in files},
                            AnalyzeOutcome("default.wide", "columns", [], [], None, []))
     seconds = timed(lambda: ms.apply([change], txn))
-    ms.history_enabled = True
+    ms.settings.history_enabled = True
     return seconds
 
 
 def bare_store_round(ms: Metastore, values, pool, now, first: int, keep: bool) -> float:
     """The column statistics rows of that commit alone (set_aggr_stats_for), with its history settled."""
     def commit():
-        txn = ms.open_txn()
+        txn = ms.txns.open_txn()
         with ms.transaction() as conn:
             since = last_state(conn)
             conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) VALUES (1, ?, ?, ?) "
                          "ON CONFLICT (ID) DO UPDATE SET TXN_ID = excluded.TXN_ID, CAUSE = excluded.CAUSE, "
                          "KEEP = excluded.KEEP", (txn, "auto-analyze round", int(keep)))
-            ms.set_aggr_stats_for(stats_for(values, COLUMNS, pool, now, first=first))
+            ms.column_stats.set_aggr_stats_for(stats_for(values, COLUMNS, pool, now, first=first))
             conn.execute("DELETE FROM STATS_HISTORY_CONTEXT")
-            settle_history(conn, txn, ms.history_sketches, since)
-        ms.commit_txn(txn)
+            settle_history(conn, txn, ms.settings.history_sketches, since)
+        ms.txns.commit_txn(txn)
     return timed(commit)
 
 
@@ -395,17 +395,17 @@ def main() -> None:
     one_percent = f"ds >= '{start_day}' AND ds < '{end_day}' AND hr = 3"
     found = []
     figures["get_partitions_by_filter, 1 %"] = min(
-        timed(lambda: found.append(big_ms.get_partitions_by_filter("default", "wide", one_percent)))
+        timed(lambda: found.append(big_ms.catalog.get_partitions_by_filter("default", "wide", one_percent)))
         for _ in range(5))
     subset = [p.partName for p in found[-1]]
     figures["get_aggr_stats_for, 1 column, the 1 % filter's partitions"] = timed(
-        lambda: big_ms.get_aggr_stats_for("default", "wide", ["n0"], subset))
+        lambda: big_ms.column_stats.get_aggr_stats_for("default", "wide", ["n0"], subset))
 
     compared = {
         "ANALYZE of one partition: store its 20 columns + table-level merge":
             lambda ms, vals: one_partition_seconds(ms, vals, pool, now),
         "get_aggr_stats_for, 1 column, every partition":
-            lambda ms, vals: min(timed(lambda: ms.get_aggr_stats_for("default", "wide", ["n0"])) for _ in range(3)),
+            lambda ms, vals: min(timed(lambda: ms.column_stats.get_aggr_stats_for("default", "wide", ["n0"])) for _ in range(3)),
         "DESCRIBE FORMATTED wide n0 (table level)": lambda ms, vals: describe_seconds(ms),
         "count/min/max WHERE ds = one day, from statistics": lambda ms, vals: answer_seconds(ms, "wide"),
     }
@@ -424,7 +424,7 @@ def main() -> None:
     print("against the same on 30 partitions (target <= 2x):")
     for what, (big, small) in ratios.items():
         print(f"  {what:<62} {big * 1000:10.1f} ms vs {small * 1000:8.1f} ms  = {big / small:6.1f}x")
-    merged = big_ms.get_table_column_statistics("default", "wide", "n0").obj("n0").statsData.longStats
+    merged = big_ms.column_stats.get_table_column_statistics("default", "wide", "n0").obj("n0").statsData.longStats
     print(f"  table-level n0: low {merged.lowValue} high {merged.highValue} nulls {merged.numNulls} ndv {merged.numDVs}")
     print(f"  peak RSS of this process: {peak_rss_mib():.0f} MiB")
     if args.rounds and not args.without_history:

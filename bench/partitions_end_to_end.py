@@ -44,9 +44,9 @@ def write_days(root: str, days: int) -> None:
 
 def prepared(lab, name: str, days: int) -> None:
     root = os.path.join(BENCH_HOME, "end_to_end", f"{name}_{days}")
-    if lab.metastore.table_exists("default", name) and os.path.isdir(root):
+    if lab.metastore.catalog.table_exists("default", name) and os.path.isdir(root):
         return
-    if lab.metastore.table_exists("default", name):
+    if lab.metastore.catalog.table_exists("default", name):
         lab.sql(f"DROP TABLE {name}")
     if not os.path.isdir(root):
         write_days(root, days)
@@ -100,7 +100,7 @@ def bare_listing(root: str) -> None:
 def describe_vs_listing(lab, table: str, runs: int = 7) -> None:
     """Issue 38's target: the table-level DESCRIBE FORMATTED (which proves every partition's statistics fresh
     by a listing) against a bare listing of the same directories, alternated, medians of `runs`."""
-    root = lab.metastore.get_table("default", table).location
+    root = lab.metastore.catalog.get_table("default", table).location
     times: dict[str, list[float]] = {"describe": [], "listing": []}
     for _ in range(runs):
         times["describe"].append(timed(lambda: lab.sql(f"DESCRIBE FORMATTED {table} n0")))

@@ -37,7 +37,7 @@ def pass_cost(lab, rows: int, partitions: int, runs: int, warmups: int) -> None:
     spark.sql("MSCK REPAIR TABLE costed_native")
     table = lab.resolve("costed")
     statement = parse_one("ANALYZE TABLE costed COMPUTE STATISTICS FOR ALL COLUMNS")
-    plans, _ = column_plans(table, statement, kll=True, frequent_items=lab.metastore.frequent_items)
+    plans, _ = column_plans(table, statement, kll=True, frequent_items=lab.metastore.settings.frequent_items)
     without = [dataclasses.replace(p, moments=False) for p in plans]
     frame = spark.read.parquet(folder)
     keys = table.partition_key_names
@@ -81,12 +81,12 @@ def profile_time(lab, partitions: int) -> None:
     ms = lab.metastore
     name = f"wide{partitions}"
     names = [f"ds=p{i:06d}" for i in range(partitions)]
-    if not ms.table_exists("default", name):  # not transactional: its statistics are stored without write IDs
-        ms.create_table(Table("default", name, [FieldSchema("amount", "double"), FieldSchema("city", "string")],
+    if not ms.catalog.table_exists("default", name):  # not transactional: its statistics are stored without write IDs
+        ms.catalog.create_table(Table("default", name, [FieldSchema("amount", "double"), FieldSchema("city", "string")],
                               [FieldSchema("ds", "string")], location=f"/tmp/{name}",
                               parameters={"transactional": "false"}))
         flags = StatsAccuracy(True, {"amount", "city"}).to_param()
-        ms.add_partitions([Partition("default", name, [n.split("=")[1]],
+        ms.catalog.add_partitions([Partition("default", name, [n.split("=")[1]],
                                      parameters={"numRows": "100", COLUMN_STATS_ACCURATE: flags}) for n in names])
         stats, row_sketches = [], {}
         for i, part in enumerate(names):
@@ -109,11 +109,12 @@ def profile_time(lab, partitions: int) -> None:
                 ColumnStatisticsObj("city", "string", ColumnStatisticsData.of(city),
                                     cities.serialize(PyStringsSerDe()))]))
             row_sketches[part] = rows.serialize_compact()
-        ms.set_aggr_stats_for(stats)
-        merge_table_level(ms, ms.get_table("default", name), ["amount", "city"], int(time.time()))
-        ms.alter_table_params("default", name, {"numRows": str(100 * partitions),
+        ms.column_stats.set_aggr_stats_for(stats)
+        merge_table_level(ms, ms.catalog.get_table("default", name), ["amount", "city"], int(time.time()))
+        ms.catalog.alter_table_params("default", name, {"numRows": str(100 * partitions),
                                                 "COLUMN_STATS_ACCURATE": StatsAccuracy(True, set()).to_param()})
-        ms.set_row_sketches("default", name, {part: RowSketch(sketch, 100, 0, 0) for part, sketch in row_sketches.items()})
+        ms.row_sketches.set_row_sketches("default", name, {part: RowSketch(sketch, 100, 0, 0) for part,
+                                                           sketch in row_sketches.items()})
     handle = lab.tables[name]
     shown = handle.profile()  # warm: the first read of a table's segments builds them
     amount = shown.columns.set_index("column").loc["amount"]

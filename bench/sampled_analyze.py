@@ -65,7 +65,7 @@ def main() -> None:
     held = cases = 0
     for name, clause in TIERS.items():
         lab.sql(f"{full} {clause}")
-        entries = tiered_columns(lab.metastore.get_table("default", "sampled").parameters)
+        entries = tiered_columns(lab.metastore.catalog.get_table("default", "sampled").parameters)
         for column, entry in sorted(entries.items()):
             for figure, (value, low, high, exact, method) in sorted(entry["figures"].items()):
                 real = truth.get((column, figure))

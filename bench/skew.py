@@ -54,7 +54,7 @@ def main() -> None:
     relayout = timed(lambda: lab.tables["bench"].relayout())
     after = {name: lab.explain(q) for name, q in queries.items()}
     spark_after = {name: median_of(args.runs, lambda q=q: lab.sql(q))[0] for name, q in queries.items()}
-    total_bytes = sum(int(p.parameters.get("totalSize", 0)) for p in lab.metastore.get_partitions("default", "bench"))
+    total_bytes = sum(int(p.parameters.get("totalSize", 0)) for p in lab.metastore.catalog.get_partitions("default", "bench"))
     print(f"relayout of {args.partitions} partitions: {relayout:.1f} s; a plain overwrite of the same partitions "
           f"{overwrite:.1f} s; ratio {relayout / overwrite:.2f} (target <= 1.3)")
     for name in queries:

@@ -121,7 +121,7 @@ def cmd_dashboard(args) -> int:
         home = lab_home(args.home)
         location = metastore_location(home, args.metastore)
         store = Metastore(location, os.path.join(home, "warehouse"))
-        has_demo = store.table_exists("default", DEMO_TABLE)
+        has_demo = store.catalog.table_exists("default", DEMO_TABLE)
         store.close()
     except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)
@@ -282,7 +282,7 @@ def cmd_check(args) -> int:
 
     try:
         lab = _lab(args)
-        names = args.tables or [f"{args.db}.{t}" for t in lab.metastore.get_tables(args.db)]
+        names = args.tables or [f"{args.db}.{t}" for t in lab.metastore.catalog.get_tables(args.db)]
         frames = {name: lab.tables[name].inspect.stats() for name in names}
     except ColstatsError as exc:
         print(f"colstats-lab: {exc}", file=sys.stderr)

@@ -14,7 +14,7 @@ def build_demo(lab: Lab, rows_per_day: int = DEMO_ROWS_PER_DAY, days: int = DEMO
     """Creates and fills the demo table unless it exists; returns True when it was built. The lab gathers
     KLL sketches from here on (hive.stats.kll.enable), so the demo shows distributions."""
     lab.set("hive.stats.kll.enable", True)
-    if lab.metastore.table_exists(lab.current_db, DEMO_TABLE):
+    if lab.metastore.catalog.table_exists(lab.current_db, DEMO_TABLE):
         return False
     lab.sql(f"CREATE TABLE {DEMO_TABLE} (id BIGINT, x INT, amount DOUBLE, price DECIMAL(10,2), note STRING, "
             "flag BOOLEAN, day DATE, ts TIMESTAMP) PARTITIONED BY (ds STRING)")

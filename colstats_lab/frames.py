@@ -88,7 +88,7 @@ def level_records(metastore: Metastore, table: Table, partition: str | None = No
     columns = table.figure_columns
     names = [c.name for c in columns]
     one = None if partition in (None, TABLE_LEVEL) else [partition]
-    compliance = dict(zip(names, metastore.column_compliance(table.dbName, table.tableName, [[n] for n in names],
+    compliance = dict(zip(names, metastore.accuracy.column_compliance(table.dbName, table.tableName, [[n] for n in names],
                                                              part_names=one), strict=True))
     aggr = None
     # a partitioned table's level is its partitions' union: its tiers are theirs (stats_frame says "mixed")
@@ -98,14 +98,14 @@ def level_records(metastore: Metastore, table: Table, partition: str | None = No
         accuracy = {name: _table_level(compliance[name], table) for name in names}
         if table.is_partitioned:
             # the union of the partitions that hold statistics, never an extrapolation, and says how many
-            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, names,
+            aggr = metastore.column_stats.get_aggr_stats_for(table.dbName, table.tableName, names,
                                                 check_compliance=False)  # judged per column above
-        stats = metastore.get_table_statistics(table.dbName, table.tableName, names)
+        stats = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, names)
         if aggr is not None and stats is not None:
             stats.statsObj = aggr.exact
     else:
-        part = metastore.get_partition(table.dbName, table.tableName, partition)  # names it when unknown
-        stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
+        part = metastore.catalog.get_partition(table.dbName, table.tableName, partition)  # names it when unknown
+        stats = metastore.column_stats.get_partitions_statistics(table.dbName, table.tableName, [partition], names).get(partition)
         rows = int(part.parameters.get("numRows", 0) or 0)
         tiered = tiered_columns(part.parameters)
         accuracy = {name: (True, "") if compliance[name].accurate else (False, _reason(compliance[name]))
@@ -190,10 +190,10 @@ def table_bands(metastore: Metastore, table: Table, names: list[str]) -> dict[st
     (`estimators.merged_band`): the partitions read whole count as one owner, their union's figures exact (its
     NDV from their sketches); the tiered ones each with their own bands. Columns every partition read whole are
     left out: their figures are exact. One read of the partitions' parameters, one merge of the whole ones."""
-    marked = metastore.partitions_holding(table.dbName, table.tableName, BOUNDS_PARAM, ["numRows"])
+    marked = metastore.catalog.partitions_holding(table.dbName, table.tableName, BOUNDS_PARAM, ["numRows"])
     if not marked:  # no partition analyzed by a tier: every figure of the table level is exact
         return {}
-    params = metastore.get_partition_params(table.dbName, table.tableName, ["numRows"])
+    params = metastore.catalog.get_partition_params(table.dbName, table.tableName, ["numRows"])
     entries = {name: tiered_columns(p) for name, p in marked.items()}
     rows = {name: int(p.get("numRows", 0) or 0) for name, p in params.items()}
     out: dict[str, dict[str, Band]] = {}
@@ -207,7 +207,7 @@ def table_bands(metastore: Metastore, table: Table, names: list[str]) -> dict[st
             ({figure: _comparable(Band.of(stored), figure, types.get(column, "")) for figure, stored
               in entry["figures"].items()}, rows[name]) for name, entry in tiered.items()]
         if whole:
-            aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, [column], part_names=whole,
+            aggr = metastore.column_stats.get_aggr_stats_for(table.dbName, table.tableName, [column], part_names=whole,
                                                 check_compliance=False)
             if aggr.exact:
                 known = {figure: Band.known(_band_value(value)) for figure, value in _values(aggr.exact[0]).items()
@@ -276,10 +276,10 @@ def _band_value(value):
 
 def _table_tiers(metastore: Metastore, table: Table) -> dict[str, str]:
     """Each column's tier at a partitioned table's level, in words: its partitions' tier, or "mixed"."""
-    marked = metastore.partitions_holding(table.dbName, table.tableName, BOUNDS_PARAM)
+    marked = metastore.catalog.partitions_holding(table.dbName, table.tableName, BOUNDS_PARAM)
     if not marked:
         return {}
-    total = metastore.count_partitions(table.dbName, table.tableName)
+    total = metastore.catalog.count_partitions(table.dbName, table.tableName)
     owners = {name: tiered_columns(p) for name, p in marked.items()}
     out = {}
     for column in {c for entry in owners.values() for c in entry}:
@@ -296,9 +296,10 @@ def distribution(metastore: Metastore, table: Table, column: str, partition: str
     table.column_type(column)  # names an unknown column
     partition = _hive_level(partition)
     if partition in (None, TABLE_LEVEL):
-        stats = metastore.get_table_statistics(table.dbName, table.tableName, [column])
+        stats = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, [column])
     else:
-        stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition], [column]).get(partition)
+        stats = metastore.column_stats.get_partitions_statistics(table.dbName, table.tableName, [partition],
+                                                                 [column]).get(partition)
     objs = stats.statsObj if stats else []
     return Distribution.of_stats(objs[0]) if objs else None
 
@@ -314,7 +315,7 @@ def frequent_values_frame(metastore: Metastore, table: Table, column: str, parti
     Whether the statistics are accurate now is `stats()`'s to say."""
     type_name = table.column_type(column)
     partition = _hive_level(partition)
-    sketches = metastore.get_frequent_items(table.dbName, table.tableName, column,
+    sketches = metastore.column_stats.get_frequent_items(table.dbName, table.tableName, column,
                                             None if partition in (None, TABLE_LEVEL) else [partition])
     items = FrequentItems.merged(list(sketches.values()), type_name) if sketches else None
     if items is None or not items.rows:
@@ -328,7 +329,7 @@ def quartiles_frame(metastore: Metastore, table: Table, column: str, limit: int 
     95th percentile and max from its sketch, in the column's type; partitions without a sketch are left
     out. One metastore read."""
     type_name = table.column_type(column)
-    found = metastore.partition_stats_columns(table.dbName, table.tableName, [column]).get(column.lower())
+    found = metastore.column_stats.partition_stats_columns(table.dbName, table.tableName, [column]).get(column.lower())
     records = []
     if found is not None:
         for name, rows, histogram in list(zip(found.parts, found.rows, found.histograms, strict=True))[-limit:]:
@@ -381,7 +382,7 @@ def stats_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     level = level.assign(estimated=[sorted(b) if isinstance(b, dict) and b else None for b in level["bands"]])
     frames = [level.drop(columns=["coverage", "bands"]).assign(partition=None, rows=rows)]
     frames[0]["values"] = [rows if v is None else v for v in level["values"]]
-    partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
+    partitions = metastore.catalog.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
     if table.is_partitioned:
         frames.append(_partitions_frame(metastore, table, partitions))
     frame = pd.concat(frames, ignore_index=True)
@@ -428,7 +429,7 @@ def bounds_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     BOUNDS_COLUMNS; `exact` figures have low = high = value (or none, for a minimum or maximum), estimates the
     band their `method` gives (None: unbounded on that side). Columns analyzed from every value have no rows."""
     records = []
-    partitions = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
+    partitions = metastore.catalog.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
     owners = _tiered_owners(table, partitions)
     for partition, owner in owners.items():
         for column, entry in sorted(owner.items()):
@@ -470,8 +471,8 @@ def _partitions_frame(metastore: Metastore, table: Table, partitions: list[Parti
     columns = table.figure_columns
     names = [c.name for c in columns]
     db, name = table.dbName, table.tableName
-    stats = metastore.get_partitions_statistics(db, name, None, names) if names else {}
-    verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
+    stats = metastore.column_stats.get_partitions_statistics(db, name, None, names) if names else {}
+    verdicts = metastore.accuracy.per_column_compliance(db, name, [[n] for n in names])
     rows = {p.partName: int(p.parameters.get("numRows", 0) or 0) for p in partitions}
     tiered = {p.partName: tiered_columns(p.parameters) for p in partitions}
     records = []
@@ -518,12 +519,12 @@ def stats_level(metastore: Metastore, table: Table, level: str = TABLE_LEVEL) ->
     level = _hive_level(level) or TABLE_LEVEL
     frame, rows = level_frame(metastore, table, level)
     db, name = table.dbName, table.tableName
-    partition = metastore.get_partition(db, name, level) if level != TABLE_LEVEL else None
-    params = (partition or metastore.get_table(db, name)).parameters
+    partition = metastore.catalog.get_partition(db, name, level) if level != TABLE_LEVEL else None
+    params = (partition or metastore.catalog.get_table(db, name)).parameters
     if kind_of(table).written_elsewhere:
         changed = _external_change(metastore, table, partition, params)
     elif partition is None and table.is_partitioned:
-        changed = describe_summed(*metastore.changed_rows_summed(db, name, ROWS_CHANGED))
+        changed = describe_summed(*metastore.catalog.changed_rows_summed(db, name, ROWS_CHANGED))
     else:
         changed = describe_change(params)
     return StatsLevel(frame, rows, params, changed, partition)
@@ -539,7 +540,7 @@ def _external_change(metastore: Metastore, table: Table, partition: Partition | 
         return "never analyzed"
     owner = None if partition is None else partition.partName
     location = table.location if partition is None else partition.location
-    moved = metastore.external_file_changes(table, {owner: location})
+    moved = metastore.accuracy.external_file_changes(table, {owner: location})
     return moved.get(owner, "none: its files are those last analyzed")
 
 
@@ -552,8 +553,8 @@ def freshness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
         return spelled_frame(level.assign(partition=TABLE_LEVEL)[FRESHNESS_COLUMNS], table)
     names = [c.name for c in table.figure_columns]
     db, name = table.dbName, table.tableName
-    verdicts = metastore.per_column_compliance(db, name, [[n] for n in names])
-    analyzed = metastore.analyzed_partition_columns(db, name)
+    verdicts = metastore.accuracy.per_column_compliance(db, name, [[n] for n in names])
+    analyzed = metastore.column_stats.analyzed_partition_columns(db, name)
     held = [analyzed.get(column.lower(), set()) for column in names]  # None: every partition holds them
     records = [(partition, column, accurate, why) if holders is None or partition in holders
                else (partition, column, None, "never analyzed")
@@ -571,9 +572,9 @@ def transactions_frame(metastore: Metastore, table: Table, limit: int = 200) -> 
     ID, start (UTC), who, what they wrote (insert, statistics, drop; how many partitions), what they are
     still the statistics writer of (HIVE-19416: the partitions, or the table, whose statistics state they
     set last, accurate or not) and whether readers now see their write (the table's ValidWriteIdList)."""
-    valid = metastore.get_valid_write_ids(table.dbName, table.tableName)
+    valid = metastore.txns.get_valid_write_ids(table.dbName, table.tableName)
     records = []
-    for t in metastore.table_transactions(table.dbName, table.tableName, limit):
+    for t in metastore.txns.table_transactions(table.dbName, table.tableName, limit):
         touched = t["partitions"] + int(t["table_level"])
         left = [f"{t['partitions_with_its_statistics']:,} partition(s)"] if t["partitions_with_its_statistics"] else []
         left += ["the table"] if t["table_statistics"] else []
@@ -649,15 +650,15 @@ def tables_frame(metastore: Metastore) -> pd.DataFrame:
     the lab last wrote it (None for an external table: other jobs write it) and its Drill metadata level. Reads
     the metastore (and an external table's file listings) alone."""
     records = []
-    writes = metastore.last_writes()
-    for db in metastore.get_all_databases():
-        for name in metastore.get_tables(db):
-            table = metastore.get_table(db, name)
+    writes = metastore.txns.last_writes()
+    for db in metastore.catalog.get_all_databases():
+        for name in metastore.catalog.get_tables(db):
+            table = metastore.catalog.get_table(db, name)
             level, _ = level_frame(metastore, table, None)
             names = list(level["column"])
-            summary = metastore.stats_compliance_summary(db, name, names) if names else None
+            summary = metastore.accuracy.stats_compliance_summary(db, name, names) if names else None
             analyzed = pd.to_numeric(level["last_analyzed"], errors="coerce").max()
-            analysis = metastore.get_metadata_analysis(db, name)
+            analysis = metastore.table_metadata.get_metadata_analysis(db, name)
             params = table.parameters
             counted = kind_of(table).record_count(metastore, table, None)  # a format's count is exact now
             records.append({
@@ -694,7 +695,7 @@ def report_data(metastore: Metastore, table: Table, frame: pd.DataFrame | None =
     its Drill metadata's units per level when it has any."""
     params = table.parameters
     frame = stats_frame(metastore, table) if frame is None else frame
-    stored = metastore.get_table_metadata(table.dbName, table.tableName)
+    stored = metastore.table_metadata.get_table_metadata(table.dbName, table.tableName)
     return {
         "table": table.qualified_name,
         "kind": table_kind(table),
@@ -775,7 +776,7 @@ def history_frame(metastore: Metastore, table: Table, column: str, partition: st
     figures) at the table level or in one partition, oldest first: when it was stored, by which
     transaction and write ID and why, and its figures (HISTORY_COLUMNS); `psi` is against the state
     before it (None for the first, or without sketches or top values on both)."""
-    states = metastore.get_stats_history(table.dbName, table.tableName, column, _hive_level(partition),
+    states = metastore.stats_history.get_stats_history(table.dbName, table.tableName, column, _hive_level(partition),
                                          engine_of(source))
     return _states_frame(_state_records(states, False), HISTORY_COLUMNS)
 
@@ -785,10 +786,10 @@ def across_partitions_frame(metastore: Metastore, table: Table, column: str, lim
     HISTORY_COLUMNS with the partition first, `psi` against the partition before it (a day against the
     day before, for daily partitions), and whether that state is accurate for a reader now and why not (a
     partition written since without gathering keeps a state that no longer describes it)."""
-    states = metastore.get_latest_partition_states(table.dbName, table.tableName, column, limit)
+    states = metastore.stats_history.get_latest_partition_states(table.dbName, table.tableName, column, limit)
     records = _state_records(states, True)
     if records:
-        verdicts = metastore.per_column_compliance(table.dbName, table.tableName, [[column]],
+        verdicts = metastore.accuracy.per_column_compliance(table.dbName, table.tableName, [[column]],
                                                    part_names=[r["partition"] for r in records])
         for record in records:
             [(record["accurate"], record["reason"])] = verdicts.get(record["partition"], [(None, "dropped")])
@@ -810,7 +811,7 @@ def compare_frame(metastore: Metastore, table: Table, then, now=None, source: st
     pick_then, pick_now = state_picker(then), state_picker(now)
     engine = engine_of(source)
     cells: dict[tuple, list] = {}
-    for owner, state in metastore.get_stats_history(table.dbName, table.tableName, None, False, engine):
+    for owner, state in metastore.stats_history.get_stats_history(table.dbName, table.tableName, None, False, engine):
         cells.setdefault((owner, state.stats.colName), []).append(state)
     order = {c.name.lower(): i for i, c in enumerate(table.cols)}
     records = []
@@ -842,7 +843,7 @@ def expectations_frame(metastore: Metastore, table: Table, expectation_id: int |
     """Every stored outcome of the table's rules (or of one expectation), oldest state first: the rule and
     its threshold, the state checked (partition None: the table level; its write ID and when it was
     stored, UTC), the figure and whether it passed."""
-    records = [r for r in metastore.expectation_results(table.dbName, table.tableName)
+    records = [r for r in metastore.stats_expectations.expectation_results(table.dbName, table.tableName)
                if expectation_id is None or r["expectation_id"] == expectation_id]
     frame = pd.DataFrame(records, columns=EXPECTATION_COLUMNS)
     for moment in ("recorded_at", "checked_at"):

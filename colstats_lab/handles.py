@@ -72,7 +72,7 @@ class Tables(Mapping):
         if in_catalog is not None:  # the catalog names a table it lacks when the handle is used: one call, not two
             return TableHandle(self._lab, str(in_catalog))
         db, table = split_table_name(name, self._lab.current_db)
-        if not self._lab.metastore.table_exists(db, table):
+        if not self._lab.metastore.catalog.table_exists(db, table):
             raise NoSuchObjectException(f"table {db}.{table} does not exist" + did_you_mean(table, self))
         return TableHandle(self._lab, f"{db}.{table}")
 
@@ -92,14 +92,14 @@ class Tables(Mapping):
 
     def __iter__(self) -> Iterator[str]:
         metastore, current = self._lab.metastore, self._lab.current_db
-        yield from metastore.get_tables(current)
-        for db in metastore.get_all_databases():
+        yield from metastore.catalog.get_tables(current)
+        for db in metastore.catalog.get_all_databases():
             if db != current:
-                yield from (f"{db}.{name}" for name in metastore.get_tables(db))
+                yield from (f"{db}.{name}" for name in metastore.catalog.get_tables(db))
 
     def __len__(self) -> int:
         metastore = self._lab.metastore
-        return sum(len(metastore.get_tables(db)) for db in metastore.get_all_databases())
+        return sum(len(metastore.catalog.get_tables(db)) for db in metastore.catalog.get_all_databases())
 
     def __getattr__(self, name: str) -> TableHandle:
         if name.startswith("_"):
@@ -498,7 +498,7 @@ class Inspect:
     def information_schema(self, view: str, limit: int = 500) -> pd.DataFrame:
         """The table's rows of Drill's INFORMATION_SCHEMA `view`: TABLES, COLUMNS or PARTITIONS."""
         table = self._table()
-        return pd.DataFrame(self._lab.metastore.information_schema(table.dbName, table.tableName, view, limit))
+        return pd.DataFrame(self._lab.metastore.table_metadata.information_schema(table.dbName, table.tableName, view, limit))
 
     def partitions(self, text: str = "", limit: int = 50) -> tuple[list[str], int]:
         """The partition names holding `text`: at most `limit`, and how many hold it.
@@ -509,7 +509,7 @@ class Inspect:
             return [], 0
         for key in table.partition_key_names:  # a key as the files spell it, as the names are shown
             text = re.sub(re.escape(table.spelled(key)) + "(?==)", key, text, flags=re.IGNORECASE)
-        names, total = self._lab.metastore.find_partition_names(table.dbName, table.tableName, text, limit)
+        names, total = self._lab.metastore.catalog.find_partition_names(table.dbName, table.tableName, text, limit)
         spell = table.partition_speller()
         return [spell(name) or name for name in names], total
 

@@ -98,7 +98,7 @@ class Lab(DeprecatedLabMethods):
         self.current_db = DEFAULT_DB
         self._options: dict[str, Any] = {}
         self._spark_settings = SparkSettings()  # `SET spark.*`: Spark's own settings, through the lab
-        self._metastore_defaults = {attr: getattr(self.metastore, attr) for attr in _METASTORE_OPTIONS.values()}
+        self._metastore_defaults = {attr: getattr(self.metastore.settings, attr) for attr in _METASTORE_OPTIONS.values()}
         self.catalogs: dict[str, catalogs.AttachedCatalog] = {}
         self.plan_tables = PlanTables()
         # how this lab's calls list an object store (colstats.storage.listing): one this process has no
@@ -222,7 +222,7 @@ class Lab(DeprecatedLabMethods):
         if key == METASTORE_WAIT:
             return self.metastore.db.wait_s
         if key in _METASTORE_OPTIONS:
-            return getattr(self.metastore, _METASTORE_OPTIONS[key])
+            return getattr(self.metastore.settings, _METASTORE_OPTIONS[key])
         return self._options.get(key, default_of(key))
 
     def set(self, key: str, value: Any) -> None:
@@ -242,8 +242,8 @@ class Lab(DeprecatedLabMethods):
             value = LEVELS[level_depth(str(value))] if str(value).upper() != "ALL" else "ALL"
         elif key == "colstats.history.sketches":
             value = max(1, _as_count(key, value))  # the latest state keeps its sketches: it is the one in force
-            if value < self.metastore.history_sketches:  # a commit thins only the cells it touches
-                self.metastore.thin_stats_history(value)
+            if value < self.metastore.settings.history_sketches:  # a commit thins only the cells it touches
+                self.metastore.stats_history.thin_stats_history(value)
         elif key == "colstats.frequent.items":
             value = _as_count(key, value)
             if value > MAX_FREQUENT_ITEMS:
@@ -272,7 +272,7 @@ class Lab(DeprecatedLabMethods):
             if self._spark is not None:
                 self._spark.conf.set(key, value)
         if key in _METASTORE_OPTIONS:
-            setattr(self.metastore, _METASTORE_OPTIONS[key], value)
+            setattr(self.metastore.settings, _METASTORE_OPTIONS[key], value)
         else:
             self._options[key] = value
 
@@ -295,13 +295,13 @@ class Lab(DeprecatedLabMethods):
         if key is not None and is_spark_setting(key):
             return self._spark_settings.reset(self._spark, key)
         keys = [key] if key is not None else sorted({*self._options, *(k for k, attr in _METASTORE_OPTIONS.items()
-                                                                       if getattr(self.metastore, attr)
+                                                                       if getattr(self.metastore.settings, attr)
                                                                        != self._metastore_defaults[attr]),
                                                      *([CACHE_MAX_BYTES] if caches.max_bytes()
                                                        != caches.DEFAULT_MAX_BYTES else [])})
         for name in keys:
             if name in _METASTORE_OPTIONS:
-                setattr(self.metastore, _METASTORE_OPTIONS[name], self._metastore_defaults[_METASTORE_OPTIONS[name]])
+                setattr(self.metastore.settings, _METASTORE_OPTIONS[name], self._metastore_defaults[_METASTORE_OPTIONS[name]])
             elif name == STORAGE_LISTING:
                 self.listing = Listing(str(default_of(STORAGE_LISTING)), lambda: self.spark)
             elif name == SPARK_PREFIXES and self._spark is not None:
@@ -321,11 +321,11 @@ class Lab(DeprecatedLabMethods):
         `table`: a name in the current database, `db.table`, `catalog.db.table`, or a Table (read again by its
         name). Raises NoSuchObjectException naming an unknown one."""
         if isinstance(table, Table):
-            return self.metastore.get_table(table.dbName, table.tableName)
+            return self.metastore.catalog.get_table(table.dbName, table.tableName)
         in_catalog = catalogs.split_catalog_name(self, table)
         if in_catalog is not None:
             return catalogs.catalog_table(self, in_catalog)
-        return catalogs.followed(self, self.metastore.get_table(*split_table_name(table, self.current_db)))
+        return catalogs.followed(self, self.metastore.catalog.get_table(*split_table_name(table, self.current_db)))
 
     def stats_answer(self, query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
         """Whether statistics answer `query` without a scan, and why.

@@ -120,7 +120,7 @@ def table_profile(metastore: Metastore, table: Table, partition: str | None = No
             continue
         items = None
         if sketchable(type_name):
-            sketches = metastore.get_frequent_items(table.dbName, table.tableName, name, part_names)
+            sketches = metastore.column_stats.get_frequent_items(table.dbName, table.tableName, name, part_names)
             items = FrequentItems.merged(list(sketches.values()), type_name) if sketches else None
         lengths = Distribution.of(getattr(obj.statsData.value, "lengths", None), "bigint")
         profiles.append(column_profile(spelled, type_name, covered, record, Distribution.of_stats(obj), items,
@@ -137,7 +137,7 @@ def duplicate_rows(metastore: Metastore, table: Table, part_names: list[str] | N
     unknown = {"rows": None, "low": None, "high": None}
     if not accurate:
         return {**unknown, "reason": "not every column's statistics are accurate now: run ANALYZE"}
-    kept = metastore.get_row_sketches(table.dbName, table.tableName, part_names)
+    kept = metastore.row_sketches.get_row_sketches(table.dbName, table.tableName, part_names)
     counted = sum(k.rows for k in kept.values())
     if counted != rows or (rows and not kept):
         return {**unknown, "reason": f"the row sketches kept count {counted:,} of the {rows:,} rows: an ANALYZE over "

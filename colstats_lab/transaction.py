@@ -26,7 +26,7 @@ class Transaction:
 
     def __init__(self, metastore: Metastore, heartbeat_interval_s: float = HEARTBEAT_INTERVAL_S):
         self.metastore = metastore
-        self.txn_id = metastore.open_txn()
+        self.txn_id = metastore.txns.open_txn()
         log.debug("opened transaction %d", self.txn_id)
         self._snapshots: dict[tuple[str, str], ValidWriteIdList] = {}
         self.changes: list[Change] = []  # what the commit will write, in order
@@ -38,26 +38,26 @@ class Transaction:
 
     @property
     def state(self) -> str:
-        return self.metastore.txn_state(self.txn_id)
+        return self.metastore.txns.txn_state(self.txn_id)
 
     def _beat(self, interval: float) -> None:
         while not self._stop.wait(interval):
             try:
-                self.metastore.heartbeat(self.txn_id)
+                self.metastore.txns.heartbeat(self.txn_id)
             except MetaException:
                 return  # ended meanwhile
 
     def write_id(self, table: Table, announcing: Sequence[str | None] = ()) -> int:
         """This transaction's write ID for the table (allocated on first use), recording with it the partitions
         (None: the unpartitioned table) a write announces it will insert into."""
-        return self.metastore.allocate_table_write_id(self.txn_id, table.dbName, table.tableName, announcing)
+        return self.metastore.txns.allocate_table_write_id(self.txn_id, table.dbName, table.tableName, announcing)
 
     def snapshot(self, table: Table) -> ValidWriteIdList:
         """What this transaction reads of the table: fixed at first use, plus its own writes."""
         key = (table.dbName, table.tableName)
         if key not in self._snapshots:
-            self._snapshots[key] = self.metastore.get_valid_write_ids(table.dbName, table.tableName, self.txn_id)
-        own = self.metastore.table_write_ids(self.txn_id).get(key)
+            self._snapshots[key] = self.metastore.txns.get_valid_write_ids(table.dbName, table.tableName, self.txn_id)
+        own = self.metastore.txns.table_write_ids(self.txn_id).get(key)
         snap = self._snapshots[key]
         if own is None or snap.is_write_id_valid(own):
             return snap
@@ -94,7 +94,7 @@ class Transaction:
     def abort(self, why: str = "aborted by its owner") -> None:
         self._stop.set()
         if self.state == "open":
-            self.metastore.abort_txn(self.txn_id)
+            self.metastore.txns.abort_txn(self.txn_id)
             log.info("aborted transaction %d: %s", self.txn_id, why)
 
     def __enter__(self) -> Transaction:

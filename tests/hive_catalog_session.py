@@ -78,7 +78,7 @@ def main(home: str, rows_file: str) -> None:
                                    read_table_statistics(spark, "daily_spark").partitions.items()},
         "daily_imported": imported_daily.details.partitions,
         "daily_native_rows": {p.partName: p.parameters.get("numRows") for p in
-                              lab.metastore.get_partitions("default", "daily_native")},
+                              lab.metastore.catalog.get_partitions("default", "daily_native")},
         "plan_before": exported.details.plan_before, "plan_after": exported.details.plan_after,
         "plan_now": plan_statistics(spark, "sales_spark"),
         "exported": exported.details.properties, "skipped": exported.details.skipped,
@@ -87,7 +87,7 @@ def main(home: str, rows_file: str) -> None:
         "spark_describes_export": {c: describe(spark, "sales_spark", c) for c in COLUMNS},
         "native_from_params": repr(from_params), "native_described": repr(described),
         "imported": dataclasses.asdict(imported.details),
-        "imported_x": repr(lab.metastore.get_table_column_statistics("default", "sales_native", "x").obj("x")),
+        "imported_x": repr(lab.metastore.column_stats.get_table_column_statistics("default", "sales_native", "x").obj("x")),
         "mixed_case_keys": sorted(k for k in users.details.properties if "colStats" in k),
         "mixed_case_described": describe(spark, "users_spark", "userId"),
         "mixed_case_filter_before": plan_filter_before, "mixed_case_filter_after": _filter_plan(spark),

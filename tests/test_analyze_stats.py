@@ -125,11 +125,12 @@ def assert_partitions_equal_pandas(metastore, data: dict[str, list[tuple]]) -> N
     """Each partition of `mix`: every column's statistics and its rows, as pandas computes them of its rows."""
     for partition, rows in data.items():
         expected = expected_stats(_frame(rows))
-        stats = metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)[f"ds={partition}"]
+        stats = metastore.column_stats.get_partitions_statistics("default", "mix", [f"ds={partition}"],
+                                                                 COLUMNS)[f"ds={partition}"]
         assert sorted(o.colName for o in stats.statsObj) == sorted(COLUMNS)
         for obj in stats.statsObj:
             assert_matches(obj, expected[obj.colName])
-        assert int(metastore.get_partition("default", "mix", f"ds={partition}").parameters["numRows"]) == len(rows)
+        assert int(metastore.catalog.get_partition("default", "mix", f"ds={partition}").parameters["numRows"]) == len(rows)
 
 
 def test_partition_statistics_equal_pandas(mix_lab):
@@ -143,9 +144,9 @@ def test_table_statistics_are_merged_from_partitions_and_equal_pandas(mix_lab):
     everything = _frame([row for rows in data.values() for row in rows])
     expected = expected_stats(everything)
     for name in COLUMNS:
-        stats = reader.metastore.get_table_column_statistics("default", "mix", name)
+        stats = reader.metastore.column_stats.get_table_column_statistics("default", "mix", name)
         assert_matches(stats.obj(name), expected[name])
-    params = reader.metastore.get_table("default", "mix").parameters
+    params = reader.metastore.catalog.get_table("default", "mix").parameters
     assert int(params["numRows"]) == len(everything)
     assert params["numPartitions"] == "3"
     assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'
@@ -153,15 +154,16 @@ def test_table_statistics_are_merged_from_partitions_and_equal_pandas(mix_lab):
 
 def test_empty_partition_has_zero_stats(mix_lab):
     reader = mix_lab[0]
-    stats = reader.metastore.get_partition_column_statistics("default", "mix", "ds=c", "x").obj("x").statsData.longStats
+    stats = reader.metastore.column_stats.get_partition_column_statistics("default", "mix", "ds=c",
+                                                                          "x").obj("x").statsData.longStats
     assert (stats.lowValue, stats.highValue, stats.numNulls, stats.numDVs) == (None, None, 0, 0)
-    note = reader.metastore.get_partition_column_statistics("default", "mix", "ds=c", "note").obj("note")
+    note = reader.metastore.column_stats.get_partition_column_statistics("default", "mix", "ds=c", "note").obj("note")
     assert (note.statsData.stringStats.avgColLen, note.statsData.stringStats.maxColLen) == (0.0, 0)
 
 
 def test_partition_accuracy_flags_list_the_analyzed_columns(mix_lab):
     reader = mix_lab[0]
-    params = reader.metastore.get_partition("default", "mix", "ds=a").parameters
+    params = reader.metastore.catalog.get_partition("default", "mix", "ds=a").parameters
     flags = __import__("json").loads(params["COLUMN_STATS_ACCURATE"])
     assert flags["BASIC_STATS"] == "true"
     assert list(flags["COLUMN_STATS"]) == sorted(COLUMNS)
@@ -173,7 +175,7 @@ def test_identical_partitions_do_not_double_the_table_ndv(lab, spark):
     lab.tables["twin"].write(frame, partition={"ds": "1"})
     lab.tables["twin"].write(frame, partition={"ds": "2"})
     lab.sql("ANALYZE TABLE twin COMPUTE STATISTICS FOR COLUMNS k")
-    ndv = lab.metastore.get_table_column_statistics("default", "twin", "k").obj("k").statsData.stringStats.numDVs
+    ndv = lab.metastore.column_stats.get_table_column_statistics("default", "twin", "k").obj("k").statsData.stringStats.numDVs
     assert abs(ndv - 500) <= ndv_relative_error() * 500
 
 
@@ -185,9 +187,9 @@ def test_partial_spec_analyzes_only_matching_partitions(lab, spark):
             lab.tables["hours"].write(spark.createDataFrame([(hr,), (hr + 1,)], "v int"), partition={"ds": ds, "hr": hr})
     result = lab.sql("ANALYZE TABLE hours PARTITION (ds, hr=11) COMPUTE STATISTICS FOR COLUMNS v")
     assert sorted(result.details.partitions) == ["ds=2026-11-20/hr=11", "ds=2026-11-21/hr=11"]
-    stored = lab.metastore.get_partitions_statistics("default", "hours", None, ["v"])
+    stored = lab.metastore.column_stats.get_partitions_statistics("default", "hours", None, ["v"])
     assert sorted(stored) == ["ds=2026-11-20/hr=11", "ds=2026-11-21/hr=11"]
-    table_v = lab.metastore.get_table_column_statistics("default", "hours", "v").obj("v").statsData.longStats
+    table_v = lab.metastore.column_stats.get_table_column_statistics("default", "hours", "v").obj("v").statsData.longStats
     assert (table_v.lowValue, table_v.highValue) == (11, 12)
 
 
@@ -195,18 +197,18 @@ def test_basic_and_noscan_forms(lab, spark):
     lab.set("hive.stats.column.autogather", False)
     lab.sql("CREATE TABLE plain (v INT, s STRING)")
     lab.tables["plain"].write(spark.createDataFrame([(i, str(i)) for i in range(10)], "v int, s string"))
-    params = lab.metastore.get_table("default", "plain").parameters
+    params = lab.metastore.catalog.get_table("default", "plain").parameters
     assert params["numRows"] == "10"  # a write keeps basic stats current
     lab.sql("ANALYZE TABLE plain COMPUTE STATISTICS FOR COLUMNS v")
-    assert '"v":"true"' in lab.metastore.get_table("default", "plain").parameters["COLUMN_STATS_ACCURATE"]
+    assert '"v":"true"' in lab.metastore.catalog.get_table("default", "plain").parameters["COLUMN_STATS_ACCURATE"]
     lab.tables["plain"].write(spark.createDataFrame([(99, "x")], "v int, s string"))
-    params = lab.metastore.get_table("default", "plain").parameters
+    params = lab.metastore.catalog.get_table("default", "plain").parameters
     assert params["numRows"] == "11"
     assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'  # the append made column stats stale
     noscan = lab.sql("ANALYZE TABLE plain COMPUTE STATISTICS NOSCAN")
     assert noscan.details.num_rows is None
-    params = lab.metastore.get_table("default", "plain").parameters
-    files = [f for root, _, names in __import__("os").walk(lab.metastore.get_table("default", "plain").location)
+    params = lab.metastore.catalog.get_table("default", "plain").parameters
+    files = [f for root, _, names in __import__("os").walk(lab.metastore.catalog.get_table("default", "plain").location)
              for f in names if not f.startswith((".", "_"))]
     assert params["numFiles"] == str(len(files))
     basic = lab.sql("ANALYZE TABLE plain COMPUTE STATISTICS")
@@ -217,13 +219,13 @@ def test_statistics_gathered_during_the_writes_equal_pandas(lab, spark):
     data = write_mix(lab, spark)  # one static write per partition, gathering on (the default)
     for partition, rows in data.items():
         expected = expected_stats(_frame(rows))
-        stats = lab.metastore.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)
+        stats = lab.metastore.column_stats.get_partitions_statistics("default", "mix", [f"ds={partition}"], COLUMNS)
         assert stats[f"ds={partition}"].isStatsCompliant is True
         for obj in stats[f"ds={partition}"].statsObj:
             assert_matches(obj, expected[obj.colName])
     everything = expected_stats(_frame([row for rows in data.values() for row in rows]))
     for name in COLUMNS:
-        assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), everything[name])
+        assert_matches(lab.metastore.column_stats.get_table_column_statistics("default", "mix", name).obj(name), everything[name])
 
 
 @pytest.mark.both_backends  # the batches are the metastore's calls, on PostgreSQL too
@@ -251,6 +253,6 @@ def test_partitions_analyzed_in_several_jobs_and_kept_in_a_file_until_the_commit
     assert_partitions_equal_pandas(lab.metastore, data)
     everything = _frame([row for rows in data.values() for row in rows])
     for name, expected in expected_stats(everything).items():
-        assert_matches(lab.metastore.get_table_column_statistics("default", "mix", name).obj(name), expected)
-    assert int(lab.metastore.get_table("default", "mix").parameters["numRows"]) == len(everything)
+        assert_matches(lab.metastore.column_stats.get_table_column_statistics("default", "mix", name).obj(name), expected)
+    assert int(lab.metastore.catalog.get_table("default", "mix").parameters["numRows"]) == len(everything)
     assert result.details.num_rows == len(everything)

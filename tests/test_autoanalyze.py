@@ -190,7 +190,7 @@ def test_a_write_into_one_partition_never_holds_back_the_whole_table(lab, new_me
 
     def watch() -> None:
         while not done.is_set():
-            writes = watcher.open_writes("default", "moved")
+            writes = watcher.autoanalyze_claims.open_writes("default", "moved")
             if writes:
                 seen.append(writes)
     polling = threading.Thread(target=watch)

@@ -76,13 +76,13 @@ def test_two_workers_and_a_writer_share_one_metastore(lab, tmp_path):
         time.sleep(0.5)
     logs = [open(tmp_path / f"worker{i}.log").read() for i in (1, 2)]
     assert [w.returncode for w in workers] == [0, 0], logs
-    rounds = lab.metastore.autoanalyze_rounds()
+    rounds = lab.metastore.autoanalyze_claims.autoanalyze_rounds()
     analyzed = [(t["table"], owner) for r in rounds for t in json.loads(r["tables"] or "[]") for owner in t["owners"]]
     assert len(analyzed) == len(set(analyzed)), (analyzed, logs)  # no partition analyzed twice
     # the one the writer kept writing may have waited for its open write; the others were analyzed, once
     expected = {("default.clicks", p) for p in first} | {("default.views", p) for p in second}
     assert expected - {("default.clicks", "d=p00")} <= set(analyzed) <= expected, logs
-    assert all(r["ended_at"] is not None for r in rounds) and lab.metastore.claims() == []
+    assert all(r["ended_at"] is not None for r in rounds) and lab.metastore.autoanalyze_claims.claims() == []
     never_falsely_accurate(lab, "clicks")
     never_falsely_accurate(lab, "views")
     assert written > 0
@@ -97,17 +97,17 @@ def test_a_worker_killed_while_it_holds_claims_leaves_everything_as_it_was(lab, 
     before = lab.tables["orders"].inspect.stats()
     killed = worker(lab.home, str(tmp_path / "killed.log"))
     deadline = time.time() + 120
-    while not lab.metastore.claims():
+    while not lab.metastore.autoanalyze_claims.claims():
         assert killed.poll() is None and time.time() < deadline, open(tmp_path / "killed.log").read()
         time.sleep(0.1)
-    assert sorted(c["owner"] for c in lab.metastore.claims()) == stale
+    assert sorted(c["owner"] for c in lab.metastore.autoanalyze_claims.claims()) == stale
     time.sleep(3)  # into its Spark start or its job
     os.killpg(killed.pid, signal.SIGKILL)
     killed.wait()
-    assert lab.metastore.claims() == []  # its transaction is aborted: its process is gone
+    assert lab.metastore.autoanalyze_claims.claims() == []  # its transaction is aborted: its process is gone
     after = lab.tables["orders"].inspect.stats()
     pd.testing.assert_frame_equal(before, after)  # nothing of its round stored
-    assert lab.metastore.autoanalyze_rounds()[0]["ended_at"] is None
+    assert lab.metastore.autoanalyze_claims.autoanalyze_rounds()[0]["ended_at"] is None
     done = lab.autoanalyze().details
     assert sorted(done.analyzed[0]["owners"]) == stale
     assert lab.tables["orders"].inspect.staleness()["accurate"].all()
@@ -120,17 +120,18 @@ def test_a_worker_runs_round_after_round_until_it_is_told_to_stop(lab, tmp_path)
         running = subprocess.Popen([sys.executable, "-m", "colstats_lab.cli", "--home", lab.home, "autoanalyze",
                                     "--every", "1s"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.time() + 120
-    while len(lab.metastore.autoanalyze_rounds()) < 3 or lab.metastore.autoanalyze_rounds()[0]["ended_at"] is None:
+    claims = lab.metastore.autoanalyze_claims
+    while len(claims.autoanalyze_rounds()) < 3 or claims.autoanalyze_rounds()[0]["ended_at"] is None:
         assert running.poll() is None and time.time() < deadline, open(log_path).read()
         time.sleep(0.2)
     os.killpg(running.pid, signal.SIGTERM)
     assert running.wait(timeout=60) == 0, open(log_path).read()
     said = open(log_path).read()
     assert "auto-analyze stopped" in said and said.count("Auto-analyze: nothing due") >= 2, said
-    rounds = lab.metastore.autoanalyze_rounds()
+    rounds = lab.metastore.autoanalyze_claims.autoanalyze_rounds()
     analyzed = [o for r in rounds for t in json.loads(r["tables"] or "[]") for o in t.get("owners", [])]
     assert analyzed == stale  # the first round analyzed it; the next ones found nothing due
-    assert lab.metastore.claims() == []
+    assert lab.metastore.autoanalyze_claims.claims() == []
 
 
 @pytest.mark.postgresql_only("a team's shared server; SQLite's one writer at a time is the other tests' case")

@@ -44,9 +44,9 @@ def test_analyze_a_database_reports_each_table_and_fails_on_the_one_it_could_not
     assert _cli(lab, "analyze", "--all", "shop") == 1
     out = capsys.readouterr().out
     assert "Analyzed 2 of 3 table(s) in shop; not analyzed: shop.landing" in out
-    amount = lab.metastore.get_partition_column_statistics("shop", "orders", "ds=d1", "amount").obj("amount")
+    amount = lab.metastore.column_stats.get_partition_column_statistics("shop", "orders", "ds=d1", "amount").obj("amount")
     assert (amount.statsData.value.lowValue, amount.statsData.value.highValue, amount.statsData.value.numNulls) == (1.5, 7.0, 1)
-    odd = lab.metastore.get_table_column_statistics("shop", "odd_näme", "v").obj("v").statsData.value
+    odd = lab.metastore.column_stats.get_table_column_statistics("shop", "odd_näme", "v").obj("v").statsData.value
     assert odd.numNulls == 1 and odd.maxColLen == 1
     landing = lab.sql("ANALYZE TABLES FROM shop COMPUTE STATISTICS").df.set_index("table").loc["shop.landing"]
     assert not landing["analyzed"] and landing["error"].startswith("cannot analyze shop.landing: ")

@@ -74,9 +74,9 @@ def _inside(rows: list[dict]) -> dict[str, list]:
 def _check(lab, table: str, part: str | None, rows: list[dict]) -> None:
     names = [*_collections(rows), *_inside(rows)]
     if part is None:
-        stats = lab.metastore.get_table_statistics("default", table, names)
+        stats = lab.metastore.column_stats.get_table_statistics("default", table, names)
     else:
-        stats = lab.metastore.get_partitions_statistics("default", table, [part], names)[part]
+        stats = lab.metastore.column_stats.get_partitions_statistics("default", table, [part], names)[part]
     assert stats.isStatsCompliant
     for name, values in _collections(rows).items():
         data = stats.obj(name).statsData.value
@@ -118,7 +118,7 @@ def test_arrays_and_maps_figures_match_the_rows_per_partition_merged_and_after_a
     # another job adds a file: the partition's statistics are stale until analyzed again, then cover both files
     more = _rows(120, 3)
     _write(root / "region=east" / "part-1.parquet", more)
-    assert not lab.metastore.get_partitions_statistics(
+    assert not lab.metastore.column_stats.get_partitions_statistics(
         "default", "events", ["region=east"], ["taglist.element"])["region=east"].isStatsCompliant
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS")
     _check(lab, "events", "region=east", east + more)
@@ -153,14 +153,14 @@ def test_a_write_keeps_its_arrays_sizes_and_leaves_their_elements_to_an_analyze(
                                   "id BIGINT, tags ARRAY<STRING>")
     lab.sql("CREATE TABLE written (id BIGINT, tags ARRAY<STRING>)")
     lab.tables["written"].write(frame)
-    stats = lab.metastore.get_table_statistics("default", "written", ["tags"])
+    stats = lab.metastore.column_stats.get_table_statistics("default", "written", ["tags"])
     assert stats.isStatsCompliant
     data = stats.obj("tags").statsData.value
     assert (data.numNulls, data.lowValue, data.highValue, data.avgColLen) == (1, 0, 3, 5 / 4)
     with pytest.raises(NoSuchObjectException, match="no statistics for column tags.element"):
-        lab.metastore.get_table_column_statistics("default", "written", "tags.element")
+        lab.metastore.column_stats.get_table_column_statistics("default", "written", "tags.element")
     lab.sql("ANALYZE TABLE written COMPUTE STATISTICS FOR COLUMNS tags.element")
-    elements = lab.metastore.get_table_column_statistics("default", "written", "tags.element")
+    elements = lab.metastore.column_stats.get_table_column_statistics("default", "written", "tags.element")
     assert elements.isStatsCompliant
     assert (elements.obj("tags.element").numValues, elements.obj("tags.element").statsData.value.numNulls) == (5, 1)
 

@@ -77,9 +77,9 @@ def test_two_processes_analyze_different_partitions_while_a_reader_polls(lab, sp
         assert proc.returncode == 0, err[-3000:]
     final = _check_consistent(reader, expected_rows)
     assert final == 2
-    stats = lab.metastore.get_partitions_statistics("default", "mix", None, ["x"])
+    stats = lab.metastore.column_stats.get_partitions_statistics("default", "mix", None, ["x"])
     assert sorted(stats) == ["ds=a", "ds=b"]
-    x = lab.metastore.get_table_column_statistics("default", "mix", "x").obj("x").statsData.longStats
+    x = lab.metastore.column_stats.get_table_column_statistics("default", "mix", "x").obj("x").statsData.longStats
     expected_nulls = sum(1 for p in ("a", "b") for row in data[p] if row[1] is None)
     assert x.numNulls == expected_nulls
     assert reader.intact()

@@ -29,7 +29,7 @@ def dashboard(lab, spark, tmp_path):
     lab.sql("ANALYZE TABLE sales REFRESH METADATA")
     lab.autoanalyze(threshold=0.001)  # a worker's round while all is accurate: the queue keeps its options
     lab.set("hive.stats.column.autogather", False)
-    first_day = lab.metastore.get_partition_names("default", "sales")[0]
+    first_day = lab.metastore.catalog.get_partition_names("default", "sales")[0]
     lab.tables["sales"].write(lab.tables["sales"].to_spark().where(f"ds = '{first_day.split('=')[1]}'").limit(5).drop("ds"),
                               partition={"ds": first_day.split("=")[1]})
     root = str(tmp_path / "events")
@@ -76,11 +76,11 @@ def _open_tab(page, title: str):
 
 def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
     assert os.path.exists(CHROMIUM), "Debian's chromium is needed: make test-all installs it (make browser)"
-    x = lab.metastore.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
-    sales = lab.metastore.get_table("default", "sales")
+    x = lab.metastore.column_stats.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    sales = lab.metastore.catalog.get_table("default", "sales")
     rows = int(sales.parameters["numRows"])
-    partitions = lab.metastore.get_partition_names("default", "sales")
-    stale = [name for name, (ok, _) in lab.metastore.stats_compliance("default", "sales", ["x"]).items() if not ok]
+    partitions = lab.metastore.catalog.get_partition_names("default", "sales")
+    stale = [name for name, (ok, _) in lab.metastore.accuracy.stats_compliance("default", "sales", ["x"]).items() if not ok]
     assert stale == partitions[:1]
     os.makedirs(ARTIFACTS, exist_ok=True)
     with sync_playwright() as p:
@@ -156,7 +156,7 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         where.press("Enter")
         pruning.locator("code", has_text="WHERE ds = ").wait_for(timeout=60_000)  # the kernel took the filter
         pruning.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the treemap
-        day = lab.metastore.get_partition("default", "sales", partitions[1])
+        day = lab.metastore.catalog.get_partition("default", "sales", partitions[1])
         assert "answered from statistics, no scan" in pruning.inner_text().replace("\n", " ")
         assert (f"1 of {len(partitions)} partitions kept, {int(day.parameters['numRows']):,} of {rows:,} rows"
                 in pruning.inner_text())
@@ -179,8 +179,8 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
 
         transactions = _open_tab(page, "Transactions")
         transactions.locator("table.colstats-table").wait_for(timeout=30_000)
-        valid = lab.metastore.get_valid_write_ids("default", "sales")
-        written = lab.metastore.table_transactions("default", "sales")
+        valid = lab.metastore.txns.get_valid_write_ids("default", "sales")
+        written = lab.metastore.txns.table_transactions("default", "sales")
         assert str(valid) in transactions.inner_text()
         assert transactions.locator("tbody tr").count() == len(written)
         page.screenshot(path=os.path.join(ARTIFACTS, "dashboard_transactions.png"), full_page=True)
@@ -219,7 +219,7 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         # the landing's new order moved no page (the picker's options were reset and it opened default.events)
         assert page.locator(".colstats-picker select").input_value() == "default.sales"
         # the landing follows what the page changed: sales accurate now (it said "not accurate in 1 partition(s)")
-        rows_now = int(lab.metastore.get_table("default", "sales").parameters["numRows"])
+        rows_now = int(lab.metastore.catalog.get_table("default", "sales").parameters["numRows"])
         row = page.locator("table.colstats-table").first.locator("tbody tr", has_text="default.sales")
         row.locator(".colstats-ok").wait_for(timeout=30_000)
         assert f"\t{fmt.count(rows_now)}\t" in row.inner_text() and "not accurate" not in row.inner_text()
@@ -230,7 +230,7 @@ def test_dashboard_landing_table_page_and_its_tabs(dashboard, lab):
         _assert_fits(page.locator("table.colstats-table").first)
         page.screenshot(path=os.path.join(ARTIFACTS, "report_events.png"), full_page=True)
         browser.close()
-    assert all(ok for ok, _ in lab.metastore.stats_compliance("default", "sales", ["x"]).values())
+    assert all(ok for ok, _ in lab.metastore.accuracy.stats_compliance("default", "sales", ["x"]).values())
 
 
 def _kernels_of(server_pid: int) -> int:

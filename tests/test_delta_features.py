@@ -302,7 +302,7 @@ def test_a_reader_feature_the_lab_does_not_know_is_refused_by_name(lab, tmp_path
                                          "writerFeatures": ["deletionVectors", "zorderedSpaceTime"]}}) + "\n")
     with pytest.raises(InvalidArgument, match="zorderedSpaceTime") as refused:
         lab.register_external("future", path, format="delta")
-    assert "future" not in lab.metastore.get_tables("default") and "\n" not in str(refused.value)
+    assert "future" not in lab.metastore.catalog.get_tables("default") and "\n" not in str(refused.value)
 
 
 def test_the_delta_audit_names_the_columns_the_log_leaves_bare_and_the_vectors_per_partition(lab, tmp_path):

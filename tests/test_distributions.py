@@ -95,13 +95,13 @@ def test_each_partition_and_the_table_hold_quartiles_and_ranks_within_kll_error(
     lab, frames = analyzed
     ms = lab.metastore
     type_name = TYPES[column]
-    per_partition = ms.get_partitions_statistics("default", "t", [f"ds={d}" for d in DAYS], [column])
+    per_partition = ms.column_stats.get_partitions_statistics("default", "t", [f"ds={d}" for d in DAYS], [column])
     for day in DAYS:
         obj = per_partition[f"ds={day}"].statsObj[0]
         distribution = Distribution.of(obj.statsData.value.histogram, type_name)
         assert distribution is not None, f"ds={day} {column} has no sketch"
         _check_ranks(distribution, _sketch_units(column, frames[day][column]))
-    table_level = ms.get_table_statistics("default", "t", [column]).statsObj[0]
+    table_level = ms.column_stats.get_table_statistics("default", "t", [column]).statsObj[0]
     merged = Distribution.of(table_level.statsData.value.histogram, type_name)
     assert merged is not None
     _check_ranks(merged, _sketch_units(column, pd.concat([frames[d][column] for d in DAYS])))
@@ -135,20 +135,20 @@ def test_without_the_setting_no_sketch_is_kept_and_a_partial_one_never_reaches_t
     lab.tables["p"].write(pd.DataFrame({"x": range(100)}), partition={"ds": "a"})
     lab.tables["p"].write(pd.DataFrame({"x": range(100, 300)}), partition={"ds": "b"})
     ms = lab.metastore
-    assert ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
+    assert ms.column_stats.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
     frame = lab.sql("DESCRIBE FORMATTED p x").df
     assert dict(zip(frame.info_name, frame.info_value, strict=True))["histogram"] == ""
 
     lab.set("hive.stats.kll.enable", True)
     lab.sql("ANALYZE TABLE p PARTITION (ds='b') COMPUTE STATISTICS FOR COLUMNS")
-    parts = ms.get_partitions_statistics("default", "p", ["ds=a", "ds=b"], ["x"])
+    parts = ms.column_stats.get_partitions_statistics("default", "p", ["ds=a", "ds=b"], ["x"])
     assert parts["ds=a"].statsObj[0].statsData.value.histogram is None
     assert Distribution.of(parts["ds=b"].statsObj[0].statsData.value.histogram, "bigint").count == 200
     # a table-level sketch of ds=b alone would describe other rows than the table's
-    assert ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
+    assert ms.column_stats.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram is None
 
     lab.sql("ANALYZE TABLE p PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS")
-    table = Distribution.of(ms.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram,
+    table = Distribution.of(ms.column_stats.get_table_statistics("default", "p", ["x"]).statsObj[0].statsData.value.histogram,
                             "bigint")
     assert table.count == 300 and table.low == 0 and table.high == 299
 
@@ -166,11 +166,12 @@ def test_sketches_once_kept_stay_kept_by_a_session_without_the_setting_until_the
     try:
         other.tables["k"].write(pd.DataFrame({"x": range(50, 80)}))
         other.sql("ANALYZE TABLE k COMPUTE STATISTICS FOR ALL COLUMNS")
-        histogram = other.metastore.get_table_statistics("default", "k", ["x"]).statsObj[0].statsData.value.histogram
+        histogram = other.metastore.column_stats.get_table_statistics("default", "k", ["x"]).statsObj[0].statsData.value.histogram
         assert Distribution.of(histogram, "bigint").count == 80
         other.sql("ALTER TABLE k SET TBLPROPERTIES ('colstats.kll.enable'='false')")  # the table's own choice
         other.sql("ANALYZE TABLE k COMPUTE STATISTICS FOR ALL COLUMNS")
-        assert other.metastore.get_table_statistics("default", "k", ["x"]).statsObj[0].statsData.value.histogram is None
+        assert other.metastore.column_stats.get_table_statistics("default", "k",
+                                                                 ["x"]).statsObj[0].statsData.value.histogram is None
     finally:
         other.close()
 
@@ -186,7 +187,7 @@ def test_whether_a_sketch_compacted_is_read_off_its_preamble_as_loading_it_tells
         lab.tables["k"].write(pd.DataFrame({"b": pd.array(range(rows), dtype="Int64"), "f": [v / 3 for v in range(rows)],
                                             "d": [v / 7 for v in range(rows)]}).astype({"f": "float32"}), partition={"ds": day})
     seen = set()
-    for stats in lab.metastore.get_partitions_statistics("default", "k", ["ds=one", "ds=few", "ds=many"],
+    for stats in lab.metastore.column_stats.get_partitions_statistics("default", "k", ["ds=one", "ds=few", "ds=many"],
                                                                  ["b", "f", "d"]).values():
         for obj in stats.statsObj:
             blob = obj.statsData.value.histogram
@@ -213,7 +214,7 @@ def test_merged_long_sketches_hold_their_ranks_and_spark_reads_them_back(lab, sp
     bound = rank_error()
     for column in ("small", "huge"):
         exact = np.sort(np.concatenate([f[column].to_numpy() for f in frames]))
-        blob = lab.metastore.get_table_statistics("default", "longs", [column]).statsObj[0].statsData.value.histogram
+        blob = lab.metastore.column_stats.get_table_statistics("default", "longs", [column]).statsObj[0].statsData.value.histogram
         _check_ranks(Distribution.of(blob, "bigint"), exact)
         row = spark.createDataFrame([(bytearray(blob),)], "s binary").select(
             F.kll_sketch_get_n_bigint("s").alias("n"),
@@ -231,7 +232,7 @@ def test_an_append_merges_the_written_rows_sketch_into_the_partitions(lab):
     lab.tables["a"].write(pd.DataFrame({"x": [float(v) for v in range(1000)]}), partition={"ds": "a"})
     lab.tables["a"].write(pd.DataFrame({"x": [float(v) for v in range(1000, 3000)] + [math.nan, None]}),
                           partition={"ds": "a"})
-    obj = lab.metastore.get_partitions_statistics("default", "a", ["ds=a"], ["x"])["ds=a"].statsObj[0]
+    obj = lab.metastore.column_stats.get_partitions_statistics("default", "a", ["ds=a"], ["x"])["ds=a"].statsObj[0]
     distribution = Distribution.of(obj.statsData.value.histogram, "double")
     assert distribution.count == 3000  # the null and the NaN are in no sketch
     _check_ranks(distribution, np.arange(3000, dtype=float))
@@ -269,7 +270,7 @@ def test_drills_levels_keep_a_sketch_per_unit_merged_up_and_refreshed_incrementa
     lab.register_external("events", root, partition_types={"ds": "string"})
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL")
-    stored = lab.metastore.get_table_metadata("default", "events")
+    stored = lab.metastore.table_metadata.get_table_metadata("default", "events")
     assert all(c.histogram is None for u in stored.units for c in u.columns.values())  # the setting is off
 
     lab.set("hive.stats.kll.enable", True)
@@ -281,7 +282,7 @@ def test_drills_levels_keep_a_sketch_per_unit_merged_up_and_refreshed_incrementa
         return np.array([v for v in present if not (isinstance(v, float) and math.isnan(v))])
 
     def check(unit_type: str, rows_of):
-        for unit in lab.metastore.get_table_metadata("default", "events").of_type(unit_type):
+        for unit in lab.metastore.table_metadata.get_table_metadata("default", "events").of_type(unit_type):
             for name, type_name in (("x", "int"), ("amount", "double"), ("d", "date"), ("ts", "timestamp")):
                 sketch = Distribution.of(unit.columns[name].histogram, type_name)
                 _check_ranks(sketch, exact(rows_of(unit, name), type_name))

@@ -247,10 +247,10 @@ def test_spark_refusing_a_query_is_a_query_error_naming_the_column(fresh):
     (lambda lab: lab.views("nosuchview"), "no view named 'nosuchview'"),
     (lambda lab: lab.views.stats("sales", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
     (lambda lab: lab.views.skew("sales", "x", partition="ds=zz"), "partition ds=zz of default.sales does not exist"),
-    (lambda lab: lab.metastore.get_partitions_by_filter("default", "sales", "ds >"), "does not parse"),
-    (lambda lab: lab.metastore.get_table_column_statistics("default", "sales", "nosuch"), "nosuch"),
-    (lambda lab: lab.metastore.update_table_column_statistics("x"), "expected a ColumnStatistics"),
-    (lambda lab: lab.metastore.get_partition("default", "sales", "no-equals"), "no-equals"),
+    (lambda lab: lab.metastore.catalog.get_partitions_by_filter("default", "sales", "ds >"), "does not parse"),
+    (lambda lab: lab.metastore.column_stats.get_table_column_statistics("default", "sales", "nosuch"), "nosuch"),
+    (lambda lab: lab.metastore.column_stats.update_table_column_statistics("x"), "expected a ColumnStatistics"),
+    (lambda lab: lab.metastore.catalog.get_partition("default", "sales", "no-equals"), "no-equals"),
     (lambda lab: lab.tables["sales"].to_spark(snapshot=__import__("colstats_lab").metastore.ValidWriteIdList.parse("t:a:b:c:d")),
      "not a ValidWriteIdList: 't:a:b:c:d'"),
     (lambda lab: lab.sql(None), "lab.sql takes the text of statements, not NoneType"),
@@ -279,7 +279,7 @@ def test_a_bad_file_in_an_external_directory_is_named(fresh, tmp_path):
     (root / "data.parquet").write_text("not parquet at all")
     with pytest.raises(ColstatsError, match="data.parquet"):
         lab.register_external("junk", str(root))
-    assert not lab.metastore.table_exists("default", "junk")
+    assert not lab.metastore.catalog.table_exists("default", "junk")
 
 
 API_TABLES = st.sampled_from(["sales", "flat", "ext", "nosuch", "", "default.sales", "sales.x", "`sales`", 7, None])

@@ -145,11 +145,11 @@ def test_a_file_of_no_rows_adds_nothing_to_its_partition(events):
 def test_files_that_are_gone_make_statistics_stale_and_are_not_recorded_as_empty(events, capsys):
     lab, frame, root = events
     lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS NOSCAN")
-    before = lab.metastore.get_partition("default", "events", f"eventdate={DAYS[0]}").parameters["numRows"]
+    before = lab.metastore.catalog.get_partition("default", "events", f"eventdate={DAYS[0]}").parameters["numRows"]
     shutil.rmtree(os.path.join(root, f"eventDate={DAYS[0]}"))
     with pytest.raises(InvalidArgument, match=r"partition eventDate=2026-11-01 at .* no longer exists; MSCK REPAIR"):
         lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS NOSCAN")
-    assert lab.metastore.get_partition("default", "events", f"eventdate={DAYS[0]}").parameters["numRows"] == before
+    assert lab.metastore.catalog.get_partition("default", "events", f"eventdate={DAYS[0]}").parameters["numRows"] == before
     freshness = lab.tables["events"].inspect.staleness().set_index("partition")
     gone = freshness.loc[f"eventDate={DAYS[0]}"]
     assert not gone["accurate"] and "no longer exists" in gone["reason"]
@@ -157,7 +157,7 @@ def test_files_that_are_gone_make_statistics_stale_and_are_not_recorded_as_empty
     assert "no longer exists" in capsys.readouterr().out
     lab.set("colstats.analyze.missing_as_empty", True)  # asked for: recorded as empty
     lab.sql(f"ANALYZE TABLE events PARTITION (eventDate='{DAYS[0]}') COMPUTE STATISTICS FOR ALL COLUMNS NOSCAN")
-    assert lab.metastore.get_partition("default", "events", f"eventdate={DAYS[0]}").parameters["numRows"] == "0"
+    assert lab.metastore.catalog.get_partition("default", "events", f"eventdate={DAYS[0]}").parameters["numRows"] == "0"
 
 
 def test_files_that_disagree_on_a_columns_type_are_named_before_any_job(lab, tmp_path):
@@ -168,7 +168,7 @@ def test_files_that_disagree_on_a_columns_type_are_named_before_any_job(lab, tmp
     with pytest.raises(InvalidArgument, match=r"column id is int64 in ds=a/part-0.parquet and double in "
                                               r"ds=b/part-0.parquet"):
         lab.register_external("mixed", str(root))
-    assert not lab.metastore.table_exists("default", "mixed")
+    assert not lab.metastore.catalog.table_exists("default", "mixed")
     os.remove(root / "ds=b" / "part-0.parquet")
     lab.register_external("mixed", str(root))
     pd.DataFrame({"id": [3.5], "v": ["z"]}).to_parquet(root / "ds=a" / "part-1.parquet")  # another job's file

@@ -114,7 +114,7 @@ def test_analyze_frame_gives_a_dataframes_statistics_without_storing_them(lab, s
              ["a"]) for i in range(200)]
     frame = spark.createDataFrame(rows, "Id bigint, Key string, Amount double, Day date, Tags array<string>")
     truth = pd.DataFrame([r[:4] for r in rows], columns=["Id", "Key", "Amount", "Day"], dtype=object)
-    tables_before = lab.metastore.get_tables("default")
+    tables_before = lab.metastore.catalog.get_tables("default")
     whole = lab.analyze_frame(frame).set_index("column")
     assert list(whole.index) == ["Id", "Key", "Amount", "Day", "Tags", "Tags.element"]
     # an array's sizes, and its elements' figures over its 200 elements
@@ -137,7 +137,7 @@ def test_analyze_frame_gives_a_dataframes_statistics_without_storing_them(lab, s
     assert (from_pandas.loc["n", "min"], from_pandas.loc["n", "max"], from_pandas.loc["n", "nulls"]) == (1.0, 3.0, 1)
     with pytest.raises(ColstatsError, match="column nope does not exist in the DataFrame"):
         lab.analyze_frame(frame, by=["nope"])
-    assert lab.metastore.get_tables("default") == tables_before
+    assert lab.metastore.catalog.get_tables("default") == tables_before
 
 
 def test_the_landing_frame_lists_every_table_the_stalest_first(lab, exported, spark):

@@ -40,9 +40,9 @@ def test_external_statistics_stop_answering_once_another_job_adds_a_file(externa
         described["data_type"].tolist()
     column = lab.sql("DESCRIBE FORMATTED ev PARTITION (region=1) v").df.set_index("info_name")["info_value"]
     assert column[COLUMN_STATS_ACCURATE] == '{"BASIC_STATS":"false"}'
-    stats = lab.metastore.get_partition_column_statistics("default", "ev", "region=1", "v")
+    stats = lab.metastore.column_stats.get_partition_column_statistics("default", "ev", "region=1", "v")
     assert stats.isStatsCompliant is False
-    assert lab.metastore.get_table_column_statistics("default", "ev", "v").isStatsCompliant is False
+    assert lab.metastore.column_stats.get_table_column_statistics("default", "ev", "v").isStatsCompliant is False
     frame, _ = _stats_frame(lab, "region=1")
     assert frame.set_index("column").loc["v"]["accurate"] is False
     assert "1 added" in frame.set_index("column").loc["v"]["reason"]
@@ -90,5 +90,5 @@ def test_a_partition_added_over_existing_files_is_not_taken_as_empty(external):
 def _stats_frame(lab, partition):
     from colstats_lab.frames import level_frame
 
-    table = lab.metastore.get_table("default", "ev")
+    table = lab.metastore.catalog.get_table("default", "ev")
     return level_frame(lab.metastore, table, partition)

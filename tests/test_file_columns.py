@@ -36,7 +36,7 @@ def _nulls(series: pd.Series) -> int:
 
 
 def _figures(lab, table: str, column: str):
-    stats = lab.metastore.get_table_column_statistics("default", table, column)
+    stats = lab.metastore.column_stats.get_table_column_statistics("default", table, column)
     return stats.isStatsCompliant, stats.obj(column).statsData.value
 
 
@@ -85,7 +85,7 @@ def test_mixed_case_names_read_match_and_count_as_pandas_does(lab, tmp_path):
     # another job adds a file: the statistics go stale, and the next ANALYZE covers both files
     second = _events(1_000, 2)
     second.to_parquet(root / "part-1.parquet")
-    assert not lab.metastore.get_table_column_statistics("default", "camel", "upper").isStatsCompliant
+    assert not lab.metastore.column_stats.get_table_column_statistics("default", "camel", "upper").isStatsCompliant
     lab.sql("ANALYZE TABLE camel COMPUTE STATISTICS FOR ALL COLUMNS")
     both = pd.concat([first, second], ignore_index=True)
     accurate, upper = _figures(lab, "camel", "upper")
@@ -106,7 +106,7 @@ def test_mixed_case_partition_directories_and_keys(lab, tmp_path):
     assert table.partition_key_names == ["region"]
     lab.sql("ANALYZE TABLE byregion PARTITION (region) COMPUTE STATISTICS FOR ALL COLUMNS")
     for region, frame in frames.items():
-        stats = lab.metastore.get_partition_column_statistics("default", "byregion", f"region={region}", "userid")
+        stats = lab.metastore.column_stats.get_partition_column_statistics("default", "byregion", f"region={region}", "userid")
         data = stats.obj("userid").statsData.value
         assert (data.lowValue, data.highValue) == (frame["userId"].min(), frame["userId"].max())
     got = lab.sql("SELECT Region, count(*) AS n FROM byregion WHERE eventType = 'buy' GROUP BY Region").df
@@ -120,7 +120,7 @@ def test_names_that_differ_only_in_case_are_refused_by_name(lab, tmp_path):
     pq.write_table(pa.table({"id": [1, 2], "Id": [3, 4]}), root / "a.parquet")
     with pytest.raises(AmbiguousColumnError, match=r"a\.parquet has columns 'id' and 'Id'"):
         lab.register_external("twice", str(root))
-    assert not lab.metastore.table_exists("default", "twice")
+    assert not lab.metastore.catalog.table_exists("default", "twice")
 
     # a file another job adds later with such names: ANALYZE names it rather than read either column
     good = tmp_path / "later"
@@ -197,7 +197,7 @@ def test_a_delta_tables_camel_case_columns_take_the_logs_figures_and_spelling(la
     assert table.spelled("userid") == "userId"
     result = lab.sql("ANALYZE TABLE dcamel COMPUTE STATISTICS FOR ALL COLUMNS")
     assert "userid" in result.details.footer_columns  # min, max, NULLs from the log's figures, found by spelling
-    merged = lab.metastore.get_aggr_stats_for("default", "dcamel", ["upper", "eventtype"])
+    merged = lab.metastore.column_stats.get_aggr_stats_for("default", "dcamel", ["upper", "eventtype"])
     upper = merged.obj("upper").statsData.value
     assert (upper.numNulls, upper.lowValue, upper.highValue) == (
         _nulls(frame["UPPER"]), int(frame["UPPER"].min()), int(frame["UPPER"].max()))
@@ -455,7 +455,7 @@ def test_create_external_table_registers_files_and_checks_what_it_declares(lab, 
     message = str(refused.value)
     assert "eventtype is string there, not int" in message and "nope string is not in them" in message
     assert "they also hold größe double" in message
-    assert not lab.metastore.table_exists("default", "clicks")  # nothing registered
+    assert not lab.metastore.catalog.table_exists("default", "clicks")  # nothing registered
 
     result = lab.sql(f"CREATE EXTERNAL TABLE clicks (userId BIGINT, eventType STRING, Größe DOUBLE, UPPER BIGINT) "
                      f"PARTITIONED BY (region STRING) STORED AS PARQUET LOCATION 'file://{root}'")

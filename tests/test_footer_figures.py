@@ -178,7 +178,7 @@ def test_footer_figures_equal_the_rows_over_random_files(tmp_path_factory, spark
         names = list(TYPES) + ["price"]
         for ds, files in partitions.items():
             rows = pa.concat_tables([table for table, _ in files])
-            stored = lab.metastore.get_partitions_statistics("default", "random", [f"ds={ds}"], names)[f"ds={ds}"]
+            stored = lab.metastore.column_stats.get_partitions_statistics("default", "random", [f"ds={ds}"], names)[f"ds={ds}"]
             for obj in stored.statsObj:
                 expected = _expected(rows, obj.colName)
                 assert _same(_stored(obj), expected), (writer, ds, obj.colName, _stored(obj), expected)
@@ -198,7 +198,7 @@ def test_analyze_names_the_columns_its_footers_served_and_equals_a_scan(lab, spa
     lab.register_external("ext", root)
     served = lab.sql("ANALYZE TABLE ext COMPUTE STATISTICS FOR ALL COLUMNS").details
     assert served.footer_columns == ["x", "note", "day"]
-    from_footers = {o.colName: _stored(o) for o in lab.metastore.get_partitions_statistics(
+    from_footers = {o.colName: _stored(o) for o in lab.metastore.column_stats.get_partitions_statistics(
         "default", "ext", ["ds=1"], ["x", "note", "day"])["ds=1"].statsObj}
     assert from_footers["x"] == {"nulls": 1, "low": -7, "high": 12}
     assert from_footers["day"] == {"nulls": 1, "low": (dt.date(1900, 3, 1) - dt.date(1970, 1, 1)).days,
@@ -208,14 +208,14 @@ def test_analyze_names_the_columns_its_footers_served_and_equals_a_scan(lab, spa
     pq.write_table(rows.slice(2), f"{root}/ds=1/b.parquet", write_statistics=False)  # another job rewrites it
     scanned = lab.sql("ANALYZE TABLE ext COMPUTE STATISTICS FOR ALL COLUMNS").details
     assert scanned.footer_columns == []
-    again = {o.colName: _stored(o) for o in lab.metastore.get_partitions_statistics(
+    again = {o.colName: _stored(o) for o in lab.metastore.column_stats.get_partitions_statistics(
         "default", "ext", ["ds=1"], ["x", "note", "day"])["ds=1"].statsObj}
     assert again == from_footers
 
 
 def _written(lab, table: str, partition: str, names: list[str]) -> dict:
-    stats = lab.metastore.get_partitions_statistics("default", table, [partition], names)[partition]
-    flags = lab.metastore.get_partition("default", table, partition).parameters["COLUMN_STATS_ACCURATE"]
+    stats = lab.metastore.column_stats.get_partitions_statistics("default", table, [partition], names)[partition]
+    flags = lab.metastore.catalog.get_partition("default", table, partition).parameters["COLUMN_STATS_ACCURATE"]
     assert all(f'"{n}":"true"' in flags for n in names), flags
     return {o.colName: _stored(o) for o in stats.statsObj}
 

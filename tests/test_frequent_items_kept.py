@@ -86,9 +86,9 @@ def test_a_near_unique_column_keeps_no_sketch_unless_its_table_names_it(lab):
     lab.tables["ids"].write(pd.DataFrame({"id": np.arange(rows), "again": np.arange(rows) // 2}))
     lab.sql("ANALYZE TABLE ids COMPUTE STATISTICS FOR ALL COLUMNS")
     # `id`: every value once, nothing frequent, its NDV says so; `again` repeats each value
-    assert lab.metastore.columns_with_frequent_items("default", "ids") == {"again"}
+    assert lab.metastore.column_stats.columns_with_frequent_items("default", "ids") == {"again"}
     # a dimension's key its table names keeps its sketch: a join's prediction reads it
     lab.sql("CREATE TABLE dims (k BIGINT)")
     lab.sql("ALTER TABLE dims SET TBLPROPERTIES ('colstats.frequent.items.columns'='k')")
     lab.tables["dims"].write(pd.DataFrame({"k": np.arange(rows)}))
-    assert lab.metastore.columns_with_frequent_items("default", "dims") == {"k"}
+    assert lab.metastore.column_stats.columns_with_frequent_items("default", "dims") == {"k"}

@@ -60,7 +60,7 @@ def test_a_legacy_true_flag_no_longer_breaks_statistics_calls(lab):
         conn.execute("UPDATE TABLE_PARAMS SET PARAM_VALUE = 'true' WHERE PARAM_KEY = ?", (COLUMN_STATS_ACCURATE,))
     conn.close()
     assert lab.sql("SELECT count(*) FROM legacy").df.iloc[0, 0] == 2
-    compliance = lab.metastore.stats_compliance("default", "legacy", ["a"])
+    compliance = lab.metastore.accuracy.stats_compliance("default", "legacy", ["a"])
     assert compliance[None][0] is False and "after the last analyze of a" in compliance[None][1]
     described = lab.sql("DESCRIBE FORMATTED legacy a").df.set_index("info_name")["info_value"]
     assert described[COLUMN_STATS_ACCURATE] == '{"BASIC_STATS":"true","COLUMN_STATS":{"a":"false"}}'
@@ -70,7 +70,7 @@ def test_a_new_table_and_an_added_partition_have_accurate_empty_statistics(lab):
     """Hive's setStatsStateForCreateTable: numFiles, numRows, totalSize, rawDataSize 0, BASIC_STATS and
     every column's flag true; so count(*) of a new table is answered from statistics (0)."""
     lab.sql("CREATE TABLE fresh (a INT, `Ünï` STRING)")
-    params = lab.metastore.get_table("default", "fresh").parameters
+    params = lab.metastore.catalog.get_table("default", "fresh").parameters
     assert params[COLUMN_STATS_ACCURATE] == '{"BASIC_STATS":"true","COLUMN_STATS":{"a":"true","ünï":"true"}}'
     assert [params[k] for k in ("numFiles", "numRows", "totalSize", "rawDataSize")] == ["0"] * 4
     answer = lab.sql("SELECT count(*), min(a), count(`Ünï`) FROM fresh")
@@ -78,14 +78,14 @@ def test_a_new_table_and_an_added_partition_have_accurate_empty_statistics(lab):
     assert answer.df.iloc[0, 0] == 0 and answer.df.iloc[0, 2] == 0 and pd.isna(answer.df.iloc[0, 1])
     lab.sql("CREATE TABLE parted (a INT) PARTITIONED BY (ds STRING)")
     lab.sql("ALTER TABLE parted ADD PARTITION (ds='x')")
-    flags = lab.metastore.get_partition("default", "parted", "ds=x").parameters[COLUMN_STATS_ACCURATE]
+    flags = lab.metastore.catalog.get_partition("default", "parted", "ds=x").parameters[COLUMN_STATS_ACCURATE]
     assert flags == '{"BASIC_STATS":"true","COLUMN_STATS":{"a":"true"}}'
     answer = lab.sql("SELECT count(*), max(a) FROM parted WHERE ds = 'x'")
     assert answer.answered_from == "stats" and answer.df.iloc[0, 0] == 0
     # a write without gathering then leaves the basic statistics accurate and the columns not
     lab.set("hive.stats.column.autogather", False)
     lab.tables["fresh"].write(pd.DataFrame({"a": [5], "Ünï": ["x"]}))
-    flags = StatsAccuracy.parse(lab.metastore.get_table("default", "fresh").parameters[COLUMN_STATS_ACCURATE])
+    flags = StatsAccuracy.parse(lab.metastore.catalog.get_table("default", "fresh").parameters[COLUMN_STATS_ACCURATE])
     assert flags.basic and flags.columns == set()
     answer = lab.sql("SELECT count(*), max(a) FROM fresh")
     assert answer.answered_from == "scan" and answer.df.iloc[0].tolist() == [1, 5]
@@ -110,13 +110,13 @@ def test_a_transactional_tables_statistics_change_only_with_the_write_state(tx):
     without the writer's write ID and ValidWriteIdList is refused ("Cannot change stats state for a
     transactional table ... without providing the transactional write state for verification"), by
     every form of the API."""
-    for update in (lambda: tx.metastore.update_partition_column_statistics(_forged("ds=p", -999, 999)),
-                   lambda: tx.metastore.set_aggr_stats_for([_forged("ds=p", -999, 999)]),
-                   lambda: tx.metastore.update_table_column_statistics(_forged(None, -999, 999))):
+    for update in (lambda: tx.metastore.column_stats.update_partition_column_statistics(_forged("ds=p", -999, 999)),
+                   lambda: tx.metastore.column_stats.set_aggr_stats_for([_forged("ds=p", -999, 999)]),
+                   lambda: tx.metastore.column_stats.update_table_column_statistics(_forged(None, -999, 999))):
         with pytest.raises(MetaException, match="Cannot change stats state for a transactional table default.tx "
                                                 "without providing the transactional write state for verification"):
             update()
-    stats = tx.metastore.get_partition_column_statistics("default", "tx", "ds=p", "v")
+    stats = tx.metastore.column_stats.get_partition_column_statistics("default", "tx", "ds=p", "v")
     assert stats.isStatsCompliant and stats.obj("v").statsData.longStats.highValue == 3
     answer = tx.sql("SELECT min(v), max(v) FROM tx")
     assert answer.answered_from == "stats" and answer.df.iloc[0].tolist() == [1, 3]
@@ -127,17 +127,17 @@ def test_a_writer_that_cannot_see_the_current_statistics_stores_them_not_accurat
     the current statistics' writer, the figures are stored and the column's flag is removed in the
     same call, so they are never used; a writer that sees it stores them accurate."""
     txn = tx.transaction()
-    table = tx.metastore.get_table("default", "tx")
+    table = tx.metastore.catalog.get_table("default", "tx")
     snapshot, write_id = txn.snapshot(table), txn.write_id(table)
     tx.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")  # commits after txn began
-    assert tx.metastore.update_partition_column_statistics(_forged("ds=p", -999, 999), write_id, snapshot) is False
+    assert tx.metastore.column_stats.update_partition_column_statistics(_forged("ds=p", -999, 999), write_id, snapshot) is False
     txn.abort()
-    flags = StatsAccuracy.parse(tx.metastore.get_partition("default", "tx", "ds=p").parameters[COLUMN_STATS_ACCURATE])
+    flags = StatsAccuracy.parse(tx.metastore.catalog.get_partition("default", "tx", "ds=p").parameters[COLUMN_STATS_ACCURATE])
     assert "v" not in flags.columns
     answer = tx.sql("SELECT max(v) FROM tx")
     assert answer.answered_from == "scan" and answer.df.iloc[0, 0] == 3
     with tx.transaction() as current:
-        ok = tx.metastore.update_partition_column_statistics(_forged("ds=p", 1, 3), current.write_id(table),
+        ok = tx.metastore.column_stats.update_partition_column_statistics(_forged("ds=p", 1, 3), current.write_id(table),
                                                               current.snapshot(table))
     assert ok is True and tx.sql("SELECT max(v) FROM tx").answered_from == "stats"
 
@@ -145,8 +145,8 @@ def test_a_writer_that_cannot_see_the_current_statistics_stores_them_not_accurat
 def test_deleting_statistics_clears_the_columns_flag(tx):
     """Hive's deleteColumnStatistics removes the column from COLUMN_STATS_ACCURATE
     (StatsSetupConst.removeColumnStatsState)."""
-    tx.metastore.delete_partition_column_statistics("default", "tx", "ds=p", "v")
-    flags = StatsAccuracy.parse(tx.metastore.get_partition("default", "tx", "ds=p").parameters[COLUMN_STATS_ACCURATE])
+    tx.metastore.column_stats.delete_partition_column_statistics("default", "tx", "ds=p", "v")
+    flags = StatsAccuracy.parse(tx.metastore.catalog.get_partition("default", "tx", "ds=p").parameters[COLUMN_STATS_ACCURATE])
     assert flags.basic and "v" not in flags.columns
     answer = tx.sql("SELECT count(*), max(v) FROM tx")
     assert answer.answered_from == "scan" and answer.df.iloc[0].tolist() == [3, 3]
@@ -155,9 +155,9 @@ def test_deleting_statistics_clears_the_columns_flag(tx):
 def test_noscan_analyze_takes_a_write_id(tx):
     """Hive's ANALYZE ... NOSCAN of a transactional table changes numFiles and totalSize under a write ID
     of its own, like every change of a transactional table's statistics."""
-    before = tx.metastore.get_partition("default", "tx", "ds=p").writeId
+    before = tx.metastore.catalog.get_partition("default", "tx", "ds=p").writeId
     tx.sql("ANALYZE TABLE tx PARTITION (ds='p') COMPUTE STATISTICS NOSCAN")
-    after = tx.metastore.get_partition("default", "tx", "ds=p")
+    after = tx.metastore.catalog.get_partition("default", "tx", "ds=p")
     assert after.writeId > before
     assert after.parameters["numFiles"] == str(len(list_data_files(after.location)))  # one write: all its files
     assert tx.sql("SELECT count(*), max(v) FROM tx").answered_from == "stats"
@@ -169,13 +169,14 @@ def test_the_reader_rule_applies_wherever_the_flag_is_shown(tx):
     off (hive.txn.stats.enabled=false); DESCRIBE shows what the reader may use."""
     old = tx.tables["tx"].inspect.snapshot()
     tx.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")  # a writer the old snapshot misses
-    stale = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=old)[0]
+    stale = tx.metastore.catalog.get_partitions("default", "tx", ["ds=p"], valid_write_ids=old)[0]
     assert COLUMN_STATS_ACCURATE not in stale.parameters
-    current = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
+    current = tx.metastore.catalog.get_partitions("default", "tx", ["ds=p"],
+                                                  valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
     assert StatsAccuracy.parse(current.parameters[COLUMN_STATS_ACCURATE]).columns == {"v"}
-    assert COLUMN_STATS_ACCURATE in tx.metastore.get_partition("default", "tx", "ds=p").parameters  # as stored
+    assert COLUMN_STATS_ACCURATE in tx.metastore.catalog.get_partition("default", "tx", "ds=p").parameters  # as stored
     tx.set("hive.txn.stats.enabled", False)
-    off = tx.metastore.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
+    off = tx.metastore.catalog.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
     assert COLUMN_STATS_ACCURATE not in off.parameters
     described = tx.sql("DESCRIBE FORMATTED tx PARTITION (ds='p')").df
     assert COLUMN_STATS_ACCURATE not in described["data_type"].tolist()
@@ -222,7 +223,7 @@ def test_list_bucketing_follows_hives_two_switches(lab):
            "STORED AS DIRECTORIES")
     with pytest.raises(InvalidArgument, match="hive.mapred.supports.subdirectories is false"):
         lab.sql(ddl)
-    assert not lab.metastore.table_exists("default", "lbt")
+    assert not lab.metastore.catalog.table_exists("default", "lbt")
     lab.sql("CREATE TABLE lbt (id BIGINT, x INT) PARTITIONED BY (ds STRING) SKEWED BY (x) ON (30)")  # not as dirs
     with pytest.raises(InvalidArgument, match="hive.mapred.supports.subdirectories is false"):
         lab.sql("ALTER TABLE lbt SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
@@ -252,10 +253,11 @@ def test_string_lengths_count_code_points_and_merge_weighted_by_rows(lab):
     lab.tables["texts"].write(pd.DataFrame({"s": first}), partition={"ds": "a"})
     lab.tables["texts"].write(pd.DataFrame({"s": second}), partition={"ds": "b"})
     lab.sql("ANALYZE TABLE texts PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS s")
-    part = lab.metastore.get_partition_column_statistics("default", "texts", "ds=a", "s").obj("s").statsData.stringStats
+    part = lab.metastore.column_stats.get_partition_column_statistics("default", "texts", "ds=a",
+                                                                      "s").obj("s").statsData.stringStats
     assert part.maxColLen == max(len(s) for s in first if s) == 3
     assert part.avgColLen == pytest.approx(sum(len(s) for s in first if s) / len(first))  # a NULL counts 0
-    table = lab.metastore.get_table_column_statistics("default", "texts", "s").obj("s").statsData.stringStats
+    table = lab.metastore.column_stats.get_table_column_statistics("default", "texts", "s").obj("s").statsData.stringStats
     everything = first + second
     assert table.avgColLen == pytest.approx(sum(len(s) for s in everything if s) / len(everything))
     assert table.maxColLen == 8
@@ -283,7 +285,7 @@ def test_aggregate_statistics_over_partially_analyzed_partitions_extrapolate_as_
     border the largest lies toward; with hive.metastore.stats.ndv.densityfunction, NDV = (high - low) /
     mean density ((high - low) / NDV, integer division for longs), kept within [max NDV, sum of NDVs]."""
     lab = half_analyzed
-    aggr = lab.metastore.get_aggr_stats_for("default", "half", ["v"])
+    aggr = lab.metastore.column_stats.get_aggr_stats_for("default", "half", ["v"])
     assert (aggr.partsFound, aggr.partsRequested, aggr.coverage()) == (2, 4, "covers 2 of 4 partitions")
     hive = aggr.obj("v").statsData.value
     # by hand: points (index 0: low 1, high 5, NDV 3) and (index 2: low 7, high 16, NDV 4), n = 4
@@ -295,14 +297,14 @@ def test_aggregate_statistics_over_partially_analyzed_partitions_extrapolate_as_
     assert (exact.lowValue, exact.highValue, exact.numNulls, exact.numDVs) == (1, 16, 5, 7)
     assert aggr.isStatsCompliant is False  # two partitions have no accurate statistics of v
     lab.set("hive.metastore.stats.ndv.densityfunction", True)
-    dense = lab.metastore.get_aggr_stats_for("default", "half", ["v"]).obj("v").statsData.value
+    dense = lab.metastore.column_stats.get_aggr_stats_for("default", "half", ["v"]).obj("v").statsData.value
     density = ((5 - 1) // 3 + (16 - 7) // 4) / 2
     assert dense.numDVs == min(max(int((27 - 1) / density), 4), 3 + 4)
     # a subset with statistics everywhere is a plain merge, and complete
-    both = lab.metastore.get_aggr_stats_for("default", "half", ["v"], ["d=3", "d=1"])
+    both = lab.metastore.column_stats.get_aggr_stats_for("default", "half", ["v"], ["d=3", "d=1"])
     assert both.complete and both.obj("v").statsData.value.highValue == 16
     with pytest.raises(Exception, match="partition d=9 of default.half does not exist"):
-        lab.metastore.get_aggr_stats_for("default", "half", ["v"], ["d=9"])
+        lab.metastore.column_stats.get_aggr_stats_for("default", "half", ["v"], ["d=9"])
 
 
 def test_partial_coverage_is_said_and_never_answers(half_analyzed):
@@ -320,7 +322,7 @@ def test_partial_coverage_is_said_and_never_answers(half_analyzed):
     assert pruned.answered_from == "stats", pruned.reason
     assert pruned.df.iloc[0].tolist() == [7, 1, 16]
     from colstats_lab.frames import level_frame
-    frame, _ = level_frame(lab.metastore, lab.metastore.get_table("default", "half"))
+    frame, _ = level_frame(lab.metastore, lab.metastore.catalog.get_table("default", "half"))
     row = frame.set_index("column").loc["v"]
     assert row["coverage"] == "2 of 4" and row["max"] == 16 and "covers 2 of 4 partitions" in row["reason"]
 
@@ -336,9 +338,9 @@ def test_a_dynamic_partition_write_gathers_every_partitions_statistics(lab):
                          "ds": ["x", "x", "y", "y", None, "y"], "h": pd.array([1, 1, 2, 2, 3, 2], dtype="Int64")})
     result = lab.tables["dyn"].write(rows)
     assert sorted(result.partitions) == ["ds=__HIVE_DEFAULT_PARTITION__/h=3", "ds=x/h=1", "ds=y/h=2"]
-    compliance = lab.metastore.stats_compliance("default", "dyn", ["v", "s"])
+    compliance = lab.metastore.accuracy.stats_compliance("default", "dyn", ["v", "s"])
     assert all(ok for ok, _ in compliance.values()), compliance
-    stats = lab.metastore.get_partitions_statistics("default", "dyn", None, ["v", "s"])
+    stats = lab.metastore.column_stats.get_partitions_statistics("default", "dyn", None, ["v", "s"])
     expected = {"ds=x/h=1": ([1, 2, 5, 7], ["a", "b", "é", None]),
                 "ds=y/h=2": ([None, 100, 8], ["ccc", "dd", "ff"]),
                 "ds=__HIVE_DEFAULT_PARTITION__/h=3": ([-3], ["e"])}
@@ -394,7 +396,7 @@ def test_rows_changed_per_partition_and_analyzing_only_the_stale_ones(lab, spark
     after = lab.tables["moved"].inspect.staleness().set_index("partition")
     assert after["accurate"].to_dict() == {"d=1": False, "d=2": True, "d=3": True, "d=4": True, "d=5": True}
     assert after.loc["d=2", "rows_changed"] == 0 and after.loc["d=1", "rows_changed"] == 2
-    low = lab.metastore.get_partition_column_statistics("default", "moved", "d=3", "v").obj("v").statsData.longStats
+    low = lab.metastore.column_stats.get_partition_column_statistics("default", "moved", "d=3", "v").obj("v").statsData.longStats
     assert (low.lowValue, low.highValue) == (-9, -5)
     assert "Nothing to analyze" in lab.tables["moved"].analyze_stale().message
     with pytest.raises(InvalidArgument, match="between 0 and 1"):
@@ -415,7 +417,7 @@ def test_timestamp_statistics_are_hive_seconds_with_the_microseconds_kept_apart(
     lab.sql("CREATE TABLE ts_t (t TIMESTAMP)")
     instants = [dt.datetime(1969, 12, 31, 23, 59, 58, 500000), dt.datetime(2026, 11, 23, 6, 0, 0, 999999)]
     lab.tables["ts_t"].write(pd.DataFrame({"t": instants}))
-    stats = lab.metastore.get_table_column_statistics("default", "ts_t", "t").obj("t").statsData.timestampStats
+    stats = lab.metastore.column_stats.get_table_column_statistics("default", "ts_t", "t").obj("t").statsData.timestampStats
     assert (stats.lowValue.secondsSinceEpoch, stats.highValue.secondsSinceEpoch) == (-2, 1795413600)
     assert stats.highValue.to_datetime() == instants[1]  # nothing lost
     with connect(lab.metastore.url) as conn:

@@ -248,7 +248,7 @@ def test_partitions_the_hms_adds_and_drops_are_followed(hms_lab, hms, sales):
     shown = hms_lab.sql(f"SHOW PARTITIONS hms.{db}.sales").df["partition"].tolist()
     assert shown == ["ds=2026-01-02", "ds=2026-01-03", "ds=2026-01-04"]
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.sales PARTITION (ds='2026-01-04') COMPUTE STATISTICS FOR COLUMNS x")
-    stats = hms_lab.metastore.get_partition_column_statistics(f"hms_{db}", "sales", "ds=2026-01-04", "x")
+    stats = hms_lab.metastore.column_stats.get_partition_column_statistics(f"hms_{db}", "sales", "ds=2026-01-04", "x")
     assert stats.statsObj[0].statsData.value.numNulls == int(rows_of(3, 7)["x"].isna().sum())
     def accuracy(column: str) -> str:
         described = hms_lab.sql(f"DESCRIBE FORMATTED hms.{db}.sales {column}").df
@@ -271,7 +271,8 @@ def test_partition_values_hive_escapes_in_directory_names(hms_lab, hms, tmp_path
     hms_lab.sql(f"ANALYZE TABLE hms.{db}.odd COMPUTE STATISTICS FOR COLUMNS x")
     for value, frame in values.items():
         name = f"ds={escape_path_name(value)}"
-        x = hms_lab.metastore.get_partition_column_statistics(f"hms_{db}", "odd", name, "x").statsObj[0].statsData.value
+        x = hms_lab.metastore.column_stats.get_partition_column_statistics(f"hms_{db}", "odd", name,
+                                                                           "x").statsObj[0].statsData.value
         assert (x.numNulls, x.lowValue) == (int(frame["x"].isna().sum()), int(frame["x"].dropna().min())), value
     counted = hms_lab.sql(f"SELECT ds, count(*) AS n FROM hms.{db}.odd GROUP BY ds ORDER BY ds").df
     assert dict(zip(counted["ds"], counted["n"], strict=True)) == {"50%": 4, "a:b c": 6}

@@ -63,7 +63,7 @@ def _joined_per_key(orders: pd.DataFrame, customers: pd.DataFrame, left: str, ri
 
 def test_sketches_merged_over_partitions_hold_the_rows_counts_within_their_bound(shop):
     lab, orders, _ = shop
-    sketches = lab.metastore.get_frequent_items("default", "orders", "customer_id")
+    sketches = lab.metastore.column_stats.get_frequent_items("default", "orders", "customer_id")
     assert sorted(sketches) == [f"ds={ds}" for ds in DAYS]
     merged = FrequentItems.merged(list(sketches.values()), "bigint")
     every = pd.concat(orders.values())
@@ -212,7 +212,7 @@ def test_a_key_without_kept_frequent_values_is_counted_and_says_how_to_keep_them
     report = lab.tables["orders"].join_skew("customers", "id", "id")
     assert report.sides[0].source.startswith("counted") and "colstats.frequent.items.columns" in report.sides[0].source
     assert report.sides[1].source.startswith("statistics")
-    assert lab.metastore.get_frequent_items("default", "orders", "amount") == {}  # not named: not kept
+    assert lab.metastore.column_stats.get_frequent_items("default", "orders", "amount") == {}  # not named: not kept
     assert report.hot_keys.set_index("key").loc[HOT, "right_rows"] == 2
 
 

@@ -98,10 +98,10 @@ def test_the_quickstart_runs_in_jupyterlab_and_its_views_are_drawn(tmp_path):
             browser.close()
 
     store = Metastore(str(home / "metastore.db"))
-    x = store.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
-    table = store.get_table("default", "sales")
+    x = store.column_stats.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    table = store.catalog.get_table("default", "sales")
     rows = int(table.parameters["numRows"])
-    day = store.get_partition("default", "sales", "ds=2026-11-17")
+    day = store.catalog.get_partition("default", "sales", "ds=2026-11-17")
     store.close()
     x_row = next(line for line in stats_text.splitlines() if line.startswith("x\t"))
     assert fmt.count(x.numNulls) in x_row and fmt.number(x.highValue) in x_row and "accurate" in x_row

@@ -40,7 +40,7 @@ def lb(lab):
 
 
 def _subdirs(lab, part: str) -> set[str]:
-    location = os.path.join(lab.metastore.get_table("default", "t").location, part)
+    location = os.path.join(lab.metastore.catalog.get_table("default", "t").location, part)
     out = set()
     for delta in glob.glob(os.path.join(location, "*_*")):
         for root, _, files in os.walk(delta):
@@ -50,7 +50,7 @@ def _subdirs(lab, part: str) -> set[str]:
 
 
 def _file_values(lab, part: str, sub: str, column: str) -> set:
-    location = os.path.join(lab.metastore.get_table("default", "t").location, part)
+    location = os.path.join(lab.metastore.catalog.get_table("default", "t").location, part)
     values = set()
     for path in glob.glob(os.path.join(location, "*_*", sub, "*.parquet")):
         values |= set(pq.read_table(path).column(column).to_pylist())
@@ -64,7 +64,7 @@ def test_layout_on_disk_one_directory_per_skewed_value_with_rows(lb):
     assert lb.sql("SELECT count(*) AS n FROM t").df["n"][0] == 120
     described = lb.sql("SELECT count(*) AS n, sum(id) AS s FROM t WHERE ds = '2026-11-21'").df.iloc[0]
     assert (described["n"], described["s"]) == (120, sum(range(120)))
-    part = lb.metastore.get_partition("default", "t", "ds=2026-11-21")
+    part = lb.metastore.catalog.get_partition("default", "t", "ds=2026-11-21")
     files = glob.glob(os.path.join(part.location, "*_*", "**", "*.parquet"), recursive=True)
     assert part.parameters["numRows"] == "120" and part.parameters["numFiles"] == str(len(files))
 
@@ -75,9 +75,9 @@ def test_analyze_of_a_list_bucketing_table_sees_every_directory(lb):
     lb.sql("ANALYZE TABLE t PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS x, id")
     rows = pd.concat([_rows(), _rows(30, offset=500)])
     for part, frame in (("ds=2026-11-21", _rows()), ("ds=2026-11-22", _rows(30, offset=500))):
-        stats = lb.metastore.get_partition_column_statistics("default", "t", part, "x").obj("x").statsData.longStats
+        stats = lb.metastore.column_stats.get_partition_column_statistics("default", "t", part, "x").obj("x").statsData.longStats
         assert (stats.lowValue, stats.highValue, stats.numNulls) == (frame.x.min(), frame.x.max(), 0)
-    table = lb.metastore.get_table_column_statistics("default", "t", "id").obj("id").statsData.longStats
+    table = lb.metastore.column_stats.get_table_column_statistics("default", "t", "id").obj("id").statsData.longStats
     assert (table.lowValue, table.highValue) == (rows.id.min(), rows.id.max())
 
 
@@ -107,7 +107,7 @@ def test_each_alter_form_affects_later_partitions_only(lb):
     assert _subdirs(lb, "ds=2026-11-22") == {"x=101", DEFAULT}  # no row has x = 100
     assert _subdirs(lb, "ds=2026-11-21") == {"x=6", "x=20", "x=30", DEFAULT}
     lb.sql("ALTER TABLE t NOT STORED AS DIRECTORIES")
-    table = lb.metastore.get_table("default", "t")
+    table = lb.metastore.catalog.get_table("default", "t")
     assert table.skewedInfo.skewedColValues == [["100"], ["101"]] and not table.storedAsSubDirectories
     lb.tables["t"].write(_rows(), partition={"ds": "2026-11-23"})
     assert _subdirs(lb, "ds=2026-11-23") == {"."}
@@ -117,7 +117,7 @@ def test_each_alter_form_affects_later_partitions_only(lb):
     assert _subdirs(lb, "ds=2026-11-24") == {"hot", DEFAULT}
     assert _file_values(lb, "ds=2026-11-24", "hot", "x") == {30}
     lb.sql("ALTER TABLE t NOT SKEWED")
-    assert lb.metastore.get_table("default", "t").skewedInfo is None
+    assert lb.metastore.catalog.get_table("default", "t").skewedInfo is None
     lb.tables["t"].write(_rows(), partition={"ds": "2026-11-25"})
     assert _subdirs(lb, "ds=2026-11-25") == {"."}
     assert lb.sql("SELECT count(*) AS n FROM t").df["n"][0] == 6 * 120
@@ -129,7 +129,7 @@ def test_relayout_rewrites_a_partition_under_the_current_spec(lab):
     lab.sql("ALTER TABLE t SKEWED BY (x) ON (30, 6) STORED AS DIRECTORIES")
     assert _subdirs(lab, "ds=2026-11-21") == {"."}
     lab.tables["t"].relayout(partition={"ds": "2026-11-21"})
-    part = lab.metastore.get_partition("default", "t", "ds=2026-11-21")
+    part = lab.metastore.catalog.get_partition("default", "t", "ds=2026-11-21")
     assert part.storedAsSubDirectories and part.skewedInfo.skewedColValueLocationMaps == {("30",): "x=30", ("6",): "x=6"}
     assert lab.sql("SELECT count(*) AS n, sum(id) AS s FROM t").df.iloc[0].tolist() == [120, sum(range(120))]
     assert lab.explain("SELECT * FROM t WHERE x = 30").totals()["rows_kept"] == 40
@@ -149,7 +149,7 @@ def test_relayout_of_every_partition_in_one_transaction_keeps_every_row_and_its_
     assert sorted(name for r in results for name in r.partitions) == [f"ds={d}" for d in [*days, "2026-11-24"]]
     assert len({r.write_id for r in results}) == 1  # one transaction, one write ID
     for ds, rows in days.items():
-        part = lab.metastore.get_partition("default", "t", f"ds={ds}")
+        part = lab.metastore.catalog.get_partition("default", "t", f"ds={ds}")
         assert part.storedAsSubDirectories
         assert part.skewedInfo.skewedColValueLocationMaps == {("30",): "x=30", ("6",): "x=6"}
         assert _file_values(lab, f"ds={ds}", "x=30", "x") == {30}
@@ -157,7 +157,7 @@ def test_relayout_of_every_partition_in_one_transaction_keeps_every_row_and_its_
         assert got.iloc[0].tolist() == [len(rows), rows["id"].sum(), (rows["x"] == 6).sum()]
         assert part.parameters["numRows"] == str(len(rows))
         assert '"x":"true"' in part.parameters["COLUMN_STATS_ACCURATE"]  # gathered in the same write
-    assert lab.metastore.get_partition("default", "t", "ds=2026-11-24").storedAsSubDirectories
+    assert lab.metastore.catalog.get_partition("default", "t", "ds=2026-11-24").storedAsSubDirectories
     hot = sum(int((rows["x"] == 30).sum()) for rows in days.values())
     assert lab.explain("SELECT * FROM t WHERE x = 30").totals()["rows_kept"] == hot
 
@@ -272,7 +272,7 @@ def test_pruned_queries_return_exactly_the_full_scans_rows(lb, predicates):
 def test_ddl_errors(lab, statement, error, message):
     with pytest.raises(error, match=message):
         lab.sql(statement)
-    assert not lab.metastore.table_exists("default", "u")
+    assert not lab.metastore.catalog.table_exists("default", "u")
 
 
 def test_list_bucketing_rules(lb, tmp_path):
@@ -291,7 +291,7 @@ def test_list_bucketing_rules(lb, tmp_path):
     with pytest.raises(InvalidArgument, match="default.ext is an external table"):
         lb.sql("ALTER TABLE ext SKEWED BY (x) ON (30) STORED AS DIRECTORIES")
     lb.sql("ALTER TABLE ext SKEWED BY (x) ON (30)")  # a skewed table without directories is fine
-    assert lb.metastore.get_table("default", "ext").skewedInfo.skewedColValues == [["30"]]
+    assert lb.metastore.catalog.get_table("default", "ext").skewedInfo.skewedColValues == [["30"]]
 
 
 @pytest.mark.slow  # the full lane: seconds of Spark work the fast lane's budget has no room for

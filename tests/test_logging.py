@@ -19,17 +19,17 @@ def test_an_aborted_transaction_is_logged_with_why(lab, caplog):
     assert f"opened transaction {committed.txn_id}" in caplog.text
     assert f"committed transaction {committed.txn_id}" in caplog.text
     assert f"aborted transaction {failed.txn_id}: RuntimeError: the job failed after writing" in caplog.text
-    assert lab.metastore.txn_state(failed.txn_id) == "aborted"
+    assert lab.metastore.txns.txn_state(failed.txn_id) == "aborted"
 
 
 def test_a_transaction_of_a_process_that_died_is_aborted_with_a_warning_naming_it(lab, caplog):
     caplog.set_level(logging.WARNING, logger="colstats_lab")
     gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                               text=True, check=True).stdout)
-    txn_id = lab.metastore.open_txn()
+    txn_id = lab.metastore.txns.open_txn()
     with lab.metastore.transaction() as conn:  # as if that process had opened it and died
         conn.execute("UPDATE TXNS SET TXN_PID = ? WHERE TXN_ID = ?", (gone, txn_id))
-    assert lab.metastore.abort_expired_txns() == [txn_id]
+    assert lab.metastore.txns.abort_expired_txns() == [txn_id]
     (record,) = [r for r in caplog.records if r.name == "colstats_lab.txn"]
     assert record.levelno == logging.WARNING
     assert record.getMessage().endswith(f"(pid {gone}): its process is gone")

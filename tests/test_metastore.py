@@ -52,8 +52,8 @@ def _sales(ms: Metastore) -> Table:
                                        FieldSchema("price", "decimal(10,2)"), FieldSchema("day", "date"),
                                        FieldSchema("ts", "timestamp")],
                   [FieldSchema("ds", "string")], location="/tmp/sales")
-    ms.create_table(table)
-    ms.add_partitions([Partition("default", "sales", ["2026-11-21"]), Partition("default", "sales", ["2026-11-22"])])
+    ms.catalog.create_table(table)
+    ms.catalog.add_partitions([Partition("default", "sales", ["2026-11-21"]), Partition("default", "sales", ["2026-11-22"])])
     return table
 
 
@@ -89,13 +89,13 @@ def test_reopening_an_existing_file_keeps_its_contents(new_metastore_location, n
     _sales(first)
     first.close()
     again = new_metastore(path)
-    assert again.get_partition_names("default", "sales") == ["ds=2026-11-21", "ds=2026-11-22"]
+    assert again.catalog.get_partition_names("default", "sales") == ["ds=2026-11-21", "ds=2026-11-22"]
     again.close()
 
 
 def test_table_round_trip_lowercases_names(ms):
-    ms.create_table(Table("default", "MixedCase", [FieldSchema("Col", "DECIMAL(10, 2)")], location="/x"))
-    table = ms.get_table("DEFAULT", "mixedcase")
+    ms.catalog.create_table(Table("default", "MixedCase", [FieldSchema("Col", "DECIMAL(10, 2)")], location="/x"))
+    table = ms.catalog.get_table("DEFAULT", "mixedcase")
     assert table.tableName == "mixedcase"
     assert [(c.name, c.type) for c in table.cols] == [("col", "decimal(10,2)")]
 
@@ -103,17 +103,17 @@ def test_table_round_trip_lowercases_names(ms):
 def test_unknown_objects_are_named(ms):
     _sales(ms)
     with pytest.raises(NoSuchObjectException, match="table default.nope does not exist"):
-        ms.get_table("default", "nope")
+        ms.catalog.get_table("default", "nope")
     with pytest.raises(NoSuchObjectException, match="database nodb does not exist"):
-        ms.get_tables("nodb")
+        ms.catalog.get_tables("nodb")
     with pytest.raises(NoSuchObjectException, match="partition ds=1999-01-01 of default.sales does not exist"):
-        ms.get_partition("default", "sales", "ds=1999-01-01")
+        ms.catalog.get_partition("default", "sales", "ds=1999-01-01")
     with pytest.raises(NoSuchObjectException, match="column zz does not exist in table default.sales"):
-        ms.get_table_column_statistics("default", "sales", "zz")
+        ms.column_stats.get_table_column_statistics("default", "sales", "zz")
     with pytest.raises(NoSuchObjectException, match="no statistics for column x"):
-        ms.get_partition_column_statistics("default", "sales", "ds=2026-11-21", "x")
+        ms.column_stats.get_partition_column_statistics("default", "sales", "ds=2026-11-21", "x")
     with pytest.raises(AlreadyExistsException, match="table default.sales already exists"):
-        ms.create_table(Table("default", "sales", [FieldSchema("x", "int")]))
+        ms.catalog.create_table(Table("default", "sales", [FieldSchema("x", "int")]))
 
 
 def test_every_stats_type_round_trips_exactly(ms):
@@ -130,9 +130,9 @@ def test_every_stats_type_round_trips_exactly(ms):
         ColumnStatisticsObj("ts", "timestamp", ColumnStatisticsData(
             timestampStats=TimestampColumnStatsData(Timestamp(-1), Timestamp(1_795_000_000_123_456), 0, 2))),
     ]
-    ms.update_partition_column_statistics(ColumnStatistics(
+    ms.column_stats.update_partition_column_statistics(ColumnStatistics(
         ColumnStatisticsDesc(False, "default", "sales", "ds=2026-11-21", 1234), objs))
-    got = ms.get_partitions_statistics("default", "sales", ["ds=2026-11-21"], [o.colName for o in objs])
+    got = ms.column_stats.get_partitions_statistics("default", "sales", ["ds=2026-11-21"], [o.colName for o in objs])
     back = {o.colName: o for o in got["ds=2026-11-21"].statsObj}
     for obj in objs:
         expected, actual = obj.statsData.value, back[obj.colName].statsData.value
@@ -151,16 +151,16 @@ def test_every_stats_type_round_trips_exactly(ms):
 
 def test_update_replaces_and_delete_removes(ms):
     _sales(ms)
-    ms.update_table_column_statistics(_long_stats(None, 1, 9))
-    ms.update_table_column_statistics(_long_stats(None, 2, 8))
-    got = ms.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    ms.column_stats.update_table_column_statistics(_long_stats(None, 1, 9))
+    ms.column_stats.update_table_column_statistics(_long_stats(None, 2, 8))
+    got = ms.column_stats.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
     assert (got.lowValue, got.highValue) == (2, 8)
-    assert ms.delete_table_column_statistics("default", "sales", "x")
+    assert ms.column_stats.delete_table_column_statistics("default", "sales", "x")
     with pytest.raises(NoSuchObjectException):
-        ms.get_table_column_statistics("default", "sales", "x")
-    ms.update_partition_column_statistics(_long_stats("ds=2026-11-22"))
-    ms.delete_partition_column_statistics("default", "sales", "ds=2026-11-22", "x")
-    assert ms.get_partitions_statistics("default", "sales", None, ["x"]) == {}
+        ms.column_stats.get_table_column_statistics("default", "sales", "x")
+    ms.column_stats.update_partition_column_statistics(_long_stats("ds=2026-11-22"))
+    ms.column_stats.delete_partition_column_statistics("default", "sales", "ds=2026-11-22", "x")
+    assert ms.column_stats.get_partitions_statistics("default", "sales", None, ["x"]) == {}
 
 
 def test_stats_for_the_wrong_type_or_column_are_refused(ms):
@@ -169,12 +169,12 @@ def test_stats_for_the_wrong_type_or_column_are_refused(ms):
         "note", "string", ColumnStatisticsData(stringStats=StringColumnStatsData(1, 1.0, 0, 1)))])
     wrong.statsObj[0].colName = "x"
     with pytest.raises(InvalidObjectException, match="column x of default.sales is int"):
-        ms.update_table_column_statistics(wrong)
+        ms.column_stats.update_table_column_statistics(wrong)
     with pytest.raises(NoSuchObjectException, match="column nope does not exist"):
-        ms.update_table_column_statistics(ColumnStatistics(ColumnStatisticsDesc(True, "default", "sales"), [
+        ms.column_stats.update_table_column_statistics(ColumnStatistics(ColumnStatisticsDesc(True, "default", "sales"), [
             ColumnStatisticsObj("nope", "int", ColumnStatisticsData(longStats=LongColumnStatsData(1, 1, 0, 1)))]))
     with pytest.raises(InvalidInputException, match="partName"):
-        ms.update_partition_column_statistics(_long_stats(None))
+        ms.column_stats.update_partition_column_statistics(_long_stats(None))
 
 
 def test_a_failing_bulk_update_writes_nothing(ms):
@@ -182,8 +182,8 @@ def test_a_failing_bulk_update_writes_nothing(ms):
     good = _long_stats("ds=2026-11-21")
     bad = _long_stats("ds=1999-01-01")
     with pytest.raises(NoSuchObjectException):
-        ms.set_aggr_stats_for([good, bad])
-    assert ms.get_partitions_statistics("default", "sales", None, ["x"]) == {}
+        ms.column_stats.set_aggr_stats_for([good, bad])
+    assert ms.column_stats.get_partitions_statistics("default", "sales", None, ["x"]) == {}
 
 
 def test_figures_found_malformed_while_a_bulk_update_is_stored_write_nothing(ms):
@@ -192,22 +192,22 @@ def test_figures_found_malformed_while_a_bulk_update_is_stored_write_nothing(ms)
     _sales(ms)
     first, second = _long_stats("ds=2026-11-21"), _long_stats("ds=2026-11-22", nulls=-1)
     with pytest.raises(InvalidInputException, match="column x: numNulls must be a count, got -1"):
-        ms.set_aggr_stats_for([first, second])
-    assert ms.get_partitions_statistics("default", "sales", None, ["x"]) == {}
-    ms.set_aggr_stats_for([first, _long_stats("ds=2026-11-22", nulls=3)])  # the connection is usable after it
-    stored = ms.get_partitions_statistics("default", "sales", None, ["x"])
+        ms.column_stats.set_aggr_stats_for([first, second])
+    assert ms.column_stats.get_partitions_statistics("default", "sales", None, ["x"]) == {}
+    ms.column_stats.set_aggr_stats_for([first, _long_stats("ds=2026-11-22", nulls=3)])  # the connection is usable after it
+    stored = ms.column_stats.get_partitions_statistics("default", "sales", None, ["x"])
     assert {name: stats.obj("x").statsData.longStats.numNulls for name, stats in stored.items()} == {
         "ds=2026-11-21": 0, "ds=2026-11-22": 3}
 
 
 def test_dropping_a_partition_or_table_deletes_its_statistics(ms):
     _sales(ms)
-    ms.set_aggr_stats_for([_long_stats("ds=2026-11-21"), _long_stats("ds=2026-11-22")])
-    ms.update_table_column_statistics(_long_stats(None))
-    ms.drop_partition("default", "sales", "ds=2026-11-21")
+    ms.column_stats.set_aggr_stats_for([_long_stats("ds=2026-11-21"), _long_stats("ds=2026-11-22")])
+    ms.column_stats.update_table_column_statistics(_long_stats(None))
+    ms.catalog.drop_partition("default", "sales", "ds=2026-11-21")
     conn = connect(ms.path)
     assert conn.execute("SELECT PART_NAME FROM PART_COL_STATS").fetchall() == [("ds=2026-11-22",)]
-    ms.drop_table("default", "sales")
+    ms.catalog.drop_table("default", "sales")
     for table in ("PART_COL_STATS", "TAB_COL_STATS", "PARTITIONS", "PARTITION_PARAMS", "TABLE_PARAMS",
                   "PARTITION_KEY_VALS", "COLUMNS_V2", "SDS", "TBLS"):
         assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
@@ -216,12 +216,12 @@ def test_dropping_a_partition_or_table_deletes_its_statistics(ms):
 def test_hostile_names_and_values_are_data(ms):
     hostile = "x'); DROP TABLE TBLS; --"
     _sales(ms)
-    ms.add_partitions([Partition("default", "sales", [hostile])])
+    ms.catalog.add_partitions([Partition("default", "sales", [hostile])])
     name = make_part_name(["ds"], [hostile])
-    assert ms.get_partition("default", "sales", name).values == [hostile]
+    assert ms.catalog.get_partition("default", "sales", name).values == [hostile]
     with pytest.raises(NoSuchObjectException):
-        ms.get_table("default", hostile)
-    assert "sales" in ms.get_tables("default")
+        ms.catalog.get_table("default", hostile)
+    assert "sales" in ms.catalog.get_tables("default")
 
 
 def test_part_names_follow_hive_escaping():
@@ -233,34 +233,34 @@ def test_part_names_follow_hive_escaping():
 
 def test_write_ids_and_valid_write_id_list(ms):
     _sales(ms)
-    t1 = ms.open_txn()
-    assert ms.allocate_table_write_id(t1, "default", "sales") == 1
-    ms.commit_txn(t1)
-    t2, t3 = ms.open_txn(), ms.open_txn()
-    assert ms.allocate_table_write_id(t2, "default", "sales") == 2
-    assert ms.allocate_table_write_id(t3, "default", "sales") == 3
-    ms.abort_txn(t3)
-    valid = ms.get_valid_write_ids("default", "sales")
+    t1 = ms.txns.open_txn()
+    assert ms.txns.allocate_table_write_id(t1, "default", "sales") == 1
+    ms.txns.commit_txn(t1)
+    t2, t3 = ms.txns.open_txn(), ms.txns.open_txn()
+    assert ms.txns.allocate_table_write_id(t2, "default", "sales") == 2
+    assert ms.txns.allocate_table_write_id(t3, "default", "sales") == 3
+    ms.txns.abort_txn(t3)
+    valid = ms.txns.get_valid_write_ids("default", "sales")
     assert str(valid) == "default.sales:3:2:2:3"
     assert [valid.is_write_id_valid(i) for i in (0, 1, 2, 3, 4)] == [True, True, False, False, False]
-    ms.commit_txn(t2)
-    assert str(ms.get_valid_write_ids("default", "sales")) == "default.sales:3:9223372036854775807::3"
+    ms.txns.commit_txn(t2)
+    assert str(ms.txns.get_valid_write_ids("default", "sales")) == "default.sales:3:9223372036854775807::3"
     assert ValidWriteIdList.parse("default.t:6:6:6:") == ValidWriteIdList("default.t", 6, frozenset({6}))
     assert str(ValidWriteIdList.parse("default.t:8:9223372036854775807::")) == "default.t:8:9223372036854775807::"
 
 
 def test_partitioned_table_basic_stats_follow_hive(ms):
     _sales(ms)
-    ms.alter_partition_params("default", "sales", "ds=2026-11-21", {
+    ms.catalog.alter_partition_params("default", "sales", "ds=2026-11-21", {
         "numRows": "10", "numFiles": "1", "totalSize": "100", "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
-    ms.refresh_partitioned_table_params("default", "sales")
-    params = ms.get_table("default", "sales").parameters
+    ms.catalog.refresh_partitioned_table_params("default", "sales")
+    params = ms.catalog.get_table("default", "sales").parameters
     assert params["numRows"] == "10" and params["numPartitions"] == "2"
     assert "COLUMN_STATS_ACCURATE" not in params  # one partition does not know its stats
-    ms.alter_partition_params("default", "sales", "ds=2026-11-22", {
+    ms.catalog.alter_partition_params("default", "sales", "ds=2026-11-22", {
         "numRows": "5", "numFiles": "2", "totalSize": "50", "COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
-    ms.refresh_partitioned_table_params("default", "sales")
-    params = ms.get_table("default", "sales").parameters
+    ms.catalog.refresh_partitioned_table_params("default", "sales")
+    params = ms.catalog.get_table("default", "sales").parameters
     assert (params["numRows"], params["numFiles"], params["totalSize"]) == ("15", "3", "150")
     assert params["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true"}'
 
@@ -278,7 +278,7 @@ def test_a_file_from_an_earlier_schema_version_is_migrated_in_place(tmp_path):
     conn.execute("INSERT INTO DBS (NAME, DB_LOCATION_URI, CREATE_TIME) VALUES ('old', '/tmp/old', 0)")
     conn.close()
     store = Metastore(path)
-    assert "old" in store.get_all_databases()
+    assert "old" in store.catalog.get_all_databases()
     check = sqlite3.connect(path)
     assert check.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert check.execute("SELECT COUNT(*) FROM TXN_COMPONENTS").fetchone()[0] == 0
@@ -289,16 +289,16 @@ def test_a_commit_of_several_changes_is_one_transaction_and_sums_its_table_once_
     """`Metastore.apply`: every change in order, then each touched table's sums added up again from its
     partitions; a commit whose last change fails keeps nothing of the ones before."""
     table = _sales(ms)
-    ms.alter_partitions_params("default", "sales", {
+    ms.catalog.alter_partitions_params("default", "sales", {
         "ds=2026-11-21": {"numRows": "10", "numFiles": "1", "totalSize": "100"},
         "ds=2026-11-22": {"numRows": "5", "numFiles": "2", "totalSize": "50"}})
     added = Partition("default", "sales", ["2026-11-23"],
                       parameters={"numRows": "40", "numFiles": "4", "totalSize": "400"})
     ms.apply([AddPartitions(table, (added,)), FollowPartitions(table, dropped=("ds=2026-11-21",)),
               AlterPartitionParams(table, (("ds=2026-11-22", (("numRows", "7"),)),))])
-    partitions = {p.partName: p.parameters for p in ms.get_partitions("default", "sales")}
+    partitions = {p.partName: p.parameters for p in ms.catalog.get_partitions("default", "sales")}
     assert sorted(partitions) == ["ds=2026-11-22", "ds=2026-11-23"]
-    params = ms.get_table("default", "sales").parameters
+    params = ms.catalog.get_table("default", "sales").parameters
     assert (params["numPartitions"], params["numRows"], params["numFiles"], params["totalSize"]) == \
         (str(len(partitions)), str(sum(int(p["numRows"]) for p in partitions.values())),
          str(sum(int(p["numFiles"]) for p in partitions.values())),
@@ -307,8 +307,8 @@ def test_a_commit_of_several_changes_is_one_transaction_and_sums_its_table_once_
     with pytest.raises(NoSuchObjectException, match="partition ds=nope of default.sales does not exist"):
         ms.apply([AddPartitions(table, (Partition("default", "sales", ["2026-11-24"]),)),
                   AlterPartitionParams(table, (("ds=nope", (("numRows", "1"),)),))])
-    assert sorted(p.partName for p in ms.get_partitions("default", "sales")) == sorted(partitions)
-    assert ms.get_table("default", "sales").parameters == params
+    assert sorted(p.partName for p in ms.catalog.get_partitions("default", "sales")) == sorted(partitions)
+    assert ms.catalog.get_table("default", "sales").parameters == params
 
 
 def test_a_server_that_cannot_be_used_is_one_line_naming_the_url_without_its_password(postgres, tmp_path):
@@ -344,7 +344,7 @@ def test_a_server_that_cannot_be_used_is_one_line_naming_the_url_without_its_pas
 def test_partitions_added_in_one_call_keep_their_own_values_parameters_location_and_skew(ms):
     """A write adds thousands of partitions in one call, stored a batch a schema table (ids drawn ahead on
     PostgreSQL): each partition's key values, parameters, location and skew spec must stay its own."""
-    ms.create_table(Table("default", "events", [FieldSchema("v", "bigint")],
+    ms.catalog.create_table(Table("default", "events", [FieldSchema("v", "bigint")],
                           [FieldSchema("ds", "string"), FieldSchema("hr", "string")], location="/tmp/events"))
     asked = [Partition("default", "events", [f"2026-{1 + i // 600:02d}-{1 + i % 28:02d}", f"{i % 24:02d}"],
                        location=f"/tmp/events/p{i}", parameters={"numFiles": str(i), "tag": f"t{i % 7}"})
@@ -353,8 +353,8 @@ def test_partitions_added_in_one_call_keep_their_own_values_parameters_location_
         p.keys = ["ds", "hr"]
     asked = list({p.partName: p for p in asked}.values())
     asked[3].skewedInfo, asked[3].storedAsSubDirectories = SkewedInfo(["v"], [["1"], ["2"]]), True
-    assert len(ms.add_partitions(asked)) == len(asked)
-    stored = {p.partName: p for p in ms.get_partitions("default", "events")}
+    assert len(ms.catalog.add_partitions(asked)) == len(asked)
+    stored = {p.partName: p for p in ms.catalog.get_partitions("default", "events")}
     assert sorted(stored) == sorted(p.partName for p in asked)
     for p in asked:
         assert (stored[p.partName].location, stored[p.partName].parameters) == (p.location, p.parameters), p.partName
@@ -378,21 +378,21 @@ def test_a_commit_of_one_tables_statistics_holds_off_that_tables_write_ids_only(
     location = new_metastore_location()
     committing, other = new_metastore(location), new_metastore(location)
     for name in ("a", "b"):
-        committing.create_table(Table("default", name, [FieldSchema("x", "bigint")],
+        committing.catalog.create_table(Table("default", name, [FieldSchema("x", "bigint")],
                                       parameters={"transactional": "true"}))
     with committing.transaction({("default", "a")}):  # a commit of a's statistics, in progress
-        txn = other.open_txn()
-        assert other.allocate_table_write_id(txn, "default", "b") == 1
-        other.heartbeat(txn)
+        txn = other.txns.open_txn()
+        assert other.txns.allocate_table_write_id(txn, "default", "b") == 1
+        other.txns.heartbeat(txn)
         taken: list[int] = []
-        waiting = threading.Thread(target=lambda: taken.append(other.allocate_table_write_id(txn, "default", "a")))
+        waiting = threading.Thread(target=lambda: taken.append(other.txns.allocate_table_write_id(txn, "default", "a")))
         waiting.start()
         waiting.join(timeout=1.0)
         assert waiting.is_alive() and taken == []  # held off by a's commit
     waiting.join(timeout=30)
     assert taken == [1]
-    other.commit_txn(txn)
-    assert other.get_valid_write_ids("default", "a").high_watermark == 1
+    other.txns.commit_txn(txn)
+    assert other.txns.get_valid_write_ids("default", "a").high_watermark == 1
 
 
 def test_a_write_that_would_wait_leaves_no_transaction_behind(new_metastore_location, new_metastore):
@@ -403,11 +403,24 @@ def test_a_write_that_would_wait_leaves_no_transaction_behind(new_metastore_loca
 
     location = new_metastore_location()
     holder, reader = new_metastore(location), new_metastore(location)
-    holder.create_table(Table("default", "a", [FieldSchema("x", "bigint")]))
+    holder.catalog.create_table(Table("default", "a", [FieldSchema("x", "bigint")]))
     with holder.transaction():
         with pytest.raises(WouldWait), reader.db.without_waiting(), reader.db.transaction():
             pass
         with reader.db.snapshot():
-            assert reader.get_tables("default") == ["a"]
+            assert reader.catalog.get_tables("default") == ["a"]
     with reader.db.transaction():  # the holder is done: the reader writes
         pass
+
+
+def test_a_former_flat_call_names_the_repository_it_lives_in_now(ms):
+    """The Metastore keeps no forwarders: `metastore.get_table` and a setting read off the Metastore each fail
+    with one line naming where it is now, and the new spellings answer."""
+    for name, where in [("get_table", "catalog"), ("get_aggr_stats_for", "column_stats"), ("open_txn", "txns"),
+                        ("partition_state", "segments"), ("stats_compliance", "accuracy"), ("keep_run", "runs"),
+                        ("txn_stats_enabled", "settings")]:
+        with pytest.raises(AttributeError, match=rf"^Metastore has no {name}: it is metastore\.{where}\.{name}$"):
+            getattr(ms, name)
+    with pytest.raises(AttributeError):
+        ms.txn_stats_enabled = False  # a setting set on the Metastore would change nothing: refused
+    assert ms.catalog.get_tables("default") == [] and ms.settings.txn_stats_enabled

@@ -107,11 +107,11 @@ def test_a_copy_into_a_metastore_that_holds_a_table_writes_nothing(tmp_path, pos
     from colstats_lab.metastore.copy import copy_metastore
 
     source = Metastore(str(tmp_path / "a.db"))
-    source.create_table(Table("default", "a", [FieldSchema("x", "int")], location=str(tmp_path / "a")))
+    source.catalog.create_table(Table("default", "a", [FieldSchema("x", "int")], location=str(tmp_path / "a")))
     source.close()
     target_url = postgres.new_database()
     target = Metastore(target_url, str(tmp_path / "wh"))
-    target.create_table(Table("default", "b", [FieldSchema("y", "int")], location=str(tmp_path / "b")))
+    target.catalog.create_table(Table("default", "b", [FieldSchema("y", "int")], location=str(tmp_path / "b")))
     target.close()
     with pytest.raises(MetaException, match=r"is not empty \(.*TBLS 1 rows\): a copy goes into a new one only"):
         copy_metastore(str(tmp_path / "a.db"), target_url)

@@ -205,7 +205,7 @@ def test_sql_readers_see_as_of_when_each_flag_was_proven(lab, tmp_path):
         "SELECT PART_NAME, COLUMN_STATS_ACCURATE, PROVEN_AT, HOLDS_WHILE FROM STATS_FLAGS "
         "WHERE TABLE_NAME = 't' AND PART_NAME IS NOT NULL").fetchall()}
     assert set(rows) == {"k=0", "k=1"} and '"v":"true"' in rows["k=1"][1]
-    analyzed = lab.metastore.get_partition_column_statistics("default", "t", "k=1", "v").statsDesc.lastAnalyzed
+    analyzed = lab.metastore.column_stats.get_partition_column_statistics("default", "t", "k=1", "v").statsDesc.lastAnalyzed
     assert rows["k=1"][2] == analyzed
     assert rows["k=1"][3].startswith("its files are those ANALYZE read at PROVEN_AT: another job may have changed")
     assert not lab.tables["t"].inspect.freshness().set_index("partition").loc["k=1", "accurate"]  # the lab lists them

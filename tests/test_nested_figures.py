@@ -168,7 +168,7 @@ def test_every_leaf_figure_equals_pyarrows_over_random_nested_files(tmp_path_fac
         outcome = lab.sql("ANALYZE TABLE random COMPUTE STATISTICS FOR ALL COLUMNS").details
         leaves = _leaves(pa.concat_tables([table for table, _ in drawn]))
         assert sorted(outcome.columns) == sorted(leaves)
-        stored = lab.metastore.get_table_statistics("default", "random", outcome.columns)
+        stored = lab.metastore.column_stats.get_table_statistics("default", "random", outcome.columns)
         inside = {name for name in leaves if name.endswith((".element", ".key", ".value"))
                   and name.rsplit(".", 1)[0] in leaves}
         for obj in stored.statsObj:

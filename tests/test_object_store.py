@@ -232,7 +232,7 @@ def test_storage_errors_are_one_line_naming_the_uri(s3_lab, s3, monkeypatch):
         finally:
             monkeypatch.undo()
             s3fs.S3FileSystem.clear_instance_cache()
-    assert not lab.metastore.table_exists("default", "guarded")
+    assert not lab.metastore.catalog.table_exists("default", "guarded")
 
     # registering reads the footers through s3fs, no Spark; a Spark with neither the S3A connector nor a mapping of
     # the bucket is refused by name when it reads
@@ -696,7 +696,7 @@ def test_a_spark_catalog_table_at_an_s3a_location_is_analyzed_where_spark_wrote_
         spark.createDataFrame(rows, "id bigint, kind string, ds string").write.insertInto(f"{db}.events")
         result = lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
         assert sorted(result.details.partitions) == ["ds=d1", "ds=d2"]
-        assert lab.metastore.get_table(db, "events").location == location
+        assert lab.metastore.catalog.get_table(db, "events").location == location
         truth = _read_back(location.replace("s3a://", "s3://"))
         assert len(truth) == 100
         stats = lab.tables[f"{db}.events"].inspect.stats().set_index(["partition", "column"])

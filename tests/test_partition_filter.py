@@ -22,13 +22,13 @@ def ms(request, tmp_path_factory):
     else:
         location = str(tmp_path_factory.mktemp("filter") / "metastore.db")
     store = Metastore(location, str(tmp_path_factory.mktemp("warehouse")))
-    store.create_table(Table("default", "events", [FieldSchema("v", "int")],
+    store.catalog.create_table(Table("default", "events", [FieldSchema("v", "int")],
                              [FieldSchema("ds", "string"), FieldSchema("hr", "int"), FieldSchema("region", "string")],
                              location="/tmp/events"))
-    store.create_table(Table("default", "other", [FieldSchema("v", "int")], [FieldSchema("ds", "string")],
+    store.catalog.create_table(Table("default", "other", [FieldSchema("v", "int")], [FieldSchema("ds", "string")],
                              location="/tmp/other"))
-    store.add_partitions([Partition("default", "events", [d, None if h is None else str(h), r]) for d, h, r in VALUES])
-    store.add_partitions([Partition("default", "other", ["2026-11-01"])])
+    store.catalog.add_partitions([Partition("default", "events", [d, None if h is None else str(h), r]) for d, h, r in VALUES])
+    store.catalog.add_partitions([Partition("default", "other", ["2026-11-01"])])
     yield store
     store.close()
 
@@ -47,7 +47,7 @@ def _sorted(values):
 
 
 def test_the_issue_example(ms):
-    parts = ms.get_partitions_by_filter("default", "events", "ds >= '2026-11-01' AND hr = 3")
+    parts = ms.catalog.get_partitions_by_filter("default", "events", "ds >= '2026-11-01' AND hr = 3")
     assert _sorted(_names(parts)) == _expected(lambda r: r["ds"] is not None and r["ds"] >= "2026-11-01"
                                                and r["hr"] == 3)
     assert all(p.tableName == "events" and len(p.values) == 3 for p in parts)
@@ -68,12 +68,12 @@ def test_the_issue_example(ms):
     ("hr <> 3", lambda r: None if r["hr"] is None else r["hr"] != 3),
 ])
 def test_filters(ms, text, predicate):
-    assert _sorted(_names(ms.get_partitions_by_filter("default", "events", text))) == _expected(predicate)
+    assert _sorted(_names(ms.catalog.get_partitions_by_filter("default", "events", text))) == _expected(predicate)
 
 
 def test_max_parts_and_other_tables_are_apart(ms):
-    assert len(ms.get_partitions_by_filter("default", "events", "ds = '2026-11-01'", max_parts=3)) == 3
-    assert [p.values for p in ms.get_partitions_by_filter("default", "other", "ds = '2026-11-01'")] == [["2026-11-01"]]
+    assert len(ms.catalog.get_partitions_by_filter("default", "events", "ds = '2026-11-01'", max_parts=3)) == 3
+    assert [p.values for p in ms.catalog.get_partitions_by_filter("default", "other", "ds = '2026-11-01'")] == [["2026-11-01"]]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -86,7 +86,7 @@ def test_max_parts_and_other_tables_are_apart(ms):
 ])
 def test_bad_filters_name_the_bad_part(ms, text, message):
     with pytest.raises(InvalidInputException, match=message):
-        ms.get_partitions_by_filter("default", "events", text)
+        ms.catalog.get_partitions_by_filter("default", "events", text)
 
 
 def test_the_listing_uses_the_key_value_index(ms):
@@ -150,7 +150,7 @@ _FILTERS = st.recursive(
 @given(_FILTERS)
 def test_random_filters_select_what_three_valued_logic_selects(ms, text_and_predicate):
     text, predicate = text_and_predicate
-    assert _sorted(_names(ms.get_partitions_by_filter("default", "events", text))) == _expected(predicate), text
+    assert _sorted(_names(ms.catalog.get_partitions_by_filter("default", "events", text))) == _expected(predicate), text
 
 
 @settings(max_examples=150, deadline=None)
@@ -164,5 +164,5 @@ def test_answers_select_partitions_through_the_index_as_three_valued_logic_does(
 
     text, predicate = text_and_predicate
     where = parse_one(f"SELECT count(*) FROM events WHERE {text}", read="spark").args["where"]
-    chosen = _selected_partitions(ms, ms.get_table("default", "events"), where)
+    chosen = _selected_partitions(ms, ms.catalog.get_table("default", "events"), where)
     assert _sorted(_names(chosen)) == _expected(predicate), text

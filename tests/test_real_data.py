@@ -53,13 +53,13 @@ def end_to_end(lab, spark, name: str, columns_ddl: str, frame, checked: list[str
     lab.sql(f"CREATE TABLE {name} ({columns_ddl}) PARTITIONED BY (ds STRING)")
     lab.tables[name].write(frame)
     lab.sql(f"ANALYZE TABLE {name} PARTITION (ds) COMPUTE STATISTICS FOR ALL COLUMNS")
-    table = lab.metastore.get_table("default", name)
+    table = lab.metastore.catalog.get_table("default", name)
     total = frame.count()
     assert int(table.parameters["numRows"]) == total
     for column in checked:
         key = column.lower()
         oracle = _oracle(frame, column)
-        stats = lab.metastore.get_table_column_statistics("default", name, key)
+        stats = lab.metastore.column_stats.get_table_column_statistics("default", name, key)
         assert stats.isStatsCompliant, column
         data = stats.obj(key).statsData.value
         assert data.numNulls == total - oracle["non_null"], column
@@ -98,7 +98,7 @@ def end_to_end(lab, spark, name: str, columns_ddl: str, frame, checked: list[str
     frame_out, rows = level_frame(lab.metastore, table)
     assert rows == total
     view = lab.views.stats(name)
-    for part in lab.metastore.get_partition_names("default", name):
+    for part in lab.metastore.catalog.get_partition_names("default", name):
         view.level.value = part
     # skew and pruning
     column = (skew_column or checked[0])
@@ -152,7 +152,7 @@ def _unescape(text: str) -> str:
 def test_a_column_of_nulls_only(lab, spark):
     frame = spark.createDataFrame([(i, None, None, f"d{i % 2}") for i in range(6)], "id bigint, x int, s string, ds string")
     end_to_end(lab, spark, "allnull", "id BIGINT, x INT, s STRING", frame, ["x", "s"])
-    x = lab.metastore.get_table_column_statistics("default", "allnull", "x").obj("x").statsData.longStats
+    x = lab.metastore.column_stats.get_table_column_statistics("default", "allnull", "x").obj("x").statsData.longStats
     assert (x.lowValue, x.highValue, x.numNulls, x.numDVs) == (None, None, 6, 0)
     answer = lab.sql("SELECT min(x), max(x), count(x) FROM allnull")
     assert answer.answered_from == "stats" and answer.df.iloc[0].tolist()[2] == 0
@@ -164,7 +164,7 @@ def test_a_column_of_nulls_only(lab, spark):
 def test_a_column_of_nan_only(lab, spark):
     frame = spark.createDataFrame([(i, float("nan"), f"d{i % 2}") for i in range(6)], "id bigint, d double, ds string")
     end_to_end(lab, spark, "nans", "id BIGINT, d DOUBLE", frame, ["d"])
-    d = lab.metastore.get_table_column_statistics("default", "nans", "d").obj("d").statsData.doubleStats
+    d = lab.metastore.column_stats.get_table_column_statistics("default", "nans", "d").obj("d").statsData.doubleStats
     assert math.isnan(d.lowValue) and math.isnan(d.highValue) and d.numDVs == 1 and d.numNulls == 0
 
 
@@ -172,7 +172,7 @@ def test_a_column_of_nan_only(lab, spark):
 def test_only_empty_strings(lab, spark):
     frame = spark.createDataFrame([(i, "", f"d{i % 3}") for i in range(9)], "id bigint, s string, ds string")
     end_to_end(lab, spark, "empties", "id BIGINT, s STRING", frame, ["s"])
-    s = lab.metastore.get_table_column_statistics("default", "empties", "s").obj("s").statsData.stringStats
+    s = lab.metastore.column_stats.get_table_column_statistics("default", "empties", "s").obj("s").statsData.stringStats
     assert (s.maxColLen, s.avgColLen, s.numDVs, s.numNulls) == (0, 0.0, 1, 0)
     assert lab.tables["empties"].skew("s").recommended == []  # one value holds every row: nothing stands out
 
@@ -220,7 +220,7 @@ def test_partition_values_with_slashes_equals_percent_spaces_unicode_and_null(la
     values = ["a/b", "k=v", "50%", "with space", "ünï", None]
     frame = spark.createDataFrame([(i, i, values[i % len(values)]) for i in range(12)], "id bigint, x int, ds string")
     end_to_end(lab, spark, "odd_parts", "id BIGINT, x INT", frame, ["x"])
-    names = lab.metastore.get_partition_names("default", "odd_parts")
+    names = lab.metastore.catalog.get_partition_names("default", "odd_parts")
     assert len(names) == 6 and f"ds={DEFAULT_PARTITION_NAME}" in names and "ds=a%2Fb" in names
     for value in values[:-1]:
         answer = lab.sql(f"SELECT count(*) FROM odd_parts WHERE ds = '{value}'")
@@ -237,7 +237,7 @@ def test_decimal_38_18_at_its_extremes(lab, spark):
     frame = spark.createDataFrame([(1, big, "a"), (2, least, "a"), (3, tiny, "b"), (4, None, "b")],
                                   "id bigint, amount decimal(38,18), ds string")
     end_to_end(lab, spark, "decimals", "id BIGINT, amount DECIMAL(38,18)", frame, ["amount"])
-    data = lab.metastore.get_table_column_statistics("default", "decimals", "amount").obj("amount").statsData
+    data = lab.metastore.column_stats.get_table_column_statistics("default", "decimals", "amount").obj("amount").statsData
     assert Decimal(str(data.value.lowValue)) == least and Decimal(str(data.value.highValue)) == big
 
 
@@ -261,7 +261,7 @@ def test_a_table_of_200_columns(lab, spark):
     frame = spark.range(20).select(*[(F.col("id") * i).cast("int").alias(n) for i, n in enumerate(names)],
                                    (F.col("id") % 2).cast("string").alias("ds"))
     end_to_end(lab, spark, "wide", ", ".join(f"{n} INT" for n in names), frame, ["c0", "c57", "c199"])
-    frame_out, _ = level_frame(lab.metastore, lab.metastore.get_table("default", "wide"))
+    frame_out, _ = level_frame(lab.metastore, lab.metastore.catalog.get_table("default", "wide"))
     assert len(frame_out) == 200 and frame_out["accurate"].all()
 
 
@@ -271,7 +271,7 @@ def test_strings_of_a_megabyte(lab, spark):
     frame = spark.createDataFrame([(1, huge, "a"), (2, huge[:-1] + "y", "a"), (3, "short", "b"), (4, None, "b")],
                                   "id bigint, s string, ds string")
     end_to_end(lab, spark, "mega", "id BIGINT, s STRING", frame, ["s"])
-    s = lab.metastore.get_table_column_statistics("default", "mega", "s").obj("s").statsData.stringStats
+    s = lab.metastore.column_stats.get_table_column_statistics("default", "mega", "s").obj("s").statsData.stringStats
     assert s.maxColLen == 1_000_000 and s.numDVs == 3
     report = lab.tables["mega"].skew("s")
     assert len(report.statement) < 3_000_000

@@ -34,12 +34,12 @@ def test_repair_registers_new_directories_and_sync_forgets_removed_ones(lab, spa
     added = lab.sql("MSCK REPAIR TABLE logs")
     assert added.details == Repair(added=["k=3"], dropped=[])
     assert added.message == "Repaired default.logs: added 1 partition(s): k=3."
-    assert lab.metastore.get_partition_names("default", "logs") == ["k=1", "k=2", "k=3"]
+    assert lab.metastore.catalog.get_partition_names("default", "logs") == ["k=1", "k=2", "k=3"]
     assert lab.sql("SELECT count(*) AS n FROM logs").df["n"][0] == _on_disk_rows(spark, landing) == 5
     synced = lab.sql("MSCK TABLE logs SYNC PARTITIONS")
     assert synced.details == Repair(added=[], dropped=["k=1"])
-    assert lab.metastore.get_partition_names("default", "logs") == ["k=2", "k=3"]
-    assert lab.metastore.get_table("default", "logs").parameters["numPartitions"] == "2"
+    assert lab.metastore.catalog.get_partition_names("default", "logs") == ["k=2", "k=3"]
+    assert lab.metastore.catalog.get_table("default", "logs").parameters["numPartitions"] == "2"
     lab.sql("ANALYZE TABLE logs PARTITION (k) COMPUTE STATISTICS FOR ALL COLUMNS")
     frame = lab.tables["logs"].inspect.stats().set_index("partition")
     assert frame.loc["k=3", "min"] == 6 and frame.loc["k=3", "max"] == 7 and frame.loc["k=3", "accurate"] is True
@@ -53,7 +53,7 @@ def test_repair_refuses_what_it_cannot_do_by_name(lab, spark, landing, tmp_path)
     spark.createDataFrame([(9,)], "id int").write.parquet(str(landing / "k=4" / "extra=1"))
     with pytest.raises(InvalidArgument, match="k=4/extra=1 does not follow the partition layout k"):
         lab.sql("MSCK REPAIR TABLE logs")
-    assert lab.metastore.get_partition_names("default", "logs") == ["k=1", "k=2"]  # nothing half-done
+    assert lab.metastore.catalog.get_partition_names("default", "logs") == ["k=1", "k=2"]  # nothing half-done
     assert parse_one("msck repair table db.t drop partitions") == st.RepairTable(table=st.TableName("db", "t"), mode="DROP")
     with pytest.raises(ParseError, match="expected PARTITIONS"):
         parse_one("MSCK REPAIR TABLE t SYNC")

@@ -21,8 +21,8 @@ def _write(path: str, values: list[int]) -> None:
 def _figures(lab) -> tuple[int, int, int]:
     """Rows, minimum and maximum of x as the table's statistics say after an ANALYZE."""
     lab.sql("ANALYZE TABLE ext COMPUTE STATISTICS FOR COLUMNS x")
-    table = lab.metastore.get_table("default", "ext")
-    data = lab.metastore.get_table_statistics("default", "ext", ["x"]).statsObj[0].statsData.value
+    table = lab.metastore.catalog.get_table("default", "ext")
+    data = lab.metastore.column_stats.get_table_statistics("default", "ext", ["x"]).statsObj[0].statsData.value
     return int(table.parameters["numRows"]), data.lowValue, data.highValue
 
 

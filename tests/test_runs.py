@@ -32,7 +32,7 @@ def _shop(lab) -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_each_run_is_kept_with_its_operators_its_querys_shape_and_the_write_ids_it_was_planned_with(lab):
     sales, items = _shop(lab)
     query = "SELECT i.cat, count(*) FROM sales s JOIN items i ON s.item = i.item WHERE s.amount > {} GROUP BY i.cat"
-    planned_under = str(lab.metastore.get_valid_write_ids("default", "sales"))
+    planned_under = str(lab.metastore.txns.get_valid_write_ids("default", "sales"))
     first = lab.explain(query.format(10), run=True)
     lab.set("hive.stats.column.autogather", False)
     lab.tables["sales"].write(sales.head(100))  # a write gathering none: the statistics of sales are stale now
@@ -45,10 +45,10 @@ def test_each_run_is_kept_with_its_operators_its_querys_shape_and_the_write_ids_
     assert (runs["operators"] == len(first.operators)).all() and (runs["seconds"] > 0).all()
     assert str(runs["ran_at"].dtype) == "datetime64[ns, UTC]"
     # the tables in name order
-    assert runs.iloc[1]["valid_write_ids"] == f"{lab.metastore.get_valid_write_ids('default', 'items')}; {planned_under}"
+    assert runs.iloc[1]["valid_write_ids"] == f"{lab.metastore.txns.get_valid_write_ids('default', 'items')}; {planned_under}"
     assert runs.iloc[1]["statistics"] == "default.items: accurate; default.sales: accurate"
     assert "default.sales: stale" in runs.iloc[0]["statistics"]
-    assert str(lab.metastore.get_valid_write_ids("default", "sales")) in runs.iloc[0]["valid_write_ids"]
+    assert str(lab.metastore.txns.get_valid_write_ids("default", "sales")) in runs.iloc[0]["valid_write_ids"]
 
     # each operator as it ran, against pandas over the rows
     kept = lab.runs(operators=True)

@@ -84,8 +84,8 @@ def test_a_skew_reports_statement_takes_hostile_values_as_values(lab):
     report = lab.tables["sk"].skew("k")
     assert sorted(report.recommended) == sorted(hostile)
     lab.sql(report.statement)  # what the skew guide tells a user to run
-    assert lab.metastore.table_exists("default", "victim")
-    skewed = lab.metastore.get_table("default", "sk").skewedInfo
+    assert lab.metastore.catalog.table_exists("default", "victim")
+    skewed = lab.metastore.catalog.get_table("default", "sk").skewedInfo
     assert sorted(v[0] for v in skewed.skewedColValues) == sorted(hostile)
 
 
@@ -99,7 +99,7 @@ def test_a_nothing_to_skew_comment_keeps_a_column_name_with_a_line_break_on_its_
     report = lab.tables["flat"].skew("x\nDROP TABLE victim")
     assert report.statement.startswith("-- no value of") and "\n" not in report.statement
     lab.sql(report.statement + "\nSELECT 1")  # the comment ends where the lab put it
-    assert lab.metastore.table_exists("default", "victim")
+    assert lab.metastore.catalog.table_exists("default", "victim")
 
 
 def test_the_command_lines_partition_is_parsed_never_pasted(lab, spark, capsys):
@@ -112,7 +112,7 @@ def test_the_command_lines_partition_is_parsed_never_pasted(lab, spark, capsys):
         assert cli_main(["--home", lab.home, *args]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("colstats-lab: unexpected 'COMPUTE' after the partition spec") and "Traceback" not in err
-    assert lab.metastore.table_exists("default", "victim3")
+    assert lab.metastore.catalog.table_exists("default", "victim3")
     assert cli_main(["--home", lab.home, "analyze", "p", "--noscan", "--partition", "ds='d1'"]) == 0
     assert cli_main(["--home", lab.home, "describe", "p", "--partition", "ds = 'd1'"]) == 0
 
@@ -125,9 +125,9 @@ def test_a_name_that_would_be_a_path_is_refused_before_anything_is_written(lab, 
     outside.mkdir()
     (outside / "sentinel").write_text("keep me")
     name = name.format(outside=str(outside).lstrip("/"))
-    tables_before = lab.metastore.get_tables("default")
-    warehouse = os.listdir(lab.metastore.get_database_location("default")) \
-        if os.path.isdir(lab.metastore.get_database_location("default")) else []
+    tables_before = lab.metastore.catalog.get_tables("default")
+    warehouse = os.listdir(lab.metastore.catalog.get_database_location("default")) \
+        if os.path.isdir(lab.metastore.catalog.get_database_location("default")) else []
     for statement in (f"CREATE TABLE {identifier(name)} (id BIGINT)", f"CREATE DATABASE {identifier(name)}",
                       f"DROP TABLE {identifier(name)}"):
         with pytest.raises(ColstatsError) as refused:
@@ -135,22 +135,22 @@ def test_a_name_that_would_be_a_path_is_refused_before_anything_is_written(lab, 
         assert "\n  " in str(refused.value) or "does not exist" in str(refused.value)  # a caret, or not found
     with pytest.raises(ColstatsError):
         lab.register_external(name, str(outside))
-    assert lab.metastore.get_tables("default") == tables_before
-    assert (os.listdir(lab.metastore.get_database_location("default"))
-            if os.path.isdir(lab.metastore.get_database_location("default")) else []) == warehouse
+    assert lab.metastore.catalog.get_tables("default") == tables_before
+    assert (os.listdir(lab.metastore.catalog.get_database_location("default"))
+            if os.path.isdir(lab.metastore.catalog.get_database_location("default")) else []) == warehouse
     assert (outside / "sentinel").read_text() == "keep me"
 
 
 def test_drop_deletes_only_the_folder_the_lab_made_and_never_one_holding_another_table(lab, spark, tmp_path):
     lab.sql("CREATE TABLE a (id BIGINT)")
     lab.tables["a"].write(spark.createDataFrame([(1,)], "id bigint"))
-    folder = lab.metastore.get_table("default", "a").location
-    assert lab.metastore.get_table("default", "a").parameters[OWNED_LOCATION] == folder
+    folder = lab.metastore.catalog.get_table("default", "a").location
+    assert lab.metastore.catalog.get_table("default", "a").parameters[OWNED_LOCATION] == folder
     # a table another version of the lab placed inside `a`'s folder (a name such as `a/b` once did)
     inner = os.path.join(folder, "b")
     os.makedirs(inner)
     pq.write_table(pa.table({"id": [1, 2, 3, 4, 5]}), os.path.join(inner, "part-0.parquet"))
-    lab.metastore.create_table(Table("default", "inner_b", [FieldSchema("id", "bigint")], location=inner,
+    lab.metastore.catalog.create_table(Table("default", "inner_b", [FieldSchema("id", "bigint")], location=inner,
                                      tableType="EXTERNAL_TABLE", parameters={"EXTERNAL": "TRUE"}))
     message = lab.sql("DROP TABLE a").message
     assert "were kept: the folder also holds" in message and os.path.exists(os.path.join(inner, "part-0.parquet"))
@@ -158,24 +158,24 @@ def test_drop_deletes_only_the_folder_the_lab_made_and_never_one_holding_another
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "sentinel").write_text("keep me")
-    lab.metastore.create_table(Table("default", "stray", [FieldSchema("id", "bigint")], location=str(elsewhere)))
+    lab.metastore.catalog.create_table(Table("default", "stray", [FieldSchema("id", "bigint")], location=str(elsewhere)))
     assert "the lab did not create that folder" in lab.sql("DROP TABLE stray").message
     assert (elsewhere / "sentinel").read_text() == "keep me"
     # the lab's own folder, holding nothing of another table, goes with its table
     lab.sql("CREATE TABLE c (id BIGINT)")
-    c_folder = lab.metastore.get_table("default", "c").location
+    c_folder = lab.metastore.catalog.get_table("default", "c").location
     lab.tables["c"].write(spark.createDataFrame([(1,)], "id bigint"))
     assert lab.sql("DROP TABLE c").message == "Dropped table default.c and its statistics."
     assert not os.path.exists(c_folder)
 
 
 def test_create_refuses_a_folder_that_holds_files_already(lab):
-    folder = os.path.join(lab.metastore.get_database_location("default"), "left_behind")
+    folder = os.path.join(lab.metastore.catalog.get_database_location("default"), "left_behind")
     os.makedirs(folder)
     open(os.path.join(folder, "part-0.parquet"), "w").close()
     with pytest.raises(ColstatsError, match="its folder .* exists and is not empty"):
         lab.sql("CREATE TABLE left_behind (id BIGINT)")
-    assert not lab.metastore.table_exists("default", "left_behind") and os.listdir(folder) == ["part-0.parquet"]
+    assert not lab.metastore.catalog.table_exists("default", "left_behind") and os.listdir(folder) == ["part-0.parquet"]
 
 
 def test_a_top_level_column_and_a_struct_leaf_of_one_name_are_kept_apart(lab, tmp_path):
@@ -266,11 +266,11 @@ def test_nan_and_the_infinities_are_partition_values_as_spark_counts_them(lab, s
     _write_partitions(bad, {"k=inf": 3, "k=1": 3})
     with pytest.raises(InvalidArgument, match=r"folder .*k=inf: .*'inf' is not a double"):
         lab.register_external("bad_keys", bad, partition_types={"k": "double"})
-    assert not lab.metastore.table_exists("default", "bad_keys")
+    assert not lab.metastore.catalog.table_exists("default", "bad_keys")
     # the lab writes the infinities as Spark reads them back
     lab.sql("CREATE TABLE written (v BIGINT) PARTITIONED BY (k DOUBLE)")
     lab.tables["written"].write(pd.DataFrame({"v": [1, 2]}), partition={"k": float("inf")})
-    assert lab.metastore.get_partition_names("default", "written") == ["k=Infinity"]
+    assert lab.metastore.catalog.get_partition_names("default", "written") == ["k=Infinity"]
     assert lab.tables["written"].to_spark().where("k = 'Infinity'").count() == 2
 
 

@@ -45,10 +45,10 @@ def _spark_describe(spark, column: str) -> dict[str, str]:
 
 
 def _ours_in_spark_terms(lab, column: str) -> dict:
-    obj = lab.metastore.get_table_column_statistics("default", "mix", column).obj(column)
+    obj = lab.metastore.column_stats.get_table_column_statistics("default", "mix", column).obj(column)
     data = obj.statsData.value
     kind = obj.statsData.kind.value
-    rows = int(lab.metastore.get_table("default", "mix").parameters["numRows"])
+    rows = int(lab.metastore.catalog.get_table("default", "mix").parameters["numRows"])
     out = {"num_nulls": data.numNulls}
     if kind in ("stringStats", "binaryStats"):
         non_null = rows - data.numNulls
@@ -107,8 +107,9 @@ def spark_catalog_stats(both, spark):
 @pytest.mark.parametrize("column", list(COLUMNS))
 def test_our_stats_in_spark_form_equal_spark_catalog(both, spark_catalog_stats, column):
     """`column_stat_from_hive` gives what Spark's own ANALYZE stored, string for string."""
-    rows = int(both.metastore.get_table("default", "mix").parameters["numRows"])
-    ours = column_stat_from_hive(both.metastore.get_table_column_statistics("default", "mix", column).obj(column), rows)
+    rows = int(both.metastore.catalog.get_table("default", "mix").parameters["numRows"])
+    ours = column_stat_from_hive(both.metastore.column_stats.get_table_column_statistics("default", "mix",
+                                                                                         column).obj(column), rows)
     theirs = spark_catalog_stats.colStats[column]
     assert (ours.min, ours.max, ours.nullCount, ours.avgLen, ours.maxLen) == \
            (theirs.min, theirs.max, theirs.nullCount, theirs.avgLen, theirs.maxLen)
@@ -120,15 +121,15 @@ def test_our_stats_in_spark_form_equal_spark_catalog(both, spark_catalog_stats, 
 def test_import_spark_stats_registers_the_table_and_stores_spark_figures(both, spark):
     data = all_rows()
     result = both.import_spark_stats("default.mix_native")
-    table = both.metastore.get_table("default", "mix_native")
+    table = both.metastore.catalog.get_table("default", "mix_native")
     assert table.tableType == "EXTERNAL_TABLE" and table.partition_key_names == ["ds"]
     every_row = [r for rows in data.values() for r in rows]
     assert table.parameters["numRows"] == str(len(every_row)) == str(result.details.rows)
-    x = both.metastore.get_table_column_statistics("default", "mix_native", "x").obj("x").statsData.longStats
+    x = both.metastore.column_stats.get_table_column_statistics("default", "mix_native", "x").obj("x").statsData.longStats
     xs = [r[1] for r in every_row]
     assert (x.lowValue, x.highValue, x.numNulls) == (min(v for v in xs if v is not None),
                                                      max(v for v in xs if v is not None), xs.count(None))
-    day = both.metastore.get_table_column_statistics("default", "mix_native", "day").obj("day").statsData.dateStats
+    day = both.metastore.column_stats.get_table_column_statistics("default", "mix_native", "day").obj("day").statsData.dateStats
     assert day.lowValue.to_date() == min(r[8] for r in every_row if r[8] is not None)
     assert "Spark keeps min/max of a boolean" in result.details.skipped["flag"]
     assert set(result.details.columns) == set(COLUMNS) - {"flag"}

@@ -31,7 +31,7 @@ def test_a_spark_table_is_analyzed_where_it_is(lab, spark, spark_table):
     db = spark_table
     result = lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert result.details.table == f"{db}.events" and sorted(result.details.partitions) == ["ds=d1", "ds=d2"]
-    table = lab.metastore.get_table(db, "events")
+    table = lab.metastore.catalog.get_table(db, "events")
     assert table.tableType == "EXTERNAL_TABLE" and table.partition_key_names == ["ds"]
     figures = _figures(lab, db)
     for ds in ("d1", "d2"):
@@ -51,7 +51,7 @@ def test_spark_writes_make_statistics_stale_and_new_partitions_follow(lab, spark
     assert stale[("ds=d2", "id")][3] is False  # Spark added a file to ds=d2
     result = lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
     assert sorted(result.details.partitions) == ["ds=d2", "ds=d3"]
-    assert lab.metastore.get_partition_names(db, "events") == ["ds=d2", "ds=d3"]
+    assert lab.metastore.catalog.get_partition_names(db, "events") == ["ds=d2", "ds=d3"]
     figures = _figures(lab, db)
     assert figures[("ds=d2", "id")] == (3, 40, 1, True) and figures[("ds=d3", "id")] == (7, 7, 0, True)
     ours = lab.sql(f"SELECT count(*) AS n, sum(id) AS s FROM {db}.events").df.iloc[0]
@@ -66,7 +66,7 @@ def test_spark_table_names_that_cannot_be_analyzed_are_named(lab, spark, spark_t
     spark.sql(f"CREATE TABLE {db}.j (a INT) USING json")
     with pytest.raises(InvalidArgument, match=f"Spark's table {db}.j is stored as json"):
         lab.sql(f"ANALYZE TABLE spark_catalog.{db}.j COMPUTE STATISTICS")
-    assert not lab.metastore.table_exists(db, "j")
+    assert not lab.metastore.catalog.table_exists(db, "j")
     with pytest.raises(InvalidArgument, match="named by ANALYZE TABLE only"):
         lab.sql(f"DESCRIBE spark_catalog.{db}.events")
     with pytest.raises(ParseError) as caught:
@@ -80,7 +80,7 @@ def test_a_partition_spark_keeps_at_a_location_of_its_own_is_read_there(lab, spa
     spark.createDataFrame([(9, "x"), (None, "y"), (11, None)], "id int, kind string").write.parquet(elsewhere)
     spark.sql(f"ALTER TABLE {db}.events ADD PARTITION (ds='d3') LOCATION '{elsewhere}'")
     lab.sql(f"ANALYZE TABLE spark_catalog.{db}.events COMPUTE STATISTICS FOR ALL COLUMNS")
-    assert lab.metastore.get_partition(db, "events", "ds=d3").location == elsewhere
+    assert lab.metastore.catalog.get_partition(db, "events", "ds=d3").location == elsewhere
     figures = _figures(lab, db)
     assert figures[("ds=d3", "id")] == (9, 11, 1, True)  # not an empty partition read at <table>/ds=d3
     theirs = spark.sql(f"SELECT count(*) AS n, sum(id) AS s FROM {db}.events").collect()[0]

@@ -33,7 +33,7 @@ def test_describe_formatted_column_gives_hives_rows(sales):
     assert list(info) == ["col_name", "data_type", "min", "max", "num_nulls", "distinct_count", "avg_col_len",
                           "max_col_len", "num_trues", "num_falses", "bit_vector", "histogram", "comment",
                           "COLUMN_STATS_ACCURATE", "coverage"]
-    assert info["coverage"] == f"all {len(sales.metastore.get_partition_names('default', 'sales'))} partitions"
+    assert info["coverage"] == f"all {len(sales.metastore.catalog.get_partition_names('default', 'sales'))} partitions"
     assert (info["min"], info["max"], info["num_nulls"], info["distinct_count"]) == ("-2", "5", "1", "2")
     assert info["COLUMN_STATS_ACCURATE"] == '{"BASIC_STATS":"true","COLUMN_STATS":{"x":"true"}}'
     part = _info(sales.sql("DESCRIBE FORMATTED sales PARTITION (ds='d1') note"))
@@ -65,12 +65,12 @@ def test_unknown_names_are_named(sales):
 
 
 def test_a_parse_error_runs_nothing(sales):
-    for part in sales.metastore.get_partition_names("default", "sales"):  # the write gathered some
-        sales.metastore.delete_partition_column_statistics("default", "sales", part)
+    for part in sales.metastore.catalog.get_partition_names("default", "sales"):  # the write gathered some
+        sales.metastore.column_stats.delete_partition_column_statistics("default", "sales", part)
     with pytest.raises(ParseError) as info:
         sales.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS x; ANALYZE TABLE sales COMPUTE STATS")
     assert info.value.excerpt.endswith("COMPUTE STATS")
-    assert sales.metastore.get_partitions_statistics("default", "sales", None, ["x"]) == {}
+    assert sales.metastore.column_stats.get_partitions_statistics("default", "sales", None, ["x"]) == {}
 
 
 def test_hostile_identifiers_and_values_are_data(sales):
@@ -95,11 +95,11 @@ def test_show_and_drop(sales):
     assert list(sales.sql("SHOW PARTITIONS sales").df.partition) == ["ds=d1", "ds=d2"]
     sales.sql("ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS x")
     sales.sql("ALTER TABLE sales DROP PARTITION (ds='d1')")
-    assert list(sales.metastore.get_partitions_statistics("default", "sales", None, ["x"])) == ["ds=d2"]
-    x = sales.metastore.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
+    assert list(sales.metastore.column_stats.get_partitions_statistics("default", "sales", None, ["x"])) == ["ds=d2"]
+    x = sales.metastore.column_stats.get_table_column_statistics("default", "sales", "x").obj("x").statsData.longStats
     assert (x.lowValue, x.highValue, x.numNulls) == (-2, -2, 0)  # the table level forgot ds=d1's rows
-    assert sales.metastore.get_table("default", "sales").parameters["numRows"] == "1"
-    location = sales.metastore.get_table("default", "sales").location
+    assert sales.metastore.catalog.get_table("default", "sales").parameters["numRows"] == "1"
+    location = sales.metastore.catalog.get_table("default", "sales").location
     assert not os.path.exists(os.path.join(location, "ds=d1"))
     sales.sql("DROP TABLE sales")
     assert not os.path.exists(location)
@@ -116,7 +116,7 @@ def test_register_external_partitioned_parquet(lab, spark, tmp_path):
     assert [c.name for c in table.cols] == ["n", "s"]
     assert table.parameters["numRows"] == "0" and "COLUMN_STATS_ACCURATE" not in table.parameters
     lab.sql("ANALYZE TABLE logs COMPUTE STATISTICS FOR ALL COLUMNS")
-    s = lab.metastore.get_table_column_statistics("default", "logs", "s").obj("s").statsData.stringStats
+    s = lab.metastore.column_stats.get_table_column_statistics("default", "logs", "s").obj("s").statsData.stringStats
     assert (s.numNulls, s.maxColLen, s.numDVs) == (1, 1, 2)
     assert lab.tables["logs"].to_spark().where("hr = 1").count() == 2
     with pytest.raises(InvalidArgument, match="external"):

@@ -31,7 +31,8 @@ def _figures(values: pd.Series) -> dict:
 
 def _states(lab, partition):
     return [(s.rows, s.stats.statsData.value.numNulls, s.stats.statsData.value.lowValue,
-             s.stats.statsData.value.highValue) for _, s in lab.metastore.get_stats_history("default", "t", "x", partition)]
+             s.stats.statsData.value.highValue) for _, s in lab.metastore.stats_history.get_stats_history("default", "t",
+                                                                                                          "x", partition)]
 
 
 def _as_tuple(f: dict) -> tuple:
@@ -58,7 +59,7 @@ def test_each_committed_state_is_kept_with_its_writer_and_an_aborted_one_is_not(
     assert _states(lab, "ds=a") == [_as_tuple(f) for f in expected]
     assert _states(lab, None) == [_as_tuple(f) for f in expected]  # the table level holds the one partition
 
-    kept = lab.metastore.get_stats_history("default", "t", "x", "ds=a")
+    kept = lab.metastore.stats_history.get_stats_history("default", "t", "x", "ds=a")
     assert [s.write_id for _, s in kept] == [1, 2, 5]  # write 3 was the aborted one's, 4 the ANALYZE's
     assert [s.cause.split()[0] for _, s in kept] == ["append", "append", "overwrite"]
     assert kept[1][1].confirmed_at is not None and kept[0][1].confirmed_at is None
@@ -116,7 +117,7 @@ def test_compare_gives_what_pandas_says_changed_between_two_snapshots(lab):
     assert row.max_now == after.x.max() and bool(row.new_max) and not bool(row.new_min)
 
     amount = changes[(changes.partition == "ds=a") & (changes.column == "amount")].iloc[0]
-    then_sketch = Distribution.of(lab.metastore.get_stats_history("default", "t", "amount", "ds=a")[0][1]
+    then_sketch = Distribution.of(lab.metastore.stats_history.get_stats_history("default", "t", "amount", "ds=a")[0][1]
                                   .stats.statsData.value.histogram, "double")
     exact = _pandas_psi(before.amount.to_numpy(), after.amount.to_numpy(), drift.bin_edges(then_sketch))
     assert exact > 0.25  # a shift a person should hear of
@@ -449,18 +450,18 @@ def test_the_latest_states_keep_their_sketches_and_drift_on_older_ones_stays_wha
         seen.append(tuple(history.iloc[-1][["psi", "q1", "median", "q3"]]))
     history = lab.tables["k"].inspect.history("x", partition="ds=a")
     assert [tuple(r) for r in history[["psi", "q1", "median", "q3"]].itertuples(index=False)] == seen
-    kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
+    kept = lab.metastore.stats_history.get_stats_history("default", "k", "x", "ds=a")
     with_sketches = [s.stats.statsData.value.histogram is not None for _, s in kept]
     assert with_sketches == [False, False, False, True, True]
     assert all(s.quantiles is not None for _, s in kept[:3]) and all(s.quantiles is None for _, s in kept[3:])
 
     lab.set("colstats.history.sketches", 1)  # lowered: the states past the latest one are thinned at once
-    kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
+    kept = lab.metastore.stats_history.get_stats_history("default", "k", "x", "ds=a")
     assert [s.stats.statsData.value.histogram is not None for _, s in kept] == [False, False, False, False, True]
     assert [tuple(r) for r in lab.tables["k"].inspect.history("x", partition="ds=a")[["psi", "q1", "median", "q3"]]
             .itertuples(index=False)] == seen
     lab.tables["k"].write(pd.DataFrame({"x": pd.Series(range(300), dtype="Int64")}), partition={"ds": "a"}, mode="overwrite")
-    kept = lab.metastore.get_stats_history("default", "k", "x", "ds=a")
+    kept = lab.metastore.stats_history.get_stats_history("default", "k", "x", "ds=a")
     assert [s.stats.statsData.value.histogram is not None for _, s in kept] == [False] * 5 + [True]
 
 
@@ -470,10 +471,10 @@ def test_history_can_be_turned_off_and_bounded_in_bytes(lab):
         frame = pd.DataFrame({"x": pd.Series(range(day * 100, day * 100 + 300), dtype="Int64"),
                               "s": [f"v{i % (day + 5)}" for i in range(300)]})
         lab.tables["b"].write(frame, partition={"ds": f"d{day % 2}"})
-    states = len(lab.metastore.get_stats_history("default", "b", None, False))
+    states = len(lab.metastore.stats_history.get_stats_history("default", "b", None, False))
     lab.set("colstats.history.enabled", False)  # a backfill: statistics stored, no history kept
     lab.tables["b"].write(pd.DataFrame({"x": pd.Series([7], dtype="Int64"), "s": ["new"]}), partition={"ds": "d0"})
-    assert len(lab.metastore.get_stats_history("default", "b", None, False)) == states
+    assert len(lab.metastore.stats_history.get_stats_history("default", "b", None, False)) == states
     assert lab.tables["b"].inspect.stats().query("partition == 'ds=d0' and column == 'x'").rows.iloc[0] == 901
     lab.set("colstats.history.enabled", True)
 
@@ -481,10 +482,10 @@ def test_history_can_be_turned_off_and_bounded_in_bytes(lab):
         path = lab.metastore.db.path
         return sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p)) if path else 0
     size_before = on_disk()
-    budget = lab.metastore.history_bytes() // 3
+    budget = lab.metastore.stats_history.history_bytes() // 3
     lab.clean(max_bytes=budget)
-    kept = lab.metastore.get_stats_history("default", "b", None, False)
+    kept = lab.metastore.stats_history.get_stats_history("default", "b", None, False)
     latest = {(owner, s.stats.colName) for owner, s in kept}
-    assert lab.metastore.history_bytes() <= budget or len(kept) == len(latest)  # a cell's latest always stays
+    assert lab.metastore.stats_history.history_bytes() <= budget or len(kept) == len(latest)  # a cell's latest always stays
     assert len(kept) < states and latest == {(o, c) for o in (None, "ds=d0", "ds=d1") for c in ("x", "s")}
     assert on_disk() < size_before or lab.metastore.db.path is None  # compacted: the space went back to the disk

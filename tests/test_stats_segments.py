@@ -104,7 +104,7 @@ def _part(index: int) -> str:
 
 
 def _flat(ms: Metastore, name: str):
-    column = ms.partition_stats_columns("default", "wide", [name]).get(name)
+    column = ms.column_stats.partition_stats_columns("default", "wide", [name]).get(name)
     return merge_stats_column(column) if column else None
 
 
@@ -126,38 +126,39 @@ def _same(merged, flat) -> None:
 @given(operations=st.lists(_operation, max_size=25))
 def test_segments_merge_to_the_flat_merge_of_every_partition(new_metastore, operations):
     ms = new_metastore()
-    ms.segment_bits = 1  # 2 partitions a segment: a few partitions build a tree of every level
+    ms.settings.segment_bits = 1  # 2 partitions a segment: a few partitions build a tree of every level
     try:
-        ms.create_table(Table("default", "wide", [FieldSchema(n, t) for n, t in COLUMNS], [FieldSchema("ds", "string")],
+        ms.catalog.create_table(Table("default", "wide", [FieldSchema(n, t) for n, t in COLUMNS], [FieldSchema("ds", "string")],
                               location="/tmp/wide", parameters={"transactional": "false"}))
-        table = ms.get_table("default", "wide")
+        table = ms.catalog.get_table("default", "wide")
         live: dict[str, dict[str, list]] = {}  # partition -> column -> the values its statistics describe
         for op in operations:
             kind = op[0]
-            existing = set(ms.get_partition_names("default", "wide"))
+            existing = set(ms.catalog.get_partition_names("default", "wide"))
             if kind == "write":
                 _, index, rows = op
                 if _part(index) not in existing:
-                    ms.add_partitions([Partition("default", "wide", [_part(index)[3:]])])
-                ms.alter_partition_params("default", "wide", _part(index), {"numRows": str(rows)})
+                    ms.catalog.add_partitions([Partition("default", "wide", [_part(index)[3:]])])
+                ms.catalog.alter_partition_params("default", "wide", _part(index), {"numRows": str(rows)})
             elif kind == "analyze" and _part(op[1]) in existing:
                 _, index, values, columns, keep_sketch, sketch_values = op
                 sketch = _sketch(sketch_values)
                 objs = [_stats_of(c, values[c], sketch, keep_sketch) for c in sorted(columns)]
-                ms.alter_partition_params("default", "wide", _part(index), {"numRows": str(len(values["n"]))})
-                ms.set_aggr_stats_for([ColumnStatistics(ColumnStatisticsDesc(False, "default", "wide", _part(index), 1),
+                ms.catalog.alter_partition_params("default", "wide", _part(index), {"numRows": str(len(values["n"]))})
+                ms.column_stats.set_aggr_stats_for([ColumnStatistics(ColumnStatisticsDesc(False, "default", "wide",
+                                                                                          _part(index), 1),
                                                         objs)])
                 live.setdefault(_part(index), {}).update({c: values[c] for c in columns})
             elif kind == "drop" and _part(op[1]) in existing:
-                ms.drop_partition("default", "wide", _part(op[1]))
+                ms.catalog.drop_partition("default", "wide", _part(op[1]))
                 live.pop(_part(op[1]), None)
             elif kind == "forget" and _part(op[1]) in existing:
-                ms.delete_partition_column_statistics("default", "wide", _part(op[1]), op[2])
+                ms.column_stats.delete_partition_column_statistics("default", "wide", _part(op[1]), op[2])
                 live.get(_part(op[1]), {}).pop(op[2], None)
             elif kind == "merge":
                 merge_table_level(ms, table, [c for c, _ in COLUMNS], 1)
             elif kind == "flags" and _part(op[1]) in existing:
-                ms.alter_partition_params("default", "wide", _part(op[1]), {"COLUMN_STATS_ACCURATE": op[2]})
+                ms.catalog.alter_partition_params("default", "wide", _part(op[1]), {"COLUMN_STATS_ACCURATE": op[2]})
             elif kind == "writer" and _part(op[1]) in existing:  # another process's write, by SQL
                 with connect(ms.url) as other:
                     other.execute("UPDATE PARTITIONS SET WRITE_ID = ? WHERE PART_NAME = ?", (op[2], _part(op[1])))
@@ -167,7 +168,7 @@ def test_segments_merge_to_the_flat_merge_of_every_partition(new_metastore, oper
         merge_table_level(ms, table, [c for c, _ in COLUMNS], 1)
         for name, _ in COLUMNS:
             flat = _flat(ms, name)
-            stored = ms.get_table_statistics("default", "wide", [name])
+            stored = ms.column_stats.get_table_statistics("default", "wide", [name])
             if flat is None:
                 assert stored is None
                 continue
@@ -186,11 +187,11 @@ def _check_partition_state(ms: Metastore) -> None:
             "FROM PARTITIONS P LEFT JOIN PARTITION_PARAMS PP ON PP.PART_ID = P.PART_ID "
             "AND PP.PARAM_KEY = 'COLUMN_STATS_ACCURATE' GROUP BY 1")}
         writers = dict(conn.execute("SELECT PART_NAME, WRITE_ID FROM PARTITIONS"))
-    state = ms.partition_state("default", "wide")
+    state = ms.segments.partition_state("default", "wide")
     assert state is not None
     assert {g.flags: (g.parts, g.min_write_id, g.max_write_id, g.first_name) for g in state} == want
     assert all(g.first_write_id == writers[g.first_name] for g in state)
-    assert ms.count_partitions("default", "wide") == len(writers)
+    assert ms.catalog.count_partitions("default", "wide") == len(writers)
 
 
 def _check_against_values(name: str, merged: ColumnStatisticsObj, value_lists: list[list]) -> None:
@@ -214,33 +215,33 @@ def test_changing_one_partition_re_merges_only_its_segments(new_metastore):
     """One partition's new statistics re-merge the 3 segments above it (and the table), whatever the
     number of partitions: counted as rows rewritten in PART_STATS_SEGMENTS."""
     ms = new_metastore()
-    ms.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
+    ms.catalog.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
                           location="/tmp/wide", parameters={"transactional": "false"}))
     days = [(dt.date(2020, 1, 1) + dt.timedelta(days=i)).isoformat() for i in range(300)]
-    ms.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in days])
+    ms.catalog.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in days])
 
     def stats(day, high):
         return ColumnStatistics(ColumnStatisticsDesc(False, "default", "wide", f"ds={day}", 1), [
             ColumnStatisticsObj("n", "bigint", ColumnStatisticsData.of(LongColumnStatsData(0, high, 1, 5, None)))])
 
-    ms.set_aggr_stats_for([stats(d, i) for i, d in enumerate(days)])
-    table = ms.get_table("default", "wide")
+    ms.column_stats.set_aggr_stats_for([stats(d, i) for i, d in enumerate(days)])
+    table = ms.catalog.get_table("default", "wide")
     merge_table_level(ms, table, ["n"], 1)
     conn = connect(ms.url)
     before = {(lvl, idx): high for lvl, idx, high in conn.execute(
         "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS")}
     assert len(before) == 5 + 1 + 1  # 300 partitions: 5 level-1 segments, one above each
-    ms.set_aggr_stats_for([stats(days[150], 10_000)])
+    ms.column_stats.set_aggr_stats_for([stats(days[150], 10_000)])
     assert conn.execute("SELECT count(*) FROM STALE_STATS_SEGMENTS").fetchone()[0] == 1
     merge_table_level(ms, table, ["n"], 1)
     after = {(lvl, idx): high for lvl, idx, high in conn.execute(
         "SELECT SEG_LEVEL, SEG_INDEX, HIGH_VALUE FROM PART_STATS_SEGMENTS")}
     changed = {key for key in after if after[key] != before[key]}
     assert changed == {(1, (hive_rows.part_id(ms.db, "default", "wide", f"ds={days[150]}")) >> 6), (2, 0), (3, 0)}
-    assert ms.get_table_column_statistics("default", "wide", "n").statsObj[0].statsData.value.highValue == 10_000
-    ms.drop_partition("default", "wide", f"ds={days[150]}")
+    assert ms.column_stats.get_table_column_statistics("default", "wide", "n").statsObj[0].statsData.value.highValue == 10_000
+    ms.catalog.drop_partition("default", "wide", f"ds={days[150]}")
     merge_table_level(ms, table, ["n"], 1)
-    assert ms.get_table_column_statistics("default", "wide", "n").statsObj[0].statsData.value.highValue == 299
+    assert ms.column_stats.get_table_column_statistics("default", "wide", "n").statsObj[0].statsData.value.highValue == 299
     conn.close()
     ms.close()
 
@@ -264,13 +265,13 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
     """Schema 8 builds every level of PART_STATE_SEGMENTS from the partitions a file already holds."""
     path = str(tmp_path / "metastore.db")
     ms = Metastore(path)
-    ms.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
+    ms.catalog.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
                           location="/tmp/wide", parameters={"transactional": "false"}))
     days = [(dt.date(2020, 1, 1) + dt.timedelta(days=i)).isoformat() for i in range(200)]
-    ms.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in days])
+    ms.catalog.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in days])
     for i, day in enumerate(days[:150]):
         if i % 3:
-            ms.alter_partition_params("default", "wide", f"ds={day}", {"COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
+            ms.catalog.alter_partition_params("default", "wide", f"ds={day}", {"COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'})
     ms.close()
     with sqlite3.connect(path) as conn:  # the file as schema 7 left it
         conn.execute("UPDATE PARTITIONS SET WRITE_ID = PART_ID % 4")
@@ -313,7 +314,7 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
             assert levels == {1, 2, 3}
             assert conn.execute("SELECT count(*) FROM STALE_STATS_SEGMENTS").fetchone()[0] == 0
         _check_partition_state(ms)
-        assert ms.count_partitions("default", "wide") == 200
+        assert ms.catalog.count_partitions("default", "wide") == 200
     finally:
         ms.close()
 
@@ -321,17 +322,17 @@ def test_a_metastore_from_before_the_partition_summary_gets_it_built_from_its_pa
 def test_a_partition_twice_in_one_bulk_update_keeps_its_later_statistics(new_metastore):
     ms = new_metastore()
     try:
-        ms.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
+        ms.catalog.create_table(Table("default", "wide", [FieldSchema("n", "bigint")], [FieldSchema("ds", "string")],
                               location="/tmp/wide", parameters={"transactional": "false"}))
-        ms.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in ("a", "b")])
+        ms.catalog.add_partitions([Partition("default", "wide", [d], parameters={"numRows": "10"}) for d in ("a", "b")])
 
         def stats(day, high):
             return ColumnStatistics(ColumnStatisticsDesc(False, "default", "wide", f"ds={day}", 1), [
                 ColumnStatisticsObj("n", "bigint", ColumnStatisticsData.of(LongColumnStatsData(0, high, 1, 5, None)))])
 
-        ms.set_aggr_stats_for([stats("a", 1), stats("b", 2), stats("a", 3)])  # new rows, "a" repeated
-        ms.set_aggr_stats_for([stats("b", 4), stats("b", 5)])  # existing rows, "b" repeated
-        high = {p: ms.get_partition_column_statistics("default", "wide", f"ds={p}", "n").statsObj[0]
+        ms.column_stats.set_aggr_stats_for([stats("a", 1), stats("b", 2), stats("a", 3)])  # new rows, "a" repeated
+        ms.column_stats.set_aggr_stats_for([stats("b", 4), stats("b", 5)])  # existing rows, "b" repeated
+        high = {p: ms.column_stats.get_partition_column_statistics("default", "wide", f"ds={p}", "n").statsObj[0]
                 .statsData.value.highValue for p in ("a", "b")}
         assert high == {"a": 3, "b": 5}
         with connect(ms.url) as conn:

@@ -154,7 +154,7 @@ def test_each_iceberg_commit_makes_stale_exactly_the_partitions_it_touched(lab, 
     table.append(rows(3, "app", 2, 300))  # another writer appends to one partition
     appended = catalog.load_table("db.events").current_snapshot().snapshot_id
     # a reader of the metastore alone (the dashboard's landing) sees a commit the lab has not followed yet
-    judged = lab.metastore.stats_compliance("ice_db", "events", ["x"])
+    judged = lab.metastore.accuracy.stats_compliance("ice_db", "events", ["x"])
     assert all(not ok and "not followed yet" in why for ok, why in judged.values()), judged
     landing = lab.tables.overview().set_index("table").loc["events"]
     assert landing.kind == "iceberg" and landing.stale_partitions == 3
@@ -285,7 +285,7 @@ def test_a_delta_table_is_analyzed_and_followed_version_by_version(lab, tmp_path
     assert_stats(lab, "events", truth(), partition_of)
 
     write_deltalake(path, rows(4, "2026-01-02", 2, 300).to_pandas(), partition_by=["ds"], mode="append")  # version 3
-    judged = lab.metastore.stats_compliance("default", "events", ["x"])  # the metastore alone: not followed yet
+    judged = lab.metastore.accuracy.stats_compliance("default", "events", ["x"])  # the metastore alone: not followed yet
     assert all(not ok and "versions after 2, not followed yet" in why for ok, why in judged.values()), judged
     assert lab.tables.overview().set_index("table").loc["events"].kind == "delta"
     DeltaTable(path).delete("id = 7")  # version 4: rewrites the file of 2026-01-01 holding it
@@ -345,7 +345,7 @@ def test_what_the_lab_cannot_read_is_refused_by_name(lab, iceberg, tmp_path):
                                          "readerFeatures": ["deletionVectors"], "writerFeatures": ["deletionVectors"]}}))
     with pytest.raises(InvalidArgument, match=r"sets column mapping \(name\) but its protocol does not list"):
         lab.register_external("mapped", mapped, format="delta")
-    assert "mapped" not in lab.metastore.get_tables("default")
+    assert "mapped" not in lab.metastore.catalog.get_tables("default")
     with pytest.raises(InvalidArgument, match="cannot open Iceberg catalog bad"):
         lab.attach("bad", {"type": "no-such-catalog-type"})
     path = str(tmp_path / "delta")
@@ -419,7 +419,7 @@ def test_publish_writes_a_puffin_file_iceberg_readers_read_and_rescans_only_what
         "ds=app/ts_day=2026-01-02", "ds=web/ts_day=2026-01-01", "ds=web/ts_day=2026-01-02"]
     assert_puffin_matches(catalog, lab, "db.events")
     # registering the file is a commit of the table's metadata, which the lab follows: statistics stay accurate
-    assert all(ok for ok, _ in lab.metastore.stats_compliance("ice_db", "events", ["x"]).values())
+    assert all(ok for ok, _ in lab.metastore.accuracy.stats_compliance("ice_db", "events", ["x"]).values())
     assert lab.tables["ice.db.events"].publish().details.unchanged  # nothing changed: nothing written
 
     catalog.load_table("db.events").overwrite(rows(5, "app", 2, 700), overwrite_filter=EqualTo("ds", "app"))
@@ -1064,7 +1064,7 @@ def test_manifest_figures_feed_drills_file_level_and_pruning_without_footers(lab
     notes = lab.tables["ice.db.notes"].inspect.metadata("TABLE").set_index("column")
     assert (notes.loc["note", "min"], notes.loc["note", "max"]) == ("ant", "x" * 40 + "2")
     lab.sql("ANALYZE TABLE ice.db.notes DROP METADATA")  # the lab's record only: allowed on a catalog's table
-    assert lab.metastore.get_table_metadata("ice_db", "notes") is None
+    assert lab.metastore.table_metadata.get_table_metadata("ice_db", "notes") is None
     assert lab.sql("SELECT id FROM ice.db.notes WHERE note > '" + "x" * 40 + "1'").df["id"].tolist() == [5]
 
 
@@ -1144,11 +1144,11 @@ def test_an_iceberg_tables_struct_leaves_read_by_field_id_take_the_manifests_fig
         truth = truth.flatten()
     for name, source in (("payload.user.userid", "payload.user.userId"), ("payload.user.name", "payload.user.name")):
         values = truth.column(source)
-        stats = lab.metastore.get_table_column_statistics("ice_db", "nested", name)
+        stats = lab.metastore.column_stats.get_table_column_statistics("ice_db", "nested", name)
         data = stats.obj(name).statsData.value
         assert data.numNulls == values.null_count, name
         assert data.numDVs == len(set(values.drop_null().to_pylist())), name
-    data = lab.metastore.get_table_column_statistics("ice_db", "nested", "payload.user.userid").obj(
+    data = lab.metastore.column_stats.get_table_column_statistics("ice_db", "nested", "payload.user.userid").obj(
         "payload.user.userid").statsData.value
     ids = truth.column("payload.user.userId").drop_null().to_pylist()
     assert (data.lowValue, data.highValue) == (min(ids), max(ids))

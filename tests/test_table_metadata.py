@@ -36,7 +36,7 @@ def _same(a, b) -> bool:
 
 
 def _units(lab, level=None):
-    metadata = lab.metastore.get_table_metadata("default", "events")
+    metadata = lab.metastore.table_metadata.get_table_metadata("default", "events")
     return [u for u in metadata.units if level is None or u.type == level]
 
 
@@ -134,12 +134,12 @@ def _touch(path):
 def test_nothing_changed_is_up_to_date_with_no_spark_job(ext):
     lab, root, files = ext
     lab.sql(STATEMENT)
-    version = lab.metastore.get_metadata_version("default", "events")
+    version = lab.metastore.table_metadata.get_metadata_version("default", "events")
     again = lab.sql(STATEMENT)
     assert again.message == UP_TO_DATE and again.details.scanned_files == [] and not again.details.spark_job
     narrower = lab.sql("ANALYZE TABLE events COLUMNS (x) REFRESH METADATA 'ROW_GROUP' LEVEL COMPUTE STATISTICS")
     assert narrower.message == UP_TO_DATE
-    assert lab.metastore.get_metadata_version("default", "events") == version
+    assert lab.metastore.table_metadata.get_metadata_version("default", "events") == version
 
 
 def test_added_file_alone_is_read(ext):
@@ -243,7 +243,7 @@ def test_sample_scales_the_statistics_and_marks_them_estimated(ext):
 def test_estimate_statistics_reads_a_ten_percent_sample(ext):
     lab, root, files = ext
     lab.sql("ANALYZE TABLE events COLUMNS (id) REFRESH METADATA 'TABLE' LEVEL ESTIMATE STATISTICS")
-    metadata = lab.metastore.get_table_metadata("default", "events")
+    metadata = lab.metastore.table_metadata.get_table_metadata("default", "events")
     assert (metadata.analysis.mode, metadata.analysis.sample_percent) == ("ESTIMATE", 10.0)
     assert [u.type for u in metadata.units] == ["TABLE"]
     assert metadata.units[0].columns["id"].estimated and metadata.units[0].rows == 600
@@ -318,5 +318,5 @@ def test_managed_table_writes_are_seen_as_new_files(lab):
     lab.tables["m"].write(pd.DataFrame({"id": [99], "note": ["q"]}), partition={"ds": "a"}, mode="overwrite")
     outcome = lab.sql("ANALYZE TABLE m REFRESH METADATA 'FILE' LEVEL").details
     assert all("/ds=a/base_" in p for p in outcome.scanned_files) and len(outcome.removed_files) >= 1
-    table = [u for u in lab.metastore.get_table_metadata("default", "m").units if u.type == "TABLE"][0]
+    table = [u for u in lab.metastore.table_metadata.get_table_metadata("default", "m").units if u.type == "TABLE"][0]
     assert table.rows == 6 and (table.columns["note"].low, table.columns["note"].high) == ("q", "z")

@@ -73,7 +73,7 @@ def test_freshness_view_analyzes_exactly_the_stale_partitions_and_redraws(events
     assert view.result.details.analyzed == ["ds=d2", "ds=d3"]
     assert [list(row) for row in view.figure.data[0].z] == [[2, 2], [2, 2], [2, 2]]
     assert view.button.disabled and view.button.description == "Nothing to analyze"
-    stats = events.metastore.get_partitions_statistics("default", "events", ["ds=d2"], ["x"])["ds=d2"]
+    stats = events.metastore.column_stats.get_partitions_statistics("default", "events", ["ds=d2"], ["x"])["ds=d2"]
     assert stats.obj("x").statsData.longStats.highValue == 9  # the appended row counted
 
 
@@ -87,11 +87,11 @@ def test_transactions_frame_lists_each_writer_its_state_and_the_statistics_it_le
     committed = by_write[by_write["state"] == "committed"]
     assert committed["valid_for_readers"].all() and len(committed) == 3 + 2 + 1  # writes, ANALYZEs, append
     # d1's statistics were left by its ANALYZE; d2's statistics writer is the append (not accurate)
-    d1 = events.metastore.get_partition("default", "events", "ds=d1").writeId
+    d1 = events.metastore.catalog.get_partition("default", "events", "ds=d1").writeId
     assert by_write.loc[d1, "operations"] == "statistics" and by_write.loc[d1, "stats_writer_of"] == "1 partition(s)"
     view = events.views("transactions", "events")
     assert isinstance(view, TransactionsView)
-    valid = events.metastore.get_valid_write_ids("default", "events")
+    valid = events.metastore.txns.get_valid_write_ids("default", "events")
     assert str(valid) in view.header.value and "1 aborted" in view.header.value
     assert view.table_html.value.count("<tr>") == len(frame) + 1
 

@@ -65,7 +65,7 @@ def _truth(frame: pd.DataFrame, column: str) -> dict:
 
 
 def _bands(lab, table: str) -> dict:
-    return tiered_columns(lab.metastore.get_table("default", table).parameters)
+    return tiered_columns(lab.metastore.catalog.get_table("default", table).parameters)
 
 
 def test_metadata_alone_is_exact_where_every_page_is_dictionary_encoded(lab, tmp_path):

@@ -65,8 +65,8 @@ def test_killed_writer_and_analyzer_leave_nothing_visible(lab, spark):
     lab.sql("CREATE TABLE t (v INT) PARTITIONED BY (ds STRING)")
     lab.tables["t"].write(pd.DataFrame({"v": [1, 2, 3]}), partition={"ds": "p"})
     lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
-    before = lab.metastore.get_partition_column_statistics("default", "t", "ds=p", "v")
-    location = lab.metastore.get_table("default", "t").location
+    before = lab.metastore.column_stats.get_partition_column_statistics("default", "t", "ds=p", "v")
+    location = lab.metastore.catalog.get_table("default", "t").location
 
     writer_killed, analyzer_killed, writer = (_start(lab.home, r) for r in ("writer-killed", "analyzer-killed", "writer"))
     txn_w = int(_read_until(writer_killed, "txn").split()[1])
@@ -82,11 +82,11 @@ def test_killed_writer_and_analyzer_leave_nothing_visible(lab, spark):
     for proc in (writer_killed, analyzer_killed, writer):
         proc.wait(timeout=60)
 
-    assert set(lab.metastore.abort_expired_txns()) == {txn_w, txn_a}
-    assert lab.metastore.txn_state(txn_w) == lab.metastore.txn_state(txn_a) == "aborted"
+    assert set(lab.metastore.txns.abort_expired_txns()) == {txn_w, txn_a}
+    assert lab.metastore.txns.txn_state(txn_w) == lab.metastore.txns.txn_state(txn_a) == "aborted"
     rows = sorted((r.ds, r.v) for r in lab.tables["t"].to_spark().collect())
     assert rows == [("p", 1), ("p", 2), ("p", 3)] + [("q", 1000)] * 5  # nothing of the killed writer
-    after = lab.metastore.get_partition_column_statistics("default", "t", "ds=p", "v")
+    after = lab.metastore.column_stats.get_partition_column_statistics("default", "t", "ds=p", "v")
     assert after.isStatsCompliant is True
     assert after.obj("v") == before.obj("v")
     assert lab.sql("SELECT count(*) FROM t").df.iloc[0, 0] == 8

@@ -45,16 +45,16 @@ class Model:
 def _stats_match(lab, model: Model) -> None:
     for ds in PARTITIONS:
         name = f"ds={ds}"
-        if name not in lab.metastore.get_partition_names("default", "t"):
+        if name not in lab.metastore.catalog.get_partition_names("default", "t"):
             assert model.current(ds) == []
             continue
-        ok, _ = lab.metastore.stats_compliance("default", "t", ["v"], None, [name])[name]
+        ok, _ = lab.metastore.accuracy.stats_compliance("default", "t", ["v"], None, [name])[name]
         values = model.current(ds)
         present = [v for v in values if v is not None]
         if ok:  # accurate: then exactly right
-            part = lab.metastore.get_partition("default", "t", name)
+            part = lab.metastore.catalog.get_partition("default", "t", name)
             assert int(part.parameters["numRows"]) == len(values)
-            v = lab.metastore.get_partition_column_statistics("default", "t", name, "v").obj("v").statsData.longStats
+            v = lab.metastore.column_stats.get_partition_column_statistics("default", "t", name, "v").obj("v").statsData.longStats
             assert (v.lowValue, v.highValue, v.numNulls) == (min(present, default=None), max(present, default=None),
                                                             len(values) - len(present))
             assert v.numDVs == len(set(present))

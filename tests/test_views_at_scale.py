@@ -18,7 +18,7 @@ DAYS = [(dt.date(2024, 1, 1) + dt.timedelta(days=i)).isoformat() for i in range(
 
 def test_the_level_picker_lists_a_page_and_finds_the_rest(lab):
     lab.sql("CREATE TABLE long_history (x INT) PARTITIONED BY (ds STRING)")
-    lab.metastore.add_partitions([Partition("default", "long_history", [d]) for d in DAYS])
+    lab.metastore.catalog.add_partitions([Partition("default", "long_history", [d]) for d in DAYS])
     view = lab.views.stats("long_history")
     assert list(view.level.options) == ["(table)"] + [f"ds={d}" for d in DAYS[:LEVEL_CHOICES]]
     assert view.picker.search.layout.display is None  # more than a page: the search box shows
@@ -30,7 +30,7 @@ def test_the_level_picker_lists_a_page_and_finds_the_rest(lab):
     assert march[4] in view.header.value
     view.picker.search.value = "ds=2024-01-0"  # the level shown stays listed while another page is found
     assert list(view.level.options)[:2] == ["(table)", march[4]] and view.level.value == march[4]
-    lab.metastore.add_partitions([Partition("default", "long_history", ["o'clock/x"])])
+    lab.metastore.catalog.add_partitions([Partition("default", "long_history", ["o'clock/x"])])
     view.picker.search.value = "o'clock/x"  # as typed: the name escapes it
     assert list(view.level.options)[2:] == ["ds=o%27clock%2Fx"]
 

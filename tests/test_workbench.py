@@ -78,7 +78,7 @@ def test_analyze_magic_returns_the_result_and_shows_the_stats_view(shell, lab):
     assert (x2["min"], x2["max"], x2["nulls"]) == (5, 9, 0)
     assert "ds=d2" in view.header.value
     # the partition's own size and files, as on disk, not the table's
-    location = lab.metastore.get_partition("default", "sales", "ds=d2").location
+    location = lab.metastore.catalog.get_partition("default", "sales", "ds=d2").location
     data = [os.path.join(d, f) for d, _, names in os.walk(location) for f in names if not f.startswith(("_", "."))]
     assert f"{fmt.size(sum(os.path.getsize(f) for f in data))} in {len(data)} files" in view.header.value
     assert "partitions" not in view.header.value
@@ -194,7 +194,7 @@ def test_refresh_metadata_in_analyze_cell_and_information_schema_from_jupysql(sh
     assert "Collected / refreshed metadata for table [default.sales]" in captured.stdout
     assert view.level.options == ("TABLE", "SEGMENT", "PARTITION", "FILE") and view.level.value == "TABLE"
     view.level.value = "FILE"
-    root = lab.metastore.get_table("default", "sales").location
+    root = lab.metastore.catalog.get_table("default", "sales").location
     files = sorted(os.path.relpath(os.path.join(folder, name), root) for folder, _, names in os.walk(root)
                    for name in names if not name.startswith(("_", ".")))
     assert sorted(set(view.metadata.query("level == 'FILE'")["identifier"])) == files
@@ -296,7 +296,7 @@ def test_a_dashboard_on_an_empty_metastore_says_how_to_start_and_builds_nothing(
     try:
         status = Dashboard(lab).status.value
         assert "No tables in this metastore yet" in status and "colstats-lab register" in status
-        assert lab.metastore.get_tables("default") == []
+        assert lab.metastore.catalog.get_tables("default") == []
     finally:
         lab.close()
 

@@ -158,9 +158,9 @@ def due_owners(metastore: Metastore, options: AutoAnalyzeOptions, held_back: dic
     """What a round would analyze now, most stale first. Reads the metastore (and external tables' listings)
     alone. `held_back`, when given, collects what waits and why (opted out, an open write)."""
     due: list[DueOwner] = []
-    for db in options.databases or tuple(metastore.get_all_databases()):
-        for name in metastore.get_tables(db):
-            table = metastore.get_table(db, name)
+    for db in options.databases or tuple(metastore.catalog.get_all_databases()):
+        for name in metastore.catalog.get_tables(db):
+            table = metastore.catalog.get_table(db, name)
             due += _due_in(metastore, table, options, held_back if held_back is not None else {})
     return sorted(due, key=lambda d: (-d.staleness, d.db, d.table, d.owner or ""))
 
@@ -175,11 +175,11 @@ def _due_in(metastore: Metastore, table: Table, options: AutoAnalyzeOptions, hel
     frame = staleness_frame(metastore, table)
     if frame["accurate"].all():
         return []
-    writes = metastore.open_writes(table.dbName, table.tableName)
+    writes = metastore.autoanalyze_claims.open_writes(table.dbName, table.tableName)
     if TABLE_OWNER in writes:
         held_back[table.qualified_name] = f"open write in transaction {writes[TABLE_OWNER]}"
         return []
-    analyzed = metastore.analyzed_columns(table.dbName, table.tableName)
+    analyzed = metastore.autoanalyze_claims.analyzed_columns(table.dbName, table.tableName)
     restricted = options.mode == "existing" or options.columns == "analyzed"
     judged: dict[frozenset[str], dict] = {}  # accuracy of the columns analyzed before, per set of them
     out = []
@@ -192,7 +192,7 @@ def _due_in(metastore: Metastore, table: Table, options: AutoAnalyzeOptions, hel
             continue
         if restricted and columns:  # only those columns are refreshed: judged by them, or it is due forever
             if columns not in judged:
-                judged[columns] = metastore.stats_compliance(table.dbName, table.tableName, sorted(columns))
+                judged[columns] = metastore.accuracy.stats_compliance(table.dbName, table.tableName, sorted(columns))
             if judged[columns][row.partition][0]:
                 continue
         if key in writes:
@@ -208,7 +208,7 @@ def _due_in(metastore: Metastore, table: Table, options: AutoAnalyzeOptions, hel
 def worker_queue(metastore: Metastore) -> tuple[AutoAnalyzeOptions, list[DueOwner]] | None:
     """What the next round would analyze under the options of the latest round any worker ran, with those
     options (None: no worker ever ran on this metastore): what `check` and the dashboard call queued."""
-    rounds = metastore.autoanalyze_rounds(limit=1)
+    rounds = metastore.autoanalyze_claims.autoanalyze_rounds(limit=1)
     if not rounds:
         return None
     options = AutoAnalyzeOptions.from_json(rounds[0]["options"])
@@ -225,7 +225,7 @@ def rounds_frame(metastore: Metastore, limit: int = 10) -> pd.DataFrame:
     ended (UTC; NaT: running, or its worker was stopped), what was due, analyzed, left for the next round and
     failed, the tables it analyzed and the options it ran under (a dict)."""
     rows = []
-    for r in metastore.autoanalyze_rounds(limit):
+    for r in metastore.autoanalyze_claims.autoanalyze_rounds(limit):
         ended = r["ended_at"]
         rows.append({"round_id": r["round_id"], "worker": r["worker"],
                      "started_at": pd.Timestamp(r["started_at"], unit="s", tz="UTC"),
@@ -323,10 +323,10 @@ def run_round(spark: Callable[[], SparkSession], metastore: Metastore, options: 
     options = options.checked()
     started = time.perf_counter()
     worker = worker or worker_name()
-    outcome = RoundOutcome(metastore.start_autoanalyze_round(worker, options.to_json()), worker, options)
-    for db in options.databases or tuple(metastore.get_all_databases()):
-        for name in metastore.get_tables(db):
-            follow(metastore.get_table(db, name))
+    outcome = RoundOutcome(metastore.autoanalyze_claims.start_autoanalyze_round(worker, options.to_json()), worker, options)
+    for db in options.databases or tuple(metastore.catalog.get_all_databases()):
+        for name in metastore.catalog.get_tables(db):
+            follow(metastore.catalog.get_table(db, name))
     outcome.due = due_owners(metastore, options, outcome.held_back)
     if outcome.due:
         log.info("round %d (%s): %d due, most stale first: %s", outcome.round_id, worker, len(outcome.due),
@@ -348,7 +348,8 @@ def run_round(spark: Callable[[], SparkSession], metastore: Metastore, options: 
         log.info("round %d: left for the next round (budget %.0f s spent): %s", outcome.round_id, options.budget_s,
                  ", ".join(d.describe() for d in outcome.left))
     outcome.seconds = time.perf_counter() - started
-    metastore.end_autoanalyze_round(outcome.round_id, len(outcome.due), outcome.analyzed_owners, len(outcome.left),
+    metastore.autoanalyze_claims.end_autoanalyze_round(outcome.round_id, len(outcome.due), outcome.analyzed_owners,
+                                                       len(outcome.left),
                                     len(outcome.failed), json.dumps(outcome.analyzed + outcome.failed))
     log.info("round %d done in %.1f s: %d analyzed, %d left, %d failed", outcome.round_id, outcome.seconds,
              outcome.analyzed_owners, len(outcome.left), len(outcome.failed))
@@ -359,7 +360,7 @@ def _publish_table(publish: Callable[[Table], dict | None], metastore: Metastore
                    outcome: RoundOutcome) -> None:
     """The table just analyzed published where it asks for it; a failure is the round's, named, as an ANALYZE's."""
     try:
-        landed = publish(metastore.get_table(db, name))
+        landed = publish(metastore.catalog.get_table(db, name))
     except ColstatsError as error:
         outcome.failed.append({"table": f"{db}.{name}", "error": f"publishing: {error}"})
         log.error("round %d: publishing %s.%s failed: %s", outcome.round_id, db, name, error)
@@ -375,9 +376,9 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
     began = time.perf_counter()
     txn = new_transaction()
     try:
-        claimed = set(metastore.claim_for_analyze(txn.txn_id, db, name, [d.claim_key for d in owners]))
+        claimed = set(metastore.autoanalyze_claims.claim_for_analyze(txn.txn_id, db, name, [d.claim_key for d in owners]))
         # judged again once ours: another worker may have analyzed them between the queue and the claim
-        table = metastore.get_table(db, name)
+        table = metastore.catalog.get_table(db, name)
         still = {d.claim_key for d in _due_in(metastore, table, options, {})}
         mine = [d for d in owners if d.claim_key in claimed & still]
         outcome.taken += [d for d in owners if d not in mine]
@@ -418,7 +419,7 @@ def _analyze_table(spark, metastore: Metastore, options: AutoAnalyzeOptions, new
             txn.abort("the worker stopped")
         raise
     finally:
-        metastore.release_claims(txn.txn_id)
+        metastore.autoanalyze_claims.release_claims(txn.txn_id)
 
 
 def _largest_bytes(metastore: Metastore, table: Table, owners: list[DueOwner]) -> int:
@@ -427,7 +428,7 @@ def _largest_bytes(metastore: Metastore, table: Table, owners: list[DueOwner]) -
         return int(table.parameters.get("totalSize", 0) or 0)
     names = [d.owner for d in owners if d.owner is not None]
     return max((int(p.parameters.get("totalSize", 0) or 0)
-                for p in metastore.get_partitions(table.dbName, table.tableName, names)), default=0)
+                for p in metastore.catalog.get_partitions(table.dbName, table.tableName, names)), default=0)
 
 
 def _columns(table: Table, options: AutoAnalyzeOptions, owners: list[DueOwner]) -> list[str] | None:

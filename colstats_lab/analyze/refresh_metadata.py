@@ -178,9 +178,9 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
     """Collects the metadata of `txn`'s snapshot now; it is stored when `txn` commits. `spark` gives
     the session when a scan is needed (an up-to-date check or a footer-only refresh starts none)."""
     started = time.perf_counter()
-    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    table = metastore.catalog.get_table(stmt.table.db or current_db, stmt.table.name)
     request, skipped = metadata_request(table, stmt, default_level)
-    request = replace(request, histograms=kll_for(table.parameters, metastore.kll_enabled))
+    request = replace(request, histograms=kll_for(table.parameters, metastore.settings.kll_enabled))
     parts = snapshot_files(metastore, table, txn.snapshot(table))
     with_deletes = [p.part_name or table.qualified_name for p in parts if p.deletes]
     if with_deletes:
@@ -193,7 +193,7 @@ def run_refresh_metadata(spark: Callable[[], SparkSession], metastore: Metastore
         raise InvalidArgument(f"REFRESH METADATA keeps each file's footer figures, and {unread} is listed "
                                     "through Spark here, with no storage credentials to read its footer")
     states = {f.path: f.state for p in parts for f in p.files}
-    last = metastore.get_table_metadata(table.dbName, table.tableName)
+    last = metastore.table_metadata.get_table_metadata(table.dbName, table.tableName)
     outcome = RefreshOutcome(table.qualified_name, request.level, False, "full", "first analyze of the table",
                              skipped_columns=skipped)
     if last is not None:
@@ -228,7 +228,7 @@ def metadata_file_changes(metastore: Metastore, table: Table, snapshot: ValidWri
                           ) -> tuple[list[str], list[str]] | None:
     """The files added or rewritten, and those removed, in `snapshot` since the table's last REFRESH METADATA
     (both empty: its metadata is up to date); None when it has none. Lists the files, starts no Spark."""
-    last = metastore.get_table_metadata(table.dbName, table.tableName)
+    last = metastore.table_metadata.get_table_metadata(table.dbName, table.tableName)
     if last is None:
         return None
     # a position-delete file counts as a change: the rows it deletes are in files the metadata describes

@@ -34,7 +34,7 @@ from ..metastore import (
     Table,
     ValidWriteIdList,
 )
-from ..metastore.changes import FollowUp
+from ..metastore.changes import FollowUp, Repositories
 from ..metastore.row_sketches import RowSketch
 from ..metastore.snapshot_files import file_keys_of
 from ..metastore.staleness import PARAM as ROWS_CHANGED
@@ -181,11 +181,11 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     ANALYZE takes a write ID, as Hive's does, so readers can tell whose statistics they get).
     `only` keeps the named partitions of those the statement selects (still one Spark job)."""
     started = time.perf_counter()
-    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    table = metastore.catalog.get_table(stmt.table.db or current_db, stmt.table.name)
     if stmt.partition and not table.is_partitioned:
         raise InvalidArgument(f"table {table.qualified_name} is not partitioned, but a PARTITION clause was given")
-    plans, skipped = (column_plans(table, stmt, kll_for(table.parameters, metastore.kll_enabled),
-                                   metastore.frequent_items)
+    plans, skipped = (column_plans(table, stmt, kll_for(table.parameters, metastore.settings.kll_enabled),
+                                   metastore.settings.frequent_items)
                       if stmt.mode == "columns" else ([], []))
     partitions = (matching_partitions(metastore, table, stmt.partition, txn.new_partitions(table))
                   if table.is_partitioned else None)
@@ -194,7 +194,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
     valid = txn.snapshot(table)
     write_id = txn.write_id(table)  # NOSCAN too: it changes numFiles and totalSize
     files = snapshot_files(metastore, table, valid, partitions)
-    if not metastore.missing_as_empty:
+    if not metastore.settings.missing_as_empty:
         refuse_gone_folders(table, files)
     listed = [f for part in files for f in part.files]
     if table.tableType == "EXTERNAL_TABLE" and kind_of(table).directories_are_partitions \
@@ -214,7 +214,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
             if plans and stmt.tier:  # the files' metadata alone, or a sample
                 plans = _tierable(plans, stmt, table, tier_notes)
                 plans, footers = _footer_plans(table, files, plans)
-                tiered = _tiered_scan(spark, table, files, plans, footers, stmt, metastore.sample_seed, tier_notes)
+                tiered = _tiered_scan(spark, table, files, plans, footers, stmt, metastore.settings.sample_seed, tier_notes)
                 footer_columns = {p.name for p in plans if p.from_footers}
                 del footers
             scanned = files if tiered is None else [p for p in files if p.part_name in tiered.whole]
@@ -240,7 +240,7 @@ def run_analyze(spark: Callable[[], SparkSession], metastore: Metastore, stmt: A
         outcome.read_share = tiered.read_share
         outcome.whole = tiered.whole
     raw_sizes = {p.part_name: _raw_data_size(p.files) for p in files} if stmt.mode != "noscan" else {}
-    metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
+    metastore.txns.add_txn_components(txn.txn_id, table.dbName, table.tableName, [p.part_name for p in files], "u",
                                  write_id)
     txn.add(AnalyzeChange(table, stmt.mode, write_id, valid, tuple(plans), tuple(files), results, raw_sizes,
                           outcome, _tier_params(tiered, plans, outcome.tier.label)))
@@ -386,7 +386,7 @@ def _values_of(part: PartitionFiles) -> tuple:
     return tuple(part.partition.values) if part.partition else ()
 
 
-def _keep_row_sketches(metastore: Metastore, table: Table, kept: list[PartitionFiles], grouped: dict,
+def _keep_row_sketches(metastore: Repositories, table: Table, kept: list[PartitionFiles], grouped: dict,
                        current: dict, fresh_table: Table, write_id: int, now: int) -> None:
     """Keeps the row sketch of each owner this ANALYZE read whole; a managed owner's sketch made by the ANALYZE
     before, with no write since, follows it to this one's write ID (no row changed). An external table's files
@@ -395,13 +395,13 @@ def _keep_row_sketches(metastore: Metastore, table: Table, kept: list[PartitionF
                                       write_id, now)
             for part in kept if grouped[part.part_name].row_sketch is not None}
     if made:
-        metastore.set_row_sketches(table.dbName, table.tableName, made)
+        metastore.row_sketches.set_row_sketches(table.dbName, table.tableName, made)
     if kind_of(table).written_elsewhere:
         return
     carried = {part.part_name: ((current[part.part_name] if part.partition is not None else fresh_table).writeId,
                                 write_id) for part in kept if part.part_name not in made}
     if carried:
-        metastore.carry_row_sketches(table.dbName, table.tableName, carried)
+        metastore.row_sketches.carry_row_sketches(table.dbName, table.tableName, carried)
 
 
 def _group_of(part: PartitionFiles, plans: list[ColumnPlan], groups: PartitionResults) -> GroupStats:
@@ -433,7 +433,7 @@ class AnalyzeChange:
     tiers: dict = field(compare=False, default_factory=dict)
     kind: ClassVar[str] = "statistics"
 
-    def apply(self, metastore: Metastore) -> None:
+    def apply(self, metastore: Repositories) -> None:
         if self.groups.closed:  # its results go once: applied again, every partition would read as empty
             raise MetaException(f"{self.describe()}: already stored, or its transaction ended")
         try:
@@ -463,17 +463,17 @@ class AnalyzeChange:
 PARTITIONS_A_BATCH = 2_000
 
 
-def _persist(metastore: Metastore, table: Table, mode: AnalyzeMode, plans: list[ColumnPlan], files: list[PartitionFiles],
+def _persist(metastore: Repositories, table: Table, mode: AnalyzeMode, plans: list[ColumnPlan], files: list[PartitionFiles],
              groups: PartitionResults, raw_sizes: dict, outcome: AnalyzeOutcome, write_id: int,
              valid: ValidWriteIdList, tiers: dict | None = None) -> None:
     """Stores what the command computed, inside the committing metastore transaction, PARTITIONS_A_BATCH
     partitions at a time. The metastore marks statistics not accurate where the partition was written by a write
     this ANALYZE could not see (HIVE-19416's writer rule)."""
     now = int(time.time())
-    fresh_table = metastore.get_table(table.dbName, table.tableName)
+    fresh_table = metastore.catalog.get_table(table.dbName, table.tableName)
     if any(p.histogram for p in plans) and KLL_PROPERTY not in fresh_table.parameters:
         # sketches once kept stay kept: a later session with hive.stats.kll.enable off does not drop them
-        metastore.alter_table_params(table.dbName, table.tableName, {KLL_PROPERTY: "true"})
+        metastore.catalog.alter_table_params(table.dbName, table.tableName, {KLL_PROPERTY: "true"})
         fresh_table.parameters[KLL_PROPERTY] = "true"
     total_rows = 0
     for start in range(0, len(files), PARTITIONS_A_BATCH):
@@ -483,12 +483,12 @@ def _persist(metastore: Metastore, table: Table, mode: AnalyzeMode, plans: list[
         outcome.num_rows = total_rows
 
 
-def _persist_batch(metastore: Metastore, table: Table, fresh_table: Table, mode: AnalyzeMode, plans: list[ColumnPlan],
+def _persist_batch(metastore: Repositories, table: Table, fresh_table: Table, mode: AnalyzeMode, plans: list[ColumnPlan],
                    files: list[PartitionFiles], groups: PartitionResults, raw_sizes: dict, outcome: AnalyzeOutcome,
                    write_id: int, valid: ValidWriteIdList, tiers: dict, now: int) -> int:
     """`_persist` of some of the partitions (or of the table); returns the rows they hold."""
     names = [p.part_name for p in files if p.part_name is not None]
-    current: dict[str | None, Partition] = {p.partName: p for p in metastore.get_partitions(
+    current: dict[str | None, Partition] = {p.partName: p for p in metastore.catalog.get_partitions(
         table.dbName, table.tableName, names)} if table.is_partitioned else {}
     total_rows = 0
     kept = [part for part in files if part.partition is None or part.part_name in current]  # not dropped meanwhile
@@ -510,12 +510,12 @@ def _persist_batch(metastore: Metastore, table: Table, fresh_table: Table, mode:
         updates[part.part_name] = changes
     accuracy: dict[str | None, bool]
     if table.is_partitioned:  # every partition's in one call: the table is read once, not once a partition
-        stored = metastore.alter_partitions_params(
+        stored = metastore.catalog.alter_partitions_params(
             table.dbName, table.tableName, {cast(str, name): changes for name, changes in updates.items()},
             write_id=write_id, valid_write_ids=valid) if updates else {}
         accuracy = dict(stored.items())
     else:
-        accuracy = {None: metastore.alter_table_params(table.dbName, table.tableName, updates[None],
+        accuracy = {None: metastore.catalog.alter_table_params(table.dbName, table.tableName, updates[None],
                                                        write_id=write_id, valid_write_ids=valid)}
     resets: dict[str | None, dict[str, str | None]] = {}
     for part in kept:
@@ -528,23 +528,23 @@ def _persist_batch(metastore: Metastore, table: Table, fresh_table: Table, mode:
         if mode != "noscan" and accurate and complete and table.tableType == "MANAGED_TABLE":
             resets[part.part_name] = {ROWS_CHANGED: "0"}  # every column's statistics hold again
     if resets and table.is_partitioned:
-        metastore.alter_partitions_params(table.dbName, table.tableName,
+        metastore.catalog.alter_partitions_params(table.dbName, table.tableName,
                                           {cast(str, name): reset for name, reset in resets.items()})
     elif resets:
-        metastore.alter_table_params(table.dbName, table.tableName, resets[None])
+        metastore.catalog.alter_table_params(table.dbName, table.tableName, resets[None])
     partition_stats = []
     for part in kept if plans else []:
         desc = ColumnStatisticsDesc(part.partition is None, table.dbName, table.tableName, part.part_name, now)
         stats = ColumnStatistics(desc, grouped[part.part_name].columns)
         if part.partition is None:
-            metastore.update_table_column_statistics(stats, write_id, valid)
+            metastore.column_stats.update_table_column_statistics(stats, write_id, valid)
         else:
             partition_stats.append(stats)
     if partition_stats:
-        metastore.set_aggr_stats_for(partition_stats, write_id, valid)
+        metastore.column_stats.set_aggr_stats_for(partition_stats, write_id, valid)
     if kind_of(table).written_elsewhere and mode != "noscan":
         # another job may change these files at any time: readers compare them with a listing
-        metastore.record_analyzed_files(table.dbName, table.tableName, {
+        metastore.accuracy.record_analyzed_files(table.dbName, table.tableName, {
             p.part_name: p.states for p in files if p.partition is None or p.part_name in current})
     _keep_row_sketches(metastore, table, kept, grouped, current, fresh_table, write_id, now)
     return total_rows

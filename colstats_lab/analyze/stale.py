@@ -26,10 +26,10 @@ def staleness_frame(metastore: Metastore, table: Table) -> pd.DataFrame:
     """One row per partition (one for an unpartitioned table, partition None): its rows, the rows changed
     since its column statistics were last all accurate and their fraction (None: unknown), whether every
     column's statistics are accurate now, and why not."""
-    compliance = metastore.stats_compliance(table.dbName, table.tableName, sorted(table.stats_column_names))
+    compliance = metastore.accuracy.stats_compliance(table.dbName, table.tableName, sorted(table.stats_column_names))
     owners: list[tuple[str | None, dict[str, str]]] = [(None, table.parameters)]
     if table.is_partitioned:
-        owners = list(metastore.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]).items())
+        owners = list(metastore.catalog.get_partition_params(table.dbName, table.tableName, ["numRows", ROWS_CHANGED]).items())
     records = []
     for name, params in owners:
         ok, why = compliance[name]

@@ -282,7 +282,7 @@ class ColumnStatisticsObj:
     colName: str
     colType: str
     statsData: ColumnStatisticsData
-    # not Hive's: the values' frequent-items sketch (metastore.frequent_items), stored beside the row
+    # not Hive's: the values' frequent-items sketch (metastore.settings.frequent_items), stored beside the row
     frequentItems: bytes | None = None
     # not Hive's: how many values the statistics describe when they are not the rows, as for the elements of
     # an array (`tags.element`) or the entries of a map (`attrs.key`); None: the rows

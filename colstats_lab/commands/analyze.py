@@ -69,7 +69,7 @@ def autoanalyze(session: Session, databases: list[str] | str | None = None, mode
 
     named = (databases,) if isinstance(databases, str) else tuple(databases or ())
     for db in named:
-        if db.lower() not in session.metastore.get_all_databases():
+        if db.lower() not in session.metastore.catalog.get_all_databases():
             raise NoSuchObjectException(f"database {db} does not exist")
     options = AutoAnalyzeOptions(tuple(db.lower() for db in named), mode, threshold,
                                  duration_seconds(budget, "the budget"), columns,
@@ -79,7 +79,7 @@ def autoanalyze(session: Session, databases: list[str] | str | None = None, mode
                         publish=lambda table: catalogs.auto_published(session, table))
     budget = session.get("colstats.history.max_bytes")
     if budget is not None:  # the history bounded as the worker goes, not only when someone cleans
-        session.metastore.prune_stats_history(int(session.get("colstats.history.keep")), int(budget))
+        session.metastore.stats_history.prune_stats_history(int(session.get("colstats.history.keep")), int(budget))
     return Result(message=outcome.message, details=outcome)
 
 

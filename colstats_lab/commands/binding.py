@@ -46,7 +46,7 @@ def bind_tables(lab: Session, query: str | exp.Expression, txn=None, reports: li
         name, db = node.name.lower(), (node.db or lab.current_db).lower()
         if not node.db and name in ctes:
             continue
-        if not lab.metastore.table_exists(db, name):
+        if not lab.metastore.catalog.table_exists(db, name):
             continue
         view = view_name(db, name)
         if views is not None:

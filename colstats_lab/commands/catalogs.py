@@ -118,8 +118,8 @@ def followed(session: Session, table: Table) -> Table:
 def follow_named(session: Session, name: st.TableName) -> None:
     """The lab's table `name`, when it is an Iceberg or Delta table, followed to its current snapshot."""
     db, table_name = (name.db or session.current_db).lower(), name.name.lower()
-    if session.metastore.table_exists(db, table_name):
-        followed(session, session.metastore.get_table(db, table_name))
+    if session.metastore.catalog.table_exists(db, table_name):
+        followed(session, session.metastore.catalog.get_table(db, table_name))
 
 
 def catalog_table(session: Session, name: st.TableName, spec: list[st.PartitionSpecItem] | None = None,
@@ -140,7 +140,7 @@ def catalog_table(session: Session, name: st.TableName, spec: list[st.PartitionS
         if spec and table.is_partitioned:
             names = [p.partName for p in matching_partitions(session.metastore, table, spec)]
         resolve(session.metastore, client, table, names, refetch=refetch)
-    return session.metastore.get_table(table.dbName, table.tableName)
+    return session.metastore.catalog.get_table(table.dbName, table.tableName)
 
 
 def split_catalog_name(session: Session, name: str) -> st.TableName | None:
@@ -187,7 +187,7 @@ def publish(session: Session, name: str) -> Result:
     table, client, qualified = _followed(session, name)
     fetched = []
     if table.is_partitioned:
-        touched = [p.partName for p in session.metastore.get_partitions(table.dbName, table.tableName)
+        touched = [p.partName for p in session.metastore.catalog.get_partitions(table.dbName, table.tableName)
                    if p.location and (PUBLISHED_PARAM in p.parameters or COLUMN_STATS_ACCURATE in p.parameters)]
         fetched = resolve(session.metastore, client, table, touched, refetch=True)
     outcome: PublishOutcome = publish_to_hms(session.metastore, client, table, qualified, fetched)
@@ -223,7 +223,7 @@ def _format_table(session: Session, name: str) -> tuple[Table, TableSource] | No
             return None
         table = catalog_table(session, catalog_name)
     else:
-        table = session.metastore.get_table(*split_table_name(name, session.current_db))
+        table = session.metastore.catalog.get_table(*split_table_name(name, session.current_db))
     source = source_of(session, table)
     return None if source is None else (followed(session, table), source)
 
@@ -236,7 +236,7 @@ def _publish_puffin(session: Session, table: Table, source: IcebergSource) -> Re
                                     "which the lab only reads: attach its catalog to publish statistics to it")
     with session.txn_scope(None) as txn:  # the table is followed already: no second reading of its snapshot
         stale = analyze_stale_owners(lambda: session.spark, session.metastore, table, 0.0, txn)
-    table = session.metastore.get_table(table.dbName, table.tableName)
+    table = session.metastore.catalog.get_table(table.dbName, table.tableName)
     outcome = publish_puffin(session.spark, session.metastore, table, source.load(), source.source)
     followed(session, table)  # registering the file wrote a metadata file: follow it, or readers see a commit
     outcome.analyzed_first = [p for p in stale.analyzed if p is not None] or (["the table"] if stale.analyzed else [])

@@ -28,7 +28,7 @@ AS_OF_ROW = "as_of"  # ours: which kept state a DESCRIBE as of a write or a time
 
 
 def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFrame:
-    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    table = metastore.catalog.get_table(stmt.table.db or current_db, stmt.table.name)
     partition = exact_partition(metastore, table, stmt.partition) if stmt.partition else None
     if stmt.column:
         return _describe_column(metastore, table, partition, stmt.column[0])
@@ -53,7 +53,7 @@ def describe(metastore: Metastore, stmt: Describe, current_db: str) -> pd.DataFr
                      ("Table Parameters:", "", "")]
             rows += _parameters(table.parameters, changed)
             rows += [("Rows changed since analyze:", describe_summed(
-                *metastore.changed_rows_summed(table.dbName, table.tableName, ROWS_CHANGED))
+                *metastore.catalog.changed_rows_summed(table.dbName, table.tableName, ROWS_CHANGED))
                 if table.is_partitioned else describe_change(table.parameters), "")]
     return pd.DataFrame(rows, columns=["col_name", "data_type", "comment"])
 
@@ -64,14 +64,14 @@ def _not_accurate(metastore: Metastore, table: Table, partition: Partition | Non
     changed since its ANALYZE; None when they hold. A partitioned table's own figures are sums of its
     partitions': they hold when every partition's do."""
     if partition is None and table.is_partitioned:
-        summary = metastore.stats_compliance_summary(table.dbName, table.tableName, [])
+        summary = metastore.accuracy.stats_compliance_summary(table.dbName, table.tableName, [])
         if summary.accurate or summary.first is None:
             return None
         first, why = summary.first
         return (f"in {summary.not_accurate:,} of {summary.owners:,} partitions (partition "
                 f"{table.spelled_partition(first)}: {why})")
     owner = partition.partName if partition is not None else None
-    ok, why = metastore.stats_compliance(table.dbName, table.tableName, [],
+    ok, why = metastore.accuracy.stats_compliance(table.dbName, table.tableName, [],
                                          part_names=None if owner is None else [owner]).get(owner, (True, ""))
     return None if ok else why
 
@@ -102,20 +102,20 @@ def _describe_column(metastore: Metastore, table: Table, partition: Partition | 
     obj = None
     if has_stats and partition is None and table.is_partitioned:
         # as Hive's DESCRIBE: the aggregate over every partition, extrapolated where some lack statistics
-        aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, [column.name],
+        aggr = metastore.column_stats.get_aggr_stats_for(table.dbName, table.tableName, [column.name],
                                             check_compliance=False)  # the flag row below says it
         obj = aggr.obj(column.name)
         values[COVERAGE_ROW] = _coverage_text(aggr, column.name)
-        stored = None if obj is not None else metastore.get_table_statistics(table.dbName, table.tableName,
+        stored = None if obj is not None else metastore.column_stats.get_table_statistics(table.dbName, table.tableName,
                                                                             [column.name])
         if stored is not None:  # kept for the whole table only, as an import of Spark's statistics leaves them
             obj = stored.obj(column.name)
             values[COVERAGE_ROW] += ": the figures are the table-level statistics stored for the whole table"
     elif has_stats:
         if partition is None:
-            stats = metastore.get_table_statistics(table.dbName, table.tableName, [column.name])
+            stats = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, [column.name])
         else:
-            stats = metastore.get_partitions_statistics(table.dbName, table.tableName, [partition.partName],
+            stats = metastore.column_stats.get_partitions_statistics(table.dbName, table.tableName, [partition.partName],
                                                         [column.name]).get(partition.partName)
         obj = stats.obj(column.name) if stats is not None else None
     if obj is not None:
@@ -131,7 +131,7 @@ def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of)
     """DESCRIBE [FORMATTED] t [PARTITION (..)] col as the statistics stood at `as_of` (a write ID, or a
     time: see metastore.history.state_picker), from the kept states; an `as_of` row says which state it
     is. The accuracy row is empty: it speaks of a reader now, not then."""
-    table = metastore.get_table(stmt.table.db or current_db, stmt.table.name)
+    table = metastore.catalog.get_table(stmt.table.db or current_db, stmt.table.name)
     if not stmt.column:
         raise InvalidArgument("as_of describes one column: DESCRIBE FORMATTED t [PARTITION (...)] col")
     partition = exact_partition(metastore, table, stmt.partition) if stmt.partition else None
@@ -139,7 +139,7 @@ def describe_as_of(metastore: Metastore, stmt: Describe, current_db: str, as_of)
     if column is None:
         raise table.no_such_column(stmt.column[0])
     owner = partition.partName if partition is not None else None
-    states = [s for _, s in metastore.get_stats_history(table.dbName, table.tableName, column.name, owner)]
+    states = [s for _, s in metastore.stats_history.get_stats_history(table.dbName, table.tableName, column.name, owner)]
     state = state_picker(as_of)(states)
     values = dict.fromkeys(COLUMN_ROWS, "")
     values.update(col_name=table.spelled(column.name), data_type=column.type, comment=column.comment or "")
@@ -205,7 +205,7 @@ def _accuracy(metastore: Metastore, table: Table, partition: Partition | None) -
     partition has them (Hive keeps them on the partitions). A partitioned table's partitions are judged once
     (an external one's folders listed once, not once for each question)."""
     if partition is None and table.is_partitioned:
-        summary, held = metastore.summary_and_flags(table.dbName, table.tableName, [])
+        summary, held = metastore.accuracy.summary_and_flags(table.dbName, table.tableName, [])
         if not summary.accurate and summary.first is not None:
             return StatsAccuracy()
         accuracy = StatsAccuracy.parse(table.parameters.get(COLUMN_STATS_ACCURATE))

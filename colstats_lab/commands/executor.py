@@ -131,7 +131,7 @@ def _drop_database(lab: Session, stmt: st.DropDatabase) -> Result:
 
 
 def _use(lab: Session, stmt: st.UseDatabase) -> Result:
-    lab.metastore.get_database_location(stmt.name)
+    lab.metastore.catalog.get_database_location(stmt.name)
     lab.current_db = stmt.name
     return Result(stmt, message=f"Using database {stmt.name}.")
 
@@ -140,11 +140,11 @@ def _create_table(lab: Session, stmt: st.CreateTable) -> Result:
     if stmt.external:
         return _register_table(lab, stmt)
     db = _db(lab, stmt.table.db)
-    database_folder = lab.metastore.get_database_location(db)
+    database_folder = lab.metastore.catalog.get_database_location(db)
     location = join(database_folder, stmt.table.name)
     if not is_inside(location, database_folder):  # the name's rule keeps it a folder of its own; said again here
         raise InvalidArgument(f"table name {stmt.table.name!r} does not name a folder inside {database_folder}")
-    if stmt.if_not_exists and lab.metastore.table_exists(db, stmt.table.name):
+    if stmt.if_not_exists and lab.metastore.catalog.table_exists(db, stmt.table.name):
         return Result(stmt, message=f"Table {db}.{stmt.table.name} already exists.")
     _refuse_taken_folder(f"{db}.{stmt.table.name}", location)
     # Hive's setStatsStateForCreateTable: a new table holds no rows, so its statistics (zeros) are
@@ -170,7 +170,7 @@ def _create_table(lab: Session, stmt: st.CreateTable) -> Result:
 def _register_table(lab: Session, stmt: st.CreateTable) -> Result:
     """CREATE EXTERNAL TABLE: the files at its LOCATION registered as `Lab.register_external` does."""
     db = _db(lab, stmt.table.db)
-    if stmt.if_not_exists and lab.metastore.table_exists(db, stmt.table.name):
+    if stmt.if_not_exists and lab.metastore.catalog.table_exists(db, stmt.table.name):
         return Result(stmt, message=f"Table {db}.{stmt.table.name} already exists.")
     assert stmt.location is not None  # the parser requires it
     table = table_commands.register_external(lab, f"{db}.{stmt.table.name}", stmt.location, stmt.stored_as,
@@ -214,7 +214,7 @@ def _remove_files(table: Table, metastore) -> str:
         return ""
     if table.parameters.get(OWNED_LOCATION) != table.location:
         return f"; its files at {table.location} were kept: the lab did not create that folder for it"
-    inside = metastore.locations_inside(table.location)
+    inside = metastore.catalog.locations_inside(table.location)
     if inside:
         return (f"; its files at {table.location} were kept: the folder also holds {inside[0]}, another table's "
                 "or partition's")
@@ -223,7 +223,7 @@ def _remove_files(table: Table, metastore) -> str:
 
 
 def _add_partitions(lab: Session, stmt: st.AddPartitions) -> Result:
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     new = []
     for spec in stmt.specs:
         values = spec_values(table, spec)
@@ -258,7 +258,7 @@ class Repair:
 def _repair_table(lab: Session, stmt: st.RepairTable) -> Result:
     """Hive's MSCK REPAIR TABLE over an external table's directories; a managed table's partitions are
     the lab's own writes, so there is nothing another job could have left unregistered."""
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     kind = kind_of(table)
     if kind.name == "managed":
         raise InvalidArgument(f"MSCK REPAIR TABLE repairs external tables; {table.qualified_name} is managed: "
@@ -278,7 +278,7 @@ def _repair_table(lab: Session, stmt: st.RepairTable) -> Result:
     # each directory by the partition name the lab gives it (its keys in lower case, its values as spelled)
     directory_of = {make_part_name(table.partition_key_names, [v for _, v in parse_part_name(rel)]): rel
                     for rel in on_disk}
-    registered = set(lab.metastore.get_partition_names(table.dbName, table.tableName))
+    registered = set(lab.metastore.catalog.get_partition_names(table.dbName, table.tableName))
     added = sorted(set(directory_of) - registered) if stmt.mode in ("ADD", "SYNC") else []
     dropped = sorted(registered - set(directory_of)) if stmt.mode in ("DROP", "SYNC") else []
 
@@ -294,7 +294,7 @@ def _repair_table(lab: Session, stmt: st.RepairTable) -> Result:
 
 
 def _drop_partitions(lab: Session, stmt: st.DropPartitions) -> Result:
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     names: list[str] = []
     for spec in stmt.specs:
         try:
@@ -309,7 +309,7 @@ def _drop_partitions(lab: Session, stmt: st.DropPartitions) -> Result:
     if table.tableType == "MANAGED_TABLE" and table.parameters.get(OWNED_LOCATION) == table.location:
         for part in dropped:  # a partition's folder is the lab's inside the table's own, never elsewhere
             if part.location and is_inside(part.location, table.location) and \
-                    not lab.metastore.locations_inside(part.location):
+                    not lab.metastore.catalog.locations_inside(part.location):
                 storage_for(part.location).remove(part.location)
     listed = ", ".join(p.partName for p in dropped) or "none"
     return Result(stmt, message=f"Dropped partitions of {table.qualified_name}: {listed}.")
@@ -319,7 +319,7 @@ def _concatenate(lab: Session, stmt: st.Concatenate, txn) -> Result:
     """Hive's CONCATENATE: each directory's files (each list-bucketing directory's too) merged into one,
     as one overwrite per partition under a new write ID; the statistics are gathered in the same pass,
     so they stay accurate (the rows are the same)."""
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if table.tableType != "MANAGED_TABLE":
         raise InvalidArgument(f"table {table.qualified_name} is external: CONCATENATE rewrites the files of "
                                     "managed tables only")
@@ -339,7 +339,7 @@ def _concatenate(lab: Session, stmt: st.Concatenate, txn) -> Result:
 
 def _alter_skewed(lab: Session, stmt: st.AlterSkewed) -> Result:
     """SKEWED BY / NOT SKEWED / NOT STORED AS DIRECTORIES: the table's spec, for partitions created after."""
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if stmt.skew is not None:
         info = skewed_info(table, [c for c, _ in stmt.skew.columns], list(stmt.skew.values))
         stored = stmt.skew.stored_as_directories
@@ -353,7 +353,7 @@ def _alter_skewed(lab: Session, stmt: st.AlterSkewed) -> Result:
     if stored:
         _require_subdirectories(lab)
         check_list_bucketing(table)
-        for part in lab.metastore.get_partitions(table.dbName, table.tableName):
+        for part in lab.metastore.catalog.get_partitions(table.dbName, table.tableName):
             check_partition_values(table, part.values)
     _table_ddl(lab, table, AlterSkew(table, info, stored))
     return Result(stmt, message=f"{table.qualified_name} is now {what}; partitions created from now on follow it, "
@@ -368,7 +368,7 @@ def _require_subdirectories(lab: Session) -> None:
 
 
 def _set_skewed_location(lab: Session, stmt: st.SetSkewedLocation) -> Result:
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if table.skewedInfo is None:
         raise InvalidArgument(f"{table.qualified_name} is not skewed: SKEWED BY comes before SET SKEWED LOCATION")
     info = with_locations(table.skewedInfo, [(v, loc) for v, loc, _ in stmt.locations], table)
@@ -399,7 +399,7 @@ def _analyze_tables(lab: Session, stmt: st.AnalyzeTables, txn) -> Result:
     table that cannot be analyzed (its files gone, say) is reported in its row and the others go on."""
     db = _db(lab, stmt.db)
     records = []
-    for name in lab.metastore.get_tables(db):  # names an unknown database
+    for name in lab.metastore.catalog.get_tables(db):  # names an unknown database
         one = st.Analyze(table=st.TableName(db, name), mode=stmt.mode)
         try:
             outcome = _analyze(lab, one, txn).details
@@ -408,7 +408,7 @@ def _analyze_tables(lab: Session, stmt: st.AnalyzeTables, txn) -> Result:
                             "seconds": None, "error": str(exc)})
             continue
         records.append({"table": outcome.table, "analyzed": True,
-                        "partitions": len(outcome.partitions) if lab.metastore.get_table(db, name).is_partitioned
+                        "partitions": len(outcome.partitions) if lab.metastore.catalog.get_table(db, name).is_partitioned
                         else None, "columns": len(outcome.columns), "seconds": round(outcome.seconds, 3),
                         "error": None})
     frame = pd.DataFrame.from_records(records, columns=["table", "analyzed", "partitions", "columns", "seconds",
@@ -444,7 +444,7 @@ def _refresh_metadata(lab: Session, stmt: st.RefreshMetadata, txn) -> Result:
 
 def _drop_metadata(lab: Session, stmt: st.DropMetadata) -> Result:
     _require_metastore(lab, "DROP METADATA")
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     dropped = lab.metastore.apply([DropTableMetadata(table, stmt.if_exists)])[0]
     return Result(stmt, message=f"Metadata for table [{table.qualified_name}] " + ("dropped." if dropped else
                                                                                    "did not exist; nothing dropped."))
@@ -455,22 +455,22 @@ def _describe(lab: Session, stmt: st.Describe) -> Result:
 
 
 def _show_databases(lab: Session, stmt: st.ShowDatabases) -> Result:
-    return Result(stmt, df=pd.DataFrame({"database_name": lab.metastore.get_all_databases()}))
+    return Result(stmt, df=pd.DataFrame({"database_name": lab.metastore.catalog.get_all_databases()}))
 
 
 def _show_tables(lab: Session, stmt: st.ShowTables) -> Result:
     db = _db(lab, stmt.db)
-    return Result(stmt, df=pd.DataFrame({"database": db, "tab_name": lab.metastore.get_tables(db)}))
+    return Result(stmt, df=pd.DataFrame({"database": db, "tab_name": lab.metastore.catalog.get_tables(db)}))
 
 
 def _show_partitions(lab: Session, stmt: st.ShowPartitions) -> Result:
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if not table.is_partitioned:
         raise InvalidArgument(f"table {table.qualified_name} is not partitioned")
     if stmt.partition:
         names = [p.partName for p in matching_partitions(lab.metastore, table, stmt.partition)]
     else:
-        names = lab.metastore.get_partition_names(table.dbName, table.tableName)
+        names = lab.metastore.catalog.get_partition_names(table.dbName, table.tableName)
     spelled = table.partition_speller()  # eventDate=2026-11-01, as the folders spell the key
     return Result(stmt, df=pd.DataFrame({"partition": [spelled(name) for name in names]}))
 
@@ -493,7 +493,7 @@ def _own_property(key: str) -> bool:
 def _set_table_properties(lab: Session, stmt: st.SetTableProperties) -> Result:
     """Hive's SET TBLPROPERTIES for the properties that are the user's (`skip.stats.autoupdate`, `comment`,
     a team's tags); the lab's own statistics and bookkeeping are refused by name."""
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     for key, _, _ in stmt.properties:
         if _own_property(key):
             raise InvalidArgument(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
@@ -504,7 +504,7 @@ def _set_table_properties(lab: Session, stmt: st.SetTableProperties) -> Result:
 
 
 def _unset_table_properties(lab: Session, stmt: st.UnsetTableProperties) -> Result:
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     for key, _ in stmt.keys:
         if _own_property(key):
             raise InvalidArgument(f"{key} is the lab's own statistics or bookkeeping of {table.qualified_name}: "
@@ -517,7 +517,7 @@ def _unset_table_properties(lab: Session, stmt: st.UnsetTableProperties) -> Resu
 
 
 def _show_table_properties(lab: Session, stmt: st.ShowTableProperties) -> Result:
-    table = lab.metastore.get_table(_db(lab, stmt.table.db), stmt.table.name)
+    table = lab.metastore.catalog.get_table(_db(lab, stmt.table.db), stmt.table.name)
     if stmt.key is not None:
         value = table.parameters.get(stmt.key)
         # Hive answers a missing key with a row saying so, not an error

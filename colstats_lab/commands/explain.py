@@ -42,7 +42,7 @@ def explain(session: Session, query: str, txn: Transaction | None = None, run: b
         raise InvalidArgument(f"explain takes a query (SELECT, WITH, a set operation), not a "
                                     f"{tree.key.upper()} statement")
     found = single_table_where(tree)
-    if found is not None and not session.metastore.table_exists((found[0].db or session.current_db).lower(),
+    if found is not None and not session.metastore.catalog.table_exists((found[0].db or session.current_db).lower(),
                                                                 found[0].name.lower()):
         found = None  # one table of Spark's catalog: Spark reads it, nothing of it is pruned by the lab
     planned = None
@@ -177,7 +177,7 @@ def _frequent_items(session: Session, table: Table, columns: dict, partitions: l
     for name, obj in columns.items():
         if not sketchable(obj.colType) or with_rows == []:
             continue
-        sketches = session.metastore.get_frequent_items(table.dbName, table.tableName, name, with_rows)
+        sketches = session.metastore.column_stats.get_frequent_items(table.dbName, table.tableName, name, with_rows)
         if sketches and (with_rows is None or len(sketches) == len(with_rows)):
             merged = FrequentItems.merged(list(sketches.values()), obj.colType)
             if merged is not None:

@@ -130,8 +130,8 @@ def _partitions(session: Session, table: Table, names: list[str] | None) -> list
     if not table.is_partitioned:
         return None
     if names is None:
-        return session.metastore.get_partitions(table.dbName, table.tableName)
-    return session.metastore.get_partitions(table.dbName, table.tableName, names) if names else []
+        return session.metastore.catalog.get_partitions(table.dbName, table.tableName)
+    return session.metastore.catalog.get_partitions(table.dbName, table.tableName, names) if names else []
 
 
 def _size(table: Table, partitions: list[Partition] | None) -> int:
@@ -231,7 +231,7 @@ def _side(session: Session, table: Table, key: str, names: list[str] | None) -> 
     else:
         try:
             rows, objs = fresh_statistics(metastore, table, [key], partitions, valid)
-            sketches = metastore.get_frequent_items(table.dbName, table.tableName, key,
+            sketches = metastore.column_stats.get_frequent_items(table.dbName, table.tableName, key,
                                                     with_rows if partitions is not None else None)
             missing = [p for p in (with_rows if partitions is not None else [None]) if p not in sketches]
             if missing and rows:
@@ -329,7 +329,7 @@ def _row_bytes(session: Session, table: Table) -> float:
     """A row's bytes in a shuffle as Spark estimates it: 8 per column and a row header, plus each string
     column's average length (from the table's statistics where it has them, else 20)."""
     lengths = {}
-    stats = session.metastore.get_table_statistics(table.dbName, table.tableName,
+    stats = session.metastore.column_stats.get_table_statistics(table.dbName, table.tableName,
                                                    [c.name for c in table.cols]) if table.cols else None
     for obj in (stats.statsObj if stats else []):
         average = getattr(obj.statsData.value, "avgColLen", None)

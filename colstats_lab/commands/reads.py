@@ -53,7 +53,7 @@ def partition(session: Session, table: str, partition: dict | str) -> Partition:
         name = hive_part_name(partition.strip())  # the keys as the files spell them, or as Hive does
     else:
         raise InvalidArgument(f"a partition is a name like ds=2026-11-21 or a dict, not {partition!r}")
-    return session.metastore.get_partition(meta.dbName, meta.tableName, name)
+    return session.metastore.catalog.get_partition(meta.dbName, meta.tableName, name)
 
 
 def valid_write_ids(session: Session, table: str | Table) -> ValidWriteIdList:
@@ -61,7 +61,7 @@ def valid_write_ids(session: Session, table: str | Table) -> ValidWriteIdList:
     is not read again."""
     if not isinstance(table, Table):
         table = session.resolve(table)
-    return session.metastore.get_valid_write_ids(table.dbName, table.tableName)
+    return session.metastore.txns.get_valid_write_ids(table.dbName, table.tableName)
 
 
 def snapshot_parts(session: Session, name: str, snapshot: ValidWriteIdList | None = None,
@@ -104,7 +104,7 @@ def metadata(session: Session, name: str, level: str | None = None) -> pd.DataFr
     """The work of `Inspect.metadata`, whose docstring is the reference."""
     wanted = Level.of_metadata(level).drill_name if level is not None else None  # names an unknown level
     table = session.resolve(name)
-    stored = session.metastore.get_table_metadata(table.dbName, table.tableName)
+    stored = session.metastore.table_metadata.get_table_metadata(table.dbName, table.tableName)
     if stored is None:
         raise NoSuchObjectException(f"table {table.qualified_name} has no metadata: run ANALYZE TABLE "
                                     f"{quoted(table.qualified_name)} REFRESH METADATA")

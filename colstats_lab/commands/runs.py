@@ -46,11 +46,11 @@ def keep_run(session: Session, tree: exp.Expression, report: PlanReport, started
     shape = fingerprint(tree)
     metastore = session.metastore
     try:
-        _tell_earlier_runs(report, metastore.get_runs(fingerprint=shape, limit=EARLIER_RUNS))
+        _tell_earlier_runs(report, metastore.runs.get_runs(fingerprint=shape, limit=EARLIER_RUNS))
         run = KeptRun(None, shape, report.query, int(started), seconds, _operator_records(report.operators),
                       tuple(tables))
         with metastore.db.without_waiting():
-            return metastore.keep_run(run, int(session.get(RUNS_KEEP))), None
+            return metastore.runs.keep_run(run, int(session.get(RUNS_KEEP))), None
     except WouldWait:
         return None, "not kept: another writer held the metastore's write lock (a query never waits for one)"
     except MetastoreUnavailable as why:
@@ -92,7 +92,7 @@ def runs_frame(session: Session, table: Table | None = None, operators: bool = F
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise InvalidArgument(f"limit takes the number of runs to read (0 or more) or None for every one, "
                               f"not {limit!r}")
-    kept = session.metastore.get_runs(table.dbName if table else None, table.tableName if table else None,
+    kept = session.metastore.runs.get_runs(table.dbName if table else None, table.tableName if table else None,
                                       limit=limit)
     if operators:
         rows = [[run.run_id, _when(run.ran_at), run.fingerprint, op["id"], op["node"], op.get("estimated_rows"),

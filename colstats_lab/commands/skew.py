@@ -36,7 +36,7 @@ def skew(session: Session, table: str, columns: list[str] | str, partition: dict
          max_items: int | None = None) -> SkewReport:
     """`TableHandle.skew`: checks the arguments before Spark starts, then one aggregation over the snapshot."""
     meta = session.resolve(table)
-    kept_may_serve = max_items is None or max_items <= session.metastore.frequent_items
+    kept_may_serve = max_items is None or max_items <= session.metastore.settings.frequent_items
     max_items = SCAN_ITEMS if max_items is None else max_items
     check_skew_options(mode, top, min_share, max_keys, max_items)
     names = [columns] if isinstance(columns, str) else list(columns) if isinstance(columns, (list, tuple)) else []
@@ -100,15 +100,16 @@ def _kept_sketches(session: Session, meta: Table, column: str, parts: list[Parti
     stats: dict[str | None, ColumnStatistics]
     rows: dict[str | None, int]
     if meta.is_partitioned:
-        stats = dict(metastore.get_partitions_statistics(
+        stats = dict(metastore.column_stats.get_partitions_statistics(
             meta.dbName, meta.tableName, names, [column], valid_write_ids=valid).items())
         rows = {p.partName: int(p.parameters.get("numRows") or 0)
-                for p in (metastore.get_partitions(meta.dbName, meta.tableName, names) if names else [])}
+                for p in (metastore.catalog.get_partitions(meta.dbName, meta.tableName, names) if names else [])}
     else:
-        table_stats = metastore.get_table_statistics(meta.dbName, meta.tableName, [column], valid_write_ids=valid)
+        table_stats = metastore.column_stats.get_table_statistics(meta.dbName, meta.tableName, [column], valid_write_ids=valid)
         stats = {None: table_stats} if table_stats is not None else {}
         rows = {None: int(meta.parameters.get("numRows") or 0)}
-    sketches = metastore.get_frequent_items(meta.dbName, meta.tableName, column, names if meta.is_partitioned else None)
+    sketches = metastore.column_stats.get_frequent_items(meta.dbName, meta.tableName, column,
+                                                         names if meta.is_partitioned else None)
     kept: dict[str, tuple[int, int, FrequentItems]] = {}
     for part in parts:
         owner = part.part_name
@@ -131,7 +132,7 @@ def _distinct_estimate(session: Session, meta: Table, names: list[str], parts: l
     if len(names) != 1 or not meta.is_partitioned:
         return None
     wanted = {p.part_name for p in parts if p.part_name is not None}
-    partitions = session.metastore.get_partitions(meta.dbName, meta.tableName, sorted(wanted)) if wanted else []
+    partitions = session.metastore.catalog.get_partitions(meta.dbName, meta.tableName, sorted(wanted)) if wanted else []
     try:
         _, objs = fresh_statistics(session.metastore, meta, names, partitions, valid)
     except NotFromStats:
@@ -143,7 +144,7 @@ def _distinct_estimate(session: Session, meta: Table, names: list[str], parts: l
 
 def kept_ndv(session: Session, meta: Table, column: str, valid: ValidWriteIdList) -> int | None:
     """An unpartitioned table's NDV of `column` from its statistics accurate for `valid` (None: none are)."""
-    stats = session.metastore.get_table_statistics(meta.dbName, meta.tableName, [column], valid_write_ids=valid)
+    stats = session.metastore.column_stats.get_table_statistics(meta.dbName, meta.tableName, [column], valid_write_ids=valid)
     obj = stats.obj(column) if stats is not None and stats.isStatsCompliant else None
     ndv = getattr(obj.statsData.value, "numDVs", None) if obj is not None else None
     return None if ndv is None else int(ndv)
@@ -197,7 +198,7 @@ def keep_top_values(session: Session, meta: Table, report: SkewReport, valid: Va
     the same rows, so `inspect.compare` can measure drift of strings too; returns the owners they were kept
     for. A report over the whole table gives the table level its values too."""
     column = report.columns[0]
-    compliance = session.metastore.per_column_compliance(meta.dbName, meta.tableName, [[column]], valid)
+    compliance = session.metastore.accuracy.per_column_compliance(meta.dbName, meta.tableName, [[column]], valid)
     accurate = {owner for owner, [(ok, _)] in compliance.items() if ok}
     counted: dict[str | None, TopValues] = {}
     for label, rows in report.totals.items():
@@ -209,4 +210,4 @@ def keep_top_values(session: Session, meta: Table, report: SkewReport, valid: Va
             counted[owner] = TopValues(values, rows, report.null_count(label), report.mode, report.top)
     if not counted:
         return []
-    return session.metastore.keep_top_values(meta.dbName, meta.tableName, column, counted, valid)
+    return session.metastore.stats_history.keep_top_values(meta.dbName, meta.tableName, column, counted, valid)

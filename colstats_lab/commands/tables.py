@@ -95,7 +95,7 @@ def register_external(session: Session, name: str, path: str, format: str = "par
     # (`s3://lake/ev`), never taken for a relative path (it was read as `<cwd>/s3:/lake/ev`)
     path = local_path(path) if is_local(path) else normalized(path)
     if format.lower() in ("delta", "iceberg"):
-        if session.metastore.table_exists(db, table_name):
+        if session.metastore.catalog.table_exists(db, table_name):
             raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
         source = DeltaSource(path) if format.lower() == "delta" else metadata_file_source(path)
         snapshot = source.current()
@@ -107,7 +107,7 @@ def register_external(session: Session, name: str, path: str, format: str = "par
     files = list_data_files(path)
     if not files:
         raise InvalidArgument(f"no data files under {path}")
-    if session.metastore.table_exists(db, table_name):
+    if session.metastore.catalog.table_exists(db, table_name):
         raise AlreadyExistsException(f"table {db}.{table_name.lower()} already exists")
     keys, part_dirs = partition_directories(path, files)
     values = [[v for _, v in parse_part_name(rel)] for rel in part_dirs]
@@ -207,13 +207,13 @@ def _parses(parse, text: str) -> bool:
 def clean(session: Session, max_bytes: int | None = None) -> list[str]:
     """The work of `Lab.clean`, whose docstring is the reference."""
     metastore = session.metastore
-    metastore.abort_expired_txns()
+    metastore.txns.abort_expired_txns()
     budget = max_bytes if max_bytes is not None else session.get("colstats.history.max_bytes")
-    metastore.prune_stats_history(int(session.get("colstats.history.keep")), budget)
+    metastore.stats_history.prune_stats_history(int(session.get("colstats.history.keep")), budget)
     removed = []
-    for db in metastore.get_all_databases():
-        for name in metastore.get_tables(db):
-            table = metastore.get_table(db, name)
+    for db in metastore.catalog.get_all_databases():
+        for name in metastore.catalog.get_tables(db):
+            table = metastore.catalog.get_table(db, name)
             if table.tableType == "MANAGED_TABLE":
                 removed += remove_aborted(metastore, table)
     return removed

@@ -105,10 +105,10 @@ DELETION_VECTOR_COLUMNS = ["partition", "files", "files_with_vectors", "rows_in_
 def deletion_vectors_frame(metastore, table: Table) -> pd.DataFrame:
     """Per partition of a Delta table (None: the table), its data files and those with deletion vectors, the rows
     the files hold and the rows their vectors delete, from the files the lab follows (no read of the log)."""
-    owners = ({p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName)}
+    owners = ({p.partName: p.location for p in metastore.catalog.get_partitions(table.dbName, table.tableName)}
               if table.is_partitioned else {None: table.location})
     records = []
-    for owner, files in sorted(metastore.owner_files(table, owners).items(), key=lambda item: item[0] or ""):
+    for owner, files in sorted(metastore.snapshot_files.owner_files(table, owners).items(), key=lambda item: item[0] or ""):
         data = [f for f in files if f.content == ROWS]
         vectors = [f for f in files if f.content == DELETION_VECTOR]
         rows = sum(f.record_count or 0 for f in data)

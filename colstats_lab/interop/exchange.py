@@ -11,7 +11,7 @@ from ..coltypes import parse_type
 from ..column_statistics.estimators import tiers_by_column
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, Metastore, Table
-from ..metastore.changes import FollowUp
+from ..metastore.changes import FollowUp, Repositories
 from ..metastore.column_stats_accurate import PARAM as ACCURATE_PARAM
 from ..metastore.column_stats_accurate import StatsAccuracy
 from ..result import Result
@@ -43,8 +43,8 @@ def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Ca
     """The lab's table for Spark's table `source`: an external table on Spark's location, registered now
     (with its database) when the metastore does not know it; raises when the lab's table of that name
     is another table, or Spark's files are not Parquet."""
-    if metastore.table_exists(source.database, source.name):
-        table = metastore.get_table(source.database, source.name)
+    if metastore.catalog.table_exists(source.database, source.name):
+        table = metastore.catalog.get_table(source.database, source.name)
         if table.tableType != "EXTERNAL_TABLE" or table.location.rstrip("/") != (source.location or "").rstrip("/"):
             raise InvalidArgument(
                 f"lab table {table.qualified_name} is not Spark's table: it is {table.tableType} at "
@@ -57,8 +57,8 @@ def lab_table_of(metastore: Metastore, source: SparkTable, register_external: Ca
     if (source.provider or "parquet").lower() not in ("parquet", "hive"):
         raise InvalidArgument(f"Spark's table {source.qualified_name} is stored as {source.provider}: "
                                     "only Parquet tables can be read by the lab")
-    if source.database not in metastore.get_all_databases():
-        metastore.create_database(source.database)
+    if source.database not in metastore.catalog.get_all_databases():
+        metastore.catalog.create_database(source.database)
     table = register_external(source.qualified_name, source.location,
                               partition_types={c: source.columns[c] for c in source.partition_columns})
     if table.is_partitioned:  # what the directories under its location do not say: partitions placed elsewhere
@@ -152,7 +152,7 @@ class PartitionImport:
 def _partition_statistics(metastore: Metastore, table: Table, source: SparkTable) -> tuple[PartitionImport, ...]:
     """Spark's partition statistics (rows and bytes) of the lab's partitions of the same names, each with the
     files there now (listed here, before anything is written)."""
-    known = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)}
+    known = {p.partName: p for p in metastore.catalog.get_partitions(table.dbName, table.tableName)}
     return tuple(PartitionImport(name, rows, stats.sizeInBytes,
                                  tuple(f.state for f in list_data_files(known[name].location)))
                  for name, stats in sorted(source.partitions.items())
@@ -171,21 +171,21 @@ class ImportSparkStatistics:
     partitions: tuple[PartitionImport, ...]
     kind: ClassVar[str] = "statistics"
 
-    def apply(self, metastore: Metastore) -> None:
+    def apply(self, metastore: Repositories) -> None:
         t = self.table
         if self.columns:
-            metastore.update_table_column_statistics(ColumnStatistics(
+            metastore.column_stats.update_table_column_statistics(ColumnStatistics(
                 ColumnStatisticsDesc(True, t.dbName, t.tableName), list(self.columns), engine="hive"))
         if self.table_params:
-            metastore.alter_table_params(t.dbName, t.tableName, dict(self.table_params))
+            metastore.catalog.alter_table_params(t.dbName, t.tableName, dict(self.table_params))
         if self.table_files:
-            metastore.record_analyzed_files(t.dbName, t.tableName, {None: list(self.table_files)})
+            metastore.accuracy.record_analyzed_files(t.dbName, t.tableName, {None: list(self.table_files)})
         if self.partitions:
             accurate = StatsAccuracy(True).to_param()
-            metastore.alter_partitions_params(t.dbName, t.tableName, {p.name: {
+            metastore.catalog.alter_partitions_params(t.dbName, t.tableName, {p.name: {
                 "numRows": str(p.rows), ACCURATE_PARAM: accurate,
                 **({} if p.size is None else {"totalSize": str(p.size)})} for p in self.partitions})
-            metastore.record_analyzed_files(t.dbName, t.tableName, {p.name: list(p.files) for p in self.partitions})
+            metastore.accuracy.record_analyzed_files(t.dbName, t.tableName, {p.name: list(p.files) for p in self.partitions})
 
     def describe(self) -> str:
         return (f"Spark's statistics of {self.table.qualified_name}: {len(self.columns)} column(s), "
@@ -201,7 +201,7 @@ def export_spark_stats(spark: SparkSession, metastore: Metastore, table: Table, 
     before and after.
     Columns whose stats are not accurate for the current snapshot, or that Spark's table lacks, are skipped."""
     target = read_table_statistics(spark, spark_table)
-    basic_ok = metastore.stats_compliance_summary(table.dbName, table.tableName, []).not_accurate == 0
+    basic_ok = metastore.accuracy.stats_compliance_summary(table.dbName, table.tableName, []).not_accurate == 0
     if not basic_ok:
         raise InvalidArgument(f"the statistics of {table.qualified_name} are not accurate; ANALYZE it first")
     num_bins = int(spark.conf.get("spark.sql.statistics.histogram.numBins", str(DEFAULT_NUM_BINS)) or DEFAULT_NUM_BINS)
@@ -229,7 +229,7 @@ def spark_statistics_properties(metastore: Metastore, table: Table, target: Spar
     properties, the columns skipped with why, and the column statistics by Spark's spelling."""
     skipped = not_exported(table)
     column_names = [c.name for c in table.cols if c.name not in skipped]
-    stored = metastore.get_table_statistics(table.dbName, table.tableName, column_names)
+    stored = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, column_names)
     rows = int(table.parameters.get("numRows", 0))
     col_stats: dict = {}
     for obj in (stored.statsObj if stored else []):
@@ -239,7 +239,7 @@ def spark_statistics_properties(metastore: Metastore, table: Table, target: Spar
             continue
         # Spark's optimizer looks a column's statistics up by the name its schema spells (userId, not userid)
         col_stats[target.spelled.get(obj.colName, obj.colName)] = column_stat_from_hive(obj, rows, num_bins, histograms)
-    parts = metastore.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
+    parts = metastore.catalog.get_partitions(table.dbName, table.tableName) if table.is_partitioned else []
     for index, key in enumerate(table.partitionKeys):
         if key.name not in target.columns:
             continue
@@ -261,10 +261,10 @@ def _partition_properties(metastore, table, target) -> dict[str, dict[str, str]]
     of a partitioned table whose basic statistics are accurate, for the partitions Spark's table has."""
     if not table.is_partitioned or target.partition_columns != table.partition_key_names:
         return {}
-    compliance = metastore.stats_compliance(table.dbName, table.tableName, [])
+    compliance = metastore.accuracy.stats_compliance(table.dbName, table.tableName, [])
     return {p.partName: stats_to_properties(CatalogStatistics(int(p.parameters.get("totalSize", 0) or 0),
                                                               int(p.parameters.get("numRows", 0) or 0)), [])
-            for p in metastore.get_partitions(table.dbName, table.tableName)
+            for p in metastore.catalog.get_partitions(table.dbName, table.tableName)
             if compliance[p.partName][0] and p.partName in target.partitions}
 
 
@@ -274,6 +274,6 @@ def _export_blocker(metastore, table, obj, spark_columns: dict[str, str]) -> str
         return "Spark's table has no such column"
     if spark_type != "timestamp_ntz" and parse_type(spark_type).stats_kind is not parse_type(obj.colType).stats_kind:
         return f"Spark's column is {spark_type}, ours is {obj.colType}"
-    stale = metastore.stats_compliance_summary(table.dbName, table.tableName, [obj.colName]).first
+    stale = metastore.accuracy.stats_compliance_summary(table.dbName, table.tableName, [obj.colName]).first
     return stale[1] if stale else None
 

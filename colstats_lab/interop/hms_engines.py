@@ -119,9 +119,9 @@ def engines_frame(metastore: Metastore, client: HiveMetastoreClient, table: Tabl
     if partition is None:
         raw = client.get_table(db, name)
         params = raw.parameters or {}
-        compliance = metastore.per_column_compliance(table.dbName, table.tableName, [[c] for c in columns])
+        compliance = metastore.accuracy.per_column_compliance(table.dbName, table.tableName, [[c] for c in columns])
         accurate = {c: _all_owners(compliance, i) for i, c in enumerate(columns)}
-        stored = metastore.get_table_statistics(table.dbName, table.tableName, columns)
+        stored = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, columns)
         lab = {o.colName: o for o in (stored.statsObj if stored else [])}
         hms = {o.colName: o for o in client.get_table_statistics(db, name, columns)}
         spark = stats_from_properties(params, columns)
@@ -132,13 +132,13 @@ def engines_frame(metastore: Metastore, client: HiveMetastoreClient, table: Tabl
         return pd.DataFrame(records, columns=ENGINE_COLUMNS, dtype=object)
     if not table.is_partitioned:
         raise InvalidArgument(f"{table.parameters[SOURCE_PARAM]} is not partitioned: ask for partition=None")
-    names = metastore.get_partition_names(table.dbName, table.tableName) if partition == "*" else [partition]
-    parts = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, names)}
+    names = metastore.catalog.get_partition_names(table.dbName, table.tableName) if partition == "*" else [partition]
+    parts = {p.partName: p for p in metastore.catalog.get_partitions(table.dbName, table.tableName, names)}
     missing = [n for n in names if n not in parts]
     if missing:
         raise InvalidArgument(f"no partition {missing[0]} in {table.parameters[SOURCE_PARAM]}")
-    compliance = metastore.per_column_compliance(table.dbName, table.tableName, [[c] for c in columns], part_names=names)
-    by_partition = metastore.get_partitions_statistics(table.dbName, table.tableName, names, columns)
+    compliance = metastore.accuracy.per_column_compliance(table.dbName, table.tableName, [[c] for c in columns], part_names=names)
+    by_partition = metastore.column_stats.get_partitions_statistics(table.dbName, table.tableName, names, columns)
     raw_parts = {hms_partition_name(table, p): p for p in client.get_partitions_by_names(db, name, names)}
     hms = client.get_partitions_statistics(db, name, names, columns)
     for part_name in names:

@@ -175,7 +175,7 @@ def publish(metastore: Metastore, client: HiveMetastoreClient, table: Table, qua
     outcome.not_published = not_exported(table)
     columns = sorted(c for c in table.stats_column_names if c in hms_types and c not in outcome.not_published)
     if table.is_partitioned:
-        compliance = metastore.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])
+        compliance = metastore.accuracy.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])
         owners = _partition_owners(metastore, table, columns, hms_types, compliance)
         raw_parts = {hms_partition_name(table, p): p for p in fetched or []}
         missing = [n for n in owners if n not in raw_parts]
@@ -266,9 +266,10 @@ def _partition_owners(metastore: Metastore, table: Table, columns: list[str], hm
     """The partitions a publish touches: those whose basic statistics are accurate now, and those the lab
     published before (its record on the mirror's partition), which may need withdrawing. One day analyzed
     of 100,000 partitions touches that day."""
-    candidates = [p for p in metastore.get_partitions(table.dbName, table.tableName)
+    candidates = [p for p in metastore.catalog.get_partitions(table.dbName, table.tableName)
                   if compliance[p.partName][0][0] or PUBLISHED_PARAM in p.parameters]
-    stored = metastore.get_partitions_statistics(table.dbName, table.tableName, [p.partName for p in candidates], columns)
+    stored = metastore.column_stats.get_partitions_statistics(table.dbName, table.tableName,
+                                                              [p.partName for p in candidates], columns)
     owners = {}
     for part in candidates:
         flags = compliance[part.partName]
@@ -313,7 +314,7 @@ def _table_owner(metastore: Metastore, table: Table, columns: list[str], hms_typ
 
 def _unpartitioned_owner(metastore: Metastore, table: Table, columns: list[str], hms_types: dict[str, str],
                          num_bins: int) -> _Owner:
-    flags = metastore.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])[None]
+    flags = metastore.accuracy.per_column_compliance(table.dbName, table.tableName, [[]] + [[c] for c in columns])[None]
     basic = flags[0][0]
     accurate = [c for c, (ok, _) in zip(columns, flags[1:], strict=True) if ok and basic]
     return _level_owner(metastore, table, accurate, hms_types, basic, num_bins, column_flags=True)
@@ -321,13 +322,13 @@ def _unpartitioned_owner(metastore: Metastore, table: Table, columns: list[str],
 
 def _level_owner(metastore: Metastore, table: Table, columns: list[str], hms_types: dict[str, str], basic: bool,
                  num_bins: int, column_flags: bool) -> _Owner:
-    table = metastore.get_table(table.dbName, table.tableName)
+    table = metastore.catalog.get_table(table.dbName, table.tableName)
     rows, size = int(table.parameters.get("numRows", 0) or 0), int(table.parameters.get("totalSize", 0) or 0)
-    stored = metastore.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
+    stored = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
     objs = [o for o in (stored.statsObj if stored else []) if o.colName in columns]
     col_stats = {o.colName: column_stat_from_hive(o, rows, num_bins) for o in objs}
     if basic and table.is_partitioned:  # Spark's statistics of the partition keys, from the partitions' rows
-        parts = metastore.get_partitions(table.dbName, table.tableName)
+        parts = metastore.catalog.get_partitions(table.dbName, table.tableName)
         for index, key in enumerate(table.partitionKeys):
             col_stats[key.name] = partition_column_stat(key.type, rows_by_key_value(parts, index), num_bins)
     spark = stats_to_properties(CatalogStatistics(size, rows, col_stats),

@@ -100,8 +100,8 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
     HMS's schema changed: statistics of other columns describe nothing the HMS now has), with the HMS's
     partitions followed by name."""
     db, name = source.lab_db, source.name
-    if metastore.table_exists(db, name):
-        table = metastore.get_table(db, name)
+    if metastore.catalog.table_exists(db, name):
+        table = metastore.catalog.get_table(db, name)
         if table.parameters.get(SOURCE_PARAM) != f"{source.db}.{source.name}" or \
                 table.parameters.get(CATALOG_PARAM) != source.catalog:
             raise InvalidArgument(f"lab table {table.qualified_name} is not the mirror of {source.qualified_name}")
@@ -113,7 +113,7 @@ def mirror(metastore: Metastore, client: HiveMetastoreClient, source: HmsTable) 
                 metastore.apply([AlterTableParams(table, ((URI_PARAM, client.uri),))])
             if table.is_partitioned:
                 follow_partitions(metastore, table, client.get_partition_names(source.db, source.name), {})
-            return metastore.get_table(db, name)
+            return metastore.catalog.get_table(db, name)
         log.warning("%s changed in the HMS (schema or location): its statistics in the lab are dropped and the "
                     "table registered again", source.qualified_name)
     params = {"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", CATALOG_PARAM: source.catalog,
@@ -141,7 +141,7 @@ def resolve(metastore: Metastore, client: HiveMetastoreClient, table: Table, nam
     if not table.is_partitioned:
         return []
     db, source = table.parameters[SOURCE_PARAM].split(".", 1)
-    known = metastore.get_partitions(table.dbName, table.tableName, names)
+    known = metastore.catalog.get_partitions(table.dbName, table.tableName, names)
     wanted = [p.partName for p in known if refetch or not p.location]
     if not wanted:
         return []

@@ -177,16 +177,16 @@ def publish_puffin(spark: SparkSession, metastore: Metastore, table: Table, iceb
     sketched = [(name, type_name) for name, type_name in columns
                 if theta_inputs(name, type_name, paths.get(name, ())) is not None]
     outcome.skipped_columns = [name for name, type_name in columns if (name, type_name) not in sketched]
-    owners: list[str | None] = ([p.partName for p in metastore.get_partitions(table.dbName, table.tableName)]
+    owners: list[str | None] = ([p.partName for p in metastore.catalog.get_partitions(table.dbName, table.tableName)]
                                 if table.is_partitioned else [None])
-    digests = metastore.files_digest(table, owners)
-    kept = metastore.theta_sketches(table)
+    digests = metastore.snapshot_files.files_digest(table, owners)
+    kept = metastore.snapshot_files.theta_sketches(table)
     stale = [owner for owner in owners
              if any(kept.get((owner, name), ("",))[0] != digests[owner] for name, _ in sketched)]
     outcome.scanned, outcome.reused = stale, [o for o in owners if o not in stale]
     if stale:
         fresh = _sketch_partitions(spark, metastore, table, stale, sketched)
-        metastore.store_theta_sketches(table, {(owner, name): (digests[owner], sketch)
+        metastore.snapshot_files.store_theta_sketches(table, {(owner, name): (digests[owner], sketch)
                                                for (owner, name), sketch in fresh.items()})
         kept.update({key: (digests[key[0]], sketch) for key, sketch in fresh.items()})
     blobs = []
@@ -265,9 +265,9 @@ def _sketch_partitions(spark: SparkSession, metastore: Metastore, table: Table, 
                        columns: list[tuple[str, str]]) -> dict[tuple[str | None, str], bytes]:
     """One Spark job: each file's theta sketch of every column, unioned per partition here (a file belongs
     to one partition; grouping by file keeps the job free of the partition keys' types)."""
-    partitions = (metastore.get_partitions(table.dbName, table.tableName, [o for o in owners if o is not None])
+    partitions = (metastore.catalog.get_partitions(table.dbName, table.tableName, [o for o in owners if o is not None])
                   if table.is_partitioned else None)
-    parts = snapshot_files(metastore, table, metastore.get_valid_write_ids(table.dbName, table.tableName), partitions)
+    parts = snapshot_files(metastore, table, metastore.txns.get_valid_write_ids(table.dbName, table.tableName), partitions)
     prefixes = prefixes_for(spark, [f.path for p in parts for f in p.files])
     owner_of = {spark_file_uri(normalized(f.path), prefixes): p.part_name for p in parts for f in p.files}
     owner_by_path = {normalized(f.path): p.part_name for p in parts for f in p.files}  # a path Spark spells otherwise
@@ -299,11 +299,11 @@ def puffin_frame(metastore: Metastore, table: Table, iceberg: IcebergTable) -> p
     field_ids = field_ids_of(table)
     names = {field_id: name for name, field_id in field_ids.items()}
     columns = [c for c in field_ids if c in table.stats_column_names or c in table.partition_key_names]
-    stored = metastore.get_table_statistics(table.dbName, table.tableName, [c for c in columns
+    stored = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, [c for c in columns
                                                                             if c in table.stats_column_names])
     lab_ndv = {o.colName: o.statsData.value.numDVs for o in (stored.statsObj if stored else [])
                if getattr(o.statsData.value, "numDVs", None) is not None}
-    summary = metastore.column_compliance(table.dbName, table.tableName, [[c] for c in lab_ndv]) if lab_ndv else []
+    summary = metastore.accuracy.column_compliance(table.dbName, table.tableName, [[c] for c in lab_ndv]) if lab_ndv else []
     accurate = {c: s.accurate for c, s in zip(lab_ndv, summary, strict=True)}
     current = int(table.parameters.get(SNAPSHOT_PARAM) or 0)
     records = []

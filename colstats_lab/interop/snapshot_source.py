@@ -21,7 +21,7 @@ from ..errors import InvalidArgument
 from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile, FileKeys
 from ..metastore import FieldSchema, Metastore, Partition, Table
-from ..metastore.changes import FollowUp
+from ..metastore.changes import FollowUp, Repositories
 from ..metastore.snapshot_files import (
     FIELD_IDS_PARAM,
     FORMAT_PARAM,
@@ -105,8 +105,8 @@ def follow(metastore: Metastore, db: str, name: str, snapshot: FormatSnapshot) -
     changed: statistics of other columns describe nothing the format now has), else its partitions and
     their files followed, in one metastore commit (`FollowSnapshot`); nothing is written when the snapshot
     is the one followed already."""
-    if metastore.table_exists(db, name):
-        table = metastore.get_table(db, name)
+    if metastore.catalog.table_exists(db, name):
+        table = metastore.catalog.get_table(db, name)
         _check_source(table, snapshot)
         if _same_schema(table, snapshot) and _followed_already(table, snapshot):
             return table
@@ -135,20 +135,20 @@ class FollowSnapshot:
     dropped: list[str] = field(default_factory=list, compare=False)
     kind: ClassVar[str] = "files"
 
-    def apply(self, metastore: Metastore) -> Table:
+    def apply(self, metastore: Repositories) -> Table:
         db, name, snapshot = self.db, self.name, self.snapshot
-        if metastore.table_exists(db, name):
-            table = metastore.get_table(db, name)
+        if metastore.catalog.table_exists(db, name):
+            table = metastore.catalog.get_table(db, name)
             _check_source(table, snapshot)
             if _same_schema(table, snapshot):
                 if not _followed_already(table, snapshot):
                     self.dropped.extend(_follow_files(metastore, table, snapshot))
-                return metastore.get_table(db, name)
+                return metastore.catalog.get_table(db, name)
             log.warning("%s: its schema changed in %s; its statistics in the lab are dropped and the table "
                         "registered again", snapshot.source, snapshot.format)
-            metastore.drop_table(db, name)
-        if db not in metastore.get_all_databases():
-            metastore.create_database(db, f"{snapshot.format} tables", if_not_exists=True)
+            metastore.catalog.drop_table(db, name)
+        if db not in metastore.catalog.get_all_databases():
+            metastore.catalog.create_database(db, f"{snapshot.format} tables", if_not_exists=True)
         params = {"EXTERNAL": "TRUE", "numRows": "0", "rawDataSize": "0", FORMAT_PARAM: snapshot.format,
                   SOURCE_PARAM: snapshot.source, SNAPSHOT_PARAM: "", FIELD_IDS_PARAM: _field_ids_text(snapshot)}
         if snapshot.options:
@@ -163,9 +163,9 @@ class FollowSnapshot:
                         "; ".join(f"{name} ({why})" for name, why in snapshot.skipped.items()))
         table = Table(db, name, snapshot.cols, snapshot.partition_keys, location=snapshot.location,
                       tableType="EXTERNAL_TABLE", parameters=params)
-        metastore.create_table(table)
-        _follow_files(metastore, metastore.get_table(db, name), snapshot)  # a new table drops nothing
-        return metastore.get_table(db, name)
+        metastore.catalog.create_table(table)
+        _follow_files(metastore, metastore.catalog.get_table(db, name), snapshot)  # a new table drops nothing
+        return metastore.catalog.get_table(db, name)
 
     def describe(self) -> str:
         return f"follow {self.db}.{self.name} to {self.snapshot.format} snapshot {self.snapshot.snapshot}"
@@ -189,12 +189,12 @@ def _same_schema(table: Table, snapshot: FormatSnapshot) -> bool:
             and table.location.rstrip("/") == snapshot.location.rstrip("/"))
 
 
-def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) -> list[str]:
+def _follow_files(metastore: Repositories, table: Table, snapshot: FormatSnapshot) -> list[str]:
     """Partitions the snapshot added are registered and those it emptied dropped with their statistics; the
     owners whose files changed get the snapshot's files and their sums. A file kept from the snapshot
     before keeps the snapshot that added it. Returns the partitions dropped; the table's sums are the
     commit's follow-up."""
-    recorded = metastore.snapshot_file_states(table.dbName, table.tableName)
+    recorded = metastore.snapshot_files.snapshot_file_states(table.dbName, table.tableName)
     added_in = {path: int(added) for states in recorded.values() for path, _, added in states}
     by_owner: dict[str | None, list[DataFile]] = {}
     for item in snapshot.files:
@@ -207,26 +207,26 @@ def _follow_files(metastore: Metastore, table: Table, snapshot: FormatSnapshot) 
                if {f.state for f in files} != recorded.get(owner, set())}
     if table.is_partitioned:
         named = {owner or "": files for owner, files in by_owner.items()}
-        have = {p.partName for p in metastore.get_partitions(table.dbName, table.tableName)}
+        have = {p.partName for p in metastore.catalog.get_partitions(table.dbName, table.tableName)}
         dropped = sorted(have - named.keys())
         for part_name in dropped:
-            metastore.drop_partition(table.dbName, table.tableName, part_name)
+            metastore.catalog.drop_partition(table.dbName, table.tableName, part_name)
         added = sorted(named.keys() - have)
         if added:
-            metastore.add_partitions([_partition(table, name, named[name]) for name in added])
-        metastore.replace_snapshot_files(table, changed)
+            metastore.catalog.add_partitions([_partition(table, name, named[name]) for name in added])
+        metastore.snapshot_files.replace_snapshot_files(table, changed)
         kept = sorted({owner or "" for owner in changed} - set(added))
         if kept:  # one call for every partition, not a table read and statements a partition
-            metastore.alter_partitions_params(table.dbName, table.tableName, {name: _sums(named[name]) for name in kept})
+            metastore.catalog.alter_partitions_params(table.dbName, table.tableName, {name: _sums(named[name]) for name in kept})
         log.info("%s followed to %s %s: %d partition(s) added, %d dropped, %d with other files",
                  table.qualified_name, snapshot.format, snapshot.snapshot, len(added), len(dropped), len(changed))
     else:
         dropped = []
         files = by_owner.get(None, [])
         if {f.state for f in files} != recorded.get(None, set()):
-            metastore.replace_snapshot_files(table, {None: files})
-        metastore.alter_table_params(table.dbName, table.tableName, _sums(files))
-    metastore.alter_table_params(table.dbName, table.tableName, {
+            metastore.snapshot_files.replace_snapshot_files(table, {None: files})
+        metastore.catalog.alter_table_params(table.dbName, table.tableName, _sums(files))
+    metastore.catalog.alter_table_params(table.dbName, table.tableName, {
         SNAPSHOT_PARAM: snapshot.token, METADATA_PARAM: snapshot.metadata or None,
         LOG_STATISTICS_PARAM: json.dumps(snapshot.log_statistics) if snapshot.log_statistics else None,
         LOG_RULES_PARAM: json.dumps(snapshot.log_rules, sort_keys=True) if snapshot.log_rules else None,

@@ -8,7 +8,10 @@ from __future__ import annotations
 import time
 
 from . import hive_rows
+from .db import Database
 from .repository import Repository
+from .settings import MetastoreSettings
+from .transactions import TxnRepository
 
 TABLE_OWNER = ""  # an unpartitioned table's claim, open write or analyzed columns
 
@@ -16,13 +19,17 @@ TABLE_OWNER = ""  # an unpartitioned table's claim, open write or analyzed colum
 class AutoAnalyzeRepository(Repository):
     """Auto-analyze workers' claims, open writes, analyzed columns and rounds."""
 
+    def __init__(self, db: Database, settings: MetastoreSettings, txns: TxnRepository) -> None:
+        super().__init__(db, settings)
+        self.txns = txns
+
     def claim_for_analyze(self, txn_id: int, db_name: str, table_name: str, owners: list[str]) -> list[str]:
         """Claims for transaction `txn_id` those of `owners` (partition names, TABLE_OWNER for the table) that no
         other open transaction holds; returns them. Claims of ended transactions are dropped first, in the same
         SQLite transaction, so two workers never hold one owner."""
-        self.store.txns.abort_expired_txns()
+        self.txns.abort_expired_txns()
         with self.transaction() as conn:
-            self.store.txns.require_open(txn_id)
+            self.txns.require_open(txn_id)
             conn.execute("DELETE FROM AUTOANALYZE_CLAIMS WHERE TXN_ID IN "
                          "(SELECT TXN_ID FROM TXNS WHERE TXN_STATE != 'o')")
             tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
@@ -39,7 +46,7 @@ class AutoAnalyzeRepository(Repository):
     def claims(self) -> list[dict]:
         """Claims held by live transactions (those of dead workers' are let go first): database, table, owner,
         transaction, host and pid, since when."""
-        self.store.txns.abort_expired_txns()
+        self.txns.abort_expired_txns()
         with self.snapshot() as conn:
             return [dict(r) for r in conn.execute(
                 "SELECT D.NAME AS db, T.TBL_NAME AS tbl, C.OWNER AS owner, C.TXN_ID AS txn, X.TXN_HOST AS host, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..coltypes import parse_type
 from ..column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
@@ -18,18 +18,40 @@ from ..errors import (
     NoSuchObjectException,
 )
 from ..storage import join
-from . import hive_rows
+from . import hive_rows, skew_rows
 from .column_stats_accurate import PARAM as ACCURATE_PARAM
 from .column_stats_accurate import StatsAccuracy
+from .db import Database
 from .hive_rows import DEFAULT_DB, checked_name, epoch_seconds, is_transactional, json_list
 from .partition_filter import compile_partition_filter
 from .repository import Repository
+from .settings import MetastoreSettings
+from .stats_segments import SegmentRepository
 from .write_ids import ValidWriteIdList
+
+
+class ReaderRule(Protocol):
+    """Removes COLUMN_STATS_ACCURATE from the parameters of `owners` (partition name or None, parameters, write
+    ID, location) whose statistics are not accurate for a reader with `valid`."""
+
+    def __call__(self, table: Table, owners: list[tuple], valid: ValidWriteIdList) -> None: ...
+
+
+def _no_reader_rule(table: Table, owners: list[tuple], valid: ValidWriteIdList) -> None:
+    raise MetaException(f"the catalog cannot judge {table.qualified_name} for a reader: no accuracy rule was handed to it")
 
 
 class CatalogRepository(Repository):
     """Databases, tables, partitions and their parameters: the Metastore's catalog calls. A repository of
-    the Metastore (store.py)."""
+    the Metastore (store.py).
+
+    What a reader with a ValidWriteIdList is shown of COLUMN_STATS_ACCURATE is decided by `reader_rule`, which
+    the accuracy repository, built over this one, hands it (`StatsAccuracyRepository.strip_for_reader`)."""
+
+    def __init__(self, db: Database, settings: MetastoreSettings, segments: SegmentRepository) -> None:
+        super().__init__(db, settings)
+        self.segments = segments
+        self.reader_rule: ReaderRule = _no_reader_rule
 
     # ---- databases ----------------------------------------------------------------------
 
@@ -40,7 +62,7 @@ class CatalogRepository(Repository):
                 if if_not_exists:
                     return
                 raise AlreadyExistsException(f"database {name} already exists")
-            hive_rows.insert_db(self.db, name, join(self.store.warehouse, f"{name}.db"), description)
+            hive_rows.insert_db(self.db, name, join(self.settings.warehouse, f"{name}.db"), description)
 
     def get_all_databases(self) -> list[str]:
         with self.snapshot() as conn:
@@ -112,7 +134,7 @@ class CatalogRepository(Repository):
                 [(cd_id, c.comment, c.name.lower(), parse_type(c.type).name, i) for i, c in enumerate(table.cols)],
             )
             (sd_id,) = self._insert_sds([(cd_id, table.location, table.inputFormat, False)])
-            self.store.skews.write_skew(sd_id, table.skewedInfo, table.storedAsSubDirectories)
+            skew_rows.write_skew(self.db, sd_id, table.skewedInfo, table.storedAsSubDirectories)
             tbl_id = conn.execute(
                 "INSERT INTO TBLS (CREATE_TIME, DB_ID, OWNER, SD_ID, TBL_NAME, TBL_TYPE, WRITE_ID) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING TBL_ID",
@@ -150,7 +172,7 @@ class CatalogRepository(Repository):
                 "SELECT PKEY_NAME, PKEY_TYPE, PKEY_COMMENT FROM PARTITION_KEYS WHERE TBL_ID = ? ORDER BY INTEGER_IDX",
                 (row["TBL_ID"],))]
             params = hive_rows.params(self.db, "TABLE_PARAMS", "TBL_ID", row["TBL_ID"])
-            skew, stored = self.store.skews.read_skews([row["SD_ID"]])[row["SD_ID"]]
+            skew, stored = skew_rows.read_skews(self.db, [row["SD_ID"]])[row["SD_ID"]]
             table = Table(
                 dbName=db_name.lower(), tableName=row["TBL_NAME"], cols=cols, partitionKeys=keys,
                 location=row["LOCATION"], tableType=row["TBL_TYPE"], inputFormat=row["INPUT_FORMAT"],
@@ -158,17 +180,9 @@ class CatalogRepository(Repository):
                 comment=params.get("comment"), skewedInfo=skew, storedAsSubDirectories=stored,
             )
             if valid_write_ids is not None and not table.is_partitioned:
-                self._strip_for_reader(table, [(None, table.parameters, table.writeId, table.location)],
+                self.reader_rule(table, [(None, table.parameters, table.writeId, table.location)],
                                        valid_write_ids)
             return table
-
-    def _strip_for_reader(self, table: Table, owners: list[tuple], valid: ValidWriteIdList) -> None:
-        """Removes COLUMN_STATS_ACCURATE from the parameters of owners whose statistics are not accurate
-        for a reader with `valid` (the reader rule: Hive strips the flag rather than showing it)."""
-        changed = self.store.accuracy.external_file_changes(table, {name: location for name, _, _, location in owners})
-        for name, params, write_id, _ in owners:
-            if not self.store.accuracy.compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
-                params.pop(ACCURATE_PARAM, None)
 
     def get_tables(self, db_name: str) -> list[str]:
         with self.snapshot() as conn:
@@ -230,7 +244,7 @@ class CatalogRepository(Repository):
         wanted = StatsAccuracy.parse(updates[ACCURATE_PARAM])
         if not wanted.basic or not is_transactional(table):
             return wanted.basic
-        if not self.store.txn_stats_enabled:
+        if not self.settings.txn_stats_enabled:
             updates[ACCURATE_PARAM] = None
             return False
         if write_id is None or valid is None:
@@ -246,7 +260,7 @@ class CatalogRepository(Repository):
         see that write, or that write aborted (its stats may be replaced)."""
         if current_write_id == 0 or (valid is not None and valid.is_write_id_valid(current_write_id)):
             return True
-        return current_write_id in self.store.txns.get_valid_write_ids(table.dbName, table.tableName).aborted_write_ids
+        return current_write_id in hive_rows.valid_write_ids(self.db, table).aborted_write_ids
 
     # ---- partitions ---------------------------------------------------------------------
 
@@ -266,7 +280,7 @@ class CatalogRepository(Repository):
                     existing = {r[0] for r in conn.execute(
                         "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?))",
                         (row["TBL_ID"], json_list(asked)))}
-                    tables[owner] = (row, keys, self.store.skews.read_skews([row["SD_ID"]]), existing)
+                    tables[owner] = (row, keys, skew_rows.read_skews(self.db, [row["SD_ID"]]), existing)
                 row, keys, table_skew, existing = tables[owner]
                 if len(part.values) != len(keys):
                     raise InvalidObjectException(
@@ -293,7 +307,7 @@ class CatalogRepository(Repository):
                                     bool(part.storedAsSubDirectories and part.skewedInfo)) for part, row in parts])
         for (part, _), sd_id in zip(parts, sd_ids, strict=True):
             if part.skewedInfo is not None:
-                self.store.skews.write_skew(sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
+                skew_rows.write_skew(self.db, sd_id, part.skewedInfo, part.storedAsSubDirectories, new=True)
         part_ids = self.db.dialect.insert_returning_ids(
             self.db, "PARTITIONS", "PART_ID", ("CREATE_TIME", "PART_NAME", "SD_ID", "TBL_ID", "WRITE_ID"),
             [(part.createTime or epoch_seconds(), part.partName, sd_id, row["TBL_ID"], part.writeId)
@@ -326,7 +340,7 @@ class CatalogRepository(Repository):
                 args.append(json_list(part_names))
             part_rows = conn.execute(sql + " ORDER BY P.PART_NAME", args).fetchall()
             params = hive_rows.params_many(self.db, "PARTITION_PARAMS", "PART_ID", [r["PART_ID"] for r in part_rows])
-            skews = self.store.skews.read_skews([r["SD_ID"] for r in part_rows])
+            skews = skew_rows.read_skews(self.db, [r["SD_ID"] for r in part_rows])
             parts = [
                 Partition(dbName=db_name.lower(), tableName=row["TBL_NAME"],
                           values=[v for _, v in parse_part_name(r["PART_NAME"])], location=r["LOCATION"],
@@ -336,7 +350,7 @@ class CatalogRepository(Repository):
                 for r in part_rows
             ]
             if valid_write_ids is not None:
-                self._strip_for_reader(self.get_table(db_name, table_name),
+                self.reader_rule(self.get_table(db_name, table_name),
                                        [(p.partName, p.parameters, p.writeId, p.location) for p in parts],
                                        valid_write_ids)
             return parts
@@ -468,7 +482,7 @@ class CatalogRepository(Repository):
 
     def count_partitions(self, db_name: str, table_name: str) -> int:
         """The number of the table's partitions: from the segments' summary when it is fresh, else counted."""
-        state = self.store.column_stats.partition_state(db_name, table_name)
+        state = self.segments.partition_state(db_name, table_name)
         if state is not None:
             return sum(group.parts for group in state)
         with self.snapshot() as conn:

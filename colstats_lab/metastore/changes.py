@@ -15,6 +15,7 @@ on the same protocol.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -23,7 +24,44 @@ from ..column_statistics.model import ColumnStatistics, ColumnStatisticsDesc, Pa
 from .metadata_units import MetadataAnalysis, MetadataUnit
 
 if TYPE_CHECKING:
-    from .store import Metastore
+    from contextlib import AbstractContextManager
+
+    from .analyze_claims import AutoAnalyzeRepository
+    from .catalog import CatalogRepository
+    from .column_stats import ColumnStatisticsRepository
+    from .db import Database
+    from .expectations import ExpectationsRepository
+    from .history import HistoryRepository
+    from .metadata_store import TableMetadataRepository
+    from .row_sketches import RowSketchRepository
+    from .run_records import RunRepository
+    from .settings import MetastoreSettings
+    from .skewed_info import SkewRepository
+    from .snapshot_files import SnapshotFilesRepository
+    from .stats_accuracy import StatsAccuracyRepository
+    from .stats_segments import SegmentRepository
+    from .transactions import TxnRepository
+
+
+class Repositories(Protocol):
+    """What a change writes through: the metastore's repositories and settings, and its transaction (the
+    `Metastore` is one; typed by this shape so that a change needs nothing of the facade above it)."""
+    settings: MetastoreSettings
+    catalog: CatalogRepository
+    segments: SegmentRepository
+    skews: SkewRepository
+    txns: TxnRepository
+    snapshot_files: SnapshotFilesRepository
+    accuracy: StatsAccuracyRepository
+    column_stats: ColumnStatisticsRepository
+    table_metadata: TableMetadataRepository
+    stats_history: HistoryRepository
+    stats_expectations: ExpectationsRepository
+    autoanalyze_claims: AutoAnalyzeRepository
+    row_sketches: RowSketchRepository
+    runs: RunRepository
+
+    def transaction(self, tables: Collection[tuple[str, str]] = ()) -> AbstractContextManager[Database]: ...
 
 
 @dataclass(frozen=True)
@@ -41,12 +79,12 @@ class FollowUp:
         return FollowUp(self.table, self.sums or other.sums,
                         other.write_id if other.write_id is not None else self.write_id, self.merge | other.merge)
 
-    def run(self, metastore: Metastore) -> None:
+    def run(self, metastore: Repositories) -> None:
         t = self.table
         if self.sums and t.is_partitioned:
-            metastore.refresh_partitioned_table_params(t.dbName, t.tableName)
+            metastore.catalog.refresh_partitioned_table_params(t.dbName, t.tableName)
         if self.write_id is not None:
-            metastore.alter_table_params(t.dbName, t.tableName, {}, write_id=self.write_id)
+            metastore.catalog.alter_table_params(t.dbName, t.tableName, {}, write_id=self.write_id)
         if self.merge and t.is_partitioned:
             merge_table_level(metastore, t, sorted(self.merge), int(time.time()))
 
@@ -61,7 +99,7 @@ class NothingAfter:
 class Change(Protocol):
     kind: ClassVar[str]
 
-    def apply(self, metastore: Metastore) -> Any: ...
+    def apply(self, metastore: Repositories) -> Any: ...
 
     def describe(self) -> str: ...
 
@@ -77,8 +115,8 @@ class AddPartitions:
     added: list[Partition] = field(default_factory=list, compare=False)
     kind: ClassVar[str] = "partitions"
 
-    def apply(self, metastore: Metastore) -> list[Partition]:
-        self.added.extend(metastore.add_partitions(self.partitions, self.if_not_exists))
+    def apply(self, metastore: Repositories) -> list[Partition]:
+        self.added.extend(metastore.catalog.add_partitions(self.partitions, self.if_not_exists))
         return self.added
 
     def follow_up(self) -> FollowUp:
@@ -98,10 +136,10 @@ class DropPartitions:
     dropped: list[Partition] = field(default_factory=list, compare=False)
     kind: ClassVar[str] = "partitions"
 
-    def apply(self, metastore: Metastore) -> list[Partition]:
+    def apply(self, metastore: Repositories) -> list[Partition]:
         t = self.table
         for name in self.names:
-            part = metastore.drop_partition(t.dbName, t.tableName, name, if_exists=self.if_exists)
+            part = metastore.catalog.drop_partition(t.dbName, t.tableName, name, if_exists=self.if_exists)
             if part is not None:
                 self.dropped.append(part)
         return self.dropped
@@ -122,8 +160,8 @@ class AlterSkew(NothingAfter):
     stored_as_directories: bool
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: Metastore) -> None:
-        metastore.alter_table_skew(self.table.dbName, self.table.tableName, self.info, self.stored_as_directories)
+    def apply(self, metastore: Repositories) -> None:
+        metastore.skews.alter_table_skew(self.table.dbName, self.table.tableName, self.info, self.stored_as_directories)
 
     def describe(self) -> str:
         return f"set the skew of {self.table.qualified_name}"
@@ -137,7 +175,7 @@ class DefinitionWrite:
     write_id: int
     kind: ClassVar[str] = "params"
 
-    def apply(self, metastore: Metastore) -> None:
+    def apply(self, metastore: Repositories) -> None:
         return None
 
     def describe(self) -> str:
@@ -155,8 +193,8 @@ class ReplaceMetadata(NothingAfter):
     units: tuple[MetadataUnit, ...]
     kind: ClassVar[str] = "metadata"
 
-    def apply(self, metastore: Metastore) -> int:
-        return metastore.replace_table_metadata(self.table.dbName, self.table.tableName, self.analysis,
+    def apply(self, metastore: Repositories) -> int:
+        return metastore.table_metadata.replace_table_metadata(self.table.dbName, self.table.tableName, self.analysis,
                                                 list(self.units))
 
     def describe(self) -> str:
@@ -177,19 +215,19 @@ class RegisterTable(NothingAfter):
     replacing: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: Metastore) -> Table:
+    def apply(self, metastore: Repositories) -> Table:
         t = self.table
-        if self.replacing and metastore.table_exists(t.dbName, t.tableName):
-            metastore.drop_table(t.dbName, t.tableName)
-        if self.database is not None and t.dbName not in metastore.get_all_databases():
-            metastore.create_database(t.dbName, self.database, if_not_exists=True)
-        metastore.create_table(t)
+        if self.replacing and metastore.catalog.table_exists(t.dbName, t.tableName):
+            metastore.catalog.drop_table(t.dbName, t.tableName)
+        if self.database is not None and t.dbName not in metastore.catalog.get_all_databases():
+            metastore.catalog.create_database(t.dbName, self.database, if_not_exists=True)
+        metastore.catalog.create_table(t)
         if t.is_partitioned:
-            metastore.add_partitions(list(self.partitions))
-            metastore.refresh_partitioned_table_params(t.dbName, t.tableName)
+            metastore.catalog.add_partitions(list(self.partitions))
+            metastore.catalog.refresh_partitioned_table_params(t.dbName, t.tableName)
         if self.params:
-            metastore.alter_table_params(t.dbName, t.tableName, dict(self.params))
-        return metastore.get_table(t.dbName, t.tableName)
+            metastore.catalog.alter_table_params(t.dbName, t.tableName, dict(self.params))
+        return metastore.catalog.get_table(t.dbName, t.tableName)
 
     def describe(self) -> str:
         return f"register {self.table.qualified_name}" + (
@@ -217,18 +255,18 @@ class FollowPartitions:
     moved: tuple[MovedPartition, ...] = ()
     kind: ClassVar[str] = "partitions"
 
-    def apply(self, metastore: Metastore) -> None:
+    def apply(self, metastore: Repositories) -> None:
         t = self.table
         for name in self.dropped:
-            metastore.drop_partition(t.dbName, t.tableName, name, if_exists=True)
+            metastore.catalog.drop_partition(t.dbName, t.tableName, name, if_exists=True)
         if self.added:
-            metastore.add_partitions(list(self.added), if_not_exists=True)
-        present = {p.partName for p in metastore.get_partitions(t.dbName, t.tableName, [m.name for m in self.moved])} \
+            metastore.catalog.add_partitions(list(self.added), if_not_exists=True)
+        present = {p.partName for p in metastore.catalog.get_partitions(t.dbName, t.tableName, [m.name for m in self.moved])} \
             if self.moved else set()
         moved = [m for m in self.moved if m.name in present]
         if moved:
-            metastore.set_partition_locations(t.dbName, t.tableName, {m.name: m.location for m in moved})
-            metastore.alter_partitions_params(t.dbName, t.tableName, {
+            metastore.catalog.set_partition_locations(t.dbName, t.tableName, {m.name: m.location for m in moved})
+            metastore.catalog.alter_partitions_params(t.dbName, t.tableName, {
                 m.name: {"numFiles": str(m.num_files), "totalSize": str(m.total_size)} for m in moved})
 
     def describe(self) -> str:
@@ -249,8 +287,8 @@ class AlterPartitionParams(NothingAfter):
     params: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]
     kind: ClassVar[str] = "params"
 
-    def apply(self, metastore: Metastore) -> None:
-        metastore.alter_partitions_params(self.table.dbName, self.table.tableName,
+    def apply(self, metastore: Repositories) -> None:
+        metastore.catalog.alter_partitions_params(self.table.dbName, self.table.tableName,
                                           {name: dict(changes) for name, changes in self.params})
 
     def describe(self) -> str:
@@ -264,8 +302,8 @@ class AlterTableParams(NothingAfter):
     params: tuple[tuple[str, str | None], ...]
     kind: ClassVar[str] = "params"
 
-    def apply(self, metastore: Metastore) -> None:
-        metastore.alter_table_params(self.table.dbName, self.table.tableName, dict(self.params))
+    def apply(self, metastore: Repositories) -> None:
+        metastore.catalog.alter_table_params(self.table.dbName, self.table.tableName, dict(self.params))
 
     def describe(self) -> str:
         return f"set parameters {', '.join(k for k, _ in self.params)} of {self.table.qualified_name}"
@@ -279,8 +317,8 @@ class CreateDatabase(NothingAfter):
     if_not_exists: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: Metastore) -> None:
-        metastore.create_database(self.name, self.comment, self.if_not_exists)
+    def apply(self, metastore: Repositories) -> None:
+        metastore.catalog.create_database(self.name, self.comment, self.if_not_exists)
 
     def describe(self) -> str:
         return f"create database {self.name.lower()}"
@@ -294,8 +332,8 @@ class DropDatabase(NothingAfter):
     cascade: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: Metastore) -> list[Table]:
-        return metastore.drop_database(self.name, self.if_exists, self.cascade)
+    def apply(self, metastore: Repositories) -> list[Table]:
+        return metastore.catalog.drop_database(self.name, self.if_exists, self.cascade)
 
     def describe(self) -> str:
         return f"drop database {self.name.lower()}"
@@ -308,8 +346,8 @@ class CreateTable(NothingAfter):
     if_not_exists: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: Metastore) -> bool:
-        return metastore.create_table(self.table, self.if_not_exists)
+    def apply(self, metastore: Repositories) -> bool:
+        return metastore.catalog.create_table(self.table, self.if_not_exists)
 
     def describe(self) -> str:
         return f"create table {self.table.qualified_name}"
@@ -324,8 +362,8 @@ class DropTable(NothingAfter):
     if_exists: bool = False
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: Metastore) -> Table | None:
-        return metastore.drop_table(self.db, self.name, self.if_exists)
+    def apply(self, metastore: Repositories) -> Table | None:
+        return metastore.catalog.drop_table(self.db, self.name, self.if_exists)
 
     def describe(self) -> str:
         return f"drop table {self.db.lower()}.{self.name.lower()}"
@@ -338,8 +376,8 @@ class DropTableMetadata(NothingAfter):
     if_exists: bool = False
     kind: ClassVar[str] = "metadata"
 
-    def apply(self, metastore: Metastore) -> bool:
-        return metastore.drop_table_metadata(self.table.dbName, self.table.tableName, self.if_exists)
+    def apply(self, metastore: Repositories) -> bool:
+        return metastore.table_metadata.drop_table_metadata(self.table.dbName, self.table.tableName, self.if_exists)
 
     def describe(self) -> str:
         return f"drop the metadata of {self.table.qualified_name}"
@@ -353,19 +391,20 @@ class AddExpectation(NothingAfter):
     rules: tuple[tuple[str, Any], ...]
     kind: ClassVar[str] = "definition"
 
-    def apply(self, metastore: Metastore) -> int:
-        return metastore.add_expectation(self.table.dbName, self.table.tableName, self.column, dict(self.rules))
+    def apply(self, metastore: Repositories) -> int:
+        return metastore.stats_expectations.add_expectation(self.table.dbName, self.table.tableName, self.column,
+                                                            dict(self.rules))
 
     def describe(self) -> str:
         return f"expect {', '.join(k for k, _ in self.rules)} of {self.table.qualified_name}.{self.column}"
 
 
-def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
+def merge_table_level(metastore: Repositories, table: Table, col_names: list[str], now: int) -> None:
     """Table-level statistics of a partitioned table's columns, merged from the partitions' stored
     statistics through the metastore's segments (a metastore call, no scan; a change of k partitions
     re-merges O(k log n) segments, not every partition)."""
     with metastore.transaction():
-        tops = metastore.segment_statistics(table.dbName, table.tableName, col_names, merge_segments,
+        tops = metastore.segments.segment_statistics(table.dbName, table.tableName, col_names, merge_segments,
                                             merge_partitions)
         elements = {c.name for c in table.stats_columns if c.is_element}
         merged = []
@@ -373,8 +412,8 @@ def merge_table_level(metastore, table, col_names: list[str], now: int) -> None:
             top = tops.get(name.lower())
             if top:
                 merged.append(segment_to_obj(name.lower(), merge_segments(top), name.lower() in elements))
-            elif metastore.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
-                metastore.delete_table_column_statistics(table.dbName, table.tableName, name)
+            elif metastore.column_stats.get_table_statistics(table.dbName, table.tableName, [name]) is not None:
+                metastore.column_stats.delete_table_column_statistics(table.dbName, table.tableName, name)
         if merged:
-            metastore.store_merged_table_statistics(
+            metastore.column_stats.store_merged_table_statistics(
                 ColumnStatistics(ColumnStatisticsDesc(True, table.dbName, table.tableName, None, now), merged))

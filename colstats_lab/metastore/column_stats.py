@@ -5,25 +5,38 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..coltypes import parse_type
-from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
+from ..column_statistics.merge import merge_segments, segment_to_obj
 from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
 from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
 from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
 from . import hive_rows, segments
 from .aggr_stats import aggregate_partitions
+from .catalog import CatalogRepository
 from .column_stats_accurate import PARAM as ACCURATE_PARAM
 from .column_stats_accurate import StatsAccuracy
-from .db import Row, WouldWait
+from .db import Database, Row
 from .history import keep_states, last_stats_row
 from .hive_rows import DB_AT, PART_STATS_INSERT, STATS_BATCH, TABLE_AT, checked_stats, epoch_seconds, is_transactional, json_list
 from .repository import Repository
 from .segments import PARTITION_STATS_SELECT
+from .settings import MetastoreSettings
+from .stats_accuracy import StatsAccuracyRepository
+from .stats_segments import SegmentRepository
+from .transactions import TxnRepository
 from .write_ids import ValidWriteIdList
 
 
 class ColumnStatisticsRepository(Repository):
     """Table and partition column statistics and their aggregates: the Metastore's statistics calls. A repository of
     the Metastore (store.py)."""
+
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository, txns: TxnRepository,
+                 accuracy: StatsAccuracyRepository, segments: SegmentRepository) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
+        self.txns = txns
+        self.accuracy = accuracy
+        self.segments = segments
 
     # ---- column statistics --------------------------------------------------------------
 
@@ -43,7 +56,7 @@ class ColumnStatisticsRepository(Repository):
         if not desc.isTblLevel:
             raise InvalidInputException("update_table_column_statistics takes table-level statistics (isTblLevel)")
         with self.transaction():
-            table = self.store.catalog.get_table(desc.dbName, desc.tableName)
+            table = self.catalog.get_table(desc.dbName, desc.tableName)
             self._require_write_state(table, write_id, valid_write_ids)
             row = self._store_table_stats(stats)
             return self._mark_columns(table, ("TABLE_PARAMS", "TBL_ID", row["TBL_ID"]), ("TBLS", row["WRITE_ID"]),
@@ -101,8 +114,8 @@ class ColumnStatisticsRepository(Repository):
         basic statistics first)."""
         flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
         names = {c.lower() for c in col_names}
-        catalog = self.store.catalog
-        verified = not is_transactional(table) or (self.store.txn_stats_enabled and
+        catalog = self.catalog
+        verified = not is_transactional(table) or (self.settings.txn_stats_enabled and
                                                    (current == write_id or catalog._writer_sees(table, current or 0, valid)))
         flags.columns = flags.columns | names if verified else flags.columns - names
         return flags, verified
@@ -135,7 +148,7 @@ class ColumnStatisticsRepository(Repository):
             by_table.setdefault((desc.dbName.lower(), desc.tableName.lower()), []).append(stats)
         accurate = True
         for (db_name, table_name), table_stats in by_table.items():
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             self._require_write_state(table, write_id, valid_write_ids)
             row = hive_rows.table_row(self.db, db_name, table_name)
             names = sorted({name for s in table_stats if (name := s.statsDesc.partName) is not None})
@@ -204,7 +217,7 @@ class ColumnStatisticsRepository(Repository):
         keep_states(conn, "PART_COL_STATS", before, {(head[DB_AT], head[TABLE_AT]) for head, _, _ in rows})
 
     def _check_stats_columns(self, desc: ColumnStatisticsDesc, objs: list[ColumnStatisticsObj]) -> None:
-        self._check_columns_of(self.store.catalog.get_table(desc.dbName, desc.tableName), objs)
+        self._check_columns_of(self.catalog.get_table(desc.dbName, desc.tableName), objs)
 
     def _check_columns_of(self, table: Table, objs: list[ColumnStatisticsObj]) -> None:
         self._check_column_types(table, _column_types(table), objs)
@@ -254,7 +267,7 @@ class ColumnStatisticsRepository(Repository):
 
     def get_frequent_items(self, db_name: str, table_name: str, col_name: str, part_names: list[str] | None = None,
                            engine: str = "hive") -> dict[str | None, bytes]:
-        """The frequent-items sketches stored beside a column's statistics (metastore.frequent_items): per
+        """The frequent-items sketches stored beside a column's statistics (metastore.settings.frequent_items): per
         partition name of `part_names` (None: every partition), or under None the table row of a table
         without partitions. Whether those statistics are accurate for a reader is the caller's to check."""
         with self.snapshot() as conn:
@@ -291,8 +304,8 @@ class ColumnStatisticsRepository(Repository):
         `isStatsCompliant` says whether they are accurate for a reader with `valid_write_ids`
         (default: the current snapshot) — for a partitioned table, in every partition."""
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
-            self.check_columns_exist(table, col_names)
+            table = self.catalog.get_table(db_name, table_name)
+            hive_rows.require_columns(table, col_names)
             row = hive_rows.table_row(self.db, db_name, table_name)
             rows = conn.execute(
                 f"SELECT {', '.join(ROW_COLUMNS)}, LAST_ANALYZED FROM TAB_COL_STATS WHERE TBL_ID = ? AND ENGINE = ? "
@@ -302,7 +315,7 @@ class ColumnStatisticsRepository(Repository):
             if not rows:
                 return None
             names = [r["COLUMN_NAME"] for r in rows]
-            compliance = self.store.accuracy.stats_compliance_summary(db_name, table_name, names, valid_write_ids)
+            compliance = self.accuracy.stats_compliance_summary(db_name, table_name, names, valid_write_ids)
             return ColumnStatistics(
                 ColumnStatisticsDesc(True, table.dbName, table.tableName,
                                      lastAnalyzed=max(r["LAST_ANALYZED"] for r in rows)),
@@ -332,8 +345,8 @@ class ColumnStatisticsRepository(Repository):
         """Statistics of many columns in many partitions (all when part_names is None), in one query;
         each partition's `isStatsCompliant` is for a reader with `valid_write_ids` (default: now)."""
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
-            self.check_columns_exist(table, col_names)
+            table = self.catalog.get_table(db_name, table_name)
+            hive_rows.require_columns(table, col_names)
             row = hive_rows.table_row(self.db, db_name, table_name)
             # DB_NAME/TABLE_NAME/COLUMN_NAME lead Hive's PCS_STATS_IDX: one index range per column
             sql = (f"SELECT S.PART_NAME, S.LAST_ANALYZED, P.WRITE_ID, PA.PARAM_VALUE AS ACCURATE, "
@@ -359,14 +372,14 @@ class ColumnStatisticsRepository(Repository):
                 stats.statsObj.append(row_to_obj(r))
                 stats.statsDesc.lastAnalyzed = max(stats.statsDesc.lastAnalyzed, r["LAST_ANALYZED"])
             if out:
-                valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
-                changed = self.store.accuracy.external_file_changes(table, {
-                    p.partName: p.location for p in self.store.catalog.get_partitions(db_name, table_name, list(out))
+                valid = valid_write_ids or self.txns.get_valid_write_ids(db_name, table_name)
+                changed = self.accuracy.external_file_changes(table, {
+                    p.partName: p.location for p in self.catalog.get_partitions(db_name, table_name, list(out))
                 } if table.tableType == "EXTERNAL_TABLE" else {})
                 for name, stats in out.items():
                     write_id, accurate = owners[name]
                     params = {} if accurate is None else {ACCURATE_PARAM: accurate}
-                    stats.isStatsCompliant = self.store.accuracy.compliance(table, params, write_id, "partition",
+                    stats.isStatsCompliant = self.accuracy.compliance(table, params, write_id, "partition",
                                                               [o.colName for o in stats.statsObj], valid,
                                                               changed.get(name))[0]
             return out
@@ -376,10 +389,10 @@ class ColumnStatisticsRepository(Repository):
         every partition does. From Hive's PCS_STATS_IDX alone (a count per column, then names only for
         columns some partitions lack); the lab keeps one engine's statistics, Hive's."""
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             where = "WHERE DB_NAME = ? AND TABLE_NAME = ?"
             key = (table.dbName, table.tableName)
-            total = self.store.catalog.count_partitions(db_name, table_name)
+            total = self.catalog.count_partitions(db_name, table_name)
             out: dict[str, set[str] | None] = {}
             for column, count in conn.execute(f"SELECT COLUMN_NAME, count(*) FROM PART_COL_STATS {where} "
                                               "GROUP BY COLUMN_NAME", key).fetchall():
@@ -393,8 +406,8 @@ class ColumnStatisticsRepository(Repository):
         as one StatsColumn per column that has any, in partition name order (one query, no object per
         partition): the input of a table-level merge and of get_aggr_stats_for."""
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
-            self.check_columns_exist(table, col_names)
+            table = self.catalog.get_table(db_name, table_name)
+            hive_rows.require_columns(table, col_names)
             by_column: dict[str, list[tuple]] = {}
             # PART_COL_STATS rows go with their partition (ON DELETE CASCADE), so DB_NAME/TABLE_NAME
             # select this table's rows through Hive's PCS_STATS_IDX without visiting PARTITIONS
@@ -407,16 +420,6 @@ class ColumnStatisticsRepository(Repository):
             for r in conn.execute(sql + " ORDER BY S.PART_NAME", args):
                 by_column.setdefault(r[0], []).append(r)
             return {name: StatsColumn.from_rows(rows) for name, rows in by_column.items()}
-
-    def segment_statistics(self, db_name: str, table_name: str, col_names: list[str], merge: segments.Merge,
-                           merge_partitions: segments.MergePartitions, engine: str = "hive"
-                           ) -> dict[str, list[segments.SegmentStats]]:
-        """Each column's partition statistics as the merges of its top segments, after re-merging the
-        segments that partition changes left stale (one write transaction; see metastore.segments)."""
-        with self.transaction() as conn:
-            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
-            segments.refresh(conn, tbl_id, merge, merge_partitions, self.store.segment_bits)
-            return segments.top_segments(conn, tbl_id, col_names, engine)
 
     def get_aggr_stats_for(self, db_name: str, table_name: str, col_names: list[str],
                            part_names: list[str] | None = None, valid_write_ids: ValidWriteIdList | None = None,
@@ -431,9 +434,9 @@ class ColumnStatisticsRepository(Repository):
         NoSuchObjectException naming an unknown partition or column."""
 
         if part_names is None:
-            self.refresh_segments(db_name, table_name)
+            self.segments.refresh_segments(db_name, table_name)
         with self.snapshot():
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             if not table.is_partitioned:
                 raise InvalidInputException(f"table {table.qualified_name} is not partitioned: "
                                             "its statistics come from get_table_statistics")
@@ -443,7 +446,7 @@ class ColumnStatisticsRepository(Repository):
             if whole is not None:
                 aggr = whole
             elif part_names is None:
-                names = self.store.catalog.get_partition_names(db_name, table_name)
+                names = self.catalog.get_partition_names(db_name, table_name)
             else:
                 names = hive_rows.existing_partition_names(self.db, table, part_names)  # name order: Hive extrapolates along it
                 if len(names) < len(set(part_names)):
@@ -454,35 +457,11 @@ class ColumnStatisticsRepository(Repository):
                 columns = self.partition_stats_columns(db_name, table_name, col_names, engine,
                                                        None if part_names is None else names)
                 aggr = aggregate_partitions([c.lower() for c in col_names], columns, names,
-                                            density=self.store.ndv_density_function)
+                                            density=self.settings.ndv_density_function)
             if check_compliance:
-                aggr.isStatsCompliant = bool(aggr.partsRequested) and self.store.accuracy.stats_compliance_summary(
+                aggr.isStatsCompliant = bool(aggr.partsRequested) and self.accuracy.stats_compliance_summary(
                     db_name, table_name, col_names, valid_write_ids, None if part_names is None else names).accurate
             return aggr
-
-    def refresh_segments(self, db_name: str, table_name: str) -> None:
-        """Re-merges the segments a change of partitions left stale (a short write transaction); inside a
-        read snapshot, which cannot write, on a metastore opened read-only, or while another writer holds the
-        lock (a reader never waits for one), nothing: readers then judge from the partitions."""
-
-        if self.db.reading_only or self.db.read_only:
-            return
-        with self.snapshot() as conn:
-            tbl_id = hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"]
-            if not conn.execute("SELECT 1 FROM STALE_STATS_SEGMENTS WHERE TBL_ID = ? LIMIT 1", (tbl_id,)).fetchone():
-                return
-        try:
-            with self.db.without_waiting():
-                self.segment_statistics(db_name, table_name, [], merge_segments, merge_partitions)
-        except WouldWait:
-            return
-
-    def partition_state(self, db_name: str, table_name: str) -> list[segments.StateGroup] | None:
-        """The table's partitions grouped by their COLUMN_STATS_ACCURATE text, from the segments (a few
-        rows at any number of partitions); None while some partition's change is not merged yet."""
-        self.refresh_segments(db_name, table_name)
-        with self.snapshot() as conn:
-            return segments.table_state(conn, hive_rows.table_row(self.db, db_name, table_name)["TBL_ID"])
 
     def _aggr_from_segments(self, table: Table, col_names: list[str], engine: str) -> AggrStats | None:
         """AggrStats over every partition from the top segments, when every partition holds statistics of
@@ -504,19 +483,13 @@ class ColumnStatisticsRepository(Repository):
                          covered=dict.fromkeys(col_names, count), covered_rows={n: merged[n].rows for n in col_names},
                          exact=list(objs))
 
-    def check_columns_exist(self, table: Table, col_names: list[str]) -> None:
-        known = {c.name for c in table.cols} | {c.name for c in table.figure_columns}
-        for name in col_names:
-            if name.lower() not in known:
-                raise table.no_such_column(name.lower())
-
     def delete_table_column_statistics(self, db_name: str, table_name: str, col_name: str | None = None) -> bool:
         """Deletes table-level statistics of one column (all columns when col_name is None)."""
         with self.transaction() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             row = hive_rows.table_row(self.db, db_name, table_name)
             if col_name is not None:
-                self.check_columns_exist(table, [col_name])
+                hive_rows.require_columns(table, [col_name])
             conn.execute("DELETE FROM TAB_COL_STATS WHERE TBL_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
                          (row["TBL_ID"], col_name and col_name.lower(), col_name and col_name.lower()))
             self._clear_flags("TABLE_PARAMS", "TBL_ID", row["TBL_ID"], table.parameters, col_name)
@@ -533,10 +506,10 @@ class ColumnStatisticsRepository(Repository):
                                            col_name: str | None = None) -> bool:
         """Deletes one partition's statistics of one column (all columns when col_name is None)."""
         with self.transaction() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             part_id = hive_rows.part_id(self.db, db_name, table_name, part_name)
             if col_name is not None:
-                self.check_columns_exist(table, [col_name])
+                hive_rows.require_columns(table, [col_name])
             conn.execute("DELETE FROM PART_COL_STATS WHERE PART_ID = ? AND (CAST(? AS TEXT) IS NULL OR COLUMN_NAME = ?)",
                          (part_id, col_name and col_name.lower(), col_name and col_name.lower()))
             params = hive_rows.params(self.db, "PARTITION_PARAMS", "PART_ID", part_id)

@@ -34,8 +34,11 @@ from ..column_statistics.merge import spark_order
 from ..column_statistics.stats_rows import text_to_value
 from ..errors import InvalidInputException
 from . import hive_rows
+from .catalog import CatalogRepository
+from .db import Database
 from .history import HIVE, StatsState, commit_states, read_states_up_to
 from .repository import Repository
+from .settings import MetastoreSettings
 
 RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most", "anomaly")
 ANOMALY_STRATEGIES = ("relative_change", "baseline")
@@ -237,13 +240,17 @@ def _figure_text(figure) -> str | None:
 class ExpectationsRepository(Repository):
     """The metastore's calls over stored rules and their outcomes (a repository of the Metastore)."""
 
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
+
     def add_expectation(self, db_name: str, table_name: str, col_name: str, rules: dict) -> int:
         """Stores rules on a column and evaluates them on each of its cells' latest kept state, in one
         transaction; returns the expectation's ID. Raises naming an unknown table or column, or a bad rule."""
         stored_rules = checked_rules(rules)
         with self.transaction() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
-            self.store.column_stats.check_columns_exist(table, [col_name])
+            table = self.catalog.get_table(db_name, table_name)
+            hive_rows.require_columns(table, [col_name])
             kind = parse_type(table.column_type(col_name)).stored_stats_kind
             for name in ("min_at_least", "max_at_most"):
                 if name in stored_rules:
@@ -267,7 +274,7 @@ class ExpectationsRepository(Repository):
         """Every stored outcome of the table's rules, oldest first: the rule and its threshold, the state
         checked (partition, write ID, when stored), the figure and whether it passed."""
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             rows = conn.execute(
                 "SELECT E.EXPECTATION_ID, E.COLUMN_NAME, E.RULES, H.PART_NAME, H.WRITE_ID, H.RECORDED_AT, R.RULE, "

@@ -20,14 +20,15 @@ from ..column_statistics.model import ColumnStatisticsObj
 from ..column_statistics.stats_rows import ROW_COLUMNS, row_to_obj
 from ..errors import InvalidInputException
 from . import hive_rows
+from .catalog import CatalogRepository
+from .db import Database
 from .repository import Repository
+from .settings import DEFAULT_SKETCHES, MetastoreSettings
 
 if TYPE_CHECKING:
-    from .store import Metastore
     from .write_ids import ValidWriteIdList
 
 DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
-DEFAULT_SKETCHES = 2  # colstats.history.sketches: the latest states of a cell that keep their sketches
 STATE_OVERHEAD_BYTES = 160  # a kept state's row and index entries beside its sketches and texts, about
 HIVE, DRILL = "hive", "drill"  # the engines of kept states: statistics (ANALYZE, writes), REFRESH METADATA
 SOURCES = {"statistics": HIVE, "metadata": DRILL}  # how inspect.history and inspect.compare name them
@@ -402,8 +403,10 @@ class StatesKept(Protocol):
 class HistoryRepository(Repository):
     """The metastore's calls over the statistics history (a repository of the Metastore)."""
 
-    def __init__(self, store: Metastore, on_states_kept: StatesKept) -> None:
-        super().__init__(store)
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository,
+                 on_states_kept: StatesKept) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
         self.on_states_kept = on_states_kept
 
     def get_stats_history(self, db_name: str, table_name: str, col_name: str | None = None,
@@ -413,11 +416,11 @@ class HistoryRepository(Repository):
         first: at the table level (part_name None), in one partition, or everywhere (part_name False).
         Raises NoSuchObjectException naming an unknown table, partition or column."""
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             if col_name is not None:
-                self.store.column_stats.check_columns_exist(table, [col_name])
+                hive_rows.require_columns(table, [col_name])
             if isinstance(part_name, str):
-                self.store.catalog.get_partition(db_name, table_name, part_name)
+                self.catalog.get_partition(db_name, table_name, part_name)
             tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             return read_history(conn, tbl_id, col_name, part_name, engine)
 
@@ -429,8 +432,8 @@ class HistoryRepository(Repository):
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InvalidInputException(f"limit takes a whole number of at least 1, not {limit!r}")
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
-            self.store.column_stats.check_columns_exist(table, [col_name])
+            table = self.catalog.get_table(db_name, table_name)
+            hive_rows.require_columns(table, [col_name])
             tbl_id = hive_rows.table_row(self.db, table.dbName, table.tableName)["TBL_ID"]
             return read_latest_states(conn, tbl_id, col_name, limit)
 
@@ -468,7 +471,7 @@ class HistoryRepository(Repository):
             if max_bytes is not None:
                 gone += bound_history(conn, max_bytes)
         if gone:
-            self.store.compact()
+            self.db.compact()
         return gone
 
     def thin_stats_history(self, sketches: int) -> int:

@@ -13,6 +13,7 @@ from ..column_statistics.names import object_name_problem
 from ..column_statistics.stats_rows import ROW_COLUMNS
 from ..errors import InvalidInputException, InvalidObjectException, NoSuchObjectException
 from ..files import FileState
+from .write_ids import ValidWriteIdList
 
 if TYPE_CHECKING:
     from .db import Database, Row
@@ -154,3 +155,32 @@ def existing_partition_names(db: Database, table: Table, part_names: list[str]) 
     return [r[0] for r in db.execute(
         "SELECT PART_NAME FROM PARTITIONS WHERE TBL_ID = ? AND PART_NAME IN (SELECT value FROM json_each(?)) "
         "ORDER BY PART_NAME", (row["TBL_ID"], json_list(part_names)))]
+
+
+def require_columns(table: Table, col_names: list[str]) -> None:
+    """Raises NoSuchObjectException naming the first of `col_names` that is not a column of `table` (nor one of
+    its figure columns)."""
+    known = {c.name for c in table.cols} | {c.name for c in table.figure_columns}
+    for name in col_names:
+        if name.lower() not in known:
+            raise table.no_such_column(name.lower())
+
+
+def valid_write_ids(db: Database, table: Table, txn_id: int | None = None) -> ValidWriteIdList:
+    """The table's ValidWriteIdList now: every allocated write ID, with the open and aborted ones listed. For a
+    transaction's own reads (`txn_id`), its own write is valid."""
+    row = db.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
+                     (table.dbName, table.tableName)).fetchone()
+    high_watermark = (row[0] - 1) if row else 0
+    open_ids: set[int] = set()
+    aborted: set[int] = set()
+    for r in db.execute(
+        "SELECT W.T2W_WRITEID, T.TXN_STATE, T.TXN_ID FROM TXN_TO_WRITE_ID W "
+        "JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
+        "WHERE W.T2W_DATABASE = ? AND W.T2W_TABLE = ? AND T.TXN_STATE != 'c'",
+        (table.dbName, table.tableName),
+    ):
+        if r[1] == "o" and r[2] == txn_id:
+            continue
+        (open_ids if r[1] == "o" else aborted).add(r[0])
+    return ValidWriteIdList(table.qualified_name, high_watermark, frozenset(open_ids), frozenset(aborted))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ..errors import InvalidInputException, NoSuchObjectException
 from . import hive_rows
+from .catalog import CatalogRepository
+from .db import Database
 from .metadata_units import (
     MetadataAnalysis,
     MetadataUnit,
@@ -15,6 +17,7 @@ from .metadata_units import (
     replace_table_metadata,
 )
 from .repository import Repository
+from .settings import MetastoreSettings
 
 INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 
@@ -22,6 +25,10 @@ INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 class TableMetadataRepository(Repository):
     """Drill-style table metadata: the Metastore's metadata calls. A repository of
     the Metastore (store.py)."""
+
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
 
     # ---- Drill-style table metadata ------------------------------------------------------
 
@@ -61,7 +68,7 @@ class TableMetadataRepository(Repository):
         if view.upper() not in INFORMATION_SCHEMA_VIEWS:
             raise InvalidInputException(f"INFORMATION_SCHEMA has {', '.join(INFORMATION_SCHEMA_VIEWS)}, not {view!r}")
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             cursor = conn.execute(f"SELECT * FROM INFORMATION_SCHEMA_{view.upper()} WHERE TABLE_SCHEMA = ? "
                                   "AND TABLE_NAME = ? LIMIT ?", (table.dbName, table.tableName, limit))
             names = [d[0] for d in cursor.description]

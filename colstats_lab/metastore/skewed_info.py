@@ -4,23 +4,28 @@ from __future__ import annotations
 
 from ..column_statistics.model import SkewedInfo
 from ..errors import NoSuchObjectException
-from . import hive_rows
-from .hive_rows import json_list
+from . import hive_rows, skew_rows
+from .catalog import CatalogRepository
+from .db import Database
 from .repository import Repository
+from .settings import MetastoreSettings
 
 
 class SkewRepository(Repository):
     """Skew specs and list-bucketing locations of tables and partitions: the Metastore's skew calls. A repository of
     the Metastore (store.py)."""
 
-    # ---- skewed tables and list bucketing -----------------------------------------------
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
+
 
     def alter_table_skew(self, db_name: str, table_name: str, info: SkewedInfo | None, stored: bool) -> None:
         """Sets the table's skew spec (None: not skewed) and whether it is stored as directories; partitions
         created afterwards take it, existing ones keep theirs (Hive's ALTER TABLE ... SKEWED BY)."""
         with self.transaction():
             row = hive_rows.table_row(self.db, db_name, table_name)
-            self.write_skew(row["SD_ID"], info, stored)
+            skew_rows.write_skew(self.db, row["SD_ID"], info, stored)
 
     def alter_partition_skew(self, db_name: str, table_name: str, part_name: str, info: SkewedInfo | None,
                              stored: bool) -> None:
@@ -32,87 +37,15 @@ class SkewRepository(Repository):
             if part is None:
                 raise NoSuchObjectException(f"partition {part_name} of {db_name.lower()}.{table_name.lower()} "
                                             "does not exist")
-            self.write_skew(part["SD_ID"], info, stored)
+            skew_rows.write_skew(self.db, part["SD_ID"], info, stored)
 
     def add_skewed_locations(self, db_name: str, table_name: str, part_name: str,
                              locations: dict[tuple[str, ...], str]) -> None:
         """Adds value -> location entries to a partition's map (values that now have rows)."""
-        part = self.store.catalog.get_partition(db_name, table_name, part_name)
+        part = self.catalog.get_partition(db_name, table_name, part_name)
         if part.skewedInfo is None or all(part.skewedInfo.skewedColValueLocationMaps.get(k) == v
                                           for k, v in locations.items()):
             return
         merged = SkewedInfo(part.skewedInfo.skewedColNames, part.skewedInfo.skewedColValues,
                             {**part.skewedInfo.skewedColValueLocationMaps, **locations})
         self.alter_partition_skew(db_name, table_name, part_name, merged, part.storedAsSubDirectories)
-
-    def _string_list(self, values) -> int:
-        list_id = self.db.execute("INSERT INTO SKEWED_STRING_LIST DEFAULT VALUES RETURNING STRING_LIST_ID").fetchone()[0]
-        self.db.executemany(
-            "INSERT INTO SKEWED_STRING_LIST_VALUES (STRING_LIST_ID, STRING_LIST_VALUE, INTEGER_IDX) VALUES (?, ?, ?)",
-            [(list_id, v, i) for i, v in enumerate(values)])
-        return list_id
-
-    def write_skew(self, sd_id: int, info: SkewedInfo | None, stored: bool, new: bool = False) -> None:
-        """Sets a storage descriptor's skew spec and stored-as-directories flag; `new`: one just inserted with
-        its flag, so nothing of an earlier spec is there to remove (four statements fewer a partition)."""
-        conn = self.db
-        if new:
-            self._insert_skew(sd_id, info)
-            return
-        lists = [r[0] for r in conn.execute(
-            "SELECT STRING_LIST_ID_EID FROM SKEWED_VALUES WHERE SD_ID_OID = ? "
-            "UNION SELECT STRING_LIST_ID_KID FROM SKEWED_COL_VALUE_LOC_MAP WHERE SD_ID = ?", (sd_id, sd_id))]
-        conn.execute("DELETE FROM SKEWED_COL_NAMES WHERE SD_ID = ?", (sd_id,))
-        conn.executemany("DELETE FROM SKEWED_STRING_LIST WHERE STRING_LIST_ID = ?", [(i,) for i in lists])
-        conn.execute("UPDATE SDS SET IS_STOREDASSUBDIRECTORIES = ? WHERE SD_ID = ?",
-                     (int(bool(stored and info)), sd_id))
-        self._insert_skew(sd_id, info)
-
-    def _insert_skew(self, sd_id: int, info: SkewedInfo | None) -> None:
-        if info is None:
-            return
-        conn = self.db
-        conn.executemany("INSERT INTO SKEWED_COL_NAMES (SD_ID, SKEWED_COL_NAME, INTEGER_IDX) VALUES (?, ?, ?)",
-                         [(sd_id, name, i) for i, name in enumerate(info.skewedColNames)])
-        for i, value in enumerate(info.skewedColValues):
-            conn.execute("INSERT INTO SKEWED_VALUES (SD_ID_OID, STRING_LIST_ID_EID, INTEGER_IDX) VALUES (?, ?, ?)",
-                         (sd_id, self._string_list(value), i))
-        for values, location in info.skewedColValueLocationMaps.items():
-            conn.execute("INSERT INTO SKEWED_COL_VALUE_LOC_MAP (SD_ID, STRING_LIST_ID_KID, LOCATION) VALUES (?, ?, ?)",
-                         (sd_id, self._string_list(values), location))
-
-    def read_skews(self, sd_ids: list[int]) -> dict[int, tuple[SkewedInfo | None, bool]]:
-        """Skew spec and stored-as-directories of many storage descriptors in a few queries."""
-        conn = self.db
-        ids = json_list(sd_ids)
-        stored = {r[0]: bool(r[1]) for r in conn.execute(
-            "SELECT SD_ID, IS_STOREDASSUBDIRECTORIES FROM SDS WHERE SD_ID IN "
-            "(SELECT CAST(value AS INTEGER) FROM json_each(?))", (ids,))}
-        names: dict[int, list[str]] = {}
-        for sd_id, name in conn.execute(
-                "SELECT SD_ID, SKEWED_COL_NAME FROM SKEWED_COL_NAMES WHERE SD_ID IN "
-                "(SELECT CAST(value AS INTEGER) FROM json_each(?)) "
-                "ORDER BY SD_ID, INTEGER_IDX", (ids,)):
-            names.setdefault(sd_id, []).append(name)
-        out: dict[int, tuple[SkewedInfo | None, bool]] = {sd_id: (None, stored.get(sd_id, False)) for sd_id in sd_ids}
-        if not names:
-            return out
-        values: dict[int, dict[int, list[str]]] = {}
-        for sd_id, index, text in conn.execute(
-                "SELECT V.SD_ID_OID, V.INTEGER_IDX, L.STRING_LIST_VALUE FROM SKEWED_VALUES V "
-                "JOIN SKEWED_STRING_LIST_VALUES L ON L.STRING_LIST_ID = V.STRING_LIST_ID_EID "
-                "WHERE V.SD_ID_OID IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY V.SD_ID_OID, V.INTEGER_IDX, "
-                "L.INTEGER_IDX", (ids,)):
-            values.setdefault(sd_id, {}).setdefault(index, []).append(text)
-        locations: dict[int, dict[int, tuple[list[str], str]]] = {}
-        for sd_id, list_id, location, text in conn.execute(
-                "SELECT M.SD_ID, M.STRING_LIST_ID_KID, M.LOCATION, L.STRING_LIST_VALUE FROM SKEWED_COL_VALUE_LOC_MAP M "
-                "JOIN SKEWED_STRING_LIST_VALUES L ON L.STRING_LIST_ID = M.STRING_LIST_ID_KID "
-                "WHERE M.SD_ID IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY M.SD_ID, M.STRING_LIST_ID_KID, "
-                "L.INTEGER_IDX", (ids,)):
-            locations.setdefault(sd_id, {}).setdefault(list_id, ([], location))[0].append(text)
-        for sd_id, cols in names.items():
-            info = SkewedInfo(cols, [v for _, v in sorted(values.get(sd_id, {}).items())],
-                              {tuple(v): loc for v, loc in locations.get(sd_id, {}).values()})
-            out[sd_id] = (info, stored.get(sd_id, False))
-        return out

@@ -13,8 +13,11 @@ from ..errors import StorageError
 from ..files import VECTOR_MARK, ColumnFigures, DataFile, FileKeys, FileState
 from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
 from . import hive_rows
+from .catalog import CatalogRepository
+from .db import Database
 from .metadata_units import decode_value, encode_value
 from .repository import Repository
+from .settings import MetastoreSettings
 
 FORMAT_PARAM = "colstats.source.format"      # "iceberg" or "delta": the table's files are its snapshot's
 SNAPSHOT_PARAM = "colstats.source.snapshot"  # the snapshot id (Delta: log version) the recorded files are of
@@ -145,6 +148,10 @@ def _files(count: int) -> str:
 class SnapshotFilesRepository(Repository):
     """The files of snapshot tables' partitions. A repository of the Metastore (store.py)."""
 
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
+
     def replace_snapshot_files(self, table: Table, files: dict[str | None, list[DataFile]]) -> None:
         """Records the snapshot's files of the owners in `files` (partition name, or None for an unpartitioned
         table) in place of those recorded before, with the figures the format keeps of each."""
@@ -184,7 +191,7 @@ class SnapshotFilesRepository(Repository):
         query); None for a local table, whose directories are listed each anyway."""
         if is_local(table.location) or not table.is_partitioned or len(locations) < 2:
             return None
-        return self.store.catalog.count_partitions(table.dbName, table.tableName)
+        return self.catalog.count_partitions(table.dbName, table.tableName)
 
     def owner_files(self, table: Table, locations: dict[str | None, str]) -> dict[str | None, list[DataFile]]:
         """The data files a reader of the table now sees in each owner of `locations` (partition name or None,

@@ -41,7 +41,7 @@ def describe_change(params: dict) -> str:
 
 
 def describe_summed(partitions: int, known: int, changed: int, rows: int, moved: int) -> str:
-    """The same over many partitions, from their sums (`Metastore.changed_rows_summed`): "12 of 400 rows (3%) in 2
+    """The same over many partitions, from their sums (`CatalogRepository.changed_rows_summed`): "12 of 400 rows (3%) in 2
     of 10 partitions", unknown ones named."""
     if partitions and not known:
         return (f"unknown in all {partitions:,} partitions (not written through the lab since their "

@@ -13,11 +13,16 @@ from ..column_statistics.model import Table
 from ..files import FileState, describe_changes, file_changes
 from ..storage import storage_for
 from . import hive_rows
+from .catalog import CatalogRepository
 from .column_stats_accurate import PARAM as ACCURATE_PARAM
 from .column_stats_accurate import StatsAccuracy
+from .db import Database
 from .hive_rows import NO_FILES, is_transactional
 from .repository import Repository
-from .snapshot_files import describe_snapshot_changes, is_snapshot_table, unfollowed_commit
+from .settings import MetastoreSettings
+from .snapshot_files import SnapshotFilesRepository, describe_snapshot_changes, is_snapshot_table, unfollowed_commit
+from .stats_segments import SegmentRepository
+from .transactions import TxnRepository
 from .write_ids import ValidWriteIdList
 
 
@@ -40,6 +45,14 @@ class StatsAccuracyRepository(Repository):
     """Accuracy of stored statistics for a reader, and the files external tables' statistics came from. A repository of
     the Metastore (store.py)."""
 
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository, txns: TxnRepository,
+                 snapshot_files: SnapshotFilesRepository, segments: SegmentRepository) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
+        self.txns = txns
+        self.snapshot_files = snapshot_files
+        self.segments = segments
+
     # ---- stats accuracy -----------------------------------------------------------------
 
     def stats_compliance(self, db_name: str, table_name: str, col_names: list[str],
@@ -58,8 +71,8 @@ class StatsAccuracyRepository(Repository):
         """stats_compliance for each set of columns, from one reading of the owners (and one listing of an
         external table's files): per owner, one (accurate, reason) for each set, in order."""
         with self.snapshot():
-            table = self.store.catalog.get_table(db_name, table_name)
-            valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
+            valid = valid_write_ids or self.txns.get_valid_write_ids(db_name, table_name)
             if table.is_partitioned:
                 owners = self._partition_owners(table, part_names)
             else:
@@ -90,10 +103,10 @@ class StatsAccuracyRepository(Repository):
                           part_names: list[str] | None = None) -> list[ComplianceSummary]:
         """stats_compliance in brief for each set of columns, from one reading of the owners (see
         _owner_groups)."""
-        self.store.column_stats.refresh_segments(db_name, table_name)
+        self.segments.refresh_segments(db_name, table_name)
         with self.snapshot():
-            table = self.store.catalog.get_table(db_name, table_name)
-            valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
+            valid = valid_write_ids or self.txns.get_valid_write_ids(db_name, table_name)
             groups, what = self._owner_groups(table, part_names, valid)
             return [self._summary(table, groups, what, columns, valid) for columns in column_sets]
 
@@ -112,10 +125,10 @@ class StatsAccuracyRepository(Repository):
                           ) -> tuple[ComplianceSummary, StatsAccuracy]:
         """stats_compliance_summary and partitions_accuracy of a partitioned table for a reader now, from one reading
         of its owners: an external table's files are listed once (DESCRIBE of a column says both)."""
-        self.store.column_stats.refresh_segments(db_name, table_name)
+        self.segments.refresh_segments(db_name, table_name)
         with self.snapshot():
-            table = self.store.catalog.get_table(db_name, table_name)
-            valid = self.store.txns.get_valid_write_ids(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
+            valid = self.txns.get_valid_write_ids(db_name, table_name)
             groups, what = self._owner_groups(table, None, valid)
             return self._summary(table, groups, what, col_names, valid), self._flags(table, groups, what, valid)
 
@@ -123,10 +136,10 @@ class StatsAccuracyRepository(Repository):
                             valid_write_ids: ValidWriteIdList | None = None) -> StatsAccuracy:
         """The flags that hold in every partition of a partitioned table for a reader with `valid_write_ids`
         (default: now): Hive keeps them on the partitions."""
-        self.store.column_stats.refresh_segments(db_name, table_name)
+        self.segments.refresh_segments(db_name, table_name)
         with self.snapshot():
-            table = self.store.catalog.get_table(db_name, table_name)
-            valid = valid_write_ids or self.store.txns.get_valid_write_ids(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
+            valid = valid_write_ids or self.txns.get_valid_write_ids(db_name, table_name)
             groups, what = self._owner_groups(table, None, valid)
             return self._flags(table, groups, what, valid)
 
@@ -147,7 +160,7 @@ class StatsAccuracyRepository(Repository):
         number of partitions), else from one grouped query; an external table's are one a group, each
         needing a listing of its files."""
         if table.is_partitioned and table.tableType != "EXTERNAL_TABLE" and part_names is None:
-            state = self.store.column_stats.partition_state(table.dbName, table.tableName)
+            state = self.segments.partition_state(table.dbName, table.tableName)
             if state is not None and all(valid.are_all_valid(g.min_write_id, g.max_write_id) for g in state):
                 return [({} if not g.flags else {ACCURATE_PARAM: g.flags}, g.first_write_id, g.parts, g.first_name,
                          None) for g in state], "partition"
@@ -184,12 +197,21 @@ class StatsAccuracyRepository(Repository):
                  write_id, location)
                 for name, text, write_id, location in self.db.execute(sql + " ORDER BY P.PART_NAME", args)]
 
+    def strip_for_reader(self, table: Table, owners: list[tuple], valid: ValidWriteIdList) -> None:
+        """Removes COLUMN_STATS_ACCURATE from the parameters of `owners` (partition name or None, parameters,
+        write ID, location) whose statistics are not accurate for a reader with `valid`: Hive strips the flag
+        rather than showing it. The catalog's rule for a reader (`CatalogRepository.reader_rule`)."""
+        changed = self.external_file_changes(table, {name: location for name, _, _, location in owners})
+        for name, params, write_id, _ in owners:
+            if not self.compliance(table, params, write_id, "", [], valid, changed.get(name))[0]:
+                params.pop(ACCURATE_PARAM, None)
+
     def compliance(self, table: Table, params: dict, write_id: int, what: str, col_names: list[str],
                     valid: ValidWriteIdList, files_changed: str | None = None) -> tuple[bool, str]:
         if files_changed and StatsAccuracy.parse(params.get(ACCURATE_PARAM)).basic:
             return False, files_changed
         transactional = is_transactional(table)
-        if transactional and not self.store.txn_stats_enabled:
+        if transactional and not self.settings.txn_stats_enabled:
             return False, "transactional statistics are turned off (hive.txn.stats.enabled=false)"
         flags = StatsAccuracy.parse(params.get(ACCURATE_PARAM))
         if not flags.basic:
@@ -254,7 +276,7 @@ class StatsAccuracyRepository(Repository):
                     files.add((path, size, modified if etag is None else etag))
         out = {}
         snapshot = is_snapshot_table(table)
-        for name, now in self.store.snapshot_files.owner_file_states(table, locations).items():
+        for name, now in self.snapshot_files.owner_file_states(table, locations).items():
             before = seen.get(name)
             if not now and not snapshot and locations.get(name) and not storage_for(locations[name]).is_dir(locations[name]):
                 out[name] = f"its folder {locations[name]} no longer exists"

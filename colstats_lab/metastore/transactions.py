@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING
 
 from ..errors import MetaException, NoSuchObjectException
 from . import hive_rows
-from .history import StatesKept, last_state, record_history_rows, settle_history
+from .catalog import CatalogRepository
+from .db import Database
 from .hive_rows import process_alive
 from .repository import Repository
+from .settings import MetastoreSettings
 from .write_ids import ValidWriteIdList
 
 if TYPE_CHECKING:
-    from .changes import Change, FollowUp
-    from .store import Metastore
+    pass
 
 log = logging.getLogger("colstats_lab.txn")
 _OPERATIONS = {"i": "insert", "u": "statistics", "d": "drop"}  # TXN_COMPONENTS.TC_OPERATION_TYPE
@@ -29,9 +30,9 @@ class TxnRepository(Repository):
     """Transactions and write IDs: the Metastore's transaction calls. A repository of
     the Metastore (store.py)."""
 
-    def __init__(self, store: Metastore, on_states_kept: StatesKept) -> None:
-        super().__init__(store)
-        self.on_states_kept = on_states_kept  # the expectations' rules, on the states a commit kept
+    def __init__(self, db: Database, settings: MetastoreSettings, catalog: CatalogRepository) -> None:
+        super().__init__(db, settings)
+        self.catalog = catalog
 
     # ---- transactions and write IDs -----------------------------------------------------
 
@@ -56,7 +57,7 @@ class TxnRepository(Repository):
         """Aborts open transactions that missed their heartbeats for `timeout_s` (default
         `txn_timeout_s`) or whose process on this host is gone; returns their IDs. Readers never
         wait for them: an open write is simply not in anyone's snapshot."""
-        timeout_s = self.store.txn_timeout_s if timeout_s is None else timeout_s
+        timeout_s = self.settings.txn_timeout_s if timeout_s is None else timeout_s
         host = socket.gethostname()
         with self.snapshot() as conn:
             rows = conn.execute("SELECT TXN_ID, TXN_LAST_HEARTBEAT, TXN_HOST, TXN_PID FROM TXNS "
@@ -82,7 +83,7 @@ class TxnRepository(Repository):
         # the table's own rows (its next write ID, this transaction's), under the lock its commits take
         with self.transaction({(db_name.lower(), table_name.lower())}) as conn:
             self.require_open(txn_id)
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             existing = conn.execute(
                 "SELECT T2W_WRITEID FROM TXN_TO_WRITE_ID WHERE T2W_TXNID = ? AND T2W_DATABASE = ? AND T2W_TABLE = ?",
                 (txn_id, table.dbName, table.tableName)).fetchone()
@@ -109,46 +110,6 @@ class TxnRepository(Repository):
             self.require_open(txn_id)
             conn.execute("UPDATE TXNS SET TXN_STATE = 'c' WHERE TXN_ID = ?", (txn_id,))
 
-    def apply(self, changes: Sequence[Change], txn_id: int | None = None) -> list:
-        """Applies `changes` in order, then each touched table's follow-up once (`Change.follow_up`), in one
-        database transaction: every write to the metastore goes through here. With `txn_id`, that transaction
-        also commits Hive transaction `txn_id` (a commit as data, `changes.py`); if a change fails, nothing of
-        the commit is kept and the Hive transaction is aborted at once, not left open until its timeout.
-        Returns what each change returned; the error is raised."""
-        try:
-            with self.transaction(_own_tables(changes)) as conn:
-                results = []
-                since = last_state(conn)
-                follow: dict[tuple[str, str], FollowUp] = {}
-                for change in changes:
-                    # the states kept as statistics are stored name which transaction stored them, and why
-                    conn.execute("INSERT INTO STATS_HISTORY_CONTEXT (ID, TXN_ID, CAUSE, KEEP) "
-                                 f"VALUES ({conn.dialect.history_context}, ?, ?, ?) "
-                                 "ON CONFLICT (ID) DO UPDATE SET TXN_ID = excluded.TXN_ID, CAUSE = excluded.CAUSE, "
-                                 "KEEP = excluded.KEEP", (txn_id, change.describe(), int(self.store.history_enabled)))
-                    results.append(change.apply(self.store))
-                    needed = change.follow_up()
-                    if needed is not None:
-                        key = (needed.table.dbName, needed.table.tableName)
-                        follow[key] = follow[key].joined(needed) if key in follow else needed
-                for needed in follow.values():
-                    needed.run(self.store)
-                conn.execute(f"DELETE FROM STATS_HISTORY_CONTEXT WHERE ID = {conn.dialect.history_context}")
-                if txn_id is not None and last_state(conn) > since:  # the commit kept states
-                    if any(change.kind != "statistics" for change in changes):
-                        # a write's numRows lands after its gathered states; an ANALYZE sets it before its own
-                        record_history_rows(conn, txn_id, since)
-                    settle_history(conn, txn_id, self.store.history_sketches, since)
-                    self.on_states_kept(conn, txn_id, since=since)  # the column's rules, on the states this commit stored
-                if txn_id is not None:
-                    self.commit_txn(txn_id)
-        except BaseException as exc:
-            if txn_id is not None and self.txn_state(txn_id) == "open":
-                self.abort_txn(txn_id)
-                log.info("aborted transaction %d: its commit failed: %s: %s", txn_id, type(exc).__name__, exc)
-            raise
-        return results
-
     def abort_txn(self, txn_id: int) -> None:
         with self.transaction() as conn:
             self.require_open(txn_id)
@@ -165,23 +126,8 @@ class TxnRepository(Repository):
     def get_valid_write_ids(self, db_name: str, table_name: str, txn_id: int | None = None) -> ValidWriteIdList:
         """The table's ValidWriteIdList now: every allocated write ID, with the open and aborted ones
         listed. For a transaction's own reads (`txn_id`), its own write is valid."""
-        with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
-            row = conn.execute("SELECT NWI_NEXT FROM NEXT_WRITE_ID WHERE NWI_DATABASE = ? AND NWI_TABLE = ?",
-                               (table.dbName, table.tableName)).fetchone()
-            high_watermark = (row[0] - 1) if row else 0
-            open_ids: set[int] = set()
-            aborted: set[int] = set()
-            for r in conn.execute(
-                "SELECT W.T2W_WRITEID, T.TXN_STATE, T.TXN_ID FROM TXN_TO_WRITE_ID W "
-                "JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
-                "WHERE W.T2W_DATABASE = ? AND W.T2W_TABLE = ? AND T.TXN_STATE != 'c'",
-                (table.dbName, table.tableName),
-            ):
-                if r[1] == "o" and r[2] == txn_id:
-                    continue
-                (open_ids if r[1] == "o" else aborted).add(r[0])
-            return ValidWriteIdList(table.qualified_name, high_watermark, frozenset(open_ids), frozenset(aborted))
+        with self.snapshot():
+            return hive_rows.valid_write_ids(self.db, self.catalog.get_table(db_name, table_name), txn_id)
 
     def add_txn_components(self, txn_id: int, db_name: str, table_name: str, part_names: list[str | None],
                            operation: str, write_id: int) -> None:
@@ -214,7 +160,7 @@ class TxnRepository(Repository):
         who, the write ID, what they wrote (TXN_COMPONENTS: operations, how many partitions, whether the table) and
         how many statistics they left (partitions, or the table, whose current statistics' writer they are)."""
         with self.snapshot() as conn:
-            table = self.store.catalog.get_table(db_name, table_name)
+            table = self.catalog.get_table(db_name, table_name)
             txns = conn.execute(
                 "SELECT T.TXN_ID, T.TXN_STATE, T.TXN_STARTED, T.TXN_LAST_HEARTBEAT, T.TXN_USER, T.TXN_HOST, T.TXN_PID, "
                 "W.T2W_WRITEID FROM TXN_TO_WRITE_ID W JOIN TXNS T ON T.TXN_ID = W.T2W_TXNID "
@@ -256,11 +202,3 @@ class TxnRepository(Repository):
             raise NoSuchObjectException(f"transaction {txn_id} does not exist")
         return _STATES[row[0]]
 
-
-def _own_tables(changes: Sequence[Change]) -> set[tuple[str, str]]:
-    """The tables a commit of statistics alone writes (an ANALYZE's, an import's): their own rows, nothing every
-    table shares, so on PostgreSQL it runs beside commits of other tables. Empty for any other commit, which
-    takes the metastore's write lock alone."""
-    if not changes or any(change.kind != "statistics" or not hasattr(change, "table") for change in changes):
-        return set()
-    return {(change.table.dbName, change.table.tableName) for change in changes}  # type: ignore[attr-defined]

@@ -72,9 +72,9 @@ def _shape(metastore: Metastore, query: str | exp.Expression, current_db: str
         raise NotFromStats("statistics answer queries over one table")
     node = tables[0]
     db = (node.db or current_db).lower()
-    if not metastore.table_exists(db, node.name):
+    if not metastore.catalog.table_exists(db, node.name):
         raise NotFromStats(f"{db}.{node.name.lower()} is not a lab table")
-    table = metastore.get_table(db, node.name)
+    table = metastore.catalog.get_table(db, node.name)
     qualifiers = qualifiers_of(table, node.alias_or_name)
     aggregates = [_aggregate(table, projection, qualifiers) for projection in tree.expressions]
     where = tree.args.get("where")
@@ -127,12 +127,12 @@ def _selected_partitions(metastore: Metastore, table: Table, where: exp.Where | 
             raise NotFromStats("a filter on an unpartitioned table is answered by a scan")
         return None
     if where is None:
-        return metastore.get_partitions(table.dbName, table.tableName)
+        return metastore.catalog.get_partitions(table.dbName, table.tableName)
     try:
         names = matching_partition_names(metastore, table, where.this)
     except NotAPartitionPredicate as why:
         raise NotFromStats(str(why)) from None
-    return metastore.get_partitions(table.dbName, table.tableName, names) if names else []
+    return metastore.catalog.get_partitions(table.dbName, table.tableName, names) if names else []
 
 
 def _answer(metastore: Metastore, table: Table, aggregates: list[_Aggregate], partitions: list[Partition] | None,
@@ -190,17 +190,17 @@ def fresh_statistics(metastore: Metastore, table: Table, columns: list[str], par
     rows = 0
     objs: dict[str, ColumnStatisticsObj] = {}
     if names != []:
-        stale = metastore.stats_compliance_summary(table.dbName, table.tableName, columns, valid, names).first
+        stale = metastore.accuracy.stats_compliance_summary(table.dbName, table.tableName, columns, valid, names).first
         if partitions is None:
             rows = int(table.parameters.get("numRows", 0) or 0)
-            stats = metastore.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
+            stats = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, columns) if columns else None
             objs = {o.colName: o for o in stats.statsObj} if stats else {}
         else:
             rows = sum(int(p.parameters.get("numRows", 0) or 0) for p in partitions)
             # an empty partition holds no statistics and adds nothing to any aggregate
             with_rows = [p.partName for p in partitions if int(p.parameters.get("numRows", 0) or 0)]
             if columns and with_rows:
-                aggr = metastore.get_aggr_stats_for(table.dbName, table.tableName, columns, with_rows, valid,
+                aggr = metastore.column_stats.get_aggr_stats_for(table.dbName, table.tableName, columns, with_rows, valid,
                                                     check_compliance=False)  # checked above
                 if not aggr.complete:
                     raise NotFromStats(f"statistics of {', '.join(columns)}: {aggr.coverage()} the query reads "

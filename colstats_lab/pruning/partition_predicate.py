@@ -27,7 +27,7 @@ def matching_partition_names(metastore: Metastore, table: Table, condition: exp.
     types = {k.name: parse_type(k.type) for k in table.partitionKeys}
     keep = _predicate(condition, types)
     keys = table.partition_key_names
-    candidates = metastore.get_partition_values(table.dbName, table.tableName, _index_filter(condition, types))
+    candidates = metastore.catalog.get_partition_values(table.dbName, table.tableName, _index_filter(condition, types))
     return [name for name, values in candidates.items() if keep(dict(zip(keys, values, strict=True))) is True]
 
 
@@ -49,10 +49,10 @@ def preselect(metastore: Metastore, table: Table, condition: exp.Expression | No
     if keys_only is None:
         return None
     names = matching_partition_names(metastore, table, keys_only)
-    total = metastore.count_partitions(table.dbName, table.tableName)
+    total = metastore.catalog.count_partitions(table.dbName, table.tableName)
     if total - len(names) <= LISTED_PRUNED_LIMIT:
         return None
-    kept = metastore.get_partitions(table.dbName, table.tableName, names) if names else []
+    kept = metastore.catalog.get_partitions(table.dbName, table.tableName, names) if names else []
     kept_sum = lambda key: sum(int(p.parameters.get(key) or 0) for p in kept)  # noqa: E731
     return Preselection(kept, total - len(kept),
                         max(int(table.parameters.get("numRows") or 0) - kept_sum("numRows"), 0),

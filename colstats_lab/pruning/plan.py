@@ -101,13 +101,13 @@ def _plan_with_metadata(metastore: Metastore, table: Table, parts: list[Partitio
         return plan_table_read(table, parts, where, options, alias)
     attempts = int(settings("metastore.retrieval.retry_attempts"))
     for attempt in range(attempts + 1):
-        version = metastore.get_metadata_version(table.dbName, table.tableName)
-        options.metadata = metastore.get_table_metadata(table.dbName, table.tableName)
+        version = metastore.table_metadata.get_metadata_version(table.dbName, table.tableName)
+        options.metadata = metastore.table_metadata.get_table_metadata(table.dbName, table.tableName)
         options.retries = attempt
         planned = plan_table_read(table, parts, where, options, alias)
         if on_planned is not None:
             on_planned()
-        if metastore.get_metadata_version(table.dbName, table.tableName) == version:
+        if metastore.table_metadata.get_metadata_version(table.dbName, table.tableName) == version:
             return planned
         log.info("the metadata of %s changed while planning (attempt %d of %d): planning again",
                  table.qualified_name, attempt + 1, attempts + 1)
@@ -134,7 +134,7 @@ def partition_statistics(metastore: Metastore, table: Table, parts: list[Partiti
     rows = {p.part_name: int(p.partition.parameters.get("numRows", 0) or 0) for p in parts if p.partition}
     parameters = {p.part_name: p.partition.parameters for p in parts if p.partition}
     out = {}
-    for name, stats in metastore.get_partitions_statistics(table.dbName, table.tableName, names, columns,
+    for name, stats in metastore.column_stats.get_partitions_statistics(table.dbName, table.tableName, names, columns,
                                                            valid_write_ids=valid).items():
         if not stats.isStatsCompliant:
             continue

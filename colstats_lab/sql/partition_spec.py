@@ -37,8 +37,8 @@ def matching_partitions(metastore: Metastore, table: Table, spec: list[Partition
     # 100,000-partition table reads one day's rows. A value whose text has several spellings (a double's `1.50`,
     # `NaN`) is compared by value below, not by its text in the index
     exact = {k: v for k, v in wanted.items() if parse_type(types[k]).base not in _SPELLED_MANY_WAYS}
-    names = metastore.get_partition_names_by_values(table.dbName, table.tableName, exact) if exact else None
-    partitions = metastore.get_partitions(table.dbName, table.tableName, names) if names != [] else []
+    names = metastore.catalog.get_partition_names_by_values(table.dbName, table.tableName, exact) if exact else None
+    partitions = metastore.catalog.get_partitions(table.dbName, table.tableName, names) if names != [] else []
     stored = {p.partName for p in partitions} | set(names or ())
     partitions += sorted((p for p in uncommitted if p.partName not in stored), key=lambda p: p.partName)
     matched = [p for p in partitions if all(same_value(types[k], p.spec[k], v) for k, v in wanted.items())]
@@ -56,4 +56,4 @@ def exact_partition(metastore: Metastore, table: Table, spec: list[PartitionSpec
         raise InvalidArgument(f"partition spec of {table.qualified_name} needs a value for {', '.join(missing)}")
     name = Partition(table.dbName, table.tableName, [wanted[k] for k in table.partition_key_names],
                      keys=table.partition_key_names).partName
-    return metastore.get_partition(table.dbName, table.tableName, name)
+    return metastore.catalog.get_partition(table.dbName, table.tableName, name)

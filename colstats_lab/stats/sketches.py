@@ -34,7 +34,7 @@ def ndv_input(column: Column, type_name: str) -> Column:
 
 def frequent_items_input(column: Column, type_name: str) -> Column:
     """What `approx_top_k_accumulate` sketches of a column whose type keeps frequent items
-    (`metastore.frequent_items.sketchable`), so that DataSketches' long and string serdes read the items back
+    (`metastore.settings.frequent_items.sketchable`), so that DataSketches' long and string serdes read the items back
     in Python: a string as it is, an integral value and a date (days since 1970-01-01) as a bigint."""
     return column if parse_type(type_name).base in ("string", "varchar", "char") else ndv_input(column, type_name)
 

@@ -13,9 +13,9 @@ _STAGING = re.compile(r"^_staging_(\d+)_")
 def remove_aborted(metastore: Metastore, table: Table) -> list[str]:
     """Deletes the table's directories of aborted write IDs and the staging of transactions that
     are no longer open; returns what it removed."""
-    valid = metastore.get_valid_write_ids(table.dbName, table.tableName)
+    valid = metastore.txns.get_valid_write_ids(table.dbName, table.tableName)
     removed = []
-    locations = [table.location] + [p.location for p in metastore.get_partitions(table.dbName, table.tableName)]
+    locations = [table.location] + [p.location for p in metastore.catalog.get_partitions(table.dbName, table.tableName)]
     for location in locations:
         storage = storage_for(location)
         for name in storage.child_names(location):
@@ -25,7 +25,7 @@ def remove_aborted(metastore: Metastore, table: Table) -> list[str]:
             if write_id is not None and write_id in valid.aborted_write_ids:
                 storage.remove(path)
                 removed.append(path)
-            elif staging and metastore.txn_state(int(staging.group(1))) != "open":
+            elif staging and metastore.txns.txn_state(int(staging.group(1))) != "open":
                 storage.remove(path)
                 removed.append(path)
     return removed

@@ -311,7 +311,7 @@ def follow_partitions(metastore: Metastore, table: Table, names: list[str], loca
     is where `locations` says the catalog keeps it; a partition it did not place is registered without a
     location until it is fetched (a read refuses it, never reads it as empty). Listed first, written in one
     commit after."""
-    have = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName)}
+    have = {p.partName: p.location for p in metastore.catalog.get_partitions(table.dbName, table.tableName)}
     dropped = sorted(set(have) - set(names))
     added = sorted(set(names) - set(have))
     change = FollowPartitions(table, tuple(external_partition(table, name, locations.get(name, "")) for name in added),
@@ -326,7 +326,7 @@ def follow_partitions(metastore: Metastore, table: Table, names: list[str], loca
 def moved_partitions(metastore: Metastore, table: Table, locations: dict[str, str]) -> tuple[MovedPartition, ...]:
     """The partitions among `locations` that are elsewhere now, each with its new directory's files counted
     (listed here: nothing is written)."""
-    current = {p.partName: p.location for p in metastore.get_partitions(table.dbName, table.tableName, list(locations))}
+    current = {p.partName: p.location for p in metastore.catalog.get_partitions(table.dbName, table.tableName, list(locations))}
     moved = []
     for name, location in locations.items():
         if name in current and (not current[name] or normalized(current[name]) != normalized(location)):

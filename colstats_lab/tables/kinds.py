@@ -75,14 +75,14 @@ class DirectoryTable(TableKind):
             dirs = self._dirs(table.location, valid)
             return [PartitionFiles(None, dirs, [f for d in dirs for f in list_data_files(d)])]
         if partitions is None:
-            partitions = metastore.get_partitions(table.dbName, table.tableName)
+            partitions = metastore.catalog.get_partitions(table.dbName, table.tableName)
         for part in partitions:
             if not part.location:  # a catalog's partition whose location was never fetched: reading it finds nothing
                 raise MetaException(f"partition {part.partName} of {table.qualified_name} has no location yet")
         dirs_of = {part.partName: self._dirs(part.location, valid) for part in partitions}
         directories = {(name, d): d for name, dirs in dirs_of.items() for d in dirs}
         listed = files_by_location(directories, table.location,
-                                   None if len(partitions) < 2 else metastore.count_partitions(table.dbName,
+                                   None if len(partitions) < 2 else metastore.catalog.count_partitions(table.dbName,
                                                                                                table.tableName))
         return [PartitionFiles(part, dirs_of[part.partName],
                                [f for d in dirs_of[part.partName] for f in listed[(part.partName, d)]])
@@ -125,12 +125,12 @@ class FormatTable(TableKind):
 
     def files(self, metastore, table, valid, partitions=None):
         if not table.is_partitioned:
-            files = metastore.owner_files(table, {None: table.location})[None]
+            files = metastore.snapshot_files.owner_files(table, {None: table.location})[None]
             return [PartitionFiles(None, [table.location], [f for f in files if not f.content],
                                    [f for f in files if f.content])]
         if partitions is None:
-            partitions = metastore.get_partitions(table.dbName, table.tableName)
-        files_of = metastore.owner_files(table, {p.partName: p.location for p in partitions})
+            partitions = metastore.catalog.get_partitions(table.dbName, table.tableName)
+        files_of = metastore.snapshot_files.owner_files(table, {p.partName: p.location for p in partitions})
         return [PartitionFiles(p, [p.location], [f for f in files_of.get(p.partName, []) if not f.content],
                                [f for f in files_of.get(p.partName, []) if f.content]) for p in partitions]
 
@@ -146,9 +146,9 @@ class FormatTable(TableKind):
         if unfollowed_commit(table):
             return None
         named = partitions if partitions is not None or not table.is_partitioned else \
-            metastore.get_partitions(table.dbName, table.tableName)
+            metastore.catalog.get_partitions(table.dbName, table.tableName)
         owners = {p.partName: p.location for p in named} if named is not None else {None: table.location}
-        files = [f for listed in metastore.owner_files(table, owners).values() for f in listed]
+        files = [f for listed in metastore.snapshot_files.owner_files(table, owners).values() for f in listed]
         if any(f.content in (POSITION_DELETES, EQUALITY_DELETES) or f.record_count is None for f in files):
             return None
         data = [f for f in files if f.content == ROWS]

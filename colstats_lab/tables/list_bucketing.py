@@ -22,7 +22,7 @@ def layout_specs(metastore: Metastore, table: Table, frame: DataFrame, partition
     """The spec each partition this write touches is laid out by (partition name -> spec); empty when
     none is stored as directories. A new partition takes the table's spec, an existing one keeps its own
     (with `relayout`, every partition takes the table's)."""
-    existing = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName)} \
+    existing = {p.partName: p for p in metastore.catalog.get_partitions(table.dbName, table.tableName)} \
         if table.is_partitioned and not relayout else {}
     if not table.storedAsSubDirectories and not any(p.list_bucketing for p in existing.values()):
         return {}

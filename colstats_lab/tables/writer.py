@@ -33,7 +33,7 @@ from ..metastore import (
     Table,
     ValidWriteIdList,
 )
-from ..metastore.changes import FollowUp
+from ..metastore.changes import FollowUp, Repositories
 from ..metastore.staleness import PARAM as ROWS_CHANGED
 from ..metastore.staleness import rows_changed_param
 from ..quoting import column_ref
@@ -109,8 +109,8 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         raise InvalidArgument(f"mode must be one of {MODES}, not {mode!r}")
     frame, notes = _aligned_frame(spark, table, data, partition or {})
     collect = None
-    plans = [ColumnPlan.of(c, kll_for(table.parameters, metastore.kll_enabled),
-                           items_tracked(table.parameters, c.name, c.type, metastore.frequent_items),
+    plans = [ColumnPlan.of(c, kll_for(table.parameters, metastore.settings.kll_enabled),
+                           items_tracked(table.parameters, c.name, c.type, metastore.settings.frequent_items),
                            items_named(table.parameters, c.name))
              for c in table.figure_columns]
     dynamic = table.is_partitioned and not partition
@@ -183,7 +183,7 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
         gathered, from_footers = _gather_per_partition(spark, table, written, plans)
     unannounced = [name for name in written if name not in announced]
     if unannounced:
-        metastore.add_txn_components(txn.txn_id, table.dbName, table.tableName, unannounced, "i", write_id)
+        metastore.txns.add_txn_components(txn.txn_id, table.dbName, table.tableName, unannounced, "i", write_id)
     if table.is_partitioned:
         txn.add_partitions(table, [_new_partition(table, name) for name in written if name is not None])
     txn.add(WriteChange(table, mode, write_id, valid, written, gathered, relayout))
@@ -376,7 +376,7 @@ class WriteChange:
     relayout: bool = False
     kind: ClassVar[str] = "files"
 
-    def apply(self, metastore: Metastore) -> None:
+    def apply(self, metastore: Repositories) -> None:
         _record_write(metastore, self.table, self.written, self.write_id, self.mode, self.valid, self.gathered,
                       self.relayout)
 
@@ -392,45 +392,46 @@ class WriteChange:
                         merge=frozenset(o.colName for g in self.gathered.values() for o in g.columns))
 
 
-def _record_write(metastore: Metastore, table: Table, written: dict[str | None, FilesWritten], write_id: int,
+def _record_write(metastore: Repositories, table: Table, written: dict[str | None, FilesWritten], write_id: int,
                   mode: str, valid: ValidWriteIdList, gathered: dict[str | None, GroupStats],
                   relayout: bool = False) -> None:
     """Statistics after the write, as Hive keeps them: counts add (append) or are replaced (overwrite);
     column statistics gathered during the write are merged in, the others of what changed are no
     longer accurate. Runs inside the commit."""
     if not table.is_partitioned:
-        current = metastore.get_table(table.dbName, table.tableName)
+        current = metastore.catalog.get_table(table.dbName, table.tableName)
         _apply_table(metastore, table, _planned(metastore, table, None, current.parameters, written[None], mode,
                                                 gathered.get(None)), write_id, valid)
         return
     by_name = {name: files for name, files in written.items() if name is not None}  # a partitioned table's: all
-    existing = {p.partName: p for p in metastore.get_partitions(table.dbName, table.tableName, list(by_name))}
+    existing = {p.partName: p for p in metastore.catalog.get_partitions(table.dbName, table.tableName, list(by_name))}
     new = [_new_partition(table, name, write_id) for name in by_name if name not in existing]
-    metastore.add_partitions(new)
+    metastore.catalog.add_partitions(new)
     plans = {name: _planned(metastore, table, name, existing[name].parameters if name in existing else None, files,
                             mode, gathered.get(name)) for name, files in by_name.items()}
     # every partition's parameters, then statistics, in one call each: statements a table, not a partition (a
     # write of 2,000 new partitions on PostgreSQL spent 20.6 s in 42,000 statements, measured)
-    accurate = metastore.alter_partitions_params(table.dbName, table.tableName,
+    accurate = metastore.catalog.alter_partitions_params(table.dbName, table.tableName,
                                                  {name: plan.updates for name, plan in plans.items()},
                                                  write_id=write_id, valid_write_ids=valid)
     recounts = {name: plan.recount for name, plan in plans.items() if plan.complete and not accurate[name]}
     if recounts:  # a write this one could not see changed them: the rows still count
-        metastore.alter_partitions_params(table.dbName, table.tableName, recounts)
+        metastore.catalog.alter_partitions_params(table.dbName, table.tableName, recounts)
     now = int(time.time())
-    metastore.set_aggr_stats_for([ColumnStatistics(ColumnStatisticsDesc(False, table.dbName, table.tableName, name, now),
+    metastore.column_stats.set_aggr_stats_for([ColumnStatistics(ColumnStatisticsDesc(False, table.dbName, table.tableName,
+                                                                                     name, now),
                                                    plan.objs) for name, plan in plans.items() if plan.objs],
                                  write_id, valid)
     for name, files in by_name.items():
         if relayout:
             info = table.skewedInfo and SkewedInfo(table.skewedInfo.skewedColNames, table.skewedInfo.skewedColValues,
                                                    files.skewed_locations)
-            metastore.alter_partition_skew(table.dbName, table.tableName, name, info, table.storedAsSubDirectories)
+            metastore.skews.alter_partition_skew(table.dbName, table.tableName, name, info, table.storedAsSubDirectories)
         elif files.skewed_locations:
-            metastore.add_skewed_locations(table.dbName, table.tableName, name, files.skewed_locations)
+            metastore.skews.add_skewed_locations(table.dbName, table.tableName, name, files.skewed_locations)
 
 
-def _gathered_stats(metastore: Metastore, table: Table, part_name: str | None, previous: StatsAccuracy,
+def _gathered_stats(metastore: Repositories, table: Table, part_name: str | None, previous: StatsAccuracy,
                     previous_rows: int, replace: bool, gathered: GroupStats) -> tuple[list, set[str]]:
     """The column statistics to store after the write, and the columns they are accurate for: the
     gathered ones as they are (new partition, overwrite), or merged with the stored ones where those
@@ -441,9 +442,10 @@ def _gathered_stats(metastore: Metastore, table: Table, part_name: str | None, p
     if not names:
         return [], set()
     if part_name is None:
-        stored = metastore.get_table_statistics(table.dbName, table.tableName, names)
+        stored = metastore.column_stats.get_table_statistics(table.dbName, table.tableName, names)
     else:
-        stored = metastore.get_partitions_statistics(table.dbName, table.tableName, [part_name], names).get(part_name)
+        stored = metastore.column_stats.get_partitions_statistics(table.dbName, table.tableName, [part_name],
+                                                                  names).get(part_name)
     have = {o.colName: o for o in stored.statsObj} if stored else {}
     merged = [merge_column_stats([(have[o.colName], previous_rows), (o, gathered.num_rows)])
               for o in gathered.columns if o.colName in have]
@@ -460,7 +462,7 @@ class _OwnerUpdate:
     objs: list
 
 
-def _planned(metastore: Metastore, table: Table, part_name: str | None, params: dict | None, files: FilesWritten,
+def _planned(metastore: Repositories, table: Table, part_name: str | None, params: dict | None, files: FilesWritten,
              mode: str, gathered: GroupStats | None) -> _OwnerUpdate:
     previous = StatsAccuracy.parse((params or {}).get(COLUMN_STATS_ACCURATE))
     # a new partition, an overwrite, or a first write into an owner known to be empty (a new table, an
@@ -492,12 +494,12 @@ def _planned(metastore: Metastore, table: Table, part_name: str | None, params: 
     return _OwnerUpdate(updates, recount, complete, objs)
 
 
-def _apply_table(metastore: Metastore, table: Table, plan: _OwnerUpdate, write_id: int,
+def _apply_table(metastore: Repositories, table: Table, plan: _OwnerUpdate, write_id: int,
                  valid: ValidWriteIdList) -> None:
-    accurate = metastore.alter_table_params(table.dbName, table.tableName, plan.updates, write_id=write_id,
+    accurate = metastore.catalog.alter_table_params(table.dbName, table.tableName, plan.updates, write_id=write_id,
                                             valid_write_ids=valid)
     if plan.complete and not accurate:  # a write this one could not see changed it: the rows still count
-        metastore.alter_table_params(table.dbName, table.tableName, plan.recount)
+        metastore.catalog.alter_table_params(table.dbName, table.tableName, plan.recount)
     if plan.objs:
         desc = ColumnStatisticsDesc(True, table.dbName, table.tableName, None, int(time.time()))
-        metastore.update_table_column_statistics(ColumnStatistics(desc, plan.objs), write_id, valid)
+        metastore.column_stats.update_table_column_statistics(ColumnStatistics(desc, plan.objs), write_id, valid)
