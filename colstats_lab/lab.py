@@ -103,7 +103,7 @@ class Lab(DeprecatedLabMethods):
         self.plan_tables = PlanTables()
         # how this lab's calls list an object store (colstats.storage.listing): one this process has no
         # credentials for, through this lab's Spark
-        self.listing = Listing(str(default_of(STORAGE_LISTING)), lambda: self.spark)
+        self.listing = Listing.of(str(default_of(STORAGE_LISTING)), lambda: self.spark)
         self.tables = Tables(self)
         self.autoanalyze = AutoAnalyze(self)
         self.views = Views(self)
@@ -266,7 +266,7 @@ class Lab(DeprecatedLabMethods):
         elif key in _COUNT_OPTIONS:
             value = _as_count(key, value)
         elif key == STORAGE_LISTING:
-            self.listing = Listing(str(value), lambda: self.spark)
+            self.listing = Listing.of(str(value), lambda: self.spark)
         elif key == SPARK_PREFIXES:
             value = format_prefixes(parse_prefixes(value))
             if self._spark is not None:
@@ -303,7 +303,7 @@ class Lab(DeprecatedLabMethods):
             if name in _METASTORE_OPTIONS:
                 setattr(self.metastore.settings, _METASTORE_OPTIONS[name], self._metastore_defaults[_METASTORE_OPTIONS[name]])
             elif name == STORAGE_LISTING:
-                self.listing = Listing(str(default_of(STORAGE_LISTING)), lambda: self.spark)
+                self.listing = Listing.of(str(default_of(STORAGE_LISTING)), lambda: self.spark)
             elif name == SPARK_PREFIXES and self._spark is not None:
                 self._spark.conf.unset(SPARK_PREFIXES)
             elif name == CACHE_MAX_BYTES:

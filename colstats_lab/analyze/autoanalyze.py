@@ -22,6 +22,7 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 
 import pandas as pd
 from pyspark.sql import SparkSession
@@ -38,8 +39,22 @@ from .stale import check_threshold, staleness_frame
 
 log = logging.getLogger("colstats_lab.autoanalyze")
 
-MODES = ("all", "existing")
-COLUMN_CHOICES = ("all", "analyzed")
+
+
+class AutoAnalyzeMode(StrEnum):
+    """Which owners a round analyzes: every stale one, or only those analyzed before."""
+    ALL = "all"
+    EXISTING = "existing"
+
+
+class AutoAnalyzeColumns(StrEnum):
+    """Which columns a round analyzes: every one, or those analyzed before (all of them where none were)."""
+    ALL = "all"
+    ANALYZED = "analyzed"
+
+
+MODES = tuple(AutoAnalyzeMode)
+COLUMN_CHOICES = tuple(AutoAnalyzeColumns)
 SKIP_PARAM = "skip.stats.autoupdate"
 _UNITS = {"s": 1, "m": 60, "h": 3600}
 
@@ -77,10 +92,10 @@ def checked_sample(value: object) -> str:
 @dataclass(frozen=True)
 class AutoAnalyzeOptions:
     databases: tuple[str, ...] = ()  # none: every database
-    mode: str = "all"  # or "existing": only owners analyzed before, only the columns analyzed before
+    mode: AutoAnalyzeMode = AutoAnalyzeMode.ALL  # EXISTING: only owners analyzed before, only their columns
     threshold: float = 0.3
     budget_s: float = 900.0
-    columns: str = "all"  # or "analyzed": the columns analyzed before (all of them where none were)
+    columns: AutoAnalyzeColumns = AutoAnalyzeColumns.ALL
     # colstats.autoanalyze.sample: "off" (every value), a fraction of row groups ("0.05"), or "auto" (a 5 % sample
     # where a due partition holds AUTO_SAMPLE_BYTES or more, every value elsewhere)
     sample: str = "off"
@@ -93,11 +108,19 @@ class AutoAnalyzeOptions:
             return AUTO_SAMPLE_PERCENT if largest_bytes >= AUTO_SAMPLE_BYTES else None
         return float(self.sample) * 100
 
+    @classmethod
+    def of(cls, databases: tuple[str, ...] = (), mode: str = "all", threshold: float = 0.3, budget_s: float = 900.0,
+           columns: str = "all", sample: str = "off") -> AutoAnalyzeOptions:
+        """Options from their plain values (a call's arguments, a round's JSON), each checked: InvalidArgument
+        names the first out of range."""
+        if mode not in MODES:
+            raise InvalidArgument(f"mode is one of {', '.join(MODES)}, not {mode!r}")
+        if columns not in COLUMN_CHOICES:
+            raise InvalidArgument(f"columns is one of {', '.join(COLUMN_CHOICES)}, not {columns!r}")
+        return cls(tuple(databases), AutoAnalyzeMode(mode), threshold, budget_s, AutoAnalyzeColumns(columns),
+                   sample).checked()
+
     def checked(self) -> AutoAnalyzeOptions:
-        if self.mode not in MODES:
-            raise InvalidArgument(f"mode is one of {', '.join(MODES)}, not {self.mode!r}")
-        if self.columns not in COLUMN_CHOICES:
-            raise InvalidArgument(f"columns is one of {', '.join(COLUMN_CHOICES)}, not {self.columns!r}")
         check_threshold(self.threshold)
         if self.budget_s < 0:
             raise InvalidArgument(f"the budget is a duration, not {self.budget_s!r}")
@@ -110,7 +133,7 @@ class AutoAnalyzeOptions:
     @classmethod
     def from_json(cls, text: str) -> AutoAnalyzeOptions:
         values = json.loads(text)
-        return cls(**{**values, "databases": tuple(values.get("databases") or ())})
+        return cls.of(**{**values, "databases": tuple(values.get("databases") or ())})
 
 
 def share(fraction: float) -> str:

@@ -71,9 +71,9 @@ def autoanalyze(session: Session, databases: list[str] | str | None = None, mode
     for db in named:
         if db.lower() not in session.metastore.catalog.get_all_databases():
             raise NoSuchObjectException(f"database {db} does not exist")
-    options = AutoAnalyzeOptions(tuple(db.lower() for db in named), mode, threshold,
-                                 duration_seconds(budget, "the budget"), columns,
-                                 str(session.get(AUTOANALYZE_SAMPLE) or "off")).checked()
+    options = AutoAnalyzeOptions.of(tuple(db.lower() for db in named), mode, threshold,
+                                    duration_seconds(budget, "the budget"), columns,
+                                    str(session.get(AUTOANALYZE_SAMPLE) or "off"))
     outcome = run_round(lambda: session.spark, session.metastore, options, session.transaction,
                         follow=lambda table: catalogs.followed(session, table), worker=worker,
                         publish=lambda table: catalogs.auto_published(session, table))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import pandas as pd
 from sqlglot import exp
 
 from ..errors import parse_sql
@@ -16,6 +18,8 @@ from .plan_tables import PLAN_STATISTICS, plan_table, planned_view, why_not_plan
 from .reads import planned_read, snapshot_parts
 
 if TYPE_CHECKING:
+    from ..pruning.report import PruningReport
+    from ..tables.snapshot import PartitionFiles
     from .session import Session
 
 
@@ -28,17 +32,31 @@ def view_name(db: str, name: str) -> str:
     return f"colstats__{plain}_{hashlib.sha1(f'{db}.{name}'.encode()).hexdigest()[:8]}"
 
 
-def bind_tables(lab: Session, query: str | exp.Expression, txn=None, reports: list | None = None,
-                views: dict[str, str] | None = None, planned: tuple | None = None,
-                as_files: dict[str, str] | None = None, with_statistics: dict[str, str] | None = None,
-                staleness: dict | None = None, read: list | None = None) -> str:
-    """The query with each lab table replaced by a temporary view of its current snapshot; the table
-    of a single-table SELECT reads only what pruning keeps (its report is appended to `reports`, and
-    each view's name with its table's to `views`); `planned`, that table's `planned_read` when the caller
-    made it already. In a query of several tables, outside a transaction, a table Spark can plan with the
-    lab's statistics is read as their catalog table instead (`plan_tables`; put in `with_statistics`, the
-    catalog table's name to the lab table's); each one read as files is put in `as_files` with why, the
-    staleness frames judged by in `staleness`, and the partitions' files every lab table reads in `read`."""
+@dataclass
+class Binding:
+    """A query bound to what Spark reads (`bind_tables`): its Spark SQL, and what binding decided on the way."""
+    sql: str = ""
+    # the pruning report of a single-table SELECT's table (none in a query of several tables)
+    reports: list[PruningReport] = field(default_factory=list)
+    # each name Spark's messages may say (a view, a catalog table) -> the lab table it reads, as a person wrote it
+    views: dict[str, str] = field(default_factory=dict)
+    # each lab table read as files -> why Spark could not plan it with the lab's statistics
+    as_files: dict[str, str] = field(default_factory=dict)
+    # each catalog table Spark plans with the lab's statistics -> the lab table it stands for
+    with_statistics: dict[str, str] = field(default_factory=dict)
+    # the staleness frames that judgement was made by, by lab table (listed once)
+    staleness: dict[str, pd.DataFrame] = field(default_factory=dict)
+    # the partitions' files every lab table of the query reads
+    read: list[PartitionFiles] = field(default_factory=list)
+
+
+def bind_tables(lab: Session, query: str | exp.Expression, txn=None, planned: tuple | None = None) -> Binding:
+    """The query with each lab table replaced by a temporary view of its current snapshot; the table of a
+    single-table SELECT reads only what pruning keeps (`planned`: that table's `planned_read` when the caller
+    made it already). In a query of several tables, outside a transaction, a table Spark can plan with the
+    lab's statistics is read as their catalog table instead (`plan_tables`). The Binding says what was decided
+    for each table."""
+    bound = Binding()
     tree = parse_sql(query) if isinstance(query, str) else query.copy()  # the statement's tree stays as parsed
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     single = single_table_where(tree)
@@ -49,36 +67,32 @@ def bind_tables(lab: Session, query: str | exp.Expression, txn=None, reports: li
         if not lab.metastore.catalog.table_exists(db, name):
             continue
         view = view_name(db, name)
-        if views is not None:
-            views[view] = f"{db}.{name}"
+        bound.views[view] = f"{db}.{name}"
         if single is not None and single[0] is node:
             table, parts, report = planned or planned_read(lab, f"{db}.{name}", single[1], node.alias_or_name, txn)
-            if reports is not None:
-                reports.append(report)
+            bound.reports.append(report)
         else:
             table, parts = snapshot_parts(lab, f"{db}.{name}", txn=txn)
-        if read is not None:
-            read.extend(parts)
+        bound.read.extend(parts)
         if single is None or single[0] is not node:
             why = "a transaction's own snapshot" if txn is not None else \
                 None if lab.get(PLAN_STATISTICS) else f"{PLAN_STATISTICS} is false"
-            why = why or why_not_planned(lab, table, parts, staleness)
+            why = why or why_not_planned(lab, table, parts, bound.staleness)
             if why is None:
                 catalog_name = plan_table(lab, table, parts)
                 converted = planned_view(lab, table, catalog_name)
-                if converted is not None and views is not None:
-                    views[converted] = f"{db}.{name}"
+                if converted is not None:
+                    bound.views[converted] = f"{db}.{name}"
                 _bind(node, converted or catalog_name)
-                if with_statistics is not None:
-                    with_statistics[catalog_name] = f"{db}.{name}"
-                if views is not None:  # Spark's messages name it: the user's name instead
-                    views[catalog_name.split(".", 1)[1]] = f"{db}.{name}"
+                bound.with_statistics[catalog_name] = f"{db}.{name}"
+                # Spark's messages name it: the user's name instead
+                bound.views[catalog_name.split(".", 1)[1]] = f"{db}.{name}"
                 continue
-            if as_files is not None:
-                as_files[f"{db}.{name}"] = why
+            bound.as_files[f"{db}.{name}"] = why
         spelled_columns(read_snapshot(lab.spark, table, parts), table).createOrReplaceTempView(view)
         _bind(node, view)
-    return tree.sql(dialect="spark", identify=True)  # Spark reads a non-ASCII name only quoted
+    bound.sql = tree.sql(dialect="spark", identify=True)  # Spark reads a non-ASCII name only quoted
+    return bound
 
 
 def _bind(node: exp.Table, name: str) -> None:

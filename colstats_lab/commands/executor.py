@@ -547,19 +547,16 @@ def _query(lab: Session, stmt: st.Query, txn) -> Result:
     if answer.frame is not None:
         return Result(stmt, df=answer.frame, answered_from="stats", reason=answer.reason)
     reason = answer.reason
-    reports: list = []
-    views: dict[str, str] = {}
-    read: list = []
-    bound = bind_tables(lab, query, txn, reports, views, read=read)
-    with changes_named(read), spark_errors("Spark cannot run the query", stmt.text, views):
-        frame = lab.spark.sql(bound)
+    bound = bind_tables(lab, query, txn)
+    with changes_named(bound.read), spark_errors("Spark cannot run the query", stmt.text, bound.views):
+        frame = lab.spark.sql(bound.sql)
         # A query's result, not a table's rows: bounded, and the whole result stays in Spark as .spark_df.
         head = _to_pandas(frame.limit(QUERY_ROW_LIMIT + 1))
     message = None
     if len(head) > QUERY_ROW_LIMIT:
         head = head.iloc[:QUERY_ROW_LIMIT]
         message = f"Showing the first {QUERY_ROW_LIMIT:,} rows; result.spark_df has them all."
-    pruning = next((report for report in reports if report.decisions), None)
+    pruning = next((report for report in bound.reports if report.decisions), None)
     return Result(stmt, df=head, message=message, spark_df=frame, pruning=pruning,
                   answered_from="scan", reason=reason)
 

@@ -56,15 +56,12 @@ def explain(session: Session, query: str, txn: Transaction | None = None, run: b
         assert found is not None
         return _single_table(session, query, planned, found, PlanReport(
             query=query, plan_note="Spark's plan is read once the lab's Spark runs, or with run=True"), [], txn, run)
-    views: dict[str, str] = {}
-    as_files: dict[str, str] = {}
-    with_statistics: dict[str, str] = {}
-    staleness: dict = {}  # the frames binding judged by: listed once
     # adaptive execution runs without the rules that drop operators: once a stage finds its input empty it would
     # replace the plan above it, and the metrics of what ran leave the final plan (a join of a column of NULLs
     # counted nothing)
     with keeping_every_operator(session.spark) if run else nullcontext():
-        bound = bind_tables(session, tree, txn, None, views, planned, as_files, with_statistics, staleness)
+        bound = bind_tables(session, tree, txn, planned)
+        views, as_files, with_statistics, staleness = bound.views, bound.as_files, bound.with_statistics, bound.staleness
         tables = {name: session.resolve(name) for name in set(views.values())}
         # a query of one table: its partitions kept are judged by the pruning report's estimate, not a listing of all
         lab_state = {name: LabRead("judged for the partitions kept: see the estimate", "pruned by the lab first")
@@ -74,7 +71,7 @@ def explain(session: Session, query: str, txn: Transaction | None = None, run: b
         planned_under = {name: txn.snapshot(table) if txn else valid_write_ids(session, table)
                          for name, table in tables.items()} if run else {}
         with spark_errors("Spark cannot plan the query", query, views):
-            frame = session.spark.sql(bound)
+            frame = session.spark.sql(bound.sql)
             columns_of = {name: {c.name.lower() for c in t.cols + t.partitionKeys} for name, t in tables.items()}
             started = time.time()
             plan, operators = plan_report(frame, query, _lab_table_of_files(session, tables), lab_state,

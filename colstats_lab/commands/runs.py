@@ -15,7 +15,7 @@ from sqlglot import exp
 from ..errors import InvalidArgument, MetastoreUnavailable
 from ..metastore import Table
 from ..metastore.db import WouldWait
-from ..metastore.run_records import KeptRun, RunTable
+from ..metastore.run_records import KeptRun, RunOperator, RunTable
 from ..plans.causes import OFF_BY
 from ..plans.report import PlanReport, ran_skewed
 
@@ -57,11 +57,12 @@ def keep_run(session: Session, tree: exp.Expression, report: PlanReport, started
         return None, f"not kept: {why}"
 
 
-def _operator_records(operators: pd.DataFrame) -> list[dict]:
-    """The operators' rows as JSON values (a missing figure None)."""
-    return [{key: None if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
-             else value.item() if hasattr(value, "item") else value for key, value in row.items()}
-            for row in operators.astype(object).to_dict("records")]
+def _operator_records(operators: pd.DataFrame) -> tuple[RunOperator, ...]:
+    """The operators' rows, each figure a plain value (a missing one None)."""
+    return tuple(RunOperator.of({key: None if value is None or (isinstance(value, float) and math.isnan(value))
+                                 or value is pd.NA else value.item() if hasattr(value, "item") else value
+                                 for key, value in row.items()})
+                 for row in operators.astype(object).to_dict("records"))
 
 
 def _tell_earlier_runs(report: PlanReport, earlier: list[KeptRun]) -> None:
@@ -73,9 +74,9 @@ def _tell_earlier_runs(report: PlanReport, earlier: list[KeptRun]) -> None:
     for index, op in enumerate(report.operators.itertuples()):
         if not (op.q_error == op.q_error and op.q_error >= OFF_BY):
             continue
-        ratios = [kept["actual_rows"] / max(kept["estimated_rows"], 1) for run in earlier for kept in run.operators
-                  if kept["id"] == op.id and kept["node"] == op.node and kept.get("actual_rows") is not None
-                  and kept.get("estimated_rows") is not None]
+        ratios = [kept.actual_rows / max(kept.estimated_rows, 1) for run in earlier for kept in run.operators
+                  if kept.id == op.id and kept.node == op.node and kept.actual_rows is not None
+                  and kept.estimated_rows is not None]
         if not ratios:
             continue
         typical = statistics.median(ratios)
@@ -95,30 +96,29 @@ def runs_frame(session: Session, table: Table | None = None, operators: bool = F
     kept = session.metastore.runs.get_runs(table.dbName if table else None, table.tableName if table else None,
                                       limit=limit)
     if operators:
-        rows = [[run.run_id, _when(run.ran_at), run.fingerprint, op["id"], op["node"], op.get("estimated_rows"),
-                 op.get("actual_rows"), op.get("q_error"), op.get("time_s"), op.get("tasks"),
-                 op.get("task_rows_median"), op.get("task_rows_max"), _write_ids(run, table)]
+        rows = [[run.run_id, _when(run.ran_at), run.fingerprint, op.id, op.node, op.estimated_rows, op.actual_rows,
+                 op.q_error, op.time_s, op.tasks, op.task_rows_median, op.task_rows_max, _write_ids(run, table)]
                 for run in kept for op in run.operators]
         return pd.DataFrame(rows, columns=RUN_OPERATOR_COLUMNS).astype(
             {"estimated_rows": "Int64", "actual_rows": "Int64", "q_error": "float64", "time_s": "float64",
              "tasks": "Int64", "task_rows_median": "float64", "task_rows_max": "Int64"})
     rows = []
     for run in kept:
-        off = [op for op in run.operators if op.get("q_error") is not None]
-        worst = max(off, key=lambda op: op["q_error"]) if off else None
+        off = [op for op in run.operators if op.q_error is not None]
+        worst = max(off, key=lambda op: op.q_error or 0.0) if off else None
         skewed = sum(1 for op in run.operators if _ran_skewed(op))
         rows.append([run.run_id, _when(run.ran_at), run.seconds, run.fingerprint, run.query, len(run.operators),
-                     f"{worst['node']} (operator {worst['id']})" if worst else None,
-                     worst["q_error"] if worst else None, skewed, _write_ids(run, table),
+                     f"{worst.node} (operator {worst.id})" if worst else None,
+                     worst.q_error if worst else None, skewed, _write_ids(run, table),
                      "; ".join(f"{t.name}: {t.statistics}" for t in run.tables if table is None
                                or t.name == table.qualified_name)])
     return pd.DataFrame(rows, columns=RUN_COLUMNS).astype({"q_error": "float64"})
 
 
-def _ran_skewed(op: dict) -> bool:
-    if op.get("task_rows_max") is None or op.get("task_rows_median") is None:
+def _ran_skewed(op: RunOperator) -> bool:
+    if op.task_rows_max is None or op.task_rows_median is None:
         return False
-    return ran_skewed(float(op["task_rows_median"]), int(op["task_rows_max"]))
+    return ran_skewed(float(op.task_rows_median), int(op.task_rows_max))
 
 
 def _when(seconds: int) -> pd.Timestamp:

@@ -4,7 +4,8 @@ budget in runs (colstats.runs.keep), the oldest dropped first, in the transactio
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from . import hive_rows
 from .repository import Repository
@@ -27,15 +28,49 @@ class RunTable:
 
 
 @dataclass(frozen=True)
+class RunOperator:
+    """One operator of a kept run, as its PlanReport's row said it (`PlanReport.operators`' columns): where it sits
+    in the plan, Spark's estimate, what ran, and the cause given of an estimate that is off. A figure not measured
+    is None."""
+    id: int
+    node: str
+    parent: int | None = None
+    depth: int | None = None
+    estimated_rows: int | None = None
+    estimated_bytes: int | None = None
+    actual_rows: int | None = None
+    q_error: float | None = None
+    statistics: str | None = None
+    cause: str | None = None
+    time_s: float | None = None
+    bytes: int | None = None
+    spill_bytes: int | None = None
+    peak_memory: int | None = None
+    tasks: int | None = None
+    task_rows_min: int | None = None
+    task_rows_median: float | None = None
+    task_rows_max: int | None = None
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> RunOperator:
+        """An operator from its JSON record (QUERY_RUNS.OPERATORS), keys it does not know left out."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in record.items() if key in known})
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class KeptRun:
     """One run: the query, its fingerprint (its text with literals as ?), when it ran (seconds since the epoch,
-    UTC) and for how long, its operators (one dict a row of the PlanReport's operators) and the tables it read."""
+    UTC) and for how long, its operators and the tables it read."""
     run_id: int | None
     fingerprint: str
     query: str
     ran_at: int
     seconds: float
-    operators: list[dict]
+    operators: tuple[RunOperator, ...]
     tables: tuple[RunTable, ...]
 
 
@@ -48,7 +83,7 @@ class RunRepository(Repository):
         with self.transaction() as conn:
             run_id = self.db.dialect.insert_returning_ids(
                 self.db, "QUERY_RUNS", "RUN_ID", ("FINGERPRINT", "QUERY_TEXT", "RAN_AT", "SECONDS", "OPERATORS"),
-                [(run.fingerprint, run.query, run.ran_at, run.seconds, json.dumps(run.operators))])[0]
+                [(run.fingerprint, run.query, run.ran_at, run.seconds, json.dumps([op.to_record() for op in run.operators]))])[0]
             for table in run.tables:
                 tbl_id = hive_rows.table_row(self.db, table.db_name, table.table_name)["TBL_ID"]
                 conn.execute("INSERT INTO QUERY_RUN_TABLES (RUN_ID, TBL_ID, VALID_WRITE_IDS, STATISTICS_STATE) "
@@ -84,5 +119,6 @@ class RunRepository(Repository):
                         "WHERE Q.RUN_ID >= ? AND Q.RUN_ID <= ? ORDER BY Q.RUN_ID, D.NAME, T.TBL_NAME",
                         (runs[-1][0], runs[0][0])).fetchall():
                     tables.setdefault(run_id, []).append(RunTable(db, name, valid, state))
-        return [KeptRun(r[0], r[1], r[2], int(r[3]), float(r[4]), json.loads(r[5]), tuple(tables.get(r[0], [])))
+        return [KeptRun(r[0], r[1], r[2], int(r[3]), float(r[4]), tuple(RunOperator.of(op) for op in json.loads(r[5])),
+                        tuple(tables.get(r[0], [])))
                 for r in runs]

@@ -27,6 +27,7 @@ import html
 import json
 import math
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import cast
 
 import pandas as pd
@@ -43,7 +44,15 @@ from ..quoting import column_ref, comment, identifier, qualified
 from ..stats.sketches import ndv_input
 from .spec import skewed_clause
 
-MODES = ("exact", "approx")
+
+class SkewMode(StrEnum):
+    """How a skew report counts a column's values: exactly (a group-by, ranked per partition), or by a
+    frequent-items sketch with bounds (exact below max_items distinct values a partition)."""
+    EXACT = "exact"
+    APPROX = "approx"
+
+
+MODES = tuple(SkewMode)
 MAX_K = 100_000  # Spark's bound on min_by's k, which ranks the exact mode's values
 # Values each partition ranks in exact mode so the table's top k merge from the lists: ranking 100 costs
 # what ranking 20 does (measured 10M rows, 30 partitions: 1.85 s against 1.84 s).
@@ -51,7 +60,7 @@ RANKED = 100
 # 10M rows, 30 partitions, alternated runs against a plain groupBy(ds, x).count(): approx 0.82x; exact
 # 1.56x when the table's values were aggregated a second time (+0.6 s), about 1.2x merged from the lists;
 # with fewer than max_items distinct values per partition approximate counts are exact
-DEFAULT_MODE = "approx"
+DEFAULT_MODE = SkewMode.APPROX
 # a value stands out of a column's spread when it holds at least this many times what the next value holds
 STANDS_OUT = 2.0
 

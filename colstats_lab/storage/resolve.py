@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from ..errors import StorageError
@@ -18,7 +19,15 @@ from .filesystems import FsspecStorage, LocalStorage, Storage
 from .locations import scheme_of
 from .spark_listing import SparkListing
 
-LISTING_MODES = ("auto", "store", "spark")
+
+class ListingMode(StrEnum):
+    """How object stores are listed (colstats.storage.listing)."""
+    AUTO = "auto"
+    STORE = "store"
+    SPARK = "spark"
+
+
+LISTING_MODES = tuple(ListingMode)
 _OBJECT_STORE_ALIASES = {"s3a": "s3", "s3n": "s3"}  # Hadoop's names for S3: one bucket, one s3fs
 _SPARK_LISTED = {"s3", "gs", "abfs", "abfss", "wasb", "wasbs", "hdfs"}
 _LOCAL = LocalStorage()
@@ -30,12 +39,19 @@ class Listing:
     """How object stores are listed: through the store's own client ("store"), through the Spark session
     `spark()` gives ("spark"), or through Spark where this process has no credentials for the store ("auto")."""
 
-    mode: str = "store"
+    mode: ListingMode = ListingMode.STORE
     spark: Callable[[], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in LISTING_MODES:
             raise StorageError(f"colstats.storage.listing is one of {', '.join(LISTING_MODES)}, not {self.mode!r}")
+
+    @classmethod
+    def of(cls, mode: str, spark: Callable[[], Any] | None = None) -> Listing:
+        """A listing by the setting's text: StorageError naming the setting for one it does not take."""
+        if mode not in LISTING_MODES:
+            raise StorageError(f"colstats.storage.listing is one of {', '.join(LISTING_MODES)}, not {mode!r}")
+        return cls(ListingMode(mode), spark)
 
     def through_spark(self, protocol: str) -> bool:
         return self.spark is not None and protocol in _SPARK_LISTED and (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
 import pandas as pd
@@ -57,13 +58,21 @@ from .snapshot import PartitionFiles, spark_type
 if TYPE_CHECKING:
     from ..transaction import Transaction
 
-MODES = ("append", "overwrite")
+
+
+class WriteMode(StrEnum):
+    """What a write does with the rows a partition (or the table) holds: keeps them, or replaces them."""
+    APPEND = "append"
+    OVERWRITE = "overwrite"
+
+
+MODES = tuple(WriteMode)
 
 
 @dataclass
 class WriteResult:
     write_id: int
-    mode: str
+    mode: WriteMode
     partitions: dict[str | None, FilesWritten]  # partition name (None: unpartitioned) -> what was written
     footer_columns: list[str] = field(default_factory=list)  # gathered min, max and NULLs from the new footers
     notes: list[str] = field(default_factory=list)  # what reading a pandas frame changed (nanoseconds truncated)
@@ -106,7 +115,8 @@ def write_table(spark: SparkSession, metastore: Metastore, table: Table, data, t
     if table.tableType != "MANAGED_TABLE":
         raise InvalidArgument(f"table {table.qualified_name} is external: the lab writes only managed tables")
     if mode not in MODES:
-        raise InvalidArgument(f"mode must be one of {MODES}, not {mode!r}")
+        raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    mode = WriteMode(mode)
     frame, notes = _aligned_frame(spark, table, data, partition or {})
     collect = None
     plans = [ColumnPlan.of(c, kll_for(table.parameters, metastore.settings.kll_enabled),
