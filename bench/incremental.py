@@ -71,7 +71,7 @@ def main() -> None:
     reads = alternated_medians(args.runs, {"plain": plain_read, "sketches": sketches_per_file})
     plain_read_s, floor_s = reads["plain"], reads["sketches"]
     up_to_date_s, _ = median_of(args.runs, lambda: lab.sql(FULL))
-    files = [f.path for p in lab.tables["bench"].inspect.files()[1] for f in p.files]
+    files = [f.path for p in lab.tables["bench"].files()[1] for f in p.files]
     print(f"table: {args.rows:,} rows, {args.partitions} partitions, {len(files)} files")
     print(f"full refresh (FILE level, every column, NDV): {full_s:.2f} s  runs {[round(t, 2) for t in full_runs]}")
     print(f"incremental after one partition was overwritten: {incremental_s:.2f} s  "

@@ -72,6 +72,29 @@ def _on_lab(old: str, new: str, call: Callable[..., Any] | str) -> Callable[...,
     return forwarder
 
 
+def moved_to_handle(old: str, new: str) -> Callable[..., Any]:
+    """A method `lab.tables[name].inspect.old(*args)` of release 0.2 forwarding to the handle's `new`: the
+    object accessors (a ValidWriteIdList, a Thrift Partition, files, a level of the view) left `.inspect`, whose
+    every method now returns a DataFrame. Hidden from `dir(inspect)`."""
+    def forwarder(self, *args, **kwargs):
+        _warn_once(f"tables[name].inspect.{old}()", f"lab.tables[name].{new}()")
+        return getattr(self._lab.tables[self._name], new)(*args, **kwargs)
+
+    forwarder.__name__ = forwarder.__qualname__ = old
+    forwarder.__doc__ = f"Deprecated: use lab.tables[name].{new}()."
+    forwarder.deprecated = True  # type: ignore[attr-defined]
+    return forwarder
+
+
+def _report(lab: Any, name: str, path: str | None = None) -> Any:
+    return lab.tables[name].report(path) if path is not None else lab.tables[name].report_data()
+
+
+def _find_partitions(lab: Any, name: str, text: str = "", limit: int = 50) -> tuple[list[str], int]:
+    found = lab.tables[name].inspect.partitions(text, limit)
+    return list(found["partition"]), found.attrs["total"]
+
+
 def _property(old: str, new: str, get: Callable[[Any], Any]) -> property:
     def getter(self):
         _warn_once(old, new)
@@ -100,37 +123,36 @@ class DeprecatedLabMethods:
     relayout = _on_handle("relayout", "lab.tables[name].relayout(...)", "relayout")
     table = _on_handle("table", "lab.tables[name].to_spark()", "to_spark")
     expect = _on_handle("expect", "lab.tables[name].expect(column, ...)", "expect")
-    report = _on_handle("report", "lab.tables[name].report(path)", "report")
+    report = _on_lab("report", "lab.tables[name].report(path) or .report_data()", _report)
     publish = _on_handle("publish", "lab.tables[name].publish()", "publish", "table")
     engines = _on_handle("engines", "lab.tables[name].engines(...)", "engines", "table")
     export_spark_stats = _on_handle("export_spark_stats", "lab.tables[name].export_spark_stats(spark_table)",
                                     "export_spark_stats", "table")
 
     staleness = _on_handle("staleness", "lab.tables[name].inspect.staleness()", "inspect.staleness", "table")
-    partition = _on_handle("partition", "lab.tables[name].inspect.partition(spec)", "inspect.partition", "table")
-    snapshot_parts = _on_handle("snapshot_parts", "lab.tables[name].inspect.files(...)", "inspect.files")
-    planned_read = _on_handle("planned_read", "lab.tables[name].inspect.planned_read(where)", "inspect.planned_read")
+    partition = _on_handle("partition", "lab.tables[name].partition_record(spec)", "partition_record", "table")
+    snapshot_parts = _on_handle("snapshot_parts", "lab.tables[name].files(...)", "files")
+    planned_read = _on_handle("planned_read", "lab.tables[name].planned_read(where)", "planned_read")
     metadata = _on_handle("metadata", "lab.tables[name].inspect.metadata(level)", "inspect.metadata")
     metadata_changes = _on_handle("metadata_changes", "lab.tables[name].inspect.metadata_changes()",
                                   "inspect.metadata_changes")
-    stats_level = _on_handle("stats_level", "lab.tables[name].inspect.stats_level(level)", "inspect.stats_level")
-    distribution = _on_handle("distribution", "lab.tables[name].inspect.distribution(column)", "inspect.distribution")
+    stats_level = _on_handle("stats_level", "lab.tables[name].stats_level(level)", "stats_level")
+    distribution = _on_handle("distribution", "lab.tables[name].distribution(column)", "distribution")
     quartiles = _on_handle("quartiles", "lab.tables[name].inspect.quartiles(column)", "inspect.quartiles")
     history = _on_handle("history", "lab.tables[name].inspect.history(column)", "inspect.history")
     across_partitions = _on_handle("across_partitions", "lab.tables[name].inspect.across_partitions(column)",
                                    "inspect.across_partitions")
     compare = _on_handle("compare", "lab.tables[name].inspect.compare(then, now)", "inspect.compare")
     expectations = _on_handle("expectations", "lab.tables[name].inspect.expectations()", "inspect.expectations")
-    find_partitions = _on_handle("find_partitions", "lab.tables[name].inspect.partitions(text, limit)",
-                                 "inspect.partitions")
+    find_partitions = _on_lab("find_partitions", "lab.tables[name].inspect.partitions(text, limit)",
+                              _find_partitions)
     freshness = _on_handle("freshness", "lab.tables[name].inspect.freshness()", "inspect.freshness")
-    freshness_basis = _on_handle("freshness_basis", "lab.tables[name].inspect.freshness_basis()",
-                                 "inspect.freshness_basis")
+    freshness_basis = _on_handle("freshness_basis", "lab.tables[name].freshness_basis()", "freshness_basis")
     transactions = _on_handle("transactions", "lab.tables[name].inspect.transactions(limit)", "inspect.transactions")
     information_schema = _on_handle("information_schema", "lab.tables[name].inspect.information_schema(view)",
                                     "inspect.information_schema")
     stats_frame = _on_handle("stats_frame", "lab.tables[name].inspect.stats()", "inspect.stats")
-    snapshot = _on_handle("snapshot", "lab.tables[name].inspect.snapshot()", "inspect.snapshot")
+    snapshot = _on_handle("snapshot", "lab.tables[name].valid_write_ids()", "valid_write_ids")
 
     tables_frame = _on_lab("tables_frame", "lab.tables.overview()", "tables.overview")
     autoanalyze_rounds = _on_lab("autoanalyze_rounds", "lab.autoanalyze.rounds(limit)", "autoanalyze.rounds")

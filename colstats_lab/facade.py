@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 class LabFacade(Session, Protocol):
     listing: Listing  # how this lab's calls list an object store
 
-    def sql(self, text: str, txn: Transaction | None = None, as_of: Any = None) -> Result: ...
+    def sql(self, query: str = "", txn: Transaction | None = None, as_of: Any = None, *,
+            text: str | None = None) -> Result: ...
 
     def run(self, stmt: Statement, txn: Transaction | None = None) -> Result: ...
 

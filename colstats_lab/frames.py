@@ -27,6 +27,9 @@ from .metastore.staleness import describe_change, describe_summed
 from .metastore.stats_accuracy import ComplianceSummary
 from .tables.kinds import kind_of
 
+# the rows a public read returns unless told (`limit=`): every `inspect` method, `lab.runs`, `autoanalyze.rounds`;
+# a view asks for what it draws
+DEFAULT_LIMIT = 500
 FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fraction", "nans", "ndv", "quartiles", "avg_len",
                  "max_len", "trues", "falses", "last_analyzed", "accurate", "reason", "coverage", "tier", "bands"]
 QUARTILE_COLUMNS = ["partition", "rows", "min", "p05", "q1", "median", "q3", "p95", "max"]

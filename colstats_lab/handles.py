@@ -19,8 +19,9 @@ from .commands import join_skew as join_skew_commands
 from .commands import skew as skew_commands
 from .commands import tables as table_commands
 from .commands.runs import runs_frame
-from .deprecated import renamed_argument
+from .deprecated import moved_to_handle, renamed_argument
 from .errors import InvalidArgument, NoSuchObjectException, did_you_mean
+from .frames import DEFAULT_LIMIT
 from .interop import exchange
 from .interop.delta_source import deletion_vectors_frame, delta_audit_frame
 from .metastore import Partition, Table, ValidWriteIdList
@@ -35,7 +36,10 @@ from .tables import kind_of, read_snapshot
 from .tables.snapshot import spelled_columns
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     from pyspark.sql import DataFrame
+    from sqlglot import exp
 
     from .column_statistics.quantiles import Distribution
     from .facade import LabFacade
@@ -77,7 +81,14 @@ class Tables(Mapping):
         return TableHandle(self._lab, f"{db}.{table}")
 
     def get(self, name: str, default: Any = None) -> Any:
-        """The handle of table `name`, or `default` when there is no such table."""
+        """The handle of a table, or `default` when there is none.
+
+        Args:
+            name: the table (`db.table`, or in the current database).
+            default: what to return when there is no such table.
+
+        Returns:
+            A TableHandle, or `default`."""
         try:
             return self[name]
         except (NoSuchObjectException, InvalidArgument):
@@ -116,10 +127,11 @@ class Tables(Mapping):
         return list(self)
 
     def overview(self) -> pd.DataFrame:
-        """Every table of every database at a glance, the stalest first.
+        """Every table of every database at a glance, the stalest first (the dashboard's landing). No Spark.
 
-        Returns a DataFrame (the dashboard's landing): kind, size, columns accurate now, partitions that are
-        not with the first reason, when last analyzed and written. No Spark."""
+        Returns:
+            A DataFrame: kind, size, columns accurate now, partitions that are not with the first reason, when
+            last analyzed and written."""
         return frames.tables_frame(self._lab.metastore)
 
     def __repr__(self) -> str:
@@ -148,8 +160,97 @@ class TableHandle:
         return hash(self.name)
 
     def metastore_table(self) -> Table:
-        """The metastore's Table (columns, partition keys, parameters), read now."""
+        """The metastore's record of the table, read now.
+
+        Returns:
+            The Table: columns, partition keys, location, parameters (Hive's Thrift shape)."""
         return self._lab.resolve(self.name)
+
+    def stats_level(self, level: str = TABLE_LEVEL) -> frames.StatsLevel:
+        """One level as the statistics view shows it: a row per column.
+
+        Args:
+            level: the table (the default), or a partition by name.
+
+        Returns:
+            A StatsLevel: `.frame` a row per column, `.parameters` its basic statistics read now, `.rows` and its
+            rows changed since analyze.
+
+        Raises:
+            NoSuchObjectException: naming a partition the table does not have."""
+        return frames.stats_level(self._lab.metastore, self.metastore_table(), level)
+
+    def freshness_basis(self) -> str:
+        """What proves the table's statistics fresh, in words.
+
+        Returns:
+            The basis as the Freshness tab says it: write IDs; each file's ETag, or its size and modification time;
+            an Iceberg snapshot or a Delta version."""
+        table = self.metastore_table()
+        return kind_of(table).freshness_basis(table)
+
+    def distribution(self, column: str, partition: str | None = None) -> Distribution | None:
+        """A column's KLL sketch, to ask for quantiles and ranks.
+
+        Args:
+            column: the column (a struct's leaf by its path).
+            partition: a partition by name; None for the table level (merged over the partitions).
+
+        Returns:
+            A Distribution, or None where no sketch was gathered."""
+        return frames.distribution(self._lab.metastore, self.metastore_table(), column, partition)
+
+    def partition_record(self, spec: dict | str) -> Partition:
+        """One partition's metastore record.
+
+        Args:
+            spec: its name (`ds=2026-11-21/hr=3`) or a dict giving every key a value.
+
+        Returns:
+            Hive's Thrift Partition: values, location, parameters.
+
+        Raises:
+            NoSuchObjectException: naming a partition the table does not have.
+            InvalidArgument: for a spec that is not one."""
+        return reads.partition(self._lab, self.name, spec)
+
+    def valid_write_ids(self) -> ValidWriteIdList:
+        """The write IDs a reader of the table sees now.
+
+        Returns:
+            Hive's ValidWriteIdList (`default.sales:8:9223372036854775807::`), what `to_spark(snapshot=...)` and
+            `files(snapshot=...)` read as of."""
+        return reads.valid_write_ids(self._lab, self.name)
+
+    def files(self, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None,
+              partitions: list[Partition] | None = None) -> tuple[Table, list[PartitionFiles]]:
+        """The directories and files a snapshot of the table admits, per partition.
+
+        Args:
+            snapshot: a ValidWriteIdList to read as of (default: now).
+            txn: a transaction whose snapshot to read (its own writes included).
+            partitions: the partitions to list (default: every one).
+
+        Returns:
+            The table and a PartitionFiles per partition."""
+        return reads.snapshot_parts(self._lab, self.name, snapshot, txn, partitions)
+
+    def planned_read(self, where: str | exp.Expression | None, alias: str | None = None, txn: Transaction | None = None
+                     ) -> tuple[Table, list[PartitionFiles], PruningReport]:
+        """What a SELECT with the condition `where` reads, after every pruning level.
+
+        Args:
+            where: the condition, as text or sqlglot's tree.
+            alias: the table's alias in that condition.
+            txn: a transaction whose snapshot to read.
+
+        Returns:
+            The table, the files kept and the PruningReport.
+
+        Raises:
+            ParseError: for text that does not parse.
+            NoSuchObjectException: for a column the table does not have."""
+        return reads.planned_read(self._lab, self.name, where, alias, txn)
 
     def analyze(self, columns: list[str] | str | None = None, partition: dict | str | None = None,
                 noscan: bool = False, txn: Transaction | None = None, *, sample: float | None = None,
@@ -180,9 +281,13 @@ class TableHandle:
     def analyze_stale(self, threshold: float = 0.3, txn: Transaction | None = None) -> Result:
         """Analyzes the partitions whose statistics went stale, in one Spark job and one transaction.
 
-        Those not accurate whose rows changed by `threshold` or more since they were (or by an unknown
-        amount), every column. Returns a Result whose `.details` (StaleAnalysis) has the staleness before
-        and the partitions chosen."""
+        Args:
+            threshold: those not accurate whose rows changed by this fraction or more since they were (or by an
+                unknown amount) are analyzed, every column.
+            txn: a transaction to analyze in.
+
+        Returns:
+            A Result whose `.details` (StaleAnalysis) has the staleness before and the partitions chosen."""
         return analyze_commands.analyze_stale(self._lab, self.name, threshold, txn)
 
     def write(self, data: pd.DataFrame | DataFrame, partition: dict | None = None, mode: str = "append",
@@ -209,29 +314,52 @@ class TableHandle:
     def skew(self, columns: list[str] | str, partition: dict | str | None = None, top: int = 20,
              min_share: float = 0.02, mode: str = DEFAULT_MODE, max_keys: int = 10,
              max_items: int | None = None, *, k: int | None = None) -> SkewReport:
-        """Heavy hitters of `columns`, from the frequent-items sketches kept with fresh statistics, else one Spark
-        aggregation over the current snapshot.
+        """Heavy hitters of `columns`, from the frequent-items sketches kept with fresh statistics, else one
+        Spark aggregation over the current snapshot.
 
-        Per partition (one with `partition`) and for the table: the `top` most frequent values, their drift, the
-        values to declare skewed (those standing out of the column's spread, past `min_share`, at most
-        `max_keys`) and the ALTER statement. `mode` "exact" counts every value; "approx" reads the kept sketches
-        of one column where they are accurate (no scan), else keeps a frequent-items sketch of `max_items` values
-        (10,000 by default; more than the kept sketches track asks for a scan), counts within 2 * rows /
-        max_items. (`k` is 0.1's name of `top`.) Returns a SkewReport. Raises
-        NoSuchObjectException for an unknown column, InvalidArgument for a bad partition or mode."""
+        Args:
+            columns: a column or several (their values counted together).
+            partition: one partition (a spec dict or a name); default every one, and the table.
+            top: the most frequent values each level lists (`k`, its name in 0.1, still works for one release).
+            min_share: the least share of rows a value to declare skewed holds.
+            mode: "exact" counts every value; "approx" reads the kept sketches of one column where they are accurate
+                (no scan), else keeps a frequent-items sketch of `max_items` values, counting within
+                2 * rows / max_items.
+            max_keys: at most this many values to declare skewed.
+            max_items: the sketch's size in approx mode (10,000 by default; more than the kept sketches track asks
+                for a scan).
+
+        Returns:
+            A SkewReport: per partition and for the table, the top values, their drift, the values standing out of
+            the column's spread, and the ALTER TABLE ... SKEWED BY statement.
+
+        Raises:
+            NoSuchObjectException: for an unknown column.
+            InvalidArgument: for a bad partition, mode or count."""
         if k is not None:
             top = renamed_argument("lab.tables[name].skew", "k", "top", k)
         return skew_commands.skew(self._lab, self.name, columns, partition, top, min_share, mode, max_keys, max_items)
 
     def join_skew(self, other: TableHandle | str, key: str | list[str], other_key: str | list[str] | None = None,
                   where: str | None = None, how: str = "inner", run: bool = False) -> ShuffleSkewReport:
-        """The shuffle of `this JOIN other ON key = other_key`, predicted before it runs.
+        """The shuffle of `this JOIN other ON key = other_key`, predicted before it runs, from statistics accurate
+        now, else one aggregation a side.
 
-        `other_key` defaults to `key`; `where` chooses partitions by their keys; `how` is inner, left, right
-        or full; `run=True` also counts each task's rows as Spark places them. From statistics accurate now,
-        else one aggregation a side. Returns a ShuffleSkewReport: each hot key's rows on both sides, its
-        task, each task's rows (`.tasks`), whether AQE would split it, a `.recommendation`. Raises
-        NoSuchObjectException for an unknown table or column, InvalidArgument for a bad argument."""
+        Args:
+            other: the other table (a handle or a name).
+            key: this table's join column(s).
+            other_key: the other's (default: `key`).
+            where: a condition on the partition keys choosing the partitions read.
+            how: inner, left, right or full.
+            run: also count each task's rows as Spark places them.
+
+        Returns:
+            A ShuffleSkewReport: each hot key's rows on both sides and its task, each task's rows (`.tasks`), whether
+            AQE would split it, a `.recommendation`.
+
+        Raises:
+            NoSuchObjectException: for an unknown table or column.
+            InvalidArgument: for a bad argument."""
         other_name = other.name if isinstance(other, TableHandle) else other
         return join_skew_commands.join_skew(self._lab, self.name, key, other_name,
                                             key if other_key is None else other_key, where, how, run)
@@ -239,20 +367,33 @@ class TableHandle:
     def group_skew(self, key: str, where: str | None = None, run: bool = False) -> ShuffleSkewReport:
         """The shuffle of `groupBy(key)`, predicted from statistics.
 
-        Returns a ShuffleSkewReport, as `join_skew`'s: each hot key's rows and task, each task's rows before
-        map-side combining, a `.recommendation`."""
+        Args:
+            key: the grouping column.
+            where: a condition on the partition keys choosing the partitions read.
+            run: also count each task's rows as Spark places them.
+
+        Returns:
+            A ShuffleSkewReport, as `join_skew`'s: each hot key's rows and task, each task's rows before map-side
+            combining, a `.recommendation`."""
         return join_skew_commands.group_skew(self._lab, self.name, key, where, run)
 
-    def expect(self, column: str, **rules) -> pd.DataFrame:
-        """Stores rules on a column's statistics, checked on every state kept from now on.
+    def expect(self, column: str, **rules: Any) -> pd.DataFrame:
+        """Stores rules on a column's statistics, checked on every state kept from now on, from statistics
+        alone.
 
-        Rules: `nulls_below`, `ndv_between` ((low, high)), `psi_below`, `min_at_least`, `max_at_most`, and
-        Deequ's anomaly detection over the kept states: `anomaly="relative_change"` (the change against the
-        state before at most `threshold`) or `anomaly="baseline"` (within `threshold` standard deviations of the
-        last `window` states' mean), of `figure` (rows, nulls, null_fraction, ndv, mean, min, max; rows by
-        default). Each commit that stores a state checks them, from statistics alone. Returns their outcomes on the latest
-        states now (`inspect.expectations()`'s columns). Raises InvalidArgument naming an unknown or
-        malformed rule."""
+        Args:
+            column: the column.
+            **rules: `nulls_below`, `ndv_between` ((low, high)), `psi_below`, `min_at_least`, `max_at_most`, and
+                Deequ's anomaly detection over the kept states: `anomaly="relative_change"` (the change against
+                the state before at most `threshold`) or `anomaly="baseline"` (within `threshold` standard
+                deviations of the last `window` states' mean), of `figure` (rows, nulls, null_fraction, ndv, mean,
+                min, max; rows by default).
+
+        Returns:
+            Their outcomes on the latest states now (`inspect.expectations()`'s columns).
+
+        Raises:
+            InvalidArgument: naming an unknown or malformed rule."""
         table = self._lab.resolve(self.name)
         expectation_id = self._lab.metastore.apply([AddExpectation(table, column, tuple(rules.items()))])[0]
         return frames.expectations_frame(self._lab.metastore, table, expectation_id)
@@ -260,11 +401,18 @@ class TableHandle:
     def profile(self, partition: dict | str | None = None) -> Profile:
         """The table's profile, read from the statistics it keeps: no Spark job.
 
-        At the table level (merged over every partition) or of one `partition` (a spec dict or a name). Returns
-        a Profile: `.columns` a row per column (rows, NULLs, NaNs, NDV, min, max, mean and standard deviation,
-        quantiles, a histogram from the KLL sketch, top values with their shares, alerts), `.alerts`,
-        `.suggest()`, `.to_great_expectations(path)`, `.to_html(path)`. A figure from a sample says so in
-        `sampled`. Raises NoSuchObjectException naming an unknown partition."""
+        Args:
+            partition: one partition (a spec dict or a name); default the table level, merged over every partition.
+
+        Returns:
+            A Profile: `.columns` a row per column (rows, NULLs, NaNs, NDV, min, max, mean and standard deviation,
+            quantiles, a histogram from the KLL sketch, top values with their shares, alerts), `.alerts`,
+            `.suggest()`, `.to_great_expectations(path)`, `.to_html(path)`. A figure from a sample says so in
+            `sampled`.
+
+        Raises:
+            NoSuchObjectException: naming an unknown partition.
+            InvalidArgument: a partition of a table that is not partitioned."""
         from .profiles import table_profile
 
         table = self._lab.resolve(self.name)
@@ -274,64 +422,114 @@ class TableHandle:
         return table_profile(self._lab.metastore, table, None if partition is None else _partition_name(partition))
 
     def publish(self) -> Result:
-        """Publishes the lab's statistics accurate now where other engines read them.
+        """Publishes the lab's statistics accurate now where other engines read them: an attached HMS table's
+        into that Hive Metastore (what went stale is withdrawn); an Iceberg table's NDV into a Puffin file on its
+        current snapshot.
 
-        An attached HMS table's go into that Hive Metastore (what went stale is withdrawn); an Iceberg
-        table's NDV into a Puffin file on its current snapshot. Returns a Result whose `.details` is a
-        PublishOutcome or PuffinOutcome. Raises InvalidArgument for a table of no attached catalog."""
+        Returns:
+            A Result whose `.details` is a PublishOutcome or PuffinOutcome.
+
+        Raises:
+            InvalidArgument: for a table of no attached catalog."""
         return catalogs.publish(self._lab, self.name)
 
     def engines(self, partition: str | None = None) -> pd.DataFrame:
-        """What each engine sees of this attached table's statistics, beside the lab's.
+        """What each engine sees of this attached table's statistics, beside the lab's. Reads the catalog.
 
-        Returns a DataFrame: per column at the table level, per partition and column (`partition` a name,
-        or "*"), whether they agree and are stale; one row per Puffin blob of an Iceberg table; per column
-        the Delta log's file figures. Reads the catalog."""
+        Args:
+            partition: a partition by name, or "*" for every one; default the table level.
+
+        Returns:
+            A DataFrame: per column (and partition), whether the engines agree and are stale; one row per Puffin
+            blob of an Iceberg table; per column the Delta log's file figures."""
         return catalogs.engines(self._lab, self.name, partition)
 
     def partition_statistics(self) -> pd.DataFrame:
         """The Iceberg partition statistics file registered on this attached table's current snapshot, whoever
         wrote it (`publish()` writes one; Java's `PartitionStatsHandler` another).
 
-        Returns a DataFrame, a row per partition: `partition`, `spec_id`, data records, files and bytes, position
-        and equality delete records and files, `last_updated_at` (ms) and its snapshot; empty where none is
-        registered. Raises InvalidArgument for a table that is not Iceberg's."""
+        Returns:
+            A DataFrame, a row per partition: `partition`, `spec_id`, data records, files and bytes, position and
+            equality delete records and files, `last_updated_at` (ms) and its snapshot; empty where none is
+            registered.
+
+        Raises:
+            InvalidArgument: for a table that is not Iceberg's."""
         return catalogs.partition_statistics(self._lab, self.name)
 
     def export_spark_stats(self, spark_table: str) -> Result:
-        """Writes this table's accurate statistics into Spark's catalog table `spark_table`.
+        """Writes this table's accurate statistics into Spark's catalog table `spark_table`, as the
+        `spark.sql.statistics.*` properties Spark's optimizer reads.
 
-        As `spark.sql.statistics.*` properties, which Spark's optimizer reads. Returns a Result with the plan
-        statistics before and after. Raises UnsupportedCatalog without a Hive-enabled session."""
+        Args:
+            spark_table: the catalog table's name.
+
+        Returns:
+            A Result with the plan statistics before and after.
+
+        Raises:
+            UnsupportedCatalog: without a Hive-enabled session."""
         return exchange.export_spark_stats(self._lab.spark, self._lab.metastore, self._lab.resolve(self.name),
                                            spark_table)
 
-    def report(self, path: str | None = None) -> dict | str:
-        """The table's report, as a standalone page or data.
+    def report(self, path: str | None = None) -> str:
+        """Writes the table's report: a standalone page, or its data as JSON. No Spark.
 
-        Returns the path written: `path` ending .html (plotly inlined, no server) or .json; without a path,
-        the report's data. No Spark."""
+        Args:
+            path: where, ending .html (one page, plotly inlined, no server) or .json (`report_data()`'s).
+
+        Returns:
+            The path written.
+
+        Raises:
+            InvalidArgument: for another ending, or a path that cannot be written (naming it); without a path,
+                saying that `report_data()` gives the data."""
         return reads.report(self._lab, self.name, path)
+
+    def report_data(self) -> dict:
+        """The table's report as plain data, what a `.json` report holds. No Spark.
+
+        Returns:
+            A dict: its kind, size, freshness, staleness, each column's figures and bands."""
+        return frames.report_data(self._lab.metastore, self.metastore_table())
 
     def relayout(self, partition: dict | str | None = None) -> list[WriteResult]:
         """Rewrites partitions under the table's current skew spec, in one transaction.
 
-        `partition`: all (None), a spec dict or a name. Returns a WriteResult a partition."""
+        Args:
+            partition: every partition (None), or one by a spec dict or its name.
+
+        Returns:
+            A WriteResult a partition rewritten."""
         return table_commands.relayout(self._lab, self.name, partition)
 
     def to_spark(self, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None) -> DataFrame:
-        """The table's rows as a Spark DataFrame.
+        """The table's rows as a Spark DataFrame: exactly the files the snapshot admits, columns named as the
+        files spell them (`userId`).
 
-        Exactly the files the snapshot admits: the given one, the transaction's, or the current one. Columns are
-        named as the files spell them (`userId`)."""
+        Args:
+            snapshot: a ValidWriteIdList to read as of (default: now).
+            txn: a transaction whose snapshot to read (its own writes included).
+
+        Returns:
+            A Spark DataFrame."""
         table, parts = reads.snapshot_parts(self._lab, self.name, snapshot, txn)
         return spelled_columns(read_snapshot(self._lab.spark, table, parts), table)
 
-    def view(self, kind: str = "stats", *args, **kwargs):
+    def view(self, kind: str = "stats", *args: Any, **kwargs: Any) -> Any:
         """A workbench view of this table, as an ipywidgets object.
 
-        `kind`: "stats", "profile", "freshness", "skew" (give the columns), "drift" (a column), "metadata",
-        "transactions", "engines", "puffin". Raises InvalidArgument naming an unknown kind."""
+        Args:
+            kind: "stats", "profile", "freshness", "skew" (give the columns), "drift" (a column), "metadata",
+                "transactions", "engines" or "puffin".
+            *args: the view's own arguments (a skew view's columns, a drift view's column).
+            **kwargs: the view's own options.
+
+        Returns:
+            The view.
+
+        Raises:
+            InvalidArgument: naming an unknown kind."""
         return self._lab.views(kind, self.name, *args, **kwargs)
 
 
@@ -350,34 +548,35 @@ class Inspect:
     def stats(self) -> pd.DataFrame:
         """Every statistic of the table, one row per partition and column.
 
-        Returns a DataFrame; partition None is the table level; `accurate` and `reason` say whether each is
-        accurate for a reader now; `tier` how it was computed: "every value", "metadata" (no value read) or
-        "5 % sample (4.9 % of rows read)", with each figure's band in `bounds()`."""
+        Returns:
+            A DataFrame (`frames.FRAME_COLUMNS`); partition None is the table level; `accurate` and `reason` say
+            whether each is accurate for a reader now; `tier` how it was computed: "every value", "metadata" (no
+            value read) or "5 % sample (4.9 % of rows read)", with each figure's band in `bounds()`."""
         return frames.stats_frame(self._lab.metastore, self._table())
 
     def bounds(self) -> pd.DataFrame:
         """The band of every figure a tiered ANALYZE (`analyze(metadata_only=True)`, `analyze(sample=...)`)
-        computed: one row per partition, column and figure (rows, nulls, min, max, ndv, avg_len, max_len, trues,
-        falses, nans) with `value`, `low`, `high`, `exact` and the `method` behind it, the `tier` and the share
-        of rows `read`. Exact figures come from the files' metadata; the others hold the truth with the
-        confidence their method says. Columns last analyzed from every value have no rows: all theirs are exact."""
+        computed. Exact figures come from the files' metadata; the others hold the truth with the confidence their
+        method says.
+
+        Returns:
+            A DataFrame, a row per partition, column and figure (rows, nulls, min, max, ndv, avg_len, max_len,
+            trues, falses, nans): `value`, `low`, `high`, `exact`, the `method` behind it, the `tier` and the share
+            of rows `read`. Columns last analyzed from every value have no rows: all theirs are exact."""
         return frames.bounds_frame(self._lab.metastore, self._table())
-
-    def stats_level(self, level: str = TABLE_LEVEL) -> frames.StatsLevel:
-        """One level as the statistics view shows it: a row per column.
-
-        `level`: the table, or a partition by name. Returns a StatsLevel with its rows, its basic parameters
-        read now and its rows changed since analyze."""
-        return frames.stats_level(self._lab.metastore, self._table(), level)
 
     def delta(self) -> pd.DataFrame:
         """What Delta's own log keeps of each column of this Delta table, beside the lab's statistics.
 
-        Returns a DataFrame per column and struct leaf: `log_keeps` (the log has its minimum, maximum and NULL
-        count in every file: what Databricks, Trino and Spark skip files with), in how many `files`, `why_not`
-        (past the first `delta.dataSkippingNumIndexedCols`, not in `delta.dataSkippingStatsColumns`, a type Delta
-        keeps no bounds for), `clustering` (a liquid clustering column) and `lab_accurate` (the lab's statistics
-        of it accurate in every partition; None never analyzed). Raises InvalidArgument for another kind."""
+        Returns:
+            A DataFrame per column and struct leaf: `log_keeps` (the log has its minimum, maximum and NULL count in
+            every file: what Databricks, Trino and Spark skip files with), in how many `files`, `why_not` (past the
+            first `delta.dataSkippingNumIndexedCols`, not in `delta.dataSkippingStatsColumns`, a type Delta keeps no
+            bounds for), `clustering` (a liquid clustering column) and `lab_accurate` (the lab's statistics of it
+            accurate in every partition; None never analyzed).
+
+        Raises:
+            InvalidArgument: for a table of another kind."""
         table = self._table()
         if table.parameters.get(FORMAT_PARAM) != "delta":
             raise InvalidArgument(f"{table.qualified_name} is not a Delta table: inspect.delta() describes Delta's log")
@@ -389,155 +588,196 @@ class Inspect:
         return delta_audit_frame(table, accurate)
 
     def deletion_vectors(self) -> pd.DataFrame:
-        """The deletion vectors of this Delta table's followed version, per partition (None: the table): data
-        `files`, `files_with_vectors`, the rows the files hold (`rows_in_files`, the log's numRecords), the rows
-        the vectors delete, and the `live_rows` a reader sees."""
+        """The deletion vectors of this Delta table's followed version.
+
+        Returns:
+            A DataFrame per partition (None: the table): data `files`, `files_with_vectors`, the rows the files hold
+            (`rows_in_files`, the log's numRecords), the rows the vectors delete, and the `live_rows` a reader sees."""
         table = self._table()
         return frames.spelled_frame(deletion_vectors_frame(self._lab.metastore, table), table)
 
     def freshness(self) -> pd.DataFrame:
         """Whether each partition's and column's statistics are accurate for a reader now.
 
-        Returns a DataFrame: `accurate` (None: never analyzed) and `reason`."""
+        Returns:
+            A DataFrame: partition, column, `accurate` (None: never analyzed) and `reason`."""
         return frames.freshness_frame(self._lab.metastore, self._table())
-
-    def freshness_basis(self) -> str:
-        """What proves the table's statistics fresh, in words.
-
-        Write IDs; each file's ETag, or size and modification time; an Iceberg or Delta snapshot."""
-        table = self._table()
-        return kind_of(table).freshness_basis(table)
 
     def staleness(self) -> pd.DataFrame:
         """How much changed since each partition's statistics were accurate.
 
-        Returns a DataFrame per partition (or for the table): rows, rows changed, that fraction (None:
-        unknown), accurate now, and why not."""
+        Returns:
+            A DataFrame per partition (or for the table): rows, rows changed, that fraction (None: unknown),
+            accurate now, and why not."""
         return frames.spelled_frame(staleness_frame(self._lab.metastore, self._table()), self._table())
 
     def history(self, column: str, partition: str | None = None, source: str = "statistics") -> pd.DataFrame:
         """Every kept state of a column's statistics, oldest first.
 
-        At the table level or in `partition`. Returns a DataFrame: when (UTC), transaction, write ID and
-        cause, rows, nulls, NDV, min, max, quartiles, top values, PSI against the state before;
-        `source="metadata"` gives REFRESH METADATA's states."""
+        Args:
+            column: the column.
+            partition: a partition by name; None for the table level.
+            source: "statistics" (ANALYZE's and writes' states) or "metadata" (REFRESH METADATA's).
+
+        Returns:
+            A DataFrame: when (UTC), transaction, write ID and cause, rows, nulls, NDV, min, max, quartiles, top
+            values, PSI against the state before."""
         return frames.history_frame(self._lab.metastore, self._table(), column, partition, source)
 
-    def runs(self, operators: bool = False, limit: int | None = None) -> pd.DataFrame:
-        """The kept runs of queries that read this table, newest first (`Lab.runs`' columns, the write IDs
-        and statistics state its own)."""
+    def runs(self, operators: bool = False, limit: int | None = DEFAULT_LIMIT) -> pd.DataFrame:
+        """The kept runs of queries that read this table, newest first.
+
+        Args:
+            operators: a row per operator of each run instead of one per run.
+            limit: at most this many runs (None: every one kept).
+
+        Returns:
+            A DataFrame with `Lab.runs`' columns, the write IDs and statistics state this table's own."""
         return runs_frame(self._lab, self._table(), operators, limit)
 
-    def across_partitions(self, column: str, limit: int = 365) -> pd.DataFrame:
+    def across_partitions(self, column: str, limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
         """A column's latest kept state in each of the last `limit` partitions.
 
-        Returns a DataFrame in name order, with `psi` against the partition before. Raises InvalidArgument
-        for a table that is not partitioned."""
+        Args:
+            column: the column.
+            limit: at most this many partitions, the last by name.
+
+        Returns:
+            A DataFrame in name order, with `psi` against the partition before.
+
+        Raises:
+            InvalidArgument: for a table that is not partitioned."""
         table = self._table()
         if not table.is_partitioned:
             raise InvalidArgument(f"{table.qualified_name} is not partitioned: inspect.history shows its "
                                   "statistics over time")
         return frames.across_partitions_frame(self._lab.metastore, table, column, limit)
 
-    def compare(self, then, now=None, source: str = "statistics") -> pd.DataFrame:
+    def compare(self, then: int | str | dt.datetime, now: int | str | dt.datetime | None = None,
+                source: str = "statistics") -> pd.DataFrame:
         """What changed in the statistics between two moments, per partition and column.
 
-        `then`, `now`: write IDs, or times (datetime or ISO text, UTC when naive); `now` None is the latest.
-        Returns a DataFrame: null fraction, NDV, min and max, the PSI of the two sketches, the heavy hitters
-        entering and leaving."""
+        Args:
+            then: a write ID, or a time (datetime or ISO text, UTC when naive).
+            now: the same; None is the latest.
+            source: "statistics" or "metadata" (REFRESH METADATA's states).
+
+        Returns:
+            A DataFrame: null fraction, NDV, min and max, the PSI of the two sketches, the heavy hitters entering
+            and leaving."""
         return frames.compare_frame(self._lab.metastore, self._table(), then, now, source)
 
     def frequent_values(self, column: str, partition: str | None = None) -> pd.DataFrame:
         """The most frequent values the statistics keep a sketch of, most rows first, with no scan.
 
-        At the table level (merged over the partitions) or in `partition`. Returns a DataFrame: value, rows (an
-        estimate), the lower and upper bound of its true count, its share of the non-NULL values counted; empty
-        when no such sketch is kept of the column (a near-unique one keeps none)."""
+        Args:
+            column: the column.
+            partition: a partition by name; None for the table level (merged over the partitions).
+
+        Returns:
+            A DataFrame: value, rows (an estimate), the lower and upper bound of its true count, its share of the
+            non-NULL values counted; empty when no such sketch is kept of the column (a near-unique one keeps none)."""
         return frames.frequent_values_frame(self._lab.metastore, self._table(), column, partition)
 
-    def quartiles(self, column: str, limit: int = 60) -> pd.DataFrame:
+    def quartiles(self, column: str, limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
         """A column's quartiles per partition, from its KLL sketches.
 
-        Returns a DataFrame of the last `limit` partitions: rows, min, 5th percentile, Q1, median, Q3, 95th
-        percentile and max, in the column's type."""
+        Args:
+            column: the column.
+            limit: the last this many partitions.
+
+        Returns:
+            A DataFrame: partition, rows, min, 5th percentile, Q1, median, Q3, 95th percentile and max, in the
+            column's type."""
         return frames.quartiles_frame(self._lab.metastore, self._table(), column, limit)
-
-    def distribution(self, column: str, partition: str | None = None) -> Distribution | None:
-        """A column's KLL sketch, to ask for quantiles and ranks.
-
-        At the table level or in `partition`. Returns a Distribution, or None where none was gathered."""
-        return frames.distribution(self._lab.metastore, self._table(), column, partition)
 
     def expectations(self) -> pd.DataFrame:
         """Every outcome of the table's rules (`expect`), oldest state first.
 
-        Returns a DataFrame: rule, threshold, the state checked, the figure and whether it passed."""
+        Returns:
+            A DataFrame: rule, threshold, the state checked, the figure and whether it passed."""
         return frames.expectations_frame(self._lab.metastore, self._table())
 
-    def transactions(self, limit: int = 200) -> pd.DataFrame:
-        """The latest `limit` transactions that took a write ID of the table, newest first.
+    def transactions(self, limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
+        """The latest transactions that took a write ID of the table, newest first.
 
-        Returns a DataFrame with what each wrote and what it is still the statistics writer of."""
+        Args:
+            limit: at most this many.
+
+        Returns:
+            A DataFrame: what each wrote and what it is still the statistics writer of."""
         return frames.transactions_frame(self._lab.metastore, self._table(), limit)
 
     def metadata(self, level: str | None = None) -> pd.DataFrame:
         """The table's Drill metadata from its last `ANALYZE ... REFRESH METADATA`.
 
-        Returns a DataFrame, a row per unit and column; `level` keeps one: TABLE, SEGMENT, PARTITION, FILE
-        or ROW_GROUP. Raises NoSuchObjectException when there is none, InvalidArgument naming an unknown
-        level."""
+        Args:
+            level: keeps one level: TABLE, SEGMENT, PARTITION, FILE or ROW_GROUP (default every one).
+
+        Returns:
+            A DataFrame, a row per unit and column.
+
+        Raises:
+            NoSuchObjectException: when there is none.
+            InvalidArgument: naming an unknown level."""
         return reads.metadata(self._lab, self._name, level)
 
     def metadata_changes(self) -> pd.DataFrame:
         """The files changed since the last REFRESH METADATA.
 
-        Returns a DataFrame: `file`, `change` ("added or rewritten" or "removed"); empty when up to date or when
-        REFRESH METADATA never ran. `.attrs["state"]` says which in words, `.attrs["refreshed"]` whether it ran."""
+        Returns:
+            A DataFrame: `file`, `change` ("added or rewritten" or "removed"); empty when up to date or when
+            REFRESH METADATA never ran. `.attrs["state"]` says which in words, `.attrs["refreshed"]` whether it ran."""
         return reads.metadata_changes(self._lab, self._name)
 
-    def information_schema(self, view: str, limit: int = 500) -> pd.DataFrame:
-        """The table's rows of Drill's INFORMATION_SCHEMA `view`: TABLES, COLUMNS or PARTITIONS."""
+    def information_schema(self, view: str, limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
+        """The table's rows of Drill's INFORMATION_SCHEMA `view`.
+
+        Args:
+            view: TABLES, COLUMNS or PARTITIONS.
+            limit: at most this many rows.
+
+        Returns:
+            A DataFrame with the view's columns."""
         table = self._table()
         return pd.DataFrame(self._lab.metastore.table_metadata.information_schema(table.dbName, table.tableName, view, limit))
 
-    def partitions(self, text: str = "", limit: int = 50) -> tuple[list[str], int]:
-        """The partition names holding `text`: at most `limit`, and how many hold it.
+    def partitions(self, text: str = "", limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
+        """The partitions whose names hold `text` (any case), in name order.
 
-        Named as the files spell their keys (`eventDate=2026-01-01`), as every figure's partition is."""
+        Args:
+            text: part of a partition's name, its keys spelled as the files spell them (`eventDate=2026-01`).
+            limit: at most this many rows.
+
+        Returns:
+            A DataFrame with one column, `partition` (named as the files spell their keys, as every figure's
+            partition is), and `attrs["total"]`: how many partitions hold `text`. Empty for a table that is not
+            partitioned."""
         table = self._table()
-        if not table.is_partitioned:
-            return [], 0
-        for key in table.partition_key_names:  # a key as the files spell it, as the names are shown
-            text = re.sub(re.escape(table.spelled(key)) + "(?==)", key, text, flags=re.IGNORECASE)
-        names, total = self._lab.metastore.catalog.find_partition_names(table.dbName, table.tableName, text, limit)
-        spell = table.partition_speller()
-        return [spell(name) or name for name in names], total
+        names: list[str] = []
+        total = 0
+        if table.is_partitioned:
+            for key in table.partition_key_names:  # a key as the files spell it, as the names are shown
+                text = re.sub(re.escape(table.spelled(key)) + "(?==)", key, text, flags=re.IGNORECASE)
+            found, total = self._lab.metastore.catalog.find_partition_names(table.dbName, table.tableName, text, limit)
+            spell = table.partition_speller()
+            names = [spell(name) or name for name in found]
+        frame = pd.DataFrame({"partition": pd.Series(names, dtype=object)})
+        frame.attrs["total"] = total
+        return frame
 
-    def partition(self, spec: dict | str) -> Partition:
-        """One partition, by name (`ds=2026-11-21/hr=3`) or by a dict giving every key a value.
-
-        Raises NoSuchObjectException naming it, InvalidArgument for a spec that is not one."""
-        return reads.partition(self._lab, self._name, spec)
-
-    def snapshot(self) -> ValidWriteIdList:
-        """The write IDs a reader sees now: Hive's ValidWriteIdList."""
-        return reads.valid_write_ids(self._lab, self._name)
-
-    def files(self, snapshot: ValidWriteIdList | None = None, txn: Transaction | None = None,
-              partitions: list[Partition] | None = None) -> tuple[Table, list[PartitionFiles]]:
-        """The table and, per partition (all, or those given), the directories and files a snapshot admits."""
-        return reads.snapshot_parts(self._lab, self._name, snapshot, txn, partitions)
-
-    def planned_read(self, where, alias: str | None = None, txn: Transaction | None = None
-                     ) -> tuple[Table, list[PartitionFiles], PruningReport]:
-        """What a SELECT with the condition `where` (its text, or sqlglot's tree) reads, after every pruning level.
-
-        Returns the table, the files kept and the PruningReport. Raises ParseError for text that does not parse,
-        NoSuchObjectException for a column the table does not have."""
-        return reads.planned_read(self._lab, self._name, where, alias, txn)
+    # release 0.2's object accessors, now the handle's (`lab.tables[name].valid_write_ids()`, ...)
+    snapshot = moved_to_handle("snapshot", "valid_write_ids")
+    partition = moved_to_handle("partition", "partition_record")
+    files = moved_to_handle("files", "files")
+    planned_read = moved_to_handle("planned_read", "planned_read")
+    stats_level = moved_to_handle("stats_level", "stats_level")
+    distribution = moved_to_handle("distribution", "distribution")
+    freshness_basis = moved_to_handle("freshness_basis", "freshness_basis")
 
     def __dir__(self) -> list[str]:
-        return [name for name in super().__dir__() if not name.startswith("_")]
+        return [name for name in super().__dir__()
+                if not name.startswith("_") and not getattr(getattr(type(self), name, None), "deprecated", False)]
 
 
 

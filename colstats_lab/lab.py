@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from . import caches, engine
 from .analyze.autoanalyze import AUTOANALYZE_SAMPLE, checked_sample
@@ -21,8 +21,9 @@ from .commands import tables as table_commands
 from .commands.plan_tables import drop_plan_tables
 from .commands.runs import runs_frame
 from .commands.session import PlanTables
-from .deprecated import DeprecatedLabMethods
+from .deprecated import DeprecatedLabMethods, renamed_argument
 from .errors import InvalidArgument
+from .frames import DEFAULT_LIMIT
 from .handles import TableHandle, Tables
 from .interop import exchange
 from .metastore import DEFAULT_DB, Metastore, Table
@@ -111,15 +112,23 @@ class Lab(DeprecatedLabMethods):
 
     @classmethod
     def current(cls, home: str | None = None) -> Lab:
-        """The last Lab created, or a new one on `home` (default $COLSTATS_HOME or ./.colstats)."""
+        """The last Lab created, or a new one.
+
+        Args:
+            home: the new Lab's folder (default $COLSTATS_HOME or ./.colstats).
+
+        Returns:
+            A Lab."""
         return cls._current or cls(home=home)
 
     @classmethod
     def start_spark_early(cls) -> engine.BackgroundStart | None:
-        """Starts, on a thread, the Spark session the magics' lab will ask for.
+        """Starts, on a thread, the Spark session the magics' lab will ask for: the last Lab created's, or a
+        default Lab's (without creating that Lab). A Lab that then asks for other settings gets its own session;
+        see engine.build_session.
 
-        The last Lab created's, or a default Lab's (without creating that Lab). A Lab that then asks for other
-        settings gets its own session; see engine.build_session."""
+        Returns:
+            The start under way; None where a session runs or starts already, or COLSTATS_SPARK_PRESTART is "0"."""
         lab = cls._current
         if lab is None:
             return engine.start_in_background(lab_home())
@@ -129,7 +138,10 @@ class Lab(DeprecatedLabMethods):
 
     @property
     def spark(self) -> SparkSession:
-        """This lab's Spark session, started on first use."""
+        """This lab's Spark session, started on first use.
+
+        Returns:
+            The SparkSession."""
         if self._spark is None:
             conf = {**(self._spark_conf or {}), **self._spark_settings.launch} or None
             self._spark = engine.build_session(self.home, self._master, self._remote, conf)
@@ -140,16 +152,21 @@ class Lab(DeprecatedLabMethods):
 
     @property
     def spark_started(self) -> bool:
-        """Whether this lab's Spark session runs already (reading `spark` starts it)."""
+        """Whether this lab's Spark session runs already (reading `spark` starts it).
+
+        Returns:
+            True once it runs."""
         return self._spark is not None
 
     # ---- statements ---------------------------------------------------------------------
 
-    def sql(self, text: str, txn: Transaction | None = None, as_of: int | str | dt.datetime | None = None) -> Result:
+    def sql(self, query: str = "", txn: Transaction | None = None, as_of: int | str | dt.datetime | None = None, *,
+            text: str | None = None) -> Result:
         """Runs one or more `;`-separated statements; each commits in one metastore transaction or not at all.
 
         Args:
-            text: the statements (Hive's and Drill's ANALYZE, DESCRIBE, SHOW, DDL, SET, queries).
+            query: the statements (Hive's and Drill's ANALYZE, DESCRIBE, SHOW, DDL, SET, queries); `query`, as
+                in `explain` and `stats_answer` (`text=`, its name before, still works for one release).
             txn: a transaction whose snapshot the statements read; their statistics are stored when it commits.
             as_of: a write ID, or a time (datetime or ISO text, UTC when naive): `DESCRIBE [FORMATTED] t
                 [PARTITION (...)] col` answers from the statistics kept as they stood then (`inspect.history`).
@@ -162,16 +179,18 @@ class Lab(DeprecatedLabMethods):
             ColstatsError: the error family's others (NoSuchObjectException, InvalidArgument, QueryError, ...)
                 naming what is wrong.
         """
+        if text is not None:
+            query = renamed_argument("lab.sql", "text", "query", text)
         if as_of is not None:
-            return reads.describe_as_of(self, self.parse(text), as_of)
-        results = [self.run(stmt, txn) for stmt in self.parse(text)]  # parse never returns none
+            return reads.describe_as_of(self, self.parse(query), as_of)
+        results = [self.run(stmt, txn) for stmt in self.parse(query)]  # parse never returns none
         return results[-1]
 
-    def parse(self, text: str) -> list[Statement]:
-        """The `;`-separated statements of `text`, parsed and not run.
+    def parse(self, query: str) -> list[Statement]:
+        """The `;`-separated statements of `query`, parsed and not run.
 
         Args:
-            text: the statements' text.
+            query: the statements' text.
 
         Returns:
             The statements, in order (`run` runs one).
@@ -179,9 +198,9 @@ class Lab(DeprecatedLabMethods):
         Raises:
             ParseError: with a caret under the bad token.
             InvalidArgument: for text that is not a str."""
-        if not isinstance(text, str):
-            raise InvalidArgument(f"lab.sql takes the text of statements, not {type(text).__name__}")
-        return parse(text)
+        if not isinstance(query, str):
+            raise InvalidArgument(f"lab.sql takes the text of statements, not {type(query).__name__}")
+        return parse(query)
 
     def run(self, stmt: Statement, txn: Transaction | None = None) -> Result:
         """Runs one statement, parsed (`parse`'s) or built (`TableHandle.analyze` builds its ANALYZE), as `sql`
@@ -196,12 +215,21 @@ class Lab(DeprecatedLabMethods):
         return execute(self, stmt, txn)
 
     def transaction(self) -> Transaction:
-        """A transaction: `with lab.transaction() as txn:` commits on success and aborts on an exception."""
+        """A transaction: `with lab.transaction() as txn:` commits on success and aborts on an exception.
+
+        Returns:
+            A Transaction, open."""
         return Transaction(self.metastore, float(self.get("hive.txn.heartbeat.interval")))
 
     @contextmanager
     def txn_scope(self, txn: Transaction | None) -> Iterator[Transaction]:
-        """The given transaction, or a new one that commits when the block succeeds."""
+        """The given transaction, or a new one that commits when the block succeeds.
+
+        Args:
+            txn: a transaction, or None for a new one.
+
+        Returns:
+            A context manager giving the transaction."""
         if txn is not None:
             yield txn
             return
@@ -212,9 +240,14 @@ class Lab(DeprecatedLabMethods):
         """The value of a setting: its value in this lab, else its default.
 
         `lab.settings()` lists every setting with its default and what reads it (the docs' settings page is made
-        from the same table, `colstats_lab.settings.SETTINGS`). A `spark.*` key is the lab's Spark session's
-        setting (`spark.sql.cbo.enabled`), as Spark has it now; any other key is None until set, as Hive's SET
-        keeps any key."""
+        from the same table, `colstats_lab.settings.SETTINGS`).
+
+        Args:
+            key: the setting's name. A `spark.*` key is the lab's Spark session's setting (`spark.sql.cbo.enabled`),
+                as Spark has it now; any other unknown key is None until set, as Hive's SET keeps any key.
+
+        Returns:
+            The value."""
         if is_spark_setting(key):
             return self._spark_settings.get(self._spark, key)
         if key == CACHE_MAX_BYTES:
@@ -228,9 +261,14 @@ class Lab(DeprecatedLabMethods):
     def set(self, key: str, value: Any) -> None:
         """Changes a setting for this lab, as Hive's SET does for a session.
 
-        A `spark.*` key goes to the lab's Spark session (given before Spark starts, it waits for the start).
-        Raises InvalidArgument naming the key for a value it cannot take, or for a Spark setting fixed when Spark
-        starts."""
+        Args:
+            key: the setting's name; a `spark.*` key goes to the lab's Spark session (given before Spark starts, it
+                waits for the start).
+            value: its new value.
+
+        Raises:
+            InvalidArgument: naming the key, for a value it cannot take, or for a Spark setting fixed when Spark
+                starts."""
         if not isinstance(key, str) or not key.strip():
             raise InvalidArgument(f"a setting's key is a name such as hive.txn.timeout, not {key!r}")
         if is_spark_setting(key):
@@ -277,9 +315,12 @@ class Lab(DeprecatedLabMethods):
             self._options[key] = value
 
     def settings(self) -> pd.DataFrame:
-        """Every setting the lab knows, a row each: `name`, `value` (in this lab now), `default`, `changed`,
-        `takes` (what a value may be), `held` (this lab, its metastore or the process), `reads` (what reads it),
-        `summary` and `origin` (Hive, Drill or the lab). `spark.*` settings are Spark's own and not listed."""
+        """Every setting the lab knows, a row each. `spark.*` settings are Spark's own and not listed.
+
+        Returns:
+            A DataFrame: `name`, `value` (in this lab now), `default`, `changed`, `takes` (what a value may be),
+            `held` (this lab, its metastore or the process), `reads` (what reads it), `summary` and `origin` (Hive,
+            Drill or the lab)."""
         rows = [{"name": s.name, "value": self.get(s.name), "default": s.default,
                  "changed": self.get(s.name) != s.default, "takes": s.takes, "held": s.held, "reads": s.reads,
                  "summary": s.summary, "origin": s.origin} for s in SETTINGS]
@@ -287,9 +328,14 @@ class Lab(DeprecatedLabMethods):
                                            "summary", "origin"])
 
     def reset(self, key: str | None = None) -> list[str]:
-        """Puts a setting back to its default, as RESET does (None: every setting this lab changed).
+        """Puts a setting back to its default, as RESET does.
 
-        A `spark.*` key gets back the value it had in Spark before the lab changed it. Returns the keys reset."""
+        Args:
+            key: the setting; None for every setting this lab changed. A `spark.*` key gets back the value it had in
+                Spark before the lab changed it.
+
+        Returns:
+            The keys reset."""
         if key is not None and (not isinstance(key, str) or not key.strip()):
             raise InvalidArgument(f"a setting's key is a name such as hive.txn.timeout, not {key!r}")
         if key is not None and is_spark_setting(key):
@@ -318,8 +364,15 @@ class Lab(DeprecatedLabMethods):
     def resolve(self, table: str | Table) -> Table:
         """The metastore's Table for `table`, read now.
 
-        `table`: a name in the current database, `db.table`, `catalog.db.table`, or a Table (read again by its
-        name). Raises NoSuchObjectException naming an unknown one."""
+        Args:
+            table: a name in the current database, `db.table`, `catalog.db.table`, or a Table (read again by its
+                name).
+
+        Returns:
+            The Table.
+
+        Raises:
+            NoSuchObjectException: naming an unknown table."""
         if isinstance(table, Table):
             return self.metastore.catalog.get_table(table.dbName, table.tableName)
         in_catalog = catalogs.split_catalog_name(self, table)
@@ -328,103 +381,150 @@ class Lab(DeprecatedLabMethods):
         return catalogs.followed(self, self.metastore.catalog.get_table(*split_table_name(table, self.current_db)))
 
     def stats_answer(self, query: str | Any, txn: Transaction | None = None) -> StatsAnswer:
-        """Whether statistics answer `query` without a scan, and why.
+        """Whether statistics answer `query` without a scan, and why: for the snapshot the query reads
+        (`hive.compute.query.using.stats` must be on); no Spark job.
 
-        For the snapshot the query reads (`hive.compute.query.using.stats` must be on); no Spark job. Returns
-        a StatsAnswer whose `.frame` is the answer (None: Spark runs it)."""
+        Args:
+            query: a SELECT, as text or sqlglot's tree.
+            txn: a transaction whose snapshot the query reads.
+
+        Returns:
+            A StatsAnswer whose `.frame` is the answer (None: Spark runs it) and `.reason` says why."""
         return reads.stats_answer(self, query, txn)
 
     def explain(self, query: str, txn: Transaction | None = None, run: bool = False) -> PlanReport:
-        """How Spark plans `query`, and which statistics each estimate came from.
+        """How Spark plans `query`, and which statistics each estimate came from: any query over lab tables,
+        Spark's catalog tables and attached catalogs'.
 
-        Any query over lab tables, Spark's catalog tables and attached catalogs'. Returns a PlanReport:
-        `.operators`, one row per operator of the optimized plan, root first (node, estimated_rows and
-        estimated_bytes under the session's settings, actual_rows, q_error, statistics: whose figures a scan
-        had, cause: why an operator is off by 10x or more) and `.fixes`, what to run about it. With `run`, the
-        query runs once, under the session's settings but for the adaptive rules that drop operators (they would
-        drop the metrics of what lies above an empty stage), while its plan is read, and each operator's rows
-        are counted from its metrics. A SELECT over one lab table gives a
-        PruningReport, a PlanReport with what pruning reads too: a decision, the rows and bytes of every
-        segment, partition, list-bucketing directory, file and row group, and `estimated_rows`, the rows its
-        WHERE keeps by the lab's statistics accurate for the reader (`.estimate.how` says what it used;
-        `actual_rows` once run); it starts no Spark, so its operators come with `run` or once Spark runs.
-        Once run, each operator also says what it did (time_s, bytes, spill_bytes, peak_memory where Spark keeps
-        them; tasks and the fewest, median and most rows of a task), `.skewed()` the operators whose largest
-        task held 5x the median or more beside the lab's prediction, and the run is kept in the metastore
-        (`.run_id`; `runs()`). Raises ParseError, InvalidArgument for a statement that is not a query,
-        QueryError when Spark cannot plan it."""
+        With `run`, the query runs once, under the session's settings but for the adaptive rules that drop
+        operators (they would drop the metrics of what lies above an empty stage), while its plan is read, and each
+        operator's rows are counted from its metrics; each operator then also says what it did (time_s, bytes,
+        spill_bytes, peak_memory where Spark keeps them; tasks and the fewest, median and most rows of a task),
+        `.skewed()` lists the operators whose largest task held 5x the median or more beside the lab's prediction,
+        and the run is kept in the metastore (`.run_id`; `runs()`).
+
+        Args:
+            query: the query's text.
+            txn: a transaction whose snapshot the query reads.
+            run: run the query once and count what each operator produced.
+
+        Returns:
+            A PlanReport: `.operators`, one row per operator of the optimized plan, root first (node,
+            estimated_rows and estimated_bytes under the session's settings, actual_rows, q_error, statistics:
+            whose figures a scan had, cause: why an operator is off by 10x or more) and `.fixes`, what to run about
+            it. A SELECT over one lab table gives a PruningReport, a PlanReport with what pruning reads too: a
+            decision, the rows and bytes of every segment, partition, list-bucketing directory, file and row group,
+            and `estimated_rows`, the rows its WHERE keeps by the lab's statistics accurate for the reader
+            (`.estimate.how` says what it used; `actual_rows` once run); it starts no Spark, so its operators come
+            with `run` or once Spark runs.
+
+        Raises:
+            ParseError: for a query that does not parse.
+            InvalidArgument: for a statement that is not a query.
+            QueryError: when Spark cannot plan it."""
         return explain_command.explain(self, query, txn, run)
 
-    def runs(self, operators: bool = False, limit: int | None = None) -> pd.DataFrame:
+    def runs(self, operators: bool = False, limit: int | None = DEFAULT_LIMIT) -> pd.DataFrame:
         """Every run of `explain(run=True)` the metastore keeps (`colstats.runs.keep`), newest first.
+        `inspect.runs()` gives one table's.
 
-        Returns a DataFrame, a row per run: when (UTC), seconds, the query and its fingerprint (its text with
-        literals as ?), its operators, the one furthest off and its q-error, how many ran skewed, and the
-        write IDs and state of the statistics each lab table was planned with; with `operators`, a row per
-        operator of each run (estimated and actual rows, time, tasks). `inspect.runs()` gives one table's."""
+        Args:
+            operators: a row per operator of each run (estimated and actual rows, time, tasks) instead of one per run.
+            limit: at most this many runs (None: every one kept).
+
+        Returns:
+            A DataFrame, a row per run: when (UTC), seconds, the query and its fingerprint (its text with literals
+            as ?), its operators, the one furthest off and its q-error, how many ran skewed, and the write IDs and
+            state of the statistics each lab table was planned with.
+
+        Raises:
+            InvalidArgument: for a limit that is not a count."""
         return runs_frame(self, None, operators, limit)
 
-    def analyze_frame(self, frame, by: list[str] | str | None = None) -> pd.DataFrame:
-        """Statistics of any DataFrame, by ANALYZE's one-pass aggregation, stored nowhere.
+    def analyze_frame(self, frame: DataFrame | pd.DataFrame, by: list[str] | str | None = None) -> pd.DataFrame:
+        """Statistics of any DataFrame, by ANALYZE's one-pass aggregation, stored nowhere (a DataFrame has no
+        files or writes to judge freshness by).
 
-        A Spark DataFrame, or pandas' brought into Spark as a write brings it (missing values are NULL, timestamps
-        kept to the microsecond; `.attrs["notes"]` of the result says what that changed). Returns
-        `inspect.stats()`'s columns, one row per column, or per value of the `by` columns and column. Stored
-        nowhere: a DataFrame has no files or writes to judge freshness by."""
+        Args:
+            frame: a Spark DataFrame, or pandas' brought into Spark as a write brings it (missing values are NULL,
+                timestamps kept to the microsecond; `.attrs["notes"]` of the result says what that changed).
+            by: columns whose every value gets its own statistics.
+
+        Returns:
+            `inspect.stats()`'s columns, one row per column, or per value of the `by` columns and column."""
         return analyze_commands.analyze_frame(self, frame, by)
 
     def register_external(self, table: str, path: str, format: str = "parquet",
                           partition_types: dict[str, str] | None = None) -> TableHandle:
-        """Registers existing files as an external table; returns its handle (`lab.tables[table]`).
+        """Registers existing files as an external table.
 
-        Parquet files with `k=v` partition directories; with `format="delta"`, the Delta table at `path`; with
-        `format="iceberg"`, the Iceberg table of the metadata file `path` (read-only: pinned to the snapshot that
-        file names).
-
-        Partition key types are inferred from the folders' values as Spark infers them (int, bigint, double,
-        date, timestamp, else string), unless `partition_types` says otherwise (a format's tables carry their own).
         Basic stats count files and bytes; rows stay unknown (numRows 0, no accuracy flag) until ANALYZE, as Hive
         leaves loaded files. A Delta or Iceberg table is followed to its current snapshot whenever the lab uses it:
-        statistics of partitions a later commit changed are stale, and the reason names the commit."""
+        statistics of partitions a later commit changed are stale, and the reason names the commit.
+
+        Args:
+            table: the new table's name.
+            path: Parquet files with `k=v` partition directories; with `format="delta"`, the Delta table there; with
+                `format="iceberg"`, the Iceberg table of the metadata file `path` (read-only: pinned to the snapshot
+                that file names).
+            format: "parquet", "delta" or "iceberg".
+            partition_types: a partition key's type by name; the others are inferred from the folders' values as
+                Spark infers them (int, bigint, double, date, timestamp, else string). A format's tables carry their
+                own.
+
+        Returns:
+            The table's handle (`lab.tables[table]`)."""
         registered = table_commands.register_external(self, table, path, format, partition_types)
         return self.tables[registered.qualified_name]
 
     # ---- attached catalogs ----------------------------------------------------------------
 
     def attach(self, name: str, uri: str | dict) -> None:
-        """Attaches a Hive Metastore or an Iceberg catalog as catalog `name`.
+        """Attaches a Hive Metastore or an Iceberg catalog as catalog `name`: its tables are then `name.db.t` in
+        statements (`SHOW TABLES IN name.db`, `DESCRIBE FORMATTED name.db.t c`, `ANALYZE TABLE name.db.t ...`) and
+        methods. The lab reads their schema, partitions and locations from the catalog (an HMS partition's location
+        only when it is used; an Iceberg table's current snapshot on each use), their rows with Spark, and keeps
+        their statistics as an external table's in the lab database `name_db`.
 
-        The Hive Metastore at `uri` (`thrift://host:9083`), or the Iceberg catalog pyiceberg opens with the
-        properties `uri` (a dict: `load_catalog(name, **uri)`), as catalog `name`: its tables are then
-        `name.db.t` in statements (`SHOW TABLES IN name.db`, `DESCRIBE FORMATTED name.db.t c`, `ANALYZE TABLE
-        name.db.t ...`) and methods. The lab reads their schema, partitions and locations from the catalog (an
-        HMS partition's location only when it is used; an Iceberg table's current snapshot on each use), their
-        rows with Spark, and keeps their statistics as an external table's in the lab database `name_db`.
-        Raises MetastoreUnreachable naming an HMS's URI that does not answer."""
+        Args:
+            name: the catalog's name in the lab.
+            uri: the Hive Metastore's URI (`thrift://host:9083`), or the properties pyiceberg opens an Iceberg
+                catalog with (a dict: `load_catalog(name, **uri)`).
+
+        Raises:
+            MetastoreUnreachable: naming an HMS's URI that does not answer."""
         catalogs.attach(self, name, uri)
 
     # ---- Spark's catalog ------------------------------------------------------------------
 
     def import_spark_stats(self, spark_table: str) -> Result:
-        """Reads the statistics Spark keeps for `spark_table` into the lab's table of that name.
+        """Reads the statistics Spark keeps for `spark_table` (after Spark's own ANALYZE TABLE) into the lab's
+        table of the same database and name, registering it as external if the lab doesn't know it.
 
-        After Spark's own ANALYZE TABLE; into the lab's table of the same database and name, registering it as
-        external if the lab doesn't know it.
+        Args:
+            spark_table: the Spark catalog table's name.
 
-        Returns a Result. Raises InvalidArgument when Spark has no row count for it or the lab's table of that
-        name is another table."""
+        Returns:
+            A Result.
+
+        Raises:
+            InvalidArgument: when Spark has no row count for it or the lab's table of that name is another table."""
         return exchange.import_spark_stats(self.spark, self.metastore, spark_table,
                                            lambda *args, **kwargs: self.register_external(*args, **kwargs)
                                            .metastore_table())
 
     def clean(self, max_bytes: int | None = None) -> list[str]:
-        """Removes what aborted writes and ended transactions left, and thins the statistics history.
+        """Removes what aborted writes and ended transactions left, and thins the statistics history: the files
+        of aborted writes (never read before) and staging left by ended transactions, in every managed table; keeps
+        the last `colstats.history.keep` states of each column's statistics history and drops the oldest states
+        until the history takes at most `max_bytes`, a cell's latest state always kept; compacts the file when
+        states went, so the space returns to the disk.
 
-        The files of aborted writes (never read before) and staging left by ended transactions, in every managed
-        table; keeps the last `colstats.history.keep` states of each column's statistics history, and (with
-        `max_bytes`, else `colstats.history.max_bytes`) drops the oldest states until the history takes at most
-        that many bytes, a cell's latest state always kept; compacts the file when states went, so the space
-        returns to the disk. Returns the directories removed."""
+        Args:
+            max_bytes: the history's budget (default `colstats.history.max_bytes`).
+
+        Returns:
+            The directories removed."""
         return table_commands.clean(self, max_bytes)
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ import pandas as pd
 from .analyze.autoanalyze import queue_frame, rounds_frame
 from .commands import analyze as analyze_commands
 from .errors import InvalidArgument
+from .frames import DEFAULT_LIMIT
 from .storage import listed_by
 
 if TYPE_CHECKING:
@@ -33,18 +34,26 @@ class AutoAnalyze:
 
     def run(self, databases: list[str] | str | None = None, mode: str = "all", threshold: float = 0.3,
             budget: str | float = "15m", columns: str = "all") -> Result:
-        """One round of auto-analyze now: what went stale, most stale first, within a budget.
+        """One round of auto-analyze now: what went stale, most stale first, within a budget. Partitions with an
+        open write wait for it.
 
-        Over the tables of `databases` (all by default) not marked `skip.stats.autoupdate=true`: the partitions
-        whose statistics are not accurate and whose rows changed by `threshold` or more (any change where rows
-        cannot be counted; never analyzed too, in mode "all"), most stale first, one ANALYZE a table within the
-        `budget` ("15m", "90s" or seconds); mode "existing" (or columns "analyzed") refreshes only the columns
-        analyzed before. Partitions with an open write wait for it. Returns a Result whose `.details` is the round
-        (`.due`, `.analyzed`, `.left`, `.held_back`, `to_pandas()`); raises InvalidArgument naming a bad mode,
-        threshold or budget."""
+        Args:
+            databases: the databases whose tables to watch (all by default); a table marked
+                `skip.stats.autoupdate=true` is left out.
+            mode: "all" (never analyzed partitions too) or "existing" (only those analyzed before).
+            threshold: partitions whose statistics are not accurate and whose rows changed by this fraction or more
+                are due (any change where rows cannot be counted).
+            budget: "15m", "90s" or seconds: the round stops starting tables past it.
+            columns: "all", or "analyzed" (only the columns analyzed before).
+
+        Returns:
+            A Result whose `.details` is the round (`.due`, `.analyzed`, `.left`, `.held_back`, `to_pandas()`).
+
+        Raises:
+            InvalidArgument: naming a bad mode, threshold or budget."""
         return analyze_commands.autoanalyze(self._lab, databases, mode, threshold, budget, columns)
 
-    def rounds(self, limit: int = 10) -> pd.DataFrame:
+    def rounds(self, limit: int = DEFAULT_LIMIT) -> pd.DataFrame:
         """The latest rounds any worker ran on this metastore, newest first.
 
         Args:

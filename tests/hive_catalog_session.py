@@ -130,7 +130,7 @@ def _histograms_both_ways(spark, lab) -> dict:
     spark.sql("CREATE TABLE hist_native USING parquet AS SELECT * FROM hist_spark")
     spark.sql("ANALYZE TABLE hist_native COMPUTE STATISTICS FOR ALL COLUMNS")
     lab.import_spark_stats("default.hist_native")
-    imported = lab.tables["hist_native"].inspect.distribution("x")
+    imported = lab.tables["hist_native"].distribution("x")
     return {"described": describe(spark, "hist_spark", "x"), "estimate_without": without,
             "estimate_with": _row_estimate(spark, "hist_spark"), "native_estimate": _row_estimate(spark, "hist_native"),
             "actual": spark.sql("SELECT count(*) FROM hist_spark WHERE x < 100").collect()[0][0],

@@ -21,7 +21,7 @@ rows = lab.spark.range(300).selectExpr("id", "id * 1.5 AS amount", "CAST(id AS F
 lab.tables["t"].write(rows)
 lab.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR ALL COLUMNS")
 view = lab.views.stats("t")
-kept = [lab.tables["t"].inspect.distribution(c) for c in ("id", "amount", "f")]
+kept = [lab.tables["t"].distribution(c) for c in ("id", "amount", "f")]
 print("quartiles", kept[0].quartiles())
 """
 

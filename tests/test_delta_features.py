@@ -427,7 +427,7 @@ def test_a_sample_of_partitions_with_deletion_vectors_reads_only_live_rows(lab, 
     assert float(largest.value.iloc[0]) == truth[truth.ds == "2026-01-01"].x.max()  # no deleted row's value
     assert int(lab.resolve("events").parameters["numRows"]) == len(truth)
     for level, rows_there in ((None, len(truth)), ("ds=2026-01-01", 3_200)):  # an estimated NULL count's share
-        shown = (lab.tables["events"].inspect.stats_level(level) if level else
-                 lab.tables["events"].inspect.stats_level()).frame.set_index("column").loc["amount"]
+        shown = (lab.tables["events"].stats_level(level) if level else
+                 lab.tables["events"].stats_level()).frame.set_index("column").loc["amount"]
         assert shown.bands and "nulls" in shown.bands, shown.to_dict()
         assert shown.null_fraction == pytest.approx(shown.nulls / rows_there) and shown.null_fraction > 0.1

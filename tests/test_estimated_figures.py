@@ -83,7 +83,7 @@ def test_the_table_level_of_tiered_partitions_says_which_figures_are_estimates(e
     lab.set("colstats.sample.seed", 7)
     lab.sql(f"ANALYZE TABLE events COMPUTE STATISTICS FOR ALL COLUMNS {tier}")
     truth = _truth(frame)
-    level = lab.tables["events"].inspect.stats_level().frame.set_index("column")
+    level = lab.tables["events"].stats_level().frame.set_index("column")
     assert set(level["tier"]) != {"every value"}  # the table level says its partitions' tier
     bounds = lab.tables["events"].inspect.bounds()
     table_bounds = bounds[bounds["partition"].isna()].set_index(["column", "figure"])

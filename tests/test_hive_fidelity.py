@@ -167,16 +167,16 @@ def test_the_reader_rule_applies_wherever_the_flag_is_shown(tx):
     """Hive's getTable/getPartitions with a validWriteIdList leave COLUMN_STATS_ACCURATE out when the
     statistics' writer is not valid in the reader's snapshot, and when transactional statistics are
     off (hive.txn.stats.enabled=false); DESCRIBE shows what the reader may use."""
-    old = tx.tables["tx"].inspect.snapshot()
+    old = tx.tables["tx"].valid_write_ids()
     tx.sql("ANALYZE TABLE tx PARTITION (ds) COMPUTE STATISTICS FOR COLUMNS v")  # a writer the old snapshot misses
     stale = tx.metastore.catalog.get_partitions("default", "tx", ["ds=p"], valid_write_ids=old)[0]
     assert COLUMN_STATS_ACCURATE not in stale.parameters
     current = tx.metastore.catalog.get_partitions("default", "tx", ["ds=p"],
-                                                  valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
+                                                  valid_write_ids=tx.tables["tx"].valid_write_ids())[0]
     assert StatsAccuracy.parse(current.parameters[COLUMN_STATS_ACCURATE]).columns == {"v"}
     assert COLUMN_STATS_ACCURATE in tx.metastore.catalog.get_partition("default", "tx", "ds=p").parameters  # as stored
     tx.set("hive.txn.stats.enabled", False)
-    off = tx.metastore.catalog.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.tables["tx"].inspect.snapshot())[0]
+    off = tx.metastore.catalog.get_partitions("default", "tx", ["ds=p"], valid_write_ids=tx.tables["tx"].valid_write_ids())[0]
     assert COLUMN_STATS_ACCURATE not in off.parameters
     described = tx.sql("DESCRIBE FORMATTED tx PARTITION (ds='p')").df
     assert COLUMN_STATS_ACCURATE not in described["data_type"].tolist()

@@ -317,11 +317,11 @@ def test_concatenate_merges_each_directorys_files_into_one_in_a_new_write(lb):
     for offset in (1000, 2000):  # two more appends: three files in every directory
         lb.tables["t"].write(_rows(60, offset), partition={"ds": "2026-11-21"})
     lb.tables["t"].write(_rows(30, 5000), partition={"ds": "2026-11-22"})
-    before = lb.tables["t"].inspect.snapshot()
+    before = lb.tables["t"].valid_write_ids()
     rows_before = sorted(lb.sql("SELECT id, x, y FROM t").df.itertuples(index=False))
     result = lb.sql("ALTER TABLE t PARTITION (ds='2026-11-21') CONCATENATE")
     assert "Concatenated 1 partition of default.t" in result.message
-    table, parts = lb.tables["t"].inspect.files()
+    table, parts = lb.tables["t"].files()
     files = [f for p in parts if p.part_name == "ds=2026-11-21" for f in p.files]
     by_directory = {}
     for f in files:

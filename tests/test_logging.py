@@ -40,5 +40,5 @@ def test_a_scan_logs_the_files_it_reads(lab, spark, caplog):
     lab.tables["t"].write(spark.createDataFrame([(1,), (2,)], "v int"), partition={"k": "a"})
     caplog.set_level(logging.DEBUG, logger="colstats_lab.scan")
     lab.sql("SELECT count(*) FROM t WHERE v > 0")
-    (part,) = lab.tables["t"].inspect.files()[1]
+    (part,) = lab.tables["t"].files()[1]
     assert f"scanning default.t: {len(part.files)} file(s), {part.total_size} bytes in 1 partition(s)" in caplog.text

@@ -192,7 +192,7 @@ def test_metadata_changing_while_planning_is_planned_again_then_without_it(tmp_p
     lab.register_external("events", root, partition_types={"ds": "string"})
     lab.set("metastore.enabled", True)
     lab.sql("ANALYZE TABLE events REFRESH METADATA 'FILE' LEVEL")
-    table, parts = lab.tables["events"].inspect.files()
+    table, parts = lab.tables["events"].files()
     where = single_table_where(parse_query("SELECT * FROM events WHERE x > 5"))[1]
     added = []
 

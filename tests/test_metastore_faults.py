@@ -220,7 +220,7 @@ def test_a_file_changed_while_spark_reads_it_is_named_as_the_lab_lists_it(lab, s
     (root / "k=0").mkdir(parents=True)
     pq.write_table(pa.table({"v": list(range(100))}), root / "k=0" / "part-0.parquet")
     lab.register_external("t", str(root))
-    table, parts = lab.tables["t"].inspect.files()  # listed: the read below was planned on these
+    table, parts = lab.tables["t"].files()  # listed: the read below was planned on these
     (root / "k=0" / "part-0.parquet").write_bytes(b"rewritten by another job while the lab's read ran")
     with pytest.raises(StorageError) as changed:
         with changes_named(parts), spark_errors("cannot read t"):

@@ -146,7 +146,7 @@ def test_an_s3_table_is_analyzed_from_one_listing_and_a_footer_a_file_and_figure
     profile = lab.tables["events"].profile()
     profiling = s3.requests() - before
     before = s3.requests()
-    lab.tables["events"].inspect.stats_level()
+    lab.tables["events"].stats_level()
     viewing = s3.requests() - before
     # no data read; its freshness proof lists what the statistics view lists (2 LISTs today, the view's too)
     assert profiling["GET"] == 0 and profiling["HEAD"] == 0 and profiling["LIST"] == viewing["LIST"], profiling
@@ -471,7 +471,7 @@ def test_without_storage_credentials_spark_lists_the_table_and_freshness_says_it
     for column in ("userId", "amount"):
         assert stats[column]["nulls"] == truth[column].isna().sum() and stats[column]["max"] == truth[column].max()
     assert int(lab.resolve("listed").parameters["numRows"]) == len(truth) == 800
-    basis = lab.tables["listed"].inspect.freshness_basis()
+    basis = lab.tables["listed"].freshness_basis()
     assert basis.startswith("each file's size and modification time (listed through Spark")
 
     other_job = s3fs.S3FileSystem(key=s3.environment["AWS_ACCESS_KEY_ID"], endpoint_url=s3.endpoint,
@@ -507,7 +507,7 @@ def test_two_labs_in_one_process_each_list_the_store_as_their_own_setting_says(s
             before = s3.requests()
             lab.sql("ANALYZE TABLE events COMPUTE STATISTICS FOR COLUMNS")
             made = s3.requests() - before
-            basis = lab.tables["events"].inspect.freshness_basis()
+            basis = lab.tables["events"].freshness_basis()
             if lab is through_spark:
                 assert sum(made.values()) == 0, made  # Spark listed the files, the lab sent nothing of its own
                 assert basis.startswith("each file's size and modification time (listed through Spark")
@@ -537,7 +537,7 @@ table = frame[frame["partition"].isna()].set_index("column")
 print(json.dumps({"amount": [float(table.loc["amount", "min"]), float(table.loc["amount", "max"])],
                   "eventtype_nulls": int(table.loc["eventType", "nulls"]),
                   "partitions": sorted(frame["partition"].dropna().unique().tolist()),
-                  "basis": lab.tables["remote"].inspect.freshness_basis()}))
+                  "basis": lab.tables["remote"].freshness_basis()}))
 lab.close()
 """
 

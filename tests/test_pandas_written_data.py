@@ -155,7 +155,7 @@ def test_a_column_the_table_lacks_is_refused_by_name_on_every_path(lab, events_o
              "explain, qualified": lambda: lab.explain("SELECT count(*) FROM events e WHERE e.nosuch = 1"),
              "stats_answer": lambda: lab.stats_answer("SELECT count(*) FROM events WHERE nosuch = 1"),
              "sql": lambda: lab.sql("SELECT count(*) FROM events WHERE nosuch = 1"),
-             "planned_read": lambda: lab.tables["events"].inspect.planned_read("nosuch = 1")}
+             "planned_read": lambda: lab.tables["events"].planned_read("nosuch = 1")}
     for path, call in paths.items():
         with pytest.raises(NoSuchObjectException) as refused:
             call()
@@ -281,11 +281,11 @@ def test_every_view_names_columns_and_partitions_as_the_files_spell_them(lab, ev
         assert not lowered.search(text), (name, lowered.search(text))
         assert "eventDate=2026-01-01" in text, name
     assert set(events.inspect.stats()["column"]) >= {"amountEUR", "userId", "naïveName", "eventTs"}
-    names, total = events.inspect.partitions("eventDate=2026-01-0")
-    assert names == [f"eventDate=2026-01-0{d}" for d in range(1, 5)] and total == 4
+    found = events.inspect.partitions("eventDate=2026-01-0")
+    assert list(found["partition"]) == [f"eventDate=2026-01-0{d}" for d in range(1, 5)] and found.attrs["total"] == 4
     # what is shown is taken back
-    assert events.inspect.partition("eventDate=2026-01-02").partName == "eventdate=2026-01-02"
-    level = events.inspect.stats_level("eventDate=2026-01-02")
+    assert events.partition_record("eventDate=2026-01-02").partName == "eventdate=2026-01-02"
+    level = events.stats_level("eventDate=2026-01-02")
     counted = frame[frame.eventDate == "2026-01-02"]
     assert level.rows == len(counted)
     assert level.frame.set_index("column").loc["userid", "nulls"] == counted["userId"].isna().sum()

@@ -41,7 +41,7 @@ def test_a_file_rewritten_in_place_added_or_removed_is_read_again(lab, tmp_path)
     _write(second, [10, 20])
     lab.register_external("ext", root)
     assert _figures(lab) == _expected(root) == (5, 1, 20)
-    table, parts = lab.tables["ext"].inspect.files()
+    table, parts = lab.tables["ext"].files()
     assert read_snapshot(lab.spark, table, parts, reuse=True) is read_snapshot(lab.spark, table, parts, reuse=True)
 
     # the same path, other rows in row groups past the old file's length (a read resolved before would split the

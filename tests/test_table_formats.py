@@ -857,7 +857,7 @@ def test_equality_deletes_of_an_unpartitioned_table_read_as_duckdb_reads_them_an
                                                                                                   counted.high]
     header = StatsView(lab, "ice_db.flat").header.value
     assert "colstats-estimate" in header.split(" rows")[0] and f"{counted.value:,}" in header, header
-    assert lab.tables["ice.db.flat"].report()["rows_band"] is not None
+    assert lab.tables["ice.db.flat"].report_data()["rows_band"] is not None
     for query in ("SELECT count(*) FROM ice.db.flat", "SELECT count(x) FROM ice.db.flat"):  # never a guessed count
         answer = lab.stats_answer(query)
         assert answer.frame is None and "rows of" in answer.reason and "estimated" in answer.reason, answer.reason

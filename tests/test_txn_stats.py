@@ -78,7 +78,7 @@ def test_an_analyze_that_cannot_see_a_concurrent_write_is_stored_not_accurate(t)
 
 def test_a_reader_with_an_older_snapshot_gets_stats_marked_not_accurate(t):
     t.tables["t"].write(_rows(1), partition={"ds": "p"})
-    old = t.tables["t"].inspect.snapshot()
+    old = t.tables["t"].valid_write_ids()
     t.tables["t"].write(_rows(5), partition={"ds": "p"})
     t.sql("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS v")
     assert _v(t, snapshot=old).isStatsCompliant is False
@@ -170,10 +170,10 @@ def test_a_transaction_whose_process_died_is_aborted_and_never_read(t, tmp_path)
     out = subprocess.run([sys.executable, "-c", script, t.metastore.url], capture_output=True, text=True,
                          env={**os.environ}, check=True).stdout.split()
     txn_id, write_id = int(out[0]), int(out[1])
-    assert write_id in t.tables["t"].inspect.snapshot().aborted_write_ids | t.tables["t"].inspect.snapshot().open_write_ids
+    assert write_id in t.tables["t"].valid_write_ids().aborted_write_ids | t.tables["t"].valid_write_ids().open_write_ids
     assert txn_id in t.metastore.txns.abort_expired_txns()
     assert t.metastore.txns.txn_state(txn_id) == "aborted"
-    assert write_id in t.tables["t"].inspect.snapshot().aborted_write_ids
+    assert write_id in t.tables["t"].valid_write_ids().aborted_write_ids
 
 
 def test_a_transaction_of_another_host_expires_by_its_heartbeat_not_by_a_pid_here(t):
@@ -235,7 +235,7 @@ def test_a_commit_that_fails_keeps_none_of_its_changes_and_aborts_at_once(t, cap
         with pytest.raises(NoSuchObjectException, match="other"):
             txn.commit()
     assert t.metastore.txns.txn_state(txn.txn_id) == "aborted"
-    assert write_id in t.tables["t"].inspect.snapshot().aborted_write_ids
+    assert write_id in t.tables["t"].valid_write_ids().aborted_write_ids
     assert f"aborted transaction {txn.txn_id}: its commit failed: NoSuchObjectException" in caplog.text
     assert t.metastore.catalog.get_partition_names("default", "t") == ["ds=p"]  # the written partition was not added
     assert sorted(r.v for r in t.tables["t"].to_spark().collect()) == [1]

@@ -133,11 +133,12 @@ def metadata_changes(session: Session, name: str) -> pd.DataFrame:
     return frame
 
 
-def report(session: Session, name: str, path: str | None = None) -> dict | str:
+def report(session: Session, name: str, path: str | None) -> str:
     """The work of `TableHandle.report`, whose docstring is the reference."""
-    table = session.resolve(name)
     if path is None:
-        return frames.report_data(session.metastore, table)
+        raise InvalidArgument("report() writes the report to a path (report(\"sales.html\") or a .json one); "
+                              "report_data() gives its data")
+    table = session.resolve(name)
     kind = os.path.splitext(path)[1].lower()
     if kind == ".json":
         text = json.dumps(frames.report_data(session.metastore, table), indent=2, allow_nan=False) + "\n"

@@ -9,7 +9,7 @@ from ..errors import InvalidArgument
 from ..metastore.levels import TABLE_LEVEL
 from . import charts
 from . import format as fmt
-from .widgets import LevelPicker, View, html_table, register
+from .widgets import LevelPicker, View, html_table, partitions_found, register
 
 ACROSS_PARTITIONS = 365  # the last partitions by name drawn across partitions: a year of days
 
@@ -54,7 +54,7 @@ class DriftView(View):
         self.refresh()
 
     def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
-        return self.handle.inspect.partitions(text, limit)
+        return partitions_found(self.handle.inspect.partitions)(text, limit)
 
     def refresh(self) -> None:
         column, level = self.column.value, self.picker.dropdown.value
@@ -65,7 +65,7 @@ class DriftView(View):
         if across:
             self.history = self.result = self.handle.inspect.across_partitions(column, limit=ACROSS_PARTITIONS)
             stale = int((self.history["accurate"] == False).sum())  # noqa: E712 (None: never judged)
-            total = self.handle.inspect.partitions("", 0)[1]
+            total = self.handle.inspect.partitions("", 0).attrs["total"]
             drawn = len(self.history)
             shown = (f"all {total:,} partitions" if drawn >= total else
                      f"the last {drawn:,} of {total:,} partitions by name" if drawn >= ACROSS_PARTITIONS

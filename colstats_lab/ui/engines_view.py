@@ -60,7 +60,7 @@ class EnginesView(View):
         self.name = table
         self.where: str | None = None
         self.partition = widgets.Combobox(placeholder=TABLE_LEVEL, description="Partition",
-                                          options=[TABLE_LEVEL] + self.handle.inspect.partitions()[0]
+                                          options=[TABLE_LEVEL] + list(self.handle.inspect.partitions(limit=50)["partition"])
                                           if self.table.is_partitioned else [TABLE_LEVEL],
                                           ensure_option=True, layout=widgets.Layout(width="420px"))
         self.button = widgets.Button(description="Publish to the HMS", icon="upload", button_style="primary",

@@ -50,7 +50,7 @@ class FreshnessView(View):
             f'{fmt.count(never)} never analyzed'
             + (f' · {fmt.count(not_accurate)} of {fmt.count(len(self.staleness))} partitions need an ANALYZE'
                if owners == "partitions" else "")
-            + f'<div class="colstats-muted">fresh by {fmt.escape(self.handle.inspect.freshness_basis())}'
+            + f'<div class="colstats-muted">fresh by {fmt.escape(self.handle.freshness_basis())}'
               '</div></div>')
         charts.clear(self.chart)
         self.figure = charts.freshness_heatmap(self.frame, f"Statistics of {self.table.tableName} a reader can trust now")

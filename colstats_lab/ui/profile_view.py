@@ -8,7 +8,7 @@ import ipywidgets as widgets
 
 from ..metastore.levels import TABLE_LEVEL
 from . import format as fmt
-from .widgets import STYLE, LevelPicker, View, badge, register, tier_badge
+from .widgets import STYLE, LevelPicker, View, badge, partitions_found, register, tier_badge
 
 CARDS_A_PAGE = 48
 
@@ -131,7 +131,7 @@ class ProfileView(View):
         super().__init__()
         self.lab = lab
         self.handle = lab.tables[table]
-        self.picker = LevelPicker("Level", TABLE_LEVEL, self.handle.inspect.partitions, partition)
+        self.picker = LevelPicker("Level", TABLE_LEVEL, partitions_found(self.handle.inspect.partitions), partition)
         self.page = widgets.IntSlider(value=1, min=1, max=1, description="Page", continuous_update=False)
         self.cards = widgets.HTML()
         self.picker.dropdown.observe(lambda change: self.refresh(), names="value")

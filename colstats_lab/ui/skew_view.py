@@ -30,7 +30,7 @@ class SkewView(View):
         self.table_name = table
         options = {"mode": mode} if mode else {}
         if partition not in (None, TABLE_LEVEL):  # before the scan: an unknown partition costs no Spark job
-            lab.tables[table].inspect.partition(partition)
+            lab.tables[table].partition_record(partition)
         self.report = self.result = report or lab.tables[table].skew(column, top=top, min_share=min_share, **options)
         names = list(self.report.partitions)
         if partition is not None and partition not in (TABLE_LEVEL, *names):

@@ -14,7 +14,7 @@ from ..metastore.levels import TABLE_LEVEL
 from ..metastore.snapshot_files import FORMAT_PARAM
 from . import charts
 from . import format as fmt
-from .widgets import LevelPicker, View, badge, fraction_bar, html_table, register, tier_badge
+from .widgets import LevelPicker, View, badge, fraction_bar, html_table, partitions_found, register, tier_badge
 
 QUARTILES = "Q1, median, Q3"
 
@@ -200,7 +200,7 @@ class StatsView(View):
         if partition is not None:
             if not self.table.is_partitioned:
                 raise NoSuchObjectException(f"partition {partition} of {self.table.qualified_name} does not exist")
-            self.handle.inspect.partition(partition)  # names it when unknown
+            self.handle.partition_record(partition)  # names it when unknown
         self.picker = LevelPicker("Level", TABLE_LEVEL, self._find_partitions, partition)
         self.level = self.picker.dropdown
         self.table_html = widgets.HTML()
@@ -214,10 +214,10 @@ class StatsView(View):
         self.refresh()
 
     def _find_partitions(self, text: str, limit: int) -> tuple[list[str], int]:
-        return self.handle.inspect.partitions(text, limit)
+        return partitions_found(self.handle.inspect.partitions)(text, limit)
 
     def refresh(self) -> None:
-        shown = self.handle.inspect.stats_level(self.level.value)
+        shown = self.handle.stats_level(self.level.value)
         self.frame, params = shown.frame, shown.parameters
         where = "whole table" if shown.partition is None else self.table.spelled_partition(shown.partition.partName)
         self.header.value = (
@@ -261,7 +261,7 @@ class StatsView(View):
         if not column:
             return
         level = self.level.value
-        sketch = self.handle.inspect.distribution(column, level)
+        sketch = self.handle.distribution(column, level)
         type_name = self.table.column_type(column)
         where = "whole table" if level == TABLE_LEVEL else level
         if sketch is not None and not sketch.is_empty:

@@ -21,7 +21,7 @@ class TransactionsView(View):
         self.table = lab.resolve(table)
         self.handle = lab.tables[self.table.qualified_name]
         self.frame = self.handle.inspect.transactions(SHOWN)
-        valid = self.handle.inspect.snapshot()
+        valid = self.handle.valid_write_ids()
         transactional = self.table.parameters.get("transactional", "false") == "true"
         self.header.value = (
             f'<div class="colstats-header"><b>{fmt.escape(self.table.qualified_name)}</b> · '

@@ -122,6 +122,14 @@ class LevelPicker:
         self.dropdown.value = current
 
 
+def partitions_found(search: Callable[[str, int], pd.DataFrame]) -> Callable[[str, int], tuple[list[str], int]]:
+    """A LevelPicker's `find` over a table's partitions: `search` is its `inspect.partitions`."""
+    def find(text: str, limit: int) -> tuple[list[str], int]:
+        found = search(text, limit)
+        return list(found["partition"]), int(found.attrs["total"])
+    return find
+
+
 def names_holding(names: list[str]) -> Callable[[str, int], tuple[list[str], int]]:
     """A LevelPicker's `find` over names in memory."""
     def find(text: str, limit: int) -> tuple[list[str], int]:

@@ -161,15 +161,15 @@ class TablePage(widgets.Tab):
         """The column whose most frequent value holds the largest share, as the kept statistics tell it without
         a scan: the frequent-items sketch's top value where one is kept, else the least that share can be (one
         over the NDV). Columns of one or two values are no list bucketing's case. Without statistics, the first."""
-        inspect = self.lab.tables[meta.qualified_name].inspect
-        frame = inspect.stats_level().frame
+        handle = self.lab.tables[meta.qualified_name]
+        frame = handle.stats_level().frame
         ndv = dict(zip(frame["column"], frame["ndv"], strict=True))
         scored = []
         for column in candidates:
             distinct = ndv.get(column)
             if distinct is None or pd.isna(distinct) or distinct <= 2:
                 continue
-            top = inspect.frequent_values(column)
+            top = handle.inspect.frequent_values(column)
             scored.append((float(top["share"].iloc[0]) if len(top) else 1 / float(distinct), column))
         return max(scored)[1] if scored else (candidates[0] if candidates else None)
 
