@@ -357,6 +357,14 @@ def _plotted(value):
 
 
 
+def _say_in_panel(fig: go.Figure, row: int, text: str) -> None:
+    """`text` in the middle of subplot `row`, placed on the page: a panel without a trace draws no axes, and an
+    annotation placed on its axes' domain lands at the top of the figure (plotly.js), over the others."""
+    low, high = fig.layout[f"yaxis{row}"].domain
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.5, y=(low + high) / 2, showarrow=False,
+                       font=dict(color="#777"))
+
+
 def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at") -> go.Figure:
     """A column's kept states over time: the null fraction, the distinct values, where the states have
     sketches the median with Q1 to Q3 shaded, and the PSI of each state against the one before it (sketches,
@@ -391,13 +399,10 @@ def history_figure(history: pd.DataFrame, title: str, along: str = "recorded_at"
         fig.add_trace(go.Scatter(x=at, y=[_plotted(v) for v in sketched["median"]], mode="lines+markers",
                                  name="median"), row=3, col=1)
     else:  # an empty panel says why
-        fig.add_annotation(text="no KLL sketch kept (hive.stats.kll.enable, or the table's colstats.kll.enable)",
-                           xref="x3 domain", yref="y3 domain", x=0.5, y=0.5, showarrow=False,
-                           font=dict(color="#777"))
+        _say_in_panel(fig, 3, "no KLL sketch kept (hive.stats.kll.enable, or the table's colstats.kll.enable)")
     shifted = history[history["psi"].notna()]
     if not len(shifted):
-        fig.add_annotation(text="no PSI: it needs KLL sketches or skew reports' top values in two states",
-                           xref="x4 domain", yref="y4 domain", x=0.5, y=0.5, showarrow=False, font=dict(color="#777"))
+        _say_in_panel(fig, 4, "no PSI: it needs KLL sketches or skew reports' top values in two states")
     if len(shifted):
         fig.add_trace(go.Scatter(x=list(shifted[along]), y=list(shifted["psi"]), mode="lines+markers",
                                  name="PSI",
