@@ -80,16 +80,16 @@ def other_paths(lab, runs: int) -> None:
     """A skew report keeping its top values, and a REFRESH METADATA keeping its figures, each against the
     same work with the keeping replaced by nothing."""
     from colstats_lab.commands import skew as skew_command
-    from colstats_lab.metastore import table_metadata
+    from colstats_lab.metastore.rows import metadata_units
 
-    keep, record = skew_command.keep_top_values, table_metadata.record_metadata_history
+    keep, record = skew_command.keep_top_values, metadata_units.record_metadata_history
 
     def report(keeping: bool) -> None:
         skew_command.keep_top_values = keep if keeping else (lambda *args: [])
         lab.tables["bench"].skew("category", mode="exact")
 
     def refresh(keeping: bool) -> None:  # dropped first: a full refresh, not one that finds nothing changed
-        table_metadata.record_metadata_history = record if keeping else (lambda *args: None)
+        metadata_units.record_metadata_history = record if keeping else (lambda *args: None)
         lab.sql("ANALYZE TABLE bench DROP METADATA IF EXISTS")
         lab.sql("ANALYZE TABLE bench REFRESH METADATA 'partition' LEVEL")
 
@@ -98,7 +98,7 @@ def other_paths(lab, runs: int) -> None:
         work(True)  # warm
         with_history, without = alternated(runs, lambda: work(True), lambda: work(False))
         print(f"{what:30} keeping {with_history:.2f} s, without {without:.2f} s: ratio {with_history / without:.3f}")
-    skew_command.keep_top_values, table_metadata.record_metadata_history = keep, record
+    skew_command.keep_top_values, metadata_units.record_metadata_history = keep, record
 
 
 def main() -> None:

@@ -58,9 +58,9 @@ from colstats_lab.metastore import (
     Table,
 )
 from colstats_lab.metastore.changes import merge_table_level
-from colstats_lab.metastore.history import _STATE_COLUMNS as STATE_COLUMNS
-from colstats_lab.metastore.history import last_state, settle_history
-from colstats_lab.metastore.hive_rows import PART_STATS_INSERT as PART_STATS_INSERT
+from colstats_lab.metastore.repositories.history import _STATE_COLUMNS as STATE_COLUMNS
+from colstats_lab.metastore.repositories.history import last_state, settle_history
+from colstats_lab.metastore.rows.hive_rows import PART_STATS_INSERT as PART_STATS_INSERT
 from colstats_lab.pruning.answers import answer_from_stats
 from colstats_lab.sql.parser import parse_one
 from colstats_lab.stats.aggregate import ColumnPlan, GroupStats

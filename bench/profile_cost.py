@@ -75,8 +75,8 @@ def profile_time(lab, partitions: int) -> None:
     )
     from colstats_lab.metastore import COLUMN_STATS_ACCURATE
     from colstats_lab.metastore.changes import merge_table_level
-    from colstats_lab.metastore.column_stats_accurate import StatsAccuracy
-    from colstats_lab.metastore.row_sketches import RowSketch
+    from colstats_lab.metastore.repositories.row_sketches import RowSketch
+    from colstats_lab.metastore.rows.column_stats_accurate import StatsAccuracy
 
     ms = lab.metastore
     name = f"wide{partitions}"

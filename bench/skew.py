@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from common import alternated_medians, bench_arguments, bench_lab, bench_table, median_of, peak_rss_mib, timed
 
-from colstats_lab.metastore.levels import Level
+from colstats_lab.metastore.rows.levels import Level
 
 
 def main() -> None:

@@ -20,11 +20,11 @@ from .column_statistics.model import ColumnStatisticsObj, Date, Timestamp
 from .column_statistics.names import hive_part_name, make_part_name
 from .column_statistics.quantiles import Distribution, column_value
 from .metastore import COLUMN_STATS_ACCURATE, Metastore, Partition, Table
-from .metastore.history import engine_of, state_picker
-from .metastore.levels import TABLE_LEVEL
-from .metastore.staleness import PARAM as ROWS_CHANGED
-from .metastore.staleness import describe_change, describe_summed
-from .metastore.stats_accuracy import ComplianceSummary
+from .metastore.repositories.history import engine_of, state_picker
+from .metastore.repositories.stats_accuracy import ComplianceSummary
+from .metastore.rows.levels import TABLE_LEVEL
+from .metastore.rows.staleness import PARAM as ROWS_CHANGED
+from .metastore.rows.staleness import describe_change, describe_summed
 from .tables.kinds import kind_of
 
 # the rows a public read returns unless told (`limit=`): every `inspect` method, `lab.runs`, `autoanalyze.rounds`;

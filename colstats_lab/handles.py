@@ -26,8 +26,8 @@ from .interop import exchange
 from .interop.delta_source import deletion_vectors_frame, delta_audit_frame
 from .metastore import Partition, Table, ValidWriteIdList
 from .metastore.changes import AddExpectation
-from .metastore.levels import TABLE_LEVEL
-from .metastore.snapshot_files import FORMAT_PARAM
+from .metastore.repositories.snapshot_files import FORMAT_PARAM
+from .metastore.rows.levels import TABLE_LEVEL
 from .skew import DEFAULT_MODE
 from .sql.parser import column_key, parse_table_name
 from .sql.statements import Analyze, AnalyzeMode, PartitionSpecItem

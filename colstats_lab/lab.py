@@ -28,7 +28,7 @@ from .handles import TableHandle, Tables
 from .interop import exchange
 from .metastore import DEFAULT_DB, Metastore, Table
 from .metastore.db import BUSY_TIMEOUT_MS, check_location
-from .metastore.metadata_units import LEVELS, level_depth
+from .metastore.rows.metadata_units import LEVELS, level_depth
 from .namespaces import AutoAnalyze, Views
 from .plans import PlanReport
 from .pruning import StatsAnswer

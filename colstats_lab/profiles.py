@@ -15,7 +15,7 @@ from .column_statistics.sketches import estimate_bounds, union
 from .column_statistics.suggestions import Suggestion, left_out, suggestions, to_expectation_suite
 from .frames import level_records
 from .metastore import Metastore, Table
-from .metastore.levels import TABLE_LEVEL
+from .metastore.rows.levels import TABLE_LEVEL
 
 PROFILE_COLUMNS = ["column", "type", "rows", "nulls", "nans", "ndv", "distinct_fraction", "min", "max", "mean", "std",
                    "quantiles", "histogram", "top_values", "zeros", "avg_len", "max_len", "length_histogram",

@@ -12,8 +12,8 @@ from .column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
 from .commands.plan_tables import PLAN_STATISTICS
 from .commands.runs import RUNS_KEEP
 from .metastore.db import BUSY_TIMEOUT_MS
-from .metastore.history import DEFAULT_KEEP, DEFAULT_SKETCHES
-from .metastore.run_records import DEFAULT_RUNS_KEPT
+from .metastore.repositories.history import DEFAULT_KEEP, DEFAULT_SKETCHES
+from .metastore.repositories.run_records import DEFAULT_RUNS_KEPT
 from .storage import SPARK_PREFIXES, STORAGE_LISTING
 from .transaction import HEARTBEAT_INTERVAL_S
 

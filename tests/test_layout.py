@@ -115,6 +115,38 @@ def test_no_circle_even_through_imports_made_for_types_only():
     assert not found, "\n".join(describe(graph, c) for c in found)
 
 
+# the metastore's layers, bottom up, and what each may import of the metastore (type-only imports too)
+METASTORE_LAYERS = {
+    "db": {"db", "rows.column_stats_accurate"},  # the database alone (a migration names the parameter)
+    "rows": {"db", "rows"},  # plain functions and data over a database
+    "settings": {"rows"},
+    "repositories": {"db", "rows", "settings", "repositories"},
+    "changes": {"db", "rows", "settings", "repositories"},
+    "commits": {"rows", "repositories", "changes"},
+}
+
+
+def test_the_metastore_layers_import_only_downward():
+    """db, then rows, then the repositories, then the commit; `store.py`'s Metastore above them all (the issue's
+    "each a folder that shows it")."""
+    graph = import_graph()
+    prefix = "colstats_lab.metastore."
+    wrong = []
+    for module, imported in graph.edges().items():
+        if not module.startswith(prefix):
+            continue
+        layer = module[len(prefix):].split(".")[0]
+        allowed = METASTORE_LAYERS.get(layer)
+        for target in imported:
+            if allowed is None or not target.startswith(prefix):
+                continue
+            name = target[len(prefix):]
+            if not any(name == a or name.startswith(a + ".") for a in allowed):
+                wrong.append(f"{module} -> {target} ({graph.where(module, target)})")
+    assert {m[len(prefix):].split(".")[0] for m in graph.edges() if m.startswith(prefix)} >= set(METASTORE_LAYERS)
+    assert not wrong, "\n".join(wrong)
+
+
 def test_the_circle_finder_finds_a_circle_and_a_type_only_import_written_here(tmp_path):
     """The graph and the circle finder, on a package written here: a runs b, b names a for a type only."""
     package = tmp_path / "colstats_lab"

@@ -15,7 +15,7 @@ from metastore_rows import connect
 
 from colstats_lab.errors import InvalidArgument
 from colstats_lab.metastore import NoSuchObjectException
-from colstats_lab.metastore.levels import Level
+from colstats_lab.metastore.rows.levels import Level
 from colstats_lab.sql.lexer import ParseError
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL

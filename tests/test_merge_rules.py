@@ -12,7 +12,7 @@ from test_stats_segments import _sketch
 from colstats_lab.column_statistics.merge import merge_column_stats
 from colstats_lab.column_statistics.sketches import ndv_relative_error
 from colstats_lab.metastore import ColumnStatisticsData, ColumnStatisticsObj, DoubleColumnStatsData, LongColumnStatsData
-from colstats_lab.metastore.metadata_units import ColumnMetadata, merge_metadata_column
+from colstats_lab.metastore.rows.metadata_units import ColumnMetadata, merge_metadata_column
 
 _longs = st.one_of(st.none(), st.integers(-2**63, 2**63 - 1))
 _doubles = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True).map(lambda v: 0.0 if v == 0 else v))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from metadata_tables import ROW_GROUP_ROWS, build_table, make_rows, write_file
 from metastore_rows import connect
 
-from colstats_lab.metastore.levels import Level
+from colstats_lab.metastore.rows.levels import Level
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from colstats_lab import storage
-from colstats_lab.metastore.levels import Level
+from colstats_lab.metastore.rows.levels import Level
 from colstats_lab.pruning.partition_predicate import LISTED_PRUNED_LIMIT
 
 PARTITION_LEVEL = str(Level.PARTITION)  # read by DataFrame.query("... @PARTITION_LEVEL")

@@ -14,7 +14,7 @@ import pytest
 from colstats_lab.cli import main as cli_main
 from colstats_lab.errors import InvalidArgument
 from colstats_lab.metastore import NoSuchObjectException
-from colstats_lab.metastore.levels import TABLE_LEVEL
+from colstats_lab.metastore.rows.levels import TABLE_LEVEL
 
 HOT = {"2026-11-20": [6, 20, 30, 40], "2026-11-21": [20, 30, 40, 77], "2026-11-22": [20, 30, 77, 91]}
 ROWS_PER_DAY = 4000

@@ -18,7 +18,7 @@ from metastore_rows import connect
 from colstats_lab.column_statistics import drift
 from colstats_lab.column_statistics.quantiles import Distribution, rank_error
 from colstats_lab.column_statistics.sketches import ndv_relative_error
-from colstats_lab.metastore.levels import TABLE_LEVEL
+from colstats_lab.metastore.rows.levels import TABLE_LEVEL
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 

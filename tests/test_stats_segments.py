@@ -30,9 +30,9 @@ from colstats_lab.metastore import (
     Table,
     Timestamp,
     TimestampColumnStatsData,
-    hive_rows,
 )
 from colstats_lab.metastore.changes import merge_table_level
+from colstats_lab.metastore.rows import hive_rows
 
 pytestmark = pytest.mark.both_backends  # a metastore behaviour: on SQLite and on PostgreSQL
 

@@ -9,7 +9,7 @@ import pytest
 from colstats_lab import InvalidArgument, StorageError
 from colstats_lab.analyze.autoanalyze import AutoAnalyzeColumns, AutoAnalyzeMode, AutoAnalyzeOptions
 from colstats_lab.metastore import FieldSchema, Metastore, Table
-from colstats_lab.metastore.run_records import KeptRun, RunOperator, RunTable
+from colstats_lab.metastore.repositories.run_records import KeptRun, RunOperator, RunTable
 from colstats_lab.plans.report import OPERATOR_COLUMNS
 from colstats_lab.skew.report import DEFAULT_MODE, SkewMode, check_options
 from colstats_lab.storage import Listing

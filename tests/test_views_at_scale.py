@@ -7,7 +7,7 @@ import datetime as dt
 import pandas as pd
 
 from colstats_lab.metastore import Partition
-from colstats_lab.metastore.levels import TABLE_LEVEL, Level
+from colstats_lab.metastore.rows.levels import TABLE_LEVEL, Level
 from colstats_lab.pruning import PruningDecision, PruningReport
 from colstats_lab.skew.report import SkewReport
 from colstats_lab.ui import charts

@@ -12,7 +12,7 @@ from IPython.utils.capture import capture_output
 from ipywidgets.widgets.widget import _instances as widget_instances
 
 from colstats_lab import Lab
-from colstats_lab.metastore.levels import TABLE_LEVEL
+from colstats_lab.metastore.rows.levels import TABLE_LEVEL
 from colstats_lab.ui import format as fmt
 from colstats_lab.ui.skew_view import SkewView
 from colstats_lab.ui.stats_view import StatsView

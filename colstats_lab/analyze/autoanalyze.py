@@ -30,7 +30,7 @@ from pyspark.sql import SparkSession
 from ..column_statistics.estimators import WHOLE_TIER, Tier
 from ..errors import ColstatsError, InvalidArgument
 from ..metastore import Metastore, Table
-from ..metastore.analyze_claims import TABLE_OWNER
+from ..metastore.repositories.analyze_claims import TABLE_OWNER
 from ..sizes import counted
 from ..sql.statements import Analyze, AnalyzeMode, TableName
 from ..transaction import Transaction

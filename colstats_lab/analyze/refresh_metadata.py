@@ -32,7 +32,8 @@ from ..column_statistics.sketches import bounded_ndv, estimate, sketch_ndv
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import Metastore, Table, ValidWriteIdList
 from ..metastore.changes import ReplaceMetadata
-from ..metastore.metadata_units import (
+from ..metastore.repositories.snapshot_files import file_keys_of
+from ..metastore.rows.metadata_units import (
     LEVELS,
     ColumnMetadata,
     FileState,
@@ -42,7 +43,6 @@ from ..metastore.metadata_units import (
     level_depth,
     merge_metadata_column,
 )
-from ..metastore.snapshot_files import file_keys_of
 from ..sql.statements import RefreshMetadata
 from ..stats.footers import FileFooter, FooterColumn, file_footer, footer_column, read_footer
 from ..stats.metadata_scan import ScanColumn, ScannedGroup, scan_metadata

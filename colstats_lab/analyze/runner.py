@@ -35,9 +35,9 @@ from ..metastore import (
     ValidWriteIdList,
 )
 from ..metastore.changes import FollowUp, Repositories
-from ..metastore.row_sketches import RowSketch
-from ..metastore.snapshot_files import file_keys_of
-from ..metastore.staleness import PARAM as ROWS_CHANGED
+from ..metastore.repositories.row_sketches import RowSketch
+from ..metastore.repositories.snapshot_files import file_keys_of
+from ..metastore.rows.staleness import PARAM as ROWS_CHANGED
 from ..sql.partition_spec import matching_partitions
 from ..sql.statements import Analyze, AnalyzeMode
 from ..stats import ColumnPlan, GroupStats, empty_stats

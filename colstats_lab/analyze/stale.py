@@ -11,8 +11,8 @@ from pyspark.sql import SparkSession
 
 from ..errors import InvalidArgument
 from ..metastore import Metastore, Table
-from ..metastore.staleness import PARAM as ROWS_CHANGED
-from ..metastore.staleness import changed_fraction
+from ..metastore.rows.staleness import PARAM as ROWS_CHANGED
+from ..metastore.rows.staleness import changed_fraction
 from ..sql.statements import Analyze, AnalyzeMode, TableName
 from .runner import AnalyzeOutcome, run_analyze
 

@@ -44,7 +44,7 @@ from ..errors import QueryError
 from ..file_columns import nanos_columns
 from ..files import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES, FileKeys, read_state
 from ..metastore import Table
-from ..metastore.snapshot_files import file_keys_of
+from ..metastore.repositories.snapshot_files import file_keys_of
 from ..stats import ColumnPlan, GroupStats, aggregate_stats
 from ..stats.dictionary_pages import DECODED_VALUES_LIMIT, NUMPY_TYPES, ChunkFacts, chunk_facts, distinct_values, read_dictionary
 from ..stats.footers import GroupFigures, chunk_positions

@@ -26,7 +26,7 @@ from ..interop.iceberg_publish import PuffinOutcome, publish_puffin, puffin_fram
 from ..interop.iceberg_source import IcebergCatalog, IcebergSource, metadata_file_source
 from ..interop.snapshot_source import TableSource
 from ..metastore import COLUMN_STATS_ACCURATE, NoSuchObjectException, Table
-from ..metastore.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
+from ..metastore.repositories.snapshot_files import FORMAT_PARAM, SNAPSHOT_PARAM
 from ..result import Result
 from ..sql import statements as st
 from ..sql.parser import SPARK_CATALOG

@@ -13,9 +13,9 @@ from ..column_statistics.quantiles import Distribution, value_text
 from ..errors import InvalidArgument
 from ..frames import figure_value, table_bands
 from ..metastore import COLUMN_STATS_ACCURATE, Metastore, StatsAccuracy, Table
-from ..metastore.history import state_picker
-from ..metastore.staleness import PARAM as ROWS_CHANGED
-from ..metastore.staleness import describe_change, describe_summed
+from ..metastore.repositories.history import state_picker
+from ..metastore.rows.staleness import PARAM as ROWS_CHANGED
+from ..metastore.rows.staleness import describe_change, describe_summed
 from ..sql.partition_spec import exact_partition
 from ..sql.statements import Describe
 

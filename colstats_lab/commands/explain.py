@@ -12,7 +12,7 @@ from ..analyze.stale import staleness_frame
 from ..column_statistics.frequent_items import FrequentItems, sketchable
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import Table
-from ..metastore.run_records import RunTable
+from ..metastore.repositories.run_records import RunTable
 from ..plans import LabRead, PlanReport, keeping_every_operator, plan_report, rows_read
 from ..pruning import single_table_where
 from ..pruning.answers import NotFromStats, fresh_statistics

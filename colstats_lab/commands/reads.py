@@ -14,7 +14,7 @@ from ..analyze.refresh_metadata import metadata_file_changes
 from ..column_statistics.names import hive_part_name
 from ..errors import InvalidArgument, parse_condition
 from ..metastore import NoSuchObjectException, Partition, Table, ValidWriteIdList
-from ..metastore.levels import Level
+from ..metastore.rows.levels import Level
 from ..pruning import PruningReport, StatsAnswer, answer_from_stats, plan_with_metadata
 from ..pruning.partition_predicate import preselect
 from ..pruning.references import check_single_table_references, qualifiers_of, resolved_references

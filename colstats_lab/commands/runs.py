@@ -15,7 +15,7 @@ from sqlglot import exp
 from ..errors import InvalidArgument, MetastoreUnavailable
 from ..metastore import Table
 from ..metastore.db import WouldWait
-from ..metastore.run_records import KeptRun, RunOperator, RunTable
+from ..metastore.repositories.run_records import KeptRun, RunOperator, RunTable
 from ..plans.causes import OFF_BY
 from ..plans.report import PlanReport, ran_skewed
 

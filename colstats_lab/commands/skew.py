@@ -10,9 +10,9 @@ from ..column_statistics.frequent_items import FrequentItems, TopValues, sketcha
 from ..column_statistics.model import leaf_name
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import DEFAULT_PARTITION_NAME, ColumnStatistics, Table
-from ..metastore.levels import TABLE_LEVEL
-from ..metastore.snapshot_files import file_keys_of
-from ..metastore.write_ids import ValidWriteIdList
+from ..metastore.repositories.snapshot_files import file_keys_of
+from ..metastore.rows.levels import TABLE_LEVEL
+from ..metastore.rows.write_ids import ValidWriteIdList
 from ..pruning.answers import NotFromStats, fresh_statistics
 from ..quoting import column_ref
 from ..skew import DEFAULT_MODE, SkewReport, skew_report

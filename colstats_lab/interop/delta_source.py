@@ -21,7 +21,7 @@ from ..errors import InvalidArgument, one_line
 from ..file_columns import by_lower_name
 from ..files import DELETION_VECTOR, ROWS, ColumnFigures, DataFile, FileKeys
 from ..metastore import ColumnPath, FieldSchema, NoSuchObjectException, Table
-from ..metastore.snapshot_files import LOG_RULES_PARAM, LOG_STATISTICS_PARAM
+from ..metastore.repositories.snapshot_files import LOG_RULES_PARAM, LOG_STATISTICS_PARAM
 from ..storage import is_local, join, local_path, normalized
 from ..storage.options import delta_storage_options
 from ..tables.deletion_vectors import vector_file

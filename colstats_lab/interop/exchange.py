@@ -12,8 +12,8 @@ from ..column_statistics.estimators import tiers_by_column
 from ..errors import InvalidArgument, spark_errors
 from ..metastore import ColumnStatistics, ColumnStatisticsDesc, Metastore, Table
 from ..metastore.changes import FollowUp, Repositories
-from ..metastore.column_stats_accurate import PARAM as ACCURATE_PARAM
-from ..metastore.column_stats_accurate import StatsAccuracy
+from ..metastore.rows.column_stats_accurate import PARAM as ACCURATE_PARAM
+from ..metastore.rows.column_stats_accurate import StatsAccuracy
 from ..result import Result
 from ..stats.spark_properties import (
     DEFAULT_NUM_BINS,

@@ -26,8 +26,8 @@ from ..coltypes import StatsKind
 from ..column_statistics.estimators import inexact_figures, tiers_by_column
 from ..metastore import ColumnStatisticsObj, Metastore, Table
 from ..metastore.changes import AlterPartitionParams
-from ..metastore.column_stats_accurate import PARAM as ACCURATE_PARAM
-from ..metastore.column_stats_accurate import StatsAccuracy
+from ..metastore.rows.column_stats_accurate import PARAM as ACCURATE_PARAM
+from ..metastore.rows.column_stats_accurate import StatsAccuracy
 from ..stats.spark_properties import (
     DEFAULT_NUM_BINS,
     STATISTICS_PREFIX,

@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 from ..coltypes import parse_type, struct_fields
 from ..errors import InvalidArgument, QueryError, StorageError, one_line
 from ..metastore import Metastore, Table
-from ..metastore.snapshot_files import SNAPSHOT_PARAM, field_ids_of
+from ..metastore.repositories.snapshot_files import SNAPSHOT_PARAM, field_ids_of
 from ..storage import (
     is_local,
     join,

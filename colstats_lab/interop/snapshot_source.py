@@ -22,7 +22,7 @@ from ..file_columns import SKIPPED_PARAM, SPELLING_PARAM, spelling_param
 from ..files import DataFile, FileKeys
 from ..metastore import FieldSchema, Metastore, Partition, Table
 from ..metastore.changes import FollowUp, Repositories
-from ..metastore.snapshot_files import (
+from ..metastore.repositories.snapshot_files import (
     FIELD_IDS_PARAM,
     FORMAT_PARAM,
     LOG_RULES_PARAM,

@@ -32,8 +32,8 @@ from ..errors import (
     MetastoreError,
     NoSuchObjectException,
 )
-from .column_stats_accurate import PARAM as COLUMN_STATS_ACCURATE
-from .column_stats_accurate import StatsAccuracy
-from .hive_rows import DEFAULT_DB, OWNED_LOCATION
+from .rows.column_stats_accurate import PARAM as COLUMN_STATS_ACCURATE
+from .rows.column_stats_accurate import StatsAccuracy
+from .rows.hive_rows import DEFAULT_DB, OWNED_LOCATION
+from .rows.write_ids import ValidWriteIdList
 from .store import Metastore
-from .write_ids import ValidWriteIdList

@@ -21,26 +21,26 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..column_statistics.merge import merge_partitions, merge_segments, segment_to_obj
 from ..column_statistics.model import ColumnStatistics, ColumnStatisticsDesc, Partition, SkewedInfo, Table
-from .metadata_units import MetadataAnalysis, MetadataUnit
+from .rows.metadata_units import MetadataAnalysis, MetadataUnit
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from .analyze_claims import AutoAnalyzeRepository
-    from .catalog import CatalogRepository
-    from .column_stats import ColumnStatisticsRepository
     from .db import Database
-    from .expectations import ExpectationsRepository
-    from .history import HistoryRepository
-    from .metadata_store import TableMetadataRepository
-    from .row_sketches import RowSketchRepository
-    from .run_records import RunRepository
+    from .repositories.analyze_claims import AutoAnalyzeRepository
+    from .repositories.catalog import CatalogRepository
+    from .repositories.column_stats import ColumnStatisticsRepository
+    from .repositories.expectations import ExpectationsRepository
+    from .repositories.history import HistoryRepository
+    from .repositories.metadata_store import TableMetadataRepository
+    from .repositories.row_sketches import RowSketchRepository
+    from .repositories.run_records import RunRepository
+    from .repositories.skewed_info import SkewRepository
+    from .repositories.snapshot_files import SnapshotFilesRepository
+    from .repositories.stats_accuracy import StatsAccuracyRepository
+    from .repositories.stats_segments import SegmentRepository
+    from .repositories.transactions import TxnRepository
     from .settings import MetastoreSettings
-    from .skewed_info import SkewRepository
-    from .snapshot_files import SnapshotFilesRepository
-    from .stats_accuracy import StatsAccuracyRepository
-    from .stats_segments import SegmentRepository
-    from .transactions import TxnRepository
 
 
 class Repositories(Protocol):

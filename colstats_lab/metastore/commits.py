@@ -9,8 +9,8 @@ import logging
 from collections.abc import Sequence
 
 from .changes import Change, FollowUp, Repositories
-from .expectations import evaluate_commit
-from .history import last_state, record_history_rows, settle_history
+from .repositories.expectations import evaluate_commit
+from .repositories.history import last_state, record_history_rows, settle_history
 
 log = logging.getLogger("colstats_lab.txn")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..column_statistics.frequent_items import DEFAULT_FREQUENT_ITEMS
-from . import segments
+from .rows import segments
 
 DEFAULT_SKETCHES = 2  # colstats.history.sketches: the latest states of a cell that keep their sketches
 

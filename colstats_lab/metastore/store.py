@@ -14,24 +14,25 @@ import os
 from collections.abc import Collection, Sequence
 
 from ..storage import is_local, normalized
-from . import commits, hive_rows
-from .analyze_claims import AutoAnalyzeRepository
-from .catalog import CatalogRepository
+from . import commits
 from .changes import Change
-from .column_stats import ColumnStatisticsRepository
 from .db import connect, is_server_url, migrate
-from .expectations import ExpectationsRepository, evaluate_commit
-from .history import HistoryRepository
-from .hive_rows import DEFAULT_DB
-from .metadata_store import TableMetadataRepository
-from .row_sketches import RowSketchRepository
-from .run_records import RunRepository
+from .repositories.analyze_claims import AutoAnalyzeRepository
+from .repositories.catalog import CatalogRepository
+from .repositories.column_stats import ColumnStatisticsRepository
+from .repositories.expectations import ExpectationsRepository, evaluate_commit
+from .repositories.history import HistoryRepository
+from .repositories.metadata_store import TableMetadataRepository
+from .repositories.row_sketches import RowSketchRepository
+from .repositories.run_records import RunRepository
+from .repositories.skewed_info import SkewRepository
+from .repositories.snapshot_files import SnapshotFilesRepository
+from .repositories.stats_accuracy import StatsAccuracyRepository
+from .repositories.stats_segments import SegmentRepository
+from .repositories.transactions import TxnRepository
+from .rows import hive_rows
+from .rows.hive_rows import DEFAULT_DB
 from .settings import MetastoreSettings
-from .skewed_info import SkewRepository
-from .snapshot_files import SnapshotFilesRepository
-from .stats_accuracy import StatsAccuracyRepository
-from .stats_segments import SegmentRepository
-from .transactions import TxnRepository
 
 
 class Metastore:

@@ -21,7 +21,7 @@ from ..coltypes import parse_type
 from ..column_statistics.partition_values import canonical_value
 from ..errors import InvalidArgument
 from ..metastore import SkewedInfo, Table
-from ..metastore.levels import Level
+from ..metastore.rows.levels import Level
 from ..storage import parent, relative
 from ..tables.snapshot import PartitionFiles
 from .report import PruningDecision

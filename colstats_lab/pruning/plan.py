@@ -20,10 +20,10 @@ from ..column_statistics.estimators import inexact_figures
 from ..column_statistics.model import Date, Timestamp
 from ..errors import parse_sql
 from ..metastore import Metastore, Partition, Table
-from ..metastore.levels import Level
-from ..metastore.metadata_units import ColumnMetadata, MetadataUnit, TableMetadata
-from ..metastore.snapshot_files import file_keys_of
-from ..metastore.write_ids import ValidWriteIdList
+from ..metastore.repositories.snapshot_files import file_keys_of
+from ..metastore.rows.levels import Level
+from ..metastore.rows.metadata_units import ColumnMetadata, MetadataUnit, TableMetadata
+from ..metastore.rows.write_ids import ValidWriteIdList
 from ..stats.footers import FileFooter, file_footer, footer_column, read_footer
 from ..tables.kinds import kind_of
 from ..tables.snapshot import PartitionFiles

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..metastore.levels import PRUNING_LEVELS, Level
+from ..metastore.rows.levels import PRUNING_LEVELS, Level
 from ..plans.report import PlanReport
 from .estimate import RowEstimate
 

@@ -19,7 +19,7 @@ from ..coltypes import parse_type
 from ..column_statistics.merge import spark_order
 from ..column_statistics.model import Date, Timestamp
 from ..errors import ColstatsError
-from ..metastore.metadata_units import display_value
+from ..metastore.rows.metadata_units import display_value
 
 TRUE, FALSE, NULL = "TRUE", "FALSE", "NULL"
 ANYTHING = frozenset({TRUE, FALSE, NULL})

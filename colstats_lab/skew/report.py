@@ -39,7 +39,7 @@ from ..column_statistics.partition_values import canonical_value
 from ..column_statistics.sketches import sketch_ndv, union
 from ..errors import InvalidArgument, QueryError
 from ..metastore import SkewedInfo, Table
-from ..metastore.levels import TABLE_LEVEL
+from ..metastore.rows.levels import TABLE_LEVEL
 from ..quoting import column_ref, comment, identifier, qualified
 from ..stats.sketches import ndv_input
 from .spec import skewed_clause

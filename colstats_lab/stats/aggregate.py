@@ -33,7 +33,7 @@ from ..column_statistics.quantiles import sketch_family
 from ..column_statistics.sketches import NDV_LG_K, compact, sketch_ndv
 from ..errors import QueryError
 from ..files import DataFile, FileKeys
-from ..metastore.metadata_units import ColumnMetadata
+from ..metastore.rows.metadata_units import ColumnMetadata
 from ..quoting import column_ref
 from .footers import GroupFigures, group_figures
 from .sketches import frequent_items_input, kll_aggregate, ndv_input

@@ -26,7 +26,7 @@ from ..column_statistics.model import Date, Timestamp
 from ..errors import ValueOutOfRange
 from ..file_columns import by_lower_name, is_nanosecond_timestamp, micros_of_nanos
 from ..files import ARROW_FIELD_ID, DataFile, FileKeys, FileState
-from ..metastore.metadata_units import ColumnMetadata, merge_metadata_column
+from ..metastore.rows.metadata_units import ColumnMetadata, merge_metadata_column
 from ..storage import FooterUnavailable, metadata_of_state, parquet_footer, prefetch_footers
 
 WHOLE_STRING_WRITERS = ("parquet-mr", "parquet-cpp")

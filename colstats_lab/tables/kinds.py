@@ -18,7 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ..files import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES, ROWS
 from ..metastore import MetaException, Metastore, Partition, Table, ValidWriteIdList
-from ..metastore.snapshot_files import (
+from ..metastore.repositories.snapshot_files import (
     FORMAT_PARAM,
     SNAPSHOT_PARAM,
     file_keys_of,

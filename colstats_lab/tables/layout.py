@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..files import DataFile
-from ..metastore.write_ids import ValidWriteIdList
+from ..metastore.rows.write_ids import ValidWriteIdList
 from ..storage import footer_of, join, storage_for
 
 _DELTA = re.compile(r"^delta_(\d+)_(\d+)(?:_(\d+))?$")  # Hive's delta_N_N[_statement]

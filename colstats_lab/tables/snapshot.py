@@ -29,7 +29,7 @@ from ..files import (
     read_state,
 )
 from ..metastore import Partition, Table
-from ..metastore.snapshot_files import file_keys_of
+from ..metastore.repositories.snapshot_files import file_keys_of
 from ..quoting import column_ref
 from ..storage import join, normalized, parent, prefixes_for, spark_file_uri, spark_uri, spark_uris, storage_for
 from .deletion_vectors import file_vectors, positions_table

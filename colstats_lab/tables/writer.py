@@ -35,8 +35,8 @@ from ..metastore import (
     ValidWriteIdList,
 )
 from ..metastore.changes import FollowUp, Repositories
-from ..metastore.staleness import PARAM as ROWS_CHANGED
-from ..metastore.staleness import rows_changed_param
+from ..metastore.rows.staleness import PARAM as ROWS_CHANGED
+from ..metastore.rows.staleness import rows_changed_param
 from ..quoting import column_ref
 from ..stats import ColumnPlan, GroupStats, aggregate_stats, empty_stats, observe_stats
 from ..stats.aggregate import served_by_footers

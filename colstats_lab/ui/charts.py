@@ -13,7 +13,7 @@ from IPython.display import display
 
 from ..column_statistics.model import Date, Timestamp
 from ..column_statistics.quantiles import SketchFamily, column_value
-from ..metastore.levels import Level
+from ..metastore.rows.levels import Level
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 OTHERS = "(others)"

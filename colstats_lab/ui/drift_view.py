@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from ..errors import InvalidArgument
-from ..metastore.levels import TABLE_LEVEL
+from ..metastore.rows.levels import TABLE_LEVEL
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, html_table, partitions_found, register

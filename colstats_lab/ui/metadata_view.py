@@ -6,8 +6,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from ..metastore.metadata_store import INFORMATION_SCHEMA_VIEWS
-from ..metastore.metadata_units import LEVELS
+from ..metastore.repositories.metadata_store import INFORMATION_SCHEMA_VIEWS
+from ..metastore.rows.metadata_units import LEVELS
 from . import format as fmt
 from .widgets import View, html_table, register
 

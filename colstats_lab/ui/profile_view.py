@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..metastore.levels import TABLE_LEVEL
+from ..metastore.rows.levels import TABLE_LEVEL
 from . import format as fmt
 from .widgets import STYLE, LevelPicker, View, badge, partitions_found, register, tier_badge
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from ..metastore.levels import TABLE_LEVEL
+from ..metastore.rows.levels import TABLE_LEVEL
 from ..skew import SkewReport
 from . import charts
 from . import format as fmt

@@ -10,8 +10,8 @@ import pandas as pd
 from ..column_statistics.model import Timestamp
 from ..frames import rows_band
 from ..metastore import NoSuchObjectException, Table
-from ..metastore.levels import TABLE_LEVEL
-from ..metastore.snapshot_files import FORMAT_PARAM
+from ..metastore.repositories.snapshot_files import FORMAT_PARAM
+from ..metastore.rows.levels import TABLE_LEVEL
 from . import charts
 from . import format as fmt
 from .widgets import LevelPicker, View, badge, fraction_bar, html_table, partitions_found, register, tier_badge

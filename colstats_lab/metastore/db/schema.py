@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...errors import MetaException, MetastoreUnavailable
-from ..column_stats_accurate import PARAM as _ACCURATE
+from ..rows.column_stats_accurate import PARAM as _ACCURATE
 from .dialect import Dialect
 
 if TYPE_CHECKING:

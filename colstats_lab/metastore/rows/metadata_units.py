@@ -14,15 +14,15 @@ import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..coltypes import StatsKind, parse_type
-from ..column_statistics.merge import merged_range
-from ..column_statistics.model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Date, Timestamp
-from ..column_statistics.quantiles import merge as merge_histograms
-from ..column_statistics.quantiles import sketch_family
-from ..column_statistics.sketches import sketch_ndv, union
-from ..column_statistics.stats_rows import ROW_COLUMNS, figures_to_values
-from ..files import FileState
-from .history import DRILL
+from ...coltypes import StatsKind, parse_type
+from ...column_statistics.merge import merged_range
+from ...column_statistics.model import STATS_DATA_CLASSES, ColumnStatisticsData, ColumnStatisticsObj, Date, Timestamp
+from ...column_statistics.quantiles import merge as merge_histograms
+from ...column_statistics.quantiles import sketch_family
+from ...column_statistics.sketches import sketch_ndv, union
+from ...column_statistics.stats_rows import ROW_COLUMNS, figures_to_values
+from ...files import FileState
+from .hive_rows import DRILL
 from .levels import METADATA_LEVELS, Level
 
 LEVELS = tuple(level.drill_name for level in METADATA_LEVELS)  # as metadata units store their type

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import time
 
-from . import hive_rows
-from .db import Database
+from ..db import Database
+from ..rows import hive_rows
+from ..settings import MetastoreSettings
 from .repository import Repository
-from .settings import MetastoreSettings
 from .transactions import TxnRepository
 
 TABLE_OWNER = ""  # an unpartitioned table's claim, open write or analyzed columns

@@ -4,9 +4,9 @@ as partitions change; what the column statistics, their accuracy and the catalog
 table has many partitions (a few rows at any number of them)."""
 from __future__ import annotations
 
-from ..column_statistics.merge import merge_partitions, merge_segments
-from . import hive_rows, segments
-from .db import WouldWait
+from ...column_statistics.merge import merge_partitions, merge_segments
+from ..db import WouldWait
+from ..rows import hive_rows, segments
 from .repository import Repository
 
 

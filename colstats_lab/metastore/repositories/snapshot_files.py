@@ -8,16 +8,16 @@ import hashlib
 import json
 import re
 
-from ..column_statistics.model import Table
-from ..errors import StorageError
-from ..files import VECTOR_MARK, ColumnFigures, DataFile, FileKeys, FileState
-from ..storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
-from . import hive_rows
+from ...column_statistics.model import Table
+from ...errors import StorageError
+from ...files import VECTOR_MARK, ColumnFigures, DataFile, FileKeys, FileState
+from ...storage import files_by_location, is_local, join, name_of, parent, states_by_location, storage_for
+from ..db import Database
+from ..rows import hive_rows
+from ..rows.metadata_units import decode_value, encode_value
+from ..settings import MetastoreSettings
 from .catalog import CatalogRepository
-from .db import Database
-from .metadata_units import decode_value, encode_value
 from .repository import Repository
-from .settings import MetastoreSettings
 
 FORMAT_PARAM = "colstats.source.format"      # "iceberg" or "delta": the table's files are its snapshot's
 SNAPSHOT_PARAM = "colstats.source.snapshot"  # the snapshot id (Delta: log version) the recorded files are of

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import InvalidInputException
+from ...errors import InvalidInputException
 
 NO_OPEN_WRITE = 9223372036854775807  # Long.MAX_VALUE, Hive's minOpenWriteId when nothing is open
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import hive_rows
-from .hive_rows import json_list
+from ..rows import hive_rows
+from ..rows.hive_rows import json_list
 from .repository import Repository
 
 

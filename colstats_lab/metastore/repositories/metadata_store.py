@@ -2,11 +2,10 @@
 read and dropped as one unit per table."""
 from __future__ import annotations
 
-from ..errors import InvalidInputException, NoSuchObjectException
-from . import hive_rows
-from .catalog import CatalogRepository
-from .db import Database
-from .metadata_units import (
+from ...errors import InvalidInputException, NoSuchObjectException
+from ..db import Database
+from ..rows import hive_rows
+from ..rows.metadata_units import (
     MetadataAnalysis,
     MetadataUnit,
     TableMetadata,
@@ -16,8 +15,9 @@ from .metadata_units import (
     metadata_version,
     replace_table_metadata,
 )
+from ..settings import MetastoreSettings
+from .catalog import CatalogRepository
 from .repository import Repository
-from .settings import MetastoreSettings
 
 INFORMATION_SCHEMA_VIEWS = ("TABLES", "COLUMNS", "PARTITIONS")
 

@@ -3,8 +3,8 @@ SKEWED_STRING_LIST*, SKEWED_COL_VALUE_LOC_MAP, SDS.IS_STOREDASSUBDIRECTORIES): p
 which the catalog calls for a table's and a partition's descriptor and the skew repository for ALTER ... SKEWED BY."""
 from __future__ import annotations
 
-from ..column_statistics.model import SkewedInfo
-from .db import Database
+from ...column_statistics.model import SkewedInfo
+from ..db import Database
 from .hive_rows import json_list
 
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from ..coltypes import StatsKind
-from ..column_statistics.merge import merge_stats_column
-from ..column_statistics.model import (
+from ...coltypes import StatsKind
+from ...column_statistics.merge import merge_stats_column
+from ...column_statistics.model import (
     STATS_DATA_CLASSES,
     AggrStats,
     ColumnStatisticsData,
@@ -30,7 +30,7 @@ from ..column_statistics.model import (
     Date,
     Timestamp,
 )
-from ..column_statistics.stats_rows import StatsColumn
+from ...column_statistics.stats_rows import StatsColumn
 
 _NOT_EXTRAPOLATED = (StatsKind.BOOLEAN, StatsKind.BINARY, StatsKind.COLLECTION, StatsKind.STRUCT)
 _RANGED = (StatsKind.LONG, StatsKind.DOUBLE, StatsKind.DECIMAL, StatsKind.DATE, StatsKind.TIMESTAMP)

@@ -28,17 +28,17 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..coltypes import parse_type
-from ..column_statistics.drift import null_fraction, states_psi
-from ..column_statistics.merge import spark_order
-from ..column_statistics.stats_rows import text_to_value
-from ..errors import InvalidInputException
-from . import hive_rows
+from ...coltypes import parse_type
+from ...column_statistics.drift import null_fraction, states_psi
+from ...column_statistics.merge import spark_order
+from ...column_statistics.stats_rows import text_to_value
+from ...errors import InvalidInputException
+from ..db import Database
+from ..rows import hive_rows
+from ..settings import MetastoreSettings
 from .catalog import CatalogRepository
-from .db import Database
 from .history import HIVE, StatsState, commit_states, read_states_up_to
 from .repository import Repository
-from .settings import MetastoreSettings
 
 RULES = ("nulls_below", "ndv_between", "psi_below", "min_at_least", "max_at_most", "anomaly")
 ANOMALY_STRATEGIES = ("relative_change", "baseline")

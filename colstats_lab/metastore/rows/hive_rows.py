@@ -8,17 +8,18 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from ..column_statistics.model import ColumnStatistics, ColumnStatisticsObj, Table
-from ..column_statistics.names import object_name_problem
-from ..column_statistics.stats_rows import ROW_COLUMNS
-from ..errors import InvalidInputException, InvalidObjectException, NoSuchObjectException
-from ..files import FileState
+from ...column_statistics.model import ColumnStatistics, ColumnStatisticsObj, Table
+from ...column_statistics.names import object_name_problem
+from ...column_statistics.stats_rows import ROW_COLUMNS
+from ...errors import InvalidInputException, InvalidObjectException, NoSuchObjectException
+from ...files import FileState
 from .write_ids import ValidWriteIdList
 
 if TYPE_CHECKING:
-    from .db import Database, Row
+    from ..db import Database, Row
 
 DEFAULT_DB = "default"
+HIVE, DRILL = "hive", "drill"  # the engines of kept states: statistics (ANALYZE, writes), REFRESH METADATA
 
 
 NO_FILES: FileState = ("", 0, 0)

@@ -9,14 +9,14 @@ import socket
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import MetaException, NoSuchObjectException
-from . import hive_rows
+from ...errors import MetaException, NoSuchObjectException
+from ..db import Database
+from ..rows import hive_rows
+from ..rows.hive_rows import process_alive
+from ..rows.write_ids import ValidWriteIdList
+from ..settings import MetastoreSettings
 from .catalog import CatalogRepository
-from .db import Database
-from .hive_rows import process_alive
 from .repository import Repository
-from .settings import MetastoreSettings
-from .write_ids import ValidWriteIdList
 
 if TYPE_CHECKING:
     pass

@@ -9,21 +9,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ..column_statistics.model import Table
-from ..files import FileState, describe_changes, file_changes
-from ..storage import storage_for
-from . import hive_rows
+from ...column_statistics.model import Table
+from ...files import FileState, describe_changes, file_changes
+from ...storage import storage_for
+from ..db import Database
+from ..rows import hive_rows
+from ..rows.column_stats_accurate import PARAM as ACCURATE_PARAM
+from ..rows.column_stats_accurate import StatsAccuracy
+from ..rows.hive_rows import NO_FILES, is_transactional
+from ..rows.write_ids import ValidWriteIdList
+from ..settings import MetastoreSettings
 from .catalog import CatalogRepository
-from .column_stats_accurate import PARAM as ACCURATE_PARAM
-from .column_stats_accurate import StatsAccuracy
-from .db import Database
-from .hive_rows import NO_FILES, is_transactional
 from .repository import Repository
-from .settings import MetastoreSettings
 from .snapshot_files import SnapshotFilesRepository, describe_snapshot_changes, is_snapshot_table, unfollowed_commit
 from .stats_segments import SegmentRepository
 from .transactions import TxnRepository
-from .write_ids import ValidWriteIdList
 
 
 @dataclass

@@ -7,27 +7,27 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from ..coltypes import parse_type
-from ..column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
-from ..column_statistics.names import escape_path_name, make_part_name, parse_part_name
-from ..errors import (
+from ...coltypes import parse_type
+from ...column_statistics.model import FieldSchema, Partition, SkewedInfo, Table
+from ...column_statistics.names import escape_path_name, make_part_name, parse_part_name
+from ...errors import (
     AlreadyExistsException,
     InvalidInputException,
     InvalidObjectException,
     MetaException,
     NoSuchObjectException,
 )
-from ..storage import join
-from . import hive_rows, skew_rows
-from .column_stats_accurate import PARAM as ACCURATE_PARAM
-from .column_stats_accurate import StatsAccuracy
-from .db import Database
-from .hive_rows import DEFAULT_DB, checked_name, epoch_seconds, is_transactional, json_list
-from .partition_filter import compile_partition_filter
+from ...storage import join
+from ..db import Database
+from ..rows import hive_rows, skew_rows
+from ..rows.column_stats_accurate import PARAM as ACCURATE_PARAM
+from ..rows.column_stats_accurate import StatsAccuracy
+from ..rows.hive_rows import DEFAULT_DB, checked_name, epoch_seconds, is_transactional, json_list
+from ..rows.partition_filter import compile_partition_filter
+from ..rows.write_ids import ValidWriteIdList
+from ..settings import MetastoreSettings
 from .repository import Repository
-from .settings import MetastoreSettings
 from .stats_segments import SegmentRepository
-from .write_ids import ValidWriteIdList
 
 
 class ReaderRule(Protocol):

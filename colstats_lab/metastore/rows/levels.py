@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ..errors import InvalidInputException
+from ...errors import InvalidInputException
 
 
 class Level(StrEnum):

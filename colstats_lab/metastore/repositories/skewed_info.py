@@ -2,13 +2,13 @@
 SKEWED_STRING_LIST*, SKEWED_COL_VALUE_LOC_MAP): Hive's ALTER TABLE ... SKEWED BY and its locations."""
 from __future__ import annotations
 
-from ..column_statistics.model import SkewedInfo
-from ..errors import NoSuchObjectException
-from . import hive_rows, skew_rows
+from ...column_statistics.model import SkewedInfo
+from ...errors import NoSuchObjectException
+from ..db import Database
+from ..rows import hive_rows, skew_rows
+from ..settings import MetastoreSettings
 from .catalog import CatalogRepository
-from .db import Database
 from .repository import Repository
-from .settings import MetastoreSettings
 
 
 class SkewRepository(Repository):

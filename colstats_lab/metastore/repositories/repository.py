@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from contextlib import AbstractContextManager
 
-from .db import Database
-from .settings import MetastoreSettings
+from ..db import Database
+from ..settings import MetastoreSettings
 
 
 class Repository:

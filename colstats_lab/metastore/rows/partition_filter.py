@@ -13,10 +13,10 @@ import sqlglot
 from sqlglot import expressions as exp
 from sqlglot.errors import ParseError, TokenError
 
-from ..coltypes import parse_type
-from ..errors import InvalidInputException, balanced, check_nesting
-from ..errors import ParseError as ColstatsParseError
-from .db.dialect import SQLITE, Dialect
+from ...coltypes import parse_type
+from ...errors import InvalidInputException, balanced, check_nesting
+from ...errors import ParseError as ColstatsParseError
+from ..db.dialect import SQLITE, Dialect
 
 _COMPARISONS: dict[type[exp.Expression], str] = {
     exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}

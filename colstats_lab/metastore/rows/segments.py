@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..coltypes import StatsKind, parse_type
-from ..column_statistics.merge import SegmentStats
-from ..column_statistics.stats_rows import StatsColumn, row_moments, text_to_value, value_to_text
+from ...coltypes import StatsKind, parse_type
+from ...column_statistics.merge import SegmentStats
+from ...column_statistics.stats_rows import StatsColumn, row_moments, text_to_value, value_to_text
 from .column_stats_accurate import PARAM as _ACCURATE
 
 if TYPE_CHECKING:
-    from .db import Database
+    from ..db import Database
 
 BITS = 6  # 64 partitions (or segments) a segment
 LEVELS = 3  # 64 ** 3 = 262,144 partition IDs under a top segment; the table level merges the top ones

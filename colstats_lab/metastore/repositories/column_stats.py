@@ -4,26 +4,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..coltypes import parse_type
-from ..column_statistics.merge import merge_segments, segment_to_obj
-from ..column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
-from ..column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
-from ..errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
-from . import hive_rows, segments
-from .aggr_stats import aggregate_partitions
+from ...coltypes import parse_type
+from ...column_statistics.merge import merge_segments, segment_to_obj
+from ...column_statistics.model import AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, Table
+from ...column_statistics.stats_rows import ROW_COLUMNS, StatsColumn, obj_to_row, obj_to_values, row_to_obj
+from ...errors import InvalidInputException, InvalidObjectException, MetaException, NoSuchObjectException
+from ..db import Database, Row
+from ..rows import hive_rows, segments
+from ..rows.aggr_stats import aggregate_partitions
+from ..rows.column_stats_accurate import PARAM as ACCURATE_PARAM
+from ..rows.column_stats_accurate import StatsAccuracy
+from ..rows.hive_rows import (
+    DB_AT,
+    PART_STATS_INSERT,
+    STATS_BATCH,
+    TABLE_AT,
+    checked_stats,
+    epoch_seconds,
+    is_transactional,
+    json_list,
+)
+from ..rows.segments import PARTITION_STATS_SELECT
+from ..rows.write_ids import ValidWriteIdList
+from ..settings import MetastoreSettings
 from .catalog import CatalogRepository
-from .column_stats_accurate import PARAM as ACCURATE_PARAM
-from .column_stats_accurate import StatsAccuracy
-from .db import Database, Row
 from .history import keep_states, last_stats_row
-from .hive_rows import DB_AT, PART_STATS_INSERT, STATS_BATCH, TABLE_AT, checked_stats, epoch_seconds, is_transactional, json_list
 from .repository import Repository
-from .segments import PARTITION_STATS_SELECT
-from .settings import MetastoreSettings
 from .stats_accuracy import StatsAccuracyRepository
 from .stats_segments import SegmentRepository
 from .transactions import TxnRepository
-from .write_ids import ValidWriteIdList
 
 
 class ColumnStatisticsRepository(Repository):

@@ -15,22 +15,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..column_statistics.frequent_items import TopValues
-from ..column_statistics.model import ColumnStatisticsObj
-from ..column_statistics.stats_rows import ROW_COLUMNS, row_to_obj
-from ..errors import InvalidInputException
-from . import hive_rows
+from ...column_statistics.frequent_items import TopValues
+from ...column_statistics.model import ColumnStatisticsObj
+from ...column_statistics.stats_rows import ROW_COLUMNS, row_to_obj
+from ...errors import InvalidInputException
+from ..db import Database
+from ..rows import hive_rows
+from ..rows.hive_rows import DRILL, HIVE
+from ..settings import DEFAULT_SKETCHES, MetastoreSettings
 from .catalog import CatalogRepository
-from .db import Database
 from .repository import Repository
-from .settings import DEFAULT_SKETCHES, MetastoreSettings
 
 if TYPE_CHECKING:
-    from .write_ids import ValidWriteIdList
+    from ..rows.write_ids import ValidWriteIdList
 
 DEFAULT_KEEP = 100  # colstats.history.keep: states kept per (owner, column) by lab.clean()
 STATE_OVERHEAD_BYTES = 160  # a kept state's row and index entries beside its sketches and texts, about
-HIVE, DRILL = "hive", "drill"  # the engines of kept states: statistics (ANALYZE, writes), REFRESH METADATA
 SOURCES = {"statistics": HIVE, "metadata": DRILL}  # how inspect.history and inspect.compare name them
 
 
@@ -249,8 +249,8 @@ def _same_sketches(type_name: str, ndv_now: bytes | None, ndv_then: bytes | None
     """Two states' sketches hold the same: HLL coupons or registers whatever the order values came in; a KLL
     sketch the same bytes, or (exact, before it compacts) the same values. An estimating KLL sketch of the
     same values differs from run to run (its compactions are random): such a state is kept again."""
-    from ..column_statistics.quantiles import Distribution, compacted
-    from ..column_statistics.sketches import same_sketch
+    from ...column_statistics.quantiles import Distribution, compacted
+    from ...column_statistics.sketches import same_sketch
 
     if not same_sketch(ndv_now, ndv_then):
         return False
@@ -268,8 +268,8 @@ def _same_sketches(type_name: str, ndv_now: bytes | None, ndv_then: bytes | None
 def _quantiles_text(histogram: bytes | None, type_name: str, previous) -> str | None:
     """What a thinned state keeps of its KLL sketch: quartiles, the decile edges a PSI bins by, its own shares
     of those bins, and its PSI against the state before it (`previous`: its sketch, or what it kept of it)."""
-    from ..column_statistics.drift import bin_edges, psi, shares, sketch_psi  # drift reads states of this module
-    from ..column_statistics.quantiles import Distribution
+    from ...column_statistics.drift import bin_edges, psi, shares, sketch_psi  # drift reads states of this module
+    from ...column_statistics.quantiles import Distribution
 
     distribution = Distribution.of(histogram, type_name)
     if distribution is None or distribution.is_empty:

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from . import hive_rows
+from ..rows import hive_rows
 from .repository import Repository
 
 DEFAULT_RUNS_KEPT = 1000  # colstats.runs.keep: runs the metastore keeps, the oldest dropped first
