@@ -117,7 +117,7 @@ def test_no_circle_even_through_imports_made_for_types_only():
 
 # the metastore's layers, bottom up, and what each may import of the metastore (type-only imports too)
 METASTORE_LAYERS = {
-    "db": {"db", "rows.column_stats_accurate"},  # the database alone (a migration names the parameter)
+    "db": {"db"},  # the database alone
     "rows": {"db", "rows"},  # plain functions and data over a database
     "settings": {"rows"},
     "repositories": {"db", "rows", "settings", "repositories"},

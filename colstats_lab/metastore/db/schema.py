@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...errors import MetaException, MetastoreUnavailable
-from ..rows.column_stats_accurate import PARAM as _ACCURATE
 from .dialect import Dialect
 
 if TYPE_CHECKING:
@@ -336,6 +335,8 @@ UPDATE {t} SET LOW_VALUE_MICROS = LONG_LOW_VALUE, HIGH_VALUE_MICROS = LONG_HIGH_
     WHERE COLUMN_TYPE = 'timestamp';""" for t in ("TAB_COL_STATS", "PART_COL_STATS"))
 
 _NUM_ROWS = "numRows"
+# Hive's parameter name, written out: a migration is frozen text, which a rename elsewhere must not change
+_ACCURATE = "COLUMN_STATS_ACCURATE"
 
 
 def _stale_triggers(d: Dialect) -> list[str]:
