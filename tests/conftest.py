@@ -186,3 +186,41 @@ def s3(tmp_path_factory):
                 os.environ[key] = value
         s3fs.S3FileSystem.clear_instance_cache()
         s3_server.stop(server)
+
+
+@pytest.fixture
+def cbo(spark):
+    """Spark's cost-based optimizer on for one test (the session is the suite's)."""
+    before = spark.conf.get("spark.sql.cbo.enabled", "false")
+    spark.conf.set("spark.sql.cbo.enabled", "true")
+    yield
+    spark.conf.set("spark.sql.cbo.enabled", before)
+
+
+@pytest.fixture
+def spark_db(spark):
+    """A database of Spark's own catalog for one test, dropped with its tables after it."""
+    import uuid
+
+    db = f"spark_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE DATABASE {db}")
+    yield db
+    spark.sql(f"DROP DATABASE {db} CASCADE")
+
+
+@pytest.fixture
+def fact_and_dim(spark, spark_db, cbo):
+    """Spark catalog tables whose join Spark's CBO misestimates: `fact` (20,000 rows, k in 0..999) analyzed for
+    all columns, `dim` (1,000 rows, k unique) for its row count only, so dim.k has no NDV. Returns the database,
+    both frames (pandas, for the truth) and the join's query; the plans' and the runs' tests read it."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(9)
+    fact = pd.DataFrame({"k": rng.integers(0, 1000, 20000), "v": rng.normal(size=20000)})
+    dim = pd.DataFrame({"k": np.arange(1000), "name": [f"n{i % 300}" for i in range(1000)]})
+    spark.createDataFrame(fact).write.saveAsTable(f"{spark_db}.fact")
+    spark.createDataFrame(dim).write.saveAsTable(f"{spark_db}.dim")
+    spark.sql(f"ANALYZE TABLE {spark_db}.fact COMPUTE STATISTICS FOR ALL COLUMNS")
+    spark.sql(f"ANALYZE TABLE {spark_db}.dim COMPUTE STATISTICS")  # its row count, no column's statistics
+    return spark_db, fact, dim, f"SELECT f.v, d.name FROM {spark_db}.fact f JOIN {spark_db}.dim d ON f.k = d.k"

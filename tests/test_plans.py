@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import uuid
 
 import numpy as np
 import pandas as pd
@@ -20,23 +19,6 @@ import pytest
 from colstats_lab.errors import InvalidArgument, ParseError, QueryError
 from colstats_lab.plans import PlanReport
 from colstats_lab.pruning import PruningReport
-
-
-@pytest.fixture
-def cbo(spark):
-    """Spark's cost-based optimizer on for one test (the session is the suite's)."""
-    before = spark.conf.get("spark.sql.cbo.enabled", "false")
-    spark.conf.set("spark.sql.cbo.enabled", "true")
-    yield
-    spark.conf.set("spark.sql.cbo.enabled", before)
-
-
-@pytest.fixture
-def spark_db(spark):
-    db = f"plans_{uuid.uuid4().hex[:8]}"
-    spark.sql(f"CREATE DATABASE {db}")
-    yield db
-    spark.sql(f"DROP DATABASE {db} CASCADE")
 
 
 def _write_lab_tables(root: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -100,15 +82,8 @@ def test_every_operator_of_a_join_produced_what_its_own_sub_query_counts(lab, tm
            "once they are accurate, with its size only until then" in report.fixes
 
 
-def test_a_join_key_without_statistics_is_named_and_the_cause_goes_once_analyzed(lab, spark, spark_db, cbo):
-    rng = np.random.default_rng(9)
-    fact = pd.DataFrame({"k": rng.integers(0, 1000, 20000), "v": rng.normal(size=20000)})
-    dim = pd.DataFrame({"k": np.arange(1000), "name": [f"n{i % 300}" for i in range(1000)]})
-    spark.createDataFrame(fact).write.saveAsTable(f"{spark_db}.fact")
-    spark.createDataFrame(dim).write.saveAsTable(f"{spark_db}.dim")
-    spark.sql(f"ANALYZE TABLE {spark_db}.fact COMPUTE STATISTICS FOR ALL COLUMNS")
-    spark.sql(f"ANALYZE TABLE {spark_db}.dim COMPUTE STATISTICS")  # its row count, no column's statistics
-    query = f"SELECT f.v, d.name FROM {spark_db}.fact f JOIN {spark_db}.dim d ON f.k = d.k"
+def test_a_join_key_without_statistics_is_named_and_the_cause_goes_once_analyzed(lab, spark, fact_and_dim):
+    spark_db, fact, dim, query = fact_and_dim
 
     report = lab.explain(query, run=True)
     join = _by_node(report)["Join"]

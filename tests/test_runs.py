@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import sqlite3
 import time
-import uuid
 
 import numpy as np
 import pandas as pd
@@ -98,32 +97,17 @@ def test_a_writer_holding_the_lock_does_not_make_a_run_wait(lab):
 
 
 @pytest.mark.sqlite_only("the runs' cause reads the same rows on either backend")
-def test_a_cause_says_what_the_earlier_runs_of_its_query_produced(lab, spark):
-    db = f"runs_{uuid.uuid4().hex[:8]}"
-    spark.sql(f"CREATE DATABASE {db}")
-    before = spark.conf.get("spark.sql.cbo.enabled", "false")
-    spark.conf.set("spark.sql.cbo.enabled", "true")
-    try:
-        rng = np.random.default_rng(9)
-        fact = pd.DataFrame({"k": rng.integers(0, 1000, 20000), "v": rng.normal(size=20000)})
-        dim = pd.DataFrame({"k": np.arange(1000), "name": [f"n{i % 300}" for i in range(1000)]})
-        spark.createDataFrame(fact).write.saveAsTable(f"{db}.fact")
-        spark.createDataFrame(dim).write.saveAsTable(f"{db}.dim")
-        spark.sql(f"ANALYZE TABLE {db}.fact COMPUTE STATISTICS FOR ALL COLUMNS")
-        spark.sql(f"ANALYZE TABLE {db}.dim COMPUTE STATISTICS")  # its row count, no column's statistics
-        query = f"SELECT f.v, d.name FROM {db}.fact f JOIN {db}.dim d ON f.k = d.k"
-        first = lab.explain(query, run=True)
-        join = first.operators[first.operators["node"].str.startswith("Join")].iloc[0]
-        assert join["q_error"] >= 10 and "earlier" not in join["cause"] and "run(s)" not in join["cause"]
-        second = lab.explain(query, run=True)
-        again = second.operators.loc[second.operators["id"] == join["id"]].iloc[0]
-        produced = len(fact.merge(dim, on="k")) / join["estimated_rows"]
-        assert again["cause"] == (f"{join['cause']}; the last 1 run(s) of this query produced "
-                                  + (f"{produced:,.1f}x the estimate (median)" if produced >= 1
-                                     else f"1/{1 / produced:,.1f} of the estimate (median)"))
-    finally:
-        spark.conf.set("spark.sql.cbo.enabled", before)
-        spark.sql(f"DROP DATABASE {db} CASCADE")
+def test_a_cause_says_what_the_earlier_runs_of_its_query_produced(lab, fact_and_dim):
+    _, fact, dim, query = fact_and_dim
+    first = lab.explain(query, run=True)
+    join = first.operators[first.operators["node"].str.startswith("Join")].iloc[0]
+    assert join["q_error"] >= 10 and "earlier" not in join["cause"] and "run(s)" not in join["cause"]
+    second = lab.explain(query, run=True)
+    again = second.operators.loc[second.operators["id"] == join["id"]].iloc[0]
+    produced = len(fact.merge(dim, on="k")) / join["estimated_rows"]
+    assert again["cause"] == (f"{join['cause']}; the last 1 run(s) of this query produced "
+                              + (f"{produced:,.1f}x the estimate (median)" if produced >= 1
+                                 else f"1/{1 / produced:,.1f} of the estimate (median)"))
 
 
 @pytest.mark.sqlite_only("arguments are checked before the metastore is read")
