@@ -73,12 +73,7 @@ class StatsAccuracyRepository(Repository):
         with self.snapshot():
             table = self.catalog.get_table(db_name, table_name)
             valid = valid_write_ids or self.txns.get_valid_write_ids(db_name, table_name)
-            if table.is_partitioned:
-                owners = self._partition_owners(table, part_names)
-            else:
-                owners = [(None, table.parameters, table.writeId, table.location)]
-            changed = self.external_file_changes(table, {name: location for name, _, _, location in owners},
-                                             every_partition=table.is_partitioned and part_names is None)
+            owners, changed = self._owners_and_changes(table, part_names)
             what = "partition" if table.is_partitioned else "table"
             # owners with the same flags, writer and file changes are judged alike: judged once each
             judged: dict[tuple, list[tuple[bool, str]]] = {}
@@ -173,14 +168,22 @@ class StatsAccuracyRepository(Repository):
                 args.append(json.dumps(list(part_names)))
             return [({} if text is None else {ACCURATE_PARAM: text}, write_id, count, sample, None)
                     for text, write_id, count, sample in self.db.execute(sql + " GROUP BY 1, 2", args)], "partition"
+        owners, changed = self._owners_and_changes(table, part_names)
+        return ([(params, write_id, 1, name, changed.get(name)) for name, params, write_id, _ in owners],
+                "partition" if table.is_partitioned else "table")
+
+    def _owners_and_changes(self, table: Table, part_names: list[str] | None
+                            ) -> tuple[list[tuple], dict[str | None, str]]:
+        """The owners of the table's statistics, each (name, parameters, write ID, location): its partitions (every
+        one, or those named) or the table itself; and what changed in each one's files since they were analyzed
+        (an external table's; one listing of the whole table when every partition is asked for)."""
         if table.is_partitioned:
             owners = self._partition_owners(table, part_names)
         else:
             owners = [(None, table.parameters, table.writeId, table.location)]
         changed = self.external_file_changes(table, {name: location for name, _, _, location in owners},
                                              every_partition=table.is_partitioned and part_names is None)
-        return ([(params, write_id, 1, name, changed.get(name)) for name, params, write_id, _ in owners],
-                "partition" if table.is_partitioned else "table")
+        return owners, changed
 
     def _partition_owners(self, table: Table, part_names: list[str] | None) -> list[tuple]:
         """(name, params, writer, location) of the table's partitions, all or `part_names`, in name order,
