@@ -91,8 +91,9 @@ def _report(lab: Any, name: str, path: str | None = None) -> Any:
 
 
 def _find_partitions(lab: Any, name: str, text: str = "", limit: int = 50) -> tuple[list[str], int]:
-    found = lab.tables[name].inspect.partitions(text, limit)
-    return list(found["partition"]), found.attrs["total"]
+    from .frames import names_and_total
+
+    return names_and_total(lab.tables[name].inspect.partitions(text, limit))
 
 
 def _property(old: str, new: str, get: Callable[[Any], Any]) -> property:

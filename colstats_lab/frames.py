@@ -35,6 +35,12 @@ FRAME_COLUMNS = ["column", "type", "values", "min", "max", "nulls", "null_fracti
 QUARTILE_COLUMNS = ["partition", "rows", "min", "p05", "q1", "median", "q3", "p95", "max"]
 
 
+def names_and_total(found: pd.DataFrame) -> tuple[list[str], int]:
+    """An `inspect.partitions` frame as a level picker (and 0.2's tuple) takes it: the names, and how many
+    partitions hold the text."""
+    return list(found["partition"]), int(found.attrs["total"])
+
+
 def _values(obj) -> dict:
     data = obj.statsData.value
     out = {"nulls": data.numNulls}

@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import pandas as pd
 from sqlglot import exp
 
 from ..errors import parse_sql
@@ -18,6 +17,8 @@ from .plan_tables import PLAN_STATISTICS, plan_table, planned_view, why_not_plan
 from .reads import planned_read, snapshot_parts
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..pruning.report import PruningReport
     from ..tables.snapshot import PartitionFiles
     from .session import Session

@@ -43,19 +43,22 @@ class Listing:
     spark: Callable[[], Any] | None = None
 
     def __post_init__(self) -> None:
-        if self.mode not in LISTING_MODES:
-            raise StorageError(f"colstats.storage.listing is one of {', '.join(LISTING_MODES)}, not {self.mode!r}")
+        _listing_mode(self.mode)
 
     @classmethod
     def of(cls, mode: str, spark: Callable[[], Any] | None = None) -> Listing:
         """A listing by the setting's text: StorageError naming the setting for one it does not take."""
-        if mode not in LISTING_MODES:
-            raise StorageError(f"colstats.storage.listing is one of {', '.join(LISTING_MODES)}, not {mode!r}")
-        return cls(ListingMode(mode), spark)
+        return cls(_listing_mode(mode), spark)
 
     def through_spark(self, protocol: str) -> bool:
         return self.spark is not None and protocol in _SPARK_LISTED and (
             self.mode == "spark" or (self.mode == "auto" and not _has_credentials(protocol)))
+
+
+def _listing_mode(mode: str) -> ListingMode:
+    if mode not in LISTING_MODES:
+        raise StorageError(f"colstats.storage.listing is one of {', '.join(LISTING_MODES)}, not {mode!r}")
+    return ListingMode(mode)
 
 
 # a frozen dataclass: one default object shared by every context is safe

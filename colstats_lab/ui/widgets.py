@@ -8,6 +8,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from ..errors import ColstatsError
+from ..frames import names_and_total
 from . import format as fmt
 
 VIEWS: dict[str, type[View]] = {}
@@ -125,8 +126,7 @@ class LevelPicker:
 def partitions_found(search: Callable[[str, int], pd.DataFrame]) -> Callable[[str, int], tuple[list[str], int]]:
     """A LevelPicker's `find` over a table's partitions: `search` is its `inspect.partitions`."""
     def find(text: str, limit: int) -> tuple[list[str], int]:
-        found = search(text, limit)
-        return list(found["partition"]), int(found.attrs["total"])
+        return names_and_total(search(text, limit))
     return find
 
 

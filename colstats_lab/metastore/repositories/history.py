@@ -92,6 +92,8 @@ _OWNERS = {"PART_COL_STATS": ("(SELECT TBL_ID FROM PARTITIONS P WHERE P.PART_ID 
 def last_stats_row(conn, stats_table: str) -> int:
     """The newest row id of TAB_COL_STATS or PART_COL_STATS: rows a store adds after it have larger ids (SQLite
     numbers a row past the largest before the insert, a replaced one included), which `keep_states` keeps."""
+    if stats_table not in _OWNERS:  # a name of Hive's schema, never one from outside: checked before it is SQL
+        raise ValueError(f"not a statistics table: {stats_table!r}")
     return conn.execute(f"SELECT coalesce(max(CS_ID), 0) FROM {stats_table}").fetchone()[0]
 
 
